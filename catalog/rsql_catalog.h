@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_catalog: the SQLite catalog and state database: tables (columns,
+ * types, options as written), jobs (statement text + settings captured at
+ * CREATE JOB), job runs (counts, status, error), and source offsets.
+ *
+ * One rsql_catalog_t is one SQLite connection: use it from one thread at a
+ * time (the runtime opens its own). WAL mode and a busy timeout let several
+ * processes share one file. The file is created with mode 0600. The schema
+ * is versioned with PRAGMA user_version (catalog_migrate.c).
+ * Names (tables, jobs) are case-insensitive, stored as written.
+ */
+#ifndef RSQL_CATALOG_H
+#define RSQL_CATALOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/rsql_error.h"
+#include "core/rsql_types.h"
+
+typedef struct rsql_catalog rsql_catalog_t;
+
+typedef struct rsql_kv {
+    char *key;
+    char *value;
+} rsql_kv_t;
+
+typedef struct rsql_col {
+    char *name;
+    rsql_type_t type;
+    bool not_null;
+} rsql_col_t;
+
+/* A table as stored. All strings owned by the struct (rsql_table_def_free). */
+typedef struct rsql_table_def {
+    char *name;
+    char *connector;
+    int n_columns;
+    rsql_col_t *columns;
+    int n_options;
+    rsql_kv_t *options; /* as written, in order, 'connector' included */
+    int64_t created_ms;
+} rsql_table_def_t;
+
+typedef struct rsql_job_def {
+    char *name;
+    char *sql; /* the INSERT statement text */
+    int n_settings;
+    rsql_kv_t *settings; /* session settings captured at CREATE JOB */
+    int64_t created_ms;
+} rsql_job_def_t;
+
+typedef struct rsql_job_counts {
+    int64_t read, written, filtered, dead_lettered, failed;
+} rsql_job_counts_t;
+
+typedef struct rsql_job_run {
+    int64_t id;
+    char *job; /* job name, or NULL for an ad-hoc INSERT */
+    char *sql;
+    int64_t start_ms, end_ms; /* end 0 while running */
+    char *status;             /* running, done, failed, interrupted */
+    rsql_job_counts_t counts;
+    char *error;  /* NULL when none */
+    char *detail; /* JSON with per-connector detail (e.g. busiest lite topics), or NULL */
+} rsql_job_run_t;
+
+/*
+** Open (creating when missing, mode 0600) and migrate the catalog at path.
+** NULL with err set (RSQL_ERR_CATALOG / RSQL_ERR_IO) on failure.
+*/
+rsql_catalog_t *rsql_catalog_open(const char *path, rsql_error_t *err);
+void rsql_catalog_close(rsql_catalog_t *cat);
+const char *rsql_catalog_path(const rsql_catalog_t *cat);
+/* The catalog path from --catalog (may be NULL), else $ROCKETSQL_CATALOG, else ./rocketsql.db. */
+const char *rsql_catalog_default_path(const char *flag);
+
+/* ---- tables */
+/* Stores def. RSQL_ERR_EXISTS when a table of that name exists (OK if if_not_exists). */
+rsql_err_t rsql_catalog_table_create(rsql_catalog_t *cat, const rsql_table_def_t *def,
+                                     bool if_not_exists, rsql_error_t *err);
+/* *out = new copy (caller frees with rsql_table_def_free), or NULL when not found (still RSQL_OK). */
+rsql_err_t rsql_catalog_table_get(rsql_catalog_t *cat, const char *name, rsql_table_def_t **out,
+                                  rsql_error_t *err);
+/* *dropped = whether it existed. */
+rsql_err_t rsql_catalog_table_drop(rsql_catalog_t *cat, const char *name, bool *dropped,
+                                   rsql_error_t *err);
+/* Names sorted case-insensitively; *names is a heap array of heap strings (rsql_strv_free). */
+rsql_err_t rsql_catalog_table_list(rsql_catalog_t *cat, char ***names, int *n, rsql_error_t *err);
+void rsql_table_def_free(rsql_table_def_t *def);
+
+/* ---- jobs */
+rsql_err_t rsql_catalog_job_create(rsql_catalog_t *cat, const rsql_job_def_t *def,
+                                   bool if_not_exists, rsql_error_t *err);
+rsql_err_t rsql_catalog_job_get(rsql_catalog_t *cat, const char *name, rsql_job_def_t **out,
+                                rsql_error_t *err);
+rsql_err_t rsql_catalog_job_drop(rsql_catalog_t *cat, const char *name, bool *dropped,
+                                 rsql_error_t *err);
+rsql_err_t rsql_catalog_job_list(rsql_catalog_t *cat, rsql_job_def_t ***jobs, int *n,
+                                 rsql_error_t *err);
+void rsql_job_def_free(rsql_job_def_t *def);
+
+/* ---- job runs */
+/* A new run in state "running"; *run_id set. job may be NULL (ad-hoc INSERT). */
+rsql_err_t rsql_catalog_run_begin(rsql_catalog_t *cat, const char *job, const char *sql,
+                                  int64_t *run_id, rsql_error_t *err);
+/* Update counts (and detail JSON, may be NULL) while running. */
+rsql_err_t rsql_catalog_run_progress(rsql_catalog_t *cat, int64_t run_id,
+                                     const rsql_job_counts_t *counts, const char *detail,
+                                     rsql_error_t *err);
+/* Final state: status "done" | "failed" | "interrupted"; error may be NULL. */
+rsql_err_t rsql_catalog_run_end(rsql_catalog_t *cat, int64_t run_id, const char *status,
+                                const rsql_job_counts_t *counts, const char *error,
+                                const char *detail, rsql_error_t *err);
+/* Runs, newest first; job NULL = all. limit <= 0 = all. */
+rsql_err_t rsql_catalog_run_list(rsql_catalog_t *cat, const char *job, int limit,
+                                 rsql_job_run_t ***runs, int *n, rsql_error_t *err);
+void rsql_job_run_free(rsql_job_run_t *run);
+
+/* ---- source offsets: an opaque text position per (pipeline, partition) */
+/* *value = heap copy or NULL when none stored. */
+rsql_err_t rsql_catalog_offset_get(rsql_catalog_t *cat, const char *pipeline,
+                                   const char *partition, char **value, rsql_error_t *err);
+rsql_err_t rsql_catalog_offset_put(rsql_catalog_t *cat, const char *pipeline,
+                                   const char *partition, const char *value, rsql_error_t *err);
+
+/* Frees a heap array of heap strings. */
+void rsql_strv_free(char **v, int n);
+
+#endif

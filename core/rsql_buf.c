@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The growable buffer behind EXPLAIN output, option docs and encoders.
+ */
+#include "config.h"
+#include "core/rsql_buf.h"
+#include "core/rsql_mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void rsql_buf_init(rsql_buf_t *b)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->oom = false;
+}
+
+void rsql_buf_deinit(rsql_buf_t *b)
+{
+    rsql_free(b->data);
+    rsql_buf_init(b);
+}
+
+void rsql_buf_reset(rsql_buf_t *b)
+{
+    b->len = 0;
+    if (b->data) {
+        b->data[0] = '\0';
+    }
+}
+
+static bool reserve(rsql_buf_t *b, size_t extra)
+{
+    if (b->oom) {
+        return false;
+    }
+    if (b->len + extra + 1 <= b->cap) {
+        return true;
+    }
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1) {
+        cap *= 2;
+    }
+    char *p = rsql_realloc(b->data, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+void rsql_buf_append(rsql_buf_t *b, const void *p, size_t n)
+{
+    if (!reserve(b, n)) {
+        return;
+    }
+    if (n) {
+        memcpy(b->data + b->len, p, n);
+    }
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void rsql_buf_puts(rsql_buf_t *b, const char *s)
+{
+    rsql_buf_append(b, s, strlen(s));
+}
+
+void rsql_buf_putc(rsql_buf_t *b, char c)
+{
+    rsql_buf_append(b, &c, 1);
+}
+
+void rsql_buf_printf(rsql_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        return;
+    }
+    if ((size_t)n < sizeof(small)) {
+        rsql_buf_append(b, small, (size_t)n);
+        return;
+    }
+    if (!reserve(b, (size_t)n)) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+const char *rsql_buf_str(const rsql_buf_t *b)
+{
+    return b->data ? b->data : "";
+}
+
+char *rsql_buf_steal(rsql_buf_t *b)
+{
+    char *s = b->oom ? NULL : b->data;
+    if (!s && !b->oom) {
+        s = rsql_strdup("");
+    }
+    if (b->oom) {
+        rsql_free(b->data);
+    }
+    rsql_buf_init(b);
+    return s;
+}

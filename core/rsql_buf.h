@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_buf: a growable byte/string buffer (always NUL-terminated).  On
+ * allocation failure the buffer becomes sticky-failed (oom set) and later
+ * appends do nothing, so callers check once at the end.
+ */
+#ifndef RSQL_BUF_H
+#define RSQL_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct rsql_buf {
+    char *data; /* owned; NULL until the first append */
+    size_t len, cap;
+    bool oom;
+} rsql_buf_t;
+
+#define RSQL_BUF_INIT {NULL, 0, 0, false}
+
+void rsql_buf_init(rsql_buf_t *b);
+void rsql_buf_deinit(rsql_buf_t *b);
+void rsql_buf_reset(rsql_buf_t *b); /* len = 0, keeps memory */
+void rsql_buf_append(rsql_buf_t *b, const void *p, size_t n);
+void rsql_buf_puts(rsql_buf_t *b, const char *s);
+void rsql_buf_putc(rsql_buf_t *b, char c);
+void rsql_buf_printf(rsql_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The contents as a C string ("" when empty); valid until the next append. */
+const char *rsql_buf_str(const rsql_buf_t *b);
+/* Hand the heap string to the caller (NULL on oom); the buffer is left empty. */
+char *rsql_buf_steal(rsql_buf_t *b);
+
+#endif

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_opts: the options engine.  Each connector, each format and the
+ * session settings declare their options ONCE, as a table of rsql_opt_def_t
+ * rows; this engine uses those rows for everything: validation at CREATE
+ * TABLE / SET (unknown key -> error at its position listing the options and
+ * suggesting the nearest; bad type, range or enum value -> error at the
+ * value), defaults, typed access, masking of secrets, SHOW OPTIONS and the
+ * generated docs/CONNECTORS.md.
+ */
+#ifndef RSQL_OPTS_H
+#define RSQL_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/rsql_buf.h"
+#include "core/rsql_error.h"
+
+typedef enum rsql_opt_type {
+    RSQL_OPT_STR,
+    RSQL_OPT_INT,      /* integer; vmin/vmax inclusive when not both 0 */
+    RSQL_OPT_BOOL,     /* true/false */
+    RSQL_OPT_DOUBLE,
+    RSQL_OPT_SIZE,     /* bytes: 512, 64KB, 4MB, 1GB (also KiB/MiB/GiB, k/m/g) */
+    RSQL_OPT_DURATION, /* milliseconds: 500ms, 20s, 30min, 1h, 1d; a bare number is ms */
+    RSQL_OPT_ENUM,     /* one of enum_vals (case-insensitive) */
+    RSQL_OPT_CSV,      /* comma-separated list of non-empty strings */
+    RSQL_OPT_RATE      /* events per second: '200/s', '12000/min', '5/h' */
+} rsql_opt_type_t;
+
+#define RSQL_OPT_F_REQUIRED 0x01u   /* must be given (for the side(s) it applies to) */
+#define RSQL_OPT_F_SECRET 0x02u     /* masked in SHOW CREATE TABLE, EXPLAIN and logs */
+#define RSQL_OPT_F_SOURCE 0x04u     /* applies only when the table is read */
+#define RSQL_OPT_F_SINK 0x08u       /* applies only when the table is written */
+#define RSQL_OPT_F_HIDDEN 0x10u     /* accepted, not listed */
+#define RSQL_OPT_F_DEPRECATED 0x20u /* accepted with a warning */
+
+typedef struct rsql_opt_def {
+    const char *name; /* may hold one '#' standing for a column name: "fields.#.kind" */
+    rsql_opt_type_t type;
+    unsigned flags;
+    const char *def; /* default as text (parsed like user input); NULL = none */
+    int64_t vmin, vmax; /* INT / SIZE (bytes) / DURATION (ms) range, both 0 = unbounded */
+    const char *const *enum_vals; /* ENUM: NULL-terminated */
+    const char *doc;
+} rsql_opt_def_t;
+
+/* A table ends with this row. */
+#define RSQL_OPT_END {NULL, RSQL_OPT_STR, 0, NULL, 0, 0, NULL, NULL}
+
+/* ---- parsing values (shared by options, settings and the planner) */
+rsql_err_t rsql_opt_parse_bool(const char *s, bool *out);
+rsql_err_t rsql_opt_parse_int(const char *s, int64_t *out);
+rsql_err_t rsql_opt_parse_double(const char *s, double *out);
+rsql_err_t rsql_opt_parse_size(const char *s, int64_t *bytes);
+rsql_err_t rsql_opt_parse_duration(const char *s, int64_t *ms);
+rsql_err_t rsql_opt_parse_rate(const char *s, double *per_second);
+
+/* Type name for docs ("duration", "enum", ...). */
+const char *rsql_opt_type_name(rsql_opt_type_t t);
+
+/*
+** The row of table matching key (a '#' row matches any one segment), or NULL.
+** With columns given (n_columns >= 0), a '#' must match one of them
+** (case-insensitive).
+*/
+const rsql_opt_def_t *rsql_opt_find(const rsql_opt_def_t *table, const char *key);
+
+/*
+** Check one value against its row: type, range, enum. On error returns
+** RSQL_ERR_BAD_OPTION with pos = value_pos and a message that names the key
+** and the expected form ("option 'source.batch-size' must be between 1 and
+** 32, got '64'").
+*/
+rsql_err_t rsql_opt_check_value(const rsql_opt_def_t *def, const char *key, const char *value,
+                                rsql_pos_t value_pos, rsql_error_t *err);
+
+/* The entry of an unknown key, closest by edit distance among names, or NULL if none is near. */
+const char *rsql_opt_suggest(const rsql_opt_def_t *const *tables, int n_tables, const char *key);
+
+/* ---- a validated set of options */
+
+typedef struct rsql_optset rsql_optset_t;
+
+/* One key/value as given, with places (RSQL_NOPOS when loaded from the catalog). */
+typedef struct rsql_opt_kv {
+    const char *key;
+    const char *value;
+    rsql_pos_t key_pos, value_pos;
+} rsql_opt_kv_t;
+
+/*
+** Validate kvs against the union of tables (searched in order): unknown keys
+** (error at key_pos: "unknown option 'topik' for connector 'rocketmq-grpc'
+** (did you mean 'topic'?); options are: ..."), duplicates, bad values, and
+** the REQUIRED rows that apply to neither side only (side-specific ones are
+** checked by rsql_optset_check_side). what names the owner in messages
+** ("connector 'rocketmq-grpc'"). '#' rows must match one of columns.
+** Returns a new set (copies everything) or NULL with err set.
+*/
+rsql_optset_t *rsql_optset_new(const rsql_opt_def_t *const *tables, int n_tables,
+                               const char *what, const rsql_opt_kv_t *kvs, int n_kvs,
+                               const char *const *columns, int n_columns, rsql_error_t *err);
+void rsql_optset_destroy(rsql_optset_t *set);
+
+#define RSQL_SIDE_SOURCE 1
+#define RSQL_SIDE_SINK 2
+/*
+** Check the rows that apply to one side: required ones present. pos is
+** where to report a missing one (e.g. the table name in FROM).
+*/
+rsql_err_t rsql_optset_check_side(const rsql_optset_t *set, int side, rsql_pos_t pos,
+                                  rsql_error_t *err);
+
+/* Typed access: the value given, else the row's default. name must be in a table (else abort). */
+bool rsql_optset_has(const rsql_optset_t *set, const char *name); /* given explicitly */
+const char *rsql_optset_str(const rsql_optset_t *set, const char *name); /* NULL: unset, no default */
+int64_t rsql_optset_int(const rsql_optset_t *set, const char *name); /* INT, SIZE, DURATION(ms) */
+bool rsql_optset_bool(const rsql_optset_t *set, const char *name);
+double rsql_optset_double(const rsql_optset_t *set, const char *name); /* DOUBLE, RATE (/s) */
+/* The given keys in order (for iteration: '#' rows, SHOW CREATE). */
+int rsql_optset_count(const rsql_optset_t *set);
+const rsql_opt_kv_t *rsql_optset_at(const rsql_optset_t *set, int i);
+/* value, or "******" when the key is SECRET in its table. */
+const char *rsql_optset_display_value(const rsql_optset_t *set, int i);
+bool rsql_opt_is_secret(const rsql_opt_def_t *const *tables, int n_tables, const char *key);
+
+/* Markdown table of rows (for docs/CONNECTORS.md). */
+void rsql_opts_markdown(const rsql_opt_def_t *table, rsql_buf_t *out);
+
+#endif

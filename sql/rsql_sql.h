@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_sql: the SQL front end's API: the AST every statement parses into,
+ * and the push parser driver.  Every node carries its byte span in the SQL
+ * text (rsql_pos_t), so later stages (binder, planner, option validation)
+ * report errors at the exact spot.
+ *
+ * Memory: the AST lives in the arena of the rsql_parse_t that produced it
+ * and is freed with it (rsql_parse_destroy).  Strings in the AST are
+ * NUL-terminated copies in that arena: identifiers unquoted ("a""b" -> a"b),
+ * string literals with '' collapsed.
+ */
+#ifndef RSQL_SQL_H
+#define RSQL_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rsql_error.h"
+#include "core/rsql_types.h"
+
+/* ---- tokens */
+
+typedef struct rsql_token {
+    int type;      /* RSQL_TK_* from the generated parser header */
+    const char *z; /* slice of the SQL text, not NUL-terminated */
+    uint32_t n;    /* length in bytes */
+    uint32_t off;  /* byte offset in the SQL text */
+} rsql_token_t;
+
+/* An identifier with its place. name is unquoted. */
+typedef struct rsql_ident {
+    const char *name;
+    rsql_pos_t pos;
+} rsql_ident_t;
+
+/* ---- expressions */
+
+typedef enum rsql_expr_kind {
+    RSQL_EX_LITERAL, /* lit */
+    RSQL_EX_COLUMN,  /* name (qualifier optional: t.a) */
+    RSQL_EX_STAR,    /* '*' in a select list only */
+    RSQL_EX_UNARY,   /* op (NOT, NEG, PLUS) left */
+    RSQL_EX_BINARY,  /* left op right */
+    RSQL_EX_IS_NULL, /* left IS [NOT] NULL */
+    RSQL_EX_LIKE,    /* left [NOT] LIKE right [ESCAPE third] */
+    RSQL_EX_IN,      /* left [NOT] IN (args) */
+    RSQL_EX_BETWEEN, /* left [NOT] BETWEEN right AND third */
+    RSQL_EX_CASE,    /* CASE [left] WHEN args[0] THEN args[1] ... [ELSE right] END */
+    RSQL_EX_CAST,    /* CAST(left AS cast_type) */
+    RSQL_EX_FUNC     /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+} rsql_expr_kind_t;
+
+typedef enum rsql_op {
+    RSQL_OP_NONE = 0,
+    RSQL_OP_ADD, RSQL_OP_SUB, RSQL_OP_MUL, RSQL_OP_DIV, RSQL_OP_MOD,
+    RSQL_OP_EQ, RSQL_OP_NE, RSQL_OP_LT, RSQL_OP_LE, RSQL_OP_GT, RSQL_OP_GE,
+    RSQL_OP_AND, RSQL_OP_OR, RSQL_OP_CONCAT,
+    RSQL_OP_NOT, RSQL_OP_NEG, RSQL_OP_PLUS
+} rsql_op_t;
+
+/* Literal kinds as written. */
+typedef enum rsql_lit_kind {
+    RSQL_LIT_NULL,
+    RSQL_LIT_BOOL,
+    RSQL_LIT_INT,    /* integer literal that fits int64 */
+    RSQL_LIT_DOUBLE, /* 1.5, 1e3 */
+    RSQL_LIT_STRING  /* 'text' */
+} rsql_lit_kind_t;
+
+typedef struct rsql_literal {
+    rsql_lit_kind_t kind;
+    bool b;
+    int64_t i;
+    double d;
+    const char *s; /* STRING: unescaped, NUL-terminated */
+    size_t s_len;
+} rsql_literal_t;
+
+typedef struct rsql_type_spec {
+    rsql_type_t type;
+    int precision; /* TIMESTAMP(p): p as written (only 3 accepted by the binder); else -1 */
+    rsql_pos_t pos;
+} rsql_type_spec_t;
+
+typedef struct rsql_expr rsql_expr_t;
+
+typedef struct rsql_expr_list {
+    int n;
+    rsql_expr_t **items;
+} rsql_expr_list_t;
+
+struct rsql_expr {
+    rsql_expr_kind_t kind;
+    rsql_pos_t pos; /* the whole expression's span */
+    rsql_pos_t op_pos; /* the operator token (BINARY/UNARY/LIKE/IN/...), for errors */
+    rsql_op_t op;
+    bool negated; /* IS NOT NULL, NOT LIKE, NOT IN, NOT BETWEEN */
+    rsql_expr_t *left, *right, *third;
+    rsql_expr_list_t args;
+    rsql_literal_t lit;
+    const char *name;      /* COLUMN: column name; FUNC: upper-cased function name */
+    const char *qualifier; /* COLUMN: table qualifier or NULL */
+    rsql_type_spec_t cast_type;
+};
+
+/* ---- statements */
+
+typedef struct rsql_column_def {
+    rsql_ident_t name;
+    rsql_type_spec_t type;
+    bool not_null;
+    rsql_pos_t pos; /* the whole column definition */
+} rsql_column_def_t;
+
+/* 'key' = 'value' in WITH (...) or SET. Key and value are unescaped. */
+typedef struct rsql_option {
+    const char *key;
+    rsql_pos_t key_pos; /* the key literal, quotes included */
+    const char *value;
+    rsql_pos_t value_pos;
+} rsql_option_t;
+
+typedef struct rsql_select_item {
+    rsql_expr_t *expr; /* RSQL_EX_STAR for '*' */
+    rsql_ident_t alias; /* name NULL when no AS */
+} rsql_select_item_t;
+
+typedef struct rsql_select {
+    rsql_pos_t pos;
+    int n_items;
+    rsql_select_item_t *items;
+    rsql_ident_t from;
+    rsql_expr_t *where; /* NULL when absent */
+    bool has_limit;
+    int64_t limit;
+    rsql_pos_t limit_pos;
+} rsql_select_t;
+
+typedef struct rsql_insert {
+    rsql_pos_t pos;
+    rsql_ident_t target;
+    int n_columns; /* 0 = no column list */
+    rsql_ident_t *columns;
+    rsql_select_t *select;
+} rsql_insert_t;
+
+typedef enum rsql_stmt_kind {
+    RSQL_STMT_CREATE_TABLE,
+    RSQL_STMT_DROP_TABLE,
+    RSQL_STMT_SHOW_TABLES,
+    RSQL_STMT_DESCRIBE,
+    RSQL_STMT_SHOW_CREATE_TABLE,
+    RSQL_STMT_SHOW_CONNECTORS,
+    RSQL_STMT_SHOW_OPTIONS, /* SHOW OPTIONS FOR CONNECTOR 'name' */
+    RSQL_STMT_SET,          /* SET 'k' = 'v' (SET alone = SHOW SETTINGS) */
+    RSQL_STMT_RESET,        /* RESET ['k'] */
+    RSQL_STMT_SHOW_SETTINGS,
+    RSQL_STMT_INSERT,
+    RSQL_STMT_SELECT,
+    RSQL_STMT_EXPLAIN, /* inner: INSERT or SELECT */
+    RSQL_STMT_CREATE_JOB, /* inner: INSERT */
+    RSQL_STMT_DROP_JOB,
+    RSQL_STMT_SHOW_JOBS,
+    RSQL_STMT_RUN_JOB,
+    RSQL_STMT_SHOW_JOB_RUNS /* name optional */
+} rsql_stmt_kind_t;
+
+typedef struct rsql_stmt rsql_stmt_t;
+struct rsql_stmt {
+    rsql_stmt_kind_t kind;
+    rsql_pos_t pos; /* from the first token to the last one before ';' */
+    bool if_not_exists, if_exists;
+    rsql_ident_t name; /* table (CREATE/DROP/DESCRIBE/SHOW CREATE), job (JOB stmts); name NULL if absent */
+    /* CREATE TABLE */
+    int n_columns;
+    rsql_column_def_t *columns;
+    int n_options;
+    rsql_option_t *options; /* WITH options in written order */
+    /* SET / RESET: has_setting false for "RESET" alone; SHOW OPTIONS: setting.value = connector */
+    bool has_setting;
+    rsql_option_t setting;
+    /* INSERT / SELECT */
+    rsql_insert_t *insert;
+    rsql_select_t *select;
+    /* EXPLAIN and CREATE JOB: the statement inside (INSERT or SELECT) */
+    rsql_stmt_t *inner;
+};
+
+/* ---- the parser driver */
+
+typedef struct rsql_parse rsql_parse_t;
+
+/*
+** A parser over sql[0..len). The text is borrowed: it must outlive the
+** parser and every AST it returns. NULL when out of memory.
+*/
+rsql_parse_t *rsql_parse_new(const char *sql, size_t len);
+void rsql_parse_destroy(rsql_parse_t *p);
+
+/*
+** Parse the next statement. Returns RSQL_OK and sets *out (owned by p, valid
+** until rsql_parse_destroy) or *out = NULL when only whitespace/comments are
+** left. Empty statements (";;") are skipped. On error returns
+**   RSQL_ERR_SYNTAX: `near "FORM": syntax error` at the offending token,
+**   RSQL_ERR_INCOMPLETE: "incomplete input" (the text ended inside a
+**     statement, string or comment; a shell asks for more),
+** or another code (bad number, NOMEM), with err->pos set. After an error the
+** parser resumes after the next ';' on the following call.
+*/
+rsql_err_t rsql_parse_next(rsql_parse_t *p, rsql_stmt_t **out, rsql_error_t *err);
+
+/* The SQL text the parser reads (for rendering errors and statement text). */
+const char *rsql_parse_sql(const rsql_parse_t *p);
+
+/*
+** True when text holds at least one complete statement: it ends (ignoring
+** trailing whitespace and comments) with a ';' that is outside any string,
+** quoted identifier or comment. Used by the shell to decide whether to ask
+** for another line (like sqlite3_complete).
+*/
+bool rsql_sql_complete(const char *text);
+
+/*
+** Tokenizer: the length of the token starting at z (never 0 unless *z is
+** NUL) and its type in *type (RSQL_TK_* or one of the pseudo types below).
+*/
+#define RSQL_TK_SPACE_ (-1)   /* whitespace or comment */
+#define RSQL_TK_ILLEGAL_ (-2) /* an unexpected character or unterminated token */
+#define RSQL_TK_UNTERMINATED_ (-3) /* string/quoted identifier/comment reaching the end */
+int rsql_sql_get_token(const char *z, int *type);
+
+/* Keyword list (upper case), for the shell's completion and docs. */
+const char *const *rsql_sql_keywords(int *n);
+
+/* Debug dump of an AST (stable text, used by tests). Returns a heap string. */
+char *rsql_sql_dump(const rsql_stmt_t *s);
+
+#endif
