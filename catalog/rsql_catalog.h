@@ -5,11 +5,28 @@
  * types, options as written), jobs (statement text + settings captured at
  * CREATE JOB), job runs (counts, status, error), and source offsets.
  *
- * One rsql_catalog_t is one SQLite connection: use it from one thread at a
- * time (the runtime opens its own). WAL mode and a busy timeout let several
- * processes share one file. The file is created with mode 0600. The schema
- * is versioned with PRAGMA user_version (catalog_migrate.c).
+ * Threads: one rsql_catalog_t is one SQLite connection: use it from one
+ * thread at a time (each thread that needs the catalog, e.g. a pipeline
+ * worker flushing offsets, opens its own with rsql_catalog_open). Never share
+ * a connection across fork(): the child opens its own.
+ *
+ * Processes: WAL mode and a busy timeout (5 s) let several processes and
+ * connections share one file; writers take the write lock up front (BEGIN
+ * IMMEDIATE) and wait for each other. A lock still held after the timeout
+ * is RSQL_ERR_BUSY (retriable).
+ *
+ * Durability: synchronous=NORMAL in WAL mode. A committed write survives a
+ * crash or kill -9 of the process (it is in the WAL file, which the next
+ * open replays); only an OS crash or power loss can lose the last commits,
+ * never corrupt the file. Offsets are therefore at worst a little behind
+ * after a power loss, which at-least-once delivery tolerates.
+ *
+ * The file (and its -wal/-shm files, which SQLite creates with the same
+ * mode) is created with mode 0600. The schema is versioned with PRAGMA
+ * user_version (catalog_migrate.c); a catalog written by a newer build is
+ * refused. ":memory:" opens a private in-memory catalog (tests).
  * Names (tables, jobs) are case-insensitive, stored as written.
+ * Errors carry no position (RSQL_NOPOS): callers re-position them.
  */
 #ifndef RSQL_CATALOG_H
 #define RSQL_CATALOG_H
@@ -123,10 +140,50 @@ void rsql_job_run_free(rsql_job_run_t *run);
 /* *value = heap copy or NULL when none stored. */
 rsql_err_t rsql_catalog_offset_get(rsql_catalog_t *cat, const char *pipeline,
                                    const char *partition, char **value, rsql_error_t *err);
+/* Insert or overwrite, committed on return (unless inside rsql_catalog_begin); NULL deletes. */
 rsql_err_t rsql_catalog_offset_put(rsql_catalog_t *cat, const char *pipeline,
                                    const char *partition, const char *value, rsql_error_t *err);
 
 /* Frees a heap array of heap strings. */
 void rsql_strv_free(char **v, int n);
+
+/* ---- additions (catalog module) */
+
+/*
+** Group several writes in one transaction: begin takes the write lock
+** (BEGIN IMMEDIATE, waiting up to the busy timeout); every catalog call made
+** before commit/rollback joins it (each call nests as a savepoint, so a
+** failed call undoes only its own rows). begin while one is open is
+** RSQL_ERR_INTERNAL.
+*/
+rsql_err_t rsql_catalog_begin(rsql_catalog_t *cat, rsql_error_t *err);
+rsql_err_t rsql_catalog_commit(rsql_catalog_t *cat, rsql_error_t *err);
+/* Rolls back the open transaction; a no-op (RSQL_OK) when none is open. */
+rsql_err_t rsql_catalog_rollback(rsql_catalog_t *cat, rsql_error_t *err);
+
+/* How long a call waits for another connection's lock (default 5000 ms). */
+void rsql_catalog_set_busy_timeout(rsql_catalog_t *cat, int timeout_ms);
+
+/* One run by id: *out = new copy (rsql_job_run_free), or NULL when not found (RSQL_OK). */
+rsql_err_t rsql_catalog_run_get(rsql_catalog_t *cat, int64_t run_id, rsql_job_run_t **out,
+                                rsql_error_t *err);
+
+/*
+** All offsets of a pipeline, sorted by partition: *out is a heap array of n
+** pairs {key = partition, value} (rsql_kv_array_free); NULL and 0 when none.
+*/
+rsql_err_t rsql_catalog_offset_list(rsql_catalog_t *cat, const char *pipeline, rsql_kv_t **out,
+                                    int *n, rsql_error_t *err);
+/*
+** Forget offsets: one partition, or every partition of the pipeline when
+** partition is NULL. *deleted (may be NULL) = rows removed.
+*/
+rsql_err_t rsql_catalog_offset_delete(rsql_catalog_t *cat, const char *pipeline,
+                                      const char *partition, int *deleted, rsql_error_t *err);
+
+/* Free the arrays the list calls return (each element, then the array). NULL-safe. */
+void rsql_kv_array_free(rsql_kv_t *kv, int n);
+void rsql_job_def_array_free(rsql_job_def_t **jobs, int n);
+void rsql_job_run_array_free(rsql_job_run_t **runs, int n);
 
 #endif

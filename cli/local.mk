@@ -1,1 +1,4 @@
-# cli/
+# cli/: the rocketsql binary (script runner, `run JOB`, interactive shell).
+bin_PROGRAMS += rocketsql
+rocketsql_SOURCES = cli/main.c cli/shell.c cli/cli_int.h
+rocketsql_LDADD = $(RSQL_LIBS) $(LIBEDIT_LIBS)

@@ -20,6 +20,8 @@ typedef struct rsql_format_def {
     const char *name; /* "json" */
     const char *description;
     const rsql_opt_def_t *opts; /* keys start with "<name>." */
+    /* Optional cross-option rules, run after the connector's finalize. */
+    rsql_err_t (*finalize)(const rsql_optset_t *set, rsql_error_t *err);
 } rsql_format_def_t;
 
 typedef struct rsql_connector_def {
@@ -28,6 +30,13 @@ typedef struct rsql_connector_def {
     unsigned caps;              /* RSQL_CAP_SOURCE | RSQL_CAP_SINK */
     const rsql_opt_def_t *opts; /* includes "connector"; side-specific rows are flagged */
     const char *const *formats; /* formats allowed for "format" (NULL-terminated), or NULL */
+    /*
+    ** Optional cross-option rules, run by rsql_connector_validate after every
+    ** single value passed ("options 'sink.lite-topic' and
+    ** 'sink.lite-topic-column' cannot be used together"). Reports at the
+    ** offending key or value (see rsql_optset_at).
+    */
+    rsql_err_t (*finalize)(const rsql_optset_t *set, rsql_error_t *err);
 } rsql_connector_def_t;
 
 /* All connectors, in a stable order, NULL-terminated. */
@@ -54,5 +63,25 @@ bool rsql_connector_is_secret(const rsql_connector_def_t *conn, const char *key)
 
 /* docs/CONNECTORS.md, generated from the tables. */
 void rsql_connector_docs_markdown(rsql_buf_t *out);
+
+/* ---- additions (after the first API freeze) */
+
+/*
+** Check that table table_name (using connector conn with options set) can
+** be used on one side (RSQL_SIDE_SOURCE: read, RSQL_SIDE_SINK: written):
+** the connector has that capability ("table 'out' cannot be read from:
+** connector 'print' is a sink only", RSQL_ERR_SEMANTIC) and the side's
+** REQUIRED options are present (rsql_optset_check_side_for). Errors at pos.
+*/
+rsql_err_t rsql_connector_check_side(const rsql_connector_def_t *conn, const rsql_optset_t *set,
+                                     int side, const char *table_name, rsql_pos_t pos,
+                                     rsql_error_t *err);
+
+/* The format chosen by set (given or the connector's default), or NULL (no format). */
+const rsql_format_def_t *rsql_connector_format(const rsql_connector_def_t *conn,
+                                               const rsql_optset_t *set);
+
+/* "source, sink" / "source" / "sink" for docs and SHOW CONNECTORS. */
+const char *rsql_connector_sides(const rsql_connector_def_t *conn);
 
 #endif

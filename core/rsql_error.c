@@ -122,7 +122,7 @@ void rsql_error_format(const rsql_error_t *err, const char *sql, char *buf, size
 
 void rsql_error_render(const rsql_error_t *err, const char *sql, FILE *f)
 {
-    char line_buf[640];
+    char line_buf[1200];
     rsql_error_format(err, sql, line_buf, sizeof(line_buf));
     fprintf(f, "%s\n", line_buf);
     if (err->pos.off == RSQL_POS_NONE || !sql) {

@@ -66,7 +66,7 @@ typedef struct rsql_error {
     unsigned flags;      /* RSQL_EF_* */
     rsql_pos_t pos;      /* off == RSQL_POS_NONE when not tied to SQL text */
     int32_t remote_code; /* RocketMQ Status.code, else 0 */
-    char msg[512];
+    char msg[1024];
 } rsql_error_t;
 
 /* Reset err to "no error" (code OK, no position). NULL-safe. */

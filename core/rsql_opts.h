@@ -13,6 +13,7 @@
 #define RSQL_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/rsql_buf.h"
@@ -36,6 +37,7 @@ typedef enum rsql_opt_type {
 #define RSQL_OPT_F_SINK 0x08u       /* applies only when the table is written */
 #define RSQL_OPT_F_HIDDEN 0x10u     /* accepted, not listed */
 #define RSQL_OPT_F_DEPRECATED 0x20u /* accepted with a warning */
+#define RSQL_OPT_F_NONEMPTY 0x40u   /* STR/CSV: '' is rejected (REQUIRED rows imply it) */
 
 typedef struct rsql_opt_def {
     const char *name; /* may hold one '#' standing for a column name: "fields.#.kind" */
@@ -45,10 +47,16 @@ typedef struct rsql_opt_def {
     int64_t vmin, vmax; /* INT / SIZE (bytes) / DURATION (ms) range, both 0 = unbounded */
     const char *const *enum_vals; /* ENUM: NULL-terminated */
     const char *doc;
+    /*
+    ** Optional extra check of one value, run after the type/range/enum
+    ** checks passed (e.g. "a single character"). Report at value_pos.
+    */
+    rsql_err_t (*validate)(const struct rsql_opt_def *def, const char *key, const char *value,
+                           rsql_pos_t value_pos, rsql_error_t *err);
 } rsql_opt_def_t;
 
 /* A table ends with this row. */
-#define RSQL_OPT_END {NULL, RSQL_OPT_STR, 0, NULL, 0, 0, NULL, NULL}
+#define RSQL_OPT_END {NULL, RSQL_OPT_STR, 0, NULL, 0, 0, NULL, NULL, NULL}
 
 /* ---- parsing values (shared by options, settings and the planner) */
 rsql_err_t rsql_opt_parse_bool(const char *s, bool *out);
@@ -63,8 +71,8 @@ const char *rsql_opt_type_name(rsql_opt_type_t t);
 
 /*
 ** The row of table matching key (a '#' row matches any one segment), or NULL.
-** With columns given (n_columns >= 0), a '#' must match one of them
-** (case-insensitive).
+** Keys match case-insensitively. (The column check of '#' segments is done
+** by rsql_optset_new when it is given columns, n_columns >= 0.)
 */
 const rsql_opt_def_t *rsql_opt_find(const rsql_opt_def_t *table, const char *key);
 
@@ -94,7 +102,7 @@ typedef struct rsql_opt_kv {
 /*
 ** Validate kvs against the union of tables (searched in order): unknown keys
 ** (error at key_pos: "unknown option 'topik' for connector 'rocketmq-grpc'
-** (did you mean 'topic'?); options are: ..."), duplicates, bad values, and
+** (did you mean 'topic'?); valid options: ..."), duplicates, bad values, and
 ** the REQUIRED rows that apply to neither side only (side-specific ones are
 ** checked by rsql_optset_check_side). what names the owner in messages
 ** ("connector 'rocketmq-grpc'"). '#' rows must match one of columns.
@@ -129,5 +137,57 @@ bool rsql_opt_is_secret(const rsql_opt_def_t *const *tables, int n_tables, const
 
 /* Markdown table of rows (for docs/CONNECTORS.md). */
 void rsql_opts_markdown(const rsql_opt_def_t *table, rsql_buf_t *out);
+
+/* ---- additions (after the first API freeze) */
+
+/*
+** Canonical text of a duration in ms ("500ms", "20s", "30min", "1h", "1d":
+** the largest unit that divides it) or a size in bytes ("512B", "64KB",
+** "4MB", "1GB"; binary units). Written into buf (always NUL-terminated);
+** returns buf. Both parse back to the same number.
+*/
+const char *rsql_opt_format_duration(int64_t ms, char *buf, size_t size);
+const char *rsql_opt_format_size(int64_t bytes, char *buf, size_t size);
+
+/*
+** Like rsql_opt_check_value, naming the key with noun ("option", "setting")
+** and failing with code (RSQL_ERR_BAD_OPTION, RSQL_ERR_BAD_SETTING).
+*/
+rsql_err_t rsql_opt_check_value_as(const rsql_opt_def_t *def, const char *noun, rsql_err_t code,
+                                   const char *key, const char *value, rsql_pos_t value_pos,
+                                   rsql_error_t *err);
+
+/*
+** The nearest name to an unknown key, written into out: like
+** rsql_opt_suggest, but a '#' row is offered with the key's own segment in
+** place of '#' ("fields.id.kinf" -> "fields.id.kind"). False when none is near.
+*/
+bool rsql_opt_suggest_key(const rsql_opt_def_t *const *tables, int n_tables, const char *key,
+                          char *out, size_t size);
+
+/*
+** rsql_optset_new, reporting a missing REQUIRED option at what_pos (the
+** statement's WITH clause or table name) instead of no position.
+*/
+rsql_optset_t *rsql_optset_new_at(const rsql_opt_def_t *const *tables, int n_tables,
+                                  const char *what, const rsql_opt_kv_t *kvs, int n_kvs,
+                                  const char *const *columns, int n_columns, rsql_pos_t what_pos,
+                                  rsql_error_t *err);
+
+/*
+** rsql_optset_check_side naming the table in the message: "missing required
+** option 'source.consumer-group' for connector 'rocketmq-grpc' (needed to
+** read from table 'orders')" / "(needed to write to table 'out')".
+** table_name may be NULL (then no parenthesis).
+*/
+rsql_err_t rsql_optset_check_side_for(const rsql_optset_t *set, int side, const char *table_name,
+                                      rsql_pos_t pos, rsql_error_t *err);
+
+/* The row the i-th given key matched (never NULL for a valid i). */
+const rsql_opt_def_t *rsql_optset_def_at(const rsql_optset_t *set, int i);
+/* Index of the given key name (case-insensitive), or -1 when it was not given. */
+int rsql_optset_find(const rsql_optset_t *set, const char *name);
+/* The def row for name (a '#' row matches any segment), or NULL. Borrowed, static. */
+const rsql_opt_def_t *rsql_optset_lookup_def(const rsql_optset_t *set, const char *name);
 
 #endif

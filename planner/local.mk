@@ -1,1 +1,16 @@
-# planner/
+# planner/: binding, type checking, plans, EXPLAIN, the expression evaluator.
+librocketsql_a_SOURCES += \
+	planner/rsql_plan.h planner/plan_int.h \
+	planner/plan_bind.c planner/plan_build.c planner/plan_cast.c \
+	planner/plan_eval.c planner/plan_explain.c planner/plan_funcs.c
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_planner tests/unit/test_eval
+TESTS += tests/unit/test_planner tests/unit/test_eval
+tests_unit_test_planner_SOURCES = tests/unit/test_planner.c
+tests_unit_test_planner_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_planner_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_eval_SOURCES = tests/unit/test_eval.c
+tests_unit_test_eval_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_eval_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif

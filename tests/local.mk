@@ -1,2 +1,40 @@
-# tests/: shared test helpers; each module's local.mk adds its own unit test.
+# tests/: shared helpers, the slt golden-file runner, and the golden files.
 EXTRA_DIST += tests/lib/cu_main.h
+
+check_PROGRAMS += tests/sql/slt_runner
+tests_sql_slt_runner_SOURCES = tests/sql/slt_runner.c
+tests_sql_slt_runner_LDADD = $(RSQL_LIBS)
+
+TEST_EXTENSIONS = .slt .sh
+SLT_LOG_COMPILER = $(top_builddir)/tests/sql/slt_runner
+SH_LOG_COMPILER = bash
+AM_TESTS_ENVIRONMENT = \
+	RSQL_SRCDIR='$(abs_top_srcdir)'; export RSQL_SRCDIR; \
+	RSQL_BUILDDIR='$(abs_top_builddir)'; export RSQL_BUILDDIR;
+
+# Every golden file, listed (t_tests_listed.sh fails when one is missing here).
+SLT_TESTS = \
+	tests/sql/explain/column_list.slt \
+	tests/sql/explain/datagen_filesystem.slt \
+	tests/sql/explain/expressions.slt \
+	tests/sql/explain/filesystem_sqlite.slt \
+	tests/sql/explain/rocketmq_lite_throttle.slt \
+	tests/sql/explain/rocketmq_simple_fifo.slt \
+	tests/sql/explain/select_preview.slt \
+	tests/sql/explain/sqlite_print.slt \
+	tests/sql/semantic/formats_dlq.slt \
+	tests/sql/semantic/functions.slt \
+	tests/sql/semantic/names.slt \
+	tests/sql/semantic/types.slt \
+	tests/sql/syntax/invalid.slt
+TESTS += $(SLT_TESTS)
+EXTRA_DIST += $(SLT_TESTS)
+
+# End-to-end checks of the rocketsql binary (shell scripts, run by make check).
+INTEGRATION_TESTS = \
+	tests/integration/t_cli.sh \
+	tests/integration/t_docs_fresh.sh \
+	tests/integration/t_shell.sh \
+	tests/integration/t_tests_listed.sh
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/pty_shell.py

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The catalog schema and its versions. PRAGMA user_version holds the number
+ * of migration steps applied; steps[] below is the list of SQL scripts, step
+ * i taking the schema from version i to i + 1. rsql_catalog__migrate, called
+ * by rsql_catalog_open, applies the missing steps and sets user_version in
+ * one BEGIN IMMEDIATE transaction (so two processes opening a fresh file at
+ * once migrate it exactly once), and refuses a catalog whose version is
+ * newer than this build knows. To change the schema, append a step; never
+ * edit a released one.
+ */
+#include "config.h"
+#include "catalog/catalog_int.h"
+
+#include <stdio.h>
+
+/*
+** Version 1: the whole catalog.
+**  tables/table_columns/table_options: a CREATE TABLE as written (columns
+**    and options in order via ord; types as canonical rsql_type_name text).
+**  jobs/job_settings: CREATE JOB's statement text and captured settings.
+**  job_runs: one row per INSERT/RUN JOB (job NULL for ad-hoc INSERTs; no
+**    foreign key, so history outlives a dropped job). AUTOINCREMENT keeps
+**    ids unique over time, so "newest first" is ORDER BY id DESC.
+**  offsets: an opaque source position per (pipeline, partition).
+** Names compare case-insensitively (COLLATE NOCASE); child rows name their
+** parent with the same collation and go with it (ON DELETE CASCADE).
+*/
+static const char *const steps[] = {
+    "CREATE TABLE tables (\n"
+    "  name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,\n"
+    "  connector TEXT,\n"
+    "  created_ms INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE table_columns (\n"
+    "  table_name TEXT NOT NULL COLLATE NOCASE REFERENCES tables(name) ON DELETE CASCADE,\n"
+    "  ord INTEGER NOT NULL,\n"
+    "  name TEXT NOT NULL,\n"
+    "  type TEXT NOT NULL,\n"
+    "  not_null INTEGER NOT NULL DEFAULT 0,\n"
+    "  PRIMARY KEY (table_name, ord)\n"
+    ");\n"
+    "CREATE TABLE table_options (\n"
+    "  table_name TEXT NOT NULL COLLATE NOCASE REFERENCES tables(name) ON DELETE CASCADE,\n"
+    "  ord INTEGER NOT NULL,\n"
+    "  key TEXT NOT NULL,\n"
+    "  value TEXT NOT NULL,\n"
+    "  PRIMARY KEY (table_name, ord)\n"
+    ");\n"
+    "CREATE TABLE jobs (\n"
+    "  name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,\n"
+    "  sql TEXT NOT NULL,\n"
+    "  created_ms INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE job_settings (\n"
+    "  job TEXT NOT NULL COLLATE NOCASE REFERENCES jobs(name) ON DELETE CASCADE,\n"
+    "  ord INTEGER NOT NULL,\n"
+    "  key TEXT NOT NULL,\n"
+    "  value TEXT NOT NULL,\n"
+    "  PRIMARY KEY (job, ord)\n"
+    ");\n"
+    "CREATE TABLE job_runs (\n"
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+    "  job TEXT COLLATE NOCASE,\n"
+    "  sql TEXT,\n"
+    "  start_ms INTEGER NOT NULL,\n"
+    "  end_ms INTEGER NOT NULL DEFAULT 0,\n"
+    "  status TEXT NOT NULL\n"
+    "    CHECK (status IN ('running', 'done', 'failed', 'interrupted')),\n"
+    "  rows_read INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_written INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_filtered INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_dead_lettered INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_failed INTEGER NOT NULL DEFAULT 0,\n"
+    "  error TEXT,\n"
+    "  detail TEXT\n"
+    ");\n"
+    "CREATE INDEX job_runs_by_job ON job_runs(job, id);\n"
+    "CREATE TABLE offsets (\n"
+    "  pipeline TEXT NOT NULL,\n"
+    "  partition TEXT NOT NULL,\n"
+    "  value TEXT NOT NULL,\n"
+    "  updated_ms INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (pipeline, partition)\n"
+    ") WITHOUT ROWID;\n",
+};
+
+#define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))
+
+int rsql_catalog__schema_version(void)
+{
+    return N_STEPS;
+}
+
+static rsql_err_t read_version(rsql_catalog_t *cat, int *version, rsql_error_t *err)
+{
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(cat, "PRAGMA user_version", &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        *version = sqlite3_column_int(st, 0);
+    } else {
+        rc = rsql_catalog__sqlerr(cat, src, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static rsql_err_t too_new(rsql_catalog_t *cat, int version, rsql_error_t *err)
+{
+    return rsql_error_set(err, RSQL_ERR_CATALOG, RSQL_NOPOS,
+                          "cannot open catalog '%s': its schema version %d is newer than this "
+                          "build supports (%d); use a newer rocketsql",
+                          cat->path, version, N_STEPS);
+}
+
+/* Run every statement of a constant script, one prepared statement at a time. */
+static rsql_err_t run_script(rsql_catalog_t *cat, const char *sql, rsql_error_t *err)
+{
+    while (sql && *sql) {
+        sqlite3_stmt *st = NULL;
+        const char *tail = NULL;
+        int src = sqlite3_prepare_v2(cat->db, sql, -1, &st, &tail);
+        if (src != SQLITE_OK) {
+            return rsql_catalog__sqlerr(cat, src, err);
+        }
+        if (!st) { /* only whitespace or comments left */
+            break;
+        }
+        src = sqlite3_step(st);
+        if (src != SQLITE_DONE && src != SQLITE_ROW) {
+            rsql_err_t rc = rsql_catalog__sqlerr(cat, src, err);
+            sqlite3_finalize(st);
+            return rc;
+        }
+        sqlite3_finalize(st);
+        sql = tail;
+    }
+    return RSQL_OK;
+}
+
+/*
+** Bring the schema to N_STEPS. A catalog already current is only read (so a
+** read-only file still opens); otherwise the steps run under BEGIN
+** IMMEDIATE, re-reading the version inside the transaction in case another
+** process migrated first. A newer version is refused (RSQL_ERR_CATALOG).
+*/
+rsql_err_t rsql_catalog__migrate(rsql_catalog_t *cat, rsql_error_t *err)
+{
+    int version = 0;
+    rsql_err_t rc = read_version(cat, &version, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (version > N_STEPS) {
+        return too_new(cat, version, err);
+    }
+    if (version == N_STEPS) {
+        return RSQL_OK;
+    }
+    if ((rc = rsql_catalog__exec(cat, "BEGIN IMMEDIATE", err)) != RSQL_OK) {
+        return rc;
+    }
+    rc = read_version(cat, &version, err);
+    if (rc == RSQL_OK && version > N_STEPS) {
+        rc = too_new(cat, version, err);
+    }
+    for (int i = version; rc == RSQL_OK && i < N_STEPS; i++) {
+        rc = run_script(cat, steps[i], err);
+    }
+    if (rc == RSQL_OK && version < N_STEPS) {
+        /* PRAGMA takes no parameters; the number is this build's constant */
+        char sql[64];
+        snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", N_STEPS);
+        rc = rsql_catalog__exec(cat, sql, err);
+    }
+    rsql_err_t erc = rsql_catalog__tx_end(cat, RSQL_CATALOG_TX_TOP, rc == RSQL_OK, err);
+    return rc != RSQL_OK ? rc : erc;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rocketsql: the command line. Runs a script (-f FILE, -e SQL, or stdin when
+ * it is not a terminal), a catalog job (`run JOB`, for cron), or the
+ * interactive shell. Exit status: 0 done, 1 statement error (that statement
+ * did not run), 2 a job failed while running, 64 bad usage.
+ */
+#include "config.h"
+#include "cli/cli_int.h"
+#include "catalog/rsql_catalog.h"
+#include "connectors/rsql_connector.h"
+#include "core/rsql_buf.h"
+#include "core/rsql_error.h"
+#include "core/rsql_mem.h"
+#include "runtime/rsql_session.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 64
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rocketsql [--catalog FILE] [-f FILE | -e SQL]   run a script or one statement\n"
+            "       rocketsql [--catalog FILE]                      interactive shell (on a terminal;\n"
+            "                                                       else a script from stdin)\n"
+            "       rocketsql [--catalog FILE] run JOB              run a catalog job (bounded)\n"
+            "       rocketsql --help | --version\n"
+            "\n"
+            "options:\n"
+            "  -c, --catalog FILE   catalog database (default: $ROCKETSQL_CATALOG, else ./rocketsql.db)\n"
+            "  -f, --file FILE      run the statements in FILE ('-' = stdin)\n"
+            "  -e, --execute SQL    run the statements in SQL\n"
+            "      --tsv            print result rows tab-separated, without headers\n"
+            "      --list-options=md  print the connector reference (docs/CONNECTORS.md)\n"
+            "      --list-errors=md   print the error code reference (docs/ERRORS.md)\n"
+            "  -h, --help           this help\n"
+            "  -V, --version        print the version\n"
+            "\n"
+            "exit status: 0 done, 1 statement error, 2 a job failed while running, 64 bad usage\n");
+}
+
+/* Read a whole file (or stdin for "-") into a heap string. */
+static char *read_all(const char *path, FILE *errf)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(errf, "error: cannot open '%s': %s\n", path, strerror(errno));
+        return NULL;
+    }
+    rsql_buf_t b = RSQL_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        rsql_buf_append(&b, chunk, n);
+    }
+    int bad = ferror(f);
+    if (f != stdin) {
+        fclose(f);
+    }
+    if (bad || b.oom) {
+        fprintf(errf, "error: cannot read '%s'\n", path);
+        rsql_buf_deinit(&b);
+        return NULL;
+    }
+    return rsql_buf_steal(&b);
+}
+
+int main(int argc, char **argv)
+{
+    const char *catalog_flag = NULL, *file = NULL, *exec_sql = NULL, *list = NULL;
+    bool tsv = false;
+    enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS };
+    static const struct option longopts[] = {
+        {"catalog", required_argument, NULL, 'c'},
+        {"file", required_argument, NULL, 'f'},
+        {"execute", required_argument, NULL, 'e'},
+        {"tsv", no_argument, NULL, OPT_TSV},
+        {"list-options", required_argument, NULL, OPT_LIST_OPTIONS},
+        {"list-errors", required_argument, NULL, OPT_LIST_ERRORS},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "+c:f:e:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': catalog_flag = optarg; break;
+        case 'f': file = optarg; break;
+        case 'e': exec_sql = optarg; break;
+        case OPT_TSV: tsv = true; break;
+        case OPT_LIST_OPTIONS:
+        case OPT_LIST_ERRORS:
+            if (strcmp(optarg, "md") != 0) {
+                fprintf(stderr, "rocketsql: only 'md' is supported for --%s\n",
+                        c == OPT_LIST_OPTIONS ? "list-options" : "list-errors");
+                return EXIT_USAGE;
+            }
+            list = c == OPT_LIST_OPTIONS ? "options" : "errors";
+            break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("rocketsql %s\n", PACKAGE_VERSION); return 0;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (list) {
+        if (strcmp(list, "errors") == 0) {
+            rsql_error_map_markdown(stdout);
+        } else {
+            rsql_buf_t b = RSQL_BUF_INIT;
+            rsql_connector_docs_markdown(&b);
+            fputs(rsql_buf_str(&b), stdout);
+            rsql_buf_deinit(&b);
+        }
+        return 0;
+    }
+    const char *job = NULL;
+    if (optind < argc) {
+        if (strcmp(argv[optind], "run") == 0 && optind + 2 == argc) {
+            job = argv[optind + 1];
+        } else {
+            fprintf(stderr, "rocketsql: unexpected argument '%s'\n", argv[optind]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if ((file && exec_sql) || (job && (file || exec_sql))) {
+        fprintf(stderr, "rocketsql: choose one of -f, -e and run\n");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+
+    const char *path = rsql_catalog_default_path(catalog_flag);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_session_t *s = rsql_session_new(path, &err);
+    if (!s) {
+        rsql_error_render(&err, NULL, stderr);
+        return 1;
+    }
+    int status;
+    rsql_print_style_t style = tsv ? RSQL_PRINT_TSV : RSQL_PRINT_TABLE;
+    if (job) {
+        status = rsql_session_run_job(s, job, stdout, stderr);
+    } else if (exec_sql) {
+        status = rsql_session_run_script(s, exec_sql, style, stdout, stderr);
+    } else if (file || !isatty(STDIN_FILENO)) {
+        char *text = read_all(file ? file : "-", stderr);
+        status = text ? rsql_session_run_script(s, text, style, stdout, stderr) : 1;
+        rsql_free(text);
+    } else {
+        status = rsql_shell_run(s, path);
+    }
+    rsql_session_destroy(s);
+    return status;
+}

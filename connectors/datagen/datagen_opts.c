@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The options of the datagen source, as in Flink's datagen: a rate, a row
+ * count, a seed, and per column `fields.<column>.kind` = random (with
+ * .min, .max, .length) or sequence (.start, .end).  The '#' rows match a
+ * column of the table; the finalize hook keeps each column's options
+ * consistent with its kind.
+ */
+#include "config.h"
+#include "connectors/conn_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const datagen_kinds[] = {"random", "sequence", NULL};
+
+static const rsql_opt_def_t datagen_opts[] = {
+    RSQL_CONN_ROW_CONNECTOR("datagen"),
+    RSQL_OPT_ROW("rows-per-second", RSQL_OPT_INT, 0, "10000", 0, INT64_C(1000000000), NULL,
+                 "Rows generated per second; `0`: as fast as the pipeline takes them."),
+    RSQL_OPT_ROW("number-of-rows", RSQL_OPT_INT, 0, NULL, 0, INT64_MAX, NULL,
+                 "Rows to generate; the source ends after them. Unset: unbounded (unless a "
+                 "sequence column reaches its end first)."),
+    RSQL_OPT_ROW("seed", RSQL_OPT_INT, 0, NULL, 0, 0, NULL,
+                 "Seed of the random values: the same seed gives the same rows. Unset: a "
+                 "different seed each run."),
+    RSQL_OPT_ROW("fields.#.kind", RSQL_OPT_ENUM, 0, "random", 0, 0, datagen_kinds,
+                 "How column `#` is generated: `random` values, or a `sequence` counting up by "
+                 "one from `.start`."),
+    RSQL_OPT_ROW("fields.#.min", RSQL_OPT_DOUBLE, 0, NULL, 0, 0, NULL,
+                 "Random numeric column: the smallest value. Unset: the smallest value of the "
+                 "type (INT, BIGINT), 0 for DOUBLE."),
+    RSQL_OPT_ROW("fields.#.max", RSQL_OPT_DOUBLE, 0, NULL, 0, 0, NULL,
+                 "Random numeric column: the largest value. Unset: the largest value of the type "
+                 "(INT, BIGINT), 1 for DOUBLE."),
+    RSQL_OPT_ROW("fields.#.length", RSQL_OPT_INT, 0, "10", 1, 1048576, NULL,
+                 "Random VARCHAR or BYTES column: the length of each value."),
+    RSQL_OPT_ROW("fields.#.start", RSQL_OPT_INT, 0, "1", 0, 0, NULL,
+                 "Sequence column: the first value."),
+    RSQL_OPT_ROW("fields.#.end", RSQL_OPT_INT, 0, NULL, 0, 0, NULL,
+                 "Sequence column: the last value; the source ends after it. Unset: no end."),
+    RSQL_OPT_END,
+};
+
+/* "fields.<col>.<attr>" -> "fields.<col>.<other>" in buf. */
+static void sibling(const char *key, const char *other, char *buf, size_t size)
+{
+    const char *dot = strrchr(key, '.');
+    snprintf(buf, size, "%.*s.%s", (int)(dot - key), key, other);
+}
+
+static rsql_err_t check_order(const rsql_optset_t *set, const char *lo_key, const char *hi,
+                              rsql_error_t *err)
+{
+    char hi_key[256];
+    sibling(lo_key, hi, hi_key, sizeof hi_key);
+    if (!rsql_optset_has(set, hi_key)) {
+        return RSQL_OK;
+    }
+    if (rsql_optset_double(set, lo_key) > rsql_optset_double(set, hi_key)) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_conn__value_pos(set, lo_key),
+                              "option '%s' (%s) must not be greater than '%s' (%s)", lo_key,
+                              rsql_optset_str(set, lo_key), hi_key, rsql_optset_str(set, hi_key));
+    }
+    return RSQL_OK;
+}
+
+/*
+** Per column: options of the other kind are rejected, min <= max, start <= end.
+*/
+static rsql_err_t datagen_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    for (int i = 0; i < rsql_optset_count(set); i++) {
+        const rsql_opt_def_t *d = rsql_optset_def_at(set, i);
+        const char *key = rsql_optset_at(set, i)->key;
+        if (!strchr(d->name, '#') || strcmp(d->name, "fields.#.kind") == 0) {
+            continue;
+        }
+        const char *attr = strrchr(key, '.') + 1;
+        bool seq_attr = strcmp(attr, "start") == 0 || strcmp(attr, "end") == 0;
+        char kind_key[256];
+        sibling(key, "kind", kind_key, sizeof kind_key);
+        rsql_err_t rc =
+            rsql_conn__requires(set, key, kind_key, seq_attr ? "sequence" : "random", err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        if (strcmp(attr, "min") == 0 && (rc = check_order(set, key, "max", err))) {
+            return rc;
+        }
+        if (strcmp(attr, "start") == 0 && (rc = check_order(set, key, "end", err))) {
+            return rc;
+        }
+        char start_key[256];
+        sibling(key, "start", start_key, sizeof start_key);
+        if (strcmp(attr, "end") == 0 && !rsql_optset_has(set, start_key) &&
+            rsql_optset_int(set, start_key) > rsql_optset_int(set, key)) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_optset_at(set, i)->value_pos,
+                                  "option '%s' (%s) must not be less than '%s' (%s)", key,
+                                  rsql_optset_str(set, key), start_key,
+                                  rsql_optset_str(set, start_key));
+        }
+    }
+    return RSQL_OK;
+}
+
+const rsql_connector_def_t rsql_datagen_conn_def = {
+    .name = "datagen",
+    .description =
+        "Generates rows, as Flink's datagen does: random values or sequences per column, at a "
+        "given rate, bounded by `number-of-rows` or by a sequence's end. Handy to try a pipeline "
+        "without any input.",
+    .caps = RSQL_CAP_SOURCE,
+    .opts = datagen_opts,
+    .formats = NULL,
+    .finalize = datagen_finalize,
+};

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The options of the filesystem connector: one file of json lines, csv
+ * lines or raw lines, read from its start (resuming at the byte position
+ * kept in the catalog) or appended to.
+ */
+#include "config.h"
+#include "connectors/conn_int.h"
+
+static const char *const file_formats[] = {"json", "csv", "raw", NULL};
+
+static const rsql_opt_def_t file_opts[] = {
+    RSQL_CONN_ROW_CONNECTOR("filesystem"),
+    RSQL_OPT_ROW("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+                 "The file. A source reads it line by line from the start and keeps its byte "
+                 "position in the catalog, so a job run again resumes after the last line it "
+                 "committed. A sink appends to it, creating it when missing."),
+    RSQL_OPT_ROW("format", RSQL_OPT_ENUM, 0, "json", 0, 0, file_formats,
+                 "How a line becomes a row, and a row a line (`json`: one JSON object per line)."),
+    RSQL_OPT_ROW("scan.follow", RSQL_OPT_BOOL, RSQL_OPT_F_SOURCE, "false", 0, 0, NULL,
+                 "Keep reading data appended to the file (like `tail -f`) instead of ending at "
+                 "its end; the source is then unbounded."),
+    RSQL_OPT_ROW("scan.poll-interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, "500ms", 10,
+                 RSQL_MS_H, NULL,
+                 "With `scan.follow`: how often to look for appended data once the end is "
+                 "reached."),
+    RSQL_OPT_ROW("sink.sync", RSQL_OPT_BOOL, RSQL_OPT_F_SINK, "true", 0, 0, NULL,
+                 "Sync the file to disk (fsync) at each flush, before the source positions of "
+                 "the flushed rows are committed, so a committed row survives a crash or power "
+                 "loss. `false`: only write, faster."),
+    RSQL_OPT_END,
+};
+
+/* scan.poll-interval only means something when following the file. */
+static rsql_err_t file_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    return rsql_conn__requires(set, "scan.poll-interval", "scan.follow", "true", err);
+}
+
+const rsql_connector_def_t rsql_file_conn_def = {
+    .name = "filesystem",
+    .description =
+        "A local file of lines: JSON lines, CSV or raw lines. The source reads it to the end "
+        "(bounded) or follows it, and resumes at its committed byte position; the sink appends "
+        "rows and syncs on flush.",
+    .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
+    .opts = file_opts,
+    .formats = file_formats,
+    .finalize = file_finalize,
+};

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The options of the formats (json, csv, raw): how a message body or a
+ * line becomes a row and back.  A format's options are valid only in a
+ * table whose 'format' chooses it (conn_registry.c checks that).
+ */
+#include "config.h"
+#include "connectors/conn_int.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const char *const json_ts_formats[] = {"iso-8601", "epoch-millis", NULL};
+
+static const rsql_opt_def_t json_opts[] = {
+    RSQL_OPT_ROW("json.fail-on-missing-field", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                 "Reading: a column absent from the JSON object is a decode error (handled by "
+                 "`errors.tolerance`) instead of NULL. A value of the wrong JSON type is always "
+                 "a decode error."),
+    RSQL_OPT_ROW("json.timestamp-format", RSQL_OPT_ENUM, 0, "iso-8601", 0, 0, json_ts_formats,
+                 "How TIMESTAMP(3) values are written, and expected when read: `iso-8601` text "
+                 "such as `2026-01-02T03:04:05.678Z`, or `epoch-millis` numbers."),
+    RSQL_OPT_END,
+};
+
+/* The character value means (`\t` and `tab` are a tab), or -1. */
+static int one_char(const char *v)
+{
+    if (v[0] && !v[1] && v[0] != '\n' && v[0] != '\r') {
+        return (unsigned char)v[0];
+    }
+    if (strcmp(v, "\\t") == 0 || strcasecmp(v, "tab") == 0) {
+        return '\t';
+    }
+    if (strcmp(v, "\\\\") == 0) {
+        return '\\';
+    }
+    return -1;
+}
+
+/*
+** A single character (SQL strings have no escapes, so `\t` or `tab` stand
+** for a tab); line ends are not allowed.
+*/
+static rsql_err_t check_char(const rsql_opt_def_t *def, const char *key, const char *value,
+                             rsql_pos_t pos, rsql_error_t *err)
+{
+    (void)def;
+    if (one_char(value) >= 0) {
+        return RSQL_OK;
+    }
+    return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
+                          "invalid value '%s' for option '%s': expected a single character", value,
+                          key);
+}
+
+/* A quote character, or empty for none. */
+static rsql_err_t check_quote(const rsql_opt_def_t *def, const char *key, const char *value,
+                              rsql_pos_t pos, rsql_error_t *err)
+{
+    return *value ? check_char(def, key, value, pos, err) : RSQL_OK;
+}
+
+/* The quote must differ from the delimiter. */
+static rsql_err_t csv_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    const char *q = rsql_optset_str(set, "csv.quote-character");
+    if (*q && one_char(q) == one_char(rsql_optset_str(set, "csv.field-delimiter"))) {
+        rsql_pos_t pos = rsql_conn__value_pos(set, "csv.quote-character");
+        if (pos.off == RSQL_POS_NONE) {
+            pos = rsql_conn__value_pos(set, "csv.field-delimiter");
+        }
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
+                              "options 'csv.field-delimiter' and 'csv.quote-character' must "
+                              "differ");
+    }
+    return RSQL_OK;
+}
+
+static const rsql_opt_def_t csv_opts[] = {
+    RSQL_OPT_ROW_V("csv.field-delimiter", RSQL_OPT_STR, 0, ",", 0, 0, NULL,
+                   "The character between fields; write `\\t` or `tab` for a tab.", check_char),
+    RSQL_OPT_ROW_V("csv.quote-character", RSQL_OPT_STR, 0, "\"", 0, 0, NULL,
+                   "The character around a field holding the delimiter, a quote or a line end; "
+                   "a quote inside such a field is doubled. Empty: no quoting.",
+                   check_quote),
+    RSQL_OPT_ROW("csv.null-literal", RSQL_OPT_STR, 0, "", 0, 0, NULL,
+                 "A field with exactly this text is NULL (and NULL is written as it). By default "
+                 "an empty unquoted field is NULL and a quoted empty field (`\"\"`) is the empty "
+                 "string."),
+    RSQL_OPT_END,
+};
+
+static const rsql_opt_def_t raw_opts[] = {
+    RSQL_OPT_END,
+};
+
+const rsql_format_def_t rsql_json_format_def = {
+    .name = "json",
+    .description =
+        "One JSON object per body (or line); columns are matched to the object's fields by "
+        "name. Written objects have one field per column, NULL as `null`.",
+    .opts = json_opts,
+};
+
+const rsql_format_def_t rsql_csv_format_def = {
+    .name = "csv",
+    .description = "One CSV record per body (or line), fields in column order (RFC 4180 quoting).",
+    .opts = csv_opts,
+    .finalize = csv_finalize,
+};
+
+const rsql_format_def_t rsql_raw_format_def = {
+    .name = "raw",
+    .description =
+        "The whole body (or line) is the value of the table's one column, which must be "
+        "VARCHAR (UTF-8 text) or BYTES; this is checked when the statement is planned. No "
+        "options.",
+    .opts = raw_opts,
+};

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The options of the rocketmq-grpc connector: one table for the client,
+ * the Pop source (simple and lite modes, renewal, throttling, dead letters)
+ * and the producer sink, plus the cross-option rules (finalize).  Names
+ * follow the Flink rocketmq-grpc SQL connector where one exists
+ * (docs ROCKETMQ.md §5).  The data path reads these values through
+ * rsql_optset_* getters; nothing else parses them.
+ */
+#include "config.h"
+#include "connectors/conn_int.h"
+
+#include <string.h>
+
+static const char *const rmq_formats[] = {"json", "csv", "raw", NULL};
+static const char *const rmq_modes[] = {"simple", "lite", NULL};
+static const char *const rmq_filter_types[] = {"tag", "sql92", NULL};
+static const char *const rmq_dead_letter[] = {"none", "native", NULL};
+
+#define SRC RSQL_OPT_F_SOURCE
+#define SNK RSQL_OPT_F_SINK
+#define REQ RSQL_OPT_F_REQUIRED
+
+/*
+** endpoints: host:port items, port 1..65535.
+*/
+static rsql_err_t check_endpoints(const rsql_opt_def_t *def, const char *key, const char *value,
+                                  rsql_pos_t pos, rsql_error_t *err)
+{
+    (void)def;
+    const char *p = value;
+    for (;;) {
+        while (*p == ' ') {
+            p++;
+        }
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        while (n > 0 && p[n - 1] == ' ') {
+            n--;
+        }
+        /* the last colon of the item ("[::1]:8081" has several) */
+        const char *colon = NULL;
+        for (const char *q = p; q < p + n; q++) {
+            if (*q == ':') {
+                colon = q;
+            }
+        }
+        long port = 0;
+        bool ok = colon && colon > p && colon + 1 < p + n;
+        for (const char *q = colon ? colon + 1 : p; ok && q < p + n; q++) {
+            ok = *q >= '0' && *q <= '9' && (port = port * 10 + (*q - '0')) <= 65535;
+        }
+        if (!ok || port == 0) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
+                                  "invalid value '%s' for option '%s': expected host:port, or "
+                                  "several separated by commas",
+                                  value, key);
+        }
+        if (!e) {
+            return RSQL_OK;
+        }
+        p = e + 1;
+    }
+}
+
+static const rsql_opt_def_t rmq_opts[] = {
+    RSQL_CONN_ROW_CONNECTOR("rocketmq-grpc"),
+    RSQL_OPT_ROW_V("endpoints", RSQL_OPT_CSV, REQ, NULL, 0, 0, NULL,
+                   "The gRPC endpoints of the RocketMQ 5.x proxy, `host:port` (the proxy's gRPC "
+                   "port is 8081 by default), such as `127.0.0.1:8081`; several are separated by "
+                   "commas.",
+                   check_endpoints),
+    RSQL_OPT_ROW("namespace", RSQL_OPT_STR, 0, "", 0, 0, NULL,
+                 "The RocketMQ namespace of the topic and the consumer group; empty for none."),
+    RSQL_OPT_ROW("access-key", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "The access key for an ACL-enabled cluster. With `secret-key`, every request is "
+                 "signed (HMAC-SHA1)."),
+    RSQL_OPT_ROW("secret-key", RSQL_OPT_STR, RSQL_OPT_F_SECRET | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
+                 NULL, "The secret key that goes with `access-key`. Stored in the catalog as "
+                       "written, so protect the catalog file (it is created with mode 0600)."),
+    RSQL_OPT_ROW("tls", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                 "Connect to the proxy with TLS."),
+    RSQL_OPT_ROW("request-timeout", RSQL_OPT_DURATION, 0, "3s", 100, 5 * RSQL_MS_MIN, NULL,
+                 "Deadline of each request (route, heartbeat, send, ack, change of invisible "
+                 "duration). A long poll gets `source.await-duration` on top of it."),
+    RSQL_OPT_ROW("topic", RSQL_OPT_STR, REQ, NULL, 0, 0, NULL,
+                 "The topic to read from or write to. In lite mode (`source.mode` = `lite`), and "
+                 "when writing with `sink.lite-topic` or `sink.lite-topic-column`, the LITE parent "
+                 "topic."),
+    RSQL_OPT_ROW("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rmq_formats,
+                 "How a message body becomes a row, and a row a body. Only the body is used: "
+                 "tags, keys and properties are not columns."),
+
+    RSQL_OPT_ROW("source.mode", RSQL_OPT_ENUM, SRC, "simple", 0, 0, rmq_modes,
+                 "`simple`: read a NORMAL or FIFO topic, optionally filtered by tag or SQL92. "
+                 "`lite`: read a LITE parent topic through a wildcard lite subscription: every "
+                 "lite topic under it, including lite topics that appear while the job runs (or "
+                 "only `source.lite-topics`). The consumer group needs the attributes "
+                 "`lite.bind.topic=<topic>` and `lite.sub.wildcard=true`, and the proxy must run "
+                 "in cluster mode."),
+    RSQL_OPT_ROW("source.consumer-group", RSQL_OPT_STR, REQ | SRC, NULL, 0, 0, NULL,
+                 "The consumer group. Several rocketsql processes (or jobs) in one group share "
+                 "the messages: the broker balances them message by message, with no partition "
+                 "assignment."),
+    RSQL_OPT_ROW("source.filter-type", RSQL_OPT_ENUM, SRC, "tag", 0, 0, rmq_filter_types,
+                 "How `source.filter-expression` is read (simple mode)."),
+    RSQL_OPT_ROW("source.filter-expression", RSQL_OPT_STR, SRC | RSQL_OPT_F_NONEMPTY, "*", 0, 0,
+                 NULL,
+                 "Simple mode: the broker-side filter. A tag expression (`*` for every message, "
+                 "`TagA || TagB`) or, with `source.filter-type` = `sql92`, an SQL92 expression "
+                 "over message properties. Messages that do not match are never delivered."),
+    RSQL_OPT_ROW("source.fetch-concurrency", RSQL_OPT_INT, SRC, "4", 1, 64, NULL,
+                 "Long polls (ReceiveMessage) kept in flight at once."),
+    RSQL_OPT_ROW("source.batch-size", RSQL_OPT_INT, SRC, "32", 1, 32, NULL,
+                 "Most messages one long poll returns (the proxy's limit is 32)."),
+    RSQL_OPT_ROW("source.await-duration", RSQL_OPT_DURATION, SRC, "20s", RSQL_MS_S,
+                 5 * RSQL_MS_MIN, NULL,
+                 "How long one long poll waits for messages. The proxy clamps it to its own "
+                 "bounds (by default 5s to 20s), so a value outside them acts like the nearest "
+                 "bound."),
+    RSQL_OPT_ROW("source.invisible-duration", RSQL_OPT_DURATION, SRC, "60s", 10 * RSQL_MS_S,
+                 12 * RSQL_MS_H, NULL,
+                 "How long a received message stays hidden from other consumers. A message the "
+                 "pipeline still holds is renewed `source.renewal-ahead` before this ends; a "
+                 "message that is neither acked nor renewed in time is delivered again."),
+    RSQL_OPT_ROW("source.renewal-ahead", RSQL_OPT_DURATION, SRC, "5s", RSQL_MS_S, RSQL_MS_H, NULL,
+                 "How long before its invisible duration ends a held message is renewed "
+                 "(ChangeInvisibleDuration; the ack then uses the new receipt handle). Must be "
+                 "shorter than `source.invisible-duration`."),
+    RSQL_OPT_ROW("source.max-delivery-attempts", RSQL_OPT_INT, SRC, "16", 1, 1000, NULL,
+                 "Safety valve: a message at this delivery attempt is processed, never deferred "
+                 "by throttling again. Also the attempt count reported when a message is "
+                 "forwarded to the native dead-letter queue."),
+    RSQL_OPT_ROW("source.max-invisible-duration", RSQL_OPT_DURATION, SRC, "30min",
+                 10 * RSQL_MS_S, 12 * RSQL_MS_H, NULL,
+                 "Safety valve: no deferral by throttling is longer than this."),
+    RSQL_OPT_ROW("source.lite-topics", RSQL_OPT_CSV, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Lite mode: read only these lite topics (comma-separated), subscribed "
+                 "explicitly, instead of every lite topic under the parent topic."),
+    RSQL_OPT_ROW("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rmq_dead_letter,
+                 "Where a failed message goes under `errors.tolerance` = `all`. `none`: only to "
+                 "`errors.dlq.table` (when set), then it is acked. `native`: also forwarded to the "
+                 "consumer group's RocketMQ dead-letter queue (`%DLQ%<group>`, with "
+                 "ForwardMessageToDeadLetterQueue) instead of being acked."),
+    RSQL_OPT_ROW("scan.idle-timeout", RSQL_OPT_DURATION, SRC, NULL, 100, 24 * RSQL_MS_H, NULL,
+                 "Makes the read bounded (for batch jobs): the source ends once no message "
+                 "arrived for this long. Unset: the source runs until it is stopped."),
+    RSQL_OPT_ROW("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
+                 "Lite mode: most messages of one lite topic in the pipeline at once. A message "
+                 "over it is deferred (made invisible again with ChangeInvisibleDuration, neither "
+                 "held nor acked), so the fetch budget goes to the other lite topics. `0`: no "
+                 "limit."),
+    RSQL_OPT_ROW("throttle.rate-per-lite-topic", RSQL_OPT_RATE, SRC, NULL, 0, 0, NULL,
+                 "Lite mode: most messages per second taken from one lite topic, such as "
+                 "`200/s`; messages over it are deferred. Unset: no rate limit."),
+    RSQL_OPT_ROW("throttle.defer", RSQL_OPT_DURATION, SRC, "1s", 100, 12 * RSQL_MS_H, NULL,
+                 "Lite mode: the first deferral of a throttled message; it doubles each time the "
+                 "same message is deferred again, up to `source.max-invisible-duration`."),
+
+    RSQL_OPT_ROW("sink.lite-topic", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Send every row to this lite topic of the LITE parent topic `topic`."),
+    RSQL_OPT_ROW("sink.lite-topic-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
+                 NULL,
+                 "Send each row to the lite topic named by this VARCHAR column of the row (one "
+                 "lite topic per tenant or session)."),
+    RSQL_OPT_ROW("sink.tag", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "The tag of every message sent."),
+    RSQL_OPT_ROW("sink.keys-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "The column whose value becomes each message's key (to look messages up by "
+                 "key)."),
+    RSQL_OPT_ROW("sink.message-group-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0,
+                 0, NULL,
+                 "FIFO: the column whose value is each message's message group; messages of one "
+                 "group are sent, and stored, in order. `topic` must be a FIFO topic."),
+    RSQL_OPT_ROW("sink.max-attempts", RSQL_OPT_INT, SNK, "3", 1, 100, NULL,
+                 "Attempts to send one message, the first included, with exponential backoff "
+                 "between them, before the send counts as failed (and its source message is not "
+                 "acked)."),
+    RSQL_OPT_ROW("sink.max-inflight", RSQL_OPT_INT, SNK, "64", 1, 10000, NULL,
+                 "Most send requests in flight at once; messages of one message group still go "
+                 "out one after the other."),
+    RSQL_OPT_END,
+};
+
+/*
+** Cross-option rules of rocketmq-grpc; see the messages.
+*/
+static rsql_err_t rmq_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    rsql_err_t rc;
+    if ((rc = rsql_conn__requires(set, "source.lite-topics", "source.mode", "lite", err)) ||
+        (rc = rsql_conn__requires(set, "throttle.", "source.mode", "lite", err)) ||
+        (rc = rsql_conn__requires(set, "source.filter-type", "source.mode", "simple", err)) ||
+        (rc = rsql_conn__requires(set, "source.filter-expression", "source.mode", "simple",
+                                  err)) ||
+        (rc = rsql_conn__exclusive(set, "sink.lite-topic", "sink.lite-topic-column", err)) ||
+        (rc = rsql_conn__exclusive(set, "sink.message-group-column", "sink.lite-topic", err)) ||
+        (rc = rsql_conn__exclusive(set, "sink.message-group-column", "sink.lite-topic-column",
+                                   err))) {
+        return rc;
+    }
+    if (rsql_optset_has(set, "access-key") != rsql_optset_has(set, "secret-key")) {
+        const char *given = rsql_optset_has(set, "access-key") ? "access-key" : "secret-key";
+        const char *missing = rsql_optset_has(set, "access-key") ? "secret-key" : "access-key";
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, given),
+                              "missing required option '%s' for connector 'rocketmq-grpc' "
+                              "(needed with '%s')",
+                              missing, given);
+    }
+    if (strcmp(rsql_optset_str(set, "source.filter-type"), "sql92") == 0 &&
+        !rsql_optset_has(set, "source.filter-expression")) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION,
+                              rsql_conn__value_pos(set, "source.filter-type"),
+                              "missing required option 'source.filter-expression' for connector "
+                              "'rocketmq-grpc' (needed with 'source.filter-type' = 'sql92')");
+    }
+    int64_t ahead = rsql_optset_int(set, "source.renewal-ahead");
+    int64_t invisible = rsql_optset_int(set, "source.invisible-duration");
+    if (ahead >= invisible) {
+        char a[32], b[32];
+        rsql_pos_t pos = rsql_conn__value_pos(set, "source.renewal-ahead");
+        if (pos.off == RSQL_POS_NONE) {
+            pos = rsql_conn__value_pos(set, "source.invisible-duration");
+        }
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
+                              "option 'source.renewal-ahead' (%s) must be shorter than "
+                              "'source.invisible-duration' (%s)",
+                              rsql_opt_format_duration(ahead, a, sizeof a),
+                              rsql_opt_format_duration(invisible, b, sizeof b));
+    }
+    return RSQL_OK;
+}
+
+const rsql_connector_def_t rsql_rmq_conn_def = {
+    .name = "rocketmq-grpc",
+    .description =
+        "Apache RocketMQ 5.x over its gRPC protocol. As a source, a Pop consumer: long polls "
+        "spread over `source.fetch-concurrency` requests, message-level load balancing by the "
+        "broker (processes in one consumer group share the work), and a message is acked only "
+        "after the sink has confirmed its row (or it was filtered out or dead-lettered), so "
+        "delivery is at-least-once. `simple` mode reads a NORMAL or FIFO topic with a tag or "
+        "SQL92 filter; `lite` mode reads every lite topic under a LITE parent topic, with fair "
+        "per-lite-topic throttling. As a sink, a producer: NORMAL, FIFO (message group from a "
+        "column) or LITE (lite topic fixed or from a column).",
+    .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
+    .opts = rmq_opts,
+    .formats = rmq_formats,
+    .finalize = rmq_finalize,
+};

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The options of the sqlite connector: a table in a SQLite database file,
+ * read in rowid order (resuming after the last committed rowid) or written
+ * in transactions that also store the source position (exactly-once).
+ */
+#include "config.h"
+#include "connectors/conn_int.h"
+
+static const rsql_opt_def_t sqlite_opts[] = {
+    RSQL_CONN_ROW_CONNECTOR("sqlite"),
+    RSQL_OPT_ROW("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+                 "The SQLite database file."),
+    RSQL_OPT_ROW("table", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+                 "The table in that database. Its columns are matched to the rocketsql table's "
+                 "columns by name."),
+    RSQL_OPT_ROW("scan.follow", RSQL_OPT_BOOL, RSQL_OPT_F_SOURCE, "false", 0, 0, NULL,
+                 "Keep polling for rows inserted later (by rowid) instead of ending after the "
+                 "last row; the source is then unbounded."),
+    RSQL_OPT_ROW("scan.poll-interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, "500ms", 10,
+                 RSQL_MS_H, NULL, "With `scan.follow`: how often to look for new rows."),
+    RSQL_OPT_ROW("sink.batch-size", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1000", 1, 1000000, NULL,
+                 "Most rows per transaction. The position of the source being copied is stored "
+                 "in the same transaction, so a copy into SQLite is exactly-once, even across a "
+                 "kill -9."),
+    RSQL_OPT_END,
+};
+
+/* scan.poll-interval only means something when following the table. */
+static rsql_err_t sqlite_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    return rsql_conn__requires(set, "scan.poll-interval", "scan.follow", "true", err);
+}
+
+const rsql_connector_def_t rsql_sqlite_conn_def = {
+    .name = "sqlite",
+    .description =
+        "A table in a SQLite database file. The source reads it in rowid order and resumes "
+        "after the last committed rowid; the sink inserts rows in transactions, exactly-once.",
+    .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
+    .opts = sqlite_opts,
+    .formats = NULL,
+    .finalize = sqlite_finalize,
+};

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The session settings: their one table of rows (key, type, default, range,
+ * doc), and the small store behind SET / RESET / SHOW SETTINGS, CREATE JOB
+ * (export) and RUN JOB (import).  Values are validated by the options
+ * engine (rsql_opt_check_value_as) so messages match the WITH options.
+ */
+#include "config.h"
+#include "core/rsql_settings.h"
+#include "core/rsql_mem.h"
+#include "core/rsql_opts_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define J RSQL_SETTING_F_JOB
+#define ROW(name, type, flags, def, lo, hi, enums, doc) \
+    {name, type, flags, def, lo, hi, enums, doc, NULL}
+#define SEC INT64_C(1000)
+#define MINUTE (60 * SEC)
+#define HOUR (60 * MINUTE)
+
+static const char *const tolerance_vals[] = {"none", "all", NULL};
+
+static const rsql_opt_def_t settings_table[] = {
+    ROW("errors.tolerance", RSQL_OPT_ENUM, J, "none", 0, 0, tolerance_vals,
+        "What a job does with a record that fails (a body that does not decode, an expression "
+        "that fails such as a division by zero or a bad cast, a sink write that still fails after "
+        "its retries). `none`: the job stops, and nothing is acked or committed past the failed "
+        "record. `all`: the record goes to the dead-letter destination (`errors.dlq.table`, and "
+        "for `rocketmq-grpc` sources optionally the native DLQ) and the job goes on; it is counted "
+        "as dead-lettered."),
+    ROW("errors.dlq.table", RSQL_OPT_STR, J | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+        "The catalog table that receives dead-lettered records under `errors.tolerance` = `all`. "
+        "It must have the columns `raw` (BYTES or VARCHAR: the body as received), `stage` "
+        "(VARCHAR: decode, eval or sink), `error` (VARCHAR), `source` (VARCHAR: the record's "
+        "identity, such as file and byte offset, or topic, lite topic and message id) and `ts` "
+        "(TIMESTAMP(3)); this is checked when the statement is planned. Unset: tolerated records "
+        "are only counted (and, for RocketMQ with `source.dead-letter` = `native`, forwarded)."),
+    ROW("errors.retry.timeout", RSQL_OPT_DURATION, J, "30s", 0, 24 * HOUR, NULL,
+        "How long a retriable failure (a timeout, an unavailable broker, a busy database) is "
+        "retried, with exponential backoff, before it counts as an error. `0` disables retries."),
+    ROW("errors.retry.backoff-max", RSQL_OPT_DURATION, J, "5s", 10, 10 * MINUTE, NULL,
+        "The longest wait between two retries; the wait starts at 100ms and doubles after "
+        "each failed attempt, up to this."),
+    ROW("pipeline.queue-capacity", RSQL_OPT_INT, J, "1024", 16, 1000000, NULL,
+        "Rows each queue between two pipeline stages (poll, transform, write) holds before the "
+        "stage in front of it waits. Bounds a pipeline's memory."),
+    ROW("pipeline.batch-size", RSQL_OPT_INT, J, "256", 1, 100000, NULL,
+        "Most rows handed from one stage to the next, and to a sink, at once."),
+    ROW("state.flush-interval", RSQL_OPT_DURATION, J, "1s", 10, HOUR, NULL,
+        "How often committed source positions (file offsets, rowids) are saved to the catalog "
+        "while a job runs; they are also saved when it stops. A crash replays at most this much "
+        "(at-least-once)."),
+    ROW("sql.preview-limit", RSQL_OPT_INT, 0, "100", 0, INT32_MAX, NULL,
+        "Rows a `SELECT` preview shows when it has no `LIMIT`; `0` means no limit (an unbounded "
+        "source then runs until Ctrl-C)."),
+    ROW("status.interval", RSQL_OPT_DURATION, 0, "1s", 100, HOUR, NULL,
+        "How often the live status line of a running statement is refreshed on a terminal."),
+    RSQL_OPT_END,
+};
+
+#define N_SETTINGS ((int)(sizeof settings_table / sizeof settings_table[0]) - 1)
+
+struct rsql_settings {
+    char *values[N_SETTINGS]; /* owned; NULL = not set */
+};
+
+/* The settings rows. */
+const rsql_opt_def_t *rsql_settings_defs(void)
+{
+    return settings_table;
+}
+
+/* Number of settings. */
+int rsql_settings_count(void)
+{
+    return N_SETTINGS;
+}
+
+static int index_of(const char *key)
+{
+    for (int i = 0; key && i < N_SETTINGS; i++) {
+        if (strcasecmp(settings_table[i].name, key) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/*
+** New settings at their defaults (caller destroys), or NULL on OOM.
+*/
+rsql_settings_t *rsql_settings_new(void)
+{
+    return rsql_calloc(1, sizeof(rsql_settings_t));
+}
+
+/* Free s and its values. NULL-safe. */
+void rsql_settings_destroy(rsql_settings_t *s)
+{
+    if (!s) {
+        return;
+    }
+    for (int i = 0; i < N_SETTINGS; i++) {
+        rsql_free(s->values[i]);
+    }
+    rsql_free(s);
+}
+
+/*
+** A deep copy of s (caller destroys), or NULL on OOM.
+*/
+rsql_settings_t *rsql_settings_dup(const rsql_settings_t *s)
+{
+    rsql_settings_t *c = rsql_settings_new();
+    if (!c) {
+        return NULL;
+    }
+    for (int i = 0; i < N_SETTINGS; i++) {
+        if (s->values[i]) {
+            c->values[i] = rsql_strdup(s->values[i]);
+            if (!c->values[i]) {
+                rsql_settings_destroy(c);
+                return NULL;
+            }
+        }
+    }
+    return c;
+}
+
+static rsql_err_t unknown_setting(const char *key, rsql_pos_t pos, rsql_error_t *err)
+{
+    const rsql_opt_def_t *tables[1] = {settings_table};
+    char near[128];
+    rsql_buf_t head = RSQL_BUF_INIT, list = RSQL_BUF_INIT;
+    rsql_buf_printf(&head, "unknown setting '%s'", key ? key : "");
+    if (key && rsql_opt_suggest_key(tables, 1, key, near, sizeof near)) {
+        rsql_buf_printf(&head, " (did you mean '%s'?)", near);
+    }
+    rsql_opts__names(tables, 1, &list);
+    if (head.oom || list.oom) {
+        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    } else {
+        rsql_opts__set_listed(err, RSQL_ERR_BAD_SETTING, pos, rsql_buf_str(&head),
+                              "valid settings", rsql_buf_str(&list));
+    }
+    rsql_buf_deinit(&head);
+    rsql_buf_deinit(&list);
+    return RSQL_ERR_BAD_SETTING;
+}
+
+/*
+** SET key = value (validated; see rsql_settings.h). On error s is unchanged.
+*/
+rsql_err_t rsql_settings_set(rsql_settings_t *s, const char *key, const char *value,
+                             rsql_pos_t key_pos, rsql_pos_t value_pos, rsql_error_t *err)
+{
+    int i = index_of(key);
+    if (i < 0) {
+        return unknown_setting(key, key_pos, err);
+    }
+    const rsql_opt_def_t *d = &settings_table[i];
+    const char *v = value ? value : "";
+    rsql_err_t rc = rsql_opt_check_value_as(d, "setting", RSQL_ERR_BAD_SETTING, d->name, v,
+                                            value_pos, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (d->type == RSQL_OPT_ENUM) {
+        for (const char *const *e = d->enum_vals; *e; e++) {
+            if (strcasecmp(*e, v) == 0) {
+                v = *e;
+            }
+        }
+    }
+    char *copy = rsql_strdup(v);
+    if (!copy) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    rsql_free(s->values[i]);
+    s->values[i] = copy;
+    return RSQL_OK;
+}
+
+/*
+** RESET key, or every setting when key is NULL.
+*/
+rsql_err_t rsql_settings_reset(rsql_settings_t *s, const char *key, rsql_pos_t key_pos,
+                               rsql_error_t *err)
+{
+    if (!key) {
+        for (int i = 0; i < N_SETTINGS; i++) {
+            rsql_free(s->values[i]);
+            s->values[i] = NULL;
+        }
+        return RSQL_OK;
+    }
+    int i = index_of(key);
+    if (i < 0) {
+        return unknown_setting(key, key_pos, err);
+    }
+    rsql_free(s->values[i]);
+    s->values[i] = NULL;
+    return RSQL_OK;
+}
+
+/* Effective text of key, or NULL (unknown key, or unset without default). */
+const char *rsql_settings_get(const rsql_settings_t *s, const char *key)
+{
+    int i = index_of(key);
+    if (i < 0) {
+        return NULL;
+    }
+    return s->values[i] ? s->values[i] : settings_table[i].def;
+}
+
+/* True when key was SET explicitly. */
+bool rsql_settings_is_set(const rsql_settings_t *s, const char *key)
+{
+    int i = index_of(key);
+    return i >= 0 && s->values[i] != NULL;
+}
+
+static int must_index(const char *key, const char *fn)
+{
+    int i = index_of(key);
+    if (i < 0) {
+        fprintf(stderr, "%s: no setting '%s'\n", fn, key ? key : "(null)");
+        abort();
+    }
+    return i;
+}
+
+static void wrong_type(const char *fn, const rsql_opt_def_t *d)
+{
+    fprintf(stderr, "%s: setting '%s' is a %s\n", fn, d->name, rsql_opt_type_name(d->type));
+    abort();
+}
+
+/* INT, SIZE (bytes), DURATION (ms) value of key; 0 when unset without default. */
+int64_t rsql_settings_int(const rsql_settings_t *s, const char *key)
+{
+    int i = must_index(key, __func__);
+    const rsql_opt_def_t *d = &settings_table[i];
+    const char *v = s->values[i] ? s->values[i] : d->def;
+    int64_t out = 0;
+    if (d->type != RSQL_OPT_INT && d->type != RSQL_OPT_SIZE && d->type != RSQL_OPT_DURATION) {
+        wrong_type(__func__, d);
+    }
+    if (v) {
+        if (d->type == RSQL_OPT_INT) {
+            rsql_opt_parse_int(v, &out);
+        } else if (d->type == RSQL_OPT_SIZE) {
+            rsql_opt_parse_size(v, &out);
+        } else {
+            rsql_opt_parse_duration(v, &out);
+        }
+    }
+    return out;
+}
+
+/* BOOL value of key; false when unset without default. */
+bool rsql_settings_bool(const rsql_settings_t *s, const char *key)
+{
+    int i = must_index(key, __func__);
+    const rsql_opt_def_t *d = &settings_table[i];
+    const char *v = s->values[i] ? s->values[i] : d->def;
+    bool out = false;
+    if (d->type != RSQL_OPT_BOOL) {
+        wrong_type(__func__, d);
+    }
+    if (v) {
+        rsql_opt_parse_bool(v, &out);
+    }
+    return out;
+}
+
+/* DOUBLE, RATE (/s) or INT value of key; 0 when unset without default. */
+double rsql_settings_double(const rsql_settings_t *s, const char *key)
+{
+    int i = must_index(key, __func__);
+    const rsql_opt_def_t *d = &settings_table[i];
+    const char *v = s->values[i] ? s->values[i] : d->def;
+    double out = 0;
+    int64_t n = 0;
+    if (d->type != RSQL_OPT_DOUBLE && d->type != RSQL_OPT_RATE && d->type != RSQL_OPT_INT) {
+        wrong_type(__func__, d);
+    }
+    if (!v) {
+        return 0;
+    }
+    if (d->type == RSQL_OPT_DOUBLE) {
+        rsql_opt_parse_double(v, &out);
+    } else if (d->type == RSQL_OPT_RATE) {
+        rsql_opt_parse_rate(v, &out);
+    } else {
+        rsql_opt_parse_int(v, &n);
+        out = (double)n;
+    }
+    return out;
+}
+
+/* The i-th setting for SHOW SETTINGS. */
+void rsql_settings_info(const rsql_settings_t *s, int i, rsql_setting_info_t *out)
+{
+    const rsql_opt_def_t *d = &settings_table[i];
+    out->key = d->name;
+    out->def = d->def;
+    out->is_set = s->values[i] != NULL;
+    out->value = s->values[i] ? s->values[i] : d->def;
+    out->job = (d->flags & RSQL_SETTING_F_JOB) != 0;
+    out->row = d;
+}
+
+/*
+** The explicitly set settings into out (see rsql_settings.h); returns the
+** total count.
+*/
+int rsql_settings_export(const rsql_settings_t *s, bool job_only, rsql_opt_kv_t *out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < N_SETTINGS; i++) {
+        if (!s->values[i] || (job_only && !(settings_table[i].flags & RSQL_SETTING_F_JOB))) {
+            continue;
+        }
+        if (n < cap) {
+            out[n].key = settings_table[i].name;
+            out[n].value = s->values[i];
+            out[n].key_pos = RSQL_NOPOS;
+            out[n].value_pos = RSQL_NOPOS;
+        }
+        n++;
+    }
+    return n;
+}
+
+/*
+** Apply kvs as SETs on a copy, then swap it in: all or nothing.
+*/
+rsql_err_t rsql_settings_import(rsql_settings_t *s, const rsql_opt_kv_t *kvs, int n,
+                                rsql_error_t *err)
+{
+    rsql_settings_t *tmp = rsql_settings_dup(s);
+    if (!tmp) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        rsql_err_t rc = rsql_settings_set(tmp, kvs[i].key, kvs[i].value, kvs[i].key_pos,
+                                          kvs[i].value_pos, err);
+        if (rc != RSQL_OK) {
+            rsql_settings_destroy(tmp);
+            return rc;
+        }
+    }
+    for (int i = 0; i < N_SETTINGS; i++) {
+        char *t = s->values[i];
+        s->values[i] = tmp->values[i];
+        tmp->values[i] = t;
+    }
+    rsql_settings_destroy(tmp);
+    return RSQL_OK;
+}
+
+/*
+** Markdown: the options table of the settings, then which ones a job keeps.
+*/
+void rsql_settings_markdown(rsql_buf_t *out)
+{
+    rsql_opts_markdown(settings_table, out);
+    rsql_buf_puts(out, "\nCaptured by `CREATE JOB` (when set in the session that creates the "
+                       "job) and restored by `RUN JOB`:");
+    bool first = true;
+    for (int i = 0; i < N_SETTINGS; i++) {
+        if (settings_table[i].flags & RSQL_SETTING_F_JOB) {
+            rsql_buf_printf(out, "%s `%s`", first ? "" : ",", settings_table[i].name);
+            first = false;
+        }
+    }
+    rsql_buf_puts(out, ". The others only shape the interactive session.\n");
+}

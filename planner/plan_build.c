@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * plan_build: INSERT / SELECT -> plan. Loads the FROM and INTO tables from
+ * the catalog, re-validates their stored options against their connectors,
+ * checks that each can be used on its side (read / written) and that its
+ * format fits its columns, binds the select list and WHERE (plan_bind.c),
+ * maps the select list onto the sink's columns (by name with a column
+ * list, else by position; widening casts only), and reads the session
+ * settings the runtime needs (error tolerance and dead-letter table,
+ * retries, queue capacity, preview limit).
+ *
+ * Entry points: rsql_plan_build, rsql_plan_destroy (rsql_plan.h).
+ */
+#include "config.h"
+#include "planner/plan_int.h"
+
+#include "core/rsql_settings.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- tables */
+
+static rsql_err_t nomem_err(rsql_error_t *err)
+{
+    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+}
+
+/* Index of the column named name in def, or -1. */
+static int column_index(const rsql_table_def_t *def, const char *name)
+{
+    for (int i = 0; i < def->n_columns; i++) {
+        if (strcasecmp(def->columns[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/*
+** Re-validate def's stored options against its connector (into t->opts).
+** An error is reported at pos (the table's name in the statement) since
+** stored options have no place of their own.
+*/
+static rsql_err_t validate_stored(rsql_plan_table_t *t, rsql_pos_t pos, rsql_error_t *err)
+{
+    const rsql_table_def_t *def = t->def;
+    rsql_opt_kv_t *kvs = rsql_calloc((size_t)(def->n_options + 1), sizeof(*kvs));
+    const char **cols = rsql_calloc((size_t)(def->n_columns + 1), sizeof(*cols));
+    if (!kvs || !cols) {
+        rsql_free(kvs);
+        rsql_free(cols);
+        return nomem_err(err);
+    }
+    for (int i = 0; i < def->n_options; i++) {
+        kvs[i].key = def->options[i].key;
+        kvs[i].value = def->options[i].value;
+        kvs[i].key_pos = kvs[i].value_pos = RSQL_NOPOS;
+    }
+    for (int i = 0; i < def->n_columns; i++) {
+        cols[i] = def->columns[i].name;
+    }
+    rsql_error_t verr;
+    rsql_error_clear(&verr);
+    t->opts = rsql_connector_validate(kvs, def->n_options, cols, def->n_columns, RSQL_NOPOS,
+                                      &t->conn, &verr);
+    rsql_free(kvs);
+    rsql_free(cols);
+    if (!t->opts) {
+        if (verr.pos.off == RSQL_POS_NONE && verr.code != RSQL_ERR_NOMEM) {
+            verr.pos = pos;
+        }
+        if (verr.code == RSQL_OK) {
+            verr.code = RSQL_ERR_BAD_OPTION;
+        }
+        rsql_error_copy(err, &verr);
+        return verr.code;
+    }
+    const rsql_format_def_t *fmt = rsql_connector_format(t->conn, t->opts);
+    t->format = fmt ? fmt->name : NULL;
+    return RSQL_OK;
+}
+
+/* The raw format carries exactly one VARCHAR or BYTES column. */
+static rsql_err_t check_format(const rsql_plan_table_t *t, rsql_pos_t pos, rsql_error_t *err)
+{
+    if (!t->format || strcmp(t->format, "raw") != 0) {
+        return RSQL_OK;
+    }
+    const rsql_table_def_t *def = t->def;
+    if (def->n_columns != 1) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                              "format 'raw' needs exactly one VARCHAR or BYTES column, table '%s' "
+                              "has %d columns",
+                              def->name, def->n_columns);
+    }
+    if (def->columns[0].type != RSQL_TYPE_VARCHAR && def->columns[0].type != RSQL_TYPE_BYTES) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                              "format 'raw' needs exactly one VARCHAR or BYTES column, column "
+                              "'%s' of table '%s' is %s",
+                              def->columns[0].name, def->name,
+                              rsql_type_name(def->columns[0].type));
+    }
+    return RSQL_OK;
+}
+
+/* Load table name into t and check it can be used on side; errors at pos. */
+static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t pos, int side,
+                             rsql_plan_table_t *t, rsql_error_t *err)
+{
+    rsql_error_t cerr;
+    rsql_error_clear(&cerr);
+    if (rsql_catalog_table_get(cat, name, &t->def, &cerr)) {
+        if (cerr.pos.off == RSQL_POS_NONE) {
+            cerr.pos = pos;
+        }
+        rsql_error_copy(err, &cerr);
+        return cerr.code;
+    }
+    if (!t->def) {
+        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos, "no such table: %s", name);
+    }
+    rsql_err_t rc = validate_stored(t, pos, err);
+    if (rc) {
+        return rc;
+    }
+    if ((rc = rsql_connector_check_side(t->conn, t->opts, side, t->def->name, pos, err))) {
+        return rc;
+    }
+    return check_format(t, pos, err);
+}
+
+static void table_deinit(rsql_plan_table_t *t)
+{
+    rsql_optset_destroy(t->opts);
+    if (t->def) {
+        rsql_table_def_free(t->def);
+    }
+    memset(t, 0, sizeof(*t));
+}
+
+/* ---- settings */
+
+typedef struct settings_view {
+    const rsql_settings_t *s;
+    rsql_settings_t *defaults; /* owned when the caller passed NULL */
+} settings_view_t;
+
+/* ---- the dead-letter table of errors.dlq.table */
+
+static rsql_err_t bind_dlq(rsql_catalog_t *cat, const char *name, rsql_plan_table_t *t,
+                           rsql_error_t *err)
+{
+    static const struct {
+        const char *name;
+        rsql_type_t t1, t2;
+        const char *want;
+    } need[] = {
+        {"raw", RSQL_TYPE_BYTES, RSQL_TYPE_VARCHAR, "BYTES or VARCHAR"},
+        {"stage", RSQL_TYPE_VARCHAR, RSQL_TYPE_VARCHAR, "VARCHAR"},
+        {"error", RSQL_TYPE_VARCHAR, RSQL_TYPE_VARCHAR, "VARCHAR"},
+        {"source", RSQL_TYPE_VARCHAR, RSQL_TYPE_VARCHAR, "VARCHAR"},
+        {"ts", RSQL_TYPE_TIMESTAMP, RSQL_TYPE_TIMESTAMP, "TIMESTAMP(3)"},
+    };
+    rsql_error_t cerr;
+    rsql_error_clear(&cerr);
+    if (rsql_catalog_table_get(cat, name, &t->def, &cerr)) {
+        rsql_error_copy(err, &cerr);
+        return cerr.code;
+    }
+    if (!t->def) {
+        return rsql_error_set(err, RSQL_ERR_BAD_SETTING, RSQL_NOPOS,
+                              "dead-letter table '%s' does not exist (setting errors.dlq.table)",
+                              name);
+    }
+    for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+        int c = column_index(t->def, need[i].name);
+        if (c < 0 || (t->def->columns[c].type != need[i].t1 &&
+                      t->def->columns[c].type != need[i].t2)) {
+            return rsql_error_set(err, RSQL_ERR_BAD_SETTING, RSQL_NOPOS,
+                                  "dead-letter table '%s' must have column '%s' %s (setting "
+                                  "errors.dlq.table)",
+                                  t->def->name, need[i].name, need[i].want);
+        }
+    }
+    for (int i = 0; i < t->def->n_columns; i++) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
+            known |= strcasecmp(t->def->columns[i].name, need[k].name) == 0;
+        }
+        if (!known && t->def->columns[i].not_null) {
+            return rsql_error_set(err, RSQL_ERR_BAD_SETTING, RSQL_NOPOS,
+                                  "dead-letter table '%s' has NOT NULL column '%s' that a "
+                                  "dead letter cannot fill (setting errors.dlq.table)",
+                                  t->def->name, t->def->columns[i].name);
+        }
+    }
+    rsql_error_t verr;
+    rsql_error_clear(&verr);
+    if (validate_stored(t, RSQL_NOPOS, &verr) ||
+        rsql_connector_check_side(t->conn, t->opts, RSQL_SIDE_SINK, t->def->name, RSQL_NOPOS,
+                                  &verr) ||
+        check_format(t, RSQL_NOPOS, &verr)) {
+        if (verr.code == RSQL_ERR_NOMEM) {
+            rsql_error_copy(err, &verr);
+        } else {
+            rsql_error_set(err, RSQL_ERR_BAD_SETTING, RSQL_NOPOS, "%s (setting errors.dlq.table)",
+                           verr.msg);
+        }
+        return err ? err->code : RSQL_ERR_BAD_SETTING;
+    }
+    return RSQL_OK;
+}
+
+/* ---- the select list */
+
+typedef struct sel_item {
+    rsql_bexpr_t *expr;
+    rsql_pos_t pos;   /* the item (the '*' for expanded columns) */
+    const char *name; /* output name */
+} sel_item_t;
+
+static rsql_pos_t span(rsql_pos_t a, rsql_pos_t b)
+{
+    rsql_pos_t p = a;
+    if (b.off != RSQL_POS_NONE && b.off + b.len > a.off + a.len) {
+        p.len = b.off + b.len - a.off;
+    }
+    return p;
+}
+
+static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel_item_t **out,
+                                   int *n_out, rsql_error_t *err)
+{
+    const rsql_table_def_t *t = b->table;
+    int n = 0;
+    for (int i = 0; i < sel->n_items; i++) {
+        n += sel->items[i].expr->kind == RSQL_EX_STAR ? t->n_columns : 1;
+    }
+    sel_item_t *items = rsql_arena_alloc(b->arena, sizeof(sel_item_t) * (size_t)(n ? n : 1));
+    if (!items) {
+        return nomem_err(err);
+    }
+    int k = 0;
+    for (int i = 0; i < sel->n_items; i++) {
+        const rsql_select_item_t *it = &sel->items[i];
+        const rsql_expr_t *e = it->expr;
+        if (e->kind == RSQL_EX_STAR) {
+            if (e->qualifier && strcasecmp(e->qualifier, t->name) != 0) {
+                return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such table: %s",
+                                      e->qualifier);
+            }
+            for (int c = 0; c < t->n_columns; c++) {
+                rsql_bexpr_t *col = rsql_plan__node(b->arena, RSQL_BX_COLUMN,
+                                                    t->columns[c].type, e->pos, 0);
+                if (!col) {
+                    return nomem_err(err);
+                }
+                col->column = c;
+                col->name = t->columns[c].name;
+                items[k].expr = col;
+                items[k].pos = e->pos;
+                items[k].name = t->columns[c].name;
+                k++;
+            }
+            continue;
+        }
+        rsql_bexpr_t *x = rsql_plan__bind_expr(b, e, err);
+        if (!x) {
+            return err ? err->code : RSQL_ERR_SEMANTIC;
+        }
+        items[k].expr = x;
+        items[k].pos = e->pos;
+        if (it->alias.name) {
+            items[k].name = rsql_arena_strdup(b->arena, it->alias.name);
+        } else if (x->kind == RSQL_BX_COLUMN) {
+            items[k].name = x->name;
+        } else {
+            items[k].name = rsql_arena_strndup(b->arena, b->sql + e->pos.off, e->pos.len);
+        }
+        if (!items[k].name) {
+            return nomem_err(err);
+        }
+        k++;
+    }
+    *out = items;
+    *n_out = k;
+    return RSQL_OK;
+}
+
+/* One output for sink column col from select item it (widening cast, type check). */
+static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel_item_t *it,
+                             rsql_plan_output_t *o, rsql_error_t *err)
+{
+    rsql_bexpr_t *x = it->expr;
+    o->name = col->name;
+    o->type = col->type;
+    o->not_null = col->not_null;
+    if (col->not_null && x->kind == RSQL_BX_CONST && x->value.is_null) {
+        return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
+                              "cannot insert NULL into column '%s' which is NOT NULL", col->name);
+    }
+    if (!rsql_type_widens(x->type, col->type)) {
+        return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
+                              "cannot insert %s into column '%s' of type %s",
+                              rsql_type_name(x->type), col->name, rsql_type_name(col->type));
+    }
+    if (x->type == RSQL_TYPE_NULL) {
+        rsql_bexpr_t *c = rsql_plan__node(plan->arena, RSQL_BX_CONST, col->type, x->pos, 0);
+        if (!c) {
+            return nomem_err(err);
+        }
+        c->value.is_null = true;
+        o->expr = c;
+    } else if (!(o->expr = rsql_plan__cast(plan->arena, x, col->type, true))) {
+        return nomem_err(err);
+    }
+    return RSQL_OK;
+}
+
+static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const sel_item_t *items,
+                             int n_items, rsql_pos_t list_pos, rsql_error_t *err)
+{
+    const rsql_table_def_t *sink = plan->sink.def;
+    plan->n_outputs = sink->n_columns;
+    plan->outputs = rsql_arena_alloc(plan->arena, sizeof(rsql_plan_output_t) *
+                                                      (size_t)(sink->n_columns ? sink->n_columns
+                                                                               : 1));
+    if (!plan->outputs) {
+        return nomem_err(err);
+    }
+    rsql_err_t rc;
+    if (ins->n_columns == 0) {
+        if (n_items != sink->n_columns) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, list_pos,
+                                  "table '%s' has %d column%s but SELECT produces %d value%s",
+                                  sink->name, sink->n_columns, sink->n_columns == 1 ? "" : "s",
+                                  n_items, n_items == 1 ? "" : "s");
+        }
+        for (int i = 0; i < n_items; i++) {
+            if ((rc = map_output(plan, &sink->columns[i], &items[i], &plan->outputs[i], err))) {
+                return rc;
+            }
+        }
+        return RSQL_OK;
+    }
+    int *src_of = rsql_arena_alloc(plan->arena, sizeof(int) * (size_t)(sink->n_columns + 1));
+    if (!src_of) {
+        return nomem_err(err);
+    }
+    for (int c = 0; c < sink->n_columns; c++) {
+        src_of[c] = -1;
+    }
+    for (int i = 0; i < ins->n_columns; i++) {
+        const rsql_ident_t *id = &ins->columns[i];
+        int c = column_index(sink, id->name);
+        if (c < 0) {
+            return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, id->pos,
+                                  "table '%s' has no column named '%s'", sink->name, id->name);
+        }
+        if (src_of[c] >= 0) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, id->pos,
+                                  "column '%s' is listed more than once", sink->columns[c].name);
+        }
+        src_of[c] = i;
+    }
+    if (n_items != ins->n_columns) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, list_pos,
+                              "INSERT has %d target column%s but SELECT produces %d value%s",
+                              ins->n_columns, ins->n_columns == 1 ? "" : "s", n_items,
+                              n_items == 1 ? "" : "s");
+    }
+    for (int c = 0; c < sink->n_columns; c++) {
+        const rsql_col_t *col = &sink->columns[c];
+        rsql_plan_output_t *o = &plan->outputs[c];
+        if (src_of[c] >= 0) {
+            if ((rc = map_output(plan, col, &items[src_of[c]], o, err))) {
+                return rc;
+            }
+            continue;
+        }
+        if (col->not_null) {
+            rsql_pos_t lp = span(ins->columns[0].pos, ins->columns[ins->n_columns - 1].pos);
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, lp,
+                                  "column '%s' is NOT NULL but gets no value (it is not in the "
+                                  "column list)",
+                                  col->name);
+        }
+        o->name = col->name;
+        o->type = col->type;
+        o->not_null = false;
+        o->expr = rsql_plan__node(plan->arena, RSQL_BX_CONST, col->type, RSQL_NOPOS, 0);
+        if (!o->expr) {
+            return nomem_err(err);
+        }
+        o->expr->value.is_null = true;
+    }
+    return RSQL_OK;
+}
+
+/* ---- bounded sources */
+
+static bool opt_given_true(const rsql_optset_t *set, const char *name)
+{
+    return rsql_optset_lookup_def(set, name) && rsql_optset_find(set, name) >= 0 &&
+           rsql_optset_bool(set, name);
+}
+
+static void decide_bounded(rsql_plan_t *plan)
+{
+    const rsql_plan_table_t *t = &plan->source;
+    const char *c = t->conn->name;
+    const rsql_optset_t *set = t->opts;
+    plan->source_bounded = false;
+    plan->bounded_why = "unbounded";
+    if (strcmp(c, "datagen") == 0) {
+        if (rsql_optset_lookup_def(set, "number-of-rows") &&
+            rsql_optset_find(set, "number-of-rows") >= 0) {
+            plan->source_bounded = true;
+            plan->bounded_why = "bounded (number-of-rows)";
+        } else {
+            plan->bounded_why = "unbounded (no number-of-rows)";
+        }
+    } else if (strcmp(c, "filesystem") == 0 || strcmp(c, "sqlite") == 0) {
+        static const char *const follow[] = {"scan.follow", NULL};
+        plan->source_bounded = true;
+        plan->bounded_why = strcmp(c, "sqlite") == 0 ? "bounded (ends at the last row)"
+                                                     : "bounded (ends at end of file)";
+        for (int i = 0; follow[i]; i++) {
+            if (opt_given_true(set, follow[i])) {
+                plan->source_bounded = false;
+                plan->bounded_why = strcmp(c, "sqlite") == 0
+                                        ? "unbounded (follows new rows)"
+                                        : "unbounded (follows appended data)";
+            }
+        }
+    } else if (strcmp(c, "rocketmq-grpc") == 0) {
+        if (rsql_optset_lookup_def(set, "scan.idle-timeout") &&
+            rsql_optset_find(set, "scan.idle-timeout") >= 0) {
+            plan->source_bounded = true;
+            plan->bounded_why = "bounded (ends after scan.idle-timeout without messages)";
+        } else {
+            plan->bounded_why = "unbounded (no scan.idle-timeout)";
+        }
+    }
+}
+
+/* ---- the plan */
+
+/* Free plan and everything it owns. NULL-safe. */
+void rsql_plan_destroy(rsql_plan_t *plan)
+{
+    if (!plan) {
+        return;
+    }
+    table_deinit(&plan->source);
+    table_deinit(&plan->sink);
+    table_deinit(&plan->errors.dlq);
+    rsql_arena_destroy(plan->arena);
+    rsql_free(plan->sql);
+    rsql_free(plan);
+}
+
+static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
+                                const rsql_settings_t *s, rsql_error_t *err)
+{
+    const char *tol = rsql_settings_get(s, "errors.tolerance");
+    plan->errors.tolerate_all = tol && strcasecmp(tol, "all") == 0;
+    plan->errors.retry_timeout_ms = rsql_settings_int(s, "errors.retry.timeout");
+    plan->errors.retry_backoff_max_ms = rsql_settings_int(s, "errors.retry.backoff-max");
+    plan->queue_capacity = rsql_settings_int(s, "pipeline.queue-capacity");
+    plan->batch_size = rsql_settings_int(s, "pipeline.batch-size");
+    const char *dlq = rsql_settings_get(s, "errors.dlq.table");
+    if (dlq && *dlq) {
+        return bind_dlq(cat, dlq, &plan->errors.dlq, err);
+    }
+    return RSQL_OK;
+}
+
+static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_t *stmt,
+                        const rsql_settings_t *settings, rsql_error_t *err)
+{
+    const rsql_insert_t *ins = stmt->kind == RSQL_STMT_INSERT ? stmt->insert : NULL;
+    const rsql_select_t *sel = ins ? ins->select : stmt->select;
+    rsql_err_t rc;
+    if (!sel || (ins && !ins->target.name) || !sel->from.name) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, stmt->pos, "incomplete statement tree");
+    }
+    if ((rc = bind_table(cat, sel->from.name, sel->from.pos, RSQL_SIDE_SOURCE, &plan->source,
+                         err))) {
+        return rc;
+    }
+    if (ins) {
+        if (strcasecmp(ins->target.name, sel->from.name) == 0) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, ins->target.pos,
+                                  "cannot insert into table '%s' while reading from it",
+                                  ins->target.name);
+        }
+        if ((rc = bind_table(cat, ins->target.name, ins->target.pos, RSQL_SIDE_SINK, &plan->sink,
+                             err))) {
+            return rc;
+        }
+    }
+    rsql_bind_t b = {plan->arena, plan->sql, plan->source.def};
+    sel_item_t *items = NULL;
+    int n_items = 0;
+    if ((rc = bind_select_list(&b, sel, &items, &n_items, err))) {
+        return rc;
+    }
+    if (sel->where) {
+        plan->filter = rsql_plan__bind_expr(&b, sel->where, err);
+        if (!plan->filter) {
+            return err ? err->code : RSQL_ERR_SEMANTIC;
+        }
+        if (plan->filter->type != RSQL_TYPE_BOOLEAN && plan->filter->type != RSQL_TYPE_NULL) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, sel->where->pos,
+                                  "WHERE clause must be BOOLEAN, got %s",
+                                  rsql_type_name(plan->filter->type));
+        }
+    }
+    rsql_pos_t list_pos = sel->n_items > 0 ? span(sel->items[0].expr->pos,
+                                                  sel->items[sel->n_items - 1].expr->pos)
+                                           : sel->pos;
+    if (sel->has_limit) {
+        if (ins) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, sel->limit_pos,
+                                  "LIMIT is only allowed in a SELECT preview");
+        }
+        if (sel->limit < 0) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, sel->limit_pos,
+                                  "LIMIT must not be negative");
+        }
+    }
+    if (ins) {
+        plan->kind = RSQL_PLAN_INSERT;
+        if ((rc = map_insert(plan, ins, items, n_items, list_pos, err))) {
+            return rc;
+        }
+    } else {
+        plan->kind = RSQL_PLAN_SELECT;
+        plan->n_outputs = n_items;
+        plan->outputs = rsql_arena_alloc(plan->arena, sizeof(rsql_plan_output_t) *
+                                                          (size_t)(n_items ? n_items : 1));
+        if (!plan->outputs) {
+            return nomem_err(err);
+        }
+        for (int i = 0; i < n_items; i++) {
+            plan->outputs[i].name = items[i].name;
+            plan->outputs[i].type = items[i].expr->type;
+            plan->outputs[i].expr = items[i].expr;
+        }
+        if (sel->has_limit) {
+            plan->has_limit = true;
+            plan->limit = sel->limit;
+        } else {
+            int64_t lim = rsql_settings_int(settings, "sql.preview-limit");
+            plan->has_limit = lim > 0;
+            plan->limit = lim;
+            plan->limit_from_setting = lim > 0;
+        }
+    }
+    decide_bounded(plan);
+    return read_settings(cat, plan, settings, err);
+}
+
+/*
+** Build the plan of stmt (see rsql_plan.h). The plan copies sql up to the
+** end of the statement and keeps every position relative to it.
+*/
+rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const char *sql,
+                             const rsql_settings_t *settings, rsql_error_t *err)
+{
+    if (!stmt || (stmt->kind != RSQL_STMT_INSERT && stmt->kind != RSQL_STMT_SELECT) || !sql) {
+        rsql_error_set(err, RSQL_ERR_INTERNAL, stmt ? stmt->pos : RSQL_NOPOS,
+                       "only INSERT and SELECT statements can be planned");
+        return NULL;
+    }
+    rsql_plan_t *plan = rsql_calloc(1, sizeof(*plan));
+    if (!plan) {
+        nomem_err(err);
+        return NULL;
+    }
+    size_t len = strlen(sql);
+    size_t end = (size_t)stmt->pos.off + stmt->pos.len;
+    if (stmt->pos.off == RSQL_POS_NONE || end > len) {
+        end = len;
+    }
+    plan->sql = rsql_strndup(sql, end);
+    plan->stmt_off = stmt->pos.off == RSQL_POS_NONE || stmt->pos.off > end ? 0 : stmt->pos.off;
+    plan->arena = rsql_arena_new();
+    rsql_settings_t *defaults = NULL;
+    if (!settings) {
+        settings = defaults = rsql_settings_new();
+    }
+    rsql_err_t rc;
+    if (!plan->sql || !plan->arena || !settings) {
+        rc = nomem_err(err);
+    } else {
+        rc = build(cat, plan, stmt, settings, err);
+    }
+    rsql_settings_destroy(defaults);
+    if (rc) {
+        rsql_plan_destroy(plan);
+        return NULL;
+    }
+    return plan;
+}

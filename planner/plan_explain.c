@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * plan_explain: the EXPLAIN text of a plan, and bound expressions printed
+ * back as canonical SQL. The output is stable (golden-tested): ASCII
+ * framing, no addresses or times, secrets masked, options in the order they
+ * were written. The tree reads top-down from the sink to the source (data
+ * flows upwards); each node's details are indented under it:
+ *
+ *   Sink: s
+ *     connector: filesystem
+ *     ...
+ *     ->  Projection
+ *           x := CAST((a + 1) AS BIGINT) (BIGINT)
+ *           ->  Filter: a > 3
+ *                 ->  Source: t
+ *                       connector: datagen
+ *                       ...
+ *   Threads: poll -> queue(1024) -> decode/filter/project/encode -> queue(1024) -> write ...
+ *   Errors: ...
+ *   Retries: ...
+ *
+ * Expressions: arithmetic and || always in parentheses, boolean operators
+ * (comparisons, AND, OR, NOT, IS, LIKE, IN, BETWEEN) in parentheses only
+ * when they are the operand of another operator; functions as NAME(args).
+ */
+#include "config.h"
+#include "planner/plan_int.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- expressions */
+
+static const char *op_sql(rsql_op_t op)
+{
+    switch (op) {
+    case RSQL_OP_ADD: return "+";
+    case RSQL_OP_SUB: return "-";
+    case RSQL_OP_MUL: return "*";
+    case RSQL_OP_DIV: return "/";
+    case RSQL_OP_MOD: return "%";
+    case RSQL_OP_EQ: return "=";
+    case RSQL_OP_NE: return "<>";
+    case RSQL_OP_LT: return "<";
+    case RSQL_OP_LE: return "<=";
+    case RSQL_OP_GT: return ">";
+    case RSQL_OP_GE: return ">=";
+    case RSQL_OP_AND: return "AND";
+    case RSQL_OP_OR: return "OR";
+    case RSQL_OP_CONCAT: return "||";
+    case RSQL_OP_NOT: return "NOT";
+    case RSQL_OP_NEG: return "-";
+    case RSQL_OP_PLUS: return "+";
+    case RSQL_OP_NONE: break;
+    }
+    return "?";
+}
+
+static void put_ident(rsql_buf_t *out, const char *name)
+{
+    bool plain = name[0] && (isalpha((unsigned char)name[0]) || name[0] == '_');
+    for (const char *p = name; plain && *p; p++) {
+        plain = isalnum((unsigned char)*p) || *p == '_';
+    }
+    if (plain) {
+        rsql_buf_puts(out, name);
+        return;
+    }
+    rsql_buf_putc(out, '"');
+    for (const char *p = name; *p; p++) {
+        if (*p == '"') {
+            rsql_buf_putc(out, '"');
+        }
+        rsql_buf_putc(out, *p);
+    }
+    rsql_buf_putc(out, '"');
+}
+
+static void put_string(rsql_buf_t *out, const char *s, size_t n)
+{
+    rsql_buf_putc(out, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'') {
+            rsql_buf_putc(out, '\'');
+        }
+        rsql_buf_putc(out, s[i]);
+    }
+    rsql_buf_putc(out, '\'');
+}
+
+static void put_const(rsql_buf_t *out, const rsql_bexpr_t *e)
+{
+    const rsql_value_t *v = &e->value;
+    char buf[40];
+    if (v->is_null || e->type == RSQL_TYPE_NULL) {
+        rsql_buf_puts(out, "NULL");
+        return;
+    }
+    switch (e->type) {
+    case RSQL_TYPE_BOOLEAN: rsql_buf_puts(out, v->v.b ? "TRUE" : "FALSE"); break;
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT: rsql_buf_printf(out, "%" PRId64, v->v.i); break;
+    case RSQL_TYPE_DOUBLE:
+        rsql_plan__format_double(v->v.d, buf);
+        rsql_buf_puts(out, buf);
+        break;
+    case RSQL_TYPE_TIMESTAMP:
+        rsql_plan__format_timestamp(v->v.ts, buf);
+        rsql_buf_printf(out, "TIMESTAMP '%s'", buf);
+        break;
+    case RSQL_TYPE_VARCHAR:
+    case RSQL_TYPE_BYTES: put_string(out, v->v.s.p, v->v.s.len); break;
+    case RSQL_TYPE_NULL: break;
+    }
+}
+
+static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested);
+
+static void print_list(const rsql_bexpr_t *const *args, int n, rsql_buf_t *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (i) {
+            rsql_buf_puts(out, ", ");
+        }
+        print_expr(args[i], out, false);
+    }
+}
+
+static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
+{
+    bool boolean_op = e->kind == RSQL_BX_IS_NULL || e->kind == RSQL_BX_LIKE ||
+                      e->kind == RSQL_BX_IN || e->kind == RSQL_BX_BETWEEN ||
+                      (e->kind == RSQL_BX_UNARY && e->op == RSQL_OP_NOT) ||
+                      (e->kind == RSQL_BX_BINARY && e->type == RSQL_TYPE_BOOLEAN);
+    bool paren = (boolean_op && nested) || (e->kind == RSQL_BX_BINARY && !boolean_op);
+    if (paren) {
+        rsql_buf_putc(out, '(');
+    }
+    switch (e->kind) {
+    case RSQL_BX_CONST: put_const(out, e); break;
+    case RSQL_BX_COLUMN: put_ident(out, e->name); break;
+    case RSQL_BX_UNARY:
+        if (e->op == RSQL_OP_NOT) {
+            rsql_buf_puts(out, "NOT ");
+            print_expr(e->args[0], out, true);
+        } else {
+            const rsql_bexpr_t *x = e->args[0];
+            bool wrap = x->kind == RSQL_BX_UNARY ||
+                        (x->kind == RSQL_BX_CONST && !x->value.is_null &&
+                         ((x->type == RSQL_TYPE_DOUBLE && x->value.v.d < 0) ||
+                          (x->type != RSQL_TYPE_DOUBLE && x->value.v.i < 0)));
+            rsql_buf_putc(out, '-');
+            if (wrap) {
+                rsql_buf_putc(out, '(');
+            }
+            print_expr(x, out, true);
+            if (wrap) {
+                rsql_buf_putc(out, ')');
+            }
+        }
+        break;
+    case RSQL_BX_BINARY:
+        print_expr(e->args[0], out, true);
+        rsql_buf_printf(out, " %s ", op_sql(e->op));
+        print_expr(e->args[1], out, true);
+        break;
+    case RSQL_BX_IS_NULL:
+        print_expr(e->args[0], out, true);
+        rsql_buf_puts(out, e->negated ? " IS NOT NULL" : " IS NULL");
+        break;
+    case RSQL_BX_LIKE:
+        print_expr(e->args[0], out, true);
+        rsql_buf_puts(out, e->negated ? " NOT LIKE " : " LIKE ");
+        print_expr(e->args[1], out, true);
+        if (e->n_args > 2) {
+            rsql_buf_puts(out, " ESCAPE ");
+            print_expr(e->args[2], out, true);
+        }
+        break;
+    case RSQL_BX_IN:
+        print_expr(e->args[0], out, true);
+        rsql_buf_puts(out, e->negated ? " NOT IN (" : " IN (");
+        print_list((const rsql_bexpr_t *const *)e->args + 1, e->n_args - 1, out);
+        rsql_buf_putc(out, ')');
+        break;
+    case RSQL_BX_BETWEEN:
+        print_expr(e->args[0], out, true);
+        rsql_buf_puts(out, e->negated ? " NOT BETWEEN " : " BETWEEN ");
+        print_expr(e->args[1], out, true);
+        rsql_buf_puts(out, " AND ");
+        print_expr(e->args[2], out, true);
+        break;
+    case RSQL_BX_CASE: {
+        int k = 0, end = e->n_args - (e->has_else ? 1 : 0);
+        rsql_buf_puts(out, "CASE");
+        if (e->has_operand) {
+            rsql_buf_putc(out, ' ');
+            print_expr(e->args[0], out, false);
+            k = 1;
+        }
+        for (; k + 1 < end; k += 2) {
+            rsql_buf_puts(out, " WHEN ");
+            print_expr(e->args[k], out, false);
+            rsql_buf_puts(out, " THEN ");
+            print_expr(e->args[k + 1], out, false);
+        }
+        if (e->has_else) {
+            rsql_buf_puts(out, " ELSE ");
+            print_expr(e->args[e->n_args - 1], out, false);
+        }
+        rsql_buf_puts(out, " END");
+        break;
+    }
+    case RSQL_BX_CAST:
+        rsql_buf_puts(out, "CAST(");
+        print_expr(e->args[0], out, false);
+        rsql_buf_printf(out, " AS %s)", rsql_type_name(e->type));
+        break;
+    case RSQL_BX_FUNC:
+        rsql_buf_puts(out, e->name);
+        if (strcmp(e->name, "CURRENT_TIMESTAMP") != 0) {
+            rsql_buf_putc(out, '(');
+            print_list((const rsql_bexpr_t *const *)e->args, e->n_args, out);
+            rsql_buf_putc(out, ')');
+        }
+        break;
+    }
+    if (paren) {
+        rsql_buf_putc(out, ')');
+    }
+}
+
+/* Append e as canonical SQL text to out. */
+void rsql_bexpr_print(const rsql_bexpr_t *e, rsql_buf_t *out)
+{
+    print_expr(e, out, false);
+}
+
+/* ---- the tree */
+
+typedef struct explain {
+    rsql_buf_t *out;
+    const rsql_plan_t *plan;
+} explain_t;
+
+static void indent(rsql_buf_t *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        rsql_buf_putc(out, ' ');
+    }
+}
+
+/*
+** A node line at depth d: "Sink: s" (d = 0), "  ->  Projection" (d = 1), ...
+** (PostgreSQL's layout: a child's arrow lines up with its parent's details).
+*/
+static void node(explain_t *x, int d, const char *title)
+{
+    if (d > 0) {
+        indent(x->out, 6 * d - 4);
+        rsql_buf_puts(x->out, "->  ");
+    }
+    rsql_buf_puts(x->out, title);
+}
+
+/* Start a detail line under a node at depth d. */
+static void attr(explain_t *x, int d, const char *key)
+{
+    indent(x->out, 6 * d + 2);
+    rsql_buf_printf(x->out, "%s: ", key);
+}
+
+static const char *dur(int64_t ms, char *buf, size_t size)
+{
+    return rsql_opt_format_duration(ms, buf, size);
+}
+
+static bool given(const rsql_plan_table_t *t, const char *name)
+{
+    return rsql_optset_lookup_def(t->opts, name) && rsql_optset_find(t->opts, name) >= 0;
+}
+
+static bool is_conn(const rsql_plan_table_t *t, const char *name)
+{
+    return t->conn && strcmp(t->conn->name, name) == 0;
+}
+
+static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
+{
+    attr(x, d, "connector");
+    rsql_buf_printf(x->out, "%s\n", t->conn->name);
+    if (t->format) {
+        attr(x, d, "format");
+        rsql_buf_printf(x->out, "%s\n", t->format);
+    }
+    int n = rsql_optset_count(t->opts), shown = 0;
+    for (int i = 0; i < n; i++) {
+        const rsql_opt_kv_t *kv = rsql_optset_at(t->opts, i);
+        if (strcasecmp(kv->key, "connector") == 0) {
+            continue;
+        }
+        if (shown++ == 0) {
+            attr(x, d, "options");
+        } else {
+            rsql_buf_puts(x->out, ", ");
+        }
+        rsql_buf_printf(x->out, "'%s'='%s'", kv->key, rsql_optset_display_value(t->opts, i));
+    }
+    if (shown) {
+        rsql_buf_putc(x->out, '\n');
+    }
+    attr(x, d, "columns");
+    for (int i = 0; i < t->def->n_columns; i++) {
+        const rsql_col_t *c = &t->def->columns[i];
+        rsql_buf_puts(x->out, i ? ", " : "");
+        put_ident(x->out, c->name);
+        rsql_buf_printf(x->out, " %s%s", rsql_type_name(c->type), c->not_null ? " NOT NULL" : "");
+    }
+    rsql_buf_putc(x->out, '\n');
+}
+
+static void sink_node(explain_t *x)
+{
+    const rsql_plan_t *p = x->plan;
+    const rsql_plan_table_t *t = &p->sink;
+    if (p->kind == RSQL_PLAN_SELECT) {
+        node(x, 0, "Preview: print to terminal, ");
+        if (p->has_limit) {
+            rsql_buf_printf(x->out, "LIMIT %" PRId64 "%s", p->limit,
+                            p->limit_from_setting ? " (sql.preview-limit)" : "");
+        } else {
+            rsql_buf_puts(x->out, "no LIMIT");
+        }
+        rsql_buf_puts(x->out, ", never acks\n");
+        return;
+    }
+    node(x, 0, "Sink: ");
+    put_ident(x->out, t->def->name);
+    rsql_buf_putc(x->out, '\n');
+    table_details(x, 0, t);
+    if (is_conn(t, "rocketmq-grpc")) {
+        attr(x, 0, "producer");
+        const char *col;
+        if ((col = given(t, "sink.message-group-column")
+                       ? rsql_optset_str(t->opts, "sink.message-group-column")
+                       : NULL)) {
+            rsql_buf_printf(x->out, "FIFO, message group from column '%s'\n", col);
+        } else if ((col = given(t, "sink.lite-topic-column")
+                              ? rsql_optset_str(t->opts, "sink.lite-topic-column")
+                              : NULL)) {
+            rsql_buf_printf(x->out, "LITE, lite topic from column '%s'\n", col);
+        } else if ((col = given(t, "sink.lite-topic") ? rsql_optset_str(t->opts, "sink.lite-topic")
+                                                       : NULL)) {
+            rsql_buf_printf(x->out, "LITE, lite topic '%s'\n", col);
+        } else {
+            rsql_buf_puts(x->out, "NORMAL\n");
+        }
+    }
+    attr(x, 0, "delivery");
+    if (is_conn(t, "sqlite") && !is_conn(&p->source, "rocketmq-grpc")) {
+        rsql_buf_puts(x->out, "exactly-once (the sqlite sink stores the source position in the "
+                              "same transaction as the rows)\n");
+    } else if (is_conn(t, "sqlite")) {
+        rsql_buf_puts(x->out, "at-least-once (RocketMQ acks cannot join the sqlite "
+                              "transaction)\n");
+    } else {
+        rsql_buf_puts(x->out, "at-least-once (a row's source position is committed only after "
+                              "the sink confirms it)\n");
+    }
+}
+
+static void rmq_source_details(explain_t *x, int d, const rsql_plan_table_t *t)
+{
+    const rsql_plan_t *p = x->plan;
+    char b1[32], b2[32], b3[32];
+    const char *mode = rsql_optset_str(t->opts, "source.mode");
+    bool lite = mode && strcasecmp(mode, "lite") == 0;
+    attr(x, d, "mode");
+    if (lite && given(t, "source.lite-topics")) {
+        rsql_buf_printf(x->out, "lite (lite topics %s under '%s')\n",
+                        rsql_optset_str(t->opts, "source.lite-topics"),
+                        rsql_optset_str(t->opts, "topic"));
+    } else if (lite) {
+        rsql_buf_printf(x->out, "lite (every lite topic under '%s')\n",
+                        rsql_optset_str(t->opts, "topic"));
+    } else {
+        rsql_buf_printf(x->out, "simple (topic '%s', %s filter '%s')\n",
+                        rsql_optset_str(t->opts, "topic"),
+                        rsql_optset_str(t->opts, "source.filter-type"),
+                        rsql_optset_str(t->opts, "source.filter-expression"));
+    }
+    attr(x, d, "receive");
+    rsql_buf_printf(x->out,
+                    "%" PRId64 " concurrent long polls (ReceiveMessage, up to %" PRId64
+                    " messages, await %s), invisible duration %s\n",
+                    rsql_optset_int(t->opts, "source.fetch-concurrency"),
+                    rsql_optset_int(t->opts, "source.batch-size"),
+                    dur(rsql_optset_int(t->opts, "source.await-duration"), b1, sizeof b1),
+                    dur(rsql_optset_int(t->opts, "source.invisible-duration"), b2, sizeof b2));
+    int n = rsql_optset_count(t->opts);
+    bool throttled = false;
+    for (int i = 0; i < n; i++) {
+        throttled |= strncasecmp(rsql_optset_at(t->opts, i)->key, "throttle.", 9) == 0;
+    }
+    if (lite && throttled) {
+        attr(x, d, "throttle");
+        int64_t inflight = rsql_optset_int(t->opts, "throttle.max-inflight-per-lite-topic");
+        if (inflight > 0) {
+            rsql_buf_printf(x->out, "max %" PRId64 " in flight per lite topic", inflight);
+        } else {
+            rsql_buf_puts(x->out, "no in-flight limit");
+        }
+        if (given(t, "throttle.rate-per-lite-topic")) {
+            rsql_buf_printf(x->out, ", at most %.15g/s per lite topic",
+                            rsql_optset_double(t->opts, "throttle.rate-per-lite-topic"));
+        }
+        rsql_buf_printf(x->out,
+                        "; a hot lite topic's messages are deferred (ChangeInvisibleDuration) "
+                        "by %s, doubling\n",
+                        dur(rsql_optset_int(t->opts, "throttle.defer"), b1, sizeof b1));
+        attr(x, d, "valves");
+        rsql_buf_printf(x->out,
+                        "a message at delivery attempt %" PRId64
+                        " is processed, never deferred again; no deferral exceeds %s\n",
+                        rsql_optset_int(t->opts, "source.max-delivery-attempts"),
+                        dur(rsql_optset_int(t->opts, "source.max-invisible-duration"), b2,
+                            sizeof b2));
+    }
+    attr(x, d, "acks");
+    if (p->kind == RSQL_PLAN_SELECT) {
+        rsql_buf_puts(x->out, "never (a preview does not ack: the messages come back after "
+                              "their invisible duration)\n");
+        return;
+    }
+    rsql_buf_printf(x->out,
+                    "acked (AckMessage, batched) after the sink confirms each row, or after it "
+                    "is filtered out/dead-lettered; held messages renewed "
+                    "(ChangeInvisibleDuration) %s before their invisible duration ends\n",
+                    dur(rsql_optset_int(t->opts, "source.renewal-ahead"), b3, sizeof b3));
+}
+
+static void source_node(explain_t *x, int d)
+{
+    const rsql_plan_t *p = x->plan;
+    const rsql_plan_table_t *t = &p->source;
+    node(x, d, "Source: ");
+    put_ident(x->out, t->def->name);
+    rsql_buf_putc(x->out, '\n');
+    table_details(x, d, t);
+    attr(x, d, "read");
+    rsql_buf_printf(x->out, "%s\n", p->bounded_why);
+    if (is_conn(t, "rocketmq-grpc")) {
+        rmq_source_details(x, d, t);
+        return;
+    }
+    attr(x, d, "offsets");
+    if (p->kind == RSQL_PLAN_SELECT) {
+        rsql_buf_puts(x->out, "never committed (preview)\n");
+    } else if (is_conn(&p->sink, "sqlite")) {
+        rsql_buf_puts(x->out, "position committed up to the first row whose outcome is unknown, "
+                              "by the sqlite sink in its transaction and to the catalog\n");
+    } else {
+        rsql_buf_puts(x->out, "position committed to the catalog up to the first row whose "
+                              "outcome is unknown\n");
+    }
+}
+
+static void threads_line(explain_t *x)
+{
+    const rsql_plan_t *p = x->plan;
+    rsql_buf_puts(x->out, "Threads: poll");
+    if (is_conn(&p->source, "rocketmq-grpc")) {
+        rsql_buf_printf(x->out, " (%" PRId64 " long polls)",
+                        rsql_optset_int(p->source.opts, "source.fetch-concurrency"));
+    }
+    rsql_buf_printf(x->out,
+                    " -> queue(%" PRId64 ") -> decode/filter/project/encode -> queue(%" PRId64
+                    ") -> %s (batches of %" PRId64 ")\n",
+                    p->queue_capacity, p->queue_capacity,
+                    p->kind == RSQL_PLAN_SELECT ? "print" : "write", p->batch_size);
+}
+
+static void errors_line(explain_t *x)
+{
+    const rsql_plan_t *p = x->plan;
+    const rsql_plan_errors_t *e = &p->errors;
+    char b1[32], b2[32];
+    rsql_buf_puts(x->out, "Errors: ");
+    if (!e->tolerate_all) {
+        rsql_buf_puts(x->out, "tolerance none (a failed row stops the job; nothing past it is "
+                              "committed or acked)");
+    } else if (e->dlq.def) {
+        rsql_buf_puts(x->out, "tolerance all (a failed row goes to dead-letter table ");
+        put_ident(x->out, e->dlq.def->name);
+        rsql_buf_printf(x->out, " [%s] and the job goes on)", e->dlq.conn->name);
+    } else {
+        rsql_buf_puts(x->out, "tolerance all (a failed row is counted and skipped; no "
+                              "errors.dlq.table)");
+    }
+    if (!e->tolerate_all && e->dlq.def) {
+        rsql_buf_puts(x->out, "; dead-letter table ");
+        put_ident(x->out, e->dlq.def->name);
+        rsql_buf_puts(x->out, " unused");
+    }
+    if (e->tolerate_all && is_conn(&p->source, "rocketmq-grpc") &&
+        given(&p->source, "source.dead-letter") &&
+        strcasecmp(rsql_optset_str(p->source.opts, "source.dead-letter"), "native") == 0) {
+        rsql_buf_puts(x->out, "; also forwarded to the consumer group's RocketMQ DLQ");
+    }
+    rsql_buf_putc(x->out, '\n');
+    if (e->retry_timeout_ms > 0) {
+        rsql_buf_printf(x->out,
+                        "Retries: retriable failures retried for up to %s (backoff from 100ms, "
+                        "doubling, at most %s)\n",
+                        dur(e->retry_timeout_ms, b1, sizeof b1),
+                        dur(e->retry_backoff_max_ms, b2, sizeof b2));
+    } else {
+        rsql_buf_puts(x->out, "Retries: none (errors.retry.timeout = 0)\n");
+    }
+}
+
+/* Append the EXPLAIN text of plan to out. */
+rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
+{
+    explain_t x = {out, plan};
+    sink_node(&x);
+    node(&x, 1, "Projection\n");
+    for (int i = 0; i < plan->n_outputs; i++) {
+        const rsql_plan_output_t *o = &plan->outputs[i];
+        indent(out, 8);
+        put_ident(out, o->name);
+        rsql_buf_puts(out, " := ");
+        print_expr(o->expr, out, false);
+        rsql_buf_printf(out, " (%s)\n", rsql_type_name(o->type));
+    }
+    int d = 2;
+    if (plan->filter) {
+        node(&x, d, "Filter: ");
+        print_expr(plan->filter, out, false);
+        rsql_buf_putc(out, '\n');
+        d++;
+    }
+    source_node(&x, d);
+    threads_line(&x);
+    errors_line(&x);
+    return out->oom ? RSQL_ERR_NOMEM : RSQL_OK;
+}

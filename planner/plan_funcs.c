@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * plan_funcs: the SQL function table. One row per function: name, arity,
+ * flags, a binder that checks the argument types (errors at the argument)
+ * and sets the result type, and an evaluator over already evaluated
+ * arguments. Also the UTF-8 helpers the string functions and LIKE share.
+ *
+ * Functions: UPPER LOWER TRIM CHAR_LENGTH SUBSTRING CONCAT COALESCE NULLIF
+ * ABS ROUND FLOOR CEIL NOW CURRENT_TIMESTAMP. Strings are UTF-8 and counted
+ * in code points. UPPER/LOWER use the C.UTF-8 locale's case mapping
+ * (towupper_l) when the system has it, else ASCII only. TRIM removes spaces
+ * (U+0020) at both ends. CONCAT converts non-VARCHAR arguments with
+ * CAST(x AS VARCHAR) and is NULL when any argument is NULL.
+ */
+#include "config.h"
+#include "planner/plan_int.h"
+
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <wctype.h>
+
+/* ---- UTF-8 */
+
+/* Decode one code point at str[*i] and advance *i; an invalid byte decodes as itself. */
+uint32_t rsql_plan__utf8_next(const char *str, size_t n, size_t *i)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    unsigned char c = s[*i];
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || *i + (size_t)len > n) {
+        (*i)++;
+        return c;
+    }
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
+    for (int k = 1; k < len; k++) {
+        if ((s[*i + (size_t)k] & 0xc0) != 0x80) {
+            (*i)++;
+            return c;
+        }
+        cp = (cp << 6) | (s[*i + (size_t)k] & 0x3fu);
+    }
+    *i += (size_t)len;
+    return cp;
+}
+
+/* Encode cp as UTF-8 into out (4 bytes room); returns the length. */
+size_t rsql_plan__utf8_put(uint32_t cp, char *out)
+{
+    unsigned char *o = (unsigned char *)out;
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xc0 | (cp >> 6));
+        o[1] = (unsigned char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xe0 | (cp >> 12));
+        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xf0 | (cp >> 18));
+    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    o[3] = (unsigned char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* Strict UTF-8 check (no overlongs, surrogates or code points past U+10FFFF). */
+bool rsql_plan__utf8_valid(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        int len = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >> 4) == 14 ? 3
+                           : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+        if (len == 0 || i + (size_t)len > n) {
+            return false;
+        }
+        uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
+        for (int k = 1; k < len; k++) {
+            if ((s[i + (size_t)k] & 0xc0) != 0x80) {
+                return false;
+            }
+            cp = (cp << 6) | (s[i + (size_t)k] & 0x3fu);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
+            return false;
+        }
+        i += (size_t)len;
+    }
+    return true;
+}
+
+/* ---- helpers for binders */
+
+static rsql_err_t arg_error(const rsql_bexpr_t *call, int i, const char *want,
+                            rsql_error_t *err)
+{
+    return rsql_error_set(err, RSQL_ERR_TYPE, call->args[i]->pos,
+                          "argument %d of %s must be %s, got %s", i + 1, call->func->name, want,
+                          rsql_type_name(call->args[i]->type));
+}
+
+static bool type_ok(rsql_type_t t, rsql_type_t want)
+{
+    return t == want || t == RSQL_TYPE_NULL;
+}
+
+static bool numeric_ok(rsql_type_t t)
+{
+    return rsql_type_is_numeric(t) || t == RSQL_TYPE_NULL;
+}
+
+static bool integer_ok(rsql_type_t t)
+{
+    return t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_NULL;
+}
+
+static rsql_err_t bind_str_to_str(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                  rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    if (!type_ok(call->args[0]->type, RSQL_TYPE_VARCHAR)) {
+        return arg_error(call, 0, "VARCHAR", err);
+    }
+    call->type = RSQL_TYPE_VARCHAR;
+    return RSQL_OK;
+}
+
+static rsql_err_t bind_char_length(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                   rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    if (!type_ok(call->args[0]->type, RSQL_TYPE_VARCHAR)) {
+        return arg_error(call, 0, "VARCHAR", err);
+    }
+    call->type = RSQL_TYPE_INT;
+    return RSQL_OK;
+}
+
+static rsql_err_t bind_substring(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                 rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    if (!type_ok(call->args[0]->type, RSQL_TYPE_VARCHAR)) {
+        return arg_error(call, 0, "VARCHAR", err);
+    }
+    for (int i = 1; i < call->n_args; i++) {
+        if (!integer_ok(call->args[i]->type)) {
+            return arg_error(call, i, "an integer", err);
+        }
+    }
+    call->type = RSQL_TYPE_VARCHAR;
+    return RSQL_OK;
+}
+
+static rsql_err_t bind_concat(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                              rsql_error_t *err)
+{
+    (void)ast;
+    for (int i = 0; i < call->n_args; i++) {
+        rsql_type_t t = call->args[i]->type;
+        if (t != RSQL_TYPE_VARCHAR && t != RSQL_TYPE_NULL) {
+            call->args[i] = rsql_plan__cast(b->arena, call->args[i], RSQL_TYPE_VARCHAR, true);
+            if (!call->args[i]) {
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+        }
+    }
+    call->type = RSQL_TYPE_VARCHAR;
+    return RSQL_OK;
+}
+
+static rsql_err_t bind_coalesce(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                rsql_error_t *err)
+{
+    (void)ast;
+    rsql_type_t t = RSQL_TYPE_NULL;
+    for (int i = 0; i < call->n_args; i++) {
+        if (!rsql_plan__unify(t, call->args[i]->type, &t)) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, call->args[i]->pos,
+                                  "arguments of COALESCE have incompatible types %s and %s",
+                                  rsql_type_name(t), rsql_type_name(call->args[i]->type));
+        }
+    }
+    for (int i = 0; i < call->n_args; i++) {
+        if (call->args[i]->type != RSQL_TYPE_NULL && call->args[i]->type != t) {
+            call->args[i] = rsql_plan__cast(b->arena, call->args[i], t, true);
+            if (!call->args[i]) {
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+        }
+    }
+    call->type = t;
+    return RSQL_OK;
+}
+
+static rsql_err_t bind_nullif(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                              rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    rsql_type_t x = call->args[0]->type, y = call->args[1]->type;
+    bool ok = x == RSQL_TYPE_NULL || y == RSQL_TYPE_NULL || x == y ||
+              (rsql_type_is_numeric(x) && rsql_type_is_numeric(y));
+    if (!ok) {
+        return rsql_error_set(err, RSQL_ERR_TYPE, call->args[1]->pos, "cannot compare %s with %s",
+                              rsql_type_name(x), rsql_type_name(y));
+    }
+    call->type = x;
+    return RSQL_OK;
+}
+
+static rsql_err_t bind_numeric_same(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                    rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    if (!numeric_ok(call->args[0]->type)) {
+        return arg_error(call, 0, "numeric", err);
+    }
+    if (call->n_args > 1 && !integer_ok(call->args[1]->type)) {
+        return arg_error(call, 1, "an integer", err);
+    }
+    call->type = call->args[0]->type == RSQL_TYPE_NULL ? RSQL_TYPE_INT : call->args[0]->type;
+    return RSQL_OK;
+}
+
+static rsql_err_t bind_now(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                           rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    (void)err;
+    call->type = RSQL_TYPE_TIMESTAMP;
+    return RSQL_OK;
+}
+
+/* ---- evaluators */
+
+static rsql_err_t out_str(rsql_eval_ctx_t *ctx, size_t n, char **p, rsql_error_t *err)
+{
+    *p = rsql_eval_scratch(ctx, n ? n : 1);
+    return *p ? RSQL_OK : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+}
+
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_locale_init(void)
+{
+    utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *ctx,
+                           rsql_value_t *out, rsql_error_t *err)
+{
+    pthread_once(&utf8_once, utf8_locale_init);
+    char *p;
+    /* a case mapping changes a code point's length by at most 2 bytes (x1.5 is a safe bound) */
+    size_t cap = s->v.s.len * 2 + 4;
+    if (out_str(ctx, cap, &p, err)) {
+        return err ? err->code : RSQL_ERR_NOMEM;
+    }
+    size_t i = 0, o = 0;
+    while (i < s->v.s.len) {
+        uint32_t cp = rsql_plan__utf8_next(s->v.s.p, s->v.s.len, &i);
+        if (cp < 0x80) {
+            if (upper && cp >= 'a' && cp <= 'z') {
+                cp -= 32;
+            } else if (!upper && cp >= 'A' && cp <= 'Z') {
+                cp += 32;
+            }
+        } else if (utf8_locale) {
+            cp = (uint32_t)(upper ? towupper_l((wint_t)cp, utf8_locale)
+                                  : towlower_l((wint_t)cp, utf8_locale));
+        }
+        if (o + 4 > cap) {
+            break; /* cannot happen with the bound above */
+        }
+        o += rsql_plan__utf8_put(cp, p + o);
+    }
+    out->v.s.p = p;
+    out->v.s.len = o;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_upper(const rsql_bexpr_t *call, const rsql_value_t *args,
+                             rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    return map_case(&args[0], true, ctx, out, err);
+}
+
+static rsql_err_t eval_lower(const rsql_bexpr_t *call, const rsql_value_t *args,
+                             rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    return map_case(&args[0], false, ctx, out, err);
+}
+
+static rsql_err_t eval_trim(const rsql_bexpr_t *call, const rsql_value_t *args,
+                            rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    (void)ctx;
+    (void)err;
+    const char *p = args[0].v.s.p;
+    size_t n = args[0].v.s.len;
+    while (n > 0 && *p == ' ') {
+        p++;
+        n--;
+    }
+    while (n > 0 && p[n - 1] == ' ') {
+        n--;
+    }
+    out->v.s.p = p;
+    out->v.s.len = n;
+    return RSQL_OK;
+}
+
+static size_t char_count(const char *s, size_t n)
+{
+    size_t i = 0, c = 0;
+    while (i < n) {
+        rsql_plan__utf8_next(s, n, &i);
+        c++;
+    }
+    return c;
+}
+
+static rsql_err_t eval_char_length(const rsql_bexpr_t *call, const rsql_value_t *args,
+                                   rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    (void)ctx;
+    (void)err;
+    out->v.i = (int64_t)char_count(args[0].v.s.p, args[0].v.s.len);
+    return RSQL_OK;
+}
+
+/* SUBSTRING(s, start [, len]): characters [start, start + len), 1-based, clamped to s. */
+static rsql_err_t eval_substring(const rsql_bexpr_t *call, const rsql_value_t *args,
+                                 rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    int64_t from = args[1].v.i, to = INT64_MAX;
+    if (call->n_args > 2) {
+        if (args[2].v.i < 0) {
+            return rsql_error_set(err, RSQL_ERR_EVAL, call->pos,
+                                  "negative substring length %lld", (long long)args[2].v.i);
+        }
+        to = from > INT64_MAX - args[2].v.i ? INT64_MAX : from + args[2].v.i;
+    }
+    const char *s = args[0].v.s.p;
+    size_t n = args[0].v.s.len, i = 0, begin = n, end = n;
+    int64_t ch = 1;
+    bool begun = false;
+    while (true) {
+        if (!begun && ch >= from) {
+            begin = i;
+            begun = true;
+        }
+        if (ch >= to) {
+            end = i;
+            break;
+        }
+        if (i >= n) {
+            break;
+        }
+        rsql_plan__utf8_next(s, n, &i);
+        ch++;
+    }
+    if (!begun || end < begin) {
+        begin = end = 0;
+    }
+    out->v.s.p = s + begin;
+    out->v.s.len = end - begin;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_concat(const rsql_bexpr_t *call, const rsql_value_t *args,
+                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    size_t n = 0;
+    for (int i = 0; i < call->n_args; i++) {
+        n += args[i].v.s.len;
+    }
+    char *p;
+    if (out_str(ctx, n, &p, err)) {
+        return err ? err->code : RSQL_ERR_NOMEM;
+    }
+    size_t o = 0;
+    for (int i = 0; i < call->n_args; i++) {
+        if (args[i].v.s.len) {
+            memcpy(p + o, args[i].v.s.p, args[i].v.s.len);
+            o += args[i].v.s.len;
+        }
+    }
+    out->v.s.p = p;
+    out->v.s.len = o;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_nullif(const rsql_bexpr_t *call, const rsql_value_t *args,
+                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    (void)ctx;
+    (void)err;
+    rsql_type_t t = out->type;
+    if (args[0].is_null) {
+        out->is_null = true;
+        return RSQL_OK;
+    }
+    if (!args[1].is_null && rsql_plan__compare(&args[0], &args[1]) == 0) {
+        out->is_null = true;
+        return RSQL_OK;
+    }
+    *out = args[0];
+    out->type = t;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_abs(const rsql_bexpr_t *call, const rsql_value_t *args,
+                           rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    if (call->type == RSQL_TYPE_DOUBLE) {
+        out->v.d = fabs(args[0].v.d);
+        return RSQL_OK;
+    }
+    int64_t v = args[0].v.i;
+    int64_t min = call->type == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN;
+    if (v == min) {
+        return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "integer overflow");
+    }
+    out->v.i = v < 0 ? -v : v;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_round(const rsql_bexpr_t *call, const rsql_value_t *args,
+                             rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    int64_t digits = call->n_args > 1 ? args[1].v.i : 0;
+    if (digits > 300) {
+        digits = 300;
+    } else if (digits < -300) {
+        digits = -300;
+    }
+    if (call->type == RSQL_TYPE_DOUBLE) {
+        double x = args[0].v.d;
+        if (!isfinite(x)) {
+            out->v.d = x;
+            return RSQL_OK;
+        }
+        double f = pow(10.0, (double)(digits < 0 ? -digits : digits));
+        double r = digits >= 0 ? round(x * f) / f : round(x / f) * f;
+        out->v.d = isfinite(r) ? r : x;
+        return RSQL_OK;
+    }
+    int64_t v = args[0].v.i;
+    if (digits >= 0) {
+        out->v.i = v;
+        return RSQL_OK;
+    }
+    if (digits < -18) {
+        out->v.i = 0;
+        return RSQL_OK;
+    }
+    int64_t f = 1;
+    for (int64_t k = 0; k < -digits; k++) {
+        f *= 10;
+    }
+    int64_t q = v / f, rem = v % f;
+    if (rem * 2 >= f) {
+        q++;
+    } else if (rem * 2 <= -f) {
+        q--;
+    }
+    if (q > INT64_MAX / f || q < INT64_MIN / f) {
+        return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "integer overflow");
+    }
+    int64_t r = q * f;
+    if (call->type == RSQL_TYPE_INT && (r > INT32_MAX || r < INT32_MIN)) {
+        return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "integer overflow");
+    }
+    out->v.i = r;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_floor(const rsql_bexpr_t *call, const rsql_value_t *args,
+                             rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    (void)err;
+    if (call->type == RSQL_TYPE_DOUBLE) {
+        out->v.d = floor(args[0].v.d);
+    } else {
+        out->v.i = args[0].v.i;
+    }
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_ceil(const rsql_bexpr_t *call, const rsql_value_t *args,
+                            rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    (void)err;
+    if (call->type == RSQL_TYPE_DOUBLE) {
+        out->v.d = ceil(args[0].v.d);
+    } else {
+        out->v.i = args[0].v.i;
+    }
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_now(const rsql_bexpr_t *call, const rsql_value_t *args,
+                           rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    (void)args;
+    (void)err;
+    if (ctx->now_ms == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ctx->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    }
+    out->v.ts = ctx->now_ms;
+    return RSQL_OK;
+}
+
+#define S RSQL_FN_STRICT
+static const rsql_func_t funcs[] = {
+    {"ABS", 1, 1, S, bind_numeric_same, eval_abs},
+    {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil},
+    {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil},
+    {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
+    {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
+    {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL},
+    {"CONCAT", 1, -1, S, bind_concat, eval_concat},
+    {"CURRENT_TIMESTAMP", 0, 0, 0, bind_now, eval_now},
+    {"FLOOR", 1, 1, S, bind_numeric_same, eval_floor},
+    {"LOWER", 1, 1, S, bind_str_to_str, eval_lower},
+    {"NOW", 0, 0, 0, bind_now, eval_now},
+    {"NULLIF", 2, 2, 0, bind_nullif, eval_nullif},
+    {"ROUND", 1, 2, S, bind_numeric_same, eval_round},
+    {"SUBSTRING", 2, 3, S, bind_substring, eval_substring},
+    {"TRIM", 1, 1, S, bind_str_to_str, eval_trim},
+    {"UPPER", 1, 1, S, bind_str_to_str, eval_upper},
+};
+#undef S
+
+/* The function table row named name (case-insensitive), or NULL. Static. */
+const rsql_func_t *rsql_plan__func_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+        if (strcasecmp(funcs[i].name, name) == 0) {
+            return &funcs[i];
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * plan_int: what the planner's files share and nobody else sees: the
+ * function table row, the binder context, casts and timestamp text, UTF-8
+ * helpers, and the evaluator's internal entry points.
+ */
+#ifndef RSQL_PLAN_INT_H
+#define RSQL_PLAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/rsql_plan.h"
+
+/* ---- binder context (plan_bind.c) */
+
+typedef struct rsql_bind {
+    rsql_arena_t *arena;
+    const char *sql;               /* the statement text (positions) */
+    const rsql_table_def_t *table; /* the FROM table (its columns are the row) */
+} rsql_bind_t;
+
+/* Bind and type-check one AST expression. NULL with err set. */
+rsql_bexpr_t *rsql_plan__bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
+
+/* A new node of the arena with n_args argument slots. NULL when out of memory. */
+rsql_bexpr_t *rsql_plan__node(rsql_arena_t *a, rsql_bx_kind_t kind, rsql_type_t type,
+                              rsql_pos_t pos, int n_args);
+/* CAST(child AS to), marked implicit; child itself when it already has type to. */
+rsql_bexpr_t *rsql_plan__cast(rsql_arena_t *a, rsql_bexpr_t *child, rsql_type_t to,
+                              bool implicit);
+/* Whether CAST(from AS to) is allowed. */
+bool rsql_plan__castable(rsql_type_t from, rsql_type_t to);
+/* The common type of two branch types (CASE, COALESCE): the one the other widens to. */
+bool rsql_plan__unify(rsql_type_t a, rsql_type_t b, rsql_type_t *out);
+
+/* ---- functions (plan_funcs.c) */
+
+#define RSQL_FN_STRICT 0x1u /* any NULL argument gives NULL without calling eval */
+#define RSQL_FN_LAZY 0x2u   /* eval receives no evaluated args (COALESCE): plan_eval.c does it */
+
+typedef rsql_err_t (*rsql_func_bind_cb)(rsql_bind_t *b, rsql_bexpr_t *call,
+                                        const rsql_expr_t *ast, rsql_error_t *err);
+typedef rsql_err_t (*rsql_func_eval_cb)(const rsql_bexpr_t *call, const rsql_value_t *args,
+                                        rsql_eval_ctx_t *ctx, rsql_value_t *out,
+                                        rsql_error_t *err);
+struct rsql_func {
+    const char *name;
+    int min_args, max_args; /* max_args -1: any number */
+    unsigned flags;         /* RSQL_FN_* */
+    rsql_func_bind_cb bind; /* checks argument types (errors at the argument), sets call->type */
+    rsql_func_eval_cb eval;
+};
+
+/* The row for name (case-insensitive), or NULL. */
+const rsql_func_t *rsql_plan__func_find(const char *name);
+
+/* ---- casts and text forms (plan_cast.c) */
+
+/*
+** Convert v (of type v->type) to type to into *out. Strings produced go to
+** ctx's scratch (ctx may be NULL at plan time: then into arena a). Errors:
+** RSQL_ERR_EVAL "cannot cast 'abc' to INT" at pos.
+*/
+rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eval_ctx_t *ctx,
+                                 rsql_arena_t *a, rsql_pos_t pos, rsql_value_t *out,
+                                 rsql_error_t *err);
+/* Parse an ISO-8601 timestamp ("2024-01-02", "2024-01-02 03:04:05.678", 'T', 'Z', +hh:mm). */
+bool rsql_plan__parse_timestamp(const char *s, size_t n, int64_t *ms);
+/* Write ms as "2024-01-02T03:04:05.678Z" into buf (at least 32 bytes); returns the length. */
+size_t rsql_plan__format_timestamp(int64_t ms, char *buf);
+/* Shortest text that reads back as d ("1.5", "1e+20", "3.0"). buf >= 32 bytes. */
+size_t rsql_plan__format_double(double d, char *buf);
+
+/* ---- UTF-8 (plan_funcs.c) */
+
+/* Decode the code point at s[*i] (< n) and advance *i; invalid bytes decode as themselves. */
+uint32_t rsql_plan__utf8_next(const char *s, size_t n, size_t *i);
+/* Encode cp into out (4 bytes room); returns the length. */
+size_t rsql_plan__utf8_put(uint32_t cp, char *out);
+bool rsql_plan__utf8_valid(const char *s, size_t n);
+
+/* ---- evaluation (plan_eval.c) */
+
+/* -1, 0, 1: compare two non-NULL values of comparable types. */
+int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b);
+/* LIKE on UTF-8: % any run, _ one code point, esc (0 = none) escapes the next char. */
+rsql_err_t rsql_plan__like(const char *s, size_t sn, const char *p, size_t pn, uint32_t esc,
+                           bool *match);
+
+#endif

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_plan: the planner's API. rsql_plan_build binds an INSERT or SELECT
+ * statement against the catalog (names, types, connector sides, formats,
+ * the dead-letter table of errors.dlq.table), type-checks every expression
+ * and returns a plan: source -> filter -> projection -> sink, plus the error
+ * settings. rsql_plan_explain prints it as a stable tree; rsql_plan_apply is
+ * the runtime's per-row transform (filter, then projection) built on the
+ * expression evaluator rsql_expr_eval.
+ *
+ * Ownership: a plan owns copies of everything it keeps (table definitions,
+ * validated option sets, bound expressions in its own arena, the statement
+ * text); the AST and the SQL text may die right after rsql_plan_build.
+ * A plan is immutable after it is built: several threads may read it and
+ * evaluate its expressions at once, each with its own rsql_eval_ctx_t.
+ *
+ * Type rules (checked at plan time; see planner/plan_bind.c):
+ *   - arithmetic + - * / on numerics; the result is the widest operand type
+ *     (INT < BIGINT < DOUBLE); INT op INT is INT, and an overflow of the
+ *     result type is an evaluation error ("integer overflow"); / on two
+ *     integers is integer division truncating toward zero; % takes
+ *     integers only; x / 0 and x % 0 are "division by zero" (a constant 0
+ *     divisor is already a plan error).
+ *   - || takes VARCHAR operands only (use CAST); CONCAT() takes any types
+ *     and converts each argument as CAST(x AS VARCHAR).
+ *   - comparisons: numeric with numeric, VARCHAR with VARCHAR, VARCHAR or
+ *     BYTES with BYTES, BOOLEAN with BOOLEAN, TIMESTAMP with TIMESTAMP; a
+ *     VARCHAR literal compared with a TIMESTAMP is converted at plan time.
+ *     Strings compare bytewise (UTF-8 code point order).
+ *   - implicit casts are widening only: INT -> BIGINT -> DOUBLE,
+ *     VARCHAR -> BYTES, NULL -> any.
+ *   - CAST: numeric <-> numeric, any <-> VARCHAR, BOOLEAN <-> INT/BIGINT,
+ *     TIMESTAMP <-> BIGINT (ms since the epoch), TIMESTAMP <-> VARCHAR
+ *     (ISO-8601, written as 2024-01-02T03:04:05.678Z). DOUBLE -> integer
+ *     truncates toward zero; out of range is an evaluation error.
+ *   - UPPER/LOWER map Unicode letters when the C.UTF-8 locale is available
+ *     (else ASCII only); CHAR_LENGTH and SUBSTRING count code points.
+ */
+#ifndef RSQL_PLAN_H
+#define RSQL_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "catalog/rsql_catalog.h"
+#include "connectors/rsql_connector.h"
+#include "core/rsql_buf.h"
+#include "core/rsql_error.h"
+#include "core/rsql_mem.h"
+#include "core/rsql_opts.h"
+#include "core/rsql_settings.h"
+#include "core/rsql_types.h"
+#include "sql/rsql_sql.h"
+
+typedef struct rsql_func rsql_func_t; /* a row of the function table (plan_funcs.c) */
+
+/* ---- bound expressions */
+
+typedef enum rsql_bx_kind {
+    RSQL_BX_CONST,   /* value */
+    RSQL_BX_COLUMN,  /* column (index into the source row), name */
+    RSQL_BX_UNARY,   /* op (NOT, NEG) args[0] */
+    RSQL_BX_BINARY,  /* args[0] op args[1] (arithmetic, comparison, AND, OR, ||) */
+    RSQL_BX_IS_NULL, /* args[0] IS [NOT] NULL */
+    RSQL_BX_LIKE,    /* args[0] [NOT] LIKE args[1] [ESCAPE args[2]] (n_args 2 or 3) */
+    RSQL_BX_IN,      /* args[0] [NOT] IN (args[1..n_args-1]) */
+    RSQL_BX_BETWEEN, /* args[0] [NOT] BETWEEN args[1] AND args[2] */
+    RSQL_BX_CASE,    /* [args[0] if has_operand] WHEN/THEN pairs, [ELSE last if has_else] */
+    RSQL_BX_CAST,    /* CAST(args[0] AS type); implicit when inserted by the planner */
+    RSQL_BX_FUNC     /* func(args) */
+} rsql_bx_kind_t;
+
+typedef struct rsql_bexpr rsql_bexpr_t;
+struct rsql_bexpr {
+    rsql_bx_kind_t kind;
+    rsql_type_t type; /* result type (RSQL_TYPE_NULL only for a bare NULL) */
+    rsql_pos_t pos;   /* span in the plan's statement text (rsql_plan_t.sql) */
+    rsql_op_t op;     /* UNARY, BINARY */
+    bool negated;     /* IS NOT NULL, NOT LIKE, NOT IN, NOT BETWEEN */
+    bool implicit;    /* CAST inserted by the planner */
+    bool has_operand; /* CASE x WHEN ... */
+    bool has_else;    /* CASE ... ELSE ... */
+    rsql_value_t value; /* CONST; strings point into the plan's arena */
+    int column;         /* COLUMN: index into the source row */
+    const char *name;   /* COLUMN: the column's name; FUNC: the function's name */
+    const rsql_func_t *func; /* FUNC */
+    int n_args;
+    rsql_bexpr_t **args;
+};
+
+/* ---- plans */
+
+typedef enum rsql_plan_kind {
+    RSQL_PLAN_INSERT, /* INSERT INTO sink SELECT ... */
+    RSQL_PLAN_SELECT  /* SELECT preview: rows printed, nothing acked or committed */
+} rsql_plan_kind_t;
+
+/* A bound table: its stored definition, connector and validated options. */
+typedef struct rsql_plan_table {
+    rsql_table_def_t *def;             /* owned copy; NULL when absent */
+    const rsql_connector_def_t *conn;  /* static registry entry */
+    rsql_optset_t *opts;               /* owned, validated against conn (and its format) */
+    const char *format;                /* the 'format' option (or its default), or NULL */
+} rsql_plan_table_t;
+
+/* One output column, in sink column order (INSERT) or select-list order (SELECT). */
+typedef struct rsql_plan_output {
+    const char *name;   /* sink column name, or the select item's alias / text */
+    rsql_type_t type;   /* the sink column's type (INSERT) or the expression's type */
+    bool not_null;      /* the sink column is NOT NULL: a NULL value is an eval error */
+    rsql_bexpr_t *expr; /* never NULL: widening casts inserted; NULL const for unlisted columns */
+} rsql_plan_output_t;
+
+/* What happens to a failed record (PRODUCT.md "Errors"). */
+typedef struct rsql_plan_errors {
+    bool tolerate_all;         /* errors.tolerance = all */
+    rsql_plan_table_t dlq;     /* errors.dlq.table, or def == NULL */
+    int64_t retry_timeout_ms;  /* errors.retry.timeout */
+    int64_t retry_backoff_max_ms; /* errors.retry.backoff-max */
+} rsql_plan_errors_t;
+
+typedef struct rsql_plan {
+    rsql_plan_kind_t kind;
+    char *sql; /* owned copy of the text given to rsql_plan_build, up to the end of the
+                  statement: every position in the plan and its errors refers to it */
+    uint32_t stmt_off; /* the INSERT/SELECT statement starts at sql + stmt_off */
+    rsql_plan_table_t source;
+    bool source_bounded; /* the source ends by itself (see rsql_plan_build) */
+    const char *bounded_why; /* e.g. "number-of-rows = 10" or "unbounded: scan.follow" */
+    rsql_plan_table_t sink; /* def NULL for a SELECT preview */
+    rsql_bexpr_t *filter;   /* WHERE, or NULL */
+    int n_outputs;
+    rsql_plan_output_t *outputs;
+    bool has_limit;            /* SELECT preview only (an INSERT never has a LIMIT) */
+    int64_t limit;
+    bool limit_from_setting;   /* no LIMIT written: sql.preview-limit applies */
+    int64_t queue_capacity;    /* pipeline.queue-capacity: rows per queue between threads */
+    int64_t batch_size;        /* pipeline.batch-size */
+    rsql_plan_errors_t errors;
+    rsql_arena_t *arena; /* owns the bound expressions and plan strings */
+} rsql_plan_t;
+
+/*
+** Bind and type-check stmt (RSQL_STMT_INSERT or RSQL_STMT_SELECT; EXPLAIN
+** passes its inner statement) against cat. sql is the text the AST
+** positions refer to; settings may be NULL (= defaults). Returns a new plan
+** (rsql_plan_destroy) or NULL with err set at the offending position
+** (RSQL_ERR_UNKNOWN_NAME, TYPE, SEMANTIC, BAD_OPTION, MISSING_OPTION; a
+** problem with errors.dlq.table is RSQL_ERR_BAD_SETTING without position).
+** The source is bounded for datagen with number-of-rows, filesystem and
+** sqlite unless told to follow, and rocketmq-grpc with scan.idle-timeout.
+*/
+rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const char *sql,
+                             const rsql_settings_t *settings, rsql_error_t *err);
+
+/*
+** Append the plan's EXPLAIN text (stable, ASCII, several lines, each ending
+** in '\n'; secrets masked) to out. RSQL_ERR_NOMEM when out failed.
+*/
+rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out);
+
+/* Free the plan and everything it owns. NULL is a no-op. */
+void rsql_plan_destroy(rsql_plan_t *plan);
+
+/* Append e printed back as canonical SQL text ("(a + 1)", "UPPER(b)") to out. */
+void rsql_bexpr_print(const rsql_bexpr_t *e, rsql_buf_t *out);
+
+/* ---- evaluation */
+
+/*
+** Per-thread evaluation state: a scratch area for strings produced while
+** evaluating one row (UPPER, CAST to VARCHAR, ...) and the cached "now" of
+** the current batch. Values returned by rsql_expr_eval / rsql_plan_apply
+** point into the input row, the plan or this scratch; they stay valid until
+** rsql_eval_ctx_reset (which keeps the memory for the next row).
+*/
+typedef struct rsql_eval_block rsql_eval_block_t;
+typedef struct rsql_eval_ctx {
+    rsql_eval_block_t *blocks; /* owned */
+    int64_t now_ms; /* NOW()/CURRENT_TIMESTAMP; 0 = read the clock on first use */
+} rsql_eval_ctx_t;
+
+void rsql_eval_ctx_init(rsql_eval_ctx_t *ctx);
+void rsql_eval_ctx_deinit(rsql_eval_ctx_t *ctx);
+/* Forget the scratch strings of the last row (memory is kept). */
+void rsql_eval_ctx_reset(rsql_eval_ctx_t *ctx);
+/* Set the batch's "now" (ms since the epoch); 0 = clock at next use. */
+void rsql_eval_ctx_set_now(rsql_eval_ctx_t *ctx, int64_t now_ms);
+/* n bytes of scratch valid until the next reset; NULL when out of memory. */
+void *rsql_eval_scratch(rsql_eval_ctx_t *ctx, size_t n);
+
+/*
+** Evaluate e over row (the source row: values indexed like the source
+** columns, typed as the source schema says). *out gets the result typed
+** e->type (is_null for SQL NULL). Errors are RSQL_ERR_EVAL ("division by
+** zero", "integer overflow", "cannot cast 'abc' to INT") at e's position,
+** or RSQL_ERR_NOMEM. Allocates only in ctx's scratch.
+*/
+rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_eval_ctx_t *ctx,
+                          rsql_value_t *out, rsql_error_t *err);
+
+/*
+** The runtime's per-row transform: evaluate the filter (a NULL or FALSE
+** filter sets *keep = false and leaves out_row alone), then every output
+** into out_row[0..plan->n_outputs). A NULL for a NOT NULL sink column is
+** RSQL_ERR_EVAL. Positions in err refer to plan->sql (the text given to
+** rsql_plan_build); rsql_plan_error_format renders them.
+*/
+rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
+                           rsql_eval_ctx_t *ctx, rsql_value_t *out_row, bool *keep,
+                           rsql_error_t *err);
+
+/*
+** An evaluation error as one line for a DLQ row or a log: "1:24: division by
+** zero (at 'a / b')" using the plan's own copy of the statement text.
+*/
+void rsql_plan_error_format(const rsql_plan_t *plan, const rsql_error_t *err, char *buf,
+                            size_t size);
+
+#endif

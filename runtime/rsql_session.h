@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_session: executes parsed statements against a catalog with a set of
+ * session settings. The CLI, the interactive shell and the slt test runner
+ * all go through it: parse a statement (sql/), hand it to
+ * rsql_session_exec, print the result.
+ *
+ * @locality the thread that owns the session (it owns one catalog connection)
+ */
+#ifndef RSQL_SESSION_H
+#define RSQL_SESSION_H
+
+#include <stdio.h>
+
+#include "core/rsql_error.h"
+#include "runtime/rsql_result.h"
+#include "sql/rsql_sql.h"
+
+typedef struct rsql_session rsql_session_t;
+typedef struct rsql_catalog rsql_catalog_t;
+
+/* Open the catalog at catalog_path (created when missing). NULL with err set. */
+rsql_session_t *rsql_session_new(const char *catalog_path, rsql_error_t *err);
+void rsql_session_destroy(rsql_session_t *s);
+rsql_catalog_t *rsql_session_catalog(rsql_session_t *s);
+
+/*
+** Execute one statement. sql is the text stmt's positions refer to. On
+** success *out is a new result (caller destroys; may be RSQL_RESULT_NONE).
+** On failure returns the code with err set (with a position when the error
+** comes from the SQL text) and *out is NULL. A job that started and then
+** failed returns RSQL_ERR_SINK/DECODE/... with err set and
+** rsql_session_last_job_failed() true (exit status 2 rather than 1).
+*/
+rsql_err_t rsql_session_exec(rsql_session_t *s, const rsql_stmt_t *stmt, const char *sql,
+                             rsql_result_t **out, rsql_error_t *err);
+int rsql_session_last_job_failed(const rsql_session_t *s);
+
+/*
+** Run every statement of a script, printing results to out and errors (with
+** a caret) to errf. Stops at the first error. Returns the process exit
+** status: 0 done, 1 statement error, 2 a job failed while running.
+*/
+int rsql_session_run_script(rsql_session_t *s, const char *sql, rsql_print_style_t style,
+                            FILE *out, FILE *errf);
+
+/* `rocketsql run JOB`: run a catalog job (bounded). Exit status as above. */
+int rsql_session_run_job(rsql_session_t *s, const char *job, FILE *out, FILE *errf);
+
+#endif

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * sql_int: the SQL front end's private header, shared by the tokenizer, the
+ * keyword table, the lemon grammar (sql_parse.y), the AST builders its
+ * actions call (sql_ast.c), the push driver and the dump.  Nothing outside
+ * sql/ includes it.
+ *
+ * The parse state (struct rsql_parse) is also lemon's %extra_context: the
+ * builders record the first error in it and allocate every node from its
+ * arena, so a syntax error at any point leaks nothing (no %destructor is
+ * needed: no grammar value owns heap memory).
+ */
+#ifndef RSQL_SQL_INT_H
+#define RSQL_SQL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rsql_mem.h"
+#include "sql/rsql_sql.h"
+#include "sql/sql_parse.h" /* generated into the build tree: RSQL_TK_* */
+
+/* The parser: the text, its arena, the cursor and the current statement's state. */
+struct rsql_parse {
+    const char *sql;     /* the caller's text (borrowed) */
+    size_t len;          /* its length */
+    char *text;          /* NUL-terminated copy of sql[0..len) that the tokenizer reads */
+    rsql_arena_t *arena; /* every AST node and string of every statement */
+    size_t cursor;       /* where the next statement starts */
+    /* the statement being parsed */
+    rsql_error_t error; /* first error */
+    bool failed;        /* error is set: stop feeding tokens */
+    bool at_semi;       /* the end of input fed to lemon is a real ';' */
+    rsql_stmt_t *stmt;  /* set by the start rule */
+    rsql_token_t cur;   /* the token being fed (for stack overflow errors) */
+};
+
+/* A growable array in the arena (capacity = next power of two of n). */
+typedef struct sql_vec {
+    int n;
+    void *items;
+} sql_vec_t;
+
+/* An optional keyword with its position: NOT in NOT LIKE, NOT NULL, IF EXISTS... */
+typedef struct sql_flag {
+    bool on;
+    rsql_pos_t pos;
+} sql_flag_t;
+
+/* A setting key or value as text (string unescaped, dotted name joined). */
+typedef struct sql_text {
+    const char *s;
+    rsql_pos_t pos;
+} sql_text_t;
+
+/* LIMIT n as written (present false when absent). */
+typedef struct sql_limit {
+    bool present;
+    rsql_token_t tok;
+} sql_limit_t;
+
+/* ---- the generated parser (sql_parse.c, compiled through sql_parse_gen.c) */
+void *rsql_sql_parserAlloc(void *(*malloc_fn)(size_t), rsql_parse_t *pctx);
+void rsql_sql_parserFree(void *parser, void (*free_fn)(void *));
+void rsql_sql_parser(void *parser, int major, rsql_token_t minor);
+
+/* ---- keywords (sql_keywords.c) */
+
+/* The token code of keyword z[0..n) (any case), or RSQL_TK_ID when it is none. */
+int rsql_sql__keyword_code(const char *z, size_t n);
+
+/* ---- positions and errors (sql_ast.c) */
+
+rsql_pos_t rsql_sql__tok_pos(const rsql_token_t *t);
+/* From the start of a to the end of b. */
+rsql_pos_t rsql_sql__span(rsql_pos_t a, rsql_pos_t b);
+/* Record the first error of the statement; returns code. */
+rsql_err_t rsql_sql__error(rsql_parse_t *p, rsql_err_t code, rsql_pos_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* %syntax_error: `near "TOK": syntax error`, or "incomplete input" at the end of the text. */
+void rsql_sql__syntax_error(rsql_parse_t *p, int major, const rsql_token_t *tok);
+void rsql_sql__stack_overflow(rsql_parse_t *p);
+/* Zeroed arena memory; NULL (and a NOMEM error) when out of memory. */
+void *rsql_sql__alloc(rsql_parse_t *p, size_t n);
+/* Append *elem (size bytes) to the array at *items holding *n elements. */
+void rsql_sql__push(rsql_parse_t *p, int *n, void *items, const void *elem, size_t size);
+
+/* ---- builders called by the grammar actions (sql_ast.c); NULL/zero after an error */
+
+rsql_ident_t rsql_sql__ident(rsql_parse_t *p, const rsql_token_t *t);
+sql_text_t rsql_sql__text_string(rsql_parse_t *p, const rsql_token_t *t);
+sql_text_t rsql_sql__text_raw(rsql_parse_t *p, const rsql_token_t *sign, const rsql_token_t *t);
+sql_text_t rsql_sql__text_ident(rsql_parse_t *p, const sql_text_t *prefix, const rsql_ident_t *id);
+
+rsql_expr_t *rsql_sql__expr_literal(rsql_parse_t *p, const rsql_token_t *t);
+rsql_expr_t *rsql_sql__expr_column(rsql_parse_t *p, const rsql_ident_t *qual,
+                                   const rsql_ident_t *name);
+rsql_expr_t *rsql_sql__expr_star(rsql_parse_t *p, const rsql_token_t *t);
+rsql_expr_t *rsql_sql__expr_paren(rsql_parse_t *p, const rsql_token_t *lp, rsql_expr_t *x,
+                                  const rsql_token_t *rp);
+rsql_expr_t *rsql_sql__expr_unary(rsql_parse_t *p, rsql_op_t op, const rsql_token_t *optok,
+                                  rsql_expr_t *x);
+rsql_expr_t *rsql_sql__expr_binary(rsql_parse_t *p, rsql_op_t op, const rsql_token_t *optok,
+                                   rsql_expr_t *l, rsql_expr_t *r);
+rsql_expr_t *rsql_sql__expr_is_null(rsql_parse_t *p, rsql_expr_t *l, const rsql_token_t *is,
+                                    bool negated, const rsql_token_t *null_tok);
+rsql_expr_t *rsql_sql__expr_like(rsql_parse_t *p, rsql_expr_t *l, sql_flag_t op, rsql_expr_t *r,
+                                 rsql_expr_t *esc);
+rsql_expr_t *rsql_sql__expr_in(rsql_parse_t *p, rsql_expr_t *l, sql_flag_t op,
+                               const rsql_expr_list_t *list, const rsql_token_t *rp);
+rsql_expr_t *rsql_sql__expr_between(rsql_parse_t *p, rsql_expr_t *l, sql_flag_t op,
+                                    rsql_expr_t *lo, rsql_expr_t *hi);
+rsql_expr_t *rsql_sql__expr_case(rsql_parse_t *p, const rsql_token_t *case_tok,
+                                 rsql_expr_t *operand, const rsql_expr_list_t *whens,
+                                 rsql_expr_t *else_expr, const rsql_token_t *end_tok);
+rsql_expr_t *rsql_sql__expr_cast(rsql_parse_t *p, const rsql_token_t *cast_tok, rsql_expr_t *x,
+                                 const rsql_type_spec_t *type, const rsql_token_t *rp);
+rsql_expr_t *rsql_sql__expr_func(rsql_parse_t *p, const rsql_token_t *name,
+                                 const rsql_expr_list_t *args, const rsql_token_t *rp);
+rsql_expr_t *rsql_sql__expr_substring(rsql_parse_t *p, const rsql_token_t *name,
+                                      rsql_expr_t *x, const rsql_token_t *from_tok,
+                                      rsql_expr_t *start, rsql_expr_t *count,
+                                      const rsql_token_t *rp);
+void rsql_sql__expr_list_push(rsql_parse_t *p, rsql_expr_list_t *l, rsql_expr_t *x);
+
+rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *t,
+                                const rsql_token_t *precision, const rsql_token_t *rp);
+rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
+                                   const rsql_type_spec_t *type, sql_flag_t nullability);
+rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,
+                               const rsql_token_t *value);
+rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,
+                                         const rsql_ident_t *alias);
+
+rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
+                                const sql_vec_t *items, const rsql_ident_t *from,
+                                rsql_expr_t *where, const sql_limit_t *limit);
+rsql_insert_t *rsql_sql__insert(rsql_parse_t *p, const rsql_token_t *insert_tok,
+                                const rsql_ident_t *target, const sql_vec_t *columns,
+                                rsql_select_t *select);
+
+rsql_stmt_t *rsql_sql__stmt(rsql_parse_t *p, rsql_stmt_kind_t kind, const rsql_ident_t *name);
+rsql_stmt_t *rsql_sql__stmt_create_table(rsql_parse_t *p, bool if_not_exists,
+                                         const rsql_ident_t *name, const sql_vec_t *columns,
+                                         const sql_vec_t *options);
+rsql_stmt_t *rsql_sql__stmt_drop(rsql_parse_t *p, rsql_stmt_kind_t kind, bool if_exists,
+                                 const rsql_ident_t *name);
+rsql_stmt_t *rsql_sql__stmt_setting(rsql_parse_t *p, rsql_stmt_kind_t kind,
+                                    const sql_text_t *key, const sql_text_t *value);
+rsql_stmt_t *rsql_sql__stmt_insert(rsql_parse_t *p, rsql_insert_t *ins);
+rsql_stmt_t *rsql_sql__stmt_select(rsql_parse_t *p, rsql_select_t *sel);
+rsql_stmt_t *rsql_sql__stmt_wrap(rsql_parse_t *p, rsql_stmt_kind_t kind, bool if_not_exists,
+                                 const rsql_ident_t *name, rsql_stmt_t *inner);
+/* The start rule's action: keep the statement. */
+void rsql_sql__finish(rsql_parse_t *p, rsql_stmt_t *s);
+/* After accept: reject literals left out of range (see sql_ast.c). */
+rsql_err_t rsql_sql__check(rsql_parse_t *p, rsql_stmt_t *s);
+
+/* ---- numbers (sql_ast.c): locale-independent double conversions */
+double rsql_sql__strtod(const char *s, char **end);
+void rsql_sql__fmt_double(char *buf, size_t size, double d);
+
+#endif

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * sql_parse.y: the lemon grammar of rocketsql's SQL, one statement at a time.
+ * The driver (sql_parse_driver.c) pushes the tokens of one statement, then
+ * the end-of-input token (0) in place of its ';' or at the end of the text;
+ * the start rule hands the statement to rsql_sql__finish().  Actions only
+ * call the builders of sql_ast.c, which allocate in the parse arena, so no
+ * value needs a %destructor.
+ *
+ * Generated at build time into the build tree (sql/sql_parse.[ch]) with
+ * `lemon -T$(LEMPAR) -d$(builddir)/sql`, and compiled via sql_parse_gen.c.
+ */
+
+%name rsql_sql_parser
+%token_prefix RSQL_TK_
+%token_type {rsql_token_t}
+%extra_context {rsql_parse_t *pctx}
+%stack_size 400
+
+%syntax_error {
+    rsql_sql__syntax_error(pctx, yymajor, &yyminor);
+}
+%stack_overflow {
+    rsql_sql__stack_overflow(pctx);
+}
+
+%include {
+#include "config.h"
+#include "sql/sql_int.h"
+
+#include <assert.h>
+#include <stdbool.h>
+}
+
+/* Tokens the tokenizer produces that no rule uses: declared first so their
+ * codes exist.  SEMI ends a statement and is never fed to the parser. */
+%token SEMI.
+
+/* ---- keywords that stay usable as names (non-reserved): when a keyword
+ * has no action in the current state, the parser retries it as ID. */
+%fallback ID
+    BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
+    FOR IF INSERT INT JOB JOBS OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
+    TIMESTAMP VARCHAR WITH.
+
+/* ---- operator precedence, lowest first */
+%left OR.
+%left AND.
+%right NOT.
+%left IS LIKE IN BETWEEN EQ NE LT LE GT GE.
+%right ESCAPE.
+%left PLUS MINUS CONCAT.
+%left STAR SLASH REM.
+%right UMINUS.
+
+input ::= cmd(X). { rsql_sql__finish(pctx, X); }
+
+%type cmd {rsql_stmt_t *}
+
+/* ================================================================ names */
+
+%type nm {rsql_ident_t}
+nm(A) ::= ID(X). { A = rsql_sql__ident(pctx, &X); }
+
+%type ifnotexists {bool}
+ifnotexists(A) ::= . { A = false; }
+ifnotexists(A) ::= IF NOT EXISTS. { A = true; }
+
+%type ifexists {bool}
+ifexists(A) ::= . { A = false; }
+ifexists(A) ::= IF EXISTS. { A = true; }
+
+/* ================================================================ CREATE TABLE */
+
+cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) RP with_opt(W). {
+    A = rsql_sql__stmt_create_table(pctx, E, &N, &C, &W);
+}
+
+%type coldefs {sql_vec_t}
+coldefs(A) ::= coldef(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+coldefs(A) ::= coldefs(A) COMMA coldef(X). {
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+
+%type coldef {rsql_column_def_t}
+coldef(A) ::= nm(N) typespec(T) nullability(K). { A = rsql_sql__column(pctx, &N, &T, K); }
+
+/* on = NOT NULL; pos = the keywords (off RSQL_POS_NONE when absent) */
+%type nullability {sql_flag_t}
+nullability(A) ::= . { A = (sql_flag_t){false, RSQL_NOPOS}; }
+nullability(A) ::= NOT(X) NULL(Y). {
+    A = (sql_flag_t){true, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
+}
+nullability(A) ::= NULL(X). { A = (sql_flag_t){false, rsql_sql__tok_pos(&X)}; }
+
+%type typespec {rsql_type_spec_t}
+typespec(A) ::= BOOLEAN(X). { A = rsql_sql__type(pctx, RSQL_TYPE_BOOLEAN, &X, NULL, NULL); }
+typespec(A) ::= INT(X). { A = rsql_sql__type(pctx, RSQL_TYPE_INT, &X, NULL, NULL); }
+typespec(A) ::= BIGINT(X). { A = rsql_sql__type(pctx, RSQL_TYPE_BIGINT, &X, NULL, NULL); }
+typespec(A) ::= DOUBLE(X). { A = rsql_sql__type(pctx, RSQL_TYPE_DOUBLE, &X, NULL, NULL); }
+typespec(A) ::= VARCHAR(X). { A = rsql_sql__type(pctx, RSQL_TYPE_VARCHAR, &X, NULL, NULL); }
+typespec(A) ::= VARCHAR(X) LP INTEGER RP(R). {
+    A = rsql_sql__type(pctx, RSQL_TYPE_VARCHAR, &X, NULL, &R);
+}
+typespec(A) ::= BYTES(X). { A = rsql_sql__type(pctx, RSQL_TYPE_BYTES, &X, NULL, NULL); }
+typespec(A) ::= TIMESTAMP(X). { A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X, NULL, NULL); }
+typespec(A) ::= TIMESTAMP(X) LP INTEGER(P) RP(R). {
+    A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X, &P, &R);
+}
+
+%type with_opt {sql_vec_t}
+with_opt(A) ::= . { A = (sql_vec_t){0, NULL}; }
+with_opt(A) ::= WITH LP options(X) RP. { A = X; }
+
+%type options {sql_vec_t}
+options(A) ::= option(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+options(A) ::= options(A) COMMA option(X). {
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+
+%type option {rsql_option_t}
+option(A) ::= STRING(K) EQ STRING(V). { A = rsql_sql__option(pctx, &K, &V); }
+
+/* ================================================================ DROP, DESCRIBE, SHOW */
+
+cmd(A) ::= DROP TABLE ifexists(E) nm(N). {
+    A = rsql_sql__stmt_drop(pctx, RSQL_STMT_DROP_TABLE, E, &N);
+}
+cmd(A) ::= DESCRIBE nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_DESCRIBE, &N); }
+cmd(A) ::= SHOW TABLES. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_TABLES, NULL); }
+cmd(A) ::= SHOW CREATE TABLE nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_CREATE_TABLE, &N); }
+cmd(A) ::= SHOW CONNECTORS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_CONNECTORS, NULL); }
+cmd(A) ::= SHOW OPTIONS FOR CONNECTOR setkey(V). {
+    A = rsql_sql__stmt_setting(pctx, RSQL_STMT_SHOW_OPTIONS, NULL, &V);
+}
+cmd(A) ::= SHOW SETTINGS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_SETTINGS, NULL); }
+
+/* ================================================================ SET, RESET */
+
+cmd(A) ::= SET. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_SETTINGS, NULL); }
+cmd(A) ::= SET setkey(K) EQ setval(V). {
+    A = rsql_sql__stmt_setting(pctx, RSQL_STMT_SET, &K, &V);
+}
+cmd(A) ::= RESET. { A = rsql_sql__stmt_setting(pctx, RSQL_STMT_RESET, NULL, NULL); }
+cmd(A) ::= RESET setkey(K). { A = rsql_sql__stmt_setting(pctx, RSQL_STMT_RESET, &K, NULL); }
+
+/* 'key' or a dotted name (errors.tolerance) */
+%type setkey {sql_text_t}
+setkey(A) ::= STRING(X). { A = rsql_sql__text_string(pctx, &X); }
+setkey(A) ::= dotted(X). { A = X; }
+
+%type dotted {sql_text_t}
+dotted(A) ::= nm(X). { A = rsql_sql__text_ident(pctx, NULL, &X); }
+dotted(A) ::= dotted(B) DOT nm(X). { A = rsql_sql__text_ident(pctx, &B, &X); }
+
+/* 'value', a name, a number or a boolean, kept as text */
+%type setval {sql_text_t}
+setval(A) ::= setkey(X). { A = X; }
+setval(A) ::= INTEGER(X). { A = rsql_sql__text_raw(pctx, NULL, &X); }
+setval(A) ::= FLOAT(X). { A = rsql_sql__text_raw(pctx, NULL, &X); }
+setval(A) ::= MINUS(S) INTEGER(X). { A = rsql_sql__text_raw(pctx, &S, &X); }
+setval(A) ::= MINUS(S) FLOAT(X). { A = rsql_sql__text_raw(pctx, &S, &X); }
+setval(A) ::= TRUE(X). { A = rsql_sql__text_raw(pctx, NULL, &X); }
+setval(A) ::= FALSE(X). { A = rsql_sql__text_raw(pctx, NULL, &X); }
+
+/* ================================================================ INSERT, SELECT, EXPLAIN */
+
+cmd(A) ::= insert(X). { A = rsql_sql__stmt_insert(pctx, X); }
+cmd(A) ::= select(X). { A = rsql_sql__stmt_select(pctx, X); }
+cmd(A) ::= EXPLAIN insert(X). {
+    A = rsql_sql__stmt_wrap(pctx, RSQL_STMT_EXPLAIN, false, NULL, rsql_sql__stmt_insert(pctx, X));
+}
+cmd(A) ::= EXPLAIN select(X). {
+    A = rsql_sql__stmt_wrap(pctx, RSQL_STMT_EXPLAIN, false, NULL, rsql_sql__stmt_select(pctx, X));
+}
+
+%type insert {rsql_insert_t *}
+insert(A) ::= INSERT(K) INTO nm(T) collist_opt(C) select(S). {
+    A = rsql_sql__insert(pctx, &K, &T, &C, S);
+}
+
+%type collist_opt {sql_vec_t}
+collist_opt(A) ::= . { A = (sql_vec_t){0, NULL}; }
+collist_opt(A) ::= LP idlist(X) RP. { A = X; }
+
+%type idlist {sql_vec_t}
+idlist(A) ::= nm(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+idlist(A) ::= idlist(A) COMMA nm(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X)); }
+
+%type select {rsql_select_t *}
+select(A) ::= SELECT(K) selitems(I) FROM nm(F) where_opt(W) limit_opt(L). {
+    A = rsql_sql__select(pctx, &K, &I, &F, W, &L);
+}
+
+%type selitems {sql_vec_t}
+selitems(A) ::= selitem(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+selitems(A) ::= selitems(A) COMMA selitem(X). {
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+
+%type selitem {rsql_select_item_t}
+selitem(A) ::= STAR(X). { A = rsql_sql__select_item(pctx, rsql_sql__expr_star(pctx, &X), NULL); }
+selitem(A) ::= expr(X). { A = rsql_sql__select_item(pctx, X, NULL); }
+selitem(A) ::= expr(X) AS nm(N). { A = rsql_sql__select_item(pctx, X, &N); }
+
+%type where_opt {rsql_expr_t *}
+where_opt(A) ::= . { A = NULL; }
+where_opt(A) ::= WHERE expr(X). { A = X; }
+
+%type limit_opt {sql_limit_t}
+limit_opt(A) ::= . { A.present = false; }
+limit_opt(A) ::= LIMIT INTEGER(X). { A.present = true; A.tok = X; }
+
+/* ================================================================ jobs */
+
+cmd(A) ::= CREATE JOB ifnotexists(E) nm(N) AS insert(X). {
+    A = rsql_sql__stmt_wrap(pctx, RSQL_STMT_CREATE_JOB, E, &N, rsql_sql__stmt_insert(pctx, X));
+}
+cmd(A) ::= DROP JOB ifexists(E) nm(N). { A = rsql_sql__stmt_drop(pctx, RSQL_STMT_DROP_JOB, E, &N); }
+cmd(A) ::= SHOW JOBS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_JOBS, NULL); }
+cmd(A) ::= RUN JOB nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_RUN_JOB, &N); }
+cmd(A) ::= SHOW JOB RUNS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_JOB_RUNS, NULL); }
+cmd(A) ::= SHOW JOB RUNS nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_JOB_RUNS, &N); }
+
+/* ================================================================ expressions */
+
+%type expr {rsql_expr_t *}
+%type exprlist {rsql_expr_list_t}
+
+expr(A) ::= LP(L) expr(X) RP(R). { A = rsql_sql__expr_paren(pctx, &L, X, &R); }
+expr(A) ::= nm(X). { A = rsql_sql__expr_column(pctx, NULL, &X); }
+expr(A) ::= nm(Q) DOT nm(X). { A = rsql_sql__expr_column(pctx, &Q, &X); }
+expr(A) ::= INTEGER(X). { A = rsql_sql__expr_literal(pctx, &X); }
+expr(A) ::= FLOAT(X). { A = rsql_sql__expr_literal(pctx, &X); }
+expr(A) ::= STRING(X). { A = rsql_sql__expr_literal(pctx, &X); }
+expr(A) ::= NULL(X). { A = rsql_sql__expr_literal(pctx, &X); }
+expr(A) ::= TRUE(X). { A = rsql_sql__expr_literal(pctx, &X); }
+expr(A) ::= FALSE(X). { A = rsql_sql__expr_literal(pctx, &X); }
+expr(A) ::= CURRENT_TIMESTAMP(X). { A = rsql_sql__expr_func(pctx, &X, NULL, NULL); }
+
+/* function calls: any name, the planner checks it */
+expr(A) ::= ID(F) LP RP(R). { A = rsql_sql__expr_func(pctx, &F, NULL, &R); }
+expr(A) ::= ID(F) LP exprlist(L) RP(R). { A = rsql_sql__expr_func(pctx, &F, &L, &R); }
+expr(A) ::= ID(F) LP expr(X) FROM(K) expr(S) RP(R). {
+    A = rsql_sql__expr_substring(pctx, &F, X, &K, S, NULL, &R);
+}
+expr(A) ::= ID(F) LP expr(X) FROM(K) expr(S) FOR expr(N) RP(R). {
+    A = rsql_sql__expr_substring(pctx, &F, X, &K, S, N, &R);
+}
+expr(A) ::= CAST(K) LP expr(X) AS typespec(T) RP(R). {
+    A = rsql_sql__expr_cast(pctx, &K, X, &T, &R);
+}
+expr(A) ::= CASE(K) case_operand(O) case_whens(W) case_else(L) END(E). {
+    A = rsql_sql__expr_case(pctx, &K, O, &W, L, &E);
+}
+
+%type case_operand {rsql_expr_t *}
+case_operand(A) ::= . { A = NULL; }
+case_operand(A) ::= expr(X). { A = X; }
+
+%type case_whens {rsql_expr_list_t}
+case_whens(A) ::= WHEN expr(X) THEN expr(Y). {
+    A = (rsql_expr_list_t){0, NULL};
+    rsql_sql__expr_list_push(pctx, &A, X);
+    rsql_sql__expr_list_push(pctx, &A, Y);
+}
+case_whens(A) ::= case_whens(A) WHEN expr(X) THEN expr(Y). {
+    rsql_sql__expr_list_push(pctx, &A, X);
+    rsql_sql__expr_list_push(pctx, &A, Y);
+}
+
+%type case_else {rsql_expr_t *}
+case_else(A) ::= . { A = NULL; }
+case_else(A) ::= ELSE expr(X). { A = X; }
+
+expr(A) ::= expr(X) OR(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_OR, &O, X, Y); }
+expr(A) ::= expr(X) AND(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_AND, &O, X, Y); }
+expr(A) ::= expr(X) EQ(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_EQ, &O, X, Y); }
+expr(A) ::= expr(X) NE(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_NE, &O, X, Y); }
+expr(A) ::= expr(X) LT(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_LT, &O, X, Y); }
+expr(A) ::= expr(X) LE(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_LE, &O, X, Y); }
+expr(A) ::= expr(X) GT(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_GT, &O, X, Y); }
+expr(A) ::= expr(X) GE(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_GE, &O, X, Y); }
+expr(A) ::= expr(X) PLUS(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_ADD, &O, X, Y); }
+expr(A) ::= expr(X) MINUS(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_SUB, &O, X, Y); }
+expr(A) ::= expr(X) CONCAT(O) expr(Y). {
+    A = rsql_sql__expr_binary(pctx, RSQL_OP_CONCAT, &O, X, Y);
+}
+expr(A) ::= expr(X) STAR(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_MUL, &O, X, Y); }
+expr(A) ::= expr(X) SLASH(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_DIV, &O, X, Y); }
+expr(A) ::= expr(X) REM(O) expr(Y). { A = rsql_sql__expr_binary(pctx, RSQL_OP_MOD, &O, X, Y); }
+
+expr(A) ::= NOT(O) expr(X). { A = rsql_sql__expr_unary(pctx, RSQL_OP_NOT, &O, X); }
+expr(A) ::= MINUS(O) expr(X). [UMINUS] { A = rsql_sql__expr_unary(pctx, RSQL_OP_NEG, &O, X); }
+expr(A) ::= PLUS(O) expr(X). [UMINUS] { A = rsql_sql__expr_unary(pctx, RSQL_OP_PLUS, &O, X); }
+
+expr(A) ::= expr(X) IS(O) NULL(E). { A = rsql_sql__expr_is_null(pctx, X, &O, false, &E); }
+expr(A) ::= expr(X) IS(O) NOT NULL(E). { A = rsql_sql__expr_is_null(pctx, X, &O, true, &E); }
+
+%type likeop {sql_flag_t}
+likeop(A) ::= LIKE(X). { A = (sql_flag_t){false, rsql_sql__tok_pos(&X)}; }
+likeop(A) ::= NOT(X) LIKE(Y). {
+    A = (sql_flag_t){true, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
+}
+expr(A) ::= expr(X) likeop(O) expr(Y). [LIKE] { A = rsql_sql__expr_like(pctx, X, O, Y, NULL); }
+expr(A) ::= expr(X) likeop(O) expr(Y) ESCAPE expr(Z). [LIKE] {
+    A = rsql_sql__expr_like(pctx, X, O, Y, Z);
+}
+
+%type in_op {sql_flag_t}
+in_op(A) ::= IN(X). { A = (sql_flag_t){false, rsql_sql__tok_pos(&X)}; }
+in_op(A) ::= NOT(X) IN(Y). {
+    A = (sql_flag_t){true, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
+}
+expr(A) ::= expr(X) in_op(O) LP exprlist(L) RP(R). [IN] {
+    A = rsql_sql__expr_in(pctx, X, O, &L, &R);
+}
+
+%type between_op {sql_flag_t}
+between_op(A) ::= BETWEEN(X). { A = (sql_flag_t){false, rsql_sql__tok_pos(&X)}; }
+between_op(A) ::= NOT(X) BETWEEN(Y). {
+    A = (sql_flag_t){true, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
+}
+expr(A) ::= expr(X) between_op(O) expr(Y) AND expr(Z). [BETWEEN] {
+    A = rsql_sql__expr_between(pctx, X, O, Y, Z);
+}
+
+exprlist(A) ::= expr(X). {
+    A = (rsql_expr_list_t){0, NULL};
+    rsql_sql__expr_list_push(pctx, &A, X);
+}
+exprlist(A) ::= exprlist(A) COMMA expr(X). { rsql_sql__expr_list_push(pctx, &A, X); }

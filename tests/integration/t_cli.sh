@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The rocketsql command line as a new user meets it: tables created in one
+# process are seen by the next, errors carry line:col, secrets stay hidden,
+# exit statuses follow the documented contract.
+set -e
+. "$RSQL_SRCDIR/tests/integration/lib.sh"
+
+run_rsql -e "CREATE TABLE t (a INT, b VARCHAR) WITH ('connector'='datagen', 'number-of-rows'='10')"
+[ "$RC" = 0 ] || fail "CREATE TABLE exited $RC: $ERR"
+ok "CREATE TABLE in a first process"
+
+[ "$(stat -c %a "$CAT")" = 600 ] || fail "catalog mode is $(stat -c %a "$CAT"), want 600"
+ok "catalog created with mode 0600"
+
+run_rsql -e "SHOW TABLES"
+[ "$RC" = 0 ] || fail "SHOW TABLES exited $RC: $ERR"
+echo "$OUT" | grep -Eq '^\| t +\| datagen' || fail "SHOW TABLES does not list t: $OUT"
+ok "SHOW TABLES in a second process lists t"
+
+run_rsql -e "DESCRIBE t"
+echo "$OUT" | grep -Eq '^\| a +\| INT ' || fail "DESCRIBE misses column a: $OUT"
+echo "$OUT" | grep -Eq '^\| b +\| VARCHAR ' || fail "DESCRIBE misses column b: $OUT"
+ok "DESCRIBE shows both columns"
+
+run_rsql -e "CREATE TABLE q (a INT) WITH ('connector'='rocketmq-grpc', 'endpoints'='127.0.0.1:8081', 'topic'='orders', 'access-key'='ak', 'secret-key'='s3cr3t')"
+[ "$RC" = 0 ] || fail "CREATE TABLE q exited $RC: $ERR"
+run_rsql -e "SHOW CREATE TABLE q"
+[ "$RC" = 0 ] || fail "SHOW CREATE TABLE exited $RC: $ERR"
+echo "$OUT" | grep -q "'secret-key' = '\*\*\*\*\*\*'" || fail "secret not masked: $OUT"
+echo "$OUT$ERR" | grep -q s3cr3t && fail "SHOW CREATE TABLE printed the secret"
+ok "SHOW CREATE TABLE masks secret-key"
+
+run_rsql -e "CREATE TABLE x (a INT) WITH ('connector'='rocketmq-grpc', 'topik'='t')"
+[ "$RC" = 1 ] || fail "unknown option exited $RC, want 1"
+echo "$ERR" | head -1 | grep -Eq "^1:59: unknown option 'topik' .*did you mean 'topic'" ||
+    fail "unknown option error: $ERR"
+ok "unknown option: exit 1, 1:59, suggests topic"
+
+run_rsql -e "SELECT a FORM t"
+[ "$RC" = 1 ] || fail "syntax error exited $RC, want 1"
+echo "$ERR" | head -1 | grep -q '^1:10: near "FORM": syntax error' || fail "syntax error: $ERR"
+echo "$ERR" | sed -n 3p | grep -q '^           \^' || fail "no caret under FORM: $ERR"
+ok "syntax error at 1:10 names FORM, with a caret"
+
+run_rsql -e "CREATE TABLE s (x INT, y VARCHAR) WITH ('connector'='print')"
+run_rsql -e "EXPLAIN INSERT INTO s SELECT a + 1, UPPER(b) FROM t WHERE a > 3"
+[ "$RC" = 0 ] || fail "EXPLAIN exited $RC: $ERR"
+for word in source filter projection sink; do
+    echo "$OUT" | grep -qi "$word" || fail "EXPLAIN lacks $word: $OUT"
+done
+echo "$OUT" | grep -q 'a > 3' || fail "EXPLAIN lacks the filter expression: $OUT"
+ok "EXPLAIN prints source, filter, projection and sink"
+
+printf 'SHOW TABLES;\nDESCRIBE s;\n' | "$RSQL" --catalog "$CAT" >"$T/out" 2>"$T/err" ||
+    fail "script on stdin failed: $(cat "$T/err")"
+grep -Eq '^\| s ' "$T/out" || fail "stdin script output: $(cat "$T/out")"
+ok "a script on stdin runs"
+
+printf -- '-- a comment\nSHOW TABLES;\n\nDESCRIBE nope;\nSHOW TABLES;\n' >"$T/script.sql"
+run_rsql -f "$T/script.sql"
+[ "$RC" = 1 ] || fail "script with a bad statement exited $RC"
+echo "$ERR" | head -1 | grep -q '^4:10: no such table: nope' || fail "script error: $ERR"
+ok "-f script stops at the first error with its line:col"
+
+ROCKETSQL_CATALOG="$T/env.db" "$RSQL" -e "SHOW TABLES" >/dev/null || fail "env catalog"
+[ -f "$T/env.db" ] || fail "ROCKETSQL_CATALOG not honoured"
+ok "ROCKETSQL_CATALOG picks the catalog"
+
+run_rsql --no-such-flag
+[ "$RC" = 64 ] || fail "bad usage exited $RC, want 64"
+run_rsql -e "SHOW TABLES" extra
+[ "$RC" = 64 ] || fail "extra argument exited $RC, want 64"
+ok "bad usage exits 64"
+
+run_rsql --version
+echo "$OUT" | grep -q '^rocketsql [0-9]' || fail "--version: $OUT"
+run_rsql --help
+echo "$OUT" | grep -q 'usage: rocketsql' || fail "--help: $OUT"
+ok "--help and --version"
+
+run_rsql run nosuchjob
+[ "$RC" = 1 ] || fail "run of a missing job exited $RC, want 1"
+echo "$ERR" | grep -q 'no such job: nosuchjob' || fail "missing job: $ERR"
+ok "run JOB of a missing job: exit 1"
+
+echo "$n_checks passed, 0 failed"

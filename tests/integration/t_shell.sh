@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The interactive shell under a pseudo-terminal: a statement typed over two
+# lines runs, and the up-arrow recalls it.
+set -e
+. "$RSQL_SRCDIR/tests/integration/lib.sh"
+export ROCKETSQL_HISTORY="$T/history"
+python3 "$RSQL_SRCDIR/tests/integration/pty_shell.py" "$RSQL" "$CAT" >"$T/screen" 2>&1 ||
+    fail "shell session: $(cat "$T/screen")"
+ok "two-line statement ran; up-arrow recalled it"
+grep -q 'CREATE.*t2' "$ROCKETSQL_HISTORY" || fail "history file not written"
+ok "history file written"
+echo "$n_checks passed, 0 failed"
