@@ -3,40 +3,107 @@
  *
  * Statements that run pipelines: INSERT, SELECT previews and RUN JOB. Each
  * is planned first (so every bind/type error is reported with its place
- * before anything runs); the pipeline runtime then executes the plan.
+ * before anything runs); the pipeline runtime (rt_run_pipeline.c) then
+ * executes the plan. RUN JOB re-parses the job's stored statement and plans
+ * it with the settings captured at CREATE JOB.
  */
 #include "config.h"
 #include "runtime/rt_int.h"
 #include "catalog/rsql_catalog.h"
 #include "core/rsql_mem.h"
+#include "core/rsql_settings.h"
 #include "planner/rsql_plan.h"
+#include "runtime/rsql_pipeline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Plan stmt with settings and run it; a failure while running marks the job failed. */
+static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const char *sql,
+                               const rsql_settings_t *settings, const char *job,
+                               rsql_error_t *err)
+{
+    rsql_plan_t *plan = rsql_plan_build(s->cat, st, sql, settings, err);
+    if (!plan) {
+        return err ? err->code : RSQL_ERR_INTERNAL;
+    }
+    fflush(stdout);
+    rsql_err_t rc = rsql_pipeline_run_plan(s->cat, rsql_catalog_path(s->cat), plan, job, stdout,
+                                           stderr, err);
+    if (rc != RSQL_OK) {
+        s->job_failed = 1;
+    }
+    rsql_plan_destroy(plan);
+    return rc;
+}
+
+/* RUN JOB name: the stored INSERT, planned with the job's captured settings. */
+static rsql_err_t run_job(rsql_session_t *s, const rsql_stmt_t *st, rsql_error_t *err)
+{
+    rsql_job_def_t *job = NULL;
+    rsql_error_t local;
+    rsql_error_clear(&local);
+    if (rsql_catalog_job_get(s->cat, st->name.name, &job, &local) != RSQL_OK) {
+        return rsql_error_set(err, local.code, st->name.pos, "%s", local.msg);
+    }
+    if (!job) {
+        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, st->name.pos, "no such job: %s",
+                              st->name.name);
+    }
+    rsql_err_t rc = RSQL_OK;
+    rsql_settings_t *settings = rsql_settings_new();
+    rsql_opt_kv_t *kvs = rsql_calloc((size_t)(job->n_settings ? job->n_settings : 1),
+                                     sizeof(*kvs));
+    rsql_parse_t *p = rsql_parse_new(job->sql, strlen(job->sql));
+    if (!settings || !kvs || !p) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < job->n_settings; i++) {
+        kvs[i].key = job->settings[i].key;
+        kvs[i].value = job->settings[i].value;
+        kvs[i].key_pos = kvs[i].value_pos = RSQL_NOPOS;
+    }
+    rsql_error_clear(&local);
+    if (rsql_settings_import(settings, kvs, job->n_settings, &local) != RSQL_OK) {
+        rc = rsql_error_set(err, local.code, st->name.pos, "job '%s': %s", job->name, local.msg);
+        goto done;
+    }
+    rsql_stmt_t *inner = NULL;
+    rsql_error_clear(&local);
+    if (rsql_parse_next(p, &inner, &local) != RSQL_OK || !inner ||
+        inner->kind != RSQL_STMT_INSERT) {
+        rc = rsql_error_set(err, local.code ? local.code : RSQL_ERR_CATALOG, st->name.pos,
+                            "job '%s' has an invalid statement: %s", job->name,
+                            local.code ? local.msg : "not an INSERT");
+        goto done;
+    }
+    /* Errors in the job's own text are reported against that text, prefixed with the job. */
+    rsql_error_clear(&local);
+    rc = plan_and_run(s, inner, job->sql, settings, job->name, &local);
+    if (rc != RSQL_OK) {
+        char where[900];
+        rsql_error_format(&local, job->sql, where, sizeof(where));
+        rsql_error_t outer = local;
+        outer.pos = s->job_failed ? RSQL_NOPOS : st->name.pos;
+        snprintf(outer.msg, sizeof(outer.msg), "job '%.64s': %.900s", job->name,
+                 local.pos.off != RSQL_POS_NONE ? where : local.msg);
+        rsql_error_copy(err, &outer);
+    }
+done:
+    rsql_parse_destroy(p);
+    rsql_free(kvs);
+    rsql_settings_destroy(settings);
+    rsql_job_def_free(job);
+    return rc;
+}
 
 rsql_err_t rsql_rt__run(rsql_session_t *s, const rsql_stmt_t *st, const char *sql,
                         rsql_result_t **out, rsql_error_t *err)
 {
     (void)out;
     if (st->kind == RSQL_STMT_RUN_JOB) {
-        rsql_job_def_t *job = NULL;
-        rsql_error_t local;
-        rsql_error_clear(&local);
-        if (rsql_catalog_job_get(s->cat, st->name.name, &job, &local) != RSQL_OK) {
-            return rsql_error_set(err, local.code, st->name.pos, "%s", local.msg);
-        }
-        if (!job) {
-            return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, st->name.pos, "no such job: %s",
-                                  st->name.name);
-        }
-        rsql_job_def_free(job);
-        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, st->pos,
-                              "this build cannot run pipelines yet (the pipeline runtime is "
-                              "not built in)");
+        return run_job(s, st, err);
     }
-    rsql_plan_t *plan = rsql_plan_build(s->cat, st, sql, s->settings, err);
-    if (!plan) {
-        return err ? err->code : RSQL_ERR_INTERNAL;
-    }
-    rsql_plan_destroy(plan);
-    return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, st->pos,
-                          "this build cannot run pipelines yet (the pipeline runtime is not "
-                          "built in)");
+    return plan_and_run(s, st, sql, s->settings, NULL, err);
 }

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The data-path lookup of the embedded connectors (name -> rsql_io.h
+ * vtable) and the tolerant option readers they share (rsql_conn_io.h).
+ */
+#include "config.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <strings.h>
+#include <time.h>
+
+static const struct {
+    const char *name;
+    const rsql_source_ops_t *source;
+    const rsql_sink_ops_t *sink;
+} io_table[] = {
+    {"datagen", &rsql_datagen_source_ops, NULL},
+    {"filesystem", &rsql_file_source_ops, &rsql_file_sink_ops},
+    {"sqlite", &rsql_sqlite_source_ops, &rsql_sqlite_sink_ops},
+    {"print", NULL, &rsql_print_sink_ops},
+    {"blackhole", NULL, &rsql_blackhole_sink_ops},
+};
+
+/*
+** The source vtable of connector, or NULL. Static data; any thread.
+*/
+const rsql_source_ops_t *rsql_io_source_ops(const char *connector)
+{
+    for (size_t i = 0; connector && i < sizeof(io_table) / sizeof(io_table[0]); i++) {
+        if (strcasecmp(connector, io_table[i].name) == 0) {
+            return io_table[i].source;
+        }
+    }
+    return NULL;
+}
+
+/*
+** The sink vtable of connector, or NULL. Static data; any thread.
+*/
+const rsql_sink_ops_t *rsql_io_sink_ops(const char *connector)
+{
+    for (size_t i = 0; connector && i < sizeof(io_table) / sizeof(io_table[0]); i++) {
+        if (strcasecmp(connector, io_table[i].name) == 0) {
+            return io_table[i].sink;
+        }
+    }
+    return NULL;
+}
+
+/* The effective text of name and its row, or NULL (not in the tables / unset, no default). */
+static const char *opt_text(const rsql_optset_t *opts, const char *name,
+                            const rsql_opt_def_t **def)
+{
+    *def = NULL;
+    if (!opts || !name) {
+        return NULL;
+    }
+    *def = rsql_optset_lookup_def(opts, name);
+    if (!*def) {
+        return NULL;
+    }
+    return rsql_optset_str(opts, name);
+}
+
+/*
+** The text of option name (given, else default, else dflt). Borrowed.
+*/
+const char *rsql_io_opt_str(const rsql_optset_t *opts, const char *name, const char *dflt)
+{
+    const rsql_opt_def_t *d;
+    const char *v = opt_text(opts, name, &d);
+    return v ? v : dflt;
+}
+
+/*
+** The integer value of option name: INT, SIZE (bytes), DURATION (ms), or a
+** number given as text; dflt when unset or unreadable.
+*/
+int64_t rsql_io_opt_int(const rsql_optset_t *opts, const char *name, int64_t dflt)
+{
+    const rsql_opt_def_t *d;
+    const char *v = opt_text(opts, name, &d);
+    int64_t out;
+    double dv;
+    if (!v) {
+        return dflt;
+    }
+    if (d->type == RSQL_OPT_DURATION) {
+        return rsql_opt_parse_duration(v, &out) == RSQL_OK ? out : dflt;
+    }
+    if (d->type == RSQL_OPT_SIZE) {
+        return rsql_opt_parse_size(v, &out) == RSQL_OK ? out : dflt;
+    }
+    if (rsql_opt_parse_int(v, &out) == RSQL_OK) {
+        return out;
+    }
+    if (rsql_opt_parse_double(v, &dv) == RSQL_OK && dv > -9.2e18 && dv < 9.2e18) {
+        return (int64_t)dv;
+    }
+    if (rsql_opt_parse_duration(v, &out) == RSQL_OK) {
+        return out;
+    }
+    if (rsql_opt_parse_size(v, &out) == RSQL_OK) {
+        return out;
+    }
+    return dflt;
+}
+
+/*
+** The number value of option name: DOUBLE, INT, RATE (per second) or a
+** number given as text; dflt when unset or unreadable.
+*/
+double rsql_io_opt_double(const rsql_optset_t *opts, const char *name, double dflt)
+{
+    const rsql_opt_def_t *d;
+    const char *v = opt_text(opts, name, &d);
+    double out;
+    if (!v) {
+        return dflt;
+    }
+    if (d->type == RSQL_OPT_RATE) {
+        return rsql_opt_parse_rate(v, &out) == RSQL_OK ? out : dflt;
+    }
+    if (rsql_opt_parse_double(v, &out) == RSQL_OK) {
+        return out;
+    }
+    if (rsql_opt_parse_rate(v, &out) == RSQL_OK) {
+        return out;
+    }
+    return dflt;
+}
+
+/*
+** The boolean value of option name; dflt when unset or unreadable.
+*/
+bool rsql_io_opt_bool(const rsql_optset_t *opts, const char *name, bool dflt)
+{
+    const rsql_opt_def_t *d;
+    const char *v = opt_text(opts, name, &d);
+    bool out;
+    if (!v) {
+        return dflt;
+    }
+    return rsql_opt_parse_bool(v, &out) == RSQL_OK ? out : dflt;
+}
+
+/*
+** True when option name was given explicitly.
+*/
+bool rsql_io_opt_has(const rsql_optset_t *opts, const char *name)
+{
+    return opts && name && rsql_optset_lookup_def(opts, name) && rsql_optset_find(opts, name) >= 0;
+}
+
+/*
+** Monotonic milliseconds.
+*/
+int64_t rsql_io_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

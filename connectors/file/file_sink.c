@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The filesystem sink: appends one encoded row per line (format json by
+ * default, csv or raw), creating the file (mode 0644) when missing. Each
+ * batch is encoded into one buffer and written with write(2) (O_APPEND),
+ * then its delivery is reported, all rows written; flush fsyncs the file
+ * when sink.sync (default true). A failed write is undone (the file is cut
+ * back to its length before the batch) and returned as a retriable I/O
+ * error, so no half line is left and no callback comes.
+ *
+ * Threads: open, write, flush and close on the write thread; the delivery
+ * callback runs on it too, inside write.
+ */
+#include "config.h"
+#include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct rsql_sink {
+    char *path;
+    int fd;
+    bool sync;
+    rsql_encoder_t *enc;
+    rsql_buf_t buf;
+    rsql_sink_result_t *results;
+    int results_cap;
+    rsql_delivery_cb deliver;
+    void *deliver_opaque;
+};
+
+static void fk_close(rsql_sink_t *k)
+{
+    if (!k) {
+        return;
+    }
+    if (k->fd >= 0) {
+        close(k->fd);
+    }
+    rsql_encoder_destroy(k->enc);
+    rsql_buf_deinit(&k->buf);
+    rsql_free(k->results);
+    rsql_free(k->path);
+    rsql_free(k);
+}
+
+static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
+{
+    const char *path = rsql_io_opt_str(ctx->opts, "path", NULL);
+    const char *format = rsql_io_opt_str(ctx->opts, "format", "json");
+    rsql_sink_t *k;
+    if (!path || !*path) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "filesystem sink: option 'path' is required");
+    }
+    k = rsql_calloc(1, sizeof *k);
+    if (!k) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    k->fd = -1;
+    rsql_buf_init(&k->buf);
+    k->deliver = ctx->deliver;
+    k->deliver_opaque = ctx->deliver_opaque;
+    k->sync = rsql_io_opt_bool(ctx->opts, "sink.sync", true);
+    k->path = rsql_strdup(path);
+    if (!k->path) {
+        fk_close(k);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    k->enc = rsql_encoder_new(format, ctx->opts, ctx->n_columns, ctx->column_names,
+                              ctx->column_types, err);
+    if (!k->enc) {
+        fk_close(k);
+        return err ? err->code : RSQL_ERR_INTERNAL;
+    }
+    k->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (k->fd < 0) {
+        int e = errno;
+        fk_close(k);
+        rsql_err_t rc = rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot open %s: %s", path,
+                                       strerror(e));
+        if (err && err->code == RSQL_ERR_IO && (e == ENOENT || e == EACCES || e == EISDIR)) {
+            err->flags &= ~RSQL_EF_RETRY;
+        }
+        return rc;
+    }
+    *out = k;
+    return RSQL_OK;
+}
+
+static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
+                           rsql_error_t *err)
+{
+    rsql_err_t rc;
+    rsql_buf_reset(&k->buf);
+    for (int i = 0; i < n; i++) {
+        if ((rc = rsql_encode(k->enc, rows[i].values, &k->buf, err)) != RSQL_OK) {
+            return rc;
+        }
+        rsql_buf_putc(&k->buf, '\n');
+    }
+    if (k->buf.oom) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    if (n > k->results_cap) {
+        rsql_sink_result_t *nr = rsql_realloc(k->results, (size_t)n * sizeof *nr);
+        if (!nr) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        k->results = nr;
+        k->results_cap = n;
+    }
+    struct stat st;
+    off_t before = fstat(k->fd, &st) == 0 ? st.st_size : -1;
+    size_t done = 0;
+    while (done < k->buf.len) {
+        ssize_t w = write(k->fd, k->buf.data + done, k->buf.len - done);
+        if (w < 0) {
+            int e = errno;
+            if (e == EINTR) {
+                continue;
+            }
+            if (done > 0 && before >= 0 && ftruncate(k->fd, before) != 0) {
+                /* the partial line stays; the retry appends a whole one after it */
+            }
+            return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot write %s: %s", k->path,
+                                  strerror(e));
+        }
+        done += (size_t)w;
+    }
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
+    if (k->deliver) {
+        k->deliver(k->deliver_opaque, batch_id, n, k->results);
+    }
+    return RSQL_OK;
+}
+
+static rsql_err_t fk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
+{
+    (void)timeout_ms;
+    if (k->sync && fdatasync(k->fd) != 0) {
+        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot sync %s: %s", k->path,
+                              strerror(errno));
+    }
+    return RSQL_OK;
+}
+
+/*
+** The filesystem sink vtable (rsql_io.h). Static.
+*/
+const rsql_sink_ops_t rsql_file_sink_ops = {
+    .open = fk_open,
+    .write = fk_write,
+    .flush = fk_flush,
+    .stored_positions = NULL,
+    .close = fk_close,
+};

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The filesystem source: a file of lines (JSON lines, CSV records or raw
+ * lines), read with a fixed buffer that grows only for a long line, up to
+ * 16 MiB (a longer line is an error naming its byte offset).
+ *
+ * One partition, named by the path as given. A record's offset is the byte
+ * position after its line end, so a restart resumes at the next line; its
+ * ident is "file:<path>@<byte offset of the line start>". A final line
+ * without '\n' counts when the read is bounded (at EOF); with scan.follow
+ * the source waits for its end and for appended data, checking every
+ * scan.poll-interval (sleeping on a condition variable: wakeup ends the
+ * wait; never spinning).
+ *
+ * A trailing "\r" is dropped (CRLF files). json: blank lines are skipped.
+ * csv: a line end inside a quoted field continues the record, so quoted
+ * fields may hold line ends (as the csv encoder writes them).
+ *
+ * Threads: poll on the poll thread, wakeup from any thread; offsets are
+ * worker-managed (no commit_record).
+ */
+#include "config.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FILE_BUF_INIT (64 * 1024)
+#define FILE_MAX_LINE (16 * 1024 * 1024)
+
+struct rsql_source {
+    char *path;
+    int fd;
+    bool follow, skip_blank;
+    char quote;         /* csv: records may span lines inside quotes; 0 otherwise */
+    int64_t poll_ms;
+    uint8_t *buf;
+    size_t cap, start, end;
+    size_t scan;        /* bytes of the current record already scanned (from start) */
+    bool in_quote;      /* csv: parity at scan */
+    int64_t buf_pos;    /* file offset of buf[0] */
+    int64_t resumed_at;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool woken;
+};
+
+static rsql_err_t io_error(rsql_error_t *err, const char *what, const char *path, int e)
+{
+    rsql_err_t rc = rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "%s %s: %s", what, path,
+                                   strerror(e));
+    if (err && err->code == RSQL_ERR_IO && (e == ENOENT || e == EACCES || e == EISDIR)) {
+        err->flags &= ~RSQL_EF_RETRY; /* retrying will not help */
+    }
+    return rc;
+}
+
+static void fs_free(rsql_source_t *s)
+{
+    if (s->fd >= 0) {
+        close(s->fd);
+    }
+    rsql_free(s->buf);
+    rsql_free(s->path);
+    rsql_free(s);
+}
+
+static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
+{
+    const char *path = rsql_io_opt_str(ctx->opts, "path", NULL);
+    const char *format = rsql_io_opt_str(ctx->opts, "format", "json");
+    rsql_source_t *s;
+    if (!path || !*path) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "filesystem source: option 'path' is required");
+    }
+    s = rsql_calloc(1, sizeof *s);
+    if (!s) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    s->fd = -1;
+    s->path = rsql_strdup(path);
+    s->cap = FILE_BUF_INIT;
+    s->buf = rsql_malloc(s->cap);
+    if (!s->path || !s->buf) {
+        fs_free(s);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    s->follow = rsql_io_opt_bool(ctx->opts, "scan.follow", false);
+    s->poll_ms = rsql_io_opt_int(ctx->opts, "scan.poll-interval", 500);
+    if (s->poll_ms < 1) {
+        s->poll_ms = 1;
+    }
+    s->skip_blank = strcasecmp(format, "json") == 0;
+    if (strcasecmp(format, "csv") == 0) {
+        const char *q = rsql_io_opt_str(ctx->opts, "csv.quote-character", "\"");
+        s->quote = q ? q[0] : 0;
+    }
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0) {
+        int e = errno;
+        fs_free(s);
+        return io_error(err, "cannot open", path, e);
+    }
+    for (int i = 0; i < ctx->n_resume; i++) {
+        if (strcmp(ctx->resume_partitions[i], path) == 0 && ctx->resume_offsets[i] > 0) {
+            s->buf_pos = ctx->resume_offsets[i];
+        }
+    }
+    if (s->buf_pos > 0 && lseek(s->fd, (off_t)s->buf_pos, SEEK_SET) < 0) {
+        int e = errno;
+        fs_free(s);
+        return io_error(err, "cannot seek in", path, e);
+    }
+    s->resumed_at = s->buf_pos;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    *out = s;
+    return RSQL_OK;
+}
+
+/* Find the end ('\n') of the record at s->start; true with *nl its index. */
+static bool find_record(rsql_source_t *s, size_t *nl)
+{
+    size_t i = s->start + s->scan;
+    if (!s->quote) {
+        const uint8_t *e = i < s->end ? memchr(s->buf + i, '\n', s->end - i) : NULL;
+        if (e) {
+            *nl = (size_t)(e - s->buf);
+            return true;
+        }
+        s->scan = s->end - s->start;
+        return false;
+    }
+    for (; i < s->end; i++) {
+        uint8_t c = s->buf[i];
+        if (c == (uint8_t)s->quote) {
+            s->in_quote = !s->in_quote;
+        } else if (c == '\n' && !s->in_quote) {
+            *nl = i;
+            return true;
+        }
+    }
+    s->scan = s->end - s->start;
+    return false;
+}
+
+/* Emit buf[s->start, line_end) as a record whose next position is next (a buffer index). */
+static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, size_t next,
+                       bool *added, rsql_error_t *err)
+{
+    const uint8_t *p = s->buf + s->start;
+    size_t len = line_end - s->start;
+    int64_t line_off = s->buf_pos + (int64_t)s->start;
+    char ident[64];
+    *added = false;
+    s->start = next;
+    s->scan = 0;
+    s->in_quote = false;
+    if (len > 0 && p[len - 1] == '\r') {
+        len--;
+    }
+    if (s->skip_blank) {
+        size_t k = 0;
+        while (k < len && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r')) {
+            k++;
+        }
+        if (k == len) {
+            return RSQL_OK;
+        }
+    }
+    rsql_record_t *r = rsql_batch_add(batch);
+    if (!r) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
+    }
+    snprintf(ident, sizeof ident, "@%" PRId64, line_off);
+    size_t pl = strlen(s->path), il = strlen(ident);
+    char *id = rsql_arena_alloc(batch->arena, 5 + pl + il + 1);
+    r->raw = rsql_batch_copy(batch, p, len);
+    if (!id || !r->raw) {
+        batch->n--;
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    memcpy(id, "file:", 5);
+    memcpy(id + 5, s->path, pl);
+    memcpy(id + 5 + pl, ident, il + 1);
+    r->ident = id;
+    r->raw_len = len;
+    r->partition = 0;
+    r->offset = s->buf_pos + (int64_t)next;
+    *added = true;
+    return RSQL_OK;
+}
+
+/* Make room to read: compact, else grow up to FILE_MAX_LINE. */
+static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
+{
+    if (s->start > 0) {
+        memmove(s->buf, s->buf + s->start, s->end - s->start);
+        s->buf_pos += (int64_t)s->start;
+        s->end -= s->start;
+        s->start = 0;
+    }
+    if (s->end < s->cap) {
+        return RSQL_OK;
+    }
+    if (s->cap >= FILE_MAX_LINE) {
+        return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                              "file:%s@%" PRId64 ": line longer than %d MiB", s->path, s->buf_pos,
+                              FILE_MAX_LINE / (1024 * 1024));
+    }
+    size_t ncap = s->cap * 2 > FILE_MAX_LINE ? FILE_MAX_LINE : s->cap * 2;
+    uint8_t *nb = rsql_realloc(s->buf, ncap);
+    if (!nb) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    s->buf = nb;
+    s->cap = ncap;
+    return RSQL_OK;
+}
+
+/* Wait up to ms or a wakeup; true when woken. */
+static bool fs_sleep(rsql_source_t *s, int64_t ms)
+{
+    int64_t until = rsql_io_now_ms() + ms;
+    struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
+    bool woken;
+    pthread_mutex_lock(&s->mu);
+    while (!s->woken && rsql_io_now_ms() < until) {
+        if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) {
+            break;
+        }
+    }
+    woken = s->woken;
+    s->woken = false;
+    pthread_mutex_unlock(&s->mu);
+    return woken;
+}
+
+static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
+                          bool *eof, rsql_error_t *err)
+{
+    int64_t deadline = rsql_io_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int added = 0;
+    rsql_err_t rc;
+    *eof = false;
+    if (max > batch->cap - batch->n) {
+        max = batch->cap - batch->n;
+    }
+    while (added < max) {
+        size_t nl;
+        bool one;
+        if (find_record(s, &nl)) {
+            if ((rc = emit(s, batch, nl, nl + 1, &one, err)) != RSQL_OK) {
+                return rc;
+            }
+            added += one;
+            continue;
+        }
+        if ((rc = make_room(s, err)) != RSQL_OK) {
+            return rc;
+        }
+        ssize_t r = read(s->fd, s->buf + s->end, s->cap - s->end);
+        if (r < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return io_error(err, "cannot read", s->path, errno);
+        }
+        if (r > 0) {
+            s->end += (size_t)r;
+            continue;
+        }
+        /* at EOF */
+        if (!s->follow) {
+            if (s->end > s->start) {
+                if ((rc = emit(s, batch, s->end, s->end, &one, err)) != RSQL_OK) {
+                    return rc;
+                }
+                added += one;
+            }
+            *eof = true;
+            break;
+        }
+        int64_t now = rsql_io_now_ms();
+        if (added > 0 || now >= deadline) {
+            break;
+        }
+        int64_t wait = deadline - now < s->poll_ms ? deadline - now : s->poll_ms;
+        if (fs_sleep(s, wait)) {
+            break;
+        }
+    }
+    return RSQL_OK;
+}
+
+static int fs_partition_count(rsql_source_t *s)
+{
+    (void)s;
+    return 1;
+}
+
+static const char *fs_partition_name(rsql_source_t *s, uint32_t partition)
+{
+    return partition == 0 ? s->path : NULL;
+}
+
+static void fs_wakeup(rsql_source_t *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->woken = true;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void fs_close(rsql_source_t *s)
+{
+    if (!s) {
+        return;
+    }
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    fs_free(s);
+}
+
+/*
+** The filesystem source vtable (rsql_io.h). Static.
+*/
+const rsql_source_ops_t rsql_file_source_ops = {
+    .open = fs_open,
+    .poll = fs_poll,
+    .partition_count = fs_partition_count,
+    .partition_name = fs_partition_name,
+    .commit_record = NULL,
+    .committed = NULL,
+    .total = NULL,
+    .wakeup = fs_wakeup,
+    .close = fs_close,
+};

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The format dispatcher: makes decoders and encoders for a table (reading
+ * the format's options once) and routes rsql_decode / rsql_encode to the
+ * format files.
+ */
+#include "config.h"
+#include "connectors/formats/fmt_int.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/*
+** True when format names a format this build has.
+*/
+bool rsql_format_known(const char *format)
+{
+    return format && (strcasecmp(format, "json") == 0 || strcasecmp(format, "csv") == 0 ||
+                      strcasecmp(format, "raw") == 0);
+}
+
+/* One character of an option value: "x", or the escapes "\t" and "\\"; -1 if not one char. */
+static int one_char(const char *v)
+{
+    if (!v) {
+        return -1;
+    }
+    if (v[0] && !v[1]) {
+        return (unsigned char)v[0];
+    }
+    if (strcmp(v, "\\t") == 0 || strcasecmp(v, "tab") == 0) {
+        return '\t';
+    }
+    if (strcmp(v, "\\\\") == 0) {
+        return '\\';
+    }
+    return -1;
+}
+
+static void conf_deinit(fmt_conf_t *c)
+{
+    for (int i = 0; c->names && i < c->n; i++) {
+        rsql_free(c->names[i]);
+    }
+    rsql_free(c->names);
+    rsql_free(c->name_lens);
+    rsql_free(c->types);
+    rsql_free(c->csv_null);
+    memset(c, 0, sizeof *c);
+}
+
+static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const rsql_optset_t *opts,
+                            int n, const char *const *names, const rsql_type_t *types,
+                            rsql_error_t *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!format || !rsql_format_known(format)) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "unknown format '%s' (formats are: csv, json, raw)",
+                              format ? format : "");
+    }
+    c->kind = strcasecmp(format, "json") == 0 ? FMT_JSON
+              : strcasecmp(format, "csv") == 0 ? FMT_CSV
+                                                : FMT_RAW;
+    if (n < 1) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "format '%s' needs at least one column", format);
+    }
+    if (c->kind == FMT_RAW && n != 1) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "format 'raw' needs exactly one VARCHAR or BYTES column, the "
+                              "table has %d columns", n);
+    }
+    if (c->kind == FMT_RAW && types[0] != RSQL_TYPE_VARCHAR && types[0] != RSQL_TYPE_BYTES) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "format 'raw' needs exactly one VARCHAR or BYTES column, column "
+                              "'%s' is %s", names[0], rsql_type_name(types[0]));
+    }
+    c->n = n;
+    c->names = rsql_calloc((size_t)n, sizeof *c->names);
+    c->name_lens = rsql_calloc((size_t)n, sizeof *c->name_lens);
+    c->types = rsql_calloc((size_t)n, sizeof *c->types);
+    if (!c->names || !c->name_lens || !c->types) {
+        goto nomem;
+    }
+    for (int i = 0; i < n; i++) {
+        c->names[i] = rsql_strdup(names[i]);
+        if (!c->names[i]) {
+            goto nomem;
+        }
+        c->name_lens[i] = strlen(names[i]);
+        c->types[i] = types[i];
+    }
+    c->json_fail_missing = rsql_io_opt_bool(opts, "json.fail-on-missing-field", false);
+    c->json_ts_millis =
+        strcasecmp(rsql_io_opt_str(opts, "json.timestamp-format", "iso-8601"), "epoch-millis") == 0;
+    int d = one_char(rsql_io_opt_str(opts, "csv.field-delimiter", ","));
+    const char *q = rsql_io_opt_str(opts, "csv.quote-character", "\"");
+    int qc = q && !*q ? 0 : one_char(q);
+    if (d <= 0 || d == '\n' || d == '\r') {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
+                              "option 'csv.field-delimiter' must be a single character");
+    }
+    if (qc < 0 || qc == d || qc == '\n' || qc == '\r') {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
+                              "option 'csv.quote-character' must be a single character other "
+                              "than the delimiter");
+    }
+    c->csv_delim = (char)d;
+    c->csv_quote = (char)qc;
+    const char *nl = rsql_io_opt_str(opts, "csv.null-literal", NULL);
+    if (nl) {
+        c->csv_null = rsql_strdup(nl);
+        if (!c->csv_null) {
+            goto nomem;
+        }
+        c->csv_null_len = strlen(nl);
+    }
+    return RSQL_OK;
+nomem:
+    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+}
+
+/*
+** A decoder (see rsql_format.h). Caller destroys with rsql_decoder_destroy.
+*/
+rsql_decoder_t *rsql_decoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+                                 const char *const *names, const rsql_type_t *types,
+                                 rsql_error_t *err)
+{
+    rsql_decoder_t *dec = rsql_calloc(1, sizeof *dec);
+    if (!dec) {
+        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return NULL;
+    }
+    rsql_buf_init(&dec->scratch);
+    if (conf_init(&dec->c, format, opts, n_columns, names, types, err) != RSQL_OK) {
+        rsql_decoder_destroy(dec);
+        return NULL;
+    }
+    size_t n = (size_t)n_columns + 1;
+    dec->seen = rsql_calloc(n, sizeof *dec->seen);
+    dec->fstart = rsql_calloc(n, sizeof *dec->fstart);
+    dec->flen = rsql_calloc(n, sizeof *dec->flen);
+    dec->fquoted = rsql_calloc(n, sizeof *dec->fquoted);
+    if (!dec->seen || !dec->fstart || !dec->flen || !dec->fquoted) {
+        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_decoder_destroy(dec);
+        return NULL;
+    }
+    return dec;
+}
+
+/*
+** Free dec (NULL is a no-op).
+*/
+void rsql_decoder_destroy(rsql_decoder_t *dec)
+{
+    if (!dec) {
+        return;
+    }
+    conf_deinit(&dec->c);
+    rsql_free(dec->seen);
+    rsql_free(dec->fstart);
+    rsql_free(dec->flen);
+    rsql_free(dec->fquoted);
+    rsql_buf_deinit(&dec->scratch);
+    rsql_free(dec);
+}
+
+/*
+** Decode one body into row (see rsql_format.h).
+*/
+rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql_arena_t *arena,
+                       rsql_value_t *row, rsql_error_t *err)
+{
+    static const uint8_t empty[1] = {0};
+    if (!raw) {
+        raw = empty;
+        len = 0;
+    }
+    switch (dec->c.kind) {
+    case FMT_JSON: return rsql_fmt__json_decode(dec, raw, len, arena, row, err);
+    case FMT_CSV: return rsql_fmt__csv_decode(dec, raw, len, arena, row, err);
+    case FMT_RAW: return rsql_fmt__raw_decode(dec, raw, len, arena, row, err);
+    }
+    return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "bad format kind");
+}
+
+/*
+** An encoder (see rsql_format.h). Caller destroys with rsql_encoder_destroy.
+*/
+rsql_encoder_t *rsql_encoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+                                 const char *const *names, const rsql_type_t *types,
+                                 rsql_error_t *err)
+{
+    rsql_encoder_t *enc = rsql_calloc(1, sizeof *enc);
+    if (!enc) {
+        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return NULL;
+    }
+    rsql_buf_init(&enc->scratch);
+    if (conf_init(&enc->c, format, opts, n_columns, names, types, err) != RSQL_OK) {
+        rsql_encoder_destroy(enc);
+        return NULL;
+    }
+    return enc;
+}
+
+/*
+** Free enc (NULL is a no-op).
+*/
+void rsql_encoder_destroy(rsql_encoder_t *enc)
+{
+    if (!enc) {
+        return;
+    }
+    conf_deinit(&enc->c);
+    rsql_buf_deinit(&enc->scratch);
+    rsql_free(enc);
+}
+
+/*
+** Append the encoding of row to out (see rsql_format.h).
+*/
+rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *out,
+                       rsql_error_t *err)
+{
+    rsql_err_t rc;
+    switch (enc->c.kind) {
+    case FMT_JSON: rc = rsql_fmt__json_encode(enc, row, out, err); break;
+    case FMT_CSV: rc = rsql_fmt__csv_encode(enc, row, out, err); break;
+    case FMT_RAW: rc = rsql_fmt__raw_encode(enc, row, out, err); break;
+    default: rc = RSQL_ERR_INTERNAL; break;
+    }
+    if (rc == RSQL_OK && out->oom) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    return rc;
+}
+
+/*
+** Quote s (n bytes) for an error message, cut at 40 bytes with "...".
+*/
+void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size)
+{
+    int cut = n > 40 ? 40 : (int)n;
+    snprintf(buf, size, "\"%.*s%s\"", cut, s, n > 40 ? "..." : "");
+}

@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The json format: one JSON object per body, keys = column names.
+ *
+ * Decoding is a strict RFC 8259 scanner that writes values straight into
+ * the row (strings into the caller's arena), not cJSON: cJSON keeps numbers
+ * as doubles (a BIGINT above 2^53 would silently change), allocates a node
+ * per value, and reports error positions through a global. This scanner
+ * keeps every integer exact, allocates nothing per row outside the arena,
+ * and says where the text is wrong ("invalid JSON at byte 17: ..."; bytes
+ * count from 0).
+ *
+ * Rules: unknown keys are skipped (their values still validated); a missing
+ * key is NULL unless json.fail-on-missing-field; null is NULL for any
+ * column; keys match column names exactly, else case-insensitively; the
+ * last of duplicate keys wins. Types: BOOLEAN true/false; INT/BIGINT an
+ * integer literal in range; DOUBLE any number (or "NaN", "Infinity",
+ * "-Infinity"); TIMESTAMP an ISO-8601 string or integer epoch milliseconds;
+ * BYTES a base64 string; VARCHAR a string, or the JSON text of any other
+ * value (as Flink does). Anything else is "field 'x': expected T, got ...".
+ *
+ * Encoding writes {"col":value,...} in column order with NULL as null,
+ * timestamps as "YYYY-MM-DDTHH:MM:SS.mmmZ" (epoch-millis numbers with
+ * json.timestamp-format = epoch-millis; reading accepts both always),
+ * bytes as base64, non-finite doubles as strings.
+ */
+#include "config.h"
+#include "connectors/formats/fmt_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define JSON_MAX_DEPTH 64
+
+typedef struct jp {
+    const char *s;
+    size_t n, i;
+    rsql_error_t *err;
+} jp_t;
+
+static rsql_err_t jp_fail(jp_t *p, size_t at, const char *why)
+{
+    return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "invalid JSON at byte %zu: %s", at,
+                          why);
+}
+
+static rsql_err_t jp_unexpected(jp_t *p)
+{
+    char why[48];
+    if (p->i >= p->n) {
+        return jp_fail(p, p->i, "unexpected end of input");
+    }
+    unsigned char c = (unsigned char)p->s[p->i];
+    if (c >= 0x20 && c < 0x7f) {
+        snprintf(why, sizeof why, "unexpected character '%c'", c);
+    } else {
+        snprintf(why, sizeof why, "unexpected byte 0x%02x", c);
+    }
+    return jp_fail(p, p->i, why);
+}
+
+static void jp_ws(jp_t *p)
+{
+    while (p->i < p->n) {
+        char c = p->s[p->i];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            break;
+        }
+        p->i++;
+    }
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+static bool hex4(jp_t *p, size_t at, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (at + 4 > p->n) {
+        return false;
+    }
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(p->s[at + (size_t)k]);
+        if (h < 0) {
+            return false;
+        }
+        v = v << 4 | (uint32_t)h;
+    }
+    *out = v;
+    return true;
+}
+
+static void put_utf8(rsql_buf_t *b, uint32_t cp)
+{
+    char u[4];
+    if (cp < 0x80) {
+        u[0] = (char)cp;
+        rsql_buf_append(b, u, 1);
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xC0 | cp >> 6);
+        u[1] = (char)(0x80 | (cp & 0x3F));
+        rsql_buf_append(b, u, 2);
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xE0 | cp >> 12);
+        u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (char)(0x80 | (cp & 0x3F));
+        rsql_buf_append(b, u, 3);
+    } else {
+        u[0] = (char)(0xF0 | cp >> 18);
+        u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        u[3] = (char)(0x80 | (cp & 0x3F));
+        rsql_buf_append(b, u, 4);
+    }
+}
+
+/*
+** Scan the string at p->i (on its opening quote). When out is given, the
+** unescaped text is written there (reset first); *raw and *raw_len give the
+** span between the quotes, *escaped whether it holds escapes.
+*/
+static rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len,
+                            bool *escaped)
+{
+    size_t start = ++p->i;
+    bool esc = false;
+    if (out) {
+        rsql_buf_reset(out);
+    }
+    for (;;) {
+        size_t run = p->i;
+        while (p->i < p->n) {
+            unsigned char c = (unsigned char)p->s[p->i];
+            if (c == '"' || c == '\\' || c < 0x20) {
+                break;
+            }
+            p->i++;
+        }
+        if (out && p->i > run) {
+            rsql_buf_append(out, p->s + run, p->i - run);
+        }
+        if (p->i >= p->n) {
+            return jp_fail(p, p->i, "unterminated string");
+        }
+        unsigned char c = (unsigned char)p->s[p->i];
+        if (c == '"') {
+            break;
+        }
+        if (c < 0x20) {
+            return jp_fail(p, p->i, "control character in string");
+        }
+        /* backslash */
+        esc = true;
+        size_t at = p->i;
+        if (p->i + 1 >= p->n) {
+            return jp_fail(p, at, "unterminated string");
+        }
+        char e = p->s[p->i + 1];
+        char simple = 0;
+        switch (e) {
+        case '"': simple = '"'; break;
+        case '\\': simple = '\\'; break;
+        case '/': simple = '/'; break;
+        case 'b': simple = '\b'; break;
+        case 'f': simple = '\f'; break;
+        case 'n': simple = '\n'; break;
+        case 'r': simple = '\r'; break;
+        case 't': simple = '\t'; break;
+        case 'u': break;
+        default: return jp_fail(p, at, "invalid escape in string");
+        }
+        if (simple) {
+            if (out) {
+                rsql_buf_append(out, &simple, 1);
+            }
+            p->i += 2;
+            continue;
+        }
+        uint32_t cp, lo;
+        if (!hex4(p, at + 2, &cp)) {
+            return jp_fail(p, at, "invalid \\u escape in string");
+        }
+        p->i = at + 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (p->i + 6 > p->n || p->s[p->i] != '\\' || p->s[p->i + 1] != 'u' ||
+                !hex4(p, p->i + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
+                return jp_fail(p, at, "invalid \\u escape in string (unpaired surrogate)");
+            }
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            p->i += 6;
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            return jp_fail(p, at, "invalid \\u escape in string (unpaired surrogate)");
+        }
+        if (out) {
+            put_utf8(out, cp);
+        }
+    }
+    if (raw) {
+        *raw = p->s + start;
+        *raw_len = p->i - start;
+    }
+    if (escaped) {
+        *escaped = esc;
+    }
+    p->i++; /* closing quote */
+    return RSQL_OK;
+}
+
+/* Scan a number at p->i; *is_int when it has no fraction or exponent. */
+static rsql_err_t jp_number(jp_t *p, bool *is_int)
+{
+    size_t at = p->i;
+    *is_int = true;
+    if (p->i < p->n && p->s[p->i] == '-') {
+        p->i++;
+    }
+    if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
+        return jp_fail(p, at, "invalid number");
+    }
+    if (p->s[p->i] == '0') {
+        p->i++;
+    } else {
+        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
+            p->i++;
+        }
+    }
+    if (p->i < p->n && p->s[p->i] == '.') {
+        *is_int = false;
+        p->i++;
+        if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
+            return jp_fail(p, at, "invalid number");
+        }
+        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
+            p->i++;
+        }
+    }
+    if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+        *is_int = false;
+        p->i++;
+        if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-')) {
+            p->i++;
+        }
+        if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
+            return jp_fail(p, at, "invalid number");
+        }
+        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
+            p->i++;
+        }
+    }
+    return RSQL_OK;
+}
+
+static bool jp_word(jp_t *p, const char *w)
+{
+    size_t k = strlen(w);
+    if (p->i + k <= p->n && memcmp(p->s + p->i, w, k) == 0) {
+        p->i += k;
+        return true;
+    }
+    return false;
+}
+
+/* Validate and skip any value at p->i (after whitespace). */
+static rsql_err_t jp_skip(jp_t *p, int depth)
+{
+    bool is_int;
+    if (p->i >= p->n) {
+        return jp_unexpected(p);
+    }
+    switch (p->s[p->i]) {
+    case '"': return jp_string(p, NULL, NULL, NULL, NULL);
+    case 't': return jp_word(p, "true") ? RSQL_OK : jp_unexpected(p);
+    case 'f': return jp_word(p, "false") ? RSQL_OK : jp_unexpected(p);
+    case 'n': return jp_word(p, "null") ? RSQL_OK : jp_unexpected(p);
+    case '{':
+    case '[': {
+        char close = p->s[p->i] == '{' ? '}' : ']';
+        if (depth >= JSON_MAX_DEPTH) {
+            return jp_fail(p, p->i, "nesting deeper than 64 levels");
+        }
+        p->i++;
+        jp_ws(p);
+        if (p->i < p->n && p->s[p->i] == close) {
+            p->i++;
+            return RSQL_OK;
+        }
+        for (;;) {
+            jp_ws(p);
+            if (close == '}') {
+                if (p->i >= p->n || p->s[p->i] != '"') {
+                    return p->i >= p->n ? jp_unexpected(p)
+                                        : jp_fail(p, p->i, "expected a string key");
+                }
+                if (jp_string(p, NULL, NULL, NULL, NULL) != RSQL_OK) {
+                    return RSQL_ERR_DECODE;
+                }
+                jp_ws(p);
+                if (p->i >= p->n || p->s[p->i] != ':') {
+                    return p->i >= p->n ? jp_unexpected(p)
+                                        : jp_fail(p, p->i, "expected ':' after an object key");
+                }
+                p->i++;
+                jp_ws(p);
+            }
+            if (jp_skip(p, depth + 1) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            jp_ws(p);
+            if (p->i < p->n && p->s[p->i] == ',') {
+                p->i++;
+                continue;
+            }
+            if (p->i < p->n && p->s[p->i] == close) {
+                p->i++;
+                return RSQL_OK;
+            }
+            return p->i >= p->n ? jp_unexpected(p)
+                                : jp_fail(p, p->i,
+                                          close == '}' ? "expected ',' or '}' in an object"
+                                                       : "expected ',' or ']' in an array");
+        }
+    }
+    default:
+        if (p->s[p->i] == '-' || (p->s[p->i] >= '0' && p->s[p->i] <= '9')) {
+            return jp_number(p, &is_int);
+        }
+        return jp_unexpected(p);
+    }
+}
+
+/* ---- one field into a value */
+
+static rsql_err_t type_error(jp_t *p, const fmt_conf_t *c, int col, const char *got)
+{
+    return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "field '%s': expected %s, got %s",
+                          c->names[col], rsql_type_name(c->types[col]), got);
+}
+
+static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t *arena,
+                             rsql_value_t *v)
+{
+    const fmt_conf_t *c = &dec->c;
+    rsql_type_t t = c->types[col];
+    size_t at = p->i;
+    char got[80], q[56];
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    if (p->i >= p->n) {
+        return jp_unexpected(p);
+    }
+    char ch = p->s[p->i];
+    if (ch == 'n') {
+        if (!jp_word(p, "null")) {
+            return jp_unexpected(p);
+        }
+        v->is_null = true;
+        return RSQL_OK;
+    }
+    if (ch == '"') {
+        if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        if (dec->scratch.oom) {
+            return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        const char *s = dec->scratch.data ? dec->scratch.data : "";
+        size_t n = dec->scratch.len;
+        switch (t) {
+        case RSQL_TYPE_VARCHAR: {
+            char *cp = rsql_arena_strndup(arena, s, n);
+            if (!cp) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            v->v.s.p = cp;
+            v->v.s.len = n;
+            return RSQL_OK;
+        }
+        case RSQL_TYPE_BYTES: {
+            const uint8_t *b;
+            if (!rsql_fmt_base64_decode(s, n, arena, &b, &v->v.s.len)) {
+                rsql_fmt__quote_for_msg(s, n, q, sizeof q);
+                snprintf(got, sizeof got, "string %s (not base64)", q);
+                return type_error(p, c, col, got);
+            }
+            v->v.s.p = (const char *)b;
+            return RSQL_OK;
+        }
+        case RSQL_TYPE_TIMESTAMP:
+            if (rsql_fmt_parse_timestamp(s, n, &v->v.ts)) {
+                return RSQL_OK;
+            }
+            break;
+        case RSQL_TYPE_DOUBLE:
+            if (n == 3 && memcmp(s, "NaN", 3) == 0) {
+                v->v.d = NAN;
+                return RSQL_OK;
+            }
+            if ((n == 8 && memcmp(s, "Infinity", 8) == 0) ||
+                (n == 9 && memcmp(s, "-Infinity", 9) == 0)) {
+                v->v.d = s[0] == '-' ? -INFINITY : INFINITY;
+                return RSQL_OK;
+            }
+            break;
+        default: break;
+        }
+        rsql_fmt__quote_for_msg(s, n, q, sizeof q);
+        snprintf(got, sizeof got, "string %s", q);
+        return type_error(p, c, col, got);
+    }
+    if (ch == 't' || ch == 'f') {
+        bool b = ch == 't';
+        if (!jp_word(p, b ? "true" : "false")) {
+            return jp_unexpected(p);
+        }
+        if (t == RSQL_TYPE_BOOLEAN) {
+            v->v.b = b;
+            return RSQL_OK;
+        }
+        if (t != RSQL_TYPE_VARCHAR) {
+            return type_error(p, c, col, b ? "boolean true" : "boolean false");
+        }
+        /* VARCHAR: the JSON text, below */
+    } else if (ch == '{' || ch == '[') {
+        if (jp_skip(p, 1) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        if (t != RSQL_TYPE_VARCHAR) {
+            return type_error(p, c, col, ch == '{' ? "object" : "array");
+        }
+    } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+        bool is_int;
+        char buf[64], *end;
+        if (jp_number(p, &is_int) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        size_t len = p->i - at;
+        int cut = len > 40 ? 40 : (int)len;
+        snprintf(got, sizeof got, "number %.*s%s", cut, p->s + at, len > 40 ? "..." : "");
+        if (t == RSQL_TYPE_VARCHAR) {
+            /* below */
+        } else if (t == RSQL_TYPE_DOUBLE) {
+            if (len < sizeof buf) {
+                memcpy(buf, p->s + at, len);
+                buf[len] = '\0';
+                v->v.d = strtod(buf, NULL);
+            } else {
+                char *tmp = rsql_arena_strndup(arena, p->s + at, len);
+                if (!tmp) {
+                    return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                }
+                v->v.d = strtod(tmp, NULL);
+            }
+            return RSQL_OK;
+        } else if (t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_TIMESTAMP) {
+            if (!is_int) {
+                return type_error(p, c, col, got);
+            }
+            long long iv = 0;
+            errno = 0;
+            if (len < sizeof buf) {
+                memcpy(buf, p->s + at, len);
+                buf[len] = '\0';
+                iv = strtoll(buf, &end, 10);
+            } else {
+                errno = ERANGE;
+            }
+            if (errno == ERANGE || (t == RSQL_TYPE_INT && (iv < INT32_MIN || iv > INT32_MAX))) {
+                return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                                      "field '%s': %s out of range for %s", c->names[col],
+                                      got + 7, rsql_type_name(t));
+            }
+            if (t == RSQL_TYPE_TIMESTAMP) {
+                v->v.ts = iv;
+            } else {
+                v->v.i = iv;
+            }
+            return RSQL_OK;
+        } else {
+            return type_error(p, c, col, got);
+        }
+    } else {
+        return jp_unexpected(p);
+    }
+    /* VARCHAR from a non-string value: its JSON text as written */
+    char *cp = rsql_arena_strndup(arena, p->s + at, p->i - at);
+    if (!cp) {
+        return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    v->v.s.p = cp;
+    v->v.s.len = p->i - at;
+    return RSQL_OK;
+}
+
+/* The column named by key (exact first, then case-insensitive), or -1. guess is tried first. */
+static int find_column(const fmt_conf_t *c, const char *key, size_t n, int guess)
+{
+    if (guess >= 0 && guess < c->n && c->name_lens[guess] == n &&
+        memcmp(c->names[guess], key, n) == 0) {
+        return guess;
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (c->name_lens[i] == n && memcmp(c->names[i], key, n) == 0) {
+            return i;
+        }
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (c->name_lens[i] == n && strncasecmp(c->names[i], key, n) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/*
+** Decode one JSON object into row (see the file comment).
+** @locality the decoder's thread
+*/
+rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
+                                 rsql_arena_t *arena, rsql_value_t *row, rsql_error_t *err)
+{
+    const fmt_conf_t *c = &dec->c;
+    jp_t p = {(const char *)raw, len, 0, err};
+    int guess = 0;
+    memset(dec->seen, 0, (size_t)c->n * sizeof *dec->seen);
+    jp_ws(&p);
+    if (p.i >= p.n) {
+        return jp_unexpected(&p);
+    }
+    if (p.s[p.i] != '{') {
+        const char *what = NULL;
+        switch (p.s[p.i]) {
+        case '[': what = "array"; break;
+        case '"': what = "string"; break;
+        case 't':
+        case 'f': what = "boolean"; break;
+        case 'n': what = "null"; break;
+        default:
+            if (p.s[p.i] == '-' || (p.s[p.i] >= '0' && p.s[p.i] <= '9')) {
+                what = "number";
+            }
+        }
+        if (!what) {
+            return jp_unexpected(&p);
+        }
+        return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                              "expected a JSON object, got %s", what);
+    }
+    p.i++;
+    jp_ws(&p);
+    if (p.i < p.n && p.s[p.i] == '}') {
+        p.i++;
+    } else {
+        for (;;) {
+            const char *key;
+            size_t key_len;
+            bool escaped;
+            jp_ws(&p);
+            if (p.i >= p.n) {
+                return jp_unexpected(&p);
+            }
+            if (p.s[p.i] != '"') {
+                return jp_fail(&p, p.i, "expected a string key");
+            }
+            if (jp_string(&p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            if (escaped) {
+                /* rare: unescape the key into scratch, then match */
+                jp_t kp = {p.s, p.n, (size_t)(key - p.s) - 1, err};
+                if (jp_string(&kp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                    return RSQL_ERR_DECODE;
+                }
+                key = dec->scratch.data ? dec->scratch.data : "";
+                key_len = dec->scratch.len;
+            }
+            int col = find_column(c, key, key_len, guess);
+            jp_ws(&p);
+            if (p.i >= p.n) {
+                return jp_unexpected(&p);
+            }
+            if (p.s[p.i] != ':') {
+                return jp_fail(&p, p.i, "expected ':' after an object key");
+            }
+            p.i++;
+            jp_ws(&p);
+            if (col >= 0) {
+                rsql_err_t rc = json_field(dec, &p, col, arena, &row[col]);
+                if (rc != RSQL_OK) {
+                    return rc;
+                }
+                dec->seen[col] = true;
+                guess = col + 1;
+            } else if (jp_skip(&p, 1) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            jp_ws(&p);
+            if (p.i < p.n && p.s[p.i] == ',') {
+                p.i++;
+                continue;
+            }
+            if (p.i < p.n && p.s[p.i] == '}') {
+                p.i++;
+                break;
+            }
+            return p.i >= p.n ? jp_unexpected(&p)
+                              : jp_fail(&p, p.i, "expected ',' or '}' in an object");
+        }
+    }
+    jp_ws(&p);
+    if (p.i < p.n) {
+        return jp_fail(&p, p.i, "unexpected data after the object");
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (!dec->seen[i]) {
+            if (c->json_fail_missing) {
+                return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "missing field '%s'",
+                                      c->names[i]);
+            }
+            memset(&row[i], 0, sizeof row[i]);
+            row[i].type = c->types[i];
+            row[i].is_null = true;
+        }
+    }
+    return RSQL_OK;
+}
+
+/* ---- encode */
+
+/* Append s (n bytes) as a JSON string literal. */
+static void json_string(const char *s, size_t n, rsql_buf_t *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    rsql_buf_putc(out, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch != '"' && ch != '\\') {
+            continue;
+        }
+        rsql_buf_append(out, s + run, i - run);
+        run = i + 1;
+        switch (ch) {
+        case '"': rsql_buf_puts(out, "\\\""); break;
+        case '\\': rsql_buf_puts(out, "\\\\"); break;
+        case '\n': rsql_buf_puts(out, "\\n"); break;
+        case '\r': rsql_buf_puts(out, "\\r"); break;
+        case '\t': rsql_buf_puts(out, "\\t"); break;
+        case '\b': rsql_buf_puts(out, "\\b"); break;
+        case '\f': rsql_buf_puts(out, "\\f"); break;
+        default: {
+            char u[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
+            rsql_buf_append(out, u, 6);
+        }
+        }
+    }
+    rsql_buf_append(out, s + run, n - run);
+    rsql_buf_putc(out, '"');
+}
+
+/*
+** Append row as one JSON object (see the file comment).
+** @locality the encoder's thread
+*/
+rsql_err_t rsql_fmt__json_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *out,
+                                 rsql_error_t *err)
+{
+    const fmt_conf_t *c = &enc->c;
+    (void)err;
+    rsql_buf_putc(out, '{');
+    for (int i = 0; i < c->n; i++) {
+        const rsql_value_t *v = &row[i];
+        if (i) {
+            rsql_buf_putc(out, ',');
+        }
+        json_string(c->names[i], c->name_lens[i], out);
+        rsql_buf_putc(out, ':');
+        if (v->is_null || v->type == RSQL_TYPE_NULL) {
+            rsql_buf_puts(out, "null");
+            continue;
+        }
+        switch (v->type) {
+        case RSQL_TYPE_VARCHAR: json_string(v->v.s.p, v->v.s.len, out); break;
+        case RSQL_TYPE_BYTES:
+            rsql_buf_reset(&enc->scratch);
+            rsql_fmt_base64_encode((const uint8_t *)v->v.s.p, v->v.s.len, &enc->scratch);
+            json_string(rsql_buf_str(&enc->scratch), enc->scratch.len, out);
+            break;
+        case RSQL_TYPE_TIMESTAMP:
+            if (c->json_ts_millis) {
+                rsql_buf_printf(out, "%" PRId64, v->v.ts);
+                break;
+            }
+            rsql_buf_putc(out, '"');
+            rsql_fmt_timestamp(v->v.ts, true, out);
+            rsql_buf_putc(out, '"');
+            break;
+        case RSQL_TYPE_DOUBLE:
+            if (!isfinite(v->v.d)) {
+                rsql_buf_putc(out, '"');
+                rsql_fmt_double(v->v.d, out);
+                rsql_buf_putc(out, '"');
+                break;
+            }
+            /* fall through */
+        default: rsql_fmt_value_text(v, out); break;
+        }
+    }
+    rsql_buf_putc(out, '}');
+    return RSQL_OK;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_format: the formats (json, csv, raw) that turn a record body into a
+ * row of a table (decode) and a row into a body (encode), plus the text and
+ * value conversions they share with the print sink (fmt_value.c).
+ *
+ * A decoder or encoder is made once per pipeline for one table (its columns
+ * and the table's validated options, which include the format's `json.*` /
+ * `csv.*` keys) and is then used by ONE thread at a time (the pipeline's
+ * transform thread); it keeps scratch memory so the hot path does not
+ * allocate per row except in the caller's arena.
+ *
+ * Decode errors are RSQL_ERR_DECODE with a precise message, e.g.
+ *   invalid JSON at byte 17: expected ':' after an object key
+ *   field 'amount': expected DOUBLE, got string "abc"
+ *   missing field 'id'                           (json.fail-on-missing-field)
+ *   line has 3 fields, table has 4 columns       (csv)
+ */
+#ifndef RSQL_FORMAT_H
+#define RSQL_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rsql_buf.h"
+#include "core/rsql_error.h"
+#include "core/rsql_mem.h"
+#include "core/rsql_opts.h"
+#include "core/rsql_types.h"
+
+typedef struct rsql_decoder rsql_decoder_t;
+typedef struct rsql_encoder rsql_encoder_t;
+
+/*
+** A decoder of format ("json", "csv", "raw"; case-insensitive) for a table
+** of n_columns columns. names/types are copied; opts is read during the call
+** only (NULL = every format option at its default). Errors: unknown format
+** (RSQL_ERR_UNSUPPORTED), raw with a table that is not one VARCHAR or BYTES
+** column (RSQL_ERR_SEMANTIC), out of memory. Caller destroys.
+*/
+rsql_decoder_t *rsql_decoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+                                 const char *const *names, const rsql_type_t *types,
+                                 rsql_error_t *err);
+void rsql_decoder_destroy(rsql_decoder_t *dec);
+
+/*
+** Decode one body (raw, len bytes; need not be NUL-terminated) into row,
+** an array of n_columns values supplied by the caller (e.g. in the batch
+** arena). Strings and bytes of the values are copied into arena, so they
+** live as long as it does and not as long as raw. On error row is partly
+** written and must not be used; RSQL_ERR_DECODE with the message above.
+** @locality one thread at a time per decoder
+*/
+rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql_arena_t *arena,
+                       rsql_value_t *row, rsql_error_t *err);
+
+/*
+** An encoder, as rsql_decoder_new. Encoded bodies carry no trailing newline
+** (line-oriented sinks add it).
+*/
+rsql_encoder_t *rsql_encoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+                                 const char *const *names, const rsql_type_t *types,
+                                 rsql_error_t *err);
+void rsql_encoder_destroy(rsql_encoder_t *enc);
+
+/*
+** APPEND the encoding of row (n_columns values, in column order; a value's
+** type may be RSQL_TYPE_NULL or is_null for NULL) to out. The caller resets
+** out when it wants one body per buffer. Errors: out of memory (out->oom),
+** raw with a NULL row value is written as an empty body.
+** @locality one thread at a time per encoder
+*/
+rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *out,
+                       rsql_error_t *err);
+
+/* True when format is one of json, csv, raw. */
+bool rsql_format_known(const char *format);
+
+/* ---- shared text <-> value conversions (fmt_value.c) */
+
+/*
+** Parse text s (n bytes) as a value of type t into *out; VARCHAR and BYTES
+** are copied into arena. Text forms: BOOLEAN true/false (any case); INT and
+** BIGINT decimal (range-checked); DOUBLE as strtod, also NaN/Infinity;
+** TIMESTAMP an ISO-8601 date-time ("2024-05-01 12:00:00", "2024-05-01T12:00:00.250Z",
+** "+02:00" offsets, a bare date) or epoch milliseconds; BYTES base64.
+** On failure returns RSQL_ERR_DECODE and writes a short reason ("not an
+** integer", "out of range for INT") into why (always NUL-terminated).
+*/
+rsql_err_t rsql_fmt_parse_text(rsql_type_t t, const char *s, size_t n, rsql_arena_t *arena,
+                               rsql_value_t *out, char *why, size_t why_size);
+
+/*
+** Append the text form of v to out: what rsql_fmt_parse_text reads back.
+** NULL appends nothing (callers choose how NULL looks). Timestamps are
+** "YYYY-MM-DD HH:MM:SS.mmm" (UTC); doubles the shortest text that reads back
+** exactly; bytes base64.
+*/
+void rsql_fmt_value_text(const rsql_value_t *v, rsql_buf_t *out);
+
+/* Timestamp text: iso = "2024-05-01T12:00:00.250Z", else "2024-05-01 12:00:00.250". */
+void rsql_fmt_timestamp(int64_t ms, bool iso, rsql_buf_t *out);
+/* Parse a timestamp text (the forms above, not epoch numbers); false if malformed. */
+bool rsql_fmt_parse_timestamp(const char *s, size_t n, int64_t *ms);
+
+/* Base64 (RFC 4648, with padding). decode: false on bad input; *out in arena. */
+void rsql_fmt_base64_encode(const uint8_t *p, size_t n, rsql_buf_t *out);
+bool rsql_fmt_base64_decode(const char *s, size_t n, rsql_arena_t *arena, const uint8_t **out,
+                            size_t *out_len);
+
+/* Shortest "%.*g" text of d that strtod reads back to d; "NaN", "Infinity", "-Infinity". */
+void rsql_fmt_double(double d, rsql_buf_t *out);
+
+#endif

@@ -1,0 +1,57 @@
+# connectors/rocketmq/: the RocketMQ 5 gRPC client (grpc C core + protobuf-c), built only when
+# configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
+# (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
+EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2/service.proto \
+	tests/rocketmq/t_client.sh
+
+if HAVE_RMQ
+RMQ_PROTO_GEN = \
+	proto/google/protobuf/duration.pb-c.c proto/google/protobuf/duration.pb-c.h \
+	proto/google/protobuf/timestamp.pb-c.c proto/google/protobuf/timestamp.pb-c.h \
+	proto/apache/rocketmq/v2/definition.pb-c.c proto/apache/rocketmq/v2/definition.pb-c.h \
+	proto/apache/rocketmq/v2/service.pb-c.c proto/apache/rocketmq/v2/service.pb-c.h
+BUILT_SOURCES += $(RMQ_PROTO_GEN)
+CLEANFILES += $(RMQ_PROTO_GEN) proto/.stamp
+
+# duration/timestamp come from libprotobuf-dev (/usr/include/google/protobuf).
+PROTOBUF_INCLUDEDIR ?= /usr/include
+proto/.stamp: $(srcdir)/proto/apache/rocketmq/v2/definition.proto \
+		$(srcdir)/proto/apache/rocketmq/v2/service.proto
+	$(AM_V_GEN)$(MKDIR_P) proto && \
+	$(PROTOC_C) --c_out=proto -I$(srcdir)/proto -I$(PROTOBUF_INCLUDEDIR) \
+		$(srcdir)/proto/apache/rocketmq/v2/definition.proto \
+		$(srcdir)/proto/apache/rocketmq/v2/service.proto \
+		$(PROTOBUF_INCLUDEDIR)/google/protobuf/duration.proto \
+		$(PROTOBUF_INCLUDEDIR)/google/protobuf/timestamp.proto && \
+	touch $@
+$(RMQ_PROTO_GEN): proto/.stamp
+
+# generated code: no warnings (protoc-c output is not ours)
+noinst_LIBRARIES += librmqproto.a
+librmqproto_a_SOURCES =
+nodist_librmqproto_a_SOURCES = $(RMQ_PROTO_GEN)
+librmqproto_a_CFLAGS = -w $(SAN_CFLAGS) $(GRPC_CFLAGS)
+librmqproto_a_CPPFLAGS = -I$(top_builddir)/proto $(GRPC_CFLAGS)
+
+librocketsql_a_SOURCES += \
+	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
+	connectors/rocketmq/rmq_client.c connectors/rocketmq/rmq_sync.c \
+	connectors/rocketmq/rmq_codec.c connectors/rocketmq/rmq_rpc.c \
+	connectors/rocketmq/rmq_status.c connectors/rocketmq/rmq_sign.c \
+	connectors/rocketmq/rmq_msgid.c
+# (rmq_codec.c includes the generated headers)
+AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
+RSQL_LIBS += librmqproto.a $(GRPC_LIBS)
+
+check_PROGRAMS += tests/rocketmq/rmq_client_probe
+tests_rocketmq_rmq_client_probe_SOURCES = tests/rocketmq/rmq_client_probe.c
+tests_rocketmq_rmq_client_probe_LDADD = $(RSQL_LIBS)
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_rmq_codec
+TESTS += tests/unit/test_rmq_codec
+tests_unit_test_rmq_codec_SOURCES = tests/unit/test_rmq_codec.c
+tests_unit_test_rmq_codec_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+endif

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rmq_status: RocketMQ Status.code and gRPC status → rsql_error_t. 20000 is OK; 429xx, 5xxxx
+ * and REQUEST_TIMEOUT are retriable; any other code is not. The original RocketMQ code is kept
+ * in err->remote_code, and messages read "RocketMQ TOPIC_NOT_FOUND (40402): <server message>".
+ */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "connectors/rocketmq/rmq_int.h"
+
+static const struct {
+    int32_t code;
+    const char *name;
+} codes[] = {
+    {20000, "OK"},
+    {30000, "MULTIPLE_RESULTS"},
+    {40000, "BAD_REQUEST"},
+    {40001, "ILLEGAL_ACCESS_POINT"},
+    {40002, "ILLEGAL_TOPIC"},
+    {40003, "ILLEGAL_CONSUMER_GROUP"},
+    {40004, "ILLEGAL_MESSAGE_TAG"},
+    {40005, "ILLEGAL_MESSAGE_KEY"},
+    {40006, "ILLEGAL_MESSAGE_GROUP"},
+    {40007, "ILLEGAL_MESSAGE_PROPERTY_KEY"},
+    {40008, "INVALID_TRANSACTION_ID"},
+    {40009, "ILLEGAL_MESSAGE_ID"},
+    {40010, "ILLEGAL_FILTER_EXPRESSION"},
+    {40011, "ILLEGAL_INVISIBLE_TIME"},
+    {40012, "ILLEGAL_DELIVERY_TIME"},
+    {40013, "INVALID_RECEIPT_HANDLE"},
+    {40014, "MESSAGE_PROPERTY_CONFLICT_WITH_TYPE"},
+    {40015, "UNRECOGNIZED_CLIENT_TYPE"},
+    {40016, "MESSAGE_CORRUPTED"},
+    {40017, "CLIENT_ID_REQUIRED"},
+    {40018, "ILLEGAL_POLLING_TIME"},
+    {40019, "ILLEGAL_OFFSET"},
+    {40020, "ILLEGAL_LITE_TOPIC"},
+    {40021, "INVALID_CLIENT_PROPERTIES"},
+    {40100, "UNAUTHORIZED"},
+    {40200, "PAYMENT_REQUIRED"},
+    {40300, "FORBIDDEN"},
+    {40400, "NOT_FOUND"},
+    {40401, "MESSAGE_NOT_FOUND"},
+    {40402, "TOPIC_NOT_FOUND"},
+    {40403, "CONSUMER_GROUP_NOT_FOUND"},
+    {40404, "OFFSET_NOT_FOUND"},
+    {40800, "REQUEST_TIMEOUT"},
+    {41300, "PAYLOAD_TOO_LARGE"},
+    {41301, "MESSAGE_BODY_TOO_LARGE"},
+    {41302, "MESSAGE_BODY_EMPTY"},
+    {42800, "PRECONDITION_FAILED"},
+    {42900, "TOO_MANY_REQUESTS"},
+    {42901, "LITE_TOPIC_QUOTA_EXCEEDED"},
+    {42902, "LITE_SUBSCRIPTION_QUOTA_EXCEEDED"},
+    {43100, "REQUEST_HEADER_FIELDS_TOO_LARGE"},
+    {43101, "MESSAGE_PROPERTIES_TOO_LARGE"},
+    {50000, "INTERNAL_ERROR"},
+    {50001, "INTERNAL_SERVER_ERROR"},
+    {50002, "HA_NOT_AVAILABLE"},
+    {50100, "NOT_IMPLEMENTED"},
+    {50400, "PROXY_TIMEOUT"},
+    {50401, "MASTER_PERSISTENCE_TIMEOUT"},
+    {50402, "SLAVE_PERSISTENCE_TIMEOUT"},
+    {50500, "UNSUPPORTED"},
+    {50501, "VERSION_UNSUPPORTED"},
+    {50502, "VERIFY_FIFO_MESSAGE_UNSUPPORTED"},
+    {60000, "FAILED_TO_CONSUME_MESSAGE"},
+};
+
+/* The protocol name of code (static string), "UNKNOWN" when not in the table. */
+const char *rsql_rmq__code_name(int32_t code)
+{
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        if (codes[i].code == code) {
+            return codes[i].name;
+        }
+    }
+    return "UNKNOWN";
+}
+
+/* True for codes where the same request may succeed later. */
+bool rsql_rmq__code_retriable(int32_t code)
+{
+    return (code >= 42900 && code < 43000) || (code >= 50000 && code < 60000) || code == 40800;
+}
+
+static void set_extra(rsql_error_t *err, bool fresh, unsigned flags, int32_t remote)
+{
+    if (err && fresh) {
+        err->flags = flags;
+        err->remote_code = remote;
+    }
+}
+
+/* See rmq_int.h. */
+rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *err)
+{
+    if (code == RSQL_RMQ_CODE_OK) {
+        return RSQL_OK;
+    }
+    bool retry = rsql_rmq__code_retriable(code);
+    rsql_err_t rc = RSQL_ERR_REMOTE;
+    if (code >= 42900 && code < 43000) {
+        rc = RSQL_ERR_BUSY;
+    } else if (code == 40800 || code == 50400 || code == 50401 || code == 50402) {
+        rc = RSQL_ERR_TIMEOUT;
+    } else if (retry) {
+        rc = RSQL_ERR_UNAVAILABLE;
+    }
+    /* one line: the proxy's messages carry newlines (exception text, FAQ links) */
+    char line[400];
+    size_t n = 0;
+    for (const char *p = msg ? msg : ""; *p && n < sizeof(line) - 1; p++) {
+        char ch = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : *p;
+        if (ch == ' ' && (n == 0 || line[n - 1] == ' ')) {
+            continue;
+        }
+        line[n++] = ch;
+    }
+    while (n > 0 && line[n - 1] == ' ') {
+        n--;
+    }
+    line[n] = '\0';
+    bool fresh = err && err->code == RSQL_OK;
+    rsql_error_set(err, rc, RSQL_NOPOS, "RocketMQ %s (%d): %s", rsql_rmq__code_name(code),
+                   (int)code, n ? line : "(no message)");
+    set_extra(err, fresh, retry ? RSQL_EF_RETRY : 0, code);
+    return rc;
+}
+
+static const char *const grpc_names[] = {
+    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+    "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+    "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+    "UNAUTHENTICATED",
+};
+
+/* See rmq_int.h. */
+rsql_err_t rsql_rmq__grpc_error(int grpc_code, const char *details, const char *what,
+                                rsql_error_t *err)
+{
+    if (grpc_code == 0) {
+        return RSQL_OK;
+    }
+    const char *name = grpc_code > 0 && grpc_code <= 16 ? grpc_names[grpc_code] : "UNKNOWN";
+    rsql_err_t rc = RSQL_ERR_REMOTE;
+    bool retry = false;
+    switch (grpc_code) {
+    case 1: /* CANCELLED */
+        rc = RSQL_ERR_INTERRUPTED;
+        break;
+    case 4: /* DEADLINE_EXCEEDED */
+        rc = RSQL_ERR_TIMEOUT;
+        retry = true;
+        break;
+    case 8: /* RESOURCE_EXHAUSTED */
+        rc = RSQL_ERR_BUSY;
+        retry = true;
+        break;
+    case 10: /* ABORTED */
+    case 13: /* INTERNAL */
+    case 14: /* UNAVAILABLE */
+        rc = RSQL_ERR_UNAVAILABLE;
+        retry = true;
+        break;
+    default:
+        break;
+    }
+    bool fresh = err && err->code == RSQL_OK;
+    rsql_error_set(err, rc, RSQL_NOPOS, "gRPC %s (%d): %s%s%s%s", name, grpc_code,
+                   details && *details ? details : "(no details)", what ? " [" : "",
+                   what ? what : "", what ? "]" : "");
+    set_extra(err, fresh, retry ? RSQL_EF_RETRY : 0, 0);
+    return rc;
+}

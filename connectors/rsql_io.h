@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_io: the connector domain model's data path (PRODUCT.md, "The
+ * connector domain model"). A worker drives one source and one sink per
+ * pipeline:
+ *
+ *   source.poll ──► [queue] ──► decode / filter / project / encode ──► [queue] ──► sink.write
+ *        ▲                                                                         │
+ *        └──── source.commit_record(rec, outcome)  ◄── worker ◄── delivery ◄───────┘
+ *
+ * Records carry a partition and an offset. Every record gets exactly one
+ * outcome (written, filtered, dead-lettered, failed), and the source is told
+ * each one with commit_record, so a connector may manage its own offsets
+ * (RocketMQ acks), dismiss or route failures. By default the worker manages
+ * offsets: per partition it commits only up to the first record whose
+ * outcome is not known yet, and a tolerated failure (dead-lettered)
+ * completes its position, so it never stalls the partition.
+ *
+ * Threads (see runtime/): poll runs on the pipeline's poll thread; decode,
+ * filter, projection and encode on its transform thread; sink.write and
+ * sink.flush on its write thread; sink deliveries may be reported from any
+ * thread (e.g. a RocketMQ client thread) and are posted to the worker; the
+ * worker (the thread that runs the pipeline) calls commit_record and
+ * commit_offsets. A source must therefore tolerate poll and commit_record
+ * running at the same time on two threads.
+ *
+ * Ownership: a batch owns its records and their bytes (one arena per
+ * batch). The runtime keeps a batch alive until every record in it has its
+ * outcome and was reported to the source, then frees it. Pointers handed to
+ * a callback are valid only during the call unless stated otherwise.
+ */
+#ifndef RSQL_IO_H
+#define RSQL_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rsql_error.h"
+#include "core/rsql_mem.h"
+#include "core/rsql_opts.h"
+#include "core/rsql_types.h"
+
+/* ---- records and batches */
+
+typedef struct rsql_record {
+    uint32_t partition; /* index into the source's partitions (rsql_source_partition) */
+    int64_t offset;     /* the partition position AFTER this record (resume point) */
+    uint64_t seq;       /* set by the runtime: global poll order */
+    /* The record as received (body bytes), for formats and the dead-letter table.
+       NULL for sources that produce rows directly (datagen, sqlite). */
+    const uint8_t *raw;
+    size_t raw_len;
+    /* The decoded row (n_columns of the source table), in the batch arena.
+       Set by the source for row-native sources, else by the decode stage. */
+    rsql_value_t *row;
+    /* Human-readable identity for errors and the DLQ 'source' column:
+       "file:/data/in.json@1234", "orders/lite-7/0A1B...". In the batch arena. */
+    const char *ident;
+    /* Connector-private (e.g. the RocketMQ receipt handle holder). */
+    void *opaque;
+} rsql_record_t;
+
+typedef struct rsql_batch {
+    int n, cap;
+    rsql_record_t *recs;
+    rsql_arena_t *arena; /* owns recs' bytes, rows, idents */
+} rsql_batch_t;
+
+/* A new empty batch able to hold cap records (NULL when out of memory). */
+rsql_batch_t *rsql_batch_new(int cap);
+void rsql_batch_destroy(rsql_batch_t *b);
+/* Append a record slot (zeroed) or NULL when full / out of memory. */
+rsql_record_t *rsql_batch_add(rsql_batch_t *b);
+/* Copy bytes into the batch arena. */
+const uint8_t *rsql_batch_copy(rsql_batch_t *b, const void *p, size_t n);
+
+/* ---- outcomes */
+
+typedef enum rsql_outcome_kind {
+    RSQL_OUTCOME_WRITTEN,       /* the sink confirmed it (meta may say where) */
+    RSQL_OUTCOME_FILTERED,      /* WHERE dropped it, or a LIMIT reached: done, nothing written */
+    RSQL_OUTCOME_DEAD_LETTERED, /* failed, tolerated: routed to the dead-letter destination */
+    RSQL_OUTCOME_FAILED         /* failed, not tolerated: the pipeline stops; never committed */
+} rsql_outcome_kind_t;
+
+typedef struct rsql_outcome {
+    rsql_outcome_kind_t kind;
+    const rsql_error_t *err; /* DEAD_LETTERED / FAILED: why (stage in err->msg) */
+    const char *meta;        /* WRITTEN: sink metadata ("msgid=... offset=..."), may be NULL */
+} rsql_outcome_t;
+
+/* ---- sources */
+
+typedef struct rsql_source rsql_source_t; /* connector-private */
+
+/* What a source is opened with. Borrowed for the duration of open; copy what you keep. */
+typedef struct rsql_source_ctx {
+    const char *table;          /* catalog table name */
+    const char *pipeline;       /* stable id of the pipeline (offset key) */
+    const rsql_optset_t *opts;  /* the table's validated options */
+    int n_columns;
+    const char *const *column_names;
+    const rsql_type_t *column_types;
+    /* Resume positions by partition name (from the catalog, or from an
+       exactly-once sink); n_resume may be 0. */
+    int n_resume;
+    const char *const *resume_partitions;
+    const int64_t *resume_offsets;
+} rsql_source_ctx_t;
+
+typedef struct rsql_source_ops {
+    /* Open; *out is the connector's handle. */
+    rsql_err_t (*open)(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err);
+    /*
+    ** Append up to max records to batch, waiting at most timeout_ms for the
+    ** first one (block, never spin). *eof = true when a bounded source has
+    ** nothing more, ever. RSQL_OK with no records appended is a timeout.
+    ** Retriable errors (RSQL_EF_RETRY) are retried with backoff by the runtime.
+    ** @locality poll thread
+    */
+    rsql_err_t (*poll)(rsql_source_t *src, rsql_batch_t *batch, int max, int timeout_ms,
+                       bool *eof, rsql_error_t *err);
+    /* Number of partitions known so far and the name of one (stable, e.g. a path). */
+    int (*partition_count)(rsql_source_t *src);
+    const char *(*partition_name)(rsql_source_t *src, uint32_t partition);
+    /*
+    ** Told the outcome of every record exactly once, in any order across
+    ** partitions. Optional (NULL = nothing to do).
+    ** @locality worker thread
+    */
+    void (*commit_record)(rsql_source_t *src, const rsql_record_t *rec,
+                          const rsql_outcome_t *outcome);
+    /*
+    ** The runtime committed partition up to offset (worker-managed offsets,
+    ** already stored in the catalog). Optional.
+    ** @locality worker thread
+    */
+    void (*committed)(rsql_source_t *src, uint32_t partition, int64_t offset);
+    /* Total number of records when known in advance (for a percentage), else -1. Optional. */
+    int64_t (*total)(rsql_source_t *src);
+    /* Stop: wake a blocked poll (any thread). Optional. */
+    void (*wakeup)(rsql_source_t *src);
+    void (*close)(rsql_source_t *src);
+} rsql_source_ops_t;
+
+/* ---- sinks */
+
+typedef struct rsql_sink rsql_sink_t; /* connector-private */
+
+/* One row to write: values in sink column order, plus the record it came from. */
+typedef struct rsql_sink_row {
+    const rsql_value_t *values;
+    const rsql_record_t *rec; /* partition/offset/ident of the source record */
+    const char *partition_name; /* the source partition's name (exactly-once sinks store it) */
+} rsql_sink_row_t;
+
+/* The result of one row, reported by the sink. */
+typedef struct rsql_sink_result {
+    rsql_err_t code;  /* RSQL_OK = written */
+    bool retriable;   /* with a failure: may succeed if written again */
+    char meta[96];    /* with success: e.g. "msgid=01AB.. offset=42"; "" when none */
+    char msg[256];    /* with a failure */
+} rsql_sink_result_t;
+
+/*
+** Sinks report each written batch exactly once with one result per row, in
+** row order, from any thread. The results array is borrowed for the call.
+*/
+typedef void (*rsql_delivery_cb)(void *opaque, uint64_t batch_id, int n,
+                                 const rsql_sink_result_t *results);
+
+typedef struct rsql_sink_ctx {
+    const char *table;
+    const char *pipeline;
+    const rsql_optset_t *opts;
+    int n_columns;
+    const char *const *column_names;
+    const rsql_type_t *column_types;
+    rsql_delivery_cb deliver; /* report results here */
+    void *deliver_opaque;
+} rsql_sink_ctx_t;
+
+typedef struct rsql_sink_ops {
+    rsql_err_t (*open)(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err);
+    /*
+    ** Write n rows. The rows (and the values/records they point at) stay
+    ** valid until the batch's delivery has been reported. RSQL_OK = accepted:
+    ** exactly one delivery callback for batch_id follows (maybe before write
+    ** returns). An error return = not accepted, no callback comes.
+    ** @locality write thread
+    */
+    rsql_err_t (*write)(rsql_sink_t *snk, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
+                        rsql_error_t *err);
+    /* Make everything accepted so far durable and reported; wait up to timeout_ms. */
+    rsql_err_t (*flush)(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err);
+    /*
+    ** Exactly-once sinks (sqlite): the source positions stored with the data
+    ** (same transaction). Fills up to max names/offsets; returns the count.
+    ** Optional (NULL = at-least-once sink; the catalog offsets are used).
+    */
+    int (*stored_positions)(rsql_sink_t *snk, int max, char **partitions, int64_t *offsets);
+    void (*close)(rsql_sink_t *snk);
+} rsql_sink_ops_t;
+
+#endif

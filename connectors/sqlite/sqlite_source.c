@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The sqlite source: reads `table` of the database `path` in rowid order,
+ * the columns of the rocketsql table matched by name. One partition,
+ * "<path>#<table>"; a record's offset is its rowid, and a restart resumes
+ * after the given rowid. Bounded: ends when no row is left; with
+ * scan.follow it polls for new rows every scan.poll-interval (sleeping on
+ * a condition variable, woken by wakeup).
+ *
+ * Rows are produced directly (no format). SQLite values convert to the
+ * column types where no information is lost (an INTEGER to DOUBLE, a TEXT
+ * '12' to INT, TEXT timestamps as written by the sqlite sink or INTEGER
+ * epoch milliseconds); anything else fails the poll with RSQL_ERR_DECODE:
+ * "sqlite:<path>#<table>@<rowid>: column 'x': expected INT, got TEXT "abc"".
+ *
+ * Threads: the connection is opened by open and then used by poll only
+ * (the poll thread); wakeup from any thread. Offsets are worker-managed.
+ */
+#include "config.h"
+#include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct rsql_source {
+    sqlite3 *db;
+    sqlite3_stmt *sel;
+    char *partition; /* "<path>#<table>" */
+    int n;
+    rsql_type_t *types;
+    char **names;
+    int64_t last_rowid;
+    int64_t total;
+    bool follow;
+    int64_t poll_ms;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool woken, sync_init;
+};
+
+/* Append "name" quoted as an SQL identifier. */
+static void quote_ident(rsql_buf_t *b, const char *name)
+{
+    rsql_buf_putc(b, '"');
+    for (const char *p = name; *p; p++) {
+        if (*p == '"') {
+            rsql_buf_putc(b, '"');
+        }
+        rsql_buf_putc(b, *p);
+    }
+    rsql_buf_putc(b, '"');
+}
+
+static void sq_close(rsql_source_t *s)
+{
+    if (!s) {
+        return;
+    }
+    sqlite3_finalize(s->sel);
+    sqlite3_close(s->db);
+    for (int i = 0; s->names && i < s->n; i++) {
+        rsql_free(s->names[i]);
+    }
+    rsql_free(s->names);
+    rsql_free(s->types);
+    rsql_free(s->partition);
+    if (s->sync_init) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+    }
+    rsql_free(s);
+}
+
+static rsql_err_t db_error(sqlite3 *db, int rc, rsql_error_t *err, const char *what,
+                           const char *path)
+{
+    rsql_err_t code = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? RSQL_ERR_BUSY : RSQL_ERR_IO;
+    rsql_err_t r = rsql_error_set(err, code, RSQL_NOPOS, "%s %s: %s", what, path,
+                                  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    if (err && err->code == RSQL_ERR_IO && rc != SQLITE_IOERR) {
+        err->flags &= ~RSQL_EF_RETRY; /* a missing table or file stays missing */
+    }
+    return r;
+}
+
+static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
+{
+    const char *path = rsql_io_opt_str(ctx->opts, "path", NULL);
+    const char *table = rsql_io_opt_str(ctx->opts, "table", NULL);
+    rsql_buf_t sql = RSQL_BUF_INIT;
+    rsql_source_t *s;
+    int rc;
+    if (!path || !*path || !table || !*table) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "sqlite source: options 'path' and 'table' are required");
+    }
+    s = rsql_calloc(1, sizeof *s);
+    if (!s) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    s->n = ctx->n_columns;
+    s->types = rsql_calloc((size_t)s->n + 1, sizeof *s->types);
+    s->names = rsql_calloc((size_t)s->n + 1, sizeof *s->names);
+    rsql_buf_printf(&sql, "%s#%s", path, table);
+    s->partition = rsql_buf_steal(&sql);
+    if (!s->types || !s->names || !s->partition) {
+        goto nomem;
+    }
+    for (int i = 0; i < s->n; i++) {
+        s->types[i] = ctx->column_types[i];
+        if (!(s->names[i] = rsql_strdup(ctx->column_names[i]))) {
+            goto nomem;
+        }
+    }
+    s->follow = rsql_io_opt_bool(ctx->opts, "scan.follow", false);
+    s->poll_ms = rsql_io_opt_int(ctx->opts, "scan.poll-interval", 500);
+    if (s->poll_ms < 1) {
+        s->poll_ms = 1;
+    }
+    for (int i = 0; i < ctx->n_resume; i++) {
+        if (strcmp(ctx->resume_partitions[i], s->partition) == 0) {
+            s->last_rowid = ctx->resume_offsets[i];
+        }
+    }
+    rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK) {
+        db_error(s->db, rc, err, "cannot open", path);
+        sq_close(s);
+        return err ? err->code : RSQL_ERR_IO;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    rsql_buf_puts(&sql, "SELECT rowid");
+    for (int i = 0; i < s->n; i++) {
+        rsql_buf_puts(&sql, ", ");
+        quote_ident(&sql, s->names[i]);
+    }
+    rsql_buf_puts(&sql, " FROM ");
+    quote_ident(&sql, table);
+    rsql_buf_puts(&sql, " WHERE rowid > ?1 ORDER BY rowid LIMIT ?2");
+    if (sql.oom) {
+        goto nomem;
+    }
+    rc = sqlite3_prepare_v2(s->db, sql.data, -1, &s->sel, NULL);
+    if (rc != SQLITE_OK) {
+        db_error(s->db, rc, err, "cannot read table", s->partition);
+        rsql_buf_deinit(&sql);
+        sq_close(s);
+        return err ? err->code : RSQL_ERR_IO;
+    }
+    /* total for a bounded read: the rows after the resume point */
+    s->total = -1;
+    if (!s->follow) {
+        sqlite3_stmt *cnt = NULL;
+        rsql_buf_reset(&sql);
+        rsql_buf_puts(&sql, "SELECT count(*) FROM ");
+        quote_ident(&sql, table);
+        rsql_buf_puts(&sql, " WHERE rowid > ?1");
+        if (!sql.oom && sqlite3_prepare_v2(s->db, sql.data, -1, &cnt, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(cnt, 1, s->last_rowid);
+            if (sqlite3_step(cnt) == SQLITE_ROW) {
+                s->total = sqlite3_column_int64(cnt, 0);
+            }
+        }
+        sqlite3_finalize(cnt);
+    }
+    rsql_buf_deinit(&sql);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    s->sync_init = true;
+    *out = s;
+    return RSQL_OK;
+nomem:
+    rsql_buf_deinit(&sql);
+    sq_close(s);
+    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+}
+
+static const char *sqlite_type_name(int t)
+{
+    switch (t) {
+    case SQLITE_INTEGER: return "INTEGER";
+    case SQLITE_FLOAT: return "REAL";
+    case SQLITE_TEXT: return "TEXT";
+    case SQLITE_BLOB: return "BLOB";
+    default: return "NULL";
+    }
+}
+
+/* Convert column k+1 of the current row into v (type t). */
+static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t *arena,
+                          rsql_value_t *v, rsql_error_t *err)
+{
+    sqlite3_stmt *st = s->sel;
+    int k = col + 1, st_type = sqlite3_column_type(st, k);
+    rsql_type_t t = s->types[col];
+    char why[64];
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    if (st_type == SQLITE_NULL) {
+        v->is_null = true;
+        return RSQL_OK;
+    }
+    switch (t) {
+    case RSQL_TYPE_NULL: v->is_null = true; return RSQL_OK;
+    case RSQL_TYPE_BOOLEAN:
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT:
+    case RSQL_TYPE_TIMESTAMP:
+        if (st_type == SQLITE_INTEGER) {
+            int64_t x = sqlite3_column_int64(st, k);
+            if (t == RSQL_TYPE_INT && (x < INT32_MIN || x > INT32_MAX)) {
+                break;
+            }
+            if (t == RSQL_TYPE_BOOLEAN) {
+                v->v.b = x != 0;
+            } else if (t == RSQL_TYPE_TIMESTAMP) {
+                v->v.ts = x;
+            } else {
+                v->v.i = x;
+            }
+            return RSQL_OK;
+        }
+        if (st_type == SQLITE_FLOAT && t != RSQL_TYPE_BOOLEAN) {
+            double d = sqlite3_column_double(st, k);
+            double lim = t == RSQL_TYPE_INT ? 2147483648.0 : 9223372036854775808.0;
+            if (d == floor(d) && d >= -lim && d < lim) {
+                if (t == RSQL_TYPE_TIMESTAMP) {
+                    v->v.ts = (int64_t)d;
+                } else {
+                    v->v.i = (int64_t)d;
+                }
+                return RSQL_OK;
+            }
+            break;
+        }
+        if (st_type == SQLITE_TEXT &&
+            rsql_fmt_parse_text(t, (const char *)sqlite3_column_text(st, k),
+                                (size_t)sqlite3_column_bytes(st, k), arena, v, why,
+                                sizeof why) == RSQL_OK) {
+            return RSQL_OK;
+        }
+        break;
+    case RSQL_TYPE_DOUBLE:
+        if (st_type == SQLITE_INTEGER || st_type == SQLITE_FLOAT) {
+            v->v.d = sqlite3_column_double(st, k);
+            return RSQL_OK;
+        }
+        if (st_type == SQLITE_TEXT &&
+            rsql_fmt_parse_text(t, (const char *)sqlite3_column_text(st, k),
+                                (size_t)sqlite3_column_bytes(st, k), arena, v, why,
+                                sizeof why) == RSQL_OK) {
+            return RSQL_OK;
+        }
+        break;
+    case RSQL_TYPE_VARCHAR:
+    case RSQL_TYPE_BYTES: {
+        const void *p = st_type == SQLITE_BLOB ? sqlite3_column_blob(st, k)
+                                               : (const void *)sqlite3_column_text(st, k);
+        size_t n = (size_t)sqlite3_column_bytes(st, k);
+        char *cp = rsql_arena_strndup(arena, p ? p : "", n);
+        if (!cp) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        v->v.s.p = cp;
+        v->v.s.len = n;
+        return RSQL_OK;
+    }
+    }
+    char got[64] = "";
+    if (st_type == SQLITE_TEXT) {
+        int n = sqlite3_column_bytes(st, k);
+        snprintf(got, sizeof got, " \"%.*s%s\"", n > 40 ? 40 : n,
+                 (const char *)sqlite3_column_text(st, k), n > 40 ? "..." : "");
+    } else if (st_type != SQLITE_BLOB) {
+        snprintf(got, sizeof got, " %s", (const char *)sqlite3_column_text(st, k));
+    }
+    return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                          "sqlite:%s@%" PRId64 ": column '%s': expected %s, got %s%s",
+                          s->partition, rowid, s->names[col], rsql_type_name(t),
+                          sqlite_type_name(st_type), got);
+}
+
+static bool sq_sleep(rsql_source_t *s, int64_t ms)
+{
+    int64_t until = rsql_io_now_ms() + ms;
+    struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
+    bool woken;
+    pthread_mutex_lock(&s->mu);
+    while (!s->woken && rsql_io_now_ms() < until) {
+        if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) {
+            break;
+        }
+    }
+    woken = s->woken;
+    s->woken = false;
+    pthread_mutex_unlock(&s->mu);
+    return woken;
+}
+
+static rsql_err_t sq_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
+                          bool *eof, rsql_error_t *err)
+{
+    int64_t deadline = rsql_io_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int added = 0, rc;
+    *eof = false;
+    if (max > batch->cap - batch->n) {
+        max = batch->cap - batch->n;
+    }
+    for (;;) {
+        sqlite3_reset(s->sel);
+        sqlite3_bind_int64(s->sel, 1, s->last_rowid);
+        sqlite3_bind_int(s->sel, 2, max);
+        while ((rc = sqlite3_step(s->sel)) == SQLITE_ROW) {
+            int64_t rowid = sqlite3_column_int64(s->sel, 0);
+            rsql_record_t *r = rsql_batch_add(batch);
+            rsql_value_t *row = rsql_arena_alloc(batch->arena, (size_t)(s->n ? s->n : 1) *
+                                                                   sizeof(rsql_value_t));
+            char *ident = rsql_arena_alloc(batch->arena, strlen(s->partition) + 32);
+            if (!r || !row || !ident) {
+                if (r) {
+                    batch->n--;
+                }
+                sqlite3_reset(s->sel);
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            for (int i = 0; i < s->n; i++) {
+                rsql_err_t e = convert(s, i, rowid, batch->arena, &row[i], err);
+                if (e != RSQL_OK) {
+                    batch->n--;
+                    sqlite3_reset(s->sel);
+                    return e;
+                }
+            }
+            sprintf(ident, "sqlite:%s@%" PRId64, s->partition, rowid);
+            r->ident = ident;
+            r->row = row;
+            r->partition = 0;
+            r->offset = rowid;
+            s->last_rowid = rowid;
+            added++;
+        }
+        sqlite3_reset(s->sel);
+        if (rc != SQLITE_DONE) {
+            return db_error(s->db, rc, err, "cannot read table", s->partition);
+        }
+        if (added > 0) {
+            return RSQL_OK;
+        }
+        if (!s->follow) {
+            *eof = true;
+            return RSQL_OK;
+        }
+        int64_t now = rsql_io_now_ms();
+        if (now >= deadline) {
+            return RSQL_OK;
+        }
+        if (sq_sleep(s, deadline - now < s->poll_ms ? deadline - now : s->poll_ms)) {
+            return RSQL_OK;
+        }
+    }
+}
+
+static int sq_partition_count(rsql_source_t *s)
+{
+    (void)s;
+    return 1;
+}
+
+static const char *sq_partition_name(rsql_source_t *s, uint32_t partition)
+{
+    return partition == 0 ? s->partition : NULL;
+}
+
+static int64_t sq_total(rsql_source_t *s)
+{
+    return s->total;
+}
+
+static void sq_wakeup(rsql_source_t *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->woken = true;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/*
+** The sqlite source vtable (rsql_io.h). Static.
+*/
+const rsql_source_ops_t rsql_sqlite_source_ops = {
+    .open = sq_open,
+    .poll = sq_poll,
+    .partition_count = sq_partition_count,
+    .partition_name = sq_partition_name,
+    .commit_record = NULL,
+    .committed = NULL,
+    .total = sq_total,
+    .wakeup = sq_wakeup,
+    .close = sq_close,
+};

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The print sink: each row on its own line, to standard output (or
+ * standard error with 'standard-error'), prefixed "<print-identifier>> "
+ * when that is set. With 'format' (json, csv) a row is printed encoded;
+ * else in Flink's print form: +I[1, abc, null] (values as text, NULL as
+ * null, timestamps "YYYY-MM-DD HH:MM:SS.mmm", bytes base64). One fwrite
+ * and one fflush per batch, then the delivery (all rows written).
+ *
+ * Threads: everything on the write thread.
+ */
+#include "config.h"
+#include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct rsql_sink {
+    FILE *out;
+    char *ident;
+    int n;
+    rsql_encoder_t *enc; /* NULL: the readable form */
+    rsql_buf_t buf;
+    rsql_sink_result_t *results;
+    int results_cap;
+    rsql_delivery_cb deliver;
+    void *deliver_opaque;
+};
+
+static void pr_close(rsql_sink_t *k)
+{
+    if (!k) {
+        return;
+    }
+    if (k->out) {
+        fflush(k->out);
+    }
+    rsql_encoder_destroy(k->enc);
+    rsql_buf_deinit(&k->buf);
+    rsql_free(k->results);
+    rsql_free(k->ident);
+    rsql_free(k);
+}
+
+static rsql_err_t pr_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
+{
+    rsql_sink_t *k = rsql_calloc(1, sizeof *k);
+    const char *format = rsql_io_opt_str(ctx->opts, "format", NULL);
+    const char *ident = rsql_io_opt_str(ctx->opts, "print-identifier", NULL);
+    if (!k) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    rsql_buf_init(&k->buf);
+    k->n = ctx->n_columns;
+    k->out = rsql_io_opt_bool(ctx->opts, "standard-error", false) ? stderr : stdout;
+    k->deliver = ctx->deliver;
+    k->deliver_opaque = ctx->deliver_opaque;
+    if (ident && *ident && !(k->ident = rsql_strdup(ident))) {
+        pr_close(k);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    if (format && *format) {
+        k->enc = rsql_encoder_new(format, ctx->opts, ctx->n_columns, ctx->column_names,
+                                  ctx->column_types, err);
+        if (!k->enc) {
+            pr_close(k);
+            return err ? err->code : RSQL_ERR_INTERNAL;
+        }
+    }
+    *out = k;
+    return RSQL_OK;
+}
+
+static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
+                           rsql_error_t *err)
+{
+    rsql_err_t rc;
+    rsql_buf_reset(&k->buf);
+    for (int i = 0; i < n; i++) {
+        if (k->ident) {
+            rsql_buf_puts(&k->buf, k->ident);
+            rsql_buf_puts(&k->buf, "> ");
+        }
+        if (k->enc) {
+            if ((rc = rsql_encode(k->enc, rows[i].values, &k->buf, err)) != RSQL_OK) {
+                return rc;
+            }
+        } else {
+            rsql_buf_puts(&k->buf, "+I[");
+            for (int c = 0; c < k->n; c++) {
+                const rsql_value_t *v = &rows[i].values[c];
+                if (c) {
+                    rsql_buf_puts(&k->buf, ", ");
+                }
+                if (v->is_null || v->type == RSQL_TYPE_NULL) {
+                    rsql_buf_puts(&k->buf, "null");
+                } else {
+                    rsql_fmt_value_text(v, &k->buf);
+                }
+            }
+            rsql_buf_putc(&k->buf, ']');
+        }
+        rsql_buf_putc(&k->buf, '\n');
+    }
+    if (k->buf.oom) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    if (n > k->results_cap) {
+        rsql_sink_result_t *nr = rsql_realloc(k->results, (size_t)n * sizeof *nr);
+        if (!nr) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        k->results = nr;
+        k->results_cap = n;
+    }
+    if (k->buf.len > 0 && (fwrite(k->buf.data, 1, k->buf.len, k->out) != k->buf.len ||
+                           fflush(k->out) != 0)) {
+        clearerr(k->out);
+        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot write to %s",
+                              k->out == stderr ? "standard error" : "standard output");
+    }
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
+    if (k->deliver) {
+        k->deliver(k->deliver_opaque, batch_id, n, k->results);
+    }
+    return RSQL_OK;
+}
+
+static rsql_err_t pr_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
+{
+    (void)timeout_ms;
+    (void)err;
+    fflush(k->out);
+    return RSQL_OK;
+}
+
+/*
+** The print sink vtable (rsql_io.h). Static.
+*/
+const rsql_sink_ops_t rsql_print_sink_ops = {
+    .open = pr_open,
+    .write = pr_write,
+    .flush = pr_flush,
+    .stored_positions = NULL,
+    .close = pr_close,
+};

@@ -1,0 +1,17 @@
+# runtime/pipeline.mk: the pipeline runtime (threads, queues, offsets, retries, dead letters,
+# status line, signals) and its unit tests. Included from Makefile.am.
+librocketsql_a_SOURCES += \
+	runtime/rsql_queue.h runtime/rsql_pipeline.h runtime/pipeline_int.h \
+	runtime/rt_batch.c runtime/rt_queue.c runtime/rt_offsets.c runtime/rt_retry.c \
+	runtime/rt_pipeline.c runtime/rt_dlq.c runtime/rt_status.c runtime/rt_signal.c \
+	runtime/rt_run_pipeline.c
+
+EXTRA_DIST += bench/rss.sh
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_runtime
+TESTS += tests/unit/test_runtime
+tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c
+tests_unit_test_runtime_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_runtime_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif

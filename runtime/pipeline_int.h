@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Private to the pipeline runtime (rt_pipeline.c, rt_offsets.c, rt_dlq.c,
+ * rt_status.c, rt_signal.c): the pipeline struct, the ops its threads post
+ * to each other, and the functions shared between those files. See
+ * rsql_pipeline.h for the threading model.
+ */
+#ifndef RSQL_PIPELINE_INT_H
+#define RSQL_PIPELINE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/rsql_mem.h"
+#include "runtime/rsql_pipeline.h"
+#include "runtime/rsql_queue.h"
+
+/* Worker and write-thread op codes. */
+enum {
+    RT_OP_OUTCOMES = 1, /* transform -> worker: filtered / failed records of a batch */
+    RT_OP_DELIVERY,     /* sink callback -> worker: results of a write batch */
+    RT_OP_WRITE_FAILED, /* write thread -> worker: a write batch the sink did not accept */
+    RT_OP_DLQ_DELIVERY, /* dead-letter sink callback -> worker */
+    RT_OP_POLL_DONE,    /* poll thread -> worker: no more batches */
+    RT_OP_SIGNAL,       /* signal thread -> worker: first SIGINT/SIGTERM */
+    RT_OP_WRITE         /* transform / worker -> write thread: rows to write */
+};
+
+/* A polled batch in flight: freed by the worker once every record has its outcome. */
+typedef struct rt_inbatch {
+    rsql_batch_t *b;
+    uint64_t *tickets; /* per record: offset tracker ticket */
+    uint8_t *resolved; /* per record: outcome reported */
+    int pending;       /* records without an outcome */
+} rt_inbatch_t;
+
+/* Rows for the sink (q2 op); its address is the sink batch_id. */
+typedef struct rt_wbatch {
+    rsql_qop_t op;
+    rt_inbatch_t *ib;
+    int n;
+    rsql_sink_row_t *rows;
+    int *idx; /* per row: the record's index in ib->b */
+    bool has_retry;
+    rsql_retry_t retry;
+    int64_t not_before_ms; /* a retry waits until then */
+} rt_wbatch_t;
+
+/* What the transform thread says about one record. */
+typedef enum rt_item_kind { RT_ITEM_FILTERED, RT_ITEM_ERROR, RT_ITEM_ABORTED } rt_item_kind_t;
+typedef struct rt_item {
+    int idx;
+    rt_item_kind_t kind;
+    const char *stage;  /* ERROR: "decode", "eval" (static) */
+    rsql_error_t *err;  /* ERROR: owned by the op */
+} rt_item_t;
+
+typedef struct rt_outcomes_op {
+    rsql_qop_t op;
+    rt_inbatch_t *ib;
+    int n;
+    rt_item_t items[];
+} rt_outcomes_op_t;
+
+typedef struct rt_delivery_op {
+    rsql_qop_t op;
+    void *batch; /* rt_wbatch_t * or rt_dlqbatch_t * */
+    int n;
+    rsql_sink_result_t results[];
+} rt_delivery_op_t;
+
+typedef struct rt_write_failed_op {
+    rsql_qop_t op;
+    rt_wbatch_t *wb;
+    bool aborted;
+    rsql_error_t err;
+} rt_write_failed_op_t;
+
+typedef struct rt_dlq rt_dlq_t; /* rt_dlq.c */
+
+struct rsql_pipeline {
+    rsql_pipeline_conf_t conf;
+    char *id;
+    rsql_source_t *src;
+    rsql_sink_t *snk;
+
+    pthread_t poll_th, xform_th, write_th;
+    bool poll_started, xform_started, write_started;
+    rsql_queue_t *q1, *q2, *wq; /* poll->transform, transform->write, ->worker */
+
+    pthread_mutex_t track_lock; /* guards track */
+    rsql_offtrack_t *track;
+
+    pthread_mutex_t lock; /* guards in_flight, live, err; credit_cv, sleep_cv */
+    pthread_cond_t credit_cv, sleep_cv;
+    int64_t in_flight; /* records in live batches */
+    int64_t live;      /* live batches */
+    rsql_error_t err;  /* the first failure */
+
+    atomic_bool stopping;   /* stop polling */
+    atomic_bool aborting;   /* a failure: fail everything not yet transformed */
+    atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
+    atomic_bool interrupted;
+    atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */
+    atomic_int_least64_t read;
+    int64_t written, filtered, dead_lettered, failed; /* worker only */
+    bool poll_done;                                   /* worker only */
+    uint64_t next_seq;                                /* poll thread only */
+
+    rt_dlq_t *dlq;
+    int64_t positions_saved;
+
+    /* run record and status */
+    int64_t run_id;
+    int64_t start_ms, end_ms;
+    int64_t last_status_ms, last_status_done, last_flush_ms;
+    bool status_tty, status_drawn;
+    int64_t total; /* source total or -1 */
+    char pname[32];
+};
+
+/* Record the pipeline's first failure (thread-safe); with stop, abort the run. */
+void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_stage);
+/* The name of source partition lane (borrowed until the next call). @locality worker */
+const char *rsql_pipeline__partition_name(rsql_pipeline_t *p, uint32_t lane);
+/*
+** Report one record's outcome: commit_record (not in previews), counts,
+** the offset tracker, and the batch's release when it was the last.
+** @locality worker
+*/
+void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
+                            const rsql_outcome_t *o);
+/* A record's ident for messages: rec->ident, else "<partition>@<offset>". */
+const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
+                                 size_t size);
+
+/* rt_offsets.c: save advanced positions to the catalog. @locality worker */
+rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err);
+
+/* rt_dlq.c (all @locality worker) */
+rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err);
+/* A tolerated failure: dead-letter record idx of ib (err copied). */
+void rsql_pipeline__dlq_add(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
+                            const rsql_error_t *err);
+/* Write the queued dead letters (when force, or enough are queued). */
+void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force);
+void rsql_pipeline__dlq_delivered(rsql_pipeline_t *p, rt_delivery_op_t *op);
+/* Dead letters queued or awaiting their delivery. */
+int64_t rsql_pipeline__dlq_busy(rsql_pipeline_t *p);
+void rsql_pipeline__dlq_close(rsql_pipeline_t *p);
+
+/* rt_status.c (worker) */
+void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms);
+void rsql_pipeline__status_final(rsql_pipeline_t *p);
+/* "read=N written=N ... elapsed=1.23s rate=N rows/s" into buf. */
+void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size);
+
+/* rt_signal.c */
+rsql_err_t rsql_pipeline__signals_start(rsql_pipeline_t *p, rsql_error_t *err);
+void rsql_pipeline__signals_stop(rsql_pipeline_t *p);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_queue: the bounded blocking queue of ops that the pipeline's threads
+ * talk through (STYLE.md B7, like librdkafka's rd_kafka_q_t). Any number of
+ * producers and consumers; a mutex and two condition variables, never a
+ * spin.
+ *
+ * Capacity is counted in "weight" units, not ops: each op carries a weight
+ * (the pipeline uses the number of records it stands for), and a push waits
+ * while the queue's weight plus the op's would exceed the capacity
+ * (back-pressure). An op heavier than the whole capacity still passes when
+ * the queue is empty, so nothing can wait forever. Capacity 0 = unbounded
+ * (the worker's queue: its producers must never block on it).
+ *
+ * Ops are intrusive: embed rsql_qop_t as the FIRST member of your struct and
+ * cast back. The queue never allocates and never frees an op except in
+ * rsql_queue_destroy (free_cb for the ops left in it).
+ *
+ * Closing: rsql_queue_close refuses further pushes (they return
+ * RSQL_ERR_INTERRUPTED, the op stays the caller's) and wakes everyone;
+ * consumers still pop what is queued, then get RSQL_ERR_INTERRUPTED.
+ */
+#ifndef RSQL_QUEUE_H
+#define RSQL_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/rsql_error.h"
+
+typedef struct rsql_qop {
+    struct rsql_qop *next; /* owned by the queue while queued */
+    int type;             /* the user's op code */
+    int64_t weight;       /* capacity units (e.g. records); 0 = free */
+} rsql_qop_t;
+
+typedef struct rsql_queue rsql_queue_t;
+
+/* A new empty queue holding up to capacity weight (0 = unbounded); NULL on OOM. */
+rsql_queue_t *rsql_queue_new(int64_t capacity);
+
+/* Free q; every op still queued is passed to free_cb (may be NULL). NULL-safe. */
+void rsql_queue_destroy(rsql_queue_t *q, void (*free_cb)(rsql_qop_t *op));
+
+/*
+** Append op at the tail, waiting while the queue is too full. RSQL_OK: the
+** queue owns op until it is popped. RSQL_ERR_INTERRUPTED: the queue is (or
+** got) closed; op is still the caller's.
+** @locality any thread
+*/
+rsql_err_t rsql_queue_push(rsql_queue_t *q, rsql_qop_t *op);
+
+/*
+** Put op at the HEAD without waiting or counting against the capacity
+** (retries, control messages). Same return as rsql_queue_push.
+*/
+rsql_err_t rsql_queue_push_urgent(rsql_queue_t *q, rsql_qop_t *op);
+
+/*
+** Take the op at the head, waiting up to timeout_ms (< 0 = forever, 0 = do
+** not wait). RSQL_OK with *out set (the caller owns it), RSQL_ERR_TIMEOUT
+** when nothing came, RSQL_ERR_INTERRUPTED when the queue is closed and
+** empty.
+** @locality any thread
+*/
+rsql_err_t rsql_queue_pop(rsql_queue_t *q, int timeout_ms, rsql_qop_t **out);
+
+/* Refuse further pushes and wake every waiter. Idempotent. */
+void rsql_queue_close(rsql_queue_t *q);
+bool rsql_queue_closed(rsql_queue_t *q);
+
+/* Snapshot of the number of ops and of their total weight. */
+int64_t rsql_queue_len(rsql_queue_t *q);
+int64_t rsql_queue_weight(rsql_queue_t *q);
+
+/* Milliseconds on CLOCK_MONOTONIC (the clock every runtime timeout uses). */
+int64_t rsql_rt_now_ms(void);
+
+#endif

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The bounded blocking op queue (runtime/rsql_queue.h): a singly linked
+ * FIFO guarded by one mutex, with one condition variable for consumers
+ * (not empty) and one for producers (room). Timed waits use
+ * CLOCK_MONOTONIC so a clock change never stretches a timeout.
+ */
+#include "config.h"
+#include "runtime/rsql_queue.h"
+#include "core/rsql_mem.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+struct rsql_queue {
+    pthread_mutex_t lock;
+    pthread_cond_t not_empty, has_room;
+    rsql_qop_t *head, *tail;
+    int64_t len, weight, capacity;
+    bool closed;
+};
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+int64_t rsql_rt_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+** A new queue of the given capacity (weight units; 0 = unbounded). NULL on
+** OOM. The caller destroys it.
+*/
+rsql_queue_t *rsql_queue_new(int64_t capacity)
+{
+    rsql_queue_t *q = rsql_calloc(1, sizeof(*q));
+    if (!q) {
+        return NULL;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->not_empty, &ca);
+    pthread_cond_init(&q->has_room, &ca);
+    pthread_condattr_destroy(&ca);
+    q->capacity = capacity < 0 ? 0 : capacity;
+    return q;
+}
+
+/*
+** Free q and hand each op still queued to free_cb. No thread may be using q.
+*/
+void rsql_queue_destroy(rsql_queue_t *q, void (*free_cb)(rsql_qop_t *op))
+{
+    if (!q) {
+        return;
+    }
+    rsql_qop_t *op = q->head;
+    while (op) {
+        rsql_qop_t *next = op->next;
+        if (free_cb) {
+            free_cb(op);
+        }
+        op = next;
+    }
+    pthread_cond_destroy(&q->not_empty);
+    pthread_cond_destroy(&q->has_room);
+    pthread_mutex_destroy(&q->lock);
+    rsql_free(q);
+}
+
+/* Absolute CLOCK_MONOTONIC deadline timeout_ms from now. */
+static struct timespec deadline_in(int timeout_ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+/* True when op may enter now. @locks q->lock held */
+static bool fits0(const rsql_queue_t *q, const rsql_qop_t *op)
+{
+    return q->capacity == 0 || q->len == 0 || q->weight + op->weight <= q->capacity;
+}
+
+/*
+** Append op at the tail, blocking while there is no room. See the header.
+*/
+rsql_err_t rsql_queue_push(rsql_queue_t *q, rsql_qop_t *op)
+{
+    pthread_mutex_lock(&q->lock);
+    while (!q->closed && !fits0(q, op)) {
+        pthread_cond_wait(&q->has_room, &q->lock);
+    }
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        return RSQL_ERR_INTERRUPTED;
+    }
+    op->next = NULL;
+    if (q->tail) {
+        q->tail->next = op;
+    } else {
+        q->head = op;
+    }
+    q->tail = op;
+    q->len++;
+    q->weight += op->weight;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+    return RSQL_OK;
+}
+
+/*
+** Put op at the head, ignoring the capacity. See the header.
+*/
+rsql_err_t rsql_queue_push_urgent(rsql_queue_t *q, rsql_qop_t *op)
+{
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        return RSQL_ERR_INTERRUPTED;
+    }
+    op->next = q->head;
+    q->head = op;
+    if (!q->tail) {
+        q->tail = op;
+    }
+    q->len++;
+    q->weight += op->weight;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+    return RSQL_OK;
+}
+
+/*
+** Take the head op, waiting up to timeout_ms. See the header.
+*/
+rsql_err_t rsql_queue_pop(rsql_queue_t *q, int timeout_ms, rsql_qop_t **out)
+{
+    *out = NULL;
+    pthread_mutex_lock(&q->lock);
+    if (!q->head && !q->closed && timeout_ms != 0) {
+        if (timeout_ms < 0) {
+            while (!q->head && !q->closed) {
+                pthread_cond_wait(&q->not_empty, &q->lock);
+            }
+        } else {
+            struct timespec dl = deadline_in(timeout_ms);
+            while (!q->head && !q->closed) {
+                if (pthread_cond_timedwait(&q->not_empty, &q->lock, &dl) == ETIMEDOUT) {
+                    break;
+                }
+            }
+        }
+    }
+    rsql_qop_t *op = q->head;
+    if (!op) {
+        bool closed = q->closed;
+        pthread_mutex_unlock(&q->lock);
+        return closed ? RSQL_ERR_INTERRUPTED : RSQL_ERR_TIMEOUT;
+    }
+    q->head = op->next;
+    if (!q->head) {
+        q->tail = NULL;
+    }
+    q->len--;
+    q->weight -= op->weight;
+    op->next = NULL;
+    /* Several small pushers may fit now: wake them all (they re-check). */
+    pthread_cond_broadcast(&q->has_room);
+    pthread_mutex_unlock(&q->lock);
+    *out = op;
+    return RSQL_OK;
+}
+
+/* Close q: refuse pushes, wake all waiters. */
+void rsql_queue_close(rsql_queue_t *q)
+{
+    pthread_mutex_lock(&q->lock);
+    q->closed = true;
+    pthread_cond_broadcast(&q->not_empty);
+    pthread_cond_broadcast(&q->has_room);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* True once rsql_queue_close was called. */
+bool rsql_queue_closed(rsql_queue_t *q)
+{
+    pthread_mutex_lock(&q->lock);
+    bool c = q->closed;
+    pthread_mutex_unlock(&q->lock);
+    return c;
+}
+
+/* Number of queued ops (a snapshot). */
+int64_t rsql_queue_len(rsql_queue_t *q)
+{
+    pthread_mutex_lock(&q->lock);
+    int64_t n = q->len;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+/* Total weight of the queued ops (a snapshot). */
+int64_t rsql_queue_weight(rsql_queue_t *q)
+{
+    pthread_mutex_lock(&q->lock);
+    int64_t w = q->weight;
+    pthread_mutex_unlock(&q->lock);
+    return w;
+}

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_pipeline_run_plan: the one entry point the session uses to run an
+ * INSERT, a RUN JOB or a SELECT preview. It turns a plan into a pipeline
+ * configuration: the source and sink data paths of the plan's connectors
+ * (rsql_conn_io.h), the dead-letter table's sink, the settings the planner
+ * captured (batch size, queue capacity, errors.*), and the transform: decode
+ * (with the source table's format, when the source hands raw bodies), then
+ * rsql_plan_apply (filter + projection). Encoding is the sink's business.
+ *
+ * A preview has no sink connector: an in-memory sink collects the rows as
+ * text and they are printed as an aligned table at the end, followed by the
+ * summary line on errf (no live status line); a preview calls no
+ * commit_record and saves no position, so a RocketMQ source acks nothing.
+ * It reads at most max(LIMIT, 1) records per poll and stops at the LIMIT
+ * (or sql.preview-limit, which the planner folds into plan->limit).
+ *
+ * Pipeline ids (the offset key in the catalog): the job name for a job,
+ * "insert:<source>-><sink>" for an ad-hoc INSERT, "preview:<source>" for a
+ * preview (never saved).
+ */
+#include "config.h"
+#include "runtime/rsql_pipeline.h"
+#include "runtime/pipeline_int.h"
+#include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_conn_io.h"
+#include "core/rsql_buf.h"
+#include "core/rsql_mem.h"
+#include "planner/rsql_plan.h"
+#include "runtime/rsql_result.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The transform state: one per run, used on the transform thread only. */
+typedef struct xform {
+    const rsql_plan_t *plan;
+    rsql_decoder_t *dec; /* NULL when the source has no format */
+    int n_in;            /* source columns */
+    rsql_eval_ctx_t ectx;
+    rsql_value_t *tmp; /* plan->n_outputs scratch values */
+    const rsql_batch_t *last_batch;
+} xform_t;
+
+/* Copy v's string bytes into the batch arena (values of rsql_plan_apply point at scratch). */
+static bool own_value(rsql_batch_t *b, rsql_value_t *v)
+{
+    if (v->is_null || (v->type != RSQL_TYPE_VARCHAR && v->type != RSQL_TYPE_BYTES)) {
+        return true;
+    }
+    const uint8_t *c = rsql_batch_copy(b, v->v.s.p ? v->v.s.p : "", v->v.s.len);
+    if (!c) {
+        return false;
+    }
+    v->v.s.p = (const char *)c;
+    return true;
+}
+
+/*
+** The transform callback (see rsql_transform_cb): decode, filter, project.
+** @locality transform thread
+*/
+static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
+                              const rsql_value_t **out, bool *keep, const char **stage,
+                              rsql_error_t *err)
+{
+    xform_t *x = opaque;
+    if (batch != x->last_batch) {
+        rsql_eval_ctx_set_now(&x->ectx, 0);
+        x->last_batch = batch;
+    }
+    if (!rec->row) {
+        *stage = "decode";
+        if (!x->dec) {
+            return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                                  "the source gave a body but the table has no format");
+        }
+        rsql_value_t *row = rsql_arena_alloc(batch->arena,
+                                             (size_t)(x->n_in ? x->n_in : 1) * sizeof(*row));
+        if (!row) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        rsql_err_t rc = rsql_decode(x->dec, rec->raw, rec->raw_len, batch->arena, row, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        rec->row = row;
+    }
+    *stage = "eval";
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_err_t rc = rsql_plan_apply(x->plan, rec->row, &x->ectx, x->tmp, keep, &e);
+    if (rc != RSQL_OK) {
+        char msg[sizeof e.msg];
+        if (e.code == RSQL_ERR_NOMEM) {
+            snprintf(msg, sizeof msg, "%s", e.msg);
+        } else {
+            rsql_plan_error_format(x->plan, &e, msg, sizeof msg);
+        }
+        rsql_eval_ctx_reset(&x->ectx);
+        return rsql_error_set(err, e.code ? e.code : rc, RSQL_NOPOS, "%s", msg);
+    }
+    if (!*keep) {
+        rsql_eval_ctx_reset(&x->ectx);
+        return RSQL_OK;
+    }
+    int n = x->plan->n_outputs;
+    rsql_value_t *o = rsql_arena_alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
+    bool ok = o != NULL;
+    for (int i = 0; ok && i < n; i++) {
+        o[i] = x->tmp[i];
+        ok = own_value(batch, &o[i]);
+    }
+    rsql_eval_ctx_reset(&x->ectx);
+    if (!ok) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    *out = o;
+    return RSQL_OK;
+}
+
+/* ---- the preview sink: rows as text cells in a result */
+
+typedef struct preview_sink {
+    rsql_result_t *res;
+    int n;
+    rsql_delivery_cb deliver;
+    void *opaque;
+    rsql_buf_t cell;
+} preview_sink_t;
+
+static rsql_result_t *preview_result; /* handed over through open: one preview at a time */
+
+static rsql_err_t preview_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
+{
+    preview_sink_t *s = rsql_calloc(1, sizeof(*s));
+    if (!s) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    s->res = preview_result;
+    s->n = ctx->n_columns;
+    s->deliver = ctx->deliver;
+    s->opaque = ctx->deliver_opaque;
+    rsql_buf_init(&s->cell);
+    *out = (rsql_sink_t *)s;
+    return RSQL_OK;
+}
+
+static rsql_err_t preview_write(rsql_sink_t *snk, uint64_t batch_id, int n,
+                                const rsql_sink_row_t *rows, rsql_error_t *err)
+{
+    preview_sink_t *s = (preview_sink_t *)snk;
+    rsql_sink_result_t *res = rsql_calloc((size_t)(n ? n : 1), sizeof(*res));
+    char **cells = rsql_calloc((size_t)(s->n ? s->n : 1), sizeof(char *));
+    if (!res || !cells) {
+        rsql_free(res);
+        rsql_free(cells);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        bool ok = true;
+        for (int c = 0; c < s->n; c++) {
+            const rsql_value_t *v = &rows[i].values[c];
+            cells[c] = NULL;
+            if (v->is_null || v->type == RSQL_TYPE_NULL) {
+                continue;
+            }
+            rsql_buf_reset(&s->cell);
+            rsql_fmt_value_text(v, &s->cell);
+            cells[c] = rsql_strdup(rsql_buf_str(&s->cell));
+            ok = ok && cells[c] && !s->cell.oom;
+        }
+        if (!ok || rsql_result_add_row(s->res, (const char *const *)cells) != RSQL_OK) {
+            res[i].code = RSQL_ERR_NOMEM;
+            snprintf(res[i].msg, sizeof res[i].msg, "out of memory");
+        }
+        for (int c = 0; c < s->n; c++) {
+            rsql_free(cells[c]);
+        }
+    }
+    rsql_free(cells);
+    s->deliver(s->opaque, batch_id, n, res);
+    rsql_free(res);
+    return RSQL_OK;
+}
+
+static void preview_close(rsql_sink_t *snk)
+{
+    preview_sink_t *s = (preview_sink_t *)snk;
+    rsql_buf_deinit(&s->cell);
+    rsql_free(s);
+}
+
+static const rsql_sink_ops_t preview_ops = {
+    .open = preview_open, .write = preview_write, .close = preview_close};
+
+/* ---- building the configuration */
+
+typedef struct cols {
+    int n;
+    const char **names;
+    rsql_type_t *types;
+} cols_t;
+
+static bool cols_of(const rsql_table_def_t *def, cols_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    if (!def) {
+        return true;
+    }
+    c->n = def->n_columns;
+    c->names = rsql_calloc((size_t)(c->n ? c->n : 1), sizeof(char *));
+    c->types = rsql_calloc((size_t)(c->n ? c->n : 1), sizeof(rsql_type_t));
+    if (!c->names || !c->types) {
+        return false;
+    }
+    for (int i = 0; i < c->n; i++) {
+        c->names[i] = def->columns[i].name;
+        c->types[i] = def->columns[i].type;
+    }
+    return true;
+}
+
+static void cols_free(cols_t *c)
+{
+    rsql_free(c->names);
+    rsql_free(c->types);
+}
+
+static const char *conn_name(const rsql_plan_table_t *t)
+{
+    if (t->conn && t->conn->name) {
+        return t->conn->name;
+    }
+    return t->def ? t->def->connector : NULL;
+}
+
+/*
+** Run plan: see rsql_pipeline.h. @locality the calling thread is the worker
+*/
+rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
+                                  const rsql_plan_t *plan, const char *job, FILE *out,
+                                  FILE *errf, rsql_error_t *err)
+{
+    (void)catalog_path; /* the worker uses cat; connectors open their own files */
+    bool preview = plan->kind == RSQL_PLAN_SELECT || !plan->sink.def;
+    const rsql_table_def_t *sdef = plan->source.def;
+    if (!sdef) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "plan has no source");
+    }
+    const rsql_source_ops_t *src_ops = rsql_io_source_ops(conn_name(&plan->source));
+    if (!src_ops) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' cannot be read from in this build",
+                              conn_name(&plan->source) ? conn_name(&plan->source) : "?");
+    }
+    const rsql_sink_ops_t *snk_ops = &preview_ops;
+    if (!preview) {
+        snk_ops = rsql_io_sink_ops(conn_name(&plan->sink));
+        if (!snk_ops) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "connector '%s' cannot be written to in this build",
+                                  conn_name(&plan->sink) ? conn_name(&plan->sink) : "?");
+        }
+    }
+    const rsql_sink_ops_t *dlq_ops = NULL;
+    if (!preview && plan->errors.tolerate_all && plan->errors.dlq.def) {
+        dlq_ops = rsql_io_sink_ops(conn_name(&plan->errors.dlq));
+        if (!dlq_ops) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "dead-letter table '%s': connector '%s' cannot be written to",
+                                  plan->errors.dlq.def->name, conn_name(&plan->errors.dlq));
+        }
+    }
+
+    rsql_err_t rc = RSQL_OK;
+    cols_t src_cols, snk_cols, dlq_cols;
+    const char **out_names = NULL;
+    rsql_type_t *out_types = NULL;
+    char *id = NULL;
+    rsql_result_t *res = NULL;
+    rsql_pipeline_t *p = NULL;
+    xform_t x;
+    memset(&x, 0, sizeof x);
+    rsql_eval_ctx_init(&x.ectx);
+    bool ok = cols_of(sdef, &src_cols) & cols_of(plan->sink.def, &snk_cols) &
+              cols_of(plan->errors.dlq.def, &dlq_cols);
+    x.plan = plan;
+    x.n_in = sdef->n_columns;
+    x.tmp = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(rsql_value_t));
+    ok = ok && x.tmp;
+    if (preview) {
+        out_names = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(char *));
+        out_types = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1),
+                                sizeof(rsql_type_t));
+        res = rsql_result_new(RSQL_RESULT_TABLE);
+        ok = ok && out_names && out_types && res;
+        for (int i = 0; ok && i < plan->n_outputs; i++) {
+            out_names[i] = plan->outputs[i].name;
+            out_types[i] = plan->outputs[i].type;
+        }
+        ok = ok && rsql_result_set_cols(res, plan->n_outputs, out_names) == RSQL_OK;
+    }
+    rsql_buf_t idb = RSQL_BUF_INIT;
+    if (job) {
+        rsql_buf_puts(&idb, job);
+    } else if (preview) {
+        rsql_buf_printf(&idb, "preview:%s", sdef->name);
+    } else {
+        rsql_buf_printf(&idb, "insert:%s->%s", sdef->name, plan->sink.def->name);
+    }
+    id = rsql_buf_steal(&idb);
+    ok = ok && id;
+    if (!ok) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        goto done;
+    }
+    if (plan->source.format) {
+        x.dec = rsql_decoder_new(plan->source.format, plan->source.opts, src_cols.n,
+                                 src_cols.names, src_cols.types, err);
+        if (!x.dec) {
+            rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
+            goto done;
+        }
+    }
+
+    rsql_pipeline_conf_t conf;
+    rsql_pipeline_conf_init(&conf);
+    conf.id = id;
+    conf.preview = preview;
+    if (plan->batch_size > 0) {
+        conf.batch_size = (int)plan->batch_size;
+    }
+    if (plan->queue_capacity > 0) {
+        conf.queue_capacity = (int)plan->queue_capacity;
+    }
+    conf.retry_timeout_ms = plan->errors.retry_timeout_ms;
+    conf.retry_backoff_max_ms = plan->errors.retry_backoff_max_ms;
+    conf.tolerate_all = plan->errors.tolerate_all;
+    conf.limit = preview && plan->has_limit ? plan->limit : -1;
+    if (preview && conf.limit >= 0 && conf.limit < conf.batch_size) {
+        conf.batch_size = conf.limit > 0 ? (int)conf.limit : 1; /* read no more than shown */
+    }
+    conf.src_ops = src_ops;
+    conf.src_ctx.table = sdef->name;
+    conf.src_ctx.opts = plan->source.opts;
+    conf.src_ctx.n_columns = src_cols.n;
+    conf.src_ctx.column_names = src_cols.names;
+    conf.src_ctx.column_types = src_cols.types;
+    conf.snk_ops = snk_ops;
+    if (preview) {
+        conf.snk_ctx.table = "(preview)";
+        conf.snk_ctx.n_columns = plan->n_outputs;
+        conf.snk_ctx.column_names = out_names;
+        conf.snk_ctx.column_types = out_types;
+        preview_result = res;
+    } else {
+        conf.snk_ctx.table = plan->sink.def->name;
+        conf.snk_ctx.opts = plan->sink.opts;
+        conf.snk_ctx.n_columns = snk_cols.n;
+        conf.snk_ctx.column_names = snk_cols.names;
+        conf.snk_ctx.column_types = snk_cols.types;
+    }
+    if (dlq_ops) {
+        conf.dlq_ops = dlq_ops;
+        conf.dlq_ctx.table = plan->errors.dlq.def->name;
+        conf.dlq_ctx.opts = plan->errors.dlq.opts;
+        conf.dlq_ctx.n_columns = dlq_cols.n;
+        conf.dlq_ctx.column_names = dlq_cols.names;
+        conf.dlq_ctx.column_types = dlq_cols.types;
+    }
+    conf.transform = xform_apply;
+    conf.transform_opaque = &x;
+    conf.cat = cat;
+    conf.record_run = !preview;
+    conf.job = job;
+    conf.sql = plan->sql ? plan->sql + plan->stmt_off : NULL;
+    conf.handle_signals = true;
+    conf.status_out = preview ? NULL : errf; /* a preview's summary follows its table */
+
+    p = rsql_pipeline_new(&conf, err);
+    if (!p) {
+        rc = err && err->code ? err->code : RSQL_ERR_NOMEM;
+        goto done;
+    }
+    rc = rsql_pipeline_run(p, err);
+    if (preview) {
+        if (out) {
+            rsql_result_print(res, RSQL_PRINT_TABLE, out);
+            fflush(out);
+        }
+        if (errf) {
+            char line[256];
+            rsql_pipeline__summary(p, line, sizeof line);
+            fprintf(errf, "%s\n", line);
+            fflush(errf);
+        }
+    }
+
+done:
+    preview_result = NULL;
+    rsql_pipeline_destroy(p);
+    rsql_decoder_destroy(x.dec);
+    rsql_eval_ctx_deinit(&x.ectx);
+    rsql_free(x.tmp);
+    rsql_result_destroy(res);
+    rsql_free(out_names);
+    rsql_free(out_types);
+    rsql_free(id);
+    cols_free(&src_cols);
+    cols_free(&snk_cols);
+    cols_free(&dlq_cols);
+    return rc;
+}

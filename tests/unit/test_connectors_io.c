@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Unit tests of the embedded connectors' data paths (rsql_io.h): each
+ * source and sink opened with options built through the real options
+ * engine, poll/write round trips through temporary files and SQLite
+ * databases, resume from an offset, follow mode and wakeup, pacing, and
+ * the exactly-once positions the sqlite sink stores with its rows.
+ */
+#include "config.h"
+#include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_conn_io.h"
+#include "connectors/rsql_connector.h"
+
+#include <CUnit/CUnit.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[64];
+
+static int suite_init(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rsql-conn-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int suite_clean(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void tmp_path(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+static void write_file(const char *path, const char *text, const char *mode)
+{
+    FILE *f = fopen(path, mode);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    static char buf[65536];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) {
+        fclose(f);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Options through the real engine: connector + key/value pairs (NULL-terminated). */
+static rsql_optset_t *opts_of(const char *const *kv, int ncols, const char *const *names)
+{
+    rsql_opt_kv_t kvs[24];
+    int n = 0;
+    for (int i = 0; kv[i]; i += 2) {
+        kvs[n++] = (rsql_opt_kv_t){kv[i], kv[i + 1], RSQL_NOPOS, RSQL_NOPOS};
+    }
+    rsql_error_t err;
+    const rsql_connector_def_t *conn = NULL;
+    rsql_error_clear(&err);
+    rsql_optset_t *set = rsql_connector_validate(kvs, n, names, ncols, RSQL_NOPOS, &conn, &err);
+    if (!set) {
+        fprintf(stderr, "options: %s\n", err.msg);
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+    return set;
+}
+
+typedef struct src {
+    rsql_optset_t *opts;
+    const rsql_source_ops_t *ops;
+    rsql_source_t *s;
+    rsql_error_t err;
+} src_t;
+
+static rsql_err_t src_open(src_t *x, const char *connector, const char *const *kv, int ncols,
+                           const char *const *names, const rsql_type_t *types, int n_resume,
+                           const char *const *rparts, const int64_t *roffs)
+{
+    memset(x, 0, sizeof *x);
+    x->opts = opts_of(kv, ncols, names);
+    x->ops = rsql_io_source_ops(connector);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x->ops);
+    rsql_source_ctx_t ctx = {"t", "pipe-1", x->opts, ncols, names, types,
+                             n_resume, rparts, roffs};
+    rsql_error_clear(&x->err);
+    return x->ops->open(&ctx, &x->s, &x->err);
+}
+
+static void src_close(src_t *x)
+{
+    if (x->s) {
+        x->ops->close(x->s);
+    }
+    rsql_optset_destroy(x->opts);
+}
+
+/* ---- delivery capture */
+
+typedef struct deliv {
+    int calls, rows, failed;
+    uint64_t last_batch;
+} deliv_t;
+
+static void on_deliver(void *opaque, uint64_t batch_id, int n, const rsql_sink_result_t *res)
+{
+    deliv_t *d = opaque;
+    d->calls++;
+    d->rows += n;
+    d->last_batch = batch_id;
+    for (int i = 0; i < n; i++) {
+        d->failed += res[i].code != RSQL_OK;
+    }
+}
+
+typedef struct snk {
+    rsql_optset_t *opts;
+    const rsql_sink_ops_t *ops;
+    rsql_sink_t *k;
+    deliv_t d;
+    rsql_error_t err;
+} snk_t;
+
+static rsql_err_t snk_open(snk_t *x, const char *connector, const char *const *kv, int ncols,
+                           const char *const *names, const rsql_type_t *types)
+{
+    memset(x, 0, sizeof *x);
+    x->opts = opts_of(kv, ncols, names);
+    x->ops = rsql_io_sink_ops(connector);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x->ops);
+    rsql_sink_ctx_t ctx = {"out", "pipe-1", x->opts, ncols, names, types, on_deliver, &x->d};
+    rsql_error_clear(&x->err);
+    return x->ops->open(&ctx, &x->k, &x->err);
+}
+
+static void snk_close(snk_t *x)
+{
+    if (x->k) {
+        x->ops->close(x->k);
+    }
+    rsql_optset_destroy(x->opts);
+}
+
+static const char *const c2[] = {"id", "name"};
+static const rsql_type_t t2[] = {RSQL_TYPE_BIGINT, RSQL_TYPE_VARCHAR};
+static const char *const c1[] = {"line"};
+static const rsql_type_t t1[] = {RSQL_TYPE_VARCHAR};
+
+static bool raw_is(const rsql_record_t *r, const char *s)
+{
+    return r->raw_len == strlen(s) && memcmp(r->raw, s, r->raw_len) == 0;
+}
+
+static void test_conn_lookup(void)
+{
+    CU_ASSERT_PTR_EQUAL(rsql_io_source_ops("FileSystem"), &rsql_file_source_ops);
+    CU_ASSERT_PTR_EQUAL(rsql_io_sink_ops("filesystem"), &rsql_file_sink_ops);
+    CU_ASSERT_PTR_EQUAL(rsql_io_source_ops("datagen"), &rsql_datagen_source_ops);
+    CU_ASSERT_PTR_NULL(rsql_io_sink_ops("datagen"));
+    CU_ASSERT_PTR_NULL(rsql_io_source_ops("print"));
+    CU_ASSERT_PTR_NOT_NULL(rsql_io_sink_ops("blackhole"));
+    CU_ASSERT_PTR_NOT_NULL(rsql_io_sink_ops("sqlite"));
+    CU_ASSERT_PTR_NULL(rsql_io_source_ops("nope"));
+    CU_ASSERT_PTR_NULL(rsql_io_source_ops(NULL));
+}
+
+static void test_conn_file_source(void)
+{
+    char path[128], ident[160];
+    src_t x;
+    bool eof = false;
+    tmp_path(path, sizeof path, "in.json");
+    /* CRLF, a blank line (skipped for json), and a last line without '\n' */
+    write_file(path, "{\"id\":1}\n{\"id\":2}\r\n\n{\"id\":3}\n{\"id\":4}", "w");
+    const char *kv[] = {"connector", "filesystem", "path", path, NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 2, c2, t2, 0, NULL, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->partition_count(x.s), 1);
+    CU_ASSERT_STRING_EQUAL(x.ops->partition_name(x.s, 0), path);
+    rsql_batch_t *b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 2, 100, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(b->n, 2);
+    CU_ASSERT_FALSE(eof);
+    CU_ASSERT_TRUE(raw_is(&b->recs[0], "{\"id\":1}"));
+    CU_ASSERT_EQUAL(b->recs[0].offset, 9);
+    snprintf(ident, sizeof ident, "file:%s@0", path);
+    CU_ASSERT_STRING_EQUAL(b->recs[0].ident, ident);
+    CU_ASSERT_TRUE(raw_is(&b->recs[1], "{\"id\":2}"));
+    CU_ASSERT_EQUAL(b->recs[1].offset, 19);
+    snprintf(ident, sizeof ident, "file:%s@9", path);
+    CU_ASSERT_STRING_EQUAL(b->recs[1].ident, ident);
+    CU_ASSERT_PTR_NULL(b->recs[1].row);
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 10, 100, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(b->n, 4);
+    CU_ASSERT_TRUE(eof);
+    CU_ASSERT_TRUE(raw_is(&b->recs[2], "{\"id\":3}"));
+    CU_ASSERT_EQUAL(b->recs[2].offset, 29);
+    CU_ASSERT_TRUE(raw_is(&b->recs[3], "{\"id\":4}"));
+    CU_ASSERT_EQUAL(b->recs[3].offset, 37); /* EOF */
+
+    /* decode what was read, as the transform stage does */
+    rsql_error_t err;
+    rsql_decoder_t *dec = rsql_decoder_new("json", x.opts, 2, c2, t2, &err);
+    rsql_value_t row[2];
+    CU_ASSERT_EQUAL(rsql_decode(dec, b->recs[3].raw, b->recs[3].raw_len, b->arena, row, &err),
+                    RSQL_OK);
+    CU_ASSERT_EQUAL(row[0].v.i, 4);
+    CU_ASSERT_TRUE(row[1].is_null);
+    rsql_decoder_destroy(dec);
+    src_close(&x);
+
+    /* resume after the second line */
+    const char *rp[] = {path};
+    int64_t ro[] = {19};
+    b->n = 0;
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 2, c2, t2, 1, rp, ro), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 10, 100, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(b->n, 2);
+    CU_ASSERT_TRUE(raw_is(&b->recs[0], "{\"id\":3}"));
+    CU_ASSERT_TRUE(eof);
+    src_close(&x);
+    rsql_batch_destroy(b);
+
+    /* missing file: not retriable */
+    const char *kv2[] = {"connector", "filesystem", "path", "/nonexistent/x", NULL};
+    CU_ASSERT_EQUAL(src_open(&x, "filesystem", kv2, 2, c2, t2, 0, NULL, NULL), RSQL_ERR_IO);
+    CU_ASSERT_STRING_EQUAL(x.err.msg, "cannot open /nonexistent/x: No such file or directory");
+    CU_ASSERT_EQUAL(x.err.flags & RSQL_EF_RETRY, 0);
+    x.s = NULL;
+    src_close(&x);
+}
+
+static void test_conn_file_source_csv_multiline(void)
+{
+    char path[128];
+    src_t x;
+    bool eof;
+    tmp_path(path, sizeof path, "in.csv");
+    write_file(path, "1,\"two\nlines\"\n2,\"x\"\"\"\n\n3,z\n", "w");
+    const char *kv[] = {"connector", "filesystem", "path", path, "format", "csv", NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 2, c2, t2, 0, NULL, NULL), RSQL_OK);
+    rsql_batch_t *b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 100, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(b->n, 4);
+    CU_ASSERT_TRUE(raw_is(&b->recs[0], "1,\"two\nlines\""));
+    CU_ASSERT_EQUAL(b->recs[0].offset, 14);
+    CU_ASSERT_TRUE(raw_is(&b->recs[1], "2,\"x\"\"\""));
+    CU_ASSERT_TRUE(raw_is(&b->recs[2], "")); /* csv keeps empty lines */
+    CU_ASSERT_TRUE(raw_is(&b->recs[3], "3,z"));
+    CU_ASSERT_TRUE(eof);
+    src_close(&x);
+    rsql_batch_destroy(b);
+}
+
+typedef struct waker {
+    const rsql_source_ops_t *ops;
+    rsql_source_t *s;
+} waker_t;
+
+static void *wake_later(void *arg)
+{
+    waker_t *w = arg;
+    usleep(100 * 1000);
+    w->ops->wakeup(w->s);
+    return NULL;
+}
+
+static void test_conn_file_source_follow(void)
+{
+    char path[128];
+    src_t x;
+    bool eof = true;
+    tmp_path(path, sizeof path, "follow.txt");
+    write_file(path, "a\nb", "w");
+    const char *kv[] = {"connector", "filesystem", "path", path, "format", "raw",
+                        "scan.follow", "true", "scan.poll-interval", "20ms", NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 1, c1, t1, 0, NULL, NULL), RSQL_OK);
+    rsql_batch_t *b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 100, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(b->n, 1); /* "b" has no line end yet */
+    CU_ASSERT_FALSE(eof);
+    int64_t t0 = rsql_io_now_ms();
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 150, &eof, &x.err), RSQL_OK);
+    int64_t waited = rsql_io_now_ms() - t0;
+    CU_ASSERT_EQUAL(b->n, 1);
+    CU_ASSERT_TRUE(waited >= 140 && waited < 1000);
+    write_file(path, "c\nd\n", "a");
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 1000, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(b->n, 3);
+    CU_ASSERT_TRUE(raw_is(&b->recs[1], "bc"));
+    CU_ASSERT_TRUE(raw_is(&b->recs[2], "d"));
+    CU_ASSERT_EQUAL(b->recs[2].offset, 7);
+    /* wakeup ends a long wait */
+    pthread_t th;
+    waker_t w = {x.ops, x.s};
+    t0 = rsql_io_now_ms();
+    pthread_create(&th, NULL, wake_later, &w);
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 10000, &eof, &x.err), RSQL_OK);
+    waited = rsql_io_now_ms() - t0;
+    pthread_join(th, NULL);
+    CU_ASSERT_TRUE(waited < 2000);
+    CU_ASSERT_EQUAL(b->n, 3);
+    CU_ASSERT_FALSE(eof);
+    src_close(&x);
+    rsql_batch_destroy(b);
+}
+
+static void test_conn_file_source_long_line(void)
+{
+    char path[128];
+    src_t x;
+    bool eof;
+    tmp_path(path, sizeof path, "long.txt");
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("short\n", f);
+    for (int i = 0; i < 17 * 1024; i++) {
+        char kb[1024];
+        memset(kb, 'x', sizeof kb);
+        fwrite(kb, 1, sizeof kb, f);
+    }
+    fputs("\n", f);
+    fclose(f);
+    const char *kv[] = {"connector", "filesystem", "path", path, "format", "raw", NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 1, c1, t1, 0, NULL, NULL), RSQL_OK);
+    rsql_batch_t *b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 100, &eof, &x.err), RSQL_ERR_DECODE);
+    char want[200];
+    snprintf(want, sizeof want, "file:%s@6: line longer than 16 MiB", path);
+    CU_ASSERT_STRING_EQUAL(x.err.msg, want);
+    CU_ASSERT_EQUAL(b->n, 1);
+    src_close(&x);
+    rsql_batch_destroy(b);
+    unlink(path);
+}
+
+/* Rows for a sink: values + records (partition "p", offsets 10, 20, ...). */
+typedef struct rows {
+    rsql_value_t v[16][2];
+    rsql_record_t rec[16];
+    rsql_sink_row_t r[16];
+} rows_t;
+
+static void make_rows(rows_t *x, int n, int first_id, const char *part, int64_t first_off)
+{
+    static const char *names[] = {"a", "b,c", "d\"e", NULL};
+    memset(x, 0, sizeof *x);
+    for (int i = 0; i < n; i++) {
+        x->v[i][0].type = RSQL_TYPE_BIGINT;
+        x->v[i][0].v.i = first_id + i;
+        x->v[i][1].type = RSQL_TYPE_VARCHAR;
+        const char *s = names[i % 4];
+        if (s) {
+            x->v[i][1].v.s.p = s;
+            x->v[i][1].v.s.len = strlen(s);
+        } else {
+            x->v[i][1].is_null = true;
+        }
+        x->rec[i].offset = first_off + 10 * i;
+        x->r[i].values = x->v[i];
+        x->r[i].rec = &x->rec[i];
+        x->r[i].partition_name = part;
+    }
+}
+
+static void test_conn_file_sink(void)
+{
+    char path[128];
+    snk_t x;
+    rows_t rows;
+    tmp_path(path, sizeof path, "out.json");
+    unlink(path);
+    const char *kv[] = {"connector", "filesystem", "path", path, NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "filesystem", kv, 2, c2, t2), RSQL_OK);
+    make_rows(&rows, 4, 1, "p", 10);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 7, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.d.calls, 1);
+    CU_ASSERT_EQUAL(x.d.rows, 4);
+    CU_ASSERT_EQUAL(x.d.failed, 0);
+    CU_ASSERT_EQUAL(x.d.last_batch, 7);
+    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
+    CU_ASSERT_STRING_EQUAL(read_file(path),
+                           "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b,c\"}\n"
+                           "{\"id\":3,\"name\":\"d\\\"e\"}\n{\"id\":4,\"name\":null}\n");
+    snk_close(&x);
+
+    /* csv appends to an existing file */
+    const char *kv2[] = {"connector", "filesystem", "path", path, "format", "csv",
+                         "sink.sync", "false", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "filesystem", kv2, 2, c2, t2), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 8, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_file(path), "null}\n1,a\n2,\"b,c\"\n3,\"d\"\"e\"\n4,\n"));
+    snk_close(&x);
+
+    const char *kv3[] = {"connector", "filesystem", "path", "/nonexistent/dir/x", NULL};
+    CU_ASSERT_EQUAL(snk_open(&x, "filesystem", kv3, 2, c2, t2), RSQL_ERR_IO);
+    CU_ASSERT_STRING_EQUAL(x.err.msg,
+                           "cannot open /nonexistent/dir/x: No such file or directory");
+    x.k = NULL;
+    snk_close(&x);
+}
+
+static const char *const c3[] = {"id", "name", "score"};
+static const rsql_type_t t3[] = {RSQL_TYPE_INT, RSQL_TYPE_VARCHAR, RSQL_TYPE_DOUBLE};
+
+/* Poll everything (bounded) into one batch. */
+static int poll_all(src_t *x, rsql_batch_t *b, int max_per_poll)
+{
+    bool eof = false;
+    for (int guard = 0; !eof && guard < 1000; guard++) {
+        if (x->ops->poll(x->s, b, max_per_poll, 1000, &eof, &x->err) != RSQL_OK) {
+            return -1;
+        }
+    }
+    return b->n;
+}
+
+static void test_conn_datagen(void)
+{
+    src_t x;
+    const char *kv[] = {"connector", "datagen", "number-of-rows", "5", "rows-per-second", "0",
+                        "seed", "7", "fields.id.kind", "sequence", "fields.id.start", "10",
+                        "fields.name.length", "4", "fields.score.min", "2", "fields.score.max",
+                        "3", NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "datagen", kv, 3, c3, t3, 0, NULL, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), 5);
+    CU_ASSERT_STRING_EQUAL(x.ops->partition_name(x.s, 0), "datagen");
+    rsql_batch_t *b = rsql_batch_new(16);
+    bool eof;
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 3, 100, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(b->n, 3);
+    CU_ASSERT_FALSE(eof);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 3), 5);
+    for (int i = 0; i < 5; i++) {
+        const rsql_value_t *r = b->recs[i].row;
+        CU_ASSERT_EQUAL(r[0].v.i, 10 + i);
+        CU_ASSERT_EQUAL(r[1].v.s.len, 4);
+        CU_ASSERT_TRUE(r[2].v.d >= 2 && r[2].v.d <= 3);
+        CU_ASSERT_EQUAL(b->recs[i].offset, i + 1);
+        CU_ASSERT_PTR_NULL(b->recs[i].raw);
+    }
+    CU_ASSERT_STRING_EQUAL(b->recs[4].ident, "datagen@4");
+    src_close(&x);
+
+    /* same seed, resumed at 3: rows 3 and 4 again, identical */
+    const char *rp[] = {"datagen"};
+    int64_t ro[] = {3};
+    rsql_batch_t *b2 = rsql_batch_new(16);
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "datagen", kv, 3, c3, t3, 1, rp, ro), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), 2);
+    CU_ASSERT_EQUAL(poll_all(&x, b2, 16), 2);
+    CU_ASSERT_EQUAL(b2->recs[0].row[0].v.i, 13);
+    CU_ASSERT_EQUAL(b2->recs[0].offset, 4);
+    CU_ASSERT_EQUAL(memcmp(b2->recs[0].row[1].v.s.p, b->recs[3].row[1].v.s.p, 4), 0);
+    CU_ASSERT_EQUAL(b2->recs[1].row[2].v.d, b->recs[4].row[2].v.d);
+    src_close(&x);
+    rsql_batch_destroy(b);
+    rsql_batch_destroy(b2);
+
+    /* a sequence end bounds the source; random INT within min/max */
+    const char *kv2[] = {"connector", "datagen", "rows-per-second", "0", "fields.id.kind",
+                         "sequence", "fields.id.start", "1", "fields.id.end", "3",
+                         "fields.score.min", "-1", "fields.score.max", "1", NULL};
+    static const rsql_type_t t3i[] = {RSQL_TYPE_INT, RSQL_TYPE_VARCHAR, RSQL_TYPE_BIGINT};
+    b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "datagen", kv2, 3, c3, t3i, 0, NULL, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), 3);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 3);
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_TRUE(b->recs[i].row[2].v.i >= -1 && b->recs[i].row[2].v.i <= 1);
+        CU_ASSERT_EQUAL(b->recs[i].row[1].v.s.len, 10); /* the default length */
+    }
+    src_close(&x);
+    rsql_batch_destroy(b);
+}
+
+static void test_conn_datagen_pacing(void)
+{
+    src_t x;
+    const char *kv[] = {"connector", "datagen", "number-of-rows", "10", "rows-per-second", "50",
+                        NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "datagen", kv, 3, c3, t3, 0, NULL, NULL), RSQL_OK);
+    rsql_batch_t *b = rsql_batch_new(16);
+    int64_t t0 = rsql_io_now_ms();
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 10);
+    int64_t took = rsql_io_now_ms() - t0;
+    CU_ASSERT_TRUE(took >= 150 && took < 1500); /* 10 rows at 50/s: ~200 ms */
+    src_close(&x);
+    rsql_batch_destroy(b);
+
+    /* unbounded, slow: wakeup ends the wait for the next row */
+    const char *kv2[] = {"connector", "datagen", "rows-per-second", "1", NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "datagen", kv2, 3, c3, t3, 0, NULL, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), -1);
+    b = rsql_batch_new(16);
+    bool eof;
+    pthread_t th;
+    waker_t w = {x.ops, x.s};
+    pthread_create(&th, NULL, wake_later, &w);
+    t0 = rsql_io_now_ms();
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 5000, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_TRUE(rsql_io_now_ms() - t0 < 900);
+    CU_ASSERT_EQUAL(b->n, 0);
+    pthread_join(th, NULL);
+    src_close(&x);
+    rsql_batch_destroy(b);
+}
+
+static int count_rows(const char *db_path, const char *sql, int64_t *out)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int rc = sqlite3_open(db_path, &db);
+    rc = rc ? rc : sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st) == SQLITE_ROW ? SQLITE_OK : SQLITE_ERROR;
+        *out = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return rc;
+}
+
+static void exec_sql(const char *db_path, const char *sql)
+{
+    sqlite3 *db;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db_path, &db), SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static void test_conn_sqlite_sink_source(void)
+{
+    char db[128], part[200];
+    snk_t k;
+    rows_t rows;
+    int64_t v;
+    tmp_path(db, sizeof db, "out.db");
+    const char *kv[] = {"connector", "sqlite", "path", db, "table", "t", "sink.batch-size", "2",
+                        NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&k, "sqlite", kv, 2, c2, t2), RSQL_OK);
+    make_rows(&rows, 5, 1, "in.json", 100);
+    rows.r[4].partition_name = "other";
+    CU_ASSERT_EQUAL(k.ops->write(k.k, 1, 5, rows.r, &k.err), RSQL_OK);
+    CU_ASSERT_EQUAL(k.d.calls, 1);
+    CU_ASSERT_EQUAL(k.d.rows, 5);
+    CU_ASSERT_EQUAL(k.d.failed, 0);
+    CU_ASSERT_EQUAL(k.ops->flush(k.k, 1000, &k.err), RSQL_OK);
+    char *parts[8];
+    int64_t offs[8];
+    int n = k.ops->stored_positions(k.k, 8, parts, offs);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(parts[0], "in.json");
+    CU_ASSERT_EQUAL(offs[0], 130);
+    CU_ASSERT_STRING_EQUAL(parts[1], "other");
+    CU_ASSERT_EQUAL(offs[1], 140);
+    for (int i = 0; i < n; i++) {
+        rsql_free(parts[i]);
+    }
+    snk_close(&k);
+    CU_ASSERT_EQUAL(count_rows(db, "SELECT count(*) FROM t", &v), SQLITE_OK);
+    CU_ASSERT_EQUAL(v, 5);
+    CU_ASSERT_EQUAL(count_rows(db, "SELECT count(*) FROM t WHERE name IS NULL AND id = 4", &v),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(v, 1);
+    CU_ASSERT_EQUAL(count_rows(db, "SELECT count(*) FROM pragma_table_info('t') WHERE "
+                                   "(name = 'id' AND type = 'INTEGER') OR "
+                                   "(name = 'name' AND type = 'TEXT')",
+                               &v),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(v, 2);
+
+    /* the source reads it back by rowid; resume after rowid 2 */
+    src_t x;
+    const char *skv[] = {"connector", "sqlite", "path", db, "table", "t", NULL};
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "sqlite", skv, 2, c2, t2, 0, NULL, NULL), RSQL_OK);
+    snprintf(part, sizeof part, "%s#t", db);
+    CU_ASSERT_STRING_EQUAL(x.ops->partition_name(x.s, 0), part);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), 5);
+    rsql_batch_t *b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 2), 5);
+    CU_ASSERT_EQUAL(b->recs[1].row[0].v.i, 2);
+    CU_ASSERT_EQUAL(b->recs[2].row[1].v.s.len, 3);
+    CU_ASSERT_EQUAL(memcmp(b->recs[2].row[1].v.s.p, "d\"e", 3), 0);
+    CU_ASSERT_TRUE(b->recs[3].row[1].is_null);
+    CU_ASSERT_EQUAL(b->recs[4].offset, 5);
+    src_close(&x);
+    const char *rp[] = {part};
+    int64_t ro[] = {2};
+    b->n = 0;
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "sqlite", skv, 2, c2, t2, 1, rp, ro), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), 3);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 3);
+    CU_ASSERT_EQUAL(b->recs[0].row[0].v.i, 3);
+    CU_ASSERT_EQUAL(b->recs[0].offset, 3);
+    src_close(&x);
+
+    /* a value that does not fit the column type fails the poll, precisely */
+    exec_sql(db, "INSERT INTO t(id, name) VALUES ('abc', 'x')");
+    b->n = 0;
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "sqlite", skv, 2, c2, t2, 1, rp, ro), RSQL_OK);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), -1);
+    char want[300];
+    snprintf(want, sizeof want, "sqlite:%s#t@6: column 'id': expected BIGINT, got TEXT \"abc\"",
+             db);
+    CU_ASSERT_STRING_EQUAL(x.err.msg, want);
+    CU_ASSERT_EQUAL(x.err.code, RSQL_ERR_DECODE);
+    src_close(&x);
+    rsql_batch_destroy(b);
+
+    /* a missing table */
+    const char *skv2[] = {"connector", "sqlite", "path", db, "table", "nope", NULL};
+    CU_ASSERT_EQUAL(src_open(&x, "sqlite", skv2, 2, c2, t2, 0, NULL, NULL), RSQL_ERR_IO);
+    snprintf(want, sizeof want, "cannot read table %s#nope: no such table: nope", db);
+    CU_ASSERT_STRING_EQUAL(x.err.msg, want);
+    x.s = NULL;
+    src_close(&x);
+}
+
+/*
+** file -> sqlite, stopped after part of the input with no goodbye (as a
+** kill -9 would), then resumed from the positions the sink stored: the
+** table equals the input, no row lost or doubled.
+*/
+static void test_conn_exactly_once_file_to_sqlite(void)
+{
+    char in[128], db[128];
+    tmp_path(in, sizeof in, "eo.json");
+    tmp_path(db, sizeof db, "eo.db");
+    rsql_buf_t text = RSQL_BUF_INIT;
+    for (int i = 1; i <= 25; i++) {
+        rsql_buf_printf(&text, "{\"id\":%d,\"name\":\"n%d\"}\n", i, i);
+    }
+    write_file(in, rsql_buf_str(&text), "w");
+    rsql_buf_deinit(&text);
+    const char *skv[] = {"connector", "filesystem", "path", in, NULL};
+    const char *kkv[] = {"connector", "sqlite", "path", db, "table", "copy", "sink.batch-size",
+                         "4", NULL};
+    for (int round = 0; round < 4; round++) {
+        snk_t k;
+        src_t x;
+        char *parts[4];
+        int64_t offs[4];
+        CU_ASSERT_EQUAL_FATAL(snk_open(&k, "sqlite", kkv, 2, c2, t2), RSQL_OK);
+        int np = k.ops->stored_positions(k.k, 4, parts, offs);
+        CU_ASSERT_EQUAL(np, round == 0 ? 0 : 1);
+        CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", skv, 2, c2, t2, np,
+                                       (const char *const *)parts, offs),
+                              RSQL_OK);
+        for (int i = 0; i < np; i++) {
+            rsql_free(parts[i]);
+        }
+        rsql_decoder_t *dec = rsql_decoder_new("json", x.opts, 2, c2, t2, &x.err);
+        rsql_batch_t *b = rsql_batch_new(7);
+        bool eof = false;
+        /* each round copies at most one batch of 7 lines, then "dies" */
+        CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 7, 100, &eof, &x.err), RSQL_OK);
+        rsql_sink_row_t rows[7];
+        for (int i = 0; i < b->n; i++) {
+            b->recs[i].row = rsql_arena_alloc(b->arena, 2 * sizeof(rsql_value_t));
+            CU_ASSERT_EQUAL(rsql_decode(dec, b->recs[i].raw, b->recs[i].raw_len, b->arena,
+                                        b->recs[i].row, &x.err),
+                            RSQL_OK);
+            rows[i] = (rsql_sink_row_t){b->recs[i].row, &b->recs[i], in};
+        }
+        if (b->n > 0) {
+            CU_ASSERT_EQUAL(k.ops->write(k.k, (uint64_t)round, b->n, rows, &k.err), RSQL_OK);
+        }
+        rsql_decoder_destroy(dec);
+        rsql_batch_destroy(b);
+        src_close(&x);
+        snk_close(&k);
+    }
+    int64_t v;
+    CU_ASSERT_EQUAL(count_rows(db, "SELECT count(*) FROM copy", &v), SQLITE_OK);
+    CU_ASSERT_EQUAL(v, 25);
+    CU_ASSERT_EQUAL(count_rows(db, "SELECT count(DISTINCT id) FROM copy WHERE name = 'n' || id",
+                               &v),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(v, 25);
+    CU_ASSERT_EQUAL(count_rows(db, "SELECT \"offset\" FROM rocketsql_positions", &v), SQLITE_OK);
+    CU_ASSERT_EQUAL(v, 9 * 21 + 16 * 23); /* the whole file: 9 short lines, 16 long ones */
+}
+
+static void test_conn_print_blackhole(void)
+{
+    char path[128];
+    snk_t x;
+    rows_t rows;
+    tmp_path(path, sizeof path, "stdout.txt");
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CU_ASSERT_FATAL(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    close(fd);
+    make_rows(&rows, 4, 1, "p", 10);
+    const char *kv[] = {"connector", "print", "print-identifier", "out", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "print", kv, 2, c2, t2), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 1, 4, rows.r, &x.err), RSQL_OK);
+    snk_close(&x);
+    const char *kv2[] = {"connector", "print", "format", "json", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "print", kv2, 2, c2, t2), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 2, 1, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.d.rows, 1);
+    snk_close(&x);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    CU_ASSERT_STRING_EQUAL(read_file(path), "out> +I[1, a]\nout> +I[2, b,c]\nout> +I[3, d\"e]\n"
+                                            "out> +I[4, null]\n{\"id\":1,\"name\":\"a\"}\n");
+
+    const char *kv3[] = {"connector", "blackhole", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "blackhole", kv3, 2, c2, t2), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 5, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 6, 2, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.d.calls, 2);
+    CU_ASSERT_EQUAL(x.d.rows, 6);
+    CU_ASSERT_EQUAL(x.d.failed, 0);
+    CU_ASSERT_EQUAL(x.d.last_batch, 6);
+    snk_close(&x);
+}
+
+static CU_TestInfo io_tests[] = {
+    {"test_conn_lookup", test_conn_lookup},
+    {"test_conn_file_source", test_conn_file_source},
+    {"test_conn_file_source_csv_multiline", test_conn_file_source_csv_multiline},
+    {"test_conn_file_source_follow", test_conn_file_source_follow},
+    {"test_conn_file_source_long_line", test_conn_file_source_long_line},
+    {"test_conn_file_sink", test_conn_file_sink},
+    {"test_conn_datagen", test_conn_datagen},
+    {"test_conn_datagen_pacing", test_conn_datagen_pacing},
+    {"test_conn_sqlite_sink_source", test_conn_sqlite_sink_source},
+    {"test_conn_exactly_once_file_to_sqlite", test_conn_exactly_once_file_to_sqlite},
+    {"test_conn_print_blackhole", test_conn_print_blackhole},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"connectors_io", suite_init, suite_clean, NULL, NULL, io_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+#include "tests/lib/cu_main.h"

@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Unit tests of the formats (connectors/formats/): json, csv and raw both
+ * ways, with options built through the real options engine (the filesystem
+ * connector's table plus the format's), exact decode error messages, and
+ * the shared text conversions (timestamps, base64, doubles).
+ */
+#include "config.h"
+#include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_connector.h"
+
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The test table: every type. */
+static const char *const cols[] = {"id", "name", "amount", "ok", "ts", "b", "n"};
+static const rsql_type_t types[] = {RSQL_TYPE_BIGINT,  RSQL_TYPE_VARCHAR,   RSQL_TYPE_DOUBLE,
+                                    RSQL_TYPE_BOOLEAN, RSQL_TYPE_TIMESTAMP, RSQL_TYPE_BYTES,
+                                    RSQL_TYPE_INT};
+#define NCOLS 7
+
+/* Options of a filesystem table with key/value pairs (NULL-terminated list). */
+static rsql_optset_t *opts_of(const char *const *kv, int ncols, const char *const *names)
+{
+    rsql_opt_kv_t kvs[16];
+    int n = 0;
+    kvs[n++] = (rsql_opt_kv_t){"connector", "filesystem", RSQL_NOPOS, RSQL_NOPOS};
+    kvs[n++] = (rsql_opt_kv_t){"path", "/nonexistent", RSQL_NOPOS, RSQL_NOPOS};
+    for (int i = 0; kv && kv[i]; i += 2) {
+        kvs[n++] = (rsql_opt_kv_t){kv[i], kv[i + 1], RSQL_NOPOS, RSQL_NOPOS};
+    }
+    rsql_error_t err;
+    const rsql_connector_def_t *conn = NULL;
+    rsql_error_clear(&err);
+    rsql_optset_t *set = rsql_connector_validate(kvs, n, names, ncols, RSQL_NOPOS, &conn, &err);
+    if (!set) {
+        fprintf(stderr, "options: %s\n", err.msg);
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+    return set;
+}
+
+typedef struct fx {
+    rsql_optset_t *opts;
+    rsql_decoder_t *dec;
+    rsql_encoder_t *enc;
+    rsql_arena_t *arena;
+    rsql_value_t row[NCOLS];
+    rsql_error_t err;
+} fx_t;
+
+static void fx_init(fx_t *f, const char *format, const char *const *kv)
+{
+    memset(f, 0, sizeof *f);
+    const char *kv2[16];
+    int n = 0;
+    kv2[n++] = "format";
+    kv2[n++] = format;
+    for (int i = 0; kv && kv[i]; i++) {
+        kv2[n++] = kv[i];
+    }
+    kv2[n] = NULL;
+    f->opts = opts_of(kv2, NCOLS, cols);
+    rsql_error_clear(&f->err);
+    f->dec = rsql_decoder_new(format, f->opts, NCOLS, cols, types, &f->err);
+    f->enc = rsql_encoder_new(format, f->opts, NCOLS, cols, types, &f->err);
+    f->arena = rsql_arena_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f->dec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f->enc);
+}
+
+static void fx_deinit(fx_t *f)
+{
+    rsql_decoder_destroy(f->dec);
+    rsql_encoder_destroy(f->enc);
+    rsql_optset_destroy(f->opts);
+    rsql_arena_destroy(f->arena);
+}
+
+static rsql_err_t dec(fx_t *f, const char *text)
+{
+    rsql_error_clear(&f->err);
+    return rsql_decode(f->dec, (const uint8_t *)text, strlen(text), f->arena, f->row, &f->err);
+}
+
+/* Decode must fail with exactly msg. */
+static void dec_fails(fx_t *f, const char *text, const char *msg)
+{
+    rsql_err_t rc = dec(f, text);
+    CU_ASSERT_EQUAL(rc, RSQL_ERR_DECODE);
+    CU_ASSERT_EQUAL(f->err.code, RSQL_ERR_DECODE);
+    if (strcmp(f->err.msg, msg) != 0) {
+        fprintf(stderr, "\n  input: %s\n  want:  %s\n  got:   %s\n", text, msg, f->err.msg);
+    }
+    CU_ASSERT_STRING_EQUAL(f->err.msg, msg);
+}
+
+static bool str_is(const rsql_value_t *v, const char *s)
+{
+    return !v->is_null && v->v.s.len == strlen(s) && memcmp(v->v.s.p, s, v->v.s.len) == 0;
+}
+
+static char *enc_str(fx_t *f, const rsql_value_t *row)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_error_clear(&f->err);
+    CU_ASSERT_EQUAL(rsql_encode(f->enc, row, &b, &f->err), RSQL_OK);
+    return rsql_buf_steal(&b);
+}
+
+/* A row with every type set. */
+static void sample_row(rsql_value_t *r)
+{
+    memset(r, 0, NCOLS * sizeof *r);
+    for (int i = 0; i < NCOLS; i++) {
+        r[i].type = types[i];
+    }
+    r[0].v.i = INT64_C(9007199254740993);
+    r[1].v.s.p = "a,\"b\"\nc";
+    r[1].v.s.len = strlen(r[1].v.s.p);
+    r[2].v.d = 0.1;
+    r[3].v.b = false;
+    r[4].v.ts = INT64_C(1714564800250); /* 2024-05-01 12:00:00.250 */
+    r[5].v.s.p = "hi";
+    r[5].v.s.len = 2;
+    r[6].is_null = true;
+}
+
+static void test_formats_json_decode(void)
+{
+    fx_t f;
+    fx_init(&f, "json", NULL);
+    CU_ASSERT_EQUAL(dec(&f, " {\"id\": 9007199254740993, \"name\":\"a\\\"b\\u00e9\\ud83d\\ude00\","
+                            " \"amount\": 1.5e2, \"ok\": true,"
+                            " \"ts\": \"2024-05-01T12:00:00.250Z\","
+                            " \"b\":\"aGk=\", \"extra\": [1,{\"x\":null}, \"s\"]} \r\n"),
+                    RSQL_OK);
+    CU_ASSERT_EQUAL(f.row[0].v.i, INT64_C(9007199254740993)); /* exact above 2^53 */
+    CU_ASSERT_TRUE(str_is(&f.row[1], "a\"b\xc3\xa9\xf0\x9f\x98\x80"));
+    CU_ASSERT_DOUBLE_EQUAL(f.row[2].v.d, 150.0, 0);
+    CU_ASSERT_TRUE(f.row[3].v.b);
+    CU_ASSERT_EQUAL(f.row[4].v.ts, INT64_C(1714564800250));
+    CU_ASSERT_TRUE(str_is(&f.row[5], "hi"));
+    CU_ASSERT_TRUE(f.row[6].is_null); /* missing -> NULL */
+    CU_ASSERT_EQUAL(f.row[6].type, RSQL_TYPE_INT);
+
+    /* epoch millis, null, VARCHAR from non-strings, case-insensitive key */
+    CU_ASSERT_EQUAL(dec(&f, "{\"TS\": -1, \"name\": 12.50, \"id\": null, \"N\": -2147483648}"),
+                    RSQL_OK);
+    CU_ASSERT_EQUAL(f.row[4].v.ts, -1);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "12.50"));
+    CU_ASSERT_TRUE(f.row[0].is_null);
+    CU_ASSERT_EQUAL(f.row[6].v.i, INT32_MIN);
+    CU_ASSERT_EQUAL(dec(&f, "{\"name\": {\"a\": [true, false]}, \"amount\": \"NaN\"}"), RSQL_OK);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "{\"a\": [true, false]}"));
+    CU_ASSERT_TRUE(isnan(f.row[2].v.d));
+    CU_ASSERT_EQUAL(dec(&f, "{}"), RSQL_OK);
+    CU_ASSERT_TRUE(f.row[0].is_null && f.row[1].is_null);
+    fx_deinit(&f);
+}
+
+static void test_formats_json_errors(void)
+{
+    fx_t f;
+    fx_init(&f, "json", NULL);
+    dec_fails(&f, "{\"id\": 1,}", "invalid JSON at byte 9: expected a string key");
+    dec_fails(&f, "", "invalid JSON at byte 0: unexpected end of input");
+    dec_fails(&f, "{\"id\" 1}", "invalid JSON at byte 6: expected ':' after an object key");
+    dec_fails(&f, "{\"id\":1 \"n\":2}", "invalid JSON at byte 8: expected ',' or '}' in an object");
+    dec_fails(&f, "{\"name\":\"a", "invalid JSON at byte 10: unterminated string");
+    dec_fails(&f, "{\"name\":\"a\\x\"}", "invalid JSON at byte 10: invalid escape in string");
+    dec_fails(&f, "{\"name\":\"\\ud800\"}",
+              "invalid JSON at byte 9: invalid \\u escape in string (unpaired surrogate)");
+    dec_fails(&f, "{\"id\":01}", "invalid JSON at byte 7: expected ',' or '}' in an object");
+    dec_fails(&f, "{\"id\":-}", "invalid JSON at byte 6: invalid number");
+    dec_fails(&f, "{\"id\":tru}", "invalid JSON at byte 6: unexpected character 't'");
+    dec_fails(&f, "{\"x\":[1,]}", "invalid JSON at byte 8: unexpected character ']'");
+    dec_fails(&f, "{\"id\":1} x", "invalid JSON at byte 9: unexpected data after the object");
+    dec_fails(&f, "{\"name\":\"a\tb\"}", "invalid JSON at byte 10: control character in string");
+    dec_fails(&f, "[1,2]", "expected a JSON object, got array");
+    dec_fails(&f, "42", "expected a JSON object, got number");
+    dec_fails(&f, "{\"amount\": \"abc\"}", "field 'amount': expected DOUBLE, got string \"abc\"");
+    dec_fails(&f, "{\"n\": 3000000000}", "field 'n': 3000000000 out of range for INT");
+    dec_fails(&f, "{\"id\": 99999999999999999999}",
+              "field 'id': 99999999999999999999 out of range for BIGINT");
+    dec_fails(&f, "{\"n\": 1.5}", "field 'n': expected INT, got number 1.5");
+    dec_fails(&f, "{\"ok\": \"true\"}", "field 'ok': expected BOOLEAN, got string \"true\"");
+    dec_fails(&f, "{\"ok\": 1}", "field 'ok': expected BOOLEAN, got number 1");
+    dec_fails(&f, "{\"id\": true}", "field 'id': expected BIGINT, got boolean true");
+    dec_fails(&f, "{\"id\": [1]}", "field 'id': expected BIGINT, got array");
+    dec_fails(&f, "{\"ts\": \"2024-13-01\"}",
+              "field 'ts': expected TIMESTAMP(3), got string \"2024-13-01\"");
+    dec_fails(&f, "{\"ts\": 1.5}", "field 'ts': expected TIMESTAMP(3), got number 1.5");
+    dec_fails(&f, "{\"b\": \"!!\"}", "field 'b': expected BYTES, got string \"!!\" (not base64)");
+    dec_fails(&f, "{\"amount\": \"0123456789012345678901234567890123456789xyz\"}",
+              "field 'amount': expected DOUBLE, got string "
+              "\"0123456789012345678901234567890123456789...\"");
+    fx_deinit(&f);
+
+    const char *kv[] = {"json.fail-on-missing-field", "true", NULL};
+    fx_init(&f, "json", kv);
+    dec_fails(&f, "{\"name\":\"x\"}", "missing field 'id'");
+    CU_ASSERT_EQUAL(dec(&f, "{\"id\":1,\"name\":null,\"amount\":1,\"ok\":false,\"ts\":0,\"b\":\"\","
+                            "\"n\":2}"),
+                    RSQL_OK);
+    fx_deinit(&f);
+}
+
+static void test_formats_json_encode(void)
+{
+    fx_t f;
+    rsql_value_t r[NCOLS];
+    fx_init(&f, "json", NULL);
+    sample_row(r);
+    char *s = enc_str(&f, r);
+    CU_ASSERT_STRING_EQUAL(s, "{\"id\":9007199254740993,\"name\":\"a,\\\"b\\\"\\nc\","
+                              "\"amount\":0.1,"
+                              "\"ok\":false,\"ts\":\"2024-05-01T12:00:00.250Z\",\"b\":\"aGk=\","
+                              "\"n\":null}");
+    /* round trip */
+    CU_ASSERT_EQUAL(dec(&f, s), RSQL_OK);
+    CU_ASSERT_EQUAL(f.row[0].v.i, r[0].v.i);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "a,\"b\"\nc"));
+    CU_ASSERT_EQUAL(f.row[2].v.d, 0.1);
+    CU_ASSERT_FALSE(f.row[3].v.b);
+    CU_ASSERT_EQUAL(f.row[4].v.ts, r[4].v.ts);
+    CU_ASSERT_TRUE(str_is(&f.row[5], "hi"));
+    CU_ASSERT_TRUE(f.row[6].is_null);
+    rsql_free(s);
+    /* control characters and non-finite doubles */
+    r[1].v.s.p = "\x01\t\\";
+    r[1].v.s.len = 3;
+    r[2].v.d = -INFINITY;
+    s = enc_str(&f, r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"name\":\"\\u0001\\t\\\\\",\"amount\":\"-Infinity\""));
+    CU_ASSERT_EQUAL(dec(&f, s), RSQL_OK);
+    CU_ASSERT_TRUE(isinf(f.row[2].v.d) && f.row[2].v.d < 0);
+    rsql_free(s);
+    fx_deinit(&f);
+
+    const char *kv[] = {"json.timestamp-format", "epoch-millis", NULL};
+    fx_init(&f, "json", kv);
+    sample_row(r);
+    s = enc_str(&f, r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"ts\":1714564800250,"));
+    rsql_free(s);
+    fx_deinit(&f);
+}
+
+static void test_formats_csv(void)
+{
+    fx_t f;
+    rsql_value_t r[NCOLS];
+    fx_init(&f, "csv", NULL);
+    CU_ASSERT_EQUAL(dec(&f, "1,\"a,b \"\"q\"\"\",2.5,TRUE,2024-05-01 12:00:00.25,aGk=,\r"),
+                    RSQL_OK);
+    CU_ASSERT_EQUAL(f.row[0].v.i, 1);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "a,b \"q\""));
+    CU_ASSERT_EQUAL(f.row[2].v.d, 2.5);
+    CU_ASSERT_TRUE(f.row[3].v.b);
+    CU_ASSERT_EQUAL(f.row[4].v.ts, INT64_C(1714564800250));
+    CU_ASSERT_TRUE(str_is(&f.row[5], "hi"));
+    CU_ASSERT_TRUE(f.row[6].is_null);
+    /* empty unquoted = NULL, quoted empty = '' */
+    CU_ASSERT_EQUAL(dec(&f, ",\"\",,,,,7"), RSQL_OK);
+    CU_ASSERT_TRUE(f.row[0].is_null);
+    CU_ASSERT_TRUE(str_is(&f.row[1], ""));
+    CU_ASSERT_EQUAL(f.row[6].v.i, 7);
+    dec_fails(&f, "1,2", "line has 2 fields, table has 7 columns");
+    dec_fails(&f, "1,2,3,4,5,6,7,8", "line has 8 fields, table has 7 columns");
+    dec_fails(&f, "x,a,1,true,0,,1", "field 'id': expected BIGINT, got \"x\" (not an integer)");
+    dec_fails(&f, "1,a,1,true,0,,3000000000",
+              "field 'n': expected INT, got \"3000000000\" (out of range for INT)");
+    dec_fails(&f, "1,a,abc,true,0,,1",
+              "field 'amount': expected DOUBLE, got \"abc\" (not a number)");
+    dec_fails(&f, "1,a,1,yes,0,,1", "field 'ok': expected BOOLEAN, got \"yes\" (not a boolean)");
+    dec_fails(&f, "1,a,1,true,2024-02-30,,1",
+              "field 'ts': expected TIMESTAMP(3), got \"2024-02-30\" (not a timestamp)");
+    dec_fails(&f, "1,\"abc", "unterminated quoted field at byte 2");
+    dec_fails(&f, "1,\"a\"b,1,true,0,,1", "unexpected character after a closing quote at byte 5");
+
+    /* encode: quoting, NULL, round trip */
+    sample_row(r);
+    char *s = enc_str(&f, r);
+    CU_ASSERT_STRING_EQUAL(s, "9007199254740993,\"a,\"\"b\"\"\nc\",0.1,false,"
+                              "2024-05-01 12:00:00.250,aGk=,");
+    CU_ASSERT_EQUAL(dec(&f, s), RSQL_OK);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "a,\"b\"\nc"));
+    CU_ASSERT_EQUAL(f.row[4].v.ts, r[4].v.ts);
+    CU_ASSERT_TRUE(f.row[6].is_null);
+    rsql_free(s);
+    r[1].v.s.p = "";
+    r[1].v.s.len = 0;
+    s = enc_str(&f, r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, ",\"\",0.1,"));
+    CU_ASSERT_EQUAL(dec(&f, s), RSQL_OK);
+    CU_ASSERT_TRUE(str_is(&f.row[1], ""));
+    rsql_free(s);
+    fx_deinit(&f);
+
+    /* other delimiter, null literal, no quoting */
+    const char *kv[] = {"csv.field-delimiter", "\\t", "csv.null-literal", "\\N", NULL};
+    fx_init(&f, "csv", kv);
+    CU_ASSERT_EQUAL(dec(&f, "\\N\t\t1e3\tfalse\t0\t\t\\N"), RSQL_OK);
+    CU_ASSERT_TRUE(f.row[0].is_null);
+    CU_ASSERT_TRUE(str_is(&f.row[1], ""));
+    CU_ASSERT_EQUAL(f.row[2].v.d, 1000.0);
+    CU_ASSERT_TRUE(str_is(&f.row[5], ""));
+    CU_ASSERT_TRUE(f.row[6].is_null);
+    sample_row(r);
+    r[1].v.s.p = "\\N";
+    r[1].v.s.len = 2;
+    s = enc_str(&f, r);
+    CU_ASSERT_STRING_EQUAL(
+        s, "9007199254740993\t\"\\N\"\t0.1\tfalse\t2024-05-01 12:00:00.250\taGk=\t\\N");
+    CU_ASSERT_EQUAL(dec(&f, s), RSQL_OK);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "\\N"));
+    rsql_free(s);
+    fx_deinit(&f);
+
+    const char *kv2[] = {"csv.field-delimiter", "|", "csv.quote-character", "", NULL};
+    fx_init(&f, "csv", kv2);
+    CU_ASSERT_EQUAL(dec(&f, "1|\"x|2|false|0||3"), RSQL_OK);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "\"x"));
+    fx_deinit(&f);
+}
+
+static void test_formats_raw(void)
+{
+    static const char *const one[] = {"body"};
+    static const rsql_type_t vt[] = {RSQL_TYPE_VARCHAR};
+    static const rsql_type_t it[] = {RSQL_TYPE_INT};
+    rsql_error_t err;
+    rsql_arena_t *a = rsql_arena_new();
+    rsql_value_t v;
+    rsql_buf_t b = RSQL_BUF_INIT;
+
+    rsql_decoder_t *d = rsql_decoder_new("RAW", NULL, 1, one, vt, &err);
+    rsql_encoder_t *e = rsql_encoder_new("raw", NULL, 1, one, vt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_EQUAL(rsql_decode(d, (const uint8_t *)"a\0{b", 4, a, &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(v.v.s.len, 4);
+    CU_ASSERT_EQUAL(memcmp(v.v.s.p, "a\0{b", 4), 0);
+    CU_ASSERT_EQUAL(rsql_encode(e, &v, &b, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(b.len, 4);
+    v.is_null = true;
+    CU_ASSERT_EQUAL(rsql_encode(e, &v, &b, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(b.len, 4);
+    rsql_decoder_destroy(d);
+    rsql_encoder_destroy(e);
+
+    rsql_error_clear(&err);
+    CU_ASSERT_PTR_NULL(rsql_decoder_new("raw", NULL, 1, one, it, &err));
+    CU_ASSERT_EQUAL(err.code, RSQL_ERR_SEMANTIC);
+    CU_ASSERT_STRING_EQUAL(err.msg,
+                           "format 'raw' needs exactly one VARCHAR or BYTES column, column 'body' "
+                           "is INT");
+    rsql_error_clear(&err);
+    CU_ASSERT_PTR_NULL(rsql_encoder_new("raw", NULL, NCOLS, cols, types, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg,
+                           "format 'raw' needs exactly one VARCHAR or BYTES column, the table has "
+                           "7 columns");
+    rsql_error_clear(&err);
+    CU_ASSERT_PTR_NULL(rsql_decoder_new("xml", NULL, 1, one, vt, &err));
+    CU_ASSERT_EQUAL(err.code, RSQL_ERR_UNSUPPORTED);
+    CU_ASSERT_STRING_EQUAL(err.msg, "unknown format 'xml' (formats are: csv, json, raw)");
+    CU_ASSERT_TRUE(rsql_format_known("Json"));
+    CU_ASSERT_FALSE(rsql_format_known("avro"));
+    rsql_buf_deinit(&b);
+    rsql_arena_destroy(a);
+}
+
+static char *ts_text(int64_t ms, bool iso)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_fmt_timestamp(ms, iso, &b);
+    return rsql_buf_steal(&b);
+}
+
+static void test_formats_values(void)
+{
+    char *s;
+    int64_t ms;
+    s = ts_text(0, false);
+    CU_ASSERT_STRING_EQUAL(s, "1970-01-01 00:00:00.000");
+    rsql_free(s);
+    s = ts_text(-1, true);
+    CU_ASSERT_STRING_EQUAL(s, "1969-12-31T23:59:59.999Z");
+    rsql_free(s);
+    s = ts_text(INT64_C(951782400000), false); /* leap day 2000 */
+    CU_ASSERT_STRING_EQUAL(s, "2000-02-29 00:00:00.000");
+    rsql_free(s);
+    CU_ASSERT_TRUE(rsql_fmt_parse_timestamp("2024-02-29T23:59:59.9999+01:00", 30, &ms));
+    CU_ASSERT_EQUAL(ms, INT64_C(1709247599999));
+    CU_ASSERT_TRUE(rsql_fmt_parse_timestamp("2024-03-01", 10, &ms));
+    CU_ASSERT_EQUAL(ms, INT64_C(1709251200000));
+    CU_ASSERT_TRUE(rsql_fmt_parse_timestamp("1969-12-31 23:59", 16, &ms));
+    CU_ASSERT_EQUAL(ms, -60000);
+    CU_ASSERT_FALSE(rsql_fmt_parse_timestamp("2023-02-29", 10, &ms));
+    CU_ASSERT_FALSE(rsql_fmt_parse_timestamp("2023-01-01T25:00", 16, &ms));
+    CU_ASSERT_FALSE(rsql_fmt_parse_timestamp("2023-01-01 10:00 x", 18, &ms));
+    CU_ASSERT_FALSE(rsql_fmt_parse_timestamp("20230101", 8, &ms));
+
+    /* base64 both ways for every tail length */
+    rsql_arena_t *a = rsql_arena_new();
+    const char *in = "\x00\xff\x10hello";
+    const char *want[] = {"", "AA==", "AP8=", "AP8Q", "AP8QaA==", "AP8QaGU="};
+    for (size_t n = 0; n < 6; n++) {
+        rsql_buf_t b = RSQL_BUF_INIT;
+        const uint8_t *p;
+        size_t len;
+        rsql_fmt_base64_encode((const uint8_t *)in, n, &b);
+        CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), want[n]);
+        CU_ASSERT_TRUE(rsql_fmt_base64_decode(rsql_buf_str(&b), b.len, a, &p, &len));
+        CU_ASSERT_EQUAL(len, n);
+        CU_ASSERT_EQUAL(memcmp(p, in, n), 0);
+        rsql_buf_deinit(&b);
+    }
+    const uint8_t *p;
+    size_t len;
+    CU_ASSERT_FALSE(rsql_fmt_base64_decode("A", 1, a, &p, &len));
+    CU_ASSERT_FALSE(rsql_fmt_base64_decode("A*==", 4, a, &p, &len));
+
+    /* doubles: shortest text that reads back */
+    double ds[] = {0.1, 1.0 / 3, 1e300, -2.5, 100, 5e-324};
+    const char *dt[] = {"0.1",  "0.333333333333333", "1e+300",
+                        "-2.5", "100",               "4.94065645841247e-324"};
+    for (int i = 0; i < 6; i++) {
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_fmt_double(ds[i], &b);
+        if (i != 1 && i != 5) {
+            CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), dt[i]);
+        }
+        CU_ASSERT_EQUAL(strtod(rsql_buf_str(&b), NULL), ds[i]);
+        rsql_buf_deinit(&b);
+    }
+
+    /* parse_text */
+    rsql_value_t v;
+    char why[64];
+    CU_ASSERT_EQUAL(rsql_fmt_parse_text(RSQL_TYPE_INT, " -42 ", 5, a, &v, why, sizeof why),
+                    RSQL_OK);
+    CU_ASSERT_EQUAL(v.v.i, -42);
+    CU_ASSERT_EQUAL(rsql_fmt_parse_text(RSQL_TYPE_BIGINT, "9223372036854775808", 19, a, &v, why,
+                                        sizeof why),
+                    RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(why, "out of range for BIGINT");
+    CU_ASSERT_EQUAL(rsql_fmt_parse_text(RSQL_TYPE_DOUBLE, "0x10", 4, a, &v, why, sizeof why),
+                    RSQL_ERR_DECODE);
+    CU_ASSERT_EQUAL(rsql_fmt_parse_text(RSQL_TYPE_TIMESTAMP, "1700000000000", 13, a, &v, why,
+                                        sizeof why),
+                    RSQL_OK);
+    CU_ASSERT_EQUAL(v.v.ts, INT64_C(1700000000000));
+    rsql_arena_destroy(a);
+}
+
+static CU_TestInfo format_tests[] = {
+    {"test_formats_json_decode", test_formats_json_decode},
+    {"test_formats_json_errors", test_formats_json_errors},
+    {"test_formats_json_encode", test_formats_json_encode},
+    {"test_formats_csv", test_formats_csv},
+    {"test_formats_raw", test_formats_raw},
+    {"test_formats_values", test_formats_values},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"formats", NULL, NULL, NULL, NULL, format_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+#include "tests/lib/cu_main.h"
