@@ -468,24 +468,65 @@ static rsql_err_t check_table_def(const rsql_table_def_t *def, rsql_error_t *err
     return RSQL_OK;
 }
 
-static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
-                               rsql_error_t *err)
+/*
+** Open the write transaction of a CREATE of the <noun> name (exists_sql selects
+** a row by name ?1). RSQL_OK with *tx open and *done false when the name is
+** free. Otherwise nothing stays open and *done is true: RSQL_OK when the name
+** exists and if_not_exists, RSQL_ERR_EXISTS "<noun> 'NAME' already exists",
+** or the SQLite error.
+*/
+static rsql_err_t create_begin(rsql_catalog_t *cat, const char *noun, const char *exists_sql,
+                               const char *name, bool if_not_exists, rsql_catalog_tx_t *tx,
+                               bool *done, rsql_error_t *err)
 {
-    sqlite3_stmt *st;
-    rsql_err_t rc = rsql_catalog__prepare(
-        cat, "INSERT INTO tables(name, connector, created_ms) VALUES (?1, ?2, ?3)", &st, err);
+    *done = true;
+    rsql_err_t rc = rsql_catalog__tx_begin(cat, true, tx, err);
     if (rc != RSQL_OK) {
         return rc;
     }
-    int64_t created = def->created_ms > 0 ? def->created_ms : rsql_catalog__now_ms();
-    if (rsql_catalog__bind_text(st, 1, def->name) != SQLITE_OK ||
-        rsql_catalog__bind_text(st, 2, def->connector) != SQLITE_OK ||
+    bool exists = false;
+    rc = name_exists(cat, exists_sql, name, &exists, err);
+    if (rc != RSQL_OK || exists) {
+        if (rc == RSQL_OK && !if_not_exists) {
+            rc = rsql_error_set(err, RSQL_ERR_EXISTS, RSQL_NOPOS, "%s '%s' already exists", noun,
+                                name);
+        }
+        rsql_catalog__tx_end(cat, *tx, false, NULL);
+        return rc;
+    }
+    *done = false;
+    return RSQL_OK;
+}
+
+/* Run the INSERT sql with ?1 name, ?2 text and ?3 created_ms (0 or less = now). */
+static rsql_err_t insert_named(rsql_catalog_t *cat, const char *sql, const char *name,
+                               const char *text, int64_t created_ms, rsql_error_t *err)
+{
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(cat, sql, &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    int64_t created = created_ms > 0 ? created_ms : rsql_catalog__now_ms();
+    if (rsql_catalog__bind_text(st, 1, name) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 2, text) != SQLITE_OK ||
         sqlite3_bind_int64(st, 3, created) != SQLITE_OK) {
         rc = bind_err(cat, err);
     } else {
         rc = rsql_catalog__step_done(cat, st, err);
     }
     sqlite3_finalize(st);
+    return rc;
+}
+
+static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
+                               rsql_error_t *err)
+{
+    sqlite3_stmt *st;
+    rsql_err_t rc = insert_named(cat,
+                                 "INSERT INTO tables(name, connector, created_ms) "
+                                 "VALUES (?1, ?2, ?3)",
+                                 def->name, def->connector, def->created_ms, err);
     if (rc != RSQL_OK || def->n_columns == 0) {
         return rc;
     }
@@ -521,22 +562,14 @@ rsql_err_t rsql_catalog_table_create(rsql_catalog_t *cat, const rsql_table_def_t
 {
     rsql_err_t rc = check_table_def(def, err);
     rsql_catalog_tx_t tx;
-    if (rc != RSQL_OK || (rc = rsql_catalog__tx_begin(cat, true, &tx, err)) != RSQL_OK) {
+    bool done = true;
+    if (rc != RSQL_OK ||
+        (rc = create_begin(cat, "table", "SELECT 1 FROM tables WHERE name = ?1", def->name,
+                           if_not_exists, &tx, &done, err)) != RSQL_OK ||
+        done) {
         return rc;
     }
-    bool exists = false;
-    rc = name_exists(cat, "SELECT 1 FROM tables WHERE name = ?1", def->name, &exists, err);
-    if (rc == RSQL_OK && exists) {
-        if (!if_not_exists) {
-            rc = rsql_error_set(err, RSQL_ERR_EXISTS, RSQL_NOPOS, "table '%s' already exists",
-                                def->name);
-        }
-        rsql_catalog__tx_end(cat, tx, false, NULL);
-        return rc;
-    }
-    if (rc == RSQL_OK) {
-        rc = insert_table(cat, def, err);
-    }
+    rc = insert_table(cat, def, err);
     if (rc == RSQL_OK) {
         rc = insert_kvs(cat,
                         "INSERT INTO table_options(table_name, ord, key, value) "
@@ -767,36 +800,14 @@ rsql_err_t rsql_catalog_job_create(rsql_catalog_t *cat, const rsql_job_def_t *de
         }
     }
     rsql_catalog_tx_t tx;
-    rsql_err_t rc = rsql_catalog__tx_begin(cat, true, &tx, err);
-    if (rc != RSQL_OK) {
+    bool done = true;
+    rsql_err_t rc = create_begin(cat, "job", "SELECT 1 FROM jobs WHERE name = ?1", def->name,
+                                 if_not_exists, &tx, &done, err);
+    if (rc != RSQL_OK || done) {
         return rc;
     }
-    bool exists = false;
-    rc = name_exists(cat, "SELECT 1 FROM jobs WHERE name = ?1", def->name, &exists, err);
-    if (rc == RSQL_OK && exists) {
-        if (!if_not_exists) {
-            rc = rsql_error_set(err, RSQL_ERR_EXISTS, RSQL_NOPOS, "job '%s' already exists",
-                                def->name);
-        }
-        rsql_catalog__tx_end(cat, tx, false, NULL);
-        return rc;
-    }
-    if (rc == RSQL_OK) {
-        sqlite3_stmt *st;
-        rc = rsql_catalog__prepare(
-            cat, "INSERT INTO jobs(name, sql, created_ms) VALUES (?1, ?2, ?3)", &st, err);
-        if (rc == RSQL_OK) {
-            int64_t created = def->created_ms > 0 ? def->created_ms : rsql_catalog__now_ms();
-            if (rsql_catalog__bind_text(st, 1, def->name) != SQLITE_OK ||
-                rsql_catalog__bind_text(st, 2, def->sql) != SQLITE_OK ||
-                sqlite3_bind_int64(st, 3, created) != SQLITE_OK) {
-                rc = bind_err(cat, err);
-            } else {
-                rc = rsql_catalog__step_done(cat, st, err);
-            }
-            sqlite3_finalize(st);
-        }
-    }
+    rc = insert_named(cat, "INSERT INTO jobs(name, sql, created_ms) VALUES (?1, ?2, ?3)",
+                      def->name, def->sql, def->created_ms, err);
     if (rc == RSQL_OK) {
         rc = insert_kvs(cat,
                         "INSERT INTO job_settings(job, ord, key, value) VALUES (?1, ?2, ?3, ?4)",

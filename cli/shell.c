@@ -5,7 +5,9 @@
  * (~/.rocketsql_history, or $ROCKETSQL_HISTORY), statements over several
  * lines until a ';', `help`, aligned tables for results, and errors drawn
  * with a caret under the spot. A statement stays one history entry however
- * many lines it was typed on, so the up-arrow recalls all of it.
+ * many lines it was typed on, so the up-arrow recalls all of it. Ctrl-C at
+ * the prompt discards the statement being typed and gives a fresh prompt
+ * (a running job installs its own SIGINT handling and restores this one).
  */
 #include "config.h"
 #include "cli/cli_int.h"
@@ -13,6 +15,8 @@
 #include "core/rsql_mem.h"
 #include "sql/rsql_sql.h"
 
+#include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +77,27 @@ static int shell_command(const char *line)
     return 0;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/*
+** Catch SIGINT without SA_RESTART, so the terminal read inside readline()
+** fails and readline() returns NULL; `interrupted` tells that from Ctrl-D.
+*/
+static void catch_sigint(struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old);
+}
+
 /* Only whitespace and comments? */
 static int is_blank(const char *s)
 {
@@ -89,6 +114,9 @@ static int is_blank(const char *s)
 
 int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
 {
+    /* editline drops non-ASCII input in the "C" locale; take the terminal's character
+       set (only LC_CTYPE: numbers are still parsed and printed the C way) */
+    setlocale(LC_CTYPE, "");
     char *hist = history_path();
     rl_readline_name = "rocketsql";
     using_history();
@@ -99,15 +127,23 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
     printf("rocketsql %s — catalog %s. Type 'help' for help, 'quit' to leave.\n",
            PACKAGE_VERSION, catalog_path);
 
+    struct sigaction old_int;
+    catch_sigint(&old_int);
     rsql_buf_t stmt = RSQL_BUF_INIT;
     int status = 0;
     for (;;) {
+        interrupted = 0;
         char *line = readline(stmt.len ? "   ...> " : "rocketsql> ");
+        if (interrupted) { /* Ctrl-C: drop the statement being typed */
+            free(line);
+            printf("^C\n");
+            fflush(stdout);
+            rsql_buf_reset(&stmt);
+            continue;
+        }
         if (!line) {
-            if (stmt.len) {
-                printf("\n");
-            }
-            break; /* Ctrl-D */
+            printf("\n"); /* Ctrl-D: leave the terminal on a fresh line */
+            break;
         }
         if (stmt.len == 0) {
             int cmd = shell_command(line);
@@ -155,6 +191,7 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
         fflush(stderr);
         rsql_buf_reset(&stmt);
     }
+    sigaction(SIGINT, &old_int, NULL);
     if (hist) {
         write_history(hist);
         rsql_free(hist);

@@ -8,6 +8,7 @@
 #include "core/rsql_mem.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,12 +38,17 @@ static bool reserve(rsql_buf_t *b, size_t extra)
     if (b->oom) {
         return false;
     }
-    if (b->len + extra + 1 <= b->cap) {
+    if (extra >= SIZE_MAX - b->len) { /* len + extra + 1 would wrap */
+        b->oom = true;
+        return false;
+    }
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap) {
         return true;
     }
     size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra + 1) {
-        cap *= 2;
+    while (cap < need) {
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
     }
     char *p = rsql_realloc(b->data, cap);
     if (!p) {

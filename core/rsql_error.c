@@ -7,6 +7,7 @@
 #include "config.h"
 #include "core/rsql_error.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,8 +102,8 @@ void rsql_pos_linecol(const char *text, uint32_t off, int *line, int *col)
         if (text[i] == '\n') {
             l++;
             c = 1;
-        } else {
-            c++;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            c++; /* UTF-8: continuation bytes do not start a column */
         }
     }
     *line = l;
@@ -120,6 +121,12 @@ void rsql_error_format(const rsql_error_t *err, const char *sql, char *buf, size
     }
 }
 
+/* A UTF-8 continuation byte (10xxxxxx): part of the character before it. */
+static bool is_utf8_cont(char c)
+{
+    return ((unsigned char)c & 0xC0) == 0x80;
+}
+
 void rsql_error_render(const rsql_error_t *err, const char *sql, FILE *f)
 {
     char line_buf[1200];
@@ -128,7 +135,9 @@ void rsql_error_render(const rsql_error_t *err, const char *sql, FILE *f)
     if (err->pos.off == RSQL_POS_NONE || !sql) {
         return;
     }
-    /* the source line holding the error, then a caret under the spot */
+    /* the source line holding the error (without a CRLF's '\r'), then a caret under the
+       spot: a tab under a tab, one space per character (UTF-8 continuation bytes take no
+       column), and '~' under the rest of the span on that line */
     size_t len = strlen(sql);
     size_t off = err->pos.off > len ? len : err->pos.off;
     size_t start = off;
@@ -139,20 +148,24 @@ void rsql_error_render(const rsql_error_t *err, const char *sql, FILE *f)
     while (end < len && sql[end] != '\n') {
         end++;
     }
-    fprintf(f, "  %.*s\n  ", (int)(end - start), sql + start);
+    size_t shown_end = end > start && sql[end - 1] == '\r' ? end - 1 : end;
+    fprintf(f, "  %.*s\n  ", (int)(shown_end - start), sql + start);
     for (size_t i = start; i < off; i++) {
-        fputc(sql[i] == '\t' ? '\t' : ' ', f);
-    }
-    size_t n = err->pos.len;
-    if (n == 0 || off + n > end) {
-        n = off < end ? end - off : 1;
-        if (err->pos.len == 0) {
-            n = 1;
+        if (!is_utf8_cont(sql[i])) {
+            fputc(sql[i] == '\t' ? '\t' : ' ', f);
         }
     }
+    size_t span_end = off + err->pos.len;
+    if (span_end > shown_end) {
+        span_end = shown_end;
+    }
     fputc('^', f);
-    for (size_t i = 1; i < n && i < 80; i++) {
-        fputc('~', f);
+    size_t tildes = 0;
+    for (size_t i = off + 1; i < span_end && tildes < 79; i++) {
+        if (!is_utf8_cont(sql[i])) {
+            fputc('~', f);
+            tildes++;
+        }
     }
     fputc('\n', f);
 }

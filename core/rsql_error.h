@@ -90,7 +90,8 @@ const char *rsql_err_str(rsql_err_t code);
 unsigned rsql_err_flags(rsql_err_t code);
 
 /*
-** 1-based line and column of byte offset off in text (columns count bytes).
+** 1-based line and column of byte offset off in text (columns count UTF-8
+** characters, as an editor shows them).
 */
 void rsql_pos_linecol(const char *text, uint32_t off, int *line, int *col);
 

@@ -350,6 +350,26 @@ static bool csv_ok(const char *v)
     }
 }
 
+/* Parse v as an INT, SIZE (bytes) or DURATION (ms) option value. */
+static rsql_err_t parse_integral(rsql_opt_type_t type, const char *v, int64_t *out)
+{
+    switch (type) {
+    case RSQL_OPT_SIZE: return rsql_opt_parse_size(v, out);
+    case RSQL_OPT_DURATION: return rsql_opt_parse_duration(v, out);
+    default: return rsql_opt_parse_int(v, out);
+    }
+}
+
+/* What an INT, SIZE or DURATION value should look like, for messages. */
+static const char *integral_expected(rsql_opt_type_t type)
+{
+    switch (type) {
+    case RSQL_OPT_SIZE: return "a size such as 512, 64KB, 4MB, 1GB";
+    case RSQL_OPT_DURATION: return "a duration such as 500ms, 20s, 30min, 1h";
+    default: return "an integer";
+    }
+}
+
 /*
 ** Check value against def, naming it "<noun> '<key>'" in messages and
 ** failing with code at value_pos. SECRET values are never echoed.
@@ -376,22 +396,10 @@ rsql_err_t rsql_opt_check_value_as(const rsql_opt_def_t *def, const char *noun, 
         }
         break;
     case RSQL_OPT_INT:
-        if (rsql_opt_parse_int(v, &i64) != RSQL_OK) {
-            expected = "an integer";
-        } else if (has_range(def) && (i64 < def->vmin || i64 > def->vmax)) {
-            return range_error(def, noun, code, key, shown, value_pos, err);
-        }
-        break;
     case RSQL_OPT_SIZE:
-        if (rsql_opt_parse_size(v, &i64) != RSQL_OK) {
-            expected = "a size such as 512, 64KB, 4MB, 1GB";
-        } else if (has_range(def) && (i64 < def->vmin || i64 > def->vmax)) {
-            return range_error(def, noun, code, key, shown, value_pos, err);
-        }
-        break;
     case RSQL_OPT_DURATION:
-        if (rsql_opt_parse_duration(v, &i64) != RSQL_OK) {
-            expected = "a duration such as 500ms, 20s, 30min, 1h";
+        if (parse_integral(def->type, v, &i64) != RSQL_OK) {
+            expected = integral_expected(def->type);
         } else if (has_range(def) && (i64 < def->vmin || i64 > def->vmax)) {
             return range_error(def, noun, code, key, shown, value_pos, err);
         }

@@ -75,31 +75,6 @@ static rsql_bexpr_t *nomem(rsql_error_t *err)
     return NULL;
 }
 
-static const char *op_text(rsql_op_t op)
-{
-    switch (op) {
-    case RSQL_OP_ADD: return "+";
-    case RSQL_OP_SUB: return "-";
-    case RSQL_OP_MUL: return "*";
-    case RSQL_OP_DIV: return "/";
-    case RSQL_OP_MOD: return "%";
-    case RSQL_OP_EQ: return "=";
-    case RSQL_OP_NE: return "<>";
-    case RSQL_OP_LT: return "<";
-    case RSQL_OP_LE: return "<=";
-    case RSQL_OP_GT: return ">";
-    case RSQL_OP_GE: return ">=";
-    case RSQL_OP_AND: return "AND";
-    case RSQL_OP_OR: return "OR";
-    case RSQL_OP_CONCAT: return "||";
-    case RSQL_OP_NOT: return "NOT";
-    case RSQL_OP_NEG: return "-";
-    case RSQL_OP_PLUS: return "+";
-    case RSQL_OP_NONE: break;
-    }
-    return "?";
-}
-
 static bool is_integer(rsql_type_t t)
 {
     return t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT;
@@ -241,7 +216,7 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
         }
     } else if (!rsql_type_is_numeric(x->type) && x->type != RSQL_TYPE_NULL) {
         rsql_error_set(err, RSQL_ERR_TYPE, x->pos, "operator %s needs a numeric operand, got %s",
-                       op_text(e->op), rsql_type_name(x->type));
+                       rsql_plan__op_text(e->op), rsql_type_name(x->type));
         return NULL;
     }
     if (e->op == RSQL_OP_PLUS) {
@@ -311,7 +286,8 @@ static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
             }
             if (mod ? !is_integer(ot) : !rsql_type_is_numeric(ot)) {
                 rsql_error_set(err, RSQL_ERR_TYPE, ops[i]->pos,
-                               "operator %s needs %s operands, got %s", op_text(e->op),
+                               "operator %s needs %s operands, got %s",
+                               rsql_plan__op_text(e->op),
                                mod ? "integer" : "numeric", rsql_type_name(ot));
                 return NULL;
             }
@@ -344,7 +320,7 @@ static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
                                                                           : NULL;
         if (bad) {
             rsql_error_set(err, RSQL_ERR_TYPE, bad->pos, "%s needs BOOLEAN operands, got %s",
-                           op_text(e->op), rsql_type_name(bad->type));
+                           rsql_plan__op_text(e->op), rsql_type_name(bad->type));
             return NULL;
         }
         break;

@@ -34,7 +34,8 @@
 
 /* ---- expressions */
 
-static const char *op_sql(rsql_op_t op)
+/* The SQL spelling of an operator ("+", "<>", "AND"); "?" for RSQL_OP_NONE. */
+const char *rsql_plan__op_text(rsql_op_t op)
 {
     switch (op) {
     case RSQL_OP_ADD: return "+";
@@ -164,7 +165,7 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
         break;
     case RSQL_BX_BINARY:
         print_expr(e->args[0], out, true);
-        rsql_buf_printf(out, " %s ", op_sql(e->op));
+        rsql_buf_printf(out, " %s ", rsql_plan__op_text(e->op));
         print_expr(e->args[1], out, true);
         break;
     case RSQL_BX_IS_NULL:

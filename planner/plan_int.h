@@ -31,6 +31,8 @@ rsql_bexpr_t *rsql_plan__node(rsql_arena_t *a, rsql_bx_kind_t kind, rsql_type_t 
 /* CAST(child AS to), marked implicit; child itself when it already has type to. */
 rsql_bexpr_t *rsql_plan__cast(rsql_arena_t *a, rsql_bexpr_t *child, rsql_type_t to,
                               bool implicit);
+/* The SQL spelling of an operator ("+", "<>", "AND"); static text (plan_explain.c). */
+const char *rsql_plan__op_text(rsql_op_t op);
 /* Whether CAST(from AS to) is allowed. */
 bool rsql_plan__castable(rsql_type_t from, rsql_type_t to);
 /* The common type of two branch types (CASE, COALESCE): the one the other widens to. */

@@ -16,6 +16,8 @@
 #include "core/rsql_settings.h"
 #include "planner/rsql_plan.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -71,6 +73,29 @@ static rsql_err_t reposition(rsql_error_t *err, const rsql_error_t *local, rsql_
     }
     rsql_error_copy(err, local);
     return local->code;
+}
+
+/*
+** *out = a new status result with the formatted text. Made before a statement
+** changes anything, so RSQL_ERR_NOMEM (with *out NULL) means nothing changed.
+*/
+static rsql_err_t status_new(rsql_result_t **out, rsql_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static rsql_err_t status_new(rsql_result_t **out, rsql_error_t *err, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    *out = rsql_result_new(RSQL_RESULT_STATUS);
+    if (!*out || rsql_result_set_status(*out, "%s", text) != RSQL_OK) {
+        rsql_result_destroy(*out);
+        *out = NULL;
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    return RSQL_OK;
 }
 
 /* ---- CREATE TABLE */
@@ -137,19 +162,18 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     }
     def.name = (char *)st->name.name;
     def.connector = (char *)conn->name;
+    rc = status_new(out, err, "created table %s", st->name.name);
+    if (rc != RSQL_OK) {
+        goto done;
+    }
     rsql_error_t local;
     rsql_error_clear(&local);
     rc = rsql_catalog_table_create(s->cat, &def, st->if_not_exists, &local);
     if (rc != RSQL_OK) {
         reposition(err, &local, st->name.pos);
-        goto done;
+        rsql_result_destroy(*out);
+        *out = NULL;
     }
-    *out = rsql_result_new(RSQL_RESULT_STATUS);
-    if (!*out) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        goto done;
-    }
-    rsql_result_set_status(*out, "created table %s", st->name.name);
 done:
     rsql_optset_destroy(set);
     rsql_free(names);
@@ -162,12 +186,7 @@ done:
 static rsql_err_t status_result(rsql_result_t **out, rsql_error_t *err, const char *verb,
                                 const char *what, const char *name)
 {
-    *out = rsql_result_new(RSQL_RESULT_STATUS);
-    if (!*out) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    rsql_result_set_status(*out, "%s%s%s %s", verb, *what ? " " : "", what, name);
-    return RSQL_OK;
+    return status_new(out, err, "%s%s%s %s", verb, *what ? " " : "", what, name);
 }
 
 static rsql_err_t exec_drop(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
@@ -175,19 +194,31 @@ static rsql_err_t exec_drop(rsql_session_t *s, const rsql_stmt_t *st, rsql_resul
 {
     bool dropped = false;
     bool is_job = st->kind == RSQL_STMT_DROP_JOB;
+    const char *what = is_job ? "job" : "table";
+    rsql_err_t rc = status_result(out, err, "dropped", what, st->name.name);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
     rsql_error_t local;
     rsql_error_clear(&local);
-    rsql_err_t rc = is_job ? rsql_catalog_job_drop(s->cat, st->name.name, &dropped, &local)
-                           : rsql_catalog_table_drop(s->cat, st->name.name, &dropped, &local);
-    if (rc != RSQL_OK) {
-        return reposition(err, &local, st->name.pos);
+    rc = is_job ? rsql_catalog_job_drop(s->cat, st->name.name, &dropped, &local)
+                : rsql_catalog_table_drop(s->cat, st->name.name, &dropped, &local);
+    if (rc != RSQL_OK || dropped) {
+        if (rc != RSQL_OK) {
+            rsql_result_destroy(*out);
+            *out = NULL;
+            reposition(err, &local, st->name.pos);
+        }
+        return rc;
     }
-    if (!dropped && !st->if_exists) {
-        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, st->name.pos, "no such %s: %s",
-                              is_job ? "job" : "table", st->name.name);
+    /* nothing was dropped: nothing changed, so a failure here leaves no trace */
+    rsql_result_destroy(*out);
+    *out = NULL;
+    if (!st->if_exists) {
+        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, st->name.pos, "no such %s: %s", what,
+                              st->name.name);
     }
-    return status_result(out, err, dropped ? "dropped" : "nothing to drop: no such",
-                         is_job ? "job" : "table", st->name.name);
+    return status_result(out, err, "nothing to drop: no such", what, st->name.name);
 }
 
 /* ---- settings */
@@ -196,28 +227,30 @@ static rsql_err_t exec_set(rsql_session_t *s, const rsql_stmt_t *st, rsql_result
                            rsql_error_t *err)
 {
     const rsql_option_t *o = &st->setting;
-    rsql_err_t rc = rsql_settings_set(s->settings, o->key, o->value, o->key_pos, o->value_pos,
-                                      err);
+    rsql_err_t rc = status_new(out, err, "set %s = '%s'", o->key, o->value);
+    if (rc == RSQL_OK) {
+        rc = rsql_settings_set(s->settings, o->key, o->value, o->key_pos, o->value_pos, err);
+    }
     if (rc != RSQL_OK) {
-        return rc;
+        rsql_result_destroy(*out);
+        *out = NULL;
     }
-    *out = rsql_result_new(RSQL_RESULT_STATUS);
-    if (!*out) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    rsql_result_set_status(*out, "set %s = '%s'", o->key, o->value);
-    return RSQL_OK;
+    return rc;
 }
 
 static rsql_err_t exec_reset(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
                              rsql_error_t *err)
 {
     const char *key = st->has_setting ? st->setting.key : NULL;
-    rsql_err_t rc = rsql_settings_reset(s->settings, key, st->setting.key_pos, err);
-    if (rc != RSQL_OK) {
-        return rc;
+    rsql_err_t rc = status_result(out, err, "reset", key ? "" : "all", key ? key : "settings");
+    if (rc == RSQL_OK) {
+        rc = rsql_settings_reset(s->settings, key, st->setting.key_pos, err);
     }
-    return status_result(out, err, "reset", key ? "" : "all", key ? key : "settings");
+    if (rc != RSQL_OK) {
+        rsql_result_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 /* ---- EXPLAIN */
@@ -278,14 +311,19 @@ static rsql_err_t exec_create_job(rsql_session_t *s, const rsql_stmt_t *st, cons
     if (!def.sql) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    rsql_error_t local;
-    rsql_error_clear(&local);
-    rsql_err_t rc = rsql_catalog_job_create(s->cat, &def, st->if_not_exists, &local);
-    rsql_free(def.sql);
-    if (rc != RSQL_OK) {
-        return reposition(err, &local, st->name.pos);
+    rsql_err_t rc = status_result(out, err, "created", "job", st->name.name);
+    if (rc == RSQL_OK) {
+        rsql_error_t local;
+        rsql_error_clear(&local);
+        rc = rsql_catalog_job_create(s->cat, &def, st->if_not_exists, &local);
+        if (rc != RSQL_OK) {
+            reposition(err, &local, st->name.pos);
+            rsql_result_destroy(*out);
+            *out = NULL;
+        }
     }
-    return status_result(out, err, "created", "job", st->name.name);
+    rsql_free(def.sql);
+    return rc;
 }
 
 rsql_err_t rsql_session_exec(rsql_session_t *s, const rsql_stmt_t *st, const char *sql,

@@ -3,7 +3,9 @@
 
 Types a CREATE TABLE over two lines, checks it ran, then presses the up
 arrow and Enter: the recalled statement must run again (and fail with
-"already exists", which proves it was the same statement).
+"already exists", which proves it was the same statement). Then Ctrl-C in
+the middle of a statement must discard it and keep the shell (the next
+statement runs on its own), and non-ASCII input must reach the engine.
 """
 import os
 import pty
@@ -15,6 +17,9 @@ rsql, catalog = sys.argv[1], sys.argv[2]
 pid, fd = pty.fork()
 if pid == 0:
     os.environ["TERM"] = "xterm"
+    os.environ["LANG"] = "C.UTF-8"
+    os.environ.pop("LC_ALL", None)
+    os.environ.pop("LC_CTYPE", None)
     os.execv(rsql, [rsql, "--catalog", catalog])
 
 buf = b""
@@ -53,6 +58,19 @@ os.write(fd, b"\x1b[A")  # up arrow
 time.sleep(0.3)
 os.write(fd, b"\r")
 read_until("already exists")
+read_until("rocketsql> ")
+os.write(fd, b"SELECT nonsense +\r")
+read_until("...> ")
+os.write(fd, b"  FROM")
+time.sleep(0.3)
+os.write(fd, b"\x03")  # Ctrl-C: drop the statement, stay in the shell
+read_until("^C")
+read_until("rocketsql> ")
+os.write(fd, b"SHOW TABLES;\r")
+read_until("| t2 ")
+read_until("rocketsql> ")
+os.write(fd, "DESCRIBE t\u00e4\u00df;\r".encode())
+read_until("no such table: t\u00e4\u00df")
 read_until("rocketsql> ")
 os.write(fd, b"quit\r")
 _, status = os.waitpid(pid, 0)

@@ -62,6 +62,33 @@ run_rsql -f "$T/script.sql"
 echo "$ERR" | head -1 | grep -q '^4:10: no such table: nope' || fail "script error: $ERR"
 ok "-f script stops at the first error with its line:col"
 
+printf 'SHOW TABLES;\r\nCREATE TABLE c (a INT) WITH (\r\n\t'"'"'connector'"'"'='"'"'datagen'"'"', '"'"'nmber-of-rows'"'"'='"'"'3'"'"');\r\n' \
+    >"$T/crlf.sql"
+run_rsql -f "$T/crlf.sql"
+[ "$RC" = 1 ] || fail "CRLF script exited $RC, want 1"
+echo "$ERR" | head -1 | grep -q "^3:25: unknown option 'nmber-of-rows'" || fail "CRLF error: $ERR"
+printf '%s\n' "$ERR" | grep -q "$(printf '\r')" && fail "CRLF: a carriage return was echoed: $ERR"
+[ "$(echo "$ERR" | sed -n 3p)" = "$(printf '  \t                       ^~~~~~~~~~~~~~~')" ] ||
+    fail "CRLF caret: $ERR"
+ok "-f with CRLF line ends: line:col, no '\\r' echoed, caret under the key"
+
+printf 'SHOW TABLES' >"$T/nosemi.sql"
+run_rsql -f "$T/nosemi.sql"
+[ "$RC" = 0 ] || fail "statement without ';' exited $RC: $ERR"
+echo "$OUT" | grep -Eq '^\| s ' || fail "statement without ';' did not run: $OUT"
+printf -- '-- only a comment\n/* and a block\n comment */\n;;\n' >"$T/comments.sql"
+run_rsql -f "$T/comments.sql"
+[ "$RC" = 0 ] && [ -z "$OUT$ERR" ] || fail "comments-only script: rc $RC, out '$OUT', err '$ERR'"
+: >"$T/empty.sql"
+run_rsql -f "$T/empty.sql"
+[ "$RC" = 0 ] && [ -z "$OUT$ERR" ] || fail "empty script: rc $RC, out '$OUT', err '$ERR'"
+ok "-f: last statement without ';', comments only, empty file"
+
+run_rsql -e "SELECT 'h$(printf '\303\251')llo', '$(printf '\303\274')' + FROM t"
+[ "$RC" = 1 ] || fail "UTF-8 syntax error exited $RC, want 1"
+[ "$(echo "$ERR" | sed -n 3p)" = "$(printf '%24s^~~~' '')" ] || fail "caret after UTF-8 text: $ERR"
+ok "the caret lines up after multi-byte UTF-8 characters"
+
 ROCKETSQL_CATALOG="$T/env.db" "$RSQL" -e "SHOW TABLES" >/dev/null || fail "env catalog"
 [ -f "$T/env.db" ] || fail "ROCKETSQL_CATALOG not honoured"
 ok "ROCKETSQL_CATALOG picks the catalog"

@@ -22,44 +22,9 @@
 #include "core/rsql_mem.h"
 #include "core/rsql_settings.h"
 #include "sql/rsql_sql.h"
+#include "tests/lib/cu_catalog.h"
 
 static rsql_catalog_t *cat;
-
-/* Store a table from its CREATE TABLE text; -1 on failure (called outside tests too). */
-static int create(const char *sql)
-{
-    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
-    rsql_stmt_t *st = NULL;
-    rsql_error_t err;
-    rsql_error_clear(&err);
-    if (rsql_parse_next(p, &st, &err) != RSQL_OK || !st) {
-        fprintf(stderr, "create: %s\n", err.msg);
-        rsql_parse_destroy(p);
-        return -1;
-    }
-    rsql_col_t cols[16];
-    rsql_kv_t opts[16];
-    rsql_table_def_t def = {(char *)st->name.name, NULL, st->n_columns, cols, st->n_options,
-                            opts, 0};
-    for (int i = 0; i < st->n_columns; i++) {
-        cols[i].name = (char *)st->columns[i].name.name;
-        cols[i].type = st->columns[i].type.type;
-        cols[i].not_null = st->columns[i].not_null;
-    }
-    for (int i = 0; i < st->n_options; i++) {
-        opts[i].key = (char *)st->options[i].key;
-        opts[i].value = (char *)st->options[i].value;
-        if (strcmp(opts[i].key, "connector") == 0) {
-            def.connector = opts[i].value;
-        }
-    }
-    rsql_err_t rc = rsql_catalog_table_create(cat, &def, false, &err);
-    if (rc) {
-        fprintf(stderr, "create: %s\n", err.msg);
-    }
-    rsql_parse_destroy(p);
-    return rc ? -1 : 0;
-}
 
 static int suite_init(void)
 {
@@ -91,7 +56,7 @@ static int suite_init(void)
         NULL,
     };
     for (int i = 0; tables[i]; i++) {
-        if (create(tables[i])) {
+        if (cu_catalog_create(cat, tables[i])) {
             return -1;
         }
     }

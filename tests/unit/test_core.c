@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Unit tests of core/rsql_error.c's rendering: rsql_error_render prints the
+ * one-line form, the source line and a caret that lines up with the error
+ * under multi-byte UTF-8 characters, tabs and CRLF line ends, with '~' under
+ * the rest of the span (clipped at the end of the line); and rsql_buf's
+ * size arithmetic failing cleanly (sticky oom) instead of wrapping around.
+ */
+#include "config.h"
+#include "core/rsql_error.h"
+#include "core/rsql_buf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+/* Render an error at [off, off+len) of sql with message "bad"; returns malloc'd text. */
+static char *render(const char *sql, uint32_t off, uint32_t len)
+{
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_error_set(&err, RSQL_ERR_SYNTAX, (rsql_pos_t){off, len}, "bad");
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    rsql_error_render(&err, sql, f);
+    fclose(f);
+    return text;
+}
+
+static void expect_render(const char *sql, uint32_t off, uint32_t len, const char *want)
+{
+    char *got = render(sql, off, len);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    if (strcmp(got, want) != 0) {
+        fprintf(stderr, "\ngot:\n%swant:\n%s", got, want);
+    }
+    free(got);
+}
+
+static void test_core_render_ascii(void)
+{
+    expect_render("SELEC 1", 0, 5, "1:1: bad\n  SELEC 1\n  ^~~~~\n");
+    expect_render("SELECT 1\nFROM x y z", 16, 1, "2:8: bad\n  FROM x y z\n         ^\n");
+    /* a zero-length span (end of input) still gets a caret */
+    expect_render("SELECT (", 8, 0, "1:9: bad\n  SELECT (\n          ^\n");
+    /* a span running past the line is clipped at its end */
+    expect_render("a bc\nde", 2, 6, "1:3: bad\n  a bc\n    ^~\n");
+    /* no position: the one-line form only */
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_error_set(&err, RSQL_ERR_IO, RSQL_NOPOS, "disk");
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    rsql_error_render(&err, "x", f);
+    fclose(f);
+    CU_ASSERT_STRING_EQUAL(text, "error: disk\n");
+    free(text);
+}
+
+static void test_core_render_utf8(void)
+{
+    /* 'é' and 'ü' are two bytes each: the caret stays under the token */
+    const char *sql = "SELECT 'h\xc3\xa9llo', '\xc3\xbc' + FROM t";
+    const char *from = strstr(sql, "FROM");
+    expect_render(sql, (uint32_t)(from - sql), 4,
+                  "1:23: bad\n  SELECT 'h\xc3\xa9llo', '\xc3\xbc' + FROM t\n"
+                  "                        ^~~~\n");
+    /* the tildes count characters, not bytes */
+    expect_render(sql, 7, 8, "1:8: bad\n  SELECT 'h\xc3\xa9llo', '\xc3\xbc' + FROM t\n"
+                             "         ^~~~~~~\n");
+}
+
+static void test_core_render_tabs_crlf(void)
+{
+    /* a tab under a tab; the '\r' of a CRLF line end is not printed */
+    const char *sql = "CREATE TABLE t (a INT) WITH (\r\n\t'nmber'='3');\r\n";
+    const char *key = strstr(sql, "'nmber'");
+    expect_render(sql, (uint32_t)(key - sql), 7,
+                  "2:2: bad\n  \t'nmber'='3');\n  \t^~~~~~~\n");
+    /* an error at the end of a CRLF line: the caret sits where the line ends */
+    expect_render(sql, 29, 0, "1:30: bad\n  CREATE TABLE t (a INT) WITH (\n"
+                              "  " "                             ^\n");
+}
+
+static void test_core_buf_size_overflow(void)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_puts(&b, "abc");
+    rsql_buf_append(&b, "x", SIZE_MAX - 2); /* len + n + 1 wraps to 1 */
+    CU_ASSERT_TRUE(b.oom);
+    CU_ASSERT_EQUAL(b.len, 3);
+    CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "abc");
+    rsql_buf_deinit(&b);
+}
+
+static CU_TestInfo core_tests[] = {
+    {"test_core_render_ascii", test_core_render_ascii},
+    {"test_core_render_utf8", test_core_render_utf8},
+    {"test_core_render_tabs_crlf", test_core_render_tabs_crlf},
+    {"test_core_buf_size_overflow", test_core_buf_size_overflow},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"core", NULL, NULL, NULL, NULL, core_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+#include "tests/lib/cu_main.h"
