@@ -15,6 +15,7 @@
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
+#include "core/rsql_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +79,7 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         fk_close(k);
         return err ? err->code : RSQL_ERR_INTERNAL;
     }
+    rsql_path_mkdir_parents(path); /* a failure shows in open() below */
     k->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (k->fd < 0) {
         int e = errno;

@@ -559,6 +559,15 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
         if (!what) {
             return jp_unexpected(&p);
         }
+        /* name the type only of a valid JSON value: "nope" is invalid JSON, not a null */
+        rsql_err_t rc = jp_skip(&p, 0);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        jp_ws(&p);
+        if (p.i < p.n) {
+            return jp_fail(&p, p.i, "unexpected data after the value");
+        }
         return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                               "expected a JSON object, got %s", what);
     }

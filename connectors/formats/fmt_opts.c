@@ -17,7 +17,8 @@ static const rsql_opt_def_t json_opts[] = {
     RSQL_OPT_ROW("json.fail-on-missing-field", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
                  "Reading: a column absent from the JSON object is a decode error (handled by "
                  "`errors.tolerance`) instead of NULL. A value of the wrong JSON type is always "
-                 "a decode error."),
+                 "a decode error, except that a VARCHAR column takes any JSON value (a number "
+                 "or an object is kept as its JSON text)."),
     RSQL_OPT_ROW("json.timestamp-format", RSQL_OPT_ENUM, 0, "iso-8601", 0, 0, json_ts_formats,
                  "How TIMESTAMP(3) values are written, and expected when read: `iso-8601` text "
                  "such as `2026-01-02T03:04:05.678Z`, or `epoch-millis` numbers."),

@@ -25,6 +25,7 @@
  */
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
+#include "core/rsql_path.h"
 #include "connectors/rsql_conn_io.h"
 
 #include <sqlite3.h>
@@ -132,6 +133,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         sk_close(k);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
+    rsql_path_mkdir_parents(path); /* a failure shows in sqlite3_open_v2 below */
     rc = sqlite3_open_v2(path, &k->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) {
         sk_db_error(k, rc, err, "cannot open");

@@ -406,10 +406,16 @@ static void test_conn_file_sink(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(read_file(path), "null}\n1,a\n2,\"b,c\"\n3,\"d\"\"e\"\n4,\n"));
     snk_close(&x);
 
-    const char *kv3[] = {"connector", "filesystem", "path", "/nonexistent/dir/x", NULL};
+    /* missing parent directories are created; a path under a file cannot be */
+    char nested[600];
+    snprintf(nested, sizeof(nested), "%s.d/a/b/out.json", path);
+    const char *kv4[] = {"connector", "filesystem", "path", nested, NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "filesystem", kv4, 2, c2, t2), RSQL_OK);
+    snk_close(&x);
+    CU_ASSERT_EQUAL(access(nested, F_OK), 0);
+    const char *kv3[] = {"connector", "filesystem", "path", "/dev/null/dir/x", NULL};
     CU_ASSERT_EQUAL(snk_open(&x, "filesystem", kv3, 2, c2, t2), RSQL_ERR_IO);
-    CU_ASSERT_STRING_EQUAL(x.err.msg,
-                           "cannot open /nonexistent/dir/x: No such file or directory");
+    CU_ASSERT_STRING_EQUAL(x.err.msg, "cannot open /dev/null/dir/x: Not a directory");
     x.k = NULL;
     snk_close(&x);
 }

@@ -182,6 +182,11 @@ static void test_formats_json_errors(void)
     dec_fails(&f, "{\"name\":\"a\tb\"}", "invalid JSON at byte 10: control character in string");
     dec_fails(&f, "[1,2]", "expected a JSON object, got array");
     dec_fails(&f, "42", "expected a JSON object, got number");
+    /* the type of a non-object is named only when it is valid JSON */
+    dec_fails(&f, "not json", "invalid JSON at byte 0: unexpected character 'n'");
+    dec_fails(&f, "[1,2", "invalid JSON at byte 4: unexpected end of input");
+    dec_fails(&f, "42 x", "invalid JSON at byte 3: unexpected data after the value");
+    dec_fails(&f, " null ", "expected a JSON object, got null");
     dec_fails(&f, "{\"amount\": \"abc\"}", "field 'amount': expected DOUBLE, got string \"abc\"");
     dec_fails(&f, "{\"n\": 3000000000}", "field 'n': 3000000000 out of range for INT");
     dec_fails(&f, "{\"id\": 99999999999999999999}",
