@@ -1,4 +1,4 @@
--- rocketsql quickstart: declare a source and a sink, look at the plan.
+-- rocketsql quickstart (local part): generated orders -> filter/projection -> sqlite.
 CREATE TABLE orders (
   id BIGINT NOT NULL,
   customer STRING,
@@ -6,6 +6,7 @@ CREATE TABLE orders (
 ) WITH (
   'connector' = 'datagen',
   'number-of-rows' = '1000',
+  'seed' = '42',
   'fields.id.kind' = 'sequence',
   'fields.id.start' = '1',
   'fields.id.end' = '1000',
@@ -26,3 +27,6 @@ CREATE TABLE big_orders (
 SHOW TABLES;
 DESCRIBE orders;
 EXPLAIN INSERT INTO big_orders SELECT id, UPPER(customer), amount FROM orders WHERE amount > 100;
+INSERT INTO big_orders SELECT id, UPPER(customer), amount FROM orders WHERE amount > 100;
+SELECT * FROM big_orders LIMIT 5;
+SHOW JOB RUNS;
