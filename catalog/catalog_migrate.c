@@ -84,6 +84,10 @@ static const char *const steps[] = {
     "  updated_ms INTEGER NOT NULL,\n"
     "  PRIMARY KEY (pipeline, partition)\n"
     ") WITHOUT ROWID;\n",
+    /* 2: the process that runs a job, so a run whose process died (kill -9)
+       can be told apart from one still running */
+    "ALTER TABLE job_runs ADD COLUMN pid INTEGER;\n"
+    "ALTER TABLE job_runs ADD COLUMN host TEXT;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

@@ -6,19 +6,80 @@
  * "running"), rsql_catalog_run_progress now and then with the counts so far,
  * and rsql_catalog_run_end with the final status. Each call is one
  * statement, so it commits on its own (or joins the caller's transaction).
- * A process killed while running leaves its run "running"; nothing here
- * guesses otherwise.
+ * A run records the process (pid, host) that runs it. A process killed
+ * while running leaves its run "running"; reap_dead_runs marks such runs
+ * "interrupted" when their process is gone from this host (checked before
+ * runs are listed or a new one begins).
  */
 #include "config.h"
 #include "catalog/catalog_int.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/rsql_mem.h"
 
 static rsql_err_t bind_err(rsql_catalog_t *cat, rsql_error_t *err)
 {
     return rsql_catalog__sqlerr(cat, sqlite3_errcode(cat->db), err);
+}
+
+static void this_host(char *host, size_t size)
+{
+    if (gethostname(host, size) != 0) {
+        snprintf(host, size, "%s", "localhost");
+    }
+    host[size - 1] = '\0';
+}
+
+/*
+** Mark "interrupted" the runs of this host still "running" whose process no
+** longer exists (killed with SIGKILL, crashed). Best effort: errors are
+** ignored, the runs then simply stay "running".
+*/
+static void reap_dead_runs(rsql_catalog_t *cat)
+{
+    char host[256];
+    this_host(host, sizeof(host));
+    sqlite3_stmt *st;
+    if (rsql_catalog__prepare(cat,
+                              "SELECT id, pid FROM job_runs WHERE status = 'running' AND "
+                              "host = ?1 AND pid IS NOT NULL",
+                              &st, NULL) != RSQL_OK) {
+        return;
+    }
+    int64_t dead[64];
+    int64_t dead_pid[64];
+    int n = 0;
+    if (rsql_catalog__bind_text(st, 1, host) == SQLITE_OK) {
+        while (n < 64 && sqlite3_step(st) == SQLITE_ROW) {
+            pid_t pid = (pid_t)sqlite3_column_int64(st, 1);
+            if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+                dead[n] = sqlite3_column_int64(st, 0);
+                dead_pid[n] = pid;
+                n++;
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    for (int i = 0; i < n; i++) {
+        if (rsql_catalog__prepare(cat,
+                                  "UPDATE job_runs SET status = 'interrupted', error = ?2 "
+                                  "WHERE id = ?1 AND status = 'running'",
+                                  &st, NULL) != RSQL_OK) {
+            return;
+        }
+        char why[128];
+        snprintf(why, sizeof(why), "process %lld ended before the run finished (killed?)",
+                 (long long)dead_pid[i]);
+        if (sqlite3_bind_int64(st, 1, dead[i]) == SQLITE_OK &&
+            rsql_catalog__bind_text(st, 2, why) == SQLITE_OK) {
+            rsql_catalog__step_done(cat, st, NULL);
+        }
+        sqlite3_finalize(st);
+    }
 }
 
 /*
@@ -29,15 +90,21 @@ rsql_err_t rsql_catalog_run_begin(rsql_catalog_t *cat, const char *job, const ch
                                   int64_t *run_id, rsql_error_t *err)
 {
     sqlite3_stmt *st;
-    rsql_err_t rc = rsql_catalog__prepare(
-        cat, "INSERT INTO job_runs(job, sql, start_ms, status) VALUES (?1, ?2, ?3, 'running')", &st,
-        err);
+    char host[256];
+    reap_dead_runs(cat);
+    this_host(host, sizeof(host));
+    rsql_err_t rc = rsql_catalog__prepare(cat,
+                                          "INSERT INTO job_runs(job, sql, start_ms, status, pid, "
+                                          "host) VALUES (?1, ?2, ?3, 'running', ?4, ?5)",
+                                          &st, err);
     if (rc != RSQL_OK) {
         return rc;
     }
     if (rsql_catalog__bind_text(st, 1, job) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 2, sql) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 3, rsql_catalog__now_ms()) != SQLITE_OK) {
+        sqlite3_bind_int64(st, 3, rsql_catalog__now_ms()) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)getpid()) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 5, host) != SQLITE_OK) {
         rc = bind_err(cat, err);
     } else if ((rc = rsql_catalog__step_done(cat, st, err)) == RSQL_OK) {
         *run_id = sqlite3_last_insert_rowid(cat->db);
@@ -197,6 +264,7 @@ rsql_err_t rsql_catalog_run_list(rsql_catalog_t *cat, const char *job, int limit
 {
     *runs = NULL;
     *n = 0;
+    reap_dead_runs(cat);
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(
         cat,

@@ -474,7 +474,7 @@ static void test_catalog_file_mode_version_reopen(void)
     CU_ASSERT_EQUAL(sb.st_mode & 0777, 0600);
     umask(old);
 
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 1);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 2);
     sqlite3 *db;
     sqlite3_stmt *st;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
@@ -501,7 +501,7 @@ static void test_catalog_file_mode_version_reopen(void)
     rsql_table_def_free(got);
     CU_ASSERT_EQUAL(err.code, RSQL_OK);
     rsql_catalog_close(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 1);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 2);
 }
 
 static void test_catalog_newer_version_refused(void)
@@ -522,7 +522,7 @@ static void test_catalog_newer_version_refused(void)
     char want[512];
     snprintf(want, sizeof(want),
              "cannot open catalog '%s': its schema version 99 is newer than this build "
-             "supports (1); use a newer rocketsql",
+             "supports (2); use a newer rocketsql",
              path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 99); /* untouched */
@@ -805,10 +805,52 @@ static void test_catalog_two_processes(void)
         CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     check_writers(path, NPROC);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 1);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 2);
+}
+
+/* A run whose process died without ending it is shown "interrupted", not "running". */
+static void test_catalog_run_of_dead_process(void)
+{
+    char path[256];
+    new_path(path, sizeof(path));
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        rsql_catalog_t *cat = rsql_catalog_open(path, NULL);
+        int64_t id = 0;
+        if (!cat || rsql_catalog_run_begin(cat, "j", "INSERT ...", &id, NULL) != RSQL_OK) {
+            _exit(1);
+        }
+        _exit(0); /* as if killed: no run_end, no close */
+    }
+    int status = -1;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_catalog_t *cat = rsql_catalog_open(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    int64_t mine = 0;
+    CU_ASSERT_EQUAL(rsql_catalog_run_begin(cat, "k", "INSERT ...", &mine, &err), RSQL_OK);
+    rsql_job_run_t **runs = NULL;
+    int n = 0;
+    CU_ASSERT_EQUAL(rsql_catalog_run_list(cat, NULL, 0, &runs, &n, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    /* newest first: ours is alive and still running; the dead child's is interrupted */
+    CU_ASSERT_STRING_EQUAL(runs[0]->status, "running");
+    CU_ASSERT_STRING_EQUAL(runs[1]->status, "interrupted");
+    CU_ASSERT_PTR_NOT_NULL(runs[1]->error && strstr(runs[1]->error, "ended before the run"));
+    for (int i = 0; i < n; i++) {
+        rsql_job_run_free(runs[i]);
+    }
+    rsql_free(runs);
+    rsql_catalog_close(cat);
 }
 
 static CU_TestInfo catalog_tests[] = {
+    {"test_catalog_run_of_dead_process", test_catalog_run_of_dead_process},
     {"test_catalog_table_roundtrip", test_catalog_table_roundtrip},
     {"test_catalog_table_exists_list_drop", test_catalog_table_exists_list_drop},
     {"test_catalog_jobs", test_catalog_jobs},
