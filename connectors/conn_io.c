@@ -10,6 +10,10 @@
 #include <strings.h>
 #include <time.h>
 
+#ifdef RSQL_HAVE_RMQ
+#include "connectors/rocketmq/rmq_conn_int.h"
+#endif
+
 static const struct {
     const char *name;
     const rsql_source_ops_t *source;
@@ -20,6 +24,9 @@ static const struct {
     {"sqlite", &rsql_sqlite_source_ops, &rsql_sqlite_sink_ops},
     {"print", NULL, &rsql_print_sink_ops},
     {"blackhole", NULL, &rsql_blackhole_sink_ops},
+#ifdef RSQL_HAVE_RMQ
+    {"rocketmq-grpc", &rsql_rmq_source_ops, &rsql_rmq_sink_ops},
+#endif
 };
 
 /*

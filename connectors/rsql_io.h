@@ -143,6 +143,12 @@ typedef struct rsql_source_ops {
     /* Stop: wake a blocked poll (any thread). Optional. */
     void (*wakeup)(rsql_source_t *src);
     void (*close)(rsql_source_t *src);
+    /*
+    ** True when the source keeps its own positions (RocketMQ: the broker
+    ** does, through acks): the runtime then stores no partition positions
+    ** in the catalog for it (its offset tracker still counts in-flight).
+    */
+    bool manages_own_positions;
 } rsql_source_ops_t;
 
 /* ---- sinks */

@@ -215,7 +215,7 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
     enum { MAXL = 64 };
     uint32_t lanes[MAXL];
     int64_t offs[MAXL];
-    if (p->conf.preview) {
+    if (p->conf.preview || p->conf.src_ops->manages_own_positions) {
         return RSQL_OK;
     }
     for (;;) {

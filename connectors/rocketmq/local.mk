@@ -2,7 +2,7 @@
 # configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
 # (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
 EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2/service.proto \
-	tests/rocketmq/t_client.sh
+	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh
 
 if HAVE_RMQ
 RMQ_PROTO_GEN = \
@@ -38,7 +38,9 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_client.c connectors/rocketmq/rmq_sync.c \
 	connectors/rocketmq/rmq_codec.c connectors/rocketmq/rmq_rpc.c \
 	connectors/rocketmq/rmq_status.c connectors/rocketmq/rmq_sign.c \
-	connectors/rocketmq/rmq_msgid.c
+	connectors/rocketmq/rmq_msgid.c \
+	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
+	connectors/rocketmq/rmq_source.c connectors/rocketmq/rmq_sink.c
 # (rmq_codec.c includes the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
 RSQL_LIBS += librmqproto.a $(GRPC_LIBS)
@@ -53,5 +55,10 @@ TESTS += tests/unit/test_rmq_codec
 tests_unit_test_rmq_codec_SOURCES = tests/unit/test_rmq_codec.c
 tests_unit_test_rmq_codec_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_inflight
+TESTS += tests/unit/test_rmq_inflight
+tests_unit_test_rmq_inflight_SOURCES = tests/unit/test_rmq_inflight.c
+tests_unit_test_rmq_inflight_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_inflight_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 endif
