@@ -149,6 +149,15 @@ typedef struct rsql_source_ops {
     ** in the catalog for it (its offset tracker still counts in-flight).
     */
     bool manages_own_positions;
+    /*
+    ** A short description of the source's own state, or NULL (none). text = true: for the
+    ** live status line (e.g. "lite t1 3/120/900, t2 0/0/85"); false: a JSON object for the
+    ** `detail` column of SHOW JOB RUNS (e.g. {"lite_topics":[{"name":"t1","in_flight":3,
+    ** "deferred":120,"delivered":900}]}). Writes at most size bytes, NUL-terminated; returns
+    ** the length (0 = nothing to say). Optional.
+    ** @locality worker thread (while poll may run on the poll thread)
+    */
+    size_t (*describe)(rsql_source_t *src, bool text, char *buf, size_t size);
 } rsql_source_ops_t;
 
 /* ---- sinks */

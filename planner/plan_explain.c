@@ -415,13 +415,18 @@ static void rmq_source_details(explain_t *x, int d, const rsql_plan_table_t *t)
             rsql_buf_puts(x->out, "no in-flight limit");
         }
         if (given(t, "throttle.rate-per-lite-topic")) {
-            rsql_buf_printf(x->out, ", at most %.15g/s per lite topic",
+            rsql_buf_printf(x->out, ", at most %.15g/s per lite topic (token bucket)",
                             rsql_optset_double(t->opts, "throttle.rate-per-lite-topic"));
         }
         rsql_buf_printf(x->out,
-                        "; a hot lite topic's messages are deferred (ChangeInvisibleDuration) "
-                        "by %s, doubling\n",
-                        dur(rsql_optset_int(t->opts, "throttle.defer"), b1, sizeof b1));
+                        "; a message over its lite topic's share is deferred as it is received "
+                        "(ChangeInvisibleDuration with its lite topic, counted as a delivery "
+                        "attempt; not held, not acked) by %s, doubling per delivery attempt%s\n",
+                        dur(rsql_optset_int(t->opts, "throttle.defer"), b1, sizeof b1),
+                        given(t, "throttle.rate-per-lite-topic")
+                            ? " (over the rate: later still, so that a lite topic's deferred "
+                              "messages come back spaced at its rate)"
+                            : "");
         attr(x, d, "valves");
         rsql_buf_printf(x->out,
                         "a message at delivery attempt %" PRId64

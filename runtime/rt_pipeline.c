@@ -961,12 +961,23 @@ int64_t rsql_pipeline_elapsed_ms(rsql_pipeline_t *p)
     return (p->end_ms ? p->end_ms : rsql_rt_now_ms()) - p->start_ms;
 }
 
+/* The source's describe() as JSON into buf, or NULL when it has nothing to say. */
+static const char *source_detail(rsql_pipeline_t *p, char *buf, size_t size)
+{
+    if (!p->src || !p->conf.src_ops->describe) {
+        return NULL;
+    }
+    return p->conf.src_ops->describe(p->src, false, buf, size) > 0 ? buf : NULL;
+}
+
 static void run_progress(rsql_pipeline_t *p)
 {
     if (p->run_id > 0 && p->conf.cat) {
         rsql_job_counts_t c;
         counts_now(p, &c);
-        rsql_catalog_run_progress(p->conf.cat, p->run_id, &c, NULL, NULL);
+        char detail[2048];
+        rsql_catalog_run_progress(p->conf.cat, p->run_id, &c,
+                                  source_detail(p, detail, sizeof detail), NULL);
     }
 }
 
@@ -1126,6 +1137,8 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         pthread_mutex_unlock(&p->lock);
         rc = e.code;
     }
+    char detail_buf[2048];
+    const char *detail = source_detail(p, detail_buf, sizeof detail_buf); /* before close */
     if (p->src) {
         if (p->conf.src_ops->close) {
             p->conf.src_ops->close(p->src);
@@ -1151,7 +1164,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
                              : atomic_load(&p->interrupted) ? "interrupted"
                                                              : "done";
         rsql_catalog_run_end(p->conf.cat, p->run_id, status, &c, rc != RSQL_OK ? e.msg : NULL,
-                             NULL, NULL);
+                             detail, NULL);
     }
     if (rc != RSQL_OK) {
         return rsql_error_set(err, rc, e.pos, "%s", e.msg);

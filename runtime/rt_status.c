@@ -42,7 +42,7 @@ void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms)
     p->last_status_ms = now_ms;
     p->last_status_done = done;
     int64_t read = atomic_load(&p->read);
-    char line[256];
+    char line[512];
     int n = snprintf(line, sizeof line,
                      "%" PRId64 " rows/s  in flight %" PRId64 "  read=%" PRId64
                      " written=%" PRId64 " filtered=%" PRId64 " dead_lettered=%" PRId64
@@ -50,8 +50,16 @@ void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms)
                      rate, read - done, read, p->written, p->filtered, p->dead_lettered,
                      p->failed);
     if (p->total > 0 && n > 0 && (size_t)n < sizeof line) {
-        snprintf(line + n, sizeof line - (size_t)n, "  %.1f%%",
-                 100.0 * (double)done / (double)p->total);
+        n += snprintf(line + n, sizeof line - (size_t)n, "  %.1f%%",
+                      100.0 * (double)done / (double)p->total);
+    }
+    /* the source's own state, e.g. the busiest lite topics (in flight/deferred/delivered) */
+    if (p->src && p->conf.src_ops->describe && n > 0 && (size_t)n + 2 < sizeof line) {
+        char *at = line + n;
+        if (p->conf.src_ops->describe(p->src, true, at + 2, sizeof line - (size_t)n - 2) > 0) {
+            at[0] = ' ';
+            at[1] = ' ';
+        }
     }
     /* \r, the line, then clear to the end of the line */
     fprintf(p->conf.status_out, "\r%s\033[K", line);

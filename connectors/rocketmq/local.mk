@@ -2,7 +2,8 @@
 # configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
 # (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
 EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2/service.proto \
-	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh
+	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
+	tests/rocketmq/t_throttle.sh
 
 if HAVE_RMQ
 RMQ_PROTO_GEN = \
@@ -40,6 +41,7 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_status.c connectors/rocketmq/rmq_sign.c \
 	connectors/rocketmq/rmq_msgid.c \
 	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
+	connectors/rocketmq/rmq_throttle.c \
 	connectors/rocketmq/rmq_source.c connectors/rocketmq/rmq_sink.c
 # (rmq_codec.c includes the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
@@ -60,5 +62,10 @@ TESTS += tests/unit/test_rmq_inflight
 tests_unit_test_rmq_inflight_SOURCES = tests/unit/test_rmq_inflight.c
 tests_unit_test_rmq_inflight_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_inflight_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_throttle
+TESTS += tests/unit/test_rmq_throttle
+tests_unit_test_rmq_throttle_SOURCES = tests/unit/test_rmq_throttle.c
+tests_unit_test_rmq_throttle_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_throttle_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 endif

@@ -7,7 +7,8 @@
  * number and keeps per-lane counts: messages in flight (received, outcome not yet known),
  * delivered (acked), deferred (throttling, issue 6) and a per-lane offset sequence. The source
  * reports lanes as its partitions, so the runtime's offset tracker keys in-flight by lite topic
- * too. Not thread-safe: the owner guards it with its own lock.
+ * too. Also the fair per-lite-topic throttling policy (rmq_throttle.c). Not thread-safe: the
+ * owner guards them with its own lock.
  */
 #ifndef RSQL_RMQ_CONN_INT_H
 #define RSQL_RMQ_CONN_INT_H
@@ -66,6 +67,65 @@ void rsql_rmq_inflight_stats(const rsql_rmq_inflight_t *t, uint32_t lane,
                              rsql_rmq_lane_stats_t *out);
 /* Sum of in_flight over every lane. */
 int64_t rsql_rmq_inflight_total(const rsql_rmq_inflight_t *t);
+
+/* ---- fair per-lite-topic throttling (rmq_throttle.c) -------------------------------------- */
+
+typedef struct rsql_rmq_throttle rsql_rmq_throttle_t;
+
+/* The policy's settings (the `throttle.*` and valve options of a lite source). */
+typedef struct rsql_rmq_throttle_conf {
+    int64_t max_inflight;     /* most held messages per lite topic; 0 = no cap */
+    double rate;              /* most messages per second per lite topic; <= 0 = no rate limit */
+    double burst;             /* token bucket capacity; <= 0 = max(1, rate) (one second) */
+    int64_t defer_ms;         /* first deferral (`throttle.defer`) */
+    int32_t max_attempts;     /* valve: at this delivery attempt a message is never deferred */
+    int64_t max_invisible_ms; /* valve: no deferral is longer */
+} rsql_rmq_throttle_conf_t;
+
+/* What to do with one received message. */
+typedef enum rsql_rmq_throttle_action {
+    RSQL_RMQ_ADMIT,       /* within its lite topic's share: hand it to the pipeline */
+    RSQL_RMQ_DEFER,       /* over its share: ChangeInvisibleDuration by *defer_ms, not held */
+    RSQL_RMQ_ADMIT_VALVE  /* over its share but at max_attempts: processed anyway */
+} rsql_rmq_throttle_action_t;
+
+/*
+** A new policy (conf copied), or NULL when out of memory. A policy with neither an in-flight
+** cap nor a rate admits everything. Caller destroys. Not thread-safe (the source's lock).
+*/
+rsql_rmq_throttle_t *rsql_rmq_throttle_new(const rsql_rmq_throttle_conf_t *conf);
+/* Free. NULL-safe. */
+void rsql_rmq_throttle_destroy(rsql_rmq_throttle_t *t);
+/* True when the policy can defer (a cap or a rate is set). */
+bool rsql_rmq_throttle_active(const rsql_rmq_throttle_t *t);
+/*
+** Decide for one message of lane just received: in_flight = the lane's messages already held
+** (not counting this one), attempt = its delivery attempt (1 = first; < 1 taken as 1), now_ms
+** a monotonic clock. Admitting takes a token of the lane's bucket. On RSQL_RMQ_DEFER
+** *defer_ms is the deferral (rsql_rmq_throttle_defer_ms); otherwise it is set to 0. A lane
+** seen for the first time starts with a full bucket; when its state cannot be grown (out of
+** memory) the message is admitted. A deferral for the rate is stretched to the lane's next
+** free return slot (returns spaced 1/rate apart), never beyond max_invisible_ms.
+*/
+rsql_rmq_throttle_action_t rsql_rmq_throttle_decide(rsql_rmq_throttle_t *t, uint32_t lane,
+                                                    int64_t in_flight, int32_t attempt,
+                                                    int64_t now_ms, int64_t *defer_ms);
+/*
+** The deferral of a message at delivery attempt `attempt`: defer_ms x 2^(attempt - 1), never
+** more than max_invisible_ms (and never negative).
+*/
+int64_t rsql_rmq_throttle_defer_ms(const rsql_rmq_throttle_conf_t *conf, int32_t attempt);
+/*
+** Describe the busiest lanes of lanes (by messages received, at most top_n) into buf (always
+** NUL-terminated when size > 0): as JSON
+**   {"lite_topics":[{"name":"t1","in_flight":3,"deferred":120,"delivered":900},...],
+**    "lanes":N,"deferred":D}
+** or, with text, as a short status text "lite t1 3/120/900, t2 ..." (in flight/deferred/
+** delivered). Returns the length written (0 when there are no lanes, buf then ""); output that
+** does not fit is cut at a whole entry.
+*/
+size_t rsql_rmq_throttle_describe(const rsql_rmq_inflight_t *lanes, int top_n, bool text,
+                                  char *buf, size_t size);
 
 /* The data-path vtables (registered in connectors/conn_io.c). */
 #include "connectors/rsql_io.h"

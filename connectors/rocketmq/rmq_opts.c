@@ -131,7 +131,9 @@ static const rsql_opt_def_t rmq_opts[] = {
     RSQL_OPT_ROW("source.max-delivery-attempts", RSQL_OPT_INT, SRC, "16", 1, 1000, NULL,
                  "Safety valve: a message at this delivery attempt is processed, never deferred "
                  "by throttling again. Also the attempt count reported when a message is "
-                 "forwarded to the native dead-letter queue."),
+                 "forwarded to the native dead-letter queue. Keep it at or below the consumer "
+                 "group's retry limit + 1 (17 by default): past that the broker moves the message "
+                 "to the group's dead-letter queue before the valve lets it through."),
     RSQL_OPT_ROW("source.max-invisible-duration", RSQL_OPT_DURATION, SRC, "30min",
                  10 * RSQL_MS_S, 12 * RSQL_MS_H, NULL,
                  "Safety valve: no deferral by throttling is longer than this."),
@@ -156,7 +158,9 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "`200/s`; messages over it are deferred. Unset: no rate limit."),
     RSQL_OPT_ROW("throttle.defer", RSQL_OPT_DURATION, SRC, "1s", 100, 12 * RSQL_MS_H, NULL,
                  "Lite mode: the first deferral of a throttled message; it doubles each time the "
-                 "same message is deferred again, up to `source.max-invisible-duration`."),
+                 "same message is deferred again, up to `source.max-invisible-duration`. A lite "
+                 "topic over its rate also has its deferred messages spaced 1/rate apart, so each "
+                 "comes back when the topic has room instead of being deferred again."),
 
     RSQL_OPT_ROW("sink.lite-topic", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                  "Send every row to this lite topic of the LITE parent topic `topic`."),

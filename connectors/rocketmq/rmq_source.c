@@ -30,6 +30,14 @@
  * are serialized per message: while `renewing`, commit_record only records the wanted action
  * (pending) and the renewal's completion carries it out with the new handle.
  *
+ * Fair throttling (lite mode with throttle.* options; rmq_throttle.c has the policy): recv_cb
+ * asks the policy for every message received. A message over its lite topic's share is not
+ * held and not handed to the pipeline: it is deferred at once (ChangeInvisibleDuration with
+ * its lite topic, suspend = false so the broker counts the attempt, started by recv_cb after
+ * s->mu is released), counted as deferred in its lane and freed when the call completes; it
+ * takes no buffer room, so the long polls go on fetching for the other lite topics.
+ * RSQL_RMQ_DEBUG=2 prints one "rmq-throttle: admit|valve|defer ..." line per decision.
+ *
  * Lanes (rmq_inflight.c): lite mode = one lane per lite topic, FIFO topics one per message
  * group, else one lane for the topic. The lane is the record's partition (so the runtime's
  * offset tracker keys in-flight by lite topic) and carries in-flight/delivered counts. The
@@ -72,6 +80,7 @@ typedef struct held {
     bool polled, renewing, lost;
     int pending;              /* outcome asked for during a renewal */
     int ack_attempts;
+    int64_t defer_ms;         /* throttled: its deferral (never held then) */
     rsql_source_t *src; /* the owner (for completions that get only the message) */
 } held_t;
 
@@ -110,8 +119,11 @@ struct rsql_source {
     rsql_error_t fatal; /* a non-retriable receive error: poll reports it */
 
     rsql_rmq_inflight_t *lanes;
+    rsql_rmq_throttle_t *thr; /* lite mode with throttle.* options; else NULL */
+    int debug;                /* RSQL_RMQ_DEBUG: 1 = summary at close, 2 = every decision */
     int64_t n_acked, n_ack_invalid, n_renewed, n_renew_failed, n_forwarded;
-    int warned_ack, warned_renew, warned_recv;
+    int64_t n_deferred, n_defer_failed, n_valve;
+    int warned_ack, warned_renew, warned_recv, warned_defer;
 };
 
 static void warn(int *count, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -410,6 +422,61 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     }
 }
 
+/* ---- deferrals (fair throttling, rmq_throttle.c) */
+
+/* Deferral completion: the message is no longer ours either way. @locality client thread */
+static void defer_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *new_handle,
+                     void *opaque)
+{
+    (void)c;
+    (void)new_handle;
+    held_t *h = opaque;
+    rsql_source_t *s = h->src;
+    pthread_mutex_lock(&s->mu);
+    if (err) {
+        s->n_defer_failed++; /* it comes back when its invisible duration ends */
+        if (err->code != RSQL_ERR_INTERRUPTED) {
+            warn(&s->warned_defer, "deferral of message %s failed: %s", h->m->message_id,
+                 err->msg);
+        }
+    }
+    held_free(h);
+    op_done(s);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/*
+** Defer the messages on the bnext chain (not held; s->ops counted): ChangeInvisibleDuration
+** by h->defer_ms with the lite topic and WITHOUT suspend, so the broker counts the attempt
+** (the growth and the max-delivery-attempts valve rely on it). @locks s->mu NOT held
+*/
+static void defer_send(rsql_source_t *s, held_t *list)
+{
+    while (list) {
+        held_t *h = list;
+        list = h->bnext;
+        h->bnext = NULL;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rsql_rmq_msg_t *m = h->m;
+        if (rsql_rmq_change_invisible(s->cli, m->topic ? m->topic : s->topic, m->message_id,
+                                      m->receipt_handle, m->lite_topic, h->defer_ms, false,
+                                      defer_cb, h, &e) != RSQL_OK) {
+            defer_cb(s->cli, &e, NULL, h);
+        }
+    }
+}
+
+/* RSQL_RMQ_DEBUG=2: one line per throttling decision (tests parse it). s->mu held */
+static void debug_decision(const rsql_rmq_msg_t *m, const char *what, int64_t defer_ms)
+{
+    fprintf(stderr,
+            "rmq-throttle: %s lite=%s key=%s id=%s attempt=%" PRId32 " born=%" PRId64
+            " defer_ms=%" PRId64 "\n",
+            what, m->lite_topic ? m->lite_topic : "-", m->n_keys > 0 ? m->keys[0] : "-",
+            m->message_id, m->delivery_attempt, m->born_ms, defer_ms);
+}
+
 /* ---- receiving */
 
 static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_t **msgs,
@@ -418,8 +485,13 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
     (void)c;
     rsql_source_t *s = opaque;
     int64_t now = rsql_io_now_ms();
+    held_t *to_defer = NULL;
     pthread_mutex_lock(&s->mu);
     s->recv_outstanding--;
+    if (s->debug >= 2) {
+        fprintf(stderr, "rmq-recv: n=%zu at=%" PRId64 " err=%s\n", n, now,
+                err ? err->msg : "-");
+    }
     if (err) {
         if (err->code != RSQL_ERR_INTERRUPTED && !s->closing) {
             bool retry =
@@ -451,6 +523,33 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         h->m = m;
         h->src = s;
         h->lane = lane;
+        if (s->thr || s->debug >= 2) {
+            rsql_rmq_lane_stats_t st;
+            rsql_rmq_inflight_stats(s->lanes, lane, &st);
+            int64_t defer_ms = 0;
+            rsql_rmq_throttle_action_t act = rsql_rmq_throttle_decide(
+                s->thr, lane, st.in_flight, m->delivery_attempt, now, &defer_ms);
+            if (s->debug >= 2) {
+                debug_decision(m,
+                               act == RSQL_RMQ_DEFER         ? "defer"
+                               : act == RSQL_RMQ_ADMIT_VALVE ? "valve"
+                                                             : "admit",
+                               defer_ms);
+            }
+            if (act == RSQL_RMQ_DEFER) {
+                /* over its lite topic's share: not held, not acked, made invisible again */
+                rsql_rmq_inflight_received(s->lanes, lane);
+                rsql_rmq_inflight_deferred(s->lanes, lane);
+                s->n_deferred++;
+                s->ops++;
+                h->defer_ms = defer_ms;
+                h->bnext = to_defer;
+                to_defer = h;
+                s->last_msg_ms = now;
+                continue;
+            }
+            s->n_valve += act == RSQL_RMQ_ADMIT_VALVE;
+        }
         h->deadline = now - 200 + s->invisible_ms; /* margin for the time since the pop */
         h->offset = rsql_rmq_inflight_received(s->lanes, lane);
         h->next = &s->held;
@@ -473,6 +572,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
     pthread_cond_broadcast(&s->poll_cv);
     pthread_cond_signal(&s->hk_cv);
     pthread_mutex_unlock(&s->mu);
+    defer_send(s, to_defer);
 }
 
 /* ---- the housekeeping thread */
@@ -702,10 +802,28 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (s->ahead_ms >= s->invisible_ms) {
         s->ahead_ms = s->invisible_ms / 2;
     }
+    const char *dbg = getenv("RSQL_RMQ_DEBUG");
+    s->debug = dbg && *dbg ? (atoi(dbg) >= 2 ? 2 : 1) : 0;
+    bool throttle_oom = false;
+    if (s->lite && (rsql_io_opt_has(o, "throttle.max-inflight-per-lite-topic") ||
+                    rsql_io_opt_has(o, "throttle.rate-per-lite-topic"))) {
+        rsql_rmq_throttle_conf_t tc = {
+            .max_inflight = rsql_io_opt_int(o, "throttle.max-inflight-per-lite-topic", 0),
+            .rate = rsql_io_opt_has(o, "throttle.rate-per-lite-topic")
+                        ? rsql_io_opt_double(o, "throttle.rate-per-lite-topic", 0)
+                        : 0,
+            .burst = 0,
+            .defer_ms = rsql_io_opt_int(o, "throttle.defer", 1000),
+            .max_attempts = s->max_attempts,
+            .max_invisible_ms = rsql_io_opt_int(o, "source.max-invisible-duration", 1800000),
+        };
+        s->thr = rsql_rmq_throttle_new(&tc);
+        throttle_oom = !s->thr;
+    }
     s->topic = rsql_strdup(topic);
     s->lanes = rsql_rmq_inflight_new(topic);
     char *eps = endpoints_arg(rsql_io_opt_str(o, "endpoints", NULL));
-    if (!s->topic || !s->lanes || !eps) {
+    if (!s->topic || !s->lanes || !eps || throttle_oom) {
         rsql_free(eps);
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
@@ -983,14 +1101,17 @@ static void rs_close(rsql_source_t *s)
         held_unlink(s, h);
         held_free(h);
     }
-    if (getenv("RSQL_RMQ_DEBUG")) {
+    if (s->debug) {
         fprintf(stderr,
                 "rocketmq-grpc source: acked=%" PRId64 " invalid_handle=%" PRId64
                 " renewed=%" PRId64 " renew_failed=%" PRId64 " forwarded=%" PRId64
-                " lanes=%" PRIu32 "\n",
+                " lanes=%" PRIu32 " deferred=%" PRId64 " defer_failed=%" PRId64
+                " valve=%" PRId64 "\n",
                 s->n_acked, s->n_ack_invalid, s->n_renewed, s->n_renew_failed, s->n_forwarded,
-                s->lanes ? rsql_rmq_inflight_count(s->lanes) : 0);
+                s->lanes ? rsql_rmq_inflight_count(s->lanes) : 0, s->n_deferred,
+                s->n_defer_failed, s->n_valve);
     }
+    rsql_rmq_throttle_destroy(s->thr);
     rsql_rmq_inflight_destroy(s->lanes);
     rsql_free(s->topic);
     pthread_cond_destroy(&s->poll_cv);
@@ -998,6 +1119,19 @@ static void rs_close(rsql_source_t *s)
     pthread_cond_destroy(&s->done_cv);
     pthread_mutex_destroy(&s->mu);
     rsql_free(s);
+}
+
+/* The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS. */
+static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t n = s->lite ? rsql_rmq_throttle_describe(s->lanes, text ? 3 : 10, text, buf, size)
+                       : 0;
+    pthread_mutex_unlock(&s->mu);
+    if (!s->lite && size > 0) {
+        buf[0] = '\0';
+    }
+    return n;
 }
 
 /*
@@ -1014,4 +1148,5 @@ const rsql_source_ops_t rsql_rmq_source_ops = {
     .wakeup = rs_wakeup,
     .close = rs_close,
     .manages_own_positions = true,
+    .describe = rs_describe,
 };
