@@ -3,7 +3,7 @@
 # (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
 EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2/service.proto \
 	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
-	tests/rocketmq/t_throttle.sh
+	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh
 
 if HAVE_RMQ
 RMQ_PROTO_GEN = \

@@ -501,6 +501,13 @@ static rsql_err_t call_start(rmq_call_t *k, rsql_error_t *err)
     ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
     ops[n].data.send_initial_metadata.count = k->n_md;
     ops[n].data.send_initial_metadata.metadata = k->md;
+    if (k->rpc->long_poll) {
+        /* While the proxy is away (restart), a long poll waits for the channel to reconnect
+         * (within its deadline) instead of failing at once: receivers do not escalate their
+         * retry backoff during the outage and resume as soon as the channel is back. */
+        ops[n].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY |
+                       GRPC_INITIAL_METADATA_WAIT_FOR_READY_EXPLICITLY_SET;
+    }
     n++;
     if (k->rpc->kind == RMQ_BIDI) {
         /* Telemetry: metadata goes first; messages go through the write queue. */
@@ -1633,8 +1640,9 @@ static grpc_channel *make_channel(rsql_rmq_client_t *c)
                          {.integer = -1}};
     args[3] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
                          {.integer = 1000}};
+    /* at most 5 s between reconnect attempts: a restarted proxy is found again quickly */
     args[4] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
-                         {.integer = 30000}};
+                         {.integer = 5000}};
     grpc_channel_args ca = {5, args};
     grpc_channel_credentials *creds =
         c->tls ? grpc_ssl_credentials_create(NULL, NULL, NULL, NULL)

@@ -4,6 +4,7 @@
 #
 # t_examples.sh: every examples/NN-*.sql runs, in a fresh directory holding a copy of
 # examples/data, and leaves exactly the data of its examples/NN-*.expected:
+#   00-local-quickstart: the table big_orders of quickstart-orders.db;
 #   01-datagen-to-file: big_orders.json, sorted;
 #   02-json-to-sqlite-dlq: the tables orders and dead_letters of shop.db, dumped by the query
 #   below (without the dead letters' timestamps, which vary); the script is run twice, and the
@@ -15,6 +16,7 @@ EX="$RSQL_SRCDIR/examples"
 # result NAME: prints the data the example left in the working directory
 result() {
     case "$1" in
+    00-local-quickstart) sqlite3 -header quickstart-orders.db "SELECT * FROM big_orders ORDER BY id;" ;;
     01-datagen-to-file) LC_ALL=C sort big_orders.json ;;
     02-json-to-sqlite-dlq)
         sqlite3 -header shop.db "SELECT * FROM orders ORDER BY id;"

@@ -5,13 +5,13 @@
 # t_source_sink.sh: the rocketmq-grpc SQL connector (Pop source with downstream ack, producer
 # sink) end to end against the real broker (scripts/rocketmq), with the official Java client
 # (tests/interop/rmq-interop) as producer and verifier:
-#   1. 20,000 JSON messages (Java) on a NORMAL topic -> rocketsql INSERT with WHERE/projection
+#   1. 100,000 JSON messages (Java) on a NORMAL topic -> rocketsql INSERT with WHERE/projection
 #      -> a FIFO topic keyed by customer, and separately -> sqlite: every expected row once in
 #      sqlite; every expected message once on the FIFO topic (Java consumer);
 #   1b. a FIFO source (Java, 8 message groups) -> rocketsql -> FIFO sink keyed by the group:
 #      complete and in order per message group (Java consumer's order check);
-#   2. lite: 50 lite topics under a LITE parent -> rocketsql (wildcard lite group) -> sqlite,
-#      with 10 NEW lite topics produced while it runs: everything exactly once;
+#   2. lite: 200 lite topics under a LITE parent -> rocketsql (wildcard lite group) -> sqlite,
+#      with 20 NEW lite topics produced while it runs: everything exactly once;
 #   3. a body that is not JSON: tolerance all + errors.dlq.table -> in the DLQ table, counted,
 #      acked (does not come back); with source.dead-letter = native -> in %DLQ%<group>;
 #   4. a send that fails (row body over 4 MiB): exit 2 and the source message is NOT acked
@@ -55,7 +55,8 @@ src_opts() { # topic group [extra options]
 # ---------------------------------------------------------------- 1. NORMAL -> FIFO and sqlite
 case1() {
     "$RMQ" start >>"$WORK/start.log" 2>&1 || die "broker did not start"
-N1=20000
+N1=${TSS_N1:-100000}
+N1_WANT=$((N1 / 100 * 60))   # ids 40..99 of each hundred pass WHERE amount >= 40
 mk topic "${P}n" normal
 mk topic "${P}f" fifo
 mk group "${P}g1f"
@@ -87,7 +88,7 @@ CREATE TABLE out1 (id BIGINT, customer VARCHAR, amount INT)
 INSERT INTO out1 SELECT id, customer, amount FROM src WHERE amount >= 40;
 EOF
 rc=$(rsql "$WORK/1f.sql" "$WORK/c1f.db")
-if [ "$rc" = 0 ] && grep -q "written=12000 " "$WORK/1f.sql.out"; then
+if [ "$rc" = 0 ] && grep -q "written=$N1_WANT " "$WORK/1f.sql.out"; then
     ok "NORMAL -> FIFO: $(grep -o 'read=.*' "$WORK/1f.sql.out" | tail -1)"
 else
     tail -5 "$WORK/1f.sql.out"; fail "NORMAL -> FIFO job (rc=$rc)"
@@ -109,8 +110,8 @@ print("sqlite rows=%d distinct=%d expected=%d missing=%d unexpected=%d" % (
 sys.exit(0 if len(rows) == len(want) and got == want else 1)
 EOF
 then ok "sqlite has every expected row exactly once"; else fail "sqlite rows differ"; fi
-# the FIFO topic: every expected message once (ids 40..99 of each hundred = 12000 distinct)
-if "$JAVA" consume --endpoint "$EP" --topic "${P}f" --group "${P}g1v" --count 12000 --timeout 30 \
+# the FIFO topic: every expected message once (ids 40..99 of each hundred)
+if "$JAVA" consume --endpoint "$EP" --topic "${P}f" --group "${P}g1v" --count "$N1_WANT" --timeout 60 \
     >"$WORK/1v.out" 2>&1; then
     ok "FIFO topic: $(grep 'received=' "$WORK/1v.out" | tail -1)"
 else
@@ -154,9 +155,9 @@ case2() {
     "$RMQ" start >>"$WORK/start.log" 2>&1 || die "broker did not start"
 mk topic "${P}l" lite
 mk group "${P}gl" --lite-bind "${P}l"
-N2=5000
-N2B=500
-if "$JAVA" produce --endpoint "$EP" --topic "${P}l" --type lite --lite-topics 50 --lite-prefix old- \
+N2=${TSS_N2:-10000}
+N2B=${TSS_N2B:-1000}
+if "$JAVA" produce --endpoint "$EP" --topic "${P}l" --type lite --lite-topics 200 --lite-prefix old- \
     --count "$N2" >"$WORK/2p.out" 2>&1; then
     cat >"$WORK/2.sql" <<EOF
 CREATE TABLE lsrc (id BIGINT, lite_topic VARCHAR)
@@ -169,7 +170,7 @@ EOF
     pid=$!
     BG="$BG $pid"
     sleep 4
-    "$JAVA" produce --endpoint "$EP" --topic "${P}l" --type lite --lite-topics 10 --lite-prefix new- \
+    "$JAVA" produce --endpoint "$EP" --topic "${P}l" --type lite --lite-topics 20 --lite-prefix new- \
         --count "$N2B" >"$WORK/2p2.out" 2>&1 || fail "Java produce to new lite topics"
     wait "$pid"
     rc=$?
@@ -179,13 +180,13 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("select lite_topic, id from out2").fetchall()
 n, nb = int(sys.argv[2]), int(sys.argv[3])
-want = {("old-%d" % (i % 50), i) for i in range(n)} | {("new-%d" % (i % 10), i) for i in range(nb)}
+want = {("old-%d" % (i % 200), i) for i in range(n)} | {("new-%d" % (i % 20), i) for i in range(nb)}
 got = set(rows)
 print("lite rows=%d distinct=%d expected=%d missing=%d lite_topics=%d" % (
     len(rows), len(got), len(want), len(want - got), len({r[0] for r in rows})))
 sys.exit(0 if len(rows) == len(want) and got == want else 1)
 EOF
-    then ok "lite: every message of 60 lite topics (10 new mid-run) exactly once"
+    then ok "lite: every message of 220 lite topics (20 new mid-run) exactly once"
     else fail "lite rows differ"; fi
 else
     tail -3 "$WORK/2p.out"; fail "Java lite produce"
