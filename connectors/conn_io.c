@@ -7,6 +7,7 @@
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
 
+#include <errno.h>
 #include <strings.h>
 #include <time.h>
 
@@ -168,4 +169,19 @@ int64_t rsql_io_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms)
+{
+    struct timespec ts = {(time_t)(until_ms / 1000), (long)(until_ms % 1000) * 1000000L};
+    pthread_mutex_lock(mu);
+    while (!*woken && rsql_io_now_ms() < until_ms) {
+        if (pthread_cond_timedwait(cv, mu, &ts) == ETIMEDOUT) {
+            break;
+        }
+    }
+    bool was = *woken;
+    *woken = false;
+    pthread_mutex_unlock(mu);
+    return was;
 }

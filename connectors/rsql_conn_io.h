@@ -13,6 +13,7 @@
 #ifndef RSQL_CONN_IO_H
 #define RSQL_CONN_IO_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,5 +51,12 @@ bool rsql_io_opt_has(const rsql_optset_t *opts, const char *name);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 int64_t rsql_io_now_ms(void);
+
+/*
+** A source's interruptible sleep: wait on cv (created on CLOCK_MONOTONIC)
+** under mu until until_ms (rsql_io_now_ms time) or until *woken is set by a
+** wakeup. Clears *woken; returns whether it was set. Never spins.
+*/
+bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms);
 
 #endif

@@ -236,18 +236,7 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
 /* Sleep until ms (monotonic) or a wakeup; true when woken. */
 static bool dg_sleep_until(rsql_source_t *s, int64_t until_ms)
 {
-    struct timespec ts = {(time_t)(until_ms / 1000), (long)(until_ms % 1000) * 1000000L};
-    bool woken;
-    pthread_mutex_lock(&s->mu);
-    while (!s->woken && rsql_io_now_ms() < until_ms) {
-        if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) {
-            break;
-        }
-    }
-    woken = s->woken;
-    s->woken = false;
-    pthread_mutex_unlock(&s->mu);
-    return woken;
+    return rsql_io_sleep_until(&s->mu, &s->cv, &s->woken, until_ms);
 }
 
 static rsql_err_t dg_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,

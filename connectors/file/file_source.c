@@ -234,19 +234,7 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
 /* Wait up to ms or a wakeup; true when woken. */
 static bool fs_sleep(rsql_source_t *s, int64_t ms)
 {
-    int64_t until = rsql_io_now_ms() + ms;
-    struct timespec ts = {(time_t)(until / 1000), (long)(until % 1000) * 1000000L};
-    bool woken;
-    pthread_mutex_lock(&s->mu);
-    while (!s->woken && rsql_io_now_ms() < until) {
-        if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) {
-            break;
-        }
-    }
-    woken = s->woken;
-    s->woken = false;
-    pthread_mutex_unlock(&s->mu);
-    return woken;
+    return rsql_io_sleep_until(&s->mu, &s->cv, &s->woken, rsql_io_now_ms() + ms);
 }
 
 static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
