@@ -6,8 +6,10 @@
  */
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
+#include "core/rsql_mem.h"
 
 #include <errno.h>
+#include <string.h>
 #include <strings.h>
 #include <time.h>
 
@@ -169,6 +171,22 @@ int64_t rsql_io_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n,
+                                   rsql_error_t *err)
+{
+    if (n <= *cap) {
+        return RSQL_OK;
+    }
+    rsql_sink_result_t *nr = rsql_realloc(*results, (size_t)n * sizeof *nr);
+    if (!nr) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    memset(nr + *cap, 0, (size_t)(n - *cap) * sizeof *nr);
+    *results = nr;
+    *cap = n;
+    return RSQL_OK;
 }
 
 bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms)

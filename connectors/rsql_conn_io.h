@@ -53,6 +53,14 @@ bool rsql_io_opt_has(const rsql_optset_t *opts, const char *name);
 int64_t rsql_io_now_ms(void);
 
 /*
+** Make *results hold at least n sink results (a sink's per-batch result
+** array, grown on demand and reused; new space is zeroed: RSQL_OK, no meta).
+** RSQL_ERR_NOMEM with err set when it cannot grow; *results is unchanged then.
+*/
+rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n,
+                                   rsql_error_t *err);
+
+/*
 ** A source's interruptible sleep: wait on cv (created on CLOCK_MONOTONIC)
 ** under mu until until_ms (rsql_io_now_ms time) or until *woken is set by a
 ** wakeup. Clears *woken; returns whether it was set. Never spins.

@@ -109,13 +109,9 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (k->buf.oom) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    if (n > k->results_cap) {
-        rsql_sink_result_t *nr = rsql_realloc(k->results, (size_t)n * sizeof *nr);
-        if (!nr) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        }
-        k->results = nr;
-        k->results_cap = n;
+    rsql_err_t grc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
+    if (grc != RSQL_OK) {
+        return grc;
     }
     struct stat st;
     off_t before = fstat(k->fd, &st) == 0 ? st.st_size : -1;

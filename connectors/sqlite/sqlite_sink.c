@@ -319,13 +319,9 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
                            rsql_error_t *err)
 {
     int committed = 0, rc = SQLITE_DONE;
-    if (n > k->results_cap) {
-        rsql_sink_result_t *nr = rsql_realloc(k->results, (size_t)n * sizeof *nr);
-        if (!nr) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        }
-        k->results = nr;
-        k->results_cap = n;
+    rsql_err_t grc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
+    if (grc != RSQL_OK) {
+        return grc;
     }
     while (committed < n) {
         int to = n - committed > k->batch_size ? committed + (int)k->batch_size : n;

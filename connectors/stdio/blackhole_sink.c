@@ -34,14 +34,9 @@ static rsql_err_t bh_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
                            rsql_error_t *err)
 {
     (void)rows;
-    if (n > k->results_cap) {
-        rsql_sink_result_t *nr = rsql_realloc(k->results, (size_t)n * sizeof *nr);
-        if (!nr) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        }
-        memset(nr, 0, (size_t)n * sizeof *nr); /* all RSQL_OK, no meta; never changed */
-        k->results = nr;
-        k->results_cap = n;
+    rsql_err_t grc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
+    if (grc != RSQL_OK) {
+        return grc;
     }
     if (k->deliver) {
         k->deliver(k->deliver_opaque, batch_id, n, k->results);
