@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 /* ------------------------------------------------------------------ helpers */
 

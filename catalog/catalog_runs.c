@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 static rsql_err_t bind_err(rsql_catalog_t *cat, rsql_error_t *err)
 {

@@ -34,8 +34,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/rsql_error.h"
-#include "core/rsql_types.h"
+#include "base/rsql_error.h"
+#include "base/rsql_types.h"
 
 typedef struct rsql_catalog rsql_catalog_t;
 

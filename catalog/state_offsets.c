@@ -16,7 +16,7 @@
 #include "config.h"
 #include "catalog/catalog_int.h"
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 static rsql_err_t bind_err(rsql_catalog_t *cat, rsql_error_t *err)
 {

@@ -10,9 +10,9 @@
 #include "cli/cli_int.h"
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_connector.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_error.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_error.h"
+#include "base/rsql_mem.h"
 #include "runtime/rsql_session.h"
 
 #include <errno.h>

@@ -11,8 +11,8 @@
  */
 #include "config.h"
 #include "cli/cli_int.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 #include "sql/rsql_sql.h"
 
 #include <locale.h>

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #include <errno.h>
 #include <string.h>

@@ -5,14 +5,14 @@
  * the validation of a table's WITH options.  rsql_connector_validate finds
  * the 'connector', checks the chosen 'format', rejects the options of a
  * format that is not chosen, validates everything else against the
- * connector's table plus the chosen format's table (core/rsql_opts.c) and
+ * connector's table plus the chosen format's table (base/rsql_opts.c) and
  * runs the connector's cross-option rules (finalize).  The option tables
  * themselves live next to each connector (<name>/<name>_opts.c).
  */
 #include "config.h"
 #include "connectors/rsql_connector.h"
 #include "connectors/conn_int.h"
-#include "core/rsql_opts_int.h"
+#include "base/rsql_opts_int.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 #ifndef RSQL_CONNECTOR_H
 #define RSQL_CONNECTOR_H
 
-#include "core/rsql_opts.h"
+#include "base/rsql_opts.h"
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u

@@ -37,10 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/rsql_error.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_opts.h"
-#include "core/rsql_types.h"
+#include "base/rsql_error.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_opts.h"
+#include "base/rsql_types.h"
 
 /* ---- records and batches */
 

@@ -15,7 +15,7 @@
 #include "config.h"
 #include "planner/plan_int.h"
 
-#include "core/rsql_settings.h"
+#include "base/rsql_settings.h"
 
 #include <stdio.h>
 #include <string.h>

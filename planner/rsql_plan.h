@@ -45,12 +45,12 @@
 
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_connector.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_error.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_opts.h"
-#include "core/rsql_settings.h"
-#include "core/rsql_types.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_error.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_opts.h"
+#include "base/rsql_settings.h"
+#include "base/rsql_types.h"
 #include "sql/rsql_sql.h"
 
 typedef struct rsql_func rsql_func_t; /* a row of the function table (plan_funcs.c) */

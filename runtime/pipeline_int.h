@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 #include "runtime/rsql_pipeline.h"
 #include "runtime/rsql_queue.h"
 

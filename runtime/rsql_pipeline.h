@@ -59,7 +59,7 @@
 
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_io.h"
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 
 /* ---- offset tracker (runtime/rt_offsets.c) */
 

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 
 typedef struct rsql_qop {
     struct rsql_qop *next; /* owned by the queue while queued */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 
 typedef enum rsql_result_kind {
     RSQL_RESULT_NONE,  /* nothing to show */

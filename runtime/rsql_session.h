@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 #include "runtime/rsql_result.h"
 #include "sql/rsql_sql.h"
 

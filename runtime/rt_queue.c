@@ -8,7 +8,7 @@
  */
 #include "config.h"
 #include "runtime/rsql_queue.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -6,8 +6,8 @@
  */
 #include "config.h"
 #include "runtime/rsql_result.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 
 #include <stdarg.h>
 #include <string.h>

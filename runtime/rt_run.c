@@ -10,8 +10,8 @@
 #include "config.h"
 #include "runtime/rt_int.h"
 #include "catalog/rsql_catalog.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_settings.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_settings.h"
 #include "planner/rsql_plan.h"
 #include "runtime/rsql_pipeline.h"
 

@@ -25,8 +25,8 @@
 #include "runtime/pipeline_int.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 #include "planner/rsql_plan.h"
 #include "runtime/rsql_result.h"
 

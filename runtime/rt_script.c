@@ -8,7 +8,7 @@
 #include "config.h"
 #include "runtime/rt_int.h"
 #include "catalog/rsql_catalog.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #include <string.h>
 

@@ -10,9 +10,9 @@
 #include "runtime/rt_int.h"
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_connector.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_settings.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_settings.h"
 
 #include <stdio.h>
 #include <string.h>

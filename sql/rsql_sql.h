@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/rsql_error.h"
-#include "core/rsql_types.h"
+#include "base/rsql_error.h"
+#include "base/rsql_types.h"
 
 /* ---- tokens */
 

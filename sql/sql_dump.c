@@ -15,7 +15,7 @@
 #include "config.h"
 #include "sql/sql_int.h"
 
-#include "core/rsql_buf.h"
+#include "base/rsql_buf.h"
 
 #include <string.h>
 

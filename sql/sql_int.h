@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 #include "sql/rsql_sql.h"
 #include "sql/sql_parse.h" /* generated into the build tree: RSQL_TK_* */
 

@@ -15,7 +15,7 @@
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
-#include "core/rsql_path.h"
+#include "base/rsql_path.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -24,11 +24,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/rsql_buf.h"
-#include "core/rsql_error.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_opts.h"
-#include "core/rsql_types.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_error.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_opts.h"
+#include "base/rsql_types.h"
 
 typedef struct rsql_decoder rsql_decoder_t;
 typedef struct rsql_encoder rsql_encoder_t;

@@ -33,7 +33,7 @@
 
 #include "connectors/rocketmq/rmq_client.h"
 #include "connectors/rocketmq/rmq_int.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #define RMQ_CLIENT_VERSION "5.2.1" /* protocol level we implement (proto v2.1.2) */
 #define RMQ_HEARTBEAT_MS 10000

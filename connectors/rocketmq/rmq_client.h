@@ -49,7 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 
 typedef struct rsql_rmq_client rsql_rmq_client_t;
 

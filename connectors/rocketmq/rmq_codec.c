@@ -16,7 +16,7 @@
 
 #include "apache/rocketmq/v2/service.pb-c.h"
 #include "connectors/rocketmq/rmq_int.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #define PB(x) Apache__Rocketmq__V2__##x
 #define PBC(x) APACHE__ROCKETMQ__V2__##x

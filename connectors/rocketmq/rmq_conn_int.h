@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 
 typedef struct rsql_rmq_inflight rsql_rmq_inflight_t;
 

@@ -15,8 +15,8 @@
 
 #include <string.h>
 
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 
 typedef struct lane {
     char *key;  /* owned */

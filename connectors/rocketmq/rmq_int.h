@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "connectors/rocketmq/rmq_client.h"
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 
 /* ---- status codes (rmq_status.c) ---------------------------------------------------------- */
 

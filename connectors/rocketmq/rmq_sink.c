@@ -38,8 +38,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 
 #define BACKOFF_START_MS 100
 #define BACKOFF_MAX_MS 5000

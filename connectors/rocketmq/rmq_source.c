@@ -58,7 +58,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #define ACK_BATCH 64       /* entries per AckMessage */
 #define ACK_DELAY_MS 100   /* longest wait of a queued ack */

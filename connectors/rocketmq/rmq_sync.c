@@ -12,7 +12,7 @@
 
 #include "connectors/rocketmq/rmq_client.h"
 #include "connectors/rocketmq/rmq_int.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 /* See rmq_int.h. */
 void rsql_rmq__sync_init(rmq_sync_t *s)

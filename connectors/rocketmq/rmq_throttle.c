@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 
 typedef struct bucket {
     double tokens;

@@ -25,7 +25,7 @@
  */
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
-#include "core/rsql_path.h"
+#include "base/rsql_path.h"
 #include "connectors/rsql_conn_io.h"
 
 #include <sqlite3.h>

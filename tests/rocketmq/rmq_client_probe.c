@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "connectors/rocketmq/rmq_client.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 typedef struct args {
     const char *cmd, *endpoint, *topic, *group, *missing, *tag;

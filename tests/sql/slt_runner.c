@@ -17,8 +17,8 @@
  * passed, 1 otherwise (automake's test protocol).
  */
 #include "config.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 #include "runtime/rsql_session.h"
 #include "sql/rsql_sql.h"
 

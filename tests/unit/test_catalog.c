@@ -20,7 +20,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 static char tmpdir[64];
 static int file_seq;

@@ -19,7 +19,7 @@
 #include <CUnit/CUnit.h>
 
 #include "catalog/rsql_catalog.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 #include "sql/rsql_sql.h"
 #include "tests/lib/cu_catalog.h"
 

@@ -18,7 +18,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 #include "runtime/rsql_result.h"
 #include "runtime/rsql_session.h"
 #include "sql/rsql_sql.h"

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Unit tests of the options engine (core/rsql_opts*.c), the session
- * settings (core/rsql_settings.c) and the connector registry with every
+ * Unit tests of the options engine (base/rsql_opts*.c), the session
+ * settings (base/rsql_settings.c) and the connector registry with every
  * option table (connectors/): value parsers, '#' rows, suggestions, the
  * exact text and position of every error, defaults, secrets, the
  * well-formedness of every table, and out-of-memory sweeps.
  */
 #include "config.h"
 #include "connectors/rsql_connector.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_opts.h"
-#include "core/rsql_settings.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_opts.h"
+#include "base/rsql_settings.h"
 
 #include <CUnit/CUnit.h>
 #include <math.h>

@@ -19,8 +19,8 @@
 #include <CUnit/CUnit.h>
 
 #include "catalog/rsql_catalog.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_settings.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_settings.h"
 #include "sql/rsql_sql.h"
 #include "tests/lib/cu_catalog.h"
 

@@ -11,7 +11,7 @@
 #include "runtime/rsql_pipeline.h"
 #include "runtime/rsql_queue.h"
 #include "catalog/rsql_catalog.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #include <CUnit/CUnit.h>
 #include <inttypes.h>

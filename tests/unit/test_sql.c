@@ -12,7 +12,7 @@
 #include "sql/rsql_sql.h"
 #include "sql/sql_int.h"
 
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  *   rates      <number>/s, /min, /h (events per second as a double, > 0)
  */
 #include "config.h"
-#include "core/rsql_opts.h"
+#include "base/rsql_opts.h"
 
 #include <ctype.h>
 #include <errno.h>

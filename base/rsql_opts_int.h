@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Internals of the options engine shared by core/rsql_opts.c,
- * core/rsql_settings.c and connectors/conn_registry.c: building the
+ * Internals of the options engine shared by base/rsql_opts.c,
+ * base/rsql_settings.c and connectors/conn_registry.c: building the
  * "unknown ...; valid options: a, b, c" messages so they fit the fixed-size
  * rsql_error_t message, and the near-name score behind "did you mean".
  */
 #ifndef RSQL_OPTS_INT_H
 #define RSQL_OPTS_INT_H
 
-#include "core/rsql_opts.h"
+#include "base/rsql_opts.h"
 
 /*
 ** Set err to "<head>; <label>: <list>" (or just head when list is empty),

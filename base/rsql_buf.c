@@ -4,8 +4,8 @@
  * The growable buffer behind EXPLAIN output, option docs and encoders.
  */
 #include "config.h"
-#include "core/rsql_buf.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -7,9 +7,9 @@
  * engine (rsql_opt_check_value_as) so messages match the WITH options.
  */
 #include "config.h"
-#include "core/rsql_settings.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_opts_int.h"
+#include "base/rsql_settings.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_opts_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

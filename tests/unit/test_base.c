@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Unit tests of core/rsql_error.c's rendering: rsql_error_render prints the
+ * Unit tests of base/rsql_error.c's rendering: rsql_error_render prints the
  * one-line form, the source line and a caret that lines up with the error
  * under multi-byte UTF-8 characters, tabs and CRLF line ends, with '~' under
  * the rest of the span (clipped at the end of the line); and rsql_buf's
  * size arithmetic failing cleanly (sticky oom) instead of wrapping around.
  */
 #include "config.h"
-#include "core/rsql_error.h"
-#include "core/rsql_buf.h"
+#include "base/rsql_error.h"
+#include "base/rsql_buf.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * Allocation wrappers with an allocation-failure hook, and the arena.
  */
 #include "config.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_mem.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

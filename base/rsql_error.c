@@ -5,7 +5,7 @@
  * texts from RSQL_ERR_MAP, and rendering "line:col: message" with a caret.
  */
 #include "config.h"
-#include "core/rsql_error.h"
+#include "base/rsql_error.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -173,7 +173,7 @@ void rsql_error_render(const rsql_error_t *err, const char *sql, FILE *f)
 void rsql_error_map_markdown(FILE *f)
 {
     fprintf(f, "# rocketsql error codes\n\n"
-               "Generated from `RSQL_ERR_MAP` in `core/rsql_error.h` (`make check` fails when "
+               "Generated from `RSQL_ERR_MAP` in `base/rsql_error.h` (`make check` fails when "
                "this file is stale). Numbers are stable.\n\n"
                "| code | name | retriable | fatal | meaning |\n|---|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof(err_descs) / sizeof(err_descs[0]); i++) {

@@ -3,7 +3,7 @@
  *
  * rsql_settings: the session settings behind SET 'key' = 'value', RESET
  * ['key'] and SHOW SETTINGS (errors.tolerance, pipeline.batch-size, ...).
- * They are declared once as rsql_opt_def_t rows (core/rsql_settings.c) and
+ * They are declared once as rsql_opt_def_t rows (base/rsql_settings.c) and
  * checked by the options engine, with the same messages as WITH options but
  * the noun "setting" and RSQL_ERR_BAD_SETTING.  Settings flagged JOB belong
  * to a pipeline: CREATE JOB captures the explicitly set ones (export) and
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/rsql_opts.h"
+#include "base/rsql_opts.h"
 
 /* A settings row that a job captures (rsql_opt_def_t.flags). */
 #define RSQL_SETTING_F_JOB 0x100u

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/rsql_buf.h"
-#include "core/rsql_error.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_error.h"
 
 typedef enum rsql_opt_type {
     RSQL_OPT_STR,

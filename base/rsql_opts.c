@@ -16,9 +16,9 @@
  * can strcmp() them.
  */
 #include "config.h"
-#include "core/rsql_opts.h"
-#include "core/rsql_mem.h"
-#include "core/rsql_opts_int.h"
+#include "base/rsql_opts.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_opts_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * File-system helpers: creating a sink file's parent directories.
  */
 #include "config.h"
-#include "core/rsql_path.h"
-#include "core/rsql_mem.h"
+#include "base/rsql_path.h"
+#include "base/rsql_mem.h"
 
 #include <errno.h>
 #include <string.h>

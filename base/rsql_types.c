@@ -4,7 +4,7 @@
  * Type names and the implicit (widening) cast rules.
  */
 #include "config.h"
-#include "core/rsql_types.h"
+#include "base/rsql_types.h"
 
 #include <strings.h>
 

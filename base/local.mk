@@ -1,0 +1,26 @@
+# base/: errors, memory, buffers, types, the options engine, session settings.
+librocketsql_a_SOURCES += \
+	base/rsql_error.c base/rsql_error.h \
+	base/rsql_mem.c base/rsql_mem.h \
+	base/rsql_buf.c base/rsql_buf.h \
+	base/rsql_types.c base/rsql_types.h \
+	base/rsql_path.c base/rsql_path.h
+librocketsql_a_SOURCES += \
+	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts.h base/rsql_opts_int.h \
+	base/rsql_settings.c base/rsql_settings.h
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_oom
+TESTS += tests/unit/test_oom
+tests_unit_test_oom_SOURCES = tests/unit/test_oom.c
+tests_unit_test_oom_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_oom_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_base
+TESTS += tests/unit/test_base
+tests_unit_test_base_SOURCES = tests/unit/test_base.c
+tests_unit_test_base_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_base_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
