@@ -7,7 +7,8 @@ librocketsql_a_SOURCES += \
 	base/rsql_path.c base/rsql_path.h
 librocketsql_a_SOURCES += \
 	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts.h base/rsql_opts_int.h \
-	base/rsql_settings.c base/rsql_settings.h
+	base/rsql_settings.c base/rsql_settings.h \
+	base/rsql_conf.c base/rsql_conf.h
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_oom

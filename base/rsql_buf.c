@@ -82,27 +82,34 @@ void rsql_buf_putc(rsql_buf_t *b, char c)
     rsql_buf_append(b, &c, 1);
 }
 
-void rsql_buf_printf(rsql_buf_t *b, const char *fmt, ...)
+void rsql_buf_vprintf(rsql_buf_t *b, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
+    va_list again;
+    va_copy(again, ap);
     char small[256];
     int n = vsnprintf(small, sizeof(small), fmt, ap);
-    va_end(ap);
     if (n < 0) {
+        va_end(again);
         return;
     }
     if ((size_t)n < sizeof(small)) {
         rsql_buf_append(b, small, (size_t)n);
+        va_end(again);
         return;
     }
-    if (!reserve(b, (size_t)n)) {
-        return;
+    if (reserve(b, (size_t)n)) {
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+        b->len += (size_t)n;
     }
+    va_end(again);
+}
+
+void rsql_buf_printf(rsql_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
     va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    rsql_buf_vprintf(b, fmt, ap);
     va_end(ap);
-    b->len += (size_t)n;
 }
 
 const char *rsql_buf_str(const rsql_buf_t *b)

@@ -9,6 +9,7 @@
 #define RSQL_BUF_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct rsql_buf {
@@ -26,6 +27,9 @@ void rsql_buf_append(rsql_buf_t *b, const void *p, size_t n);
 void rsql_buf_puts(rsql_buf_t *b, const char *s);
 void rsql_buf_putc(rsql_buf_t *b, char c);
 void rsql_buf_printf(rsql_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* rsql_buf_printf with a va_list (ap is consumed). */
+void rsql_buf_vprintf(rsql_buf_t *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* The contents as a C string ("" when empty); valid until the next append. */
 const char *rsql_buf_str(const rsql_buf_t *b);
 /* Hand the heap string to the caller (NULL on oom); the buffer is left empty. */

@@ -33,6 +33,8 @@ struct rsql_optset {
     rsql_opt_kv_t *kvs;   /* key/value owned (canonical spelling) */
     const rsql_opt_def_t **defs; /* row of each kv */
     int n;
+    rsql_arena_t *arena;  /* owns the typed configurations, or NULL */
+    const void *conf[RSQL_OPTSET_CONF_SLOTS];
 };
 
 #define MSG_MAX (sizeof(((rsql_error_t *)0)->msg) - 1)
@@ -485,7 +487,31 @@ void rsql_optset_destroy(rsql_optset_t *set)
     rsql_free(set->defs);
     rsql_free(set->tables);
     rsql_free(set->what);
+    rsql_arena_destroy(set->arena);
     rsql_free(set);
+}
+
+/* Attach a typed configuration (allocated in the set's arena) at slot. */
+void rsql_optset_set_conf(rsql_optset_t *set, int slot, const void *conf)
+{
+    if (set && slot >= 0 && slot < RSQL_OPTSET_CONF_SLOTS) {
+        set->conf[slot] = conf;
+    }
+}
+
+/* The typed configuration at slot, or NULL. Borrowed; lives as long as the set. */
+const void *rsql_optset_conf(const rsql_optset_t *set, int slot)
+{
+    return set && slot >= 0 && slot < RSQL_OPTSET_CONF_SLOTS ? set->conf[slot] : NULL;
+}
+
+/* The set's arena, created on first use; NULL when out of memory. */
+rsql_arena_t *rsql_optset_arena(rsql_optset_t *set)
+{
+    if (set && !set->arena) {
+        set->arena = rsql_arena_new();
+    }
+    return set ? set->arena : NULL;
 }
 
 static rsql_err_t unknown_key(const rsql_opt_def_t *const *tables, int n_tables, const char *what,

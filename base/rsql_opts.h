@@ -18,6 +18,7 @@
 
 #include "base/rsql_buf.h"
 #include "base/rsql_error.h"
+#include "base/rsql_mem.h"
 
 typedef enum rsql_opt_type {
     RSQL_OPT_STR,
@@ -53,10 +54,28 @@ typedef struct rsql_opt_def {
     */
     rsql_err_t (*validate)(const struct rsql_opt_def *def, const char *key, const char *value,
                            rsql_pos_t value_pos, rsql_error_t *err);
+    /*
+    ** Typed configuration (base/rsql_conf.h): where the value goes in the
+    ** owner's config struct, as RSQL_OPT_FIELD(struct, member, ctype); 0 =
+    ** no field (the row is read some other way, e.g. a '#' row by the
+    ** owner's configure hook). The member's C type follows the row's type:
+    ** STR/CSV const char *, INT/SIZE/DURATION int64_t, BOOL bool,
+    ** DOUBLE/RATE double, ENUM int (the index in enum_vals).
+    */
+    size_t field;
+    /* Optionally a bool member set to true when the key was given (0 = none). */
+    size_t given_field;
 } rsql_opt_def_t;
 
+/*
+** The field of a row: offsetof(T, member) + 1 (0 means "no field"), with a
+** compile-time check that the member has C type ctype.
+*/
+#define RSQL_OPT_FIELD(T, member, ctype) \
+    (offsetof(T, member) + 1 + 0 * sizeof((ctype *)0 == &((T *)0)->member))
+
 /* A table ends with this row. */
-#define RSQL_OPT_END {NULL, RSQL_OPT_STR, 0, NULL, 0, 0, NULL, NULL, NULL}
+#define RSQL_OPT_END {NULL, RSQL_OPT_STR, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0}
 
 /* ---- parsing values (shared by options, settings and the planner) */
 rsql_err_t rsql_opt_parse_bool(const char *s, bool *out);
@@ -182,6 +201,17 @@ rsql_optset_t *rsql_optset_new_at(const rsql_opt_def_t *const *tables, int n_tab
 */
 rsql_err_t rsql_optset_check_side_for(const rsql_optset_t *set, int side, const char *table_name,
                                       rsql_pos_t pos, rsql_error_t *err);
+
+/*
+** Typed configurations attached to a set (see base/rsql_conf.h): slot 0 is
+** the connector's (or the settings'), slot 1 its format's. The set owns an
+** arena for them: rsql_optset_arena creates it on first use (NULL when out
+** of memory) and it is freed with the set.
+*/
+#define RSQL_OPTSET_CONF_SLOTS 2
+void rsql_optset_set_conf(rsql_optset_t *set, int slot, const void *conf);
+const void *rsql_optset_conf(const rsql_optset_t *set, int slot);
+rsql_arena_t *rsql_optset_arena(rsql_optset_t *set);
 
 /* The row the i-th given key matched (never NULL for a valid i). */
 const rsql_opt_def_t *rsql_optset_def_at(const rsql_optset_t *set, int i);

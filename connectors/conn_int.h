@@ -16,6 +16,15 @@
 #define RSQL_OPT_ROW_V(name, type, flags, def, lo, hi, enums, doc, validate) \
     {name, type, flags, def, lo, hi, enums, doc, validate}
 
+/* The same, writing the value at a field of the owner's config struct (RSQL_OPT_FIELD),
+   optionally also a bool member set when the key was given. */
+#define RSQL_OPT_ROW_F(name, type, flags, def, lo, hi, enums, doc, field) \
+    {name, type, flags, def, lo, hi, enums, doc, NULL, field, 0}
+#define RSQL_OPT_ROW_FG(name, type, flags, def, lo, hi, enums, doc, field, given) \
+    {name, type, flags, def, lo, hi, enums, doc, NULL, field, given}
+#define RSQL_OPT_ROW_VF(name, type, flags, def, lo, hi, enums, doc, validate, field) \
+    {name, type, flags, def, lo, hi, enums, doc, validate, field, 0}
+
 /* The 'connector' row every connector table starts with. */
 #define RSQL_CONN_ROW_CONNECTOR(name)                                              \
     RSQL_OPT_ROW("connector", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL, \

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The data-path lookup of the embedded connectors (name -> rsql_io.h
- * vtable) and the tolerant option readers they share (rsql_conn_io.h).
+ * Helpers the embedded connectors share (rsql_conn_io.h). A connector's
+ * data path is found through its descriptor (rsql_connector_def_t.source,
+ * .sink), never by its name.
  */
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
@@ -12,51 +13,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-#ifdef RSQL_HAVE_RMQ
-#include "connectors/rocketmq/rmq_conn_int.h"
-#endif
-
-static const struct {
-    const char *name;
-    const rsql_source_ops_t *source;
-    const rsql_sink_ops_t *sink;
-} io_table[] = {
-    {"datagen", &rsql_datagen_source_ops, NULL},
-    {"filesystem", &rsql_file_source_ops, &rsql_file_sink_ops},
-    {"sqlite", &rsql_sqlite_source_ops, &rsql_sqlite_sink_ops},
-    {"print", NULL, &rsql_print_sink_ops},
-    {"blackhole", NULL, &rsql_blackhole_sink_ops},
-#ifdef RSQL_HAVE_RMQ
-    {"rocketmq-grpc", &rsql_rmq_source_ops, &rsql_rmq_sink_ops},
-#endif
-};
-
-/*
-** The source vtable of connector, or NULL. Static data; any thread.
-*/
-const rsql_source_ops_t *rsql_io_source_ops(const char *connector)
-{
-    for (size_t i = 0; connector && i < sizeof(io_table) / sizeof(io_table[0]); i++) {
-        if (strcasecmp(connector, io_table[i].name) == 0) {
-            return io_table[i].source;
-        }
-    }
-    return NULL;
-}
-
-/*
-** The sink vtable of connector, or NULL. Static data; any thread.
-*/
-const rsql_sink_ops_t *rsql_io_sink_ops(const char *connector)
-{
-    for (size_t i = 0; connector && i < sizeof(io_table) / sizeof(io_table[0]); i++) {
-        if (strcasecmp(connector, io_table[i].name) == 0) {
-            return io_table[i].sink;
-        }
-    }
-    return NULL;
-}
 
 /* The effective text of name and its row, or NULL (not in the tables / unset, no default). */
 static const char *opt_text(const rsql_optset_t *opts, const char *name,

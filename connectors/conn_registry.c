@@ -12,6 +12,7 @@
 #include "config.h"
 #include "connectors/rsql_connector.h"
 #include "connectors/conn_int.h"
+#include "base/rsql_conf.h"
 #include "base/rsql_opts_int.h"
 
 #include <stdio.h>
@@ -106,6 +107,39 @@ static int kv_index(const rsql_opt_kv_t *kvs, int n, const char *key)
     return -1;
 }
 
+/* The typed configurations of the connector and its format, attached to set. */
+static rsql_err_t build_confs(const rsql_connector_def_t *c, const rsql_format_def_t *fmt,
+                              rsql_optset_t *set, const char *const *columns, int n_columns,
+                              rsql_error_t *err)
+{
+    if (c->conf_size) {
+        void *conf = rsql_conf_build(set, RSQL_CONF_CONNECTOR, c->conf_size, c->opts, err);
+        if (!conf) {
+            return err ? err->code : RSQL_ERR_NOMEM;
+        }
+        if (c->configure) {
+            rsql_err_t rc =
+                c->configure(conf, set, columns, n_columns, rsql_optset_arena(set), err);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+        }
+    }
+    if (fmt && fmt->conf_size) {
+        void *conf = rsql_conf_build(set, RSQL_CONF_FORMAT, fmt->conf_size, fmt->opts, err);
+        if (!conf) {
+            return err ? err->code : RSQL_ERR_NOMEM;
+        }
+        if (fmt->configure) {
+            rsql_err_t rc = fmt->configure(conf, set, err);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+        }
+    }
+    return RSQL_OK;
+}
+
 /*
 ** Validate a table's WITH options (see rsql_connector.h). Returns a new set
 ** (caller destroys) and the connector in *conn (when conn is non-NULL), or
@@ -162,7 +196,8 @@ rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
         return NULL;
     }
     if ((c->finalize && c->finalize(set, err) != RSQL_OK) ||
-        (fmt && fmt->finalize && fmt->finalize(set, err) != RSQL_OK)) {
+        (fmt && fmt->finalize && fmt->finalize(set, err) != RSQL_OK) ||
+        build_confs(c, fmt, set, columns, n_columns, err) != RSQL_OK) {
         rsql_optset_destroy(set);
         return NULL;
     }

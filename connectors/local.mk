@@ -2,7 +2,8 @@
 librocketsql_a_SOURCES += \
 	connectors/rsql_connector.h connectors/conn_int.h \
 	connectors/conn_registry.c connectors/conn_docs.c \
-	connectors/rocketmq/rmq_opts.c \
+	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \
+	connectors/rocketmq/rmq_explain.c \
 	connectors/file/file_opts.c \
 	connectors/sqlite/sqlite_opts.c \
 	connectors/datagen/datagen_opts.c \

@@ -19,15 +19,7 @@
 
 #include "connectors/rsql_io.h"
 
-/*
-** The data path of a connector ("filesystem", "datagen", "sqlite",
-** "print", "blackhole"; case-insensitive), or NULL when it has none on that
-** side (or none compiled in). Static; never freed.
-*/
-const rsql_source_ops_t *rsql_io_source_ops(const char *connector);
-const rsql_sink_ops_t *rsql_io_sink_ops(const char *connector);
-
-/* The individual vtables (also reachable through the lookups above). */
+/* The embedded connectors' vtables (their descriptors point at them). */
 extern const rsql_source_ops_t rsql_datagen_source_ops;
 extern const rsql_source_ops_t rsql_file_source_ops;
 extern const rsql_sink_ops_t rsql_file_sink_ops;

@@ -12,9 +12,14 @@
 #define RSQL_CONNECTOR_H
 
 #include "base/rsql_opts.h"
+#include "connectors/rsql_io.h"
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
+
+/* The typed configurations a validated option set carries (rsql_optset_conf). */
+#define RSQL_CONF_CONNECTOR 0
+#define RSQL_CONF_FORMAT 1
 
 typedef struct rsql_format_def {
     const char *name; /* "json" */
@@ -22,8 +27,43 @@ typedef struct rsql_format_def {
     const rsql_opt_def_t *opts; /* keys start with "<name>." */
     /* Optional cross-option rules, run after the connector's finalize. */
     rsql_err_t (*finalize)(const rsql_optset_t *set, rsql_error_t *err);
+    /* Size of the format's config struct (the rows' fields point into it); 0 = none. */
+    size_t conf_size;
+    /* Optional: complete the config after its rows were written (derived members). */
+    rsql_err_t (*configure)(void *conf, const rsql_optset_t *set, rsql_error_t *err);
 } rsql_format_def_t;
 
+/* ---- what EXPLAIN asks a connector (rsql_connector_def_t.explain) */
+
+typedef enum rsql_explain_part {
+    RSQL_EXPLAIN_SOURCE, /* extra attribute lines of the Source node */
+    RSQL_EXPLAIN_SINK,   /* extra attribute lines of the Sink node */
+    RSQL_EXPLAIN_POLL,   /* text after "Threads: poll" (e.g. " (4 long polls)") */
+    RSQL_EXPLAIN_ERRORS  /* text appended to the "Errors:" line */
+} rsql_explain_part_t;
+
+typedef struct rsql_explain rsql_explain_t;
+struct rsql_explain {
+    rsql_explain_part_t part;
+    const void *conf;          /* this table's connector config (RSQL_CONF_CONNECTOR) */
+    const rsql_optset_t *opts; /* its options (for display only) */
+    bool preview;              /* a SELECT preview: nothing is acked or committed */
+    bool tolerate_all;         /* errors.tolerance = all */
+    /* One attribute line "name: text" at the node's depth (SOURCE, SINK). */
+    void (*attr)(const rsql_explain_t *x, const char *name, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+    /* Text appended to the current line (POLL, ERRORS). */
+    void (*text)(const rsql_explain_t *x, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+    void *priv; /* the planner's */
+};
+
+/*
+** A connector's descriptor: its identity, options, data path and the
+** semantics the planner and EXPLAIN need. One per connector, in its own
+** folder; conn_registry.c lists them all. Nothing else in the tree knows a
+** connector by its name.
+*/
 typedef struct rsql_connector_def {
     const char *name; /* "rocketmq-grpc" */
     const char *description;
@@ -37,6 +77,42 @@ typedef struct rsql_connector_def {
     ** offending key or value (see rsql_optset_at).
     */
     rsql_err_t (*finalize)(const rsql_optset_t *set, rsql_error_t *err);
+
+    /* ---- typed configuration (base/rsql_conf.h) */
+    size_t conf_size; /* the config struct the rows' fields point into; 0 = none */
+    /*
+    ** Optional: complete conf after the rows were written (values derived
+    ** from several options, '#' rows per column of the table's columns).
+    ** Allocate from arena (it lives as long as the option set). Must not
+    ** change a validated value.
+    */
+    rsql_err_t (*configure)(void *conf, const rsql_optset_t *set, const char *const *columns,
+                            int n_columns, rsql_arena_t *arena, rsql_error_t *err);
+
+    /* ---- data path (NULL on a side it lacks, or when not compiled in) */
+    const rsql_source_ops_t *source;
+    const rsql_sink_ops_t *sink;
+
+    /* ---- semantics */
+    /*
+    ** Source side: does a read end by itself under conf? *why is EXPLAIN's
+    ** "read" text ("bounded (ends at end of file)"). NULL = unbounded.
+    */
+    bool (*bounded)(const void *conf, const char **why);
+    /*
+    ** Source side: non-NULL when the source keeps its own positions (acks)
+    ** instead of the catalog's offsets; names them for EXPLAIN ("RocketMQ
+    ** acks"). Such a source prints its own acknowledgement lines.
+    */
+    const char *own_positions;
+    /*
+    ** Sink side: true when the sink stores the source positions in the same
+    ** transaction as the rows (exactly-once with a source whose positions
+    ** the runtime keeps). Its data path then has stored_positions.
+    */
+    bool exactly_once;
+    /* Optional extra EXPLAIN output (see rsql_explain_t). */
+    void (*explain)(const rsql_explain_t *x);
 } rsql_connector_def_t;
 
 /* All connectors, in a stable order, NULL-terminated. */

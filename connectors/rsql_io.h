@@ -100,6 +100,8 @@ typedef struct rsql_source_ctx {
     const char *table;          /* catalog table name */
     const char *pipeline;       /* stable id of the pipeline (offset key) */
     const rsql_optset_t *opts;  /* the table's validated options */
+    const void *conf;           /* the connector's typed configuration (its conf struct) */
+    const void *format_conf;    /* the chosen format's, or NULL */
     int n_columns;
     const char *const *column_names;
     const rsql_type_t *column_types;
@@ -190,6 +192,8 @@ typedef struct rsql_sink_ctx {
     const char *table;
     const char *pipeline;
     const rsql_optset_t *opts;
+    const void *conf;        /* the connector's typed configuration (its conf struct) */
+    const void *format_conf; /* the chosen format's, or NULL */
     int n_columns;
     const char *const *column_names;
     const rsql_type_t *column_types;

@@ -402,49 +402,17 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
 
 /* ---- bounded sources */
 
-static bool opt_given_true(const rsql_optset_t *set, const char *name)
-{
-    return rsql_optset_lookup_def(set, name) && rsql_optset_find(set, name) >= 0 &&
-           rsql_optset_bool(set, name);
-}
-
+/* The source connector decides (rsql_connector_def_t.bounded); no hook = unbounded. */
 static void decide_bounded(rsql_plan_t *plan)
 {
     const rsql_plan_table_t *t = &plan->source;
-    const char *c = t->conn->name;
-    const rsql_optset_t *set = t->opts;
+    const char *why = "unbounded";
     plan->source_bounded = false;
-    plan->bounded_why = "unbounded";
-    if (strcmp(c, "datagen") == 0) {
-        if (rsql_optset_lookup_def(set, "number-of-rows") &&
-            rsql_optset_find(set, "number-of-rows") >= 0) {
-            plan->source_bounded = true;
-            plan->bounded_why = "bounded (number-of-rows)";
-        } else {
-            plan->bounded_why = "unbounded (no number-of-rows)";
-        }
-    } else if (strcmp(c, "filesystem") == 0 || strcmp(c, "sqlite") == 0) {
-        static const char *const follow[] = {"scan.follow", NULL};
-        plan->source_bounded = true;
-        plan->bounded_why = strcmp(c, "sqlite") == 0 ? "bounded (ends at the last row)"
-                                                     : "bounded (ends at end of file)";
-        for (int i = 0; follow[i]; i++) {
-            if (opt_given_true(set, follow[i])) {
-                plan->source_bounded = false;
-                plan->bounded_why = strcmp(c, "sqlite") == 0
-                                        ? "unbounded (follows new rows)"
-                                        : "unbounded (follows appended data)";
-            }
-        }
-    } else if (strcmp(c, "rocketmq-grpc") == 0) {
-        if (rsql_optset_lookup_def(set, "scan.idle-timeout") &&
-            rsql_optset_find(set, "scan.idle-timeout") >= 0) {
-            plan->source_bounded = true;
-            plan->bounded_why = "bounded (ends after scan.idle-timeout without messages)";
-        } else {
-            plan->bounded_why = "unbounded (no scan.idle-timeout)";
-        }
+    if (t->conn->bounded) {
+        plan->source_bounded =
+            t->conn->bounded(rsql_optset_conf(t->opts, RSQL_CONF_CONNECTOR), &why);
     }
+    plan->bounded_why = why;
 }
 
 /* ---- the plan */

@@ -28,6 +28,7 @@
 #include "planner/plan_int.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <string.h>
 #include <strings.h>
@@ -279,14 +280,57 @@ static const char *dur(int64_t ms, char *buf, size_t size)
     return rsql_opt_format_duration(ms, buf, size);
 }
 
-static bool given(const rsql_plan_table_t *t, const char *name)
+/* ---- what a connector adds (rsql_connector_def_t.explain) */
+
+typedef struct conn_explain {
+    explain_t *x;
+    int depth;
+} conn_explain_t;
+
+static void conn_attr(const rsql_explain_t *e, const char *name, const char *fmt, ...)
 {
-    return rsql_optset_lookup_def(t->opts, name) && rsql_optset_find(t->opts, name) >= 0;
+    conn_explain_t *c = e->priv;
+    va_list ap;
+    attr(c->x, c->depth, name);
+    va_start(ap, fmt);
+    rsql_buf_vprintf(c->x->out, fmt, ap);
+    va_end(ap);
+    rsql_buf_putc(c->x->out, '\n');
 }
 
-static bool is_conn(const rsql_plan_table_t *t, const char *name)
+static void conn_text(const rsql_explain_t *e, const char *fmt, ...)
 {
-    return t->conn && strcmp(t->conn->name, name) == 0;
+    conn_explain_t *c = e->priv;
+    va_list ap;
+    va_start(ap, fmt);
+    rsql_buf_vprintf(c->x->out, fmt, ap);
+    va_end(ap);
+}
+
+/* Let table t's connector add its part of the output (when it has a hook). */
+static void conn_explain(explain_t *x, int d, const rsql_plan_table_t *t, rsql_explain_part_t part)
+{
+    if (!t->conn || !t->conn->explain) {
+        return;
+    }
+    conn_explain_t c = {x, d};
+    rsql_explain_t e = {
+        .part = part,
+        .conf = rsql_optset_conf(t->opts, RSQL_CONF_CONNECTOR),
+        .opts = t->opts,
+        .preview = x->plan->kind == RSQL_PLAN_SELECT,
+        .tolerate_all = x->plan->errors.tolerate_all,
+        .attr = conn_attr,
+        .text = conn_text,
+        .priv = &c,
+    };
+    t->conn->explain(&e);
+}
+
+/* Does the sink keep the source positions in its own transaction (exactly-once)? */
+static bool sink_exactly_once(const rsql_plan_t *p)
+{
+    return p->kind != RSQL_PLAN_SELECT && p->sink.conn && p->sink.conn->exactly_once;
 }
 
 static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
@@ -342,110 +386,20 @@ static void sink_node(explain_t *x)
     put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, 0, t);
-    if (is_conn(t, "rocketmq-grpc")) {
-        attr(x, 0, "producer");
-        const char *col;
-        if ((col = given(t, "sink.message-group-column")
-                       ? rsql_optset_str(t->opts, "sink.message-group-column")
-                       : NULL)) {
-            rsql_buf_printf(x->out, "FIFO, message group from column '%s'\n", col);
-        } else if ((col = given(t, "sink.lite-topic-column")
-                              ? rsql_optset_str(t->opts, "sink.lite-topic-column")
-                              : NULL)) {
-            rsql_buf_printf(x->out, "LITE, lite topic from column '%s'\n", col);
-        } else if ((col = given(t, "sink.lite-topic") ? rsql_optset_str(t->opts, "sink.lite-topic")
-                                                       : NULL)) {
-            rsql_buf_printf(x->out, "LITE, lite topic '%s'\n", col);
-        } else {
-            rsql_buf_puts(x->out, "NORMAL\n");
-        }
-    }
+    conn_explain(x, 0, t, RSQL_EXPLAIN_SINK);
     attr(x, 0, "delivery");
-    if (is_conn(t, "sqlite") && !is_conn(&p->source, "rocketmq-grpc")) {
-        rsql_buf_puts(x->out, "exactly-once (the sqlite sink stores the source position in the "
-                              "same transaction as the rows)\n");
-    } else if (is_conn(t, "sqlite")) {
-        rsql_buf_puts(x->out, "at-least-once (RocketMQ acks cannot join the sqlite "
-                              "transaction)\n");
+    const char *own = p->source.conn ? p->source.conn->own_positions : NULL;
+    if (sink_exactly_once(p) && !own) {
+        rsql_buf_printf(x->out, "exactly-once (the %s sink stores the source position in the "
+                                "same transaction as the rows)\n",
+                        t->conn->name);
+    } else if (sink_exactly_once(p)) {
+        rsql_buf_printf(x->out, "at-least-once (%s cannot join the %s transaction)\n", own,
+                        t->conn->name);
     } else {
         rsql_buf_puts(x->out, "at-least-once (a row's source position is committed only after "
                               "the sink confirms it)\n");
     }
-}
-
-static void rmq_source_details(explain_t *x, int d, const rsql_plan_table_t *t)
-{
-    const rsql_plan_t *p = x->plan;
-    char b1[32], b2[32], b3[32];
-    const char *mode = rsql_optset_str(t->opts, "source.mode");
-    bool lite = mode && strcasecmp(mode, "lite") == 0;
-    attr(x, d, "mode");
-    if (lite && given(t, "source.lite-topics")) {
-        rsql_buf_printf(x->out, "lite (lite topics %s under '%s')\n",
-                        rsql_optset_str(t->opts, "source.lite-topics"),
-                        rsql_optset_str(t->opts, "topic"));
-    } else if (lite) {
-        rsql_buf_printf(x->out, "lite (every lite topic under '%s')\n",
-                        rsql_optset_str(t->opts, "topic"));
-    } else {
-        rsql_buf_printf(x->out, "simple (topic '%s', %s filter '%s')\n",
-                        rsql_optset_str(t->opts, "topic"),
-                        rsql_optset_str(t->opts, "source.filter-type"),
-                        rsql_optset_str(t->opts, "source.filter-expression"));
-    }
-    attr(x, d, "receive");
-    rsql_buf_printf(x->out,
-                    "%" PRId64 " concurrent long polls (ReceiveMessage, up to %" PRId64
-                    " messages, await %s), invisible duration %s\n",
-                    rsql_optset_int(t->opts, "source.fetch-concurrency"),
-                    rsql_optset_int(t->opts, "source.batch-size"),
-                    dur(rsql_optset_int(t->opts, "source.await-duration"), b1, sizeof b1),
-                    dur(rsql_optset_int(t->opts, "source.invisible-duration"), b2, sizeof b2));
-    int n = rsql_optset_count(t->opts);
-    bool throttled = false;
-    for (int i = 0; i < n; i++) {
-        throttled |= strncasecmp(rsql_optset_at(t->opts, i)->key, "throttle.", 9) == 0;
-    }
-    if (lite && throttled) {
-        attr(x, d, "throttle");
-        int64_t inflight = rsql_optset_int(t->opts, "throttle.max-inflight-per-lite-topic");
-        if (inflight > 0) {
-            rsql_buf_printf(x->out, "max %" PRId64 " in flight per lite topic", inflight);
-        } else {
-            rsql_buf_puts(x->out, "no in-flight limit");
-        }
-        if (given(t, "throttle.rate-per-lite-topic")) {
-            rsql_buf_printf(x->out, ", at most %.15g/s per lite topic (token bucket)",
-                            rsql_optset_double(t->opts, "throttle.rate-per-lite-topic"));
-        }
-        rsql_buf_printf(x->out,
-                        "; a message over its lite topic's share is deferred as it is received "
-                        "(ChangeInvisibleDuration with its lite topic, counted as a delivery "
-                        "attempt; not held, not acked) by %s, doubling per delivery attempt%s\n",
-                        dur(rsql_optset_int(t->opts, "throttle.defer"), b1, sizeof b1),
-                        given(t, "throttle.rate-per-lite-topic")
-                            ? " (over the rate: later still, so that a lite topic's deferred "
-                              "messages come back spaced at its rate)"
-                            : "");
-        attr(x, d, "valves");
-        rsql_buf_printf(x->out,
-                        "a message at delivery attempt %" PRId64
-                        " is processed, never deferred again; no deferral exceeds %s\n",
-                        rsql_optset_int(t->opts, "source.max-delivery-attempts"),
-                        dur(rsql_optset_int(t->opts, "source.max-invisible-duration"), b2,
-                            sizeof b2));
-    }
-    attr(x, d, "acks");
-    if (p->kind == RSQL_PLAN_SELECT) {
-        rsql_buf_puts(x->out, "never (a preview does not ack: the messages come back after "
-                              "their invisible duration)\n");
-        return;
-    }
-    rsql_buf_printf(x->out,
-                    "acked (AckMessage, batched) after the sink confirms each row, or after it "
-                    "is filtered out/dead-lettered; held messages renewed "
-                    "(ChangeInvisibleDuration) %s before their invisible duration ends\n",
-                    dur(rsql_optset_int(t->opts, "source.renewal-ahead"), b3, sizeof b3));
 }
 
 static void source_node(explain_t *x, int d)
@@ -458,16 +412,17 @@ static void source_node(explain_t *x, int d)
     table_details(x, d, t);
     attr(x, d, "read");
     rsql_buf_printf(x->out, "%s\n", p->bounded_why);
-    if (is_conn(t, "rocketmq-grpc")) {
-        rmq_source_details(x, d, t);
-        return;
+    conn_explain(x, d, t, RSQL_EXPLAIN_SOURCE);
+    if (t->conn->own_positions) {
+        return; /* such a source says itself how it acknowledges */
     }
     attr(x, d, "offsets");
     if (p->kind == RSQL_PLAN_SELECT) {
         rsql_buf_puts(x->out, "never committed (preview)\n");
-    } else if (is_conn(&p->sink, "sqlite")) {
-        rsql_buf_puts(x->out, "position committed up to the first row whose outcome is unknown, "
-                              "by the sqlite sink in its transaction and to the catalog\n");
+    } else if (sink_exactly_once(p)) {
+        rsql_buf_printf(x->out, "position committed up to the first row whose outcome is "
+                                "unknown, by the %s sink in its transaction and to the catalog\n",
+                        p->sink.conn->name);
     } else {
         rsql_buf_puts(x->out, "position committed to the catalog up to the first row whose "
                               "outcome is unknown\n");
@@ -478,10 +433,7 @@ static void threads_line(explain_t *x)
 {
     const rsql_plan_t *p = x->plan;
     rsql_buf_puts(x->out, "Threads: poll");
-    if (is_conn(&p->source, "rocketmq-grpc")) {
-        rsql_buf_printf(x->out, " (%" PRId64 " long polls)",
-                        rsql_optset_int(p->source.opts, "source.fetch-concurrency"));
-    }
+    conn_explain(x, 0, &p->source, RSQL_EXPLAIN_POLL);
     rsql_buf_printf(x->out,
                     " -> queue(%" PRId64 ") -> decode/filter/project/encode -> queue(%" PRId64
                     ") -> %s (batches of %" PRId64 ")\n",
@@ -511,11 +463,7 @@ static void errors_line(explain_t *x)
         put_ident(x->out, e->dlq.def->name);
         rsql_buf_puts(x->out, " unused");
     }
-    if (e->tolerate_all && is_conn(&p->source, "rocketmq-grpc") &&
-        given(&p->source, "source.dead-letter") &&
-        strcasecmp(rsql_optset_str(p->source.opts, "source.dead-letter"), "native") == 0) {
-        rsql_buf_puts(x->out, "; also forwarded to the consumer group's RocketMQ DLQ");
-    }
+    conn_explain(x, 0, &p->source, RSQL_EXPLAIN_ERRORS);
     rsql_buf_putc(x->out, '\n');
     if (e->retry_timeout_ms > 0) {
         rsql_buf_printf(x->out,

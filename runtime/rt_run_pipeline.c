@@ -249,7 +249,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     if (!sdef) {
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "plan has no source");
     }
-    const rsql_source_ops_t *src_ops = rsql_io_source_ops(conn_name(&plan->source));
+    const rsql_source_ops_t *src_ops = plan->source.conn ? plan->source.conn->source : NULL;
     if (!src_ops) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                               "connector '%s' cannot be read from in this build",
@@ -257,7 +257,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     }
     const rsql_sink_ops_t *snk_ops = &preview_ops;
     if (!preview) {
-        snk_ops = rsql_io_sink_ops(conn_name(&plan->sink));
+        snk_ops = plan->sink.conn ? plan->sink.conn->sink : NULL;
         if (!snk_ops) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                                   "connector '%s' cannot be written to in this build",
@@ -266,7 +266,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     }
     const rsql_sink_ops_t *dlq_ops = NULL;
     if (!preview && plan->errors.tolerate_all && plan->errors.dlq.def) {
-        dlq_ops = rsql_io_sink_ops(conn_name(&plan->errors.dlq));
+        dlq_ops = plan->errors.dlq.conn ? plan->errors.dlq.conn->sink : NULL;
         if (!dlq_ops) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                                   "dead-letter table '%s': connector '%s' cannot be written to",
@@ -317,7 +317,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
         goto done;
     }
     if (plan->source.format) {
-        x.dec = rsql_decoder_new(plan->source.format, plan->source.opts, src_cols.n,
+        x.dec = rsql_decoder_new(plan->source.format,
+                                 rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT), src_cols.n,
                                  src_cols.names, src_cols.types, err);
         if (!x.dec) {
             rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
@@ -345,6 +346,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     conf.src_ops = src_ops;
     conf.src_ctx.table = sdef->name;
     conf.src_ctx.opts = plan->source.opts;
+    conf.src_ctx.conf = rsql_optset_conf(plan->source.opts, RSQL_CONF_CONNECTOR);
+    conf.src_ctx.format_conf = rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT);
     conf.src_ctx.n_columns = src_cols.n;
     conf.src_ctx.column_names = src_cols.names;
     conf.src_ctx.column_types = src_cols.types;
@@ -358,6 +361,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     } else {
         conf.snk_ctx.table = plan->sink.def->name;
         conf.snk_ctx.opts = plan->sink.opts;
+        conf.snk_ctx.conf = rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR);
+        conf.snk_ctx.format_conf = rsql_optset_conf(plan->sink.opts, RSQL_CONF_FORMAT);
         conf.snk_ctx.n_columns = snk_cols.n;
         conf.snk_ctx.column_names = snk_cols.names;
         conf.snk_ctx.column_types = snk_cols.types;
@@ -366,6 +371,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
         conf.dlq_ops = dlq_ops;
         conf.dlq_ctx.table = plan->errors.dlq.def->name;
         conf.dlq_ctx.opts = plan->errors.dlq.opts;
+        conf.dlq_ctx.conf = rsql_optset_conf(plan->errors.dlq.opts, RSQL_CONF_CONNECTOR);
+        conf.dlq_ctx.format_conf = rsql_optset_conf(plan->errors.dlq.opts, RSQL_CONF_FORMAT);
         conf.dlq_ctx.n_columns = dlq_cols.n;
         conf.dlq_ctx.column_names = dlq_cols.names;
         conf.dlq_ctx.column_types = dlq_cols.types;

@@ -9,22 +9,28 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/rsql_conn_io.h"
+#include "connectors/datagen/datagen_conf.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const datagen_kinds[] = {"random", "sequence", NULL};
 
 static const rsql_opt_def_t datagen_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("datagen"),
-    RSQL_OPT_ROW("rows-per-second", RSQL_OPT_INT, 0, "10000", 0, INT64_C(1000000000), NULL,
-                 "Rows generated per second; `0`: as fast as the pipeline takes them."),
-    RSQL_OPT_ROW("number-of-rows", RSQL_OPT_INT, 0, NULL, 0, INT64_MAX, NULL,
+    RSQL_OPT_ROW_F("rows-per-second", RSQL_OPT_INT, 0, "10000", 0, INT64_C(1000000000), NULL,
+                 "Rows generated per second; `0`: as fast as the pipeline takes them.",
+                   RSQL_OPT_FIELD(rsql_datagen_conf_t, rows_per_second, int64_t)),
+    RSQL_OPT_ROW_FG("number-of-rows", RSQL_OPT_INT, 0, NULL, 0, INT64_MAX, NULL,
                  "Rows to generate; the source ends after them. Unset: unbounded (unless a "
-                 "sequence column reaches its end first)."),
-    RSQL_OPT_ROW("seed", RSQL_OPT_INT, 0, NULL, 0, 0, NULL,
+                 "sequence column reaches its end first).",
+                  RSQL_OPT_FIELD(rsql_datagen_conf_t, number_of_rows, int64_t), RSQL_OPT_FIELD(rsql_datagen_conf_t, number_of_rows_given, bool)),
+    RSQL_OPT_ROW_FG("seed", RSQL_OPT_INT, 0, NULL, 0, 0, NULL,
                  "Seed of the random values: the same seed gives the same rows. Unset: a "
-                 "different seed each run."),
+                 "different seed each run.",
+                  RSQL_OPT_FIELD(rsql_datagen_conf_t, seed, int64_t), RSQL_OPT_FIELD(rsql_datagen_conf_t, seed_given, bool)),
     RSQL_OPT_ROW("fields.#.kind", RSQL_OPT_ENUM, 0, "random", 0, 0, datagen_kinds,
                  "How column `#` is generated: `random` values, or a `sequence` counting up by "
                  "one from `.start`."),
@@ -105,6 +111,46 @@ static rsql_err_t datagen_finalize(const rsql_optset_t *set, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/* Ends after number-of-rows (a sequence's end also ends it, at run time). */
+static bool datagen_bounded(const void *conf, const char **why)
+{
+    const rsql_datagen_conf_t *c = conf;
+    *why = c->number_of_rows_given ? "bounded (number-of-rows)" : "unbounded (no number-of-rows)";
+    return c->number_of_rows_given;
+}
+
+/* The fields.<column>.* options of each column, in column order. */
+static rsql_err_t datagen_configure(void *conf, const rsql_optset_t *set,
+                                    const char *const *columns, int n_columns, rsql_arena_t *arena,
+                                    rsql_error_t *err)
+{
+    rsql_datagen_conf_t *c = conf;
+    char key[320];
+    c->n_cols = n_columns > 0 ? n_columns : 0;
+    c->cols = rsql_arena_alloc(arena, sizeof *c->cols * (size_t)(c->n_cols ? c->n_cols : 1));
+    if (!c->cols) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int i = 0; i < c->n_cols; i++) {
+        rsql_datagen_col_conf_t *k = &c->cols[i];
+        k->name = columns[i];
+#define KEY(attr) (snprintf(key, sizeof key, "fields.%s.%s", columns[i], attr), key)
+        k->kind = strcasecmp(rsql_optset_str(set, KEY("kind")), "sequence") == 0
+                      ? RSQL_DATAGEN_SEQUENCE
+                      : RSQL_DATAGEN_RANDOM;
+        k->has_min = rsql_optset_has(set, KEY("min"));
+        k->min = k->has_min ? rsql_optset_double(set, key) : 0;
+        k->has_max = rsql_optset_has(set, KEY("max"));
+        k->max = k->has_max ? rsql_optset_double(set, key) : 1;
+        k->length = rsql_optset_int(set, KEY("length"));
+        k->start = rsql_optset_int(set, KEY("start"));
+        k->has_end = rsql_optset_has(set, KEY("end"));
+        k->end = k->has_end ? rsql_optset_int(set, key) : INT64_MAX;
+#undef KEY
+    }
+    return RSQL_OK;
+}
+
 const rsql_connector_def_t rsql_datagen_conn_def = {
     .name = "datagen",
     .description =
@@ -115,4 +161,8 @@ const rsql_connector_def_t rsql_datagen_conn_def = {
     .opts = datagen_opts,
     .formats = NULL,
     .finalize = datagen_finalize,
+    .conf_size = sizeof(rsql_datagen_conf_t),
+    .configure = datagen_configure,
+    .bounded = datagen_bounded,
+    .source = &rsql_datagen_source_ops,
 };

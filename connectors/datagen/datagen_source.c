@@ -18,6 +18,7 @@
  */
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/datagen/datagen_conf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -78,30 +79,31 @@ static double rand_unit(uint64_t *st)
     return (double)(splitmix64(st) >> 11) * 0x1.0p-53;
 }
 
-static void opt_key(char *buf, size_t size, const char *col, const char *attr)
-{
-    snprintf(buf, size, "fields.%s.%s", col, attr);
-}
-
 static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
     rsql_source_t *s = rsql_calloc(1, sizeof *s);
-    char key[320];
     if (!s || !(s->cols = rsql_calloc((size_t)(ctx->n_columns > 0 ? ctx->n_columns : 1),
                                       sizeof *s->cols))) {
         rsql_free(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
+    const rsql_datagen_conf_t *conf = ctx->conf;
+    if (!conf || conf->n_cols != ctx->n_columns) {
+        rsql_free(s->cols);
+        rsql_free(s);
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                              "datagen: configuration does not match the table's columns");
+    }
     s->n = ctx->n_columns;
     s->limit = INT64_MAX;
     s->number_of_rows = -1;
-    if (rsql_io_opt_has(ctx->opts, "number-of-rows")) {
-        s->number_of_rows = rsql_io_opt_int(ctx->opts, "number-of-rows", 0);
+    if (conf->number_of_rows_given) {
+        s->number_of_rows = conf->number_of_rows;
         s->limit = s->number_of_rows;
     }
-    s->rate = rsql_io_opt_double(ctx->opts, "rows-per-second", 10000);
-    if (rsql_io_opt_has(ctx->opts, "seed")) {
-        s->seed = (uint64_t)rsql_io_opt_int(ctx->opts, "seed", 0);
+    s->rate = (double)conf->rows_per_second;
+    if (conf->seed_given) {
+        s->seed = (uint64_t)conf->seed;
     } else {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -109,11 +111,10 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     for (int i = 0; i < s->n; i++) {
         dg_col_t *c = &s->cols[i];
+        const rsql_datagen_col_conf_t *k = &conf->cols[i];
         const char *name = ctx->column_names[i];
         c->type = ctx->column_types[i];
-        opt_key(key, sizeof key, name, "kind");
-        const char *kind = rsql_io_opt_str(ctx->opts, key, "random");
-        c->sequence = strcasecmp(kind, "sequence") == 0;
+        c->sequence = k->kind == RSQL_DATAGEN_SEQUENCE;
         if (c->sequence) {
             if (c->type == RSQL_TYPE_BOOLEAN || c->type == RSQL_TYPE_BYTES) {
                 rsql_free(s->cols);
@@ -122,11 +123,8 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
                                       "datagen: column '%s' of type %s cannot be a sequence",
                                       name, rsql_type_name(c->type));
             }
-            opt_key(key, sizeof key, name, "start");
-            c->start = rsql_io_opt_int(ctx->opts, key, 1);
-            opt_key(key, sizeof key, name, "end");
-            c->end = rsql_io_opt_has(ctx->opts, key) ? rsql_io_opt_int(ctx->opts, key, 0)
-                                                     : INT64_MAX;
+            c->start = k->start;
+            c->end = k->has_end ? k->end : INT64_MAX;
             if (c->end != INT64_MAX) {
                 int64_t count = c->end < c->start ? 0 : c->end - c->start + 1;
                 if (count < s->limit) {
@@ -135,12 +133,10 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
             }
             continue;
         }
-        opt_key(key, sizeof key, name, "min");
-        c->has_min = rsql_io_opt_has(ctx->opts, key);
-        c->dmin = rsql_io_opt_double(ctx->opts, key, 0);
-        opt_key(key, sizeof key, name, "max");
-        c->has_max = rsql_io_opt_has(ctx->opts, key);
-        c->dmax = rsql_io_opt_double(ctx->opts, key, 1);
+        c->has_min = k->has_min;
+        c->dmin = k->min;
+        c->has_max = k->has_max;
+        c->dmax = k->max;
         int64_t tmin = c->type == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN;
         int64_t tmax = c->type == RSQL_TYPE_INT ? INT32_MAX : INT64_MAX;
         c->imin = c->has_min ? (c->dmin < (double)tmin ? tmin : (int64_t)ceil(c->dmin)) : tmin;
@@ -148,11 +144,7 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         if (c->imax < c->imin) {
             c->imax = c->imin;
         }
-        opt_key(key, sizeof key, name, "length");
-        c->length = rsql_io_opt_int(ctx->opts, key, 10);
-        if (c->length < 0) {
-            c->length = 0;
-        }
+        c->length = k->length;
     }
     for (int i = 0; i < ctx->n_resume; i++) {
         if (strcmp(ctx->resume_partitions[i], "datagen") == 0 && ctx->resume_offsets[i] > 0) {

@@ -7,28 +7,35 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/rsql_conn_io.h"
+#include "connectors/file/file_conf.h"
 
-static const char *const file_formats[] = {"json", "csv", "raw", NULL};
+const char *const rsql_file_formats[] = {"json", "csv", "raw", NULL};
 
 static const rsql_opt_def_t file_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("filesystem"),
-    RSQL_OPT_ROW("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_F("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                  "The file. A source reads it line by line from the start and keeps its byte "
                  "position in the catalog, so a job run again resumes after the last line it "
-                 "committed. A sink appends to it, creating it when missing."),
-    RSQL_OPT_ROW("format", RSQL_OPT_ENUM, 0, "json", 0, 0, file_formats,
-                 "How a line becomes a row, and a row a line (`json`: one JSON object per line)."),
-    RSQL_OPT_ROW("scan.follow", RSQL_OPT_BOOL, RSQL_OPT_F_SOURCE, "false", 0, 0, NULL,
+                 "committed. A sink appends to it, creating it when missing.",
+                   RSQL_OPT_FIELD(rsql_file_conf_t, path, const char *)),
+    RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_file_formats,
+                 "How a line becomes a row, and a row a line (`json`: one JSON object per line).",
+                   RSQL_OPT_FIELD(rsql_file_conf_t, format, int)),
+    RSQL_OPT_ROW_F("scan.follow", RSQL_OPT_BOOL, RSQL_OPT_F_SOURCE, "false", 0, 0, NULL,
                  "Keep reading data appended to the file (like `tail -f`) instead of ending at "
-                 "its end; the source is then unbounded."),
-    RSQL_OPT_ROW("scan.poll-interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, "500ms", 10,
+                 "its end; the source is then unbounded.",
+                   RSQL_OPT_FIELD(rsql_file_conf_t, follow, bool)),
+    RSQL_OPT_ROW_F("scan.poll-interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, "500ms", 10,
                  RSQL_MS_H, NULL,
                  "With `scan.follow`: how often to look for appended data once the end is "
-                 "reached."),
-    RSQL_OPT_ROW("sink.sync", RSQL_OPT_BOOL, RSQL_OPT_F_SINK, "true", 0, 0, NULL,
+                 "reached.",
+                   RSQL_OPT_FIELD(rsql_file_conf_t, poll_ms, int64_t)),
+    RSQL_OPT_ROW_F("sink.sync", RSQL_OPT_BOOL, RSQL_OPT_F_SINK, "true", 0, 0, NULL,
                  "Sync the file to disk (fsync) at each flush, before the source positions of "
                  "the flushed rows are committed, so a committed row survives a crash or power "
-                 "loss. `false`: only write, faster."),
+                 "loss. `false`: only write, faster.",
+                   RSQL_OPT_FIELD(rsql_file_conf_t, sync, bool)),
     RSQL_OPT_END,
 };
 
@@ -36,6 +43,14 @@ static const rsql_opt_def_t file_opts[] = {
 static rsql_err_t file_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
     return rsql_conn__requires(set, "scan.poll-interval", "scan.follow", "true", err);
+}
+
+/* Ends at the end of the file unless it follows appended data. */
+static bool file_bounded(const void *conf, const char **why)
+{
+    const rsql_file_conf_t *c = conf;
+    *why = c->follow ? "unbounded (follows appended data)" : "bounded (ends at end of file)";
+    return !c->follow;
 }
 
 const rsql_connector_def_t rsql_file_conn_def = {
@@ -46,6 +61,10 @@ const rsql_connector_def_t rsql_file_conn_def = {
         "rows and syncs on flush.",
     .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
     .opts = file_opts,
-    .formats = file_formats,
+    .formats = rsql_file_formats,
     .finalize = file_finalize,
+    .conf_size = sizeof(rsql_file_conf_t),
+    .bounded = file_bounded,
+    .source = &rsql_file_source_ops,
+    .sink = &rsql_file_sink_ops,
 };

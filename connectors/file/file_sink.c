@@ -15,6 +15,7 @@
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/file/file_conf.h"
 #include "base/rsql_path.h"
 
 #include <errno.h>
@@ -52,8 +53,9 @@ static void fk_close(rsql_sink_t *k)
 
 static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {
-    const char *path = rsql_io_opt_str(ctx->opts, "path", NULL);
-    const char *format = rsql_io_opt_str(ctx->opts, "format", "json");
+    const rsql_file_conf_t *conf = ctx->conf;
+    const char *path = conf ? conf->path : NULL;
+    const char *format = conf ? rsql_file_formats[conf->format] : NULL;
     rsql_sink_t *k;
     if (!path || !*path) {
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
@@ -67,13 +69,13 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_init(&k->buf);
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
-    k->sync = rsql_io_opt_bool(ctx->opts, "sink.sync", true);
+    k->sync = conf->sync;
     k->path = rsql_strdup(path);
     if (!k->path) {
         fk_close(k);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    k->enc = rsql_encoder_new(format, ctx->opts, ctx->n_columns, ctx->column_names,
+    k->enc = rsql_encoder_new(format, ctx->format_conf, ctx->n_columns, ctx->column_names,
                               ctx->column_types, err);
     if (!k->enc) {
         fk_close(k);

@@ -22,6 +22,8 @@
  */
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/file/file_conf.h"
+#include "connectors/formats/rsql_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,8 +77,9 @@ static void fs_free(rsql_source_t *s)
 
 static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
-    const char *path = rsql_io_opt_str(ctx->opts, "path", NULL);
-    const char *format = rsql_io_opt_str(ctx->opts, "format", "json");
+    const rsql_file_conf_t *conf = ctx->conf;
+    const char *path = conf ? conf->path : NULL;
+    const char *format = conf ? rsql_file_formats[conf->format] : NULL;
     rsql_source_t *s;
     if (!path || !*path) {
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
@@ -94,15 +97,12 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         fs_free(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    s->follow = rsql_io_opt_bool(ctx->opts, "scan.follow", false);
-    s->poll_ms = rsql_io_opt_int(ctx->opts, "scan.poll-interval", 500);
-    if (s->poll_ms < 1) {
-        s->poll_ms = 1;
-    }
+    s->follow = conf->follow;
+    s->poll_ms = conf->poll_ms;
     s->skip_blank = strcasecmp(format, "json") == 0;
     if (strcasecmp(format, "csv") == 0) {
-        const char *q = rsql_io_opt_str(ctx->opts, "csv.quote-character", "\"");
-        s->quote = q ? q[0] : 0;
+        const rsql_csv_conf_t *csv = ctx->format_conf;
+        s->quote = csv ? csv->quote : '"';
     }
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0) {

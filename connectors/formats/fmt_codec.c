@@ -22,24 +22,6 @@ bool rsql_format_known(const char *format)
                       strcasecmp(format, "raw") == 0);
 }
 
-/* One character of an option value: "x", or the escapes "\t" and "\\"; -1 if not one char. */
-static int one_char(const char *v)
-{
-    if (!v) {
-        return -1;
-    }
-    if (v[0] && !v[1]) {
-        return (unsigned char)v[0];
-    }
-    if (strcmp(v, "\\t") == 0 || strcasecmp(v, "tab") == 0) {
-        return '\t';
-    }
-    if (strcmp(v, "\\\\") == 0) {
-        return '\\';
-    }
-    return -1;
-}
-
 static void conf_deinit(fmt_conf_t *c)
 {
     for (int i = 0; c->names && i < c->n; i++) {
@@ -52,7 +34,7 @@ static void conf_deinit(fmt_conf_t *c)
     memset(c, 0, sizeof *c);
 }
 
-static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const rsql_optset_t *opts,
+static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *format_conf,
                             int n, const char *const *names, const rsql_type_t *types,
                             rsql_error_t *err)
 {
@@ -94,30 +76,26 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const rsql_optset
         c->name_lens[i] = strlen(names[i]);
         c->types[i] = types[i];
     }
-    c->json_fail_missing = rsql_io_opt_bool(opts, "json.fail-on-missing-field", false);
-    c->json_ts_millis =
-        strcasecmp(rsql_io_opt_str(opts, "json.timestamp-format", "iso-8601"), "epoch-millis") == 0;
-    int d = one_char(rsql_io_opt_str(opts, "csv.field-delimiter", ","));
-    const char *q = rsql_io_opt_str(opts, "csv.quote-character", "\"");
-    int qc = q && !*q ? 0 : one_char(q);
-    if (d <= 0 || d == '\n' || d == '\r') {
-        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
-                              "option 'csv.field-delimiter' must be a single character");
+    /* the format's typed configuration; NULL: every option at its default */
+    static const rsql_json_conf_t json_default = {false, RSQL_JSON_TS_ISO8601};
+    static const rsql_csv_conf_t csv_default = {",", "\"", "", ',', '"'};
+    if (c->kind == FMT_JSON) {
+        const rsql_json_conf_t *j = format_conf ? format_conf : &json_default;
+        c->json_fail_missing = j->fail_on_missing_field;
+        c->json_ts_millis = j->timestamp_format == RSQL_JSON_TS_EPOCH_MILLIS;
     }
-    if (qc < 0 || qc == d || qc == '\n' || qc == '\r') {
-        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
-                              "option 'csv.quote-character' must be a single character other "
-                              "than the delimiter");
-    }
-    c->csv_delim = (char)d;
-    c->csv_quote = (char)qc;
-    const char *nl = rsql_io_opt_str(opts, "csv.null-literal", NULL);
-    if (nl) {
-        c->csv_null = rsql_strdup(nl);
-        if (!c->csv_null) {
-            goto nomem;
+    if (c->kind == FMT_CSV) {
+        const rsql_csv_conf_t *v = format_conf ? format_conf : &csv_default;
+        c->csv_delim = v->delimiter;
+        c->csv_quote = v->quote;
+        const char *nl = v->null_literal;
+        if (nl) {
+            c->csv_null = rsql_strdup(nl);
+            if (!c->csv_null) {
+                goto nomem;
+            }
+            c->csv_null_len = strlen(nl);
         }
-        c->csv_null_len = strlen(nl);
     }
     return RSQL_OK;
 nomem:
@@ -127,7 +105,7 @@ nomem:
 /*
 ** A decoder (see rsql_format.h). Caller destroys with rsql_decoder_destroy.
 */
-rsql_decoder_t *rsql_decoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+rsql_decoder_t *rsql_decoder_new(const char *format, const void *format_conf, int n_columns,
                                  const char *const *names, const rsql_type_t *types,
                                  rsql_error_t *err)
 {
@@ -137,7 +115,7 @@ rsql_decoder_t *rsql_decoder_new(const char *format, const rsql_optset_t *opts, 
         return NULL;
     }
     rsql_buf_init(&dec->scratch);
-    if (conf_init(&dec->c, format, opts, n_columns, names, types, err) != RSQL_OK) {
+    if (conf_init(&dec->c, format, format_conf, n_columns, names, types, err) != RSQL_OK) {
         rsql_decoder_destroy(dec);
         return NULL;
     }
@@ -193,7 +171,7 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
 /*
 ** An encoder (see rsql_format.h). Caller destroys with rsql_encoder_destroy.
 */
-rsql_encoder_t *rsql_encoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+rsql_encoder_t *rsql_encoder_new(const char *format, const void *format_conf, int n_columns,
                                  const char *const *names, const rsql_type_t *types,
                                  rsql_error_t *err)
 {
@@ -203,7 +181,7 @@ rsql_encoder_t *rsql_encoder_new(const char *format, const rsql_optset_t *opts, 
         return NULL;
     }
     rsql_buf_init(&enc->scratch);
-    if (conf_init(&enc->c, format, opts, n_columns, names, types, err) != RSQL_OK) {
+    if (conf_init(&enc->c, format, format_conf, n_columns, names, types, err) != RSQL_OK) {
         rsql_encoder_destroy(enc);
         return NULL;
     }

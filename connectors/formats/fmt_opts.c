@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/formats/rsql_format.h"
 
 #include <string.h>
 #include <strings.h>
@@ -14,19 +15,21 @@
 static const char *const json_ts_formats[] = {"iso-8601", "epoch-millis", NULL};
 
 static const rsql_opt_def_t json_opts[] = {
-    RSQL_OPT_ROW("json.fail-on-missing-field", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+    RSQL_OPT_ROW_F("json.fail-on-missing-field", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
                  "Reading: a column absent from the JSON object is a decode error (handled by "
                  "`errors.tolerance`) instead of NULL. A value of the wrong JSON type is always "
                  "a decode error, except that a VARCHAR column takes any JSON value (a number "
-                 "or an object is kept as its JSON text)."),
-    RSQL_OPT_ROW("json.timestamp-format", RSQL_OPT_ENUM, 0, "iso-8601", 0, 0, json_ts_formats,
+                 "or an object is kept as its JSON text).",
+                 RSQL_OPT_FIELD(rsql_json_conf_t, fail_on_missing_field, bool)),
+    RSQL_OPT_ROW_F("json.timestamp-format", RSQL_OPT_ENUM, 0, "iso-8601", 0, 0, json_ts_formats,
                  "How TIMESTAMP(3) values are written, and expected when read: `iso-8601` text "
-                 "such as `2026-01-02T03:04:05.678Z`, or `epoch-millis` numbers."),
+                 "such as `2026-01-02T03:04:05.678Z`, or `epoch-millis` numbers.",
+                 RSQL_OPT_FIELD(rsql_json_conf_t, timestamp_format, int)),
     RSQL_OPT_END,
 };
 
-/* The character value means (`\t` and `tab` are a tab), or -1. */
-static int one_char(const char *v)
+/* See rsql_format.h. */
+int rsql_csv_char(const char *v)
 {
     if (v[0] && !v[1] && v[0] != '\n' && v[0] != '\r') {
         return (unsigned char)v[0];
@@ -48,7 +51,7 @@ static rsql_err_t check_char(const rsql_opt_def_t *def, const char *key, const c
                              rsql_pos_t pos, rsql_error_t *err)
 {
     (void)def;
-    if (one_char(value) >= 0) {
+    if (rsql_csv_char(value) >= 0) {
         return RSQL_OK;
     }
     return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
@@ -67,7 +70,7 @@ static rsql_err_t check_quote(const rsql_opt_def_t *def, const char *key, const 
 static rsql_err_t csv_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
     const char *q = rsql_optset_str(set, "csv.quote-character");
-    if (*q && one_char(q) == one_char(rsql_optset_str(set, "csv.field-delimiter"))) {
+    if (*q && rsql_csv_char(q) == rsql_csv_char(rsql_optset_str(set, "csv.field-delimiter"))) {
         rsql_pos_t pos = rsql_conn__value_pos(set, "csv.quote-character");
         if (pos.off == RSQL_POS_NONE) {
             pos = rsql_conn__value_pos(set, "csv.field-delimiter");
@@ -80,16 +83,18 @@ static rsql_err_t csv_finalize(const rsql_optset_t *set, rsql_error_t *err)
 }
 
 static const rsql_opt_def_t csv_opts[] = {
-    RSQL_OPT_ROW_V("csv.field-delimiter", RSQL_OPT_STR, 0, ",", 0, 0, NULL,
-                   "The character between fields; write `\\t` or `tab` for a tab.", check_char),
-    RSQL_OPT_ROW_V("csv.quote-character", RSQL_OPT_STR, 0, "\"", 0, 0, NULL,
-                   "The character around a field holding the delimiter, a quote or a line end; "
-                   "a quote inside such a field is doubled. Empty: no quoting.",
-                   check_quote),
-    RSQL_OPT_ROW("csv.null-literal", RSQL_OPT_STR, 0, "", 0, 0, NULL,
-                 "A field with exactly this text is NULL (and NULL is written as it). By default "
-                 "an empty unquoted field is NULL and a quoted empty field (`\"\"`) is the empty "
-                 "string."),
+    RSQL_OPT_ROW_VF("csv.field-delimiter", RSQL_OPT_STR, 0, ",", 0, 0, NULL,
+                    "The character between fields; write `\\t` or `tab` for a tab.", check_char,
+                    RSQL_OPT_FIELD(rsql_csv_conf_t, delimiter_text, const char *)),
+    RSQL_OPT_ROW_VF("csv.quote-character", RSQL_OPT_STR, 0, "\"", 0, 0, NULL,
+                    "The character around a field holding the delimiter, a quote or a line end; "
+                    "a quote inside such a field is doubled. Empty: no quoting.",
+                    check_quote, RSQL_OPT_FIELD(rsql_csv_conf_t, quote_text, const char *)),
+    RSQL_OPT_ROW_F("csv.null-literal", RSQL_OPT_STR, 0, "", 0, 0, NULL,
+                   "A field with exactly this text is NULL (and NULL is written as it). By default "
+                   "an empty unquoted field is NULL and a quoted empty field (`\"\"`) is the "
+                   "empty string.",
+                   RSQL_OPT_FIELD(rsql_csv_conf_t, null_literal, const char *)),
     RSQL_OPT_END,
 };
 
@@ -97,12 +102,29 @@ static const rsql_opt_def_t raw_opts[] = {
     RSQL_OPT_END,
 };
 
+/* The characters the csv options stand for (validated, so each is one character). */
+static rsql_err_t csv_configure(void *conf, const rsql_optset_t *set, rsql_error_t *err)
+{
+    (void)set;
+    rsql_csv_conf_t *c = conf;
+    int d = rsql_csv_char(c->delimiter_text);
+    int q = *c->quote_text ? rsql_csv_char(c->quote_text) : 0;
+    if (d < 0 || q < 0) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                              "csv: a validated delimiter or quote is not one character");
+    }
+    c->delimiter = (char)d;
+    c->quote = (char)q;
+    return RSQL_OK;
+}
+
 const rsql_format_def_t rsql_json_format_def = {
     .name = "json",
     .description =
         "One JSON object per body (or line); columns are matched to the object's fields by "
         "name. Written objects have one field per column, NULL as `null`.",
     .opts = json_opts,
+    .conf_size = sizeof(rsql_json_conf_t),
 };
 
 const rsql_format_def_t rsql_csv_format_def = {
@@ -110,6 +132,8 @@ const rsql_format_def_t rsql_csv_format_def = {
     .description = "One CSV record per body (or line), fields in column order (RFC 4180 quoting).",
     .opts = csv_opts,
     .finalize = csv_finalize,
+    .conf_size = sizeof(rsql_csv_conf_t),
+    .configure = csv_configure,
 };
 
 const rsql_format_def_t rsql_raw_format_def = {

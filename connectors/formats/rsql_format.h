@@ -33,14 +33,41 @@
 typedef struct rsql_decoder rsql_decoder_t;
 typedef struct rsql_encoder rsql_encoder_t;
 
+/* json.timestamp-format */
+enum { RSQL_JSON_TS_ISO8601, RSQL_JSON_TS_EPOCH_MILLIS };
+
+/* The typed configuration of the json format (fmt_opts.c rows fill it). */
+typedef struct rsql_json_conf {
+    bool fail_on_missing_field;
+    int timestamp_format; /* RSQL_JSON_TS_* */
+} rsql_json_conf_t;
+
+/* The typed configuration of the csv format. */
+typedef struct rsql_csv_conf {
+    const char *delimiter_text; /* csv.field-delimiter as written */
+    const char *quote_text;     /* csv.quote-character as written ("" = none) */
+    const char *null_literal;   /* csv.null-literal ("" = the default NULL rules) */
+    char delimiter;             /* the character delimiter_text stands for */
+    char quote;                 /* the quote character, 0 = no quoting */
+} rsql_csv_conf_t;
+
+/*
+** The character a csv character option's text stands for (`\t` and `tab`
+** are a tab, `\\` a backslash), or -1 when it is not a single character.
+** The one parser of these options (validation and configuration).
+*/
+int rsql_csv_char(const char *text);
+
 /*
 ** A decoder of format ("json", "csv", "raw"; case-insensitive) for a table
-** of n_columns columns. names/types are copied; opts is read during the call
-** only (NULL = every format option at its default). Errors: unknown format
+** of n_columns columns. names/types are copied; format_conf is the format's
+** typed configuration (rsql_json_conf_t, rsql_csv_conf_t; the option set's
+** RSQL_CONF_FORMAT slot), read during the call only (NULL = every format
+** option at its default). Errors: unknown format
 ** (RSQL_ERR_UNSUPPORTED), raw with a table that is not one VARCHAR or BYTES
 ** column (RSQL_ERR_SEMANTIC), out of memory. Caller destroys.
 */
-rsql_decoder_t *rsql_decoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+rsql_decoder_t *rsql_decoder_new(const char *format, const void *format_conf, int n_columns,
                                  const char *const *names, const rsql_type_t *types,
                                  rsql_error_t *err);
 void rsql_decoder_destroy(rsql_decoder_t *dec);
@@ -60,7 +87,7 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
 ** An encoder, as rsql_decoder_new. Encoded bodies carry no trailing newline
 ** (line-oriented sinks add it).
 */
-rsql_encoder_t *rsql_encoder_new(const char *format, const rsql_optset_t *opts, int n_columns,
+rsql_encoder_t *rsql_encoder_new(const char *format, const void *format_conf, int n_columns,
                                  const char *const *names, const rsql_type_t *types,
                                  rsql_error_t *err);
 void rsql_encoder_destroy(rsql_encoder_t *enc);

@@ -10,13 +10,22 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/rocketmq/rmq_conf.h"
+#include "connectors/rsql_io.h"
+#ifdef RSQL_HAVE_RMQ
+#include "connectors/rocketmq/rmq_conn_int.h"
+#endif
 
 #include <string.h>
+#include <strings.h>
 
 static const char *const rmq_formats[] = {"json", "csv", "raw", NULL};
-static const char *const rmq_modes[] = {"simple", "lite", NULL};
-static const char *const rmq_filter_types[] = {"tag", "sql92", NULL};
-static const char *const rmq_dead_letter[] = {"none", "native", NULL};
+const char *const rsql_rmq_modes[] = {"simple", "lite", NULL};
+const char *const rsql_rmq_filter_types[] = {"tag", "sql92", NULL};
+const char *const rsql_rmq_dead_letters[] = {"none", "native", NULL};
+
+/* The member of rsql_rmq_conf_t a row fills. */
+#define F(member, ctype) RSQL_OPT_FIELD(rsql_rmq_conf_t, member, ctype)
 
 #define SRC RSQL_OPT_F_SOURCE
 #define SNK RSQL_OPT_F_SINK
@@ -66,124 +75,124 @@ static rsql_err_t check_endpoints(const rsql_opt_def_t *def, const char *key, co
 
 static const rsql_opt_def_t rmq_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("rocketmq-grpc"),
-    RSQL_OPT_ROW_V("endpoints", RSQL_OPT_CSV, REQ, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_VF("endpoints", RSQL_OPT_CSV, REQ, NULL, 0, 0, NULL,
                    "The gRPC endpoints of the RocketMQ 5.x proxy, `host:port` (the proxy's gRPC "
                    "port is 8081 by default), such as `127.0.0.1:8081`; several are separated by "
                    "commas.",
-                   check_endpoints),
-    RSQL_OPT_ROW("namespace", RSQL_OPT_STR, 0, "", 0, 0, NULL,
-                 "The RocketMQ namespace of the topic and the consumer group; empty for none."),
-    RSQL_OPT_ROW("access-key", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                   check_endpoints, F(endpoints, const char *)),
+    RSQL_OPT_ROW_F("namespace", RSQL_OPT_STR, 0, "", 0, 0, NULL,
+                 "The RocketMQ namespace of the topic and the consumer group; empty for none.", F(namespace_, const char *)),
+    RSQL_OPT_ROW_F("access-key", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                  "The access key for an ACL-enabled cluster. With `secret-key`, every request is "
-                 "signed (HMAC-SHA1)."),
-    RSQL_OPT_ROW("secret-key", RSQL_OPT_STR, RSQL_OPT_F_SECRET | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
+                 "signed (HMAC-SHA1).", F(access_key, const char *)),
+    RSQL_OPT_ROW_F("secret-key", RSQL_OPT_STR, RSQL_OPT_F_SECRET | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
                  NULL, "The secret key that goes with `access-key`. Stored in the catalog as "
-                       "written, so protect the catalog file (it is created with mode 0600)."),
-    RSQL_OPT_ROW("tls", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
-                 "Connect to the proxy with TLS."),
-    RSQL_OPT_ROW("request-timeout", RSQL_OPT_DURATION, 0, "3s", 100, 5 * RSQL_MS_MIN, NULL,
+                       "written, so protect the catalog file (it is created with mode 0600).", F(secret_key, const char *)),
+    RSQL_OPT_ROW_F("tls", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                 "Connect to the proxy with TLS.", F(tls, bool)),
+    RSQL_OPT_ROW_F("request-timeout", RSQL_OPT_DURATION, 0, "3s", 100, 5 * RSQL_MS_MIN, NULL,
                  "Deadline of each request (route, heartbeat, send, ack, change of invisible "
-                 "duration). A long poll gets `source.await-duration` on top of it."),
-    RSQL_OPT_ROW("topic", RSQL_OPT_STR, REQ, NULL, 0, 0, NULL,
+                 "duration). A long poll gets `source.await-duration` on top of it.", F(request_timeout_ms, int64_t)),
+    RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, REQ, NULL, 0, 0, NULL,
                  "The topic to read from or write to. In lite mode (`source.mode` = `lite`), and "
                  "when writing with `sink.lite-topic` or `sink.lite-topic-column`, the LITE parent "
-                 "topic."),
-    RSQL_OPT_ROW("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rmq_formats,
+                 "topic.", F(topic, const char *)),
+    RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rmq_formats,
                  "How a message body becomes a row, and a row a body. Only the body is used: "
-                 "tags, keys and properties are not columns."),
+                 "tags, keys and properties are not columns.", F(format, int)),
 
-    RSQL_OPT_ROW("source.mode", RSQL_OPT_ENUM, SRC, "simple", 0, 0, rmq_modes,
+    RSQL_OPT_ROW_F("source.mode", RSQL_OPT_ENUM, SRC, "simple", 0, 0, rsql_rmq_modes,
                  "`simple`: read a NORMAL or FIFO topic, optionally filtered by tag or SQL92. "
                  "`lite`: read a LITE parent topic through a wildcard lite subscription: every "
                  "lite topic under it, including lite topics that appear while the job runs (or "
                  "only `source.lite-topics`). The consumer group needs the attributes "
                  "`lite.bind.topic=<topic>` and `lite.sub.wildcard=true`, and the proxy must run "
-                 "in cluster mode."),
-    RSQL_OPT_ROW("source.consumer-group", RSQL_OPT_STR, REQ | SRC, NULL, 0, 0, NULL,
+                 "in cluster mode.", F(mode, int)),
+    RSQL_OPT_ROW_F("source.consumer-group", RSQL_OPT_STR, REQ | SRC, NULL, 0, 0, NULL,
                  "The consumer group. Several rocketsql processes (or jobs) in one group share "
                  "the messages: the broker balances them message by message, with no partition "
-                 "assignment."),
-    RSQL_OPT_ROW("source.filter-type", RSQL_OPT_ENUM, SRC, "tag", 0, 0, rmq_filter_types,
-                 "How `source.filter-expression` is read (simple mode)."),
-    RSQL_OPT_ROW("source.filter-expression", RSQL_OPT_STR, SRC | RSQL_OPT_F_NONEMPTY, "*", 0, 0,
+                 "assignment.", F(group, const char *)),
+    RSQL_OPT_ROW_F("source.filter-type", RSQL_OPT_ENUM, SRC, "tag", 0, 0, rsql_rmq_filter_types,
+                 "How `source.filter-expression` is read (simple mode).", F(filter_type, int)),
+    RSQL_OPT_ROW_F("source.filter-expression", RSQL_OPT_STR, SRC | RSQL_OPT_F_NONEMPTY, "*", 0, 0,
                  NULL,
                  "Simple mode: the broker-side filter. A tag expression (`*` for every message, "
                  "`TagA || TagB`) or, with `source.filter-type` = `sql92`, an SQL92 expression "
-                 "over message properties. Messages that do not match are never delivered."),
-    RSQL_OPT_ROW("source.fetch-concurrency", RSQL_OPT_INT, SRC, "4", 1, 64, NULL,
-                 "Long polls (ReceiveMessage) kept in flight at once."),
-    RSQL_OPT_ROW("source.batch-size", RSQL_OPT_INT, SRC, "32", 1, 32, NULL,
-                 "Most messages one long poll returns (the proxy's limit is 32)."),
-    RSQL_OPT_ROW("source.await-duration", RSQL_OPT_DURATION, SRC, "20s", RSQL_MS_S,
+                 "over message properties. Messages that do not match are never delivered.", F(filter_expression, const char *)),
+    RSQL_OPT_ROW_F("source.fetch-concurrency", RSQL_OPT_INT, SRC, "4", 1, 64, NULL,
+                 "Long polls (ReceiveMessage) kept in flight at once.", F(fetch_concurrency, int64_t)),
+    RSQL_OPT_ROW_F("source.batch-size", RSQL_OPT_INT, SRC, "32", 1, 32, NULL,
+                 "Most messages one long poll returns (the proxy's limit is 32).", F(batch_size, int64_t)),
+    RSQL_OPT_ROW_F("source.await-duration", RSQL_OPT_DURATION, SRC, "20s", RSQL_MS_S,
                  5 * RSQL_MS_MIN, NULL,
                  "How long one long poll waits for messages. The proxy clamps it to its own "
                  "bounds (by default 5s to 20s), so a value outside them acts like the nearest "
-                 "bound."),
-    RSQL_OPT_ROW("source.invisible-duration", RSQL_OPT_DURATION, SRC, "60s", 10 * RSQL_MS_S,
+                 "bound.", F(await_ms, int64_t)),
+    RSQL_OPT_ROW_F("source.invisible-duration", RSQL_OPT_DURATION, SRC, "60s", 10 * RSQL_MS_S,
                  12 * RSQL_MS_H, NULL,
                  "How long a received message stays hidden from other consumers. A message the "
                  "pipeline still holds is renewed `source.renewal-ahead` before this ends; a "
-                 "message that is neither acked nor renewed in time is delivered again."),
-    RSQL_OPT_ROW("source.renewal-ahead", RSQL_OPT_DURATION, SRC, "5s", RSQL_MS_S, RSQL_MS_H, NULL,
+                 "message that is neither acked nor renewed in time is delivered again.", F(invisible_ms, int64_t)),
+    RSQL_OPT_ROW_F("source.renewal-ahead", RSQL_OPT_DURATION, SRC, "5s", RSQL_MS_S, RSQL_MS_H, NULL,
                  "How long before its invisible duration ends a held message is renewed "
                  "(ChangeInvisibleDuration; the ack then uses the new receipt handle). Must be "
-                 "shorter than `source.invisible-duration`."),
-    RSQL_OPT_ROW("source.max-delivery-attempts", RSQL_OPT_INT, SRC, "16", 1, 1000, NULL,
+                 "shorter than `source.invisible-duration`.", F(renewal_ahead_ms, int64_t)),
+    RSQL_OPT_ROW_F("source.max-delivery-attempts", RSQL_OPT_INT, SRC, "16", 1, 1000, NULL,
                  "Safety valve: a message at this delivery attempt is processed, never deferred "
                  "by throttling again. Also the attempt count reported when a message is "
                  "forwarded to the native dead-letter queue. Keep it at or below the consumer "
                  "group's retry limit + 1 (17 by default): past that the broker moves the message "
-                 "to the group's dead-letter queue before the valve lets it through."),
-    RSQL_OPT_ROW("source.max-invisible-duration", RSQL_OPT_DURATION, SRC, "30min",
+                 "to the group's dead-letter queue before the valve lets it through.", F(max_delivery_attempts, int64_t)),
+    RSQL_OPT_ROW_F("source.max-invisible-duration", RSQL_OPT_DURATION, SRC, "30min",
                  10 * RSQL_MS_S, 12 * RSQL_MS_H, NULL,
-                 "Safety valve: no deferral by throttling is longer than this."),
-    RSQL_OPT_ROW("source.lite-topics", RSQL_OPT_CSV, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Safety valve: no deferral by throttling is longer than this.", F(max_invisible_ms, int64_t)),
+    RSQL_OPT_ROW_F("source.lite-topics", RSQL_OPT_CSV, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                  "Lite mode: read only these lite topics (comma-separated), subscribed "
-                 "explicitly, instead of every lite topic under the parent topic."),
-    RSQL_OPT_ROW("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rmq_dead_letter,
+                 "explicitly, instead of every lite topic under the parent topic.", F(lite_topics, const char *)),
+    RSQL_OPT_ROW_FG("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rsql_rmq_dead_letters,
                  "Where a failed message goes under `errors.tolerance` = `all`. `none`: only to "
                  "`errors.dlq.table` (when set), then it is acked. `native`: also forwarded to the "
                  "consumer group's RocketMQ dead-letter queue (`%DLQ%<group>`, with "
-                 "ForwardMessageToDeadLetterQueue) instead of being acked."),
-    RSQL_OPT_ROW("scan.idle-timeout", RSQL_OPT_DURATION, SRC, NULL, 100, 24 * RSQL_MS_H, NULL,
+                 "ForwardMessageToDeadLetterQueue) instead of being acked.", F(dead_letter, int), F(dead_letter_given, bool)),
+    RSQL_OPT_ROW_FG("scan.idle-timeout", RSQL_OPT_DURATION, SRC, NULL, 100, 24 * RSQL_MS_H, NULL,
                  "Makes the read bounded (for batch jobs): the source ends once no message "
-                 "arrived for this long. Unset: the source runs until it is stopped."),
-    RSQL_OPT_ROW("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
+                 "arrived for this long. Unset: the source runs until it is stopped.", F(idle_timeout_ms, int64_t), F(idle_timeout_given, bool)),
+    RSQL_OPT_ROW_F("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
                  "Lite mode: most messages of one lite topic in the pipeline at once. A message "
                  "over it is deferred (made invisible again with ChangeInvisibleDuration, neither "
                  "held nor acked), so the fetch budget goes to the other lite topics. `0`: no "
-                 "limit."),
-    RSQL_OPT_ROW("throttle.rate-per-lite-topic", RSQL_OPT_RATE, SRC, NULL, 0, 0, NULL,
+                 "limit.", F(max_inflight_per_lite, int64_t)),
+    RSQL_OPT_ROW_FG("throttle.rate-per-lite-topic", RSQL_OPT_RATE, SRC, NULL, 0, 0, NULL,
                  "Lite mode: most messages per second taken from one lite topic, such as "
-                 "`200/s`; messages over it are deferred. Unset: no rate limit."),
-    RSQL_OPT_ROW("throttle.defer", RSQL_OPT_DURATION, SRC, "1s", 100, 12 * RSQL_MS_H, NULL,
+                 "`200/s`; messages over it are deferred. Unset: no rate limit.", F(rate_per_lite, double), F(rate_per_lite_given, bool)),
+    RSQL_OPT_ROW_F("throttle.defer", RSQL_OPT_DURATION, SRC, "1s", 100, 12 * RSQL_MS_H, NULL,
                  "Lite mode: the first deferral of a throttled message; it doubles each time the "
                  "same message is deferred again, up to `source.max-invisible-duration`. A lite "
                  "topic over its rate also has its deferred messages spaced 1/rate apart, so each "
-                 "comes back when the topic has room instead of being deferred again."),
+                 "comes back when the topic has room instead of being deferred again.", F(defer_ms, int64_t)),
 
-    RSQL_OPT_ROW("sink.lite-topic", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
-                 "Send every row to this lite topic of the LITE parent topic `topic`."),
-    RSQL_OPT_ROW("sink.lite-topic-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
+    RSQL_OPT_ROW_F("sink.lite-topic", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Send every row to this lite topic of the LITE parent topic `topic`.", F(lite_topic, const char *)),
+    RSQL_OPT_ROW_F("sink.lite-topic-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
                  NULL,
                  "Send each row to the lite topic named by this VARCHAR column of the row (one "
-                 "lite topic per tenant or session)."),
-    RSQL_OPT_ROW("sink.tag", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
-                 "The tag of every message sent."),
-    RSQL_OPT_ROW("sink.keys-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "lite topic per tenant or session).", F(lite_topic_column, const char *)),
+    RSQL_OPT_ROW_F("sink.tag", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "The tag of every message sent.", F(tag, const char *)),
+    RSQL_OPT_ROW_F("sink.keys-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                  "The column whose value becomes each message's key (to look messages up by "
-                 "key)."),
-    RSQL_OPT_ROW("sink.message-group-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0,
+                 "key).", F(keys_column, const char *)),
+    RSQL_OPT_ROW_F("sink.message-group-column", RSQL_OPT_STR, SNK | RSQL_OPT_F_NONEMPTY, NULL, 0,
                  0, NULL,
                  "FIFO: the column whose value is each message's message group; messages of one "
-                 "group are sent, and stored, in order. `topic` must be a FIFO topic."),
-    RSQL_OPT_ROW("sink.max-attempts", RSQL_OPT_INT, SNK, "3", 1, 100, NULL,
+                 "group are sent, and stored, in order. `topic` must be a FIFO topic.", F(message_group_column, const char *)),
+    RSQL_OPT_ROW_F("sink.max-attempts", RSQL_OPT_INT, SNK, "3", 1, 100, NULL,
                  "Attempts to send one message, the first included, with exponential backoff "
                  "between them, before the send counts as failed (and its source message is not "
-                 "acked)."),
-    RSQL_OPT_ROW("sink.max-inflight", RSQL_OPT_INT, SNK, "64", 1, 10000, NULL,
+                 "acked).", F(max_attempts, int64_t)),
+    RSQL_OPT_ROW_F("sink.max-inflight", RSQL_OPT_INT, SNK, "64", 1, 10000, NULL,
                  "Most send requests in flight at once; messages of one message group still go "
-                 "out one after the other."),
+                 "out one after the other.", F(max_inflight, int64_t)),
     RSQL_OPT_END,
 };
 
@@ -236,6 +245,21 @@ static rsql_err_t rmq_finalize(const rsql_optset_t *set, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/* Derived members: throttled = some throttle.* option was given. */
+static rsql_err_t rmq_configure(void *conf, const rsql_optset_t *set, const char *const *columns,
+                                int n_columns, rsql_arena_t *arena, rsql_error_t *err)
+{
+    (void)columns;
+    (void)n_columns;
+    (void)arena;
+    (void)err;
+    rsql_rmq_conf_t *c = conf;
+    for (int i = 0; i < rsql_optset_count(set); i++) {
+        c->throttled |= strncasecmp(rsql_optset_at(set, i)->key, "throttle.", 9) == 0;
+    }
+    return RSQL_OK;
+}
+
 const rsql_connector_def_t rsql_rmq_conn_def = {
     .name = "rocketmq-grpc",
     .description =
@@ -251,4 +275,13 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
     .opts = rmq_opts,
     .formats = rmq_formats,
     .finalize = rmq_finalize,
+#ifdef RSQL_HAVE_RMQ
+    .source = &rsql_rmq_source_ops,
+    .sink = &rsql_rmq_sink_ops,
+#endif
+    .conf_size = sizeof(rsql_rmq_conf_t),
+    .configure = rmq_configure,
+    .bounded = rsql_rmq__bounded,
+    .own_positions = "RocketMQ acks",
+    .explain = rsql_rmq__explain,
 };

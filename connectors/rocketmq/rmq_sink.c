@@ -419,7 +419,7 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     for (char *p = eps; *p; p++) {
         *p = *p == ',' ? ';' : *p;
     }
-    k->enc = rsql_encoder_new(rsql_io_opt_str(o, "format", "json"), o, ctx->n_columns,
+    k->enc = rsql_encoder_new(rsql_io_opt_str(o, "format", "json"), ctx->format_conf, ctx->n_columns,
                               ctx->column_names, ctx->column_types, err);
     if (!k->enc) {
         rsql_free(eps);

@@ -7,23 +7,30 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/rsql_conn_io.h"
+#include "connectors/sqlite/sqlite_conf.h"
 
 static const rsql_opt_def_t sqlite_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("sqlite"),
-    RSQL_OPT_ROW("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
-                 "The SQLite database file."),
-    RSQL_OPT_ROW("table", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_F("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+                 "The SQLite database file.",
+                   RSQL_OPT_FIELD(rsql_sqlite_conf_t, path, const char *)),
+    RSQL_OPT_ROW_F("table", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                  "The table in that database. Its columns are matched to the rocketsql table's "
-                 "columns by name."),
-    RSQL_OPT_ROW("scan.follow", RSQL_OPT_BOOL, RSQL_OPT_F_SOURCE, "false", 0, 0, NULL,
+                 "columns by name.",
+                   RSQL_OPT_FIELD(rsql_sqlite_conf_t, table, const char *)),
+    RSQL_OPT_ROW_F("scan.follow", RSQL_OPT_BOOL, RSQL_OPT_F_SOURCE, "false", 0, 0, NULL,
                  "Keep polling for rows inserted later (by rowid) instead of ending after the "
-                 "last row; the source is then unbounded."),
-    RSQL_OPT_ROW("scan.poll-interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, "500ms", 10,
-                 RSQL_MS_H, NULL, "With `scan.follow`: how often to look for new rows."),
-    RSQL_OPT_ROW("sink.batch-size", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1000", 1, 1000000, NULL,
+                 "last row; the source is then unbounded.",
+                   RSQL_OPT_FIELD(rsql_sqlite_conf_t, follow, bool)),
+    RSQL_OPT_ROW_F("scan.poll-interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, "500ms", 10,
+                 RSQL_MS_H, NULL, "With `scan.follow`: how often to look for new rows.",
+                   RSQL_OPT_FIELD(rsql_sqlite_conf_t, poll_ms, int64_t)),
+    RSQL_OPT_ROW_F("sink.batch-size", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1000", 1, 1000000, NULL,
                  "Most rows per transaction. The position of the source being copied is stored "
                  "in the same transaction, so a copy into SQLite is exactly-once, even across a "
-                 "kill -9."),
+                 "kill -9.",
+                   RSQL_OPT_FIELD(rsql_sqlite_conf_t, batch_size, int64_t)),
     RSQL_OPT_END,
 };
 
@@ -31,6 +38,14 @@ static const rsql_opt_def_t sqlite_opts[] = {
 static rsql_err_t sqlite_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
     return rsql_conn__requires(set, "scan.poll-interval", "scan.follow", "true", err);
+}
+
+/* Ends after the last row unless it follows new rows. */
+static bool sqlite_bounded(const void *conf, const char **why)
+{
+    const rsql_sqlite_conf_t *c = conf;
+    *why = c->follow ? "unbounded (follows new rows)" : "bounded (ends at the last row)";
+    return !c->follow;
 }
 
 const rsql_connector_def_t rsql_sqlite_conn_def = {
@@ -42,4 +57,9 @@ const rsql_connector_def_t rsql_sqlite_conn_def = {
     .opts = sqlite_opts,
     .formats = NULL,
     .finalize = sqlite_finalize,
+    .conf_size = sizeof(rsql_sqlite_conf_t),
+    .bounded = sqlite_bounded,
+    .source = &rsql_sqlite_source_ops,
+    .sink = &rsql_sqlite_sink_ops,
+    .exactly_once = true,
 };

@@ -27,6 +27,7 @@
 #include "connectors/formats/rsql_format.h"
 #include "base/rsql_path.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/sqlite/sqlite_conf.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -105,8 +106,9 @@ static rsql_err_t sk_db_error(rsql_sink_t *k, int rc, rsql_error_t *err, const c
 
 static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {
-    const char *path = rsql_io_opt_str(ctx->opts, "path", NULL);
-    const char *table = rsql_io_opt_str(ctx->opts, "table", NULL);
+    const rsql_sqlite_conf_t *conf = ctx->conf;
+    const char *path = conf ? conf->path : NULL;
+    const char *table = conf ? conf->table : NULL;
     rsql_buf_t sql = RSQL_BUF_INIT;
     rsql_sink_t *k;
     char *errmsg = NULL;
@@ -123,10 +125,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->n = ctx->n_columns;
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
-    k->batch_size = rsql_io_opt_int(ctx->opts, "sink.batch-size", 1000);
-    if (k->batch_size < 1) {
-        k->batch_size = 1;
-    }
+    k->batch_size = conf->batch_size;
     k->pipeline = rsql_strdup(ctx->pipeline ? ctx->pipeline : "");
     k->path = rsql_strdup(path);
     if (!k->pipeline || !k->path) {

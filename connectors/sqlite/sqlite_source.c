@@ -20,6 +20,7 @@
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/sqlite/sqlite_conf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -93,8 +94,9 @@ static rsql_err_t db_error(sqlite3 *db, int rc, rsql_error_t *err, const char *w
 
 static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
-    const char *path = rsql_io_opt_str(ctx->opts, "path", NULL);
-    const char *table = rsql_io_opt_str(ctx->opts, "table", NULL);
+    const rsql_sqlite_conf_t *conf = ctx->conf;
+    const char *path = conf ? conf->path : NULL;
+    const char *table = conf ? conf->table : NULL;
     rsql_buf_t sql = RSQL_BUF_INIT;
     rsql_source_t *s;
     int rc;
@@ -120,11 +122,8 @@ static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
             goto nomem;
         }
     }
-    s->follow = rsql_io_opt_bool(ctx->opts, "scan.follow", false);
-    s->poll_ms = rsql_io_opt_int(ctx->opts, "scan.poll-interval", 500);
-    if (s->poll_ms < 1) {
-        s->poll_ms = 1;
-    }
+    s->follow = conf->follow;
+    s->poll_ms = conf->poll_ms;
     for (int i = 0; i < ctx->n_resume; i++) {
         if (strcmp(ctx->resume_partitions[i], s->partition) == 0) {
             s->last_rowid = ctx->resume_offsets[i];

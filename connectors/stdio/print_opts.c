@@ -6,19 +6,24 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/rsql_conn_io.h"
+#include "connectors/stdio/print_conf.h"
 
-static const char *const print_formats[] = {"json", "csv", NULL};
+const char *const rsql_print_formats[] = {"json", "csv", NULL};
 
 static const rsql_opt_def_t print_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("print"),
-    RSQL_OPT_ROW("print-identifier", RSQL_OPT_STR, 0, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_F("print-identifier", RSQL_OPT_STR, 0, NULL, 0, 0, NULL,
                  "Start every printed line with this text and `> `, to tell several print sinks "
-                 "apart."),
-    RSQL_OPT_ROW("standard-error", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
-                 "Print to standard error instead of standard output."),
-    RSQL_OPT_ROW("format", RSQL_OPT_ENUM, 0, NULL, 0, 0, print_formats,
+                 "apart.",
+                   RSQL_OPT_FIELD(rsql_print_conf_t, identifier, const char *)),
+    RSQL_OPT_ROW_F("standard-error", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                 "Print to standard error instead of standard output.",
+                   RSQL_OPT_FIELD(rsql_print_conf_t, standard_error, bool)),
+    RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_print_formats,
                  "Print each row encoded by this format. Unset: a readable text form of the "
-                 "row."),
+                 "row.",
+                   RSQL_OPT_FIELD(rsql_print_conf_t, format, int)),
     RSQL_OPT_END,
 };
 
@@ -27,8 +32,10 @@ const rsql_connector_def_t rsql_print_conn_def = {
     .description = "Prints each row on its own line, to standard output (or standard error).",
     .caps = RSQL_CAP_SINK,
     .opts = print_opts,
-    .formats = print_formats,
+    .formats = rsql_print_formats,
     .finalize = NULL,
+    .conf_size = sizeof(rsql_print_conf_t),
+    .sink = &rsql_print_sink_ops,
 };
 
 static const rsql_opt_def_t blackhole_opts[] = {
@@ -43,4 +50,5 @@ const rsql_connector_def_t rsql_blackhole_conn_def = {
     .opts = blackhole_opts,
     .formats = NULL,
     .finalize = NULL,
+    .sink = &rsql_blackhole_sink_ops,
 };

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/stdio/print_conf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,14 +48,15 @@ static void pr_close(rsql_sink_t *k)
 static rsql_err_t pr_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {
     rsql_sink_t *k = rsql_calloc(1, sizeof *k);
-    const char *format = rsql_io_opt_str(ctx->opts, "format", NULL);
-    const char *ident = rsql_io_opt_str(ctx->opts, "print-identifier", NULL);
+    const rsql_print_conf_t *conf = ctx->conf;
+    const char *format = conf && conf->format >= 0 ? rsql_print_formats[conf->format] : NULL;
+    const char *ident = conf ? conf->identifier : NULL;
     if (!k) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     rsql_buf_init(&k->buf);
     k->n = ctx->n_columns;
-    k->out = rsql_io_opt_bool(ctx->opts, "standard-error", false) ? stderr : stdout;
+    k->out = conf && conf->standard_error ? stderr : stdout;
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
     if (ident && *ident && !(k->ident = rsql_strdup(ident))) {
@@ -62,7 +64,7 @@ static rsql_err_t pr_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     if (format && *format) {
-        k->enc = rsql_encoder_new(format, ctx->opts, ctx->n_columns, ctx->column_names,
+        k->enc = rsql_encoder_new(format, ctx->format_conf, ctx->n_columns, ctx->column_names,
                                   ctx->column_types, err);
         if (!k->enc) {
             pr_close(k);

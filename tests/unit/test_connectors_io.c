@@ -93,10 +93,19 @@ static rsql_err_t src_open(src_t *x, const char *connector, const char *const *k
 {
     memset(x, 0, sizeof *x);
     x->opts = opts_of(kv, ncols, names);
-    x->ops = rsql_io_source_ops(connector);
+    x->ops = rsql_connector_find(connector)->source;
     CU_ASSERT_PTR_NOT_NULL_FATAL(x->ops);
-    rsql_source_ctx_t ctx = {"t", "pipe-1", x->opts, ncols, names, types,
-                             n_resume, rparts, roffs};
+    rsql_source_ctx_t ctx = {"t",
+                             "pipe-1",
+                             x->opts,
+                             rsql_optset_conf(x->opts, RSQL_CONF_CONNECTOR),
+                             rsql_optset_conf(x->opts, RSQL_CONF_FORMAT),
+                             ncols,
+                             names,
+                             types,
+                             n_resume,
+                             rparts,
+                             roffs};
     rsql_error_clear(&x->err);
     return x->ops->open(&ctx, &x->s, &x->err);
 }
@@ -140,9 +149,18 @@ static rsql_err_t snk_open(snk_t *x, const char *connector, const char *const *k
 {
     memset(x, 0, sizeof *x);
     x->opts = opts_of(kv, ncols, names);
-    x->ops = rsql_io_sink_ops(connector);
+    x->ops = rsql_connector_find(connector)->sink;
     CU_ASSERT_PTR_NOT_NULL_FATAL(x->ops);
-    rsql_sink_ctx_t ctx = {"out", "pipe-1", x->opts, ncols, names, types, on_deliver, &x->d};
+    rsql_sink_ctx_t ctx = {"out",
+                           "pipe-1",
+                           x->opts,
+                           rsql_optset_conf(x->opts, RSQL_CONF_CONNECTOR),
+                           rsql_optset_conf(x->opts, RSQL_CONF_FORMAT),
+                           ncols,
+                           names,
+                           types,
+                           on_deliver,
+                           &x->d};
     rsql_error_clear(&x->err);
     return x->ops->open(&ctx, &x->k, &x->err);
 }
@@ -165,17 +183,28 @@ static bool raw_is(const rsql_record_t *r, const char *s)
     return r->raw_len == strlen(s) && memcmp(r->raw, s, r->raw_len) == 0;
 }
 
+/* The data path is reached through each connector's descriptor. */
 static void test_conn_lookup(void)
 {
-    CU_ASSERT_PTR_EQUAL(rsql_io_source_ops("FileSystem"), &rsql_file_source_ops);
-    CU_ASSERT_PTR_EQUAL(rsql_io_sink_ops("filesystem"), &rsql_file_sink_ops);
-    CU_ASSERT_PTR_EQUAL(rsql_io_source_ops("datagen"), &rsql_datagen_source_ops);
-    CU_ASSERT_PTR_NULL(rsql_io_sink_ops("datagen"));
-    CU_ASSERT_PTR_NULL(rsql_io_source_ops("print"));
-    CU_ASSERT_PTR_NOT_NULL(rsql_io_sink_ops("blackhole"));
-    CU_ASSERT_PTR_NOT_NULL(rsql_io_sink_ops("sqlite"));
-    CU_ASSERT_PTR_NULL(rsql_io_source_ops("nope"));
-    CU_ASSERT_PTR_NULL(rsql_io_source_ops(NULL));
+    CU_ASSERT_PTR_EQUAL(rsql_connector_find("FileSystem")->source, &rsql_file_source_ops);
+    CU_ASSERT_PTR_EQUAL(rsql_connector_find("filesystem")->sink, &rsql_file_sink_ops);
+    CU_ASSERT_PTR_EQUAL(rsql_connector_find("datagen")->source, &rsql_datagen_source_ops);
+    CU_ASSERT_PTR_NULL(rsql_connector_find("datagen")->sink);
+    CU_ASSERT_PTR_NULL(rsql_connector_find("print")->source);
+    CU_ASSERT_PTR_NOT_NULL(rsql_connector_find("blackhole")->sink);
+    CU_ASSERT_PTR_NOT_NULL(rsql_connector_find("sqlite")->sink);
+    CU_ASSERT_PTR_NULL(rsql_connector_find("nope"));
+    CU_ASSERT_PTR_NULL(rsql_connector_find(NULL));
+    /* semantics stated by the descriptors agree with their data paths */
+    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
+        if ((*c)->source) {
+            CU_ASSERT_EQUAL((*c)->source->manages_own_positions, (*c)->own_positions != NULL);
+        }
+        if ((*c)->sink) {
+            CU_ASSERT_EQUAL((*c)->sink->stored_positions != NULL, (*c)->exactly_once);
+        }
+        CU_ASSERT_EQUAL((*c)->source != NULL || (*c)->sink != NULL, true);
+    }
 }
 
 static void test_conn_file_source(void)
@@ -213,7 +242,7 @@ static void test_conn_file_source(void)
 
     /* decode what was read, as the transform stage does */
     rsql_error_t err;
-    rsql_decoder_t *dec = rsql_decoder_new("json", x.opts, 2, c2, t2, &err);
+    rsql_decoder_t *dec = rsql_decoder_new("json", rsql_optset_conf(x.opts, RSQL_CONF_FORMAT), 2, c2, t2, &err);
     rsql_value_t row[2];
     CU_ASSERT_EQUAL(rsql_decode(dec, b->recs[3].raw, b->recs[3].raw_len, b->arena, row, &err),
                     RSQL_OK);
@@ -670,7 +699,7 @@ static void test_conn_exactly_once_file_to_sqlite(void)
         for (int i = 0; i < np; i++) {
             rsql_free(parts[i]);
         }
-        rsql_decoder_t *dec = rsql_decoder_new("json", x.opts, 2, c2, t2, &x.err);
+        rsql_decoder_t *dec = rsql_decoder_new("json", rsql_optset_conf(x.opts, RSQL_CONF_FORMAT), 2, c2, t2, &x.err);
         rsql_batch_t *b = rsql_batch_new(7);
         bool eof = false;
         /* each round copies at most one batch of 7 lines, then "dies" */

@@ -65,8 +65,8 @@ static void fx_init(fx_t *f, const char *format, const char *const *kv)
     kv2[n] = NULL;
     f->opts = opts_of(kv2, NCOLS, cols);
     rsql_error_clear(&f->err);
-    f->dec = rsql_decoder_new(format, f->opts, NCOLS, cols, types, &f->err);
-    f->enc = rsql_encoder_new(format, f->opts, NCOLS, cols, types, &f->err);
+    f->dec = rsql_decoder_new(format, rsql_optset_conf(f->opts, RSQL_CONF_FORMAT), NCOLS, cols, types, &f->err);
+    f->enc = rsql_encoder_new(format, rsql_optset_conf(f->opts, RSQL_CONF_FORMAT), NCOLS, cols, types, &f->err);
     f->arena = rsql_arena_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->dec);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->enc);

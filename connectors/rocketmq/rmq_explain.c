@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rmq_explain: what the rocketmq-grpc connector tells the planner: when a
+ * read ends by itself (scan.idle-timeout) and the lines EXPLAIN prints for
+ * its source (mode, receive, throttle, valves, acks) and sink (producer),
+ * the long polls on the Threads line and the native DLQ on the Errors line
+ * (rsql_connector_def_t.bounded / .explain). Planning-time only: it reads
+ * the table's typed configuration, never the data path's state.
+ */
+#include "config.h"
+#include "connectors/rocketmq/rmq_conf.h"
+#include "base/rsql_buf.h"
+
+#include <inttypes.h>
+
+static const char *dur(int64_t ms, char *buf, size_t size)
+{
+    return rsql_opt_format_duration(ms, buf, size);
+}
+
+/* See rsql_connector_def_t.bounded. */
+bool rsql_rmq__bounded(const void *conf, const char **why)
+{
+    const rsql_rmq_conf_t *c = conf;
+    if (c->idle_timeout_given) {
+        *why = "bounded (ends after scan.idle-timeout without messages)";
+        return true;
+    }
+    *why = "unbounded (no scan.idle-timeout)";
+    return false;
+}
+
+static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
+{
+    char b1[32], b2[32];
+    bool lite = c->mode == RSQL_RMQ_MODE_LITE;
+    if (lite && c->lite_topics) {
+        x->attr(x, "mode", "lite (lite topics %s under '%s')", c->lite_topics, c->topic);
+    } else if (lite) {
+        x->attr(x, "mode", "lite (every lite topic under '%s')", c->topic);
+    } else {
+        x->attr(x, "mode", "simple (topic '%s', %s filter '%s')", c->topic,
+                rsql_rmq_filter_types[c->filter_type], c->filter_expression);
+    }
+    x->attr(x, "receive",
+            "%" PRId64 " concurrent long polls (ReceiveMessage, up to %" PRId64
+            " messages, await %s), invisible duration %s",
+            c->fetch_concurrency, c->batch_size, dur(c->await_ms, b1, sizeof b1),
+            dur(c->invisible_ms, b2, sizeof b2));
+    if (lite && c->throttled) {
+        rsql_buf_t t = RSQL_BUF_INIT;
+        if (c->max_inflight_per_lite > 0) {
+            rsql_buf_printf(&t, "max %" PRId64 " in flight per lite topic",
+                            c->max_inflight_per_lite);
+        } else {
+            rsql_buf_puts(&t, "no in-flight limit");
+        }
+        if (c->rate_per_lite_given) {
+            rsql_buf_printf(&t, ", at most %.15g/s per lite topic (token bucket)",
+                            c->rate_per_lite);
+        }
+        rsql_buf_printf(&t,
+                        "; a message over its lite topic's share is deferred as it is received "
+                        "(ChangeInvisibleDuration with its lite topic, counted as a delivery "
+                        "attempt; not held, not acked) by %s, doubling per delivery attempt%s",
+                        dur(c->defer_ms, b1, sizeof b1),
+                        c->rate_per_lite_given
+                            ? " (over the rate: later still, so that a lite topic's deferred "
+                              "messages come back spaced at its rate)"
+                            : "");
+        x->attr(x, "throttle", "%s", rsql_buf_str(&t));
+        rsql_buf_deinit(&t);
+        x->attr(x, "valves",
+                "a message at delivery attempt %" PRId64
+                " is processed, never deferred again; no deferral exceeds %s",
+                c->max_delivery_attempts, dur(c->max_invisible_ms, b2, sizeof b2));
+    }
+    if (x->preview) {
+        x->attr(x, "acks", "never (a preview does not ack: the messages come back after their "
+                           "invisible duration)");
+        return;
+    }
+    x->attr(x, "acks",
+            "acked (AckMessage, batched) after the sink confirms each row, or after it is "
+            "filtered out/dead-lettered; held messages renewed (ChangeInvisibleDuration) %s "
+            "before their invisible duration ends",
+            dur(c->renewal_ahead_ms, b1, sizeof b1));
+}
+
+static void sink_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
+{
+    if (c->message_group_column) {
+        x->attr(x, "producer", "FIFO, message group from column '%s'", c->message_group_column);
+    } else if (c->lite_topic_column) {
+        x->attr(x, "producer", "LITE, lite topic from column '%s'", c->lite_topic_column);
+    } else if (c->lite_topic) {
+        x->attr(x, "producer", "LITE, lite topic '%s'", c->lite_topic);
+    } else {
+        x->attr(x, "producer", "NORMAL");
+    }
+}
+
+/* See rsql_connector_def_t.explain. */
+void rsql_rmq__explain(const rsql_explain_t *x)
+{
+    const rsql_rmq_conf_t *c = x->conf;
+    switch (x->part) {
+    case RSQL_EXPLAIN_SOURCE: source_lines(x, c); break;
+    case RSQL_EXPLAIN_SINK: sink_lines(x, c); break;
+    case RSQL_EXPLAIN_POLL: x->text(x, " (%" PRId64 " long polls)", c->fetch_concurrency); break;
+    case RSQL_EXPLAIN_ERRORS:
+        if (x->tolerate_all && c->dead_letter_given && c->dead_letter == RSQL_RMQ_DLQ_NATIVE) {
+            x->text(x, "; also forwarded to the consumer group's RocketMQ DLQ");
+        }
+        break;
+    }
+}
