@@ -45,6 +45,11 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_source.c connectors/rocketmq/rmq_sink.c
 # (rmq_codec.c includes the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
+# The objects that include the generated headers depend on them, so targets that skip
+# BUILT_SOURCES (`make librocketsql.a`, `make tests/unit/test_rmq_codec`) generate them
+# first; automake's dependency tracking takes over after the first build.
+RMQ_PROTO_H = $(filter %.h,$(RMQ_PROTO_GEN))
+connectors/rocketmq/rmq_codec.$(OBJEXT): $(RMQ_PROTO_H)
 RSQL_LIBS += librmqproto.a $(GRPC_LIBS)
 
 check_PROGRAMS += tests/rocketmq/rmq_client_probe
@@ -57,6 +62,7 @@ TESTS += tests/unit/test_rmq_codec
 tests_unit_test_rmq_codec_SOURCES = tests/unit/test_rmq_codec.c
 tests_unit_test_rmq_codec_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests/unit/tests_unit_test_rmq_codec-test_rmq_codec.$(OBJEXT): $(RMQ_PROTO_H)
 check_PROGRAMS += tests/unit/test_rmq_inflight
 TESTS += tests/unit/test_rmq_inflight
 tests_unit_test_rmq_inflight_SOURCES = tests/unit/test_rmq_inflight.c
