@@ -2,7 +2,7 @@
 # connectors (datagen, filesystem, sqlite, print, blackhole), their lookup,
 # and their unit tests. Included by Makefile.am after connectors/local.mk.
 librocketsql_a_SOURCES += \
-	connectors/rsql_conn_io.h connectors/conn_io.c \
+	connectors/rsql_io.h connectors/rsql_conn_io.h connectors/conn_io.c \
 	connectors/formats/rsql_format.h connectors/formats/fmt_int.h \
 	connectors/formats/fmt_value.c connectors/formats/fmt_codec.c \
 	connectors/formats/fmt_json.c connectors/formats/fmt_csv.c connectors/formats/fmt_raw.c \

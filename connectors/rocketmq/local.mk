@@ -2,8 +2,21 @@
 # configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
 # (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
 EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2/service.proto \
+	tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.sh \
 	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
-	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh
+	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh \
+	tests/rocketmq/t_interop_normal.sh tests/rocketmq/t_interop_fifo.sh tests/rocketmq/t_interop_lite.sh
+# the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
+EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
+	scripts/rocketmq.d/namesrv.properties.in scripts/rocketmq.d/rmq-proxy.json.in \
+	scripts/rocketmq.d/maven-settings.xml scripts/rocketmq.d/server-pom.xml \
+	scripts/rocketmq.d/RsqlRmqProbe.java \
+	tests/interop/README.md tests/interop/pom.xml tests/interop/rmq-interop \
+	tests/interop/src/main/java/rocketsql/interop/Probe.java \
+	tests/interop/src/main/java/rocketsql/interop/RmqInterop.java \
+	bench/relay/run bench/relay/java/pom.xml bench/relay/java/rmq-relay \
+	bench/relay/java/src/main/java/rocketsql/bench/RmqRelay.java \
+	bench/fairness/run bench/fairness/fairness.py
 
 if HAVE_RMQ
 RMQ_PROTO_GEN = \
@@ -45,6 +58,11 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_source.c connectors/rocketmq/rmq_sink.c
 # (rmq_codec.c includes the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
+# The objects that include the generated headers depend on them, so targets that skip
+# BUILT_SOURCES (`make librocketsql.a`, `make tests/unit/test_rmq_codec`) generate them
+# first; automake's dependency tracking takes over after the first build.
+RMQ_PROTO_H = $(filter %.h,$(RMQ_PROTO_GEN))
+connectors/rocketmq/rmq_codec.$(OBJEXT): $(RMQ_PROTO_H)
 RSQL_LIBS += librmqproto.a $(GRPC_LIBS)
 
 check_PROGRAMS += tests/rocketmq/rmq_client_probe
@@ -57,6 +75,7 @@ TESTS += tests/unit/test_rmq_codec
 tests_unit_test_rmq_codec_SOURCES = tests/unit/test_rmq_codec.c
 tests_unit_test_rmq_codec_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests/unit/tests_unit_test_rmq_codec-test_rmq_codec.$(OBJEXT): $(RMQ_PROTO_H)
 check_PROGRAMS += tests/unit/test_rmq_inflight
 TESTS += tests/unit/test_rmq_inflight
 tests_unit_test_rmq_inflight_SOURCES = tests/unit/test_rmq_inflight.c

@@ -997,9 +997,25 @@ static void test_pipeline_summary_line(void)
     CU_ASSERT(len > 9 && strcmp(line + len - 8, " rows/s\n") == 0);
 }
 
+/* Wait (at most 10 s) until rsql_pipeline_run has installed its SIGINT handler: a
+   signal sent earlier, on a loaded machine, would kill the test with the default
+   disposition (exit status 130) instead of testing the drain. */
+static void wait_for_sigint_handler(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        struct sigaction sa;
+        sigaction(SIGINT, NULL, &sa);
+        if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) {
+            return;
+        }
+        usleep(10 * 1000);
+    }
+}
+
 static void *send_sigint(void *arg)
 {
     (void)arg;
+    wait_for_sigint_handler();
     usleep(200 * 1000);
     kill(getpid(), SIGINT);
     return NULL;
@@ -1041,6 +1057,7 @@ static void test_pipeline_sigint_drains_and_commits(void)
 static void *send_two_sigints(void *arg)
 {
     rsql_pipeline_t *p = arg;
+    wait_for_sigint_handler();
     usleep(200 * 1000);
     kill(getpid(), SIGINT);
     /* standard signals do not queue: send the second only once the first was seen */

@@ -735,7 +735,11 @@ static int run_corpus(const char *path, int *failures)
             break;
         case EXPECT:
             if (line[0] && !r.want[0]) {
-                snprintf(r.want, sizeof(r.want), "%s", line);
+                if ((size_t)snprintf(r.want, sizeof(r.want), "%s", line) >= sizeof(r.want)) {
+                    fprintf(stderr, "\n  %s:%d: expected line longer than %zu bytes\n", path,
+                            lineno, sizeof(r.want) - 1);
+                    (*failures)++;
+                }
                 break;
             }
             if (!eof && line[0]) {
