@@ -4,10 +4,10 @@ librocketsql_a_SOURCES += \
 	connectors/conn_registry.c connectors/conn_docs.c \
 	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \
 	connectors/rocketmq/rmq_explain.c \
-	connectors/file/file_opts.c \
-	connectors/sqlite/sqlite_opts.c \
-	connectors/datagen/datagen_opts.c \
-	connectors/stdio/print_opts.c \
+	connectors/file/file_opts.c connectors/file/file_conf.h \
+	connectors/sqlite/sqlite_opts.c connectors/sqlite/sqlite_conf.h \
+	connectors/datagen/datagen_opts.c connectors/datagen/datagen_conf.h \
+	connectors/stdio/print_opts.c connectors/stdio/print_conf.h \
 	connectors/formats/fmt_opts.c
 
 if HAVE_CUNIT

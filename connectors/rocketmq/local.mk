@@ -10,7 +10,7 @@ EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2
 EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
 	scripts/rocketmq.d/namesrv.properties.in scripts/rocketmq.d/rmq-proxy.json.in \
 	scripts/rocketmq.d/maven-settings.xml scripts/rocketmq.d/server-pom.xml \
-	scripts/rocketmq.d/RsqlRmqProbe.java \
+	scripts/rocketmq.d/RsqlRmqProbe.java scripts/rocketmq.d/loopback.c tests/rocketmq/starts \
 	tests/interop/README.md tests/interop/pom.xml tests/interop/rmq-interop \
 	tests/interop/src/main/java/rocketsql/interop/Probe.java \
 	tests/interop/src/main/java/rocketsql/interop/RmqInterop.java \
