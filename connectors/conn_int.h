@@ -34,13 +34,6 @@
 #define RSQL_MS_MIN (60 * RSQL_MS_S)
 #define RSQL_MS_H (60 * RSQL_MS_MIN)
 
-extern const rsql_connector_def_t rsql_rmq_conn_def;
-extern const rsql_connector_def_t rsql_file_conn_def;
-extern const rsql_connector_def_t rsql_sqlite_conn_def;
-extern const rsql_connector_def_t rsql_datagen_conn_def;
-extern const rsql_connector_def_t rsql_print_conn_def;
-extern const rsql_connector_def_t rsql_blackhole_conn_def;
-
 extern const rsql_format_def_t rsql_json_format_def;
 extern const rsql_format_def_t rsql_csv_format_def;
 extern const rsql_format_def_t rsql_raw_format_def;

@@ -19,11 +19,17 @@
 #include <string.h>
 #include <strings.h>
 
+/* connectors/conn_list.h (generated from connectors/list.mk): RSQL_CONNECTOR(name) lines. */
+#define RSQL_CONNECTOR(name) extern const rsql_connector_def_t rsql_##name##_conn_def;
+#include "connectors/conn_list.h"
+#undef RSQL_CONNECTOR
+
+#define RSQL_CONNECTOR(name) &rsql_##name##_conn_def,
 static const rsql_connector_def_t *const connectors[] = {
-    &rsql_rmq_conn_def,    &rsql_file_conn_def,  &rsql_sqlite_conn_def,
-    &rsql_datagen_conn_def, &rsql_print_conn_def, &rsql_blackhole_conn_def,
+#include "connectors/conn_list.h"
     NULL,
 };
+#undef RSQL_CONNECTOR
 
 static const rsql_format_def_t *const formats[] = {
     &rsql_json_format_def,

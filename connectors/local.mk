@@ -1,19 +1,34 @@
-# connectors/: the registry, the option tables of every connector and format, their docs.
+# connectors/: the connector registry, the shared data-path helpers, the formats and every
+# connector. The connectors themselves are listed in connectors/list.mk, one include line
+# each; each one's folder adds its sources and the names of its descriptors
+# (rsql_<name>_conn_def) to RSQL_CONNECTORS, from which the registry's list is generated.
+RSQL_CONNECTORS =
 librocketsql_a_SOURCES += \
 	connectors/rsql_connector.h connectors/conn_int.h \
 	connectors/conn_registry.c connectors/conn_docs.c \
-	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \
-	connectors/rocketmq/rmq_explain.c \
-	connectors/file/file_opts.c connectors/file/file_conf.h \
-	connectors/sqlite/sqlite_opts.c connectors/sqlite/sqlite_conf.h \
-	connectors/datagen/datagen_opts.c connectors/datagen/datagen_conf.h \
-	connectors/stdio/print_opts.c connectors/stdio/print_conf.h \
-	connectors/formats/fmt_opts.c
+	connectors/rsql_io.h connectors/rsql_conn_io.h connectors/conn_io.c
+
+include connectors/formats/local.mk
+include connectors/list.mk
+
+# The registry's list of descriptors, generated into the build tree from RSQL_CONNECTORS.
+connectors/conn_list.h: Makefile
+	$(AM_V_GEN)$(MKDIR_P) connectors && \
+	for c in $(RSQL_CONNECTORS); do echo "RSQL_CONNECTOR($$c)"; done >$@-t && mv $@-t $@
+BUILT_SOURCES += connectors/conn_list.h
+CLEANFILES += connectors/conn_list.h
+connectors/conn_registry.$(OBJEXT): connectors/conn_list.h
 
 if HAVE_CUNIT
-check_PROGRAMS += tests/unit/test_opts
-TESTS += tests/unit/test_opts
+check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io
+TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io
 tests_unit_test_opts_SOURCES = tests/unit/test_opts.c
 tests_unit_test_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_formats_SOURCES = tests/unit/test_formats.c
+tests_unit_test_formats_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_formats_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_connectors_io_SOURCES = tests/unit/test_connectors_io.c
+tests_unit_test_connectors_io_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_connectors_io_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

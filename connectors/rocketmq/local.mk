@@ -1,6 +1,11 @@
-# connectors/rocketmq/: the RocketMQ 5 gRPC client (grpc C core + protobuf-c), built only when
-# configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
+# connectors/rocketmq/: the rocketmq-grpc connector. Its descriptor, options and EXPLAIN
+# lines are always built; its data path, the RocketMQ 5 gRPC client (grpc C core +
+# protobuf-c), only when configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
 # (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
+RSQL_CONNECTORS += rmq
+librocketsql_a_SOURCES += \
+	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \
+	connectors/rocketmq/rmq_explain.c
 EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2/service.proto \
 	tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.sh \
 	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
