@@ -263,22 +263,6 @@ int64_t rsql_settings_int(const rsql_settings_t *s, const char *key)
     return out;
 }
 
-/* BOOL value of key; false when unset without default. */
-bool rsql_settings_bool(const rsql_settings_t *s, const char *key)
-{
-    int i = must_index(key, __func__);
-    const rsql_opt_def_t *d = &settings_table[i];
-    const char *v = s->values[i] ? s->values[i] : d->def;
-    bool out = false;
-    if (d->type != RSQL_OPT_BOOL) {
-        wrong_type(__func__, d);
-    }
-    if (v) {
-        rsql_opt_parse_bool(v, &out);
-    }
-    return out;
-}
-
 /* DOUBLE, RATE (/s) or INT value of key; 0 when unset without default. */
 double rsql_settings_double(const rsql_settings_t *s, const char *key)
 {

@@ -57,7 +57,6 @@ bool rsql_settings_is_set(const rsql_settings_t *s, const char *key);
 ** int: INT, SIZE (bytes), DURATION (ms); double: DOUBLE, RATE (/s), INT.
 */
 int64_t rsql_settings_int(const rsql_settings_t *s, const char *key);
-bool rsql_settings_bool(const rsql_settings_t *s, const char *key);
 double rsql_settings_double(const rsql_settings_t *s, const char *key);
 
 /* ---- SHOW SETTINGS */

@@ -101,7 +101,4 @@ int64_t rsql_catalog__now_ms(void);
 /* Bring the schema to this build's version (catalog_migrate.c). */
 rsql_err_t rsql_catalog__migrate(rsql_catalog_t *cat, rsql_error_t *err);
 
-/* The highest schema version this build knows. */
-int rsql_catalog__schema_version(void);
-
 #endif

@@ -92,11 +92,6 @@ static const char *const steps[] = {
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))
 
-int rsql_catalog__schema_version(void)
-{
-    return N_STEPS;
-}
-
 static rsql_err_t read_version(rsql_catalog_t *cat, int *version, rsql_error_t *err)
 {
     sqlite3_stmt *st;

@@ -68,7 +68,6 @@ rsql_err_t rsql_queue_pop(rsql_queue_t *q, int timeout_ms, rsql_qop_t **out);
 
 /* Refuse further pushes and wake every waiter. Idempotent. */
 void rsql_queue_close(rsql_queue_t *q);
-bool rsql_queue_closed(rsql_queue_t *q);
 
 /* Snapshot of the number of ops and of their total weight. */
 int64_t rsql_queue_len(rsql_queue_t *q);

@@ -23,7 +23,6 @@ typedef struct rsql_catalog rsql_catalog_t;
 /* Open the catalog at catalog_path (created when missing). NULL with err set. */
 rsql_session_t *rsql_session_new(const char *catalog_path, rsql_error_t *err);
 void rsql_session_destroy(rsql_session_t *s);
-rsql_catalog_t *rsql_session_catalog(rsql_session_t *s);
 
 /*
 ** Execute one statement. sql is the text stmt's positions refer to. On

@@ -193,15 +193,6 @@ void rsql_queue_close(rsql_queue_t *q)
     pthread_mutex_unlock(&q->lock);
 }
 
-/* True once rsql_queue_close was called. */
-bool rsql_queue_closed(rsql_queue_t *q)
-{
-    pthread_mutex_lock(&q->lock);
-    bool c = q->closed;
-    pthread_mutex_unlock(&q->lock);
-    return c;
-}
-
 /* Number of queued ops (a snapshot). */
 int64_t rsql_queue_len(rsql_queue_t *q)
 {

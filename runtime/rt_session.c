@@ -53,11 +53,6 @@ void rsql_session_destroy(rsql_session_t *s)
     rsql_free(s);
 }
 
-rsql_catalog_t *rsql_session_catalog(rsql_session_t *s)
-{
-    return s->cat;
-}
-
 int rsql_session_last_job_failed(const rsql_session_t *s)
 {
     return s->job_failed;

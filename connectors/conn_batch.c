@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Record batches (connectors/rsql_io.h): the unit a source fills on the
+ * Record batches (connectors/rsql_io.h, the connector API): the unit a source fills on the
  * poll thread and the runtime carries through the pipeline. A batch owns
  * its record array and one arena for every byte its records point at (raw
  * bodies, decoded rows, idents), so freeing a batch is two frees however
