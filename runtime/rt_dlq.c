@@ -19,13 +19,13 @@
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
+#include "base/rsql_time.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 typedef struct dlq_item {
     rt_inbatch_t *ib;
@@ -292,13 +292,6 @@ static void row_json(const rsql_pipeline_t *p, const rsql_value_t *row, rsql_buf
     rsql_buf_putc(b, '}');
 }
 
-static int64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void set_text(rsql_value_t *v, rsql_type_t t, const char *s, size_t n)
 {
     v->type = t;
@@ -405,7 +398,7 @@ void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force)
                                     sizeof(rsql_value_t));
     }
     bool ok = vals != NULL;
-    int64_t now = wall_ms();
+    int64_t now = rsql_wall_ms();
     for (int i = 0; ok && i < n; i++) {
         dlq_item_t *it = &db->items[i];
         rsql_record_t *rec = &it->ib->b->recs[it->idx];
