@@ -140,17 +140,6 @@ static void warn(int *count, const char *fmt, ...)
     va_end(ap);
 }
 
-static void abs_deadline(struct timespec *ts, int64_t ms_from_now)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms_from_now / 1000;
-    ts->tv_nsec += (long)(ms_from_now % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 /* ---- held messages (s->mu held) */
 
 static void held_unlink(rsql_source_t *s, held_t *h)
@@ -184,7 +173,7 @@ static bool ackq_push(rsql_source_t *s, held_t *h)
         s->cap_ack = nc;
     }
     if (s->n_ack == 0) {
-        s->ack_oldest = rsql_io_now_ms();
+        s->ack_oldest = rsql_now_ms();
     }
     s->ackq[s->n_ack++] = h;
     return true;
@@ -207,7 +196,7 @@ static ack_batch_t *ackq_take(rsql_source_t *s)
     memcpy(items, s->ackq, n * sizeof *items);
     memmove(s->ackq, s->ackq + n, (s->n_ack - n) * sizeof *items);
     s->n_ack -= n;
-    s->ack_oldest = rsql_io_now_ms();
+    s->ack_oldest = rsql_now_ms();
     b->s = s;
     b->items = items;
     b->n = n;
@@ -386,7 +375,7 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     }
     int64_t due = h->lost ? INT64_MAX : h->deadline - s->ahead_ms;
     if (err && !h->lost) {
-        due = rsql_io_now_ms() + 1000; /* try again soon */
+        due = rsql_now_ms() + 1000; /* try again soon */
     }
     switch (h->pending) {
     case P_ACK:
@@ -484,7 +473,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
 {
     (void)c;
     rsql_source_t *s = opaque;
-    int64_t now = rsql_io_now_ms();
+    int64_t now = rsql_now_ms();
     held_t *to_defer = NULL;
     pthread_mutex_lock(&s->mu);
     s->recv_outstanding--;
@@ -584,7 +573,7 @@ static void *hk_main(void *arg)
     renew_ctx_t **ren = rsql_malloc(cap * sizeof *ren);
     pthread_mutex_lock(&s->mu);
     while (!s->closing) {
-        int64_t now = rsql_io_now_ms();
+        int64_t now = rsql_now_ms();
         int64_t wake = now + 1000;
         /* 1. long polls */
         int buf_cap = 2 * s->fetch * s->batch;
@@ -679,11 +668,8 @@ static void *hk_main(void *arg)
             pthread_mutex_lock(&s->mu);
             continue; /* re-evaluate at once */
         }
-        int64_t wait = wake - now;
-        if (wait > 0) {
-            struct timespec ts;
-            abs_deadline(&ts, wait);
-            pthread_cond_timedwait(&s->hk_cv, &s->mu, &ts);
+        if (wake > now) {
+            rsql_cond_wait_until(&s->hk_cv, &s->mu, wake);
         }
     }
     pthread_mutex_unlock(&s->mu);
@@ -772,13 +758,9 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->poll_cv, &ca);
-    pthread_cond_init(&s->hk_cv, &ca);
-    pthread_cond_init(&s->done_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&s->poll_cv);
+    rsql_cond_init_monotonic(&s->hk_cv);
+    rsql_cond_init_monotonic(&s->done_cv);
     s->held.next = s->held.prev = &s->held;
     rsql_error_clear(&s->fatal);
     s->next_renew_due = INT64_MAX;
@@ -869,7 +851,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rs_close(s);
         return rc;
     }
-    s->last_msg_ms = rsql_io_now_ms();
+    s->last_msg_ms = rsql_now_ms();
     if (pthread_create(&s->hk, NULL, hk_main, s) != 0) {
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
@@ -898,7 +880,7 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
     held_t *take[64];
     int cap = max < 64 ? max : 64;
     int n = 0;
-    int64_t deadline = rsql_io_now_ms() + timeout_ms;
+    int64_t deadline = rsql_now_ms() + timeout_ms;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         if (s->fatal.code != RSQL_OK && s->n_buffered == 0) {
@@ -909,7 +891,7 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         if (s->n_buffered > 0 || s->stopping) {
             break;
         }
-        int64_t now = rsql_io_now_ms();
+        int64_t now = rsql_now_ms();
         if (s->idle_ms >= 0 && now - s->last_msg_ms >= s->idle_ms) {
             *eof = true;
             break;
@@ -921,9 +903,7 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         if (now >= deadline) {
             break;
         }
-        struct timespec ts;
-        abs_deadline(&ts, until - now);
-        pthread_cond_timedwait(&s->poll_cv, &s->mu, &ts);
+        rsql_cond_wait_until(&s->poll_cv, &s->mu, until);
     }
     while (n < cap && s->bhead) {
         held_t *h = s->bhead;
@@ -1070,7 +1050,7 @@ static void rs_close(rsql_source_t *s)
         pthread_join(s->hk, NULL);
     }
     if (s->cli) {
-        int64_t until = rsql_io_now_ms() + CLOSE_WAIT_MS;
+        int64_t until = rsql_now_ms() + CLOSE_WAIT_MS;
         pthread_mutex_lock(&s->mu);
         for (;;) {
             ack_batch_t *ab = ackq_take(s);
@@ -1080,13 +1060,11 @@ static void rs_close(rsql_source_t *s)
                 pthread_mutex_lock(&s->mu);
                 continue;
             }
-            int64_t now = rsql_io_now_ms();
+            int64_t now = rsql_now_ms();
             if ((s->ops == 0 && s->n_ack == 0) || now >= until) {
                 break;
             }
-            struct timespec ts;
-            abs_deadline(&ts, until - now);
-            pthread_cond_timedwait(&s->done_cv, &s->mu, &ts);
+            rsql_cond_wait_until(&s->done_cv, &s->mu, until);
         }
         pthread_mutex_unlock(&s->mu);
         rsql_rmq_client_destroy(s->cli); /* completes what is still in flight */
