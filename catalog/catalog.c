@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/rsql_mem.h"
@@ -126,13 +125,6 @@ rsql_err_t rsql_catalog__col_dup(sqlite3_stmt *stmt, int i, char **out, rsql_err
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     return RSQL_OK;
-}
-
-int64_t rsql_catalog__now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ------------------------------------------------------------------ open / close */
@@ -507,7 +499,7 @@ static rsql_err_t insert_named(rsql_catalog_t *cat, const char *sql, const char 
     if (rc != RSQL_OK) {
         return rc;
     }
-    int64_t created = created_ms > 0 ? created_ms : rsql_catalog__now_ms();
+    int64_t created = created_ms > 0 ? created_ms : rsql_wall_ms();
     if (rsql_catalog__bind_text(st, 1, name) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 2, text) != SQLITE_OK ||
         sqlite3_bind_int64(st, 3, created) != SQLITE_OK) {
