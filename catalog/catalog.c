@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -215,6 +216,7 @@ rsql_catalog_t *rsql_catalog_open(const char *path, rsql_error_t *err)
         rsql_catalog__exec(cat, "PRAGMA synchronous=NORMAL", err) == RSQL_OK &&
         rsql_catalog__migrate(cat, err) == RSQL_OK) {
         cat->opening = false;
+        rsql_log(RSQL_LOG_DEBUG, "catalog", "opened %s", path);
         return cat;
     }
     rsql_catalog_close(cat);

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
+#include "base/rsql_log.h"
 #include "base/rsql_time.h"
 
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 typedef struct dlq_item {
     rt_inbatch_t *ib;
@@ -60,7 +62,7 @@ static void dlq_deliver_cb(void *opaque, uint64_t batch_id, int n,
     rt_delivery_op_t *d =
         rsql_malloc(sizeof(*d) + (size_t)(n > 0 ? n : 0) * sizeof(rsql_sink_result_t));
     if (!d) {
-        fprintf(stderr, "rocketsql: out of memory reporting a dead-letter delivery\n");
+        rsql_log(RSQL_LOG_ERROR, "runtime", "out of memory reporting a dead-letter delivery");
         abort();
     }
     memset(&d->op, 0, sizeof d->op);

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
+#include "base/rsql_log.h"
 #include "base/rsql_time.h"
 
 #include <errno.h>
@@ -440,7 +441,7 @@ static void deliver_cb(void *opaque, uint64_t batch_id, int n, const rsql_sink_r
     atomic_fetch_sub(&p->unreported, wb->n);
     if (!d) {
         /* Out of memory: the worker cannot learn the results; fail the run loudly. */
-        fprintf(stderr, "rocketsql: out of memory reporting a delivery\n");
+        rsql_log(RSQL_LOG_ERROR, "runtime", "out of memory reporting a delivery");
         abort();
     }
     memset(&d->op, 0, sizeof d->op);
