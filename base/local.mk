@@ -1,10 +1,13 @@
-# base/: errors, memory, buffers, types, the options engine, session settings.
+# base/: errors, memory, buffers, types, the monotonic clock and deadlines, the logger,
+# the options engine, session settings.
 librocketsql_a_SOURCES += \
 	base/rsql_error.c base/rsql_error.h \
 	base/rsql_mem.c base/rsql_mem.h \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
-	base/rsql_path.c base/rsql_path.h
+	base/rsql_path.c base/rsql_path.h \
+	base/rsql_time.c base/rsql_time.h \
+	base/rsql_log.c base/rsql_log.h
 librocketsql_a_SOURCES += \
 	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts.h base/rsql_opts_int.h \
 	base/rsql_settings.c base/rsql_settings.h \
@@ -24,4 +27,20 @@ TESTS += tests/unit/test_base
 tests_unit_test_base_SOURCES = tests/unit/test_base.c
 tests_unit_test_base_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_base_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_time
+TESTS += tests/unit/test_time
+tests_unit_test_time_SOURCES = tests/unit/test_time.c
+tests_unit_test_time_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_time_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_log
+TESTS += tests/unit/test_log
+tests_unit_test_log_SOURCES = tests/unit/test_log.c
+tests_unit_test_log_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_log_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

@@ -16,9 +16,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -128,13 +128,6 @@ rsql_err_t rsql_catalog__col_dup(sqlite3_stmt *stmt, int i, char **out, rsql_err
     return RSQL_OK;
 }
 
-int64_t rsql_catalog__now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ------------------------------------------------------------------ open / close */
 
 /*
@@ -223,6 +216,7 @@ rsql_catalog_t *rsql_catalog_open(const char *path, rsql_error_t *err)
         rsql_catalog__exec(cat, "PRAGMA synchronous=NORMAL", err) == RSQL_OK &&
         rsql_catalog__migrate(cat, err) == RSQL_OK) {
         cat->opening = false;
+        rsql_log(RSQL_LOG_DEBUG, "catalog", "opened %s", path);
         return cat;
     }
     rsql_catalog_close(cat);
@@ -507,7 +501,7 @@ static rsql_err_t insert_named(rsql_catalog_t *cat, const char *sql, const char 
     if (rc != RSQL_OK) {
         return rc;
     }
-    int64_t created = created_ms > 0 ? created_ms : rsql_catalog__now_ms();
+    int64_t created = created_ms > 0 ? created_ms : rsql_wall_ms();
     if (rsql_catalog__bind_text(st, 1, name) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 2, text) != SQLITE_OK ||
         sqlite3_bind_int64(st, 3, created) != SQLITE_OK) {

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/rsql_time.h" /* rsql_wall_ms: the time stamps of catalog rows */
 #include "catalog/rsql_catalog.h"
 
 #define RSQL_CATALOG_BUSY_TIMEOUT_MS 5000
@@ -94,9 +95,6 @@ int rsql_catalog__bind_text(sqlite3_stmt *stmt, int i, const char *s);
 ** memory (arr is then still valid and still the caller's).
 */
 void *rsql_catalog__grow(void *arr, int *cap, int n, size_t elem);
-
-/* Wall-clock milliseconds since the epoch. */
-int64_t rsql_catalog__now_ms(void);
 
 /* Bring the schema to this build's version (catalog_migrate.c). */
 rsql_err_t rsql_catalog__migrate(rsql_catalog_t *cat, rsql_error_t *err);

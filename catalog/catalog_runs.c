@@ -102,7 +102,7 @@ rsql_err_t rsql_catalog_run_begin(rsql_catalog_t *cat, const char *job, const ch
     }
     if (rsql_catalog__bind_text(st, 1, job) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 2, sql) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 3, rsql_catalog__now_ms()) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 3, rsql_wall_ms()) != SQLITE_OK ||
         sqlite3_bind_int64(st, 4, (sqlite3_int64)getpid()) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 5, host) != SQLITE_OK) {
         rc = bind_err(cat, err);
@@ -205,7 +205,7 @@ rsql_err_t rsql_catalog_run_end(rsql_catalog_t *cat, int64_t run_id, const char 
         rsql_catalog__bind_text(st, 7, detail) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 8, status) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 9, error) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 10, rsql_catalog__now_ms()) != SQLITE_OK) {
+        sqlite3_bind_int64(st, 10, rsql_wall_ms()) != SQLITE_OK) {
         rc = bind_err(cat, err);
     } else {
         rc = update_run(cat, st, run_id, err);

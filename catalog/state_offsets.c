@@ -80,7 +80,7 @@ rsql_err_t rsql_catalog_offset_put(rsql_catalog_t *cat, const char *pipeline,
     if (rsql_catalog__bind_text(st, 1, pipeline) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 2, partition) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 3, value) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 4, rsql_catalog__now_ms()) != SQLITE_OK) {
+        sqlite3_bind_int64(st, 4, rsql_wall_ms()) != SQLITE_OK) {
         rc = bind_err(cat, err);
     } else {
         rc = rsql_catalog__step_done(cat, st, err);

@@ -4,7 +4,8 @@
  * rocketsql: the command line. Runs a script (-f FILE, -e SQL, or stdin when
  * it is not a terminal), a catalog job (`run JOB`, for cron), or the
  * interactive shell. Exit status: 0 done, 1 statement error (that statement
- * did not run), 2 a job failed while running, 64 bad usage.
+ * did not run), 2 a job failed while running, 64 bad usage (a bad
+ * --log-level or $ROCKETSQL_LOG included).
  */
 #include "config.h"
 #include "cli/cli_int.h"
@@ -12,6 +13,7 @@
 #include "connectors/rsql_connector.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_error.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "runtime/rsql_session.h"
 
@@ -40,6 +42,8 @@ static void usage(FILE *f)
             "      --tsv            print result rows tab-separated, without headers\n"
             "      --list-options=md  print the connector reference (docs/CONNECTORS.md)\n"
             "      --list-errors=md   print the error code reference (docs/ERRORS.md)\n"
+            "      --log-level LEVEL  log to stderr up to LEVEL (error, warn, info, debug, trace;\n"
+            "                         default: $ROCKETSQL_LOG, else warn)\n"
             "  -h, --help           this help\n"
             "  -V, --version        print the version\n"
             "\n"
@@ -75,8 +79,9 @@ static char *read_all(const char *path, FILE *errf)
 int main(int argc, char **argv)
 {
     const char *catalog_flag = NULL, *file = NULL, *exec_sql = NULL, *list = NULL;
+    const char *log_level = NULL;
     bool tsv = false;
-    enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS };
+    enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS, OPT_LOG_LEVEL };
     static const struct option longopts[] = {
         {"catalog", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},
@@ -84,6 +89,7 @@ int main(int argc, char **argv)
         {"tsv", no_argument, NULL, OPT_TSV},
         {"list-options", required_argument, NULL, OPT_LIST_OPTIONS},
         {"list-errors", required_argument, NULL, OPT_LIST_ERRORS},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -95,6 +101,7 @@ int main(int argc, char **argv)
         case 'f': file = optarg; break;
         case 'e': exec_sql = optarg; break;
         case OPT_TSV: tsv = true; break;
+        case OPT_LOG_LEVEL: log_level = optarg; break;
         case OPT_LIST_OPTIONS:
         case OPT_LIST_ERRORS:
             if (strcmp(optarg, "md") != 0) {
@@ -108,6 +115,12 @@ int main(int argc, char **argv)
         case 'V': printf("rocketsql %s\n", PACKAGE_VERSION); return 0;
         default: usage(stderr); return EXIT_USAGE;
         }
+    }
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    if (rsql_log_configure(log_level, getenv(RSQL_LOG_ENV), &err) != RSQL_OK) {
+        fprintf(stderr, "rocketsql: %s\n", err.msg);
+        return EXIT_USAGE;
     }
     if (list) {
         if (strcmp(list, "errors") == 0) {
@@ -137,8 +150,6 @@ int main(int argc, char **argv)
     }
 
     const char *path = rsql_catalog_default_path(catalog_flag);
-    rsql_error_t err;
-    rsql_error_clear(&err);
     rsql_session_t *s = rsql_session_new(path, &err);
     if (!s) {
         rsql_error_render(&err, NULL, stderr);

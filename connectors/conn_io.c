@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 /* The effective text of name and its row, or NULL (not in the tables / unset, no default). */
 static const char *opt_text(const rsql_optset_t *opts, const char *name,
@@ -119,16 +118,6 @@ bool rsql_io_opt_has(const rsql_optset_t *opts, const char *name)
     return opts && name && rsql_optset_lookup_def(opts, name) && rsql_optset_find(opts, name) >= 0;
 }
 
-/*
-** Monotonic milliseconds.
-*/
-int64_t rsql_io_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n,
                                    rsql_error_t *err)
 {
@@ -147,10 +136,9 @@ rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n
 
 bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms)
 {
-    struct timespec ts = {(time_t)(until_ms / 1000), (long)(until_ms % 1000) * 1000000L};
     pthread_mutex_lock(mu);
-    while (!*woken && rsql_io_now_ms() < until_ms) {
-        if (pthread_cond_timedwait(cv, mu, &ts) == ETIMEDOUT) {
+    while (!*woken && rsql_now_ms() < until_ms) {
+        if (rsql_cond_wait_until(cv, mu, until_ms) == ETIMEDOUT) {
             break;
         }
     }

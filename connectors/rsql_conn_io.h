@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/rsql_time.h" /* rsql_now_ms, deadlines, monotonic condition variables */
 #include "connectors/rsql_io.h"
 
 /* The embedded connectors' vtables (their descriptors point at them). */
@@ -41,9 +42,6 @@ bool rsql_io_opt_bool(const rsql_optset_t *opts, const char *name, bool dflt);
 /* True when name was given explicitly (false when it is not in the tables). */
 bool rsql_io_opt_has(const rsql_optset_t *opts, const char *name);
 
-/* Milliseconds on CLOCK_MONOTONIC. */
-int64_t rsql_io_now_ms(void);
-
 /*
 ** Make *results hold at least n sink results (a sink's per-batch result
 ** array, grown on demand and reused; new space is zeroed: RSQL_OK, no meta).
@@ -53,8 +51,8 @@ rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n
                                    rsql_error_t *err);
 
 /*
-** A source's interruptible sleep: wait on cv (created on CLOCK_MONOTONIC)
-** under mu until until_ms (rsql_io_now_ms time) or until *woken is set by a
+** A source's interruptible sleep: wait on cv (made by rsql_cond_init_monotonic)
+** under mu until until_ms (rsql_now_ms time) or until *woken is set by a
 ** wakeup. Clears *woken; returns whether it was set. Never spins.
 */
 bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms);

@@ -15,6 +15,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "base/rsql_time.h"
 
 #include <locale.h>
 #include <math.h>
@@ -22,7 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <wctype.h>
 
 /* ---- UTF-8 */
@@ -538,9 +538,7 @@ static rsql_err_t eval_now(const rsql_bexpr_t *call, const rsql_value_t *args,
     (void)args;
     (void)err;
     if (ctx->now_ms == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ctx->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        ctx->now_ms = rsql_wall_ms();
     }
     out->v.ts = ctx->now_ms;
     return RSQL_OK;

@@ -73,7 +73,4 @@ void rsql_queue_close(rsql_queue_t *q);
 int64_t rsql_queue_len(rsql_queue_t *q);
 int64_t rsql_queue_weight(rsql_queue_t *q);
 
-/* Milliseconds on CLOCK_MONOTONIC (the clock every runtime timeout uses). */
-int64_t rsql_rt_now_ms(void);
-
 #endif

@@ -19,6 +19,8 @@
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
+#include "base/rsql_log.h"
+#include "base/rsql_time.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,7 +62,7 @@ static void dlq_deliver_cb(void *opaque, uint64_t batch_id, int n,
     rt_delivery_op_t *d =
         rsql_malloc(sizeof(*d) + (size_t)(n > 0 ? n : 0) * sizeof(rsql_sink_result_t));
     if (!d) {
-        fprintf(stderr, "rocketsql: out of memory reporting a dead-letter delivery\n");
+        rsql_log(RSQL_LOG_ERROR, "runtime", "out of memory reporting a dead-letter delivery");
         abort();
     }
     memset(&d->op, 0, sizeof d->op);
@@ -292,13 +294,6 @@ static void row_json(const rsql_pipeline_t *p, const rsql_value_t *row, rsql_buf
     rsql_buf_putc(b, '}');
 }
 
-static int64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void set_text(rsql_value_t *v, rsql_type_t t, const char *s, size_t n)
 {
     v->type = t;
@@ -405,7 +400,7 @@ void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force)
                                     sizeof(rsql_value_t));
     }
     bool ok = vals != NULL;
-    int64_t now = wall_ms();
+    int64_t now = rsql_wall_ms();
     for (int i = 0; ok && i < n; i++) {
         dlq_item_t *it = &db->items[i];
         rsql_record_t *rec = &it->ib->b->recs[it->idx];

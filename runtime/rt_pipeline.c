@@ -10,13 +10,14 @@
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
+#include "base/rsql_log.h"
+#include "base/rsql_time.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define IDLE_FLUSH_MS 50 /* the write thread flushes after this long without work */
@@ -88,14 +89,10 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
         rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         return NULL;
     }
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->track_lock, NULL);
-    pthread_cond_init(&p->credit_cv, &ca);
-    pthread_cond_init(&p->sleep_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&p->credit_cv);
+    rsql_cond_init_monotonic(&p->sleep_cv);
     rsql_error_clear(&p->err);
     p->total = -1;
     return p;
@@ -239,17 +236,10 @@ const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, c
 /* Sleep up to ms on p's sleep condition; returns early when the pipeline aborts. */
 static void sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop)
 {
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    dl.tv_sec += ms / 1000;
-    dl.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
+    int64_t dl = rsql_deadline_in(ms > 0 ? ms : 0);
     pthread_mutex_lock(&p->lock);
     while (!atomic_load(&p->aborting) && !(wake_on_stop && atomic_load(&p->stopping))) {
-        if (pthread_cond_timedwait(&p->sleep_cv, &p->lock, &dl) == ETIMEDOUT) {
+        if (rsql_cond_wait_until(&p->sleep_cv, &p->lock, dl) == ETIMEDOUT) {
             break;
         }
     }
@@ -370,7 +360,7 @@ static void on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
 {
     rt_wbatch_t *wb = d->batch;
     rt_wbatch_t *retry = NULL;
-    int64_t now = rsql_rt_now_ms();
+    int64_t now = rsql_now_ms();
     int64_t wait = -2; /* not computed yet */
     for (int i = 0; i < wb->n; i++) {
         const rsql_sink_result_t *r = i < d->n ? &d->results[i] : NULL;
@@ -451,7 +441,7 @@ static void deliver_cb(void *opaque, uint64_t batch_id, int n, const rsql_sink_r
     atomic_fetch_sub(&p->unreported, wb->n);
     if (!d) {
         /* Out of memory: the worker cannot learn the results; fail the run loudly. */
-        fprintf(stderr, "rocketsql: out of memory reporting a delivery\n");
+        rsql_log(RSQL_LOG_ERROR, "runtime", "out of memory reporting a delivery");
         abort();
     }
     memset(&d->op, 0, sizeof d->op);
@@ -505,7 +495,7 @@ static void *poll_main(void *arg)
                 rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
             }
             bool retriable = (e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY;
-            int64_t now = rsql_rt_now_ms();
+            int64_t now = rsql_now_ms();
             if (retriable) {
                 if (!retrying) {
                     rsql_retry_init(&retry, p->conf.retry_timeout_ms,
@@ -746,7 +736,7 @@ static void *write_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
     const rsql_sink_ops_t *ops = p->conf.snk_ops;
-    int64_t last_flush = rsql_rt_now_ms();
+    int64_t last_flush = rsql_now_ms();
     for (;;) {
         rsql_qop_t *op;
         int64_t unrep = atomic_load(&p->unreported);
@@ -754,7 +744,7 @@ static void *write_main(void *arg)
         if (prc == RSQL_ERR_INTERRUPTED) {
             break;
         }
-        int64_t now = rsql_rt_now_ms();
+        int64_t now = rsql_now_ms();
         if (prc == RSQL_ERR_TIMEOUT) {
             if (atomic_load(&p->unreported) > 0) {
                 do_flush(p);
@@ -799,7 +789,7 @@ static void *write_main(void *arg)
             if (!e.code) {
                 rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
             }
-            now = rsql_rt_now_ms();
+            now = rsql_now_ms();
             int64_t wait = -1;
             if (((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY) && !atomic_load(&p->abort_sink)) {
                 if (first) {
@@ -815,7 +805,7 @@ static void *write_main(void *arg)
             }
             sleep_interruptible(p, wait, false);
         }
-        now = rsql_rt_now_ms();
+        now = rsql_now_ms();
         if (atomic_load(&p->unreported) >= p->conf.queue_capacity ||
             now - last_flush >= p->conf.flush_interval_ms) {
             do_flush(p);
@@ -958,7 +948,7 @@ int64_t rsql_pipeline_elapsed_ms(rsql_pipeline_t *p)
     if (!p->start_ms) {
         return 0;
     }
-    return (p->end_ms ? p->end_ms : rsql_rt_now_ms()) - p->start_ms;
+    return (p->end_ms ? p->end_ms : rsql_now_ms()) - p->start_ms;
 }
 
 /* The source's describe() as JSON into buf, or NULL when it has nothing to say. */
@@ -983,7 +973,7 @@ static void run_progress(rsql_pipeline_t *p)
 
 static void worker_loop(rsql_pipeline_t *p)
 {
-    p->last_flush_ms = rsql_rt_now_ms();
+    p->last_flush_ms = rsql_now_ms();
     for (;;) {
         pthread_mutex_lock(&p->lock);
         bool all_resolved = p->live == 0;
@@ -991,7 +981,7 @@ static void worker_loop(rsql_pipeline_t *p)
         if (p->poll_done && all_resolved && rsql_pipeline__dlq_busy(p) == 0) {
             break;
         }
-        int64_t now = rsql_rt_now_ms();
+        int64_t now = rsql_now_ms();
         int64_t next = p->last_flush_ms + p->conf.flush_interval_ms;
         if (p->status_tty && p->last_status_ms + p->conf.status_interval_ms < next) {
             next = p->last_status_ms + p->conf.status_interval_ms;
@@ -1027,7 +1017,7 @@ static void worker_loop(rsql_pipeline_t *p)
         }
         /* dead letters: write when the queue is idle or enough are waiting */
         rsql_pipeline__dlq_pump(p, rsql_queue_len(p->wq) == 0);
-        now = rsql_rt_now_ms();
+        now = rsql_now_ms();
         if (now - p->last_flush_ms >= p->conf.flush_interval_ms) {
             rsql_error_t e;
             rsql_error_clear(&e);
@@ -1061,7 +1051,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
 {
     rsql_error_t e;
     rsql_error_clear(&e);
-    p->start_ms = rsql_rt_now_ms();
+    p->start_ms = rsql_now_ms();
     p->last_status_ms = p->start_ms;
     p->status_tty = false;
     if (p->conf.status_out) {
@@ -1155,7 +1145,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     if (signals) {
         rsql_pipeline__signals_stop(p);
     }
-    p->end_ms = rsql_rt_now_ms();
+    p->end_ms = rsql_now_ms();
     rsql_pipeline__status_final(p);
     if (p->run_id > 0) {
         rsql_job_counts_t c;

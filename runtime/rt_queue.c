@@ -4,15 +4,15 @@
  * The bounded blocking op queue (runtime/rsql_queue.h): a singly linked
  * FIFO guarded by one mutex, with one condition variable for consumers
  * (not empty) and one for producers (room). Timed waits use
- * CLOCK_MONOTONIC so a clock change never stretches a timeout.
+ * CLOCK_MONOTONIC (base/rsql_time.h) so a clock change never stretches a timeout.
  */
 #include "config.h"
 #include "runtime/rsql_queue.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_time.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <time.h>
 
 struct rsql_queue {
     pthread_mutex_t lock;
@@ -21,14 +21,6 @@ struct rsql_queue {
     int64_t len, weight, capacity;
     bool closed;
 };
-
-/* Milliseconds on CLOCK_MONOTONIC. */
-int64_t rsql_rt_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
 ** A new queue of the given capacity (weight units; 0 = unbounded). NULL on
@@ -40,13 +32,9 @@ rsql_queue_t *rsql_queue_new(int64_t capacity)
     if (!q) {
         return NULL;
     }
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&q->lock, NULL);
-    pthread_cond_init(&q->not_empty, &ca);
-    pthread_cond_init(&q->has_room, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&q->not_empty);
+    rsql_cond_init_monotonic(&q->has_room);
     q->capacity = capacity < 0 ? 0 : capacity;
     return q;
 }
@@ -71,20 +59,6 @@ void rsql_queue_destroy(rsql_queue_t *q, void (*free_cb)(rsql_qop_t *op))
     pthread_cond_destroy(&q->has_room);
     pthread_mutex_destroy(&q->lock);
     rsql_free(q);
-}
-
-/* Absolute CLOCK_MONOTONIC deadline timeout_ms from now. */
-static struct timespec deadline_in(int timeout_ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
 }
 
 /* True when op may enter now. @locks q->lock held */
@@ -155,9 +129,9 @@ rsql_err_t rsql_queue_pop(rsql_queue_t *q, int timeout_ms, rsql_qop_t **out)
                 pthread_cond_wait(&q->not_empty, &q->lock);
             }
         } else {
-            struct timespec dl = deadline_in(timeout_ms);
+            int64_t dl = rsql_deadline_in(timeout_ms);
             while (!q->head && !q->closed) {
-                if (pthread_cond_timedwait(&q->not_empty, &q->lock, &dl) == ETIMEDOUT) {
+                if (rsql_cond_wait_until(&q->not_empty, &q->lock, dl) == ETIMEDOUT) {
                     break;
                 }
             }

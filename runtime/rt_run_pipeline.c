@@ -26,6 +26,7 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "base/rsql_buf.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "planner/rsql_plan.h"
 #include "runtime/rsql_result.h"
@@ -391,7 +392,16 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
         rc = err && err->code ? err->code : RSQL_ERR_NOMEM;
         goto done;
     }
+    const char *from = conn_name(&plan->source), *to = conn_name(&plan->sink);
+    rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: starting (%s -> %s)", id, from ? from : "?",
+             preview ? "preview" : to ? to : "?");
     rc = rsql_pipeline_run(p, err);
+    if (rsql_log_enabled(RSQL_LOG_DEBUG)) {
+        char sum[256];
+        rsql_pipeline__summary(p, sum, sizeof sum);
+        rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: %s: %s", id,
+                 rc == RSQL_OK ? "finished" : "failed", sum);
+    }
     if (preview) {
         if (out) {
             rsql_result_print(res, RSQL_PRINT_TABLE, out);

@@ -34,6 +34,7 @@ EXTRA_DIST += $(SLT_TESTS)
 INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
+	tests/integration/t_log_level.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)

@@ -10,7 +10,7 @@
 #       so the capacity is exactly ROWS_PER_S). For each row it appends
 #       "<arrival epoch ms> <lite_topic> <id>" to OUT (flushed per row).
 #   fairness.py report OUT DEBUG_LOG HOT_LITE COLD_PREFIX N_HOT N_COLD N_COLD_TOPICS
-#       Joins the arrivals with the born timestamps of rocketsql's RSQL_RMQ_DEBUG=2 log
+#       Joins the arrivals with the born timestamps of rocketsql's ROCKETSQL_LOG=trace log
 #       ("rmq-throttle: admit|valve|defer lite=L key=K ... born=MS ...") and prints one line
 #         cold_p50_ms=.. cold_p99_ms=.. cold_n=.. hot_n=.. hot_msgs_per_s=.. hot_window_s=..
 #         missing=.. duplicates=.. unexpected=.. deferred=.. valve=.. max_defer_attempt=..

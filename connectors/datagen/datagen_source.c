@@ -152,12 +152,8 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         }
     }
     pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    s->t0_ms = rsql_io_now_ms();
+    rsql_cond_init_monotonic(&s->cv);
+    s->t0_ms = rsql_now_ms();
     s->paced_from = s->emitted;
     *out = s;
     return RSQL_OK;
@@ -200,12 +196,7 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
         case RSQL_TYPE_INT:
         case RSQL_TYPE_BIGINT: v->v.i = rand_range(&st, c->imin, c->imax); break;
         case RSQL_TYPE_DOUBLE: v->v.d = c->dmin + rand_unit(&st) * (c->dmax - c->dmin); break;
-        case RSQL_TYPE_TIMESTAMP: {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            v->v.ts = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-            break;
-        }
+        case RSQL_TYPE_TIMESTAMP: v->v.ts = rsql_wall_ms(); break;
         case RSQL_TYPE_VARCHAR:
         case RSQL_TYPE_BYTES: {
             char *p = rsql_arena_alloc(arena, (size_t)c->length + 1);
@@ -234,7 +225,7 @@ static bool dg_sleep_until(rsql_source_t *s, int64_t until_ms)
 static rsql_err_t dg_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
                           bool *eof, rsql_error_t *err)
 {
-    int64_t deadline = rsql_io_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = rsql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     *eof = false;
     if (s->emitted >= s->limit) {
         *eof = true;
@@ -246,7 +237,7 @@ static rsql_err_t dg_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
     }
     if (s->rate > 0) {
         for (;;) {
-            int64_t now = rsql_io_now_ms();
+            int64_t now = rsql_now_ms();
             int64_t allowed = (int64_t)((double)(now - s->t0_ms) * s->rate / 1000.0) -
                               (s->emitted - s->paced_from);
             if (allowed > 0) {

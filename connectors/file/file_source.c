@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #define FILE_BUF_INIT (64 * 1024)
@@ -122,11 +121,7 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s->resumed_at = s->buf_pos;
     pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&s->cv);
     *out = s;
     return RSQL_OK;
 }
@@ -234,13 +229,13 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
 /* Wait up to ms or a wakeup; true when woken. */
 static bool fs_sleep(rsql_source_t *s, int64_t ms)
 {
-    return rsql_io_sleep_until(&s->mu, &s->cv, &s->woken, rsql_io_now_ms() + ms);
+    return rsql_io_sleep_until(&s->mu, &s->cv, &s->woken, rsql_now_ms() + ms);
 }
 
 static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
                           bool *eof, rsql_error_t *err)
 {
-    int64_t deadline = rsql_io_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = rsql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     int added = 0;
     rsql_err_t rc;
     *eof = false;
@@ -282,7 +277,7 @@ static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
             *eof = true;
             break;
         }
-        int64_t now = rsql_io_now_ms();
+        int64_t now = rsql_now_ms();
         if (added > 0 || now >= deadline) {
             break;
         }

@@ -34,6 +34,7 @@
 #include "connectors/rocketmq/rmq_client.h"
 #include "connectors/rocketmq/rmq_int.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_time.h"
 
 #define RMQ_CLIENT_VERSION "5.2.1" /* protocol level we implement (proto v2.1.2) */
 #define RMQ_HEARTBEAT_MS 10000
@@ -154,13 +155,6 @@ struct rsql_rmq_client {
     size_t n_lite_set;
     int telemetry_backoff_ms;
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static char *xstrdup(const char *s)
 {
@@ -290,11 +284,7 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
         return NULL;
     }
     pthread_mutex_init(&c->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&c->cond);
     c->endpoints = xstrdup(conf->endpoints);
     c->name_space = xstrdup(conf->name_space);
     c->access_key = conf->access_key && *conf->access_key ? xstrdup(conf->access_key) : NULL;
@@ -1029,7 +1019,7 @@ static void tele_broken(rmq_call_t *k)
     bool closing = c->closing;
     rsql_error_copy(&c->telemetry_err, &e);
     if (!closing) {
-        c->telemetry_reopen_at = now_ms() + c->telemetry_backoff_ms;
+        c->telemetry_reopen_at = rsql_now_ms() + c->telemetry_backoff_ms;
         c->telemetry_backoff_ms *= 2;
         if (c->telemetry_backoff_ms > RMQ_TELEMETRY_BACKOFF_MAX_MS) {
             c->telemetry_backoff_ms = RMQ_TELEMETRY_BACKOFF_MAX_MS;
@@ -1133,7 +1123,7 @@ static rsql_err_t start_route(rsql_rmq_client_t *c, const char *topic,
 /* Run the timers that are due; returns the next deadline (monotonic ms). */
 static int64_t run_timers(rsql_rmq_client_t *c)
 {
-    int64_t now = now_ms();
+    int64_t now = rsql_now_ms();
     pthread_mutex_lock(&c->mu);
     bool closing = c->closing, started = c->started;
     bool hb = started && now >= c->next_heartbeat;
@@ -1175,7 +1165,7 @@ static int64_t run_timers(rsql_rmq_client_t *c)
         }
         if (reopen && tele_open(c, NULL) != RSQL_OK) {
             pthread_mutex_lock(&c->mu);
-            c->telemetry_reopen_at = now_ms() + c->telemetry_backoff_ms;
+            c->telemetry_reopen_at = rsql_now_ms() + c->telemetry_backoff_ms;
             pthread_mutex_unlock(&c->mu);
         }
     }
@@ -1203,9 +1193,9 @@ static int64_t run_timers(rsql_rmq_client_t *c)
 static void *client_thread(void *arg)
 {
     rsql_rmq_client_t *c = arg;
-    int64_t next = now_ms() + 1000;
+    int64_t next = rsql_now_ms() + 1000;
     for (;;) {
-        int64_t wait = next - now_ms();
+        int64_t wait = next - rsql_now_ms();
         if (wait < 0) {
             wait = 0;
         }
@@ -1218,7 +1208,7 @@ static void *client_thread(void *arg)
         if (ev.type == GRPC_OP_COMPLETE) {
             handle(ev.tag, ev.success != 0);
         }
-        if (now_ms() >= next || ev.type == GRPC_QUEUE_TIMEOUT) {
+        if (rsql_now_ms() >= next || ev.type == GRPC_QUEUE_TIMEOUT) {
             next = run_timers(c);
         }
     }
@@ -1344,9 +1334,7 @@ rsql_err_t rsql_rmq_send(rsql_rmq_client_t *c, const rsql_rmq_out_msg_t *msgs, s
         rsql_rmq__msgid_new(ids[i]);
         pids[i] = ids[i];
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t born = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    int64_t born = rsql_wall_ms();
     rmq_bytes_t b;
     rmq_call_t *k;
     rsql_err_t rc = rsql_rmq__enc_send(c->name_space, msgs, n, pids, born, c->hostname, &b, err);
@@ -1724,18 +1712,11 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
         rc = tele_open(c, err);
     }
     if (rc == RSQL_OK) {
-        struct timespec dl;
-        clock_gettime(CLOCK_MONOTONIC, &dl);
         int64_t wait_ms = 3000 + c->request_timeout_ms;
-        dl.tv_sec += wait_ms / 1000;
-        dl.tv_nsec += (wait_ms % 1000) * 1000000;
-        if (dl.tv_nsec >= 1000000000) {
-            dl.tv_sec++;
-            dl.tv_nsec -= 1000000000;
-        }
+        int64_t dl = rsql_deadline_in(wait_ms);
         pthread_mutex_lock(&c->mu);
         while (!c->settings.received && c->telemetry_err.code == RSQL_OK) {
-            if (pthread_cond_timedwait(&c->cond, &c->mu, &dl) == ETIMEDOUT) {
+            if (rsql_cond_wait_until(&c->cond, &c->mu, dl) == ETIMEDOUT) {
                 break;
             }
         }
@@ -1771,7 +1752,7 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
         pthread_mutex_unlock(&c->mu);
         return rc;
     }
-    int64_t now = now_ms();
+    int64_t now = rsql_now_ms();
     pthread_mutex_lock(&c->mu);
     c->started = true;
     c->next_heartbeat = now + RMQ_HEARTBEAT_MS;
@@ -1811,12 +1792,10 @@ void rsql_rmq_client_destroy(rsql_rmq_client_t *c)
             pthread_mutex_unlock(&c->mu);
             tele_write(c, NULL);
             /* Give the server a moment to end the stream after our half-close. */
-            struct timespec dl;
-            clock_gettime(CLOCK_MONOTONIC, &dl);
-            dl.tv_sec += 1;
+            int64_t dl = rsql_deadline_in(1000);
             pthread_mutex_lock(&c->mu);
             while (c->telemetry) {
-                if (pthread_cond_timedwait(&c->cond, &c->mu, &dl) == ETIMEDOUT) {
+                if (rsql_cond_wait_until(&c->cond, &c->mu, dl) == ETIMEDOUT) {
                     break;
                 }
             }

@@ -18,6 +18,7 @@
 #include <openssl/rand.h>
 
 #include "connectors/rocketmq/rmq_int.h"
+#include "base/rsql_time.h"
 
 #define RMQ_EPOCH_2021 1609459200 /* 2021-01-01T00:00:00Z */
 
@@ -144,9 +145,7 @@ void rsql_rmq__client_id(char *out, size_t size)
         strcpy(host, "localhost");
     }
     host[sizeof(host) - 1] = '\0';
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t nanos = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    uint64_t nanos = (uint64_t)rsql_now_ns();
     char b36[16];
     int n = 0;
     do {

@@ -92,17 +92,6 @@ struct rsql_sink {
     uint32_t n_gs;
 };
 
-static void abs_deadline(struct timespec *ts, int64_t ms_from_now)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms_from_now / 1000;
-    ts->tv_nsec += (long)(ms_from_now % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static void smsg_free(smsg_t *m)
 {
     if (m) {
@@ -184,7 +173,7 @@ static void complete0(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
             for (int i = 1; i < m->attempts && back < BACKOFF_MAX_MS; i++) {
                 back *= 2;
             }
-            m->not_before = rsql_io_now_ms() + (back < BACKOFF_MAX_MS ? back : BACKOFF_MAX_MS);
+            m->not_before = rsql_now_ms() + (back < BACKOFF_MAX_MS ? back : BACKOFF_MAX_MS);
             m->next = k->retry;
             k->retry = m;
             pthread_cond_signal(&k->cv);
@@ -257,7 +246,7 @@ static void *send_main(void *arg)
     rsql_sink_t *k = arg;
     pthread_mutex_lock(&k->mu);
     for (;;) {
-        int64_t now = rsql_io_now_ms();
+        int64_t now = rsql_now_ms();
         int64_t wake = now + 1000;
         for (smsg_t **pp = &k->retry; *pp;) {
             smsg_t *m = *pp;
@@ -301,9 +290,7 @@ static void *send_main(void *arg)
             pthread_mutex_lock(&k->mu);
             continue;
         }
-        struct timespec ts;
-        abs_deadline(&ts, wake - now > 0 ? wake - now : 1);
-        pthread_cond_timedwait(&k->cv, &k->mu, &ts);
+        rsql_cond_wait_until(&k->cv, &k->mu, wake > now ? wake : now + 1);
     }
     pthread_mutex_unlock(&k->mu);
     return NULL;
@@ -376,12 +363,8 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     pthread_mutex_init(&k->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&k->cv, &ca);
-    pthread_cond_init(&k->done_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&k->cv);
+    rsql_cond_init_monotonic(&k->done_cv);
     rsql_buf_init(&k->buf);
     rsql_buf_init(&k->tmp);
     k->deliver = ctx->deliver;
@@ -604,11 +587,10 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
 */
 static rsql_err_t rk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 {
-    struct timespec ts;
-    abs_deadline(&ts, timeout_ms > 0 ? timeout_ms : 0);
+    int64_t dl = rsql_deadline_in(timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&k->mu);
     while (k->outstanding > 0) {
-        if (pthread_cond_timedwait(&k->done_cv, &k->mu, &ts) != 0) {
+        if (rsql_cond_wait_until(&k->done_cv, &k->mu, dl) != 0) {
             break;
         }
     }

@@ -23,7 +23,8 @@
  *     DEAD_LETTERED), a DLQ forward (DEAD_LETTERED with `source.dead-letter` = native) or a
  *     release (FAILED: not acked, the message comes back after its invisible duration). Acks
  *     are batched per topic: one AckMessage for up to ACK_BATCH entries.
- *   Client operations are never started with s->mu held.
+ *   Client operations are never started with s->mu held, and nothing is logged with it held:
+ *   lines are formatted into a local buffer (rsql_log_defer) and written after unlocking.
  *
  * Held messages: every message received and not yet resolved is "held" (a held_t on s->held):
  * buffered (not yet polled) or polled (outcome unknown). A renewal in flight and an outcome
@@ -36,7 +37,8 @@
  * its lite topic, suspend = false so the broker counts the attempt, started by recv_cb after
  * s->mu is released), counted as deferred in its lane and freed when the call completes; it
  * takes no buffer room, so the long polls go on fetching for the other lite topics.
- * RSQL_RMQ_DEBUG=2 prints one "rmq-throttle: admit|valve|defer ..." line per decision.
+ * At log level trace (--log-level trace) one "rmq-throttle: admit|valve|defer ..." line is logged
+ * per decision; at debug the source's counters are logged at close.
  *
  * Lanes (rmq_inflight.c): lite mode = one lane per lite topic, FIFO topics one per message
  * group, else one lane for the topic. The lane is the record's partition (so the runtime's
@@ -58,6 +60,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 
 #define ACK_BATCH 64       /* entries per AckMessage */
@@ -120,35 +123,26 @@ struct rsql_source {
 
     rsql_rmq_inflight_t *lanes;
     rsql_rmq_throttle_t *thr; /* lite mode with throttle.* options; else NULL */
-    int debug;                /* RSQL_RMQ_DEBUG: 1 = summary at close, 2 = every decision */
+    int debug;                /* log level: 1 = debug (summary at close), 2 = trace (decisions) */
     int64_t n_acked, n_ack_invalid, n_renewed, n_renew_failed, n_forwarded;
     int64_t n_deferred, n_defer_failed, n_valve;
     int warned_ack, warned_renew, warned_recv, warned_defer;
 };
 
-static void warn(int *count, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(int *count, const char *fmt, ...)
+/* A warning for logq (written after s->mu is released), unless WARN_MAX of its kind were. */
+static void warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
 {
-    if ((*count)++ >= WARN_MAX) {
+    if ((*count)++ >= WARN_MAX || !rsql_log_enabled(RSQL_LOG_WARN)) {
         return;
     }
+    char msg[RSQL_LOG_LINE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    fputs("rocketsql: warning: rocketmq-grpc source: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-}
-
-static void abs_deadline(struct timespec *ts, int64_t ms_from_now)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms_from_now / 1000;
-    ts->tv_nsec += (long)(ms_from_now % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
+    rsql_log_defer(logq, RSQL_LOG_WARN, "rocketmq", "rocketmq-grpc source: %s", msg);
 }
 
 /* ---- held messages (s->mu held) */
@@ -184,7 +178,7 @@ static bool ackq_push(rsql_source_t *s, held_t *h)
         s->cap_ack = nc;
     }
     if (s->n_ack == 0) {
-        s->ack_oldest = rsql_io_now_ms();
+        s->ack_oldest = rsql_now_ms();
     }
     s->ackq[s->n_ack++] = h;
     return true;
@@ -207,7 +201,7 @@ static ack_batch_t *ackq_take(rsql_source_t *s)
     memcpy(items, s->ackq, n * sizeof *items);
     memmove(s->ackq, s->ackq + n, (s->n_ack - n) * sizeof *items);
     s->n_ack -= n;
-    s->ack_oldest = rsql_io_now_ms();
+    s->ack_oldest = rsql_now_ms();
     b->s = s;
     b->items = items;
     b->n = n;
@@ -278,6 +272,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
     (void)c;
     ack_batch_t *b = opaque;
     rsql_source_t *s = b->s;
+    rsql_buf_t logq = RSQL_BUF_INIT;
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < b->n; i++) {
         held_t *h = b->items[i];
@@ -298,12 +293,12 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
         }
         if (code == 40013) {
             s->n_ack_invalid++;
-            warn(&s->warned_ack,
+            warn(&logq, &s->warned_ack,
                  "ack of message %s: INVALID_RECEIPT_HANDLE (its invisible duration ended): it "
                  "will be delivered again",
                  h->m->message_id);
         } else {
-            warn(&s->warned_ack, "ack of message %s failed: %s", h->m->message_id,
+            warn(&logq, &s->warned_ack, "ack of message %s failed: %s", h->m->message_id,
                  r && r->status_message ? r->status_message : err->msg);
         }
         rsql_rmq_inflight_done(s->lanes, h->lane, false);
@@ -311,6 +306,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
     }
     op_done(s);
     pthread_mutex_unlock(&s->mu);
+    rsql_log_flush(&logq);
     rsql_free(b->items);
     rsql_free(b);
 }
@@ -322,9 +318,10 @@ static void dlq_cb(rsql_rmq_client_t *c, const rsql_error_t *err, void *opaque)
     (void)c;
     held_t *h = opaque;
     rsql_source_t *s = h->src;
+    rsql_buf_t logq = RSQL_BUF_INIT;
     pthread_mutex_lock(&s->mu);
     if (err) {
-        warn(&s->warned_ack,
+        warn(&logq, &s->warned_ack,
              "forwarding message %s to the dead-letter queue failed: %s (it will be delivered "
              "again)",
              h->m->message_id, err->msg);
@@ -336,6 +333,7 @@ static void dlq_cb(rsql_rmq_client_t *c, const rsql_error_t *err, void *opaque)
     held_free(h);
     op_done(s);
     pthread_mutex_unlock(&s->mu);
+    rsql_log_flush(&logq);
 }
 
 /* Forward h (unlinked, owned) to the group's DLQ. @locks s->mu NOT held */
@@ -365,6 +363,7 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     held_t *h = rc->h;
     held_t *to_dlq = NULL;
     ack_batch_t *ab = NULL;
+    rsql_buf_t logq = RSQL_BUF_INIT;
     pthread_mutex_lock(&s->mu);
     h->renewing = false;
     if (!err && new_handle) {
@@ -378,15 +377,15 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     } else if (err && err->remote_code == 40013) {
         h->lost = true; /* expired: it will be delivered again; its ack will say so */
         s->n_renew_failed++;
-        warn(&s->warned_renew, "renewal of message %s: %s", h->m->message_id, err->msg);
+        warn(&logq, &s->warned_renew, "renewal of message %s: %s", h->m->message_id, err->msg);
     } else if (err && err->code != RSQL_ERR_INTERRUPTED) {
         s->n_renew_failed++;
-        warn(&s->warned_renew, "renewal of message %s failed (will retry): %s",
+        warn(&logq, &s->warned_renew, "renewal of message %s failed (will retry): %s",
              h->m->message_id, err->msg);
     }
     int64_t due = h->lost ? INT64_MAX : h->deadline - s->ahead_ms;
     if (err && !h->lost) {
-        due = rsql_io_now_ms() + 1000; /* try again soon */
+        due = rsql_now_ms() + 1000; /* try again soon */
     }
     switch (h->pending) {
     case P_ACK:
@@ -413,6 +412,7 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     }
     op_done(s);
     pthread_mutex_unlock(&s->mu);
+    rsql_log_flush(&logq);
     rsql_free(rc);
     if (to_dlq) {
         dlq_send(s, to_dlq);
@@ -432,17 +432,19 @@ static void defer_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     (void)new_handle;
     held_t *h = opaque;
     rsql_source_t *s = h->src;
+    rsql_buf_t logq = RSQL_BUF_INIT;
     pthread_mutex_lock(&s->mu);
     if (err) {
         s->n_defer_failed++; /* it comes back when its invisible duration ends */
         if (err->code != RSQL_ERR_INTERRUPTED) {
-            warn(&s->warned_defer, "deferral of message %s failed: %s", h->m->message_id,
+            warn(&logq, &s->warned_defer, "deferral of message %s failed: %s", h->m->message_id,
                  err->msg);
         }
     }
     held_free(h);
     op_done(s);
     pthread_mutex_unlock(&s->mu);
+    rsql_log_flush(&logq);
 }
 
 /*
@@ -467,14 +469,15 @@ static void defer_send(rsql_source_t *s, held_t *list)
     }
 }
 
-/* RSQL_RMQ_DEBUG=2: one line per throttling decision (tests parse it). s->mu held */
-static void debug_decision(const rsql_rmq_msg_t *m, const char *what, int64_t defer_ms)
+/* Log level trace: one line per throttling decision (tests parse it), for logq. s->mu held */
+static void debug_decision(rsql_buf_t *logq, const rsql_rmq_msg_t *m, const char *what,
+                           int64_t defer_ms)
 {
-    fprintf(stderr,
-            "rmq-throttle: %s lite=%s key=%s id=%s attempt=%" PRId32 " born=%" PRId64
-            " defer_ms=%" PRId64 "\n",
-            what, m->lite_topic ? m->lite_topic : "-", m->n_keys > 0 ? m->keys[0] : "-",
-            m->message_id, m->delivery_attempt, m->born_ms, defer_ms);
+    rsql_log_defer(logq, RSQL_LOG_TRACE, "rocketmq",
+                   "rmq-throttle: %s lite=%s key=%s id=%s attempt=%" PRId32 " born=%" PRId64
+                   " defer_ms=%" PRId64,
+                   what, m->lite_topic ? m->lite_topic : "-", m->n_keys > 0 ? m->keys[0] : "-",
+                   m->message_id, m->delivery_attempt, m->born_ms, defer_ms);
 }
 
 /* ---- receiving */
@@ -484,13 +487,14 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
 {
     (void)c;
     rsql_source_t *s = opaque;
-    int64_t now = rsql_io_now_ms();
+    int64_t now = rsql_now_ms();
     held_t *to_defer = NULL;
+    rsql_buf_t logq = RSQL_BUF_INIT;
     pthread_mutex_lock(&s->mu);
     s->recv_outstanding--;
     if (s->debug >= 2) {
-        fprintf(stderr, "rmq-recv: n=%zu at=%" PRId64 " err=%s\n", n, now,
-                err ? err->msg : "-");
+        rsql_log_defer(&logq, RSQL_LOG_TRACE, "rocketmq", "rmq-recv: n=%zu at=%" PRId64 " err=%s",
+                       n, now, err ? err->msg : "-");
     }
     if (err) {
         if (err->code != RSQL_ERR_INTERRUPTED && !s->closing) {
@@ -504,7 +508,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
                 s->recv_backoff = RECV_BACKOFF_MAX;
             }
             s->recv_not_before = now + s->recv_backoff;
-            warn(&s->warned_recv, "receive failed (retrying in %" PRId64 " ms): %s",
+            warn(&logq, &s->warned_recv, "receive failed (retrying in %" PRId64 " ms): %s",
                  s->recv_backoff, err->msg);
         }
     } else {
@@ -530,7 +534,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
             rsql_rmq_throttle_action_t act = rsql_rmq_throttle_decide(
                 s->thr, lane, st.in_flight, m->delivery_attempt, now, &defer_ms);
             if (s->debug >= 2) {
-                debug_decision(m,
+                debug_decision(&logq, m,
                                act == RSQL_RMQ_DEFER         ? "defer"
                                : act == RSQL_RMQ_ADMIT_VALVE ? "valve"
                                                              : "admit",
@@ -572,6 +576,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
     pthread_cond_broadcast(&s->poll_cv);
     pthread_cond_signal(&s->hk_cv);
     pthread_mutex_unlock(&s->mu);
+    rsql_log_flush(&logq);
     defer_send(s, to_defer);
 }
 
@@ -584,7 +589,7 @@ static void *hk_main(void *arg)
     renew_ctx_t **ren = rsql_malloc(cap * sizeof *ren);
     pthread_mutex_lock(&s->mu);
     while (!s->closing) {
-        int64_t now = rsql_io_now_ms();
+        int64_t now = rsql_now_ms();
         int64_t wake = now + 1000;
         /* 1. long polls */
         int buf_cap = 2 * s->fetch * s->batch;
@@ -608,7 +613,13 @@ static void *hk_main(void *arg)
                     s->recv_backoff = RECV_BACKOFF_MAX;
                 }
                 s->recv_not_before = now + s->recv_backoff;
-                warn(&s->warned_recv, "cannot start a receive: %s", e.msg);
+                rsql_buf_t logq = RSQL_BUF_INIT;
+                warn(&logq, &s->warned_recv, "cannot start a receive: %s", e.msg);
+                if (logq.len) {
+                    pthread_mutex_unlock(&s->mu); /* log with s->mu released */
+                    rsql_log_flush(&logq);
+                    pthread_mutex_lock(&s->mu);
+                }
             }
         }
         /* 2. renewals due (within 50 ms) */
@@ -679,11 +690,8 @@ static void *hk_main(void *arg)
             pthread_mutex_lock(&s->mu);
             continue; /* re-evaluate at once */
         }
-        int64_t wait = wake - now;
-        if (wait > 0) {
-            struct timespec ts;
-            abs_deadline(&ts, wait);
-            pthread_cond_timedwait(&s->hk_cv, &s->mu, &ts);
+        if (wake > now) {
+            rsql_cond_wait_until(&s->hk_cv, &s->mu, wake);
         }
     }
     pthread_mutex_unlock(&s->mu);
@@ -772,13 +780,9 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->poll_cv, &ca);
-    pthread_cond_init(&s->hk_cv, &ca);
-    pthread_cond_init(&s->done_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&s->poll_cv);
+    rsql_cond_init_monotonic(&s->hk_cv);
+    rsql_cond_init_monotonic(&s->done_cv);
     s->held.next = s->held.prev = &s->held;
     rsql_error_clear(&s->fatal);
     s->next_renew_due = INT64_MAX;
@@ -802,8 +806,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (s->ahead_ms >= s->invisible_ms) {
         s->ahead_ms = s->invisible_ms / 2;
     }
-    const char *dbg = getenv("RSQL_RMQ_DEBUG");
-    s->debug = dbg && *dbg ? (atoi(dbg) >= 2 ? 2 : 1) : 0;
+    s->debug = rsql_log_enabled(RSQL_LOG_TRACE) ? 2 : rsql_log_enabled(RSQL_LOG_DEBUG) ? 1 : 0;
     bool throttle_oom = false;
     if (s->lite && (rsql_io_opt_has(o, "throttle.max-inflight-per-lite-topic") ||
                     rsql_io_opt_has(o, "throttle.rate-per-lite-topic"))) {
@@ -869,7 +872,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rs_close(s);
         return rc;
     }
-    s->last_msg_ms = rsql_io_now_ms();
+    s->last_msg_ms = rsql_now_ms();
     if (pthread_create(&s->hk, NULL, hk_main, s) != 0) {
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
@@ -898,7 +901,7 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
     held_t *take[64];
     int cap = max < 64 ? max : 64;
     int n = 0;
-    int64_t deadline = rsql_io_now_ms() + timeout_ms;
+    int64_t deadline = rsql_now_ms() + timeout_ms;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         if (s->fatal.code != RSQL_OK && s->n_buffered == 0) {
@@ -909,7 +912,7 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         if (s->n_buffered > 0 || s->stopping) {
             break;
         }
-        int64_t now = rsql_io_now_ms();
+        int64_t now = rsql_now_ms();
         if (s->idle_ms >= 0 && now - s->last_msg_ms >= s->idle_ms) {
             *eof = true;
             break;
@@ -921,9 +924,7 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         if (now >= deadline) {
             break;
         }
-        struct timespec ts;
-        abs_deadline(&ts, until - now);
-        pthread_cond_timedwait(&s->poll_cv, &s->mu, &ts);
+        rsql_cond_wait_until(&s->poll_cv, &s->mu, until);
     }
     while (n < cap && s->bhead) {
         held_t *h = s->bhead;
@@ -1070,7 +1071,7 @@ static void rs_close(rsql_source_t *s)
         pthread_join(s->hk, NULL);
     }
     if (s->cli) {
-        int64_t until = rsql_io_now_ms() + CLOSE_WAIT_MS;
+        int64_t until = rsql_now_ms() + CLOSE_WAIT_MS;
         pthread_mutex_lock(&s->mu);
         for (;;) {
             ack_batch_t *ab = ackq_take(s);
@@ -1080,13 +1081,11 @@ static void rs_close(rsql_source_t *s)
                 pthread_mutex_lock(&s->mu);
                 continue;
             }
-            int64_t now = rsql_io_now_ms();
+            int64_t now = rsql_now_ms();
             if ((s->ops == 0 && s->n_ack == 0) || now >= until) {
                 break;
             }
-            struct timespec ts;
-            abs_deadline(&ts, until - now);
-            pthread_cond_timedwait(&s->done_cv, &s->mu, &ts);
+            rsql_cond_wait_until(&s->done_cv, &s->mu, until);
         }
         pthread_mutex_unlock(&s->mu);
         rsql_rmq_client_destroy(s->cli); /* completes what is still in flight */
@@ -1102,14 +1101,14 @@ static void rs_close(rsql_source_t *s)
         held_free(h);
     }
     if (s->debug) {
-        fprintf(stderr,
-                "rocketmq-grpc source: acked=%" PRId64 " invalid_handle=%" PRId64
-                " renewed=%" PRId64 " renew_failed=%" PRId64 " forwarded=%" PRId64
-                " lanes=%" PRIu32 " deferred=%" PRId64 " defer_failed=%" PRId64
-                " valve=%" PRId64 "\n",
-                s->n_acked, s->n_ack_invalid, s->n_renewed, s->n_renew_failed, s->n_forwarded,
-                s->lanes ? rsql_rmq_inflight_count(s->lanes) : 0, s->n_deferred,
-                s->n_defer_failed, s->n_valve);
+        rsql_log(RSQL_LOG_DEBUG, "rocketmq",
+                 "rocketmq-grpc source: acked=%" PRId64 " invalid_handle=%" PRId64
+                 " renewed=%" PRId64 " renew_failed=%" PRId64 " forwarded=%" PRId64
+                 " lanes=%" PRIu32 " deferred=%" PRId64 " defer_failed=%" PRId64
+                 " valve=%" PRId64,
+                 s->n_acked, s->n_ack_invalid, s->n_renewed, s->n_renew_failed, s->n_forwarded,
+                 s->lanes ? rsql_rmq_inflight_count(s->lanes) : 0, s->n_deferred,
+                 s->n_defer_failed, s->n_valve);
     }
     rsql_rmq_throttle_destroy(s->thr);
     rsql_rmq_inflight_destroy(s->lanes);

@@ -29,7 +29,6 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 struct rsql_source {
     sqlite3 *db;
@@ -172,11 +171,7 @@ static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     rsql_buf_deinit(&sql);
     pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rsql_cond_init_monotonic(&s->cv);
     s->sync_init = true;
     *out = s;
     return RSQL_OK;
@@ -293,13 +288,13 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
 
 static bool sq_sleep(rsql_source_t *s, int64_t ms)
 {
-    return rsql_io_sleep_until(&s->mu, &s->cv, &s->woken, rsql_io_now_ms() + ms);
+    return rsql_io_sleep_until(&s->mu, &s->cv, &s->woken, rsql_now_ms() + ms);
 }
 
 static rsql_err_t sq_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
                           bool *eof, rsql_error_t *err)
 {
-    int64_t deadline = rsql_io_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = rsql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     int added = 0, rc;
     *eof = false;
     if (max > batch->cap - batch->n) {
@@ -349,7 +344,7 @@ static rsql_err_t sq_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
             *eof = true;
             return RSQL_OK;
         }
-        int64_t now = rsql_io_now_ms();
+        int64_t now = rsql_now_ms();
         if (now >= deadline) {
             return RSQL_OK;
         }

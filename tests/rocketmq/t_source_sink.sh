@@ -312,7 +312,7 @@ CREATE TABLE sout (id BIGINT, pad VARCHAR)
   WITH ('connector'='filesystem', 'path'='$WORK/slow.fifo', 'format'='json', 'sink.sync'='false');
 INSERT INTO sout SELECT id, pad FROM ssrc;
 EOF
-RSQL_RMQ_DEBUG=1 "$BIN" --catalog "$WORK/c5.db" -f "$WORK/5.sql" >"$WORK/5.sql.out" 2>&1
+ROCKETSQL_LOG=debug "$BIN" --catalog "$WORK/c5.db" -f "$WORK/5.sql" >"$WORK/5.sql.out" 2>&1
 rc=$?
 wait "$reader"
 renewed=$(grep -o 'renewed=[0-9]*' "$WORK/5.sql.out" | cut -d= -f2)

@@ -12,7 +12,7 @@
 #      far worse (>= 3x the baseline). Ratios only, no absolute times.
 #   2. the valves hold: one lite topic throttled to 1 in flight, 'throttle.defer'='3s',
 #      'source.max-invisible-duration'='10s', 'source.max-delivery-attempts'='4'. From the
-#      per-message decisions (RSQL_RMQ_DEBUG=2: "rmq-throttle: admit|valve|defer ... attempt=A
+#      per-message decisions (ROCKETSQL_LOG=trace: "rmq-throttle: admit|valve|defer ... attempt=A
 #      ... defer_ms=D"): no message is deferred at or past attempt 4, no deferral exceeds 10 s,
 #      every deferral is exactly min(3 s x 2^(A-1), 10 s), the cap and the valve were both
 #      exercised, and the broker counted each deferral as an attempt (attempts 2 and 3 seen).
@@ -101,9 +101,9 @@ CREATE TABLE out (id BIGINT, lite_topic VARCHAR)
   WITH ('connector'='filesystem', 'path'='$WORK/v.jsonl', 'format'='json');
 INSERT INTO out SELECT id, lite_topic FROM src;
 EOF
-RSQL_RMQ_DEBUG=2 "$BIN" --catalog "$WORK/v.db" -f "$WORK/v.sql" >"$WORK/v.out" 2>"$WORK/v.err"
+ROCKETSQL_LOG=trace "$BIN" --catalog "$WORK/v.db" -f "$WORK/v.sql" >"$WORK/v.out" 2>"$WORK/v.err"
 rc=$?
-grep -v '^rmq-' "$WORK/v.err" | tail -3
+grep -v 'rocketmq: rmq-' "$WORK/v.err" | tail -3
 [ "$rc" = 0 ] || fail "valve job exit $rc"
 if python3 - "$WORK/v.err" "$WORK/v.jsonl" "$NV" <<'EOF'; then
 import json, re, sys

@@ -11,6 +11,7 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/rsql_connector.h"
+#include "base/rsql_time.h"
 
 #include <CUnit/CUnit.h>
 #include <fcntl.h>
@@ -321,9 +322,9 @@ static void test_conn_file_source_follow(void)
     CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 100, &eof, &x.err), RSQL_OK);
     CU_ASSERT_EQUAL(b->n, 1); /* "b" has no line end yet */
     CU_ASSERT_FALSE(eof);
-    int64_t t0 = rsql_io_now_ms();
+    int64_t t0 = rsql_now_ms();
     CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 150, &eof, &x.err), RSQL_OK);
-    int64_t waited = rsql_io_now_ms() - t0;
+    int64_t waited = rsql_now_ms() - t0;
     CU_ASSERT_EQUAL(b->n, 1);
     CU_ASSERT_TRUE(waited >= 140 && waited < 1000);
     write_file(path, "c\nd\n", "a");
@@ -335,10 +336,10 @@ static void test_conn_file_source_follow(void)
     /* wakeup ends a long wait */
     pthread_t th;
     waker_t w = {x.ops, x.s};
-    t0 = rsql_io_now_ms();
+    t0 = rsql_now_ms();
     pthread_create(&th, NULL, wake_later, &w);
     CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 10000, &eof, &x.err), RSQL_OK);
-    waited = rsql_io_now_ms() - t0;
+    waited = rsql_now_ms() - t0;
     pthread_join(th, NULL);
     CU_ASSERT_TRUE(waited < 2000);
     CU_ASSERT_EQUAL(b->n, 3);
@@ -530,9 +531,9 @@ static void test_conn_datagen_pacing(void)
                         NULL};
     CU_ASSERT_EQUAL_FATAL(src_open(&x, "datagen", kv, 3, c3, t3, 0, NULL, NULL), RSQL_OK);
     rsql_batch_t *b = rsql_batch_new(16);
-    int64_t t0 = rsql_io_now_ms();
+    int64_t t0 = rsql_now_ms();
     CU_ASSERT_EQUAL(poll_all(&x, b, 16), 10);
-    int64_t took = rsql_io_now_ms() - t0;
+    int64_t took = rsql_now_ms() - t0;
     CU_ASSERT_TRUE(took >= 150 && took < 1500); /* 10 rows at 50/s: ~200 ms */
     src_close(&x);
     rsql_batch_destroy(b);
@@ -546,9 +547,9 @@ static void test_conn_datagen_pacing(void)
     pthread_t th;
     waker_t w = {x.ops, x.s};
     pthread_create(&th, NULL, wake_later, &w);
-    t0 = rsql_io_now_ms();
+    t0 = rsql_now_ms();
     CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 5000, &eof, &x.err), RSQL_OK);
-    CU_ASSERT_TRUE(rsql_io_now_ms() - t0 < 900);
+    CU_ASSERT_TRUE(rsql_now_ms() - t0 < 900);
     CU_ASSERT_EQUAL(b->n, 0);
     pthread_join(th, NULL);
     src_close(&x);

@@ -12,6 +12,7 @@
 #include "runtime/rsql_queue.h"
 #include "catalog/rsql_catalog.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_time.h"
 
 #include <CUnit/CUnit.h>
 #include <inttypes.h>
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- queue */
@@ -49,10 +49,10 @@ static void test_queue_fifo_and_timeout(void)
     CU_ASSERT_EQUAL(order[0], 3);
     CU_ASSERT_EQUAL(order[1], 1);
     CU_ASSERT_EQUAL(order[2], 2);
-    int64_t t0 = rsql_rt_now_ms();
+    int64_t t0 = rsql_now_ms();
     CU_ASSERT_EQUAL(rsql_queue_pop(q, 50, &op), RSQL_ERR_TIMEOUT);
     CU_ASSERT_PTR_NULL(op);
-    CU_ASSERT(rsql_rt_now_ms() - t0 >= 45);
+    CU_ASSERT(rsql_now_ms() - t0 >= 45);
     rsql_queue_close(q);
     CU_ASSERT_EQUAL(rsql_queue_push(q, &a.op), RSQL_ERR_INTERRUPTED);
     CU_ASSERT_EQUAL(rsql_queue_pop(q, -1, &op), RSQL_ERR_INTERRUPTED);
@@ -922,9 +922,9 @@ static void test_pipeline_retry_timeout_fails(void)
     c.retry_timeout_ms = 300;
     rsql_job_counts_t k;
     rsql_error_t err;
-    int64_t t0 = rsql_rt_now_ms();
+    int64_t t0 = rsql_now_ms();
     CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_ERR_UNAVAILABLE);
-    int64_t el = rsql_rt_now_ms() - t0;
+    int64_t el = rsql_now_ms() - t0;
     CU_ASSERT(el >= 280 && el < 3000);
     CU_ASSERT_STRING_EQUAL(err.msg, "sink error at fake@0: try later");
     CU_ASSERT_EQUAL(k.written, 0);

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Unit tests of base/rsql_log.c: level names and parsing, the command line's rule (the
+ * --log-level flag wins over $ROCKETSQL_LOG; a bad value is a usage error naming where it
+ * came from), level filtering, the line format (prefix, CR/LF flattened, long lines cut),
+ * deferred lines written only at flush, and several threads logging at once producing whole
+ * lines, none lost or interleaved. Lines go to a temporary file (rsql_log_set_fd).
+ */
+#include "config.h"
+#include "base/rsql_log.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+static char log_path[64];
+static int log_fd_saved = -1;
+
+/* Send the log to a fresh temporary file; returns its fd. */
+static int capture_start(void)
+{
+    snprintf(log_path, sizeof log_path, "/tmp/rsql-test-log-XXXXXX");
+    int fd = mkstemp(log_path);
+    CU_ASSERT_FATAL(fd >= 0);
+    log_fd_saved = rsql_log_set_fd(fd);
+    return fd;
+}
+
+/* Stop capturing; returns what was logged (malloc'd) and removes the file. */
+static char *capture_end(int fd)
+{
+    rsql_log_set_fd(log_fd_saved);
+    off_t size = lseek(fd, 0, SEEK_END);
+    CU_ASSERT_FATAL(size >= 0);
+    char *text = malloc((size_t)size + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    ssize_t n = pread(fd, text, (size_t)size, 0);
+    CU_ASSERT_EQUAL(n, size);
+    text[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(log_path);
+    return text;
+}
+
+static void test_log_level_parse(void)
+{
+    static const char *const names[] = {"error", "warn", "info", "debug", "trace"};
+    for (int i = 0; i < 5; i++) {
+        rsql_log_level_t l = RSQL_LOG_TRACE;
+        CU_ASSERT_EQUAL(rsql_log_level_parse(names[i], &l, NULL), RSQL_OK);
+        CU_ASSERT_EQUAL((int)l, i);
+        CU_ASSERT_STRING_EQUAL(rsql_log_level_name(l), names[i]);
+    }
+    rsql_log_level_t l = RSQL_LOG_ERROR;
+    CU_ASSERT_EQUAL(rsql_log_level_parse("DeBuG", &l, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(l, RSQL_LOG_DEBUG);
+    CU_ASSERT_STRING_EQUAL(rsql_log_level_name((rsql_log_level_t)9), "?");
+
+    const char *bad[] = {"loud", "", "warning ", "3", NULL};
+    for (int i = 0; i < 5; i++) {
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        l = RSQL_LOG_INFO;
+        CU_ASSERT_EQUAL(rsql_log_level_parse(bad[i], &l, &err), RSQL_ERR_USAGE);
+        CU_ASSERT_EQUAL(err.code, RSQL_ERR_USAGE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "invalid log level '"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(expected error, warn, info, debug or trace)"));
+        CU_ASSERT_EQUAL(l, RSQL_LOG_INFO); /* untouched */
+    }
+}
+
+static void test_log_configure(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_error_t err;
+
+    rsql_log_set_level(RSQL_LOG_WARN);
+    CU_ASSERT_EQUAL(rsql_log_configure(NULL, NULL, NULL), RSQL_OK); /* neither: unchanged */
+    CU_ASSERT_EQUAL(rsql_log_get_level(), RSQL_LOG_WARN);
+    CU_ASSERT_EQUAL(rsql_log_configure(NULL, "", NULL), RSQL_OK); /* empty env = unset */
+    CU_ASSERT_EQUAL(rsql_log_get_level(), RSQL_LOG_WARN);
+    CU_ASSERT_EQUAL(rsql_log_configure(NULL, "debug", NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_log_get_level(), RSQL_LOG_DEBUG);
+    CU_ASSERT_EQUAL(rsql_log_configure("error", "trace", NULL), RSQL_OK); /* the flag wins */
+    CU_ASSERT_EQUAL(rsql_log_get_level(), RSQL_LOG_ERROR);
+    CU_ASSERT_EQUAL(rsql_log_configure("info", "nonsense", NULL), RSQL_OK); /* env not used */
+    CU_ASSERT_EQUAL(rsql_log_get_level(), RSQL_LOG_INFO);
+
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_log_configure("loud", "debug", &err), RSQL_ERR_USAGE);
+    CU_ASSERT_STRING_EQUAL(err.msg, "invalid log level 'loud' for --log-level (expected error, "
+                                    "warn, info, debug or trace)");
+    CU_ASSERT_EQUAL(rsql_log_get_level(), RSQL_LOG_INFO); /* unchanged on error */
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_log_configure(NULL, "verbose", &err), RSQL_ERR_USAGE);
+    CU_ASSERT_STRING_EQUAL(err.msg, "invalid log level 'verbose' for ROCKETSQL_LOG (expected "
+                                    "error, warn, info, debug or trace)");
+    CU_ASSERT_EQUAL(rsql_log_get_level(), RSQL_LOG_INFO);
+    rsql_log_set_level(saved);
+}
+
+static void test_log_filtering(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    int fd = capture_start();
+    rsql_log_set_level(RSQL_LOG_WARN);
+    CU_ASSERT_TRUE(rsql_log_enabled(RSQL_LOG_ERROR));
+    CU_ASSERT_TRUE(rsql_log_enabled(RSQL_LOG_WARN));
+    CU_ASSERT_FALSE(rsql_log_enabled(RSQL_LOG_INFO));
+    CU_ASSERT_FALSE(rsql_log_enabled(RSQL_LOG_TRACE));
+    for (int l = RSQL_LOG_ERROR; l <= RSQL_LOG_TRACE; l++) {
+        rsql_log((rsql_log_level_t)l, "runtime", "at %s", rsql_log_level_name(l));
+    }
+    rsql_log_set_level(RSQL_LOG_TRACE);
+    rsql_log(RSQL_LOG_TRACE, "rocketmq", "now %d", 42);
+    rsql_log(RSQL_LOG_DEBUG, NULL, "no component");
+    rsql_log_set_level(RSQL_LOG_ERROR);
+    rsql_log(RSQL_LOG_WARN, "sqlite", "dropped");
+    char *text = capture_end(fd);
+    CU_ASSERT_STRING_EQUAL(text, "rocketsql: error: runtime: at error\n"
+                                 "rocketsql: warn: runtime: at warn\n"
+                                 "rocketsql: trace: rocketmq: now 42\n"
+                                 "rocketsql: debug: -: no component\n");
+    free(text);
+    rsql_log_set_level(saved);
+}
+
+static void test_log_line_format(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_INFO);
+    int fd = capture_start();
+    rsql_log(RSQL_LOG_INFO, "runtime", "two\nlines\r\nin one");
+    char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    rsql_log(RSQL_LOG_INFO, "runtime", "%s", big);
+    char *text = capture_end(fd);
+    const char *first = "rocketsql: info: runtime: two lines  in one\n";
+    CU_ASSERT_EQUAL(strncmp(text, first, strlen(first)), 0);
+    const char *second = text + strlen(first);
+    CU_ASSERT_EQUAL(strlen(second), RSQL_LOG_LINE_MAX); /* cut, newline included */
+    CU_ASSERT_EQUAL(strncmp(second, "rocketsql: info: runtime: xxx", 29), 0);
+    CU_ASSERT_EQUAL(strcmp(second + RSQL_LOG_LINE_MAX - 5, "x...\n"), 0);
+    free(text);
+    rsql_log_set_level(saved);
+}
+
+static void test_log_defer_flush(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_INFO);
+    int fd = capture_start();
+    rsql_buf_t pending = RSQL_BUF_INIT;
+    rsql_log_defer(&pending, RSQL_LOG_WARN, "rocketmq", "held %d", 1);
+    rsql_log_defer(&pending, RSQL_LOG_DEBUG, "rocketmq", "filtered"); /* level off */
+    rsql_log_defer(&pending, RSQL_LOG_INFO, "rocketmq", "held %d", 2);
+    rsql_log_defer(NULL, RSQL_LOG_ERROR, "rocketmq", "no buffer"); /* a no-op */
+    CU_ASSERT_EQUAL(lseek(fd, 0, SEEK_END), 0); /* nothing written before the flush */
+    rsql_log(RSQL_LOG_INFO, "runtime", "direct");
+    rsql_log_flush(&pending);
+    CU_ASSERT_PTR_NULL(pending.data); /* freed, reusable */
+    CU_ASSERT_EQUAL(pending.len, 0);
+    rsql_log_flush(&pending); /* empty: nothing */
+    rsql_buf_t none = RSQL_BUF_INIT;
+    rsql_log_defer(&none, RSQL_LOG_TRACE, "x", "off");
+    CU_ASSERT_PTR_NULL(none.data); /* a disabled level does not allocate */
+    char *text = capture_end(fd);
+    CU_ASSERT_STRING_EQUAL(text, "rocketsql: info: runtime: direct\n"
+                                 "rocketsql: warn: rocketmq: held 1\n"
+                                 "rocketsql: info: rocketmq: held 2\n");
+    free(text);
+    rsql_log_set_level(saved);
+}
+
+#define N_THREADS 8
+#define N_LINES 2000
+
+/* Thread i writes N_LINES lines "seq=<n> <pad>", the pad a run of 'a'+i of varying length
+   (up to ~900 bytes): in each block of four, one line through rsql_log and three through
+   rsql_log_defer, flushed together (so the thread's own order is kept). */
+static void *logger_main(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    char comp[8];
+    snprintf(comp, sizeof comp, "t%d", id);
+    char pad[1000];
+    rsql_buf_t pending = RSQL_BUF_INIT;
+    for (int n = 0; n < N_LINES; n++) {
+        int len = (n * 37 + id * 101) % 900;
+        memset(pad, 'a' + id, (size_t)len);
+        pad[len] = '\0';
+        if (n % 4 == 0) {
+            rsql_log(RSQL_LOG_INFO, comp, "seq=%d %s", n, pad);
+        } else {
+            rsql_log_defer(&pending, RSQL_LOG_INFO, comp, "seq=%d %s", n, pad);
+            if (n % 4 == 3) {
+                rsql_log_flush(&pending);
+            }
+        }
+    }
+    rsql_log_flush(&pending);
+    return NULL;
+}
+
+static void test_log_threads_whole_lines(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_INFO);
+    int fd = capture_start();
+    pthread_t th[N_THREADS];
+    for (int i = 0; i < N_THREADS; i++) {
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, logger_main, (void *)(intptr_t)i), 0);
+    }
+    for (int i = 0; i < N_THREADS; i++) {
+        pthread_join(th[i], NULL);
+    }
+    char *text = capture_end(fd);
+    int next_seq[N_THREADS] = {0};
+    int bad = 0, lines = 0;
+    for (char *line = text, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl) {
+            bad++; /* a last line without its newline */
+            break;
+        }
+        *nl = '\0';
+        lines++;
+        int id = -1, seq = -1, off = 0;
+        if (sscanf(line, "rocketsql: info: t%d: seq=%d %n", &id, &seq, &off) != 2 || id < 0 ||
+            id >= N_THREADS || seq != next_seq[id]) {
+            bad++;
+            continue;
+        }
+        next_seq[id]++;
+        int want = (seq * 37 + id * 101) % 900;
+        const char *p = line + off;
+        char pad_char[2] = {(char)('a' + id), '\0'};
+        if ((int)strlen(p) != want || (int)strspn(p, pad_char) != want) {
+            bad++;
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(lines, N_THREADS * N_LINES);
+    for (int i = 0; i < N_THREADS; i++) {
+        CU_ASSERT_EQUAL(next_seq[i], N_LINES);
+    }
+    free(text);
+    rsql_log_set_level(saved);
+}
+
+static CU_TestInfo log_tests[] = {
+    {"test_log_level_parse", test_log_level_parse},
+    {"test_log_configure", test_log_configure},
+    {"test_log_filtering", test_log_filtering},
+    {"test_log_line_format", test_log_line_format},
+    {"test_log_defer_flush", test_log_defer_flush},
+    {"test_log_threads_whole_lines", test_log_threads_whole_lines},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"log", NULL, NULL, NULL, NULL, log_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+#include "tests/lib/cu_main.h"
