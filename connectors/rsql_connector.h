@@ -31,6 +31,13 @@ typedef struct rsql_format_def {
     size_t conf_size;
     /* Optional: complete the config after its rows were written (derived members). */
     rsql_err_t (*configure)(void *conf, const rsql_optset_t *set, rsql_error_t *err);
+    /*
+    ** Optional, at planning: can a table of these columns use this format
+    ** ("format 'raw' needs exactly one VARCHAR or BYTES column ...")? Report
+    ** RSQL_ERR_SEMANTIC at pos, naming table.
+    */
+    rsql_err_t (*check_columns)(const char *table, int n_columns, const char *const *names,
+                                const rsql_type_t *types, rsql_pos_t pos, rsql_error_t *err);
 } rsql_format_def_t;
 
 /* ---- what EXPLAIN asks a connector (rsql_connector_def_t.explain) */

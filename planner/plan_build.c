@@ -83,27 +83,30 @@ static rsql_err_t validate_stored(rsql_plan_table_t *t, rsql_pos_t pos, rsql_err
     return RSQL_OK;
 }
 
-/* The raw format carries exactly one VARCHAR or BYTES column. */
+/* The table's format accepts its columns (rsql_format_def_t.check_columns). */
 static rsql_err_t check_format(const rsql_plan_table_t *t, rsql_pos_t pos, rsql_error_t *err)
 {
-    if (!t->format || strcmp(t->format, "raw") != 0) {
+    const rsql_format_def_t *fmt = rsql_connector_format(t->conn, t->opts);
+    const rsql_table_def_t *def = t->def;
+    if (!fmt || !fmt->check_columns) {
         return RSQL_OK;
     }
-    const rsql_table_def_t *def = t->def;
-    if (def->n_columns != 1) {
-        return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
-                              "format 'raw' needs exactly one VARCHAR or BYTES column, table '%s' "
-                              "has %d columns",
-                              def->name, def->n_columns);
+    int n = def->n_columns;
+    const char **names = rsql_calloc((size_t)(n > 0 ? n : 1), sizeof *names);
+    rsql_type_t *types = rsql_calloc((size_t)(n > 0 ? n : 1), sizeof *types);
+    rsql_err_t rc;
+    if (!names || !types) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    } else {
+        for (int i = 0; i < n; i++) {
+            names[i] = def->columns[i].name;
+            types[i] = def->columns[i].type;
+        }
+        rc = fmt->check_columns(def->name, n, names, types, pos, err);
     }
-    if (def->columns[0].type != RSQL_TYPE_VARCHAR && def->columns[0].type != RSQL_TYPE_BYTES) {
-        return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
-                              "format 'raw' needs exactly one VARCHAR or BYTES column, column "
-                              "'%s' of table '%s' is %s",
-                              def->columns[0].name, def->name,
-                              rsql_type_name(def->columns[0].type));
-    }
-    return RSQL_OK;
+    rsql_free(names);
+    rsql_free(types);
+    return rc;
 }
 
 /* Load table name into t and check it can be used on side; errors at pos. */

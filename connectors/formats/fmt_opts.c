@@ -136,6 +136,25 @@ const rsql_format_def_t rsql_csv_format_def = {
     .configure = csv_configure,
 };
 
+/* The raw format carries exactly one VARCHAR or BYTES column. */
+static rsql_err_t raw_check_columns(const char *table, int n, const char *const *names,
+                                    const rsql_type_t *types, rsql_pos_t pos, rsql_error_t *err)
+{
+    if (n != 1) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                              "format 'raw' needs exactly one VARCHAR or BYTES column, table '%s' "
+                              "has %d columns",
+                              table, n);
+    }
+    if (types[0] != RSQL_TYPE_VARCHAR && types[0] != RSQL_TYPE_BYTES) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                              "format 'raw' needs exactly one VARCHAR or BYTES column, column "
+                              "'%s' of table '%s' is %s",
+                              names[0], table, rsql_type_name(types[0]));
+    }
+    return RSQL_OK;
+}
+
 const rsql_format_def_t rsql_raw_format_def = {
     .name = "raw",
     .description =
@@ -143,4 +162,5 @@ const rsql_format_def_t rsql_raw_format_def = {
         "VARCHAR (UTF-8 text) or BYTES; this is checked when the statement is planned. No "
         "options.",
     .opts = raw_opts,
+    .check_columns = raw_check_columns,
 };
