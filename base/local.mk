@@ -4,6 +4,7 @@ librocketsql_a_SOURCES += \
 	base/rsql_mem.c base/rsql_mem.h \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
+	base/rsql_value.c base/rsql_value.h \
 	base/rsql_path.c base/rsql_path.h
 librocketsql_a_SOURCES += \
 	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts.h base/rsql_opts_int.h \
