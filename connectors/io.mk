@@ -4,7 +4,7 @@
 librocketsql_a_SOURCES += \
 	connectors/rsql_conn_io.h connectors/conn_io.c \
 	connectors/formats/rsql_format.h connectors/formats/fmt_int.h \
-	connectors/formats/fmt_value.c connectors/formats/fmt_codec.c \
+	connectors/formats/fmt_codec.c \
 	connectors/formats/fmt_json.c connectors/formats/fmt_csv.c connectors/formats/fmt_raw.c \
 	connectors/datagen/datagen_source.c \
 	connectors/file/file_source.c connectors/file/file_sink.c \

@@ -20,8 +20,10 @@ static const rsql_opt_def_t json_opts[] = {
                  "a decode error, except that a VARCHAR column takes any JSON value (a number "
                  "or an object is kept as its JSON text)."),
     RSQL_OPT_ROW("json.timestamp-format", RSQL_OPT_ENUM, 0, "iso-8601", 0, 0, json_ts_formats,
-                 "How TIMESTAMP(3) values are written, and expected when read: `iso-8601` text "
-                 "such as `2026-01-02T03:04:05.678Z`, or `epoch-millis` numbers."),
+                 "How TIMESTAMP(3) values are written: `iso-8601` strings in the canonical "
+                 "text `2026-01-02 03:04:05.678` (UTC), or `epoch-millis` numbers. Reading "
+                 "takes both always, and any TIMESTAMP text (a `T`, `Z` or an offset such as "
+                 "`+02:00`; see SQL.md, \"Text forms of values\")."),
     RSQL_OPT_END,
 };
 
