@@ -25,3 +25,11 @@ tests_unit_test_base_SOURCES = tests/unit/test_base.c
 tests_unit_test_base_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_base_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_value
+TESTS += tests/unit/test_value
+tests_unit_test_value_SOURCES = tests/unit/test_value.c
+tests_unit_test_value_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_value_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
