@@ -4,8 +4,8 @@
  * rsql_value: the one place where a SQL value becomes text and text becomes
  * a value. The formats (json, csv, raw), CAST and the implicit casts of the
  * evaluator, the binder's TIMESTAMP literals, EXPLAIN, the print sink, the
- * SELECT preview, the sqlite sink and the dead-letter rows all call these
- * functions, so a text one accepts is accepted by all of them and a value
+ * SELECT preview, SHOW JOBS, the sqlite and rocketmq sinks and the
+ * dead-letter rows all call these functions, so a text one accepts is accepted by all of them and a value
  * prints the same everywhere. docs/SQL.md ("Text forms of values") is the
  * user's description of the same rules:
  *
@@ -28,8 +28,11 @@
  *              that or the URL-safe alphabet ('-' '_'), padding optional
  *   VARCHAR    is its own text
  *
- * Text read for every type but VARCHAR and BYTES may have blanks (ASCII
- * white space) around it. Nothing depends on the process locale.
+ * CAST between VARCHAR and BYTES is not a text form: it keeps the bytes
+ * (BYTES -> VARCHAR only when they are valid UTF-8, rsql_value_utf8_valid).
+ *
+ * Text read for every type but VARCHAR may have blanks (ASCII white space)
+ * around it. Nothing depends on the process locale.
  *
  * Errors are RSQL_ERR_DECODE with a short reason that callers put in their
  * own message: "not an integer", "out of range for INT", "not a number",
