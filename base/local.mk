@@ -5,6 +5,7 @@ librocketsql_a_SOURCES += \
 	base/rsql_mem.c base/rsql_mem.h \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
+	base/rsql_value.c base/rsql_value.h \
 	base/rsql_path.c base/rsql_path.h \
 	base/rsql_time.c base/rsql_time.h \
 	base/rsql_log.c base/rsql_log.h
@@ -43,4 +44,9 @@ TESTS += tests/unit/test_log
 tests_unit_test_log_SOURCES = tests/unit/test_log.c
 tests_unit_test_log_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_log_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_value
+TESTS += tests/unit/test_value
+tests_unit_test_value_SOURCES = tests/unit/test_value.c
+tests_unit_test_value_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_value_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

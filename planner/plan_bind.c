@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "base/rsql_value.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -110,7 +111,7 @@ static rsql_err_t coerce_timestamp(rsql_bind_t *b, rsql_bexpr_t *ts_side, rsql_b
         return RSQL_OK;
     }
     int64_t ms;
-    if (!rsql_plan__parse_timestamp(l->value.v.s.p, l->value.v.s.len, &ms)) {
+    if (rsql_value_parse_timestamp(l->value.v.s.p, l->value.v.s.len, &ms, NULL) != RSQL_OK) {
         return rsql_error_set(err, RSQL_ERR_TYPE, l->pos, "invalid TIMESTAMP literal '%s'",
                               l->value.v.s.p);
     }

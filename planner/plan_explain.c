@@ -26,6 +26,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "base/rsql_value.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -96,21 +97,20 @@ static void put_string(rsql_buf_t *out, const char *s, size_t n)
 static void put_const(rsql_buf_t *out, const rsql_bexpr_t *e)
 {
     const rsql_value_t *v = &e->value;
-    char buf[40];
+    char buf[RSQL_VALUE_TEXT_MAX];
     if (v->is_null || e->type == RSQL_TYPE_NULL) {
         rsql_buf_puts(out, "NULL");
         return;
     }
     switch (e->type) {
-    case RSQL_TYPE_BOOLEAN: rsql_buf_puts(out, v->v.b ? "TRUE" : "FALSE"); break;
+    case RSQL_TYPE_BOOLEAN: rsql_buf_puts(out, v->v.b ? "TRUE" : "FALSE"); break; /* SQL words */
     case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT: rsql_buf_printf(out, "%" PRId64, v->v.i); break;
+    case RSQL_TYPE_BIGINT: rsql_buf_append(out, buf, rsql_value_format_int(v->v.i, buf)); break;
     case RSQL_TYPE_DOUBLE:
-        rsql_plan__format_double(v->v.d, buf);
-        rsql_buf_puts(out, buf);
+        rsql_buf_append(out, buf, rsql_value_format_double(v->v.d, buf));
         break;
     case RSQL_TYPE_TIMESTAMP:
-        rsql_plan__format_timestamp(v->v.ts, buf);
+        rsql_value_format_timestamp(v->v.ts, buf);
         rsql_buf_printf(out, "TIMESTAMP '%s'", buf);
         break;
     case RSQL_TYPE_VARCHAR:

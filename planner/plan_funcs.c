@@ -75,34 +75,6 @@ size_t rsql_plan__utf8_put(uint32_t cp, char *out)
     return 4;
 }
 
-/* Strict UTF-8 check (no overlongs, surrogates or code points past U+10FFFF). */
-bool rsql_plan__utf8_valid(const char *str, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        int len = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >> 4) == 14 ? 3
-                           : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
-        if (len == 0 || i + (size_t)len > n) {
-            return false;
-        }
-        uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
-        for (int k = 1; k < len; k++) {
-            if ((s[i + (size_t)k] & 0xc0) != 0x80) {
-                return false;
-            }
-            cp = (cp << 6) | (s[i + (size_t)k] & 0x3fu);
-        }
-        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-            (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
-            return false;
-        }
-        i += (size_t)len;
-    }
-    return true;
-}
-
 /* ---- helpers for binders */
 
 static rsql_err_t arg_error(const rsql_bexpr_t *call, int i, const char *want,

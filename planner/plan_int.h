@@ -59,7 +59,7 @@ struct rsql_func {
 /* The row for name (case-insensitive), or NULL. */
 const rsql_func_t *rsql_plan__func_find(const char *name);
 
-/* ---- casts and text forms (plan_cast.c) */
+/* ---- casts (plan_cast.c; the text forms are base/rsql_value.h's) */
 
 /*
 ** Convert v (of type v->type) to type to into *out. Strings produced go to
@@ -69,12 +69,6 @@ const rsql_func_t *rsql_plan__func_find(const char *name);
 rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eval_ctx_t *ctx,
                                  rsql_arena_t *a, rsql_pos_t pos, rsql_value_t *out,
                                  rsql_error_t *err);
-/* Parse an ISO-8601 timestamp ("2024-01-02", "2024-01-02 03:04:05.678", 'T', 'Z', +hh:mm). */
-bool rsql_plan__parse_timestamp(const char *s, size_t n, int64_t *ms);
-/* Write ms as "2024-01-02T03:04:05.678Z" into buf (at least 32 bytes); returns the length. */
-size_t rsql_plan__format_timestamp(int64_t ms, char *buf);
-/* Shortest text that reads back as d ("1.5", "1e+20", "3.0"). buf >= 32 bytes. */
-size_t rsql_plan__format_double(double d, char *buf);
 
 /* ---- UTF-8 (plan_funcs.c) */
 
@@ -82,7 +76,6 @@ size_t rsql_plan__format_double(double d, char *buf);
 uint32_t rsql_plan__utf8_next(const char *s, size_t n, size_t *i);
 /* Encode cp into out (4 bytes room); returns the length. */
 size_t rsql_plan__utf8_put(uint32_t cp, char *out);
-bool rsql_plan__utf8_valid(const char *s, size_t n);
 
 /* ---- evaluation (plan_eval.c) */
 

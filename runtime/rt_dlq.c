@@ -21,8 +21,9 @@
 #include "runtime/pipeline_int.h"
 #include "base/rsql_log.h"
 #include "base/rsql_time.h"
+#include "base/rsql_value.h"
 
-#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,39 +210,10 @@ static void json_str(rsql_buf_t *b, const char *s, size_t n)
     rsql_buf_putc(b, '"');
 }
 
-static void json_base64(rsql_buf_t *b, const uint8_t *p, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    rsql_buf_putc(b, '"');
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < n) {
-            v |= (uint32_t)p[i + 1] << 8;
-        }
-        if (i + 2 < n) {
-            v |= p[i + 2];
-        }
-        rsql_buf_putc(b, tab[(v >> 18) & 63]);
-        rsql_buf_putc(b, tab[(v >> 12) & 63]);
-        rsql_buf_putc(b, i + 1 < n ? tab[(v >> 6) & 63] : '=');
-        rsql_buf_putc(b, i + 2 < n ? tab[v & 63] : '=');
-    }
-    rsql_buf_putc(b, '"');
-}
-
-static void json_ts(rsql_buf_t *b, int64_t ms)
-{
-    time_t secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-    int milli = (int)(ms - (int64_t)secs * 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    rsql_buf_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d.%03dZ\"", tm.tm_year + 1900,
-                    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, milli);
-}
-
 /*
 ** Render a source row as a JSON object {"col": value, ...} with the
-** source's column names (or c1, c2, ...). Appends to b.
+** source's column names (or c1, c2, ...), values in their canonical text
+** (base/rsql_value.h) as the json format writes them. Appends to b.
 */
 static void row_json(const rsql_pipeline_t *p, const rsql_value_t *row, rsql_buf_t *b)
 {
@@ -263,32 +235,25 @@ static void row_json(const rsql_pipeline_t *p, const rsql_value_t *row, rsql_buf
             continue;
         }
         switch (v->type) {
-        case RSQL_TYPE_BOOLEAN:
-            rsql_buf_puts(b, v->v.b ? "true" : "false");
-            break;
-        case RSQL_TYPE_INT:
-        case RSQL_TYPE_BIGINT:
-            rsql_buf_printf(b, "%" PRId64, v->v.i);
-            break;
-        case RSQL_TYPE_DOUBLE:
-            if (v->v.d != v->v.d || v->v.d > 1.7976931348623157e308 ||
-                v->v.d < -1.7976931348623157e308) {
-                rsql_buf_puts(b, "null");
-            } else {
-                rsql_buf_printf(b, "%.17g", v->v.d);
-            }
-            break;
         case RSQL_TYPE_VARCHAR:
             json_str(b, v->v.s.p ? v->v.s.p : "", v->v.s.len);
             break;
+        case RSQL_TYPE_DOUBLE:
+            if (isfinite(v->v.d)) {
+                rsql_value_format(v, b);
+                break;
+            }
+            /* NaN and infinities are strings, as the json format writes them */
+            /* fall through */
         case RSQL_TYPE_BYTES:
-            json_base64(b, (const uint8_t *)v->v.s.p, v->v.s.len);
-            break;
         case RSQL_TYPE_TIMESTAMP:
-            json_ts(b, v->v.ts);
+            /* base64, timestamp and non-finite texts have nothing to escape */
+            rsql_buf_putc(b, '"');
+            rsql_value_format(v, b);
+            rsql_buf_putc(b, '"');
             break;
         default:
-            rsql_buf_puts(b, "null");
+            rsql_value_format(v, b);
         }
     }
     rsql_buf_putc(b, '}');

@@ -10,7 +10,7 @@
  * rsql_plan_apply (filter + projection). Encoding is the sink's business.
  *
  * A preview has no sink connector: an in-memory sink collects the rows as
- * text and they are printed as an aligned table at the end, followed by the
+ * text (each value's canonical text, base/rsql_value.h) and they are printed as an aligned table at the end, followed by the
  * summary line on errf (no live status line); a preview calls no
  * commit_record and saves no position, so a RocketMQ source acks nothing.
  * It reads at most max(LIMIT, 1) records per poll and stops at the LIMIT
@@ -28,6 +28,7 @@
 #include "base/rsql_buf.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_value.h"
 #include "planner/rsql_plan.h"
 #include "runtime/rsql_result.h"
 
@@ -168,7 +169,7 @@ static rsql_err_t preview_write(rsql_sink_t *snk, uint64_t batch_id, int n,
                 continue;
             }
             rsql_buf_reset(&s->cell);
-            rsql_fmt_value_text(v, &s->cell);
+            rsql_value_format(v, &s->cell);
             cells[c] = rsql_strdup(rsql_buf_str(&s->cell));
             ok = ok && cells[c] && !s->cell.oom;
         }

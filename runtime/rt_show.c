@@ -4,7 +4,7 @@
  * Result sets of the SHOW statements and DESCRIBE: tables, columns, the
  * CREATE TABLE text (secrets masked), connectors and their options (read
  * from the same option tables that validate CREATE TABLE), settings, jobs
- * and job runs.
+ * and job runs (times in the TIMESTAMP text of base/rsql_value.h).
  */
 #include "config.h"
 #include "runtime/rt_int.h"
@@ -13,10 +13,10 @@
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_settings.h"
+#include "base/rsql_value.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 static rsql_err_t nomem(rsql_error_t *err)
 {
@@ -303,17 +303,14 @@ rsql_err_t rsql_rt__show_settings(rsql_session_t *s, rsql_result_t **out, rsql_e
     return RSQL_OK;
 }
 
-static void fmt_time(int64_t ms, char *buf, size_t size)
+/* A catalog time (ms since the epoch, 0 = not set) as TIMESTAMP text, into buf. */
+static void fmt_time(int64_t ms, char buf[RSQL_VALUE_TEXT_MAX])
 {
     if (ms <= 0) {
-        snprintf(buf, size, "%s", "");
+        buf[0] = '\0';
         return;
     }
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    size_t n = strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
-    snprintf(buf + n, size - n, ".%03dZ", (int)(ms % 1000));
+    rsql_value_format_timestamp(ms, buf);
 }
 
 rsql_err_t rsql_rt__show_jobs(rsql_session_t *s, rsql_result_t **out, rsql_error_t *err)
@@ -332,8 +329,8 @@ rsql_err_t rsql_rt__show_jobs(rsql_session_t *s, rsql_result_t **out, rsql_error
             rsql_buf_printf(&set, "%s%s=%s", j ? ", " : "", jobs[i]->settings[j].key,
                             jobs[i]->settings[j].value);
         }
-        char created[40];
-        fmt_time(jobs[i]->created_ms, created, sizeof(created));
+        char created[RSQL_VALUE_TEXT_MAX];
+        fmt_time(jobs[i]->created_ms, created);
         const char *row[] = {jobs[i]->name, jobs[i]->sql, rsql_buf_str(&set), created};
         if (set.oom || rsql_result_add_row(r, row) != RSQL_OK) {
             rsql_result_destroy(r);
@@ -367,15 +364,15 @@ rsql_err_t rsql_rt__show_job_runs(rsql_session_t *s, const rsql_stmt_t *st, rsql
     rsql_result_t *r = table_result(12, cols);
     for (int i = 0; r && i < n; i++) {
         const rsql_job_run_t *run = runs[i];
-        char id[24], c[5][24], start[40], end[40];
+        char id[24], c[5][24], start[RSQL_VALUE_TEXT_MAX], end[RSQL_VALUE_TEXT_MAX];
         snprintf(id, sizeof(id), "%lld", (long long)run->id);
         snprintf(c[0], sizeof(c[0]), "%lld", (long long)run->counts.read);
         snprintf(c[1], sizeof(c[1]), "%lld", (long long)run->counts.written);
         snprintf(c[2], sizeof(c[2]), "%lld", (long long)run->counts.filtered);
         snprintf(c[3], sizeof(c[3]), "%lld", (long long)run->counts.dead_lettered);
         snprintf(c[4], sizeof(c[4]), "%lld", (long long)run->counts.failed);
-        fmt_time(run->start_ms, start, sizeof(start));
-        fmt_time(run->end_ms, end, sizeof(end));
+        fmt_time(run->start_ms, start);
+        fmt_time(run->end_ms, end);
         const char *row[] = {id,   run->job ? run->job : "", start, end,  run->status,
                              c[0], c[1], c[2], c[3], c[4], run->error ? run->error : "",
                              run->detail ? run->detail : ""};

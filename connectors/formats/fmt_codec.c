@@ -77,12 +77,13 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
         c->types[i] = types[i];
     }
     /* the format's typed configuration; NULL: every option at its default */
-    static const rsql_json_conf_t json_default = {false, RSQL_JSON_TS_ISO8601};
+    static const rsql_json_conf_t json_default = {false, RSQL_JSON_TS_SQL};
     static const rsql_csv_conf_t csv_default = {",", "\"", "", ',', '"'};
     if (c->kind == FMT_JSON) {
         const rsql_json_conf_t *j = format_conf ? format_conf : &json_default;
         c->json_fail_missing = j->fail_on_missing_field;
         c->json_ts_millis = j->timestamp_format == RSQL_JSON_TS_EPOCH_MILLIS;
+        c->json_ts_iso = j->timestamp_format == RSQL_JSON_TS_ISO8601;
     }
     if (c->kind == FMT_CSV) {
         const rsql_csv_conf_t *v = format_conf ? format_conf : &csv_default;

@@ -10,10 +10,12 @@
  * null literal, an empty unquoted field is NULL for every column except
  * VARCHAR (where it is ''). A quoted field is never NULL, so the encoder
  * quotes an empty string or a string equal to the null literal, and NULL
- * round-trips. Values use the text forms of rsql_fmt_parse_text.
+ * round-trips. Values are in their text forms (base/rsql_value.h), read
+ * and written by that module.
  */
 #include "config.h"
 #include "connectors/formats/fmt_int.h"
+#include "base/rsql_value.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -101,7 +103,7 @@ rsql_err_t rsql_fmt__csv_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
         const char *f = s + dec->fstart[i];
         size_t n = dec->flen[i];
         rsql_value_t *v = &row[i];
-        char why[64], q[56];
+        char q[56];
         if (!dec->fquoted[i] &&
             (c->csv_null ? (n == c->csv_null_len && memcmp(f, c->csv_null, n) == 0)
                          : (n == 0 && c->types[i] != RSQL_TYPE_VARCHAR))) {
@@ -125,14 +127,18 @@ rsql_err_t rsql_fmt__csv_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
             f = dec->scratch.data;
             n = dec->scratch.len;
         }
-        if (rsql_fmt_parse_text(c->types[i], f, n, arena, v, why, sizeof why) != RSQL_OK) {
-            if (strcmp(why, "out of memory") == 0) {
+        if (rsql_value_parse(c->types[i], f, n, arena, v, NULL) != RSQL_OK) {
+            /* again, for the reason (the hot path does not build messages) */
+            rsql_error_t why;
+            rsql_error_clear(&why);
+            rsql_value_parse(c->types[i], f, n, arena, v, &why);
+            if (why.code == RSQL_ERR_NOMEM) {
                 return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
             rsql_fmt__quote_for_msg(f, n, q, sizeof q);
             return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                                   "field '%s': expected %s, got %s (%s)", c->names[i],
-                                  rsql_type_name(c->types[i]), q, why);
+                                  rsql_type_name(c->types[i]), q, why.msg);
         }
     }
     return RSQL_OK;
@@ -166,7 +172,7 @@ rsql_err_t rsql_fmt__csv_encode(rsql_encoder_t *enc, const rsql_value_t *row, rs
             n = v->v.s.len;
         } else {
             rsql_buf_reset(&enc->scratch);
-            rsql_fmt_value_text(v, &enc->scratch);
+            rsql_value_format(v, &enc->scratch);
             s = rsql_buf_str(&enc->scratch);
             n = enc->scratch.len;
         }

@@ -21,6 +21,7 @@ typedef struct fmt_conf {
     rsql_type_t *types;
     bool json_fail_missing; /* json.fail-on-missing-field */
     bool json_ts_millis;    /* json.timestamp-format = epoch-millis (write numbers) */
+    bool json_ts_iso;       /* json.timestamp-format = iso-8601 (write ...T...Z) */
     char csv_delim;         /* csv.field-delimiter */
     char csv_quote;         /* csv.quote-character ('\0': quoting disabled) */
     char *csv_null;         /* csv.null-literal, NULL when not set */

@@ -15,24 +15,25 @@
  * key is NULL unless json.fail-on-missing-field; null is NULL for any
  * column; keys match column names exactly, else case-insensitively; the
  * last of duplicate keys wins. Types: BOOLEAN true/false; INT/BIGINT an
- * integer literal in range; DOUBLE any number (or "NaN", "Infinity",
- * "-Infinity"); TIMESTAMP an ISO-8601 string or integer epoch milliseconds;
- * BYTES a base64 string; VARCHAR a string, or the JSON text of any other
- * value (as Flink does). Anything else is "field 'x': expected T, got ...".
+ * integer literal in range; DOUBLE any number in range (or a string "NaN",
+ * "Infinity", "-Infinity"); TIMESTAMP a string in any TIMESTAMP text form or
+ * an integer number of epoch milliseconds; BYTES a base64 string; VARCHAR a
+ * string, or the JSON text of any other value (as Flink does). Anything else
+ * is "field 'x': expected T, got ...". The text forms are base/rsql_value's.
  *
- * Encoding writes {"col":value,...} in column order with NULL as null,
- * timestamps as "YYYY-MM-DDTHH:MM:SS.mmmZ" (epoch-millis numbers with
- * json.timestamp-format = epoch-millis; reading accepts both always),
- * bytes as base64, non-finite doubles as strings.
+ * Encoding writes {"col":value,...} in column order with NULL as null and
+ * every other value in its canonical text (rsql_value.h): timestamps as
+ * strings "YYYY-MM-DD HH:MM:SS.mmm" ("YYYY-MM-DDTHH:MM:SS.mmmZ" with
+ * json.timestamp-format = iso-8601, epoch-millis numbers with epoch-millis;
+ * reading accepts every form always), bytes
+ * as base64 strings, non-finite doubles as strings.
  */
 #include "config.h"
 #include "connectors/formats/fmt_int.h"
+#include "base/rsql_value.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -393,8 +394,12 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
             return RSQL_OK;
         }
         case RSQL_TYPE_BYTES: {
-            const uint8_t *b;
-            if (!rsql_fmt_base64_decode(s, n, arena, &b, &v->v.s.len)) {
+            const uint8_t *b = NULL;
+            rsql_err_t rc = rsql_value_parse_bytes(s, n, arena, &b, &v->v.s.len, NULL);
+            if (rc == RSQL_ERR_NOMEM) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (rc != RSQL_OK) {
                 rsql_fmt__quote_for_msg(s, n, q, sizeof q);
                 snprintf(got, sizeof got, "string %s (not base64)", q);
                 return type_error(p, c, col, got);
@@ -403,18 +408,12 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
             return RSQL_OK;
         }
         case RSQL_TYPE_TIMESTAMP:
-            if (rsql_fmt_parse_timestamp(s, n, &v->v.ts)) {
+            if (rsql_value_parse_timestamp(s, n, &v->v.ts, NULL) == RSQL_OK) {
                 return RSQL_OK;
             }
             break;
         case RSQL_TYPE_DOUBLE:
-            if (n == 3 && memcmp(s, "NaN", 3) == 0) {
-                v->v.d = NAN;
-                return RSQL_OK;
-            }
-            if ((n == 8 && memcmp(s, "Infinity", 8) == 0) ||
-                (n == 9 && memcmp(s, "-Infinity", 9) == 0)) {
-                v->v.d = s[0] == '-' ? -INFINITY : INFINITY;
+            if (rsql_value_parse_double_word(s, n, &v->v.d)) {
                 return RSQL_OK;
             }
             break;
@@ -446,7 +445,7 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
         }
     } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
         bool is_int;
-        char buf[64], *end;
+        rsql_err_t rc;
         if (jp_number(p, &is_int) != RSQL_OK) {
             return RSQL_ERR_DECODE;
         }
@@ -455,41 +454,20 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
         snprintf(got, sizeof got, "number %.*s%s", cut, p->s + at, len > 40 ? "..." : "");
         if (t == RSQL_TYPE_VARCHAR) {
             /* below */
-        } else if (t == RSQL_TYPE_DOUBLE) {
-            if (len < sizeof buf) {
-                memcpy(buf, p->s + at, len);
-                buf[len] = '\0';
-                v->v.d = strtod(buf, NULL);
-            } else {
-                char *tmp = rsql_arena_strndup(arena, p->s + at, len);
-                if (!tmp) {
-                    return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                }
-                v->v.d = strtod(tmp, NULL);
+        } else if (t == RSQL_TYPE_DOUBLE || (is_int && (t == RSQL_TYPE_INT ||
+                                                        t == RSQL_TYPE_BIGINT ||
+                                                        t == RSQL_TYPE_TIMESTAMP))) {
+            rc = t == RSQL_TYPE_DOUBLE
+                     ? rsql_value_parse_double(p->s + at, len, &v->v.d, NULL)
+                     : rsql_value_parse_int(t, p->s + at, len,
+                                            t == RSQL_TYPE_TIMESTAMP ? &v->v.ts : &v->v.i, NULL);
+            if (rc == RSQL_ERR_NOMEM) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
-            return RSQL_OK;
-        } else if (t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_TIMESTAMP) {
-            if (!is_int) {
-                return type_error(p, c, col, got);
-            }
-            long long iv = 0;
-            errno = 0;
-            if (len < sizeof buf) {
-                memcpy(buf, p->s + at, len);
-                buf[len] = '\0';
-                iv = strtoll(buf, &end, 10);
-            } else {
-                errno = ERANGE;
-            }
-            if (errno == ERANGE || (t == RSQL_TYPE_INT && (iv < INT32_MIN || iv > INT32_MAX))) {
+            if (rc != RSQL_OK) { /* a JSON number is valid text: it can only be out of range */
                 return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS,
                                       "field '%s': %s out of range for %s", c->names[col],
                                       got + 7, rsql_type_name(t));
-            }
-            if (t == RSQL_TYPE_TIMESTAMP) {
-                v->v.ts = iv;
-            } else {
-                v->v.i = iv;
             }
             return RSQL_OK;
         } else {
@@ -707,28 +685,39 @@ rsql_err_t rsql_fmt__json_encode(rsql_encoder_t *enc, const rsql_value_t *row, r
         switch (v->type) {
         case RSQL_TYPE_VARCHAR: json_string(v->v.s.p, v->v.s.len, out); break;
         case RSQL_TYPE_BYTES:
-            rsql_buf_reset(&enc->scratch);
-            rsql_fmt_base64_encode((const uint8_t *)v->v.s.p, v->v.s.len, &enc->scratch);
-            json_string(rsql_buf_str(&enc->scratch), enc->scratch.len, out);
-            break;
         case RSQL_TYPE_TIMESTAMP:
-            if (c->json_ts_millis) {
-                rsql_buf_printf(out, "%" PRId64, v->v.ts);
+            if (v->type == RSQL_TYPE_TIMESTAMP && c->json_ts_millis) {
+                char num[RSQL_VALUE_TEXT_MAX];
+                rsql_buf_append(out, num, rsql_value_format_int(v->v.ts, num));
                 break;
             }
+            if (v->type == RSQL_TYPE_TIMESTAMP && c->json_ts_iso) {
+                /* the canonical text with 'T' for the space and a 'Z' (it is UTC) */
+                char ts[RSQL_VALUE_TEXT_MAX];
+                size_t n = rsql_value_format_timestamp(v->v.ts, ts);
+                char *sp = memchr(ts, ' ', n);
+                if (sp) {
+                    *sp = 'T';
+                }
+                rsql_buf_putc(out, '"');
+                rsql_buf_append(out, ts, n);
+                rsql_buf_puts(out, "Z\"");
+                break;
+            }
+            /* base64 and timestamp texts have nothing to escape */
             rsql_buf_putc(out, '"');
-            rsql_fmt_timestamp(v->v.ts, true, out);
+            rsql_value_format(v, out);
             rsql_buf_putc(out, '"');
             break;
         case RSQL_TYPE_DOUBLE:
             if (!isfinite(v->v.d)) {
                 rsql_buf_putc(out, '"');
-                rsql_fmt_double(v->v.d, out);
+                rsql_value_format(v, out);
                 rsql_buf_putc(out, '"');
                 break;
             }
             /* fall through */
-        default: rsql_fmt_value_text(v, out); break;
+        default: rsql_value_format(v, out); break;
         }
     }
     rsql_buf_putc(out, '}');

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const json_ts_formats[] = {"iso-8601", "epoch-millis", NULL};
+static const char *const json_ts_formats[] = {"sql", "iso-8601", "epoch-millis", NULL};
 
 static const rsql_opt_def_t json_opts[] = {
     RSQL_OPT_ROW_F("json.fail-on-missing-field", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
@@ -21,9 +21,12 @@ static const rsql_opt_def_t json_opts[] = {
                  "a decode error, except that a VARCHAR column takes any JSON value (a number "
                  "or an object is kept as its JSON text).",
                  RSQL_OPT_FIELD(rsql_json_conf_t, fail_on_missing_field, bool)),
-    RSQL_OPT_ROW_F("json.timestamp-format", RSQL_OPT_ENUM, 0, "iso-8601", 0, 0, json_ts_formats,
-                 "How TIMESTAMP(3) values are written, and expected when read: `iso-8601` text "
-                 "such as `2026-01-02T03:04:05.678Z`, or `epoch-millis` numbers.",
+    RSQL_OPT_ROW_F("json.timestamp-format", RSQL_OPT_ENUM, 0, "sql", 0, 0, json_ts_formats,
+                 "How TIMESTAMP(3) values are written: `sql` strings in the canonical text "
+                 "`2026-01-02 03:04:05.678` (UTC; what CAST and print show), `iso-8601` strings "
+                 "`2026-01-02T03:04:05.678Z`, or `epoch-millis` numbers. Reading takes every "
+                 "form always, and any TIMESTAMP text (a `T`, `Z` or an offset such as "
+                 "`+02:00`; see SQL.md, \"Text forms of values\").",
                  RSQL_OPT_FIELD(rsql_json_conf_t, timestamp_format, int)),
     RSQL_OPT_END,
 };

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "connectors/formats/fmt_int.h"
+#include "base/rsql_value.h"
 
 #include <string.h>
 
@@ -44,7 +45,7 @@ rsql_err_t rsql_fmt__raw_encode(rsql_encoder_t *enc, const rsql_value_t *row, rs
     if (row[0].type == RSQL_TYPE_VARCHAR || row[0].type == RSQL_TYPE_BYTES) {
         rsql_buf_append(out, row[0].v.s.p, row[0].v.s.len);
     } else {
-        rsql_fmt_value_text(&row[0], out);
+        rsql_value_format(&row[0], out);
     }
     return RSQL_OK;
 }

@@ -1,5 +1,5 @@
 # connectors/formats/: json, csv and raw (their option tables and codecs).
 librocketsql_a_SOURCES += \
 	connectors/formats/rsql_format.h connectors/formats/fmt_int.h \
-	connectors/formats/fmt_opts.c connectors/formats/fmt_value.c connectors/formats/fmt_codec.c \
+	connectors/formats/fmt_opts.c connectors/formats/fmt_codec.c \
 	connectors/formats/fmt_json.c connectors/formats/fmt_csv.c connectors/formats/fmt_raw.c

@@ -2,8 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * rsql_format: the formats (json, csv, raw) that turn a record body into a
- * row of a table (decode) and a row into a body (encode), plus the text and
- * value conversions they share with the print sink (fmt_value.c).
+ * row of a table (decode) and a row into a body (encode). The text forms of
+ * the values are base/rsql_value.h's, shared with CAST and the sinks.
  *
  * A decoder or encoder is made once per pipeline for one table (its columns
  * and the table's validated options, which include the format's `json.*` /
@@ -34,7 +34,7 @@ typedef struct rsql_decoder rsql_decoder_t;
 typedef struct rsql_encoder rsql_encoder_t;
 
 /* json.timestamp-format */
-enum { RSQL_JSON_TS_ISO8601, RSQL_JSON_TS_EPOCH_MILLIS };
+enum { RSQL_JSON_TS_SQL, RSQL_JSON_TS_ISO8601, RSQL_JSON_TS_EPOCH_MILLIS };
 
 /* The typed configuration of the json format (fmt_opts.c rows fill it). */
 typedef struct rsql_json_conf {
@@ -104,40 +104,5 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
 
 /* True when format is one of json, csv, raw. */
 bool rsql_format_known(const char *format);
-
-/* ---- shared text <-> value conversions (fmt_value.c) */
-
-/*
-** Parse text s (n bytes) as a value of type t into *out; VARCHAR and BYTES
-** are copied into arena. Text forms: BOOLEAN true/false (any case); INT and
-** BIGINT decimal (range-checked); DOUBLE as strtod, also NaN/Infinity;
-** TIMESTAMP an ISO-8601 date-time ("2024-05-01 12:00:00", "2024-05-01T12:00:00.250Z",
-** "+02:00" offsets, a bare date) or epoch milliseconds; BYTES base64.
-** On failure returns RSQL_ERR_DECODE and writes a short reason ("not an
-** integer", "out of range for INT") into why (always NUL-terminated).
-*/
-rsql_err_t rsql_fmt_parse_text(rsql_type_t t, const char *s, size_t n, rsql_arena_t *arena,
-                               rsql_value_t *out, char *why, size_t why_size);
-
-/*
-** Append the text form of v to out: what rsql_fmt_parse_text reads back.
-** NULL appends nothing (callers choose how NULL looks). Timestamps are
-** "YYYY-MM-DD HH:MM:SS.mmm" (UTC); doubles the shortest text that reads back
-** exactly; bytes base64.
-*/
-void rsql_fmt_value_text(const rsql_value_t *v, rsql_buf_t *out);
-
-/* Timestamp text: iso = "2024-05-01T12:00:00.250Z", else "2024-05-01 12:00:00.250". */
-void rsql_fmt_timestamp(int64_t ms, bool iso, rsql_buf_t *out);
-/* Parse a timestamp text (the forms above, not epoch numbers); false if malformed. */
-bool rsql_fmt_parse_timestamp(const char *s, size_t n, int64_t *ms);
-
-/* Base64 (RFC 4648, with padding). decode: false on bad input; *out in arena. */
-void rsql_fmt_base64_encode(const uint8_t *p, size_t n, rsql_buf_t *out);
-bool rsql_fmt_base64_decode(const char *s, size_t n, rsql_arena_t *arena, const uint8_t **out,
-                            size_t *out_len);
-
-/* Shortest "%.*g" text of d that strtod reads back to d; "NaN", "Infinity", "-Infinity". */
-void rsql_fmt_double(double d, rsql_buf_t *out);
 
 #endif

@@ -25,6 +25,7 @@
  * A written row reports meta "msgid=<id> offset=<queue offset>".
  */
 #include "config.h"
+#include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
 #include "connectors/rocketmq/rmq_client.h"
@@ -448,7 +449,7 @@ static char *col_text(rsql_sink_t *k, const rsql_value_t *v, bool *oom)
         return NULL;
     }
     rsql_buf_reset(&k->tmp);
-    rsql_fmt_value_text(v, &k->tmp);
+    rsql_value_format(v, &k->tmp);
     char *s = k->tmp.oom ? NULL : rsql_strndup(k->tmp.data ? k->tmp.data : "", k->tmp.len);
     *oom |= !s;
     return s;

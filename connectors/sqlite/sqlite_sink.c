@@ -26,6 +26,7 @@
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
 #include "base/rsql_path.h"
+#include "base/rsql_value.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/sqlite/sqlite_conf.h"
 
@@ -42,7 +43,6 @@ struct rsql_sink {
     char *path;
     int n;
     int64_t batch_size;
-    rsql_buf_t tsbuf;
     rsql_sink_result_t *results;
     int results_cap;
     rsql_delivery_cb deliver;
@@ -84,7 +84,6 @@ static void sk_close(rsql_sink_t *k)
     sqlite3_finalize(k->commit);
     sqlite3_finalize(k->rollback);
     sqlite3_close(k->db);
-    rsql_buf_deinit(&k->tsbuf);
     rsql_free(k->results);
     rsql_free(k->pipeline);
     rsql_free(k->path);
@@ -121,7 +120,6 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (!k) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    rsql_buf_init(&k->tsbuf);
     k->n = ctx->n_columns;
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
@@ -235,12 +233,12 @@ static int bind_row(rsql_sink_t *k, const rsql_value_t *vals)
             rc = sqlite3_bind_blob(st, p, v->v.s.p ? v->v.s.p : "", (int)v->v.s.len,
                                    SQLITE_STATIC);
             break;
-        case RSQL_TYPE_TIMESTAMP:
-            rsql_buf_reset(&k->tsbuf);
-            rsql_fmt_timestamp(v->v.ts, false, &k->tsbuf);
-            rc = sqlite3_bind_text(st, p, rsql_buf_str(&k->tsbuf), (int)k->tsbuf.len,
-                                   SQLITE_TRANSIENT);
+        case RSQL_TYPE_TIMESTAMP: {
+            char ts[RSQL_VALUE_TEXT_MAX];
+            size_t n = rsql_value_format_timestamp(v->v.ts, ts);
+            rc = sqlite3_bind_text(st, p, ts, (int)n, SQLITE_TRANSIENT);
             break;
+        }
         default: rc = sqlite3_bind_null(st, p); break;
         }
     }

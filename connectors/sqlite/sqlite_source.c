@@ -18,6 +18,7 @@
  * (the poll thread); wakeup from any thread. Offsets are worker-managed.
  */
 #include "config.h"
+#include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/sqlite/sqlite_conf.h"
@@ -199,7 +200,6 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
     sqlite3_stmt *st = s->sel;
     int k = col + 1, st_type = sqlite3_column_type(st, k);
     rsql_type_t t = s->types[col];
-    char why[64];
     memset(v, 0, sizeof *v);
     v->type = t;
     if (st_type == SQLITE_NULL) {
@@ -240,9 +240,8 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
             break;
         }
         if (st_type == SQLITE_TEXT &&
-            rsql_fmt_parse_text(t, (const char *)sqlite3_column_text(st, k),
-                                (size_t)sqlite3_column_bytes(st, k), arena, v, why,
-                                sizeof why) == RSQL_OK) {
+            rsql_value_parse(t, (const char *)sqlite3_column_text(st, k),
+                             (size_t)sqlite3_column_bytes(st, k), arena, v, NULL) == RSQL_OK) {
             return RSQL_OK;
         }
         break;
@@ -252,9 +251,8 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
             return RSQL_OK;
         }
         if (st_type == SQLITE_TEXT &&
-            rsql_fmt_parse_text(t, (const char *)sqlite3_column_text(st, k),
-                                (size_t)sqlite3_column_bytes(st, k), arena, v, why,
-                                sizeof why) == RSQL_OK) {
+            rsql_value_parse(t, (const char *)sqlite3_column_text(st, k),
+                             (size_t)sqlite3_column_bytes(st, k), arena, v, NULL) == RSQL_OK) {
             return RSQL_OK;
         }
         break;

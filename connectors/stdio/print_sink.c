@@ -4,13 +4,15 @@
  * The print sink: each row on its own line, to standard output (or
  * standard error with 'standard-error'), prefixed "<print-identifier>> "
  * when that is set. With 'format' (json, csv) a row is printed encoded;
- * else in Flink's print form: +I[1, abc, null] (values as text, NULL as
- * null, timestamps "YYYY-MM-DD HH:MM:SS.mmm", bytes base64). One fwrite
- * and one fflush per batch, then the delivery (all rows written).
+ * else in Flink's print form: +I[1, abc, null] (values in their canonical
+ * text, base/rsql_value.h: timestamps "YYYY-MM-DD HH:MM:SS.mmm", bytes
+ * base64; NULL as null). One fwrite and one fflush per batch, then the
+ * delivery (all rows written).
  *
  * Threads: everything on the write thread.
  */
 #include "config.h"
+#include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/stdio/print_conf.h"
@@ -99,7 +101,7 @@ static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
                 if (v->is_null || v->type == RSQL_TYPE_NULL) {
                     rsql_buf_puts(&k->buf, "null");
                 } else {
-                    rsql_fmt_value_text(v, &k->buf);
+                    rsql_value_format(v, &k->buf);
                 }
             }
             rsql_buf_putc(&k->buf, ']');

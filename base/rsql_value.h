@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_value: the one place where a SQL value becomes text and text becomes
+ * a value. The formats (json, csv, raw), CAST and the implicit casts of the
+ * evaluator, the binder's TIMESTAMP literals, EXPLAIN, the print sink, the
+ * SELECT preview, SHOW JOBS, the sqlite and rocketmq sinks and the
+ * dead-letter rows all call these functions, so a text one accepts is accepted by all of them and a value
+ * prints the same everywhere. docs/SQL.md ("Text forms of values") is the
+ * user's description of the same rules:
+ *
+ *   BOOLEAN    prints true | false; reads true, false (any case), 1, 0
+ *   INT        prints -123; reads [+-]digits within 32 bits
+ *   BIGINT     prints -123; reads [+-]digits within 64 bits
+ *   DOUBLE     prints the shortest text that reads back to the same double,
+ *              always with a '.' or an exponent (1.0, 0.1, 1e+16, 5e-324,
+ *              -0.0), and NaN, Infinity, -Infinity; reads a decimal number
+ *              (no hex) or those three words (any case, also inf); a finite
+ *              text beyond the double range, or that would round to zero,
+ *              is out of range
+ *   TIMESTAMP  prints YYYY-MM-DD HH:MM:SS.fff (UTC, always 3 fraction
+ *              digits; years outside 0000-9999 as -YYYY / +YYYYY); reads
+ *              that, a 'T' instead of the space, no seconds or a fraction of
+ *              1-9 digits (cut to milliseconds, '.' or ','), a zone Z or
+ *              +HH, +HHMM, +HH:MM (converted to UTC), a bare date
+ *              (midnight), or a whole number of milliseconds since the epoch
+ *   BYTES      prints base64 (RFC 4648, '+' '/' with '=' padding); reads
+ *              that or the URL-safe alphabet ('-' '_'), padding optional
+ *   VARCHAR    is its own text
+ *
+ * CAST between VARCHAR and BYTES is not a text form: it keeps the bytes
+ * (BYTES -> VARCHAR only when they are valid UTF-8, rsql_value_utf8_valid).
+ *
+ * Text read for every type but VARCHAR may have blanks (ASCII white space)
+ * around it. Nothing depends on the process locale.
+ *
+ * Errors are RSQL_ERR_DECODE with a short reason that callers put in their
+ * own message: "not an integer", "out of range for INT", "not a number",
+ * "out of range for DOUBLE", "not a boolean", "not a timestamp", "out of
+ * range for TIMESTAMP(3)", "not base64" (RSQL_ERR_NOMEM: "out of memory").
+ * err may be NULL when only the outcome matters (the hot paths).
+ */
+#ifndef RSQL_VALUE_H
+#define RSQL_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/rsql_buf.h"
+#include "base/rsql_error.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_types.h"
+
+/* Room for the text of any BOOLEAN, INT, BIGINT, DOUBLE or TIMESTAMP value, NUL included. */
+#define RSQL_VALUE_TEXT_MAX 48
+
+/* ---- text -> value (s is n bytes, need not be NUL-terminated) */
+
+/* BOOLEAN text: true, false (any case), 1, 0. */
+rsql_err_t rsql_value_parse_bool(const char *s, size_t n, bool *out, rsql_error_t *err);
+
+/*
+** Integer text ([+-]digits) within the range of t: RSQL_TYPE_INT (32-bit),
+** else 64-bit (BIGINT, and TIMESTAMP as epoch milliseconds).
+*/
+rsql_err_t rsql_value_parse_int(rsql_type_t t, const char *s, size_t n, int64_t *out,
+                                rsql_error_t *err);
+
+/* DOUBLE text: a decimal number, NaN, Infinity, -Infinity (see the file comment). */
+rsql_err_t rsql_value_parse_double(const char *s, size_t n, double *out, rsql_error_t *err);
+
+/*
+** True when s is one of the non-finite DOUBLE words (NaN, Infinity,
+** -Infinity, inf, any case; no blanks), with the value in *out. For formats
+** whose numbers are not text (a JSON string in a DOUBLE column).
+*/
+bool rsql_value_parse_double_word(const char *s, size_t n, double *out);
+
+/* TIMESTAMP text into milliseconds since 1970-01-01 00:00:00 UTC. */
+rsql_err_t rsql_value_parse_timestamp(const char *s, size_t n, int64_t *ms, rsql_error_t *err);
+
+/*
+** BYTES text (base64) decoded into memory from arena: *out (*out_len bytes)
+** lives as long as arena.
+*/
+rsql_err_t rsql_value_parse_bytes(const char *s, size_t n, rsql_arena_t *arena,
+                                  const uint8_t **out, size_t *out_len, rsql_error_t *err);
+
+/*
+** Text s as a value of type t into *out (zeroed first; out->type = t).
+** VARCHAR is copied into arena as is; BYTES decoded from base64 into arena;
+** RSQL_TYPE_NULL gives a NULL. arena may be NULL for the other types.
+*/
+rsql_err_t rsql_value_parse(rsql_type_t t, const char *s, size_t n, rsql_arena_t *arena,
+                            rsql_value_t *out, rsql_error_t *err);
+
+/* ---- value -> text */
+
+/* "true" or "false" (static). */
+const char *rsql_value_bool_text(bool b);
+
+/*
+** The canonical text of an integer, a double or a timestamp into buf (at
+** least RSQL_VALUE_TEXT_MAX bytes, NUL-terminated); returns its length.
+*/
+size_t rsql_value_format_int(int64_t i, char *buf);
+size_t rsql_value_format_double(double d, char *buf);
+size_t rsql_value_format_timestamp(int64_t ms, char *buf);
+
+/* Append the base64 text of p (n bytes) to out. */
+void rsql_value_format_bytes(const uint8_t *p, size_t n, rsql_buf_t *out);
+
+/*
+** Append the text of v to out: what rsql_value_parse(v->type, ...) reads
+** back to the same value. A NULL value appends nothing (callers choose how
+** NULL looks); VARCHAR appends its bytes as they are.
+*/
+void rsql_value_format(const rsql_value_t *v, rsql_buf_t *out);
+
+/*
+** True when s (n bytes) is valid UTF-8 (no overlong forms, surrogates or
+** code points past U+10FFFF): the condition for CAST(BYTES AS VARCHAR).
+*/
+bool rsql_value_utf8_valid(const char *s, size_t n);
+
+#endif
