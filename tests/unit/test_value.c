@@ -595,8 +595,10 @@ static void codec_open(codec_t *c, const char *format, const rsql_type_t *type)
     memset(c, 0, sizeof *c);
     c->opts = opts_of(kv);
     rsql_error_clear(&c->err);
-    c->dec = rsql_decoder_new(format, c->opts, 1, v_name, type, &c->err);
-    c->enc = rsql_encoder_new(format, c->opts, 1, v_name, type, &c->err);
+    c->dec = rsql_decoder_new(format, rsql_optset_conf(c->opts, RSQL_CONF_FORMAT), 1, v_name, type,
+                              &c->err);
+    c->enc = rsql_encoder_new(format, rsql_optset_conf(c->opts, RSQL_CONF_FORMAT), 1, v_name, type,
+                              &c->err);
     c->arena = rsql_arena_new();
     rsql_buf_init(&c->out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c->dec);
@@ -657,7 +659,7 @@ static const char *print_rows(rsql_type_t t, int n, const rsql_value_t *vals)
     static char text[16384];
     const char *kv[] = {"connector", "print", NULL};
     rsql_optset_t *opts = opts_of(kv);
-    const rsql_sink_ops_t *ops = rsql_io_sink_ops("print");
+    const rsql_sink_ops_t *ops = rsql_connector_find("print")->sink;
     rsql_sink_row_t rows[64];
     rsql_sink_t *k = NULL;
     rsql_error_t err;
@@ -667,7 +669,16 @@ static const char *print_rows(rsql_type_t t, int n, const rsql_value_t *vals)
     for (int i = 0; i < n; i++) {
         rows[i] = (rsql_sink_row_t){&vals[i], NULL, NULL};
     }
-    rsql_sink_ctx_t ctx = {"out", "pipe-1", opts, 1, v_name, &t, NULL, NULL};
+    rsql_sink_ctx_t ctx = {"out",
+                           "pipe-1",
+                           opts,
+                           rsql_optset_conf(opts, RSQL_CONF_CONNECTOR),
+                           NULL,
+                           1,
+                           v_name,
+                           &t,
+                           NULL,
+                           NULL};
     rsql_error_clear(&err);
     fflush(stdout);
     int saved = dup(1);
