@@ -3,7 +3,7 @@
 librocketsql_a_SOURCES += \
 	runtime/rsql_queue.h runtime/rsql_pipeline.h runtime/pipeline_int.h \
 	runtime/rt_queue.c runtime/rt_offsets.c runtime/rt_retry.c \
-	runtime/rt_pipeline.c runtime/rt_dlq.c runtime/rt_status.c runtime/rt_signal.c \
+	runtime/rt_pipeline.c runtime/rt_outcomes.c runtime/rt_stages.c runtime/rt_dlq.c runtime/rt_status.c runtime/rt_signal.c \
 	runtime/rt_run_pipeline.c
 
 EXTRA_DIST += bench/rss.sh

@@ -160,4 +160,23 @@ void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size);
 rsql_err_t rsql_pipeline__signals_start(rsql_pipeline_t *p, rsql_error_t *err);
 void rsql_pipeline__signals_stop(rsql_pipeline_t *p);
 
+/* ---- shared by rt_pipeline.c, rt_outcomes.c and rt_stages.c */
+/* Free batches and ops (rt_pipeline.c). */
+void rsql_pipeline__free_inbatch(rt_inbatch_t *ib);
+void rsql_pipeline__free_wbatch(rt_wbatch_t *wb);
+void rsql_pipeline__free_outcomes(rt_outcomes_op_t *oo);
+void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop);
+/* Worker-side handlers of the worker queue's ops (rt_outcomes.c). */
+void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo);
+rt_wbatch_t *rsql_pipeline__wbatch_new(rt_inbatch_t *ib, int cap);
+void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d);
+void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f);
+/* The sink delivery callback (any thread; posts to the worker queue). */
+void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
+                               const rsql_sink_result_t *results);
+/* The stage threads (rt_stages.c); arg is the pipeline. */
+void *rsql_pipeline__poll_main(void *arg);
+void *rsql_pipeline__transform_main(void *arg);
+void *rsql_pipeline__write_main(void *arg);
+
 #endif

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The pipeline: its threads (poll, transform, write), the worker loop that
- * serves the worker queue on the calling thread, opening and closing the
- * connectors, and resume positions. The threading model, back-pressure and
- * the error rules are described in rsql_pipeline.h; dead letters live in
- * rt_dlq.c, positions in rt_offsets.c, the status line in rt_status.c and
- * signals in rt_signal.c.
+ * The pipeline's lifecycle: configuration defaults, creation and
+ * destruction, opening the connectors (with resume positions), starting the
+ * poll, transform and write threads, and the worker loop that serves the
+ * worker queue on the calling thread until the run ends. It owns
+ * rsql_pipeline_t's life; it must not touch a record's outcome itself (that
+ * is rt_outcomes.c) nor run a stage's loop (rt_stages.c). The threading
+ * model, back-pressure and the error rules are described in
+ * rsql_pipeline.h; dead letters live in rt_dlq.c, positions in
+ * rt_offsets.c, the status line in rt_status.c and signals in rt_signal.c.
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
@@ -19,12 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define IDLE_FLUSH_MS 50 /* the write thread flushes after this long without work */
-#define FLUSH_TIMEOUT_MS 30000
-
-static const char aborted_msg[] = "aborted: the pipeline stopped after an earlier failure";
-
 /* ---- configuration */
 
 /* Defaults: see rsql_pipeline_conf_t. */
@@ -98,7 +95,7 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     return p;
 }
 
-static void free_inbatch(rt_inbatch_t *ib)
+void rsql_pipeline__free_inbatch(rt_inbatch_t *ib)
 {
     if (ib) {
         rsql_batch_destroy(ib->b);
@@ -108,7 +105,7 @@ static void free_inbatch(rt_inbatch_t *ib)
     }
 }
 
-static void free_wbatch(rt_wbatch_t *wb)
+void rsql_pipeline__free_wbatch(rt_wbatch_t *wb)
 {
     if (wb) {
         rsql_free(wb->rows);
@@ -117,7 +114,7 @@ static void free_wbatch(rt_wbatch_t *wb)
     }
 }
 
-static void free_outcomes(rt_outcomes_op_t *oo)
+void rsql_pipeline__free_outcomes(rt_outcomes_op_t *oo)
 {
     for (int i = 0; i < oo->n; i++) {
         rsql_free(oo->items[i].err);
@@ -130,10 +127,10 @@ static void free_leftover(rsql_qop_t *op)
 {
     switch (op->type) {
     case RT_OP_WRITE:
-        free_wbatch((rt_wbatch_t *)op);
+        rsql_pipeline__free_wbatch((rt_wbatch_t *)op);
         break;
     case RT_OP_OUTCOMES:
-        free_outcomes((rt_outcomes_op_t *)op);
+        rsql_pipeline__free_outcomes((rt_outcomes_op_t *)op);
         break;
     default:
         rsql_free(op);
@@ -142,7 +139,7 @@ static void free_leftover(rsql_qop_t *op)
 
 static void free_leftover_batch(rsql_qop_t *op)
 {
-    free_inbatch(*(rt_inbatch_t **)(op + 1));
+    rsql_pipeline__free_inbatch(*(rt_inbatch_t **)(op + 1));
     rsql_free(op);
 }
 
@@ -234,7 +231,7 @@ const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, c
 }
 
 /* Sleep up to ms on p's sleep condition; returns early when the pipeline aborts. */
-static void sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop)
+void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop)
 {
     int64_t dl = rsql_deadline_in(ms > 0 ? ms : 0);
     pthread_mutex_lock(&p->lock);
@@ -244,578 +241,6 @@ static void sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_sto
         }
     }
     pthread_mutex_unlock(&p->lock);
-}
-
-/* ---- outcomes (worker) */
-
-/*
-** Report a record's outcome. See pipeline_int.h.
-*/
-void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
-                            const rsql_outcome_t *o)
-{
-    if (ib->resolved[idx]) {
-        return; /* never twice */
-    }
-    ib->resolved[idx] = 1;
-    rsql_record_t *rec = &ib->b->recs[idx];
-    if (!p->conf.preview && p->conf.src_ops->commit_record) {
-        p->conf.src_ops->commit_record(p->src, rec, o);
-    }
-    switch (o->kind) {
-    case RSQL_OUTCOME_WRITTEN:
-        p->written++;
-        break;
-    case RSQL_OUTCOME_FILTERED:
-        p->filtered++;
-        break;
-    case RSQL_OUTCOME_DEAD_LETTERED:
-        p->dead_lettered++;
-        break;
-    case RSQL_OUTCOME_FAILED:
-        p->failed++;
-        break;
-    }
-    if (o->kind != RSQL_OUTCOME_FAILED) {
-        pthread_mutex_lock(&p->track_lock);
-        rsql_offtrack_done(p->track, rec->partition, ib->tickets[idx]);
-        pthread_mutex_unlock(&p->track_lock);
-    }
-    if (--ib->pending == 0) {
-        int n = ib->b->n;
-        free_inbatch(ib);
-        pthread_mutex_lock(&p->lock);
-        p->in_flight -= n;
-        p->live--;
-        pthread_cond_broadcast(&p->credit_cv);
-        pthread_mutex_unlock(&p->lock);
-    }
-}
-
-/* A failed record: dead-letter it (tolerance all) or fail it and the run. */
-static void record_error(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
-                         const rsql_error_t *cause)
-{
-    char ibuf[64];
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    const char *ident = rsql_pipeline__ident(p, &ib->b->recs[idx], ibuf, sizeof ibuf);
-    rsql_error_set(&e, cause->code ? cause->code : RSQL_ERR_INTERNAL, RSQL_NOPOS,
-                   "%s error at %s: %s", stage, ident, cause->msg);
-    if (p->conf.tolerate_all) {
-        rsql_pipeline__dlq_add(p, ib, idx, stage, &e);
-        return;
-    }
-    rsql_pipeline__fail(p, &e, strcmp(stage, "sink") == 0);
-    rsql_outcome_t o = {RSQL_OUTCOME_FAILED, &e, NULL};
-    rsql_pipeline__resolve(p, ib, idx, &o);
-}
-
-static void fail_aborted(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx)
-{
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    rsql_error_set(&e, RSQL_ERR_INTERRUPTED, RSQL_NOPOS, "%s", aborted_msg);
-    rsql_outcome_t o = {RSQL_OUTCOME_FAILED, &e, NULL};
-    rsql_pipeline__resolve(p, ib, idx, &o);
-    /* not processed: the source gets it again next run, so it is not counted as read */
-    p->failed--;
-    atomic_fetch_sub(&p->read, 1);
-}
-
-static void on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
-{
-    for (int i = 0; i < oo->n; i++) {
-        rt_item_t *it = &oo->items[i];
-        if (it->kind == RT_ITEM_FILTERED) {
-            rsql_outcome_t o = {RSQL_OUTCOME_FILTERED, NULL, NULL};
-            rsql_pipeline__resolve(p, oo->ib, it->idx, &o);
-        } else if (it->kind == RT_ITEM_ERROR) {
-            record_error(p, oo->ib, it->idx, it->stage, it->err);
-        } else {
-            fail_aborted(p, oo->ib, it->idx);
-        }
-    }
-    free_outcomes(oo);
-}
-
-static rt_wbatch_t *wbatch_new(rt_inbatch_t *ib, int cap)
-{
-    rt_wbatch_t *wb = rsql_calloc(1, sizeof(*wb));
-    if (!wb) {
-        return NULL;
-    }
-    wb->op.type = RT_OP_WRITE;
-    wb->ib = ib;
-    wb->rows = rsql_calloc((size_t)cap, sizeof(rsql_sink_row_t));
-    wb->idx = rsql_calloc((size_t)cap, sizeof(int));
-    if (!wb->rows || !wb->idx) {
-        free_wbatch(wb);
-        return NULL;
-    }
-    return wb;
-}
-
-static void on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
-{
-    rt_wbatch_t *wb = d->batch;
-    rt_wbatch_t *retry = NULL;
-    int64_t now = rsql_now_ms();
-    int64_t wait = -2; /* not computed yet */
-    for (int i = 0; i < wb->n; i++) {
-        const rsql_sink_result_t *r = i < d->n ? &d->results[i] : NULL;
-        if (r && r->code == RSQL_OK) {
-            rsql_outcome_t o = {RSQL_OUTCOME_WRITTEN, NULL, r->meta[0] ? r->meta : NULL};
-            rsql_pipeline__resolve(p, wb->ib, wb->idx[i], &o);
-            continue;
-        }
-        rsql_error_t cause;
-        rsql_error_clear(&cause);
-        if (!r) {
-            rsql_error_set(&cause, RSQL_ERR_SINK, RSQL_NOPOS, "the sink reported no result");
-        } else {
-            rsql_error_set(&cause, RSQL_ERR_SINK, RSQL_NOPOS, "%s",
-                           r->msg[0] ? r->msg : rsql_err_str(r->code));
-        }
-        if (r && r->retriable && !atomic_load(&p->abort_sink)) {
-            if (wait == -2) {
-                if (!wb->has_retry) {
-                    rsql_retry_init(&wb->retry, p->conf.retry_timeout_ms,
-                                    p->conf.retry_backoff_max_ms, now);
-                    wb->has_retry = true;
-                }
-                wait = rsql_retry_next(&wb->retry, now);
-            }
-            if (wait >= 0) {
-                if (!retry) {
-                    retry = wbatch_new(wb->ib, wb->n);
-                }
-                if (retry) {
-                    retry->rows[retry->n] = wb->rows[i];
-                    retry->idx[retry->n] = wb->idx[i];
-                    retry->n++;
-                    continue;
-                }
-            }
-        }
-        record_error(p, wb->ib, wb->idx[i], "sink", &cause);
-    }
-    if (retry) {
-        retry->has_retry = true;
-        retry->retry = wb->retry;
-        retry->not_before_ms = now + wait;
-        if (rsql_queue_push_urgent(p->q2, &retry->op) != RSQL_OK) {
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_SINK, RSQL_NOPOS, "retry refused: the writer stopped");
-            for (int i = 0; i < retry->n; i++) {
-                record_error(p, retry->ib, retry->idx[i], "sink", &e);
-            }
-            free_wbatch(retry);
-        }
-    }
-    free_wbatch(wb);
-    rsql_free(d);
-}
-
-static void on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f)
-{
-    for (int i = 0; i < f->wb->n; i++) {
-        if (f->aborted) {
-            fail_aborted(p, f->wb->ib, f->wb->idx[i]);
-        } else {
-            record_error(p, f->wb->ib, f->wb->idx[i], "sink", &f->err);
-        }
-    }
-    free_wbatch(f->wb);
-    rsql_free(f);
-}
-
-/* The sink's delivery callback: copy the results and post them to the worker. Any thread. */
-static void deliver_cb(void *opaque, uint64_t batch_id, int n, const rsql_sink_result_t *results)
-{
-    rsql_pipeline_t *p = opaque;
-    rt_wbatch_t *wb = (rt_wbatch_t *)(uintptr_t)batch_id;
-    rt_delivery_op_t *d =
-        rsql_malloc(sizeof(*d) + (size_t)(n > 0 ? n : 0) * sizeof(rsql_sink_result_t));
-    atomic_fetch_sub(&p->unreported, wb->n);
-    if (!d) {
-        /* Out of memory: the worker cannot learn the results; fail the run loudly. */
-        rsql_log(RSQL_LOG_ERROR, "runtime", "out of memory reporting a delivery");
-        abort();
-    }
-    memset(&d->op, 0, sizeof d->op);
-    d->op.type = RT_OP_DELIVERY;
-    d->batch = wb;
-    d->n = n > 0 ? n : 0;
-    if (d->n) {
-        memcpy(d->results, results, (size_t)d->n * sizeof(rsql_sink_result_t));
-    }
-    rsql_queue_push(p->wq, &d->op);
-}
-
-/* ---- poll thread */
-
-static void *poll_main(void *arg)
-{
-    rsql_pipeline_t *p = arg;
-    const rsql_source_ops_t *ops = p->conf.src_ops;
-    int bs = p->conf.batch_size;
-    rsql_retry_t retry;
-    bool retrying = false;
-    rsql_error_t e;
-    while (!atomic_load(&p->stopping)) {
-        /* credit: bound the records in flight */
-        pthread_mutex_lock(&p->lock);
-        while (!atomic_load(&p->stopping) && p->in_flight > 0 &&
-               p->in_flight + bs > p->conf.max_in_flight) {
-            pthread_cond_wait(&p->credit_cv, &p->lock);
-        }
-        pthread_mutex_unlock(&p->lock);
-        if (atomic_load(&p->stopping)) {
-            break;
-        }
-        rt_inbatch_t *ib = rsql_calloc(1, sizeof(*ib));
-        if (ib) {
-            ib->b = rsql_batch_new(bs);
-        }
-        if (!ib || !ib->b) {
-            free_inbatch(ib);
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
-            rsql_pipeline__fail(p, &e, false);
-            break;
-        }
-        bool eof = false;
-        rsql_error_clear(&e);
-        rsql_err_t rc = ops->poll(p->src, ib->b, bs, p->conf.poll_timeout_ms, &eof, &e);
-        if (rc != RSQL_OK) {
-            free_inbatch(ib);
-            if (!e.code) {
-                rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
-            }
-            bool retriable = (e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY;
-            int64_t now = rsql_now_ms();
-            if (retriable) {
-                if (!retrying) {
-                    rsql_retry_init(&retry, p->conf.retry_timeout_ms,
-                                    p->conf.retry_backoff_max_ms, now);
-                    retrying = true;
-                }
-                int64_t wait = rsql_retry_next(&retry, now);
-                if (wait >= 0) {
-                    sleep_interruptible(p, wait, true);
-                    continue;
-                }
-            }
-            rsql_error_t f;
-            rsql_error_clear(&f);
-            rsql_error_set(&f, rc, RSQL_NOPOS, "source error: %s", e.msg);
-            rsql_pipeline__fail(p, &f, false);
-            break;
-        }
-        retrying = false;
-        int n = ib->b->n;
-        if (n == 0) {
-            free_inbatch(ib);
-            if (eof) {
-                break;
-            }
-            continue;
-        }
-        ib->tickets = rsql_calloc((size_t)n, sizeof(uint64_t));
-        ib->resolved = rsql_calloc((size_t)n, 1);
-        rsql_err_t trc = ib->tickets && ib->resolved ? RSQL_OK : RSQL_ERR_NOMEM;
-        pthread_mutex_lock(&p->track_lock);
-        for (int i = 0; trc == RSQL_OK && i < n; i++) {
-            rsql_record_t *r = &ib->b->recs[i];
-            r->seq = p->next_seq++;
-            trc = rsql_offtrack_add(p->track, r->partition, r->offset, &ib->tickets[i]);
-            if (trc != RSQL_OK) {
-                /* undo: complete nothing, the run fails and commits nothing past here */
-                ib->b->n = i;
-            }
-        }
-        pthread_mutex_unlock(&p->track_lock);
-        if (trc != RSQL_OK || ib->b->n == 0) {
-            /* records registered so far stay unknown: positions never pass them */
-            free_inbatch(ib);
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
-            rsql_pipeline__fail(p, &e, false);
-            break;
-        }
-        ib->pending = ib->b->n;
-        pthread_mutex_lock(&p->lock);
-        p->in_flight += ib->b->n;
-        p->live++;
-        pthread_mutex_unlock(&p->lock);
-        atomic_fetch_add(&p->read, ib->b->n);
-        rsql_qop_t *op = rsql_malloc(sizeof(rsql_qop_t) + sizeof(rt_inbatch_t *));
-        if (!op) {
-            /* Cannot hand it on: resolve nothing; fail (it stays unknown forever). */
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
-            rsql_pipeline__fail(p, &e, false);
-            break;
-        }
-        memset(op, 0, sizeof(*op));
-        op->weight = ib->b->n;
-        *(rt_inbatch_t **)(op + 1) = ib;
-        if (rsql_queue_push(p->q1, op) != RSQL_OK) {
-            rsql_free(op);
-            break;
-        }
-        if (eof) {
-            break;
-        }
-    }
-    rsql_queue_close(p->q1);
-    rsql_qop_t *done = rsql_calloc(1, sizeof(rsql_qop_t));
-    if (done) {
-        done->type = RT_OP_POLL_DONE;
-        rsql_queue_push(p->wq, done);
-    }
-    return NULL;
-}
-
-/* ---- transform thread */
-
-static void post_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
-{
-    if (oo->n == 0) {
-        rsql_free(oo);
-        return;
-    }
-    oo->op.type = RT_OP_OUTCOMES;
-    rsql_queue_push(p->wq, &oo->op);
-}
-
-static void *transform_main(void *arg)
-{
-    rsql_pipeline_t *p = arg;
-    int64_t kept_total = 0;
-    rsql_qop_t *op;
-    while (rsql_queue_pop(p->q1, -1, &op) == RSQL_OK) {
-        rt_inbatch_t *ib = *(rt_inbatch_t **)(op + 1);
-        rsql_free(op);
-        int n = ib->b->n;
-        rt_outcomes_op_t *oo = rsql_calloc(1, sizeof(*oo) + (size_t)n * sizeof(rt_item_t));
-        rt_wbatch_t *wb = wbatch_new(ib, n);
-        if (!oo || !wb) {
-            rsql_free(oo);
-            free_wbatch(wb);
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory transforming");
-            rsql_pipeline__fail(p, &e, false);
-            /* the records can still be failed by the worker: post a minimal op per record */
-            for (int i = 0; i < n; i++) {
-                rt_outcomes_op_t *one = NULL;
-                while (!(one = rsql_calloc(1, sizeof(*one) + sizeof(rt_item_t)))) {
-                    sleep_interruptible(p, 10, false);
-                }
-                one->ib = ib;
-                one->n = 1;
-                one->items[0] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
-                post_outcomes(p, one);
-            }
-            continue;
-        }
-        oo->ib = ib;
-        for (int i = 0; i < n; i++) {
-            rsql_record_t *rec = &ib->b->recs[i];
-            if (atomic_load(&p->aborting)) {
-                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
-                continue;
-            }
-            if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
-                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
-                continue;
-            }
-            const rsql_value_t *out = NULL;
-            bool keep = true;
-            const char *stage = "eval";
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            rsql_err_t rc =
-                p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage, &e);
-            if (rc != RSQL_OK) {
-                rsql_error_t *copy = rsql_malloc(sizeof(rsql_error_t));
-                if (copy) {
-                    *copy = e;
-                    if (!copy->code) {
-                        copy->code = rc;
-                    }
-                } else {
-                    rsql_error_t f;
-                    rsql_error_clear(&f);
-                    rsql_error_set(&f, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                    rsql_pipeline__fail(p, &f, false);
-                }
-                oo->items[oo->n++] =
-                    (rt_item_t){i, copy ? RT_ITEM_ERROR : RT_ITEM_ABORTED, stage, copy};
-                if (!p->conf.tolerate_all) {
-                    /* stop at once: nothing after a failure travels on */
-                    rsql_error_t f;
-                    rsql_error_clear(&f);
-                    char ibuf[64];
-                    rsql_error_set(&f, e.code ? e.code : rc, RSQL_NOPOS, "%s error at %s: %s",
-                                   stage, rsql_pipeline__ident(p, rec, ibuf, sizeof ibuf),
-                                   e.msg);
-                    rsql_pipeline__fail(p, &f, false);
-                }
-                continue;
-            }
-            if (!keep) {
-                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
-                continue;
-            }
-            wb->rows[wb->n].values = out;
-            wb->rows[wb->n].rec = rec;
-            wb->rows[wb->n].partition_name = NULL; /* set by the write thread */
-            wb->idx[wb->n] = i;
-            wb->n++;
-            kept_total++;
-            if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
-                rsql_pipeline_stop(p);
-            }
-        }
-        /* Post the outcomes first, then the rows; after this, ib is not touched here. */
-        bool has_rows = wb->n > 0;
-        post_outcomes(p, oo);
-        if (has_rows) {
-            wb->op.weight = wb->n;
-            if (rsql_queue_push(p->q2, &wb->op) != RSQL_OK) {
-                /* cannot happen: q2 closes only after every record has an outcome */
-                abort();
-            }
-        } else {
-            free_wbatch(wb);
-        }
-    }
-    return NULL;
-}
-
-/* ---- write thread */
-
-static void post_write_failed(rsql_pipeline_t *p, rt_wbatch_t *wb, bool aborted,
-                              const rsql_error_t *e)
-{
-    rt_write_failed_op_t *f;
-    while (!(f = rsql_calloc(1, sizeof(*f)))) {
-        sleep_interruptible(p, 10, false);
-    }
-    f->op.type = RT_OP_WRITE_FAILED;
-    f->wb = wb;
-    f->aborted = aborted;
-    rsql_error_clear(&f->err);
-    if (e) {
-        f->err = *e;
-    }
-    rsql_queue_push(p->wq, &f->op);
-}
-
-static void do_flush(rsql_pipeline_t *p)
-{
-    if (!p->conf.snk_ops->flush) {
-        return;
-    }
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    rsql_err_t rc = p->conf.snk_ops->flush(p->snk, FLUSH_TIMEOUT_MS, &e);
-    if (rc != RSQL_OK && !((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY)) {
-        rsql_error_t f;
-        rsql_error_clear(&f);
-        rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
-        rsql_pipeline__fail(p, &f, true);
-    }
-}
-
-static void *write_main(void *arg)
-{
-    rsql_pipeline_t *p = arg;
-    const rsql_sink_ops_t *ops = p->conf.snk_ops;
-    int64_t last_flush = rsql_now_ms();
-    for (;;) {
-        rsql_qop_t *op;
-        int64_t unrep = atomic_load(&p->unreported);
-        rsql_err_t prc = rsql_queue_pop(p->q2, unrep > 0 ? IDLE_FLUSH_MS : 500, &op);
-        if (prc == RSQL_ERR_INTERRUPTED) {
-            break;
-        }
-        int64_t now = rsql_now_ms();
-        if (prc == RSQL_ERR_TIMEOUT) {
-            if (atomic_load(&p->unreported) > 0) {
-                do_flush(p);
-                last_flush = now;
-            }
-            continue;
-        }
-        rt_wbatch_t *wb = (rt_wbatch_t *)op;
-        if (atomic_load(&p->abort_sink)) {
-            post_write_failed(p, wb, true, NULL);
-            continue;
-        }
-        if (wb->not_before_ms > now) {
-            sleep_interruptible(p, wb->not_before_ms - now, false);
-            if (atomic_load(&p->abort_sink)) {
-                post_write_failed(p, wb, true, NULL);
-                continue;
-            }
-        }
-        for (int i = 0; i < wb->n; i++) {
-            wb->rows[i].partition_name = NULL;
-        }
-        /* partition names: the source's, read here (sinks storing positions need them) */
-        if (p->conf.src_ops->partition_name) {
-            for (int i = 0; i < wb->n; i++) {
-                wb->rows[i].partition_name =
-                    p->conf.src_ops->partition_name(p->src, wb->rows[i].rec->partition);
-            }
-        }
-        bool first = !wb->has_retry;
-        rsql_retry_t retry = wb->retry;
-        for (;;) {
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            int n = wb->n;
-            atomic_fetch_add(&p->unreported, n);
-            rsql_err_t rc = ops->write(p->snk, (uint64_t)(uintptr_t)wb, n, wb->rows, &e);
-            if (rc == RSQL_OK) {
-                break; /* wb now belongs to the sink until its delivery */
-            }
-            atomic_fetch_sub(&p->unreported, n);
-            if (!e.code) {
-                rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
-            }
-            now = rsql_now_ms();
-            int64_t wait = -1;
-            if (((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY) && !atomic_load(&p->abort_sink)) {
-                if (first) {
-                    rsql_retry_init(&retry, p->conf.retry_timeout_ms,
-                                    p->conf.retry_backoff_max_ms, now);
-                    first = false;
-                }
-                wait = rsql_retry_next(&retry, now);
-            }
-            if (wait < 0) {
-                post_write_failed(p, wb, atomic_load(&p->abort_sink), &e);
-                break;
-            }
-            sleep_interruptible(p, wait, false);
-        }
-        now = rsql_now_ms();
-        if (atomic_load(&p->unreported) >= p->conf.queue_capacity ||
-            now - last_flush >= p->conf.flush_interval_ms) {
-            do_flush(p);
-            last_flush = now;
-        }
-    }
-    if (atomic_load(&p->unreported) > 0) {
-        do_flush(p);
-    }
-    return NULL;
 }
 
 /* ---- opening and resume positions */
@@ -907,7 +332,7 @@ static rsql_err_t open_sink(rsql_pipeline_t *p, rsql_error_t *err)
 {
     rsql_sink_ctx_t ctx = p->conf.snk_ctx;
     ctx.pipeline = p->id;
-    ctx.deliver = deliver_cb;
+    ctx.deliver = rsql_pipeline__deliver_cb;
     ctx.deliver_opaque = p;
     rsql_error_t e;
     rsql_error_clear(&e);
@@ -992,13 +417,13 @@ static void worker_loop(rsql_pipeline_t *p)
         if (rc == RSQL_OK) {
             switch (op->type) {
             case RT_OP_OUTCOMES:
-                on_outcomes(p, (rt_outcomes_op_t *)op);
+                rsql_pipeline__on_outcomes(p, (rt_outcomes_op_t *)op);
                 break;
             case RT_OP_DELIVERY:
-                on_delivery(p, (rt_delivery_op_t *)op);
+                rsql_pipeline__on_delivery(p, (rt_delivery_op_t *)op);
                 break;
             case RT_OP_WRITE_FAILED:
-                on_write_failed(p, (rt_write_failed_op_t *)op);
+                rsql_pipeline__on_write_failed(p, (rt_write_failed_op_t *)op);
                 break;
             case RT_OP_DLQ_DELIVERY:
                 rsql_pipeline__dlq_delivered(p, (rt_delivery_op_t *)op);
@@ -1083,9 +508,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         if (p->conf.src_ops->total) {
             p->total = p->conf.src_ops->total(p->src);
         }
-        if (start_thread(p, &p->write_th, write_main, &p->write_started) &&
-            start_thread(p, &p->xform_th, transform_main, &p->xform_started)) {
-            start_thread(p, &p->poll_th, poll_main, &p->poll_started);
+        if (start_thread(p, &p->write_th, rsql_pipeline__write_main, &p->write_started) &&
+            start_thread(p, &p->xform_th, rsql_pipeline__transform_main, &p->xform_started)) {
+            start_thread(p, &p->poll_th, rsql_pipeline__poll_main, &p->poll_started);
         }
         if (!p->poll_started) {
             rsql_queue_close(p->q1);
@@ -1106,11 +531,11 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         rsql_qop_t *op;
         while (rsql_queue_pop(p->wq, 0, &op) == RSQL_OK) {
             if (op->type == RT_OP_DELIVERY) {
-                on_delivery(p, (rt_delivery_op_t *)op);
+                rsql_pipeline__on_delivery(p, (rt_delivery_op_t *)op);
             } else if (op->type == RT_OP_OUTCOMES) {
-                on_outcomes(p, (rt_outcomes_op_t *)op);
+                rsql_pipeline__on_outcomes(p, (rt_outcomes_op_t *)op);
             } else if (op->type == RT_OP_WRITE_FAILED) {
-                on_write_failed(p, (rt_write_failed_op_t *)op);
+                rsql_pipeline__on_write_failed(p, (rt_write_failed_op_t *)op);
             } else if (op->type == RT_OP_DLQ_DELIVERY) {
                 rsql_pipeline__dlq_delivered(p, (rt_delivery_op_t *)op);
             } else {

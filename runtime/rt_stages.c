@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The pipeline's three stage threads: poll (the source's poll into
+ * batches, with retries), transform (decode, filter, projection, encode)
+ * and write (the sink's write and flush). Each loops on its input queue and
+ * posts to the next queue or, for outcomes and failures, to the worker
+ * queue; none of them resolves a record's outcome or touches the offset
+ * tracker (that is rt_outcomes.c, on the worker).
+ */
+#include "config.h"
+#include "runtime/pipeline_int.h"
+#include "base/rsql_log.h"
+#include "base/rsql_time.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IDLE_FLUSH_MS 50 /* the write thread flushes after this long without work */
+#define FLUSH_TIMEOUT_MS 30000
+
+/* ---- poll thread */
+
+void *rsql_pipeline__poll_main(void *arg)
+{
+    rsql_pipeline_t *p = arg;
+    const rsql_source_ops_t *ops = p->conf.src_ops;
+    int bs = p->conf.batch_size;
+    rsql_retry_t retry;
+    bool retrying = false;
+    rsql_error_t e;
+    while (!atomic_load(&p->stopping)) {
+        /* credit: bound the records in flight */
+        pthread_mutex_lock(&p->lock);
+        while (!atomic_load(&p->stopping) && p->in_flight > 0 &&
+               p->in_flight + bs > p->conf.max_in_flight) {
+            pthread_cond_wait(&p->credit_cv, &p->lock);
+        }
+        pthread_mutex_unlock(&p->lock);
+        if (atomic_load(&p->stopping)) {
+            break;
+        }
+        rt_inbatch_t *ib = rsql_calloc(1, sizeof(*ib));
+        if (ib) {
+            ib->b = rsql_batch_new(bs);
+        }
+        if (!ib || !ib->b) {
+            rsql_pipeline__free_inbatch(ib);
+            rsql_error_clear(&e);
+            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
+            rsql_pipeline__fail(p, &e, false);
+            break;
+        }
+        bool eof = false;
+        rsql_error_clear(&e);
+        rsql_err_t rc = ops->poll(p->src, ib->b, bs, p->conf.poll_timeout_ms, &eof, &e);
+        if (rc != RSQL_OK) {
+            rsql_pipeline__free_inbatch(ib);
+            if (!e.code) {
+                rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+            }
+            bool retriable = (e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY;
+            int64_t now = rsql_now_ms();
+            if (retriable) {
+                if (!retrying) {
+                    rsql_retry_init(&retry, p->conf.retry_timeout_ms,
+                                    p->conf.retry_backoff_max_ms, now);
+                    retrying = true;
+                }
+                int64_t wait = rsql_retry_next(&retry, now);
+                if (wait >= 0) {
+                    rsql_pipeline__sleep_interruptible(p, wait, true);
+                    continue;
+                }
+            }
+            rsql_error_t f;
+            rsql_error_clear(&f);
+            rsql_error_set(&f, rc, RSQL_NOPOS, "source error: %s", e.msg);
+            rsql_pipeline__fail(p, &f, false);
+            break;
+        }
+        retrying = false;
+        int n = ib->b->n;
+        if (n == 0) {
+            rsql_pipeline__free_inbatch(ib);
+            if (eof) {
+                break;
+            }
+            continue;
+        }
+        ib->tickets = rsql_calloc((size_t)n, sizeof(uint64_t));
+        ib->resolved = rsql_calloc((size_t)n, 1);
+        rsql_err_t trc = ib->tickets && ib->resolved ? RSQL_OK : RSQL_ERR_NOMEM;
+        pthread_mutex_lock(&p->track_lock);
+        for (int i = 0; trc == RSQL_OK && i < n; i++) {
+            rsql_record_t *r = &ib->b->recs[i];
+            r->seq = p->next_seq++;
+            trc = rsql_offtrack_add(p->track, r->partition, r->offset, &ib->tickets[i]);
+            if (trc != RSQL_OK) {
+                /* undo: complete nothing, the run fails and commits nothing past here */
+                ib->b->n = i;
+            }
+        }
+        pthread_mutex_unlock(&p->track_lock);
+        if (trc != RSQL_OK || ib->b->n == 0) {
+            /* records registered so far stay unknown: positions never pass them */
+            rsql_pipeline__free_inbatch(ib);
+            rsql_error_clear(&e);
+            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
+            rsql_pipeline__fail(p, &e, false);
+            break;
+        }
+        ib->pending = ib->b->n;
+        pthread_mutex_lock(&p->lock);
+        p->in_flight += ib->b->n;
+        p->live++;
+        pthread_mutex_unlock(&p->lock);
+        atomic_fetch_add(&p->read, ib->b->n);
+        rsql_qop_t *op = rsql_malloc(sizeof(rsql_qop_t) + sizeof(rt_inbatch_t *));
+        if (!op) {
+            /* Cannot hand it on: resolve nothing; fail (it stays unknown forever). */
+            rsql_error_clear(&e);
+            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
+            rsql_pipeline__fail(p, &e, false);
+            break;
+        }
+        memset(op, 0, sizeof(*op));
+        op->weight = ib->b->n;
+        *(rt_inbatch_t **)(op + 1) = ib;
+        if (rsql_queue_push(p->q1, op) != RSQL_OK) {
+            rsql_free(op);
+            break;
+        }
+        if (eof) {
+            break;
+        }
+    }
+    rsql_queue_close(p->q1);
+    rsql_qop_t *done = rsql_calloc(1, sizeof(rsql_qop_t));
+    if (done) {
+        done->type = RT_OP_POLL_DONE;
+        rsql_queue_push(p->wq, done);
+    }
+    return NULL;
+}
+
+/* ---- transform thread */
+
+static void post_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
+{
+    if (oo->n == 0) {
+        rsql_free(oo);
+        return;
+    }
+    oo->op.type = RT_OP_OUTCOMES;
+    rsql_queue_push(p->wq, &oo->op);
+}
+
+void *rsql_pipeline__transform_main(void *arg)
+{
+    rsql_pipeline_t *p = arg;
+    int64_t kept_total = 0;
+    rsql_qop_t *op;
+    while (rsql_queue_pop(p->q1, -1, &op) == RSQL_OK) {
+        rt_inbatch_t *ib = *(rt_inbatch_t **)(op + 1);
+        rsql_free(op);
+        int n = ib->b->n;
+        rt_outcomes_op_t *oo = rsql_calloc(1, sizeof(*oo) + (size_t)n * sizeof(rt_item_t));
+        rt_wbatch_t *wb = rsql_pipeline__wbatch_new(ib, n);
+        if (!oo || !wb) {
+            rsql_free(oo);
+            rsql_pipeline__free_wbatch(wb);
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory transforming");
+            rsql_pipeline__fail(p, &e, false);
+            /* the records can still be failed by the worker: post a minimal op per record */
+            for (int i = 0; i < n; i++) {
+                rt_outcomes_op_t *one = NULL;
+                while (!(one = rsql_calloc(1, sizeof(*one) + sizeof(rt_item_t)))) {
+                    rsql_pipeline__sleep_interruptible(p, 10, false);
+                }
+                one->ib = ib;
+                one->n = 1;
+                one->items[0] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
+                post_outcomes(p, one);
+            }
+            continue;
+        }
+        oo->ib = ib;
+        for (int i = 0; i < n; i++) {
+            rsql_record_t *rec = &ib->b->recs[i];
+            if (atomic_load(&p->aborting)) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
+                continue;
+            }
+            if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
+                continue;
+            }
+            const rsql_value_t *out = NULL;
+            bool keep = true;
+            const char *stage = "eval";
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            rsql_err_t rc =
+                p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage, &e);
+            if (rc != RSQL_OK) {
+                rsql_error_t *copy = rsql_malloc(sizeof(rsql_error_t));
+                if (copy) {
+                    *copy = e;
+                    if (!copy->code) {
+                        copy->code = rc;
+                    }
+                } else {
+                    rsql_error_t f;
+                    rsql_error_clear(&f);
+                    rsql_error_set(&f, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                    rsql_pipeline__fail(p, &f, false);
+                }
+                oo->items[oo->n++] =
+                    (rt_item_t){i, copy ? RT_ITEM_ERROR : RT_ITEM_ABORTED, stage, copy};
+                if (!p->conf.tolerate_all) {
+                    /* stop at once: nothing after a failure travels on */
+                    rsql_error_t f;
+                    rsql_error_clear(&f);
+                    char ibuf[64];
+                    rsql_error_set(&f, e.code ? e.code : rc, RSQL_NOPOS, "%s error at %s: %s",
+                                   stage, rsql_pipeline__ident(p, rec, ibuf, sizeof ibuf),
+                                   e.msg);
+                    rsql_pipeline__fail(p, &f, false);
+                }
+                continue;
+            }
+            if (!keep) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
+                continue;
+            }
+            wb->rows[wb->n].values = out;
+            wb->rows[wb->n].rec = rec;
+            wb->rows[wb->n].partition_name = NULL; /* set by the write thread */
+            wb->idx[wb->n] = i;
+            wb->n++;
+            kept_total++;
+            if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
+                rsql_pipeline_stop(p);
+            }
+        }
+        /* Post the outcomes first, then the rows; after this, ib is not touched here. */
+        bool has_rows = wb->n > 0;
+        post_outcomes(p, oo);
+        if (has_rows) {
+            wb->op.weight = wb->n;
+            if (rsql_queue_push(p->q2, &wb->op) != RSQL_OK) {
+                /* cannot happen: q2 closes only after every record has an outcome */
+                abort();
+            }
+        } else {
+            rsql_pipeline__free_wbatch(wb);
+        }
+    }
+    return NULL;
+}
+
+/* ---- write thread */
+
+static void post_write_failed(rsql_pipeline_t *p, rt_wbatch_t *wb, bool aborted,
+                              const rsql_error_t *e)
+{
+    rt_write_failed_op_t *f;
+    while (!(f = rsql_calloc(1, sizeof(*f)))) {
+        rsql_pipeline__sleep_interruptible(p, 10, false);
+    }
+    f->op.type = RT_OP_WRITE_FAILED;
+    f->wb = wb;
+    f->aborted = aborted;
+    rsql_error_clear(&f->err);
+    if (e) {
+        f->err = *e;
+    }
+    rsql_queue_push(p->wq, &f->op);
+}
+
+static void do_flush(rsql_pipeline_t *p)
+{
+    if (!p->conf.snk_ops->flush) {
+        return;
+    }
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_err_t rc = p->conf.snk_ops->flush(p->snk, FLUSH_TIMEOUT_MS, &e);
+    if (rc != RSQL_OK && !((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY)) {
+        rsql_error_t f;
+        rsql_error_clear(&f);
+        rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
+        rsql_pipeline__fail(p, &f, true);
+    }
+}
+
+void *rsql_pipeline__write_main(void *arg)
+{
+    rsql_pipeline_t *p = arg;
+    const rsql_sink_ops_t *ops = p->conf.snk_ops;
+    int64_t last_flush = rsql_now_ms();
+    for (;;) {
+        rsql_qop_t *op;
+        int64_t unrep = atomic_load(&p->unreported);
+        rsql_err_t prc = rsql_queue_pop(p->q2, unrep > 0 ? IDLE_FLUSH_MS : 500, &op);
+        if (prc == RSQL_ERR_INTERRUPTED) {
+            break;
+        }
+        int64_t now = rsql_now_ms();
+        if (prc == RSQL_ERR_TIMEOUT) {
+            if (atomic_load(&p->unreported) > 0) {
+                do_flush(p);
+                last_flush = now;
+            }
+            continue;
+        }
+        rt_wbatch_t *wb = (rt_wbatch_t *)op;
+        if (atomic_load(&p->abort_sink)) {
+            post_write_failed(p, wb, true, NULL);
+            continue;
+        }
+        if (wb->not_before_ms > now) {
+            rsql_pipeline__sleep_interruptible(p, wb->not_before_ms - now, false);
+            if (atomic_load(&p->abort_sink)) {
+                post_write_failed(p, wb, true, NULL);
+                continue;
+            }
+        }
+        for (int i = 0; i < wb->n; i++) {
+            wb->rows[i].partition_name = NULL;
+        }
+        /* partition names: the source's, read here (sinks storing positions need them) */
+        if (p->conf.src_ops->partition_name) {
+            for (int i = 0; i < wb->n; i++) {
+                wb->rows[i].partition_name =
+                    p->conf.src_ops->partition_name(p->src, wb->rows[i].rec->partition);
+            }
+        }
+        bool first = !wb->has_retry;
+        rsql_retry_t retry = wb->retry;
+        for (;;) {
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            int n = wb->n;
+            atomic_fetch_add(&p->unreported, n);
+            rsql_err_t rc = ops->write(p->snk, (uint64_t)(uintptr_t)wb, n, wb->rows, &e);
+            if (rc == RSQL_OK) {
+                break; /* wb now belongs to the sink until its delivery */
+            }
+            atomic_fetch_sub(&p->unreported, n);
+            if (!e.code) {
+                rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+            }
+            now = rsql_now_ms();
+            int64_t wait = -1;
+            if (((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY) && !atomic_load(&p->abort_sink)) {
+                if (first) {
+                    rsql_retry_init(&retry, p->conf.retry_timeout_ms,
+                                    p->conf.retry_backoff_max_ms, now);
+                    first = false;
+                }
+                wait = rsql_retry_next(&retry, now);
+            }
+            if (wait < 0) {
+                post_write_failed(p, wb, atomic_load(&p->abort_sink), &e);
+                break;
+            }
+            rsql_pipeline__sleep_interruptible(p, wait, false);
+        }
+        now = rsql_now_ms();
+        if (atomic_load(&p->unreported) >= p->conf.queue_capacity ||
+            now - last_flush >= p->conf.flush_interval_ms) {
+            do_flush(p);
+            last_flush = now;
+        }
+    }
+    if (atomic_load(&p->unreported) > 0) {
+        do_flush(p);
+    }
+    return NULL;
+}
