@@ -18,8 +18,8 @@
 
 /* source.mode */
 enum { RSQL_RMQ_MODE_SIMPLE, RSQL_RMQ_MODE_LITE };
-/* source.filter-type */
-enum { RSQL_RMQ_FILTER_TAG, RSQL_RMQ_FILTER_SQL92 };
+/* source.filter-type (not the wire values RSQL_RMQ_FILTER_TAG/_SQL of rmq_client.h) */
+enum { RSQL_RMQ_FILTER_TYPE_TAG, RSQL_RMQ_FILTER_TYPE_SQL92 };
 /* source.dead-letter */
 enum { RSQL_RMQ_DLQ_NONE, RSQL_RMQ_DLQ_NATIVE };
 
@@ -43,7 +43,7 @@ typedef struct rsql_rmq_conf {
     /* source */
     int mode;          /* RSQL_RMQ_MODE_* */
     const char *group; /* source.consumer-group */
-    int filter_type;   /* RSQL_RMQ_FILTER_* */
+    int filter_type;   /* RSQL_RMQ_FILTER_TYPE_* */
     const char *filter_expression;
     int64_t fetch_concurrency;
     int64_t batch_size;
