@@ -5,8 +5,8 @@
  * the Pop source (simple and lite modes, renewal, throttling, dead letters)
  * and the producer sink, plus the cross-option rules (finalize).  Names
  * follow the Flink rocketmq-grpc SQL connector where one exists
- * (docs ROCKETMQ.md §5).  The data path reads these values through
- * rsql_optset_* getters; nothing else parses them.
+ * (docs ROCKETMQ.md §5).  Validation fills rsql_rmq_conf_t (rmq_conf.h)
+ * from these rows; the data path and EXPLAIN read only that struct.
  */
 #include "config.h"
 #include "connectors/conn_int.h"
