@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rsql_conn_io: where the runtime finds the data path (rsql_io.h vtables)
- * of a connector by name, kept apart from the registry (conn_registry.c),
- * which only describes connectors and their options. Also the option
- * readers the embedded connectors and the formats share: they fall back to
- * a given default when an option is neither set nor has a default, and
- * they accept the option whatever type its table row declares (a rate or a
- * number, a duration or a number of ms), so a data path never aborts on a
- * table detail.
+ * rsql_conn_io: the data-path vtables (rsql_io.h) of the embedded
+ * connectors, which their descriptors point at, and the helpers their data
+ * paths share (result arrays, interruptible sleep). Options are not read
+ * here: a data path reads its typed configuration (ctx->conf,
+ * ctx->format_conf; base/rsql_conf.h).
  */
 #ifndef RSQL_CONN_IO_H
 #define RSQL_CONN_IO_H
@@ -28,19 +25,6 @@ extern const rsql_source_ops_t rsql_sqlite_source_ops;
 extern const rsql_sink_ops_t rsql_sqlite_sink_ops;
 extern const rsql_sink_ops_t rsql_print_sink_ops;
 extern const rsql_sink_ops_t rsql_blackhole_sink_ops;
-
-/*
-** Option readers. opts may be NULL; name need not be in opts' tables. Each
-** returns the value given, else the table's default, else dflt. Strings are
-** borrowed from opts. _int reads INT/SIZE/DURATION (ms) rows and numbers
-** written as text; _double also reads RATE (per second) rows.
-*/
-const char *rsql_io_opt_str(const rsql_optset_t *opts, const char *name, const char *dflt);
-int64_t rsql_io_opt_int(const rsql_optset_t *opts, const char *name, int64_t dflt);
-double rsql_io_opt_double(const rsql_optset_t *opts, const char *name, double dflt);
-bool rsql_io_opt_bool(const rsql_optset_t *opts, const char *name, bool dflt);
-/* True when name was given explicitly (false when it is not in the tables). */
-bool rsql_io_opt_has(const rsql_optset_t *opts, const char *name);
 
 /*
 ** Make *results hold at least n sink results (a sink's per-batch result

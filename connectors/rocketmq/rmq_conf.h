@@ -18,12 +18,13 @@
 
 /* source.mode */
 enum { RSQL_RMQ_MODE_SIMPLE, RSQL_RMQ_MODE_LITE };
-/* source.filter-type */
-enum { RSQL_RMQ_FILTER_TAG, RSQL_RMQ_FILTER_SQL92 };
+/* source.filter-type (not the wire values RSQL_RMQ_FILTER_TAG/_SQL of rmq_client.h) */
+enum { RSQL_RMQ_FILTER_TYPE_TAG, RSQL_RMQ_FILTER_TYPE_SQL92 };
 /* source.dead-letter */
 enum { RSQL_RMQ_DLQ_NONE, RSQL_RMQ_DLQ_NATIVE };
 
 /* The enum rows' values, in the order of the constants above (NULL-terminated). */
+extern const char *const rsql_rmq_formats[]; /* format: a format name (rsql_format.h) */
 extern const char *const rsql_rmq_modes[];
 extern const char *const rsql_rmq_filter_types[];
 extern const char *const rsql_rmq_dead_letters[];
@@ -37,12 +38,12 @@ typedef struct rsql_rmq_conf {
     bool tls;
     int64_t request_timeout_ms;
     const char *topic;
-    int format; /* index in the format row's values */
+    int format; /* index in rsql_rmq_formats */
 
     /* source */
     int mode;          /* RSQL_RMQ_MODE_* */
     const char *group; /* source.consumer-group */
-    int filter_type;   /* RSQL_RMQ_FILTER_* */
+    int filter_type;   /* RSQL_RMQ_FILTER_TYPE_* */
     const char *filter_expression;
     int64_t fetch_concurrency;
     int64_t batch_size;
@@ -57,6 +58,7 @@ typedef struct rsql_rmq_conf {
     int64_t idle_timeout_ms; /* scan.idle-timeout */
     bool idle_timeout_given;
     int64_t max_inflight_per_lite; /* 0: no limit */
+    bool max_inflight_per_lite_given;
     double rate_per_lite;          /* per second */
     bool rate_per_lite_given;
     int64_t defer_ms;

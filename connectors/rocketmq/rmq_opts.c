@@ -5,8 +5,8 @@
  * the Pop source (simple and lite modes, renewal, throttling, dead letters)
  * and the producer sink, plus the cross-option rules (finalize).  Names
  * follow the Flink rocketmq-grpc SQL connector where one exists
- * (docs ROCKETMQ.md §5).  The data path reads these values through
- * rsql_optset_* getters; nothing else parses them.
+ * (docs ROCKETMQ.md §5).  Validation fills rsql_rmq_conf_t (rmq_conf.h)
+ * from these rows; the data path and EXPLAIN read only that struct.
  */
 #include "config.h"
 #include "connectors/conn_int.h"
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const rmq_formats[] = {"json", "csv", "raw", NULL};
+const char *const rsql_rmq_formats[] = {"json", "csv", "raw", NULL};
 const char *const rsql_rmq_modes[] = {"simple", "lite", NULL};
 const char *const rsql_rmq_filter_types[] = {"tag", "sql92", NULL};
 const char *const rsql_rmq_dead_letters[] = {"none", "native", NULL};
@@ -97,7 +97,7 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "The topic to read from or write to. In lite mode (`source.mode` = `lite`), and "
                  "when writing with `sink.lite-topic` or `sink.lite-topic-column`, the LITE parent "
                  "topic.", F(topic, const char *)),
-    RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rmq_formats,
+    RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_rmq_formats,
                  "How a message body becomes a row, and a row a body. Only the body is used: "
                  "tags, keys and properties are not columns.", F(format, int)),
 
@@ -157,11 +157,11 @@ static const rsql_opt_def_t rmq_opts[] = {
     RSQL_OPT_ROW_FG("scan.idle-timeout", RSQL_OPT_DURATION, SRC, NULL, 100, 24 * RSQL_MS_H, NULL,
                  "Makes the read bounded (for batch jobs): the source ends once no message "
                  "arrived for this long. Unset: the source runs until it is stopped.", F(idle_timeout_ms, int64_t), F(idle_timeout_given, bool)),
-    RSQL_OPT_ROW_F("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
+    RSQL_OPT_ROW_FG("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
                  "Lite mode: most messages of one lite topic in the pipeline at once. A message "
                  "over it is deferred (made invisible again with ChangeInvisibleDuration, neither "
                  "held nor acked), so the fetch budget goes to the other lite topics. `0`: no "
-                 "limit.", F(max_inflight_per_lite, int64_t)),
+                 "limit.", F(max_inflight_per_lite, int64_t), F(max_inflight_per_lite_given, bool)),
     RSQL_OPT_ROW_FG("throttle.rate-per-lite-topic", RSQL_OPT_RATE, SRC, NULL, 0, 0, NULL,
                  "Lite mode: most messages per second taken from one lite topic, such as "
                  "`200/s`; messages over it are deferred. Unset: no rate limit.", F(rate_per_lite, double), F(rate_per_lite_given, bool)),
@@ -273,7 +273,7 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
         "column) or LITE (lite topic fixed or from a column).",
     .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
     .opts = rmq_opts,
-    .formats = rmq_formats,
+    .formats = rsql_rmq_formats,
     .finalize = rmq_finalize,
 #ifdef RSQL_HAVE_RMQ
     .source = &rsql_rmq_source_ops,

@@ -29,6 +29,7 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
 #include "connectors/rocketmq/rmq_client.h"
+#include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rsql_conn_io.h"
 
 #include <inttypes.h>
@@ -331,15 +332,17 @@ static void rk_close(rsql_sink_t *k)
     rsql_free(k);
 }
 
-/* Index of the column named by option opt, -1 when unset; error when it names no column. */
-static rsql_err_t find_col(const rsql_sink_ctx_t *ctx, const char *opt, int *out,
-                           rsql_error_t *err)
+/*
+** Index of the column name (the value of option opt, named in the error), -1 when name is NULL
+** (unset); error when it names no column.
+*/
+static rsql_err_t find_col(const rsql_sink_ctx_t *ctx, const char *opt, const char *name,
+                           int *out, rsql_error_t *err)
 {
     *out = -1;
-    if (!rsql_io_opt_has(ctx->opts, opt)) {
+    if (!name) {
         return RSQL_OK;
     }
-    const char *name = rsql_io_opt_str(ctx->opts, opt, "");
     for (int i = 0; i < ctx->n_columns; i++) {
         if (strcasecmp(ctx->column_names[i], name) == 0) {
             *out = i;
@@ -353,8 +356,8 @@ static rsql_err_t find_col(const rsql_sink_ctx_t *ctx, const char *opt, int *out
 
 static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {
-    const rsql_optset_t *o = ctx->opts;
-    const char *topic = rsql_io_opt_str(o, "topic", NULL);
+    const rsql_rmq_conf_t *c = ctx->conf;
+    const char *topic = c ? c->topic : NULL;
     if (!topic || !*topic) {
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
                               "rocketmq-grpc sink: option 'topic' is required");
@@ -370,31 +373,26 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_init(&k->tmp);
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
-    k->max_inflight = (int)rsql_io_opt_int(o, "sink.max-inflight", 64);
-    k->max_attempts = (int)rsql_io_opt_int(o, "sink.max-attempts", 3);
-    if (k->max_inflight < 1) {
-        k->max_inflight = 1;
-    }
-    if (k->max_attempts < 1) {
-        k->max_attempts = 1;
-    }
+    k->max_inflight = (int)c->max_inflight;
+    k->max_attempts = (int)c->max_attempts;
     rsql_err_t rc;
-    if ((rc = find_col(ctx, "sink.message-group-column", &k->group_col, err)) ||
-        (rc = find_col(ctx, "sink.lite-topic-column", &k->lite_col, err)) ||
-        (rc = find_col(ctx, "sink.keys-column", &k->keys_col, err))) {
+    if ((rc = find_col(ctx, "sink.message-group-column", c->message_group_column, &k->group_col,
+                       err)) ||
+        (rc = find_col(ctx, "sink.lite-topic-column", c->lite_topic_column, &k->lite_col, err)) ||
+        (rc = find_col(ctx, "sink.keys-column", c->keys_column, &k->keys_col, err))) {
         rk_close(k);
         return rc;
     }
     k->topic = rsql_strdup(topic);
     k->groups = rsql_rmq_inflight_new("");
     bool oom = !k->topic || !k->groups;
-    if (rsql_io_opt_has(o, "sink.tag")) {
-        oom |= !(k->tag = rsql_strdup(rsql_io_opt_str(o, "sink.tag", "")));
+    if (c->tag) {
+        oom |= !(k->tag = rsql_strdup(c->tag));
     }
-    if (rsql_io_opt_has(o, "sink.lite-topic")) {
-        oom |= !(k->lite_fixed = rsql_strdup(rsql_io_opt_str(o, "sink.lite-topic", "")));
+    if (c->lite_topic) {
+        oom |= !(k->lite_fixed = rsql_strdup(c->lite_topic));
     }
-    char *eps = rsql_strdup(rsql_io_opt_str(o, "endpoints", ""));
+    char *eps = rsql_strdup(c->endpoints); /* REQUIRED: never NULL */
     if (oom || !eps) {
         rsql_free(eps);
         rk_close(k);
@@ -403,7 +401,7 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     for (char *p = eps; *p; p++) {
         *p = *p == ',' ? ';' : *p;
     }
-    k->enc = rsql_encoder_new(rsql_io_opt_str(o, "format", "json"), ctx->format_conf, ctx->n_columns,
+    k->enc = rsql_encoder_new(rsql_rmq_formats[c->format], ctx->format_conf, ctx->n_columns,
                               ctx->column_names, ctx->column_types, err);
     if (!k->enc) {
         rsql_free(eps);
@@ -414,11 +412,11 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_rmq_config_t conf;
     memset(&conf, 0, sizeof conf);
     conf.endpoints = eps;
-    conf.name_space = rsql_io_opt_str(o, "namespace", "");
-    conf.access_key = rsql_io_opt_str(o, "access-key", NULL);
-    conf.secret_key = rsql_io_opt_str(o, "secret-key", NULL);
-    conf.tls = rsql_io_opt_bool(o, "tls", false);
-    conf.request_timeout_ms = (int)rsql_io_opt_int(o, "request-timeout", 3000);
+    conf.name_space = c->namespace_;
+    conf.access_key = c->access_key;
+    conf.secret_key = c->secret_key;
+    conf.tls = c->tls;
+    conf.request_timeout_ms = (int)c->request_timeout_ms;
     conf.client_type = RSQL_RMQ_PRODUCER;
     conf.topics = topics;
     conf.n_topics = 1;

@@ -48,6 +48,7 @@
 #include "config.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
 #include "connectors/rocketmq/rmq_client.h"
+#include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rocketmq/rmq_int.h"
 #include "connectors/rsql_conn_io.h"
 
@@ -767,9 +768,9 @@ static char *endpoints_arg(const char *v)
 
 static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
-    const rsql_optset_t *o = ctx->opts;
-    const char *topic = rsql_io_opt_str(o, "topic", NULL);
-    const char *group = rsql_io_opt_str(o, "source.consumer-group", NULL);
+    const rsql_rmq_conf_t *c = ctx->conf;
+    const char *topic = c ? c->topic : NULL;
+    const char *group = c ? c->group : NULL;
     if (!topic || !*topic || !group || !*group) {
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
                               "rocketmq-grpc source: options 'topic' and "
@@ -786,46 +787,31 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->held.next = s->held.prev = &s->held;
     rsql_error_clear(&s->fatal);
     s->next_renew_due = INT64_MAX;
-    const char *mode = rsql_io_opt_str(o, "source.mode", "simple");
-    s->lite = strcmp(mode, "lite") == 0;
-    s->native_dlq = strcmp(rsql_io_opt_str(o, "source.dead-letter", "none"), "native") == 0;
-    s->fetch = (int)rsql_io_opt_int(o, "source.fetch-concurrency", 4);
-    s->batch = (int)rsql_io_opt_int(o, "source.batch-size", 32);
-    s->invisible_ms = rsql_io_opt_int(o, "source.invisible-duration", 60000);
-    s->ahead_ms = rsql_io_opt_int(o, "source.renewal-ahead", 5000);
-    s->max_attempts = (int)rsql_io_opt_int(o, "source.max-delivery-attempts", 16);
-    s->idle_ms = rsql_io_opt_has(o, "scan.idle-timeout")
-                     ? rsql_io_opt_int(o, "scan.idle-timeout", -1)
-                     : -1;
-    if (s->fetch < 1) {
-        s->fetch = 1;
-    }
-    if (s->batch < 1 || s->batch > 32) {
-        s->batch = 32;
-    }
-    if (s->ahead_ms >= s->invisible_ms) {
-        s->ahead_ms = s->invisible_ms / 2;
-    }
+    s->lite = c->mode == RSQL_RMQ_MODE_LITE;
+    s->native_dlq = c->dead_letter == RSQL_RMQ_DLQ_NATIVE;
+    s->fetch = (int)c->fetch_concurrency;
+    s->batch = (int)c->batch_size;
+    s->invisible_ms = c->invisible_ms;
+    s->ahead_ms = c->renewal_ahead_ms;
+    s->max_attempts = (int)c->max_delivery_attempts;
+    s->idle_ms = c->idle_timeout_given ? c->idle_timeout_ms : -1;
     s->debug = rsql_log_enabled(RSQL_LOG_TRACE) ? 2 : rsql_log_enabled(RSQL_LOG_DEBUG) ? 1 : 0;
     bool throttle_oom = false;
-    if (s->lite && (rsql_io_opt_has(o, "throttle.max-inflight-per-lite-topic") ||
-                    rsql_io_opt_has(o, "throttle.rate-per-lite-topic"))) {
+    if (s->lite && (c->max_inflight_per_lite_given || c->rate_per_lite_given)) {
         rsql_rmq_throttle_conf_t tc = {
-            .max_inflight = rsql_io_opt_int(o, "throttle.max-inflight-per-lite-topic", 0),
-            .rate = rsql_io_opt_has(o, "throttle.rate-per-lite-topic")
-                        ? rsql_io_opt_double(o, "throttle.rate-per-lite-topic", 0)
-                        : 0,
+            .max_inflight = c->max_inflight_per_lite,
+            .rate = c->rate_per_lite, /* 0 when not given: no rate limit */
             .burst = 0,
-            .defer_ms = rsql_io_opt_int(o, "throttle.defer", 1000),
+            .defer_ms = c->defer_ms,
             .max_attempts = s->max_attempts,
-            .max_invisible_ms = rsql_io_opt_int(o, "source.max-invisible-duration", 1800000),
+            .max_invisible_ms = c->max_invisible_ms,
         };
         s->thr = rsql_rmq_throttle_new(&tc);
         throttle_oom = !s->thr;
     }
     s->topic = rsql_strdup(topic);
     s->lanes = rsql_rmq_inflight_new(topic);
-    char *eps = endpoints_arg(rsql_io_opt_str(o, "endpoints", NULL));
+    char *eps = endpoints_arg(c->endpoints);
     if (!s->topic || !s->lanes || !eps || throttle_oom) {
         rsql_free(eps);
         rs_close(s);
@@ -835,21 +821,21 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     rsql_rmq_config_t conf;
     memset(&conf, 0, sizeof conf);
     conf.endpoints = eps;
-    conf.name_space = rsql_io_opt_str(o, "namespace", "");
-    conf.access_key = rsql_io_opt_str(o, "access-key", NULL);
-    conf.secret_key = rsql_io_opt_str(o, "secret-key", NULL);
-    conf.tls = rsql_io_opt_bool(o, "tls", false);
-    conf.request_timeout_ms = (int)rsql_io_opt_int(o, "request-timeout", 3000);
+    conf.name_space = c->namespace_;
+    conf.access_key = c->access_key;
+    conf.secret_key = c->secret_key;
+    conf.tls = c->tls;
+    conf.request_timeout_ms = (int)c->request_timeout_ms;
     conf.client_type = s->lite ? RSQL_RMQ_LITE_PUSH_CONSUMER : RSQL_RMQ_SIMPLE_CONSUMER;
     conf.group = group;
     conf.topics = topics;
     conf.n_topics = 1;
-    conf.filter_type = !s->lite && strcmp(rsql_io_opt_str(o, "source.filter-type", "tag"),
-                                          "sql92") == 0
+    conf.filter_type = !s->lite && c->filter_type == RSQL_RMQ_FILTER_TYPE_SQL92
                            ? RSQL_RMQ_FILTER_SQL
                            : RSQL_RMQ_FILTER_TAG;
-    conf.filter_expression = s->lite ? "*" : rsql_io_opt_str(o, "source.filter-expression", "*");
-    conf.long_polling_timeout_ms = (int)rsql_io_opt_int(o, "source.await-duration", 20000);
+    /* lite mode subscribes the parent topic's wildcard (finalize rejects a filter there) */
+    conf.filter_expression = s->lite ? "*" : c->filter_expression;
+    conf.long_polling_timeout_ms = (int)c->await_ms;
     s->cli = rsql_rmq_client_new(&conf, err);
     rsql_free(eps);
     if (!s->cli) {
@@ -857,9 +843,9 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         return err && err->code ? err->code : RSQL_ERR_INTERNAL;
     }
     rsql_err_t rc = rsql_rmq_client_start(s->cli, err);
-    if (rc == RSQL_OK && s->lite && rsql_io_opt_has(o, "source.lite-topics")) {
+    if (rc == RSQL_OK && s->lite && c->lite_topics) {
         size_t n = 0;
-        char **l = split_csv(rsql_io_opt_str(o, "source.lite-topics", ""), &n);
+        char **l = split_csv(c->lite_topics, &n);
         if (!l) {
             rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         } else if (n > 0) {
