@@ -9,6 +9,11 @@ librocketsql_a_SOURCES += \
 EXTRA_DIST += bench/rss.sh
 
 if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_queue
+TESTS += tests/unit/test_queue
+tests_unit_test_queue_SOURCES = tests/unit/test_queue.c
+tests_unit_test_queue_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_queue_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_runtime
 TESTS += tests/unit/test_runtime
 tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c

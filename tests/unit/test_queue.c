@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Unit tests of the runtime's building blocks: the op queue (FIFO, timeouts,
+ * back-pressure), the offset tracker (commits never past an unknown
+ * outcome, per lane) and the retry backoff. Whole pipelines are tested in
+ * test_runtime.c.
+ */
+#include "config.h"
+#include "runtime/rsql_pipeline.h"
+#include "runtime/rsql_queue.h"
+#include "catalog/rsql_catalog.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_time.h"
+
+#include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- queue */
+
+typedef struct tq_op {
+    rsql_qop_t op;
+    int v;
+} tq_op_t;
+
+static void test_queue_fifo_and_timeout(void)
+{
+    rsql_queue_t *q = rsql_queue_new(0);
+    tq_op_t a = {{0}, 1}, b = {{0}, 2}, c = {{0}, 3};
+    CU_ASSERT_EQUAL(rsql_queue_push(q, &a.op), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_queue_push(q, &b.op), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_queue_push_urgent(q, &c.op), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_queue_len(q), 3);
+    rsql_qop_t *op;
+    int order[3];
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK);
+        order[i] = ((tq_op_t *)op)->v;
+    }
+    CU_ASSERT_EQUAL(order[0], 3);
+    CU_ASSERT_EQUAL(order[1], 1);
+    CU_ASSERT_EQUAL(order[2], 2);
+    int64_t t0 = rsql_now_ms();
+    CU_ASSERT_EQUAL(rsql_queue_pop(q, 50, &op), RSQL_ERR_TIMEOUT);
+    CU_ASSERT_PTR_NULL(op);
+    CU_ASSERT(rsql_now_ms() - t0 >= 45);
+    rsql_queue_close(q);
+    CU_ASSERT_EQUAL(rsql_queue_push(q, &a.op), RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(rsql_queue_pop(q, -1, &op), RSQL_ERR_INTERRUPTED);
+    rsql_queue_destroy(q, NULL);
+}
+
+typedef struct pusher {
+    rsql_queue_t *q;
+    tq_op_t *ops;
+    int n;
+    atomic_int pushed;
+    rsql_err_t last;
+} pusher_t;
+
+static void *pusher_main(void *arg)
+{
+    pusher_t *ps = arg;
+    for (int i = 0; i < ps->n; i++) {
+        ps->last = rsql_queue_push(ps->q, &ps->ops[i].op);
+        if (ps->last != RSQL_OK) {
+            break;
+        }
+        atomic_fetch_add(&ps->pushed, 1);
+    }
+    return NULL;
+}
+
+static void test_queue_backpressure(void)
+{
+    rsql_queue_t *q = rsql_queue_new(10);
+    tq_op_t ops[4];
+    for (int i = 0; i < 4; i++) {
+        ops[i] = (tq_op_t){{NULL, 0, 4}, i};
+    }
+    pusher_t ps = {q, ops, 4, 0, RSQL_OK};
+    pthread_t th;
+    pthread_create(&th, NULL, pusher_main, &ps);
+    usleep(100 * 1000);
+    /* 4 + 4 fit in 10, the third (weight 4) must wait */
+    CU_ASSERT_EQUAL(atomic_load(&ps.pushed), 2);
+    CU_ASSERT_EQUAL(rsql_queue_weight(q), 8);
+    rsql_qop_t *op;
+    CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK);
+    usleep(100 * 1000);
+    CU_ASSERT_EQUAL(atomic_load(&ps.pushed), 3);
+    /* closing wakes the blocked pusher, which keeps its op */
+    rsql_queue_close(q);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(ps.last, RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(atomic_load(&ps.pushed), 3);
+    /* what was queued still drains */
+    int drained = 0;
+    while (rsql_queue_pop(q, 0, &op) == RSQL_OK) {
+        drained++;
+    }
+    CU_ASSERT_EQUAL(drained, 2);
+    rsql_queue_destroy(q, NULL);
+
+    /* an op heavier than the capacity passes an empty queue */
+    q = rsql_queue_new(2);
+    tq_op_t big = {{NULL, 0, 100}, 9};
+    CU_ASSERT_EQUAL(rsql_queue_push(q, &big.op), RSQL_OK);
+    rsql_queue_destroy(q, NULL);
+}
+
+/* ---- offset tracker */
+
+static void test_offsets_in_order_and_out_of_order(void)
+{
+    rsql_offtrack_t *t = rsql_offtrack_new();
+    uint64_t k[5];
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL(rsql_offtrack_add(t, 0, (i + 1) * 10, &k[i]), RSQL_OK);
+    }
+    int64_t pos = -1;
+    CU_ASSERT_FALSE(rsql_offtrack_position(t, 0, &pos));
+    CU_ASSERT_EQUAL(rsql_offtrack_in_flight(t), 5);
+    /* record 2 and 3 finish first: nothing committable past record 1 */
+    CU_ASSERT_FALSE(rsql_offtrack_done(t, 0, k[2]));
+    CU_ASSERT_FALSE(rsql_offtrack_done(t, 0, k[1]));
+    CU_ASSERT_FALSE(rsql_offtrack_position(t, 0, &pos));
+    CU_ASSERT_TRUE(rsql_offtrack_done(t, 0, k[0]));
+    CU_ASSERT_TRUE(rsql_offtrack_position(t, 0, &pos));
+    CU_ASSERT_EQUAL(pos, 30);
+    /* completing twice is ignored */
+    CU_ASSERT_FALSE(rsql_offtrack_done(t, 0, k[0]));
+    CU_ASSERT_EQUAL(rsql_offtrack_in_flight(t), 2);
+    CU_ASSERT_EQUAL(rsql_offtrack_lane_in_flight(t, 0), 2);
+    uint32_t lanes[4];
+    int64_t offs[4];
+    CU_ASSERT_EQUAL(rsql_offtrack_take_dirty(t, lanes, offs, 4), 1);
+    CU_ASSERT_EQUAL(offs[0], 30);
+    CU_ASSERT_EQUAL(rsql_offtrack_take_dirty(t, lanes, offs, 4), 0);
+    CU_ASSERT_TRUE(rsql_offtrack_done(t, 0, k[3]));
+    CU_ASSERT_TRUE(rsql_offtrack_done(t, 0, k[4]));
+    rsql_offtrack_position(t, 0, &pos);
+    CU_ASSERT_EQUAL(pos, 50);
+    CU_ASSERT_EQUAL(rsql_offtrack_in_flight(t), 0);
+    rsql_offtrack_destroy(t);
+}
+
+static void test_offsets_failed_record_blocks_its_lane_only(void)
+{
+    rsql_offtrack_t *t = rsql_offtrack_new();
+    uint64_t a[4], b[2];
+    for (int i = 0; i < 4; i++) {
+        rsql_offtrack_add(t, 1, 100 + i, &a[i]);
+    }
+    rsql_offtrack_add(t, 7, 5, &b[0]);
+    rsql_offtrack_add(t, 7, 6, &b[1]);
+    /* a[1] FAILED: never done. A tolerated failure (a[2], dead-lettered) is done. */
+    rsql_offtrack_done(t, 1, a[0]);
+    rsql_offtrack_done(t, 1, a[2]);
+    rsql_offtrack_done(t, 1, a[3]);
+    rsql_offtrack_done(t, 7, b[1]);
+    rsql_offtrack_done(t, 7, b[0]);
+    int64_t pos;
+    CU_ASSERT_TRUE(rsql_offtrack_position(t, 1, &pos));
+    CU_ASSERT_EQUAL(pos, 100); /* stops before the failed record */
+    CU_ASSERT_TRUE(rsql_offtrack_position(t, 7, &pos));
+    CU_ASSERT_EQUAL(pos, 6);
+    CU_ASSERT_FALSE(rsql_offtrack_position(t, 3, &pos));
+    CU_ASSERT_EQUAL(rsql_offtrack_lane_in_flight(t, 1), 1);
+    /* a ring that wraps and grows many times keeps its order */
+    uint64_t tk[1000];
+    for (int i = 0; i < 1000; i++) {
+        rsql_offtrack_add(t, 2, i + 1, &tk[i]);
+        if (i >= 10) {
+            rsql_offtrack_done(t, 2, tk[i - 10]);
+        }
+    }
+    CU_ASSERT_TRUE(rsql_offtrack_position(t, 2, &pos));
+    CU_ASSERT_EQUAL(pos, 990);
+    rsql_offtrack_destroy(t);
+}
+
+/* ---- retry */
+
+static void test_retry_backoff(void)
+{
+    rsql_retry_t r;
+    rsql_retry_init(&r, 2000, 500, 0);
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 0), 100);
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 100), 200);
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 300), 400);
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 700), 500); /* capped */
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 1200), 500);
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 1700), 300); /* cut at the deadline */
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 2000), -1);
+    CU_ASSERT_EQUAL(r.attempts, 6);
+    rsql_retry_init(&r, 0, 500, 0);
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 0), -1); /* timeout 0: no retries */
+    rsql_retry_init(&r, 1000, 50, 0);
+    CU_ASSERT_EQUAL(rsql_retry_next(&r, 0), 50); /* cap below the first step */
+}
+
+static CU_TestInfo queue_tests[] = {
+    {"test_runtime_queue_fifo_and_timeout", test_queue_fifo_and_timeout},
+    {"test_runtime_queue_backpressure", test_queue_backpressure},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo offsets_tests[] = {
+    {"test_runtime_offsets_out_of_order", test_offsets_in_order_and_out_of_order},
+    {"test_runtime_offsets_failed_blocks_lane", test_offsets_failed_record_blocks_its_lane_only},
+    {"test_runtime_retry_backoff", test_retry_backoff},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"runtime_queue", NULL, NULL, NULL, NULL, queue_tests},
+    {"runtime_offsets", NULL, NULL, NULL, NULL, offsets_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+#include "tests/lib/cu_main.h"
