@@ -77,6 +77,23 @@ typedef struct rsql_opt_def {
 /* A table ends with this row. */
 #define RSQL_OPT_END {NULL, RSQL_OPT_STR, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0}
 
+/*
+** Rows, positionally: name, type, flags, default text, vmin, vmax, enum
+** values, doc; _V adds a validate hook; _F a field (RSQL_OPT_FIELD); _FG a
+** field and a given_field; _VF a validate hook and a field. Every member
+** is written, so tables compile cleanly under -Wextra.
+*/
+#define RSQL_OPT_ROW(name, type, flags, def, lo, hi, enums, doc) \
+    {name, type, flags, def, lo, hi, enums, doc, NULL, 0, 0}
+#define RSQL_OPT_ROW_V(name, type, flags, def, lo, hi, enums, doc, validate) \
+    {name, type, flags, def, lo, hi, enums, doc, validate, 0, 0}
+#define RSQL_OPT_ROW_F(name, type, flags, def, lo, hi, enums, doc, field) \
+    {name, type, flags, def, lo, hi, enums, doc, NULL, field, 0}
+#define RSQL_OPT_ROW_FG(name, type, flags, def, lo, hi, enums, doc, field, given) \
+    {name, type, flags, def, lo, hi, enums, doc, NULL, field, given}
+#define RSQL_OPT_ROW_VF(name, type, flags, def, lo, hi, enums, doc, validate, field) \
+    {name, type, flags, def, lo, hi, enums, doc, validate, field, 0}
+
 /* ---- parsing values (shared by options, settings and the planner) */
 rsql_err_t rsql_opt_parse_bool(const char *s, bool *out);
 rsql_err_t rsql_opt_parse_int(const char *s, int64_t *out);

@@ -1,34 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Internals of the connector registry: the connector and format
- * definitions each <name>_opts.c file exports, the row macros their option
- * tables use, and the helpers their finalize hooks share (conn_registry.c).
+ * Internals of the connector registry: the format definitions, duration
+ * constants for option ranges, and the helpers the built-in connectors'
+ * finalize hooks share (conn_registry.c). The option row macros are public
+ * (base/rsql_opts.h, connectors/rsql_connector.h): plugins use them too.
  */
 #ifndef RSQL_CONN_INT_H
 #define RSQL_CONN_INT_H
 
 #include "connectors/rsql_connector.h"
-
-/* One option row (no validate hook) and one with a hook. */
-#define RSQL_OPT_ROW(name, type, flags, def, lo, hi, enums, doc) \
-    {name, type, flags, def, lo, hi, enums, doc, NULL}
-#define RSQL_OPT_ROW_V(name, type, flags, def, lo, hi, enums, doc, validate) \
-    {name, type, flags, def, lo, hi, enums, doc, validate}
-
-/* The same, writing the value at a field of the owner's config struct (RSQL_OPT_FIELD),
-   optionally also a bool member set when the key was given. */
-#define RSQL_OPT_ROW_F(name, type, flags, def, lo, hi, enums, doc, field) \
-    {name, type, flags, def, lo, hi, enums, doc, NULL, field, 0}
-#define RSQL_OPT_ROW_FG(name, type, flags, def, lo, hi, enums, doc, field, given) \
-    {name, type, flags, def, lo, hi, enums, doc, NULL, field, given}
-#define RSQL_OPT_ROW_VF(name, type, flags, def, lo, hi, enums, doc, validate, field) \
-    {name, type, flags, def, lo, hi, enums, doc, validate, field, 0}
-
-/* The 'connector' row every connector table starts with. */
-#define RSQL_CONN_ROW_CONNECTOR(name)                                              \
-    RSQL_OPT_ROW("connector", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL, \
-                 "Must be `" name "`.")
 
 #define RSQL_MS_S INT64_C(1000)
 #define RSQL_MS_MIN (60 * RSQL_MS_S)

@@ -14,8 +14,22 @@
 #include "base/rsql_opts.h"
 #include "connectors/rsql_io.h"
 
+/*
+** The connector ABI: the layout of every struct and the signature of every
+** function in this header and the ones it includes (the installed SDK
+** header, rocketsql/connector.h, is made from them). Bumped on every
+** incompatible change; rocketsql loads only plugins built with its own
+** number (docs/PLUGINS.md, "ABI versioning").
+*/
+#define RSQL_CONNECTOR_ABI_VERSION 1
+
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
+
+/* The 'connector' row every connector's option table starts with. */
+#define RSQL_CONN_ROW_CONNECTOR(name)                                              \
+    RSQL_OPT_ROW("connector", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL, \
+                 "Must be `" name "`.")
 
 /* The typed configurations a validated option set carries (rsql_optset_conf). */
 #define RSQL_CONF_CONNECTOR 0
@@ -68,8 +82,8 @@ struct rsql_explain {
 /*
 ** A connector's descriptor: its identity, options, data path and the
 ** semantics the planner and EXPLAIN need. One per connector, in its own
-** folder; conn_registry.c lists them all. Nothing else in the tree knows a
-** connector by its name.
+** folder (or in a plugin); conn_registry.c lists them all, built-ins first,
+** then the plugins'. Nothing else in the tree knows a connector by its name.
 */
 typedef struct rsql_connector_def {
     const char *name; /* "rocketmq-grpc" */
@@ -122,7 +136,29 @@ typedef struct rsql_connector_def {
     void (*explain)(const rsql_explain_t *x);
 } rsql_connector_def_t;
 
-/* All connectors, in a stable order, NULL-terminated. */
+/* ---- plugins (docs/PLUGINS.md) */
+
+/*
+** What a plugin's entry point returns: the ABI it was built against
+** (RSQL_CONNECTOR_ABI_VERSION), its name (for messages) and its
+** connectors. Everything it points at must stay valid while the plugin is
+** loaded (static data, in practice): rocketsql keeps it loaded until exit.
+*/
+typedef struct rsql_plugin {
+    int abi_version;
+    const char *name;
+    const rsql_connector_def_t *const *connectors; /* NULL-terminated */
+} rsql_plugin_t;
+
+/* The entry point every plugin exports, by this name. */
+#define RSQL_PLUGIN_ENTRY "rocketsql_plugin"
+typedef const rsql_plugin_t *(*rsql_plugin_entry_fn)(void);
+/* Mark the entry point exported when the plugin is built with -fvisibility=hidden. */
+#define RSQL_PLUGIN_EXPORT __attribute__((visibility("default")))
+/* Defined by a plugin (never by rocketsql): called once, when the plugin is loaded. */
+const rsql_plugin_t *rocketsql_plugin(void);
+
+/* All connectors (built-ins, then plugins'), in a stable order, NULL-terminated. */
 const rsql_connector_def_t *const *rsql_connector_list(void);
 const rsql_connector_def_t *rsql_connector_find(const char *name); /* case-insensitive */
 const rsql_format_def_t *const *rsql_format_list(void);
