@@ -10,7 +10,8 @@ SLT_LOG_COMPILER = $(top_builddir)/tests/sql/slt_runner
 SH_LOG_COMPILER = bash
 AM_TESTS_ENVIRONMENT = \
 	RSQL_SRCDIR='$(abs_top_srcdir)'; export RSQL_SRCDIR; \
-	RSQL_BUILDDIR='$(abs_top_builddir)'; export RSQL_BUILDDIR;
+	RSQL_BUILDDIR='$(abs_top_builddir)'; export RSQL_BUILDDIR; \
+	RSQL_CC='$(CC)'; export RSQL_CC;
 
 # Every golden file, listed (t_tests_listed.sh fails when one is missing here).
 SLT_TESTS = \
@@ -36,6 +37,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_log_level.sh \
+	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
