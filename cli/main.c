@@ -11,6 +11,7 @@
 #include "cli/cli_int.h"
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_connector.h"
+#include "connectors/rsql_plugin.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_error.h"
 #include "base/rsql_log.h"
@@ -40,6 +41,8 @@ static void usage(FILE *f)
             "  -f, --file FILE      run the statements in FILE ('-' = stdin)\n"
             "  -e, --execute SQL    run the statements in SQL\n"
             "      --tsv            print result rows tab-separated, without headers\n"
+            "      --plugin-dir DIR load the connector plugins (*.so) in DIR (repeatable);\n"
+            "                       then those of $ROCKETSQL_PLUGIN_PATH (dirs separated by ':')\n"
             "      --list-options=md  print the connector reference (docs/CONNECTORS.md)\n"
             "      --list-errors=md   print the error code reference (docs/ERRORS.md)\n"
             "      --log-level LEVEL  log to stderr up to LEVEL (error, warn, info, debug, trace;\n"
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
     const char *catalog_flag = NULL, *file = NULL, *exec_sql = NULL, *list = NULL;
     const char *log_level = NULL;
     bool tsv = false;
-    enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS, OPT_LOG_LEVEL };
+    enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS, OPT_LOG_LEVEL, OPT_PLUGIN_DIR };
     static const struct option longopts[] = {
         {"catalog", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},
@@ -90,6 +93,7 @@ int main(int argc, char **argv)
         {"list-options", required_argument, NULL, OPT_LIST_OPTIONS},
         {"list-errors", required_argument, NULL, OPT_LIST_ERRORS},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -102,6 +106,7 @@ int main(int argc, char **argv)
         case 'e': exec_sql = optarg; break;
         case OPT_TSV: tsv = true; break;
         case OPT_LOG_LEVEL: log_level = optarg; break;
+        case OPT_PLUGIN_DIR: rsql_plugin_load_dir(optarg, stderr); break;
         case OPT_LIST_OPTIONS:
         case OPT_LIST_ERRORS:
             if (strcmp(optarg, "md") != 0) {
@@ -122,6 +127,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "rocketsql: %s\n", err.msg);
         return EXIT_USAGE;
     }
+    /* Before anything looks a connector up: plugins' connectors join the built-ins
+       (the --plugin-dir ones are loaded, in order, as they are parsed). */
+    rsql_plugin_load_path(getenv("ROCKETSQL_PLUGIN_PATH"), stderr);
     if (list) {
         if (strcmp(list, "errors") == 0) {
             rsql_error_map_markdown(stdout);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The connector registry: the static list of connectors and formats, and
+ * The connector registry: the static list of connectors and formats (plus
+ * the connectors plugins add at start-up, rsql_connector_register), and
  * the validation of a table's WITH options.  rsql_connector_validate finds
  * the 'connector', checks the chosen 'format', rejects the options of a
  * format that is not chosen, validates everything else against the
@@ -12,6 +13,7 @@
 #include "config.h"
 #include "connectors/rsql_connector.h"
 #include "connectors/conn_int.h"
+#include "connectors/rsql_plugin.h"
 #include "base/rsql_conf.h"
 #include "base/rsql_opts_int.h"
 
@@ -38,21 +40,188 @@ static const rsql_format_def_t *const formats[] = {
     NULL,
 };
 
-/* All connectors, NULL-terminated, in a stable order. */
+/*
+** The registered connectors, built-ins first: NULL until a plugin adds one
+** (then the built-ins are copied in), NULL-terminated. origins[i] names
+** where all[i] came from (NULL: built in). Written only at start-up, by
+** rsql_connector_register, before any other thread runs.
+*/
+static const rsql_connector_def_t **all;
+static char **origins;
+static int n_all;
+
+/* All connectors, NULL-terminated, in a stable order: built-ins, then plugins'. */
 const rsql_connector_def_t *const *rsql_connector_list(void)
 {
-    return connectors;
+    return all ? (const rsql_connector_def_t *const *)all : connectors;
 }
 
 /* The connector named name (case-insensitive), or NULL. Static. */
 const rsql_connector_def_t *rsql_connector_find(const char *name)
 {
-    for (int i = 0; name && connectors[i]; i++) {
-        if (strcasecmp(connectors[i]->name, name) == 0) {
-            return connectors[i];
+    const rsql_connector_def_t *const *list = rsql_connector_list();
+    for (int i = 0; name && list[i]; i++) {
+        if (strcasecmp(list[i]->name, name) == 0) {
+            return list[i];
         }
     }
     return NULL;
+}
+
+/* Index of name in the registry (case-insensitive), or -1. */
+static int registered_index(const char *name)
+{
+    const rsql_connector_def_t *const *list = rsql_connector_list();
+    for (int i = 0; list[i]; i++) {
+        if (strcasecmp(list[i]->name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static bool known_format(const char *name)
+{
+    for (int i = 0; formats[i]; i++) {
+        if (strcmp(formats[i]->name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+** The basic checks of a descriptor that does not come from this tree:
+** RSQL_OK, or RSQL_ERR_UNSUPPORTED with err saying what is wrong.
+*/
+rsql_err_t rsql_connector_check_def(const rsql_connector_def_t *def, rsql_error_t *err)
+{
+    if (!def->name || !*def->name) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS, "a connector has no name");
+    }
+    const char *n = def->name;
+    for (const char *c = n; *c; c++) {
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_')) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "connector '%.100s': a name has only lower-case letters, "
+                                  "digits, '-' and '_'",
+                                  n);
+        }
+    }
+    if (!def->description) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' has no description", n);
+    }
+    if (!(def->caps & (RSQL_CAP_SOURCE | RSQL_CAP_SINK))) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' has no capabilities (caps: RSQL_CAP_SOURCE, "
+                              "RSQL_CAP_SINK)",
+                              n);
+    }
+    if ((def->caps & RSQL_CAP_SOURCE) &&
+        (!def->source || !def->source->open || !def->source->poll)) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' is a source without source operations (open, "
+                              "poll)",
+                              n);
+    }
+    if ((def->caps & RSQL_CAP_SINK) && (!def->sink || !def->sink->open || !def->sink->write)) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' is a sink without sink operations (open, write)",
+                              n);
+    }
+    if (def->exactly_once && (!def->sink || !def->sink->stored_positions)) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' is exactly_once without stored_positions", n);
+    }
+    if (!def->opts || !def->opts[0].name || strcmp(def->opts[0].name, "connector") != 0 ||
+        def->opts[0].type != RSQL_OPT_STR) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s': its option table does not start with the "
+                              "'connector' row (RSQL_CONN_ROW_CONNECTOR)",
+                              n);
+    }
+    if (def->formats && !rsql_opt_find(def->opts, "format")) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' lists formats but has no 'format' option", n);
+    }
+    for (const char *const *f = def->formats; f && *f; f++) {
+        if (!known_format(*f)) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "connector '%s': unknown format '%.100s'", n, *f);
+        }
+    }
+    return RSQL_OK;
+}
+
+/*
+** Add defs (NULL-terminated, from a plugin named origin) after the
+** registered connectors, all or none: each must pass
+** rsql_connector_check_def and have a name not taken yet. The descriptors
+** are borrowed and must outlive the process's use of the registry; origin
+** is copied. Start-up only (not thread-safe).
+*/
+rsql_err_t rsql_connector_register(const rsql_connector_def_t *const *defs, const char *origin,
+                                   rsql_error_t *err)
+{
+    int n = 0;
+    while (defs && defs[n]) {
+        n++;
+    }
+    if (n == 0) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS, "it has no connectors");
+    }
+    for (int i = 0; i < n; i++) {
+        rsql_err_t rc = rsql_connector_check_def(defs[i], err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        int at = registered_index(defs[i]->name);
+        if (at >= 0) {
+            if (at < n_all && origins[at]) {
+                return rsql_error_set(err, RSQL_ERR_EXISTS, RSQL_NOPOS,
+                                      "connector '%s' is already defined by plugin %s",
+                                      defs[i]->name, origins[at]);
+            }
+            return rsql_error_set(err, RSQL_ERR_EXISTS, RSQL_NOPOS,
+                                  "connector '%s' is already defined (built in)",
+                                  defs[i]->name);
+        }
+        for (int j = 0; j < i; j++) {
+            if (strcasecmp(defs[j]->name, defs[i]->name) == 0) {
+                return rsql_error_set(err, RSQL_ERR_EXISTS, RSQL_NOPOS,
+                                      "connector '%s' is defined twice", defs[i]->name);
+            }
+        }
+    }
+    const rsql_connector_def_t *const *cur = rsql_connector_list();
+    int have = 0;
+    while (cur[have]) {
+        have++;
+    }
+    const rsql_connector_def_t **na = rsql_calloc((size_t)(have + n + 1), sizeof *na);
+    char **no = rsql_calloc((size_t)(have + n + 1), sizeof *no);
+    char *label = rsql_strdup(origin ? origin : "?");
+    if (!na || !no || !label) {
+        rsql_free(na);
+        rsql_free(no);
+        rsql_free(label);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int i = 0; i < have; i++) {
+        na[i] = cur[i];
+        no[i] = i < n_all ? origins[i] : NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        na[have + i] = defs[i];
+        no[have + i] = label; /* shared by the plugin's connectors; freed never (process life) */
+    }
+    rsql_free(all);
+    rsql_free(origins);
+    all = na;
+    origins = no;
+    n_all = have + n;
+    return RSQL_OK;
 }
 
 /* All formats, NULL-terminated. */
@@ -84,23 +253,25 @@ static rsql_err_t unknown_connector(const char *name, rsql_pos_t pos, rsql_error
     char head[300];
     const char *best = NULL;
     int best_score = -1;
-    char list[256] = "";
-    size_t used = 0;
-    for (int i = 0; connectors[i]; i++) {
-        int s = rsql_opts__near(name, connectors[i]->name);
+    rsql_buf_t list = RSQL_BUF_INIT;
+    const rsql_connector_def_t *const *cs = rsql_connector_list();
+    for (int i = 0; cs[i]; i++) {
+        int s = rsql_opts__near(name, cs[i]->name);
         if (s >= 0 && (best_score < 0 || s < best_score)) {
             best_score = s;
-            best = connectors[i]->name;
+            best = cs[i]->name;
         }
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                 connectors[i]->name);
+        rsql_buf_printf(&list, "%s%s", i ? ", " : "", cs[i]->name);
     }
     if (best) {
         snprintf(head, sizeof head, "unknown connector '%.200s' (did you mean '%s'?)", name, best);
     } else {
         snprintf(head, sizeof head, "unknown connector '%.200s'", name);
     }
-    return rsql_opts__set_listed(err, RSQL_ERR_BAD_OPTION, pos, head, "connectors", list);
+    rsql_err_t rc = rsql_opts__set_listed(err, RSQL_ERR_BAD_OPTION, pos, head, "connectors",
+                                          rsql_buf_str(&list));
+    rsql_buf_deinit(&list);
+    return rc;
 }
 
 static int kv_index(const rsql_opt_kv_t *kvs, int n, const char *key)

@@ -7,7 +7,8 @@ librocketsql_a_SOURCES += \
 	connectors/rsql_connector.h connectors/conn_int.h \
 	connectors/conn_registry.c connectors/conn_docs.c \
 	connectors/rsql_io.h connectors/conn_batch.c \
-	connectors/rsql_conn_io.h connectors/conn_io.c
+	connectors/rsql_conn_io.h connectors/conn_io.c \
+	connectors/rsql_plugin.h connectors/conn_plugin.c
 
 include connectors/formats/local.mk
 include connectors/list.mk
@@ -21,8 +22,10 @@ CLEANFILES += connectors/conn_list.h
 connectors/conn_registry.$(OBJEXT): connectors/conn_list.h
 
 if HAVE_CUNIT
-check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io
-TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io
+check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
+	tests/unit/test_plugins
+TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
+	tests/unit/test_plugins
 tests_unit_test_opts_SOURCES = tests/unit/test_opts.c
 tests_unit_test_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
@@ -32,4 +35,7 @@ tests_unit_test_formats_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_connectors_io_SOURCES = tests/unit/test_connectors_io.c
 tests_unit_test_connectors_io_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_connectors_io_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_plugins_SOURCES = tests/unit/test_plugins.c
+tests_unit_test_plugins_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_plugins_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
