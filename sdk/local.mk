@@ -27,3 +27,8 @@ EXTRA_DIST += sdk/mkheader.sh sdk/mkexports.sh
 # The binary side of the SDK (cli/local.mk defines the program).
 nodist_rocketsql_SOURCES = sdk/sdk_exports.c
 rocketsql_LDFLAGS = $(AM_LDFLAGS) -rdynamic
+
+# The example plugin, built out of tree against the installed header by
+# tests/integration/t_plugins.sh.
+EXTRA_DIST += examples/plugins/exec/exec.c examples/plugins/exec/Makefile \
+	examples/plugins/exec/README.md
