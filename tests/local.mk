@@ -37,6 +37,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_log_level.sh \
+	tests/integration/t_plugins.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_tests_listed.sh
