@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- fake source */
@@ -66,7 +67,6 @@ static rsql_err_t fsrc_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, r
 static rsql_err_t fsrc_poll(rsql_source_t *src, rsql_batch_t *b, int max, int timeout_ms,
                             bool *eof, rsql_error_t *err)
 {
-    (void)timeout_ms;
     (void)err;
     fake_src_t *s = (fake_src_t *)src;
     pthread_mutex_lock(&s->lock);
@@ -78,7 +78,14 @@ static rsql_err_t fsrc_poll(rsql_source_t *src, rsql_batch_t *b, int max, int ti
             break;
         }
         if (s->next >= MAXREC) {
-            *eof = true;
+            if (s->n >= 0) {
+                *eof = true;
+                break;
+            }
+            /* unbounded (n < 0): no more data for now, as a live source waits for it;
+               the run ends only when it is stopped (a signal in the signal tests) */
+            struct timespec ts = {0, (long)(timeout_ms < 50 ? timeout_ms : 50) * 1000000L};
+            nanosleep(&ts, NULL);
             break;
         }
         int64_t i = s->next++;
@@ -828,11 +835,25 @@ static void wait_for_sigint_handler(void)
     }
 }
 
+/* Until the source has handed over some records (the run is under way). */
+static void wait_for_records(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        pthread_mutex_lock(&src_store.lock);
+        int64_t polled = src_store.polled;
+        pthread_mutex_unlock(&src_store.lock);
+        if (polled > 0) {
+            return;
+        }
+        usleep(10 * 1000);
+    }
+}
+
 static void *send_sigint(void *arg)
 {
     (void)arg;
     wait_for_sigint_handler();
-    usleep(200 * 1000);
+    wait_for_records();
     kill(getpid(), SIGINT);
     return NULL;
 }
@@ -874,7 +895,7 @@ static void *send_two_sigints(void *arg)
 {
     rsql_pipeline_t *p = arg;
     wait_for_sigint_handler();
-    usleep(200 * 1000);
+    wait_for_records();
     kill(getpid(), SIGINT);
     /* standard signals do not queue: send the second only once the first was seen */
     for (int i = 0; i < 1000 && !rsql_pipeline_interrupted(p); i++) {
