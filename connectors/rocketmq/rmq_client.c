@@ -1308,7 +1308,8 @@ rsql_err_t rsql_rmq_send(rsql_rmq_client_t *c, const rsql_rmq_out_msg_t *msgs, s
         if (msgs[i].body_len == 0) {
             rsql_error_t e;
             rsql_error_clear(&e);
-            rsql_rmq__status_error(41302, "message body is empty", &e);
+            rsql_rmq__status_error(RSQL_RMQ_CODE_MESSAGE_BODY_EMPTY, "message body is empty",
+                                   &e);
             rsql_error_copy(err, &e);
             return e.code;
         }
@@ -1378,7 +1379,8 @@ static rsql_err_t pick_queue(rsql_rmq_client_t *c, const char *topic, rmq_route_
     const rmq_queue_t *sel = NULL;
     for (size_t i = 0; tr && i < tr->route.n_queues && !sel; i++) {
         const rmq_queue_t *q = &tr->route.queues[(tr->rr + i) % tr->route.n_queues];
-        if ((q->permission == 2 || q->permission == 4) && q->broker_id == 0) {
+        if ((q->permission == RSQL_RMQ_PERM_READ || q->permission == RSQL_RMQ_PERM_READ_WRITE) &&
+            q->broker_id == RSQL_RMQ_MASTER_BROKER_ID) {
             sel = q;
             tr->rr = (unsigned)((tr->rr + i + 1) % tr->route.n_queues);
         }

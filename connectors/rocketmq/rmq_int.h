@@ -5,6 +5,9 @@
  * request/response structs that rmq_codec.c converts to and from protobuf-c wire bytes (no
  * protobuf-c or gRPC type appears here), the RPC table (rmq_rpc.c), status mapping
  * (rmq_status.c), request signing (rmq_sign.c) and client message ids (rmq_msgid.c).
+ * It must not include gRPC or protobuf-c headers, nor declare protocol numbers (they are the one
+ * table of rmq_client.h); and only the client's own files include it: the source and the sink
+ * use rmq_client.h alone.
  */
 #ifndef RSQL_RMQ_INT_H
 #define RSQL_RMQ_INT_H
@@ -18,21 +21,14 @@
 #include "connectors/rocketmq/rmq_client.h"
 #include "base/rsql_error.h"
 
-/* ---- status codes (rmq_status.c) ---------------------------------------------------------- */
+/* ---- status codes (rmq_status.c; the codes are RSQL_RMQ_CODE_MAP of rmq_client.h) ---------- */
 
-#define RSQL_RMQ_CODE_OK 20000
-#define RSQL_RMQ_CODE_MULTIPLE_RESULTS 30000
-#define RSQL_RMQ_CODE_MESSAGE_NOT_FOUND 40401
-#define RSQL_RMQ_CODE_TOPIC_NOT_FOUND 40402
-#define RSQL_RMQ_CODE_MESSAGE_BODY_TOO_LARGE 41301
-#define RSQL_RMQ_CODE_NOT_IMPLEMENTED 50100
-
-/* "TOPIC_NOT_FOUND" for 40402; "UNKNOWN" for a code we do not know. */
+/* "TOPIC_NOT_FOUND" for RSQL_RMQ_CODE_TOPIC_NOT_FOUND; "UNKNOWN" for a code not in the map. */
 const char *rsql_rmq__code_name(int32_t code);
-/* True when a retry of the same request may succeed (429xx, 5xxxx, 40800). */
+/* True when a retry of the same request may succeed (429xx, 5xxxx, REQUEST_TIMEOUT). */
 bool rsql_rmq__code_retriable(int32_t code);
 /*
-** Map a RocketMQ Status to err: RSQL_OK for 20000; else sets err (first error wins) to
+** Map a RocketMQ Status to err: RSQL_OK for RSQL_RMQ_CODE_OK; else sets err (first error wins) to
 ** "RocketMQ <NAME> (<code>): <msg>" with remote_code = code and RSQL_EF_RETRY when retriable,
 ** and returns the rsql code (RSQL_ERR_REMOTE, RSQL_ERR_BUSY, RSQL_ERR_TIMEOUT,
 ** RSQL_ERR_UNAVAILABLE).
@@ -92,7 +88,7 @@ typedef struct rmq_addr {
 typedef struct rmq_queue {
     char *topic;
     int32_t id;
-    int32_t permission; /* 2 READ, 3 WRITE, 4 READ_WRITE */
+    int32_t permission; /* rsql_rmq_permission_t */
     char *broker_name;
     int32_t broker_id;
     int32_t scheme;

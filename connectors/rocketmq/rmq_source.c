@@ -292,7 +292,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
             ackq_push(s, h);
             continue;
         }
-        if (code == 40013) {
+        if (code == RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE) {
             s->n_ack_invalid++;
             warn(&logq, &s->warned_ack,
                  "ack of message %s: INVALID_RECEIPT_HANDLE (its invisible duration ended): it "
@@ -375,7 +375,7 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
             h->deadline = rc->sent_ms + s->invisible_ms;
             s->n_renewed++;
         }
-    } else if (err && err->remote_code == 40013) {
+    } else if (err && err->remote_code == RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE) {
         h->lost = true; /* expired: it will be delivered again; its ack will say so */
         s->n_renew_failed++;
         warn(&logq, &s->warned_renew, "renewal of message %s: %s", h->m->message_id, err->msg);
