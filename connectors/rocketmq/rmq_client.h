@@ -177,6 +177,11 @@ typedef enum rsql_rmq_permission {
 /* Broker.id of a master broker (the client receives only from a master's queues). */
 #define RSQL_RMQ_MASTER_BROKER_ID 0
 
+/* "TOPIC_NOT_FOUND" for RSQL_RMQ_CODE_TOPIC_NOT_FOUND; "UNKNOWN" for a code not in the map. */
+const char *rsql_rmq_code_name(int32_t code);
+/* True when a retry of the same request may succeed (429xx, 5xxxx, REQUEST_TIMEOUT). */
+bool rsql_rmq_code_retriable(int32_t code);
+
 /* Things the server tells the client outside of a call (delivered on the client thread). */
 typedef enum rsql_rmq_event_kind {
     RSQL_RMQ_EV_SETTINGS = 1,         /* the server's Settings were (re)applied */

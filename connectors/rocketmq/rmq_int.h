@@ -23,10 +23,6 @@
 
 /* ---- status codes (rmq_status.c; the codes are RSQL_RMQ_CODE_MAP of rmq_client.h) ---------- */
 
-/* "TOPIC_NOT_FOUND" for RSQL_RMQ_CODE_TOPIC_NOT_FOUND; "UNKNOWN" for a code not in the map. */
-const char *rsql_rmq__code_name(int32_t code);
-/* True when a retry of the same request may succeed (429xx, 5xxxx, REQUEST_TIMEOUT). */
-bool rsql_rmq__code_retriable(int32_t code);
 /*
 ** Map a RocketMQ Status to err: RSQL_OK for RSQL_RMQ_CODE_OK; else sets err (first error wins) to
 ** "RocketMQ <NAME> (<code>): <msg>" with remote_code = code and RSQL_EF_RETRY when retriable,

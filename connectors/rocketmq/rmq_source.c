@@ -49,7 +49,6 @@
 #include "connectors/rocketmq/rmq_conn_int.h"
 #include "connectors/rocketmq/rmq_client.h"
 #include "connectors/rocketmq/rmq_conf.h"
-#include "connectors/rocketmq/rmq_int.h"
 #include "connectors/rsql_conn_io.h"
 
 #include <errno.h>
@@ -285,7 +284,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
             held_free(h);
             continue;
         }
-        bool retry = r ? rsql_rmq__code_retriable(code)
+        bool retry = r ? rsql_rmq_code_retriable(code)
                        : (err->flags & RSQL_EF_RETRY) ||
                              (rsql_err_flags(err->code) & RSQL_EF_RETRY);
         if (retry && ++h->ack_attempts < ACK_ATTEMPTS && err->code != RSQL_ERR_INTERRUPTED) {

@@ -24,7 +24,7 @@ static const struct {
 };
 
 /* The protocol name of code (static string), "UNKNOWN" when not in the table. */
-const char *rsql_rmq__code_name(int32_t code)
+const char *rsql_rmq_code_name(int32_t code)
 {
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
         if (codes[i].code == code) {
@@ -35,7 +35,7 @@ const char *rsql_rmq__code_name(int32_t code)
 }
 
 /* True for codes where the same request may succeed later. */
-bool rsql_rmq__code_retriable(int32_t code)
+bool rsql_rmq_code_retriable(int32_t code)
 {
     return (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) ||
            (code >= RSQL_RMQ_CODE_SERVER_MIN && code < RSQL_RMQ_CODE_SERVER_END) ||
@@ -56,7 +56,7 @@ rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *e
     if (code == RSQL_RMQ_CODE_OK) {
         return RSQL_OK;
     }
-    bool retry = rsql_rmq__code_retriable(code);
+    bool retry = rsql_rmq_code_retriable(code);
     rsql_err_t rc = RSQL_ERR_REMOTE;
     if (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) {
         rc = RSQL_ERR_BUSY;
@@ -82,7 +82,7 @@ rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *e
     }
     line[n] = '\0';
     bool fresh = err && err->code == RSQL_OK;
-    rsql_error_set(err, rc, RSQL_NOPOS, "RocketMQ %s (%d): %s", rsql_rmq__code_name(code),
+    rsql_error_set(err, rc, RSQL_NOPOS, "RocketMQ %s (%d): %s", rsql_rmq_code_name(code),
                    (int)code, n ? line : "(no message)");
     set_extra(err, fresh, retry ? RSQL_EF_RETRY : 0, code);
     return rc;

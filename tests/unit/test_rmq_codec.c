@@ -73,15 +73,15 @@ static void test_rmq_status_map(void)
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ INVALID_RECEIPT_HANDLE (40013): expired");
     CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
 
-    CU_ASSERT_STRING_EQUAL(rsql_rmq__code_name(RSQL_RMQ_CODE_MESSAGE_NOT_FOUND),
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_MESSAGE_NOT_FOUND),
                            "MESSAGE_NOT_FOUND");
-    CU_ASSERT_STRING_EQUAL(rsql_rmq__code_name(RSQL_RMQ_CODE_LITE_SUBSCRIPTION_QUOTA_EXCEEDED),
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_LITE_SUBSCRIPTION_QUOTA_EXCEEDED),
                            "LITE_SUBSCRIPTION_QUOTA_EXCEEDED");
-    CU_ASSERT_STRING_EQUAL(rsql_rmq__code_name(12345), "UNKNOWN");
-    CU_ASSERT_TRUE(rsql_rmq__code_retriable(RSQL_RMQ_CODE_LITE_TOPIC_QUOTA_EXCEEDED));
-    CU_ASSERT_TRUE(rsql_rmq__code_retriable(RSQL_RMQ_CODE_REQUEST_TIMEOUT));
-    CU_ASSERT_FALSE(rsql_rmq__code_retriable(RSQL_RMQ_CODE_ILLEGAL_LITE_TOPIC));
-    CU_ASSERT_FALSE(rsql_rmq__code_retriable(RSQL_RMQ_CODE_FAILED_TO_CONSUME_MESSAGE));
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(12345), "UNKNOWN");
+    CU_ASSERT_TRUE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_LITE_TOPIC_QUOTA_EXCEEDED));
+    CU_ASSERT_TRUE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_REQUEST_TIMEOUT));
+    CU_ASSERT_FALSE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_ILLEGAL_LITE_TOPIC));
+    CU_ASSERT_FALSE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_FAILED_TO_CONSUME_MESSAGE));
 }
 
 /* The one table of protocol numbers (rmq_client.h) agrees with the proto, name for name. */
@@ -91,7 +91,7 @@ static void test_rmq_code_map_matches_proto(void)
 #define CHECK_CODE(name, number)                                                                 \
     CU_ASSERT_EQUAL(RSQL_RMQ_CODE_##name, PBC(CODE__##name));                                    \
     CU_ASSERT_EQUAL(RSQL_RMQ_CODE_##name, number);                                               \
-    CU_ASSERT_STRING_EQUAL(rsql_rmq__code_name(RSQL_RMQ_CODE_##name), #name);                    \
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_##name), #name);                    \
     n++;
     RSQL_RMQ_CODE_MAP(CHECK_CODE)
 #undef CHECK_CODE
