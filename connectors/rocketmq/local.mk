@@ -54,7 +54,8 @@ librmqproto_a_CPPFLAGS = -I$(top_builddir)/proto $(GRPC_CFLAGS)
 
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
-	connectors/rocketmq/rmq_client.c connectors/rocketmq/rmq_sync.c \
+	connectors/rocketmq/rmq_client_int.h connectors/rocketmq/rmq_client.c \
+	connectors/rocketmq/rmq_call.c connectors/rocketmq/rmq_sync.c \
 	connectors/rocketmq/rmq_codec.c connectors/rocketmq/rmq_rpc.c \
 	connectors/rocketmq/rmq_status.c connectors/rocketmq/rmq_sign.c \
 	connectors/rocketmq/rmq_msgid.c \
