@@ -2,8 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * rmq_client_int: private to the client engine, the files that see gRPC: rmq_client.c (lifecycle,
- * the client thread, the channel) and rmq_call.c (calls on the completion queue and who frees
- * them). It holds the client and call structs and what those files call of each other.
+ * the client thread, the channel), rmq_call.c (calls on the completion queue and who frees them)
+ * and rmq_telemetry.c (the Telemetry stream). It holds the client and call structs and what those
+ * files call of each other.
  *
  * It must not be included anywhere else: the codec, status, signing, id and sync files use
  * rmq_int.h (no gRPC type), the source and the sink rmq_client.h only.
@@ -183,16 +184,8 @@ rsql_err_t rsql_rmq__call_status_err(rmq_call_t *k, rsql_error_t *err);
 */
 void rsql_rmq__call_handle(rmq_tag_t *t, bool ok);
 
-/* ---- rmq_client.c -------------------------------------------------------------------------- */
+/* ---- rmq_telemetry.c ----------------------------------------------------------------------- */
 
-/* Store route as the route of topic (its contents are taken). @locks c->mu NOT held */
-void rsql_rmq__route_store(rsql_rmq_client_t *c, const char *topic, rmq_route_t *route);
-/* The unary call k completed: decode its response, run its callback. @locality client thread */
-void rsql_rmq__finish_unary(rmq_call_t *k);
-/* One ReceiveMessage stream element arrived on k: keep its status or message. */
-void rsql_rmq__recv_element(rmq_call_t *k);
-/* The ReceiveMessage stream k ended: run its callback with the messages that arrived. */
-void rsql_rmq__finish_receive(rmq_call_t *k);
 /* Start the next queued write of the Telemetry call if none is in flight. @locks c->mu held */
 void rsql_rmq__tele_pump0(rmq_call_t *k);
 /* Queue a Telemetry write (bytes copied; NULL = half-close); dropped when no stream is open. */
@@ -211,6 +204,17 @@ void rsql_rmq__tele_command(rmq_call_t *k);
 ** RSQL_RMQ_EV_TELEMETRY_BROKEN. @locality client thread
 */
 void rsql_rmq__tele_broken(rmq_call_t *k);
+
+/* ---- rmq_client.c -------------------------------------------------------------------------- */
+
+/* Store route as the route of topic (its contents are taken). @locks c->mu NOT held */
+void rsql_rmq__route_store(rsql_rmq_client_t *c, const char *topic, rmq_route_t *route);
+/* The unary call k completed: decode its response, run its callback. @locality client thread */
+void rsql_rmq__finish_unary(rmq_call_t *k);
+/* One ReceiveMessage stream element arrived on k: keep its status or message. */
+void rsql_rmq__recv_element(rmq_call_t *k);
+/* The ReceiveMessage stream k ended: run its callback with the messages that arrived. */
+void rsql_rmq__finish_receive(rmq_call_t *k);
 /* Start a Heartbeat; cb gets its status. */
 rsql_err_t rsql_rmq__start_heartbeat(rsql_rmq_client_t *c, rsql_rmq_status_cb cb, void *opaque,
                                      rsql_error_t *err);
