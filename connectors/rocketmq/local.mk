@@ -56,12 +56,13 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
 	connectors/rocketmq/rmq_client_int.h connectors/rocketmq/rmq_client.c \
 	connectors/rocketmq/rmq_call.c connectors/rocketmq/rmq_telemetry.c \
+	connectors/rocketmq/rmq_route.c \
 	connectors/rocketmq/rmq_sync.c connectors/rocketmq/rmq_codec.c \
 	connectors/rocketmq/rmq_rpc.c connectors/rocketmq/rmq_status.c \
 	connectors/rocketmq/rmq_sign.c connectors/rocketmq/rmq_msgid.c \
 	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
-	connectors/rocketmq/rmq_throttle.c connectors/rocketmq/rmq_source.c \
-	connectors/rocketmq/rmq_sink.c
+	connectors/rocketmq/rmq_throttle.c \
+	connectors/rocketmq/rmq_source.c connectors/rocketmq/rmq_sink.c
 # (rmq_codec.c includes the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
 # The objects that include the generated headers depend on them, so targets that skip

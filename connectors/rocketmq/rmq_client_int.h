@@ -2,9 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * rmq_client_int: private to the client engine, the files that see gRPC: rmq_client.c (lifecycle,
- * the client thread, the channel), rmq_call.c (calls on the completion queue and who frees them)
- * and rmq_telemetry.c (the Telemetry stream). It holds the client and call structs and what those
- * files call of each other.
+ * the client thread, the channel), rmq_call.c (calls on the completion queue and who frees them),
+ * rmq_telemetry.c (the Telemetry stream) and rmq_route.c (routes and lite subscription sets). It
+ * holds the client and call structs and what those files call of each other.
  *
  * It must not be included anywhere else: the codec, status, signing, id and sync files use
  * rmq_int.h (no gRPC type), the source and the sink rmq_client.h only.
@@ -205,19 +205,10 @@ void rsql_rmq__tele_command(rmq_call_t *k);
 */
 void rsql_rmq__tele_broken(rmq_call_t *k);
 
-/* ---- rmq_client.c -------------------------------------------------------------------------- */
+/* ---- rmq_route.c --------------------------------------------------------------------------- */
 
 /* Store route as the route of topic (its contents are taken). @locks c->mu NOT held */
 void rsql_rmq__route_store(rsql_rmq_client_t *c, const char *topic, rmq_route_t *route);
-/* The unary call k completed: decode its response, run its callback. @locality client thread */
-void rsql_rmq__finish_unary(rmq_call_t *k);
-/* One ReceiveMessage stream element arrived on k: keep its status or message. */
-void rsql_rmq__recv_element(rmq_call_t *k);
-/* The ReceiveMessage stream k ended: run its callback with the messages that arrived. */
-void rsql_rmq__finish_receive(rmq_call_t *k);
-/* Start a Heartbeat; cb gets its status. */
-rsql_err_t rsql_rmq__start_heartbeat(rsql_rmq_client_t *c, rsql_rmq_status_cb cb, void *opaque,
-                                     rsql_error_t *err);
 /* Start a QueryRoute of topic: its route is stored, then cb gets the status. */
 rsql_err_t rsql_rmq__start_route(rsql_rmq_client_t *c, const char *topic,
                                  void (*cb)(rsql_rmq_client_t *, const rsql_error_t *, void *),
@@ -237,5 +228,17 @@ void rsql_rmq__lite_remove0(rsql_rmq_client_t *c, const char *t);
 /* SyncLiteSubscription COMPLETE_ADD of the whole local lite set (empty for a wildcard group). */
 rsql_err_t rsql_rmq__lite_resync(rsql_rmq_client_t *c, rsql_rmq_status_cb cb, void *opaque,
                                  rsql_error_t *err);
+
+/* ---- rmq_client.c -------------------------------------------------------------------------- */
+
+/* The unary call k completed: decode its response, run its callback. @locality client thread */
+void rsql_rmq__finish_unary(rmq_call_t *k);
+/* One ReceiveMessage stream element arrived on k: keep its status or message. */
+void rsql_rmq__recv_element(rmq_call_t *k);
+/* The ReceiveMessage stream k ended: run its callback with the messages that arrived. */
+void rsql_rmq__finish_receive(rmq_call_t *k);
+/* Start a Heartbeat; cb gets its status. */
+rsql_err_t rsql_rmq__start_heartbeat(rsql_rmq_client_t *c, rsql_rmq_status_cb cb, void *opaque,
+                                     rsql_error_t *err);
 
 #endif
