@@ -56,7 +56,7 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
 	connectors/rocketmq/rmq_client_int.h connectors/rocketmq/rmq_client.c \
 	connectors/rocketmq/rmq_call.c connectors/rocketmq/rmq_telemetry.c \
-	connectors/rocketmq/rmq_route.c \
+	connectors/rocketmq/rmq_route.c connectors/rocketmq/rmq_ops.c \
 	connectors/rocketmq/rmq_sync.c connectors/rocketmq/rmq_codec.c \
 	connectors/rocketmq/rmq_rpc.c connectors/rocketmq/rmq_status.c \
 	connectors/rocketmq/rmq_sign.c connectors/rocketmq/rmq_msgid.c \

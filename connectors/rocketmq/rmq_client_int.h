@@ -3,8 +3,9 @@
  *
  * rmq_client_int: private to the client engine, the files that see gRPC: rmq_client.c (lifecycle,
  * the client thread, the channel), rmq_call.c (calls on the completion queue and who frees them),
- * rmq_telemetry.c (the Telemetry stream) and rmq_route.c (routes and lite subscription sets). It
- * holds the client and call structs and what those files call of each other.
+ * rmq_telemetry.c (the Telemetry stream), rmq_route.c (routes and lite subscription sets) and
+ * rmq_ops.c (the operations and their completions). It holds the client and call structs and what
+ * those files call of each other.
  *
  * It must not be included anywhere else: the codec, status, signing, id and sync files use
  * rmq_int.h (no gRPC type), the source and the sink rmq_client.h only.
@@ -229,7 +230,7 @@ void rsql_rmq__lite_remove0(rsql_rmq_client_t *c, const char *t);
 rsql_err_t rsql_rmq__lite_resync(rsql_rmq_client_t *c, rsql_rmq_status_cb cb, void *opaque,
                                  rsql_error_t *err);
 
-/* ---- rmq_client.c -------------------------------------------------------------------------- */
+/* ---- rmq_ops.c ----------------------------------------------------------------------------- */
 
 /* The unary call k completed: decode its response, run its callback. @locality client thread */
 void rsql_rmq__finish_unary(rmq_call_t *k);
@@ -240,5 +241,8 @@ void rsql_rmq__finish_receive(rmq_call_t *k);
 /* Start a Heartbeat; cb gets its status. */
 rsql_err_t rsql_rmq__start_heartbeat(rsql_rmq_client_t *c, rsql_rmq_status_cb cb, void *opaque,
                                      rsql_error_t *err);
+/* Start NotifyClientTermination (allowed while closing); cb gets its status. */
+rsql_err_t rsql_rmq__start_notify_termination(rsql_rmq_client_t *c, rsql_rmq_status_cb cb,
+                                              void *opaque, rsql_error_t *err);
 
 #endif
