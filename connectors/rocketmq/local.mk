@@ -62,7 +62,9 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_sign.c connectors/rocketmq/rmq_msgid.c \
 	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
 	connectors/rocketmq/rmq_throttle.c \
-	connectors/rocketmq/rmq_source.c connectors/rocketmq/rmq_sink.c
+	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
+	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
+	connectors/rocketmq/rmq_sink.c
 # (rmq_codec.c includes the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
 # The objects that include the generated headers depend on them, so targets that skip
