@@ -2,8 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * rmq_int: private declarations shared by the files of the RocketMQ gRPC client: the plain C
- * request/response structs that rmq_codec.c converts to and from protobuf-c wire bytes (no
- * protobuf-c or gRPC type appears here), the RPC table (rmq_rpc.c), status mapping
+ * request/response structs that rmq_codec.c encodes to and rmq_decode.c decodes from protobuf-c
+ * wire bytes (no protobuf-c or gRPC type appears here), the RPC table (rmq_rpc.c), status mapping
  * (rmq_status.c), request signing (rmq_sign.c) and client message ids (rmq_msgid.c).
  * It must not include gRPC or protobuf-c headers, nor declare protocol numbers (they are the one
  * table of rmq_client.h); and only the client's own files include it: the source and the sink
@@ -68,7 +68,7 @@ void rsql_rmq__uuid(char out[37]);
 /* A client id "hostname@pid@index@nanotime-base36" into out. */
 void rsql_rmq__client_id(char *out, size_t size);
 
-/* ---- plain request structs (rmq_codec.c) --------------------------------------------------- */
+/* ---- plain request structs (rmq_codec.c encodes, rmq_decode.c decodes) -------------------- */
 
 typedef struct rmq_bytes {
     uint8_t *data; /* rsql_malloc'ed */
@@ -179,7 +179,7 @@ typedef struct rmq_resp {
 
 void rsql_rmq__resp_deinit(rmq_resp_t *r);
 
-/* Encoders: fill out (rsql_malloc'ed bytes, caller frees out->data). */
+/* Encoders (rmq_codec.c): fill out (rsql_malloc'ed bytes, caller frees out->data). */
 rsql_err_t rsql_rmq__enc_query_route(const char *ns, const char *topic, const rmq_addr_t *ap,
                                      size_t n_ap, rmq_bytes_t *out, rsql_error_t *err);
 rsql_err_t rsql_rmq__enc_heartbeat(const char *ns, const char *group, int32_t client_type,
@@ -213,7 +213,7 @@ rsql_err_t rsql_rmq__enc_sync_lite(const char *ns, int32_t action, const char *b
                                    const char *group, const char *const *lite_topics, size_t n,
                                    rmq_bytes_t *out, rsql_error_t *err);
 
-/* Decoders (RSQL_ERR_DECODE when the bytes do not parse). */
+/* Decoders (rmq_decode.c; RSQL_ERR_DECODE when the bytes do not parse). */
 rsql_err_t rsql_rmq__dec_query_route(const uint8_t *p, size_t n, int32_t *code, char **message,
                                      rmq_route_t *route, rsql_error_t *err);
 /* Responses that are Status + optional lists; rpc says which message type it is. */
