@@ -2,6 +2,9 @@
 # lines are always built; its data path, the RocketMQ 5 gRPC client (grpc C core +
 # protobuf-c), only when configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
 # (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
+# This fragment owns the folder's sources (every .c and .h here is listed, so it is in the
+# tarball), the RocketMQ tests, scripts and benchmarks it distributes and the protobuf-c step;
+# it must not put generated code in the source tree or compile protobuf-c output with warnings.
 RSQL_CONNECTORS += rmq
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \

@@ -2,9 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * Unit tests of the RocketMQ client's broker-free parts: request encoding and response
- * decoding (round trips through protobuf-c, which only this test and rmq_codec.c see), status
- * mapping, the HMAC-SHA1 signature (RFC 2202 vector), message/request/client ids, gzip/zlib
- * inflation and the RPC table.
+ * decoding (round trips through protobuf-c, which only this test, rmq_codec.c and rmq_decode.c
+ * see), status mapping and the table of protocol numbers, the HMAC-SHA1 signature (RFC 2202
+ * vector), message/request/client ids, gzip/zlib inflation and the RPC table.
  */
 #include "config.h"
 
