@@ -2,6 +2,9 @@
 # lines are always built; its data path, the RocketMQ 5 gRPC client (grpc C core +
 # protobuf-c), only when configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
 # (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
+# This fragment owns the folder's sources (every .c and .h here is listed, so it is in the
+# tarball), the RocketMQ tests, scripts and benchmarks it distributes and the protobuf-c step;
+# it must not put generated code in the source tree or compile protobuf-c output with warnings.
 RSQL_CONNECTORS += rmq
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \
@@ -54,20 +57,25 @@ librmqproto_a_CPPFLAGS = -I$(top_builddir)/proto $(GRPC_CFLAGS)
 
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
-	connectors/rocketmq/rmq_client.c connectors/rocketmq/rmq_sync.c \
-	connectors/rocketmq/rmq_codec.c connectors/rocketmq/rmq_rpc.c \
-	connectors/rocketmq/rmq_status.c connectors/rocketmq/rmq_sign.c \
-	connectors/rocketmq/rmq_msgid.c \
+	connectors/rocketmq/rmq_client_int.h connectors/rocketmq/rmq_client.c \
+	connectors/rocketmq/rmq_call.c connectors/rocketmq/rmq_telemetry.c \
+	connectors/rocketmq/rmq_route.c connectors/rocketmq/rmq_ops.c \
+	connectors/rocketmq/rmq_sync.c connectors/rocketmq/rmq_codec.c \
+	connectors/rocketmq/rmq_decode.c \
+	connectors/rocketmq/rmq_rpc.c connectors/rocketmq/rmq_status.c \
+	connectors/rocketmq/rmq_sign.c connectors/rocketmq/rmq_msgid.c \
 	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
 	connectors/rocketmq/rmq_throttle.c \
-	connectors/rocketmq/rmq_source.c connectors/rocketmq/rmq_sink.c
-# (rmq_codec.c includes the generated headers)
+	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
+	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
+	connectors/rocketmq/rmq_sink.c
+# (rmq_codec.c and rmq_decode.c include the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
 # The objects that include the generated headers depend on them, so targets that skip
 # BUILT_SOURCES (`make librocketsql.a`, `make tests/unit/test_rmq_codec`) generate them
 # first; automake's dependency tracking takes over after the first build.
 RMQ_PROTO_H = $(filter %.h,$(RMQ_PROTO_GEN))
-connectors/rocketmq/rmq_codec.$(OBJEXT): $(RMQ_PROTO_H)
+connectors/rocketmq/rmq_codec.$(OBJEXT) connectors/rocketmq/rmq_decode.$(OBJEXT): $(RMQ_PROTO_H)
 RSQL_LIBS += librmqproto.a $(GRPC_LIBS)
 
 check_PROGRAMS += tests/rocketmq/rmq_client_probe

@@ -41,6 +41,10 @@
  *
  * With a proxy all route entries point back at the proxy, so every RPC of a client goes over its
  * access point channel; received messages record that endpoint string.
+ *
+ * This header owns the client's public API and the one table of the protocol's numbers (status
+ * codes, permissions, ...). It must not expose a gRPC or protobuf-c type, nor anything of the
+ * client's implementation (rmq_int.h and the engine's own headers).
  */
 #ifndef RSQL_RMQ_CLIENT_H
 #define RSQL_RMQ_CLIENT_H
@@ -81,6 +85,102 @@ typedef enum rsql_rmq_lite_action {
     RSQL_RMQ_LITE_COMPLETE_ADD = 2,
     RSQL_RMQ_LITE_COMPLETE_REMOVE = 3
 } rsql_rmq_lite_action_t;
+
+/* ---- protocol numbers ------------------------------------------------------------------ */
+/*
+** The one table of the protocol's numbers: every RocketMQ Status code, permission or other
+** wire number the connector compares or sends is named here (the enums above are the others),
+** never written as a literal. gRPC status numbers are grpc's (rmq_status.c names them).
+*/
+
+/*
+** RocketMQ Status codes (apache.rocketmq.v2.Code), declared once as X(NAME, number): the map
+** makes the RSQL_RMQ_CODE_<NAME> constants and the name table of rmq_status.c ("RocketMQ
+** <NAME> (<number>): ..."). A Status that is not OK reaches the caller as err->remote_code and
+** as the code of send and ack entries.
+*/
+#define RSQL_RMQ_CODE_MAP(X)                       \
+    X(OK, 20000)                                   \
+    X(MULTIPLE_RESULTS, 30000)                     \
+    X(BAD_REQUEST, 40000)                          \
+    X(ILLEGAL_ACCESS_POINT, 40001)                 \
+    X(ILLEGAL_TOPIC, 40002)                        \
+    X(ILLEGAL_CONSUMER_GROUP, 40003)               \
+    X(ILLEGAL_MESSAGE_TAG, 40004)                  \
+    X(ILLEGAL_MESSAGE_KEY, 40005)                  \
+    X(ILLEGAL_MESSAGE_GROUP, 40006)                \
+    X(ILLEGAL_MESSAGE_PROPERTY_KEY, 40007)         \
+    X(INVALID_TRANSACTION_ID, 40008)               \
+    X(ILLEGAL_MESSAGE_ID, 40009)                   \
+    X(ILLEGAL_FILTER_EXPRESSION, 40010)            \
+    X(ILLEGAL_INVISIBLE_TIME, 40011)               \
+    X(ILLEGAL_DELIVERY_TIME, 40012)                \
+    X(INVALID_RECEIPT_HANDLE, 40013)               \
+    X(MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, 40014)  \
+    X(UNRECOGNIZED_CLIENT_TYPE, 40015)             \
+    X(MESSAGE_CORRUPTED, 40016)                    \
+    X(CLIENT_ID_REQUIRED, 40017)                   \
+    X(ILLEGAL_POLLING_TIME, 40018)                 \
+    X(ILLEGAL_OFFSET, 40019)                       \
+    X(ILLEGAL_LITE_TOPIC, 40020)                   \
+    X(INVALID_CLIENT_PROPERTIES, 40021)            \
+    X(UNAUTHORIZED, 40100)                         \
+    X(PAYMENT_REQUIRED, 40200)                     \
+    X(FORBIDDEN, 40300)                            \
+    X(NOT_FOUND, 40400)                            \
+    X(MESSAGE_NOT_FOUND, 40401)                    \
+    X(TOPIC_NOT_FOUND, 40402)                      \
+    X(CONSUMER_GROUP_NOT_FOUND, 40403)             \
+    X(OFFSET_NOT_FOUND, 40404)                     \
+    X(REQUEST_TIMEOUT, 40800)                      \
+    X(PAYLOAD_TOO_LARGE, 41300)                    \
+    X(MESSAGE_BODY_TOO_LARGE, 41301)               \
+    X(MESSAGE_BODY_EMPTY, 41302)                   \
+    X(PRECONDITION_FAILED, 42800)                  \
+    X(TOO_MANY_REQUESTS, 42900)                    \
+    X(LITE_TOPIC_QUOTA_EXCEEDED, 42901)            \
+    X(LITE_SUBSCRIPTION_QUOTA_EXCEEDED, 42902)     \
+    X(REQUEST_HEADER_FIELDS_TOO_LARGE, 43100)      \
+    X(MESSAGE_PROPERTIES_TOO_LARGE, 43101)         \
+    X(INTERNAL_ERROR, 50000)                       \
+    X(INTERNAL_SERVER_ERROR, 50001)                \
+    X(HA_NOT_AVAILABLE, 50002)                     \
+    X(NOT_IMPLEMENTED, 50100)                      \
+    X(PROXY_TIMEOUT, 50400)                        \
+    X(MASTER_PERSISTENCE_TIMEOUT, 50401)           \
+    X(SLAVE_PERSISTENCE_TIMEOUT, 50402)            \
+    X(UNSUPPORTED, 50500)                          \
+    X(VERSION_UNSUPPORTED, 50501)                  \
+    X(VERIFY_FIFO_MESSAGE_UNSUPPORTED, 50502)      \
+    X(FAILED_TO_CONSUME_MESSAGE, 60000)
+
+typedef enum rsql_rmq_code {
+#define RSQL_RMQ_CODE_ENUM_(name, number) RSQL_RMQ_CODE_##name = number,
+    RSQL_RMQ_CODE_MAP(RSQL_RMQ_CODE_ENUM_)
+#undef RSQL_RMQ_CODE_ENUM_
+} rsql_rmq_code_t;
+
+/* Code classes [MIN, END): 429xx the server throttles, 5xxxx the server failed (retriable). */
+#define RSQL_RMQ_CODE_THROTTLED_MIN 42900
+#define RSQL_RMQ_CODE_THROTTLED_END 43000
+#define RSQL_RMQ_CODE_SERVER_MIN 50000
+#define RSQL_RMQ_CODE_SERVER_END 60000
+
+/* Values are the protocol's Permission numbers (MessageQueue.permission). */
+typedef enum rsql_rmq_permission {
+    RSQL_RMQ_PERM_NONE = 1,
+    RSQL_RMQ_PERM_READ = 2,
+    RSQL_RMQ_PERM_WRITE = 3,
+    RSQL_RMQ_PERM_READ_WRITE = 4
+} rsql_rmq_permission_t;
+
+/* Broker.id of a master broker (the client receives only from a master's queues). */
+#define RSQL_RMQ_MASTER_BROKER_ID 0
+
+/* "TOPIC_NOT_FOUND" for RSQL_RMQ_CODE_TOPIC_NOT_FOUND; "UNKNOWN" for a code not in the map. */
+const char *rsql_rmq_code_name(int32_t code);
+/* True when a retry of the same request may succeed (429xx, 5xxxx, REQUEST_TIMEOUT). */
+bool rsql_rmq_code_retriable(int32_t code);
 
 /* Things the server tells the client outside of a call (delivered on the client thread). */
 typedef enum rsql_rmq_event_kind {
@@ -184,7 +284,7 @@ void rsql_rmq_msg_destroy(rsql_rmq_msg_t *m);
 
 /* ---- results --------------------------------------------------------------------------- */
 
-/* Per-message send result; code is the RocketMQ Status code (20000 = OK). */
+/* Per-message send result; code is the RocketMQ Status code (RSQL_RMQ_CODE_OK = 20000). */
 typedef struct rsql_rmq_send_entry {
     const char *message_id;
     int64_t offset;

@@ -2,9 +2,12 @@
  * Copyright 2026 The rocketsql authors
  *
  * rmq_int: private declarations shared by the files of the RocketMQ gRPC client: the plain C
- * request/response structs that rmq_codec.c converts to and from protobuf-c wire bytes (no
- * protobuf-c or gRPC type appears here), the RPC table (rmq_rpc.c), status mapping
+ * request/response structs that rmq_codec.c encodes to and rmq_decode.c decodes from protobuf-c
+ * wire bytes (no protobuf-c or gRPC type appears here), the RPC table (rmq_rpc.c), status mapping
  * (rmq_status.c), request signing (rmq_sign.c) and client message ids (rmq_msgid.c).
+ * It must not include gRPC or protobuf-c headers, nor declare protocol numbers (they are the one
+ * table of rmq_client.h); and only the client's own files include it: the source and the sink
+ * use rmq_client.h alone.
  */
 #ifndef RSQL_RMQ_INT_H
 #define RSQL_RMQ_INT_H
@@ -18,21 +21,10 @@
 #include "connectors/rocketmq/rmq_client.h"
 #include "base/rsql_error.h"
 
-/* ---- status codes (rmq_status.c) ---------------------------------------------------------- */
+/* ---- status codes (rmq_status.c; the codes are RSQL_RMQ_CODE_MAP of rmq_client.h) ---------- */
 
-#define RSQL_RMQ_CODE_OK 20000
-#define RSQL_RMQ_CODE_MULTIPLE_RESULTS 30000
-#define RSQL_RMQ_CODE_MESSAGE_NOT_FOUND 40401
-#define RSQL_RMQ_CODE_TOPIC_NOT_FOUND 40402
-#define RSQL_RMQ_CODE_MESSAGE_BODY_TOO_LARGE 41301
-#define RSQL_RMQ_CODE_NOT_IMPLEMENTED 50100
-
-/* "TOPIC_NOT_FOUND" for 40402; "UNKNOWN" for a code we do not know. */
-const char *rsql_rmq__code_name(int32_t code);
-/* True when a retry of the same request may succeed (429xx, 5xxxx, 40800). */
-bool rsql_rmq__code_retriable(int32_t code);
 /*
-** Map a RocketMQ Status to err: RSQL_OK for 20000; else sets err (first error wins) to
+** Map a RocketMQ Status to err: RSQL_OK for RSQL_RMQ_CODE_OK; else sets err (first error wins) to
 ** "RocketMQ <NAME> (<code>): <msg>" with remote_code = code and RSQL_EF_RETRY when retriable,
 ** and returns the rsql code (RSQL_ERR_REMOTE, RSQL_ERR_BUSY, RSQL_ERR_TIMEOUT,
 ** RSQL_ERR_UNAVAILABLE).
@@ -76,7 +68,7 @@ void rsql_rmq__uuid(char out[37]);
 /* A client id "hostname@pid@index@nanotime-base36" into out. */
 void rsql_rmq__client_id(char *out, size_t size);
 
-/* ---- plain request structs (rmq_codec.c) --------------------------------------------------- */
+/* ---- plain request structs (rmq_codec.c encodes, rmq_decode.c decodes) -------------------- */
 
 typedef struct rmq_bytes {
     uint8_t *data; /* rsql_malloc'ed */
@@ -92,7 +84,7 @@ typedef struct rmq_addr {
 typedef struct rmq_queue {
     char *topic;
     int32_t id;
-    int32_t permission; /* 2 READ, 3 WRITE, 4 READ_WRITE */
+    int32_t permission; /* rsql_rmq_permission_t */
     char *broker_name;
     int32_t broker_id;
     int32_t scheme;
@@ -187,7 +179,7 @@ typedef struct rmq_resp {
 
 void rsql_rmq__resp_deinit(rmq_resp_t *r);
 
-/* Encoders: fill out (rsql_malloc'ed bytes, caller frees out->data). */
+/* Encoders (rmq_codec.c): fill out (rsql_malloc'ed bytes, caller frees out->data). */
 rsql_err_t rsql_rmq__enc_query_route(const char *ns, const char *topic, const rmq_addr_t *ap,
                                      size_t n_ap, rmq_bytes_t *out, rsql_error_t *err);
 rsql_err_t rsql_rmq__enc_heartbeat(const char *ns, const char *group, int32_t client_type,
@@ -221,7 +213,7 @@ rsql_err_t rsql_rmq__enc_sync_lite(const char *ns, int32_t action, const char *b
                                    const char *group, const char *const *lite_topics, size_t n,
                                    rmq_bytes_t *out, rsql_error_t *err);
 
-/* Decoders (RSQL_ERR_DECODE when the bytes do not parse). */
+/* Decoders (rmq_decode.c; RSQL_ERR_DECODE when the bytes do not parse). */
 rsql_err_t rsql_rmq__dec_query_route(const uint8_t *p, size_t n, int32_t *code, char **message,
                                      rmq_route_t *route, rsql_error_t *err);
 /* Responses that are Status + optional lists; rpc says which message type it is. */

@@ -2,7 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * rmq_rpc: the one table of the MessagingService RPCs the client uses: gRPC method path, kind
- * (unary, server-streaming, bidi) and deadline rule. rmq_client.c starts every call from it.
+ * (unary, server-streaming, bidi) and deadline rule. rmq_call.c starts every call from it.
+ * It owns that table and nothing else: it must not see gRPC or protobuf-c headers, and a new
+ * RPC is one row here plus its rmq_rpc_id_t (rmq_int.h).
  */
 #include "config.h"
 

@@ -4,6 +4,9 @@
  * rmq_status: RocketMQ Status.code and gRPC status → rsql_error_t. 20000 is OK; 429xx, 5xxxx
  * and REQUEST_TIMEOUT are retriable; any other code is not. The original RocketMQ code is kept
  * in err->remote_code, and messages read "RocketMQ TOPIC_NOT_FOUND (40402): <server message>".
+ * It owns the name table (made from RSQL_RMQ_CODE_MAP of rmq_client.h, where every code is
+ * declared) and the rules code → rsql code and retriable. It must not declare codes of its own,
+ * see gRPC or protobuf-c headers (gRPC codes arrive as ints) or keep any state.
  */
 #include "config.h"
 
@@ -15,63 +18,13 @@ static const struct {
     int32_t code;
     const char *name;
 } codes[] = {
-    {20000, "OK"},
-    {30000, "MULTIPLE_RESULTS"},
-    {40000, "BAD_REQUEST"},
-    {40001, "ILLEGAL_ACCESS_POINT"},
-    {40002, "ILLEGAL_TOPIC"},
-    {40003, "ILLEGAL_CONSUMER_GROUP"},
-    {40004, "ILLEGAL_MESSAGE_TAG"},
-    {40005, "ILLEGAL_MESSAGE_KEY"},
-    {40006, "ILLEGAL_MESSAGE_GROUP"},
-    {40007, "ILLEGAL_MESSAGE_PROPERTY_KEY"},
-    {40008, "INVALID_TRANSACTION_ID"},
-    {40009, "ILLEGAL_MESSAGE_ID"},
-    {40010, "ILLEGAL_FILTER_EXPRESSION"},
-    {40011, "ILLEGAL_INVISIBLE_TIME"},
-    {40012, "ILLEGAL_DELIVERY_TIME"},
-    {40013, "INVALID_RECEIPT_HANDLE"},
-    {40014, "MESSAGE_PROPERTY_CONFLICT_WITH_TYPE"},
-    {40015, "UNRECOGNIZED_CLIENT_TYPE"},
-    {40016, "MESSAGE_CORRUPTED"},
-    {40017, "CLIENT_ID_REQUIRED"},
-    {40018, "ILLEGAL_POLLING_TIME"},
-    {40019, "ILLEGAL_OFFSET"},
-    {40020, "ILLEGAL_LITE_TOPIC"},
-    {40021, "INVALID_CLIENT_PROPERTIES"},
-    {40100, "UNAUTHORIZED"},
-    {40200, "PAYMENT_REQUIRED"},
-    {40300, "FORBIDDEN"},
-    {40400, "NOT_FOUND"},
-    {40401, "MESSAGE_NOT_FOUND"},
-    {40402, "TOPIC_NOT_FOUND"},
-    {40403, "CONSUMER_GROUP_NOT_FOUND"},
-    {40404, "OFFSET_NOT_FOUND"},
-    {40800, "REQUEST_TIMEOUT"},
-    {41300, "PAYLOAD_TOO_LARGE"},
-    {41301, "MESSAGE_BODY_TOO_LARGE"},
-    {41302, "MESSAGE_BODY_EMPTY"},
-    {42800, "PRECONDITION_FAILED"},
-    {42900, "TOO_MANY_REQUESTS"},
-    {42901, "LITE_TOPIC_QUOTA_EXCEEDED"},
-    {42902, "LITE_SUBSCRIPTION_QUOTA_EXCEEDED"},
-    {43100, "REQUEST_HEADER_FIELDS_TOO_LARGE"},
-    {43101, "MESSAGE_PROPERTIES_TOO_LARGE"},
-    {50000, "INTERNAL_ERROR"},
-    {50001, "INTERNAL_SERVER_ERROR"},
-    {50002, "HA_NOT_AVAILABLE"},
-    {50100, "NOT_IMPLEMENTED"},
-    {50400, "PROXY_TIMEOUT"},
-    {50401, "MASTER_PERSISTENCE_TIMEOUT"},
-    {50402, "SLAVE_PERSISTENCE_TIMEOUT"},
-    {50500, "UNSUPPORTED"},
-    {50501, "VERSION_UNSUPPORTED"},
-    {50502, "VERIFY_FIFO_MESSAGE_UNSUPPORTED"},
-    {60000, "FAILED_TO_CONSUME_MESSAGE"},
+#define RMQ_CODE_ROW(name, number) {number, #name},
+    RSQL_RMQ_CODE_MAP(RMQ_CODE_ROW)
+#undef RMQ_CODE_ROW
 };
 
 /* The protocol name of code (static string), "UNKNOWN" when not in the table. */
-const char *rsql_rmq__code_name(int32_t code)
+const char *rsql_rmq_code_name(int32_t code)
 {
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
         if (codes[i].code == code) {
@@ -82,9 +35,11 @@ const char *rsql_rmq__code_name(int32_t code)
 }
 
 /* True for codes where the same request may succeed later. */
-bool rsql_rmq__code_retriable(int32_t code)
+bool rsql_rmq_code_retriable(int32_t code)
 {
-    return (code >= 42900 && code < 43000) || (code >= 50000 && code < 60000) || code == 40800;
+    return (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) ||
+           (code >= RSQL_RMQ_CODE_SERVER_MIN && code < RSQL_RMQ_CODE_SERVER_END) ||
+           code == RSQL_RMQ_CODE_REQUEST_TIMEOUT;
 }
 
 static void set_extra(rsql_error_t *err, bool fresh, unsigned flags, int32_t remote)
@@ -101,11 +56,13 @@ rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *e
     if (code == RSQL_RMQ_CODE_OK) {
         return RSQL_OK;
     }
-    bool retry = rsql_rmq__code_retriable(code);
+    bool retry = rsql_rmq_code_retriable(code);
     rsql_err_t rc = RSQL_ERR_REMOTE;
-    if (code >= 42900 && code < 43000) {
+    if (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) {
         rc = RSQL_ERR_BUSY;
-    } else if (code == 40800 || code == 50400 || code == 50401 || code == 50402) {
+    } else if (code == RSQL_RMQ_CODE_REQUEST_TIMEOUT || code == RSQL_RMQ_CODE_PROXY_TIMEOUT ||
+               code == RSQL_RMQ_CODE_MASTER_PERSISTENCE_TIMEOUT ||
+               code == RSQL_RMQ_CODE_SLAVE_PERSISTENCE_TIMEOUT) {
         rc = RSQL_ERR_TIMEOUT;
     } else if (retry) {
         rc = RSQL_ERR_UNAVAILABLE;
@@ -125,7 +82,7 @@ rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *e
     }
     line[n] = '\0';
     bool fresh = err && err->code == RSQL_OK;
-    rsql_error_set(err, rc, RSQL_NOPOS, "RocketMQ %s (%d): %s", rsql_rmq__code_name(code),
+    rsql_error_set(err, rc, RSQL_NOPOS, "RocketMQ %s (%d): %s", rsql_rmq_code_name(code),
                    (int)code, n ? line : "(no message)");
     set_extra(err, fresh, retry ? RSQL_EF_RETRY : 0, code);
     return rc;

@@ -363,7 +363,7 @@ static int cmd_errors(const args_t *a)
     rsql_err_t r = rsql_rmq_send_sync(p, &m, 1, NULL, &e);
     printf("missing topic: rc=%d remote=%d retriable=%d msg=%s\n", (int)r, (int)e.remote_code,
            (int)!!(e.flags & RSQL_EF_RETRY), e.msg);
-    if (r == RSQL_OK || e.remote_code != 40402 || (e.flags & RSQL_EF_RETRY)) {
+    if (r == RSQL_OK || e.remote_code != RSQL_RMQ_CODE_TOPIC_NOT_FOUND || (e.flags & RSQL_EF_RETRY)) {
         rc = 1;
     }
     size_t big_len = 5u * 1024 * 1024;
@@ -387,7 +387,7 @@ static int cmd_errors(const args_t *a)
     r = rsql_rmq_client_start(q, &e);
     printf("start on missing topic: rc=%d remote=%d retriable=%d msg=%s\n", (int)r,
            (int)e.remote_code, (int)!!(e.flags & RSQL_EF_RETRY), e.msg);
-    if (r == RSQL_OK || e.remote_code != 40402) {
+    if (r == RSQL_OK || e.remote_code != RSQL_RMQ_CODE_TOPIC_NOT_FOUND) {
         rc = 1;
     }
     rsql_rmq_client_destroy(q);

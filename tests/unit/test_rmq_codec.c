@@ -2,9 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * Unit tests of the RocketMQ client's broker-free parts: request encoding and response
- * decoding (round trips through protobuf-c, which only this test and rmq_codec.c see), status
- * mapping, the HMAC-SHA1 signature (RFC 2202 vector), message/request/client ids, gzip/zlib
- * inflation and the RPC table.
+ * decoding (round trips through protobuf-c, which only this test, rmq_codec.c and rmq_decode.c
+ * see), status mapping and the table of protocol numbers, the HMAC-SHA1 signature (RFC 2202
+ * vector), message/request/client ids, gzip/zlib inflation and the RPC table.
  */
 #include "config.h"
 
@@ -26,54 +26,81 @@ static void test_rmq_status_map(void)
 {
     rsql_error_t e;
     rsql_error_clear(&e);
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(20000, "OK", &e), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_OK, "OK", &e), RSQL_OK);
     CU_ASSERT_EQUAL(e.code, RSQL_OK);
 
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(40402, "no route", &e), RSQL_ERR_REMOTE);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_TOPIC_NOT_FOUND, "no route", &e),
+                    RSQL_ERR_REMOTE);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ TOPIC_NOT_FOUND (40402): no route");
-    CU_ASSERT_EQUAL(e.remote_code, 40402);
+    CU_ASSERT_EQUAL(e.remote_code, RSQL_RMQ_CODE_TOPIC_NOT_FOUND);
     CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
 
     /* first error wins */
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(50001, "later", &e), RSQL_ERR_UNAVAILABLE);
-    CU_ASSERT_EQUAL(e.remote_code, 40402);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR, "later", &e),
+                    RSQL_ERR_UNAVAILABLE);
+    CU_ASSERT_EQUAL(e.remote_code, RSQL_RMQ_CODE_TOPIC_NOT_FOUND);
 
     rsql_error_clear(&e);
-    rsql_rmq__status_error(41301, "too big", &e);
+    rsql_rmq__status_error(RSQL_RMQ_CODE_MESSAGE_BODY_TOO_LARGE, "too big", &e);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ MESSAGE_BODY_TOO_LARGE (41301): too big");
     CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
 
     rsql_error_clear(&e);
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(42900, "slow down", &e), RSQL_ERR_BUSY);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_TOO_MANY_REQUESTS, "slow down", &e),
+                    RSQL_ERR_BUSY);
     CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
-    CU_ASSERT_EQUAL(e.remote_code, 42900);
+    CU_ASSERT_EQUAL(e.remote_code, RSQL_RMQ_CODE_TOO_MANY_REQUESTS);
 
     rsql_error_clear(&e);
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(50001, "", &e), RSQL_ERR_UNAVAILABLE);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR, "", &e),
+                    RSQL_ERR_UNAVAILABLE);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ INTERNAL_SERVER_ERROR (50001): (no message)");
     CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
 
     rsql_error_clear(&e);
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(50400, "slow", &e), RSQL_ERR_TIMEOUT);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_PROXY_TIMEOUT, "slow", &e),
+                    RSQL_ERR_TIMEOUT);
     CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
 
     rsql_error_clear(&e);
-    rsql_rmq__status_error(40402, "CODE: 17  DESC: No route\nFor more, see\n", &e);
+    rsql_rmq__status_error(RSQL_RMQ_CODE_TOPIC_NOT_FOUND,
+                           "CODE: 17  DESC: No route\nFor more, see\n", &e);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ TOPIC_NOT_FOUND (40402): CODE: 17 DESC: No route For "
                                   "more, see");
 
     rsql_error_clear(&e);
-    rsql_rmq__status_error(40013, "expired", &e);
+    rsql_rmq__status_error(RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE, "expired", &e);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ INVALID_RECEIPT_HANDLE (40013): expired");
     CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
 
-    CU_ASSERT_STRING_EQUAL(rsql_rmq__code_name(40401), "MESSAGE_NOT_FOUND");
-    CU_ASSERT_STRING_EQUAL(rsql_rmq__code_name(42902), "LITE_SUBSCRIPTION_QUOTA_EXCEEDED");
-    CU_ASSERT_STRING_EQUAL(rsql_rmq__code_name(12345), "UNKNOWN");
-    CU_ASSERT_TRUE(rsql_rmq__code_retriable(42901));
-    CU_ASSERT_TRUE(rsql_rmq__code_retriable(40800));
-    CU_ASSERT_FALSE(rsql_rmq__code_retriable(40020));
-    CU_ASSERT_FALSE(rsql_rmq__code_retriable(60000));
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_MESSAGE_NOT_FOUND),
+                           "MESSAGE_NOT_FOUND");
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_LITE_SUBSCRIPTION_QUOTA_EXCEEDED),
+                           "LITE_SUBSCRIPTION_QUOTA_EXCEEDED");
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(12345), "UNKNOWN");
+    CU_ASSERT_TRUE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_LITE_TOPIC_QUOTA_EXCEEDED));
+    CU_ASSERT_TRUE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_REQUEST_TIMEOUT));
+    CU_ASSERT_FALSE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_ILLEGAL_LITE_TOPIC));
+    CU_ASSERT_FALSE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_FAILED_TO_CONSUME_MESSAGE));
+}
+
+/* The one table of protocol numbers (rmq_client.h) agrees with the proto, name for name. */
+static void test_rmq_code_map_matches_proto(void)
+{
+    size_t n = 0;
+#define CHECK_CODE(name, number)                                                                 \
+    CU_ASSERT_EQUAL(RSQL_RMQ_CODE_##name, PBC(CODE__##name));                                    \
+    CU_ASSERT_EQUAL(RSQL_RMQ_CODE_##name, number);                                               \
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_##name), #name);                    \
+    n++;
+    RSQL_RMQ_CODE_MAP(CHECK_CODE)
+#undef CHECK_CODE
+    /* every Code of the proto but CODE_UNSPECIFIED */
+    CU_ASSERT_EQUAL(n, 53);
+    CU_ASSERT_EQUAL(RSQL_RMQ_PERM_NONE, PBC(PERMISSION__NONE));
+    CU_ASSERT_EQUAL(RSQL_RMQ_PERM_READ, PBC(PERMISSION__READ));
+    CU_ASSERT_EQUAL(RSQL_RMQ_PERM_WRITE, PBC(PERMISSION__WRITE));
+    CU_ASSERT_EQUAL(RSQL_RMQ_PERM_READ_WRITE, PBC(PERMISSION__READ_WRITE));
 }
 
 static void test_rmq_grpc_status_map(void)
@@ -231,9 +258,10 @@ static void test_rmq_enc_send(void)
 static void test_rmq_enc_receive_ack_change(void)
 {
     rmq_addr_t addr = {(char *)"127.0.0.1", 8081};
-    int32_t types[1] = {1};
-    rmq_queue_t q = {.topic = (char *)"orders", .id = 3, .permission = 4,
-                     .broker_name = (char *)"broker-a", .broker_id = 0, .scheme = 1,
+    int32_t types[1] = {RSQL_RMQ_MSG_NORMAL};
+    rmq_queue_t q = {.topic = (char *)"orders", .id = 3, .permission = RSQL_RMQ_PERM_READ_WRITE,
+                     .broker_name = (char *)"broker-a", .broker_id = RSQL_RMQ_MASTER_BROKER_ID,
+                     .scheme = PBC(ADDRESS_SCHEME__IPv4),
                      .addrs = &addr, .n_addrs = 1, .accept_types = types, .n_accept_types = 1};
     rmq_bytes_t b;
     CU_ASSERT_EQUAL_FATAL(rsql_rmq__enc_receive("", "g1", &q, RSQL_RMQ_FILTER_SQL, "a > 1", 16,
@@ -349,7 +377,8 @@ static void test_rmq_enc_settings_heartbeat(void)
     CU_ASSERT_EQUAL(h->client_type, PBC(CLIENT_TYPE__PRODUCER));
     apache__rocketmq__v2__heartbeat_request__free_unpacked(h, NULL);
 
-    CU_ASSERT_EQUAL_FATAL(rsql_rmq__enc_telemetry_reply(true, "n-1", 50100, "no", &b, NULL),
+    CU_ASSERT_EQUAL_FATAL(rsql_rmq__enc_telemetry_reply(true, "n-1", RSQL_RMQ_CODE_NOT_IMPLEMENTED, "no", &b,
+                                                        NULL),
                           RSQL_OK);
     t = apache__rocketmq__v2__telemetry_command__unpack(NULL, b.len, b.data);
     rsql_free(b.data);
@@ -407,12 +436,12 @@ static void test_rmq_dec_route_resp(void)
     CU_ASSERT_EQUAL_FATAL(rsql_rmq__dec_query_route(b.data, b.len, &code, &msg, &route, NULL),
                           RSQL_OK);
     rsql_free(b.data);
-    CU_ASSERT_EQUAL(code, 20000);
+    CU_ASSERT_EQUAL(code, RSQL_RMQ_CODE_OK);
     CU_ASSERT_STRING_EQUAL(msg, "OK");
     CU_ASSERT_EQUAL_FATAL(route.n_queues, 1);
     CU_ASSERT_STRING_EQUAL(route.queues[0].topic, "orders");
     CU_ASSERT_STRING_EQUAL(route.queues[0].broker_name, "broker-a");
-    CU_ASSERT_EQUAL(route.queues[0].permission, 4);
+    CU_ASSERT_EQUAL(route.queues[0].permission, RSQL_RMQ_PERM_READ_WRITE);
     CU_ASSERT_EQUAL(route.queues[0].id, 2);
     CU_ASSERT_EQUAL(route.queues[0].n_addrs, 1);
     CU_ASSERT_EQUAL(route.queues[0].addrs[0].port, 8081);
@@ -446,11 +475,11 @@ static void test_rmq_dec_route_resp(void)
     CU_ASSERT_EQUAL_FATAL(rsql_rmq__dec_resp(RMQ_RPC_SEND_MESSAGE, b.data, b.len, &resp, NULL),
                           RSQL_OK);
     rsql_free(b.data);
-    CU_ASSERT_EQUAL(resp.code, 20000);
+    CU_ASSERT_EQUAL(resp.code, RSQL_RMQ_CODE_OK);
     CU_ASSERT_EQUAL_FATAL(resp.n_send, 2);
     CU_ASSERT_STRING_EQUAL(resp.send[0].message_id, "A");
     CU_ASSERT_EQUAL(resp.send[0].offset, 42);
-    CU_ASSERT_EQUAL(resp.send[1].code, 41301);
+    CU_ASSERT_EQUAL(resp.send[1].code, RSQL_RMQ_CODE_MESSAGE_BODY_TOO_LARGE);
     CU_ASSERT_STRING_EQUAL(resp.send[1].status_message, "too big");
     rsql_rmq__resp_deinit(&resp);
 
@@ -478,9 +507,9 @@ static void test_rmq_dec_route_resp(void)
     CU_ASSERT_EQUAL_FATAL(rsql_rmq__dec_resp(RMQ_RPC_ACK_MESSAGE, b.data, b.len, &resp, NULL),
                           RSQL_OK);
     rsql_free(b.data);
-    CU_ASSERT_EQUAL(resp.code, 40013);
+    CU_ASSERT_EQUAL(resp.code, RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE);
     CU_ASSERT_EQUAL_FATAL(resp.n_ack, 1);
-    CU_ASSERT_EQUAL(resp.ack[0].code, 40013);
+    CU_ASSERT_EQUAL(resp.ack[0].code, RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE);
     CU_ASSERT_STRING_EQUAL(resp.ack[0].receipt_handle, "H");
     rsql_rmq__resp_deinit(&resp);
 }
@@ -514,7 +543,7 @@ static void test_rmq_dec_receive(void)
     CU_ASSERT_EQUAL_FATAL(rsql_rmq__dec_receive(b.data, b.len, "ep", &el, NULL), RSQL_OK);
     rsql_free(b.data);
     CU_ASSERT_EQUAL(el.kind, RMQ_RECV_STATUS);
-    CU_ASSERT_EQUAL(el.code, 40401);
+    CU_ASSERT_EQUAL(el.code, RSQL_RMQ_CODE_MESSAGE_NOT_FOUND);
     CU_ASSERT_STRING_EQUAL(el.message, "no new message");
     rsql_free(el.message);
 
@@ -634,7 +663,7 @@ static void test_rmq_dec_telemetry(void)
     rsql_free(b.data);
     CU_ASSERT_EQUAL(cmd.kind, RMQ_TCMD_SETTINGS);
     CU_ASSERT_TRUE(cmd.has_status);
-    CU_ASSERT_EQUAL(cmd.status_code, 20000);
+    CU_ASSERT_EQUAL(cmd.status_code, RSQL_RMQ_CODE_OK);
     CU_ASSERT_TRUE(cmd.settings.fifo);
     CU_ASSERT_EQUAL(cmd.settings.lite_subscription_quota, 2000);
     CU_ASSERT_EQUAL(cmd.settings.max_lite_topic_size, 128);
@@ -724,6 +753,7 @@ static void test_rmq_client_config(void)
 
 static CU_TestInfo rmq_tests[] = {
     {"rmq_status_map", test_rmq_status_map},
+    {"rmq_code_map_matches_proto", test_rmq_code_map_matches_proto},
     {"rmq_grpc_status_map", test_rmq_grpc_status_map},
     {"rmq_sign", test_rmq_sign},
     {"rmq_ids", test_rmq_ids},

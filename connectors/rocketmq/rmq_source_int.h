@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rmq_source_int: private to the rocketmq-grpc source: rmq_source.c (the vtable and poll),
+ * rmq_held.c (held messages, the ack queue) and rmq_housekeeping.c (long polls, renewals,
+ * deferrals). The source's struct, the held message and what those files call of each other;
+ * every field of struct rsql_source is guarded by s->mu unless it is set once at open.
+ *
+ * It sits on the client's public API (rmq_client.h) only and must not include the client's
+ * private headers (rmq_int.h, rmq_client_int.h).
+ */
+#ifndef RSQL_RMQ_SOURCE_INT_H
+#define RSQL_RMQ_SOURCE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/rsql_buf.h"
+#include "connectors/rocketmq/rmq_client.h"
+#include "connectors/rocketmq/rmq_conn_int.h"
+#include "connectors/rsql_conn_io.h"
+
+#define ACK_BATCH 64       /* entries per AckMessage */
+
+enum { P_NONE, P_ACK, P_DLQ, P_RELEASE };
+
+typedef struct held {
+    struct held *prev, *next; /* s->held (every held message) */
+    struct held *bnext;       /* s->bhead (buffered, not yet polled) */
+    rsql_rmq_msg_t *m;        /* owned */
+    uint32_t lane;
+    int64_t offset;           /* its sequence in the lane (the record's offset) */
+    int64_t deadline;         /* monotonic ms when its invisibility ends */
+    bool polled, renewing, lost;
+    int pending;              /* outcome asked for during a renewal */
+    int ack_attempts;
+    int64_t defer_ms;         /* throttled: its deferral (never held then) */
+    rsql_source_t *src; /* the owner (for completions that get only the message) */
+} held_t;
+
+typedef struct ack_batch {
+    rsql_source_t *s;
+    held_t **items;
+    size_t n;
+} ack_batch_t;
+
+struct rsql_source {
+    rsql_rmq_client_t *cli;
+    char *topic;
+    bool lite, native_dlq;
+    int fetch, batch;
+    int64_t invisible_ms, ahead_ms, idle_ms; /* idle_ms < 0: unbounded */
+    int max_attempts;
+
+    pthread_mutex_t mu;
+    pthread_cond_t poll_cv, hk_cv, done_cv;
+    pthread_t hk;
+    bool hk_started, closing, stopping;
+
+    held_t held; /* list sentinel */
+    int64_t n_held;
+    held_t *bhead, *btail;
+    int n_buffered;
+
+    int recv_outstanding;
+    int64_t recv_not_before, recv_backoff;
+    int64_t next_renew_due;
+    held_t **ackq;
+    size_t n_ack, cap_ack;
+    int64_t ack_oldest;
+    int ops; /* acks, renewals, forwards in flight */
+    int64_t last_msg_ms;
+    rsql_error_t fatal; /* a non-retriable receive error: poll reports it */
+
+    rsql_rmq_inflight_t *lanes;
+    rsql_rmq_throttle_t *thr; /* lite mode with throttle.* options; else NULL */
+    int debug;                /* log level: 1 = debug (summary at close), 2 = trace (decisions) */
+    int64_t n_acked, n_ack_invalid, n_renewed, n_renew_failed, n_forwarded;
+    int64_t n_deferred, n_defer_failed, n_valve;
+    int warned_ack, warned_renew, warned_recv, warned_defer;
+};
+
+/* ---- rmq_held.c */
+
+/* A warning for logq (written after s->mu is released), unless WARN_MAX of its kind were. */
+void rsql_rmq__source_warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Unlink h from s->held. @locks s->mu held */
+void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h);
+/* Free h and its message. NULL-safe. */
+void rsql_rmq__held_free(held_t *h);
+/* Queue h for an ack (unlinked already). Returns false on OOM (h is then released). s->mu held */
+bool rsql_rmq__ackq_push(rsql_source_t *s, held_t *h);
+/* Take up to ACK_BATCH queued acks into a new batch (NULL when none / OOM). s->mu held */
+ack_batch_t *rsql_rmq__ackq_take(rsql_source_t *s);
+/*
+** An ack, renewal or forward in flight is done: s->ops--, wake close and housekeeping. s->mu held
+*/
+void rsql_rmq__op_done(rsql_source_t *s);
+/* Send an ack batch (entries of one topic per RPC). Takes ownership of b. @locks s->mu NOT held */
+void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b);
+/* Forward h (unlinked, owned; s->ops counted) to the group's DLQ. @locks s->mu NOT held */
+void rsql_rmq__dlq_send(rsql_source_t *s, held_t *h);
+
+/* ---- rmq_housekeeping.c */
+
+/* The housekeeping thread (arg: the source); returns when s->closing. */
+void *rsql_rmq__hk_main(void *arg);
+
+#endif
