@@ -23,6 +23,7 @@ SLT_TESTS = \
 	tests/sql/explain/select_preview.slt \
 	tests/sql/explain/sqlite_print.slt \
 	tests/sql/semantic/casts.slt \
+	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
 	tests/sql/semantic/names.slt \

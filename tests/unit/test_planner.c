@@ -53,6 +53,9 @@ static int suite_init(void)
         "'format'='raw')",
         "CREATE TABLE dlq (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, "
         "ts TIMESTAMP(3)) WITH ('connector'='blackhole')",
+        /* stored as a catalog made before CREATE TABLE checked datagen's types would hold it */
+        "CREATE TABLE boolseq (b BOOLEAN) WITH ('connector'='datagen', "
+        "'fields.b.kind'='sequence')",
         NULL,
     };
     for (int i = 0; tables[i]; i++) {
@@ -143,6 +146,14 @@ static void test_planner_sides(void)
     expect_error("SELECT a FROM rawint", RSQL_ERR_SEMANTIC,
                  "1:15: format 'raw' needs exactly one VARCHAR or BYTES column, column 'a' of "
                  "table 'rawint' is INT");
+}
+
+/* Issue 11: a stored table whose options do not fit its types fails at planning, not open. */
+static void test_planner_connector_column_check(void)
+{
+    expect_error("SELECT b FROM boolseq LIMIT 1", RSQL_ERR_BAD_OPTION,
+                 "1:15: column 'b' of type BOOLEAN cannot be a sequence (option 'fields.b.kind'; "
+                 "sequences are INT, BIGINT, DOUBLE, TIMESTAMP(3) or VARCHAR) (table 'boolseq')");
 }
 
 static void test_planner_insert_mapping_errors(void)
@@ -447,6 +458,7 @@ static void test_planner_oom_sweep(void)
 static CU_TestInfo planner_tests[] = {
     {"test_planner_unknown_names", test_planner_unknown_names},
     {"test_planner_sides", test_planner_sides},
+    {"test_planner_connector_column_check", test_planner_connector_column_check},
     {"test_planner_insert_mapping_errors", test_planner_insert_mapping_errors},
     {"test_planner_type_errors", test_planner_type_errors},
     {"test_planner_insert_mapping", test_planner_insert_mapping},
