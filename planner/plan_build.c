@@ -560,11 +560,11 @@ rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const
         nomem_err(err);
         return NULL;
     }
-    size_t len = strlen(sql);
-    size_t end = (size_t)stmt->pos.off + stmt->pos.len;
-    if (stmt->pos.off == RSQL_POS_NONE || end > len) {
-        end = len;
-    }
+    /* up to the statement's end as the parser saw the text: the positions (and the names
+       copied by span, bind_select_list) refer to it, even past a NUL byte before the
+       statement (the parser reports a NUL as an error, but resumes after it) */
+    size_t end = stmt->pos.off == RSQL_POS_NONE ? strlen(sql)
+                                                : (size_t)stmt->pos.off + stmt->pos.len;
     plan->sql = rsql_strndup(sql, end);
     plan->stmt_off = stmt->pos.off == RSQL_POS_NONE || stmt->pos.off > end ? 0 : stmt->pos.off;
     plan->arena = rsql_arena_new();
