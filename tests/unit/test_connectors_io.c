@@ -455,6 +455,49 @@ static void test_conn_file_sink(void)
     snk_close(&x);
 }
 
+/* A deliver callback that keeps the results of the last batch (a per-row refusal's text). */
+static rsql_sink_result_t last_results[8];
+
+static void keep_results(void *opaque, uint64_t batch_id, int n, const rsql_sink_result_t *res)
+{
+    on_deliver(opaque, batch_id, n, res);
+    memcpy(last_results, res, (size_t)(n < 8 ? n : 8) * sizeof *res);
+}
+
+/*
+** Issue 11: with csv quoting off, a row holding the delimiter cannot be written so that it
+** reads back: that row alone fails (its result names the column), the others are written.
+*/
+static void test_conn_file_sink_refused_row(void)
+{
+    char path[128];
+    snk_t x;
+    rows_t rows;
+    tmp_path(path, sizeof path, "noquote.csv");
+    const char *kv[] = {"connector", "filesystem", "path", path, "format", "csv",
+                        "csv.quote-character", "", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "filesystem", kv, 2, c2, t2), RSQL_OK);
+    make_rows(&rows, 4, 1, "p", 10); /* names a, "b,c", d"e, NULL */
+    rsql_sink_ctx_t ctx = {"out", "pipe-1", x.opts, rsql_optset_conf(x.opts, RSQL_CONF_CONNECTOR),
+                           rsql_optset_conf(x.opts, RSQL_CONF_FORMAT), 2, c2, t2, keep_results,
+                           &x.d};
+    x.ops->close(x.k);
+    CU_ASSERT_EQUAL_FATAL(x.ops->open(&ctx, &x.k, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 1, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.d.calls, 1);
+    CU_ASSERT_EQUAL(x.d.rows, 4);
+    CU_ASSERT_EQUAL(x.d.failed, 1);
+    CU_ASSERT_EQUAL(last_results[0].code, RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(last_results[1].code, RSQL_OK);
+    CU_ASSERT_FALSE(last_results[1].retriable);
+    CU_ASSERT_PTR_NOT_NULL(strstr(last_results[1].msg, "column 'name'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(last_results[1].msg, "field delimiter"));
+    CU_ASSERT_EQUAL(last_results[2].code, RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
+    CU_ASSERT_STRING_EQUAL(read_file(path), "1,a\n3,d\"e\n4,\n");
+    snk_close(&x);
+}
+
 static const char *const c3[] = {"id", "name", "score"};
 static const rsql_type_t t3[] = {RSQL_TYPE_INT, RSQL_TYPE_VARCHAR, RSQL_TYPE_DOUBLE};
 
@@ -872,6 +915,7 @@ static CU_TestInfo io_tests[] = {
     {"test_conn_file_source_follow", test_conn_file_source_follow},
     {"test_conn_file_source_long_line", test_conn_file_source_long_line},
     {"test_conn_file_sink", test_conn_file_sink},
+    {"test_conn_file_sink_refused_row", test_conn_file_sink_refused_row},
     {"test_conn_datagen", test_conn_datagen},
     {"test_conn_datagen_types", test_conn_datagen_types},
     {"test_conn_datagen_pacing", test_conn_datagen_pacing},
