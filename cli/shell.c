@@ -187,7 +187,8 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
     el_set(el, EL_PROMPT, prompt);
     el_set(el, EL_HIST, history, h);
     el_source(el, NULL); /* ~/.editrc (or $EDITRC), as readline() did */
-    el_set(el, EL_ADDFN, "rsql-nul", "a NUL byte (an error in SQL text)", on_nul);
+    /* the wide call keeps these static strings (the narrow one copies them and never frees) */
+    el_wset(el, EL_ADDFN, L"rsql-nul", L"a NUL byte (an error in SQL text)", on_nul);
     el_set(el, EL_BIND, "^@", "rsql-nul", NULL);
     printf("rocketsql %s — catalog %s. Type 'help' for help, 'quit' to leave.\n",
            PACKAGE_VERSION, catalog_path);
