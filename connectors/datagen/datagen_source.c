@@ -207,8 +207,9 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
         case RSQL_TYPE_INT:
         case RSQL_TYPE_BIGINT: v->v.i = rand_range(&st, c->imin, c->imax); break;
         case RSQL_TYPE_DOUBLE: {
-            double u = rand_unit(&st); /* (max - min) may overflow, this cannot */
-            v->v.d = c->dmin * (1 - u) + c->dmax * u;
+            double u = rand_unit(&st), span = c->dmax - c->dmin;
+            /* when max - min overflows (-1e308 to 1e308), a form that cannot */
+            v->v.d = isfinite(span) ? c->dmin + u * span : c->dmin * (1 - u) + c->dmax * u;
             break;
         }
         case RSQL_TYPE_TIMESTAMP: v->v.ts = rsql_wall_ms(); break;
