@@ -53,8 +53,8 @@ static void usage(FILE *f)
             "exit status: 0 done, 1 statement error, 2 a job failed while running, 64 bad usage\n");
 }
 
-/* Read a whole file (or stdin for "-") into a heap string. */
-static char *read_all(const char *path, FILE *errf)
+/* Read a whole file (or stdin for "-") into a heap string of *len bytes (NULs kept). */
+static char *read_all(const char *path, size_t *len, FILE *errf)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f) {
@@ -76,6 +76,7 @@ static char *read_all(const char *path, FILE *errf)
         rsql_buf_deinit(&b);
         return NULL;
     }
+    *len = b.len;
     return rsql_buf_steal(&b);
 }
 
@@ -170,8 +171,9 @@ int main(int argc, char **argv)
     } else if (exec_sql) {
         status = rsql_session_run_script(s, exec_sql, style, stdout, stderr);
     } else if (file || !isatty(STDIN_FILENO)) {
-        char *text = read_all(file ? file : "-", stderr);
-        status = text ? rsql_session_run_script(s, text, style, stdout, stderr) : 1;
+        size_t len = 0;
+        char *text = read_all(file ? file : "-", &len, stderr);
+        status = text ? rsql_session_run_script_n(s, text, len, style, stdout, stderr) : 1;
         rsql_free(text);
     } else {
         status = rsql_shell_run(s, path);

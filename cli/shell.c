@@ -8,6 +8,9 @@
  * many lines it was typed on, so the up-arrow recalls all of it. Ctrl-C at
  * the prompt discards the statement being typed and gives a fresh prompt
  * (a running job installs its own SIGINT handling and restores this one).
+ * Lines are read with editline's own API (el_gets), which says how many
+ * characters a line had: a NUL byte typed or pasted (it would cut the line
+ * short) is an error at its line:col, and the statement is dropped.
  */
 #include "config.h"
 #include "cli/cli_int.h"
@@ -22,7 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <editline/readline.h>
+#include <histedit.h>
 
 static void shell_help(void)
 {
@@ -112,18 +115,81 @@ static int is_blank(const char *s)
     return 1;
 }
 
+static const char *prompt_now = "rocketsql> ";
+
+/* Byte offset in the line being edited of the first NUL typed (Ctrl-@, or pasted), or -1. */
+static long nul_typed = -1;
+
+/* Bound to the NUL key: no editing, but remember where it came, for the error. */
+static unsigned char on_nul(EditLine *el, int ch)
+{
+    (void)ch;
+    const LineInfo *li = el_line(el);
+    if (nul_typed < 0 && li) {
+        nul_typed = (long)(li->cursor - li->buffer);
+    }
+    return CC_NORM;
+}
+
+static char *prompt(EditLine *el)
+{
+    (void)el;
+    return (char *)prompt_now;
+}
+
+/* Lines typed so far in stmt (1 + its newlines). */
+static int lines_in(const rsql_buf_t *stmt)
+{
+    int n = 1;
+    for (size_t i = 0; i < stmt->len; i++) {
+        n += stmt->data[i] == '\n';
+    }
+    return n;
+}
+
+/*
+** A NUL byte at byte nul of line (the line-th of the statement): the error a script would
+** give, drawn the same way (the line up to the NUL, a caret under it).
+*/
+static void nul_error(const char *line, size_t nul, int line_no)
+{
+    int col = 1;
+    for (size_t i = 0; i < nul; i++) {
+        col += ((unsigned char)line[i] & 0xC0) != 0x80;
+    }
+    fprintf(stderr, "%d:%d: NUL byte (character 0) in SQL text\n  %.*s\n  %*s^\n", line_no,
+            col, (int)nul, line, col - 1, "");
+    fflush(stderr);
+}
+
 int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
 {
     /* editline drops non-ASCII input in the "C" locale; take the terminal's character
        set (only LC_CTYPE: numbers are still parsed and printed the C way) */
     setlocale(LC_CTYPE, "");
     char *hist = history_path();
-    rl_readline_name = "rocketsql";
-    using_history();
-    stifle_history(2000);
-    if (hist) {
-        read_history(hist);
+    HistEvent ev;
+    History *h = history_init();
+    EditLine *el = el_init("rocketsql", stdin, stdout, stderr);
+    if (!h || !el) {
+        fprintf(stderr, "error: cannot start the line editor\n");
+        if (h) {
+            history_end(h);
+        }
+        rsql_free(hist);
+        return 1;
     }
+    history(h, &ev, H_SETSIZE, 2000);
+    if (hist) {
+        history(h, &ev, H_LOAD, hist);
+    }
+    el_set(el, EL_EDITOR, "emacs");
+    el_set(el, EL_PROMPT, prompt);
+    el_set(el, EL_HIST, history, h);
+    el_source(el, NULL); /* ~/.editrc (or $EDITRC), as readline() did */
+    /* the wide call keeps these static strings (the narrow one copies them and never frees) */
+    el_wset(el, EL_ADDFN, L"rsql-nul", L"a NUL byte (an error in SQL text)", on_nul);
+    el_set(el, EL_BIND, "^@", "rsql-nul", NULL);
     printf("rocketsql %s — catalog %s. Type 'help' for help, 'quit' to leave.\n",
            PACKAGE_VERSION, catalog_path);
 
@@ -133,23 +199,38 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
     int status = 0;
     for (;;) {
         interrupted = 0;
-        char *line = readline(stmt.len ? "   ...> " : "rocketsql> ");
+        prompt_now = stmt.len ? "   ...> " : "rocketsql> ";
+        int count = 0;
+        nul_typed = -1;
+        const char *got = el_gets(el, &count);
         if (interrupted) { /* Ctrl-C: drop the statement being typed */
-            free(line);
             printf("^C\n");
             fflush(stdout);
             rsql_buf_reset(&stmt);
             continue;
         }
-        if (!line) {
+        if (!got || count <= 0) {
             printf("\n"); /* Ctrl-D: leave the terminal on a fresh line */
             break;
+        }
+        /* count is in bytes as typed; the text stops at a NUL byte */
+        size_t len = strlen(got);
+        if ((size_t)count > len || nul_typed >= 0) {
+            size_t at = (size_t)count > len || (size_t)nul_typed > len ? len : (size_t)nul_typed;
+            nul_error(got, at, stmt.len ? lines_in(&stmt) + 1 : 1);
+            rsql_buf_reset(&stmt);
+            continue;
+        }
+        char *line = rsql_strndup(got, len && got[len - 1] == '\n' ? len - 1 : len);
+        if (!line) {
+            fprintf(stderr, "error: out of memory\n");
+            continue;
         }
         if (stmt.len == 0) {
             int cmd = shell_command(line);
             if (cmd) {
-                add_history(line);
-                free(line);
+                history(h, &ev, H_ENTER, line);
+                rsql_free(line);
                 if (cmd == 2) {
                     break;
                 }
@@ -157,7 +238,7 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
                 continue;
             }
             if (is_blank(line)) {
-                free(line);
+                rsql_free(line);
                 continue;
             }
         }
@@ -165,7 +246,7 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
             rsql_buf_putc(&stmt, '\n');
         }
         rsql_buf_puts(&stmt, line);
-        free(line);
+        rsql_free(line);
         if (stmt.oom) {
             fprintf(stderr, "error: out of memory\n");
             rsql_buf_reset(&stmt);
@@ -183,7 +264,7 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
                     *p = ' ';
                 }
             }
-            add_history(entry);
+            history(h, &ev, H_ENTER, entry);
             rsql_free(entry);
         }
         status = rsql_session_run_script(s, rsql_buf_str(&stmt), RSQL_PRINT_TABLE, stdout,
@@ -193,9 +274,11 @@ int rsql_shell_run(rsql_session_t *s, const char *catalog_path)
     }
     sigaction(SIGINT, &old_int, NULL);
     if (hist) {
-        write_history(hist);
+        history(h, &ev, H_SAVE, hist);
         rsql_free(hist);
     }
+    el_end(el);
+    history_end(h);
     rsql_buf_deinit(&stmt);
     (void)status;
     return 0;

@@ -405,6 +405,30 @@ rsql_err_t rsql_connector_check_side(const rsql_connector_def_t *conn, const rsq
     return rsql_optset_check_side_for(set, side, table_name, pos, err);
 }
 
+/* The connector's column check (see rsql_connector.h). */
+rsql_err_t rsql_connector_check_columns(const rsql_connector_def_t *conn, const rsql_optset_t *set,
+                                        const char *table_name, int n_columns,
+                                        const char *const *names, const rsql_type_t *types,
+                                        rsql_pos_t pos, rsql_error_t *err)
+{
+    if (!conn->check_columns) {
+        return RSQL_OK;
+    }
+    rsql_error_t local;
+    rsql_error_clear(&local);
+    rsql_err_t rc = conn->check_columns(rsql_optset_conf(set, RSQL_CONF_CONNECTOR), set,
+                                        n_columns, names, types, &local);
+    if (rc == RSQL_OK) {
+        return RSQL_OK;
+    }
+    if (local.pos.off == RSQL_POS_NONE) {
+        return rsql_error_set(err, rc, pos, "%s (table '%s')", local.msg,
+                              table_name ? table_name : "?");
+    }
+    rsql_error_copy(err, &local);
+    return rc;
+}
+
 /* The chosen format (given or default), or NULL. */
 const rsql_format_def_t *rsql_connector_format(const rsql_connector_def_t *conn,
                                                const rsql_optset_t *set)

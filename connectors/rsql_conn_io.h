@@ -16,6 +16,7 @@
 
 #include "base/rsql_time.h" /* rsql_now_ms, deadlines, monotonic condition variables */
 #include "connectors/rsql_io.h"
+#include "connectors/formats/rsql_format.h"
 
 /* The embedded connectors' vtables (their descriptors point at them). */
 extern const rsql_source_ops_t rsql_datagen_source_ops;
@@ -33,6 +34,17 @@ extern const rsql_sink_ops_t rsql_blackhole_sink_ops;
 */
 rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n,
                                    rsql_error_t *err);
+
+/*
+** Append the encoding of row to buf for a line-per-row sink. A row the format refuses (any
+** error but out of memory: e.g. a csv value that cannot be written unquoted) is that row's
+** own failure: what it appended since mark is dropped from buf, *r gets the reason (not
+** retriable: errors.tolerance decides), and the other rows go on. Returns RSQL_OK when
+** the row is in buf, RSQL_ERR_NOMEM (err set) when the whole write must fail, another code
+** when the row was refused (*r filled, err untouched).
+*/
+rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
+                              size_t mark, rsql_sink_result_t *r, rsql_error_t *err);
 
 /*
 ** A source's interruptible sleep: wait on cv (made by rsql_cond_init_monotonic)

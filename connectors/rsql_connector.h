@@ -134,6 +134,16 @@ typedef struct rsql_connector_def {
     bool exactly_once;
     /* Optional extra EXPLAIN output (see rsql_explain_t). */
     void (*explain)(const rsql_explain_t *x);
+    /*
+    ** Optional: do the options fit the columns' types ("option 'fields.b.kind': BOOLEAN
+    ** column 'b' cannot be a sequence")? Run at CREATE TABLE and at planning, where the
+    ** types are known (rsql_connector_check_columns). conf is the connector's typed
+    ** configuration. Report RSQL_ERR_BAD_OPTION at the offending value (rsql_conn__value_pos;
+    ** options loaded from the catalog have no position, and the caller's is used).
+    */
+    rsql_err_t (*check_columns)(const void *conf, const rsql_optset_t *set, int n_columns,
+                                const char *const *names, const rsql_type_t *types,
+                                rsql_error_t *err);
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */
@@ -199,6 +209,15 @@ rsql_err_t rsql_connector_check_side(const rsql_connector_def_t *conn, const rsq
 /* The format chosen by set (given or the connector's default), or NULL (no format). */
 const rsql_format_def_t *rsql_connector_format(const rsql_connector_def_t *conn,
                                                const rsql_optset_t *set);
+
+/*
+** Run conn's check_columns hook (if any) for table table_name's columns; an error
+** without a position of its own is reported at pos (the table's name).
+*/
+rsql_err_t rsql_connector_check_columns(const rsql_connector_def_t *conn, const rsql_optset_t *set,
+                                        const char *table_name, int n_columns,
+                                        const char *const *names, const rsql_type_t *types,
+                                        rsql_pos_t pos, rsql_error_t *err);
 
 /* "source, sink" / "source" / "sink" for docs and SHOW CONNECTORS. */
 const char *rsql_connector_sides(const rsql_connector_def_t *conn);

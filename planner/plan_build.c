@@ -83,12 +83,15 @@ static rsql_err_t validate_stored(rsql_plan_table_t *t, rsql_pos_t pos, rsql_err
     return RSQL_OK;
 }
 
-/* The table's format accepts its columns (rsql_format_def_t.check_columns). */
-static rsql_err_t check_format(const rsql_plan_table_t *t, rsql_pos_t pos, rsql_error_t *err)
+/*
+** The table's options fit its columns' types (rsql_connector_def_t.check_columns) and its
+** format accepts them (rsql_format_def_t.check_columns).
+*/
+static rsql_err_t check_columns(const rsql_plan_table_t *t, rsql_pos_t pos, rsql_error_t *err)
 {
     const rsql_format_def_t *fmt = rsql_connector_format(t->conn, t->opts);
     const rsql_table_def_t *def = t->def;
-    if (!fmt || !fmt->check_columns) {
+    if ((!fmt || !fmt->check_columns) && !t->conn->check_columns) {
         return RSQL_OK;
     }
     int n = def->n_columns;
@@ -102,7 +105,11 @@ static rsql_err_t check_format(const rsql_plan_table_t *t, rsql_pos_t pos, rsql_
             names[i] = def->columns[i].name;
             types[i] = def->columns[i].type;
         }
-        rc = fmt->check_columns(def->name, n, names, types, pos, err);
+        rc = rsql_connector_check_columns(t->conn, t->opts, def->name, n, names, types, pos,
+                                          err);
+        if (rc == RSQL_OK && fmt && fmt->check_columns) {
+            rc = fmt->check_columns(def->name, n, names, types, pos, err);
+        }
     }
     rsql_free(names);
     rsql_free(types);
@@ -132,7 +139,7 @@ static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t p
     if ((rc = rsql_connector_check_side(t->conn, t->opts, side, t->def->name, pos, err))) {
         return rc;
     }
-    return check_format(t, pos, err);
+    return check_columns(t, pos, err);
 }
 
 static void table_deinit(rsql_plan_table_t *t)
@@ -205,7 +212,7 @@ static rsql_err_t bind_dlq(rsql_catalog_t *cat, const char *name, rsql_plan_tabl
     if (validate_stored(t, RSQL_NOPOS, &verr) ||
         rsql_connector_check_side(t->conn, t->opts, RSQL_SIDE_SINK, t->def->name, RSQL_NOPOS,
                                   &verr) ||
-        check_format(t, RSQL_NOPOS, &verr)) {
+        check_columns(t, RSQL_NOPOS, &verr)) {
         if (verr.code == RSQL_ERR_NOMEM) {
             rsql_error_copy(err, &verr);
         } else {
@@ -553,11 +560,11 @@ rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const
         nomem_err(err);
         return NULL;
     }
-    size_t len = strlen(sql);
-    size_t end = (size_t)stmt->pos.off + stmt->pos.len;
-    if (stmt->pos.off == RSQL_POS_NONE || end > len) {
-        end = len;
-    }
+    /* up to the statement's end as the parser saw the text: the positions (and the names
+       copied by span, bind_select_list) refer to it, even past a NUL byte before the
+       statement (the parser reports a NUL as an error, but resumes after it) */
+    size_t end = stmt->pos.off == RSQL_POS_NONE ? strlen(sql)
+                                                : (size_t)stmt->pos.off + stmt->pos.len;
     plan->sql = rsql_strndup(sql, end);
     plan->stmt_off = stmt->pos.off == RSQL_POS_NONE || stmt->pos.off > end ? 0 : stmt->pos.off;
     plan->arena = rsql_arena_new();

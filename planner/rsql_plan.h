@@ -144,7 +144,9 @@ typedef struct rsql_plan {
 /*
 ** Bind and type-check stmt (RSQL_STMT_INSERT or RSQL_STMT_SELECT; EXPLAIN
 ** passes its inner statement) against cat. sql is the text the AST
-** positions refer to; settings may be NULL (= defaults). Returns a new plan
+** positions refer to (the text given to the parser: it holds at least the
+** statement's bytes, and is read up to the statement's end whatever bytes,
+** NULs included, come before it); settings may be NULL (= defaults). Returns a new plan
 ** (rsql_plan_destroy) or NULL with err set at the offending position
 ** (RSQL_ERR_UNKNOWN_NAME, TYPE, SEMANTIC, BAD_OPTION, MISSING_OPTION; a
 ** problem with errors.dlq.table is RSQL_ERR_BAD_SETTING without position).

@@ -43,6 +43,13 @@ int rsql_session_last_job_failed(const rsql_session_t *s);
 */
 int rsql_session_run_script(rsql_session_t *s, const char *sql, rsql_print_style_t style,
                             FILE *out, FILE *errf);
+/*
+** The same for a script of len bytes (a file, stdin): a NUL byte in it is an
+** error at its line:col, like any character that starts no token (the
+** statements before it run). sql[len] must be a NUL.
+*/
+int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
+                              rsql_print_style_t style, FILE *out, FILE *errf);
 
 /* `rocketsql run JOB`: run a catalog job (bounded). Exit status as above. */
 int rsql_session_run_job(rsql_session_t *s, const char *job, FILE *out, FILE *errf);

@@ -15,7 +15,13 @@
 int rsql_session_run_script(rsql_session_t *s, const char *sql, rsql_print_style_t style,
                             FILE *out, FILE *errf)
 {
-    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
+    return rsql_session_run_script_n(s, sql, strlen(sql), style, out, errf);
+}
+
+int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
+                              rsql_print_style_t style, FILE *out, FILE *errf)
+{
+    rsql_parse_t *p = rsql_parse_new(sql, len);
     if (!p) {
         fprintf(errf, "error: out of memory\n");
         return 1;

@@ -102,6 +102,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     rsql_table_def_t def = {0};
     rsql_opt_kv_t *kvs = NULL;
     const char **names = NULL;
+    rsql_type_t *types = NULL;
     rsql_optset_t *set = NULL;
     const rsql_connector_def_t *conn = NULL;
 
@@ -110,10 +111,11 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
                               "table '%s' must have at least one column", st->name.name);
     }
     names = rsql_calloc((size_t)st->n_columns, sizeof(char *));
+    types = rsql_calloc((size_t)st->n_columns, sizeof(rsql_type_t));
     kvs = rsql_calloc((size_t)(st->n_options ? st->n_options : 1), sizeof(*kvs));
     def.columns = rsql_calloc((size_t)st->n_columns, sizeof(rsql_col_t));
     def.options = rsql_calloc((size_t)(st->n_options ? st->n_options : 1), sizeof(rsql_kv_t));
-    if (!names || !kvs || !def.columns || !def.options) {
+    if (!names || !types || !kvs || !def.columns || !def.options) {
         rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         goto done;
     }
@@ -135,6 +137,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
             goto done;
         }
         names[i] = c->name.name;
+        types[i] = c->type.type;
         def.columns[i].name = (char *)c->name.name;
         def.columns[i].type = c->type.type;
         def.columns[i].not_null = c->not_null;
@@ -155,6 +158,11 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
         rc = err ? err->code : RSQL_ERR_BAD_OPTION;
         goto done;
     }
+    rc = rsql_connector_check_columns(conn, set, st->name.name, st->n_columns, names, types,
+                                      st->name.pos, err);
+    if (rc != RSQL_OK) {
+        goto done;
+    }
     def.name = (char *)st->name.name;
     def.connector = (char *)conn->name;
     rc = status_new(out, err, "created table %s", st->name.name);
@@ -172,6 +180,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
 done:
     rsql_optset_destroy(set);
     rsql_free(names);
+    rsql_free(types);
     rsql_free(kvs);
     rsql_free(def.columns);
     rsql_free(def.options);

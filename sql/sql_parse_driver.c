@@ -6,7 +6,7 @@
  * and empty statements, feeds one statement's tokens to a fresh lemon
  * parser, then the end-of-input token (0) in place of the ';' or at the end
  * of the text, and returns the statement the start rule built.  Token-level
- * errors (illegal characters, unterminated literals and comments, empty
+ * errors (illegal characters, a NUL byte anywhere, unterminated literals and comments, empty
  * quoted identifiers) are raised here; grammar errors come back through
  * %syntax_error.  After an error the cursor moves past the next ';'.
  */
@@ -68,6 +68,11 @@ static rsql_token_t peek(const rsql_parse_t *p)
     if (n == 0) { /* a NUL byte inside the text */
         n = 1;
         type = RSQL_TK_ILLEGAL_;
+    } else if (type == RSQL_TK_UNTERMINATED_ && p->cursor + (size_t)n < p->len) {
+        /* a string, quoted identifier or comment that a NUL byte cut short: an illegal
+           token up to and including the NUL (token_error reports the NUL itself) */
+        n++;
+        type = RSQL_TK_ILLEGAL_;
     }
     if (p->cursor + (size_t)n > p->len) {
         n = (int)(p->len - p->cursor);
@@ -88,8 +93,11 @@ static void token_error(rsql_parse_t *p, const rsql_token_t *t)
         rsql_sql__error(p, RSQL_ERR_INCOMPLETE, pos, "%s", what);
     } else if (t->type == RSQL_TK_ID) {
         rsql_sql__error(p, RSQL_ERR_SYNTAX, pos, "empty quoted identifier");
-    } else if (t->z[0] == 0) {
-        rsql_sql__error(p, RSQL_ERR_SYNTAX, pos, "unrecognized token: \"\\0\"");
+    } else if (memchr(t->z, 0, t->n)) {
+        /* SQL text holds no NUL byte, not even in a string or comment */
+        uint32_t at = (uint32_t)((const char *)memchr(t->z, 0, t->n) - t->z);
+        rsql_sql__error(p, RSQL_ERR_SYNTAX, (rsql_pos_t){t->off + at, 1},
+                        "NUL byte (character 0) in SQL text");
     } else {
         rsql_sql__error(p, RSQL_ERR_SYNTAX, pos, "unrecognized token: \"%.*s\"", (int)t->n, t->z);
     }

@@ -24,6 +24,7 @@ SLT_TESTS = \
 	tests/sql/explain/select_preview.slt \
 	tests/sql/explain/sqlite_print.slt \
 	tests/sql/semantic/casts.slt \
+	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
 	tests/sql/semantic/names.slt \
@@ -40,11 +41,16 @@ INTEGRATION_TESTS = \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
+	tests/integration/t_sql_nul.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/pty_shell.py
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/pty_shell.py \
+	tests/integration/pty_nul.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
 EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh \
 	tests/e2e/t_datagen_filter_file.sh tests/e2e/t_examples.sh tests/e2e/t_json_dlq.sh \
 	tests/e2e/t_kill9.sh tests/e2e/t_rss.sh tests/e2e/t_run_job.sh tests/e2e/t_sigint.sh
+
+# The libFuzzer targets (make fuzz; scripts/fuzz).
+include tests/fuzz/local.mk

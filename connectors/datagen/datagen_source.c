@@ -44,7 +44,8 @@ struct rsql_source {
     int n;
     dg_col_t *cols;
     int64_t emitted;   /* rows emitted so far (the partition offset) */
-    int64_t limit;     /* rows in all (number-of-rows and sequence ends), INT64_MAX = unbounded */
+    int64_t limit;     /* rows in all (number-of-rows and given sequence ends), INT64_MAX = unbounded */
+    int64_t hard_limit; /* limit, or less when a sequence reaches the end of its type first */
     int64_t number_of_rows; /* -1 when unset */
     double rate;       /* rows per second, 0 = unpaced */
     int64_t t0_ms;     /* pacing origin (monotonic) */
@@ -79,20 +80,35 @@ static double rand_unit(uint64_t *st)
     return (double)(splitmix64(st) >> 11) * 0x1.0p-53;
 }
 
+/* The number of values from start to end (inclusive), at most INT64_MAX; 0 when end < start. */
+static int64_t seq_count(int64_t start, int64_t end)
+{
+    if (end < start) {
+        return 0;
+    }
+    uint64_t span = (uint64_t)end - (uint64_t)start;
+    return span >= (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(span + 1);
+}
+
 static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
+    const rsql_datagen_conf_t *conf = ctx->conf;
+    if (!conf || conf->n_cols != ctx->n_columns) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                              "datagen: configuration does not match the table's columns");
+    }
+    /* the planner checked the options against the types already; a direct open checks too */
+    for (int i = 0; i < ctx->n_columns; i++) {
+        rsql_err_t rc = rsql_datagen__check_column(&conf->cols[i], ctx->column_types[i], NULL, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
     rsql_source_t *s = rsql_calloc(1, sizeof *s);
     if (!s || !(s->cols = rsql_calloc((size_t)(ctx->n_columns > 0 ? ctx->n_columns : 1),
                                       sizeof *s->cols))) {
         rsql_free(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    const rsql_datagen_conf_t *conf = ctx->conf;
-    if (!conf || conf->n_cols != ctx->n_columns) {
-        rsql_free(s->cols);
-        rsql_free(s);
-        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
-                              "datagen: configuration does not match the table's columns");
     }
     s->n = ctx->n_columns;
     s->limit = INT64_MAX;
@@ -109,42 +125,37 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         clock_gettime(CLOCK_REALTIME, &ts);
         s->seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
     }
+    s->hard_limit = s->limit;
     for (int i = 0; i < s->n; i++) {
         dg_col_t *c = &s->cols[i];
         const rsql_datagen_col_conf_t *k = &conf->cols[i];
-        const char *name = ctx->column_names[i];
         c->type = ctx->column_types[i];
         c->sequence = k->kind == RSQL_DATAGEN_SEQUENCE;
+        int64_t tmin = c->type == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN;
+        int64_t tmax = c->type == RSQL_TYPE_INT ? INT32_MAX : INT64_MAX;
         if (c->sequence) {
-            if (c->type == RSQL_TYPE_BOOLEAN || c->type == RSQL_TYPE_BYTES) {
-                rsql_free(s->cols);
-                rsql_free(s);
-                return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
-                                      "datagen: column '%s' of type %s cannot be a sequence",
-                                      name, rsql_type_name(c->type));
-            }
             c->start = k->start;
-            c->end = k->has_end ? k->end : INT64_MAX;
-            if (c->end != INT64_MAX) {
-                int64_t count = c->end < c->start ? 0 : c->end - c->start + 1;
-                if (count < s->limit) {
-                    s->limit = count;
-                }
+            c->end = k->has_end ? k->end : tmax;
+            int64_t count = seq_count(c->start, c->end);
+            if (k->has_end && count < s->limit) {
+                s->limit = count; /* a given end bounds the read (and its total) */
+            }
+            if (count < s->hard_limit) {
+                s->hard_limit = count; /* the type's last value ends it too */
             }
             continue;
         }
         c->has_min = k->has_min;
-        c->dmin = k->min;
         c->has_max = k->has_max;
-        c->dmax = k->max;
-        int64_t tmin = c->type == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN;
-        int64_t tmax = c->type == RSQL_TYPE_INT ? INT32_MAX : INT64_MAX;
-        c->imin = c->has_min ? (c->dmin < (double)tmin ? tmin : (int64_t)ceil(c->dmin)) : tmin;
-        c->imax = c->has_max ? (c->dmax >= (double)tmax ? tmax : (int64_t)floor(c->dmax)) : tmax;
-        if (c->imax < c->imin) {
-            c->imax = c->imin;
-        }
+        c->dmin = k->has_min ? k->min : 0;
+        c->dmax = k->has_max ? k->max : 1;
+        /* INT/BIGINT bounds are whole numbers within the type (checked above) */
+        c->imin = k->has_min ? k->imin : tmin;
+        c->imax = k->has_max ? k->imax : tmax;
         c->length = k->length;
+    }
+    if (s->limit < s->hard_limit) {
+        s->hard_limit = s->limit;
     }
     for (int i = 0; i < ctx->n_resume; i++) {
         if (strcmp(ctx->resume_partitions[i], "datagen") == 0 && ctx->resume_offsets[i] > 0) {
@@ -172,7 +183,7 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
         rsql_value_t *v = &row[i];
         v->type = c->type;
         if (c->sequence) {
-            int64_t x = c->start + idx;
+            int64_t x = (int64_t)((uint64_t)c->start + (uint64_t)idx); /* idx < its count */
             switch (c->type) {
             case RSQL_TYPE_DOUBLE: v->v.d = (double)x; break;
             case RSQL_TYPE_TIMESTAMP: v->v.ts = x; break;
@@ -195,7 +206,12 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
         case RSQL_TYPE_BOOLEAN: v->v.b = splitmix64(&st) & 1; break;
         case RSQL_TYPE_INT:
         case RSQL_TYPE_BIGINT: v->v.i = rand_range(&st, c->imin, c->imax); break;
-        case RSQL_TYPE_DOUBLE: v->v.d = c->dmin + rand_unit(&st) * (c->dmax - c->dmin); break;
+        case RSQL_TYPE_DOUBLE: {
+            double u = rand_unit(&st), span = c->dmax - c->dmin;
+            /* when max - min overflows (-1e308 to 1e308), a form that cannot */
+            v->v.d = isfinite(span) ? c->dmin + u * span : c->dmin * (1 - u) + c->dmax * u;
+            break;
+        }
         case RSQL_TYPE_TIMESTAMP: v->v.ts = rsql_wall_ms(); break;
         case RSQL_TYPE_VARCHAR:
         case RSQL_TYPE_BYTES: {
@@ -227,11 +243,11 @@ static rsql_err_t dg_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
 {
     int64_t deadline = rsql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     *eof = false;
-    if (s->emitted >= s->limit) {
+    if (s->emitted >= s->hard_limit) {
         *eof = true;
         return RSQL_OK;
     }
-    int64_t want = s->limit - s->emitted;
+    int64_t want = s->hard_limit - s->emitted;
     if (want > max) {
         want = max;
     }
@@ -277,7 +293,7 @@ static rsql_err_t dg_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         r->row = row;
         s->emitted++;
     }
-    if (s->emitted >= s->limit) {
+    if (s->emitted >= s->hard_limit) {
         *eof = true;
     }
     return RSQL_OK;
@@ -298,7 +314,10 @@ static const char *dg_partition_name(rsql_source_t *s, uint32_t partition)
 /* Rows this run will produce (number-of-rows or the sequences' length, less the resume point). */
 static int64_t dg_total(rsql_source_t *s)
 {
-    return s->limit == INT64_MAX ? -1 : s->limit - s->paced_from;
+    if (s->limit == INT64_MAX) {
+        return -1;
+    }
+    return s->limit > s->paced_from ? s->limit - s->paced_from : 0;
 }
 
 static void dg_wakeup(rsql_source_t *s)

@@ -100,20 +100,25 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
 static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
                            rsql_error_t *err)
 {
-    rsql_err_t rc;
+    rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
     rsql_buf_reset(&k->buf);
     for (int i = 0; i < n; i++) {
-        if ((rc = rsql_encode(k->enc, rows[i].values, &k->buf, err)) != RSQL_OK) {
+        /* a row the format refuses fails on its own; the others are written */
+        rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, k->buf.len, &k->results[i],
+                                err);
+        if (rc == RSQL_ERR_NOMEM) {
             return rc;
         }
-        rsql_buf_putc(&k->buf, '\n');
+        if (rc == RSQL_OK) {
+            rsql_buf_putc(&k->buf, '\n');
+        }
     }
     if (k->buf.oom) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    rsql_err_t grc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
-    if (grc != RSQL_OK) {
-        return grc;
     }
     struct stat st;
     off_t before = fstat(k->fd, &st) == 0 ? st.st_size : -1;
@@ -133,7 +138,6 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         }
         done += (size_t)w;
     }
-    memset(k->results, 0, (size_t)n * sizeof *k->results);
     if (k->deliver) {
         k->deliver(k->deliver_opaque, batch_id, n, k->results);
     }

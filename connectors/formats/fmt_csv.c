@@ -9,9 +9,13 @@
  * NULL: an UNQUOTED field equal to csv.null-literal is NULL. Without a
  * null literal, an empty unquoted field is NULL for every column except
  * VARCHAR (where it is ''). A quoted field is never NULL, so the encoder
- * quotes an empty string or a string equal to the null literal, and NULL
- * round-trips. Values are in their text forms (base/rsql_value.h), read
- * and written by that module.
+ * quotes any value whose text is the null literal (an empty string, an
+ * empty BYTES value) or holds the delimiter, the quote or a line end, and
+ * every value round-trips. With quoting disabled (csv.quote-character '')
+ * such a value cannot be written so that it reads back: the encoder
+ * refuses the row (RSQL_ERR_SINK naming the column; sinks make that the
+ * row's own failure). Values are in their text forms (base/rsql_value.h),
+ * read and written by that module.
  */
 #include "config.h"
 #include "connectors/formats/fmt_int.h"
@@ -153,7 +157,6 @@ rsql_err_t rsql_fmt__csv_encode(rsql_encoder_t *enc, const rsql_value_t *row, rs
 {
     const fmt_conf_t *c = &enc->c;
     char d = c->csv_delim, q = c->csv_quote;
-    (void)err;
     for (int i = 0; i < c->n; i++) {
         const rsql_value_t *v = &row[i];
         if (i) {
@@ -176,18 +179,33 @@ rsql_err_t rsql_fmt__csv_encode(rsql_encoder_t *enc, const rsql_value_t *row, rs
             s = rsql_buf_str(&enc->scratch);
             n = enc->scratch.len;
         }
-        bool quote = false;
-        if (v->type == RSQL_TYPE_VARCHAR) {
-            quote = c->csv_null ? (n == c->csv_null_len && memcmp(s, c->csv_null, n) == 0)
-                                : n == 0;
-            quote = quote || (q && n > 0 && s[0] == q);
-            for (size_t j = 0; !quote && j < n; j++) {
-                quote = s[j] == d || s[j] == '\n' || s[j] == '\r' || (q && s[j] == q);
+        /* quoted when it would otherwise read back as NULL (the null literal; an empty
+           non-VARCHAR field without one: an empty BYTES value, say) or split (a delimiter,
+           a quote, a line end: a VARCHAR, or any text with an unusual delimiter) */
+        const char *why = NULL;
+        if (c->csv_null ? (n == c->csv_null_len && memcmp(s, c->csv_null, n) == 0)
+                        : (n == 0 && v->type != RSQL_TYPE_VARCHAR)) {
+            why = n ? "equals 'csv.null-literal'" : "is empty (it would read back as NULL)";
+        }
+        for (size_t j = 0; !why && j < n; j++) {
+            if (s[j] == d) {
+                why = "holds the field delimiter";
+            } else if (s[j] == '\n' || s[j] == '\r') {
+                why = "holds a line end";
+            } else if (q && s[j] == q) {
+                why = "holds the quote character";
             }
         }
-        if (!quote || !q) {
+        if (!why) {
             rsql_buf_append(out, s, n);
             continue;
+        }
+        if (!q) {
+            return rsql_error_set(err, RSQL_ERR_SINK, RSQL_NOPOS,
+                                  "csv: the value of column '%s' %s and cannot be written "
+                                  "without quoting ('csv.quote-character' is empty), so the row "
+                                  "is refused",
+                                  c->names[i], why);
         }
         rsql_buf_putc(out, q);
         size_t run = 0;

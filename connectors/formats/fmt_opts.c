@@ -69,10 +69,26 @@ static rsql_err_t check_quote(const rsql_opt_def_t *def, const char *key, const 
     return *value ? check_char(def, key, value, pos, err) : RSQL_OK;
 }
 
-/* The quote must differ from the delimiter. */
+/*
+** The quote must differ from the delimiter, and the null literal must be a field of its
+** own: no delimiter, quote or line end in it (else NULL would be written as two fields, or
+** as a quoted one, and not read back as NULL).
+*/
 static rsql_err_t csv_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
     const char *q = rsql_optset_str(set, "csv.quote-character");
+    const char *nl = rsql_optset_str(set, "csv.null-literal");
+    int dc = rsql_csv_char(rsql_optset_str(set, "csv.field-delimiter"));
+    int qc = *q ? rsql_csv_char(q) : -1;
+    for (const char *p = nl; p && *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == dc || ch == qc || ch == '\n' || ch == '\r') {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION,
+                                  rsql_conn__value_pos(set, "csv.null-literal"),
+                                  "option 'csv.null-literal' must not hold the field delimiter, "
+                                  "the quote character or a line end");
+        }
+    }
     if (*q && rsql_csv_char(q) == rsql_csv_char(rsql_optset_str(set, "csv.field-delimiter"))) {
         rsql_pos_t pos = rsql_conn__value_pos(set, "csv.quote-character");
         if (pos.off == RSQL_POS_NONE) {
@@ -90,13 +106,17 @@ static const rsql_opt_def_t csv_opts[] = {
                     "The character between fields; write `\\t` or `tab` for a tab.", check_char,
                     RSQL_OPT_FIELD(rsql_csv_conf_t, delimiter_text, const char *)),
     RSQL_OPT_ROW_VF("csv.quote-character", RSQL_OPT_STR, 0, "\"", 0, 0, NULL,
-                    "The character around a field holding the delimiter, a quote or a line end; "
-                    "a quote inside such a field is doubled. Empty: no quoting.",
+                    "The character around a field holding the delimiter, a quote or a line end "
+                    "(or whose text is the null literal); a quote inside such a field is "
+                    "doubled. Empty: no quoting, and a row with such a value cannot be written "
+                    "so that it reads back: it fails on its own (dead-lettered under "
+                    "`errors.tolerance` = `all`).",
                     check_quote, RSQL_OPT_FIELD(rsql_csv_conf_t, quote_text, const char *)),
     RSQL_OPT_ROW_F("csv.null-literal", RSQL_OPT_STR, 0, "", 0, 0, NULL,
-                   "A field with exactly this text is NULL (and NULL is written as it). By default "
-                   "an empty unquoted field is NULL and a quoted empty field (`\"\"`) is the "
-                   "empty string.",
+                   "A field with exactly this text is NULL (and NULL is written as it; it may "
+                   "not hold the delimiter, the quote or a line end). By default an empty "
+                   "unquoted field is NULL and a quoted empty field (`\"\"`) is the empty "
+                   "string (or empty BYTES).",
                    RSQL_OPT_FIELD(rsql_csv_conf_t, null_literal, const char *)),
     RSQL_OPT_END,
 };

@@ -80,16 +80,26 @@ static rsql_err_t pr_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
 static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
                            rsql_error_t *err)
 {
-    rsql_err_t rc;
+    rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
     rsql_buf_reset(&k->buf);
     for (int i = 0; i < n; i++) {
+        size_t mark = k->buf.len;
         if (k->ident) {
             rsql_buf_puts(&k->buf, k->ident);
             rsql_buf_puts(&k->buf, "> ");
         }
         if (k->enc) {
-            if ((rc = rsql_encode(k->enc, rows[i].values, &k->buf, err)) != RSQL_OK) {
+            /* a row the format refuses fails on its own; the others are printed */
+            rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, mark, &k->results[i], err);
+            if (rc == RSQL_ERR_NOMEM) {
                 return rc;
+            }
+            if (rc != RSQL_OK) {
+                continue;
             }
         } else {
             rsql_buf_puts(&k->buf, "+I[");
@@ -111,17 +121,12 @@ static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (k->buf.oom) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    rsql_err_t grc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
-    if (grc != RSQL_OK) {
-        return grc;
-    }
     if (k->buf.len > 0 && (fwrite(k->buf.data, 1, k->buf.len, k->out) != k->buf.len ||
                            fflush(k->out) != 0)) {
         clearerr(k->out);
         return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot write to %s",
                               k->out == stderr ? "standard error" : "standard output");
     }
-    memset(k->results, 0, (size_t)n * sizeof *k->results);
     if (k->deliver) {
         k->deliver(k->deliver_opaque, batch_id, n, k->results);
     }

@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -454,6 +455,49 @@ static void test_conn_file_sink(void)
     snk_close(&x);
 }
 
+/* A deliver callback that keeps the results of the last batch (a per-row refusal's text). */
+static rsql_sink_result_t last_results[8];
+
+static void keep_results(void *opaque, uint64_t batch_id, int n, const rsql_sink_result_t *res)
+{
+    on_deliver(opaque, batch_id, n, res);
+    memcpy(last_results, res, (size_t)(n < 8 ? n : 8) * sizeof *res);
+}
+
+/*
+** Issue 11: with csv quoting off, a row holding the delimiter cannot be written so that it
+** reads back: that row alone fails (its result names the column), the others are written.
+*/
+static void test_conn_file_sink_refused_row(void)
+{
+    char path[128];
+    snk_t x;
+    rows_t rows;
+    tmp_path(path, sizeof path, "noquote.csv");
+    const char *kv[] = {"connector", "filesystem", "path", path, "format", "csv",
+                        "csv.quote-character", "", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, "filesystem", kv, 2, c2, t2), RSQL_OK);
+    make_rows(&rows, 4, 1, "p", 10); /* names a, "b,c", d"e, NULL */
+    rsql_sink_ctx_t ctx = {"out", "pipe-1", x.opts, rsql_optset_conf(x.opts, RSQL_CONF_CONNECTOR),
+                           rsql_optset_conf(x.opts, RSQL_CONF_FORMAT), 2, c2, t2, keep_results,
+                           &x.d};
+    x.ops->close(x.k);
+    CU_ASSERT_EQUAL_FATAL(x.ops->open(&ctx, &x.k, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 1, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.d.calls, 1);
+    CU_ASSERT_EQUAL(x.d.rows, 4);
+    CU_ASSERT_EQUAL(x.d.failed, 1);
+    CU_ASSERT_EQUAL(last_results[0].code, RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(last_results[1].code, RSQL_OK);
+    CU_ASSERT_FALSE(last_results[1].retriable);
+    CU_ASSERT_PTR_NOT_NULL(strstr(last_results[1].msg, "column 'name'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(last_results[1].msg, "field delimiter"));
+    CU_ASSERT_EQUAL(last_results[2].code, RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
+    CU_ASSERT_STRING_EQUAL(read_file(path), "1,a\n3,d\"e\n4,\n");
+    snk_close(&x);
+}
+
 static const char *const c3[] = {"id", "name", "score"};
 static const rsql_type_t t3[] = {RSQL_TYPE_INT, RSQL_TYPE_VARCHAR, RSQL_TYPE_DOUBLE};
 
@@ -523,6 +567,95 @@ static void test_conn_datagen(void)
     for (int i = 0; i < 3; i++) {
         CU_ASSERT_TRUE(b->recs[i].row[2].v.i >= -1 && b->recs[i].row[2].v.i <= 1);
         CU_ASSERT_EQUAL(b->recs[i].row[1].v.s.len, 10); /* the default length */
+    }
+    src_close(&x);
+    rsql_batch_destroy(b);
+}
+
+/* Open datagen on one column; returns the open's code (message in x->err). */
+static rsql_err_t dg_open1(src_t *x, const char *const *kv, rsql_type_t type)
+{
+    static const char *const col[] = {"a"};
+    rsql_type_t t[1] = {type};
+    return src_open(x, "datagen", kv, 1, col, t, 0, NULL, NULL);
+}
+
+/*
+** Issue 11: options that do not fit the column's type are refused at open (as at CREATE
+** and planning; the error used to be formatted after the column array was freed), and no
+** sequence or bound overflows its type.
+*/
+static void test_conn_datagen_types(void)
+{
+    src_t x;
+    const char *seq[] = {"connector", "datagen", "fields.a.kind", "sequence", NULL};
+    CU_ASSERT_EQUAL(dg_open1(&x, seq, RSQL_TYPE_BOOLEAN), RSQL_ERR_BAD_OPTION);
+    CU_ASSERT_PTR_NULL(x.s);
+    CU_ASSERT_STRING_EQUAL(x.err.msg, "datagen: column 'a' of type BOOLEAN cannot be a sequence "
+                                      "(option 'fields.a.kind'; sequences are INT, BIGINT, "
+                                      "DOUBLE, TIMESTAMP(3) or VARCHAR)");
+    src_close(&x);
+    CU_ASSERT_EQUAL(dg_open1(&x, seq, RSQL_TYPE_BYTES), RSQL_ERR_BAD_OPTION);
+    src_close(&x);
+
+    const char *frac[] = {"connector", "datagen", "fields.a.min", "5.5", "fields.a.max", "5.9",
+                          NULL};
+    CU_ASSERT_EQUAL(dg_open1(&x, frac, RSQL_TYPE_INT), RSQL_ERR_BAD_OPTION);
+    CU_ASSERT_PTR_NOT_NULL(strstr(x.err.msg, "INT column 'a' takes a whole number"));
+    src_close(&x);
+    const char *huge[] = {"connector", "datagen", "fields.a.max", "1e300", NULL};
+    CU_ASSERT_EQUAL(dg_open1(&x, huge, RSQL_TYPE_BIGINT), RSQL_ERR_BAD_OPTION);
+    src_close(&x);
+    const char *wide[] = {"connector", "datagen", "fields.a.max", "3000000000", NULL};
+    CU_ASSERT_EQUAL(dg_open1(&x, wide, RSQL_TYPE_INT), RSQL_ERR_BAD_OPTION);
+    src_close(&x);
+    CU_ASSERT_EQUAL(dg_open1(&x, wide, RSQL_TYPE_BIGINT), RSQL_OK);
+    src_close(&x);
+
+    /* an INT sequence without an end stops at the largest INT; total stays unknown */
+    const char *top[] = {"connector", "datagen", "rows-per-second", "0", "fields.a.kind",
+                         "sequence", "fields.a.start", "2147483645", NULL};
+    rsql_batch_t *b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL_FATAL(dg_open1(&x, top, RSQL_TYPE_INT), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), -1);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 3);
+    CU_ASSERT_EQUAL(b->recs[2].row[0].v.i, INT32_MAX);
+    src_close(&x);
+    rsql_batch_destroy(b);
+    /* a sequence start beyond INT is refused; BIGINT ends at INT64_MAX */
+    const char *big[] = {"connector", "datagen", "rows-per-second", "0", "fields.a.kind",
+                         "sequence", "fields.a.start", "9223372036854775806", NULL};
+    CU_ASSERT_EQUAL(dg_open1(&x, big, RSQL_TYPE_INT), RSQL_ERR_BAD_OPTION);
+    src_close(&x);
+    b = rsql_batch_new(16);
+    CU_ASSERT_EQUAL_FATAL(dg_open1(&x, big, RSQL_TYPE_BIGINT), RSQL_OK);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 2);
+    CU_ASSERT_EQUAL(b->recs[1].row[0].v.i, INT64_MAX);
+    src_close(&x);
+    rsql_batch_destroy(b);
+    /* the whole BIGINT range: its count (2^64) does not overflow, it is "no known total" */
+    const char *all[] = {"connector", "datagen", "rows-per-second", "0", "fields.a.kind",
+                         "sequence", "fields.a.start", "-9223372036854775808", "fields.a.end",
+                         "9223372036854775807", NULL};
+    b = rsql_batch_new(4);
+    CU_ASSERT_EQUAL_FATAL(dg_open1(&x, all, RSQL_TYPE_BIGINT), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->total(x.s), -1);
+    bool eof = true;
+    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 2, 0, &eof, &x.err), RSQL_OK);
+    CU_ASSERT_FALSE(eof);
+    CU_ASSERT_EQUAL_FATAL(b->n, 2);
+    CU_ASSERT_EQUAL(b->recs[1].row[0].v.i, INT64_MIN + 1);
+    src_close(&x);
+    rsql_batch_destroy(b);
+    /* DOUBLE bounds whose difference overflows still give finite values in range */
+    const char *dbl[] = {"connector", "datagen", "rows-per-second", "0", "number-of-rows", "20",
+                         "fields.a.min", "-1e308", "fields.a.max", "1e308", NULL};
+    b = rsql_batch_new(32);
+    CU_ASSERT_EQUAL_FATAL(dg_open1(&x, dbl, RSQL_TYPE_DOUBLE), RSQL_OK);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 32), 20);
+    for (int i = 0; i < b->n; i++) {
+        double d = b->recs[i].row[0].v.d;
+        CU_ASSERT_TRUE(isfinite(d) && d >= -1e308 && d <= 1e308);
     }
     src_close(&x);
     rsql_batch_destroy(b);
@@ -782,7 +915,9 @@ static CU_TestInfo io_tests[] = {
     {"test_conn_file_source_follow", test_conn_file_source_follow},
     {"test_conn_file_source_long_line", test_conn_file_source_long_line},
     {"test_conn_file_sink", test_conn_file_sink},
+    {"test_conn_file_sink_refused_row", test_conn_file_sink_refused_row},
     {"test_conn_datagen", test_conn_datagen},
+    {"test_conn_datagen_types", test_conn_datagen_types},
     {"test_conn_datagen_pacing", test_conn_datagen_pacing},
     {"test_conn_sqlite_sink_source", test_conn_sqlite_sink_source},
     {"test_conn_exactly_once_file_to_sqlite", test_conn_exactly_once_file_to_sqlite},

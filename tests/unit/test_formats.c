@@ -379,12 +379,139 @@ static void test_formats_raw(void)
     rsql_arena_destroy(a);
 }
 
+/* Encode row, decode it back into f->row; the encoded text in *text (caller frees). */
+static void round_trip(fx_t *f, const rsql_value_t *row, char **text)
+{
+    *text = enc_str(f, row);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*text);
+    if (dec(f, *text) != RSQL_OK) {
+        fprintf(stderr, "\n  wrote %s, reads back: %s\n", *text, f->err.msg);
+    }
+    CU_ASSERT_EQUAL(f->err.code, RSQL_OK);
+}
+
+/*
+** Issue 11: TIMESTAMP values after year 9999 and before year 1 round-trip through json (each
+** json.timestamp-format) and csv.
+*/
+static void test_formats_timestamp_range(void)
+{
+    static const int64_t ms[] = {
+        INT64_C(253402300800000),   /* 10000-01-01 00:00:00.000 */
+        INT64_C(-62135596800001),   /* 0000-12-31 23:59:59.999 */
+        INT64_C(-62198755200000),   /* -0001-01-01 */
+        INT64_C(9223372036854775807), INT64_C(-9223372036854775807) - 1,
+    };
+    static const char *const opts[][3] = {
+        {"format", "json", NULL}, {"json.timestamp-format", "iso-8601", NULL},
+        {"json.timestamp-format", "epoch-millis", NULL}, {"csv", NULL, NULL}};
+    for (int k = 0; k < 4; k++) {
+        fx_t f;
+        const char *kv[] = {opts[k][0], opts[k][1], NULL};
+        fx_init(&f, k == 3 ? "csv" : "json", k == 0 || k == 3 ? NULL : kv);
+        for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+            rsql_value_t row[NCOLS];
+            sample_row(row);
+            row[4].v.ts = ms[i];
+            char *text;
+            round_trip(&f, row, &text);
+            CU_ASSERT_FALSE(f.row[4].is_null);
+            if (f.row[4].v.ts != ms[i]) {
+                fprintf(stderr, "\n  %lld wrote %s, read back %lld\n", (long long)ms[i], text,
+                        (long long)f.row[4].v.ts);
+            }
+            CU_ASSERT_EQUAL(f.row[4].v.ts, ms[i]);
+            rsql_free(text);
+        }
+        fx_deinit(&f);
+    }
+}
+
+/*
+** Issue 11: an empty BYTES value (and any value whose text is the null literal) is written
+** quoted and reads back as itself, not NULL; with quoting off such a value, or one holding
+** the delimiter or a line end, is refused with an error naming its column; a null literal
+** that could not be read back is refused at validation.
+*/
+static void test_formats_csv_round_trip(void)
+{
+    fx_t f;
+    rsql_value_t row[NCOLS];
+    char *text;
+    fx_init(&f, "csv", NULL);
+    sample_row(row);
+    row[5].v.s.p = "";
+    row[5].v.s.len = 0;
+    round_trip(&f, row, &text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, ",\"\","));
+    CU_ASSERT_FALSE(f.row[5].is_null);
+    CU_ASSERT_EQUAL(f.row[5].v.s.len, 0);
+    rsql_free(text);
+    fx_deinit(&f);
+
+    const char *zero[] = {"csv.null-literal", "0", NULL};
+    fx_init(&f, "csv", zero);
+    sample_row(row);
+    row[6].is_null = false;
+    row[6].v.i = 0;
+    round_trip(&f, row, &text);
+    CU_ASSERT_FALSE(f.row[6].is_null);
+    CU_ASSERT_EQUAL(f.row[6].v.i, 0);
+    rsql_free(text);
+    fx_deinit(&f);
+
+    const char *noquote[] = {"csv.quote-character", "", NULL};
+    fx_init(&f, "csv", noquote);
+    static const char *const refused[] = {"a,b", "a\nb", "a\r"};
+    for (int i = 0; i < 3; i++) {
+        sample_row(row);
+        row[1].v.s.p = refused[i];
+        row[1].v.s.len = strlen(refused[i]);
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_error_clear(&f.err);
+        CU_ASSERT_EQUAL(rsql_encode(f.enc, row, &b, &f.err), RSQL_ERR_SINK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(f.err.msg, "column 'name'"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(f.err.msg, "'csv.quote-character' is empty"));
+        rsql_buf_deinit(&b);
+    }
+    sample_row(row);
+    row[1].v.s.p = "plain";
+    row[1].v.s.len = 5;
+    row[5].v.s.len = 0; /* empty BYTES: unquoted it would read back as NULL */
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_error_clear(&f.err);
+    CU_ASSERT_EQUAL(rsql_encode(f.enc, row, &b, &f.err), RSQL_ERR_SINK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f.err.msg, "column 'b'"));
+    rsql_buf_deinit(&b);
+    sample_row(row);
+    row[1].v.s.p = "plain";
+    row[1].v.s.len = 5;
+    round_trip(&f, row, &text);
+    CU_ASSERT_TRUE(str_is(&f.row[1], "plain"));
+    rsql_free(text);
+    fx_deinit(&f);
+
+    rsql_opt_kv_t kvs[] = {{"connector", "filesystem", RSQL_NOPOS, RSQL_NOPOS},
+                           {"path", "/x", RSQL_NOPOS, RSQL_NOPOS},
+                           {"format", "csv", RSQL_NOPOS, RSQL_NOPOS},
+                           {"csv.null-literal", "a,b", RSQL_NOPOS, {40, 5}}};
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_PTR_NULL(rsql_connector_validate(kvs, 4, cols, NCOLS, RSQL_NOPOS, NULL, &err));
+    CU_ASSERT_EQUAL(err.code, RSQL_ERR_BAD_OPTION);
+    CU_ASSERT_EQUAL(err.pos.off, 40);
+    CU_ASSERT_STRING_EQUAL(err.msg, "option 'csv.null-literal' must not hold the field "
+                                    "delimiter, the quote character or a line end");
+}
+
 static CU_TestInfo format_tests[] = {
     {"test_formats_json_decode", test_formats_json_decode},
     {"test_formats_json_errors", test_formats_json_errors},
     {"test_formats_json_encode", test_formats_json_encode},
     {"test_formats_csv", test_formats_csv},
     {"test_formats_raw", test_formats_raw},
+    {"test_formats_timestamp_range", test_formats_timestamp_range},
+    {"test_formats_csv_round_trip", test_formats_csv_round_trip},
     CU_TEST_INFO_NULL,
 };
 

@@ -53,6 +53,9 @@ static int suite_init(void)
         "'format'='raw')",
         "CREATE TABLE dlq (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, "
         "ts TIMESTAMP(3)) WITH ('connector'='blackhole')",
+        /* stored as a catalog made before CREATE TABLE checked datagen's types would hold it */
+        "CREATE TABLE boolseq (b BOOLEAN) WITH ('connector'='datagen', "
+        "'fields.b.kind'='sequence')",
         NULL,
     };
     for (int i = 0; tables[i]; i++) {
@@ -143,6 +146,45 @@ static void test_planner_sides(void)
     expect_error("SELECT a FROM rawint", RSQL_ERR_SEMANTIC,
                  "1:15: format 'raw' needs exactly one VARCHAR or BYTES column, column 'a' of "
                  "table 'rawint' is INT");
+}
+
+/* Issue 11: a stored table whose options do not fit its types fails at planning, not open. */
+static void test_planner_connector_column_check(void)
+{
+    expect_error("SELECT b FROM boolseq LIMIT 1", RSQL_ERR_BAD_OPTION,
+                 "1:15: column 'b' of type BOOLEAN cannot be a sequence (option 'fields.b.kind'; "
+                 "sequences are INT, BIGINT, DOUBLE, TIMESTAMP(3) or VARCHAR) (table 'boolseq')");
+}
+
+/*
+** Issue 11: a statement after a NUL byte (the parser reports the NUL and resumes after the
+** next ';') is planned against the whole text: the planner used to copy the text only up to
+** the NUL (strlen) and then read the select item's name past that copy.
+*/
+static void test_planner_statement_after_nul(void)
+{
+    static const char sql[] = "SELECT \0; SELECT a + 1 FROM t";
+    size_t len = sizeof sql - 1;
+    char *text = malloc(len + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    memcpy(text, sql, len + 1);
+    rsql_parse_t *p = rsql_parse_new(text, len);
+    rsql_stmt_t *st = NULL;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_parse_next(p, &st, &err), RSQL_ERR_SYNTAX);
+    CU_ASSERT_EQUAL(err.pos.off, 7);
+    CU_ASSERT_STRING_EQUAL(err.msg, "NUL byte (character 0) in SQL text");
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(rsql_parse_next(p, &st, &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    rsql_plan_t *plan = rsql_plan_build(cat, st, text, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    CU_ASSERT_EQUAL_FATAL(plan->n_outputs, 1);
+    CU_ASSERT_STRING_EQUAL(plan->outputs[0].name, "a + 1");
+    rsql_plan_destroy(plan);
+    rsql_parse_destroy(p);
+    free(text);
 }
 
 static void test_planner_insert_mapping_errors(void)
@@ -447,6 +489,8 @@ static void test_planner_oom_sweep(void)
 static CU_TestInfo planner_tests[] = {
     {"test_planner_unknown_names", test_planner_unknown_names},
     {"test_planner_sides", test_planner_sides},
+    {"test_planner_connector_column_check", test_planner_connector_column_check},
+    {"test_planner_statement_after_nul", test_planner_statement_after_nul},
     {"test_planner_insert_mapping_errors", test_planner_insert_mapping_errors},
     {"test_planner_type_errors", test_planner_type_errors},
     {"test_planner_insert_mapping", test_planner_insert_mapping},

@@ -522,6 +522,55 @@ static void test_sql_errors(void)
     CHECK_DUMP("  ;; -- nothing\n/* at all */ ;", "EMPTY");
 }
 
+/* The first error of a text of len bytes, as "line:col: message" (static buffer). */
+static const char *first_error(const char *sql, size_t len)
+{
+    static char buf[300];
+    rsql_parse_t *p = rsql_parse_new(sql, len);
+    rsql_stmt_t *st = NULL;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    strcpy(buf, "no error");
+    for (int i = 0; i < 16; i++) {
+        if (rsql_parse_next(p, &st, &err) != RSQL_OK) {
+            rsql_error_format(&err, sql, buf, sizeof buf);
+            break;
+        }
+        if (!st) {
+            break;
+        }
+    }
+    rsql_parse_destroy(p);
+    return buf;
+}
+
+/* Issue 11: a NUL byte anywhere (in a string, a comment, a name) is an error at the NUL. */
+static void test_sql_nul_byte(void)
+{
+    static const struct {
+        const char *sql;
+        size_t len;
+        const char *want;
+    } cases[] = {
+#define NUL_CASE(text, want) {text, sizeof text - 1, want}
+        NUL_CASE("SELECT a\0 FROM t", "1:9: NUL byte (character 0) in SQL text"),
+        NUL_CASE("SELECT 'a\0b' FROM t", "1:10: NUL byte (character 0) in SQL text"),
+        NUL_CASE("SELECT \"a\0\" FROM t", "1:10: NUL byte (character 0) in SQL text"),
+        NUL_CASE("SELECT a FROM t /* x\0 */", "1:21: NUL byte (character 0) in SQL text"),
+        NUL_CASE("SHOW TABLES;\n-- x\0\nSHOW TABLES", "2:5: NUL byte (character 0) in SQL text"),
+        NUL_CASE("SHOW TABLES;\0", "1:13: NUL byte (character 0) in SQL text"),
+        NUL_CASE("SHOW TABLES; SHOW TABLES", "no error"),
+#undef NUL_CASE
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = first_error(cases[i].sql, cases[i].len);
+        if (strcmp(got, cases[i].want) != 0) {
+            fprintf(stderr, "\ncase %zu: got %s, want %s\n", i, got, cases[i].want);
+        }
+        CU_ASSERT_STRING_EQUAL(got, cases[i].want);
+    }
+}
+
 static void test_sql_deep_nesting(void)
 {
     char sql[4096];
@@ -790,6 +839,7 @@ static CU_TestInfo sql_tests[] = {
     {"test_sql_positions", test_sql_positions},
     {"test_sql_ast_fields", test_sql_ast_fields},
     {"test_sql_errors", test_sql_errors},
+    {"test_sql_nul_byte", test_sql_nul_byte},
     {"test_sql_deep_nesting", test_sql_deep_nesting},
     {"test_sql_script", test_sql_script},
     {"test_sql_complete", test_sql_complete},

@@ -1,0 +1,3 @@
+SELEC * FORM t;
+SELECT (((a FROM t_datagen;
+SELECT 'unterminated

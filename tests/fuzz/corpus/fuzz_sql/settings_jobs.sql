@@ -1,0 +1,10 @@
+SET 'errors.tolerance' = 'all';
+CREATE TABLE dlq (raw BYTES, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3)) WITH ('connector' = 'sqlite', 'path' = '/tmp/x', 'table' = 'dlq');
+SET 'errors.dlq.table' = 'dlq';
+EXPLAIN INSERT INTO t_rocketmq_grpc SELECT * FROM t_rocketmq_grpc WHERE c > 0.5;
+CREATE JOB j AS INSERT INTO t_blackhole SELECT * FROM t_datagen;
+SHOW JOBS;
+SHOW JOB RUNS j;
+RESET;
+SHOW SETTINGS;
+DROP JOB j;

@@ -1,0 +1,37 @@
+# tests/fuzz/: the libFuzzer targets. Built only by `make fuzz` in a build configured with
+# CC=clang --enable-fuzzing (scripts/fuzz does both and runs them with tests/fuzz/run), never
+# by `make` or `make check`. Seed inputs: tests/fuzz/corpus/<target>/.
+FUZZ_TARGETS = tests/fuzz/fuzz_sql tests/fuzz/fuzz_formats tests/fuzz/fuzz_options
+if HAVE_RMQ
+FUZZ_TARGETS += tests/fuzz/fuzz_rmq_decode
+endif
+EXTRA_PROGRAMS = $(FUZZ_TARGETS)
+FUZZ_LINK_FLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+
+tests_fuzz_fuzz_sql_SOURCES = tests/fuzz/fuzz_sql.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_sql_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_sql_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_formats_SOURCES = tests/fuzz/fuzz_formats.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_formats_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_formats_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_options_SOURCES = tests/fuzz/fuzz_options.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_options_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_options_LDFLAGS = $(FUZZ_LINK_FLAGS)
+if HAVE_RMQ
+tests_fuzz_fuzz_rmq_decode_SOURCES = tests/fuzz/fuzz_rmq_decode.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_rmq_decode_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_rmq_decode_LDFLAGS = $(FUZZ_LINK_FLAGS)
+endif
+
+if ENABLE_FUZZING
+fuzz: $(FUZZ_TARGETS)
+else
+fuzz:
+	@echo "make fuzz: this build was configured without --enable-fuzzing;" \
+	      "run scripts/fuzz (it configures build-fuzz/ with CC=clang --enable-fuzzing)" >&2; \
+	exit 1
+endif
+.PHONY: fuzz
+
+EXTRA_DIST += tests/fuzz/run tests/fuzz/README.md tests/fuzz/corpus tests/fuzz/mkseeds_rmq.py \
+	scripts/fuzz
