@@ -119,7 +119,8 @@ typedef struct rsql_source_ops {
     ** Append up to max records to batch, waiting at most timeout_ms for the
     ** first one (block, never spin). *eof = true when a bounded source has
     ** nothing more, ever. RSQL_OK with no records appended is a timeout.
-    ** Retriable errors (RSQL_EF_RETRY) are retried with backoff by the runtime.
+    ** Transient errors (rsql_error_retriable) are retried with backoff by the
+    ** runtime; a permanent one fails the run at once.
     ** @locality poll thread
     */
     rsql_err_t (*poll)(rsql_source_t *src, rsql_batch_t *batch, int max, int timeout_ms,
@@ -173,12 +174,16 @@ typedef struct rsql_sink_row {
     const char *partition_name; /* the source partition's name (exactly-once sinks store it) */
 } rsql_sink_row_t;
 
-/* The result of one row, reported by the sink. */
+/*
+** The result of one row, reported by the sink. A failure's code says what
+** happened, and its class (rsql_err_code_retriable) whether the runtime
+** writes the row again: a transient code (BUSY, TIMEOUT, UNAVAILABLE) is
+** retried per errors.retry.*, a permanent one is not.
+*/
 typedef struct rsql_sink_result {
     rsql_err_t code;  /* RSQL_OK = written */
-    bool retriable;   /* with a failure: may succeed if written again */
     char meta[96];    /* with success: e.g. "msgid=01AB.. offset=42"; "" when none */
-    char msg[256];    /* with a failure */
+    char msg[256];    /* with a failure: the underlying message */
 } rsql_sink_result_t;
 
 /*

@@ -120,6 +120,13 @@ struct rsql_pipeline {
     char pname[32];
 };
 
+/*
+** A transient failure of what ("source poll", "sink write", "sink delivery") is retried after
+** wait_ms (the err's code decided: rsql_error_retriable). Logs it: at warn for the first retry
+** of a streak (attempt 1), else at debug, with the underlying message. Any thread, no lock held.
+*/
+void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_error_t *err,
+                             int64_t wait_ms, int attempt);
 /* Record the pipeline's first failure (thread-safe); with stop, abort the run. */
 void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_stage);
 /* The name of source partition lane (borrowed until the next call). @locality worker */

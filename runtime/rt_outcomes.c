@@ -152,10 +152,10 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
         if (!r) {
             rsql_error_set(&cause, RSQL_ERR_SINK, RSQL_NOPOS, "the sink reported no result");
         } else {
-            rsql_error_set(&cause, RSQL_ERR_SINK, RSQL_NOPOS, "%s",
+            rsql_error_set(&cause, r->code, RSQL_NOPOS, "%s",
                            r->msg[0] ? r->msg : rsql_err_str(r->code));
         }
-        if (r && r->retriable && !atomic_load(&p->abort_sink)) {
+        if (rsql_error_retriable(&cause) && !atomic_load(&p->abort_sink)) {
             if (wait == -2) {
                 if (!wb->has_retry) {
                     rsql_retry_init(&wb->retry, p->conf.retry_timeout_ms,
@@ -163,6 +163,9 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
                     wb->has_retry = true;
                 }
                 wait = rsql_retry_next(&wb->retry, now);
+                if (wait >= 0) {
+                    rsql_pipeline__retrying(p, "sink delivery", &cause, wait, wb->retry.attempts);
+                }
             }
             if (wait >= 0) {
                 if (!retry) {

@@ -186,6 +186,15 @@ void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_st
     }
 }
 
+/* A transient failure about to be retried: see pipeline_int.h. */
+void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_error_t *err,
+                             int64_t wait_ms, int attempt)
+{
+    rsql_log(attempt <= 1 ? RSQL_LOG_WARN : RSQL_LOG_DEBUG, "runtime",
+             "%s: %s failed (%s, transient), retry %d in %" PRId64 " ms: %s", p->id, what,
+             rsql_err_name(err->code), attempt, wait_ms, err->msg);
+}
+
 /* Stop polling, drain, commit. Any thread. */
 void rsql_pipeline_stop(rsql_pipeline_t *p)
 {

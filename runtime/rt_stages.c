@@ -63,7 +63,7 @@ void *rsql_pipeline__poll_main(void *arg)
             if (!e.code) {
                 rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
             }
-            bool retriable = (e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY;
+            bool retriable = rsql_error_retriable(&e);
             int64_t now = rsql_now_ms();
             if (retriable) {
                 if (!retrying) {
@@ -73,6 +73,7 @@ void *rsql_pipeline__poll_main(void *arg)
                 }
                 int64_t wait = rsql_retry_next(&retry, now);
                 if (wait >= 0) {
+                    rsql_pipeline__retrying(p, "source poll", &e, wait, retry.attempts);
                     rsql_pipeline__sleep_interruptible(p, wait, true);
                     continue;
                 }
@@ -293,7 +294,10 @@ static void do_flush(rsql_pipeline_t *p)
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_err_t rc = p->conf.snk_ops->flush(p->snk, FLUSH_TIMEOUT_MS, &e);
-    if (rc != RSQL_OK && !((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY)) {
+    if (rc != RSQL_OK && !e.code) {
+        rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+    }
+    if (rc != RSQL_OK && !rsql_error_retriable(&e)) {
         rsql_error_t f;
         rsql_error_clear(&f);
         rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
@@ -360,7 +364,7 @@ void *rsql_pipeline__write_main(void *arg)
             }
             now = rsql_now_ms();
             int64_t wait = -1;
-            if (((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY) && !atomic_load(&p->abort_sink)) {
+            if (rsql_error_retriable(&e) && !atomic_load(&p->abort_sink)) {
                 if (first) {
                     rsql_retry_init(&retry, p->conf.retry_timeout_ms,
                                     p->conf.retry_backoff_max_ms, now);
@@ -372,6 +376,7 @@ void *rsql_pipeline__write_main(void *arg)
                 post_write_failed(p, wb, atomic_load(&p->abort_sink), &e);
                 break;
             }
+            rsql_pipeline__retrying(p, "sink write", &e, wait, retry.attempts);
             rsql_pipeline__sleep_interruptible(p, wait, false);
         }
         now = rsql_now_ms();

@@ -54,14 +54,11 @@ struct rsql_source {
     bool woken;
 };
 
+/* A failed system call: the code says what errno e means (a missing file is permanent). */
 static rsql_err_t io_error(rsql_error_t *err, const char *what, const char *path, int e)
 {
-    rsql_err_t rc = rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "%s %s: %s", what, path,
-                                   strerror(e));
-    if (err && err->code == RSQL_ERR_IO && (e == ENOENT || e == EACCES || e == EISDIR)) {
-        err->flags &= ~RSQL_EF_RETRY; /* retrying will not help */
-    }
-    return rc;
+    return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "%s %s: %s", what, path,
+                          strerror(e));
 }
 
 static void fs_free(rsql_source_t *s)

@@ -1013,7 +1013,6 @@ static void tele_broken(rmq_call_t *k)
     if (grpc_status_err(k, &e) == RSQL_OK) {
         rsql_error_set(&e, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS,
                        "RocketMQ Telemetry stream closed by the server");
-        e.flags = RSQL_EF_RETRY;
     }
     pthread_mutex_lock(&c->mu);
     bool closing = c->closing;
@@ -1387,9 +1386,6 @@ static rsql_err_t pick_queue(rsql_rmq_client_t *c, const char *topic, rmq_route_
     if (!sel) {
         rc = rsql_error_set(err, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS,
                             "RocketMQ: no readable queue known for topic '%s'", t);
-        if (err && err->code == rc) {
-            err->flags = RSQL_EF_RETRY;
-        }
     } else {
         rmq_queue_t *q = rsql_calloc(1, sizeof(*q));
         bool oom = !q;
@@ -1698,7 +1694,7 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
             if (rc == RSQL_OK) {
                 break;
             }
-            if (attempt >= 3 || !(e.flags & RSQL_EF_RETRY)) {
+            if (attempt >= 3 || !rsql_error_retriable(&e)) {
                 rsql_error_copy(err, &e);
                 break;
             }

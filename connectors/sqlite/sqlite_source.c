@@ -22,6 +22,7 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/sqlite/sqlite_conf.h"
+#include "connectors/sqlite/sqlite_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -80,16 +81,11 @@ static void sq_close(rsql_source_t *s)
     rsql_free(s);
 }
 
+/* A failed SQLite call: its own message; busy is transient, a missing table or file not. */
 static rsql_err_t db_error(sqlite3 *db, int rc, rsql_error_t *err, const char *what,
                            const char *path)
 {
-    rsql_err_t code = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? RSQL_ERR_BUSY : RSQL_ERR_IO;
-    rsql_err_t r = rsql_error_set(err, code, RSQL_NOPOS, "%s %s: %s", what, path,
-                                  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    if (err && err->code == RSQL_ERR_IO && rc != SQLITE_IOERR) {
-        err->flags &= ~RSQL_EF_RETRY; /* a missing table or file stays missing */
-    }
-    return r;
+    return rsql_sqlite__error(db, rc, NULL, err, "%s %s", what, path);
 }
 
 static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)

@@ -268,11 +268,12 @@ static void test_conn_file_source(void)
     src_close(&x);
     rsql_batch_destroy(b);
 
-    /* missing file: not retriable */
+    /* missing file: permanent, not retriable */
     const char *kv2[] = {"connector", "filesystem", "path", "/nonexistent/x", NULL};
-    CU_ASSERT_EQUAL(src_open(&x, "filesystem", kv2, 2, c2, t2, 0, NULL, NULL), RSQL_ERR_IO);
+    CU_ASSERT_EQUAL(src_open(&x, "filesystem", kv2, 2, c2, t2, 0, NULL, NULL),
+                    RSQL_ERR_NOT_FOUND);
     CU_ASSERT_STRING_EQUAL(x.err.msg, "cannot open /nonexistent/x: No such file or directory");
-    CU_ASSERT_EQUAL(x.err.flags & RSQL_EF_RETRY, 0);
+    CU_ASSERT_FALSE(rsql_error_retriable(&x.err));
     x.s = NULL;
     src_close(&x);
 }
@@ -448,7 +449,7 @@ static void test_conn_file_sink(void)
     snk_close(&x);
     CU_ASSERT_EQUAL(access(nested, F_OK), 0);
     const char *kv3[] = {"connector", "filesystem", "path", "/dev/null/dir/x", NULL};
-    CU_ASSERT_EQUAL(snk_open(&x, "filesystem", kv3, 2, c2, t2), RSQL_ERR_IO);
+    CU_ASSERT_EQUAL(snk_open(&x, "filesystem", kv3, 2, c2, t2), RSQL_ERR_NOT_FOUND);
     CU_ASSERT_STRING_EQUAL(x.err.msg, "cannot open /dev/null/dir/x: Not a directory");
     x.k = NULL;
     snk_close(&x);
@@ -664,7 +665,7 @@ static void test_conn_sqlite_sink_source(void)
 
     /* a missing table */
     const char *skv2[] = {"connector", "sqlite", "path", db, "table", "nope", NULL};
-    CU_ASSERT_EQUAL(src_open(&x, "sqlite", skv2, 2, c2, t2, 0, NULL, NULL), RSQL_ERR_IO);
+    CU_ASSERT_EQUAL(src_open(&x, "sqlite", skv2, 2, c2, t2, 0, NULL, NULL), RSQL_ERR_NOT_FOUND);
     snprintf(want, sizeof want, "cannot read table %s#nope: no such table: nope", db);
     CU_ASSERT_STRING_EQUAL(x.err.msg, want);
     x.s = NULL;

@@ -294,8 +294,7 @@ static rsql_err_t fsnk_write(rsql_sink_t *snk, uint64_t id, int n, const rsql_si
             continue;
         }
         if (s->retry_mod > 0 && v % s->retry_mod == 0 && v < MAXREC && s->attempts[v]++ < 2) {
-            res[i].code = RSQL_ERR_UNAVAILABLE;
-            res[i].retriable = true;
+            res[i].code = RSQL_ERR_UNAVAILABLE; /* transient: the runtime writes it again */
             snprintf(res[i].msg, sizeof res[i].msg, "busy");
             continue;
         }
