@@ -21,8 +21,10 @@ CLEANFILES += connectors/conn_list.h
 connectors/conn_registry.$(OBJEXT): connectors/conn_list.h
 
 if HAVE_CUNIT
-check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io
-TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io
+check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
+	tests/unit/test_conn_errors
+TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
+	tests/unit/test_conn_errors
 tests_unit_test_opts_SOURCES = tests/unit/test_opts.c
 tests_unit_test_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
@@ -32,4 +34,7 @@ tests_unit_test_formats_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_connectors_io_SOURCES = tests/unit/test_connectors_io.c
 tests_unit_test_connectors_io_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_connectors_io_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_conn_errors_SOURCES = tests/unit/test_conn_errors.c
+tests_unit_test_conn_errors_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_conn_errors_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
