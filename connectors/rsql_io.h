@@ -60,6 +60,12 @@ typedef struct rsql_record {
     const char *ident;
     /* Connector-private (e.g. the RocketMQ receipt handle holder). */
     void *opaque;
+    /* A record the source could not turn into a row (a value it cannot convert, an
+       over-long line, a bad body): why, in the batch arena; row is NULL and raw holds its
+       raw form as far as the source has one. The runtime fails it at the decode stage, on
+       the same path as a body its format cannot decode: dead-lettered under
+       errors.tolerance 'all', the run stops at it under 'none'. NULL for a good record. */
+    const rsql_error_t *error;
 } rsql_record_t;
 
 typedef struct rsql_batch {
@@ -119,6 +125,10 @@ typedef struct rsql_source_ops {
     ** Append up to max records to batch, waiting at most timeout_ms for the
     ** first one (block, never spin). *eof = true when a bounded source has
     ** nothing more, ever. RSQL_OK with no records appended is a timeout.
+    ** A record that cannot become a row is appended with rec->error set
+    ** (see rsql_record_t), never an error of the poll: the records around
+    ** it are still delivered. An error return is for the source itself
+    ** (it cannot read, out of memory): nothing of that poll is kept.
     ** Transient errors (rsql_error_retriable) are retried with backoff by the
     ** runtime; a permanent one fails the run at once.
     ** @locality poll thread

@@ -10,6 +10,12 @@
  * transient failure that is retried and recovers (a sqlite sink whose
  * database another connection holds locked).
  *
+ * And tolerance for every source: a record a source cannot turn into a row
+ * (a value the sqlite source cannot convert, a line over the file source's
+ * limit) is a decode failure of that record: dead-lettered with its raw form
+ * under errors.tolerance 'all', the good records around it delivered; under
+ * 'none' the run stops at it, with what came before it delivered.
+ *
  * "At once" is shown without a clock: the runtime logs every retry it makes
  * (runtime/rt_pipeline.c, rsql_pipeline__retrying), and the tests read that
  * log: a permanent failure leaves no retry line. The transient test waits for
@@ -48,7 +54,7 @@ static int suite_clean(void)
 {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return getenv("RSQL_KEEP") || system(cmd) == 0 ? 0 : -1;
 }
 
 /* ---- the map and the predicate */
@@ -394,6 +400,146 @@ static void test_errors_file_sink_no_space(void)
     rsql_session_destroy(s);
 }
 
+/* ---- tolerance for every source */
+
+#define DLQ_SQL                                                                             \
+    "CREATE TABLE dlq (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, "         \
+    "ts TIMESTAMP(3)) WITH ('connector'='sqlite', 'path'='%s', 'table'='dlq');"
+
+/*
+** A sqlite source with one value its column type cannot hold: under 'all' the good rows are
+** written and the bad one is dead-lettered with its raw row, stage and message; under 'none'
+** the run fails with that message, the row before it written, nothing after it, and the
+** stored position at the row before it.
+*/
+static void test_tolerance_sqlite_source_bad_value(void)
+{
+    char in[128], out[128], sql[2048], want[512];
+    snprintf(in, sizeof in, "%s/bad_in.db", tmpdir);
+    sqlite_exec(in, "CREATE TABLE src (id, name); INSERT INTO src VALUES (1, 'a'), ('abc', 'b'), "
+                    "(3, 'c'), (4, 'd')");
+    const char *mode[2] = {"all", "none"};
+    for (int m = 0; m < 2; m++) {
+        char cat[32];
+        snprintf(cat, sizeof cat, "bad_%s", mode[m]);
+        snprintf(out, sizeof out, "%s/%s.db", tmpdir, cat);
+        rsql_session_t *s = new_session(cat);
+        int n = snprintf(sql, sizeof sql,
+                         "CREATE TABLE src (id BIGINT, name VARCHAR) WITH ('connector'='sqlite', "
+                         "'path'='%s', 'table'='src');"
+                         "CREATE TABLE dst (id BIGINT, name VARCHAR) WITH ('connector'='sqlite', "
+                         "'path'='%s', 'table'='copy');",
+                         in, out);
+        n += snprintf(sql + n, sizeof sql - (size_t)n, DLQ_SQL, out);
+        snprintf(sql + n, sizeof sql - (size_t)n,
+                 "SET 'errors.tolerance' = '%s'; SET 'errors.dlq.table' = 'dlq';"
+                 "CREATE JOB j AS INSERT INTO dst SELECT id, name FROM src;",
+                 mode[m]);
+        rsql_error_t err;
+        CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
+        rsql_err_t rc = exec_all(s, "RUN JOB j", &err);
+        snprintf(want, sizeof want,
+                 "%sdecode error at sqlite:%s#src@2: column 'id': expected BIGINT, got TEXT "
+                 "\"abc\"",
+                 m == 0 ? "" : "job 'j': ", in);
+        if (m == 0) {
+            CU_ASSERT_EQUAL(rc, RSQL_OK);
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT count(*) FROM copy"), 3);
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT sum(id) FROM copy"), 8);
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT count(*) FROM dlq"), 1);
+            char src[256];
+            snprintf(src, sizeof src, "sqlite:%s#src@2", in);
+            char *q = sqlite3_mprintf("SELECT count(*) FROM dlq WHERE stage = 'decode' AND raw = "
+                                      "'{\"id\":\"abc\",\"name\":\"b\"}' AND error = %Q AND "
+                                      "source = %Q",
+                                      want, src);
+            CU_ASSERT_EQUAL(sqlite_count(out, q), 1);
+            sqlite3_free(q);
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT \"offset\" FROM rocketsql_positions WHERE "
+                                              "pipeline = 'j'"),
+                            4);
+        } else {
+            CU_ASSERT_EQUAL(rc, RSQL_ERR_DECODE);
+            CU_ASSERT_STRING_EQUAL(err.msg, want);
+            if (strcmp(err.msg, want) != 0) {
+                fprintf(stderr, "\n  got:  %s\n  want: %s\n", err.msg, want);
+            }
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT count(*) FROM copy"), 1);
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT max(id) FROM copy"), 1);
+            CU_ASSERT(sqlite_count(out, "SELECT count(*) FROM dlq") < 1); /* none, or no table */
+            /* stopped at its position: the next run starts at the bad row again */
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT \"offset\" FROM rocketsql_positions WHERE "
+                                              "pipeline = 'j'"),
+                            1);
+        }
+        rsql_session_destroy(s);
+    }
+}
+
+/*
+** A file whose second line is over the 16 MiB line limit: under 'all' the lines around it
+** are written and it is dead-lettered (its first 64 KiB as raw form); under 'none' the run
+** fails at it with the line's size and position.
+*/
+static void test_tolerance_file_long_line(void)
+{
+    char in[128], out[128], sql[2048];
+    snprintf(in, sizeof in, "%s/long.json", tmpdir);
+    FILE *f = fopen(in, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("{\"id\": 1}\n", f);
+    char *big = malloc(1024 * 1024);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    memset(big, ' ', 1024 * 1024);
+    for (int i = 0; i < 17; i++) {
+        fwrite(big, 1, 1024 * 1024, f);
+    }
+    free(big);
+    fputs("\n{\"id\": 3}\n", f);
+    fclose(f);
+    const char *mode[2] = {"all", "none"};
+    for (int m = 0; m < 2; m++) {
+        char cat[32];
+        snprintf(cat, sizeof cat, "long_%s", mode[m]);
+        snprintf(out, sizeof out, "%s/%s.db", tmpdir, cat);
+        rsql_session_t *s = new_session(cat);
+        int n = snprintf(sql, sizeof sql,
+                         "CREATE TABLE src (id BIGINT) WITH ('connector'='filesystem', "
+                         "'path'='%s');"
+                         "CREATE TABLE dst (id BIGINT) WITH ('connector'='sqlite', "
+                         "'path'='%s', 'table'='copy');",
+                         in, out);
+        n += snprintf(sql + n, sizeof sql - (size_t)n, DLQ_SQL, out);
+        snprintf(sql + n, sizeof sql - (size_t)n,
+                 "SET 'errors.tolerance' = '%s'; SET 'errors.dlq.table' = 'dlq';", mode[m]);
+        rsql_error_t err;
+        CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
+        rsql_err_t rc = exec_all(s, "INSERT INTO dst SELECT id FROM src", &err);
+        if (m == 0) {
+            CU_ASSERT_EQUAL(rc, RSQL_OK);
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT sum(id) FROM copy"), 4);
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT count(*) FROM dlq WHERE stage = 'decode' "
+                                              "AND length(raw) = 65536 AND error LIKE "
+                                              "'%line longer than 16 MiB (17825792 bytes;%'"),
+                            1);
+        } else {
+            char want[512];
+            snprintf(want, sizeof want,
+                     "decode error at file:%s@10: line longer than 16 MiB (17825792 bytes; the "
+                     "first 65536 are kept as its raw form)",
+                     in);
+            CU_ASSERT_EQUAL(rc, RSQL_ERR_TOO_LARGE);
+            CU_ASSERT_STRING_EQUAL(err.msg, want);
+            if (strcmp(err.msg, want) != 0) {
+                fprintf(stderr, "\n  got:  %s\n  want: %s\n", err.msg, want);
+            }
+            CU_ASSERT_EQUAL(sqlite_count(out, "SELECT sum(id) FROM copy"), 1);
+        }
+        rsql_session_destroy(s);
+    }
+    unlink(in);
+}
+
 static CU_TestInfo error_tests[] = {
     {"test_errors_classes", test_errors_classes},
     {"test_errors_errno", test_errors_errno},
@@ -401,6 +547,8 @@ static CU_TestInfo error_tests[] = {
     {"test_errors_sqlite_check_permanent", test_errors_sqlite_check_permanent},
     {"test_errors_sqlite_busy_transient", test_errors_sqlite_busy_transient},
     {"test_errors_file_sink_no_space", test_errors_file_sink_no_space},
+    {"test_tolerance_sqlite_source_bad_value", test_tolerance_sqlite_source_bad_value},
+    {"test_tolerance_file_long_line", test_tolerance_file_long_line},
     CU_TEST_INFO_NULL,
 };
 

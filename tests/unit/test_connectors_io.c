@@ -184,6 +184,18 @@ static bool raw_is(const rsql_record_t *r, const char *s)
     return r->raw_len == strlen(s) && memcmp(r->raw, s, r->raw_len) == 0;
 }
 
+/* Poll everything (bounded) into one batch. */
+static int poll_all(src_t *x, rsql_batch_t *b, int max_per_poll)
+{
+    bool eof = false;
+    for (int guard = 0; !eof && guard < 1000; guard++) {
+        if (x->ops->poll(x->s, b, max_per_poll, 1000, &eof, &x->err) != RSQL_OK) {
+            return -1;
+        }
+    }
+    return b->n;
+}
+
 /* The data path is reached through each connector's descriptor. */
 static void test_conn_lookup(void)
 {
@@ -353,30 +365,73 @@ static void test_conn_file_source_follow(void)
     rsql_batch_destroy(b);
 }
 
+/*
+** A line over 16 MiB is one record with its error and its first 64 KiB as raw form (the rest
+** skipped, memory bounded), between the lines around it, which are delivered. (This test
+** used to assert that the whole poll failed.)
+*/
 static void test_conn_file_source_long_line(void)
 {
     char path[128];
     src_t x;
-    bool eof;
     tmp_path(path, sizeof path, "long.txt");
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("short\n", f);
-    for (int i = 0; i < 17 * 1024; i++) {
+    for (int i = 0; i < 33 * 1024; i++) { /* 33 MiB: two buffers' worth are skipped */
         char kb[1024];
-        memset(kb, 'x', sizeof kb);
+        memset(kb, i == 0 ? 'y' : 'x', sizeof kb);
         fwrite(kb, 1, sizeof kb, f);
     }
-    fputs("\n", f);
+    fputs("\nafter\n", f);
     fclose(f);
+    const int64_t long_end = 6 + 33 * 1024 * 1024 + 1;
     const char *kv[] = {"connector", "filesystem", "path", path, "format", "raw", NULL};
     CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 1, c1, t1, 0, NULL, NULL), RSQL_OK);
     rsql_batch_t *b = rsql_batch_new(16);
-    CU_ASSERT_EQUAL(x.ops->poll(x.s, b, 16, 100, &eof, &x.err), RSQL_ERR_DECODE);
-    char want[200];
-    snprintf(want, sizeof want, "file:%s@6: line longer than 16 MiB", path);
-    CU_ASSERT_STRING_EQUAL(x.err.msg, want);
-    CU_ASSERT_EQUAL(b->n, 1);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 3);
+    CU_ASSERT_TRUE(raw_is(&b->recs[0], "short"));
+    CU_ASSERT_PTR_NULL(b->recs[0].error);
+    const rsql_record_t *r = &b->recs[1];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->error);
+    CU_ASSERT_EQUAL(r->error->code, RSQL_ERR_TOO_LARGE);
+    CU_ASSERT_STRING_EQUAL(r->error->msg, "line longer than 16 MiB (34603008 bytes; the first "
+                                          "65536 are kept as its raw form)");
+    char ident[200];
+    snprintf(ident, sizeof ident, "file:%s@6", path);
+    CU_ASSERT_STRING_EQUAL(r->ident, ident);
+    CU_ASSERT_EQUAL(r->raw_len, 65536);
+    CU_ASSERT_EQUAL(r->raw[0], 'y');
+    CU_ASSERT_EQUAL(r->raw[65535], 'x');
+    CU_ASSERT_EQUAL(r->offset, long_end);
+    CU_ASSERT_TRUE(raw_is(&b->recs[2], "after"));
+    CU_ASSERT_PTR_NULL(b->recs[2].error);
+    CU_ASSERT_EQUAL(b->recs[2].offset, long_end + 6);
+    src_close(&x);
+
+    /* resumed just after the long line: only "after" */
+    const char *rp[] = {path};
+    int64_t ro[] = {long_end};
+    b->n = 0;
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 1, c1, t1, 1, rp, ro), RSQL_OK);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 1);
+    CU_ASSERT_TRUE(raw_is(&b->recs[0], "after"));
+    src_close(&x);
+
+    /* the long line is the last one, without a line end: it still ends at EOF */
+    f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    for (int i = 0; i < 17 * 1024; i++) {
+        char kb[1024];
+        memset(kb, 'z', sizeof kb);
+        fwrite(kb, 1, sizeof kb, f);
+    }
+    fclose(f);
+    b->n = 0;
+    CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", kv, 1, c1, t1, 0, NULL, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 1);
+    CU_ASSERT_PTR_NOT_NULL(b->recs[0].error);
+    CU_ASSERT_EQUAL(b->recs[0].offset, 17 * 1024 * 1024);
     src_close(&x);
     rsql_batch_destroy(b);
     unlink(path);
@@ -457,18 +512,6 @@ static void test_conn_file_sink(void)
 
 static const char *const c3[] = {"id", "name", "score"};
 static const rsql_type_t t3[] = {RSQL_TYPE_INT, RSQL_TYPE_VARCHAR, RSQL_TYPE_DOUBLE};
-
-/* Poll everything (bounded) into one batch. */
-static int poll_all(src_t *x, rsql_batch_t *b, int max_per_poll)
-{
-    bool eof = false;
-    for (int guard = 0; !eof && guard < 1000; guard++) {
-        if (x->ops->poll(x->s, b, max_per_poll, 1000, &eof, &x->err) != RSQL_OK) {
-            return -1;
-        }
-    }
-    return b->n;
-}
 
 static void test_conn_datagen(void)
 {
@@ -650,16 +693,26 @@ static void test_conn_sqlite_sink_source(void)
     CU_ASSERT_EQUAL(b->recs[0].offset, 3);
     src_close(&x);
 
-    /* a value that does not fit the column type fails the poll, precisely */
-    exec_sql(db, "INSERT INTO t(id, name) VALUES ('abc', 'x')");
+    /* a value that does not fit the column type is a record with its error and raw form,
+       between the good rows (this test used to assert that the whole poll failed) */
+    exec_sql(db, "INSERT INTO t(id, name) VALUES ('abc', 'x\"y'); "
+                 "INSERT INTO t(id, name) VALUES (7, 'after')");
     b->n = 0;
     CU_ASSERT_EQUAL_FATAL(src_open(&x, "sqlite", skv, 2, c2, t2, 1, rp, ro), RSQL_OK);
-    CU_ASSERT_EQUAL(poll_all(&x, b, 16), -1);
+    CU_ASSERT_EQUAL(poll_all(&x, b, 16), 5);
     char want[300];
-    snprintf(want, sizeof want, "sqlite:%s#t@6: column 'id': expected BIGINT, got TEXT \"abc\"",
-             db);
-    CU_ASSERT_STRING_EQUAL(x.err.msg, want);
-    CU_ASSERT_EQUAL(x.err.code, RSQL_ERR_DECODE);
+    const rsql_record_t *bad = &b->recs[3];
+    CU_ASSERT_PTR_NULL(b->recs[2].error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bad->error);
+    CU_ASSERT_EQUAL(bad->error->code, RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(bad->error->msg, "column 'id': expected BIGINT, got TEXT \"abc\"");
+    CU_ASSERT_PTR_NULL(bad->row);
+    CU_ASSERT_TRUE(raw_is(bad, "{\"id\":\"abc\",\"name\":\"x\\\"y\"}"));
+    snprintf(want, sizeof want, "sqlite:%s#t@6", db);
+    CU_ASSERT_STRING_EQUAL(bad->ident, want);
+    CU_ASSERT_EQUAL(bad->offset, 6);
+    CU_ASSERT_PTR_NULL(b->recs[4].error);
+    CU_ASSERT_EQUAL(b->recs[4].row[0].v.i, 7);
     src_close(&x);
     rsql_batch_destroy(b);
 
