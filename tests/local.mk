@@ -37,6 +37,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_log_level.sh \
 	tests/integration/t_shell.sh \
+	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/pty_shell.py
