@@ -15,7 +15,8 @@
  * confirms its row; a failed dead-letter write FAILS the record and the
  * run. A batch's delivery report is allocated with the batch, so the
  * delivery callback never allocates; out of memory fails the records it
- * concerns and the run (RSQL_ERR_NOMEM), it never waits or aborts. Without a dead-letter table, tolerated records are only counted.
+ * concerns and the run (RSQL_ERR_NOMEM), it never waits or aborts.
+ * Without a dead-letter table, tolerated records are only counted.
  * The dead-letter sink is opened with pipeline id "<id>#dlq" so an
  * exactly-once sink keeps its positions apart from the main sink's.
  */
