@@ -50,6 +50,7 @@ static int suite_init(void)
     return mkdtemp(tmpdir) ? 0 : -1;
 }
 
+/* Removes the directory (RSQL_KEEP=1 keeps it, to look at the databases after a failure). */
 static int suite_clean(void)
 {
     char cmd[128];
@@ -378,12 +379,17 @@ static void test_errors_file_sink_no_space(void)
     rsql_error_t err;
     CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
     logcap_t log;
-    log_begin(&log);
-    rsql_err_t rc = exec_all(s, "INSERT INTO dst SELECT v FROM src", &err);
-    log_end(&log);
-    CU_ASSERT_EQUAL(rc, RSQL_ERR_NO_SPACE);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot write /dev/full: No space left on device"));
-    CU_ASSERT_PTR_NULL(strstr(log.text, RETRY_MARK));
+    rsql_err_t rc;
+    if (access("/dev/full", W_OK) == 0) {
+        log_begin(&log);
+        rc = exec_all(s, "INSERT INTO dst SELECT v FROM src", &err);
+        log_end(&log);
+        CU_ASSERT_EQUAL(rc, RSQL_ERR_NO_SPACE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot write /dev/full: No space left on device"));
+        CU_ASSERT_PTR_NULL(strstr(log.text, RETRY_MARK));
+    } else {
+        fprintf(stderr, "(no writable /dev/full: the ENOSPC case is not run) ");
+    }
 
     /* a missing input file: NOT_FOUND, at once */
     snprintf(sql, sizeof sql,
