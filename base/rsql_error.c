@@ -1,23 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The error map's functions: setting errors (first one wins), names and
- * texts from RSQL_ERR_MAP, and rendering "line:col: message" with a caret.
+ * The error map's functions: setting errors (first one wins), names, texts
+ * and classes from RSQL_ERR_MAP, the retriable predicate, errno to code, and
+ * rendering "line:col: message" with a caret.
  */
 #include "config.h"
 #include "base/rsql_error.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#define RSQL__CLASS_T true
+#define RSQL__CLASS_P false
+
 static const struct {
     rsql_err_t code;
     const char *name;
-    unsigned flags;
+    bool transient;
     const char *text;
 } err_descs[] = {
-#define RSQL__ERR_DESC(name, num, flags, text) {RSQL_ERR_##name, #name, flags, text},
+#define RSQL__ERR_DESC(name, num, cls, text) {RSQL_ERR_##name, #name, RSQL__CLASS_##cls, text},
     RSQL_ERR_MAP(RSQL__ERR_DESC)
 #undef RSQL__ERR_DESC
 };
@@ -37,7 +42,6 @@ rsql_err_t rsql_error_setv(rsql_error_t *err, rsql_err_t code, rsql_pos_t pos, c
         return code;
     }
     err->code = code;
-    err->flags = rsql_err_flags(code);
     err->pos = pos;
     err->remote_code = 0;
     if (fmt) {
@@ -85,14 +89,60 @@ const char *rsql_err_str(rsql_err_t code)
     return "unknown error";
 }
 
-unsigned rsql_err_flags(rsql_err_t code)
+bool rsql_err_code_retriable(rsql_err_t code)
 {
     for (size_t i = 0; i < sizeof(err_descs) / sizeof(err_descs[0]); i++) {
         if (err_descs[i].code == code) {
-            return err_descs[i].flags;
+            return err_descs[i].transient;
         }
     }
-    return 0;
+    return false;
+}
+
+/*
+** The retriable predicate (see the header): the class of err's code.
+*/
+bool rsql_error_retriable(const rsql_error_t *err)
+{
+    return err && err->code != RSQL_OK && rsql_err_code_retriable(err->code);
+}
+
+/*
+** The code that says what an errno means (see the header).
+*/
+rsql_err_t rsql_err_from_errno(int errnum)
+{
+    switch (errnum) {
+    case ENOMEM: return RSQL_ERR_NOMEM;
+    case EACCES:
+    case EPERM:
+    case EROFS: return RSQL_ERR_PERMISSION;
+    case ENOENT:
+    case ENOTDIR: return RSQL_ERR_NOT_FOUND;
+    case ENOSPC:
+#ifdef EDQUOT
+    case EDQUOT:
+#endif
+        return RSQL_ERR_NO_SPACE;
+    case EFBIG: return RSQL_ERR_TOO_LARGE;
+    case EAGAIN:
+#if defined(EWOULDBLOCK) && EWOULDBLOCK != EAGAIN
+    case EWOULDBLOCK:
+#endif
+    case EINTR:
+    case EBUSY:
+    case ETXTBSY: return RSQL_ERR_BUSY;
+    case ETIMEDOUT: return RSQL_ERR_TIMEOUT;
+#ifdef ESTALE
+    case ESTALE:
+#endif
+    case ENETDOWN:
+    case ENETUNREACH:
+    case ECONNRESET:
+    case ECONNREFUSED:
+    case EHOSTUNREACH: return RSQL_ERR_UNAVAILABLE;
+    default: return RSQL_ERR_IO;
+    }
 }
 
 void rsql_pos_linecol(const char *text, uint32_t off, int *line, int *col)
@@ -175,10 +225,19 @@ void rsql_error_map_markdown(FILE *f)
     fprintf(f, "# rocketsql error codes\n\n"
                "Generated from `RSQL_ERR_MAP` in `base/rsql_error.h` (`make check` fails when "
                "this file is stale). Numbers are stable.\n\n"
-               "| code | name | retriable | fatal | meaning |\n|---|---|---|---|---|\n");
+               "Every code has a class. A **transient** error may go away if the same operation "
+               "is tried again: the pipeline retries it with backoff for `errors.retry.timeout` "
+               "(`errors.retry.backoff-max` between attempts) before it gives up. A "
+               "**permanent** error fails the same way every time: it is never retried; the "
+               "record fails at once (the job stops) or, under `errors.tolerance` = 'all', goes "
+               "to the dead-letter table. The message is the underlying one (the database's own "
+               "message, the broker's status name, code and message).\n\n"
+               "| code | name | class | meaning |\n|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof(err_descs) / sizeof(err_descs[0]); i++) {
-        fprintf(f, "| %d | `%s` | %s | %s | %s |\n", (int)err_descs[i].code, err_descs[i].name,
-                (err_descs[i].flags & RSQL_EF_RETRY) ? "yes" : "no",
-                (err_descs[i].flags & RSQL_EF_FATAL) ? "yes" : "no", err_descs[i].text);
+        fprintf(f, "| %d | `%s` | %s | %s |\n", (int)err_descs[i].code, err_descs[i].name,
+                err_descs[i].code == RSQL_OK ? "-"
+                : err_descs[i].transient     ? "transient"
+                                             : "permanent",
+                err_descs[i].text);
     }
 }

@@ -27,15 +27,17 @@ static const char *const tolerance_vals[] = {"none", "all", NULL};
 
 static const rsql_opt_def_t settings_table[] = {
     ROW("errors.tolerance", RSQL_OPT_ENUM, J, "none", 0, 0, tolerance_vals,
-        "What a job does with a record that fails (a body that does not decode, an expression "
-        "that fails such as a division by zero or a bad cast, a sink write that still fails after "
-        "its retries). `none`: the job stops, and nothing is acked or committed past the failed "
+        "What a job does with a record that fails (a body that does not decode, a value or line "
+        "a source cannot turn into a row, an expression that fails such as a division by zero or "
+        "a bad cast, a sink write that fails with a permanent error or still fails after its "
+        "retries). `none`: the job stops, and nothing is acked or committed past the failed "
         "record. `all`: the record goes to the dead-letter destination (`errors.dlq.table`, and "
         "for `rocketmq-grpc` sources optionally the native DLQ) and the job goes on; it is counted "
         "as dead-lettered."),
     ROW("errors.dlq.table", RSQL_OPT_STR, J | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
         "The catalog table that receives dead-lettered records under `errors.tolerance` = `all`. "
-        "It must have the columns `raw` (BYTES or VARCHAR: the body as received), `stage` "
+        "It must have the columns `raw` (BYTES or VARCHAR: the body as received; for a sqlite "
+        "source the row as a JSON object; for an over-long line its first 64 KiB), `stage` "
         "(VARCHAR: decode, eval or sink), `error` (VARCHAR), `source` (VARCHAR: the record's "
         "identity, such as file and byte offset, or topic, lite topic and message id) and `ts` "
         "(TIMESTAMP(3)); this is checked when the statement is planned. Unset: tolerated records "

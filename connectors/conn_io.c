@@ -62,7 +62,6 @@ rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql
     }
     memset(r, 0, sizeof *r);
     r->code = rc;
-    r->retriable = false;
     snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1,
              why.msg[0] ? why.msg : rsql_err_str(rc));
     return rc;

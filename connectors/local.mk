@@ -23,9 +23,9 @@ connectors/conn_registry.$(OBJEXT): connectors/conn_list.h
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
-	tests/unit/test_plugins
+	tests/unit/test_plugins tests/unit/test_conn_errors
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
-	tests/unit/test_plugins
+	tests/unit/test_plugins tests/unit/test_conn_errors
 tests_unit_test_opts_SOURCES = tests/unit/test_opts.c
 tests_unit_test_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
@@ -38,4 +38,7 @@ tests_unit_test_connectors_io_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_plugins_SOURCES = tests/unit/test_plugins.c
 tests_unit_test_plugins_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_plugins_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_conn_errors_SOURCES = tests/unit/test_conn_errors.c
+tests_unit_test_conn_errors_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_conn_errors_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

@@ -60,6 +60,12 @@ typedef struct rsql_record {
     const char *ident;
     /* Connector-private (e.g. the RocketMQ receipt handle holder). */
     void *opaque;
+    /* A record the source could not turn into a row (a value it cannot convert, an
+       over-long line, a bad body): why, in the batch arena; row is NULL and raw holds its
+       raw form as far as the source has one. The runtime fails it at the decode stage, on
+       the same path as a body its format cannot decode: dead-lettered under
+       errors.tolerance 'all', the run stops at it under 'none'. NULL for a good record. */
+    const rsql_error_t *error;
 } rsql_record_t;
 
 typedef struct rsql_batch {
@@ -119,7 +125,12 @@ typedef struct rsql_source_ops {
     ** Append up to max records to batch, waiting at most timeout_ms for the
     ** first one (block, never spin). *eof = true when a bounded source has
     ** nothing more, ever. RSQL_OK with no records appended is a timeout.
-    ** Retriable errors (RSQL_EF_RETRY) are retried with backoff by the runtime.
+    ** A record that cannot become a row is appended with rec->error set
+    ** (see rsql_record_t), never an error of the poll: the records around
+    ** it are still delivered. An error return is for the source itself
+    ** (it cannot read, out of memory): nothing of that poll is kept.
+    ** Transient errors (rsql_error_retriable) are retried with backoff by the
+    ** runtime; a permanent one fails the run at once.
     ** @locality poll thread
     */
     rsql_err_t (*poll)(rsql_source_t *src, rsql_batch_t *batch, int max, int timeout_ms,
@@ -173,12 +184,16 @@ typedef struct rsql_sink_row {
     const char *partition_name; /* the source partition's name (exactly-once sinks store it) */
 } rsql_sink_row_t;
 
-/* The result of one row, reported by the sink. */
+/*
+** The result of one row, reported by the sink. A failure's code says what
+** happened, and its class (rsql_err_code_retriable) whether the runtime
+** writes the row again: a transient code (BUSY, TIMEOUT, UNAVAILABLE) is
+** retried per errors.retry.*, a permanent one is not.
+*/
 typedef struct rsql_sink_result {
     rsql_err_t code;  /* RSQL_OK = written */
-    bool retriable;   /* with a failure: may succeed if written again */
     char meta[96];    /* with success: e.g. "msgid=01AB.. offset=42"; "" when none */
-    char msg[256];    /* with a failure */
+    char msg[256];    /* with a failure: the underlying message */
 } rsql_sink_result_t;
 
 /*

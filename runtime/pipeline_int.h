@@ -27,25 +27,29 @@ enum {
     RT_OP_WRITE         /* transform / worker -> write thread: rows to write */
 };
 
+/*
+** Memory on the delivery path is allocated ahead, per batch, by the poll thread before it
+** polls (rt_stages.c): the batch's q1 op, its tickets, its outcomes op and its write batch
+** with that batch's delivery report and write-failed report. So once records are polled, no
+** stage needs memory to hand them on or to report their outcomes: out of memory can only
+** refuse a batch before it is polled (a job error, RSQL_ERR_NOMEM) or fail a record (never
+** dead-lettered), and every polled record still gets exactly one outcome.
+*/
+struct rt_outcomes_op;
+struct rt_wbatch;
+
 /* A polled batch in flight: freed by the worker once every record has its outcome. */
 typedef struct rt_inbatch {
+    rsql_qop_t op; /* poll -> transform (q1); weight = records */
     rsql_batch_t *b;
+    int cap;           /* records it was allocated for */
     uint64_t *tickets; /* per record: offset tracker ticket */
+    uint8_t *registered; /* per record: in the offset tracker */
     uint8_t *resolved; /* per record: outcome reported */
     int pending;       /* records without an outcome */
+    struct rt_outcomes_op *oo; /* allocated ahead; handed to the worker by transform */
+    struct rt_wbatch *wb;      /* allocated ahead; handed to the write thread by transform */
 } rt_inbatch_t;
-
-/* Rows for the sink (q2 op); its address is the sink batch_id. */
-typedef struct rt_wbatch {
-    rsql_qop_t op;
-    rt_inbatch_t *ib;
-    int n;
-    rsql_sink_row_t *rows;
-    int *idx; /* per row: the record's index in ib->b */
-    bool has_retry;
-    rsql_retry_t retry;
-    int64_t not_before_ms; /* a retry waits until then */
-} rt_wbatch_t;
 
 /* What the transform thread says about one record. */
 typedef enum rt_item_kind { RT_ITEM_FILTERED, RT_ITEM_ERROR, RT_ITEM_ABORTED } rt_item_kind_t;
@@ -63,6 +67,7 @@ typedef struct rt_outcomes_op {
     rt_item_t items[];
 } rt_outcomes_op_t;
 
+/* A delivery report: the sink's results, copied by the delivery callback (any thread). */
 typedef struct rt_delivery_op {
     rsql_qop_t op;
     void *batch; /* rt_wbatch_t * or rt_dlqbatch_t * */
@@ -72,10 +77,28 @@ typedef struct rt_delivery_op {
 
 typedef struct rt_write_failed_op {
     rsql_qop_t op;
-    rt_wbatch_t *wb;
+    struct rt_wbatch *wb;
     bool aborted;
     rsql_error_t err;
 } rt_write_failed_op_t;
+
+/*
+** Rows for the sink (q2 op); its address is the sink batch_id. Its reports live in it: dop
+** (room for cap results, posted by the delivery callback) and failed (posted by the write
+** thread); a batch has at most one report outstanding, and a retry reuses the batch.
+*/
+typedef struct rt_wbatch {
+    rsql_qop_t op;
+    rt_inbatch_t *ib;
+    int n, cap;
+    rsql_sink_row_t *rows;
+    int *idx; /* per row: the record's index in ib->b */
+    bool has_retry;
+    rsql_retry_t retry;
+    int64_t not_before_ms; /* a retry waits until then */
+    rt_delivery_op_t *dop;
+    rt_write_failed_op_t failed;
+} rt_wbatch_t;
 
 typedef struct rt_dlq rt_dlq_t; /* rt_dlq.c */
 
@@ -103,6 +126,7 @@ struct rsql_pipeline {
     atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
     atomic_bool interrupted;
     atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */
+    atomic_int_least64_t retry_warned_ms; /* when a retry was last logged at warn (0 = never) */
     atomic_int_least64_t read;
     int64_t written, filtered, dead_lettered, failed; /* worker only */
     bool poll_done;                                   /* worker only */
@@ -110,6 +134,7 @@ struct rsql_pipeline {
 
     rt_dlq_t *dlq;
     int64_t positions_saved;
+    rsql_qop_t poll_done_op, signal_op; /* posted at most once each: no allocation */
 
     /* run record and status */
     int64_t run_id;
@@ -120,6 +145,14 @@ struct rsql_pipeline {
     char pname[32];
 };
 
+/*
+** A transient failure of what ("source poll", "sink write", "sink delivery") is retried after
+** wait_ms (the err's code decided: rsql_error_retriable). Logs it with the underlying message:
+** at warn for the first retry of a streak (attempt 1), at most once per 10 s per pipeline;
+** otherwise at debug. Any thread, no lock held.
+*/
+void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_error_t *err,
+                             int64_t wait_ms, int attempt);
 /* Record the pipeline's first failure (thread-safe); with stop, abort the run. */
 void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_stage);
 /* The name of source partition lane (borrowed until the next call). @locality worker */
@@ -146,6 +179,8 @@ void rsql_pipeline__dlq_add(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const
 /* Write the queued dead letters (when force, or enough are queued). */
 void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force);
 void rsql_pipeline__dlq_delivered(rsql_pipeline_t *p, rt_delivery_op_t *op);
+/* Free a dead-letter batch whose delivery was never served (its report op). */
+void rsql_pipeline__dlq_free_report(rt_delivery_op_t *op);
 /* Dead letters queued or awaiting their delivery. */
 int64_t rsql_pipeline__dlq_busy(rsql_pipeline_t *p);
 void rsql_pipeline__dlq_close(rsql_pipeline_t *p);
@@ -168,7 +203,10 @@ void rsql_pipeline__free_outcomes(rt_outcomes_op_t *oo);
 void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop);
 /* Worker-side handlers of the worker queue's ops (rt_outcomes.c). */
 void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo);
-rt_wbatch_t *rsql_pipeline__wbatch_new(rt_inbatch_t *ib, int cap);
+/* A batch for cap records with everything its way through the stages needs (NULL on OOM). */
+rt_inbatch_t *rsql_pipeline__inbatch_new(int cap);
+/* Free an op left on a queue at the end (rt_pipeline.c). */
+void rsql_pipeline__free_op(rsql_pipeline_t *p, rsql_qop_t *op);
 void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d);
 void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f);
 /* The sink delivery callback (any thread; posts to the worker queue). */

@@ -18,8 +18,9 @@
  *   every record in poll order; kept rows go to the write thread, filtered
  *   and failed records go to the worker as outcomes.
  * - write thread: sink.write in poll order (so the sink sees each partition
- *   in order), retrying a write the sink refused with a retriable error
- *   (exponential backoff, errors.retry.*), and sink.flush when idle, when
+ *   in order), retrying a write the sink refused with a transient error
+ *   (rsql_error_retriable; exponential backoff, errors.retry.*; each retry
+ *   is logged), and sink.flush when idle, when
  *   many rows await their delivery, every flush interval and at the end.
  * - worker: serves its queue: deliveries (posted by the sink's delivery
  *   callback from any thread), outcomes from the transform thread, signals.
@@ -41,7 +42,12 @@
  * (pipeline id, partition name); the source is then told via
  * source.committed. A preview commits nothing and calls no commit_record.
  *
- * Errors: a transform or sink error is handled per errors.tolerance: none =
+ * Errors: whether a failure is retried is decided by its code alone
+ * (rsql_error_retriable): a transient one (busy, timed out, unavailable) of
+ * the source poll, the sink write or a row's delivery is retried per
+ * errors.retry.*; a permanent one, or a transient one whose retry time is
+ * used up, is a record error. A transform or sink error is handled per
+ * errors.tolerance: none =
  * the record is FAILED, the pipeline stops (nothing after it is written or
  * committed; records already polled behind it are reported FAILED to the
  * source as "aborted" but not counted, neither as read nor as failed: the

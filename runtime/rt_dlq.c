@@ -13,7 +13,10 @@
  * is idle (or a batch is full), then flushes the dead-letter sink. A
  * record's outcome becomes DEAD_LETTERED only when the dead-letter sink
  * confirms its row; a failed dead-letter write FAILS the record and the
- * run. Without a dead-letter table, tolerated records are only counted.
+ * run. A batch's delivery report is allocated with the batch, so the
+ * delivery callback never allocates; out of memory fails the records it
+ * concerns and the run (RSQL_ERR_NOMEM), it never waits or aborts.
+ * Without a dead-letter table, tolerated records are only counted.
  * The dead-letter sink is opened with pipeline id "<id>#dlq" so an
  * exactly-once sink keeps its positions apart from the main sink's.
  */
@@ -41,7 +44,8 @@ typedef struct rt_dlqbatch {
     int n;
     dlq_item_t *items;
     rsql_sink_row_t *rows;
-    rsql_arena_t *arena; /* the row values and their bytes */
+    rsql_arena_t *arena;   /* the row values and their bytes */
+    rt_delivery_op_t *dop; /* its delivery report: room for n results */
 } rt_dlqbatch_t;
 
 enum { C_RAW, C_STAGE, C_ERROR, C_SOURCE, C_TS, C_N };
@@ -56,20 +60,17 @@ struct rt_dlq {
     int64_t outstanding; /* rows written, delivery not yet seen */
 };
 
+/* The dead-letter sink's delivery callback: into the batch's own report. Any thread. */
 static void dlq_deliver_cb(void *opaque, uint64_t batch_id, int n,
                            const rsql_sink_result_t *results)
 {
     rsql_pipeline_t *p = opaque;
-    rt_delivery_op_t *d =
-        rsql_malloc(sizeof(*d) + (size_t)(n > 0 ? n : 0) * sizeof(rsql_sink_result_t));
-    if (!d) {
-        rsql_log(RSQL_LOG_ERROR, "runtime", "out of memory reporting a dead-letter delivery");
-        abort();
-    }
+    rt_dlqbatch_t *db = (rt_dlqbatch_t *)(uintptr_t)batch_id;
+    rt_delivery_op_t *d = db->dop;
     memset(&d->op, 0, sizeof d->op);
     d->op.type = RT_OP_DLQ_DELIVERY;
-    d->batch = (void *)(uintptr_t)batch_id;
-    d->n = n > 0 ? n : 0;
+    d->batch = db;
+    d->n = n < 0 ? 0 : n > db->n ? db->n : n;
     if (d->n) {
         memcpy(d->results, results, (size_t)d->n * sizeof(rsql_sink_result_t));
     }
@@ -267,13 +268,13 @@ static void set_text(rsql_value_t *v, rsql_type_t t, const char *s, size_t n)
     v->v.s.len = n;
 }
 
-/* Fail a dead letter's record and the run. @locality worker */
-static void dlq_item_fail(rsql_pipeline_t *p, dlq_item_t *it, const char *why)
+/* Fail a dead letter's record and the run (code: why's). @locality worker */
+static void dlq_item_fail(rsql_pipeline_t *p, dlq_item_t *it, rsql_err_t code, const char *why)
 {
     char ibuf[64];
     rsql_error_t e;
     rsql_error_clear(&e);
-    rsql_error_set(&e, RSQL_ERR_SINK, RSQL_NOPOS, "dead-letter write failed at %s: %s",
+    rsql_error_set(&e, code, RSQL_NOPOS, "dead-letter write failed at %s: %s",
                    rsql_pipeline__ident(p, &it->ib->b->recs[it->idx], ibuf, sizeof ibuf), why);
     rsql_pipeline__fail(p, &e, false);
     rsql_outcome_t o = {RSQL_OUTCOME_FAILED, &e, NULL};
@@ -286,8 +287,15 @@ static void dlqbatch_free(rt_dlqbatch_t *db)
         rsql_free(db->items);
         rsql_free(db->rows);
         rsql_arena_destroy(db->arena);
+        rsql_free(db->dop);
         rsql_free(db);
     }
+}
+
+/* A dead-letter report nobody served (a leftover of the worker queue). */
+void rsql_pipeline__dlq_free_report(rt_delivery_op_t *op)
+{
+    dlqbatch_free(op->batch);
 }
 
 /* Build the dead-letter row of it into vals (n_cols values) in arena. */
@@ -350,16 +358,23 @@ void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force)
     int n = d->n_pending;
     int n_cols = p->conf.dlq_ctx.n_columns;
     rt_dlqbatch_t *db = rsql_calloc(1, sizeof(*db));
-    if (db) {
-        db->items = d->pending;
-        db->n = n;
-        d->pending = NULL;
-        d->n_pending = d->cap_pending = 0;
-        db->rows = rsql_calloc((size_t)n, sizeof(rsql_sink_row_t));
-        db->arena = rsql_arena_new();
+    if (!db) {
+        /* no memory even to hold them: each fails (and the run), nothing waits */
+        for (int i = 0; i < n; i++) {
+            dlq_item_fail(p, &d->pending[i], RSQL_ERR_NOMEM, "out of memory");
+        }
+        d->n_pending = 0;
+        return;
     }
+    db->items = d->pending;
+    db->n = n;
+    d->pending = NULL;
+    d->n_pending = d->cap_pending = 0;
+    db->rows = rsql_calloc((size_t)n, sizeof(rsql_sink_row_t));
+    db->arena = rsql_arena_new();
+    db->dop = rsql_calloc(1, sizeof(rt_delivery_op_t) + (size_t)n * sizeof(rsql_sink_result_t));
     rsql_value_t *vals = NULL;
-    if (db && db->rows && db->arena) {
+    if (db->rows && db->arena && db->dop) {
         vals = rsql_arena_alloc(db->arena,
                                 (size_t)n * (size_t)(n_cols > 0 ? n_cols : 1) *
                                     sizeof(rsql_value_t));
@@ -377,12 +392,8 @@ void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force)
         ok = ok && db->rows[i].partition_name;
     }
     if (!ok) {
-        if (!db) {
-            /* pending stays queued; try again later */
-            return;
-        }
         for (int i = 0; i < db->n; i++) {
-            dlq_item_fail(p, &db->items[i], "out of memory");
+            dlq_item_fail(p, &db->items[i], RSQL_ERR_NOMEM, "out of memory");
         }
         dlqbatch_free(db);
         return;
@@ -394,7 +405,7 @@ void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force)
     if (rc != RSQL_OK) {
         d->outstanding -= n;
         for (int i = 0; i < db->n; i++) {
-            dlq_item_fail(p, &db->items[i], e.code ? e.msg : rsql_err_str(rc));
+            dlq_item_fail(p, &db->items[i], rc, e.code ? e.msg : rsql_err_str(rc));
         }
         dlqbatch_free(db);
         return;
@@ -428,13 +439,13 @@ void rsql_pipeline__dlq_delivered(rsql_pipeline_t *p, rt_delivery_op_t *op)
             rsql_outcome_t o = {RSQL_OUTCOME_DEAD_LETTERED, &it->err, NULL};
             rsql_pipeline__resolve(p, it->ib, it->idx, &o);
         } else {
-            dlq_item_fail(p, it, r ? (r->msg[0] ? r->msg : rsql_err_str(r->code))
-                                   : "the sink reported no result");
+            dlq_item_fail(p, it, r ? r->code : RSQL_ERR_SINK,
+                          r ? (r->msg[0] ? r->msg : rsql_err_str(r->code))
+                            : "the sink reported no result");
         }
     }
     if (d) {
         d->outstanding -= db->n;
     }
-    dlqbatch_free(db);
-    rsql_free(op);
+    dlqbatch_free(db); /* op lives in it */
 }

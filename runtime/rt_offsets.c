@@ -248,7 +248,10 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
                 rsql_offtrack_mark_dirty(p->track, lanes[i]);
             }
             pthread_mutex_unlock(&p->track_lock);
-            if (final || !(rsql_err_flags(rc) & RSQL_EF_RETRY)) {
+            if (!local.code) {
+                rsql_error_set(&local, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+            }
+            if (final || !rsql_error_retriable(&local)) {
                 return rsql_error_set(err, rc, RSQL_NOPOS, "saving source positions: %s",
                                       local.msg);
             }

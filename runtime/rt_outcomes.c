@@ -54,7 +54,7 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
         p->failed++;
         break;
     }
-    if (o->kind != RSQL_OUTCOME_FAILED) {
+    if (o->kind != RSQL_OUTCOME_FAILED && ib->registered[idx]) {
         pthread_mutex_lock(&p->track_lock);
         rsql_offtrack_done(p->track, rec->partition, ib->tickets[idx]);
         pthread_mutex_unlock(&p->track_lock);
@@ -70,7 +70,10 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
     }
 }
 
-/* A failed record: dead-letter it (tolerance all) or fail it and the run. */
+/*
+** A failed record: dead-letter it (tolerance all) or fail it and the run. Out of memory is
+** never dead-lettered: the record was not processed, so it fails the run like a job error.
+*/
 static void record_error(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
                          const rsql_error_t *cause)
 {
@@ -80,7 +83,7 @@ static void record_error(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const ch
     const char *ident = rsql_pipeline__ident(p, &ib->b->recs[idx], ibuf, sizeof ibuf);
     rsql_error_set(&e, cause->code ? cause->code : RSQL_ERR_INTERNAL, RSQL_NOPOS,
                    "%s error at %s: %s", stage, ident, cause->msg);
-    if (p->conf.tolerate_all) {
+    if (p->conf.tolerate_all && e.code != RSQL_ERR_NOMEM) {
         rsql_pipeline__dlq_add(p, ib, idx, stage, &e);
         return;
     }
@@ -117,30 +120,19 @@ void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
     rsql_pipeline__free_outcomes(oo);
 }
 
-rt_wbatch_t *rsql_pipeline__wbatch_new(rt_inbatch_t *ib, int cap)
-{
-    rt_wbatch_t *wb = rsql_calloc(1, sizeof(*wb));
-    if (!wb) {
-        return NULL;
-    }
-    wb->op.type = RT_OP_WRITE;
-    wb->ib = ib;
-    wb->rows = rsql_calloc((size_t)cap, sizeof(rsql_sink_row_t));
-    wb->idx = rsql_calloc((size_t)cap, sizeof(int));
-    if (!wb->rows || !wb->idx) {
-        rsql_pipeline__free_wbatch(wb);
-        return NULL;
-    }
-    return wb;
-}
-
+/*
+** A write batch's delivery report: resolve the written rows, fail the others, and write the
+** ones with a transient error again (they stay in wb, which goes back to the write thread:
+** no allocation). @locality worker
+*/
 void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
 {
     rt_wbatch_t *wb = d->batch;
-    rt_wbatch_t *retry = NULL;
+    int n_retry = 0; /* rows kept in wb for another write, compacted to its front */
     int64_t now = rsql_now_ms();
     int64_t wait = -2; /* not computed yet */
-    for (int i = 0; i < wb->n; i++) {
+    int n = wb->n;
+    for (int i = 0; i < n; i++) {
         const rsql_sink_result_t *r = i < d->n ? &d->results[i] : NULL;
         if (r && r->code == RSQL_OK) {
             rsql_outcome_t o = {RSQL_OUTCOME_WRITTEN, NULL, r->meta[0] ? r->meta : NULL};
@@ -152,10 +144,10 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
         if (!r) {
             rsql_error_set(&cause, RSQL_ERR_SINK, RSQL_NOPOS, "the sink reported no result");
         } else {
-            rsql_error_set(&cause, RSQL_ERR_SINK, RSQL_NOPOS, "%s",
+            rsql_error_set(&cause, r->code, RSQL_NOPOS, "%s",
                            r->msg[0] ? r->msg : rsql_err_str(r->code));
         }
-        if (r && r->retriable && !atomic_load(&p->abort_sink)) {
+        if (rsql_error_retriable(&cause) && !atomic_load(&p->abort_sink)) {
             if (wait == -2) {
                 if (!wb->has_retry) {
                     rsql_retry_init(&wb->retry, p->conf.retry_timeout_ms,
@@ -163,37 +155,37 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
                     wb->has_retry = true;
                 }
                 wait = rsql_retry_next(&wb->retry, now);
+                if (wait >= 0) {
+                    rsql_pipeline__retrying(p, "sink delivery", &cause, wait, wb->retry.attempts);
+                }
             }
             if (wait >= 0) {
-                if (!retry) {
-                    retry = rsql_pipeline__wbatch_new(wb->ib, wb->n);
-                }
-                if (retry) {
-                    retry->rows[retry->n] = wb->rows[i];
-                    retry->idx[retry->n] = wb->idx[i];
-                    retry->n++;
-                    continue;
-                }
+                wb->rows[n_retry] = wb->rows[i];
+                wb->idx[n_retry] = wb->idx[i];
+                n_retry++;
+                continue;
             }
         }
         record_error(p, wb->ib, wb->idx[i], "sink", &cause);
     }
-    if (retry) {
-        retry->has_retry = true;
-        retry->retry = wb->retry;
-        retry->not_before_ms = now + wait;
-        if (rsql_queue_push_urgent(p->q2, &retry->op) != RSQL_OK) {
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_SINK, RSQL_NOPOS, "retry refused: the writer stopped");
-            for (int i = 0; i < retry->n; i++) {
-                record_error(p, retry->ib, retry->idx[i], "sink", &e);
-            }
-            rsql_pipeline__free_wbatch(retry);
+    if (n_retry > 0) {
+        wb->n = n_retry;
+        wb->has_retry = true;
+        wb->not_before_ms = now + wait;
+        memset(&wb->op, 0, sizeof wb->op);
+        wb->op.type = RT_OP_WRITE;
+        wb->op.weight = n_retry;
+        if (rsql_queue_push_urgent(p->q2, &wb->op) == RSQL_OK) {
+            return; /* wb (and its report d) belong to the write thread again */
+        }
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rsql_error_set(&e, RSQL_ERR_SINK, RSQL_NOPOS, "retry refused: the writer stopped");
+        for (int i = 0; i < n_retry; i++) {
+            record_error(p, wb->ib, wb->idx[i], "sink", &e);
         }
     }
-    rsql_pipeline__free_wbatch(wb);
-    rsql_free(d);
+    rsql_pipeline__free_wbatch(wb); /* d lives in wb */
 }
 
 void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f)
@@ -205,27 +197,26 @@ void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f)
             record_error(p, f->wb->ib, f->wb->idx[i], "sink", &f->err);
         }
     }
-    rsql_pipeline__free_wbatch(f->wb);
-    rsql_free(f);
+    rsql_pipeline__free_wbatch(f->wb); /* f lives in it */
 }
 
-/* The sink's delivery callback: copy the results and post them to the worker. Any thread. */
-void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n, const rsql_sink_result_t *results)
+/*
+** The sink's delivery callback: copy the results into the batch's own report (allocated with
+** it, room for every row: nothing is allocated here) and post it to the worker. Results past
+** the batch's rows are ignored; rows without a result fail ("the sink reported no result").
+** Any thread.
+*/
+void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
+                               const rsql_sink_result_t *results)
 {
     rsql_pipeline_t *p = opaque;
     rt_wbatch_t *wb = (rt_wbatch_t *)(uintptr_t)batch_id;
-    rt_delivery_op_t *d =
-        rsql_malloc(sizeof(*d) + (size_t)(n > 0 ? n : 0) * sizeof(rsql_sink_result_t));
+    rt_delivery_op_t *d = wb->dop;
     atomic_fetch_sub(&p->unreported, wb->n);
-    if (!d) {
-        /* Out of memory: the worker cannot learn the results; fail the run loudly. */
-        rsql_log(RSQL_LOG_ERROR, "runtime", "out of memory reporting a delivery");
-        abort();
-    }
     memset(&d->op, 0, sizeof d->op);
     d->op.type = RT_OP_DELIVERY;
     d->batch = wb;
-    d->n = n > 0 ? n : 0;
+    d->n = n < 0 ? 0 : n > wb->cap ? wb->cap : n;
     if (d->n) {
         memcpy(d->results, results, (size_t)d->n * sizeof(rsql_sink_result_t));
     }

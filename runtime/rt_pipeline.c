@@ -95,21 +95,76 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     return p;
 }
 
+/* A write batch for cap rows of ib, with room for its delivery report. NULL on OOM. */
+static rt_wbatch_t *wbatch_new(rt_inbatch_t *ib, int cap)
+{
+    rt_wbatch_t *wb = rsql_calloc(1, sizeof(*wb));
+    if (!wb) {
+        return NULL;
+    }
+    wb->op.type = RT_OP_WRITE;
+    wb->ib = ib;
+    wb->cap = cap;
+    wb->rows = rsql_calloc((size_t)cap, sizeof(rsql_sink_row_t));
+    wb->idx = rsql_calloc((size_t)cap, sizeof(int));
+    wb->dop = rsql_calloc(1, sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
+    if (!wb->rows || !wb->idx || !wb->dop) {
+        rsql_pipeline__free_wbatch(wb);
+        return NULL;
+    }
+    return wb;
+}
+
+/*
+** A batch for cap records and everything it needs on its way (see pipeline_int.h): the
+** records, tickets, the outcomes op and the write batch. NULL when out of memory.
+** @locality poll thread
+*/
+rt_inbatch_t *rsql_pipeline__inbatch_new(int cap)
+{
+    rt_inbatch_t *ib = rsql_calloc(1, sizeof(*ib));
+    if (!ib) {
+        return NULL;
+    }
+    ib->cap = cap;
+    ib->b = rsql_batch_new(cap);
+    ib->tickets = rsql_calloc((size_t)cap, sizeof(uint64_t));
+    ib->registered = rsql_calloc((size_t)cap, 1);
+    ib->resolved = rsql_calloc((size_t)cap, 1);
+    ib->oo = rsql_calloc(1, sizeof(rt_outcomes_op_t) + (size_t)cap * sizeof(rt_item_t));
+    ib->wb = wbatch_new(ib, cap);
+    if (!ib->b || !ib->tickets || !ib->registered || !ib->resolved || !ib->oo || !ib->wb) {
+        rsql_pipeline__free_inbatch(ib);
+        return NULL;
+    }
+    ib->oo->op.type = RT_OP_OUTCOMES;
+    ib->oo->ib = ib;
+    return ib;
+}
+
+/* Free ib and what it still holds of its ahead-allocated parts. NULL-safe. */
 void rsql_pipeline__free_inbatch(rt_inbatch_t *ib)
 {
     if (ib) {
         rsql_batch_destroy(ib->b);
         rsql_free(ib->tickets);
+        rsql_free(ib->registered);
         rsql_free(ib->resolved);
+        if (ib->oo) {
+            rsql_pipeline__free_outcomes(ib->oo);
+        }
+        rsql_pipeline__free_wbatch(ib->wb);
         rsql_free(ib);
     }
 }
 
+/* Free wb and its delivery report. NULL-safe. */
 void rsql_pipeline__free_wbatch(rt_wbatch_t *wb)
 {
     if (wb) {
         rsql_free(wb->rows);
         rsql_free(wb->idx);
+        rsql_free(wb->dop);
         rsql_free(wb);
     }
 }
@@ -122,9 +177,14 @@ void rsql_pipeline__free_outcomes(rt_outcomes_op_t *oo)
     rsql_free(oo);
 }
 
-/* Frees leftover ops of a destroyed queue (only after a failed start). */
-static void free_leftover(rsql_qop_t *op)
+/*
+** Free an op nobody will serve (a queue destroyed after a failed start, or the worker
+** queue's leftovers): each type by what owns it. Ops that live inside the pipeline or a
+** batch are not freed on their own.
+*/
+void rsql_pipeline__free_op(rsql_pipeline_t *p, rsql_qop_t *op)
 {
+    (void)p;
     switch (op->type) {
     case RT_OP_WRITE:
         rsql_pipeline__free_wbatch((rt_wbatch_t *)op);
@@ -132,15 +192,31 @@ static void free_leftover(rsql_qop_t *op)
     case RT_OP_OUTCOMES:
         rsql_pipeline__free_outcomes((rt_outcomes_op_t *)op);
         break;
+    case RT_OP_DELIVERY:
+        rsql_pipeline__free_wbatch(((rt_delivery_op_t *)op)->batch);
+        break;
+    case RT_OP_WRITE_FAILED:
+        rsql_pipeline__free_wbatch(((rt_write_failed_op_t *)op)->wb);
+        break;
+    case RT_OP_DLQ_DELIVERY:
+        rsql_pipeline__dlq_free_report((rt_delivery_op_t *)op);
+        break;
+    case RT_OP_POLL_DONE:
+    case RT_OP_SIGNAL:
+        break; /* inside the pipeline */
     default:
         rsql_free(op);
     }
 }
 
+static void free_leftover(rsql_qop_t *op)
+{
+    rsql_pipeline__free_op(NULL, op);
+}
+
 static void free_leftover_batch(rsql_qop_t *op)
 {
-    rsql_pipeline__free_inbatch(*(rt_inbatch_t **)(op + 1));
-    rsql_free(op);
+    rsql_pipeline__free_inbatch((rt_inbatch_t *)op);
 }
 
 /* Free p (not while running). NULL-safe. */
@@ -184,6 +260,22 @@ void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_st
     if (p->src && p->conf.src_ops->wakeup) {
         p->conf.src_ops->wakeup(p->src);
     }
+}
+
+/* A transient failure about to be retried: see pipeline_int.h. */
+void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_error_t *err,
+                             int64_t wait_ms, int attempt)
+{
+    bool warn = false;
+    if (attempt <= 1) {
+        int64_t now = rsql_now_ms();
+        int_least64_t last = atomic_load(&p->retry_warned_ms);
+        warn = (last == 0 || now - last >= 10000) &&
+               atomic_compare_exchange_strong(&p->retry_warned_ms, &last, now);
+    }
+    rsql_log(warn ? RSQL_LOG_WARN : RSQL_LOG_DEBUG, "runtime",
+             "%s: %s failed (%s, transient), retry %d in %" PRId64 " ms: %s", p->id, what,
+             rsql_err_name(err->code), attempt, wait_ms, err->msg);
 }
 
 /* Stop polling, drain, commit. Any thread. */
@@ -429,15 +521,13 @@ static void worker_loop(rsql_pipeline_t *p)
                 rsql_pipeline__dlq_delivered(p, (rt_delivery_op_t *)op);
                 break;
             case RT_OP_POLL_DONE:
-                p->poll_done = true;
-                rsql_free(op);
+                p->poll_done = true; /* p->poll_done_op: nothing to free */
                 break;
             case RT_OP_SIGNAL:
-                request_stop_interrupted(p);
-                rsql_free(op);
+                request_stop_interrupted(p); /* p->signal_op */
                 break;
             default:
-                rsql_free(op);
+                rsql_pipeline__free_op(p, op);
             }
         }
         /* dead letters: write when the queue is idle or enough are waiting */
@@ -539,7 +629,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
             } else if (op->type == RT_OP_DLQ_DELIVERY) {
                 rsql_pipeline__dlq_delivered(p, (rt_delivery_op_t *)op);
             } else {
-                rsql_free(op);
+                rsql_pipeline__free_op(p, op);
             }
         }
         rsql_error_t se;

@@ -53,13 +53,10 @@ static void *watch_main(void *arg)
             break;
         }
         if (++count == 1) {
-            rsql_qop_t *op = rsql_calloc(1, sizeof(*op));
-            if (op) {
-                op->type = RT_OP_SIGNAL;
-                rsql_queue_push(p->wq, op);
-            } else {
-                rsql_pipeline_stop(p);
-            }
+            /* the pipeline's own op: posted once, never allocated */
+            memset(&p->signal_op, 0, sizeof p->signal_op);
+            p->signal_op.type = RT_OP_SIGNAL;
+            rsql_queue_push(p->wq, &p->signal_op);
             continue;
         }
         /* second signal: die now, the way the signal would have killed us */

@@ -25,6 +25,14 @@
 
 /* ---- poll thread */
 
+static void poll_oom(rsql_pipeline_t *p)
+{
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
+    rsql_pipeline__fail(p, &e, false);
+}
+
 void *rsql_pipeline__poll_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
@@ -33,6 +41,7 @@ void *rsql_pipeline__poll_main(void *arg)
     rsql_retry_t retry;
     bool retrying = false;
     rsql_error_t e;
+    rt_inbatch_t *ib = NULL; /* allocated ahead, kept across empty polls */
     while (!atomic_load(&p->stopping)) {
         /* credit: bound the records in flight */
         pthread_mutex_lock(&p->lock);
@@ -44,26 +53,22 @@ void *rsql_pipeline__poll_main(void *arg)
         if (atomic_load(&p->stopping)) {
             break;
         }
-        rt_inbatch_t *ib = rsql_calloc(1, sizeof(*ib));
-        if (ib) {
-            ib->b = rsql_batch_new(bs);
-        }
-        if (!ib || !ib->b) {
-            rsql_pipeline__free_inbatch(ib);
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
-            rsql_pipeline__fail(p, &e, false);
+        /* everything this batch needs downstream, before anything is polled into it */
+        if (!ib && !(ib = rsql_pipeline__inbatch_new(bs))) {
+            poll_oom(p);
             break;
         }
         bool eof = false;
         rsql_error_clear(&e);
         rsql_err_t rc = ops->poll(p->src, ib->b, bs, p->conf.poll_timeout_ms, &eof, &e);
         if (rc != RSQL_OK) {
+            /* nothing of a failed poll is kept (rsql_io.h) */
             rsql_pipeline__free_inbatch(ib);
+            ib = NULL;
             if (!e.code) {
                 rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
             }
-            bool retriable = (e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY;
+            bool retriable = rsql_error_retriable(&e);
             int64_t now = rsql_now_ms();
             if (retriable) {
                 if (!retrying) {
@@ -73,6 +78,7 @@ void *rsql_pipeline__poll_main(void *arg)
                 }
                 int64_t wait = rsql_retry_next(&retry, now);
                 if (wait >= 0) {
+                    rsql_pipeline__retrying(p, "source poll", &e, wait, retry.attempts);
                     rsql_pipeline__sleep_interruptible(p, wait, true);
                     continue;
                 }
@@ -86,65 +92,52 @@ void *rsql_pipeline__poll_main(void *arg)
         retrying = false;
         int n = ib->b->n;
         if (n == 0) {
-            rsql_pipeline__free_inbatch(ib);
             if (eof) {
                 break;
             }
-            continue;
+            continue; /* a timeout: the same (empty) batch polls again */
         }
-        ib->tickets = rsql_calloc((size_t)n, sizeof(uint64_t));
-        ib->resolved = rsql_calloc((size_t)n, 1);
-        rsql_err_t trc = ib->tickets && ib->resolved ? RSQL_OK : RSQL_ERR_NOMEM;
         pthread_mutex_lock(&p->track_lock);
-        for (int i = 0; trc == RSQL_OK && i < n; i++) {
+        bool tracked = true;
+        for (int i = 0; i < n; i++) {
             rsql_record_t *r = &ib->b->recs[i];
             r->seq = p->next_seq++;
-            trc = rsql_offtrack_add(p->track, r->partition, r->offset, &ib->tickets[i]);
-            if (trc != RSQL_OK) {
-                /* undo: complete nothing, the run fails and commits nothing past here */
-                ib->b->n = i;
+            if (tracked && rsql_offtrack_add(p->track, r->partition, r->offset,
+                                             &ib->tickets[i]) == RSQL_OK) {
+                ib->registered[i] = 1;
+            } else {
+                tracked = false;
             }
         }
         pthread_mutex_unlock(&p->track_lock);
-        if (trc != RSQL_OK || ib->b->n == 0) {
-            /* records registered so far stay unknown: positions never pass them */
-            rsql_pipeline__free_inbatch(ib);
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
-            rsql_pipeline__fail(p, &e, false);
-            break;
+        if (!tracked) {
+            /* Out of memory in the offset tracker: the run fails, and the batch still goes on
+               so that every polled record gets its outcome (aborted, never committed; the
+               records registered so far stay unknown, so no position passes them). */
+            poll_oom(p);
         }
-        ib->pending = ib->b->n;
+        ib->pending = n;
         pthread_mutex_lock(&p->lock);
-        p->in_flight += ib->b->n;
+        p->in_flight += n;
         p->live++;
         pthread_mutex_unlock(&p->lock);
-        atomic_fetch_add(&p->read, ib->b->n);
-        rsql_qop_t *op = rsql_malloc(sizeof(rsql_qop_t) + sizeof(rt_inbatch_t *));
-        if (!op) {
-            /* Cannot hand it on: resolve nothing; fail (it stays unknown forever). */
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
-            rsql_pipeline__fail(p, &e, false);
-            break;
+        atomic_fetch_add(&p->read, n);
+        ib->op.type = 0;
+        ib->op.weight = n;
+        rt_inbatch_t *sent = ib;
+        ib = NULL;
+        if (rsql_queue_push(p->q1, &sent->op) != RSQL_OK) {
+            /* cannot happen: q1 is closed only by this thread */
+            abort();
         }
-        memset(op, 0, sizeof(*op));
-        op->weight = ib->b->n;
-        *(rt_inbatch_t **)(op + 1) = ib;
-        if (rsql_queue_push(p->q1, op) != RSQL_OK) {
-            rsql_free(op);
-            break;
-        }
-        if (eof) {
+        if (eof || !tracked) {
             break;
         }
     }
+    rsql_pipeline__free_inbatch(ib);
     rsql_queue_close(p->q1);
-    rsql_qop_t *done = rsql_calloc(1, sizeof(rsql_qop_t));
-    if (done) {
-        done->type = RT_OP_POLL_DONE;
-        rsql_queue_push(p->wq, done);
-    }
+    p->poll_done_op.type = RT_OP_POLL_DONE;
+    rsql_queue_push(p->wq, &p->poll_done_op);
     return NULL;
 }
 
@@ -157,7 +150,7 @@ static void post_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
         return;
     }
     oo->op.type = RT_OP_OUTCOMES;
-    rsql_queue_push(p->wq, &oo->op);
+    rsql_queue_push(p->wq, &oo->op); /* wq is never closed: cannot fail */
 }
 
 void *rsql_pipeline__transform_main(void *arg)
@@ -166,32 +159,14 @@ void *rsql_pipeline__transform_main(void *arg)
     int64_t kept_total = 0;
     rsql_qop_t *op;
     while (rsql_queue_pop(p->q1, -1, &op) == RSQL_OK) {
-        rt_inbatch_t *ib = *(rt_inbatch_t **)(op + 1);
-        rsql_free(op);
+        rt_inbatch_t *ib = (rt_inbatch_t *)op;
         int n = ib->b->n;
-        rt_outcomes_op_t *oo = rsql_calloc(1, sizeof(*oo) + (size_t)n * sizeof(rt_item_t));
-        rt_wbatch_t *wb = rsql_pipeline__wbatch_new(ib, n);
-        if (!oo || !wb) {
-            rsql_free(oo);
-            rsql_pipeline__free_wbatch(wb);
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory transforming");
-            rsql_pipeline__fail(p, &e, false);
-            /* the records can still be failed by the worker: post a minimal op per record */
-            for (int i = 0; i < n; i++) {
-                rt_outcomes_op_t *one = NULL;
-                while (!(one = rsql_calloc(1, sizeof(*one) + sizeof(rt_item_t)))) {
-                    rsql_pipeline__sleep_interruptible(p, 10, false);
-                }
-                one->ib = ib;
-                one->n = 1;
-                one->items[0] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
-                post_outcomes(p, one);
-            }
-            continue;
-        }
-        oo->ib = ib;
+        /* allocated ahead by the poll thread (rsql_pipeline__inbatch_new): no memory is
+           needed here to hand the records on or to report their outcomes */
+        rt_outcomes_op_t *oo = ib->oo;
+        rt_wbatch_t *wb = ib->wb;
+        ib->oo = NULL;
+        ib->wb = NULL;
         for (int i = 0; i < n; i++) {
             rsql_record_t *rec = &ib->b->recs[i];
             if (atomic_load(&p->aborting)) {
@@ -207,16 +182,28 @@ void *rsql_pipeline__transform_main(void *arg)
             const char *stage = "eval";
             rsql_error_t e;
             rsql_error_clear(&e);
-            rsql_err_t rc =
-                p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage, &e);
+            rsql_err_t rc;
+            if (rec->error) {
+                /* the source could not make it a row: a decode failure of this record */
+                stage = "decode";
+                e = *rec->error;
+                if (!e.code) {
+                    e.code = RSQL_ERR_DECODE;
+                }
+                rc = e.code;
+            } else {
+                rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage,
+                                       &e);
+            }
             if (rc != RSQL_OK) {
+                if (!e.code) {
+                    e.code = rc;
+                }
                 rsql_error_t *copy = rsql_malloc(sizeof(rsql_error_t));
                 if (copy) {
                     *copy = e;
-                    if (!copy->code) {
-                        copy->code = rc;
-                    }
                 } else {
+                    /* no room for the message: the record is aborted and the run fails */
                     rsql_error_t f;
                     rsql_error_clear(&f);
                     rsql_error_set(&f, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
@@ -224,7 +211,7 @@ void *rsql_pipeline__transform_main(void *arg)
                 }
                 oo->items[oo->n++] =
                     (rt_item_t){i, copy ? RT_ITEM_ERROR : RT_ITEM_ABORTED, stage, copy};
-                if (!p->conf.tolerate_all) {
+                if (!p->conf.tolerate_all || e.code == RSQL_ERR_NOMEM) {
                     /* stop at once: nothing after a failure travels on */
                     rsql_error_t f;
                     rsql_error_clear(&f);
@@ -271,10 +258,8 @@ void *rsql_pipeline__transform_main(void *arg)
 static void post_write_failed(rsql_pipeline_t *p, rt_wbatch_t *wb, bool aborted,
                               const rsql_error_t *e)
 {
-    rt_write_failed_op_t *f;
-    while (!(f = rsql_calloc(1, sizeof(*f)))) {
-        rsql_pipeline__sleep_interruptible(p, 10, false);
-    }
+    rt_write_failed_op_t *f = &wb->failed; /* lives in the batch: no allocation */
+    memset(&f->op, 0, sizeof f->op);
     f->op.type = RT_OP_WRITE_FAILED;
     f->wb = wb;
     f->aborted = aborted;
@@ -293,7 +278,10 @@ static void do_flush(rsql_pipeline_t *p)
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_err_t rc = p->conf.snk_ops->flush(p->snk, FLUSH_TIMEOUT_MS, &e);
-    if (rc != RSQL_OK && !((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY)) {
+    if (rc != RSQL_OK && !e.code) {
+        rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+    }
+    if (rc != RSQL_OK && !rsql_error_retriable(&e)) {
         rsql_error_t f;
         rsql_error_clear(&f);
         rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
@@ -360,7 +348,7 @@ void *rsql_pipeline__write_main(void *arg)
             }
             now = rsql_now_ms();
             int64_t wait = -1;
-            if (((e.flags | rsql_err_flags(rc)) & RSQL_EF_RETRY) && !atomic_load(&p->abort_sink)) {
+            if (rsql_error_retriable(&e) && !atomic_load(&p->abort_sink)) {
                 if (first) {
                     rsql_retry_init(&retry, p->conf.retry_timeout_ms,
                                     p->conf.retry_backoff_max_ms, now);
@@ -372,6 +360,7 @@ void *rsql_pipeline__write_main(void *arg)
                 post_write_failed(p, wb, atomic_load(&p->abort_sink), &e);
                 break;
             }
+            rsql_pipeline__retrying(p, "sink write", &e, wait, retry.attempts);
             rsql_pipeline__sleep_interruptible(p, wait, false);
         }
         now = rsql_now_ms();

@@ -1,5 +1,5 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
-EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h
+EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_pipeline.h
 
 check_PROGRAMS += tests/sql/slt_runner
 tests_sql_slt_runner_SOURCES = tests/sql/slt_runner.c
@@ -42,6 +42,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_sql_nul.sh \
+	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/pty_shell.py \

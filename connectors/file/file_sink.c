@@ -6,8 +6,11 @@
  * batch is encoded into one buffer and written with write(2) (O_APPEND),
  * then its delivery is reported, all rows written; flush fsyncs the file
  * when sink.sync (default true). A failed write is undone (the file is cut
- * back to its length before the batch) and returned as a retriable I/O
- * error, so no half line is left and no callback comes.
+ * back to its length before the batch) and returned, so no half line is
+ * left and no callback comes. Its code says what errno meant
+ * (rsql_err_from_errno): a full disk (ENOSPC), a read-only file or a
+ * missing directory is permanent and fails the run at once; EAGAIN, EBUSY
+ * or a timeout is transient and retried by the runtime.
  *
  * Threads: open, write, flush and close on the write thread; the delivery
  * callback runs on it too, inside write.
@@ -86,12 +89,8 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (k->fd < 0) {
         int e = errno;
         fk_close(k);
-        rsql_err_t rc = rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot open %s: %s", path,
-                                       strerror(e));
-        if (err && err->code == RSQL_ERR_IO && (e == ENOENT || e == EACCES || e == EISDIR)) {
-            err->flags &= ~RSQL_EF_RETRY;
-        }
-        return rc;
+        return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "cannot open %s: %s", path,
+                              strerror(e));
     }
     *out = k;
     return RSQL_OK;
@@ -133,8 +132,8 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             if (done > 0 && before >= 0 && ftruncate(k->fd, before) != 0) {
                 /* the partial line stays; the retry appends a whole one after it */
             }
-            return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot write %s: %s", k->path,
-                                  strerror(e));
+            return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "cannot write %s: %s",
+                                  k->path, strerror(e));
         }
         done += (size_t)w;
     }
@@ -148,8 +147,9 @@ static rsql_err_t fk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 {
     (void)timeout_ms;
     if (k->sync && fdatasync(k->fd) != 0) {
-        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot sync %s: %s", k->path,
-                              strerror(errno));
+        int e = errno;
+        return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "cannot sync %s: %s",
+                              k->path, strerror(e));
     }
     return RSQL_OK;
 }

@@ -3,7 +3,11 @@
  *
  * The filesystem source: a file of lines (JSON lines, CSV records or raw
  * lines), read with a fixed buffer that grows only for a long line, up to
- * 16 MiB (a longer line is an error naming its byte offset).
+ * 16 MiB. A longer line is still one record, with its error set
+ * (rsql_record_t.error, RSQL_ERR_TOO_LARGE "line longer than 16 MiB ...")
+ * and its first 64 KiB as raw form: the source skips the rest of it to its
+ * line end (memory stays bounded), the runtime dead-letters it or stops at
+ * it, and the lines around it are delivered.
  *
  * One partition, named by the path as given. A record's offset is the byte
  * position after its line end, so a restart resumes at the next line; its
@@ -36,6 +40,7 @@
 
 #define FILE_BUF_INIT (64 * 1024)
 #define FILE_MAX_LINE (16 * 1024 * 1024)
+#define FILE_LONG_KEEP FILE_BUF_INIT /* bytes of an over-long line kept as its raw form */
 
 struct rsql_source {
     char *path;
@@ -49,19 +54,20 @@ struct rsql_source {
     bool in_quote;      /* csv: parity at scan */
     int64_t buf_pos;    /* file offset of buf[0] */
     int64_t resumed_at;
+    /* an over-long line being skipped to its end: its start and first bytes */
+    bool skipping;
+    int64_t long_off;
+    uint8_t *long_head; /* FILE_LONG_KEEP bytes, allocated on the first long line */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool woken;
 };
 
+/* A failed system call: the code says what errno e means (a missing file is permanent). */
 static rsql_err_t io_error(rsql_error_t *err, const char *what, const char *path, int e)
 {
-    rsql_err_t rc = rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "%s %s: %s", what, path,
-                                   strerror(e));
-    if (err && err->code == RSQL_ERR_IO && (e == ENOENT || e == EACCES || e == EISDIR)) {
-        err->flags &= ~RSQL_EF_RETRY; /* retrying will not help */
-    }
-    return rc;
+    return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "%s %s: %s", what, path,
+                          strerror(e));
 }
 
 static void fs_free(rsql_source_t *s)
@@ -70,6 +76,7 @@ static void fs_free(rsql_source_t *s)
         close(s->fd);
     }
     rsql_free(s->buf);
+    rsql_free(s->long_head);
     rsql_free(s->path);
     rsql_free(s);
 }
@@ -199,7 +206,49 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     return RSQL_OK;
 }
 
-/* Make room to read: compact, else grow up to FILE_MAX_LINE. */
+/*
+** Emit the over-long line being skipped, which ends at line_end, as one record whose next
+** position is next (buffer indexes): its first bytes as raw form, and its error.
+*/
+static rsql_err_t emit_long(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, size_t next,
+                            rsql_error_t *err)
+{
+    rsql_record_t *r = rsql_batch_add(batch);
+    if (!r) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
+    }
+    rsql_error_t *e = rsql_arena_alloc(batch->arena, sizeof *e);
+    char ident[64];
+    snprintf(ident, sizeof ident, "@%" PRId64, s->long_off);
+    size_t pl = strlen(s->path), il = strlen(ident);
+    char *id = rsql_arena_alloc(batch->arena, 5 + pl + il + 1);
+    r->raw = rsql_batch_copy(batch, s->long_head, FILE_LONG_KEEP);
+    if (!e || !id || !r->raw) {
+        batch->n--;
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    memcpy(id, "file:", 5);
+    memcpy(id + 5, s->path, pl);
+    memcpy(id + 5 + pl, ident, il + 1);
+    rsql_error_clear(e);
+    rsql_error_set(e, RSQL_ERR_TOO_LARGE, RSQL_NOPOS,
+                   "line longer than %d MiB (%" PRId64 " bytes; the first %d are kept as its "
+                   "raw form)",
+                   FILE_MAX_LINE / (1024 * 1024), s->buf_pos + (int64_t)line_end - s->long_off,
+                   FILE_LONG_KEEP);
+    r->ident = id;
+    r->raw_len = FILE_LONG_KEEP;
+    r->error = e;
+    r->partition = 0;
+    r->offset = s->buf_pos + (int64_t)next;
+    s->start = next;
+    s->scan = 0;
+    s->in_quote = false;
+    s->skipping = false;
+    return RSQL_OK;
+}
+
+/* Make room to read: compact, else grow up to FILE_MAX_LINE, else skip the line's rest. */
 static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
 {
     if (s->start > 0) {
@@ -212,9 +261,19 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
         return RSQL_OK;
     }
     if (s->cap >= FILE_MAX_LINE) {
-        return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
-                              "file:%s@%" PRId64 ": line longer than %d MiB", s->path, s->buf_pos,
-                              FILE_MAX_LINE / (1024 * 1024));
+        /* over-long: keep its head, drop what was read of it and skip on to its end
+           (find_record's scan state, csv quote parity included, carries on) */
+        if (!s->skipping) {
+            if (!s->long_head && !(s->long_head = rsql_malloc(FILE_LONG_KEEP))) {
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            memcpy(s->long_head, s->buf, FILE_LONG_KEEP);
+            s->long_off = s->buf_pos;
+            s->skipping = true;
+        }
+        s->buf_pos += (int64_t)s->end;
+        s->start = s->end = s->scan = 0;
+        return RSQL_OK;
     }
     size_t ncap = s->cap * 2 > FILE_MAX_LINE ? FILE_MAX_LINE : s->cap * 2;
     uint8_t *nb = rsql_realloc(s->buf, ncap);
@@ -246,7 +305,13 @@ static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         size_t nl;
         bool one;
         if (find_record(s, &nl)) {
-            if ((rc = emit(s, batch, nl, nl + 1, &one, err)) != RSQL_OK) {
+            if (s->skipping) {
+                rc = emit_long(s, batch, nl, nl + 1, err);
+                one = rc == RSQL_OK;
+            } else {
+                rc = emit(s, batch, nl, nl + 1, &one, err);
+            }
+            if (rc != RSQL_OK) {
                 return rc;
             }
             added += one;
@@ -268,7 +333,12 @@ static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         }
         /* at EOF */
         if (!s->follow) {
-            if (s->end > s->start) {
+            if (s->skipping) {
+                if ((rc = emit_long(s, batch, s->end, s->end, err)) != RSQL_OK) {
+                    return rc;
+                }
+                added++;
+            } else if (s->end > s->start) {
                 if ((rc = emit(s, batch, s->end, s->end, &one, err)) != RSQL_OK) {
                     return rc;
                 }

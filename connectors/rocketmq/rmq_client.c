@@ -400,7 +400,7 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
             if (rc == RSQL_OK) {
                 break;
             }
-            if (attempt >= 3 || !(e.flags & RSQL_EF_RETRY)) {
+            if (attempt >= 3 || !rsql_error_retriable(&e)) {
                 rsql_error_copy(err, &e);
                 break;
             }

@@ -25,8 +25,9 @@
  *     except received messages, whose ownership passes to the callback (see rsql_rmq_receive_cb).
  *
  * Errors: a RocketMQ Status that is not OK becomes an rsql_error_t with remote_code = the Status
- * code and the message "RocketMQ <NAME> (<code>): <server message>"; retriable codes (429xx,
- * 5xxxx, gRPC UNAVAILABLE/DEADLINE_EXCEEDED...) carry RSQL_EF_RETRY (rmq_status.c).
+ * code and the message "RocketMQ <NAME> (<code>): <server message>"; retriable statuses (429xx,
+ * 5xxxx, gRPC UNAVAILABLE/DEADLINE_EXCEEDED...) get a transient code, the others a permanent
+ * one, so rsql_error_retriable() tells them apart (the one map is rmq_status.c).
  *
  * Connection loss: grpc reconnects the channel by itself (with its own backoff); meanwhile calls
  * fail with UNAVAILABLE (retriable). The client thread re-opens a broken Telemetry stream with

@@ -183,9 +183,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
             rsql_rmq__held_free(h);
             continue;
         }
-        bool retry = r ? rsql_rmq_code_retriable(code)
-                       : (err->flags & RSQL_EF_RETRY) ||
-                             (rsql_err_flags(err->code) & RSQL_EF_RETRY);
+        bool retry = r ? rsql_rmq_code_retriable(code) : rsql_error_retriable(err);
         if (retry && ++h->ack_attempts < ACK_ATTEMPTS && err->code != RSQL_ERR_INTERRUPTED) {
             rsql_rmq__ackq_push(s, h);
             continue;

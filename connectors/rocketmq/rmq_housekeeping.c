@@ -184,8 +184,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
     }
     if (err) {
         if (err->code != RSQL_ERR_INTERRUPTED && !s->closing) {
-            bool retry =
-                (err->flags & RSQL_EF_RETRY) || (rsql_err_flags(err->code) & RSQL_EF_RETRY);
+            bool retry = rsql_error_retriable(err);
             if (!retry && err->remote_code != 0 && s->fatal.code == RSQL_OK) {
                 rsql_error_copy(&s->fatal, err);
             }

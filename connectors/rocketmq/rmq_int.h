@@ -25,15 +25,16 @@
 
 /*
 ** Map a RocketMQ Status to err: RSQL_OK for RSQL_RMQ_CODE_OK; else sets err (first error wins) to
-** "RocketMQ <NAME> (<code>): <msg>" with remote_code = code and RSQL_EF_RETRY when retriable,
-** and returns the rsql code (RSQL_ERR_REMOTE, RSQL_ERR_BUSY, RSQL_ERR_TIMEOUT,
-** RSQL_ERR_UNAVAILABLE).
+** "RocketMQ <NAME> (<code>): <msg>" with remote_code = code, and returns its rsql code, whose
+** class says whether it is retriable: BUSY, TIMEOUT, UNAVAILABLE (transient); PERMISSION,
+** NOT_FOUND, TOO_LARGE, REMOTE (permanent). See rmq_status.c.
 */
 rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *err);
 /*
 ** Map a gRPC status (grpc_status_code numbers) to err: RSQL_OK for 0; "gRPC <NAME> (<n>):
-** <details> [<what>]". UNAVAILABLE/DEADLINE_EXCEEDED/RESOURCE_EXHAUSTED/ABORTED/INTERNAL are
-** retriable; CANCELLED is RSQL_ERR_INTERRUPTED.
+** <details> [<what>]". UNAVAILABLE/DEADLINE_EXCEEDED/RESOURCE_EXHAUSTED/ABORTED/INTERNAL get a
+** transient code (a message over gRPC's size limit: TOO_LARGE); CANCELLED is
+** RSQL_ERR_INTERRUPTED; the rest are permanent.
 */
 rsql_err_t rsql_rmq__grpc_error(int grpc_code, const char *details, const char *what,
                                 rsql_error_t *err);

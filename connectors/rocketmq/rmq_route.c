@@ -111,9 +111,6 @@ rsql_err_t rsql_rmq__pick_queue(rsql_rmq_client_t *c, const char *topic, rmq_rou
     if (!sel) {
         rc = rsql_error_set(err, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS,
                             "RocketMQ: no readable queue known for topic '%s'", t);
-        if (err && err->code == rc) {
-            err->flags = RSQL_EF_RETRY;
-        }
     } else {
         rmq_queue_t *q = rsql_calloc(1, sizeof(*q));
         bool oom = !q;

@@ -20,8 +20,9 @@
  * the previous one succeeded, while other groups proceed. A retriable failure (busy, timeout,
  * unavailable) is retried after 100 ms, 200 ms, ... (at most 5 s) up to `sink.max-attempts`
  * attempts in all; then, or at once for a non-retriable error (body too large, topic not
- * found), the row fails with retriable = false, and so do the rows of its group queued behind
- * it (their order could not be kept otherwise), so their source messages are never acked.
+ * found), the row fails with a permanent code (the runtime does not write it again), and so do
+ * the rows of its group queued behind it (their order could not be kept otherwise), so their
+ * source messages are never acked.
  * A written row reports meta "msgid=<id> offset=<queue offset>".
  */
 #include "config.h"
@@ -148,7 +149,6 @@ static void fail_result(rsql_sink_result_t *r, const char *fmt, ...)
     va_list ap;
     memset(r, 0, sizeof *r);
     r->code = RSQL_ERR_SINK;
-    r->retriable = false;
     va_start(ap, fmt);
     vsnprintf(r->msg, sizeof r->msg, fmt, ap);
     va_end(ap);
@@ -168,8 +168,7 @@ static void complete0(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
         snprintf(r.meta, sizeof r.meta, "msgid=%s offset=%" PRId64,
                  entry && entry->message_id ? entry->message_id : "", entry ? entry->offset : 0);
     } else {
-        bool retriable =
-            (err->flags & RSQL_EF_RETRY) || (rsql_err_flags(err->code) & RSQL_EF_RETRY);
+        bool retriable = rsql_error_retriable(err);
         if (retriable && m->attempts < k->max_attempts && !k->closing) {
             int64_t back = BACKOFF_START_MS;
             for (int i = 1; i < m->attempts && back < BACKOFF_MAX_MS; i++) {
@@ -181,8 +180,9 @@ static void complete0(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
             pthread_cond_signal(&k->cv);
             return;
         }
-        r.code = err->code ? err->code : RSQL_ERR_SINK;
-        r.retriable = false;
+        /* final: a transient cause whose attempts are used up is reported as a (permanent)
+           sink failure, so the runtime does not write the row again; the text keeps it */
+        r.code = err->code && !retriable ? err->code : RSQL_ERR_SINK;
         if (m->attempts > 1) {
             snprintf(r.msg, sizeof r.msg, "send failed after %d attempts: %.200s", m->attempts,
                      err->msg);

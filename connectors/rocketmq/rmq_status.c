@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rmq_status: RocketMQ Status.code and gRPC status → rsql_error_t. 20000 is OK; 429xx, 5xxxx
- * and REQUEST_TIMEOUT are retriable; any other code is not. The original RocketMQ code is kept
- * in err->remote_code, and messages read "RocketMQ TOPIC_NOT_FOUND (40402): <server message>".
+ * rmq_status: RocketMQ Status.code and gRPC status → rsql_error_t, the one place that says
+ * which statuses are transient. 20000 is OK. Transient (a transient rsql code, so
+ * rsql_error_retriable() is true): 429xx (flow control, too many requests: BUSY), REQUEST_TIMEOUT
+ * and the 504xx persistence timeouts (TIMEOUT), every other 5xxxx (UNAVAILABLE). Permanent:
+ * every other 4xxxx (401/403 PERMISSION, 404xx NOT_FOUND, 413xx/431xx TOO_LARGE, the rest
+ * REMOTE) and anything unknown. gRPC: DEADLINE_EXCEEDED (TIMEOUT), RESOURCE_EXHAUSTED (BUSY,
+ * unless it is a message over gRPC's size limit: TOO_LARGE), ABORTED/INTERNAL/UNAVAILABLE
+ * (UNAVAILABLE) are transient; CANCELLED is INTERRUPTED; PERMISSION_DENIED/UNAUTHENTICATED
+ * (PERMISSION), NOT_FOUND and the rest are permanent. The original RocketMQ code is kept in
+ * err->remote_code, and messages read "RocketMQ TOPIC_NOT_FOUND (40402): <server message>".
  * It owns the name table (made from RSQL_RMQ_CODE_MAP of rmq_client.h, where every code is
- * declared) and the rules code → rsql code and retriable. It must not declare codes of its own,
- * see gRPC or protobuf-c headers (gRPC codes arrive as ints) or keep any state.
+ * declared) and the rules code → rsql code. It must not declare codes of its own, see gRPC or
+ * protobuf-c headers (gRPC codes arrive as ints) or keep any state.
  */
 #include "config.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "connectors/rocketmq/rmq_int.h"
 
@@ -34,18 +42,42 @@ const char *rsql_rmq_code_name(int32_t code)
     return "UNKNOWN";
 }
 
-/* True for codes where the same request may succeed later. */
-bool rsql_rmq_code_retriable(int32_t code)
+/* The rsql code of a (non-OK) RocketMQ status: its class is the status's class. */
+static rsql_err_t status_code(int32_t code)
 {
-    return (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) ||
-           (code >= RSQL_RMQ_CODE_SERVER_MIN && code < RSQL_RMQ_CODE_SERVER_END) ||
-           code == RSQL_RMQ_CODE_REQUEST_TIMEOUT;
+    if (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) {
+        return RSQL_ERR_BUSY;
+    }
+    if (code == RSQL_RMQ_CODE_REQUEST_TIMEOUT ||
+        (code >= RSQL_RMQ_CODE_PROXY_TIMEOUT && code < RSQL_RMQ_CODE_PROXY_TIMEOUT + 100)) {
+        return RSQL_ERR_TIMEOUT;
+    }
+    if (code >= RSQL_RMQ_CODE_SERVER_MIN && code < RSQL_RMQ_CODE_SERVER_END) {
+        return RSQL_ERR_UNAVAILABLE;
+    }
+    if (code == RSQL_RMQ_CODE_UNAUTHORIZED || code == RSQL_RMQ_CODE_FORBIDDEN) {
+        return RSQL_ERR_PERMISSION;
+    }
+    if (code >= RSQL_RMQ_CODE_NOT_FOUND && code < RSQL_RMQ_CODE_NOT_FOUND + 100) {
+        return RSQL_ERR_NOT_FOUND;
+    }
+    if ((code >= RSQL_RMQ_CODE_PAYLOAD_TOO_LARGE && code < RSQL_RMQ_CODE_PAYLOAD_TOO_LARGE + 100) ||
+        (code >= RSQL_RMQ_CODE_REQUEST_HEADER_FIELDS_TOO_LARGE &&
+         code < RSQL_RMQ_CODE_REQUEST_HEADER_FIELDS_TOO_LARGE + 100)) {
+        return RSQL_ERR_TOO_LARGE;
+    }
+    return RSQL_ERR_REMOTE;
 }
 
-static void set_extra(rsql_error_t *err, bool fresh, unsigned flags, int32_t remote)
+/* True for codes where the same request may succeed later (the class of status_code). */
+bool rsql_rmq_code_retriable(int32_t code)
+{
+    return code != RSQL_RMQ_CODE_OK && rsql_err_code_retriable(status_code(code));
+}
+
+static void set_remote(rsql_error_t *err, bool fresh, int32_t remote)
 {
     if (err && fresh) {
-        err->flags = flags;
         err->remote_code = remote;
     }
 }
@@ -56,17 +88,7 @@ rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *e
     if (code == RSQL_RMQ_CODE_OK) {
         return RSQL_OK;
     }
-    bool retry = rsql_rmq_code_retriable(code);
-    rsql_err_t rc = RSQL_ERR_REMOTE;
-    if (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) {
-        rc = RSQL_ERR_BUSY;
-    } else if (code == RSQL_RMQ_CODE_REQUEST_TIMEOUT || code == RSQL_RMQ_CODE_PROXY_TIMEOUT ||
-               code == RSQL_RMQ_CODE_MASTER_PERSISTENCE_TIMEOUT ||
-               code == RSQL_RMQ_CODE_SLAVE_PERSISTENCE_TIMEOUT) {
-        rc = RSQL_ERR_TIMEOUT;
-    } else if (retry) {
-        rc = RSQL_ERR_UNAVAILABLE;
-    }
+    rsql_err_t rc = status_code(code);
     /* one line: the proxy's messages carry newlines (exception text, FAQ links) */
     char line[400];
     size_t n = 0;
@@ -84,7 +106,7 @@ rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *e
     bool fresh = err && err->code == RSQL_OK;
     rsql_error_set(err, rc, RSQL_NOPOS, "RocketMQ %s (%d): %s", rsql_rmq_code_name(code),
                    (int)code, n ? line : "(no message)");
-    set_extra(err, fresh, retry ? RSQL_EF_RETRY : 0, code);
+    set_remote(err, fresh, code);
     return rc;
 }
 
@@ -104,24 +126,27 @@ rsql_err_t rsql_rmq__grpc_error(int grpc_code, const char *details, const char *
     }
     const char *name = grpc_code > 0 && grpc_code <= 16 ? grpc_names[grpc_code] : "UNKNOWN";
     rsql_err_t rc = RSQL_ERR_REMOTE;
-    bool retry = false;
     switch (grpc_code) {
     case 1: /* CANCELLED */
         rc = RSQL_ERR_INTERRUPTED;
         break;
     case 4: /* DEADLINE_EXCEEDED */
         rc = RSQL_ERR_TIMEOUT;
-        retry = true;
         break;
-    case 8: /* RESOURCE_EXHAUSTED */
-        rc = RSQL_ERR_BUSY;
-        retry = true;
+    case 5: /* NOT_FOUND */
+        rc = RSQL_ERR_NOT_FOUND;
+        break;
+    case 7:  /* PERMISSION_DENIED */
+    case 16: /* UNAUTHENTICATED */
+        rc = RSQL_ERR_PERMISSION;
+        break;
+    case 8: /* RESOURCE_EXHAUSTED: flow control, or a message over gRPC's size limit */
+        rc = details && strstr(details, "larger than max") ? RSQL_ERR_TOO_LARGE : RSQL_ERR_BUSY;
         break;
     case 10: /* ABORTED */
     case 13: /* INTERNAL */
     case 14: /* UNAVAILABLE */
         rc = RSQL_ERR_UNAVAILABLE;
-        retry = true;
         break;
     default:
         break;
@@ -130,6 +155,6 @@ rsql_err_t rsql_rmq__grpc_error(int grpc_code, const char *details, const char *
     rsql_error_set(err, rc, RSQL_NOPOS, "gRPC %s (%d): %s%s%s%s", name, grpc_code,
                    details && *details ? details : "(no details)", what ? " [" : "",
                    what ? what : "", what ? "]" : "");
-    set_extra(err, fresh, retry ? RSQL_EF_RETRY : 0, 0);
+    set_remote(err, fresh, 0);
     return rc;
 }

@@ -235,7 +235,6 @@ void rsql_rmq__tele_broken(rmq_call_t *k)
     if (rsql_rmq__call_status_err(k, &e) == RSQL_OK) {
         rsql_error_set(&e, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS,
                        "RocketMQ Telemetry stream closed by the server");
-        e.flags = RSQL_EF_RETRY;
     }
     pthread_mutex_lock(&c->mu);
     bool closing = c->closing;

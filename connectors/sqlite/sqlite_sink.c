@@ -16,9 +16,13 @@
  *
  * Delivery: one callback per written batch, after the last COMMIT. When a
  * batch spans several transactions and a later one fails, the committed
- * rows are reported written and the others failed (retriable when SQLite
- * was busy or had an I/O error); when nothing was committed, write
- * returns the error and no callback comes.
+ * rows are reported written and the others failed; when nothing was
+ * committed, write returns the error and no callback comes. Errors carry
+ * SQLite's own message, read before the ROLLBACK replaces it, and a code
+ * that says what happened (sqlite_err.c): a busy or locked database is
+ * transient (the runtime retries), a constraint violation, a missing table
+ * or column, a full disk or a read-only file is permanent (the run fails at
+ * once, or the rows are dead-lettered under errors.tolerance 'all').
  *
  * Threads: one connection, used by the write thread (open, write, flush,
  * close); stored_positions is called before writing starts.
@@ -29,6 +33,7 @@
 #include "base/rsql_value.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/sqlite/sqlite_conf.h"
+#include "connectors/sqlite/sqlite_int.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -92,15 +97,7 @@ static void sk_close(rsql_sink_t *k)
 
 static rsql_err_t sk_db_error(rsql_sink_t *k, int rc, rsql_error_t *err, const char *what)
 {
-    bool retry = rc == SQLITE_BUSY || rc == SQLITE_LOCKED || (rc & 0xff) == SQLITE_IOERR ||
-                 rc == SQLITE_FULL;
-    rsql_err_t code = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? RSQL_ERR_BUSY : RSQL_ERR_IO;
-    rsql_err_t r = rsql_error_set(err, code, RSQL_NOPOS, "sqlite sink %s: %s: %s", k->path, what,
-                                  k->db ? sqlite3_errmsg(k->db) : sqlite3_errstr(rc));
-    if (err && err->code == code && !retry) {
-        err->flags &= ~RSQL_EF_RETRY;
-    }
-    return r;
+    return rsql_sqlite__error(k->db, rc, NULL, err, "sqlite sink %s: %s", k->path, what);
 }
 
 static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
@@ -209,6 +206,19 @@ static int step_reset(sqlite3_stmt *st)
     return rc == SQLITE_ROW ? SQLITE_DONE : rc;
 }
 
+/*
+** A failed step of chunk work: set err from rc with SQLite's message NOW (a ROLLBACK
+** after it would replace the message with "not an error"). Returns rc.
+*/
+static int chunk_error(rsql_sink_t *k, int rc, const rsql_sink_row_t *row, const char *what,
+                       rsql_error_t *err)
+{
+    const char *ident = row && row->rec && row->rec->ident ? row->rec->ident : NULL;
+    rsql_sqlite__error(k->db, rc, NULL, err, "sqlite sink %s: %s%s%s", k->path, what,
+                       ident ? " the row of " : "", ident ? ident : "");
+    return rc;
+}
+
 static int bind_row(rsql_sink_t *k, const rsql_value_t *vals)
 {
     sqlite3_stmt *st = k->ins;
@@ -284,25 +294,32 @@ static int store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from
     return rc;
 }
 
-/* One transaction: rows[from, to) and their positions. */
-static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to)
+/*
+** One transaction: rows[from, to) and their positions. On failure err (clear on entry) says
+** why, with SQLite's own message, and the transaction is rolled back.
+*/
+static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                       rsql_error_t *err)
 {
     int rc = step_reset(k->begin);
     if (rc != SQLITE_DONE) {
-        return rc;
+        return chunk_error(k, rc, NULL, "cannot begin a transaction", err);
     }
     for (int i = from; i < to && rc == SQLITE_DONE; i++) {
         rc = bind_row(k, rows[i].values);
         if (rc == SQLITE_OK) {
             rc = step_reset(k->ins);
         }
+        if (rc != SQLITE_DONE) {
+            chunk_error(k, rc, &rows[i], "cannot insert", err);
+        }
     }
     sqlite3_clear_bindings(k->ins);
-    if (rc == SQLITE_DONE) {
-        rc = store_positions(k, rows, from, to);
+    if (rc == SQLITE_DONE && (rc = store_positions(k, rows, from, to)) != SQLITE_DONE) {
+        chunk_error(k, rc, NULL, "cannot store the source positions", err);
     }
-    if (rc == SQLITE_DONE) {
-        rc = step_reset(k->commit);
+    if (rc == SQLITE_DONE && (rc = step_reset(k->commit)) != SQLITE_DONE) {
+        chunk_error(k, rc, NULL, "cannot commit", err);
     }
     if (rc != SQLITE_DONE) {
         if (!sqlite3_get_autocommit(k->db)) {
@@ -316,31 +333,28 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
                            rsql_error_t *err)
 {
     int committed = 0, rc = SQLITE_DONE;
+    rsql_error_t cause;
+    rsql_error_clear(&cause);
     rsql_err_t grc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
     if (grc != RSQL_OK) {
         return grc;
     }
     while (committed < n) {
         int to = n - committed > k->batch_size ? committed + (int)k->batch_size : n;
-        rc = write_chunk(k, rows, committed, to);
+        rc = write_chunk(k, rows, committed, to, &cause);
         if (rc != SQLITE_DONE) {
             break;
         }
         committed = to;
     }
     if (rc != SQLITE_DONE && committed == 0) {
-        return sk_db_error(k, rc, err, "cannot insert");
+        rsql_error_copy(err, &cause);
+        return cause.code;
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
-    if (committed < n) {
-        bool retry = rc == SQLITE_BUSY || rc == SQLITE_LOCKED || (rc & 0xff) == SQLITE_IOERR ||
-                     rc == SQLITE_FULL;
-        for (int i = committed; i < n; i++) {
-            k->results[i].code = RSQL_ERR_SINK;
-            k->results[i].retriable = retry;
-            snprintf(k->results[i].msg, sizeof k->results[i].msg, "sqlite sink %s: %s", k->path,
-                     sqlite3_errmsg(k->db));
-        }
+    for (int i = committed; i < n; i++) {
+        k->results[i].code = cause.code;
+        snprintf(k->results[i].msg, sizeof k->results[i].msg, "%.255s", cause.msg);
     }
     if (k->deliver) {
         k->deliver(k->deliver_opaque, batch_id, n, k->results);

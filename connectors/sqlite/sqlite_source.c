@@ -11,8 +11,11 @@
  * Rows are produced directly (no format). SQLite values convert to the
  * column types where no information is lost (an INTEGER to DOUBLE, a TEXT
  * '12' to INT, TEXT timestamps as written by the sqlite sink or INTEGER
- * epoch milliseconds); anything else fails the poll with RSQL_ERR_DECODE:
- * "sqlite:<path>#<table>@<rowid>: column 'x': expected INT, got TEXT "abc"".
+ * epoch milliseconds). A row with any other value is still a record, with
+ * its error set (rsql_record_t.error, RSQL_ERR_DECODE: "column 'x':
+ * expected INT, got TEXT "abc"") and as raw form the row as SQLite holds
+ * it, a JSON object ({"x":"abc","y":2}; a BLOB as base64): the runtime
+ * dead-letters it or stops at it, and the rows around it are delivered.
  *
  * Threads: the connection is opened by open and then used by poll only
  * (the poll thread); wakeup from any thread. Offsets are worker-managed.
@@ -22,6 +25,7 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/sqlite/sqlite_conf.h"
+#include "connectors/sqlite/sqlite_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -80,16 +84,11 @@ static void sq_close(rsql_source_t *s)
     rsql_free(s);
 }
 
+/* A failed SQLite call: its own message; busy is transient, a missing table or file not. */
 static rsql_err_t db_error(sqlite3 *db, int rc, rsql_error_t *err, const char *what,
                            const char *path)
 {
-    rsql_err_t code = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? RSQL_ERR_BUSY : RSQL_ERR_IO;
-    rsql_err_t r = rsql_error_set(err, code, RSQL_NOPOS, "%s %s: %s", what, path,
-                                  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    if (err && err->code == RSQL_ERR_IO && rc != SQLITE_IOERR) {
-        err->flags &= ~RSQL_EF_RETRY; /* a missing table or file stays missing */
-    }
-    return r;
+    return rsql_sqlite__error(db, rc, NULL, err, "%s %s", what, path);
 }
 
 static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
@@ -278,10 +277,68 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
     } else if (st_type != SQLITE_BLOB) {
         snprintf(got, sizeof got, " %s", (const char *)sqlite3_column_text(st, k));
     }
-    return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
-                          "sqlite:%s@%" PRId64 ": column '%s': expected %s, got %s%s",
-                          s->partition, rowid, s->names[col], rsql_type_name(t),
-                          sqlite_type_name(st_type), got);
+    (void)rowid; /* the record's ident names it */
+    return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "column '%s': expected %s, got %s%s",
+                          s->names[col], rsql_type_name(t), sqlite_type_name(st_type), got);
+}
+
+static void json_str(rsql_buf_t *b, const char *p, size_t n)
+{
+    rsql_buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '"' || c == '\\') {
+            rsql_buf_putc(b, '\\');
+            rsql_buf_putc(b, (char)c);
+        } else if (c < 0x20) {
+            rsql_buf_printf(b, "\\u%04x", c);
+        } else {
+            rsql_buf_putc(b, (char)c);
+        }
+    }
+    rsql_buf_putc(b, '"');
+}
+
+/*
+** The raw form of the current row as SQLite holds it: a JSON object by column name
+** (INTEGER and REAL as numbers, TEXT as a string, a BLOB as a base64 string, NULL), in the
+** batch arena. NULL when out of memory.
+*/
+static const char *row_as_json(rsql_source_t *s, rsql_batch_t *batch, size_t *len)
+{
+    sqlite3_stmt *st = s->sel;
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_putc(&b, '{');
+    for (int i = 0; i < s->n; i++) {
+        int k = i + 1;
+        if (i) {
+            rsql_buf_putc(&b, ',');
+        }
+        json_str(&b, s->names[i], strlen(s->names[i]));
+        rsql_buf_putc(&b, ':');
+        switch (sqlite3_column_type(st, k)) {
+        case SQLITE_NULL: rsql_buf_puts(&b, "null"); break;
+        case SQLITE_INTEGER:
+        case SQLITE_FLOAT: rsql_buf_puts(&b, (const char *)sqlite3_column_text(st, k)); break;
+        case SQLITE_BLOB: {
+            rsql_value_t v = {.type = RSQL_TYPE_BYTES};
+            v.v.s.p = sqlite3_column_blob(st, k);
+            v.v.s.len = (size_t)sqlite3_column_bytes(st, k);
+            rsql_buf_putc(&b, '"');
+            rsql_value_format(&v, &b);
+            rsql_buf_putc(&b, '"');
+            break;
+        }
+        default:
+            json_str(&b, (const char *)sqlite3_column_text(st, k),
+                     (size_t)sqlite3_column_bytes(st, k));
+        }
+    }
+    rsql_buf_putc(&b, '}');
+    const char *out = b.oom ? NULL : rsql_arena_strndup(batch->arena, rsql_buf_str(&b), b.len);
+    *len = b.len;
+    rsql_buf_deinit(&b);
+    return out;
 }
 
 static bool sq_sleep(rsql_source_t *s, int64_t ms)
@@ -315,17 +372,37 @@ static rsql_err_t sq_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
                 sqlite3_reset(s->sel);
                 return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
-            for (int i = 0; i < s->n; i++) {
-                rsql_err_t e = convert(s, i, rowid, batch->arena, &row[i], err);
-                if (e != RSQL_OK) {
-                    batch->n--;
-                    sqlite3_reset(s->sel);
-                    return e;
+            rsql_error_t bad;
+            rsql_error_clear(&bad);
+            rsql_err_t e = RSQL_OK;
+            for (int i = 0; i < s->n && e == RSQL_OK; i++) {
+                e = convert(s, i, rowid, batch->arena, &row[i], &bad);
+            }
+            rsql_error_t *rerr = NULL;
+            const char *raw = NULL;
+            size_t raw_len = 0;
+            if (e == RSQL_ERR_DECODE) {
+                /* a value this row cannot hold: a record with its error and raw form */
+                rerr = rsql_arena_alloc(batch->arena, sizeof *rerr);
+                raw = row_as_json(s, batch, &raw_len);
+                if (rerr && raw) {
+                    *rerr = bad;
+                    e = RSQL_OK;
+                } else {
+                    e = RSQL_ERR_NOMEM;
                 }
+            }
+            if (e != RSQL_OK) {
+                batch->n--;
+                sqlite3_reset(s->sel);
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
             sprintf(ident, "sqlite:%s@%" PRId64, s->partition, rowid);
             r->ident = ident;
-            r->row = row;
+            r->row = rerr ? NULL : row;
+            r->error = rerr;
+            r->raw = (const uint8_t *)raw;
+            r->raw_len = raw_len;
             r->partition = 0;
             r->offset = rowid;
             s->last_rowid = rowid;

@@ -17,6 +17,7 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/stdio/print_conf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -121,11 +122,15 @@ static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (k->buf.oom) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
+    errno = 0;
     if (k->buf.len > 0 && (fwrite(k->buf.data, 1, k->buf.len, k->out) != k->buf.len ||
                            fflush(k->out) != 0)) {
+        int e = errno;
         clearerr(k->out);
-        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot write to %s",
-                              k->out == stderr ? "standard error" : "standard output");
+        return rsql_error_set(err, e ? rsql_err_from_errno(e) : RSQL_ERR_IO, RSQL_NOPOS,
+                              "cannot write to %s%s%s",
+                              k->out == stderr ? "standard error" : "standard output",
+                              e ? ": " : "", e ? strerror(e) : "");
     }
     if (k->deliver) {
         k->deliver(k->deliver_opaque, batch_id, n, k->results);

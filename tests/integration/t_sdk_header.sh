@@ -76,7 +76,7 @@ static rsql_err_t t_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_s
         res[i].code = rows[i].rec->offset > 0 && !rsql_deadline_passed(rsql_deadline_in(5))
                           ? RSQL_OK
                           : RSQL_ERR_SINK;
-        res[i].retriable = false;
+        (void)rsql_err_code_retriable(res[i].code); /* the class of a result code */
         res[i].meta[0] = '\0';
         snprintf(res[i].msg, sizeof res[i].msg, "%s", rsql_err_str(res[i].code));
     }

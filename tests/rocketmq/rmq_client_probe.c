@@ -40,7 +40,7 @@ static int fail(const char *what, const rsql_error_t *e)
 {
     fprintf(stderr, "FAIL %s: %s (code %d, remote %d, retriable %d)\n", what,
             e ? e->msg : "", e ? (int)e->code : 0, e ? (int)e->remote_code : 0,
-            e ? (int)!!(e->flags & RSQL_EF_RETRY) : 0);
+            e ? (int)rsql_error_retriable(e) : 0);
     return 1;
 }
 
@@ -153,7 +153,7 @@ static int cmd_consume(const args_t *a)
         rsql_error_t e;
         rsql_error_clear(&e);
         if (rsql_rmq_receive_sync(c, a->topic, 32, 30000, &msgs, &n, &e) != RSQL_OK) {
-            if (e.flags & RSQL_EF_RETRY) {
+            if (rsql_error_retriable(&e)) {
                 fprintf(stderr, "retriable receive error: %s\n", e.msg);
                 continue;
             }
@@ -362,8 +362,8 @@ static int cmd_errors(const args_t *a)
     rsql_rmq_out_msg_t m = {.topic = a->missing, .body = "x", .body_len = 1};
     rsql_err_t r = rsql_rmq_send_sync(p, &m, 1, NULL, &e);
     printf("missing topic: rc=%d remote=%d retriable=%d msg=%s\n", (int)r, (int)e.remote_code,
-           (int)!!(e.flags & RSQL_EF_RETRY), e.msg);
-    if (r == RSQL_OK || e.remote_code != RSQL_RMQ_CODE_TOPIC_NOT_FOUND || (e.flags & RSQL_EF_RETRY)) {
+           (int)rsql_error_retriable(&e), e.msg);
+    if (r == RSQL_OK || e.remote_code != RSQL_RMQ_CODE_TOPIC_NOT_FOUND || rsql_error_retriable(&e)) {
         rc = 1;
     }
     size_t big_len = 5u * 1024 * 1024;
@@ -373,8 +373,8 @@ static int cmd_errors(const args_t *a)
     rsql_rmq_out_msg_t b = {.topic = a->topic, .body = big, .body_len = big_len};
     r = rsql_rmq_send_sync(p, &b, 1, NULL, &e);
     printf("oversized body: rc=%d remote=%d retriable=%d msg=%s\n", (int)r, (int)e.remote_code,
-           (int)!!(e.flags & RSQL_EF_RETRY), e.msg);
-    if (r == RSQL_OK || (e.flags & RSQL_EF_RETRY)) {
+           (int)rsql_error_retriable(&e), e.msg);
+    if (r == RSQL_OK || rsql_error_retriable(&e)) {
         rc = 1;
     }
     rsql_free(big);
@@ -386,7 +386,7 @@ static int cmd_errors(const args_t *a)
     rsql_error_clear(&e);
     r = rsql_rmq_client_start(q, &e);
     printf("start on missing topic: rc=%d remote=%d retriable=%d msg=%s\n", (int)r,
-           (int)e.remote_code, (int)!!(e.flags & RSQL_EF_RETRY), e.msg);
+           (int)e.remote_code, (int)rsql_error_retriable(&e), e.msg);
     if (r == RSQL_OK || e.remote_code != RSQL_RMQ_CODE_TOPIC_NOT_FOUND) {
         rc = 1;
     }

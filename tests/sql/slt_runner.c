@@ -12,9 +12,14 @@
  *   query T                 SQL, then "----", then the exact output lines
  *                           (rows tab-separated, EXPLAIN lines verbatim)
  *
- * Lines starting with '#' outside records are comments. `--update` rewrites
- * the expectations in place (review the diff). Exit 0 when every record
- * passed, 1 otherwise (automake's test protocol).
+ * Outside records, blank lines separate records and lines starting with '#'
+ * are comments; any other line there is a header this runner does not know
+ * (a typo such as "statment ok", "query" without types, DuckDB options it
+ * does not implement such as "query T rowsort"): it fails, with its line,
+ * and its record is skipped, so a misspelt header can never make a record
+ * silently not run. `--update` rewrites the expectations in place (review
+ * the diff). Exit 0 when every record passed, 1 otherwise (automake's test
+ * protocol).
  */
 #include "config.h"
 #include "base/rsql_buf.h"
@@ -64,6 +69,20 @@ static int is_blank_line(const char *s)
 {
     for (; *s; s++) {
         if (*s != ' ' && *s != '\t') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* "query" and one or more column types (T text, I integer, R real), nothing else. */
+static int is_query_header(const char *s)
+{
+    if (strncmp(s, "query ", 6) != 0 || !s[6]) {
+        return 0;
+    }
+    for (s += 6; *s; s++) {
+        if (*s != 'T' && *s != 'I' && *s != 'R') {
             return 0;
         }
     }
@@ -142,8 +161,21 @@ int main(int argc, char **argv)
         const char *l = lines[i];
         int is_ok = strcmp(l, "statement ok") == 0;
         int is_err = strcmp(l, "statement error") == 0;
-        int is_query = strncmp(l, "query", 5) == 0;
+        int is_query = is_query_header(l);
         if (!is_ok && !is_err && !is_query) {
+            if (!is_blank_line(l) && l[0] != '#') {
+                /* not a header we know: fail it and skip its record (up to a blank line) */
+                failed++;
+                fprintf(stderr,
+                        "FAIL %s:%d: unknown header line '%s' (expected 'statement ok', "
+                        "'statement error' or 'query' and column types such as 'query T')\n",
+                        path, i + 1, l);
+                while (i < n && !is_blank_line(lines[i])) {
+                    rsql_buf_printf(&updated, "%s\n", lines[i]);
+                    i++;
+                }
+                continue;
+            }
             rsql_buf_printf(&updated, "%s\n", l);
             i++;
             continue;

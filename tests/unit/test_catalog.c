@@ -667,7 +667,7 @@ static void test_catalog_busy_error(void)
     char want[512];
     snprintf(want, sizeof(want), "catalog '%s': database is locked", path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
-    CU_ASSERT_TRUE(err.flags & RSQL_EF_RETRY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&err));
     /* readers are not blocked by a writer in WAL mode */
     rsql_error_clear(&err);
     char *v = (char *)"x";

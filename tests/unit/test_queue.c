@@ -17,7 +17,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +57,15 @@ static void test_queue_fifo_and_timeout(void)
     rsql_queue_destroy(q, NULL);
 }
 
+/* A thread pushing n ops; it says (under mu, on cv) before each push and after each one. */
 typedef struct pusher {
     rsql_queue_t *q;
     tq_op_t *ops;
     int n;
-    atomic_int pushed;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int trying; /* pushes started */
+    int pushed; /* pushes done */
     rsql_err_t last;
 } pusher_t;
 
@@ -70,13 +73,34 @@ static void *pusher_main(void *arg)
 {
     pusher_t *ps = arg;
     for (int i = 0; i < ps->n; i++) {
-        ps->last = rsql_queue_push(ps->q, &ps->ops[i].op);
-        if (ps->last != RSQL_OK) {
+        pthread_mutex_lock(&ps->mu);
+        ps->trying++;
+        pthread_cond_broadcast(&ps->cv);
+        pthread_mutex_unlock(&ps->mu);
+        rsql_err_t rc = rsql_queue_push(ps->q, &ps->ops[i].op);
+        pthread_mutex_lock(&ps->mu);
+        ps->last = rc;
+        ps->pushed += rc == RSQL_OK;
+        pthread_cond_broadcast(&ps->cv);
+        pthread_mutex_unlock(&ps->mu);
+        if (rc != RSQL_OK) {
             break;
         }
-        atomic_fetch_add(&ps->pushed, 1);
     }
     return NULL;
+}
+
+/* Wait (an event, not a delay) until the pusher started `trying` pushes and finished `pushed`. */
+static bool pusher_wait(pusher_t *ps, int trying, int pushed)
+{
+    int64_t dl = rsql_deadline_in(60000); /* a bug, not the machine, would take this long */
+    pthread_mutex_lock(&ps->mu);
+    while ((ps->trying < trying || ps->pushed < pushed) &&
+           rsql_cond_wait_until(&ps->cv, &ps->mu, dl) == 0) {
+    }
+    bool ok = ps->trying >= trying && ps->pushed >= pushed;
+    pthread_mutex_unlock(&ps->mu);
+    return ok;
 }
 
 static void test_queue_backpressure(void)
@@ -86,22 +110,29 @@ static void test_queue_backpressure(void)
     for (int i = 0; i < 4; i++) {
         ops[i] = (tq_op_t){{NULL, 0, 4}, i};
     }
-    pusher_t ps = {q, ops, 4, 0, RSQL_OK};
+    pusher_t ps = {.q = q, .ops = ops, .n = 4, .last = RSQL_OK};
+    pthread_mutex_init(&ps.mu, NULL);
+    rsql_cond_init_monotonic(&ps.cv);
     pthread_t th;
     pthread_create(&th, NULL, pusher_main, &ps);
-    usleep(100 * 1000);
-    /* 4 + 4 fit in 10, the third (weight 4) must wait */
-    CU_ASSERT_EQUAL(atomic_load(&ps.pushed), 2);
+    /* 4 + 4 fit in 10; once the third push (weight 4) has started, it must not get in */
+    CU_ASSERT_TRUE(pusher_wait(&ps, 3, 2));
     CU_ASSERT_EQUAL(rsql_queue_weight(q), 8);
+    pthread_mutex_lock(&ps.mu);
+    CU_ASSERT_EQUAL(ps.pushed, 2);
+    pthread_mutex_unlock(&ps.mu);
+    /* a pop makes room: the third gets in (the event), the fourth must wait again */
     rsql_qop_t *op;
     CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK);
-    usleep(100 * 1000);
-    CU_ASSERT_EQUAL(atomic_load(&ps.pushed), 3);
-    /* closing wakes the blocked pusher, which keeps its op */
+    CU_ASSERT_TRUE(pusher_wait(&ps, 4, 3));
+    CU_ASSERT_EQUAL(rsql_queue_weight(q), 8);
+    /* closing wakes the blocked pusher (or refuses it), which keeps its op */
     rsql_queue_close(q);
     pthread_join(th, NULL);
     CU_ASSERT_EQUAL(ps.last, RSQL_ERR_INTERRUPTED);
-    CU_ASSERT_EQUAL(atomic_load(&ps.pushed), 3);
+    CU_ASSERT_EQUAL(ps.pushed, 3);
+    pthread_mutex_destroy(&ps.mu);
+    pthread_cond_destroy(&ps.cv);
     /* what was queued still drains */
     int drained = 0;
     while (rsql_queue_pop(q, 0, &op) == RSQL_OK) {

@@ -29,11 +29,10 @@ static void test_rmq_status_map(void)
     CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_OK, "OK", &e), RSQL_OK);
     CU_ASSERT_EQUAL(e.code, RSQL_OK);
 
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_TOPIC_NOT_FOUND, "no route", &e),
-                    RSQL_ERR_REMOTE);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(40402, "no route", &e), RSQL_ERR_NOT_FOUND);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ TOPIC_NOT_FOUND (40402): no route");
-    CU_ASSERT_EQUAL(e.remote_code, RSQL_RMQ_CODE_TOPIC_NOT_FOUND);
-    CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_EQUAL(e.remote_code, 40402);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
 
     /* first error wins */
     CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR, "later", &e),
@@ -41,26 +40,24 @@ static void test_rmq_status_map(void)
     CU_ASSERT_EQUAL(e.remote_code, RSQL_RMQ_CODE_TOPIC_NOT_FOUND);
 
     rsql_error_clear(&e);
-    rsql_rmq__status_error(RSQL_RMQ_CODE_MESSAGE_BODY_TOO_LARGE, "too big", &e);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(41301, "too big", &e), RSQL_ERR_TOO_LARGE);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ MESSAGE_BODY_TOO_LARGE (41301): too big");
-    CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
 
     rsql_error_clear(&e);
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_TOO_MANY_REQUESTS, "slow down", &e),
-                    RSQL_ERR_BUSY);
-    CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
-    CU_ASSERT_EQUAL(e.remote_code, RSQL_RMQ_CODE_TOO_MANY_REQUESTS);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(42900, "slow down", &e), RSQL_ERR_BUSY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
+    CU_ASSERT_EQUAL(e.remote_code, 42900);
 
     rsql_error_clear(&e);
     CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR, "", &e),
                     RSQL_ERR_UNAVAILABLE);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ INTERNAL_SERVER_ERROR (50001): (no message)");
-    CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
 
     rsql_error_clear(&e);
-    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_PROXY_TIMEOUT, "slow", &e),
-                    RSQL_ERR_TIMEOUT);
-    CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(50400, "slow", &e), RSQL_ERR_TIMEOUT);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
 
     rsql_error_clear(&e);
     rsql_rmq__status_error(RSQL_RMQ_CODE_TOPIC_NOT_FOUND,
@@ -71,17 +68,38 @@ static void test_rmq_status_map(void)
     rsql_error_clear(&e);
     rsql_rmq__status_error(RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE, "expired", &e);
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ INVALID_RECEIPT_HANDLE (40013): expired");
-    CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
 
-    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_MESSAGE_NOT_FOUND),
-                           "MESSAGE_NOT_FOUND");
-    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(RSQL_RMQ_CODE_LITE_SUBSCRIPTION_QUOTA_EXCEEDED),
-                           "LITE_SUBSCRIPTION_QUOTA_EXCEEDED");
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(40401), "MESSAGE_NOT_FOUND");
+    CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(42902), "LITE_SUBSCRIPTION_QUOTA_EXCEEDED");
     CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(12345), "UNKNOWN");
-    CU_ASSERT_TRUE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_LITE_TOPIC_QUOTA_EXCEEDED));
-    CU_ASSERT_TRUE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_REQUEST_TIMEOUT));
-    CU_ASSERT_FALSE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_ILLEGAL_LITE_TOPIC));
-    CU_ASSERT_FALSE(rsql_rmq_code_retriable(RSQL_RMQ_CODE_FAILED_TO_CONSUME_MESSAGE));
+    CU_ASSERT_TRUE(rsql_rmq_code_retriable(42901));
+    CU_ASSERT_TRUE(rsql_rmq_code_retriable(40800));
+    CU_ASSERT_FALSE(rsql_rmq_code_retriable(40020));
+    CU_ASSERT_FALSE(rsql_rmq_code_retriable(60000));
+    CU_ASSERT_FALSE(rsql_rmq_code_retriable(20000));
+
+    /* the class of each status family, and the predicate agrees with the code map */
+    static const struct {
+        int32_t status;
+        rsql_err_t code;
+    } classes[] = {
+        {42900, RSQL_ERR_BUSY},        {42902, RSQL_ERR_BUSY},
+        {40800, RSQL_ERR_TIMEOUT},     {50401, RSQL_ERR_TIMEOUT},
+        {50000, RSQL_ERR_UNAVAILABLE}, {50002, RSQL_ERR_UNAVAILABLE},
+        {50100, RSQL_ERR_UNAVAILABLE}, {50501, RSQL_ERR_UNAVAILABLE},
+        {40100, RSQL_ERR_PERMISSION},  {40300, RSQL_ERR_PERMISSION},
+        {40402, RSQL_ERR_NOT_FOUND},   {40403, RSQL_ERR_NOT_FOUND},
+        {41301, RSQL_ERR_TOO_LARGE},   {43101, RSQL_ERR_TOO_LARGE},
+        {40000, RSQL_ERR_REMOTE},      {40013, RSQL_ERR_REMOTE},
+        {42800, RSQL_ERR_REMOTE},      {60000, RSQL_ERR_REMOTE},
+    };
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+        rsql_error_clear(&e);
+        CU_ASSERT_EQUAL(rsql_rmq__status_error(classes[i].status, "m", &e), classes[i].code);
+        CU_ASSERT_EQUAL(rsql_error_retriable(&e), rsql_rmq_code_retriable(classes[i].status));
+        CU_ASSERT_EQUAL(rsql_error_retriable(&e), rsql_err_code_retriable(classes[i].code));
+    }
 }
 
 /* The one table of protocol numbers (rmq_client.h) agrees with the proto, name for name. */
@@ -111,22 +129,37 @@ static void test_rmq_grpc_status_map(void)
     CU_ASSERT_EQUAL(rsql_rmq__grpc_error(14, "connection refused", "Heartbeat", &e),
                     RSQL_ERR_UNAVAILABLE);
     CU_ASSERT_STRING_EQUAL(e.msg, "gRPC UNAVAILABLE (14): connection refused [Heartbeat]");
-    CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
     CU_ASSERT_EQUAL(e.remote_code, 0);
 
     rsql_error_clear(&e);
     CU_ASSERT_EQUAL(rsql_rmq__grpc_error(4, "Deadline Exceeded", NULL, &e), RSQL_ERR_TIMEOUT);
     CU_ASSERT_STRING_EQUAL(e.msg, "gRPC DEADLINE_EXCEEDED (4): Deadline Exceeded");
-    CU_ASSERT_TRUE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
 
     rsql_error_clear(&e);
     CU_ASSERT_EQUAL(rsql_rmq__grpc_error(1, "", NULL, &e), RSQL_ERR_INTERRUPTED);
-    CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
 
     rsql_error_clear(&e);
     CU_ASSERT_EQUAL(rsql_rmq__grpc_error(3, "bad", "Telemetry", &e), RSQL_ERR_REMOTE);
     CU_ASSERT_STRING_EQUAL(e.msg, "gRPC INVALID_ARGUMENT (3): bad [Telemetry]");
-    CU_ASSERT_FALSE(e.flags & RSQL_EF_RETRY);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
+
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_rmq__grpc_error(8, "quota", NULL, &e), RSQL_ERR_BUSY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_rmq__grpc_error(8, "Received message larger than max (5 vs. 4)", NULL,
+                                         &e),
+                    RSQL_ERR_TOO_LARGE);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_rmq__grpc_error(16, "bad signature", NULL, &e), RSQL_ERR_PERMISSION);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_rmq__grpc_error(7, "denied", NULL, &e), RSQL_ERR_PERMISSION);
+    CU_ASSERT_FALSE(rsql_error_retriable(&e));
 }
 
 /* ---- signing and ids --------------------------------------------------------------------------- */

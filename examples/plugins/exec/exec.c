@@ -253,8 +253,7 @@ static void run_one(rsql_sink_t *k, const char *in, size_t len, rsql_sink_result
     memset(res, 0, sizeof *res);
     int in_p[2] = {-1, -1}, err_p[2] = {-1, -1};
     if (pipe2(in_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {
-        res->code = RSQL_ERR_IO;
-        res->retriable = true;
+        res->code = RSQL_ERR_BUSY; /* transient: out of descriptors or processes for now */
         snprintf(res->msg, sizeof res->msg, "command '%s': cannot make a pipe: %s", cmd,
                  strerror(errno));
         close_fd(&in_p[0]);
@@ -294,8 +293,7 @@ static void run_one(rsql_sink_t *k, const char *in, size_t len, rsql_sink_result
     if (rc != 0) {
         close_fd(&in_p[1]);
         close_fd(&err_p[0]);
-        res->code = RSQL_ERR_IO;
-        res->retriable = true;
+        res->code = RSQL_ERR_BUSY; /* transient: out of descriptors or processes for now */
         snprintf(res->msg, sizeof res->msg, "command '%s': cannot start /bin/sh: %s", cmd,
                  strerror(rc));
         return;
@@ -321,7 +319,8 @@ static void run_one(rsql_sink_t *k, const char *in, size_t len, rsql_sink_result
     const char *sep = r.errlen ? ": " : "";
     if (r.timed_out) {
         char d[32];
-        res->code = RSQL_ERR_TIMEOUT;
+        /* the row's own failure (permanent): the same command would run as long again */
+        res->code = RSQL_ERR_SINK;
         snprintf(res->msg, sizeof res->msg, "command '%s' timed out after %s (killed)", cmd,
                  rsql_opt_format_duration(k->timeout_ms, d, sizeof d));
     } else if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0) {
