@@ -28,6 +28,7 @@
 #include "runtime/rsql_result.h"
 #include "runtime/rsql_session.h"
 #include "sql/rsql_sql.h"
+#include "tests/lib/cu_session.h"
 
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -190,26 +191,6 @@ static void log_end(logcap_t *l)
     close(l->fd[1]);
 }
 
-/* Run every statement of sql; the first failure's code (err set), else RSQL_OK. */
-static rsql_err_t exec_all(rsql_session_t *s, const char *sql, rsql_error_t *err)
-{
-    rsql_error_clear(err);
-    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
-    rsql_err_t rc = p ? RSQL_OK : RSQL_ERR_NOMEM;
-    while (rc == RSQL_OK) {
-        rsql_stmt_t *st = NULL;
-        rc = rsql_parse_next(p, &st, err);
-        if (rc != RSQL_OK || !st) {
-            break;
-        }
-        rsql_result_t *res = NULL;
-        rc = rsql_session_exec(s, st, sql, &res, err);
-        rsql_result_destroy(res);
-    }
-    rsql_parse_destroy(p);
-    return rc;
-}
-
 static rsql_session_t *new_session(const char *name)
 {
     char cat[128];
@@ -270,10 +251,10 @@ static void test_errors_sqlite_check_permanent(void)
              "SET 'errors.retry.timeout' = '30s';", /* the case: 30 s of retries */
              datagen_src, db);
     rsql_error_t err;
-    CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
     logcap_t log;
     log_begin(&log);
-    rsql_err_t rc = exec_all(s, "INSERT INTO dst SELECT v FROM src", &err);
+    rsql_err_t rc = cu_exec_all(s, "INSERT INTO dst SELECT v FROM src", &err);
     log_end(&log);
     CU_ASSERT_EQUAL(rc, RSQL_ERR_CONSTRAINT);
     CU_ASSERT_FALSE(rsql_error_retriable(&err));
@@ -294,9 +275,9 @@ static void test_errors_sqlite_check_permanent(void)
              "CREATE TABLE src2 (v INT) WITH ('connector'='datagen', 'rows-per-second'='0', "
              "'fields.v.kind'='sequence', 'fields.v.start'='-1', 'fields.v.end'='4');",
              db);
-    CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
     log_begin(&log);
-    rc = exec_all(s, "INSERT INTO dst SELECT v FROM src2", &err);
+    rc = cu_exec_all(s, "INSERT INTO dst SELECT v FROM src2", &err);
     log_end(&log);
     CU_ASSERT_EQUAL(rc, RSQL_OK);
     CU_ASSERT_PTR_NULL(strstr(log.text, RETRY_MARK));
@@ -319,7 +300,7 @@ static void *busy_main(void *arg)
 {
     busy_run_t *b = arg;
     rsql_session_t *s = new_session("busy");
-    b->rc = exec_all(s, b->sql, &b->err);
+    b->rc = cu_exec_all(s, b->sql, &b->err);
     rsql_session_destroy(s);
     return NULL;
 }
@@ -377,12 +358,12 @@ static void test_errors_file_sink_no_space(void)
              "%s CREATE TABLE dst (v INT) WITH ('connector'='filesystem', 'path'='/dev/full');",
              datagen_src);
     rsql_error_t err;
-    CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
     logcap_t log;
     rsql_err_t rc;
     if (access("/dev/full", W_OK) == 0) {
         log_begin(&log);
-        rc = exec_all(s, "INSERT INTO dst SELECT v FROM src", &err);
+        rc = cu_exec_all(s, "INSERT INTO dst SELECT v FROM src", &err);
         log_end(&log);
         CU_ASSERT_EQUAL(rc, RSQL_ERR_NO_SPACE);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot write /dev/full: No space left on device"));
@@ -396,9 +377,9 @@ static void test_errors_file_sink_no_space(void)
              "CREATE TABLE missing (v INT) WITH ('connector'='filesystem', 'path'='%s/nope.json');"
              "CREATE TABLE out (v INT) WITH ('connector'='blackhole');",
              tmpdir);
-    CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
     log_begin(&log);
-    rc = exec_all(s, "INSERT INTO out SELECT v FROM missing", &err);
+    rc = cu_exec_all(s, "INSERT INTO out SELECT v FROM missing", &err);
     log_end(&log);
     CU_ASSERT_EQUAL(rc, RSQL_ERR_NOT_FOUND);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nope.json: No such file or directory"));
@@ -442,8 +423,8 @@ static void test_tolerance_sqlite_source_bad_value(void)
                  "CREATE JOB j AS INSERT INTO dst SELECT id, name FROM src;",
                  mode[m]);
         rsql_error_t err;
-        CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
-        rsql_err_t rc = exec_all(s, "RUN JOB j", &err);
+        CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
+        rsql_err_t rc = cu_exec_all(s, "RUN JOB j", &err);
         snprintf(want, sizeof want,
                  "%sdecode error at sqlite:%s#src@2: column 'id': expected BIGINT, got TEXT "
                  "\"abc\"",
@@ -519,8 +500,8 @@ static void test_tolerance_file_long_line(void)
         snprintf(sql + n, sizeof sql - (size_t)n,
                  "SET 'errors.tolerance' = '%s'; SET 'errors.dlq.table' = 'dlq';", mode[m]);
         rsql_error_t err;
-        CU_ASSERT_EQUAL_FATAL(exec_all(s, sql, &err), RSQL_OK);
-        rsql_err_t rc = exec_all(s, "INSERT INTO dst SELECT id FROM src", &err);
+        CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
+        rsql_err_t rc = cu_exec_all(s, "INSERT INTO dst SELECT id FROM src", &err);
         if (m == 0) {
             CU_ASSERT_EQUAL(rc, RSQL_OK);
             CU_ASSERT_EQUAL(sqlite_count(out, "SELECT sum(id) FROM copy"), 4);

@@ -38,6 +38,7 @@
 #include "runtime/rsql_result.h"
 #include "runtime/rsql_session.h"
 #include "sql/rsql_sql.h"
+#include "tests/lib/cu_session.h"
 
 static char tmpdir[64];
 static char setup_sql[512]; /* tables created (without faults) before each statement run */
@@ -190,26 +191,6 @@ static void test_oom_invalid(void)
 
 /* ---- the data path: job runs under the fault */
 
-/* Run every statement of sql (stopping at the first error): its code, err set. */
-static rsql_err_t exec_all(rsql_session_t *s, const char *sql, rsql_error_t *err)
-{
-    rsql_error_clear(err);
-    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
-    rsql_err_t rc = p ? RSQL_OK : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    while (rc == RSQL_OK) {
-        rsql_stmt_t *st = NULL;
-        rc = rsql_parse_next(p, &st, err);
-        if (rc != RSQL_OK || !st) {
-            break;
-        }
-        rsql_result_t *res = NULL;
-        rc = rsql_session_exec(s, st, sql, &res, err);
-        rsql_result_destroy(res);
-    }
-    rsql_parse_destroy(p);
-    return rc;
-}
-
 static int64_t sql_int(const char *db_path, const char *sql)
 {
     sqlite3 *db;
@@ -278,7 +259,7 @@ static rsql_err_t run_job_once(const job_case_t *c, long n, long iter)
     rsql_session_t *s = rsql_session_new(catalog, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     subst_dir(c->setup, dir, setup, sizeof setup);
-    rsql_err_t rc = exec_all(s, setup, &err);
+    rsql_err_t rc = cu_exec_all(s, setup, &err);
     if (rc != RSQL_OK) {
         fprintf(stderr, "\nsetup of %s: %s\n", c->name, err.msg);
         CU_FAIL_FATAL("setup");
@@ -289,7 +270,7 @@ static rsql_err_t run_job_once(const job_case_t *c, long n, long iter)
     dup2(devnull, 2);
     close(devnull);
     rsql_mem_fail_after(n);
-    rc = exec_all(s, "RUN JOB j", &err);
+    rc = cu_exec_all(s, "RUN JOB j", &err);
     rsql_mem_fail_after(0);
     fflush(stderr);
     dup2(saved, 2);
