@@ -108,6 +108,7 @@ struct rsql_rmq_client {
     bool tls;
     int request_timeout_ms;
     int long_polling_ms;
+    size_t max_body; /* received bodies (rsql_rmq_config_t.max_body_bytes) */
     rsql_rmq_client_type_t type;
     rsql_rmq_filter_type_t filter_type;
     rsql_rmq_event_cb event_cb;

@@ -129,7 +129,8 @@ void rsql_rmq__recv_element(rmq_call_t *k)
         return;
     }
     rmq_recv_elem_t el;
-    if (rsql_rmq__dec_receive(b.data, b.len, k->c->target, &el, &k->decode_err) == RSQL_OK) {
+    if (rsql_rmq__dec_receive(b.data, b.len, k->c->target, k->c->max_body, &el,
+                              &k->decode_err) == RSQL_OK) {
         if (el.kind == RMQ_RECV_STATUS && !k->got_status) {
             k->got_status = true;
             k->rcode = el.code;
