@@ -60,6 +60,12 @@ typedef struct rsql_record {
     const char *ident;
     /* Connector-private (e.g. the RocketMQ receipt handle holder). */
     void *opaque;
+    /* A record the source could not turn into a row (a value it cannot convert, an
+       over-long line, a bad body): why, in the batch arena; row is NULL and raw holds its
+       raw form as far as the source has one. The runtime fails it at the decode stage, on
+       the same path as a body its format cannot decode: dead-lettered under
+       errors.tolerance 'all', the run stops at it under 'none'. NULL for a good record. */
+    const rsql_error_t *error;
 } rsql_record_t;
 
 typedef struct rsql_batch {

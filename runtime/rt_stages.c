@@ -207,8 +207,19 @@ void *rsql_pipeline__transform_main(void *arg)
             const char *stage = "eval";
             rsql_error_t e;
             rsql_error_clear(&e);
-            rsql_err_t rc =
-                p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage, &e);
+            rsql_err_t rc;
+            if (rec->error) {
+                /* the source could not make it a row: a decode failure of this record */
+                stage = "decode";
+                e = *rec->error;
+                if (!e.code) {
+                    e.code = RSQL_ERR_DECODE;
+                }
+                rc = e.code;
+            } else {
+                rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage,
+                                       &e);
+            }
             if (rc != RSQL_OK) {
                 rsql_error_t *copy = rsql_malloc(sizeof(rsql_error_t));
                 if (copy) {
