@@ -95,6 +95,12 @@ tests_unit_test_rmq_decode_SOURCES = tests/unit/test_rmq_decode.c
 tests_unit_test_rmq_decode_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_decode_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests/unit/tests_unit_test_rmq_decode-test_rmq_decode.$(OBJEXT): $(RMQ_PROTO_H)
+check_PROGRAMS += tests/unit/test_rmq_source
+TESTS += tests/unit/test_rmq_source
+tests_unit_test_rmq_source_SOURCES = tests/unit/test_rmq_source.c
+tests_unit_test_rmq_source_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_source_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests/unit/tests_unit_test_rmq_source-test_rmq_source.$(OBJEXT): $(RMQ_PROTO_H)
 check_PROGRAMS += tests/unit/test_rmq_inflight
 TESTS += tests/unit/test_rmq_inflight
 tests_unit_test_rmq_inflight_SOURCES = tests/unit/test_rmq_inflight.c

@@ -52,6 +52,7 @@ typedef struct rsql_rmq_conf {
     int64_t renewal_ahead_ms;
     int64_t max_delivery_attempts;
     int64_t max_invisible_ms;
+    int64_t max_body_bytes;  /* source.max-body-size */
     const char *lite_topics; /* CSV, NULL: every lite topic (wildcard) */
     int dead_letter;         /* RSQL_RMQ_DLQ_* */
     bool dead_letter_given;

@@ -44,6 +44,29 @@ void rsql_rmq__source_warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
 /* ---- held messages (s->mu held) */
 
 /* See rmq_source_int.h. */
+void rsql_rmq__held_buffer(rsql_source_t *s, held_t *h, int64_t now)
+{
+    h->deadline = now - 200 + s->invisible_ms; /* margin for the time since the pop */
+    h->lost = !h->m->receipt_handle; /* a bad message without a handle: nothing to renew */
+    h->offset = rsql_rmq_inflight_received(s->lanes, h->lane);
+    h->next = &s->held;
+    h->prev = s->held.prev;
+    s->held.prev->next = h;
+    s->held.prev = h;
+    s->n_held++;
+    if (s->btail) {
+        s->btail->bnext = h;
+    } else {
+        s->bhead = h;
+    }
+    s->btail = h;
+    s->n_buffered++;
+    if (h->deadline - s->ahead_ms < s->next_renew_due) {
+        s->next_renew_due = h->deadline - s->ahead_ms;
+    }
+}
+
+/* See rmq_source_int.h. */
 void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h)
 {
     h->prev->next = h->next;

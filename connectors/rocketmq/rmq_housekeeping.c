@@ -214,7 +214,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         h->m = m;
         h->src = s;
         h->lane = lane;
-        if (s->thr || s->debug >= 2) {
+        if (m->bad.code == RSQL_OK && (s->thr || s->debug >= 2)) {
             rsql_rmq_lane_stats_t st;
             rsql_rmq_inflight_stats(s->lanes, lane, &st);
             int64_t defer_ms = 0;
@@ -241,23 +241,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
             }
             s->n_valve += act == RSQL_RMQ_ADMIT_VALVE;
         }
-        h->deadline = now - 200 + s->invisible_ms; /* margin for the time since the pop */
-        h->offset = rsql_rmq_inflight_received(s->lanes, lane);
-        h->next = &s->held;
-        h->prev = s->held.prev;
-        s->held.prev->next = h;
-        s->held.prev = h;
-        s->n_held++;
-        if (s->btail) {
-            s->btail->bnext = h;
-        } else {
-            s->bhead = h;
-        }
-        s->btail = h;
-        s->n_buffered++;
-        if (h->deadline - s->ahead_ms < s->next_renew_due) {
-            s->next_renew_due = h->deadline - s->ahead_ms;
-        }
+        rsql_rmq__held_buffer(s, h, now);
         s->last_msg_ms = now;
     }
     pthread_cond_broadcast(&s->poll_cv);

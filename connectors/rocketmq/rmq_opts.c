@@ -137,6 +137,19 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "How long before its invisible duration ends a held message is renewed "
                  "(ChangeInvisibleDuration; the ack then uses the new receipt handle). Must be "
                  "shorter than `source.invisible-duration`.", F(renewal_ahead_ms, int64_t)),
+    RSQL_OPT_ROW_F("source.max-body-size", RSQL_OPT_SIZE, SRC, "4MiB", 1024, INT64_C(1) << 30,
+                 NULL,
+                 "Largest message body taken, as received and once a GZIP body is inflated. A "
+                 "bigger body, like any message that cannot be decoded (no system properties, a "
+                 "malformed id or property map, a timestamp out of range), is a decode failure "
+                 "of that message: dead-lettered under `errors.tolerance` = `all` (its raw form "
+                 "is the body as received, its first 64 KiB when over the limit), else the job "
+                 "stops at it. The default is the broker's own default `maxMessageSize`. The "
+                 "client accepts gRPC messages (one message each) up to max(this, 4MiB) + 1MiB, "
+                 "so a smaller value still fails big bodies one record at a time; if the broker "
+                 "accepts bodies over 4MiB, set this at least as high, or a bigger message "
+                 "fails its whole long poll (gRPC RESOURCE_EXHAUSTED, retried).",
+                 F(max_body_bytes, int64_t)),
     RSQL_OPT_ROW_F("source.max-delivery-attempts", RSQL_OPT_INT, SRC, "16", 1, 1000, NULL,
                  "Safety valve: a message at this delivery attempt is processed, never deferred "
                  "by throttling again. Also the attempt count reported when a message is "

@@ -204,6 +204,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     /* lite mode subscribes the parent topic's wildcard (finalize rejects a filter there) */
     conf.filter_expression = s->lite ? "*" : c->filter_expression;
     conf.long_polling_timeout_ms = (int)c->await_ms;
+    conf.max_body_bytes = (size_t)c->max_body_bytes;
     s->cli = rsql_rmq_client_new(&conf, err);
     rsql_free(eps);
     if (!s->cli) {
@@ -237,9 +238,46 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     return RSQL_OK;
 }
 
+/* Append s to b, at most max bytes of it, a byte that is not printable ASCII as '?'. */
+static void put_clean(rsql_buf_t *b, const char *s, size_t max)
+{
+    size_t n = 0;
+    for (; s[n] && n < max; n++) {
+        unsigned char ch = (unsigned char)s[n];
+        rsql_buf_putc(b, ch > 0x20 && ch < 0x7f ? (char)ch : '?');
+    }
+    if (s[n]) {
+        rsql_buf_puts(b, "...");
+    }
+}
+
+/* See rmq_source_int.h. */
+const char *rsql_rmq__record_ident(rsql_arena_t *arena, const rsql_rmq_msg_t *m,
+                                   const char *topic)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    put_clean(&b, m->topic && *m->topic ? m->topic : topic ? topic : "", 256);
+    if (m->lite_topic) {
+        rsql_buf_putc(&b, '/');
+        put_clean(&b, m->lite_topic, 128);
+    }
+    rsql_buf_putc(&b, '/');
+    if (m->message_id && *m->message_id) {
+        put_clean(&b, m->message_id, 128);
+    } else {
+        rsql_buf_puts(&b, "(no message id)");
+    }
+    const char *id = b.oom ? NULL : rsql_arena_strndup(arena, rsql_buf_str(&b), b.len);
+    rsql_buf_deinit(&b);
+    return id;
+}
+
 /*
 ** Hand out buffered messages as records (body, ident "<topic>[/<lite>]/<id>", lane as the
-** partition, the held message as opaque). @locality poll thread
+** partition, the held message as opaque). A message the client marked bad (rsql_rmq_msg_t.bad)
+** becomes a record with rec->error set and its raw form: a decode failure of that record (its
+** outcome still comes back, so it is acked, forwarded or released like any other).
+** @locality poll thread
 */
 static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
                           bool *eof, rsql_error_t *err)
@@ -318,17 +356,14 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         r->offset = h->offset;
         r->raw = rsql_batch_copy(batch, m->body ? (const void *)m->body : "", m->body_len);
         r->raw_len = m->body_len;
-        size_t need = strlen(m->topic ? m->topic : s->topic) + strlen(m->message_id) +
-                      (m->lite_topic ? strlen(m->lite_topic) + 1 : 0) + 2;
-        char *id = rsql_arena_alloc(batch->arena, need);
-        if (id) {
-            snprintf(id, need, "%s%s%s/%s", m->topic ? m->topic : s->topic,
-                     m->lite_topic ? "/" : "", m->lite_topic ? m->lite_topic : "",
-                     m->message_id);
-        }
-        r->ident = id;
+        r->ident = rsql_rmq__record_ident(batch->arena, m, s->topic);
         r->opaque = h;
-        if (!r->raw && m->body_len > 0) {
+        rsql_error_t *bad = NULL;
+        if (m->bad.code != RSQL_OK && (bad = rsql_arena_alloc(batch->arena, sizeof *bad))) {
+            *bad = m->bad; /* a decode failure of this record (rsql_record_t.error) */
+        }
+        r->error = bad;
+        if ((!r->raw && m->body_len > 0) || (m->bad.code != RSQL_OK && !bad)) {
             return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
     }
@@ -365,6 +400,9 @@ static void rs_commit_record(rsql_source_t *s, const rsql_record_t *rec,
     int action = outcome->kind == RSQL_OUTCOME_FAILED ? P_RELEASE
                  : outcome->kind == RSQL_OUTCOME_DEAD_LETTERED && s->native_dlq ? P_DLQ
                                                                                : P_ACK;
+    if (!h->m->receipt_handle) {
+        action = P_RELEASE; /* a bad message without a receipt handle cannot be acked */
+    }
     ack_batch_t *ab = NULL;
     held_t *to_dlq = NULL;
     pthread_mutex_lock(&s->mu);

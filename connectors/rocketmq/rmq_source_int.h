@@ -82,11 +82,26 @@ struct rsql_source {
     int warned_ack, warned_renew, warned_recv, warned_defer;
 };
 
+/* ---- rmq_source.c */
+
+/*
+** A record's ident "<topic>[/<lite topic>]/<message id>" in arena: the message's topic, else
+** topic; "(no message id)" when it has none; bytes that are not printable ASCII shown as '?',
+** long names cut ("..."). NULL when out of memory.
+*/
+const char *rsql_rmq__record_ident(rsql_arena_t *arena, const rsql_rmq_msg_t *m,
+                                   const char *topic);
+
 /* ---- rmq_held.c */
 
 /* A warning for logq (written after s->mu is released), unless WARN_MAX of its kind were. */
 void rsql_rmq__source_warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/*
+** Hold h (received at now, its m, src and lane set): on s->held and at the end of the buffer,
+** with its offset in its lane, its invisibility deadline and the renewal schedule. @locks s->mu
+*/
+void rsql_rmq__held_buffer(rsql_source_t *s, held_t *h, int64_t now);
 /* Unlink h from s->held. @locks s->mu held */
 void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h);
 /* Free h and its message. NULL-safe. */
