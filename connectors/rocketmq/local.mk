@@ -65,7 +65,7 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_rpc.c connectors/rocketmq/rmq_status.c \
 	connectors/rocketmq/rmq_sign.c connectors/rocketmq/rmq_msgid.c \
 	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
-	connectors/rocketmq/rmq_throttle.c \
+	connectors/rocketmq/rmq_throttle.c connectors/rocketmq/rmq_bounded.c \
 	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
 	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
 	connectors/rocketmq/rmq_sink.c
@@ -106,6 +106,11 @@ TESTS += tests/unit/test_rmq_inflight
 tests_unit_test_rmq_inflight_SOURCES = tests/unit/test_rmq_inflight.c
 tests_unit_test_rmq_inflight_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_inflight_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_bounded
+TESTS += tests/unit/test_rmq_bounded
+tests_unit_test_rmq_bounded_SOURCES = tests/unit/test_rmq_bounded.c
+tests_unit_test_rmq_bounded_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_bounded_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_rmq_throttle
 TESTS += tests/unit/test_rmq_throttle
 tests_unit_test_rmq_throttle_SOURCES = tests/unit/test_rmq_throttle.c

@@ -172,7 +172,10 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
                     size_t n, void *opaque)
 {
     (void)c;
-    rsql_source_t *s = opaque;
+    recv_ctx_t *rctx = opaque;
+    rsql_source_t *s = rctx->s;
+    int64_t started_ms = rctx->started_ms;
+    rsql_free(rctx);
     int64_t now = rsql_now_ms();
     held_t *to_defer = NULL;
     rsql_buf_t logq = RSQL_BUF_INIT;
@@ -200,6 +203,9 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         }
     } else {
         s->recv_backoff = 0;
+        if (n == 0) {
+            rsql_rmq_idle_answered(&s->idle, started_ms, now); /* the broker vouched: idle */
+        }
     }
     for (size_t i = 0; i < n; i++) {
         rsql_rmq_msg_t *m = msgs[i];
@@ -236,13 +242,13 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
                 h->defer_ms = defer_ms;
                 h->bnext = to_defer;
                 to_defer = h;
-                s->last_msg_ms = now;
+                rsql_rmq_idle_message(&s->idle, now);
                 continue;
             }
             s->n_valve += act == RSQL_RMQ_ADMIT_VALVE;
         }
         rsql_rmq__held_buffer(s, h, now);
-        s->last_msg_ms = now;
+        rsql_rmq_idle_message(&s->idle, now);
     }
     pthread_cond_broadcast(&s->poll_cv);
     pthread_cond_signal(&s->hk_cv);
@@ -265,8 +271,10 @@ void *rsql_rmq__hk_main(void *arg)
         int64_t wake = now + 1000;
         /* 1. long polls */
         int buf_cap = 2 * s->fetch * s->batch;
+        /* (none once a bounded read's idle clock expired: poll then reports the end) */
         while (!s->stopping && s->fatal.code == RSQL_OK && s->recv_outstanding < s->fetch &&
-               s->n_buffered + s->recv_outstanding * s->batch < buf_cap) {
+               s->n_buffered + s->recv_outstanding * s->batch < buf_cap &&
+               !rsql_rmq_idle_expired(&s->idle)) {
             if (now < s->recv_not_before) {
                 wake = s->recv_not_before < wake ? s->recv_not_before : wake;
                 break;
@@ -275,8 +283,18 @@ void *rsql_rmq__hk_main(void *arg)
             pthread_mutex_unlock(&s->mu);
             rsql_error_t e;
             rsql_error_clear(&e);
-            rsql_err_t rc =
-                rsql_rmq_receive(s->cli, NULL, s->batch, s->invisible_ms, recv_cb, s, &e);
+            recv_ctx_t *rctx = rsql_malloc(sizeof *rctx);
+            rsql_err_t rc = RSQL_ERR_NOMEM;
+            if (rctx) {
+                rctx->s = s;
+                rctx->started_ms = rsql_now_ms();
+                rc = rsql_rmq_receive(s->cli, NULL, s->batch, s->invisible_ms, recv_cb, rctx, &e);
+            } else {
+                rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (rc != RSQL_OK) {
+                rsql_free(rctx); /* no callback comes */
+            }
             pthread_mutex_lock(&s->mu);
             if (rc != RSQL_OK) {
                 s->recv_outstanding--;

@@ -168,8 +168,13 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "consumer group's RocketMQ dead-letter queue (`%DLQ%<group>`, with "
                  "ForwardMessageToDeadLetterQueue) instead of being acked.", F(dead_letter, int), F(dead_letter_given, bool)),
     RSQL_OPT_ROW_FG("scan.idle-timeout", RSQL_OPT_DURATION, SRC, NULL, 100, 24 * RSQL_MS_H, NULL,
-                 "Makes the read bounded (for batch jobs): the source ends once no message "
-                 "arrived for this long. Unset: the source runs until it is stopped.", F(idle_timeout_ms, int64_t), F(idle_timeout_given, bool)),
+                 "Makes the read bounded (for batch jobs): the source ends once the broker has "
+                 "answered for this long that there is no message. Only answered long polls "
+                 "count: while the proxy cannot be reached or long polls fail, the clock stands "
+                 "still, so an outage never ends a job as done. Long polls then last at most "
+                 "this long (at least 5s, the proxy's minimum), and the end waits for the ones "
+                 "still out. Unset: the source runs until it is stopped.",
+                 F(idle_timeout_ms, int64_t), F(idle_timeout_given, bool)),
     RSQL_OPT_ROW_FG("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
                  "Lite mode: most messages of one lite topic in the pipeline at once. A message "
                  "over it is deferred (made invisible again with ChangeInvisibleDuration, neither "

@@ -40,6 +40,12 @@
  * At log level trace (--log-level trace) one "rmq-throttle: admit|valve|defer ..." line is logged
  * per decision; at debug the source's counters are logged at close.
  *
+ * Bounded reads (scan.idle-timeout; rmq_bounded.c has the rules): the idle clock counts only
+ * time the broker answered for (recv_cb feeds it every empty answer, with the time its long poll
+ * started; a failed poll counts nothing). Once it expired, housekeeping starts no long poll and
+ * poll reports the end when the ones still out have come back, so a bounded run never leaves a
+ * message popped by a late long poll held and unseen. Long polls last at most the idle timeout.
+ *
  * Lanes (rmq_inflight.c): lite mode = one lane per lite topic, FIFO topics one per message
  * group, else one lane for the topic. The lane is the record's partition (so the runtime's
  * offset tracker keys in-flight by lite topic) and carries in-flight/delivered counts. The
@@ -203,7 +209,8 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
                            : RSQL_RMQ_FILTER_TAG;
     /* lite mode subscribes the parent topic's wildcard (finalize rejects a filter there) */
     conf.filter_expression = s->lite ? "*" : c->filter_expression;
-    conf.long_polling_timeout_ms = (int)c->await_ms;
+    /* a bounded read polls no longer than its idle timeout (the answer completes it) */
+    conf.long_polling_timeout_ms = (int)rsql_rmq_idle_long_poll_ms(c->await_ms, s->idle_ms);
     conf.max_body_bytes = (size_t)c->max_body_bytes;
     s->cli = rsql_rmq_client_new(&conf, err);
     rsql_free(eps);
@@ -227,7 +234,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rs_close(s);
         return rc;
     }
-    s->last_msg_ms = rsql_now_ms();
+    rsql_rmq_idle_init(&s->idle, s->idle_ms, rsql_now_ms(), 0);
     if (pthread_create(&s->hk, NULL, rsql_rmq__hk_main, s) != 0) {
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
@@ -304,19 +311,18 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         if (s->n_buffered > 0 || s->stopping) {
             break;
         }
-        int64_t now = rsql_now_ms();
-        if (s->idle_ms >= 0 && now - s->last_msg_ms >= s->idle_ms) {
+        /* the end of a bounded read: the broker answered for scan.idle-timeout without a
+           message, and no long poll is still out (housekeeping starts none once the clock
+           expired), so nothing it could still bring is left behind, held and unseen */
+        if (rsql_rmq_idle_expired(&s->idle) && s->recv_outstanding == 0) {
             *eof = true;
+            s->ended = true;
             break;
         }
-        int64_t until = deadline;
-        if (s->idle_ms >= 0 && s->last_msg_ms + s->idle_ms < until) {
-            until = s->last_msg_ms + s->idle_ms;
-        }
-        if (now >= deadline) {
+        if (rsql_now_ms() >= deadline) {
             break;
         }
-        rsql_cond_wait_until(&s->poll_cv, &s->mu, until);
+        rsql_cond_wait_until(&s->poll_cv, &s->mu, deadline); /* every answer signals */
     }
     while (n < cap && s->bhead) {
         held_t *h = s->bhead;
@@ -439,6 +445,7 @@ static void rs_wakeup(rsql_source_t *s)
 {
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
+    s->ended = true;
     pthread_cond_broadcast(&s->poll_cv);
     pthread_cond_signal(&s->hk_cv);
     pthread_mutex_unlock(&s->mu);

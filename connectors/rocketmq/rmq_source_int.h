@@ -71,7 +71,8 @@ struct rsql_source {
     size_t n_ack, cap_ack;
     int64_t ack_oldest;
     int ops; /* acks, renewals, forwards in flight */
-    int64_t last_msg_ms;
+    rsql_rmq_idle_t idle; /* scan.idle-timeout: answered idle time (rmq_bounded.c) */
+    bool ended;           /* poll reported the end (bounded) or the source was stopped */
     rsql_error_t fatal; /* a non-retriable receive error: poll reports it */
 
     rsql_rmq_inflight_t *lanes;
@@ -120,6 +121,12 @@ void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b);
 void rsql_rmq__dlq_send(rsql_source_t *s, held_t *h);
 
 /* ---- rmq_housekeeping.c */
+
+/* One long poll in flight: the receive callback's opaque. */
+typedef struct recv_ctx {
+    rsql_source_t *s;
+    int64_t started_ms; /* when it was started (the idle clock counts from there) */
+} recv_ctx_t;
 
 /* The housekeeping thread (arg: the source); returns when s->closing. */
 void *rsql_rmq__hk_main(void *arg);

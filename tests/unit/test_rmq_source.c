@@ -37,6 +37,7 @@ static rsql_source_t *mk_source(const char *topic)
     s->invisible_ms = 60000;
     s->ahead_ms = 5000;
     s->idle_ms = -1;
+    rsql_rmq_idle_init(&s->idle, s->idle_ms, rsql_now_ms(), 0);
     s->topic = rsql_strdup(topic);
     s->lanes = rsql_rmq_inflight_new(topic);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s->topic);
@@ -127,6 +128,30 @@ static void test_rmq_source_bad_message_is_a_record_failure(void)
     rsql_rmq_source_ops.close(s); /* no client: the queued ack is dropped, nothing leaks */
 }
 
+static void test_rmq_source_bounded_end(void)
+{
+    rsql_source_t *s = mk_source("orders");
+    s->idle_ms = 5000;
+    rsql_rmq_idle_init(&s->idle, s->idle_ms, 0, 0);
+    rsql_batch_t *b = rsql_batch_new(8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    bool eof = true;
+    /* nothing answered yet (say the proxy is down): no end, however long it takes */
+    CU_ASSERT_EQUAL(rsql_rmq_source_ops.poll(s, b, 8, 0, &eof, NULL), RSQL_OK);
+    CU_ASSERT_FALSE(eof);
+    /* the broker answered for the idle timeout, but a long poll is still out: wait for it */
+    rsql_rmq_idle_answered(&s->idle, 0, 5000);
+    s->recv_outstanding = 1;
+    CU_ASSERT_EQUAL(rsql_rmq_source_ops.poll(s, b, 8, 0, &eof, NULL), RSQL_OK);
+    CU_ASSERT_FALSE(eof);
+    s->recv_outstanding = 0;
+    CU_ASSERT_EQUAL(rsql_rmq_source_ops.poll(s, b, 8, 0, &eof, NULL), RSQL_OK);
+    CU_ASSERT_TRUE(eof);
+    CU_ASSERT_EQUAL(b->n, 0);
+    rsql_batch_destroy(b);
+    rsql_rmq_source_ops.close(s);
+}
+
 static void test_rmq_source_record_ident(void)
 {
     rsql_arena_t *a = rsql_arena_new();
@@ -152,6 +177,7 @@ static void test_rmq_source_record_ident(void)
 static CU_TestInfo source_tests[] = {
     {"rmq_source_bad_message_is_a_record_failure",
      test_rmq_source_bad_message_is_a_record_failure},
+    {"rmq_source_bounded_end", test_rmq_source_bounded_end},
     {"rmq_source_record_ident", test_rmq_source_record_ident},
     CU_TEST_INFO_NULL,
 };
