@@ -134,6 +134,17 @@ typedef struct rsql_connector_def {
     bool exactly_once;
     /* Optional extra EXPLAIN output (see rsql_explain_t). */
     void (*explain)(const rsql_explain_t *x);
+    /*
+    ** Source side, optional: what a run of this source may leave invisible to the next run
+    ** when it ends without resolving everything it took (killed, interrupted, failed): a
+    ** RocketMQ consumer's held messages come back only after their invisible duration.
+    ** Writes the key of what runs share (e.g. the consumer group and topic) into key
+    ** (NUL-terminated, at most size bytes) and returns for how long (ms) after the run last
+    ** worked its messages may stay invisible; 0 = nothing (key unused). The runtime records
+    ** it with the run (the catalog) and gives a later run after an interrupted or failed one
+    ** rsql_source_ctx_t.not_before_ms.
+    */
+    int64_t (*hold)(const void *conf, char *key, size_t size);
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */

@@ -116,6 +116,11 @@ typedef struct rsql_source_ctx {
     int n_resume;
     const char *const *resume_partitions;
     const int64_t *resume_offsets;
+    /* A bounded source must not report the end (poll's *eof) before this wall-clock time
+       (epoch ms; 0 = no such time): the previous run sharing what this source reads (a
+       RocketMQ consumer group, rsql_connector_def_t.hold) was interrupted or failed, and the
+       messages it held may stay invisible until then. */
+    int64_t not_before_ms;
 } rsql_source_ctx_t;
 
 typedef struct rsql_source_ops {

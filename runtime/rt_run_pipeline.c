@@ -387,6 +387,13 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     conf.sql = plan->sql ? plan->sql + plan->stmt_off : NULL;
     conf.handle_signals = true;
     conf.status_out = preview ? NULL : errf; /* a preview's summary follows its table */
+    /* what the source may leave invisible to the next run (a RocketMQ consumer group) */
+    char hold_key[512] = "";
+    if (!preview && plan->source.conn && plan->source.conn->hold) {
+        conf.hold_ms = plan->source.conn->hold(conf.src_ctx.conf, hold_key, sizeof hold_key);
+        conf.hold_key = conf.hold_ms > 0 && *hold_key ? hold_key : NULL;
+    }
+    conf.source_bounded = plan->source_bounded;
 
     p = rsql_pipeline_new(&conf, err);
     if (!p) {

@@ -300,6 +300,7 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
     .conf_size = sizeof(rsql_rmq_conf_t),
     .configure = rmq_configure,
     .bounded = rsql_rmq__bounded,
+    .hold = rsql_rmq__hold,
     .own_positions = "RocketMQ acks",
     .explain = rsql_rmq__explain,
 };

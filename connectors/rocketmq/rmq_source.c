@@ -234,7 +234,14 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rs_close(s);
         return rc;
     }
-    rsql_rmq_idle_init(&s->idle, s->idle_ms, rsql_now_ms(), 0);
+    /* a previous run of this group was interrupted: count idle time only once what it held
+       can be seen again (the runtime's rule, rt_hold.c); wall-clock time to this clock */
+    int64_t now = rsql_now_ms();
+    int64_t not_before = 0;
+    if (ctx->not_before_ms > 0) {
+        not_before = now + (ctx->not_before_ms - rsql_wall_ms());
+    }
+    rsql_rmq_idle_init(&s->idle, s->idle_ms, now, not_before);
     if (pthread_create(&s->hk, NULL, rsql_rmq__hk_main, s) != 0) {
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,

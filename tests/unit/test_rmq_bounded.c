@@ -11,6 +11,7 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
+#include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
 
 static void test_rmq_idle_counts_answers_only(void)
@@ -147,7 +148,30 @@ static void test_rmq_leftover_format(void)
     CU_ASSERT_STRING_EQUAL(buf, "");
 }
 
+static void test_rmq_hold_hook(void)
+{
+    /* what a run of this source may leave invisible: its group's messages, for up to the
+       invisible duration after it last worked */
+    rsql_rmq_conf_t c;
+    memset(&c, 0, sizeof c);
+    c.endpoints = "127.0.0.1:8081";
+    c.namespace_ = "";
+    c.group = "g1";
+    c.topic = "orders";
+    c.invisible_ms = 60000;
+    char key[128];
+    CU_ASSERT_EQUAL(rsql_rmq__hold(&c, key, sizeof key), 60000);
+    CU_ASSERT_STRING_EQUAL(key, "consumer group g1 of topic orders at 127.0.0.1:8081");
+    c.namespace_ = "ns";
+    CU_ASSERT_EQUAL(rsql_rmq__hold(&c, key, sizeof key), 60000);
+    CU_ASSERT_STRING_EQUAL(key, "consumer group g1 of topic orders (namespace ns) at 127.0.0.1:8081");
+    CU_ASSERT_EQUAL(rsql_rmq__hold(&c, key, 10), 0); /* no room: no key, nothing recorded */
+    c.group = NULL; /* a table used only as a sink */
+    CU_ASSERT_EQUAL(rsql_rmq__hold(&c, key, sizeof key), 0);
+}
+
 static CU_TestInfo bounded_tests[] = {
+    {"rmq_hold_hook", test_rmq_hold_hook},
     {"rmq_idle_counts_answers_only", test_rmq_idle_counts_answers_only},
     {"rmq_idle_not_before", test_rmq_idle_not_before},
     {"rmq_idle_long_poll", test_rmq_idle_long_poll},
