@@ -171,6 +171,14 @@ typedef struct rsql_source_ops {
     ** @locality worker thread (while poll may run on the poll thread)
     */
     size_t (*describe)(rsql_source_t *src, bool text, char *buf, size_t size);
+    /*
+    ** What the run leaves that the next run cannot see yet, for the run's summary line (e.g.
+    ** "rocketmq: left 3 held and 12 deferred messages, invisible for up to 30min"), or
+    ** nothing. Called once when the run ends, before close. Writes at most size bytes,
+    ** NUL-terminated; returns the length (0 = nothing left). Optional.
+    ** @locality worker thread
+    */
+    size_t (*leftover)(rsql_source_t *src, char *buf, size_t size);
 } rsql_source_ops_t;
 
 /* ---- sinks */

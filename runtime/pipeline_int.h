@@ -119,6 +119,7 @@ struct rsql_pipeline {
     int64_t total; /* source total or -1 */
     char pname[32];
     int64_t not_before_ms; /* the source's not_before_ms (rt_hold.c); 0 = none */
+    char leftover[256];    /* the source's leftovers at the end, for the summary; "" = none */
 };
 
 /* Record the pipeline's first failure (thread-safe); with stop, abort the run. */

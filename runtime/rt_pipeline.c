@@ -557,6 +557,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     }
     char detail_buf[2048];
     const char *detail = source_detail(p, detail_buf, sizeof detail_buf); /* before close */
+    if (p->src && p->conf.src_ops->leftover) {
+        p->conf.src_ops->leftover(p->src, p->leftover, sizeof p->leftover);
+    }
     if (p->src) {
         if (p->conf.src_ops->close) {
             p->conf.src_ops->close(p->src);

@@ -405,7 +405,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
              preview ? "preview" : to ? to : "?");
     rc = rsql_pipeline_run(p, err);
     if (rsql_log_enabled(RSQL_LOG_DEBUG)) {
-        char sum[256];
+        char sum[512];
         rsql_pipeline__summary(p, sum, sizeof sum);
         rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: %s: %s", id,
                  rc == RSQL_OK ? "finished" : "failed", sum);
@@ -416,7 +416,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
             fflush(out);
         }
         if (errf) {
-            char line[256];
+            char line[512];
             rsql_pipeline__summary(p, line, sizeof line);
             fprintf(errf, "%s\n", line);
             fflush(errf);

@@ -177,6 +177,7 @@ size_t rsql_rmq_leftover_format(const rsql_rmq_leftover_t *lo, bool json, char *
         if (lo->deferred > 0 && lo->deferred_in_ms > in) {
             in = lo->deferred_in_ms;
         }
+        in = (in + 999) / 1000 * 1000; /* whole seconds, rounded up */
         n = snprintf(buf, size, "rocketmq: left %s%s%s message%s, invisible for up to %s", h,
                      *h && *d ? " and " : "", d, lo->held + lo->deferred == 1 ? "" : "s",
                      rsql_opt_format_duration(in > 0 ? in : 0, t, sizeof t));

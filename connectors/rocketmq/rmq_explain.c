@@ -5,10 +5,10 @@
  * read ends by itself (scan.idle-timeout) and the lines EXPLAIN prints for
  * its source (mode, receive, throttle, valves, acks) and sink (producer),
  * the long polls on the Threads line and the native DLQ on the Errors line
- * (rsql_connector_def_t.bounded / .explain), and what a run may leave invisible to the next
- * one: its consumer group's held messages, for up to source.invisible-duration (.hold).
- * Planning-time only: it reads
- * the table's typed configuration, never the data path's state.
+ * (rsql_connector_def_t.bounded / .explain); and what a run may leave
+ * invisible to the next one: its consumer group's held messages, for up to
+ * source.invisible-duration (.hold). Planning-time only: it reads the
+ * table's typed configuration, never the data path's state.
  */
 #include "config.h"
 #include "connectors/rocketmq/rmq_conf.h"

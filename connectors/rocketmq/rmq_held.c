@@ -76,6 +76,14 @@ void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h)
 }
 
 /* See rmq_source_int.h. */
+void rsql_rmq__held_release(rsql_source_t *s, held_t *h)
+{
+    rsql_rmq_inflight_done(s->lanes, h->lane, false);
+    rsql_rmq_later_add(&s->released, h->deadline); /* for the run's leftovers */
+    rsql_rmq__held_free(h);
+}
+
+/* See rmq_source_int.h. */
 void rsql_rmq__held_free(held_t *h)
 {
     if (h) {
@@ -91,8 +99,7 @@ bool rsql_rmq__ackq_push(rsql_source_t *s, held_t *h)
         size_t nc = s->cap_ack ? s->cap_ack * 2 : ACK_BATCH * 2;
         held_t **nq = rsql_realloc(s->ackq, nc * sizeof *nq);
         if (!nq) {
-            rsql_rmq_inflight_done(s->lanes, h->lane, false);
-            rsql_rmq__held_free(h);
+            rsql_rmq__held_release(s, h);
             return false;
         }
         s->ackq = nq;
@@ -225,8 +232,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
                                   h->m->message_id,
                                   r && r->status_message ? r->status_message : err->msg);
         }
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
-        rsql_rmq__held_free(h);
+        rsql_rmq__held_release(s, h);
     }
     rsql_rmq__op_done(s);
     pthread_mutex_unlock(&s->mu);
@@ -250,12 +256,12 @@ static void dlq_cb(rsql_rmq_client_t *c, const rsql_error_t *err, void *opaque)
             "forwarding message %s to the dead-letter queue failed: %s (it will be delivered "
             "again)",
             h->m->message_id, err->msg);
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
+        rsql_rmq__held_release(s, h);
     } else {
         s->n_forwarded++;
         rsql_rmq_inflight_done(s->lanes, h->lane, true);
+        rsql_rmq__held_free(h);
     }
-    rsql_rmq__held_free(h);
     rsql_rmq__op_done(s);
     pthread_mutex_unlock(&s->mu);
     rsql_log_flush(&logq);

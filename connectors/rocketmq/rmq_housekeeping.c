@@ -88,8 +88,7 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
         break;
     case P_RELEASE:
         rsql_rmq__held_unlink(s, h);
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
-        rsql_rmq__held_free(h);
+        rsql_rmq__held_release(s, h);
         break;
     default:
         if (due < s->next_renew_due) {
@@ -122,10 +121,13 @@ static void defer_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     pthread_mutex_lock(&s->mu);
     if (err) {
         s->n_defer_failed++; /* it comes back when its invisible duration ends */
+        rsql_rmq_later_add(&s->released, rsql_now_ms() + s->invisible_ms);
         if (err->code != RSQL_ERR_INTERRUPTED) {
             rsql_rmq__source_warn(&logq, &s->warned_defer, "deferral of message %s failed: %s",
                                   h->m->message_id, err->msg);
         }
+    } else {
+        rsql_rmq_later_add(&s->deferred_later, rsql_now_ms() + h->defer_ms);
     }
     rsql_rmq__held_free(h);
     rsql_rmq__op_done(s);

@@ -426,8 +426,7 @@ static void rs_commit_record(rsql_source_t *s, const rsql_record_t *rec,
     }
     rsql_rmq__held_unlink(s, h);
     if (action == P_RELEASE) {
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
-        rsql_rmq__held_free(h);
+        rsql_rmq__held_release(s, h);
     } else if (action == P_DLQ) {
         s->ops++;
         to_dlq = h;
@@ -516,6 +515,8 @@ static void rs_close(rsql_source_t *s)
                  s->lanes ? rsql_rmq_inflight_count(s->lanes) : 0, s->n_deferred,
                  s->n_defer_failed, s->n_valve);
     }
+    rsql_rmq_later_deinit(&s->released);
+    rsql_rmq_later_deinit(&s->deferred_later);
     rsql_rmq_throttle_destroy(s->thr);
     rsql_rmq_inflight_destroy(s->lanes);
     rsql_free(s->topic);
@@ -526,17 +527,68 @@ static void rs_close(rsql_source_t *s)
     rsql_free(s);
 }
 
-/* The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS. */
+/*
+** What is left invisible to the next run: messages still held (buffered, or polled without an
+** outcome) or let go without an ack and not yet visible again, and deferred ones not yet back.
+** @locks s->mu held
+*/
+static void leftover0(rsql_source_t *s, rsql_rmq_leftover_t *lo)
+{
+    int64_t now = rsql_now_ms(), held_last = 0, deferred_last = 0;
+    memset(lo, 0, sizeof *lo);
+    lo->now_wall_ms = rsql_wall_ms();
+    for (held_t *h = s->held.next; h != &s->held; h = h->next) {
+        lo->held++;
+        held_last = h->deadline > held_last ? h->deadline : held_last;
+    }
+    int64_t released_last = 0;
+    lo->held += (int64_t)rsql_rmq_later_count(&s->released, now, &released_last);
+    held_last = released_last > held_last ? released_last : held_last;
+    lo->deferred = (int64_t)rsql_rmq_later_count(&s->deferred_later, now, &deferred_last);
+    lo->held_in_ms = held_last > now ? held_last - now : 0;
+    lo->deferred_in_ms = deferred_last > now ? deferred_last - now : 0;
+}
+
+/*
+** The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS; once the
+** read ended (or was stopped), the JSON also says what it leaves invisible ("left").
+*/
 static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
 {
+    if (size == 0) {
+        return 0;
+    }
+    buf[0] = '\0';
     pthread_mutex_lock(&s->mu);
     size_t n = s->lite ? rsql_rmq_throttle_describe(s->lanes, text ? 3 : 10, text, buf, size)
                        : 0;
+    char left[256] = "";
+    if (!text && s->ended) {
+        rsql_rmq_leftover_t lo;
+        leftover0(s, &lo);
+        rsql_rmq_leftover_format(&lo, true, left, sizeof left);
+    }
     pthread_mutex_unlock(&s->mu);
-    if (!s->lite && size > 0) {
-        buf[0] = '\0';
+    if (*left) {
+        /* {"left":{...}}, or the lanes' object with "left" as its last member */
+        size_t ll = strlen(left);
+        if (n >= 2 && buf[n - 1] == '}' && n + ll + 8 < size) {
+            n += (size_t)snprintf(buf + n - 1, size - n + 1, ",\"left\":%s}", left) - 1;
+        } else if (n == 0 && ll + 10 < size) {
+            n = (size_t)snprintf(buf, size, "{\"left\":%s}", left);
+        }
     }
     return n;
+}
+
+/* The run's leftovers for its summary line (once, at the end, before close). */
+static size_t rs_leftover(rsql_source_t *s, char *buf, size_t size)
+{
+    rsql_rmq_leftover_t lo;
+    pthread_mutex_lock(&s->mu);
+    leftover0(s, &lo);
+    pthread_mutex_unlock(&s->mu);
+    return rsql_rmq_leftover_format(&lo, false, buf, size);
 }
 
 /*
@@ -554,4 +606,5 @@ const rsql_source_ops_t rsql_rmq_source_ops = {
     .close = rs_close,
     .manages_own_positions = true,
     .describe = rs_describe,
+    .leftover = rs_leftover,
 };

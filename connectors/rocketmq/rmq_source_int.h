@@ -73,6 +73,7 @@ struct rsql_source {
     int ops; /* acks, renewals, forwards in flight */
     rsql_rmq_idle_t idle; /* scan.idle-timeout: answered idle time (rmq_bounded.c) */
     bool ended;           /* poll reported the end (bounded) or the source was stopped */
+    rsql_rmq_later_t released, deferred_later; /* when messages let go are visible again */
     rsql_error_t fatal; /* a non-retriable receive error: poll reports it */
 
     rsql_rmq_inflight_t *lanes;
@@ -105,6 +106,9 @@ void rsql_rmq__source_warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
 void rsql_rmq__held_buffer(rsql_source_t *s, held_t *h, int64_t now);
 /* Unlink h from s->held. @locks s->mu held */
 void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h);
+/* Let h (unlinked) go without an ack: it is visible again at its deadline (the run's leftovers
+   count it until then). Frees h. @locks s->mu held */
+void rsql_rmq__held_release(rsql_source_t *s, held_t *h);
 /* Free h and its message. NULL-safe. */
 void rsql_rmq__held_free(held_t *h);
 /* Queue h for an ack (unlinked already). Returns false on OOM (h is then released). s->mu held */

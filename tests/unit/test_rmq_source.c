@@ -152,6 +152,52 @@ static void test_rmq_source_bounded_end(void)
     rsql_rmq_source_ops.close(s);
 }
 
+static void test_rmq_source_leftovers(void)
+{
+    PB(Message) pm = PBC(MESSAGE__INIT);
+    PB(Resource) t = PBC(RESOURCE__INIT);
+    PB(SystemProperties) sp = PBC(SYSTEM_PROPERTIES__INIT);
+    t.name = (char *)"orders";
+    pm.topic = &t;
+    pm.system_properties = &sp;
+    pm.body.data = (uint8_t *)"{}";
+    pm.body.len = 2;
+    sp._receipt_handle_case = PBC(SYSTEM_PROPERTIES___RECEIPT_HANDLE_RECEIPT_HANDLE);
+    sp.receipt_handle = (char *)"RH";
+    rsql_source_t *s = mk_source("orders");
+    sp.message_id = (char *)"A1";
+    hold(s, received(&pm));
+    sp.message_id = (char *)"A2";
+    hold(s, received(&pm));
+    sp.message_id = (char *)"A3";
+    hold(s, received(&pm));
+    rsql_batch_t *b = rsql_batch_new(8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    bool eof = false;
+    CU_ASSERT_EQUAL_FATAL(rsql_rmq_source_ops.poll(s, b, 8, 0, &eof, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(b->n, 3);
+    char buf[512];
+    /* while the read goes on, the JSON detail says nothing about leftovers */
+    CU_ASSERT_EQUAL(rsql_rmq_source_ops.describe(s, false, buf, sizeof buf), 0);
+    CU_ASSERT_EQUAL(rsql_rmq_source_ops.leftover(s, buf, sizeof buf) > 0, true);
+    /* one written (acked), one failed (released: invisible until its deadline), one left */
+    rsql_outcome_t ok = {RSQL_OUTCOME_WRITTEN, NULL, NULL};
+    rsql_outcome_t failed = {RSQL_OUTCOME_FAILED, NULL, NULL};
+    rsql_rmq_source_ops.commit_record(s, &b->recs[0], &ok);
+    rsql_rmq_source_ops.commit_record(s, &b->recs[1], &failed);
+    rsql_rmq_source_ops.wakeup(s); /* the run ends */
+    size_t n = rsql_rmq_source_ops.leftover(s, buf, sizeof buf);
+    CU_ASSERT_EQUAL(n, strlen(buf));
+    CU_ASSERT_STRING_EQUAL(buf, "rocketmq: left 2 held messages, invisible for up to 1min");
+    n = rsql_rmq_source_ops.describe(s, false, buf, sizeof buf);
+    CU_ASSERT_EQUAL(n, strlen(buf));
+    CU_ASSERT_EQUAL(strncmp(buf, "{\"left\":{\"held\":2,\"held_visible_by_ms\":", 38), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",\"deferred\":0,\"deferred_visible_by_ms\":0}}"));
+    rsql_rmq_source_ops.commit_record(s, &b->recs[2], &ok);
+    rsql_batch_destroy(b);
+    rsql_rmq_source_ops.close(s);
+}
+
 static void test_rmq_source_record_ident(void)
 {
     rsql_arena_t *a = rsql_arena_new();
@@ -178,6 +224,7 @@ static CU_TestInfo source_tests[] = {
     {"rmq_source_bad_message_is_a_record_failure",
      test_rmq_source_bad_message_is_a_record_failure},
     {"rmq_source_bounded_end", test_rmq_source_bounded_end},
+    {"rmq_source_leftovers", test_rmq_source_leftovers},
     {"rmq_source_record_ident", test_rmq_source_record_ident},
     CU_TEST_INFO_NULL,
 };

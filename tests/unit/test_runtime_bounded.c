@@ -4,7 +4,8 @@
  * Unit tests of what the runtime does for bounded reads that must tell the truth (issue 11,
  * item 10), over an in-memory catalog and a fake source: a run records what its source may
  * leave invisible to the next one (rt_hold.c), a run after an interrupted or failed one of the
- * same hold key gets that run's hold-until time as not_before_ms.
+ * same hold key gets that run's hold-until time as not_before_ms, and the summary line says
+ * what the source leaves behind (its leftover hook).
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
@@ -25,6 +26,7 @@
 static struct {
     int64_t not_before_ms;
     int opened;
+    const char *leftover;
 } g_fake;
 static int g_dummy;
 
@@ -49,13 +51,23 @@ static rsql_err_t fk_poll(rsql_source_t *s, rsql_batch_t *b, int max, int timeou
     return RSQL_OK;
 }
 
+static size_t fk_leftover(rsql_source_t *s, char *buf, size_t size)
+{
+    (void)s;
+    if (!g_fake.leftover) {
+        return 0;
+    }
+    snprintf(buf, size, "%s", g_fake.leftover);
+    return strlen(buf);
+}
+
 static void fk_close(rsql_source_t *s)
 {
     (void)s;
 }
 
 static const rsql_source_ops_t fake_ops = {
-    .open = fk_open, .poll = fk_poll, .close = fk_close};
+    .open = fk_open, .poll = fk_poll, .close = fk_close, .leftover = fk_leftover};
 
 static rsql_err_t xf(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
                      const rsql_value_t **out, bool *keep, const char **stage, rsql_error_t *err)
@@ -166,9 +178,40 @@ static void test_rt_run_after_interrupted_run(void)
     g_cat = NULL;
 }
 
+static void test_rt_summary_says_what_is_left(void)
+{
+    g_cat = rsql_catalog_open(":memory:", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g_cat);
+    memset(&g_fake, 0, sizeof g_fake);
+    g_fake.leftover = "rocketmq: left 2 held messages, invisible for up to 58s";
+    FILE *f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    run_job(KEY, f);
+    char line[512] = "";
+    rewind(f);
+    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(line, " rows/s; rocketmq: left 2 held messages, invisible for up to 58s\n"));
+    CU_ASSERT_EQUAL(strncmp(line, "read=0 written=0", 16), 0);
+    /* nothing left: the summary as before */
+    g_fake.leftover = NULL;
+    f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    run_job(KEY, f);
+    rewind(f);
+    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+    fclose(f);
+    size_t len = strlen(line);
+    CU_ASSERT(len > 8 && strcmp(line + len - 8, " rows/s\n") == 0);
+    rsql_catalog_close(g_cat);
+    g_cat = NULL;
+}
+
 static CU_TestInfo bounded_tests[] = {
     {"rt_not_before_rule", test_rt_not_before_rule},
     {"rt_run_after_interrupted_run", test_rt_run_after_interrupted_run},
+    {"rt_summary_says_what_is_left", test_rt_summary_says_what_is_left},
     CU_TEST_INFO_NULL,
 };
 
