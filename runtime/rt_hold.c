@@ -64,8 +64,9 @@ void rsql_pipeline__hold_begin(rsql_pipeline_t *p)
         /* an unbounded read never ends by itself: nothing to wait for, only to record */
     } else if (rsql_catalog_run_hold_last(p->conf.cat, p->conf.hold_key, p->run_id, &found, &prev,
                                    &status, &until, &e) != RSQL_OK) {
-        rsql_log(RSQL_LOG_WARN, "runtime", "run %" PRId64 ": cannot read the previous run of %s: %s",
-                 p->run_id, p->conf.hold_key, e.msg);
+        rsql_log(RSQL_LOG_WARN, "runtime",
+                 "run %" PRId64 ": cannot read the previous run of %s: %s", p->run_id,
+                 p->conf.hold_key, e.msg);
     } else if (found) {
         int64_t now = rsql_wall_ms();
         p->not_before_ms = rsql_pipeline__not_before(status, until, now);

@@ -164,7 +164,8 @@ static void test_rmq_hold_hook(void)
     CU_ASSERT_STRING_EQUAL(key, "consumer group g1 of topic orders at 127.0.0.1:8081");
     c.namespace_ = "ns";
     CU_ASSERT_EQUAL(rsql_rmq__hold(&c, key, sizeof key), 60000);
-    CU_ASSERT_STRING_EQUAL(key, "consumer group g1 of topic orders (namespace ns) at 127.0.0.1:8081");
+    CU_ASSERT_STRING_EQUAL(key,
+                           "consumer group g1 of topic orders (namespace ns) at 127.0.0.1:8081");
     CU_ASSERT_EQUAL(rsql_rmq__hold(&c, key, 10), 0); /* no room: no key, nothing recorded */
     c.group = NULL; /* a table used only as a sink */
     CU_ASSERT_EQUAL(rsql_rmq__hold(&c, key, sizeof key), 0);
