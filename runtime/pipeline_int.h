@@ -119,6 +119,7 @@ struct rsql_pipeline {
     int64_t total; /* source total or -1 */
     char pname[32];
     int64_t not_before_ms; /* the source's not_before_ms (rt_hold.c); 0 = none */
+    bool hold_active;      /* the source was opened: the run's hold time is recorded */
     char leftover[256];    /* the source's leftovers at the end, for the summary; "" = none */
 };
 
@@ -167,7 +168,10 @@ int64_t rsql_pipeline__not_before(const char *prev_status, int64_t prev_hold_unt
                                   int64_t now_wall_ms);
 /* After the run began: set p->not_before_ms from the previous run, record this run's hold. */
 void rsql_pipeline__hold_begin(rsql_pipeline_t *p);
-/* With each progress, and final at the end: renew this run's hold-until time. */
+/*
+** Once the source is open, with each progress, and final at the end (only after the source
+** was opened): renew this run's hold-until time.
+*/
 void rsql_pipeline__hold_touch(rsql_pipeline_t *p, bool final);
 
 /* rt_signal.c */

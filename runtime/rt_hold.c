@@ -82,15 +82,18 @@ void rsql_pipeline__hold_begin(rsql_pipeline_t *p)
         }
     }
     rsql_free(status);
-    rsql_error_clear(&e);
-    rsql_catalog_run_hold(p->conf.cat, p->run_id, p->conf.hold_key, hold_until(p, false), &e);
+    /* the key now; a time only once the source is open (a run that could not even open it,
+       say the proxy is down, took nothing and holds nothing back) */
+    rsql_catalog_run_hold(p->conf.cat, p->run_id, p->conf.hold_key, 0, NULL);
 }
 
 /* See pipeline_int.h. */
 void rsql_pipeline__hold_touch(rsql_pipeline_t *p, bool final)
 {
-    if (p->run_id <= 0 || !p->conf.cat || !p->conf.hold_key || p->conf.hold_ms <= 0) {
+    if (p->run_id <= 0 || !p->conf.cat || !p->conf.hold_key || p->conf.hold_ms <= 0 ||
+        (final && !p->hold_active)) {
         return;
     }
+    p->hold_active = true;
     rsql_catalog_run_hold(p->conf.cat, p->run_id, NULL, hold_until(p, final), NULL);
 }

@@ -508,6 +508,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         rc = open_source(p, &e);
     }
     if (rc == RSQL_OK) {
+        rsql_pipeline__hold_touch(p, false); /* from now on it may hold messages */
+    }
+    if (rc == RSQL_OK) {
         if (p->conf.src_ops->total) {
             p->total = p->conf.src_ops->total(p->src);
         }

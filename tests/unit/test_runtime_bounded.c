@@ -26,15 +26,18 @@
 static struct {
     int64_t not_before_ms;
     int opened;
+    bool fail_open;
     const char *leftover;
 } g_fake;
 static int g_dummy;
 
 static rsql_err_t fk_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
-    (void)err;
     g_fake.not_before_ms = ctx->not_before_ms;
     g_fake.opened++;
+    if (g_fake.fail_open) {
+        return rsql_error_set(err, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS, "proxy unreachable");
+    }
     *out = (rsql_source_t *)&g_dummy;
     return RSQL_OK;
 }
@@ -83,8 +86,8 @@ static rsql_err_t xf(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
 
 static rsql_catalog_t *g_cat;
 
-/* Run one bounded pipeline of job1 with the hold key (NULL: none); RSQL_OK expected. */
-static void run_job(const char *key, FILE *status_out)
+/* Run one bounded pipeline of job1 with the hold key (NULL: none); its result. */
+static rsql_err_t run_job_rc(const char *key, FILE *status_out)
 {
     rsql_pipeline_conf_t c;
     rsql_pipeline_conf_init(&c);
@@ -104,8 +107,14 @@ static void run_job(const char *key, FILE *status_out)
     rsql_error_clear(&err);
     rsql_pipeline_t *p = rsql_pipeline_new(&c, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    CU_ASSERT_EQUAL(rsql_pipeline_run(p, &err), RSQL_OK);
+    rsql_err_t rc = rsql_pipeline_run(p, &err);
     rsql_pipeline_destroy(p);
+    return rc;
+}
+
+static void run_job(const char *key, FILE *status_out)
+{
+    CU_ASSERT_EQUAL(run_job_rc(key, status_out), RSQL_OK);
 }
 
 /* A run of KEY that ended with status, holding until until_ms; its id. */
@@ -174,6 +183,18 @@ static void test_rt_run_after_interrupted_run(void)
     fake_run(KEY, "interrupted", rsql_wall_ms() + 45000);
     run_job(NULL, NULL);
     CU_ASSERT_EQUAL(g_fake.not_before_ms, 0);
+    /* a run that failed before its source was open (proxy down) took nothing: it holds
+       nothing back, though it failed */
+    run_job(KEY, NULL);
+    g_fake.fail_open = true;
+    CU_ASSERT_EQUAL(run_job_rc(KEY, NULL), RSQL_ERR_UNAVAILABLE);
+    g_fake.fail_open = false;
+    run_job(KEY, NULL);
+    CU_ASSERT_EQUAL(g_fake.not_before_ms, 0);
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold_last(g_cat, KEY, 0, &found, &id, &st, &until, NULL),
+                    RSQL_OK);
+    CU_ASSERT_STRING_EQUAL(st, "done");
+    rsql_free(st);
     rsql_catalog_close(g_cat);
     g_cat = NULL;
 }
