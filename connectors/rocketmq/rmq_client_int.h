@@ -69,7 +69,7 @@ struct rmq_call {
     } cb;
     void *opaque;
     char *topic; /* ROUTE: the topic; RECEIVE: unused */
-    size_t n_out; /* SEND: messages in the request */
+    size_t n_out; /* SEND: messages in the request; RECEIVE: the batch size asked for */
     grpc_metadata md[RMQ_MAX_MD];
     size_t n_md;
     grpc_metadata_array md_init, md_trail;
@@ -82,6 +82,7 @@ struct rmq_call {
     /* ReceiveMessage accumulation */
     rsql_rmq_msg_t **msgs;
     size_t n_msgs, cap_msgs;
+    size_t n_extra; /* messages past the batch size asked for: dropped (untrusted server) */
     bool got_status;
     int32_t rcode;
     char *rmessage;

@@ -7,7 +7,8 @@
  * that overflows when turned into milliseconds, with a malformed property map or with a body
  * over the limit (on the wire or once inflated: a 2 MB gzip body that inflates to 2 GiB) is
  * returned marked bad, never a crash, undefined behaviour or unbounded memory; a body is
- * inflated only when body_encoding says GZIP. Also the gRPC receive limit.
+ * inflated only when body_encoding says GZIP. Also the gRPC receive limit, and a long poll
+ * flooded with more messages than it asked for.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 
 #include "apache/rocketmq/v2/service.pb-c.h"
 #include "connectors/rocketmq/rmq_client.h"
+#include "connectors/rocketmq/rmq_client_int.h"
 #include "connectors/rocketmq/rmq_int.h"
 #include "base/rsql_mem.h"
 
@@ -393,6 +395,47 @@ static void test_rmq_dec_property_maps(void)
     expect_bad(&f, 4 * MIB, "over 65536 bytes");
 }
 
+/* A long poll's stream elements past the batch size asked for are dropped, not collected. */
+static void test_rmq_recv_more_than_asked(void)
+{
+    const char *topics[1] = {"orders"};
+    rsql_rmq_config_t conf = {.endpoints = "127.0.0.1:8081",
+                              .client_type = RSQL_RMQ_SIMPLE_CONSUMER,
+                              .group = "g",
+                              .topics = topics,
+                              .n_topics = 1};
+    rsql_rmq_client_t *c = rsql_rmq_client_new(&conf, NULL); /* never started: no I/O */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    rmq_call_t *k = rsql_calloc(1, sizeof *k);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    k->c = c;
+    k->n_out = 2;
+    fixture_t f;
+    fixture_init(&f);
+    PB(ReceiveMessageResponse) r = PBC(RECEIVE_MESSAGE_RESPONSE__INIT);
+    r.content_case = PBC(RECEIVE_MESSAGE_RESPONSE__CONTENT_MESSAGE);
+    r.message = &f.m;
+    size_t n = protobuf_c_message_get_packed_size(&r.base);
+    uint8_t *p = rsql_malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    protobuf_c_message_pack(&r.base, p);
+    for (int i = 0; i < 1000; i++) { /* a hostile server floods one long poll */
+        grpc_slice sl = grpc_slice_from_copied_buffer((const char *)p, n);
+        k->recv_bb = grpc_raw_byte_buffer_create(&sl, 1);
+        grpc_slice_unref(sl);
+        rsql_rmq__recv_element(k);
+    }
+    rsql_free(p);
+    CU_ASSERT_EQUAL(k->n_msgs, 2);
+    CU_ASSERT_EQUAL(k->n_extra, 998);
+    for (size_t i = 0; i < k->n_msgs; i++) {
+        rsql_rmq_msg_destroy(k->msgs[i]);
+    }
+    rsql_free(k->msgs);
+    rsql_free(k);
+    rsql_rmq_client_destroy(c);
+}
+
 static void test_rmq_recv_limit(void)
 {
     /* one stream element carries one message: a body the broker accepts plus 1 MiB */
@@ -442,6 +485,7 @@ static CU_TestInfo dec_tests[] = {
     {"rmq_dec_timestamps", test_rmq_dec_timestamps},
     {"rmq_dec_ids_and_handles", test_rmq_dec_ids_and_handles},
     {"rmq_dec_property_maps", test_rmq_dec_property_maps},
+    {"rmq_recv_more_than_asked", test_rmq_recv_more_than_asked},
     {"rmq_recv_limit", test_rmq_recv_limit},
     {"rmq_dec_settings_duration", test_rmq_dec_settings_duration},
     CU_TEST_INFO_NULL,
