@@ -88,6 +88,13 @@ static const char *const steps[] = {
        can be told apart from one still running */
     "ALTER TABLE job_runs ADD COLUMN pid INTEGER;\n"
     "ALTER TABLE job_runs ADD COLUMN host TEXT;\n",
+    /* 3: what a run may leave invisible to the next one (a RocketMQ consumer's held messages:
+       visible again only after their invisible duration): the key of what it shares with
+       later runs (its consumer group) and until when, so a bounded run after an interrupted
+       or failed one does not end before that run's messages can be seen again */
+    "ALTER TABLE job_runs ADD COLUMN hold_key TEXT;\n"
+    "ALTER TABLE job_runs ADD COLUMN hold_until_ms INTEGER;\n"
+    "CREATE INDEX job_runs_by_hold ON job_runs(hold_key, id);\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

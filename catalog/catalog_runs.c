@@ -9,7 +9,10 @@
  * A run records the process (pid, host) that runs it. A process killed
  * while running leaves its run "running"; reap_dead_runs marks such runs
  * "interrupted" when their process is gone from this host (checked before
- * runs are listed or a new one begins).
+ * runs are listed or a new one begins). A run may also record what it can
+ * leave invisible to later runs (rsql_catalog_run_hold: a RocketMQ consumer
+ * group's held messages and until when), which the next bounded run of that
+ * group reads (rsql_catalog_run_hold_last).
  */
 #include "config.h"
 #include "catalog/catalog_int.h"
@@ -318,6 +321,66 @@ rsql_err_t rsql_catalog_run_get(rsql_catalog_t *cat, int64_t run_id, rsql_job_ru
         int src = sqlite3_step(st);
         if (src == SQLITE_ROW) {
             rc = load_run(st, out, err);
+        } else if (src != SQLITE_DONE) {
+            rc = rsql_catalog__sqlerr(cat, src, err);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* See rsql_catalog.h. */
+rsql_err_t rsql_catalog_run_hold(rsql_catalog_t *cat, int64_t run_id, const char *key,
+                                 int64_t hold_until_ms, rsql_error_t *err)
+{
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(
+        cat,
+        "UPDATE job_runs SET hold_key = coalesce(?2, hold_key), hold_until_ms = ?3 WHERE id = ?1",
+        &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 2, key) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 3, hold_until_ms) != SQLITE_OK) {
+        rc = bind_err(cat, err);
+    } else {
+        rc = update_run(cat, st, run_id, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* See rsql_catalog.h. */
+rsql_err_t rsql_catalog_run_hold_last(rsql_catalog_t *cat, const char *key,
+                                      int64_t exclude_run_id, bool *found, int64_t *run_id,
+                                      char **status, int64_t *hold_until_ms, rsql_error_t *err)
+{
+    *found = false;
+    *status = NULL;
+    *run_id = 0;
+    *hold_until_ms = 0;
+    reap_dead_runs(cat);
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(
+        cat,
+        "SELECT id, status, coalesce(hold_until_ms, 0) FROM job_runs WHERE hold_key = ?1 AND "
+        "id <> ?2 AND status <> 'running' ORDER BY id DESC LIMIT 1",
+        &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (rsql_catalog__bind_text(st, 1, key) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, exclude_run_id) != SQLITE_OK) {
+        rc = bind_err(cat, err);
+    } else {
+        int src = sqlite3_step(st);
+        if (src == SQLITE_ROW) {
+            *run_id = sqlite3_column_int64(st, 0);
+            *hold_until_ms = sqlite3_column_int64(st, 2);
+            rc = rsql_catalog__col_dup(st, 1, status, err);
+            *found = rc == RSQL_OK;
         } else if (src != SQLITE_DONE) {
             rc = rsql_catalog__sqlerr(cat, src, err);
         }

@@ -181,6 +181,23 @@ rsql_err_t rsql_catalog_offset_list(rsql_catalog_t *cat, const char *pipeline, r
 rsql_err_t rsql_catalog_offset_delete(rsql_catalog_t *cat, const char *pipeline,
                                       const char *partition, int *deleted, rsql_error_t *err);
 
+/*
+** What run_id may leave invisible to later runs that share key (a RocketMQ consumer group: its
+** held messages come back only after their invisible duration): key (NULL = keep the one
+** stored) and the wall-clock time (epoch ms) until which they may stay invisible. Called when
+** the run begins, with each progress and at its end.
+*/
+rsql_err_t rsql_catalog_run_hold(rsql_catalog_t *cat, int64_t run_id, const char *key,
+                                 int64_t hold_until_ms, rsql_error_t *err);
+/*
+** The newest run with hold key key other than exclude_run_id that is not running: *found,
+** its id, status (caller frees with rsql_free) and hold-until time. Runs of this host whose
+** process died are marked interrupted first. *found = false (RSQL_OK) when there is none.
+*/
+rsql_err_t rsql_catalog_run_hold_last(rsql_catalog_t *cat, const char *key,
+                                      int64_t exclude_run_id, bool *found, int64_t *run_id,
+                                      char **status, int64_t *hold_until_ms, rsql_error_t *err);
+
 /* Free the arrays the list calls return (each element, then the array). NULL-safe. */
 void rsql_kv_array_free(rsql_kv_t *kv, int n);
 void rsql_job_def_array_free(rsql_job_def_t **jobs, int n);

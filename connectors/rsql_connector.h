@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 1
+#define RSQL_CONNECTOR_ABI_VERSION 2
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -144,6 +144,17 @@ typedef struct rsql_connector_def {
     rsql_err_t (*check_columns)(const void *conf, const rsql_optset_t *set, int n_columns,
                                 const char *const *names, const rsql_type_t *types,
                                 rsql_error_t *err);
+    /*
+    ** Source side, optional: what a run of this source may leave invisible to the next run
+    ** when it ends without resolving everything it took (killed, interrupted, failed): a
+    ** RocketMQ consumer's held messages come back only after their invisible duration.
+    ** Writes the key of what runs share (e.g. the consumer group and topic) into key
+    ** (NUL-terminated, at most size bytes) and returns for how long (ms) after the run last
+    ** worked its messages may stay invisible; 0 = nothing (key unused). The runtime records
+    ** it with the run (the catalog) and gives a later run after an interrupted or failed one
+    ** rsql_source_ctx_t.not_before_ms.
+    */
+    int64_t (*hold)(const void *conf, char *key, size_t size);
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */

@@ -116,6 +116,11 @@ typedef struct rsql_source_ctx {
     int n_resume;
     const char *const *resume_partitions;
     const int64_t *resume_offsets;
+    /* A bounded source must not report the end (poll's *eof) before this wall-clock time
+       (epoch ms; 0 = no such time): the previous run sharing what this source reads (a
+       RocketMQ consumer group, rsql_connector_def_t.hold) was interrupted or failed, and the
+       messages it held may stay invisible until then. */
+    int64_t not_before_ms;
 } rsql_source_ctx_t;
 
 typedef struct rsql_source_ops {
@@ -171,6 +176,14 @@ typedef struct rsql_source_ops {
     ** @locality worker thread (while poll may run on the poll thread)
     */
     size_t (*describe)(rsql_source_t *src, bool text, char *buf, size_t size);
+    /*
+    ** What the run leaves that the next run cannot see yet, for the run's summary line (e.g.
+    ** "rocketmq: left 3 held and 12 deferred messages, invisible for up to 30min"), or
+    ** nothing. Called once when the run ends, before close. Writes at most size bytes,
+    ** NUL-terminated; returns the length (0 = nothing left). Optional.
+    ** @locality worker thread
+    */
+    size_t (*leftover)(rsql_source_t *src, char *buf, size_t size);
 } rsql_source_ops_t;
 
 /* ---- sinks */

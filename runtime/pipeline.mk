@@ -4,6 +4,7 @@ librocketsql_a_SOURCES += \
 	runtime/rsql_queue.h runtime/rsql_pipeline.h runtime/pipeline_int.h \
 	runtime/rt_queue.c runtime/rt_offsets.c runtime/rt_retry.c \
 	runtime/rt_pipeline.c runtime/rt_outcomes.c runtime/rt_stages.c runtime/rt_dlq.c runtime/rt_status.c runtime/rt_signal.c \
+	runtime/rt_hold.c \
 	runtime/rt_run_pipeline.c
 
 EXTRA_DIST += bench/rss.sh
@@ -19,4 +20,9 @@ TESTS += tests/unit/test_runtime
 tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c
 tests_unit_test_runtime_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_runtime_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_runtime_bounded
+TESTS += tests/unit/test_runtime_bounded
+tests_unit_test_runtime_bounded_SOURCES = tests/unit/test_runtime_bounded.c
+tests_unit_test_runtime_bounded_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_runtime_bounded_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

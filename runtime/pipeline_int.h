@@ -143,6 +143,9 @@ struct rsql_pipeline {
     bool status_tty, status_drawn;
     int64_t total; /* source total or -1 */
     char pname[32];
+    int64_t not_before_ms; /* the source's not_before_ms (rt_hold.c); 0 = none */
+    bool hold_active;      /* the source was opened: the run's hold time is recorded */
+    char leftover[256];    /* the source's leftovers at the end, for the summary; "" = none */
 };
 
 /*
@@ -190,6 +193,21 @@ void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms);
 void rsql_pipeline__status_final(rsql_pipeline_t *p);
 /* "read=N written=N ... elapsed=1.23s rate=N rows/s" into buf. */
 void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size);
+
+/* rt_hold.c (worker): what a run may leave invisible to the next one */
+/*
+** The not-before rule: the end of the previous run's hold (epoch ms) when that run ended
+** "interrupted" or "failed" and the end is after now_wall_ms; else 0.
+*/
+int64_t rsql_pipeline__not_before(const char *prev_status, int64_t prev_hold_until_ms,
+                                  int64_t now_wall_ms);
+/* After the run began: set p->not_before_ms from the previous run, record this run's hold. */
+void rsql_pipeline__hold_begin(rsql_pipeline_t *p);
+/*
+** Once the source is open, with each progress, and final at the end (only after the source
+** was opened): renew this run's hold-until time.
+*/
+void rsql_pipeline__hold_touch(rsql_pipeline_t *p, bool final);
 
 /* rt_signal.c */
 rsql_err_t rsql_pipeline__signals_start(rsql_pipeline_t *p, rsql_error_t *err);

@@ -177,6 +177,13 @@ typedef struct rsql_pipeline_conf {
     const char *job;     /* job name for the run, NULL for an ad-hoc INSERT */
     const char *sql;     /* statement text for the run */
     bool handle_signals; /* install the SIGINT/SIGTERM handling for the run */
+    /* What the source may leave invisible to later runs (rsql_connector_def_t.hold): its key
+       and for how long after the run last worked; NULL / 0 = nothing. With record_run the
+       run records it, and when the newest finished run of that key was interrupted or failed
+       and may still hold messages, the source gets its end as not_before_ms. */
+    const char *hold_key;
+    int64_t hold_ms;
+    bool source_bounded; /* the source ends by itself: only then is not_before_ms looked up */
     FILE *status_out;    /* status line and summary (NULL = none) */
 } rsql_pipeline_conf_t;
 

@@ -343,6 +343,7 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
     rsql_source_ctx_t ctx = p->conf.src_ctx;
     ctx.pipeline = p->id;
     ctx.n_resume = 0;
+    ctx.not_before_ms = p->not_before_ms;
     char **names = NULL;
     int64_t *offs = NULL;
     int n = 0;
@@ -485,6 +486,7 @@ static void run_progress(rsql_pipeline_t *p)
         char detail[2048];
         rsql_catalog_run_progress(p->conf.cat, p->run_id, &c,
                                   source_detail(p, detail, sizeof detail), NULL);
+        rsql_pipeline__hold_touch(p, false);
     }
 }
 
@@ -578,6 +580,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
             RSQL_OK) {
             return rsql_error_set(err, e.code, RSQL_NOPOS, "recording the job run: %s", e.msg);
         }
+        rsql_pipeline__hold_begin(p);
     }
     rsql_err_t rc = RSQL_OK;
     bool signals = false;
@@ -593,6 +596,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     }
     if (rc == RSQL_OK) {
         rc = open_source(p, &e);
+    }
+    if (rc == RSQL_OK) {
+        rsql_pipeline__hold_touch(p, false); /* from now on it may hold messages */
     }
     if (rc == RSQL_OK) {
         if (p->conf.src_ops->total) {
@@ -644,6 +650,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     }
     char detail_buf[2048];
     const char *detail = source_detail(p, detail_buf, sizeof detail_buf); /* before close */
+    if (p->src && p->conf.src_ops->leftover) {
+        p->conf.src_ops->leftover(p->src, p->leftover, sizeof p->leftover);
+    }
     if (p->src) {
         if (p->conf.src_ops->close) {
             p->conf.src_ops->close(p->src);
@@ -668,6 +677,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         const char *status = rc != RSQL_OK ? "failed"
                              : atomic_load(&p->interrupted) ? "interrupted"
                                                              : "done";
+        rsql_pipeline__hold_touch(p, true);
         rsql_catalog_run_end(p->conf.cat, p->run_id, status, &c, rc != RSQL_OK ? e.msg : NULL,
                              detail, NULL);
     }

@@ -387,6 +387,13 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     conf.sql = plan->sql ? plan->sql + plan->stmt_off : NULL;
     conf.handle_signals = true;
     conf.status_out = preview ? NULL : errf; /* a preview's summary follows its table */
+    /* what the source may leave invisible to the next run (a RocketMQ consumer group) */
+    char hold_key[512] = "";
+    if (!preview && plan->source.conn && plan->source.conn->hold) {
+        conf.hold_ms = plan->source.conn->hold(conf.src_ctx.conf, hold_key, sizeof hold_key);
+        conf.hold_key = conf.hold_ms > 0 && *hold_key ? hold_key : NULL;
+    }
+    conf.source_bounded = plan->source_bounded;
 
     p = rsql_pipeline_new(&conf, err);
     if (!p) {
@@ -398,7 +405,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
              preview ? "preview" : to ? to : "?");
     rc = rsql_pipeline_run(p, err);
     if (rsql_log_enabled(RSQL_LOG_DEBUG)) {
-        char sum[256];
+        char sum[512];
         rsql_pipeline__summary(p, sum, sizeof sum);
         rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: %s: %s", id,
                  rc == RSQL_OK ? "finished" : "failed", sum);
@@ -409,7 +416,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
             fflush(out);
         }
         if (errf) {
-            char line[256];
+            char line[512];
             rsql_pipeline__summary(p, line, sizeof line);
             fprintf(errf, "%s\n", line);
             fflush(errf);

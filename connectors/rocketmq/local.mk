@@ -65,7 +65,7 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_rpc.c connectors/rocketmq/rmq_status.c \
 	connectors/rocketmq/rmq_sign.c connectors/rocketmq/rmq_msgid.c \
 	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
-	connectors/rocketmq/rmq_throttle.c \
+	connectors/rocketmq/rmq_throttle.c connectors/rocketmq/rmq_bounded.c \
 	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
 	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
 	connectors/rocketmq/rmq_sink.c
@@ -89,11 +89,28 @@ tests_unit_test_rmq_codec_SOURCES = tests/unit/test_rmq_codec.c
 tests_unit_test_rmq_codec_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_codec_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests/unit/tests_unit_test_rmq_codec-test_rmq_codec.$(OBJEXT): $(RMQ_PROTO_H)
+check_PROGRAMS += tests/unit/test_rmq_decode
+TESTS += tests/unit/test_rmq_decode
+tests_unit_test_rmq_decode_SOURCES = tests/unit/test_rmq_decode.c
+tests_unit_test_rmq_decode_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_decode_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests/unit/tests_unit_test_rmq_decode-test_rmq_decode.$(OBJEXT): $(RMQ_PROTO_H)
+check_PROGRAMS += tests/unit/test_rmq_source
+TESTS += tests/unit/test_rmq_source
+tests_unit_test_rmq_source_SOURCES = tests/unit/test_rmq_source.c
+tests_unit_test_rmq_source_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_source_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests/unit/tests_unit_test_rmq_source-test_rmq_source.$(OBJEXT): $(RMQ_PROTO_H)
 check_PROGRAMS += tests/unit/test_rmq_inflight
 TESTS += tests/unit/test_rmq_inflight
 tests_unit_test_rmq_inflight_SOURCES = tests/unit/test_rmq_inflight.c
 tests_unit_test_rmq_inflight_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_inflight_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_bounded
+TESTS += tests/unit/test_rmq_bounded
+tests_unit_test_rmq_bounded_SOURCES = tests/unit/test_rmq_bounded.c
+tests_unit_test_rmq_bounded_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_bounded_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_rmq_throttle
 TESTS += tests/unit/test_rmq_throttle
 tests_unit_test_rmq_throttle_SOURCES = tests/unit/test_rmq_throttle.c

@@ -37,7 +37,9 @@
 #define RMQ_ROUTE_REFRESH_MS 30000
 #define RMQ_SETTINGS_SYNC_MS 300000
 #define RMQ_LITE_SYNC_MS 30000
-#define RMQ_DEFAULT_MAX_BODY (4 * 1024 * 1024)
+#define RMQ_DEFAULT_MAX_BODY (4 * 1024 * 1024) /* the broker's default maxMessageSize */
+#define RMQ_MAX_BODY_LIMIT (1024u * 1024 * 1024) /* source.max-body-size's upper bound */
+#define RMQ_RECV_OVERHEAD (1024 * 1024) /* properties (<= 32 KiB stored) and framing, roomy */
 
 static char *xstrdup(const char *s)
 {
@@ -165,6 +167,10 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
     c->tls = conf->tls;
     c->request_timeout_ms = conf->request_timeout_ms > 0 ? conf->request_timeout_ms : 3000;
     c->long_polling_ms = conf->long_polling_timeout_ms > 0 ? conf->long_polling_timeout_ms : 20000;
+    c->max_body = conf->max_body_bytes > 0 ? conf->max_body_bytes : RMQ_DEFAULT_MAX_BODY;
+    if (c->max_body > RMQ_MAX_BODY_LIMIT) {
+        c->max_body = RMQ_MAX_BODY_LIMIT;
+    }
     c->type = conf->client_type;
     c->filter_type = conf->filter_type ? conf->filter_type : RSQL_RMQ_FILTER_TAG;
     c->event_cb = conf->event_cb;
@@ -320,13 +326,24 @@ static void *client_thread(void *arg)
 
 /* ---- lifecycle ----------------------------------------------------------------------------- */
 
+/* See rmq_client.h. */
+int rsql_rmq_recv_limit(size_t max_body_bytes)
+{
+    size_t body = max_body_bytes > RMQ_DEFAULT_MAX_BODY ? max_body_bytes : RMQ_DEFAULT_MAX_BODY;
+    if (body > RMQ_MAX_BODY_LIMIT) {
+        body = RMQ_MAX_BODY_LIMIT;
+    }
+    return (int)(body + RMQ_RECV_OVERHEAD);
+}
+
 static grpc_channel *make_channel(rsql_rmq_client_t *c)
 {
     grpc_arg args[5];
     args[0] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_KEEPALIVE_TIME_MS, {.integer = 300000}};
     args[1] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_KEEPALIVE_TIMEOUT_MS, {.integer = 30000}};
+    /* bounded: a server cannot make the client buffer more than one message's worth */
     args[2] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
-                         {.integer = -1}};
+                         {.integer = rsql_rmq_recv_limit(c->max_body)}};
     args[3] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
                          {.integer = 1000}};
     /* at most 5 s between reconnect attempts: a restarted proxy is found again quickly */

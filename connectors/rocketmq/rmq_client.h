@@ -219,6 +219,9 @@ typedef struct rsql_rmq_config {
     rsql_rmq_filter_type_t filter_type; /* consumers: TAG (default) or SQL */
     const char *filter_expression;      /* consumers: "*" by default */
     int long_polling_timeout_ms;  /* consumers: ReceiveMessage long poll; 20000 */
+    size_t max_body_bytes;        /* consumers: largest body taken, on the wire and inflated
+                                     (larger: the message is marked bad); 4 MiB. Also sets the
+                                     gRPC receive limit (rsql_rmq_recv_limit) */
     rsql_rmq_event_cb event_cb;   /* optional */
     void *opaque;                 /* passed to event_cb */
 } rsql_rmq_config_t;
@@ -268,9 +271,16 @@ typedef struct rsql_rmq_msg {
     char *tag;                /* NULL when none */
     char **keys;
     size_t n_keys;
-    uint8_t *body;            /* inflated when it was gzip/zlib compressed; NUL-terminated */
+    uint8_t *body;            /* inflated when body_encoding was GZIP; NUL-terminated */
     size_t body_len;
-    bool body_inflate_failed; /* compressed per the header but not inflatable: raw body kept */
+    /*
+    ** code RSQL_OK, or why this message cannot become a record (RSQL_ERR_DECODE: no system
+    ** properties, a malformed id, no receipt handle, a timestamp out of range, a malformed
+    ** property map, a body over the maximum body size or that does not inflate). Such a
+    ** message is still delivered (with its receipt handle, when it has one, so it can be acked
+    ** or forwarded); body then holds its raw wire body (at most 64 KiB of it when too big).
+    */
+    rsql_error_t bad;
     int32_t delivery_attempt; /* 1 on first delivery */
     int64_t born_ms, store_ms; /* epoch milliseconds (0 when absent) */
     int32_t queue_id;
@@ -279,6 +289,17 @@ typedef struct rsql_rmq_msg {
     size_t n_props;
     char *endpoint;           /* the access point it came from ("host:port") */
 } rsql_rmq_msg_t;
+
+/*
+** The gRPC receive limit of a client whose largest body is max_body_bytes: one gRPC message of
+** the ReceiveMessage stream carries ONE message (the up to 32 of a batch arrive as separate
+** stream elements, each checked on its own), so the largest legitimate one is a body the broker
+** accepts plus its properties and framing: max(max_body_bytes, 4 MiB, the broker's default
+** maxMessageSize) + 1 MiB (the broker stores at most 32 KiB of properties). A body between
+** max_body_bytes and that limit arrives and becomes a decode failure of its message; an element
+** over it fails the long poll with gRPC RESOURCE_EXHAUSTED (retried).
+*/
+int rsql_rmq_recv_limit(size_t max_body_bytes);
 
 /* Free a received message and everything in it. NULL-safe. */
 void rsql_rmq_msg_destroy(rsql_rmq_msg_t *m);

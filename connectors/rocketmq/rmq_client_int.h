@@ -69,7 +69,7 @@ struct rmq_call {
     } cb;
     void *opaque;
     char *topic; /* ROUTE: the topic; RECEIVE: unused */
-    size_t n_out; /* SEND: messages in the request */
+    size_t n_out; /* SEND: messages in the request; RECEIVE: the batch size asked for */
     grpc_metadata md[RMQ_MAX_MD];
     size_t n_md;
     grpc_metadata_array md_init, md_trail;
@@ -82,6 +82,7 @@ struct rmq_call {
     /* ReceiveMessage accumulation */
     rsql_rmq_msg_t **msgs;
     size_t n_msgs, cap_msgs;
+    size_t n_extra; /* messages past the batch size asked for: dropped (untrusted server) */
     bool got_status;
     int32_t rcode;
     char *rmessage;
@@ -108,6 +109,7 @@ struct rsql_rmq_client {
     bool tls;
     int request_timeout_ms;
     int long_polling_ms;
+    size_t max_body; /* received bodies (rsql_rmq_config_t.max_body_bytes) */
     rsql_rmq_client_type_t type;
     rsql_rmq_filter_type_t filter_type;
     rsql_rmq_event_cb event_cb;

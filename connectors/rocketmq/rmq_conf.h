@@ -12,6 +12,7 @@
 #define RSQL_RMQ_CONF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "connectors/rsql_connector.h"
@@ -52,6 +53,7 @@ typedef struct rsql_rmq_conf {
     int64_t renewal_ahead_ms;
     int64_t max_delivery_attempts;
     int64_t max_invisible_ms;
+    int64_t max_body_bytes;  /* source.max-body-size */
     const char *lite_topics; /* CSV, NULL: every lite topic (wildcard) */
     int dead_letter;         /* RSQL_RMQ_DLQ_* */
     bool dead_letter_given;
@@ -76,6 +78,7 @@ typedef struct rsql_rmq_conf {
 
 /* Descriptor hooks (rmq_explain.c). */
 bool rsql_rmq__bounded(const void *conf, const char **why);
+int64_t rsql_rmq__hold(const void *conf, char *key, size_t size);
 void rsql_rmq__explain(const rsql_explain_t *x);
 
 #endif

@@ -127,6 +127,78 @@ int64_t rsql_rmq_throttle_defer_ms(const rsql_rmq_throttle_conf_t *conf, int32_t
 size_t rsql_rmq_throttle_describe(const rsql_rmq_inflight_t *lanes, int top_n, bool text,
                                   char *buf, size_t size);
 
+/* ---- bounded reads (rmq_bounded.c): pure state machines on the caller's clock */
+
+/* The proxy's shortest long poll (observed: it clamps to [5 s, 20 s], ROCKETMQ-NOTES.md §4). */
+#define RSQL_RMQ_MIN_LONG_POLL_MS 5000
+
+/*
+** The idle clock of scan.idle-timeout: idle time the broker answered for since the last message
+** (or since a not-before time). Caller's storage; times are one monotonic clock (ms).
+*/
+typedef struct rsql_rmq_idle {
+    int64_t limit_ms;    /* scan.idle-timeout; < 0: unbounded, never expires */
+    int64_t answered_ms; /* answered idle time counted */
+    int64_t mark_ms;     /* counting resumes after this: the last span's end, message or start */
+} rsql_rmq_idle_t;
+
+/* Start at now_ms; nothing before not_before_ms (may be 0 or in the past) ever counts. */
+void rsql_rmq_idle_init(rsql_rmq_idle_t *c, int64_t limit_ms, int64_t now_ms,
+                        int64_t not_before_ms);
+/* A message arrived (also one deferred at once): start counting again from now. */
+void rsql_rmq_idle_message(rsql_rmq_idle_t *c, int64_t now_ms);
+/*
+** A long poll started at started_ms answered at now_ms with no message and no error: the part
+** of [started_ms, now_ms] not yet counted (nor before a message or the not-before time) counts.
+** Answers are fed in the order they arrive. A failed poll is not fed: it vouches for nothing.
+*/
+void rsql_rmq_idle_answered(rsql_rmq_idle_t *c, int64_t started_ms, int64_t now_ms);
+/* True when the broker answered for limit_ms of idle time (never when unbounded). */
+bool rsql_rmq_idle_expired(const rsql_rmq_idle_t *c);
+/*
+** The long poll to ask for: await_ms, or for a bounded read (idle_ms >= 0) no longer than the
+** idle timeout, so the answer that completes it is not late, but at least
+** RSQL_RMQ_MIN_LONG_POLL_MS (shorter deadlines make the proxy answer ILLEGAL_POLLING_TIME).
+*/
+int64_t rsql_rmq_idle_long_poll_ms(int64_t await_ms, int64_t idle_ms);
+
+/*
+** "Later": the times (one clock, ms) at which messages let go become visible again; the count
+** of those still in the future. Zeroed storage is an empty set.
+*/
+typedef struct rsql_rmq_later {
+    int64_t *t; /* min-heap */
+    size_t n, cap;
+    int64_t last_ms; /* the latest time added */
+} rsql_rmq_later_t;
+
+/* Add a time; false when out of memory (the message is then not counted). */
+bool rsql_rmq_later_add(rsql_rmq_later_t *l, int64_t at_ms);
+/*
+** Forget the times <= now_ms; the count of the others, *last_ms (may be NULL) the latest of them
+** (0 when none).
+*/
+size_t rsql_rmq_later_count(rsql_rmq_later_t *l, int64_t now_ms, int64_t *last_ms);
+void rsql_rmq_later_deinit(rsql_rmq_later_t *l);
+
+/* What a run leaves invisible to the next one (the source's leftover hook). */
+typedef struct rsql_rmq_leftover {
+    int64_t held;           /* held (unresolved, or released without an ack) */
+    int64_t held_in_ms;     /* the last of them visible again in this long */
+    int64_t deferred;       /* deferred by throttling and not visible yet */
+    int64_t deferred_in_ms;
+    int64_t now_wall_ms;    /* for the JSON form's absolute times */
+} rsql_rmq_leftover_t;
+
+/*
+** Into buf (NUL-terminated, at most size bytes): text "rocketmq: left 3 held and 12 deferred
+** messages, invisible for up to 30min", or JSON {"held":3,"held_visible_by_ms":<epoch ms>,
+** "deferred":12,"deferred_visible_by_ms":<epoch ms>}. Returns the length; 0 (buf "") when
+** nothing is left or it does not fit.
+*/
+size_t rsql_rmq_leftover_format(const rsql_rmq_leftover_t *lo, bool json, char *buf,
+                                size_t size);
+
 /* The data-path vtables (registered in connectors/conn_io.c). */
 #include "connectors/rsql_io.h"
 extern const rsql_source_ops_t rsql_rmq_source_ops;

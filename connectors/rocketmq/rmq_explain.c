@@ -5,14 +5,17 @@
  * read ends by itself (scan.idle-timeout) and the lines EXPLAIN prints for
  * its source (mode, receive, throttle, valves, acks) and sink (producer),
  * the long polls on the Threads line and the native DLQ on the Errors line
- * (rsql_connector_def_t.bounded / .explain). Planning-time only: it reads
- * the table's typed configuration, never the data path's state.
+ * (rsql_connector_def_t.bounded / .explain); and what a run may leave
+ * invisible to the next one: its consumer group's held messages, for up to
+ * source.invisible-duration (.hold). Planning-time only: it reads the
+ * table's typed configuration, never the data path's state.
  */
 #include "config.h"
 #include "connectors/rocketmq/rmq_conf.h"
 #include "base/rsql_buf.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 static const char *dur(int64_t ms, char *buf, size_t size)
 {
@@ -29,6 +32,25 @@ bool rsql_rmq__bounded(const void *conf, const char **why)
     }
     *why = "unbounded (no scan.idle-timeout)";
     return false;
+}
+
+/* See rsql_connector_def_t.hold: the messages a consumer group holds stay invisible for up to
+   source.invisible-duration after the last receive or renewal. */
+int64_t rsql_rmq__hold(const void *conf, char *key, size_t size)
+{
+    const rsql_rmq_conf_t *c = conf;
+    if (!c || !c->group || !c->topic || size == 0) {
+        return 0;
+    }
+    bool ns = c->namespace_ && *c->namespace_;
+    int n = snprintf(key, size, "consumer group %s of topic %s%s%s%s at %s", c->group, c->topic,
+                     ns ? " (namespace " : "", ns ? c->namespace_ : "", ns ? ")" : "",
+                     c->endpoints ? c->endpoints : "");
+    if (n < 0 || (size_t)n >= size) {
+        key[0] = '\0';
+        return 0;
+    }
+    return c->invisible_ms;
 }
 
 static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)

@@ -44,12 +44,43 @@ void rsql_rmq__source_warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
 /* ---- held messages (s->mu held) */
 
 /* See rmq_source_int.h. */
+void rsql_rmq__held_buffer(rsql_source_t *s, held_t *h, int64_t now)
+{
+    h->deadline = now - 200 + s->invisible_ms; /* margin for the time since the pop */
+    h->lost = !h->m->receipt_handle; /* a bad message without a handle: nothing to renew */
+    h->offset = rsql_rmq_inflight_received(s->lanes, h->lane);
+    h->next = &s->held;
+    h->prev = s->held.prev;
+    s->held.prev->next = h;
+    s->held.prev = h;
+    s->n_held++;
+    if (s->btail) {
+        s->btail->bnext = h;
+    } else {
+        s->bhead = h;
+    }
+    s->btail = h;
+    s->n_buffered++;
+    if (h->deadline - s->ahead_ms < s->next_renew_due) {
+        s->next_renew_due = h->deadline - s->ahead_ms;
+    }
+}
+
+/* See rmq_source_int.h. */
 void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h)
 {
     h->prev->next = h->next;
     h->next->prev = h->prev;
     h->prev = h->next = h;
     s->n_held--;
+}
+
+/* See rmq_source_int.h. */
+void rsql_rmq__held_release(rsql_source_t *s, held_t *h)
+{
+    rsql_rmq_inflight_done(s->lanes, h->lane, false);
+    rsql_rmq_later_add(&s->released, h->deadline); /* for the run's leftovers */
+    rsql_rmq__held_free(h);
 }
 
 /* See rmq_source_int.h. */
@@ -68,8 +99,7 @@ bool rsql_rmq__ackq_push(rsql_source_t *s, held_t *h)
         size_t nc = s->cap_ack ? s->cap_ack * 2 : ACK_BATCH * 2;
         held_t **nq = rsql_realloc(s->ackq, nc * sizeof *nq);
         if (!nq) {
-            rsql_rmq_inflight_done(s->lanes, h->lane, false);
-            rsql_rmq__held_free(h);
+            rsql_rmq__held_release(s, h);
             return false;
         }
         s->ackq = nq;
@@ -200,8 +230,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
                                   h->m->message_id,
                                   r && r->status_message ? r->status_message : err->msg);
         }
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
-        rsql_rmq__held_free(h);
+        rsql_rmq__held_release(s, h);
     }
     rsql_rmq__op_done(s);
     pthread_mutex_unlock(&s->mu);
@@ -225,12 +254,12 @@ static void dlq_cb(rsql_rmq_client_t *c, const rsql_error_t *err, void *opaque)
             "forwarding message %s to the dead-letter queue failed: %s (it will be delivered "
             "again)",
             h->m->message_id, err->msg);
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
+        rsql_rmq__held_release(s, h);
     } else {
         s->n_forwarded++;
         rsql_rmq_inflight_done(s->lanes, h->lane, true);
+        rsql_rmq__held_free(h);
     }
-    rsql_rmq__held_free(h);
     rsql_rmq__op_done(s);
     pthread_mutex_unlock(&s->mu);
     rsql_log_flush(&logq);

@@ -88,8 +88,7 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
         break;
     case P_RELEASE:
         rsql_rmq__held_unlink(s, h);
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
-        rsql_rmq__held_free(h);
+        rsql_rmq__held_release(s, h);
         break;
     default:
         if (due < s->next_renew_due) {
@@ -122,10 +121,13 @@ static void defer_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
     pthread_mutex_lock(&s->mu);
     if (err) {
         s->n_defer_failed++; /* it comes back when its invisible duration ends */
+        rsql_rmq_later_add(&s->released, rsql_now_ms() + s->invisible_ms);
         if (err->code != RSQL_ERR_INTERRUPTED) {
             rsql_rmq__source_warn(&logq, &s->warned_defer, "deferral of message %s failed: %s",
                                   h->m->message_id, err->msg);
         }
+    } else {
+        rsql_rmq_later_add(&s->deferred_later, rsql_now_ms() + h->defer_ms);
     }
     rsql_rmq__held_free(h);
     rsql_rmq__op_done(s);
@@ -172,7 +174,10 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
                     size_t n, void *opaque)
 {
     (void)c;
-    rsql_source_t *s = opaque;
+    recv_ctx_t *rctx = opaque;
+    rsql_source_t *s = rctx->s;
+    int64_t started_ms = rctx->started_ms;
+    rsql_free(rctx);
     int64_t now = rsql_now_ms();
     held_t *to_defer = NULL;
     rsql_buf_t logq = RSQL_BUF_INIT;
@@ -199,6 +204,9 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         }
     } else {
         s->recv_backoff = 0;
+        if (n == 0) {
+            rsql_rmq_idle_answered(&s->idle, started_ms, now); /* the broker vouched: idle */
+        }
     }
     for (size_t i = 0; i < n; i++) {
         rsql_rmq_msg_t *m = msgs[i];
@@ -213,7 +221,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         h->m = m;
         h->src = s;
         h->lane = lane;
-        if (s->thr || s->debug >= 2) {
+        if (m->bad.code == RSQL_OK && (s->thr || s->debug >= 2)) {
             rsql_rmq_lane_stats_t st;
             rsql_rmq_inflight_stats(s->lanes, lane, &st);
             int64_t defer_ms = 0;
@@ -235,29 +243,13 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
                 h->defer_ms = defer_ms;
                 h->bnext = to_defer;
                 to_defer = h;
-                s->last_msg_ms = now;
+                rsql_rmq_idle_message(&s->idle, now);
                 continue;
             }
             s->n_valve += act == RSQL_RMQ_ADMIT_VALVE;
         }
-        h->deadline = now - 200 + s->invisible_ms; /* margin for the time since the pop */
-        h->offset = rsql_rmq_inflight_received(s->lanes, lane);
-        h->next = &s->held;
-        h->prev = s->held.prev;
-        s->held.prev->next = h;
-        s->held.prev = h;
-        s->n_held++;
-        if (s->btail) {
-            s->btail->bnext = h;
-        } else {
-            s->bhead = h;
-        }
-        s->btail = h;
-        s->n_buffered++;
-        if (h->deadline - s->ahead_ms < s->next_renew_due) {
-            s->next_renew_due = h->deadline - s->ahead_ms;
-        }
-        s->last_msg_ms = now;
+        rsql_rmq__held_buffer(s, h, now);
+        rsql_rmq_idle_message(&s->idle, now);
     }
     pthread_cond_broadcast(&s->poll_cv);
     pthread_cond_signal(&s->hk_cv);
@@ -280,8 +272,10 @@ void *rsql_rmq__hk_main(void *arg)
         int64_t wake = now + 1000;
         /* 1. long polls */
         int buf_cap = 2 * s->fetch * s->batch;
+        /* (none once a bounded read's idle clock expired: poll then reports the end) */
         while (!s->stopping && s->fatal.code == RSQL_OK && s->recv_outstanding < s->fetch &&
-               s->n_buffered + s->recv_outstanding * s->batch < buf_cap) {
+               s->n_buffered + s->recv_outstanding * s->batch < buf_cap &&
+               !rsql_rmq_idle_expired(&s->idle)) {
             if (now < s->recv_not_before) {
                 wake = s->recv_not_before < wake ? s->recv_not_before : wake;
                 break;
@@ -290,8 +284,18 @@ void *rsql_rmq__hk_main(void *arg)
             pthread_mutex_unlock(&s->mu);
             rsql_error_t e;
             rsql_error_clear(&e);
-            rsql_err_t rc =
-                rsql_rmq_receive(s->cli, NULL, s->batch, s->invisible_ms, recv_cb, s, &e);
+            recv_ctx_t *rctx = rsql_malloc(sizeof *rctx);
+            rsql_err_t rc = RSQL_ERR_NOMEM;
+            if (rctx) {
+                rctx->s = s;
+                rctx->started_ms = rsql_now_ms();
+                rc = rsql_rmq_receive(s->cli, NULL, s->batch, s->invisible_ms, recv_cb, rctx, &e);
+            } else {
+                rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (rc != RSQL_OK) {
+                rsql_free(rctx); /* no callback comes */
+            }
             pthread_mutex_lock(&s->mu);
             if (rc != RSQL_OK) {
                 s->recv_outstanding--;

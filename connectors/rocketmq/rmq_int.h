@@ -220,18 +220,49 @@ rsql_err_t rsql_rmq__dec_query_route(const uint8_t *p, size_t n, int32_t *code, 
 /* Responses that are Status + optional lists; rpc says which message type it is. */
 rsql_err_t rsql_rmq__dec_resp(int rpc, const uint8_t *p, size_t n, rmq_resp_t *out,
                               rsql_error_t *err);
+/*
+** A ReceiveMessage stream element; a message element is decoded by rsql_rmq__dec_message's rules
+** (max_body). RSQL_ERR_DECODE when the bytes do not parse (the element is then lost: without
+** its receipt handle the message cannot be acked and comes back after its invisible duration).
+*/
 rsql_err_t rsql_rmq__dec_receive(const uint8_t *p, size_t n, const char *endpoint,
-                                 rmq_recv_elem_t *out, rsql_error_t *err);
+                                 size_t max_body, rmq_recv_elem_t *out, rsql_error_t *err);
 rsql_err_t rsql_rmq__dec_telemetry(const uint8_t *p, size_t n, rmq_tcmd_t *out,
                                    rsql_error_t *err);
+/* What a received message is checked against (rsql_rmq__dec_message). */
+#define RMQ_MSGID_MAX 128              /* message id: 1..128 printable ASCII, no space */
+#define RMQ_PROPS_MAX (64 * 1024)      /* user properties + keys + tag + message group, bytes
+                                          (the broker stores at most 32767 bytes of them) */
+#define RMQ_BAD_RAW_MAX (64 * 1024)    /* raw form kept of a bad message whose body is too big */
+#define RMQ_INFLATE_MAX (1024u * 1024 * 1024) /* no inflation past 1 GiB, whatever max says */
+#define RMQ_TS_MIN_SECONDS (-62135596800LL) /* google.protobuf.Timestamp: 0001-01-01T00:00:00Z */
+#define RMQ_TS_MAX_SECONDS 253402300799LL   /* ... 9999-12-31T23:59:59Z */
+
 /*
 ** Decode a received message (wire bytes of apache.rocketmq.v2.Message) into a new
-** rsql_rmq_msg_t (tests and dec_receive); bodies with GZIP encoding or gzip magic are inflated.
+** rsql_rmq_msg_t (tests and dec_receive). NULL (err set) only when the bytes do not parse or
+** memory runs out. Untrusted input: a message that parses but is unusable is returned with
+** m->bad set (code RSQL_ERR_DECODE, the reason) and whatever could be taken of it (topic, id,
+** receipt handle, lite topic, the raw body as its raw form): no system properties, no or a
+** malformed message id (RMQ_MSGID_MAX), no receipt handle, a born or store timestamp outside
+** RMQ_TS_*_SECONDS (or nanos outside 0..999999999), an empty or repeated user property key or
+** more than RMQ_PROPS_MAX bytes of properties, a body over max_body bytes on the wire or once
+** inflated, a GZIP body that does not inflate, an unknown body_encoding. topic and message_id
+** are never NULL ("" when absent). The body is inflated only when body_encoding is GZIP
+** (gzip or zlib data, auto-detected), as the official clients do: an IDENTITY body is passed
+** on as sent, whatever its first bytes are.
 */
 rsql_rmq_msg_t *rsql_rmq__dec_message(const uint8_t *p, size_t n, const char *endpoint,
-                                      rsql_error_t *err);
-/* Inflate gzip or zlib data (auto-detected) into a new NUL-terminated buffer. */
-rsql_err_t rsql_rmq__inflate(const uint8_t *p, size_t n, uint8_t **out, size_t *out_len);
+                                      size_t max_body, rsql_error_t *err);
+/*
+** Inflate gzip or zlib data (auto-detected) into a new NUL-terminated buffer of at most max
+** bytes (capped at RMQ_INFLATE_MAX): RSQL_ERR_DECODE (err says why) for data that is not
+** gzip/zlib, truncated, or inflates to more than max; RSQL_ERR_NOMEM. Memory use never exceeds
+** max + 2 bytes of output, whatever the input claims; input of any size is fed in pieces zlib's
+** 32-bit counters can hold.
+*/
+rsql_err_t rsql_rmq__inflate(const uint8_t *p, size_t n, size_t max, uint8_t **out,
+                             size_t *out_len, rsql_error_t *err);
 
 /* ---- blocking waits (rmq_sync.c) ------------------------------------------------------------ */
 

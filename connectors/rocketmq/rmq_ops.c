@@ -19,6 +19,7 @@
 #include <grpc/grpc.h>
 
 #include "connectors/rocketmq/rmq_client_int.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
@@ -129,12 +130,15 @@ void rsql_rmq__recv_element(rmq_call_t *k)
         return;
     }
     rmq_recv_elem_t el;
-    if (rsql_rmq__dec_receive(b.data, b.len, k->c->target, &el, &k->decode_err) == RSQL_OK) {
+    if (rsql_rmq__dec_receive(b.data, b.len, k->c->target, k->c->max_body, &el,
+                              &k->decode_err) == RSQL_OK) {
         if (el.kind == RMQ_RECV_STATUS && !k->got_status) {
             k->got_status = true;
             k->rcode = el.code;
             k->rmessage = el.message;
             el.message = NULL;
+        } else if (el.kind == RMQ_RECV_MESSAGE && k->n_out > 0 && k->n_msgs >= k->n_out) {
+            k->n_extra++; /* more than asked for: memory stays bounded by the batch size */
         } else if (el.kind == RMQ_RECV_MESSAGE) {
             if (k->n_msgs == k->cap_msgs) {
                 size_t cap = k->cap_msgs ? k->cap_msgs * 2 : 16;
@@ -173,6 +177,12 @@ void rsql_rmq__finish_receive(rmq_call_t *k)
                 rsql_rmq__status_error(k->rcode, k->rmessage, &e);
             }
         }
+    }
+    if (k->n_extra > 0) {
+        rsql_log(RSQL_LOG_WARN, "rocketmq",
+                 "ReceiveMessage: the server sent %zu message(s) more than the %zu asked for; "
+                 "they were dropped and come back after their invisible duration",
+                 k->n_extra, k->n_out);
     }
     /* Messages that did arrive are delivered even when the stream ended badly afterwards:
        they are invisible now and only their receipt handles can ack them. */
@@ -313,6 +323,7 @@ rsql_err_t rsql_rmq_receive(rsql_rmq_client_t *c, const char *topic, int batch_s
         return rc;
     }
     k->api = API_RECEIVE;
+    k->n_out = (size_t)(batch_size > 0 ? batch_size : 32);
     k->cb.receive = cb;
     k->opaque = opaque;
     return rsql_rmq__call_start(k, err);

@@ -137,6 +137,19 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "How long before its invisible duration ends a held message is renewed "
                  "(ChangeInvisibleDuration; the ack then uses the new receipt handle). Must be "
                  "shorter than `source.invisible-duration`.", F(renewal_ahead_ms, int64_t)),
+    RSQL_OPT_ROW_F("source.max-body-size", RSQL_OPT_SIZE, SRC, "4MiB", 1024, INT64_C(1) << 30,
+                 NULL,
+                 "Largest message body taken, as received and once a GZIP body is inflated. A "
+                 "bigger body, like any message that cannot be decoded (no system properties, a "
+                 "malformed id or property map, a timestamp out of range), is a decode failure "
+                 "of that message: dead-lettered under `errors.tolerance` = `all` (its raw form "
+                 "is the body as received, its first 64 KiB when over the limit), else the job "
+                 "stops at it. The default is the broker's own default `maxMessageSize`. The "
+                 "client accepts gRPC messages (one message each) up to max(this, 4MiB) + 1MiB, "
+                 "so a smaller value still fails big bodies one record at a time; if the broker "
+                 "accepts bodies over 4MiB, set this at least as high, or a bigger message "
+                 "fails its whole long poll (gRPC RESOURCE_EXHAUSTED, retried).",
+                 F(max_body_bytes, int64_t)),
     RSQL_OPT_ROW_F("source.max-delivery-attempts", RSQL_OPT_INT, SRC, "16", 1, 1000, NULL,
                  "Safety valve: a message at this delivery attempt is processed, never deferred "
                  "by throttling again. Also the attempt count reported when a message is "
@@ -155,8 +168,13 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "consumer group's RocketMQ dead-letter queue (`%DLQ%<group>`, with "
                  "ForwardMessageToDeadLetterQueue) instead of being acked.", F(dead_letter, int), F(dead_letter_given, bool)),
     RSQL_OPT_ROW_FG("scan.idle-timeout", RSQL_OPT_DURATION, SRC, NULL, 100, 24 * RSQL_MS_H, NULL,
-                 "Makes the read bounded (for batch jobs): the source ends once no message "
-                 "arrived for this long. Unset: the source runs until it is stopped.", F(idle_timeout_ms, int64_t), F(idle_timeout_given, bool)),
+                 "Makes the read bounded (for batch jobs): the source ends once the broker has "
+                 "answered for this long that there is no message. Only answered long polls "
+                 "count: while the proxy cannot be reached or long polls fail, the clock stands "
+                 "still, so an outage never ends a job as done. Long polls then last at most "
+                 "this long (at least 5s, the proxy's minimum), and the end waits for the ones "
+                 "still out. Unset: the source runs until it is stopped.",
+                 F(idle_timeout_ms, int64_t), F(idle_timeout_given, bool)),
     RSQL_OPT_ROW_FG("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
                  "Lite mode: most messages of one lite topic in the pipeline at once. A message "
                  "over it is deferred (made invisible again with ChangeInvisibleDuration, neither "
@@ -282,6 +300,7 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
     .conf_size = sizeof(rsql_rmq_conf_t),
     .configure = rmq_configure,
     .bounded = rsql_rmq__bounded,
+    .hold = rsql_rmq__hold,
     .own_positions = "RocketMQ acks",
     .explain = rsql_rmq__explain,
 };

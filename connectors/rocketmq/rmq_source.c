@@ -40,6 +40,12 @@
  * At log level trace (--log-level trace) one "rmq-throttle: admit|valve|defer ..." line is logged
  * per decision; at debug the source's counters are logged at close.
  *
+ * Bounded reads (scan.idle-timeout; rmq_bounded.c has the rules): the idle clock counts only
+ * time the broker answered for (recv_cb feeds it every empty answer, with the time its long poll
+ * started; a failed poll counts nothing). Once it expired, housekeeping starts no long poll and
+ * poll reports the end when the ones still out have come back, so a bounded run never leaves a
+ * message popped by a late long poll held and unseen. Long polls last at most the idle timeout.
+ *
  * Lanes (rmq_inflight.c): lite mode = one lane per lite topic, FIFO topics one per message
  * group, else one lane for the topic. The lane is the record's partition (so the runtime's
  * offset tracker keys in-flight by lite topic) and carries in-flight/delivered counts. The
@@ -203,7 +209,9 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
                            : RSQL_RMQ_FILTER_TAG;
     /* lite mode subscribes the parent topic's wildcard (finalize rejects a filter there) */
     conf.filter_expression = s->lite ? "*" : c->filter_expression;
-    conf.long_polling_timeout_ms = (int)c->await_ms;
+    /* a bounded read polls no longer than its idle timeout (the answer completes it) */
+    conf.long_polling_timeout_ms = (int)rsql_rmq_idle_long_poll_ms(c->await_ms, s->idle_ms);
+    conf.max_body_bytes = (size_t)c->max_body_bytes;
     s->cli = rsql_rmq_client_new(&conf, err);
     rsql_free(eps);
     if (!s->cli) {
@@ -226,7 +234,14 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rs_close(s);
         return rc;
     }
-    s->last_msg_ms = rsql_now_ms();
+    /* a previous run of this group was interrupted: count idle time only once what it held
+       can be seen again (the runtime's rule, rt_hold.c); wall-clock time to this clock */
+    int64_t now = rsql_now_ms();
+    int64_t not_before = 0;
+    if (ctx->not_before_ms > 0) {
+        not_before = now + (ctx->not_before_ms - rsql_wall_ms());
+    }
+    rsql_rmq_idle_init(&s->idle, s->idle_ms, now, not_before);
     if (pthread_create(&s->hk, NULL, rsql_rmq__hk_main, s) != 0) {
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
@@ -237,9 +252,46 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     return RSQL_OK;
 }
 
+/* Append s to b, at most max bytes of it, a byte that is not printable ASCII as '?'. */
+static void put_clean(rsql_buf_t *b, const char *s, size_t max)
+{
+    size_t n = 0;
+    for (; s[n] && n < max; n++) {
+        unsigned char ch = (unsigned char)s[n];
+        rsql_buf_putc(b, ch > 0x20 && ch < 0x7f ? (char)ch : '?');
+    }
+    if (s[n]) {
+        rsql_buf_puts(b, "...");
+    }
+}
+
+/* See rmq_source_int.h. */
+const char *rsql_rmq__record_ident(rsql_arena_t *arena, const rsql_rmq_msg_t *m,
+                                   const char *topic)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    put_clean(&b, m->topic && *m->topic ? m->topic : topic ? topic : "", 256);
+    if (m->lite_topic) {
+        rsql_buf_putc(&b, '/');
+        put_clean(&b, m->lite_topic, 128);
+    }
+    rsql_buf_putc(&b, '/');
+    if (m->message_id && *m->message_id) {
+        put_clean(&b, m->message_id, 128);
+    } else {
+        rsql_buf_puts(&b, "(no message id)");
+    }
+    const char *id = b.oom ? NULL : rsql_arena_strndup(arena, rsql_buf_str(&b), b.len);
+    rsql_buf_deinit(&b);
+    return id;
+}
+
 /*
 ** Hand out buffered messages as records (body, ident "<topic>[/<lite>]/<id>", lane as the
-** partition, the held message as opaque). @locality poll thread
+** partition, the held message as opaque). A message the client marked bad (rsql_rmq_msg_t.bad)
+** becomes a record with rec->error set and its raw form: a decode failure of that record (its
+** outcome still comes back, so it is acked, forwarded or released like any other).
+** @locality poll thread
 */
 static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
                           bool *eof, rsql_error_t *err)
@@ -266,19 +318,18 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         if (s->n_buffered > 0 || s->stopping) {
             break;
         }
-        int64_t now = rsql_now_ms();
-        if (s->idle_ms >= 0 && now - s->last_msg_ms >= s->idle_ms) {
+        /* the end of a bounded read: the broker answered for scan.idle-timeout without a
+           message, and no long poll is still out (housekeeping starts none once the clock
+           expired), so nothing it could still bring is left behind, held and unseen */
+        if (rsql_rmq_idle_expired(&s->idle) && s->recv_outstanding == 0) {
             *eof = true;
+            s->ended = true;
             break;
         }
-        int64_t until = deadline;
-        if (s->idle_ms >= 0 && s->last_msg_ms + s->idle_ms < until) {
-            until = s->last_msg_ms + s->idle_ms;
-        }
-        if (now >= deadline) {
+        if (rsql_now_ms() >= deadline) {
             break;
         }
-        rsql_cond_wait_until(&s->poll_cv, &s->mu, until);
+        rsql_cond_wait_until(&s->poll_cv, &s->mu, deadline); /* every answer signals */
     }
     while (n < cap && s->bhead) {
         held_t *h = s->bhead;
@@ -318,17 +369,14 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         r->offset = h->offset;
         r->raw = rsql_batch_copy(batch, m->body ? (const void *)m->body : "", m->body_len);
         r->raw_len = m->body_len;
-        size_t need = strlen(m->topic ? m->topic : s->topic) + strlen(m->message_id) +
-                      (m->lite_topic ? strlen(m->lite_topic) + 1 : 0) + 2;
-        char *id = rsql_arena_alloc(batch->arena, need);
-        if (id) {
-            snprintf(id, need, "%s%s%s/%s", m->topic ? m->topic : s->topic,
-                     m->lite_topic ? "/" : "", m->lite_topic ? m->lite_topic : "",
-                     m->message_id);
-        }
-        r->ident = id;
+        r->ident = rsql_rmq__record_ident(batch->arena, m, s->topic);
         r->opaque = h;
-        if (!r->raw && m->body_len > 0) {
+        rsql_error_t *bad = NULL;
+        if (m->bad.code != RSQL_OK && (bad = rsql_arena_alloc(batch->arena, sizeof *bad))) {
+            *bad = m->bad; /* a decode failure of this record (rsql_record_t.error) */
+        }
+        r->error = bad;
+        if ((!r->raw && m->body_len > 0) || (m->bad.code != RSQL_OK && !bad)) {
             return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
     }
@@ -365,6 +413,9 @@ static void rs_commit_record(rsql_source_t *s, const rsql_record_t *rec,
     int action = outcome->kind == RSQL_OUTCOME_FAILED ? P_RELEASE
                  : outcome->kind == RSQL_OUTCOME_DEAD_LETTERED && s->native_dlq ? P_DLQ
                                                                                : P_ACK;
+    if (!h->m->receipt_handle) {
+        action = P_RELEASE; /* a bad message without a receipt handle cannot be acked */
+    }
     ack_batch_t *ab = NULL;
     held_t *to_dlq = NULL;
     pthread_mutex_lock(&s->mu);
@@ -375,8 +426,7 @@ static void rs_commit_record(rsql_source_t *s, const rsql_record_t *rec,
     }
     rsql_rmq__held_unlink(s, h);
     if (action == P_RELEASE) {
-        rsql_rmq_inflight_done(s->lanes, h->lane, false);
-        rsql_rmq__held_free(h);
+        rsql_rmq__held_release(s, h);
     } else if (action == P_DLQ) {
         s->ops++;
         to_dlq = h;
@@ -401,6 +451,7 @@ static void rs_wakeup(rsql_source_t *s)
 {
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
+    s->ended = true;
     pthread_cond_broadcast(&s->poll_cv);
     pthread_cond_signal(&s->hk_cv);
     pthread_mutex_unlock(&s->mu);
@@ -464,6 +515,8 @@ static void rs_close(rsql_source_t *s)
                  s->lanes ? rsql_rmq_inflight_count(s->lanes) : 0, s->n_deferred,
                  s->n_defer_failed, s->n_valve);
     }
+    rsql_rmq_later_deinit(&s->released);
+    rsql_rmq_later_deinit(&s->deferred_later);
     rsql_rmq_throttle_destroy(s->thr);
     rsql_rmq_inflight_destroy(s->lanes);
     rsql_free(s->topic);
@@ -474,17 +527,68 @@ static void rs_close(rsql_source_t *s)
     rsql_free(s);
 }
 
-/* The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS. */
+/*
+** What is left invisible to the next run: messages still held (buffered, or polled without an
+** outcome) or let go without an ack and not yet visible again, and deferred ones not yet back.
+** @locks s->mu held
+*/
+static void leftover0(rsql_source_t *s, rsql_rmq_leftover_t *lo)
+{
+    int64_t now = rsql_now_ms(), held_last = 0, deferred_last = 0;
+    memset(lo, 0, sizeof *lo);
+    lo->now_wall_ms = rsql_wall_ms();
+    for (held_t *h = s->held.next; h != &s->held; h = h->next) {
+        lo->held++;
+        held_last = h->deadline > held_last ? h->deadline : held_last;
+    }
+    int64_t released_last = 0;
+    lo->held += (int64_t)rsql_rmq_later_count(&s->released, now, &released_last);
+    held_last = released_last > held_last ? released_last : held_last;
+    lo->deferred = (int64_t)rsql_rmq_later_count(&s->deferred_later, now, &deferred_last);
+    lo->held_in_ms = held_last > now ? held_last - now : 0;
+    lo->deferred_in_ms = deferred_last > now ? deferred_last - now : 0;
+}
+
+/*
+** The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS; once the
+** read ended (or was stopped), the JSON also says what it leaves invisible ("left").
+*/
 static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
 {
+    if (size == 0) {
+        return 0;
+    }
+    buf[0] = '\0';
     pthread_mutex_lock(&s->mu);
     size_t n = s->lite ? rsql_rmq_throttle_describe(s->lanes, text ? 3 : 10, text, buf, size)
                        : 0;
+    char left[256] = "";
+    if (!text && s->ended) {
+        rsql_rmq_leftover_t lo;
+        leftover0(s, &lo);
+        rsql_rmq_leftover_format(&lo, true, left, sizeof left);
+    }
     pthread_mutex_unlock(&s->mu);
-    if (!s->lite && size > 0) {
-        buf[0] = '\0';
+    if (*left) {
+        /* {"left":{...}}, or the lanes' object with "left" as its last member */
+        size_t ll = strlen(left);
+        if (n >= 2 && buf[n - 1] == '}' && n + ll + 8 < size) {
+            n += (size_t)snprintf(buf + n - 1, size - n + 1, ",\"left\":%s}", left) - 1;
+        } else if (n == 0 && ll + 10 < size) {
+            n = (size_t)snprintf(buf, size, "{\"left\":%s}", left);
+        }
     }
     return n;
+}
+
+/* The run's leftovers for its summary line (once, at the end, before close). */
+static size_t rs_leftover(rsql_source_t *s, char *buf, size_t size)
+{
+    rsql_rmq_leftover_t lo;
+    pthread_mutex_lock(&s->mu);
+    leftover0(s, &lo);
+    pthread_mutex_unlock(&s->mu);
+    return rsql_rmq_leftover_format(&lo, false, buf, size);
 }
 
 /*
@@ -502,4 +606,5 @@ const rsql_source_ops_t rsql_rmq_source_ops = {
     .close = rs_close,
     .manages_own_positions = true,
     .describe = rs_describe,
+    .leftover = rs_leftover,
 };

@@ -71,7 +71,9 @@ struct rsql_source {
     size_t n_ack, cap_ack;
     int64_t ack_oldest;
     int ops; /* acks, renewals, forwards in flight */
-    int64_t last_msg_ms;
+    rsql_rmq_idle_t idle; /* scan.idle-timeout: answered idle time (rmq_bounded.c) */
+    bool ended;           /* poll reported the end (bounded) or the source was stopped */
+    rsql_rmq_later_t released, deferred_later; /* when messages let go are visible again */
     rsql_error_t fatal; /* a non-retriable receive error: poll reports it */
 
     rsql_rmq_inflight_t *lanes;
@@ -82,13 +84,31 @@ struct rsql_source {
     int warned_ack, warned_renew, warned_recv, warned_defer;
 };
 
+/* ---- rmq_source.c */
+
+/*
+** A record's ident "<topic>[/<lite topic>]/<message id>" in arena: the message's topic, else
+** topic; "(no message id)" when it has none; bytes that are not printable ASCII shown as '?',
+** long names cut ("..."). NULL when out of memory.
+*/
+const char *rsql_rmq__record_ident(rsql_arena_t *arena, const rsql_rmq_msg_t *m,
+                                   const char *topic);
+
 /* ---- rmq_held.c */
 
 /* A warning for logq (written after s->mu is released), unless WARN_MAX of its kind were. */
 void rsql_rmq__source_warn(rsql_buf_t *logq, int *count, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/*
+** Hold h (received at now, its m, src and lane set): on s->held and at the end of the buffer,
+** with its offset in its lane, its invisibility deadline and the renewal schedule. @locks s->mu
+*/
+void rsql_rmq__held_buffer(rsql_source_t *s, held_t *h, int64_t now);
 /* Unlink h from s->held. @locks s->mu held */
 void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h);
+/* Let h (unlinked) go without an ack: it is visible again at its deadline (the run's leftovers
+   count it until then). Frees h. @locks s->mu held */
+void rsql_rmq__held_release(rsql_source_t *s, held_t *h);
 /* Free h and its message. NULL-safe. */
 void rsql_rmq__held_free(held_t *h);
 /* Queue h for an ack (unlinked already). Returns false on OOM (h is then released). s->mu held */
@@ -105,6 +125,12 @@ void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b);
 void rsql_rmq__dlq_send(rsql_source_t *s, held_t *h);
 
 /* ---- rmq_housekeeping.c */
+
+/* One long poll in flight: the receive callback's opaque. */
+typedef struct recv_ctx {
+    rsql_source_t *s;
+    int64_t started_ms; /* when it was started (the idle clock counts from there) */
+} recv_ctx_t;
 
 /* The housekeeping thread (arg: the source); returns when s->closing. */
 void *rsql_rmq__hk_main(void *arg);

@@ -474,7 +474,7 @@ static void test_catalog_file_mode_version_reopen(void)
     CU_ASSERT_EQUAL(sb.st_mode & 0777, 0600);
     umask(old);
 
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 2);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 3);
     sqlite3 *db;
     sqlite3_stmt *st;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
@@ -501,7 +501,7 @@ static void test_catalog_file_mode_version_reopen(void)
     rsql_table_def_free(got);
     CU_ASSERT_EQUAL(err.code, RSQL_OK);
     rsql_catalog_close(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 2);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 3);
 }
 
 static void test_catalog_newer_version_refused(void)
@@ -522,7 +522,7 @@ static void test_catalog_newer_version_refused(void)
     char want[512];
     snprintf(want, sizeof(want),
              "cannot open catalog '%s': its schema version 99 is newer than this build "
-             "supports (2); use a newer rocketsql",
+             "supports (3); use a newer rocketsql",
              path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 99); /* untouched */
@@ -805,7 +805,7 @@ static void test_catalog_two_processes(void)
         CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     check_writers(path, NPROC);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 2);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 3);
 }
 
 /* A run whose process died without ending it is shown "interrupted", not "running". */
@@ -849,8 +849,73 @@ static void test_catalog_run_of_dead_process(void)
     rsql_catalog_close(cat);
 }
 
+/*
+** A run records what it may leave invisible to later runs sharing its hold key; the newest
+** finished one is found, a killed one as interrupted.
+*/
+static void test_catalog_run_hold(void)
+{
+    char path[256];
+    new_path(path, sizeof(path));
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) { /* a run killed while holding messages of group g until 5000 */
+        rsql_catalog_t *cat = rsql_catalog_open(path, NULL);
+        int64_t id = 0;
+        if (!cat || rsql_catalog_run_begin(cat, "j", "INSERT ...", &id, NULL) != RSQL_OK ||
+            rsql_catalog_run_hold(cat, id, "rmq g", 5000, NULL) != RSQL_OK) {
+            _exit(1);
+        }
+        _exit(0);
+    }
+    int status = -1;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_catalog_t *cat = rsql_catalog_open(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    int64_t mine = 0, other = 0, id = 0, until = 0;
+    bool found = false;
+    char *st = NULL;
+    CU_ASSERT_EQUAL(rsql_catalog_run_begin(cat, "k", "INSERT ...", &mine, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold(cat, mine, "rmq g", 9000, &err), RSQL_OK);
+    /* another group's run, finished later, does not count */
+    CU_ASSERT_EQUAL(rsql_catalog_run_begin(cat, "x", "INSERT ...", &other, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold(cat, other, "rmq h", 7000, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_catalog_run_end(cat, other, "done", NULL, NULL, NULL, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold_last(cat, "rmq g", mine, &found, &id, &st, &until,
+                                               &err),
+                    RSQL_OK);
+    CU_ASSERT_TRUE_FATAL(found);
+    CU_ASSERT_STRING_EQUAL(st, "interrupted"); /* the killed child's, found dead */
+    CU_ASSERT_EQUAL(until, 5000);
+    CU_ASSERT_TRUE(id != mine && id != other);
+    rsql_free(st);
+    st = NULL;
+    /* once ours ended it is the newest; a key nobody used finds nothing */
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold(cat, mine, NULL, 9500, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_catalog_run_end(cat, mine, "failed", NULL, "x", NULL, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold_last(cat, "rmq g", 0, &found, &id, &st, &until, &err),
+                    RSQL_OK);
+    CU_ASSERT_TRUE(found);
+    CU_ASSERT_EQUAL(id, mine);
+    CU_ASSERT_STRING_EQUAL(st, "failed");
+    CU_ASSERT_EQUAL(until, 9500);
+    rsql_free(st);
+    st = NULL;
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold_last(cat, "none", 0, &found, &id, &st, &until, &err),
+                    RSQL_OK);
+    CU_ASSERT_FALSE(found);
+    CU_ASSERT_PTR_NULL(st);
+    CU_ASSERT_EQUAL(rsql_catalog_run_hold(cat, 12345, "k", 1, &err), RSQL_ERR_UNKNOWN_NAME);
+    rsql_catalog_close(cat);
+}
+
 static CU_TestInfo catalog_tests[] = {
     {"test_catalog_run_of_dead_process", test_catalog_run_of_dead_process},
+    {"test_catalog_run_hold", test_catalog_run_hold},
     {"test_catalog_table_roundtrip", test_catalog_table_roundtrip},
     {"test_catalog_table_exists_list_drop", test_catalog_table_exists_list_drop},
     {"test_catalog_jobs", test_catalog_jobs},
