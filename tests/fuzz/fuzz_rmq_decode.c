@@ -22,6 +22,8 @@
 #include "connectors/rocketmq/rmq_int.h"
 
 static const char endpoint[] = "127.0.0.1:8081";
+/* source.max-body-size for the decoders: small, so the over-limit paths are reached too */
+#define FZ_MAX_BODY (64u * 1024)
 
 /* What rs_poll and the dead-letter forward read without a NULL check. */
 static void check_msg(const rsql_rmq_msg_t *m)
@@ -56,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     switch (which) {
     case 0: {
         rmq_recv_elem_t e;
-        if (rsql_rmq__dec_receive(r.p, r.n, endpoint, &e, &err) == RSQL_OK) {
+        if (rsql_rmq__dec_receive(r.p, r.n, endpoint, FZ_MAX_BODY, &e, &err) == RSQL_OK) {
             if (e.kind == RMQ_RECV_MESSAGE) {
                 FZ_CHECK(e.msg, "a MESSAGE element without its message");
                 check_msg(e.msg);
@@ -70,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 1: {
-        rsql_rmq_msg_t *m = rsql_rmq__dec_message(r.p, r.n, endpoint, &err);
+        rsql_rmq_msg_t *m = rsql_rmq__dec_message(r.p, r.n, endpoint, FZ_MAX_BODY, &err);
         if (m) {
             check_msg(m);
         } else {
@@ -114,8 +116,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     default: {
         uint8_t *out = NULL;
         size_t len = 0;
-        if (rsql_rmq__inflate(r.p, r.n, &out, &len) == RSQL_OK) {
+        rsql_error_clear(&err);
+        if (rsql_rmq__inflate(r.p, r.n, FZ_MAX_BODY, &out, &len, &err) == RSQL_OK) {
             FZ_CHECK(out && out[len] == '\0', "inflated body not NUL-terminated");
+            FZ_CHECK(len <= FZ_MAX_BODY, "inflated past its limit: %zu bytes", len);
+        } else {
+            FZ_CHECK(err.code == RSQL_ERR_DECODE || err.code == RSQL_ERR_TOO_LARGE ||
+                         err.code == RSQL_ERR_NOMEM,
+                     "inflate: %s: %s", rsql_err_name(err.code), err.msg);
         }
         rsql_free(out);
         break;
