@@ -116,5 +116,13 @@ TESTS += tests/unit/test_rmq_throttle
 tests_unit_test_rmq_throttle_SOURCES = tests/unit/test_rmq_throttle.c
 tests_unit_test_rmq_throttle_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_throttle_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+
+# Fault injection: a fake RocketMQ proxy (tests/fakes/, a grpc C core server on 127.0.0.1 with
+# an OS-chosen port) that the real client, source and sink talk to, and the tests that script it.
+check_LIBRARIES = tests/fakes/libfake_rmq.a
+tests_fakes_libfake_rmq_a_SOURCES = tests/fakes/fake_rmq.h tests/fakes/fake_rmq_int.h \
+	tests/fakes/fake_rmq.c tests/fakes/fake_rmq_svc.c tests/fakes/fake_rmq_cu.h
+tests/fakes/fake_rmq.$(OBJEXT) tests/fakes/fake_rmq_svc.$(OBJEXT): $(RMQ_PROTO_H)
+RMQ_FAULT_LIBS = tests/fakes/libfake_rmq.a $(RSQL_LIBS) $(CUNIT_LIBS)
 endif
 endif

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * fake_rmq_int: private to the fake RocketMQ proxy: fake_rmq.c (the gRPC server, its calls,
+ * connections, timers and waits) and fake_rmq_svc.c (what each RPC answers, the message store
+ * and the scripts). Everything here is guarded by f->mu unless it says otherwise.
+ */
+#ifndef RSQL_FAKE_RMQ_INT_H
+#define RSQL_FAKE_RMQ_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <grpc/grpc.h>
+
+#include "tests/fakes/fake_rmq.h"
+
+/* A stored message (put by the test or sent by a client). */
+typedef struct fmsg {
+    char *topic, *message_id, *lite_topic, *group, *tag;
+    uint8_t *body;
+    size_t body_len;
+    int encoding;
+    bool no_sys, born_set, store_set;
+    int64_t born_s, store_s;
+    size_t n_props, prop_value_len;
+    int64_t queue_offset;
+    fake_state_t state;
+    int deliveries;         /* also the current delivery's number in its handle */
+    int change_gen;         /* the current handle's change number */
+    int64_t invisible_until; /* INFLIGHT: monotonic ms */
+    int ack_requests, change_requests;
+    int acks, stale_acks, invalid_acks, changes, forwards;
+    int ack_fail_code, ack_fail_n;
+    int64_t last_invisible_ms;
+    bool last_suspend;
+} fmsg_t;
+
+/* One thing to send on a server call: a message and/or the final status. */
+typedef struct fout {
+    grpc_byte_buffer *bb;
+    bool status;
+    int gstatus;
+    struct fout *next;
+} fout_t;
+
+typedef struct fcall fcall_t;
+
+enum { FT_NEW = 1, FT_RECV, FT_CLOSE, FT_SEND };
+
+typedef struct ftag {
+    int op;
+    fcall_t *k;
+} ftag_t;
+
+/* A server call and the state of its batches. */
+struct fcall {
+    fake_rmq_t *f;
+    grpc_call *call;
+    grpc_call_details details;
+    grpc_metadata_array md;
+    int rpc;                 /* fake_rpc_t, -1 before the method is known or unknown */
+    grpc_byte_buffer *recv_bb;
+    int cancelled;           /* RECV_CLOSE_ON_SERVER result */
+    int pending;             /* batches started, event not handled */
+    bool closed;             /* RECV_CLOSE_ON_SERVER completed */
+    bool md_sent, sending, status_queued;
+    fout_t *oh, *ot;         /* outbox; one send batch at a time */
+    fout_t *held;            /* prepared, sent at `due` (a delayed answer) */
+    grpc_byte_buffer *send_bb; /* of the send batch in flight */
+    int64_t due;             /* 0: nothing scheduled */
+    int due_kind;            /* FDUE_* */
+    /* ReceiveMessage */
+    bool waiting;
+    char *topic;
+    int batch;
+    int64_t invisible_ms, poll_ms;
+    int broken_status;       /* end the stream with this gRPC status after the messages */
+    ftag_t t_new, t_recv, t_close, t_send;
+    fcall_t *next, *prev;
+};
+
+enum { FDUE_SEND_HELD = 1, FDUE_POLL_END, FDUE_RECV_START };
+
+/* A scripted answer queue entry. */
+typedef struct fscript {
+    fake_answer_t a;
+    int n;
+    struct fscript *next;
+} fscript_t;
+
+typedef struct ftopic {
+    char *name;
+    fake_topic_kind_t kind;
+    int n_queues;
+    int64_t next_offset;
+} ftopic_t;
+
+struct fake_rmq {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    grpc_server *server;
+    grpc_server_credentials *creds;
+    grpc_completion_queue *cq;
+    pthread_t cq_thread, accept_thread;
+    bool cq_started, accept_started;
+    int lfd, port;
+    char endpoint[32];
+    bool stopping, shutdown_done;
+    ftag_t t_shutdown;
+    int requests; /* grpc_server_request_call outstanding */
+    int *conn_fds; /* dups of the accepted sockets (to cut them) */
+    size_t n_conn_fds;
+    fcall_t *calls;
+    size_t n_calls;
+    int64_t seq;
+    /* state seen by the tests */
+    fake_stats_t st;
+    char last_stack_nonce[64], last_verify_nonce[64];
+    /* the service */
+    fscript_t *script[FAKE_RPC__COUNT];
+    int broken_status, broken_n;
+    ftopic_t *topics;
+    size_t n_topics;
+    fmsg_t **msgs;
+    size_t n_msgs, cap_msgs;
+    int32_t max_body;
+    struct fsend *sends; /* every SendMessage attempt's body and answer */
+    size_t n_sends, cap_sends;
+};
+
+/* One message of a SendMessage attempt, as recorded. */
+typedef struct fsend {
+    uint8_t *body;
+    size_t len;
+    int32_t code;
+} fsend_t;
+
+/* ---- fake_rmq.c: calls (f->mu held) */
+
+/* Append a response message (bytes copied) to k's outbox. */
+void fk_out_msg(fcall_t *k, const uint8_t *p, size_t n);
+/* Append the final status to k's outbox. */
+void fk_out_status(fcall_t *k, int gstatus);
+/* Start the next send of k's outbox if none is in flight. */
+void fk_pump(fcall_t *k);
+/* Move k's outbox aside and send it at due (a delayed answer). */
+void fk_hold(fcall_t *k, int64_t due);
+/* Schedule a timer of kind on k (FDUE_*). */
+void fk_schedule(fcall_t *k, int64_t due, int kind);
+/* Cut every accepted connection. */
+void fk_drop0(fake_rmq_t *f);
+/* The header's value on k ("" when absent; copied into out). */
+void fk_header(const fcall_t *k, const char *key, char *out, size_t size);
+/* Monotonic ms. */
+int64_t fk_now(void);
+
+/* ---- fake_rmq_svc.c (f->mu held) */
+
+/* A request message arrived on k (unary or ReceiveMessage: the request; Telemetry: a command). */
+void fk_svc_request(fcall_t *k, const uint8_t *p, size_t n);
+/* The client half-closed Telemetry k. */
+void fk_svc_half_close(fcall_t *k);
+/* k's timer fired. */
+void fk_svc_due(fcall_t *k);
+/* k ended (closed, maybe cancelled): forget it as a waiting poll. */
+void fk_svc_closed(fcall_t *k);
+/* Make messages whose invisible duration ended visible again; returns the next expiry (or 0). */
+int64_t fk_svc_expire(fake_rmq_t *f, int64_t now);
+/* Free the service's state at stop. */
+void fk_svc_free(fake_rmq_t *f);
+/* Recompute the per-state counts of f->st. */
+void fk_svc_count(fake_rmq_t *f);
+/* The next scripted answer of rpc (consumed); all zero when none. */
+fake_answer_t fk_svc_next_answer(fake_rmq_t *f, int rpc);
+
+#endif
