@@ -124,5 +124,10 @@ tests_fakes_libfake_rmq_a_SOURCES = tests/fakes/fake_rmq.h tests/fakes/fake_rmq_
 	tests/fakes/fake_rmq.c tests/fakes/fake_rmq_svc.c tests/fakes/fake_rmq_cu.h
 tests/fakes/fake_rmq.$(OBJEXT) tests/fakes/fake_rmq_svc.$(OBJEXT): $(RMQ_PROTO_H)
 RMQ_FAULT_LIBS = tests/fakes/libfake_rmq.a $(RSQL_LIBS) $(CUNIT_LIBS)
+check_PROGRAMS += tests/unit/test_rmq_fault_client
+TESTS += tests/unit/test_rmq_fault_client
+tests_unit_test_rmq_fault_client_SOURCES = tests/unit/test_rmq_fault_client.c
+tests_unit_test_rmq_fault_client_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_client_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 endif

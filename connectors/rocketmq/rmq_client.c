@@ -316,6 +316,13 @@ static void *client_thread(void *arg)
         }
         if (ev.type == GRPC_OP_COMPLETE) {
             rsql_rmq__call_handle(ev.tag, ev.success != 0);
+            /* a completion may schedule the Telemetry re-open (rsql_rmq__tele_broken): wake
+               for it, not only at the timer computed before (up to a heartbeat away) */
+            pthread_mutex_lock(&c->mu);
+            if (c->telemetry_reopen_at && c->telemetry_reopen_at < next) {
+                next = c->telemetry_reopen_at;
+            }
+            pthread_mutex_unlock(&c->mu);
         }
         if (rsql_now_ms() >= next || ev.type == GRPC_QUEUE_TIMEOUT) {
             next = run_timers(c);
