@@ -647,8 +647,8 @@ void fake_rmq_stats(fake_rmq_t *f, fake_stats_t *out)
     pthread_mutex_unlock(&f->mu);
 }
 
-/* See fake_rmq.h. */
-bool fake_rmq_wait(fake_rmq_t *f, fake_pred_t ok, void *arg, int timeout_ms)
+/* The CLOCK_MONOTONIC time timeout_ms from now (f->cv uses that clock). */
+static struct timespec mono_in(int timeout_ms)
 {
     struct timespec dl;
     clock_gettime(CLOCK_MONOTONIC, &dl);
@@ -658,6 +658,13 @@ bool fake_rmq_wait(fake_rmq_t *f, fake_pred_t ok, void *arg, int timeout_ms)
         dl.tv_sec++;
         dl.tv_nsec -= 1000000000L;
     }
+    return dl;
+}
+
+/* See fake_rmq.h. */
+bool fake_rmq_wait(fake_rmq_t *f, fake_pred_t ok, void *arg, int timeout_ms)
+{
+    struct timespec dl = mono_in(timeout_ms);
     pthread_mutex_lock(&f->mu);
     bool done;
     for (;;) {
@@ -670,6 +677,26 @@ bool fake_rmq_wait(fake_rmq_t *f, fake_pred_t ok, void *arg, int timeout_ms)
     if (!done) {
         fk_svc_count(f);
         done = ok(&f->st, arg);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return done;
+}
+
+/* See fake_rmq.h. */
+bool fake_rmq_wait_msg(fake_rmq_t *f, size_t idx, fake_msg_pred_t ok, void *arg, int timeout_ms)
+{
+    struct timespec dl = mono_in(timeout_ms);
+    fake_msg_info_t mi;
+    pthread_mutex_lock(&f->mu);
+    bool done;
+    for (;;) {
+        done = fk_svc_msg_info(f, idx, &mi) && ok(&mi, arg);
+        if (done || pthread_cond_timedwait(&f->cv, &f->mu, &dl) == ETIMEDOUT) {
+            break;
+        }
+    }
+    if (!done) {
+        done = fk_svc_msg_info(f, idx, &mi) && ok(&mi, arg);
     }
     pthread_mutex_unlock(&f->mu);
     return done;

@@ -192,6 +192,10 @@ void fake_rmq_last_reply(fake_rmq_t *f, bool verify, char *out, size_t size);
 */
 typedef bool (*fake_pred_t)(const fake_stats_t *st, void *arg);
 bool fake_rmq_wait(fake_rmq_t *f, fake_pred_t ok, void *arg, int timeout_ms);
+/* The same for one stored message: until ok(its state, arg). */
+typedef bool (*fake_msg_pred_t)(const fake_msg_info_t *mi, void *arg);
+bool fake_rmq_wait_msg(fake_rmq_t *f, size_t idx, fake_msg_pred_t ok, void *arg,
+                       int timeout_ms);
 /* Shorthand: wait until calls[rpc] >= n. */
 bool fake_rmq_wait_calls(fake_rmq_t *f, fake_rpc_t rpc, int n, int timeout_ms);
 

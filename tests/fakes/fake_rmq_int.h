@@ -171,6 +171,8 @@ void fk_svc_closed(fcall_t *k);
 int64_t fk_svc_expire(fake_rmq_t *f, int64_t now);
 /* Free the service's state at stop. */
 void fk_svc_free(fake_rmq_t *f);
+/* fake_rmq_msg_info with f->mu held. */
+bool fk_svc_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out);
 /* Recompute the per-state counts of f->st. */
 void fk_svc_count(fake_rmq_t *f);
 /* The next scripted answer of rpc (consumed); all zero when none. */

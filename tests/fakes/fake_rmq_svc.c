@@ -256,11 +256,10 @@ void fake_rmq_script_ack_entry(fake_rmq_t *f, size_t idx, int32_t code, int n)
     pthread_mutex_unlock(&f->mu);
 }
 
-/* See fake_rmq.h. */
-bool fake_rmq_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
+/* See fake_rmq_int.h. */
+bool fk_svc_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
 {
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&f->mu);
     fk_svc_expire(f, fk_now());
     bool ok = idx < f->n_msgs;
     if (ok) {
@@ -279,6 +278,14 @@ bool fake_rmq_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
         snprintf(out->topic, sizeof out->topic, "%s", m->topic);
         snprintf(out->message_id, sizeof out->message_id, "%s", m->message_id);
     }
+    return ok;
+}
+
+/* See fake_rmq.h. */
+bool fake_rmq_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
+{
+    pthread_mutex_lock(&f->mu);
+    bool ok = fk_svc_msg_info(f, idx, out);
     pthread_mutex_unlock(&f->mu);
     return ok;
 }
@@ -876,13 +883,6 @@ static void on_ack(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t *
         int32_t code = CODE_OK;
         const char *msg = "OK";
         fmsg_t *m = NULL;
-        f->st.ack_entries++;
-        size_t ix;
-        int d0, c0;
-        fmsg_t *named = parse_handle(f, e->receipt_handle, &ix, &d0, &c0);
-        if (named) {
-            named->ack_requests++;
-        }
         if (a->code) {
             code = a->code;
             msg = "fake_rmq: scripted status";
@@ -959,12 +959,6 @@ static void on_change(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_
     st.code = CODE_OK;
     st.message = (char *)"OK";
     f->st.last_change_suspend = q->_suspend_case ? (q->suspend ? 1 : 0) : 0;
-    size_t ix;
-    int d0, c0;
-    fmsg_t *named = parse_handle(f, q->receipt_handle, &ix, &d0, &c0);
-    if (named) {
-        named->change_requests++;
-    }
     if (a->code) {
         st.code = (PB(Code))a->code;
         st.message = (char *)"fake_rmq: scripted status";
@@ -1181,6 +1175,36 @@ void fake_rmq_push(fake_rmq_t *f, fake_cmd_t cmd, const char *arg)
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
+/* Count the ack entries or the change a request names, whatever it will be answered. */
+static void count_named(fcall_t *k, const uint8_t *p, size_t n)
+{
+    fake_rmq_t *f = k->f;
+    size_t ix;
+    int d, c;
+    fmsg_t *m;
+    if (k->rpc == FAKE_ACK) {
+        PB(AckMessageRequest) *q = apache__rocketmq__v2__ack_message_request__unpack(NULL, n, p);
+        for (size_t i = 0; q && i < q->n_entries; i++) {
+            f->st.ack_entries++;
+            if ((m = parse_handle(f, q->entries[i]->receipt_handle, &ix, &d, &c))) {
+                m->ack_requests++;
+            }
+        }
+        if (q) {
+            apache__rocketmq__v2__ack_message_request__free_unpacked(q, NULL);
+        }
+    } else if (k->rpc == FAKE_CHANGE) {
+        PB(ChangeInvisibleDurationRequest) *q =
+            apache__rocketmq__v2__change_invisible_duration_request__unpack(NULL, n, p);
+        if (q && (m = parse_handle(f, q->receipt_handle, &ix, &d, &c))) {
+            m->change_requests++;
+        }
+        if (q) {
+            apache__rocketmq__v2__change_invisible_duration_request__free_unpacked(q, NULL);
+        }
+    }
+}
+
 /* See fake_rmq_int.h. */
 void fk_svc_request(fcall_t *k, const uint8_t *p, size_t n)
 {
@@ -1207,6 +1231,7 @@ void fk_svc_request(fcall_t *k, const uint8_t *p, size_t n)
         on_receive(k, p, n);
         return;
     }
+    count_named(k, p, n);
     fake_answer_t a = fk_svc_next_answer(f, k->rpc);
     if (a.drop) {
         fk_drop0(f);
