@@ -121,7 +121,8 @@ tests_unit_test_rmq_throttle_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 # an OS-chosen port) that the real client, source and sink talk to, and the tests that script it.
 check_LIBRARIES = tests/fakes/libfake_rmq.a
 tests_fakes_libfake_rmq_a_SOURCES = tests/fakes/fake_rmq.h tests/fakes/fake_rmq_int.h \
-	tests/fakes/fake_rmq.c tests/fakes/fake_rmq_svc.c tests/fakes/fake_rmq_cu.h \
+	tests/fakes/fake_rmq.c tests/fakes/fake_rmq_svc.c tests/fakes/fake_rmq_store.c \
+	tests/fakes/fake_rmq_cu.h \
 	tests/fakes/fake_rmq_src.h
 tests/fakes/fake_rmq.$(OBJEXT) tests/fakes/fake_rmq_svc.$(OBJEXT): $(RMQ_PROTO_H)
 RMQ_FAULT_LIBS = tests/fakes/libfake_rmq.a $(RSQL_LIBS) $(CUNIT_LIBS)
@@ -135,5 +136,10 @@ TESTS += tests/unit/test_rmq_fault_source
 tests_unit_test_rmq_fault_source_SOURCES = tests/unit/test_rmq_fault_source.c
 tests_unit_test_rmq_fault_source_LDADD = $(RMQ_FAULT_LIBS)
 tests_unit_test_rmq_fault_source_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_fault_hostile
+TESTS += tests/unit/test_rmq_fault_hostile
+tests_unit_test_rmq_fault_hostile_SOURCES = tests/unit/test_rmq_fault_hostile.c
+tests_unit_test_rmq_fault_hostile_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_hostile_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 endif

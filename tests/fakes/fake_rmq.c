@@ -392,7 +392,7 @@ static void handle(ftag_t *t, bool ok)
 /* Run the timers that are due; returns the next one (0: none). */
 static int64_t run_timers(fake_rmq_t *f, int64_t now)
 {
-    int64_t next = fk_svc_expire(f, now);
+    int64_t next = fk_store_expire(f, now);
     for (fcall_t *k = f->calls; k; k = k->next) {
         if (k->due && k->due <= now && !k->closed) {
             k->due = 0;
@@ -444,7 +444,7 @@ static void *cq_main(void *arg)
             }
         }
         next = run_timers(f, fk_now());
-        fk_svc_count(f);
+        fk_store_count(f);
         pthread_cond_broadcast(&f->cv);
         pthread_mutex_unlock(&f->mu);
     }
@@ -621,7 +621,7 @@ void fake_rmq_stop(fake_rmq_t *f)
     grpc_server_credentials_release(f->creds);
     pthread_mutex_lock(&f->mu);
     fk_drop0(f);
-    fk_svc_free(f);
+    fk_store_free(f);
     pthread_mutex_unlock(&f->mu);
     free(f->conn_fds);
     grpc_shutdown();
@@ -642,7 +642,7 @@ const char *fake_rmq_endpoint(const fake_rmq_t *f)
 void fake_rmq_stats(fake_rmq_t *f, fake_stats_t *out)
 {
     pthread_mutex_lock(&f->mu);
-    fk_svc_count(f);
+    fk_store_count(f);
     *out = f->st;
     pthread_mutex_unlock(&f->mu);
 }
@@ -668,14 +668,14 @@ bool fake_rmq_wait(fake_rmq_t *f, fake_pred_t ok, void *arg, int timeout_ms)
     pthread_mutex_lock(&f->mu);
     bool done;
     for (;;) {
-        fk_svc_count(f);
+        fk_store_count(f);
         done = ok(&f->st, arg);
         if (done || pthread_cond_timedwait(&f->cv, &f->mu, &dl) == ETIMEDOUT) {
             break;
         }
     }
     if (!done) {
-        fk_svc_count(f);
+        fk_store_count(f);
         done = ok(&f->st, arg);
     }
     pthread_mutex_unlock(&f->mu);
@@ -690,13 +690,13 @@ bool fake_rmq_wait_msg(fake_rmq_t *f, size_t idx, fake_msg_pred_t ok, void *arg,
     pthread_mutex_lock(&f->mu);
     bool done;
     for (;;) {
-        done = fk_svc_msg_info(f, idx, &mi) && ok(&mi, arg);
+        done = fk_store_msg_info(f, idx, &mi) && ok(&mi, arg);
         if (done || pthread_cond_timedwait(&f->cv, &f->mu, &dl) == ETIMEDOUT) {
             break;
         }
     }
     if (!done) {
-        done = fk_svc_msg_info(f, idx, &mi) && ok(&mi, arg);
+        done = fk_store_msg_info(f, idx, &mi) && ok(&mi, arg);
     }
     pthread_mutex_unlock(&f->mu);
     return done;

@@ -127,7 +127,7 @@ struct fake_rmq {
     fmsg_t **msgs;
     size_t n_msgs, cap_msgs;
     int32_t max_body;
-    struct fsend *sends; /* every SendMessage attempt's body and answer */
+    struct fsend *sends; /* every SendMessage attempt's bodies (whatever the answer) */
     size_t n_sends, cap_sends;
 };
 
@@ -135,7 +135,6 @@ struct fake_rmq {
 typedef struct fsend {
     uint8_t *body;
     size_t len;
-    int32_t code;
 } fsend_t;
 
 /* ---- fake_rmq.c: calls (f->mu held) */
@@ -157,7 +156,40 @@ void fk_header(const fcall_t *k, const char *key, char *out, size_t size);
 /* Monotonic ms. */
 int64_t fk_now(void);
 
+/* ---- fake_rmq_store.c (f->mu held) */
+
+/* The topic named name, or NULL. */
+ftopic_t *fk_store_topic(fake_rmq_t *f, const char *name);
+/* Store a new READY message (strings copied); its index, or SIZE_MAX when out of memory. */
+size_t fk_store_add(fake_rmq_t *f, const char *topic, const fake_msg_t *in);
+/* The current receipt handle of message idx. */
+void fk_store_handle_of(size_t idx, const fmsg_t *m, char *out, size_t size);
+/* The message a handle names, with its delivery and change numbers; NULL when unparsable. */
+fmsg_t *fk_store_parse_handle(fake_rmq_t *f, const char *h, size_t *idx, int *delivery,
+                              int *change);
+/*
+** What handle h is worth now (*out: its message): H_OK current; H_STALE replaced by a change
+** (an ack answers OK and does nothing); H_EXPIRED its delivery's invisible duration ended or
+** the message was delivered again (INVALID_RECEIPT_HANDLE); H_DONE the message was acked or
+** forwarded with it already; H_BAD unparsable (INTERNAL_SERVER_ERROR, as the proxy answers).
+*/
+enum { H_OK, H_STALE, H_EXPIRED, H_BAD, H_DONE };
+int fk_store_check_handle(fake_rmq_t *f, const char *h, fmsg_t **out);
+/* Make messages whose invisible duration ended visible again; returns the next expiry (or 0). */
+int64_t fk_store_expire(fake_rmq_t *f, int64_t now);
+/* Free the store, the topics and the scripts at stop. */
+void fk_store_free(fake_rmq_t *f);
+/* fake_rmq_msg_info with f->mu held. */
+bool fk_store_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out);
+/* Recompute the per-state counts of f->st. */
+void fk_store_count(fake_rmq_t *f);
+/* The next scripted answer of rpc (consumed); all zero when none. */
+fake_answer_t fk_store_next_answer(fake_rmq_t *f, int rpc);
+
 /* ---- fake_rmq_svc.c (f->mu held) */
+
+/* Answer the long polls waiting on topic with what is visible there. */
+void fk_svc_wake_polls(fake_rmq_t *f, const char *topic);
 
 /* A request message arrived on k (unary or ReceiveMessage: the request; Telemetry: a command). */
 void fk_svc_request(fcall_t *k, const uint8_t *p, size_t n);
@@ -167,15 +199,5 @@ void fk_svc_half_close(fcall_t *k);
 void fk_svc_due(fcall_t *k);
 /* k ended (closed, maybe cancelled): forget it as a waiting poll. */
 void fk_svc_closed(fcall_t *k);
-/* Make messages whose invisible duration ended visible again; returns the next expiry (or 0). */
-int64_t fk_svc_expire(fake_rmq_t *f, int64_t now);
-/* Free the service's state at stop. */
-void fk_svc_free(fake_rmq_t *f);
-/* fake_rmq_msg_info with f->mu held. */
-bool fk_svc_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out);
-/* Recompute the per-state counts of f->st. */
-void fk_svc_count(fake_rmq_t *f);
-/* The next scripted answer of rpc (consumed); all zero when none. */
-fake_answer_t fk_svc_next_answer(fake_rmq_t *f, int rpc);
 
 #endif

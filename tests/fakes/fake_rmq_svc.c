@@ -2,11 +2,11 @@
  * Copyright 2026 The rocketsql authors
  *
  * fake_rmq_svc: what the fake RocketMQ proxy answers (API in fake_rmq.h; the gRPC side is
- * fake_rmq.c). Requests are decoded and responses encoded with our protobuf-c messages. It
- * owns the message store and its broker-like rules (invisibility, redelivery, receipt handles
- * "fk:<index>:<delivery>:<change>"), the topics, the scripted answers and the records the tests
- * read. Every function runs with f->mu held, on the completion-queue thread or (scripts, puts,
- * pushes) on the test's thread.
+ * fake_rmq.c, the message store fake_rmq_store.c). Requests are decoded and responses encoded
+ * with our protobuf-c messages: routes to itself, Settings echoed with the server's values,
+ * long polls that wait for a visible message, acks, changes and forwards judged by the store's
+ * receipt-handle rules, the scripted answers applied first. Every function runs with f->mu
+ * held, on the completion-queue thread or (pushes, resets) on the test's thread.
  */
 #include "config.h"
 
@@ -75,371 +75,6 @@ static int64_t wall_s(void)
     return (int64_t)time(NULL);
 }
 
-/* ---- scripts ------------------------------------------------------------------------------- */
-
-/* See fake_rmq.h. */
-void fake_rmq_script(fake_rmq_t *f, fake_rpc_t rpc, int n, const fake_answer_t *a)
-{
-    fscript_t *s = calloc(1, sizeof *s);
-    if (!s || n <= 0 || (int)rpc < 0 || rpc >= FAKE_RPC__COUNT) {
-        free(s);
-        return;
-    }
-    s->a = *a;
-    s->n = n;
-    pthread_mutex_lock(&f->mu);
-    fscript_t **pp = &f->script[rpc];
-    while (*pp) {
-        pp = &(*pp)->next;
-    }
-    *pp = s;
-    pthread_mutex_unlock(&f->mu);
-}
-
-/* See fake_rmq_int.h. */
-fake_answer_t fk_svc_next_answer(fake_rmq_t *f, int rpc)
-{
-    fake_answer_t a;
-    memset(&a, 0, sizeof a);
-    fscript_t *s = f->script[rpc];
-    if (s) {
-        a = s->a;
-        if (--s->n == 0) {
-            f->script[rpc] = s->next;
-            free(s);
-        }
-    }
-    return a;
-}
-
-/* See fake_rmq.h. */
-void fake_rmq_script_broken_stream(fake_rmq_t *f, int grpc_status, int n)
-{
-    pthread_mutex_lock(&f->mu);
-    f->broken_status = grpc_status;
-    f->broken_n = n;
-    pthread_mutex_unlock(&f->mu);
-}
-
-/* See fake_rmq.h. */
-void fake_rmq_set_max_body(fake_rmq_t *f, int32_t max_body_size)
-{
-    pthread_mutex_lock(&f->mu);
-    f->max_body = max_body_size;
-    pthread_mutex_unlock(&f->mu);
-}
-
-/* ---- topics and messages ------------------------------------------------------------------- */
-
-static ftopic_t *find_topic(fake_rmq_t *f, const char *name)
-{
-    for (size_t i = 0; name && i < f->n_topics; i++) {
-        if (strcmp(f->topics[i].name, name) == 0) {
-            return &f->topics[i];
-        }
-    }
-    return NULL;
-}
-
-/* See fake_rmq.h. */
-void fake_rmq_topic(fake_rmq_t *f, const char *name, fake_topic_kind_t kind, int n_queues)
-{
-    pthread_mutex_lock(&f->mu);
-    ftopic_t *t = find_topic(f, name);
-    if (!t) {
-        ftopic_t *nt = realloc(f->topics, (f->n_topics + 1) * sizeof *nt);
-        if (nt) {
-            f->topics = nt;
-            t = &f->topics[f->n_topics++];
-            memset(t, 0, sizeof *t);
-            t->name = xstrdup(name);
-        }
-    }
-    if (t) {
-        t->kind = kind;
-        t->n_queues = n_queues > 0 ? n_queues : 8;
-    }
-    pthread_mutex_unlock(&f->mu);
-}
-
-static void msg_free(fmsg_t *m)
-{
-    if (m) {
-        free(m->topic);
-        free(m->message_id);
-        free(m->lite_topic);
-        free(m->group);
-        free(m->tag);
-        free(m->body);
-        free(m);
-    }
-}
-
-static void wake_polls(fake_rmq_t *f, const char *topic);
-
-/* Store a new READY message (strings copied); SIZE_MAX when out of memory. */
-static size_t store(fake_rmq_t *f, const char *topic, const fake_msg_t *in)
-{
-    if (f->n_msgs == f->cap_msgs) {
-        size_t nc = f->cap_msgs ? f->cap_msgs * 2 : 64;
-        fmsg_t **nm = realloc(f->msgs, nc * sizeof *nm);
-        if (!nm) {
-            return SIZE_MAX;
-        }
-        f->msgs = nm;
-        f->cap_msgs = nc;
-    }
-    fmsg_t *m = calloc(1, sizeof *m);
-    if (!m) {
-        return SIZE_MAX;
-    }
-    char id[32];
-    snprintf(id, sizeof id, "FAKE%08" PRId64, ++f->seq);
-    m->topic = xstrdup(topic);
-    m->message_id = xstrdup(in->message_id ? in->message_id : id);
-    m->lite_topic = xstrdup(in->lite_topic);
-    m->group = xstrdup(in->message_group);
-    m->tag = xstrdup(in->tag);
-    m->body = malloc(in->body_len ? in->body_len : 1);
-    if (m->body && in->body_len) {
-        memcpy(m->body, in->body, in->body_len);
-    }
-    m->body_len = in->body_len;
-    m->encoding = in->encoding;
-    m->no_sys = in->no_system_properties;
-    m->born_set = in->born_set;
-    m->born_s = in->born_seconds;
-    m->store_set = in->store_set;
-    m->store_s = in->store_seconds;
-    m->n_props = in->n_props;
-    m->prop_value_len = in->prop_value_len;
-    m->state = FAKE_READY;
-    ftopic_t *t = find_topic(f, topic);
-    m->queue_offset = t ? t->next_offset++ : (int64_t)f->n_msgs;
-    if (!m->topic || !m->message_id || !m->body) {
-        msg_free(m);
-        return SIZE_MAX;
-    }
-    f->msgs[f->n_msgs] = m;
-    return f->n_msgs++;
-}
-
-/* See fake_rmq.h. */
-size_t fake_rmq_put(fake_rmq_t *f, const char *topic, const fake_msg_t *m)
-{
-    pthread_mutex_lock(&f->mu);
-    size_t idx = store(f, topic, m);
-    wake_polls(f, topic);
-    pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->mu);
-    return idx;
-}
-
-/* See fake_rmq.h. */
-size_t fake_rmq_put_text(fake_rmq_t *f, const char *topic, const char *body)
-{
-    fake_msg_t m;
-    memset(&m, 0, sizeof m);
-    m.body = body;
-    m.body_len = strlen(body);
-    return fake_rmq_put(f, topic, &m);
-}
-
-/* See fake_rmq.h. */
-void fake_rmq_script_ack_entry(fake_rmq_t *f, size_t idx, int32_t code, int n)
-{
-    pthread_mutex_lock(&f->mu);
-    if (idx < f->n_msgs) {
-        f->msgs[idx]->ack_fail_code = code;
-        f->msgs[idx]->ack_fail_n = n;
-    }
-    pthread_mutex_unlock(&f->mu);
-}
-
-/* See fake_rmq_int.h. */
-bool fk_svc_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
-{
-    memset(out, 0, sizeof *out);
-    fk_svc_expire(f, fk_now());
-    bool ok = idx < f->n_msgs;
-    if (ok) {
-        const fmsg_t *m = f->msgs[idx];
-        out->state = m->state;
-        out->deliveries = m->deliveries;
-        out->ack_requests = m->ack_requests;
-        out->change_requests = m->change_requests;
-        out->acks = m->acks;
-        out->stale_acks = m->stale_acks;
-        out->invalid_acks = m->invalid_acks;
-        out->changes = m->changes;
-        out->forwards = m->forwards;
-        out->last_invisible_ms = m->last_invisible_ms;
-        out->last_suspend = m->last_suspend;
-        snprintf(out->topic, sizeof out->topic, "%s", m->topic);
-        snprintf(out->message_id, sizeof out->message_id, "%s", m->message_id);
-    }
-    return ok;
-}
-
-/* See fake_rmq.h. */
-bool fake_rmq_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
-{
-    pthread_mutex_lock(&f->mu);
-    bool ok = fk_svc_msg_info(f, idx, out);
-    pthread_mutex_unlock(&f->mu);
-    return ok;
-}
-
-/* See fake_rmq.h. */
-size_t fake_rmq_find_body(fake_rmq_t *f, const char *topic, const void *body, size_t len)
-{
-    size_t r = SIZE_MAX;
-    pthread_mutex_lock(&f->mu);
-    for (size_t i = 0; i < f->n_msgs && r == SIZE_MAX; i++) {
-        const fmsg_t *m = f->msgs[i];
-        if (strcmp(m->topic, topic) == 0 && m->body_len == len &&
-            (len == 0 || memcmp(m->body, body, len) == 0)) {
-            r = i;
-        }
-    }
-    pthread_mutex_unlock(&f->mu);
-    return r;
-}
-
-/* See fake_rmq.h. */
-int fake_rmq_send_attempts(fake_rmq_t *f, const void *body, size_t len)
-{
-    int n = 0;
-    pthread_mutex_lock(&f->mu);
-    for (size_t i = 0; i < f->n_sends; i++) {
-        n += f->sends[i].len == len && (len == 0 || memcmp(f->sends[i].body, body, len) == 0);
-    }
-    pthread_mutex_unlock(&f->mu);
-    return n;
-}
-
-/* See fake_rmq.h. */
-void fake_rmq_last_reply(fake_rmq_t *f, bool verify, char *out, size_t size)
-{
-    pthread_mutex_lock(&f->mu);
-    snprintf(out, size, "%s", verify ? f->last_verify_nonce : f->last_stack_nonce);
-    pthread_mutex_unlock(&f->mu);
-}
-
-/* See fake_rmq_int.h. */
-void fk_svc_count(fake_rmq_t *f)
-{
-    fake_stats_t *st = &f->st;
-    st->n_msgs = f->n_msgs;
-    st->ready = st->inflight = st->acked = st->dead = 0;
-    for (size_t i = 0; i < f->n_msgs; i++) {
-        switch (f->msgs[i]->state) {
-        case FAKE_READY:
-            st->ready++;
-            break;
-        case FAKE_INFLIGHT:
-            st->inflight++;
-            break;
-        case FAKE_ACKED:
-            st->acked++;
-            break;
-        case FAKE_DEAD:
-            st->dead++;
-            break;
-        }
-    }
-    st->waiting_polls = st->telemetry_open = 0;
-    for (fcall_t *k = f->calls; k; k = k->next) {
-        st->waiting_polls += k->waiting && !k->closed;
-        st->telemetry_open += k->rpc == FAKE_TELEMETRY && !k->closed && !k->status_queued;
-    }
-}
-
-/* See fake_rmq_int.h. */
-int64_t fk_svc_expire(fake_rmq_t *f, int64_t now)
-{
-    int64_t next = 0;
-    for (size_t i = 0; i < f->n_msgs; i++) {
-        fmsg_t *m = f->msgs[i];
-        if (m->state != FAKE_INFLIGHT) {
-            continue;
-        }
-        if (m->invisible_until <= now) {
-            m->state = FAKE_READY; /* its invisible duration ended: delivered again */
-            wake_polls(f, m->topic);
-        } else if (next == 0 || m->invisible_until < next) {
-            next = m->invisible_until;
-        }
-    }
-    return next;
-}
-
-/* See fake_rmq_int.h. */
-void fk_svc_free(fake_rmq_t *f)
-{
-    for (int i = 0; i < FAKE_RPC__COUNT; i++) {
-        while (f->script[i]) {
-            fscript_t *s = f->script[i];
-            f->script[i] = s->next;
-            free(s);
-        }
-    }
-    for (size_t i = 0; i < f->n_topics; i++) {
-        free(f->topics[i].name);
-    }
-    free(f->topics);
-    for (size_t i = 0; i < f->n_msgs; i++) {
-        msg_free(f->msgs[i]);
-    }
-    free(f->msgs);
-    for (size_t i = 0; i < f->n_sends; i++) {
-        free(f->sends[i].body);
-    }
-    free(f->sends);
-}
-
-/* ---- receipt handles ----------------------------------------------------------------------- */
-
-static void handle_of(size_t idx, const fmsg_t *m, char *out, size_t size)
-{
-    snprintf(out, size, "fk:%zu:%d:%d", idx, m->deliveries, m->change_gen);
-}
-
-/* The message a handle names, with its delivery and change numbers; NULL when unparsable. */
-static fmsg_t *parse_handle(fake_rmq_t *f, const char *h, size_t *idx, int *delivery,
-                            int *change)
-{
-    char tail;
-    if (!h || sscanf(h, "fk:%zu:%d:%d%c", idx, delivery, change, &tail) != 3 ||
-        *idx >= f->n_msgs) {
-        return NULL;
-    }
-    return f->msgs[*idx];
-}
-
-/* Status of handle h now: OK (current), stale (replaced by a change: OK, nothing done),
-   INVALID_RECEIPT_HANDLE (its delivery expired or ended), INTERNAL (unparsable). */
-enum { H_OK, H_STALE, H_EXPIRED, H_BAD, H_DONE };
-
-static int check_handle(fake_rmq_t *f, const char *h, fmsg_t **out)
-{
-    size_t idx;
-    int delivery, change;
-    fk_svc_expire(f, fk_now());
-    fmsg_t *m = parse_handle(f, h, &idx, &delivery, &change);
-    *out = m;
-    if (!m) {
-        return H_BAD;
-    }
-    if ((m->state == FAKE_ACKED || m->state == FAKE_DEAD) && delivery == m->deliveries) {
-        return H_DONE;
-    }
-    if (m->state != FAKE_INFLIGHT || delivery != m->deliveries) {
-        return H_EXPIRED;
-    }
-    return change == m->change_gen ? H_OK : H_STALE;
-}
-
 /* ---- encoding a stored message ------------------------------------------------------------- */
 
 /* Pack message idx as a ReceiveMessageResponse element (caller frees); NULL on OOM. */
@@ -454,7 +89,7 @@ static uint8_t *pack_message(fake_rmq_t *f, size_t idx, int64_t invisible_ms, si
     Google__Protobuf__Timestamp stored = GOOGLE__PROTOBUF__TIMESTAMP__INIT;
     Google__Protobuf__Duration inv = GOOGLE__PROTOBUF__DURATION__INIT;
     char handle[64];
-    handle_of(idx, m, handle, sizeof handle);
+    fk_store_handle_of(idx, m, handle, sizeof handle);
     t.name = m->topic;
     pm.topic = &t;
     pm.body.data = m->body;
@@ -602,7 +237,8 @@ static bool try_deliver(fcall_t *k)
     return true;
 }
 
-static void wake_polls(fake_rmq_t *f, const char *topic)
+/* See fake_rmq_int.h. */
+void fk_svc_wake_polls(fake_rmq_t *f, const char *topic)
 {
     for (fcall_t *k = f->calls; k; k = k->next) {
         if (k->waiting && !k->closed && k->topic && strcmp(k->topic, topic) == 0) {
@@ -634,7 +270,7 @@ static void on_receive(fcall_t *k, const uint8_t *p, size_t n)
         k->broken_status = f->broken_status;
         f->broken_n--;
     }
-    fake_answer_t a = fk_svc_next_answer(f, FAKE_RECEIVE);
+    fake_answer_t a = fk_store_next_answer(f, FAKE_RECEIVE);
     if (a.drop) {
         fk_drop0(f);
         return;
@@ -661,7 +297,7 @@ static void on_receive(fcall_t *k, const uint8_t *p, size_t n)
     }
     k->waiting = true;
     fk_schedule(k, fk_now() + poll_ms, FDUE_POLL_END);
-    fk_svc_expire(f, fk_now());
+    fk_store_expire(f, fk_now());
     try_deliver(k);
 }
 
@@ -674,7 +310,7 @@ void fk_svc_due(fcall_t *k)
     if (k->due_kind == FDUE_RECV_START) {
         k->waiting = true;
         fk_schedule(k, fk_now() + k->poll_ms, FDUE_POLL_END);
-        fk_svc_expire(k->f, fk_now());
+        fk_store_expire(k->f, fk_now());
         try_deliver(k);
         return;
     }
@@ -711,7 +347,7 @@ static void on_query_route(fcall_t *k, const uint8_t *p, size_t n, const fake_an
     fake_rmq_t *f = k->f;
     PB(QueryRouteRequest) *q = apache__rocketmq__v2__query_route_request__unpack(NULL, n, p);
     const char *name = q && q->topic ? q->topic->name : "";
-    ftopic_t *t = find_topic(f, name);
+    ftopic_t *t = fk_store_topic(f, name);
     PB(QueryRouteResponse) r = PBC(QUERY_ROUTE_RESPONSE__INIT);
     PB(Status) st = PBC(STATUS__INIT);
     char msg[300];
@@ -769,7 +405,7 @@ static void on_query_route(fcall_t *k, const uint8_t *p, size_t n, const fake_an
     }
 }
 
-static void record_send(fake_rmq_t *f, const uint8_t *body, size_t len, int32_t code)
+static void record_send(fake_rmq_t *f, const uint8_t *body, size_t len)
 {
     if (f->n_sends == f->cap_sends) {
         size_t nc = f->cap_sends ? f->cap_sends * 2 : 64;
@@ -789,7 +425,6 @@ static void record_send(fake_rmq_t *f, const uint8_t *body, size_t len, int32_t 
         memcpy(s->body, body, len);
     }
     s->len = len;
-    s->code = code;
     f->n_sends++;
 }
 
@@ -817,7 +452,6 @@ static void on_send(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t 
     for (size_t i = 0; i < q->n_messages; i++) {
         const PB(Message) *m = q->messages[i];
         const PB(SystemProperties) *sp = m->system_properties;
-        record_send(f, m->body.data, m->body.len, code);
         if (code != CODE_OK) {
             f->st.sent_rejected++;
             continue;
@@ -832,11 +466,11 @@ static void on_send(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t 
         in.tag = sp && sp->_tag_case ? sp->tag : NULL;
         in.encoding = sp && sp->body_encoding == PBC(ENCODING__GZIP) ? 2 : 0;
         const char *topic = m->topic ? m->topic->name : "";
-        size_t idx = store(f, topic, &in);
+        size_t idx = fk_store_add(f, topic, &in);
         if (idx != SIZE_MAX) {
             offset = f->msgs[idx]->queue_offset;
             f->st.sent_ok++;
-            wake_polls(f, topic);
+            fk_svc_wake_polls(f, topic);
         }
         size_t used = strlen(ids);
         snprintf(ids + used, sizeof ids - used, "%s%s", used ? "," : "",
@@ -887,7 +521,7 @@ static void on_ack(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t *
             code = a->code;
             msg = "fake_rmq: scripted status";
         } else {
-            int h = check_handle(f, e->receipt_handle, &m);
+            int h = fk_store_check_handle(f, e->receipt_handle, &m);
             if (m && m->ack_fail_n > 0) {
                 m->ack_fail_n--;
                 code = m->ack_fail_code;
@@ -964,7 +598,7 @@ static void on_change(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_
         st.message = (char *)"fake_rmq: scripted status";
     } else {
         fmsg_t *m = NULL;
-        int h = check_handle(f, q->receipt_handle, &m);
+        int h = fk_store_check_handle(f, q->receipt_handle, &m);
         if (h == H_BAD) {
             st.code = CODE_INTERNAL_SERVER_ERROR;
             st.message = (char *)"Parse failed, dataList size 1";
@@ -983,11 +617,11 @@ static void on_change(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_
             f->st.changes++;
             size_t idx = 0;
             int d, c;
-            parse_handle(f, q->receipt_handle, &idx, &d, &c);
-            handle_of(idx, m, handle, sizeof handle);
+            fk_store_parse_handle(f, q->receipt_handle, &idx, &d, &c);
+            fk_store_handle_of(idx, m, handle, sizeof handle);
             if (ms <= 0) {
                 m->state = FAKE_READY; /* visible again at once */
-                wake_polls(f, m->topic);
+                fk_svc_wake_polls(f, m->topic);
             }
         }
     }
@@ -1012,7 +646,7 @@ static void on_forward(fcall_t *k, const uint8_t *p, size_t n, const fake_answer
     }
     if (!code) {
         fmsg_t *m = NULL;
-        int h = check_handle(f, q->receipt_handle, &m);
+        int h = fk_store_check_handle(f, q->receipt_handle, &m);
         code = h == H_BAD ? CODE_INTERNAL_SERVER_ERROR
                : h == H_OK ? CODE_OK
                            : CODE_INVALID_RECEIPT_HANDLE;
@@ -1047,7 +681,7 @@ static void on_telemetry(fcall_t *k, const uint8_t *p, size_t n)
                  c->verify_message_result->nonce);
     } else if (c->command_case == PBC(TELEMETRY_COMMAND__COMMAND_SETTINGS) && c->settings) {
         f->st.calls[FAKE_TELEMETRY]++;
-        fake_answer_t a = fk_svc_next_answer(f, FAKE_TELEMETRY);
+        fake_answer_t a = fk_store_next_answer(f, FAKE_TELEMETRY);
         PB(Settings) *s = c->settings; /* echoed back, with the server's values */
         PB(TelemetryCommand) r = PBC(TELEMETRY_COMMAND__INIT);
         PB(Status) st = PBC(STATUS__INIT);
@@ -1082,7 +716,7 @@ static void on_telemetry(fcall_t *k, const uint8_t *p, size_t n)
                 const char *t0 = sub->n_subscriptions && sub->subscriptions[0]->topic
                                      ? sub->subscriptions[0]->topic->name
                                      : NULL;
-                ftopic_t *t = find_topic(f, t0);
+                ftopic_t *t = fk_store_topic(f, t0);
                 sub->_fifo_case = PBC(SUBSCRIPTION___FIFO_FIFO);
                 sub->fifo = t && t->kind == FAKE_FIFO;
                 sub->_receive_batch_size_case =
@@ -1186,17 +820,25 @@ static void count_named(fcall_t *k, const uint8_t *p, size_t n)
         PB(AckMessageRequest) *q = apache__rocketmq__v2__ack_message_request__unpack(NULL, n, p);
         for (size_t i = 0; q && i < q->n_entries; i++) {
             f->st.ack_entries++;
-            if ((m = parse_handle(f, q->entries[i]->receipt_handle, &ix, &d, &c))) {
+            if ((m = fk_store_parse_handle(f, q->entries[i]->receipt_handle, &ix, &d, &c))) {
                 m->ack_requests++;
             }
         }
         if (q) {
             apache__rocketmq__v2__ack_message_request__free_unpacked(q, NULL);
         }
+    } else if (k->rpc == FAKE_SEND) {
+        PB(SendMessageRequest) *q = apache__rocketmq__v2__send_message_request__unpack(NULL, n, p);
+        for (size_t i = 0; q && i < q->n_messages; i++) {
+            record_send(f, q->messages[i]->body.data, q->messages[i]->body.len);
+        }
+        if (q) {
+            apache__rocketmq__v2__send_message_request__free_unpacked(q, NULL);
+        }
     } else if (k->rpc == FAKE_CHANGE) {
         PB(ChangeInvisibleDurationRequest) *q =
             apache__rocketmq__v2__change_invisible_duration_request__unpack(NULL, n, p);
-        if (q && (m = parse_handle(f, q->receipt_handle, &ix, &d, &c))) {
+        if (q && (m = fk_store_parse_handle(f, q->receipt_handle, &ix, &d, &c))) {
             m->change_requests++;
         }
         if (q) {
@@ -1232,7 +874,7 @@ void fk_svc_request(fcall_t *k, const uint8_t *p, size_t n)
         return;
     }
     count_named(k, p, n);
-    fake_answer_t a = fk_svc_next_answer(f, k->rpc);
+    fake_answer_t a = fk_store_next_answer(f, k->rpc);
     if (a.drop) {
         fk_drop0(f);
         return;
