@@ -141,5 +141,15 @@ TESTS += tests/unit/test_rmq_fault_hostile
 tests_unit_test_rmq_fault_hostile_SOURCES = tests/unit/test_rmq_fault_hostile.c
 tests_unit_test_rmq_fault_hostile_LDADD = $(RMQ_FAULT_LIBS)
 tests_unit_test_rmq_fault_hostile_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_fault_sink
+TESTS += tests/unit/test_rmq_fault_sink
+tests_unit_test_rmq_fault_sink_SOURCES = tests/unit/test_rmq_fault_sink.c
+tests_unit_test_rmq_fault_sink_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_sink_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_fault_pipeline
+TESTS += tests/unit/test_rmq_fault_pipeline
+tests_unit_test_rmq_fault_pipeline_SOURCES = tests/unit/test_rmq_fault_pipeline.c
+tests_unit_test_rmq_fault_pipeline_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_pipeline_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 endif

@@ -180,6 +180,8 @@ void fake_rmq_stats(fake_rmq_t *f, fake_stats_t *out);
 bool fake_rmq_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out);
 /* The index of the first stored message of topic whose body is body (SIZE_MAX: none). */
 size_t fake_rmq_find_body(fake_rmq_t *f, const char *topic, const void *body, size_t len);
+/* The index of the first stored message of topic whose body contains text (SIZE_MAX: none). */
+size_t fake_rmq_find_text(fake_rmq_t *f, const char *topic, const char *text);
 /* SendMessage attempts whose message carried this body (whatever the answer, even none). */
 int fake_rmq_send_attempts(fake_rmq_t *f, const void *body, size_t len);
 /* The nonce of the last ThreadStackTrace / VerifyMessageResult received (copied; "" none). */

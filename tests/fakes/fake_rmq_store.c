@@ -251,6 +251,24 @@ size_t fake_rmq_find_body(fake_rmq_t *f, const char *topic, const void *body, si
 }
 
 /* See fake_rmq.h. */
+size_t fake_rmq_find_text(fake_rmq_t *f, const char *topic, const char *text)
+{
+    size_t r = SIZE_MAX, tl = strlen(text);
+    pthread_mutex_lock(&f->mu);
+    for (size_t i = 0; i < f->n_msgs && r == SIZE_MAX; i++) {
+        const fmsg_t *m = f->msgs[i];
+        for (size_t j = 0; strcmp(m->topic, topic) == 0 && j + tl <= m->body_len; j++) {
+            if (memcmp(m->body + j, text, tl) == 0) {
+                r = i;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    return r;
+}
+
+/* See fake_rmq.h. */
 int fake_rmq_send_attempts(fake_rmq_t *f, const void *body, size_t len)
 {
     int n = 0;

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The whole path through the fake proxy: a pipeline (runtime/rsql_pipeline.h) whose source is
+ * the rocketmq-grpc source of topic T and whose sink is the rocketmq-grpc sink of topic "out"
+ * of the same fake, a raw relay, bounded by scan.idle-timeout. Faults are scripted on both
+ * sides while it runs (throttled sends, a failing ack RPC, an expired ack entry, a throttled
+ * long poll, every connection cut in the middle) and, in the other runs, a permanent send
+ * refusal under errors.tolerance none and all. The checks are the at-least-once promise, at
+ * the broker: nothing is acked that was not delivered (the body of every acked message of T is
+ * in "out", the sink's confirmed rows), every message of T ends with exactly one outcome
+ * (acked once, or forwarded to the dead-letter queue once, or left to be delivered again), and
+ * the run's counts add up. This is also the fake-broker pipeline the ThreadSanitizer build runs.
+ */
+#include "config.h"
+
+#include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connectors/rocketmq/rmq_client.h"
+#include "runtime/rsql_pipeline.h"
+#include "tests/fakes/fake_rmq_src.h"
+
+#define OUT "out"
+
+/* The relay's transform: the record's body as the row's one VARCHAR value. */
+static rsql_err_t relay_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec,
+                           const rsql_value_t **out, bool *keep, const char **stage,
+                           rsql_error_t *err)
+{
+    (void)opaque;
+    (void)stage;
+    rsql_value_t *v = rsql_arena_alloc(b->arena, sizeof *v);
+    if (!v) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    memset(v, 0, sizeof *v);
+    v->type = RSQL_TYPE_VARCHAR;
+    v->v.s.p = (const char *)rec->raw;
+    v->v.s.len = rec->raw_len;
+    *out = v;
+    *keep = true;
+    return RSQL_OK;
+}
+
+typedef struct relay {
+    src_t src;                 /* only its options (the pipeline opens the source) */
+    rsql_optset_t *snk_opts;
+    rsql_pipeline_conf_t conf;
+    rsql_pipeline_t *p;
+    pthread_t th;
+    rsql_err_t rc;
+    rsql_error_t err;
+    rsql_job_counts_t counts;
+} relay_t;
+
+static const char *const relay_cols[1] = {"body"};
+static const rsql_type_t relay_types[1] = {RSQL_TYPE_VARCHAR};
+
+static void relay_init(relay_t *r, fake_rmq_t *f, const char *const *src_kv, bool tolerate_all)
+{
+    memset(r, 0, sizeof *r);
+    static const char *const bounded[] = {"scan.idle-timeout", "2500ms", NULL};
+    const char *kv[16];
+    int n = 0;
+    for (int i = 0; bounded[i]; i++) {
+        kv[n++] = bounded[i];
+    }
+    for (int i = 0; src_kv && src_kv[i]; i++) {
+        kv[n++] = src_kv[i];
+    }
+    kv[n] = NULL;
+    src_opts(&r->src, f, kv);
+    rsql_opt_kv_t skv[4] = {
+        {"connector", "rocketmq-grpc", RSQL_NOPOS, RSQL_NOPOS},
+        {"endpoints", fake_rmq_endpoint(f), RSQL_NOPOS, RSQL_NOPOS},
+        {"topic", OUT, RSQL_NOPOS, RSQL_NOPOS},
+        {"format", "raw", RSQL_NOPOS, RSQL_NOPOS},
+    };
+    const rsql_connector_def_t *conn = NULL;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    r->snk_opts = rsql_connector_validate(skv, 4, relay_cols, 1, RSQL_NOPOS, &conn, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->snk_opts);
+    rsql_pipeline_conf_t *c = &r->conf;
+    rsql_pipeline_conf_init(c);
+    c->id = "relay";
+    c->batch_size = 16;
+    c->queue_capacity = 32;
+    c->retry_timeout_ms = 5000;
+    c->retry_backoff_max_ms = 200;
+    c->tolerate_all = tolerate_all;
+    c->src_ops = rsql_connector_find("rocketmq-grpc")->source;
+    c->src_ctx.table = T;
+    c->src_ctx.opts = r->src.opts;
+    c->src_ctx.conf = r->src.conf;
+    c->src_ctx.n_columns = 1;
+    c->src_ctx.column_names = relay_cols;
+    c->src_ctx.column_types = relay_types;
+    c->snk_ops = rsql_connector_find("rocketmq-grpc")->sink;
+    c->snk_ctx.table = OUT;
+    c->snk_ctx.opts = r->snk_opts;
+    c->snk_ctx.conf = rsql_optset_conf(r->snk_opts, RSQL_CONF_CONNECTOR);
+    c->snk_ctx.format_conf = rsql_optset_conf(r->snk_opts, RSQL_CONF_FORMAT);
+    c->snk_ctx.n_columns = 1;
+    c->snk_ctx.column_names = relay_cols;
+    c->snk_ctx.column_types = relay_types;
+    c->transform = relay_xf;
+}
+
+static void *relay_main(void *arg)
+{
+    relay_t *r = arg;
+    rsql_error_clear(&r->err);
+    r->rc = rsql_pipeline_run(r->p, &r->err);
+    rsql_pipeline_counts(r->p, &r->counts);
+    return NULL;
+}
+
+/* Start the run on its own thread (the test thread scripts faults meanwhile). */
+static void relay_start(relay_t *r)
+{
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    r->p = rsql_pipeline_new(&r->conf, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->p);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&r->th, NULL, relay_main, r), 0);
+}
+
+/* Wait for the run's end (bounded by the idle timeout, or a failure). */
+static void relay_join(relay_t *r)
+{
+    pthread_join(r->th, NULL);
+    rsql_pipeline_destroy(r->p);
+    rsql_optset_destroy(r->snk_opts);
+    rsql_optset_destroy(r->src.opts);
+    const rsql_job_counts_t *k = &r->counts;
+    CU_ASSERT_EQUAL(k->read, k->written + k->filtered + k->dead_lettered + k->failed);
+}
+
+/*
+** The promise at the broker, for n messages of T from first: each acked at most once and only
+** when its body is in OUT (a confirmed row); forwarded at most once, never both; *acked and
+** *dead count them. Repeated acks are allowed when repeats (an ack whose answer was lost in a
+** cut connection is sent again, and the broker answers OK).
+*/
+static void assert_promise(fake_rmq_t *f, size_t first, int n, bool repeats, int *acked,
+                           int *dead)
+{
+    *acked = *dead = 0;
+    for (int i = 0; i < n; i++) {
+        fake_msg_info_t mi;
+        CU_ASSERT_TRUE_FATAL(fake_rmq_msg_info(f, first + (size_t)i, &mi));
+        char body[64];
+        snprintf(body, sizeof body, "m-%03d", i);
+        bool confirmed = fake_rmq_find_body(f, OUT, body, strlen(body)) != SIZE_MAX;
+        CU_ASSERT(mi.acks <= 1);
+        CU_ASSERT(mi.forwards <= 1);
+        CU_ASSERT(mi.acks + mi.forwards <= 1);
+        if (mi.acks && !confirmed) {
+            fprintf(stderr, "%s acked but not in %s\n", body, OUT);
+            CU_FAIL("acked without a confirmed row");
+        }
+        *acked += mi.state == FAKE_ACKED;
+        *dead += mi.state == FAKE_DEAD;
+    }
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.stale_acks, 0);
+    CU_ASSERT_EQUAL(st.unknown_acks, 0);
+    CU_ASSERT_EQUAL(st.missing_client_id, 0);
+    if (!repeats) {
+        CU_ASSERT_EQUAL(st.double_acks, 0);
+    }
+}
+
+static bool pred_acked_some(const fake_stats_t *st, void *arg)
+{
+    return st->acked >= *(const int *)arg;
+}
+
+/*
+** 100 messages relayed while faults hit both sides: the first three sends throttled, the
+** first ack RPC UNAVAILABLE, one ack entry expired (the message comes back and is relayed and
+** acked again), one long poll throttled, and every connection cut once half of them are acked.
+** Every message ends acked exactly once, with its body in OUT.
+*/
+static void test_fault_pipeline_relay(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_NORMAL, 4);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 4);
+    size_t first = put_n(f, 100, "m");
+    fake_answer_t throttled = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS};
+    fake_answer_t unavailable = {.grpc_status = 14};
+    fake_rmq_script(f, FAKE_SEND, 3, &throttled);
+    fake_rmq_script(f, FAKE_ACK, 1, &unavailable);
+    fake_rmq_script(f, FAKE_RECEIVE, 1, &throttled);
+    fake_rmq_script_ack_entry(f, first + 10, RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE, 1);
+    relay_t r;
+    relay_init(&r, f, NULL, false);
+    relay_start(&r);
+    int half = 50;
+    FAKE_WAIT(f, pred_acked_some, &half);
+    fake_rmq_drop(f);
+    relay_join(&r);
+    if (r.rc != RSQL_OK) {
+        fprintf(stderr, "relay: %s\n", r.err.msg);
+    }
+    CU_ASSERT_EQUAL(r.rc, RSQL_OK);
+    int acked, dead;
+    assert_promise(f, first, 100, true, &acked, &dead);
+    CU_ASSERT_EQUAL(acked, 100);
+    CU_ASSERT_EQUAL(dead, 0);
+    CU_ASSERT(r.counts.written >= 100); /* the expired one (and maybe cut ones) twice */
+    CU_ASSERT_EQUAL(r.counts.failed, 0);
+    CU_ASSERT_EQUAL(info(f, first + 10).deliveries, 2);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT(st.connections >= 2); /* (the two clients may share one) and a reconnection */
+    fake_rmq_stop(f);
+}
+
+/*
+** A permanent send refusal under errors.tolerance none: the run fails with the broker's
+** status; the refused row's message is not acked (it will be delivered again), and every
+** acked message has its body in OUT.
+*/
+static void test_fault_pipeline_permanent(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_NORMAL, 2);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    size_t first = put_n(f, 20, "m");
+    fake_answer_t normal = {0}, forbidden = {.code = RSQL_RMQ_CODE_FORBIDDEN};
+    fake_rmq_script(f, FAKE_SEND, 9, &normal);
+    fake_rmq_script(f, FAKE_SEND, 1, &forbidden);
+    relay_t r;
+    relay_init(&r, f, NULL, false);
+    relay_start(&r);
+    relay_join(&r);
+    CU_ASSERT_NOT_EQUAL(r.rc, RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.msg, "FORBIDDEN"));
+    int acked, dead;
+    assert_promise(f, first, 20, false, &acked, &dead);
+    CU_ASSERT(acked <= 19);
+    CU_ASSERT_EQUAL(dead, 0);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.acked, acked);
+    CU_ASSERT_EQUAL(st.sent_ok + 1, st.calls[FAKE_SEND]); /* one refused, not retried */
+    fake_rmq_stop(f);
+}
+
+/*
+** The same refusal under errors.tolerance all with source.dead-letter = native: the refused
+** row is dead-lettered and its message forwarded to the DLQ (not acked); the others are acked;
+** every message has exactly one outcome.
+*/
+static void test_fault_pipeline_dead_letter(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_NORMAL, 2);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    size_t first = put_n(f, 20, "m");
+    fake_answer_t normal = {0}, forbidden = {.code = RSQL_RMQ_CODE_FORBIDDEN};
+    fake_rmq_script(f, FAKE_SEND, 9, &normal);
+    fake_rmq_script(f, FAKE_SEND, 1, &forbidden);
+    static const char *const native[] = {"source.dead-letter", "native", NULL};
+    relay_t r;
+    relay_init(&r, f, native, true);
+    relay_start(&r);
+    relay_join(&r);
+    if (r.rc != RSQL_OK) {
+        fprintf(stderr, "relay: %s\n", r.err.msg);
+    }
+    CU_ASSERT_EQUAL(r.rc, RSQL_OK);
+    int acked, dead;
+    assert_promise(f, first, 20, false, &acked, &dead);
+    CU_ASSERT_EQUAL(acked, 19);
+    CU_ASSERT_EQUAL(dead, 1);
+    CU_ASSERT_EQUAL(r.counts.dead_lettered, 1);
+    CU_ASSERT_EQUAL(r.counts.written, 19);
+    fake_rmq_stop(f);
+}
+
+static CU_TestInfo pipeline_tests[] = {
+    {"fault_pipeline_relay", test_fault_pipeline_relay},
+    {"fault_pipeline_permanent", test_fault_pipeline_permanent},
+    {"fault_pipeline_dead_letter", test_fault_pipeline_dead_letter},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {{"rmq_fault_pipeline", NULL, NULL, NULL, NULL, pipeline_tests},
+                                CU_SUITE_INFO_NULL};
+
+#include "tests/lib/cu_main.h"
