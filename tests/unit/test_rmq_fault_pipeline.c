@@ -216,7 +216,9 @@ static void test_fault_pipeline_relay(void)
     CU_ASSERT_EQUAL(dead, 0);
     CU_ASSERT(r.counts.written >= 100); /* the expired one (and maybe cut ones) twice */
     CU_ASSERT_EQUAL(r.counts.failed, 0);
-    CU_ASSERT_EQUAL(info(f, first + 10).deliveries, 2);
+    /* the expired entry, then its ack: after a redelivery, or (when the cut lost the answer
+       that said so) a retry of the same ack */
+    CU_ASSERT(info(f, first + 10).ack_requests >= 2);
     fake_stats_t st;
     fake_rmq_stats(f, &st);
     CU_ASSERT(st.connections >= 2); /* (the two clients may share one) and a reconnection */
