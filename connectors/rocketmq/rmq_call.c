@@ -58,7 +58,9 @@
 **             If gRPC refuses the first batch: pending = 0 and the call is RELEASED at once; the
 **             starter gets the error and no callback runs.
 **   EVENTS    rsql_rmq__call_handle, client thread, one completion-queue event (ok =
-**             ev.success): pending-- (under c->mu), then by the call's kind:
+**             ev.success): c->mu is taken before the tag is read (so what the starter wrote
+**             into the call before its locked pending = 1 is seen), pending--, then by the
+**             call's kind:
 **               unary          the only batch is done: rsql_rmq__finish_unary runs the
 **                              callback, then RELEASED.
 **               server stream  at most one batch is pending at a time. OP_MAIN or OP_RECV with a
@@ -253,6 +255,22 @@ rsql_err_t rsql_rmq__start_simple(rsql_rmq_client_t *c, rmq_rpc_id_t id, rmq_byt
     return RSQL_OK;
 }
 
+/*
+** Set k's pending count (and status_started) before its first batch, under c->mu as the state
+** machine above says. The lock also orders everything its starter did with k before (writes of
+** api, callback, opaque, ...; reads) before the client thread's handling of the batch's event,
+** which begins by taking c->mu and may free k: the completion queue orders them too, but inside
+** gRPC, where ThreadSanitizer does not see it. So the starter touches nothing of k between this
+** and grpc_call_start_batch (the grpc_call is read before).
+*/
+static void set_pending(rmq_call_t *k, int pending, bool status_started)
+{
+    pthread_mutex_lock(&k->c->mu);
+    k->pending = pending;
+    k->status_started = status_started;
+    pthread_mutex_unlock(&k->c->mu);
+}
+
 /* Start the first batch of k; on failure k is released and err set (no callback). */
 rsql_err_t rsql_rmq__call_start(rmq_call_t *k, rsql_error_t *err)
 {
@@ -272,10 +290,11 @@ rsql_err_t rsql_rmq__call_start(rmq_call_t *k, rsql_error_t *err)
     n++;
     if (k->rpc->kind == RMQ_BIDI) {
         /* Telemetry: metadata goes first; messages go through the write queue. */
-        k->pending = 1;
-        grpc_call_error e = grpc_call_start_batch(k->gcall, ops, n, &k->t_main, NULL);
+        grpc_call *gc = k->gcall; /* read before set_pending: see there */
+        set_pending(k, 1, false);
+        grpc_call_error e = grpc_call_start_batch(gc, ops, n, &k->t_main, NULL);
         if (e != GRPC_CALL_OK) {
-            k->pending = 0;
+            set_pending(k, 0, false);
             rsql_rmq__call_release(k);
             return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
                                   "gRPC refused to start %s (%d)", "Telemetry", (int)e);
@@ -299,12 +318,12 @@ rsql_err_t rsql_rmq__call_start(rmq_call_t *k, rsql_error_t *err)
         ops[n].data.recv_status_on_client.status = &k->gstatus;
         ops[n].data.recv_status_on_client.status_details = &k->gdetails;
         n++;
-        k->status_started = true;
     }
-    k->pending = 1;
-    grpc_call_error e = grpc_call_start_batch(k->gcall, ops, n, &k->t_main, NULL);
+    grpc_call *gc = k->gcall; /* read before set_pending: see there */
+    set_pending(k, 1, k->rpc->kind == RMQ_UNARY);
+    grpc_call_error e = grpc_call_start_batch(gc, ops, n, &k->t_main, NULL);
     if (e != GRPC_CALL_OK) {
-        k->pending = 0;
+        set_pending(k, 0, k->rpc->kind == RMQ_UNARY);
         const char *name = k->rpc->name;
         rsql_rmq__call_release(k);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
@@ -391,11 +410,10 @@ rsql_err_t rsql_rmq__call_status_err(rmq_call_t *k, rsql_error_t *err)
 /* ---- completion-queue events --------------------------------------------------------------- */
 
 /* See rmq_client_int.h. */
-void rsql_rmq__call_handle(rmq_tag_t *t, bool ok)
+void rsql_rmq__call_handle(rsql_rmq_client_t *c, rmq_tag_t *t, bool ok)
 {
+    pthread_mutex_lock(&c->mu); /* before anything of the call is read (see set_pending) */
     rmq_call_t *k = t->call;
-    rsql_rmq_client_t *c = k->c;
-    pthread_mutex_lock(&c->mu);
     k->pending--;
     pthread_mutex_unlock(&c->mu);
     if (k->rpc->kind == RMQ_UNARY) {

@@ -315,7 +315,7 @@ static void *client_thread(void *arg)
             break;
         }
         if (ev.type == GRPC_OP_COMPLETE) {
-            rsql_rmq__call_handle(ev.tag, ev.success != 0);
+            rsql_rmq__call_handle(c, ev.tag, ev.success != 0);
             /* a completion may schedule the Telemetry re-open (rsql_rmq__tele_broken): wake
                for it, not only at the timer computed before (up to a heartbeat away) */
             pthread_mutex_lock(&c->mu);

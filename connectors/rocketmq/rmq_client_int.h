@@ -182,10 +182,10 @@ bool rsql_rmq__call_take_recv(rmq_call_t *k, rmq_bytes_t *out);
 /* The gRPC status of a finished call as err (RSQL_OK when OK). */
 rsql_err_t rsql_rmq__call_status_err(rmq_call_t *k, rsql_error_t *err);
 /*
-** One completion-queue event: the batch of tag t finished (ok = ev.success).
+** One completion-queue event of client c: the batch of tag t finished (ok = ev.success).
 ** @locality client thread
 */
-void rsql_rmq__call_handle(rmq_tag_t *t, bool ok);
+void rsql_rmq__call_handle(rsql_rmq_client_t *c, rmq_tag_t *t, bool ok);
 
 /* ---- rmq_telemetry.c ----------------------------------------------------------------------- */
 
