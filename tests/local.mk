@@ -1,6 +1,6 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
 EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_pipeline.h \
-	tests/lib/cu_session.h
+	tests/lib/cu_session.h tests/tsan.supp
 
 check_PROGRAMS += tests/sql/slt_runner
 tests_sql_slt_runner_SOURCES = tests/sql/slt_runner.c
@@ -9,10 +9,13 @@ tests_sql_slt_runner_LDADD = $(RSQL_LIBS)
 TEST_EXTENSIONS = .slt .sh
 SLT_LOG_COMPILER = $(top_builddir)/tests/sql/slt_runner
 SH_LOG_COMPILER = bash
+# (TSAN_OPTIONS matters only in a --enable-sanitizers=thread build: tests/tsan.supp says why.)
 AM_TESTS_ENVIRONMENT = \
 	RSQL_SRCDIR='$(abs_top_srcdir)'; export RSQL_SRCDIR; \
 	RSQL_BUILDDIR='$(abs_top_builddir)'; export RSQL_BUILDDIR; \
-	RSQL_CC='$(CC)'; export RSQL_CC;
+	RSQL_CC='$(CC)'; export RSQL_CC; \
+	TSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/tsan.supp $${TSAN_OPTIONS:-}"; \
+	export TSAN_OPTIONS;
 
 # Every golden file, listed (t_tests_listed.sh fails when one is missing here).
 SLT_TESTS = \
