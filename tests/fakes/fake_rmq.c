@@ -575,7 +575,8 @@ fake_rmq_t *fake_rmq_start(void)
     }
     pthread_mutex_unlock(&f->mu);
     f->cq_started = pthread_create(&f->cq_thread, NULL, cq_main, f) == 0;
-    f->accept_started = f->cq_started && pthread_create(&f->accept_thread, NULL, accept_main, f) == 0;
+    f->accept_started =
+        f->cq_started && pthread_create(&f->accept_thread, NULL, accept_main, f) == 0;
     if (!f->accept_started) {
         fprintf(stderr, "fake_rmq: cannot start its threads\n");
         fake_rmq_stop(f);

@@ -250,7 +250,8 @@ void fk_svc_wake_polls(fake_rmq_t *f, const char *topic)
 static void on_receive(fcall_t *k, const uint8_t *p, size_t n)
 {
     fake_rmq_t *f = k->f;
-    PB(ReceiveMessageRequest) *r = apache__rocketmq__v2__receive_message_request__unpack(NULL, n, p);
+    PB(ReceiveMessageRequest) *r =
+        apache__rocketmq__v2__receive_message_request__unpack(NULL, n, p);
     if (!r) {
         fk_out_status(k, GRPC_STATUS_INVALID_ARGUMENT);
         fk_pump(k);

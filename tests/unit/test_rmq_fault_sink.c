@@ -92,8 +92,9 @@ static void snk_open(snk_t *x, fake_rmq_t *f, bool fifo, const char *const *kv,
     x->conf = (rsql_rmq_conf_t *)rsql_optset_conf(x->opts, RSQL_CONF_CONNECTOR);
     x->conf->request_timeout_ms = request_timeout_ms; /* below the engine's bounds for hangs */
     x->ops = rsql_connector_find("rocketmq-grpc")->sink;
-    rsql_sink_ctx_t ctx = {"out",  "pipe-1", x->opts, x->conf,    rsql_optset_conf(x->opts, RSQL_CONF_FORMAT),
-                           ncols, cols,     types2,  on_deliver, x};
+    rsql_sink_ctx_t ctx = {"out", "pipe-1", x->opts, x->conf,
+                           rsql_optset_conf(x->opts, RSQL_CONF_FORMAT),
+                           ncols, cols, types2, on_deliver, x};
     CU_ASSERT_EQUAL_FATAL(x->ops->open(&ctx, &x->k, &x->err), RSQL_OK);
 }
 

@@ -317,7 +317,8 @@ static void test_fault_source_receive_errors(void)
 
 /*
 ** The connection is cut while every long poll waits: the source's polls fail, the channel
-** reconnects, the polls resume and every message put afterwards is delivered and acked once.
+** reconnects, the polls resume and every message put afterwards is delivered and acked once;
+** the Telemetry stream is re-opened with the Settings.
 */
 static void test_fault_source_drop_resume(void)
 {
@@ -339,6 +340,11 @@ static void test_fault_source_drop_resume(void)
     CU_ASSERT_EQUAL(src_take(&x, 20, NULL, NULL, NULL), 20);
     int all = 25;
     FAKE_WAIT(f, fk_pred_acked, &all);
+    /* the cut ended the Telemetry stream too: it is re-opened and the Settings sent again
+       (the proxy needs them for the consumer) */
+    FAKE_WAIT_CALLS(f, FAKE_TELEMETRY, st0.calls[FAKE_TELEMETRY] + 1);
+    int one = 1;
+    FAKE_WAIT(f, fk_pred_telemetry_open, &one);
     src_close(&x);
     fake_stats_t st;
     fake_rmq_stats(f, &st);
@@ -452,6 +458,32 @@ static void test_fault_source_lite_throttle(void)
     fake_rmq_stop(f);
 }
 
+/*
+** Lite mode with source.lite-topics: the broker refuses the PARTIAL_ADD (a bad lite topic):
+** open fails with its status, after the client had started (COMPLETE_ADD answered), and
+** nothing is left behind (the ASan build checks).
+*/
+static void test_fault_source_lite_subscribe_refused(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_LITE, 1);
+    fake_answer_t normal = {0}, illegal = {.code = RSQL_RMQ_CODE_ILLEGAL_LITE_TOPIC};
+    fake_rmq_script(f, FAKE_SYNC_LITE, 1, &normal);
+    fake_rmq_script(f, FAKE_SYNC_LITE, 1, &illegal);
+    static const char *const kv[] = {"source.mode", "lite", "source.lite-topics", "a, b", NULL};
+    src_t x;
+    src_opts(&x, f, kv);
+    CU_ASSERT_NOT_EQUAL(src_start(&x), RSQL_OK);
+    CU_ASSERT_EQUAL(x.err.remote_code, RSQL_RMQ_CODE_ILLEGAL_LITE_TOPIC);
+    CU_ASSERT_PTR_NULL(x.s);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.calls[FAKE_SYNC_LITE], 2);
+    CU_ASSERT_EQUAL(st.calls[FAKE_NOTIFY], 1); /* the client said goodbye */
+    src_close(&x);
+    fake_rmq_stop(f);
+}
+
 static CU_TestInfo source_tests[] = {
     {"fault_source_acks_batched", test_fault_source_acks_batched},
     {"fault_source_ack_partial", test_fault_source_ack_partial},
@@ -464,6 +496,7 @@ static CU_TestInfo source_tests[] = {
     {"fault_source_drop_resume", test_fault_source_drop_resume},
     {"fault_source_close_inflight", test_fault_source_close_inflight},
     {"fault_source_lite_throttle", test_fault_source_lite_throttle},
+    {"fault_source_lite_subscribe_refused", test_fault_source_lite_subscribe_refused},
     CU_TEST_INFO_NULL,
 };
 
