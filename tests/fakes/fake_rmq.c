@@ -355,7 +355,6 @@ static void on_recv(fcall_t *k, bool ok)
 static void handle(ftag_t *t, bool ok)
 {
     fcall_t *k = t->k;
-    fake_rmq_t *f = k ? k->f : NULL;
     if (!k) {
         return;
     }
@@ -385,7 +384,6 @@ static void handle(ftag_t *t, bool ok)
     default:
         break;
     }
-    (void)f;
     maybe_free(k);
 }
 

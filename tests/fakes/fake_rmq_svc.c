@@ -98,7 +98,7 @@ static uint8_t *pack_message(fake_rmq_t *f, size_t idx, int64_t invisible_ms, si
     stored.seconds = m->store_set ? m->store_s : wall_s();
     inv.seconds = invisible_ms / 1000;
     inv.nanos = (int32_t)(invisible_ms % 1000) * 1000000;
-    char *tag = m->tag, *keys[1] = {NULL};
+    char *tag = m->tag;
     sp.message_id = m->message_id;
     sp.body_encoding = m->encoding == 2 ? PBC(ENCODING__GZIP) : PBC(ENCODING__IDENTITY);
     sp.message_type = m->lite_topic ? PBC(MESSAGE_TYPE__LITE)
@@ -130,7 +130,6 @@ static uint8_t *pack_message(fake_rmq_t *f, size_t idx, int64_t invisible_ms, si
         sp._lite_topic_case = PBC(SYSTEM_PROPERTIES___LITE_TOPIC_LITE_TOPIC);
         sp.lite_topic = m->lite_topic;
     }
-    (void)keys;
     pm.system_properties = m->no_sys ? NULL : &sp;
     /* the user properties (a huge map for the hostile-input tests) */
     PB(Message__UserPropertiesEntry) *pe = NULL, **ppe = NULL;

@@ -213,7 +213,7 @@ static void test_fault_client_start(void)
     CU_ASSERT_EQUAL(st.calls[FAKE_QUERY_ROUTE], 1 + 3);
     rsql_rmq_client_destroy(c);
 
-    fake_rmq_script(f, FAKE_QUERY_ROUTE, 5, &unavailable);
+    fake_rmq_script(f, FAKE_QUERY_ROUTE, 3, &unavailable); /* as many as the client tries */
     e = start_fails(f, RSQL_RMQ_SIMPLE_CONSUMER, 1000);
     CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "UNAVAILABLE"));
     fake_rmq_stats(f, &st);
