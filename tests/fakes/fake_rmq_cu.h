@@ -66,6 +66,13 @@ static inline bool fk_pred_inflight_none(const fake_stats_t *st, void *arg)
     return st->inflight == 0;
 }
 
+/* For fake_rmq_wait_msg: the message is acked. */
+static inline bool fk_msg_acked(const fake_msg_info_t *mi, void *arg)
+{
+    (void)arg;
+    return mi->state == FAKE_ACKED;
+}
+
 /* Every stored message of the fake, checked: acked at most once with a valid handle, never
    acked with a replaced handle, and no ack named an unknown handle. */
 static inline void fk_assert_clean_acks(fake_rmq_t *f)

@@ -402,12 +402,6 @@ static bool msg_changed(const fake_msg_info_t *mi, void *arg)
     return mi->changes >= *(const int *)arg;
 }
 
-static bool msg_acked(const fake_msg_info_t *mi, void *arg)
-{
-    (void)arg;
-    return mi->state == FAKE_ACKED;
-}
-
 /*
 ** Lite mode with at most one message of a lite topic in the pipeline: the messages over the
 ** share are deferred (ChangeInvisibleDuration of throttle.defer, suspend = false so the broker
@@ -447,9 +441,9 @@ static void test_fault_source_lite_throttle(void)
     CU_ASSERT_TRUE(info(f, a1).last_suspend);
     src_commit(&x, &p[0], RSQL_OUTCOME_WRITTEN);
     src_commit(&x, &p[1], RSQL_OUTCOME_WRITTEN);
-    CU_ASSERT_TRUE(fake_rmq_wait_msg(f, a1, msg_acked, NULL, FAULT_WAIT_MS));
+    CU_ASSERT_TRUE(fake_rmq_wait_msg(f, a1, fk_msg_acked, NULL, FAULT_WAIT_MS));
     CU_ASSERT_EQUAL(src_take(&x, 1, NULL, NULL, NULL), 1); /* a2, now admitted */
-    CU_ASSERT_TRUE(fake_rmq_wait_msg(f, a2, msg_acked, NULL, FAULT_WAIT_MS));
+    CU_ASSERT_TRUE(fake_rmq_wait_msg(f, a2, fk_msg_acked, NULL, FAULT_WAIT_MS));
     src_close(&x);
     CU_ASSERT(info(f, a2).deliveries >= 2);
     assert_all_acked_once(f, a1, 1);
