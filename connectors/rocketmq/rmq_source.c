@@ -413,12 +413,13 @@ static void rs_commit_record(rsql_source_t *s, const rsql_record_t *rec,
     int action = outcome->kind == RSQL_OUTCOME_FAILED ? P_RELEASE
                  : outcome->kind == RSQL_OUTCOME_DEAD_LETTERED && s->native_dlq ? P_DLQ
                                                                                : P_ACK;
-    if (!h->m->receipt_handle) {
-        action = P_RELEASE; /* a bad message without a receipt handle cannot be acked */
-    }
     ack_batch_t *ab = NULL;
     held_t *to_dlq = NULL;
     pthread_mutex_lock(&s->mu);
+    /* (under s->mu: a renewal's completion replaces the handle, renew_cb) */
+    if (!h->m->receipt_handle) {
+        action = P_RELEASE; /* a bad message without a receipt handle cannot be acked */
+    }
     if (h->renewing) {
         h->pending = action; /* the renewal's completion acts, with the new handle */
         pthread_mutex_unlock(&s->mu);
