@@ -30,6 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The one partition's name (a record's offset counts the rows generated). */
+#define DG_PARTITION "datagen"
+
 typedef struct dg_col {
     rsql_type_t type;
     bool sequence;
@@ -158,7 +161,7 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         s->hard_limit = s->limit;
     }
     for (int i = 0; i < ctx->n_resume; i++) {
-        if (strcmp(ctx->resume_partitions[i], "datagen") == 0 && ctx->resume_offsets[i] > 0) {
+        if (strcmp(ctx->resume_partitions[i], DG_PARTITION) == 0 && ctx->resume_offsets[i] > 0) {
             s->emitted = ctx->resume_offsets[i];
         }
     }
@@ -308,7 +311,7 @@ static int dg_partition_count(rsql_source_t *s)
 static const char *dg_partition_name(rsql_source_t *s, uint32_t partition)
 {
     (void)s;
-    return partition == 0 ? "datagen" : NULL;
+    return partition == 0 ? DG_PARTITION : NULL;
 }
 
 /* Rows this run will produce (number-of-rows or the sequences' length, less the resume point). */

@@ -25,6 +25,9 @@
 #include <stdarg.h>
 #include <strings.h>
 
+/* The one source the target can open and poll without any outside resource. */
+extern const rsql_connector_def_t rsql_datagen_conn_def;
+
 #define MAX_COLS 8
 #define MAX_KVS 24
 
@@ -148,7 +151,7 @@ static void use_table(const rsql_connector_def_t *c, rsql_optset_t *set, int n,
         }
     }
     rsql_buf_deinit(&b);
-    if (sides[RSQL_SIDE_SOURCE] && c->source && strcmp(c->name, "datagen") == 0) {
+    if (sides[RSQL_SIDE_SOURCE] && c == &rsql_datagen_conn_def) {
         poll_datagen(c, set, n, cols, types);
     }
 }
