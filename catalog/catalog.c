@@ -534,7 +534,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
         if (rsql_catalog__bind_text(st, 1, def->name) != SQLITE_OK ||
             sqlite3_bind_int(st, 2, i) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 3, c->name) != SQLITE_OK ||
-            rsql_catalog__bind_text(st, 4, rsql_type_name(c->type)) != SQLITE_OK ||
+            rsql_catalog__bind_text(st, 4, c->desc ? c->desc->text : rsql_type_name(c->type)) !=
+                SQLITE_OK ||
             sqlite3_bind_int(st, 5, c->not_null ? 1 : 0) != SQLITE_OK) {
             rc = bind_err(cat, err);
         } else {
@@ -600,6 +601,12 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         c->not_null = sqlite3_column_int(st, 2) != 0;
         const char *tname = (const char *)sqlite3_column_text(st, 1);
         int t = tname ? rsql_type_from_name(tname) : -1;
+        const rsql_tdesc_t *desc = NULL;
+        if (tname && (t < 0 || rsql_type_is_param((rsql_type_t)t) || t == RSQL_TYPE_DATE) &&
+            rsql_tdesc_parse(tname, strlen(tname), &desc, NULL, NULL) == RSQL_OK) {
+            t = (int)desc->type; /* DECIMAL(p, s), DATE, ROW<...>, ARRAY<...>, MAP<...> */
+        }
+        c->desc = desc;
         if ((rc = rsql_catalog__col_dup(st, 0, &c->name, err)) != RSQL_OK) {
             break;
         }

@@ -48,6 +48,7 @@ typedef struct rsql_col {
     char *name;
     rsql_type_t type;
     bool not_null;
+    const rsql_tdesc_t *desc; /* DECIMAL/DATE/ROW/ARRAY/MAP: the interned full type; else NULL */
 } rsql_col_t;
 
 /* A table as stored. All strings owned by the struct (rsql_table_def_free). */

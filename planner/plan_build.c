@@ -307,10 +307,29 @@ static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel
     rsql_bexpr_t *x = it->expr;
     o->name = col->name;
     o->type = col->type;
+    o->desc = rsql_type_is_param(col->type) ? col->desc : NULL;
     o->not_null = col->not_null;
     if (col->not_null && x->kind == RSQL_BX_CONST && x->value.is_null) {
         return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
                               "cannot insert NULL into column '%s' which is NOT NULL", col->name);
+    }
+    if (rsql_type_is_param(col->type) && x->type != RSQL_TYPE_NULL) {
+        /* DECIMAL from DECIMAL or an integer (rescaled; overflow is an eval error), a
+           nested type from exactly the same nested type */
+        const rsql_tdesc_t *cd = rsql_tdesc_of(col->type, col->desc);
+        const rsql_tdesc_t *xd = rsql_tdesc_of(x->type, x->desc);
+        bool ok = col->type == RSQL_TYPE_DECIMAL
+                      ? x->type == RSQL_TYPE_DECIMAL || x->type == RSQL_TYPE_INT ||
+                            x->type == RSQL_TYPE_BIGINT
+                      : cd == xd;
+        if (!ok) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
+                                  "cannot insert %s into column '%s' of type %s",
+                                  xd ? xd->text : rsql_type_name(x->type), col->name,
+                                  cd ? cd->text : rsql_type_name(col->type));
+        }
+        o->expr = rsql_plan__cast_desc(plan->arena, x, cd, true);
+        return o->expr ? RSQL_OK : nomem_err(err);
     }
     if (!rsql_type_widens(x->type, col->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
@@ -527,6 +546,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
         for (int i = 0; i < n_items; i++) {
             plan->outputs[i].name = items[i].name;
             plan->outputs[i].type = items[i].expr->type;
+            plan->outputs[i].desc = items[i].expr->desc;
             plan->outputs[i].expr = items[i].expr;
         }
         if (sel->has_limit) {

@@ -22,6 +22,15 @@ typedef struct rsql_bind {
     const rsql_table_def_t *table; /* the FROM table (its columns are the row) */
 } rsql_bind_t;
 
+/* CAST(v AS the type of desc): rsql_plan__cast_value with DECIMAL's precision and scale. */
+rsql_err_t rsql_plan__cast_value_desc(const rsql_value_t *v, rsql_type_t to,
+                                      const rsql_tdesc_t *desc, rsql_eval_ctx_t *ctx,
+                                      rsql_arena_t *a, rsql_pos_t pos, rsql_value_t *out,
+                                      rsql_error_t *err);
+/* CAST(child AS desc's type), marked implicit; child itself when it already has that type. */
+rsql_bexpr_t *rsql_plan__cast_desc(rsql_arena_t *a, rsql_bexpr_t *child, const rsql_tdesc_t *desc,
+                                   bool implicit);
+
 /* Bind and type-check one AST expression. NULL with err set. */
 rsql_bexpr_t *rsql_plan__bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
 

@@ -92,7 +92,8 @@ rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
     static const char *const cols[] = {"column", "type", "nullable"};
     rsql_result_t *r = table_result(3, cols);
     for (int i = 0; r && i < def->n_columns; i++) {
-        const char *row[] = {def->columns[i].name, rsql_type_name(def->columns[i].type),
+        const char *row[] = {def->columns[i].name, def->columns[i].desc ? def->columns[i].desc->text
+                                                    : rsql_type_name(def->columns[i].type),
                              def->columns[i].not_null ? "NO" : "YES"};
         if (rsql_result_add_row(r, row) != RSQL_OK) {
             rsql_result_destroy(r);
@@ -158,7 +159,8 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         put_ident(&b, def->columns[i].name);
-        rsql_buf_printf(&b, " %s%s%s\n", rsql_type_name(def->columns[i].type),
+        rsql_buf_printf(&b, " %s%s%s\n", def->columns[i].desc ? def->columns[i].desc->text
+                                                    : rsql_type_name(def->columns[i].type),
                         def->columns[i].not_null ? " NOT NULL" : "",
                         i + 1 < def->n_columns ? "," : "");
     }

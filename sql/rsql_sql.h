@@ -50,7 +50,9 @@ typedef enum rsql_expr_kind {
     RSQL_EX_BETWEEN, /* left [NOT] BETWEEN right AND third */
     RSQL_EX_CASE,    /* CASE [left] WHEN args[0] THEN args[1] ... [ELSE right] END */
     RSQL_EX_CAST,    /* CAST(left AS cast_type) */
-    RSQL_EX_FUNC     /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FUNC,    /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FIELD,   /* left.name: a ROW field (a.b alone parses as COLUMN b qualified by a) */
+    RSQL_EX_INDEX    /* left[right]: an ARRAY element (1-based) or a MAP value */
 } rsql_expr_kind_t;
 
 typedef enum rsql_op {
@@ -83,6 +85,9 @@ typedef struct rsql_type_spec {
     rsql_type_t type;
     int precision; /* TIMESTAMP(p): p as written (only 3 accepted by the binder); else -1 */
     rsql_pos_t pos;
+    /* DECIMAL, DATE, ROW, ARRAY, MAP: the interned descriptor of the type text (parsed from
+       the written span by rsql_tdesc_parse); NULL for the other types */
+    const rsql_tdesc_t *desc;
 } rsql_type_spec_t;
 
 typedef struct rsql_expr rsql_expr_t;

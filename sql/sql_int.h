@@ -125,6 +125,11 @@ rsql_expr_t *rsql_sql__expr_substring(rsql_parse_t *p, const rsql_token_t *name,
                                       const rsql_token_t *rp);
 void rsql_sql__expr_list_push(rsql_parse_t *p, rsql_expr_list_t *l, rsql_expr_t *x);
 
+rsql_type_spec_t rsql_sql__type_text(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *first,
+                                     const rsql_token_t *last);
+rsql_expr_t *rsql_sql__expr_field(rsql_parse_t *p, rsql_expr_t *x, const rsql_ident_t *name);
+rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *i,
+                                  const rsql_token_t *rb);
 rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *t,
                                 const rsql_token_t *precision, const rsql_token_t *rp);
 rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,

@@ -36,13 +36,14 @@
 /* Tokens the tokenizer produces that no rule uses: declared first so their
  * codes exist.  SEMI ends a statement and is never fed to the parser. */
 %token SEMI.
+%token LB RB.
 
 /* ---- keywords that stay usable as names (non-reserved): when a keyword
  * has no action in the current state, the parser retries it as ID. */
 %fallback ID
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
     FOR IF INSERT INT JOB JOBS OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
-    TIMESTAMP VARCHAR WITH.
+    TIMESTAMP VARCHAR WITH DECIMAL DATE ROW ARRAY MAP.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -53,6 +54,7 @@
 %left PLUS MINUS CONCAT.
 %left STAR SLASH REM.
 %right UMINUS.
+%left DOT LB.
 
 input ::= cmd(X). { rsql_sql__finish(pctx, X); }
 
@@ -111,6 +113,26 @@ typespec(A) ::= TIMESTAMP(X). { A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X
 typespec(A) ::= TIMESTAMP(X) LP INTEGER(P) RP(R). {
     A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X, &P, &R);
 }
+
+/* DECIMAL, DATE and the nested types: the span's text is parsed into a type descriptor */
+typespec(A) ::= DECIMAL(X). { A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &X); }
+typespec(A) ::= DECIMAL(X) LP INTEGER RP(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &R);
+}
+typespec(A) ::= DECIMAL(X) LP INTEGER COMMA INTEGER RP(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &R);
+}
+typespec(A) ::= DATE(X). { A = rsql_sql__type_text(pctx, RSQL_TYPE_DATE, &X, &X); }
+typespec(A) ::= ARRAY(X) LT typespec GT(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_ARRAY, &X, &R);
+}
+typespec(A) ::= MAP(X) LT typespec COMMA typespec GT(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_MAP, &X, &R);
+}
+typespec(A) ::= ROW(X) LT rowfields GT(R). { A = rsql_sql__type_text(pctx, RSQL_TYPE_ROW, &X, &R); }
+typespec(A) ::= ROW(X) LP rowfields RP(R). { A = rsql_sql__type_text(pctx, RSQL_TYPE_ROW, &X, &R); }
+rowfields ::= nm typespec.
+rowfields ::= rowfields COMMA nm typespec.
 
 %type with_opt {sql_vec_t}
 with_opt(A) ::= . { A = (sql_vec_t){0, NULL}; }
@@ -242,7 +264,8 @@ cmd(A) ::= SHOW JOB RUNS nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_JOB_RU
 
 expr(A) ::= LP(L) expr(X) RP(R). { A = rsql_sql__expr_paren(pctx, &L, X, &R); }
 expr(A) ::= nm(X). { A = rsql_sql__expr_column(pctx, NULL, &X); }
-expr(A) ::= nm(Q) DOT nm(X). { A = rsql_sql__expr_column(pctx, &Q, &X); }
+expr(A) ::= expr(Q) DOT nm(X). { A = rsql_sql__expr_field(pctx, Q, &X); }
+expr(A) ::= expr(X) LB expr(I) RB(R). { A = rsql_sql__expr_index(pctx, X, I, &R); }
 expr(A) ::= INTEGER(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= FLOAT(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= STRING(X). { A = rsql_sql__expr_literal(pctx, &X); }
