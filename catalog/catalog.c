@@ -448,7 +448,8 @@ static rsql_err_t check_table_def(const rsql_table_def_t *def, rsql_error_t *err
     }
     for (int i = 0; i < def->n_columns; i++) {
         rsql_type_t t = def->columns[i].type;
-        if (!def->columns[i].name || t <= RSQL_TYPE_NULL || t > RSQL_TYPE_TIMESTAMP) {
+        if (!def->columns[i].name || t <= RSQL_TYPE_NULL || t > RSQL_TYPE_MAP ||
+            (rsql_type_is_nested(t) && !def->columns[i].desc)) {
             return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
                                   "catalog: table '%s': invalid column %d", def->name, i + 1);
         }

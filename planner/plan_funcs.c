@@ -124,6 +124,30 @@ static rsql_err_t bind_char_length(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
     return RSQL_OK;
 }
 
+/* CARDINALITY(array | map): the number of elements or entries (INT). */
+static rsql_err_t bind_cardinality(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                   rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    rsql_type_t t = call->args[0]->type;
+    if (t != RSQL_TYPE_ARRAY && t != RSQL_TYPE_MAP && t != RSQL_TYPE_NULL) {
+        return arg_error(call, 0, "an ARRAY or a MAP", err);
+    }
+    call->type = RSQL_TYPE_INT;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_cardinality(const rsql_bexpr_t *call, const rsql_value_t *args,
+                                   rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    (void)ctx;
+    (void)err;
+    out->v.i = args[0].v.c ? (int64_t)args[0].v.c->n : 0;
+    return RSQL_OK;
+}
+
 static rsql_err_t bind_substring(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
                                  rsql_error_t *err)
 {
@@ -522,6 +546,7 @@ static const rsql_func_t funcs[] = {
     {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil},
     {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil},
     {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
+    {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality},
     {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
     {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL},
     {"CONCAT", 1, -1, S, bind_concat, eval_concat},

@@ -326,6 +326,9 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
             rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
             goto done;
         }
+        for (int i = 0; i < src_cols.n && i < plan->source.def->n_columns; i++) {
+            rsql_decoder_set_desc(x.dec, i, plan->source.def->columns[i].desc);
+        }
     }
 
     rsql_pipeline_conf_t conf;

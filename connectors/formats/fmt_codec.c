@@ -30,6 +30,7 @@ static void conf_deinit(fmt_conf_t *c)
     rsql_free(c->names);
     rsql_free(c->name_lens);
     rsql_free(c->types);
+    rsql_free(c->descs);
     rsql_free(c->csv_null);
     memset(c, 0, sizeof *c);
 }
@@ -65,7 +66,8 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
     c->names = rsql_calloc((size_t)n, sizeof *c->names);
     c->name_lens = rsql_calloc((size_t)n, sizeof *c->name_lens);
     c->types = rsql_calloc((size_t)n, sizeof *c->types);
-    if (!c->names || !c->name_lens || !c->types) {
+    c->descs = rsql_calloc((size_t)(n ? n : 1), sizeof *c->descs);
+    if (!c->names || !c->name_lens || !c->types || !c->descs) {
         goto nomem;
     }
     for (int i = 0; i < n; i++) {
@@ -228,4 +230,16 @@ void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size)
 {
     int cut = n > 40 ? 40 : (int)n;
     snprintf(buf, size, "\"%.*s%s\"", cut, s, n > 40 ? "..." : "");
+}
+
+/*
+** Give column col of dec its full type (DECIMAL(p, s), ROW, ARRAY, MAP);
+** interned, so nothing is copied. Without it a DECIMAL column reads as
+** DECIMAL(10, 0) and a nested column as NULL.
+*/
+void rsql_decoder_set_desc(rsql_decoder_t *dec, int col, const rsql_tdesc_t *desc)
+{
+    if (dec && col >= 0 && col < dec->c.n && (!desc || desc->type == dec->c.types[col])) {
+        dec->c.descs[col] = desc;
+    }
 }

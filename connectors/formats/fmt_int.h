@@ -19,6 +19,7 @@ typedef struct fmt_conf {
     char **names;
     size_t *name_lens;
     rsql_type_t *types;
+    const rsql_tdesc_t **descs; /* per column: DECIMAL/ROW/ARRAY/MAP's full type, or NULL */
     bool json_fail_missing; /* json.fail-on-missing-field */
     bool json_ts_millis;    /* json.timestamp-format = epoch-millis (write numbers) */
     bool json_ts_iso;       /* json.timestamp-format = iso-8601 (write ...T...Z) */
