@@ -32,6 +32,7 @@ SLT_TESTS = \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
 	tests/sql/semantic/names.slt \
+	tests/sql/semantic/nested_types.slt \
 	tests/sql/semantic/types.slt \
 	tests/sql/syntax/invalid.slt
 TESTS += $(SLT_TESTS)
