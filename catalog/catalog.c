@@ -535,7 +535,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
         if (rsql_catalog__bind_text(st, 1, def->name) != SQLITE_OK ||
             sqlite3_bind_int(st, 2, i) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 3, c->name) != SQLITE_OK ||
-            rsql_catalog__bind_text(st, 4, c->desc ? c->desc->text : rsql_type_name(c->type)) !=
+            rsql_catalog__bind_text(st, 4, rsql_type_is_param(c->type) && c->desc ? c->desc->text
+                                                                    : rsql_type_name(c->type)) !=
                 SQLITE_OK ||
             sqlite3_bind_int(st, 5, c->not_null ? 1 : 0) != SQLITE_OK) {
             rc = bind_err(cat, err);

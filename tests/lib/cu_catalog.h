@@ -41,6 +41,7 @@ static int cu_catalog_create(rsql_catalog_t *cat, const char *sql)
         cols[i].name = (char *)st->columns[i].name.name;
         cols[i].type = st->columns[i].type.type;
         cols[i].not_null = st->columns[i].not_null;
+        cols[i].desc = st->columns[i].type.desc;
     }
     for (int i = 0; i < st->n_options; i++) {
         opts[i].key = (char *)st->options[i].key;
