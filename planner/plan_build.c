@@ -270,6 +270,7 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                 }
                 col->column = c;
                 col->name = t->columns[c].name;
+                col->desc = rsql_type_is_param(col->type) ? t->columns[c].desc : NULL;
                 items[k].expr = col;
                 items[k].pos = e->pos;
                 items[k].name = t->columns[c].name;

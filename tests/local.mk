@@ -43,6 +43,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_log_level.sh \
+	tests/integration/t_nested_json.sh \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
