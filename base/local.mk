@@ -50,3 +50,11 @@ tests_unit_test_value_SOURCES = tests/unit/test_value.c
 tests_unit_test_value_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_value_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_exact
+TESTS += tests/unit/test_exact
+tests_unit_test_exact_SOURCES = tests/unit/test_exact.c
+tests_unit_test_exact_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_exact_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
