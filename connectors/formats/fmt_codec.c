@@ -22,8 +22,22 @@ bool rsql_format_known(const char *format)
                       strcasecmp(format, "raw") == 0);
 }
 
+static void need_free(fmt_need_t *kids, int n, const rsql_tdesc_t *d)
+{
+    for (int i = 0; kids && i < n; i++) {
+        const rsql_tdesc_t *cd = d && d->type == RSQL_TYPE_ROW ? d->children[i] : NULL;
+        need_free(kids[i].kids, cd && cd->type == RSQL_TYPE_ROW ? cd->n : 0, cd);
+    }
+    rsql_free(kids);
+}
+
 static void conf_deinit(fmt_conf_t *c)
 {
+    for (int i = 0; c->needs && i < c->n; i++) {
+        const rsql_tdesc_t *d = c->descs ? c->descs[i] : NULL;
+        need_free(c->needs[i].kids, d && d->type == RSQL_TYPE_ROW ? d->n : 0, d);
+    }
+    rsql_free(c->needs);
     for (int i = 0; c->names && i < c->n; i++) {
         rsql_free(c->names[i]);
     }
@@ -242,4 +256,49 @@ void rsql_decoder_set_desc(rsql_decoder_t *dec, int col, const rsql_tdesc_t *des
     if (dec && col >= 0 && col < dec->c.n && (!desc || desc->type == dec->c.types[col])) {
         dec->c.descs[col] = desc;
     }
+}
+
+/*
+** From now on dec builds only what rsql_decoder_use marks: every other
+** column (and ROW field) is skipped and NULL. RSQL_ERR_NOMEM or OK.
+*/
+rsql_err_t rsql_decoder_prune(rsql_decoder_t *dec, rsql_error_t *err)
+{
+    if (!dec->c.needs) {
+        dec->c.needs = rsql_calloc((size_t)(dec->c.n ? dec->c.n : 1), sizeof(fmt_need_t));
+        if (!dec->c.needs) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+    }
+    return RSQL_OK;
+}
+
+/*
+** Mark column col as read: all of it (depth 0), or the ROW field path
+** path[0..depth) (field indexes into the column's ROW descriptor; a path
+** that leaves the ROWs marks the rest whole). Needs rsql_decoder_prune.
+*/
+rsql_err_t rsql_decoder_use(rsql_decoder_t *dec, int col, const int *path, int depth,
+                            rsql_error_t *err)
+{
+    fmt_conf_t *c = &dec->c;
+    if (!c->needs || col < 0 || col >= c->n) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "decoder: bad column use");
+    }
+    fmt_need_t *node = &c->needs[col];
+    const rsql_tdesc_t *d = c->descs[col];
+    node->used = true;
+    for (int k = 0; k < depth && !node->all; k++) {
+        if (!d || d->type != RSQL_TYPE_ROW || path[k] < 0 || path[k] >= d->n) {
+            break;
+        }
+        if (!node->kids && !(node->kids = rsql_calloc((size_t)d->n, sizeof(fmt_need_t)))) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        node = &node->kids[path[k]];
+        node->used = true;
+        d = d->children[path[k]];
+    }
+    node->all = true;
+    return RSQL_OK;
 }

@@ -11,7 +11,10 @@
  * and says where the text is wrong ("invalid JSON at byte 17: ..."; bytes
  * count from 0).
  *
- * Rules: unknown keys are skipped (their values still validated); a missing
+ * Rules: unknown keys are skipped (their values still validated), and so
+ * are the columns and ROW fields a statement does not read once the decoder
+ * was told what it reads (rsql_decoder_prune/use: no value is built for
+ * them, and a wrong type there is not an error); a missing
  * key is NULL unless json.fail-on-missing-field; null is NULL for any
  * column; keys match column names exactly, else case-insensitively; the
  * last of duplicate keys wins. Types: BOOLEAN true/false; INT/BIGINT an
@@ -37,21 +40,13 @@
 #include <string.h>
 #include <strings.h>
 
-#define JSON_MAX_DEPTH 64
-
-typedef struct jp {
-    const char *s;
-    size_t n, i;
-    rsql_error_t *err;
-} jp_t;
-
-static rsql_err_t jp_fail(jp_t *p, size_t at, const char *why)
+rsql_err_t jp_fail(jp_t *p, size_t at, const char *why)
 {
     return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "invalid JSON at byte %zu: %s", at,
                           why);
 }
 
-static rsql_err_t jp_unexpected(jp_t *p)
+rsql_err_t jp_unexpected(jp_t *p)
 {
     char why[48];
     if (p->i >= p->n) {
@@ -66,7 +61,7 @@ static rsql_err_t jp_unexpected(jp_t *p)
     return jp_fail(p, p->i, why);
 }
 
-static void jp_ws(jp_t *p)
+void jp_ws(jp_t *p)
 {
     while (p->i < p->n) {
         char c = p->s[p->i];
@@ -137,7 +132,7 @@ static void put_utf8(rsql_buf_t *b, uint32_t cp)
 ** unescaped text is written there (reset first); *raw and *raw_len give the
 ** span between the quotes, *escaped whether it holds escapes.
 */
-static rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len,
+rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len,
                             bool *escaped)
 {
     size_t start = ++p->i;
@@ -225,7 +220,7 @@ static rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *
 }
 
 /* Scan a number at p->i; *is_int when it has no fraction or exponent. */
-static rsql_err_t jp_number(jp_t *p, bool *is_int)
+rsql_err_t jp_number(jp_t *p, bool *is_int)
 {
     size_t at = p->i;
     *is_int = true;
@@ -268,7 +263,7 @@ static rsql_err_t jp_number(jp_t *p, bool *is_int)
     return RSQL_OK;
 }
 
-static bool jp_word(jp_t *p, const char *w)
+bool jp_word(jp_t *p, const char *w)
 {
     size_t k = strlen(w);
     if (p->i + k <= p->n && memcmp(p->s + p->i, w, k) == 0) {
@@ -279,7 +274,7 @@ static bool jp_word(jp_t *p, const char *w)
 }
 
 /* Validate and skip any value at p->i (after whitespace). */
-static rsql_err_t jp_skip(jp_t *p, int depth)
+rsql_err_t jp_skip(jp_t *p, int depth)
 {
     bool is_int;
     if (p->i >= p->n) {
@@ -355,10 +350,6 @@ static rsql_err_t type_error_at(jp_t *p, const char *name, const char *type, con
 }
 #define type_error(p, c, col, got) type_error_at(p, name, rsql_type_name(t), got)
 
-static rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
-                              rsql_arena_t *arena, rsql_value_t *v);
-static rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
-                             const char *name, rsql_arena_t *arena, rsql_value_t *v, int depth);
 
 static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t *arena,
                              rsql_value_t *v)
@@ -373,13 +364,18 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
             v->is_null = true;
             return jp_skip(p, 1);
         }
-        return json_typed(dec, p, d, c->names[col], arena, v, 1);
+        return json_typed(dec, p, d, c->needs ? &c->needs[col] : NULL, c->names[col], arena, v,
+                          1);
     }
     return json_scalar(dec, p, t, c->names[col], arena, v);
 }
 
-static rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
-                              rsql_arena_t *arena, rsql_value_t *v)
+/*
+** One JSON value as a scalar column of type t (not DECIMAL, DATE or a
+** nested type); name is the field's path for errors. See the file comment.
+*/
+rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
+                       rsql_arena_t *arena, rsql_value_t *v)
 {
     size_t at = p->i;
     char got[80], q[56];
@@ -510,274 +506,6 @@ static rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const
 
 #undef type_error
 
-/* The growing list of a nested value's items while it is read (heap; copied into the arena). */
-typedef struct items {
-    rsql_value_t *v;
-    uint32_t n, cap;
-} items_t;
-
-static rsql_value_t *items_add(items_t *it)
-{
-    if (it->n == it->cap) {
-        uint32_t cap = it->cap ? it->cap * 2 : 8;
-        rsql_value_t *g = cap > (1u << 24) ? NULL : rsql_realloc(it->v, cap * sizeof *g);
-        if (!g) {
-            return NULL;
-        }
-        it->v = g;
-        it->cap = cap;
-    }
-    memset(&it->v[it->n], 0, sizeof it->v[0]);
-    return &it->v[it->n++];
-}
-
-/* The composite of desc d with n items copied from it, in arena. */
-static rsql_err_t make_composite(jp_t *p, const rsql_tdesc_t *d, const rsql_value_t *src,
-                                 uint32_t n_items, uint32_t n, rsql_arena_t *arena,
-                                 rsql_value_t *v)
-{
-    rsql_composite_t *c =
-        rsql_arena_alloc(arena, sizeof *c + (size_t)n_items * sizeof(rsql_value_t));
-    if (!c) {
-        return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    c->desc = d;
-    c->n = n;
-    if (n_items) {
-        memcpy(c->items, src, (size_t)n_items * sizeof(rsql_value_t));
-    }
-    memset(v, 0, sizeof *v);
-    v->type = d->type;
-    v->v.c = c;
-    return RSQL_OK;
-}
-
-/* A child's path for errors: name.field, name[i], name['key'] (cut to fit). */
-static void child_name(char *buf, size_t size, const char *name, const rsql_tdesc_t *d,
-                       uint32_t i, const char *key, size_t key_len)
-{
-    if (d->type == RSQL_TYPE_ROW) {
-        snprintf(buf, size, "%s.%s", name, d->names[i]);
-    } else if (d->type == RSQL_TYPE_ARRAY) {
-        snprintf(buf, size, "%s[%u]", name, i + 1);
-    } else {
-        snprintf(buf, size, "%s['%.*s']", name, key_len > 40 ? 40 : (int)key_len, key);
-    }
-}
-
-/*
-** A JSON value as a value of type d: DECIMAL (a number or a numeric
-** string, exact), DATE (a string), ROW (an object; unknown keys skipped,
-** missing fields NULL), ARRAY (an array), MAP (an object), or a scalar as a
-** top-level field reads it. null is NULL at any level.
-*/
-static rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
-                             const char *name, rsql_arena_t *arena, rsql_value_t *v, int depth)
-{
-    char got[80], cname[160];
-    rsql_type_t t = d->type;
-    if (t != RSQL_TYPE_DECIMAL && t != RSQL_TYPE_DATE && !rsql_type_is_nested(t)) {
-        return json_scalar(dec, p, t, name, arena, v);
-    }
-    memset(v, 0, sizeof *v);
-    v->type = t;
-    if (p->i >= p->n) {
-        return jp_unexpected(p);
-    }
-    char ch = p->s[p->i];
-    size_t at = p->i;
-    if (ch == 'n') {
-        if (!jp_word(p, "null")) {
-            return jp_unexpected(p);
-        }
-        v->is_null = true;
-        return RSQL_OK;
-    }
-    if (t == RSQL_TYPE_DECIMAL || t == RSQL_TYPE_DATE) {
-        const char *s;
-        size_t n;
-        bool is_int;
-        if (ch == '"') {
-            if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            if (dec->scratch.oom) {
-                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-            }
-            s = dec->scratch.data ? dec->scratch.data : "";
-            n = dec->scratch.len;
-        } else if (t == RSQL_TYPE_DECIMAL && (ch == '-' || (ch >= '0' && ch <= '9'))) {
-            if (jp_number(p, &is_int) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            s = p->s + at;
-            n = p->i - at;
-        } else {
-            if (jp_skip(p, depth) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            return type_error_at(p, name, d->text,
-                                 ch == '{' ? "object" : ch == '[' ? "array" :
-                                 ch == '"' ? "string" : ch == 't' || ch == 'f' ? "boolean" :
-                                 "number");
-        }
-        rsql_error_t e;
-        rsql_error_clear(&e);
-        rsql_err_t rc = t == RSQL_TYPE_DATE ? rsql_value_parse_date(s, n, &v->v.i, &e)
-                                            : rsql_value_parse_decimal(s, n, d->precision,
-                                                                       d->scale, v, &e);
-        if (rc != RSQL_OK) {
-            int cut = n > 40 ? 40 : (int)n;
-            snprintf(got, sizeof got, "%.*s%s", cut, s, n > 40 ? "..." : "");
-            return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "field '%s': '%s': %s",
-                                  name, got, e.msg);
-        }
-        v->type = t;
-        return RSQL_OK;
-    }
-    bool want_obj = t != RSQL_TYPE_ARRAY;
-    if (ch != (want_obj ? '{' : '[')) {
-        if (jp_skip(p, depth) != RSQL_OK) {
-            return RSQL_ERR_DECODE;
-        }
-        return type_error_at(p, name, d->text,
-                             ch == '{' ? "object" : ch == '[' ? "array" : ch == '"' ? "string" :
-                             ch == 't' || ch == 'f' ? "boolean" : "number");
-    }
-    if (depth >= JSON_MAX_DEPTH) {
-        return jp_fail(p, p->i, "nesting deeper than 64 levels");
-    }
-    p->i++;
-    items_t it = {NULL, 0, 0};
-    rsql_err_t rc = RSQL_OK;
-    uint32_t n = 0;
-    if (t == RSQL_TYPE_ROW) { /* one slot per field, NULL until read */
-        for (int f = 0; f < d->n; f++) {
-            rsql_value_t *slot = items_add(&it);
-            if (!slot) {
-                rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                goto done;
-            }
-            slot->type = d->children[f]->type;
-            slot->is_null = true;
-        }
-        n = (uint32_t)d->n;
-    }
-    jp_ws(p);
-    if (p->i < p->n && p->s[p->i] == (want_obj ? '}' : ']')) {
-        p->i++;
-    } else {
-        for (;;) {
-            jp_ws(p);
-            const char *key = NULL;
-            size_t key_len = 0;
-            int field = -1;
-            if (want_obj) {
-                if (p->i >= p->n || p->s[p->i] != '"') {
-                    rc = p->i >= p->n ? jp_unexpected(p)
-                                      : jp_fail(p, p->i, "expected a string key");
-                    goto done;
-                }
-                if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
-                    rc = RSQL_ERR_DECODE;
-                    goto done;
-                }
-                if (dec->scratch.oom) {
-                    rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                    goto done;
-                }
-                key = dec->scratch.data ? dec->scratch.data : "";
-                key_len = dec->scratch.len;
-                jp_ws(p);
-                if (p->i >= p->n || p->s[p->i] != ':') {
-                    rc = p->i >= p->n ? jp_unexpected(p)
-                                      : jp_fail(p, p->i, "expected ':' after an object key");
-                    goto done;
-                }
-                p->i++;
-                jp_ws(p);
-            }
-            if (t == RSQL_TYPE_ROW) {
-                for (int f = 0; f < d->n && field < 0; f++) {
-                    if (strlen(d->names[f]) == key_len &&
-                        strncasecmp(d->names[f], key, key_len) == 0) {
-                        field = f;
-                    }
-                }
-                if (field < 0) { /* not a field of the ROW: skipped without building a value */
-                    if (jp_skip(p, depth + 1) != RSQL_OK) {
-                        rc = RSQL_ERR_DECODE;
-                        goto done;
-                    }
-                } else {
-                    child_name(cname, sizeof cname, name, d, (uint32_t)field, NULL, 0);
-                    if ((rc = json_typed(dec, p, d->children[field], cname, arena,
-                                         &it.v[field], depth + 1))) {
-                        goto done;
-                    }
-                }
-            } else if (t == RSQL_TYPE_MAP) {
-                rsql_value_t *kv = items_add(&it);
-                rsql_value_t *vv = kv ? items_add(&it) : NULL;
-                char *k = vv ? rsql_arena_strndup(arena, key, key_len) : NULL;
-                if (!k) {
-                    rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                    goto done;
-                }
-                kv = &it.v[it.n - 2];
-                kv->type = RSQL_TYPE_VARCHAR;
-                kv->v.s.p = k;
-                kv->v.s.len = key_len;
-                for (uint32_t j = 0; j + 2 < it.n; j += 2) { /* a repeated key: the last wins */
-                    if (it.v[j].v.s.len == key_len && !memcmp(it.v[j].v.s.p, k, key_len)) {
-                        it.n -= 2;
-                        kv = &it.v[j];
-                        break;
-                    }
-                }
-                if (kv == &it.v[it.n - 2]) {
-                    n++;
-                }
-                child_name(cname, sizeof cname, name, d, 0, k, key_len);
-                if ((rc = json_typed(dec, p, d->children[1], cname, arena, kv + 1,
-                                     depth + 1))) {
-                    goto done;
-                }
-            } else {
-                rsql_value_t *ev = items_add(&it);
-                if (!ev) {
-                    rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                    goto done;
-                }
-                child_name(cname, sizeof cname, name, d, n, NULL, 0);
-                if ((rc = json_typed(dec, p, d->children[0], cname, arena, &it.v[it.n - 1],
-                                     depth + 1))) {
-                    goto done;
-                }
-                n++;
-            }
-            jp_ws(p);
-            if (p->i < p->n && p->s[p->i] == ',') {
-                p->i++;
-                continue;
-            }
-            if (p->i < p->n && p->s[p->i] == (want_obj ? '}' : ']')) {
-                p->i++;
-                break;
-            }
-            rc = p->i >= p->n ? jp_unexpected(p)
-                              : jp_fail(p, p->i,
-                                        want_obj ? "expected ',' or '}' in an object"
-                                                 : "expected ',' or ']' in an array");
-            goto done;
-        }
-    }
-    rc = make_composite(p, d, it.v, it.n, n, arena, v);
-done:
-    rsql_free(it.v);
-    return rc;
-}
-
 /* The column named by key (exact first, then case-insensitive), or -1. guess is tried first. */
 static int find_column(const fmt_conf_t *c, const char *key, size_t n, int guess)
 {
@@ -879,7 +607,14 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
             }
             p.i++;
             jp_ws(&p);
-            if (col >= 0) {
+            if (col >= 0 && c->needs && !c->needs[col].used) {
+                /* a column the statement does not read: validated and skipped, NULL */
+                if (jp_skip(&p, 1) != RSQL_OK) {
+                    return RSQL_ERR_DECODE;
+                }
+                dec->seen[col] = false; /* NULL below (json.fail-on-missing-field: present) */
+                guess = col + 1;
+            } else if (col >= 0) {
                 rsql_err_t rc = json_field(dec, &p, col, arena, &row[col]);
                 if (rc != RSQL_OK) {
                     return rc;
@@ -908,7 +643,7 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
     }
     for (int i = 0; i < c->n; i++) {
         if (!dec->seen[i]) {
-            if (c->json_fail_missing) {
+            if (c->json_fail_missing && !(c->needs && !c->needs[i].used)) {
                 return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "missing field '%s'",
                                       c->names[i]);
             }

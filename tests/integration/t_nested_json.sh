@@ -79,3 +79,22 @@ cat >want_q.txt <<'TXT'
 TXT
 diff -u want_q.txt q.out || fail "access paths differ"
 ok "r.a.b, arr[i] (1-based, out of range NULL), m['k'] (missing NULL), CARDINALITY, DECIMAL + * >, DATE -> TIMESTAMP, MAP -> VARCHAR"
+
+# pushdown: only what the statement reads is decoded; a bad value in an unread column or ROW
+# field is not built, so it is no error, while the same value in a read field is
+cat >p.json <<'JSON'
+{"id":1,"o":{"a":1,"b":{"c":5},"tags":"not an array"},"p":"x","d":7}
+{"id":"two","o":{"a":2,"m":[1]}}
+JSON
+cat >p.sql <<'SQL'
+CREATE TABLE ps (id INT, o ROW<a INT, b ROW<c STRING>, tags ARRAY<STRING>, m MAP<STRING, INT>>, p DECIMAL(10, 2), d DATE) WITH ('connector'='filesystem', 'path'='p.json', 'format'='json');
+CREATE TABLE pout (line VARCHAR) WITH ('connector'='filesystem', 'path'='p.out', 'format'='raw');
+INSERT INTO pout SELECT CAST(o.a AS VARCHAR) FROM ps WHERE o.a > 0;
+SQL
+run_rsql -f p.sql
+[ "$RC" = 0 ] || fail "pushdown: exit $RC: $ERR"
+[ "$(cat p.out)" = "$(printf '1\n2')" ] || fail "pushdown: got $(cat p.out)"
+run_rsql --tsv -e "CREATE TABLE pout2 (line VARCHAR) WITH ('connector'='filesystem', 'path'='p2.out', 'format'='raw'); INSERT INTO pout2 SELECT CAST(o.tags AS VARCHAR) FROM ps"
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "field 'o.tags': expected ARRAY<VARCHAR>, got string" ||
+    fail "pushdown: a read field of the wrong type must fail: $RC $ERR"
+ok "only the columns and ROW fields a statement reads are decoded"
