@@ -108,6 +108,13 @@ rsql_err_t rsql_value_parse_bytes(const char *s, size_t n, rsql_arena_t *arena,
 rsql_err_t rsql_value_parse(rsql_type_t t, const char *s, size_t n, rsql_arena_t *arena,
                             rsql_value_t *out, rsql_error_t *err);
 
+/*
+** rsql_value_parse with the full type: a DECIMAL reads at desc's precision
+** and scale (desc NULL: DECIMAL(10, 0)); other types as rsql_value_parse(t).
+*/
+rsql_err_t rsql_value_parse_as(rsql_type_t t, const rsql_tdesc_t *desc, const char *s, size_t n,
+                               rsql_arena_t *arena, rsql_value_t *out, rsql_error_t *err);
+
 /* ---- value -> text */
 
 /* "true" or "false" (static). */

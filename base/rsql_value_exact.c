@@ -336,6 +336,16 @@ void rsql_value_decimal_type(char op, int p1, int s1, int p2, int s2, int *prec,
     *scale = s;
 }
 
+rsql_err_t rsql_value_parse_as(rsql_type_t t, const rsql_tdesc_t *desc, const char *s, size_t n,
+                               rsql_arena_t *arena, rsql_value_t *out, rsql_error_t *err)
+{
+    if (t == RSQL_TYPE_DECIMAL) {
+        const rsql_tdesc_t *d = rsql_tdesc_of(t, desc);
+        return rsql_value_parse_decimal(s, n, d->precision, d->scale, out, err);
+    }
+    return rsql_value_parse(t, s, n, arena, out, err);
+}
+
 /* ---- DATE */
 
 rsql_err_t rsql_value_parse_date(const char *s, size_t n, int64_t *days, rsql_error_t *err)

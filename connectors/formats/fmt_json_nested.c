@@ -246,14 +246,16 @@ rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
                 kv->type = RSQL_TYPE_VARCHAR;
                 kv->v.s.p = k;
                 kv->v.s.len = key_len;
+                bool repeated = false;
                 for (uint32_t j = 0; j + 2 < it.n; j += 2) { /* a repeated key: the last wins */
                     if (it.v[j].v.s.len == key_len && !memcmp(it.v[j].v.s.p, k, key_len)) {
                         it.n -= 2;
                         kv = &it.v[j];
+                        repeated = true;
                         break;
                     }
                 }
-                if (kv == &it.v[it.n - 2]) {
+                if (!repeated) {
                     n++;
                 }
                 child_name(cname, sizeof cname, name, d, 0, k, key_len);
