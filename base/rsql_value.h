@@ -188,6 +188,14 @@ void rsql_value_decimal_type(char op, int p1, int s1, int p2, int s2, int *prec,
 
 /* DATE text (YYYY-MM-DD) into days since 1970-01-01; "not a date". */
 rsql_err_t rsql_value_parse_date(const char *s, size_t n, int64_t *days, rsql_error_t *err);
+/*
+** A date read by a Java-style pattern (TO_DATE): yyyy (4 digits, or a
+** signed year), MM, dd (two digits each; M and d take one or two), any
+** other character literal, '...' quoted literal text. false when s does not
+** match the pattern or is not a real date.
+*/
+bool rsql_value_parse_date_pattern(const char *s, size_t n, const char *pat, size_t pat_len,
+                                   int64_t *days);
 /* The canonical text of a date into buf (RSQL_VALUE_TEXT_MAX bytes); returns its length. */
 size_t rsql_value_format_date(int64_t days, char *buf);
 

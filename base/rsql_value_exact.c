@@ -372,6 +372,86 @@ rsql_err_t rsql_value_parse_date(const char *s, size_t n, int64_t *days, rsql_er
     return RSQL_OK;
 }
 
+/* k (min_digits..max_digits) decimal digits at s[*i] into *out */
+static bool pat_digits(const char *s, size_t n, size_t *i, int min_digits, int max_digits,
+                       int *out)
+{
+    int v = 0, k = 0;
+    while (*i < n && k < max_digits && s[*i] >= '0' && s[*i] <= '9') {
+        v = v * 10 + (s[(*i)++] - '0');
+        k++;
+    }
+    *out = v;
+    return k >= min_digits;
+}
+
+bool rsql_value_parse_date_pattern(const char *s, size_t n, const char *pat, size_t pat_len,
+                                   int64_t *days)
+{
+    int y = -1, m = -1, d = -1;
+    bool neg = false;
+    size_t i = 0, p = 0;
+    while (p < pat_len) {
+        char c = pat[p];
+        size_t run = 1;
+        while (p + run < pat_len && pat[p + run] == c) {
+            run++;
+        }
+        if (c == '\'') { /* quoted literal; '' is a quote */
+            p++;
+            for (; p < pat_len; p++) {
+                if (pat[p] == '\'') {
+                    if (p + 1 < pat_len && pat[p + 1] == '\'') {
+                        p++;
+                    } else {
+                        break;
+                    }
+                }
+                if (i >= n || s[i] != pat[p]) {
+                    return false;
+                }
+                i++;
+            }
+            p++;
+            continue;
+        }
+        if (c == 'y' && run == 4) {
+            if (i < n && (s[i] == '-' || s[i] == '+')) {
+                neg = s[i++] == '-';
+            }
+            /* up to 6 digits, but exactly 4 when another number follows at once (yyyyMMdd) */
+            bool adjacent = p + run < pat_len && (pat[p + run] == 'M' || pat[p + run] == 'd');
+            if (!pat_digits(s, n, &i, 4, adjacent ? 4 : 6, &y)) {
+                return false;
+            }
+        } else if (c == 'M' && run <= 2) {
+            if (!pat_digits(s, n, &i, run == 2 ? 2 : 1, 2, &m)) {
+                return false;
+            }
+        } else if (c == 'd' && run <= 2) {
+            if (!pat_digits(s, n, &i, run == 2 ? 2 : 1, 2, &d)) {
+                return false;
+            }
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            return false; /* a pattern letter TO_DATE does not know (times: TO_TIMESTAMP) */
+        } else {
+            for (size_t k = 0; k < run; k++) {
+                if (i >= n || s[i] != c) {
+                    return false;
+                }
+                i++;
+            }
+        }
+        p += run;
+    }
+    if (i != n || y < 0 || m < 0 || d < 0) {
+        return false;
+    }
+    char text[32];
+    int len = snprintf(text, sizeof text, "%s%04d-%02d-%02d", neg ? "-" : "", y, m, d);
+    return rsql_value_parse_date(text, (size_t)len, days, NULL) == RSQL_OK;
+}
+
 size_t rsql_value_format_date(int64_t days, char *buf)
 {
     if (days > INT64_MAX / 86400000 || days < INT64_MIN / 86400000) {

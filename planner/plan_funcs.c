@@ -7,6 +7,7 @@
  * arguments. Also the UTF-8 helpers the string functions and LIKE share.
  *
  * Functions: UPPER LOWER TRIM CHAR_LENGTH SUBSTRING CONCAT COALESCE NULLIF
+ * CARDINALITY TO_DATE
  * ABS ROUND FLOOR CEIL NOW CURRENT_TIMESTAMP. Strings are UTF-8 and counted
  * in code points. UPPER/LOWER use the C.UTF-8 locale's case mapping
  * (towupper_l) when the system has it, else ASCII only. TRIM removes spaces
@@ -15,6 +16,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "base/rsql_value.h"
 #include "base/rsql_time.h"
 
 #include <locale.h>
@@ -121,6 +123,36 @@ static rsql_err_t bind_char_length(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
         return arg_error(call, 0, "VARCHAR", err);
     }
     call->type = RSQL_TYPE_INT;
+    return RSQL_OK;
+}
+
+/* TO_DATE(string [, format]): a DATE (Flink's; format default 'yyyy-MM-dd'). */
+static rsql_err_t bind_to_date(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                               rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    for (int i = 0; i < call->n_args; i++) {
+        if (!type_ok(call->args[i]->type, RSQL_TYPE_VARCHAR)) {
+            return arg_error(call, i, "VARCHAR", err);
+        }
+    }
+    call->type = RSQL_TYPE_DATE;
+    return RSQL_OK;
+}
+
+/* A text that does not match the format (or is no real date) gives NULL, as in Flink. */
+static rsql_err_t eval_to_date(const rsql_bexpr_t *call, const rsql_value_t *args,
+                               rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    (void)err;
+    const char *pat = call->n_args > 1 ? args[1].v.s.p : "yyyy-MM-dd";
+    size_t pat_len = call->n_args > 1 ? args[1].v.s.len : 10;
+    if (!rsql_value_parse_date_pattern(args[0].v.s.p, args[0].v.s.len, pat, pat_len,
+                                       &out->v.i)) {
+        out->is_null = true;
+    }
     return RSQL_OK;
 }
 
@@ -543,10 +575,10 @@ static rsql_err_t eval_now(const rsql_bexpr_t *call, const rsql_value_t *args,
 #define S RSQL_FN_STRICT
 static const rsql_func_t funcs[] = {
     {"ABS", 1, 1, S, bind_numeric_same, eval_abs},
+    {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality},
     {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil},
     {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil},
     {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
-    {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality},
     {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
     {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL},
     {"CONCAT", 1, -1, S, bind_concat, eval_concat},
@@ -557,6 +589,7 @@ static const rsql_func_t funcs[] = {
     {"NULLIF", 2, 2, 0, bind_nullif, eval_nullif},
     {"ROUND", 1, 2, S, bind_numeric_same, eval_round},
     {"SUBSTRING", 2, 3, S, bind_substring, eval_substring},
+    {"TO_DATE", 1, 2, S, bind_to_date, eval_to_date},
     {"TRIM", 1, 1, S, bind_str_to_str, eval_trim},
     {"UPPER", 1, 1, S, bind_str_to_str, eval_upper},
 };

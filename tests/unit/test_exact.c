@@ -208,6 +208,43 @@ static void test_exact_date_text(void)
     }
 }
 
+static void test_exact_date_pattern(void)
+{
+    struct {
+        const char *s, *pat;
+        bool ok;
+        int64_t days;
+    } cases[] = {
+        {"2024-02-29", "yyyy-MM-dd", true, 19782},
+        {"29/02/2024", "dd/MM/yyyy", true, 19782},
+        {"2024 3 7", "yyyy M d", true, 19789},
+        {"20240307", "yyyyMMdd", true, 19789},
+        {"on 2024.03.07", "'on' yyyy.MM.dd", true, 19789},
+        {"it's 2024-03-07", "'it''s' yyyy-MM-dd", true, 19789},
+        {"1970-01-01", "yyyy-MM-dd", true, 0},
+        {"2023-02-29", "yyyy-MM-dd", false, 0},
+        {"2024-3-07", "yyyy-MM-dd", false, 0},
+        {"2024-03-07 ", "yyyy-MM-dd", false, 0},
+        {"2024-03-07", "yyyy-MM-dd HH", false, 0},
+        {"2024-03-07", "yy-MM-dd", false, 0},
+        {"", "yyyy-MM-dd", false, 0},
+        {"2024", "yyyy", false, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int64_t days = -12345;
+        bool ok = rsql_value_parse_date_pattern(cases[k].s, strlen(cases[k].s), cases[k].pat,
+                                                strlen(cases[k].pat), &days);
+        CU_ASSERT_EQUAL(ok, cases[k].ok);
+        if (ok != cases[k].ok || (ok && days != cases[k].days)) {
+            fprintf(stderr, "TO_DATE('%s', '%s'): %d %lld\n", cases[k].s, cases[k].pat, ok,
+                    (long long)days);
+        }
+        if (cases[k].ok) {
+            CU_ASSERT_EQUAL(days, cases[k].days);
+        }
+    }
+}
+
 static void tdesc_case(const char *in, const char *want_text, const char *want_err,
                        uint32_t want_off)
 {
@@ -316,6 +353,7 @@ static CU_TestInfo exact_tests[] = {
     {"test_exact_decimal_arith", test_exact_decimal_arith},
     {"test_exact_decimal_compare_convert", test_exact_decimal_compare_convert},
     {"test_exact_date_text", test_exact_date_text},
+    {"test_exact_date_pattern", test_exact_date_pattern},
     {"test_exact_type_text", test_exact_type_text},
     {"test_exact_json_text", test_exact_json_text},
     CU_TEST_INFO_NULL,
