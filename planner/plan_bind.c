@@ -88,6 +88,62 @@ bool rsql_plan__unify(rsql_type_t a, rsql_type_t b, rsql_type_t *out)
     return false;
 }
 
+/* The DECIMAL an exact operand converts to: itself, INT as DECIMAL(10, 0), BIGINT (19, 0). */
+static const rsql_tdesc_t *exact_desc(const rsql_bexpr_t *x)
+{
+    switch (x->type) {
+    case RSQL_TYPE_DECIMAL: return rsql_tdesc_of(RSQL_TYPE_DECIMAL, x->desc);
+    case RSQL_TYPE_INT: return rsql_tdesc_decimal(10, 0);
+    case RSQL_TYPE_BIGINT: return rsql_tdesc_decimal(19, 0);
+    case RSQL_TYPE_NULL: return rsql_tdesc_decimal(1, 0);
+    default: return NULL;
+    }
+}
+
+/*
+** Fold x's type into the common type (*t, *d) of CASE branches or COALESCE
+** arguments: nested types only with exactly the same type; DECIMAL with
+** DECIMAL, INT or BIGINT as a DECIMAL that holds both (the most integer
+** digits and the largest scale, at most 38 digits), with DOUBLE as DOUBLE;
+** else the widening rules. false when they have no common type.
+*/
+bool rsql_plan__unify_expr(rsql_type_t *t, const rsql_tdesc_t **d, const rsql_bexpr_t *x)
+{
+    rsql_type_t xt = x->type;
+    if (xt == RSQL_TYPE_NULL) {
+        return true;
+    }
+    if (*t == RSQL_TYPE_NULL) {
+        *t = xt;
+        *d = rsql_type_is_param(xt) ? rsql_tdesc_of(xt, x->desc) : NULL;
+        return true;
+    }
+    if (rsql_type_is_nested(*t) || rsql_type_is_nested(xt)) {
+        return *t == xt && *d == x->desc;
+    }
+    if (*t == RSQL_TYPE_DECIMAL || xt == RSQL_TYPE_DECIMAL) {
+        rsql_bexpr_t cur = {.type = *t, .desc = *d};
+        const rsql_tdesc_t *a = exact_desc(&cur), *b = exact_desc(x);
+        if (!a || !b) {
+            bool dbl = *t == RSQL_TYPE_DOUBLE || xt == RSQL_TYPE_DOUBLE;
+            *t = dbl ? RSQL_TYPE_DOUBLE : *t;
+            *d = NULL;
+            return dbl;
+        }
+        int sc = a->scale > b->scale ? a->scale : b->scale;
+        int ip = a->precision - a->scale > b->precision - b->scale ? a->precision - a->scale
+                                                                   : b->precision - b->scale;
+        if (ip + sc > RSQL_DECIMAL_MAX_PRECISION) {
+            sc = RSQL_DECIMAL_MAX_PRECISION - ip;
+        }
+        *t = RSQL_TYPE_DECIMAL;
+        *d = rsql_tdesc_decimal(ip + sc, sc);
+        return *d != NULL;
+    }
+    *d = NULL;
+    return rsql_plan__unify(*t, xt, t);
+}
+
 static rsql_bexpr_t *nomem(rsql_error_t *err)
 {
     rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
@@ -322,7 +378,8 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
                            rsql_type_name(x->type));
             return NULL;
         }
-    } else if (!rsql_type_is_numeric(x->type) && x->type != RSQL_TYPE_NULL) {
+    } else if (!rsql_type_is_numeric(x->type) && x->type != RSQL_TYPE_NULL &&
+               x->type != RSQL_TYPE_DECIMAL) {
         rsql_error_set(err, RSQL_ERR_TYPE, x->pos, "operator %s needs a numeric operand, got %s",
                        rsql_plan__op_text(e->op), rsql_type_name(x->type));
         return NULL;
@@ -334,7 +391,8 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
                     : x->type == RSQL_TYPE_NULL ? RSQL_TYPE_INT
                                                 : x->type;
     /* -literal folds into a literal, so -2147483648 is an INT */
-    if (e->op == RSQL_OP_NEG && x->kind == RSQL_BX_CONST && !x->value.is_null) {
+    if (e->op == RSQL_OP_NEG && x->kind == RSQL_BX_CONST && !x->value.is_null &&
+        t != RSQL_TYPE_DECIMAL) {
         rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_CONST, t, e->pos, 0);
         if (!c) {
             return nomem(err);
@@ -350,6 +408,9 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
         return c;
     }
     rsql_bexpr_t *u = rsql_plan__node(b->arena, RSQL_BX_UNARY, t, e->pos, 1);
+    if (u && t == RSQL_TYPE_DECIMAL) {
+        u->desc = x->desc;
+    }
     if (!u) {
         return nomem(err);
     }
@@ -367,18 +428,6 @@ static bool is_const_zero(const rsql_bexpr_t *x)
         return !(x->value.v.d < 0.0 || x->value.v.d > 0.0);
     }
     return is_integer(x->type) && x->value.v.i == 0;
-}
-
-/* The DECIMAL an exact operand converts to: itself, INT as DECIMAL(10, 0), BIGINT (19, 0). */
-static const rsql_tdesc_t *exact_desc(const rsql_bexpr_t *x)
-{
-    switch (x->type) {
-    case RSQL_TYPE_DECIMAL: return rsql_tdesc_of(RSQL_TYPE_DECIMAL, x->desc);
-    case RSQL_TYPE_INT: return rsql_tdesc_decimal(10, 0);
-    case RSQL_TYPE_BIGINT: return rsql_tdesc_decimal(19, 0);
-    case RSQL_TYPE_NULL: return rsql_tdesc_decimal(1, 0);
-    default: return NULL;
-    }
 }
 
 /*
@@ -621,6 +670,7 @@ static rsql_bexpr_t *bind_case(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     }
     int first = has_operand ? 1 : 0;
     rsql_type_t t = RSQL_TYPE_NULL;
+    const rsql_tdesc_t *td = NULL;
     for (int i = first; i < n; i++) {
         bool is_then = (i - first) % 2 == 1 || (has_else && i == n - 1);
         rsql_bexpr_t **x = &node->args[i];
@@ -635,18 +685,27 @@ static rsql_bexpr_t *bind_case(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
                                rsql_type_name((*x)->type));
                 return NULL;
             }
-        } else if (!rsql_plan__unify(t, (*x)->type, &t)) {
-            rsql_error_set(err, RSQL_ERR_TYPE, (*x)->pos,
-                           "CASE branches have incompatible types %s and %s",
-                           rsql_type_name(t), rsql_type_name((*x)->type));
-            return NULL;
+        } else {
+            rsql_type_t before = t;
+            const rsql_tdesc_t *before_d = td;
+            if (!rsql_plan__unify_expr(&t, &td, *x)) {
+                rsql_error_set(err, RSQL_ERR_TYPE, (*x)->pos,
+                               "CASE branches have incompatible types %s and %s",
+                               before_d ? before_d->text : rsql_type_name(before),
+                               (*x)->desc ? (*x)->desc->text : rsql_type_name((*x)->type));
+                return NULL;
+            }
         }
     }
     node->type = node->value.type = t;
+    node->desc = td;
     for (int i = first; i < n; i++) { /* widen every branch to the common type */
         bool is_then = (i - first) % 2 == 1 || (has_else && i == n - 1);
-        if (is_then && node->args[i]->type != t && node->args[i]->type != RSQL_TYPE_NULL) {
-            if (!(node->args[i] = rsql_plan__cast(b->arena, node->args[i], t, true))) {
+        if (is_then && node->args[i]->type != RSQL_TYPE_NULL &&
+            (node->args[i]->type != t || (td && node->args[i]->desc != td))) {
+            node->args[i] = td ? rsql_plan__cast_desc(b->arena, node->args[i], td, true)
+                               : rsql_plan__cast(b->arena, node->args[i], t, true);
+            if (!node->args[i]) {
                 return nomem(err);
             }
         }

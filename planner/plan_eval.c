@@ -626,6 +626,14 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
         memset(out, 0, sizeof(*out));
         if (e->op == RSQL_OP_NOT) {
             out->v.b = !x.v.b;
+        } else if (e->type == RSQL_TYPE_DECIMAL) { /* 0 - x: exact, never overflows */
+            rsql_value_t zero;
+            rsql_value_decimal_from_int(0, x.prec ? x.prec : 1, 0, &zero, NULL);
+            rc = rsql_value_decimal_arith('-', &zero, &x, RSQL_DECIMAL_MAX_PRECISION, x.scale,
+                                          out, err);
+            if (rc == RSQL_OK) {
+                out->prec = x.prec;
+            }
         } else if (e->type == RSQL_TYPE_DOUBLE) {
             out->v.d = -x.v.d;
         } else {

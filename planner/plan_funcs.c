@@ -219,16 +219,23 @@ static rsql_err_t bind_coalesce(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_e
 {
     (void)ast;
     rsql_type_t t = RSQL_TYPE_NULL;
+    const rsql_tdesc_t *td = NULL;
     for (int i = 0; i < call->n_args; i++) {
-        if (!rsql_plan__unify(t, call->args[i]->type, &t)) {
+        rsql_type_t before = t;
+        const rsql_tdesc_t *before_d = td, *xd = call->args[i]->desc;
+        if (!rsql_plan__unify_expr(&t, &td, call->args[i])) {
             return rsql_error_set(err, RSQL_ERR_TYPE, call->args[i]->pos,
                                   "arguments of COALESCE have incompatible types %s and %s",
-                                  rsql_type_name(t), rsql_type_name(call->args[i]->type));
+                                  before_d ? before_d->text : rsql_type_name(before),
+                                  xd ? xd->text : rsql_type_name(call->args[i]->type));
         }
     }
+    call->desc = td;
     for (int i = 0; i < call->n_args; i++) {
-        if (call->args[i]->type != RSQL_TYPE_NULL && call->args[i]->type != t) {
-            call->args[i] = rsql_plan__cast(b->arena, call->args[i], t, true);
+        if (call->args[i]->type != RSQL_TYPE_NULL &&
+            (call->args[i]->type != t || (td && call->args[i]->desc != td))) {
+            call->args[i] = td ? rsql_plan__cast_desc(b->arena, call->args[i], td, true)
+                               : rsql_plan__cast(b->arena, call->args[i], t, true);
             if (!call->args[i]) {
                 return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
@@ -251,6 +258,7 @@ static rsql_err_t bind_nullif(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_exp
                               rsql_type_name(x), rsql_type_name(y));
     }
     call->type = x;
+    call->desc = call->args[0]->desc;
     return RSQL_OK;
 }
 

@@ -31,6 +31,9 @@ rsql_err_t rsql_plan__cast_value_desc(const rsql_value_t *v, rsql_type_t to,
 rsql_bexpr_t *rsql_plan__cast_desc(rsql_arena_t *a, rsql_bexpr_t *child, const rsql_tdesc_t *desc,
                                    bool implicit);
 
+/* The common type of CASE branches / COALESCE arguments, descriptors included (plan_bind.c). */
+bool rsql_plan__unify_expr(rsql_type_t *t, const rsql_tdesc_t **d, const rsql_bexpr_t *x);
+
 /* Bind and type-check one AST expression. NULL with err set. */
 rsql_bexpr_t *rsql_plan__bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
 
