@@ -152,15 +152,15 @@ static bool is_letter(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* The offset of the first letter fmt does not know, or -1; *bad_quote for an open quote. */
+/* The offset of the first letter f does not know or of an unclosed quote, or -1. */
 static long fmt_check(const char *f, size_t n, bool reading)
 {
     for (size_t i = 0; i < n; i++) {
         char c = f[i];
         if (c == '\'') {
             size_t j = i + 1;
-            while (j < n && f[j] != '\'') {
-                j++;
+            while (j < n && (f[j] != '\'' || (j + 1 < n && f[j + 1] == '\''))) {
+                j += f[j] == '\'' ? 2 : 1; /* '' inside quotes is a quote */
             }
             if (j >= n) {
                 return (long)i;
@@ -202,8 +202,9 @@ static void format_ts(int64_t ms, const char *f, size_t n, rsql_buf_t *b)
                 continue;
             }
             size_t j = i + 1;
-            while (j < n && f[j] != '\'') {
-                rsql_buf_putc(b, f[j++]);
+            while (j < n && (f[j] != '\'' || (j + 1 < n && f[j + 1] == '\''))) {
+                rsql_buf_putc(b, f[j]);
+                j += f[j] == '\'' ? 2 : 1; /* '' inside quotes is a quote */
             }
             i = j + 1;
             continue;
@@ -279,10 +280,11 @@ static bool parse_ts(const char *s, size_t sn, const char *f, size_t fn, int64_t
                 i += run - run % 2;
                 continue;
             }
-            while (j < fn && f[j] != '\'') {
-                if (p >= sn || s[p++] != f[j++]) {
+            while (j < fn && (f[j] != '\'' || (j + 1 < fn && f[j + 1] == '\''))) {
+                if (p >= sn || s[p++] != f[j]) {
                     return false;
                 }
+                j += f[j] == '\'' ? 2 : 1; /* '' inside quotes is a quote */
             }
             i = j + 1;
             continue;

@@ -7,12 +7,15 @@ librocketsql_a_SOURCES += \
 	planner/fn_time.c planner/fn_json.c planner/fn_jpath.c
 
 if HAVE_CUNIT
-check_PROGRAMS += tests/unit/test_planner tests/unit/test_eval
-TESTS += tests/unit/test_planner tests/unit/test_eval
+check_PROGRAMS += tests/unit/test_planner tests/unit/test_eval tests/unit/test_funcs
+TESTS += tests/unit/test_planner tests/unit/test_eval tests/unit/test_funcs
 tests_unit_test_planner_SOURCES = tests/unit/test_planner.c
 tests_unit_test_planner_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_planner_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_eval_SOURCES = tests/unit/test_eval.c
 tests_unit_test_eval_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_eval_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_funcs_SOURCES = tests/unit/test_funcs.c
+tests_unit_test_funcs_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_funcs_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

@@ -528,6 +528,18 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
         rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name_pos, "no such function: %s", name);
         return NULL;
     }
+    if (e->kv_pairs && !(f->flags & RSQL_FN_KV)) {
+        rsql_error_set(err, RSQL_ERR_SYNTAX, e->args.items[0]->pos,
+                       "%s() takes no KEY ... VALUE members", f->name);
+        return NULL;
+    }
+    if ((e->has_returning || e->n_clauses > 0) && !(f->flags & RSQL_FN_CLAUSES)) {
+        rsql_error_set(err, RSQL_ERR_SYNTAX,
+                       e->has_returning ? e->cast_type.pos : e->clauses[0].pos,
+                       "%s() takes no %s", f->name,
+                       e->has_returning ? "RETURNING" : "ON EMPTY/ERROR/NULL clause");
+        return NULL;
+    }
     int n = e->args.n;
     if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
         char want[48];
@@ -552,18 +564,6 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     }
     call->func = f;
     call->name = f->name;
-    if (e->kv_pairs && !(f->flags & RSQL_FN_KV)) {
-        rsql_error_set(err, RSQL_ERR_SYNTAX, e->args.items[0]->pos,
-                       "%s() takes no KEY ... VALUE members", f->name);
-        return NULL;
-    }
-    if ((e->has_returning || e->n_clauses > 0) && !(f->flags & RSQL_FN_CLAUSES)) {
-        rsql_error_set(err, RSQL_ERR_SYNTAX,
-                       e->has_returning ? e->cast_type.pos : e->clauses[0].pos,
-                       "%s() takes no %s", f->name,
-                       e->has_returning ? "RETURNING" : "ON EMPTY/ERROR/NULL clause");
-        return NULL;
-    }
     for (int i = 0; i < n; i++) {
         const rsql_expr_t *a = e->args.items[i];
         if (i == 0 && (f->flags & RSQL_FN_UNIT)) { /* a time unit word: its name, upper case */
