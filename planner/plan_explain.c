@@ -245,6 +245,10 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
         rsql_buf_putc(out, ']');
         break;
     case RSQL_BX_FUNC:
+        if (e->func && e->func->print) {
+            e->func->print(e, out);
+            break;
+        }
         rsql_buf_puts(out, e->name);
         if (strcmp(e->name, "CURRENT_TIMESTAMP") != 0) {
             rsql_buf_putc(out, '(');

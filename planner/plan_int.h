@@ -54,18 +54,27 @@ bool rsql_plan__unify(rsql_type_t a, rsql_type_t b, rsql_type_t *out);
 
 #define RSQL_FN_STRICT 0x1u /* any NULL argument gives NULL without calling eval */
 #define RSQL_FN_LAZY 0x2u   /* eval receives no evaluated args (COALESCE): plan_eval.c does it */
+#define RSQL_FN_COND 0x4u   /* IF(c, a, b): plan_eval.c evaluates c, then only a or b */
+#define RSQL_FN_UNIT 0x8u   /* the first argument is a time unit word (EXTRACT(YEAR FROM x)):
+                               bound as the VARCHAR constant of its upper-cased name */
+#define RSQL_FN_CLAUSES 0x10u /* takes RETURNING and SQL/JSON ON ... clauses (its binder
+                                 reads them from the AST) */
+#define RSQL_FN_KV 0x20u    /* takes JSON_OBJECT's [KEY] k VALUE v members */
 
 typedef rsql_err_t (*rsql_func_bind_cb)(rsql_bind_t *b, rsql_bexpr_t *call,
                                         const rsql_expr_t *ast, rsql_error_t *err);
 typedef rsql_err_t (*rsql_func_eval_cb)(const rsql_bexpr_t *call, const rsql_value_t *args,
                                         rsql_eval_ctx_t *ctx, rsql_value_t *out,
                                         rsql_error_t *err);
+/* Print a call of a special form (POSITION(a IN b), EXTRACT(YEAR FROM x)) as SQL. */
+typedef void (*rsql_func_print_cb)(const rsql_bexpr_t *call, rsql_buf_t *out);
 struct rsql_func {
     const char *name;
     int min_args, max_args; /* max_args -1: any number */
     unsigned flags;         /* RSQL_FN_* */
     rsql_func_bind_cb bind; /* checks argument types (errors at the argument), sets call->type */
     rsql_func_eval_cb eval;
+    rsql_func_print_cb print; /* NULL: NAME(arg, ...) */
 };
 
 /* The row for name (case-insensitive), or NULL. */

@@ -88,6 +88,8 @@ struct rsql_bexpr {
     int column;         /* COLUMN: index into the source row */
     const char *name;   /* COLUMN: the column's name; FUNC: the function's name */
     const rsql_func_t *func; /* FUNC */
+    const void *aux; /* FUNC: what its binder fixed for the statement (a compiled literal
+                        pattern, RETURNING and ON EMPTY/ERROR, a time unit), in the arena */
     int n_args;
     rsql_bexpr_t **args;
 };

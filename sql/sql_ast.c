@@ -579,7 +579,9 @@ rsql_expr_t *rsql_sql__expr_substring(rsql_parse_t *p, const rsql_token_t *name,
     if (!e) {
         return NULL;
     }
-    if (strcmp(e->name, "SUBSTRING") != 0 && strcmp(e->name, "SUBSTR") != 0) {
+    bool extract = strcmp(e->name, "EXTRACT") == 0; /* EXTRACT(unit FROM x): EXTRACT(unit, x) */
+    if ((strcmp(e->name, "SUBSTRING") != 0 && strcmp(e->name, "SUBSTR") != 0 && !extract) ||
+        (extract && count)) {
         rsql_sql__syntax_error(p, from_tok->type, from_tok);
         return NULL;
     }

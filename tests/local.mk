@@ -23,6 +23,7 @@ SLT_TESTS = \
 	tests/sql/explain/datagen_filesystem.slt \
 	tests/sql/explain/expressions.slt \
 	tests/sql/explain/filesystem_sqlite.slt \
+	tests/sql/explain/functions.slt \
 	tests/sql/explain/rocketmq_lite_throttle.slt \
 	tests/sql/explain/rocketmq_simple_fifo.slt \
 	tests/sql/explain/select_preview.slt \
@@ -31,6 +32,9 @@ SLT_TESTS = \
 	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
+	tests/sql/semantic/functions_json.slt \
+	tests/sql/semantic/functions_text.slt \
+	tests/sql/semantic/functions_time.slt \
 	tests/sql/semantic/names.slt \
 	tests/sql/semantic/nested_types.slt \
 	tests/sql/semantic/types.slt \
