@@ -2,7 +2,7 @@
 librocketsql_a_SOURCES += \
 	planner/rsql_plan.h planner/plan_int.h \
 	planner/plan_bind.c planner/plan_build.c planner/plan_cast.c \
-	planner/plan_eval.c planner/plan_explain.c planner/plan_funcs.c
+	planner/plan_eval.c planner/plan_explain.c planner/plan_funcs.c planner/plan_meta.c
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_planner tests/unit/test_eval

@@ -22,11 +22,11 @@
     X("EXISTS", EXISTS) X("EXPLAIN", EXPLAIN) X("FALSE", FALSE) X("FOR", FOR)                \
     X("FROM", FROM) X("IF", IF) X("IN", IN) X("INSERT", INSERT) X("INT", INT)                \
     X("INTEGER", INT) X("INTO", INTO) X("IS", IS) X("JOB", JOB) X("JOBS", JOBS)              \
-    X("LIKE", LIKE) X("LIMIT", LIMIT) X("NOT", NOT) X("NULL", NULL) X("OPTIONS", OPTIONS)    \
+    X("LIKE", LIKE) X("LIMIT", LIMIT) X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("OPTIONS", OPTIONS)    \
     X("OR", OR) X("RESET", RESET) X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT)          \
     X("SET", SET) X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR)               \
     X("TABLE", TABLE) X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP)          \
-    X("TRUE", TRUE) X("VARCHAR", VARCHAR) X("WHEN", WHEN) X("WHERE", WHERE) X("WITH", WITH)
+    X("TRUE", TRUE) X("VARCHAR", VARCHAR) X("VIRTUAL", VIRTUAL) X("WHEN", WHEN) X("WHERE", WHERE) X("WITH", WITH)
 
 static const char *const keyword_names[] = {
 #define RSQL__KW_NAME(name, tok) name,
