@@ -127,10 +127,11 @@ typedef struct rsql_source_ctx {
        RocketMQ consumer group, rsql_connector_def_t.hold) was interrupted or failed, and the
        messages it held may stay invisible until then. */
     int64_t not_before_ms;
-    /* Per column (n_columns): the metadata key the source fills it from, or NULL (a
-       physical column, or a metadata column the statement does not read: leave it NULL).
-       NULL as a whole when the statement reads no metadata. The keys are the connector's
-       (rsql_connector_def_t.metadata), checked at planning. */
+    /* Per column (n_columns): NULL for a physical column (from the body, or the row of a
+       row-native source); for a METADATA column, the key the source fills it from (the
+       connector's spelling, rsql_connector_def_t.metadata, checked at planning), or ""
+       when the statement does not read it (leave it NULL, read nothing for it). NULL as a
+       whole when the table has no METADATA column. */
     const char *const *column_meta;
 } rsql_source_ctx_t;
 

@@ -391,7 +391,7 @@ static void meta_line(explain_t *x, int d, bool sink)
         }
     } else {
         for (int i = 0; p->source_meta && i < p->source.def->n_columns; i++) {
-            if (p->source_meta[i]) {
+            if (p->source_meta[i] && *p->source_meta[i]) {
                 if (n++ == 0) {
                     attr(x, d, "metadata");
                     rsql_buf_puts(x->out, "reads ");

@@ -86,17 +86,17 @@ rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err)
     for (int i = 0; i < plan->n_outputs; i++) {
         mark_used(plan->outputs[i].expr, used, n);
     }
-    any = false;
     for (int i = 0; i < n; i++) {
-        const char *key = used[i] ? rsql_col_meta_key(&def->columns[i]) : NULL;
+        const char *key = rsql_col_meta_key(&def->columns[i]);
         keys[i] = NULL;
-        if (key) {
+        if (key && !used[i]) {
+            keys[i] = ""; /* a METADATA column the statement leaves alone */
+        } else if (key) {
             /* the connector's own spelling, so a source may compare with strcmp */
             const rsql_meta_def_t *m = rsql_connector_meta_find(plan->source.conn, key);
             keys[i] = m ? m->key : key;
-            any = true;
         }
     }
-    plan->source_meta = any ? keys : NULL;
+    plan->source_meta = keys;
     return RSQL_OK;
 }

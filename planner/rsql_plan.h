@@ -142,8 +142,9 @@ typedef struct rsql_plan {
     int64_t batch_size;        /* pipeline.batch-size */
     rsql_plan_errors_t errors;
     rsql_arena_t *arena; /* owns the bound expressions and plan strings */
-    /* The metadata the source reads: per source column, the key of a METADATA column the
-       statement uses (rsql_source_ctx_t.column_meta), else NULL; NULL when none is used. */
+    /* The metadata the source reads (rsql_source_ctx_t.column_meta): per source column, the
+       key of a METADATA column the statement uses, "" for one it does not use, NULL for a
+       physical column; NULL as a whole when the table has no METADATA column. */
     const char **source_meta;
     int n_sink_meta; /* INSERT: how many of the outputs are metadata (the last ones) */
 } rsql_plan_t;

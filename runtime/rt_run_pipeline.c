@@ -101,7 +101,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
             for (int i = 0; i < x->n_in; i++) {
                 row[i] = (rsql_value_t){.type = x->plan->source.def->columns[i].type,
                                         .is_null = true};
-                if (meta && meta[i] && rec->meta) {
+                if (meta && meta[i] && *meta[i] && rec->meta) {
                     row[i] = rec->meta[i];
                 }
             }
