@@ -65,7 +65,7 @@ typedef struct smsg {
     bool key_split;           /* key holds the keys METADATA: keys separated by spaces */
     rsql_rmq_prop_t *props;   /* owned: the properties METADATA */
     size_t n_props;
-    int64_t delivery_ms;      /* the delivery_timestamp METADATA in the future, else 0 */
+    int64_t delivery_ms;      /* the delivery_timestamp METADATA (epoch ms, >= 1), else 0 */
     char *meta_why;           /* owned: why the row's METADATA cannot be sent (a permanent
                                  failure of the row), or NULL */
     uint32_t glane;
@@ -539,9 +539,10 @@ static bool row_meta(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
         }
     }
     if (k->m_delivery >= 0 && !values[k->m_delivery].is_null) {
-        /* a time already past is delivered at once: sent as an ordinary message */
+        /* a timer message (DELAY): the broker delivers one whose time is past at once, and
+           refuses one beyond its maximum delay (a permanent failure of the row) */
         int64_t at = values[k->m_delivery].v.ts;
-        m->delivery_ms = at > rsql_wall_ms() ? at : 0;
+        m->delivery_ms = at > 0 ? at : 1;
     }
     return !oom;
 }
@@ -619,6 +620,9 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         const char *why = m->meta_why;
         if (why) {
             /* the row's METADATA cannot be sent (bad properties): a permanent failure */
+        } else if (m->delivery_ms > 0 && ((m->group && *m->group) || (m->lite && *m->lite))) {
+            why = "a timer message (delivery_timestamp) cannot have a message group or a lite "
+                  "topic";
         } else if (k->group_col >= 0 && (!m->group || !*m->group)) {
             why = "the message group column is NULL or empty";
         } else if (k->lite_col >= 0 && (!m->lite || !*m->lite)) {
