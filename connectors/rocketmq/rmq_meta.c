@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A property the broker adds to FIFO messages (its message group): not a user property. */
+#define RMQ_SHARDING_KEY "__SHARDINGKEY"
+
 static const char *const meta_keys[RMQ_META_N] = {
     [RMQ_META_TOPIC] = "topic",
     [RMQ_META_LITE_TOPIC] = "lite_topic",
@@ -140,8 +143,11 @@ rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, co
                 }
             } else {
                 rsql_buf_putc(&b, '{');
-                for (size_t k = 0; k < m->n_props; k++) {
-                    rsql_buf_puts(&b, k ? "," : "");
+                for (size_t k = 0, shown = 0; k < m->n_props; k++) {
+                    if (m->props[k].key && strcmp(m->props[k].key, RMQ_SHARDING_KEY) == 0) {
+                        continue; /* the broker's copy of the message group */
+                    }
+                    rsql_buf_puts(&b, shown++ ? "," : "");
                     json_str(&b, m->props[k].key ? m->props[k].key : "");
                     rsql_buf_putc(&b, ':');
                     json_str(&b, m->props[k].value ? m->props[k].value : "");
