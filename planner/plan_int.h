@@ -106,4 +106,15 @@ int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b);
 rsql_err_t rsql_plan__like(const char *s, size_t sn, const char *p, size_t pn, uint32_t esc,
                            bool *match);
 
+/* ---- METADATA columns (plan_meta.c) */
+
+/*
+** Check t's METADATA columns against its connector's key table for side (RSQL_SIDE_SOURCE:
+** every key readable; RSQL_SIDE_SINK: every non-VIRTUAL key writable). Errors at pos.
+*/
+rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_t pos,
+                                 rsql_error_t *err);
+/* Set plan->source_meta from the METADATA columns the filter and outputs read. */
+rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err);
+
 #endif

@@ -138,6 +138,13 @@ typedef struct rsql_column_def {
     rsql_type_spec_t type;
     bool not_null;
     rsql_pos_t pos; /* the whole column definition */
+    /* METADATA [FROM 'key'] [VIRTUAL] (Flink's syntax): a column the connector fills from
+       (or writes into) what surrounds the body, not from the body itself */
+    bool metadata;
+    const char *meta_from; /* FROM 'key', unescaped; NULL = the key is the column's name */
+    rsql_pos_t meta_pos;   /* the METADATA keyword, or the 'key' literal when FROM is given */
+    bool is_virtual;       /* VIRTUAL: read only, never written when the table is a sink */
+    rsql_pos_t virtual_pos;
 } rsql_column_def_t;
 
 /* 'key' = 'value' in WITH (...) or SET. Key and value are unescaped. */
@@ -190,7 +197,8 @@ typedef enum rsql_stmt_kind {
     RSQL_STMT_DROP_JOB,
     RSQL_STMT_SHOW_JOBS,
     RSQL_STMT_RUN_JOB,
-    RSQL_STMT_SHOW_JOB_RUNS /* name optional */
+    RSQL_STMT_SHOW_JOB_RUNS, /* name optional */
+    RSQL_STMT_SHOW_METADATA  /* SHOW METADATA FOR CONNECTOR 'name' (setting.value) */
 } rsql_stmt_kind_t;
 
 typedef struct rsql_stmt rsql_stmt_t;

@@ -694,6 +694,27 @@ rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
     return c;
 }
 
+/*
+** Mark c a METADATA column (m->on) and widen its span over METADATA ... VIRTUAL. The key's
+** place is the 'key' literal when FROM is given, else the METADATA keyword.
+*/
+void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m)
+{
+    (void)p;
+    c->meta_pos = RSQL_NOPOS;
+    c->virtual_pos = RSQL_NOPOS;
+    if (!m->on) {
+        return;
+    }
+    c->metadata = true;
+    c->meta_from = m->from.s;
+    c->meta_pos = m->from.s ? m->from.pos : m->pos;
+    c->is_virtual = m->virt.on;
+    c->virtual_pos = m->virt.pos;
+    rsql_pos_t end = m->virt.on ? m->virt.pos : m->from.s ? m->from.pos : m->pos;
+    c->pos = rsql_sql__span(c->pos, end);
+}
+
 /* 'key' = 'value' of WITH (...), both unescaped, positions with quotes. */
 rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,
                                const rsql_token_t *value)

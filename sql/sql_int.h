@@ -62,6 +62,14 @@ typedef struct sql_text {
     rsql_pos_t pos;
 } sql_text_t;
 
+/* METADATA [FROM 'key'] [VIRTUAL] of a column definition (on false when absent). */
+typedef struct sql_meta {
+    bool on;
+    rsql_pos_t pos; /* the METADATA keyword */
+    sql_text_t from; /* s NULL without FROM */
+    sql_flag_t virt;
+} sql_meta_t;
+
 /* LIMIT n as written (present false when absent). */
 typedef struct sql_limit {
     bool present;
@@ -165,6 +173,7 @@ rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *
                                   const rsql_token_t *rb);
 rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *t,
                                 const rsql_token_t *precision, const rsql_token_t *rp);
+void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m);
 rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
                                    const rsql_type_spec_t *type, sql_flag_t nullability);
 rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,

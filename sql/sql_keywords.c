@@ -24,12 +24,12 @@
     X("EXPLAIN", EXPLAIN) X("FALSE", FALSE) X("FOR", FOR) X("FROM", FROM) X("IF", IF)        \
     X("IN", IN) X("INSERT", INSERT) X("INT", INT) X("INTEGER", INT) X("INTO", INTO)          \
     X("IS", IS) X("JOB", JOB) X("JOBS", JOBS) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)\
-    X("NOT", NOT) X("NULL", NULL) X("NUMERIC", DECIMAL) X("ON", ON) X("OPTIONS", OPTIONS)    \
-    X("OR", OR) X("RESET", RESET) X("RETURNING", RETURNING) X("ROW", ROW) X("RUN", RUN)      \
-    X("RUNS", RUNS) X("SELECT", SELECT)                                                      \
-    X("SET", SET) X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR)               \
-    X("TABLE", TABLE) X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP)          \
-    X("TRUE", TRUE) X("UNKNOWN", UNKNOWN) X("VALUE", VALUE) X("VARCHAR", VARCHAR)            \
+    X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("NUMERIC", DECIMAL) X("ON", ON)  \
+    X("OPTIONS", OPTIONS) X("OR", OR) X("RESET", RESET) X("RETURNING", RETURNING)            \
+    X("ROW", ROW) X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT) X("SET", SET)            \
+    X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR) X("TABLE", TABLE)           \
+    X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP) X("TRUE", TRUE)            \
+    X("UNKNOWN", UNKNOWN) X("VALUE", VALUE) X("VARCHAR", VARCHAR) X("VIRTUAL", VIRTUAL)      \
     X("WHEN", WHEN) X("WHERE", WHERE) X("WITH", WITH)
 
 static const char *const keyword_names[] = {

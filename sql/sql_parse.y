@@ -46,8 +46,8 @@
  * has no action in the current state, the parser retries it as ID. */
 %fallback ID
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
-    FOR IF INSERT INT JOB JOBS OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
-    TIMESTAMP VARCHAR WITH DECIMAL DATE ROW ARRAY MAP
+    FOR IF INSERT INT JOB JOBS METADATA OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
+    TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
     ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE.
 
 /* ---- operator precedence, lowest first */
@@ -94,7 +94,25 @@ coldefs(A) ::= coldefs(A) COMMA coldef(X). {
 }
 
 %type coldef {rsql_column_def_t}
-coldef(A) ::= nm(N) typespec(T) nullability(K). { A = rsql_sql__column(pctx, &N, &T, K); }
+coldef(A) ::= nm(N) typespec(T) nullability(K) metaopt(M). {
+    A = rsql_sql__column(pctx, &N, &T, K);
+    rsql_sql__column_meta(pctx, &A, &M);
+}
+
+/* METADATA [FROM 'key'] [VIRTUAL] (Flink); present false when absent */
+%type metaopt {sql_meta_t}
+metaopt(A) ::= . { A = (sql_meta_t){false, RSQL_NOPOS, {NULL, RSQL_NOPOS}, {false, RSQL_NOPOS}}; }
+metaopt(A) ::= METADATA(X) metafrom(F) metavirtual(V). {
+    A = (sql_meta_t){true, rsql_sql__tok_pos(&X), F, V};
+}
+
+%type metafrom {sql_text_t}
+metafrom(A) ::= . { A = (sql_text_t){NULL, RSQL_NOPOS}; }
+metafrom(A) ::= FROM STRING(K). { A = rsql_sql__text_string(pctx, &K); }
+
+%type metavirtual {sql_flag_t}
+metavirtual(A) ::= . { A = (sql_flag_t){false, RSQL_NOPOS}; }
+metavirtual(A) ::= VIRTUAL(X). { A = (sql_flag_t){true, rsql_sql__tok_pos(&X)}; }
 
 /* on = NOT NULL; pos = the keywords (off RSQL_POS_NONE when absent) */
 %type nullability {sql_flag_t}
@@ -166,6 +184,9 @@ cmd(A) ::= SHOW CREATE TABLE nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_CR
 cmd(A) ::= SHOW CONNECTORS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_CONNECTORS, NULL); }
 cmd(A) ::= SHOW OPTIONS FOR CONNECTOR setkey(V). {
     A = rsql_sql__stmt_setting(pctx, RSQL_STMT_SHOW_OPTIONS, NULL, &V);
+}
+cmd(A) ::= SHOW METADATA FOR CONNECTOR setkey(V). {
+    A = rsql_sql__stmt_setting(pctx, RSQL_STMT_SHOW_METADATA, NULL, &V);
 }
 cmd(A) ::= SHOW SETTINGS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_SETTINGS, NULL); }
 
