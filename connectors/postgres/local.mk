@@ -1,0 +1,6 @@
+# connectors/postgres/: the postgres connector (a PostgreSQL table over libpq; exactly-once sink).
+RSQL_CONNECTORS += postgres
+librocketsql_a_SOURCES += \
+	connectors/postgres/pg_opts.c connectors/postgres/pg_conf.h \
+	connectors/postgres/pg_int.h connectors/postgres/pg_conn.c \
+	connectors/postgres/pg_sink.c
