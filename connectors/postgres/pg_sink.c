@@ -6,7 +6,7 @@
  * transaction the position of each source partition served is stored in
  *   rocketsql_positions(pipeline text, partition text, "offset" bigint,
  *                       PRIMARY KEY(pipeline, partition))
- * of the same database, so after a crash (even kill -9) the data and the positions agree;
+ * of the table's schema (`public` unless table-name names one), so after a crash (even kill -9) the data and the positions agree;
  * the runtime resumes the source from stored_positions (rsql_io.h), and no row is lost or
  * written twice. COPY, not a multi-row INSERT: for 100,000 rows of 4 columns in one
  * transaction (bigint, text, double, timestamptz), COPY took 0.09-0.11 s and 1,000-row
@@ -52,6 +52,7 @@ struct rsql_sink {
     char *table;
     char *copy_sql;   /* COPY t(cols) FROM STDIN */
     char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) */
+    char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
     int n;
     const rsql_type_t *types;
     rsql_buf_t line;
@@ -116,6 +117,10 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->table);
     rsql_free(k->copy_sql);
     rsql_free(k->insert_sql);
+    rsql_free(k->pos_create);
+    rsql_free(k->pos_upsert);
+    rsql_free(k->pos_get);
+    rsql_free(k->pos_list);
     rsql_free((char *)k->own.url);
     rsql_free((char *)k->own.username);
     rsql_free((char *)k->own.password);
@@ -209,11 +214,19 @@ static rsql_err_t sk_connect(rsql_sink_t *k, rsql_error_t *err)
     if (!k->conn) {
         return err ? err->code : RSQL_ERR_UNAVAILABLE;
     }
-    return exec_cmd(k,
-                    "CREATE TABLE IF NOT EXISTS rocketsql_positions(pipeline text NOT NULL, "
-                    "\"partition\" text NOT NULL, \"offset\" bigint NOT NULL, "
-                    "PRIMARY KEY(pipeline, \"partition\"))",
-                    "cannot create rocketsql_positions", err);
+    return exec_cmd(k, k->pos_create, "cannot create rocketsql_positions", err);
+}
+
+/* head, the positions table's name, tail: on the heap (NULL when out of memory). */
+static char *pos_sql(const char *head, const char *table, const char *tail)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_puts(&b, head);
+    rsql_buf_puts(&b, table);
+    rsql_buf_puts(&b, tail);
+    char *s = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+    rsql_buf_deinit(&b);
+    return s;
 }
 
 static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
@@ -263,8 +276,29 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     rsql_buf_putc(&b, ')');
     k->insert_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+    /* the positions table, in the table's schema */
+    const char *dot = strchr(conf->table_name, '.');
+    rsql_buf_reset(&b);
+    if (dot) {
+        rsql_pg__quote_ident(&b, conf->table_name, (size_t)(dot - conf->table_name));
+        rsql_buf_putc(&b, '.');
+    }
+    rsql_buf_puts(&b, "rocketsql_positions");
+    const char *pt = rsql_buf_str(&b);
+    k->pos_create = pos_sql("CREATE TABLE IF NOT EXISTS ", pt,
+                            "(pipeline text NOT NULL, \"partition\" text NOT NULL, "
+                            "\"offset\" bigint NOT NULL, PRIMARY KEY(pipeline, \"partition\"))");
+    k->pos_upsert = pos_sql("INSERT INTO ", pt,
+                            "(pipeline, \"partition\", \"offset\") VALUES ($1, $2, $3) ON "
+                            "CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
+                            "excluded.\"offset\"");
+    k->pos_get = pos_sql("SELECT \"offset\" FROM ", pt,
+                         " WHERE pipeline = $1 AND \"partition\" = $2");
+    k->pos_list = pos_sql("SELECT \"partition\", \"offset\" FROM ", pt,
+                          " WHERE pipeline = $1 ORDER BY \"partition\"");
+    bool pos_ok = !b.oom && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list;
     rsql_buf_deinit(&b);
-    if (!k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
+    if (!pos_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
         (conf->username && !k->own.username) || (conf->password && !k->own.password)) {
         sk_close(k);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
@@ -366,12 +400,8 @@ static rsql_err_t store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, i
                 char off[32];
                 snprintf(off, sizeof off, "%" PRId64, offs[q]);
                 const char *params[3] = {k->pipeline, names[q], off};
-                PGresult *r = PQexecParams(
-                    k->conn,
-                    "INSERT INTO rocketsql_positions(pipeline, \"partition\", \"offset\") "
-                    "VALUES ($1, $2, $3) ON CONFLICT(pipeline, \"partition\") DO UPDATE SET "
-                    "\"offset\" = excluded.\"offset\"",
-                    3, NULL, params, NULL, NULL, 0);
+                PGresult *r = PQexecParams(k->conn, k->pos_upsert, 3, NULL, params, NULL,
+                                           NULL, 0);
                 if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
                     rc = rsql_pg__error(k->conn, r, err,
                                         "postgres sink %s: cannot store the source positions",
@@ -407,10 +437,7 @@ static bool chunk_committed(rsql_sink_t *k, const rsql_sink_row_t *rows, int fro
             return false;
         }
         const char *params[2] = {k->pipeline, rows[i].partition_name};
-        PGresult *r = PQexecParams(k->conn,
-                                   "SELECT \"offset\" FROM rocketsql_positions WHERE pipeline "
-                                   "= $1 AND \"partition\" = $2",
-                                   2, NULL, params, NULL, NULL, 0);
+        PGresult *r = PQexecParams(k->conn, k->pos_get, 2, NULL, params, NULL, NULL, 0);
         bool yes = r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
                    strtoll(PQgetvalue(r, 0, 0), NULL, 10) == rows[i].rec->offset;
         PQclear(r);
@@ -654,10 +681,7 @@ static int sk_stored_positions(rsql_sink_t *k, int max, char **partitions, int64
 {
     const char *param = k->pipeline;
     int m = 0;
-    PGresult *r = PQexecParams(k->conn,
-                               "SELECT \"partition\", \"offset\" FROM rocketsql_positions "
-                               "WHERE pipeline = $1 ORDER BY \"partition\"",
-                               1, NULL, &param, NULL, NULL, 0);
+    PGresult *r = PQexecParams(k->conn, k->pos_list, 1, NULL, &param, NULL, NULL, 0);
     if (r && PQresultStatus(r) == PGRES_TUPLES_OK) {
         for (int i = 0; i < PQntuples(r) && m < max; i++) {
             char *name = rsql_strdup(PQgetvalue(r, i, 0));
