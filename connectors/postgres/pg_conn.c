@@ -131,7 +131,7 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
         PQfinish(c);
         return NULL;
     }
-    PGresult *r = PQexec(c, "SET TIME ZONE 'UTC'");
+    PGresult *r = PQexec(c, "SET TIME ZONE 'UTC'; SET client_min_messages = warning");
     PQclear(r);
     return c;
 }

@@ -22,6 +22,8 @@ export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
 URL=$("$PGS" url)
 export PGOPTIONS="-c client_min_messages=warning"
 psql_q() { "$PGS" psql -tA -c "$1"; }
+# rows_are TABLE N: TABLE has N rows now (for wait_until)
+rows_are() { [ "$(psql_q "SELECT count(*) FROM $1" 2>/dev/null)" = "$2" ]; }
 psql_q "SELECT 1" >/dev/null || fail "psql cannot reach $URL"
 S="t$$" # a schema of our own, dropped at the end
 psql_q "DROP SCHEMA IF EXISTS $S CASCADE; CREATE SCHEMA $S" >/dev/null
@@ -123,7 +125,7 @@ expect_rc 0 "create the follow tables"
     INSERT INTO fdst SELECT * FROM fsrc" >follow.out 2>follow.err &
 fpid=$!
 e2e_pids="$fpid"
-wait_until 60 test "$(psql_q "SELECT count(*) FROM $S.follow" 2>/dev/null)" = 1000 ||
+wait_until 60 rows_are "$S.follow" 1000 ||
     fail "the first 1000 rows did not arrive: $(cat follow.err)"
 ok "the first 1000 rows arrived"
 "$PGS" stop
@@ -134,7 +136,7 @@ wait_until 60 grep -q "postgres" follow.err || fail "no retry logged while the s
 ok "the job retries while the server is down"
 "$PGS" start
 ok "PostgreSQL started again"
-wait_until 90 test "$(psql_q "SELECT count(*) FROM $S.follow" 2>/dev/null)" = 3000 ||
+wait_until 90 rows_are "$S.follow" 3000 ||
     fail "the rows written while the server was down did not arrive: $(tail -5 follow.err)"
 kill -TERM "$fpid"
 wait_pid "$fpid" 30
@@ -170,6 +172,7 @@ rsql -f kill.sql
 expect_rc 0 "create the kill -9 job"
 count() { psql_q "SELECT count(*), count(DISTINCT id), coalesce(max(id), 0) FROM $S.big" 2>/dev/null ||
     echo "0|0|0"; }
+more_than() { [ "$(count | cut -d'|' -f1)" -gt "$1" ]; }
 RANDOM=$SEED
 landed=0
 attempts=0
@@ -182,7 +185,7 @@ while [ "$landed" -lt 5 ]; do
     before=$(count)
     before=${before%%|*}
     # each kill waits for new rows first, so it lands mid-copy
-    wait_until 60 test "$(count | cut -d'|' -f1)" -gt "$before" || true
+    wait_until 60 more_than "$before" || true
     delay=$((RANDOM % 300))
     sleep "$(printf '0.%03d' "$delay")"
     kill -9 "$pid" 2>/dev/null || true
