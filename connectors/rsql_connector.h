@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 2
+#define RSQL_CONNECTOR_ABI_VERSION 3
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -129,7 +129,10 @@ typedef struct rsql_connector_def {
     /*
     ** Sink side: true when the sink stores the source positions in the same
     ** transaction as the rows (exactly-once with a source whose positions
-    ** the runtime keeps). Its data path then has stored_positions.
+    ** the runtime keeps), and, for a source that keeps its own
+    ** (rsql_sink_ctx_t.source_own_positions), the identities of the applied
+    ** records (exactly-once with RocketMQ). Its data path then has
+    ** stored_positions.
     */
     bool exactly_once;
     /* Optional extra EXPLAIN output (see rsql_explain_t). */

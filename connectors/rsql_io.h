@@ -227,6 +227,16 @@ typedef struct rsql_sink_ctx {
     const rsql_type_t *column_types;
     rsql_delivery_cb deliver; /* report results here */
     void *deliver_opaque;
+    /*
+    ** The source keeps its own positions (RocketMQ acks: rsql_source_ops_t
+    ** .manages_own_positions). An exactly-once sink then records, in the same
+    ** transaction as the rows, the identity of each applied record (rec->ident:
+    ** topic, lite topic and message id) instead of positions, and reports a row
+    ** whose identity it applied before as written without writing it again (a
+    ** redelivered message is then acked, not doubled). It prunes that record so
+    ** it stays bounded.
+    */
+    bool source_own_positions;
 } rsql_sink_ctx_t;
 
 typedef struct rsql_sink_ops {

@@ -394,7 +394,9 @@ static void sink_node(explain_t *x)
                                 "same transaction as the rows)\n",
                         t->conn->name);
     } else if (sink_exactly_once(p)) {
-        rsql_buf_printf(x->out, "at-least-once (%s cannot join the %s transaction)\n", own,
+        rsql_buf_printf(x->out, "exactly-once (the %s sink records each applied message's id in "
+                                "the same transaction as its row; a redelivered message already "
+                                "applied is acked without being written again)\n",
                         t->conn->name);
     } else {
         rsql_buf_puts(x->out, "at-least-once (a row's source position is committed only after "

@@ -20,6 +20,7 @@ typedef struct rsql_pg_conf {
     int64_t max_rows;     /* sink.buffer-flush.max-rows */
     int64_t interval_ms;  /* sink.buffer-flush.interval */
     int64_t max_retries;  /* sink.max-retries */
+    int64_t retention_ms; /* sink.exactly-once.retention */
 } rsql_pg_conf_t;
 
 /* sslmode's values, in libpq's spelling. */

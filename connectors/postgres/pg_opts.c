@@ -59,6 +59,9 @@ static const rsql_opt_def_t pg_opts[] = {
                    "after reconnecting, before the failure goes to the runtime (which retries "
                    "it further per `errors.retry.*`). A constraint violation is never retried.",
                    F(max_retries, int64_t)),
+    RSQL_OPT_ROW_F("sink.exactly-once.retention", RSQL_OPT_DURATION, RSQL_OPT_F_SINK, "1h",
+                   RSQL_MS_MIN, 30 * 24 * RSQL_MS_H, NULL, RSQL_EXACTLY_ONCE_RETENTION_DOC,
+                   F(retention_ms, int64_t)),
     RSQL_OPT_END,
 };
 

@@ -28,6 +28,18 @@
  * errors.tolerance 'all', the run fails under 'none'), the rows after it are reported
  * transient, so the runtime writes them again.
  *
+ * From a source that keeps its own positions (RocketMQ: rsql_sink_ctx_t.source_own_positions)
+ * the same transaction records each applied record's identity (rec->ident: topic, lite
+ * topic, message id) in rocketsql_applied(pipeline text, id text, applied_at timestamptz,
+ * PRIMARY KEY(pipeline, id)) of the table's schema: one INSERT ... SELECT unnest($2::text[])
+ * ON CONFLICT DO NOTHING RETURNING id per chunk says which rows are new; the others were
+ * applied by an earlier delivery of their message, are not copied again and are reported
+ * written (meta "already applied"), so the runtime acks the redelivery. A COMMIT whose answer
+ * was lost is simply written again: its rows are then found applied. Message ids, not
+ * per-queue watermarks: see sqlite_sink.c. Entries older than sink.exactly-once.retention (by
+ * the server's clock) are deleted, at most once a minute, once the sink has been open that
+ * long.
+ *
  * Threads: one connection, used by the write thread (open, write, flush, close);
  * stored_positions is called before writing starts.
  */
@@ -53,6 +65,11 @@ struct rsql_sink {
     char *copy_sql;   /* COPY t(cols) FROM STDIN */
     char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) */
     char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
+    char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
+    bool by_ident; /* the source keeps its own positions: record identities, not positions */
+    int64_t opened_ms, pruned_ms;
+    bool *dup; /* per row of a write: already applied (not written again) */
+    int dup_cap;
     int n;
     const rsql_type_t *types;
     rsql_buf_t line;
@@ -121,6 +138,10 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->pos_upsert);
     rsql_free(k->pos_get);
     rsql_free(k->pos_list);
+    rsql_free(k->app_create);
+    rsql_free(k->app_mark);
+    rsql_free(k->app_prune);
+    rsql_free(k->dup);
     rsql_free((char *)k->own.url);
     rsql_free((char *)k->own.username);
     rsql_free((char *)k->own.password);
@@ -214,7 +235,11 @@ static rsql_err_t sk_connect(rsql_sink_t *k, rsql_error_t *err)
     if (!k->conn) {
         return err ? err->code : RSQL_ERR_UNAVAILABLE;
     }
-    return exec_cmd(k, k->pos_create, "cannot create rocketsql_positions", err);
+    rsql_err_t rc = exec_cmd(k, k->pos_create, "cannot create rocketsql_positions", err);
+    if (rc == RSQL_OK && k->by_ident) {
+        rc = exec_cmd(k, k->app_create, "cannot create rocketsql_applied", err);
+    }
+    return rc;
 }
 
 /* head, the positions table's name, tail: on the heap (NULL when out of memory). */
@@ -250,6 +275,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->types = ctx->column_types;
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
+    k->by_ident = ctx->source_own_positions;
+    k->opened_ms = k->pruned_ms = rsql_now_ms();
     rsql_buf_init(&k->line);
     k->pipeline = rsql_strdup(ctx->pipeline ? ctx->pipeline : "");
     k->table = rsql_strdup(conf->table_name);
@@ -296,7 +323,24 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                          " WHERE pipeline = $1 AND \"partition\" = $2");
     k->pos_list = pos_sql("SELECT \"partition\", \"offset\" FROM ", pt,
                           " WHERE pipeline = $1 ORDER BY \"partition\"");
-    bool pos_ok = !b.oom && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list;
+    rsql_buf_reset(&b);
+    if (dot) {
+        rsql_pg__quote_ident(&b, conf->table_name, (size_t)(dot - conf->table_name));
+        rsql_buf_putc(&b, '.');
+    }
+    rsql_buf_puts(&b, "rocketsql_applied");
+    pt = rsql_buf_str(&b);
+    k->app_create = pos_sql("CREATE TABLE IF NOT EXISTS ", pt,
+                            "(pipeline text NOT NULL, id text NOT NULL, applied_at timestamptz "
+                            "NOT NULL DEFAULT now(), PRIMARY KEY(pipeline, id))");
+    k->app_mark = pos_sql("INSERT INTO ", pt,
+                          "(pipeline, id) SELECT $1, x FROM unnest($2::text[]) AS x ON CONFLICT "
+                          "DO NOTHING RETURNING id");
+    k->app_prune = pos_sql("DELETE FROM ", pt,
+                           " WHERE pipeline = $1 AND applied_at < now() - $2::bigint * "
+                           "interval '1 millisecond'");
+    bool pos_ok = !b.oom && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list &&
+                  k->app_create && k->app_mark && k->app_prune;
     rsql_buf_deinit(&b);
     if (!pos_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
         (conf->username && !k->own.username) || (conf->password && !k->own.password)) {
@@ -454,6 +498,94 @@ static void rollback(rsql_sink_t *k)
     }
 }
 
+/* Append s to b as an element of a PostgreSQL array literal ("..." with \ and " escaped). */
+static void put_array_elem(rsql_buf_t *b, const char *s)
+{
+    rsql_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') {
+            rsql_buf_putc(b, '\\');
+        }
+        rsql_buf_putc(b, *s);
+    }
+    rsql_buf_putc(b, '"');
+}
+
+/*
+** Own-position sources, inside the chunk's transaction: record the identities of
+** rows[from, to) as applied, and set dup[i] for each row whose identity was recorded before
+** (or earlier in the same rows). Rows without an identity are written (dup false).
+*/
+static rsql_err_t mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                               rsql_error_t *err)
+{
+    rsql_buf_t arr = RSQL_BUF_INIT;
+    int n_ids = 0;
+    rsql_buf_putc(&arr, '{');
+    for (int i = from; i < to; i++) {
+        k->dup[i] = false;
+        if (rows[i].rec && rows[i].rec->ident) {
+            rsql_buf_puts(&arr, n_ids++ ? "," : "");
+            put_array_elem(&arr, rows[i].rec->ident);
+        }
+    }
+    rsql_buf_putc(&arr, '}');
+    if (n_ids == 0) {
+        rsql_buf_deinit(&arr);
+        return RSQL_OK;
+    }
+    if (arr.oom) {
+        rsql_buf_deinit(&arr);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    const char *params[2] = {k->pipeline, rsql_buf_str(&arr)};
+    PGresult *r = PQexecParams(k->conn, k->app_mark, 2, NULL, params, NULL, NULL, 0);
+    rsql_buf_deinit(&arr);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rsql_err_t rc = rsql_pg__error(k->conn, r, err,
+                                       "postgres sink %s: cannot record the applied messages",
+                                       k->table);
+        PQclear(r);
+        return rc;
+    }
+    /* a row is new when its identity was returned (each returned identity serves one row) */
+    int nt = PQntuples(r);
+    bool *used = rsql_calloc((size_t)nt + 1, sizeof *used);
+    if (!used) {
+        PQclear(r);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int i = from; i < to; i++) {
+        if (!rows[i].rec || !rows[i].rec->ident) {
+            continue;
+        }
+        bool found = false;
+        for (int j = 0; j < nt && !found; j++) {
+            if (!used[j] && strcmp(PQgetvalue(r, j, 0), rows[i].rec->ident) == 0) {
+                used[j] = found = true;
+            }
+        }
+        k->dup[i] = !found;
+    }
+    rsql_free(used);
+    PQclear(r);
+    return RSQL_OK;
+}
+
+/* Delete the applied identities older than the retention (see the file comment). */
+static void prune_applied(rsql_sink_t *k)
+{
+    int64_t now = rsql_now_ms();
+    if (!k->by_ident || now - k->opened_ms < k->conf->retention_ms || now - k->pruned_ms < 60000) {
+        return;
+    }
+    k->pruned_ms = now;
+    char ms[32];
+    snprintf(ms, sizeof ms, "%" PRId64, k->conf->retention_ms);
+    const char *params[2] = {k->pipeline, ms};
+    PQclear(PQexecParams(k->conn, k->app_prune, 2, NULL, params, NULL, NULL, 0));
+}
+
 /*
 ** One transaction: COPY rows[from, to) and store their positions. On failure err says why
 ** (PostgreSQL's message) and the transaction is rolled back. *commit_lost = the failure was
@@ -473,6 +605,13 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     if ((rc = exec_cmd(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
         return rc;
     }
+    for (int i = from; i < to; i++) {
+        k->dup[i] = false;
+    }
+    if (k->by_ident && (rc = mark_applied(k, rows, from, to, err)) != RSQL_OK) {
+        rollback(k);
+        return rc;
+    }
     PGresult *r = PQexec(k->conn, k->copy_sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
@@ -482,8 +621,10 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     }
     PQclear(r);
     for (int i = from; i < to; i++) {
-        put_copy_line(k, rows[i].values, &data);
-        if (data.len >= 256 * 1024 || i == to - 1) {
+        if (!k->dup[i]) {
+            put_copy_line(k, rows[i].values, &data);
+        }
+        if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
             if (data.oom) {
                 PQputCopyEnd(k->conn, "out of memory");
                 PQclear(PQgetResult(k->conn));
@@ -507,7 +648,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     while ((r = PQgetResult(k->conn))) {
         PQclear(r);
     }
-    if (rc == RSQL_OK) {
+    if (rc == RSQL_OK && !k->by_ident) {
         rc = store_positions(k, rows, from, to, err);
     }
     if (rc == RSQL_OK) {
@@ -557,6 +698,13 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
             params[c] = rsql_buf_str(&vals[c]);
         }
         PQclear(PQexec(k->conn, "SAVEPOINT rsql_row"));
+        if (k->by_ident && mark_applied(k, rows, i, i + 1, err) != RSQL_OK) {
+            bad = -1;
+            break;
+        }
+        if (k->dup[i]) {
+            continue; /* applied before */
+        }
         PGresult *r = PQexecParams(k->conn, k->insert_sql, k->n, NULL, params, NULL, NULL, 0);
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
             rsql_pg__error(k->conn, r, cause, "postgres sink %s: cannot insert the row of %s",
@@ -576,7 +724,7 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
     rsql_free(params);
     if (bad >= from) {
         PQclear(PQexec(k->conn, "ROLLBACK TO SAVEPOINT rsql_row"));
-        if (store_positions(k, rows, from, bad, err) != RSQL_OK ||
+        if ((!k->by_ident && store_positions(k, rows, from, bad, err) != RSQL_OK) ||
             exec_cmd(k, "COMMIT", "cannot commit", err) != RSQL_OK) {
             bad = -1;
         }
@@ -598,13 +746,22 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (rc != RSQL_OK) {
         return rc;
     }
+    if (n > k->dup_cap) {
+        bool *d = rsql_realloc(k->dup, (size_t)n * sizeof *d);
+        if (!d) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        k->dup = d;
+        k->dup_cap = n;
+    }
+    memset(k->dup, 0, (size_t)n * sizeof *k->dup);
     while (committed < n && bad < 0) {
         int to = n - committed > k->conf->max_rows ? committed + (int)k->conf->max_rows : n;
         for (int64_t attempt = 0;; attempt++) {
             bool lost = false;
             rsql_error_clear(&cause);
             rc = copy_chunk(k, rows, committed, to, &lost, &cause);
-            if (rc != RSQL_OK && lost && chunk_committed(k, rows, committed, to)) {
+            if (rc != RSQL_OK && lost && !k->by_ident && chunk_committed(k, rows, committed, to)) {
                 rc = RSQL_OK;
             }
             if (rc == RSQL_OK || !rsql_error_retriable(&cause) ||
@@ -648,6 +805,14 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         return cause.code;
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
+    for (int i = 0; i < committed; i++) {
+        if (k->dup[i]) {
+            snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
+        }
+    }
+    if (committed > 0) {
+        prune_applied(k);
+    }
     for (int i = committed; i < n; i++) {
         rsql_sink_result_t *r = &k->results[i];
         if (i == bad || bad < 0) {
