@@ -525,8 +525,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
         return rc;
     }
     rc = rsql_catalog__prepare(cat,
-                               "INSERT INTO table_columns(table_name, ord, name, type, not_null) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5)",
+                               "INSERT INTO table_columns(table_name, ord, name, type, not_null, "
+                               "pk_ord) VALUES (?1, ?2, ?3, ?4, ?5, NULLIF(?6, 0))",
                                &st, err);
     for (int i = 0; rc == RSQL_OK && i < def->n_columns; i++) {
         const rsql_col_t *c = &def->columns[i];
@@ -535,7 +535,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
             sqlite3_bind_int(st, 2, i) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 3, c->name) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 4, rsql_type_name(c->type)) != SQLITE_OK ||
-            sqlite3_bind_int(st, 5, c->not_null ? 1 : 0) != SQLITE_OK) {
+            sqlite3_bind_int(st, 5, c->not_null ? 1 : 0) != SQLITE_OK ||
+            sqlite3_bind_int(st, 6, c->pk_ord) != SQLITE_OK) {
             rc = bind_err(cat, err);
         } else {
             rc = rsql_catalog__step_done(cat, st, err);
@@ -578,7 +579,9 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
 {
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(
-        cat, "SELECT name, type, not_null FROM table_columns WHERE table_name = ?1 ORDER BY ord",
+        cat,
+        "SELECT name, type, not_null, coalesce(pk_ord, 0) FROM table_columns WHERE "
+        "table_name = ?1 ORDER BY ord",
         &st, err);
     if (rc != RSQL_OK) {
         return rc;
@@ -598,6 +601,7 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         rsql_col_t *c = &def->columns[def->n_columns++];
         c->name = NULL;
         c->not_null = sqlite3_column_int(st, 2) != 0;
+        c->pk_ord = sqlite3_column_int(st, 3);
         const char *tname = (const char *)sqlite3_column_text(st, 1);
         int t = tname ? rsql_type_from_name(tname) : -1;
         if ((rc = rsql_catalog__col_dup(st, 0, &c->name, err)) != RSQL_OK) {

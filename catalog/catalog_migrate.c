@@ -95,6 +95,9 @@ static const char *const steps[] = {
     "ALTER TABLE job_runs ADD COLUMN hold_key TEXT;\n"
     "ALTER TABLE job_runs ADD COLUMN hold_until_ms INTEGER;\n"
     "CREATE INDEX job_runs_by_hold ON job_runs(hold_key, id);\n",
+    /* 4: PRIMARY KEY (col, ...) NOT ENFORCED: a column's position in the table's key (from
+       1; NULL = not in it), the key of an upsert sink */
+    "ALTER TABLE table_columns ADD COLUMN pk_ord INTEGER;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

@@ -48,6 +48,7 @@ typedef struct rsql_col {
     char *name;
     rsql_type_t type;
     bool not_null;
+    int pk_ord; /* position in PRIMARY KEY (...) NOT ENFORCED, from 1; 0 = not in the key */
 } rsql_col_t;
 
 /* A table as stored. All strings owned by the struct (rsql_table_def_free). */

@@ -237,6 +237,14 @@ typedef struct rsql_sink_ctx {
     ** it stays bounded.
     */
     bool source_own_positions;
+    /*
+    ** The table's PRIMARY KEY (...) NOT ENFORCED: n_key column indexes (into
+    ** column_names), in key order; 0 = none. A sink that can upsert (postgres,
+    ** sqlite) then writes each row as an upsert by that key (the last row of a
+    ** key wins); the others append.
+    */
+    int n_key;
+    const int *key_columns;
 } rsql_sink_ctx_t;
 
 typedef struct rsql_sink_ops {

@@ -203,6 +203,8 @@ typedef struct cols {
     int n;
     const char **names;
     rsql_type_t *types;
+    int n_key;
+    int *key; /* PRIMARY KEY: column indexes, in key order */
 } cols_t;
 
 static bool cols_of(const rsql_table_def_t *def, cols_t *c)
@@ -214,12 +216,18 @@ static bool cols_of(const rsql_table_def_t *def, cols_t *c)
     c->n = def->n_columns;
     c->names = rsql_calloc((size_t)(c->n ? c->n : 1), sizeof(char *));
     c->types = rsql_calloc((size_t)(c->n ? c->n : 1), sizeof(rsql_type_t));
-    if (!c->names || !c->types) {
+    c->key = rsql_calloc((size_t)(c->n ? c->n : 1), sizeof(int));
+    if (!c->names || !c->types || !c->key) {
         return false;
     }
     for (int i = 0; i < c->n; i++) {
         c->names[i] = def->columns[i].name;
         c->types[i] = def->columns[i].type;
+        int k = def->columns[i].pk_ord;
+        if (k > 0 && k <= c->n) {
+            c->key[k - 1] = i;
+            c->n_key = k > c->n_key ? k : c->n_key;
+        }
     }
     return true;
 }
@@ -228,6 +236,7 @@ static void cols_free(cols_t *c)
 {
     rsql_free(c->names);
     rsql_free(c->types);
+    rsql_free(c->key);
 }
 
 static const char *conn_name(const rsql_plan_table_t *t)
@@ -368,6 +377,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
         conf.snk_ctx.n_columns = snk_cols.n;
         conf.snk_ctx.column_names = snk_cols.names;
         conf.snk_ctx.column_types = snk_cols.types;
+        conf.snk_ctx.n_key = snk_cols.n_key;
+        conf.snk_ctx.key_columns = snk_cols.key;
     }
     if (dlq_ops) {
         conf.dlq_ops = dlq_ops;

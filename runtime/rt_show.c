@@ -89,11 +89,19 @@ rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
     if (rc != RSQL_OK) {
         return rc;
     }
-    static const char *const cols[] = {"column", "type", "nullable"};
-    rsql_result_t *r = table_result(3, cols);
+    static const char *const cols[] = {"column", "type", "nullable", "key"};
+    bool has_key = false;
+    for (int i = 0; i < def->n_columns; i++) {
+        has_key = has_key || def->columns[i].pk_ord > 0;
+    }
+    rsql_result_t *r = table_result(has_key ? 4 : 3, cols);
     for (int i = 0; r && i < def->n_columns; i++) {
+        char key[32] = "";
+        if (def->columns[i].pk_ord) {
+            snprintf(key, sizeof key, "PRI(%d)", def->columns[i].pk_ord);
+        }
         const char *row[] = {def->columns[i].name, rsql_type_name(def->columns[i].type),
-                             def->columns[i].not_null ? "NO" : "YES"};
+                             def->columns[i].not_null ? "NO" : "YES", key};
         if (rsql_result_add_row(r, row) != RSQL_OK) {
             rsql_result_destroy(r);
             r = NULL;
@@ -155,12 +163,28 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     rsql_buf_puts(&b, "CREATE TABLE ");
     put_ident(&b, def->name);
     rsql_buf_puts(&b, " (\n");
+    int n_key = 0;
+    for (int i = 0; i < def->n_columns; i++) {
+        n_key += def->columns[i].pk_ord > 0;
+    }
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         put_ident(&b, def->columns[i].name);
         rsql_buf_printf(&b, " %s%s%s\n", rsql_type_name(def->columns[i].type),
                         def->columns[i].not_null ? " NOT NULL" : "",
-                        i + 1 < def->n_columns ? "," : "");
+                        i + 1 < def->n_columns || n_key ? "," : "");
+    }
+    if (n_key) {
+        rsql_buf_puts(&b, "  PRIMARY KEY (");
+        for (int k = 1; k <= n_key; k++) {
+            for (int i = 0; i < def->n_columns; i++) {
+                if (def->columns[i].pk_ord == k) {
+                    rsql_buf_puts(&b, k > 1 ? ", " : "");
+                    put_ident(&b, def->columns[i].name);
+                }
+            }
+        }
+        rsql_buf_puts(&b, ") NOT ENFORCED\n");
     }
     rsql_buf_puts(&b, ") WITH (\n");
     for (int i = 0; i < def->n_options; i++) {

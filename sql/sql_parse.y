@@ -42,7 +42,7 @@
 %fallback ID
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
     FOR IF INSERT INT JOB JOBS OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
-    TIMESTAMP VARCHAR WITH.
+    TIMESTAMP VARCHAR WITH ENFORCED KEY PRIMARY.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -73,9 +73,23 @@ ifexists(A) ::= IF EXISTS. { A = true; }
 
 /* ================================================================ CREATE TABLE */
 
-cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) RP with_opt(W). {
+cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) pkey(K) RP with_opt(W). {
     A = rsql_sql__stmt_create_table(pctx, E, &N, &C, &W);
+    rsql_sql__stmt_primary_key(pctx, A, &K);
 }
+
+/* PRIMARY KEY (col, ...) NOT ENFORCED (Flink's syntax): the key of an upsert sink. */
+%type pkey {sql_pkey_t}
+pkey(A) ::= . { A = (sql_pkey_t){{0, NULL}, RSQL_NOPOS}; }
+pkey(A) ::= COMMA PRIMARY(X) KEY LP pkcols(L) RP NOT ENFORCED(Y). {
+    A = (sql_pkey_t){L, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
+}
+%type pkcols {sql_vec_t}
+pkcols(A) ::= nm(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+pkcols(A) ::= pkcols(A) COMMA nm(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X)); }
 
 %type coldefs {sql_vec_t}
 coldefs(A) ::= coldef(X). {

@@ -40,6 +40,15 @@
  * the server's clock) are deleted, at most once a minute, once the sink has been open that
  * long.
  *
+ * Upsert: when the rocketsql table declares PRIMARY KEY (k, ...) NOT ENFORCED
+ * (rsql_sink_ctx_t.n_key), a created table gets that primary key, and each chunk is copied
+ * into a temporary table (rsql_stage, ON COMMIT DELETE ROWS, with a row number) and then
+ *   INSERT INTO t SELECT DISTINCT ON (k) ... FROM rsql_stage ORDER BY k, row number DESC
+ *   ON CONFLICT (k) DO UPDATE SET c = excluded.c, ...
+ * in the same transaction: the last row of a key wins, within a chunk and across chunks.
+ * An existing table needs a unique index on the key (PostgreSQL refuses ON CONFLICT
+ * otherwise: a permanent error at the first write).
+ *
  * Threads: one connection, used by the write thread (open, write, flush, close);
  * stored_positions is called before writing starts.
  */
@@ -63,7 +72,13 @@ struct rsql_sink {
     char *pipeline;
     char *table;
     char *copy_sql;   /* COPY t(cols) FROM STDIN */
-    char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) */
+    char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) [ON CONFLICT ...] */
+    char *stage_sql;  /* upsert: CREATE TEMP TABLE rsql_stage ... */
+    char *merge_sql;  /* upsert: INSERT INTO t SELECT ... FROM rsql_stage ON CONFLICT ... */
+    int n_key;
+    int *key;       /* upsert: key column indexes */
+    bool staged;    /* rsql_stage exists on this connection */
+    bool checked;   /* the table was created/checked (the stage can be made) */
     char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
     char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
     bool by_ident; /* the source keeps its own positions: record identities, not positions */
@@ -134,6 +149,9 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->table);
     rsql_free(k->copy_sql);
     rsql_free(k->insert_sql);
+    rsql_free(k->stage_sql);
+    rsql_free(k->merge_sql);
+    rsql_free(k->key);
     rsql_free(k->pos_create);
     rsql_free(k->pos_upsert);
     rsql_free(k->pos_get);
@@ -174,6 +192,12 @@ static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_e
         rsql_buf_puts(&q, i ? ", " : "");
         rsql_pg__quote_ident(&q, ctx->column_names[i], strlen(ctx->column_names[i]));
         rsql_buf_printf(&q, " %s", pg_type(ctx->column_types[i]));
+    }
+    for (int j = 0; j < k->n_key; j++) {
+        const char *c = ctx->column_names[k->key[j]];
+        rsql_buf_puts(&q, j ? ", " : ", PRIMARY KEY (");
+        rsql_pg__quote_ident(&q, c, strlen(c));
+        rsql_buf_puts(&q, j + 1 == k->n_key ? ")" : "");
     }
     rsql_buf_putc(&q, ')');
     if (q.oom || qt.oom) {
@@ -231,6 +255,7 @@ static rsql_err_t sk_connect(rsql_sink_t *k, rsql_error_t *err)
         k->conn = NULL;
     }
     snprintf(what, sizeof what, "postgres sink %s", k->table);
+    k->staged = false; /* a temporary table lives as long as its connection */
     k->conn = rsql_pg__connect(k->conf, what, err);
     if (!k->conn) {
         return err ? err->code : RSQL_ERR_UNAVAILABLE;
@@ -276,18 +301,66 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
     k->by_ident = ctx->source_own_positions;
+    k->n_key = ctx->n_key;
+    k->key = rsql_calloc((size_t)k->n_key + 1, sizeof *k->key);
+    if (!k->key) {
+        sk_close(k);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int j = 0; j < k->n_key; j++) {
+        k->key[j] = ctx->key_columns[j];
+    }
     k->opened_ms = k->pruned_ms = rsql_now_ms();
     rsql_buf_init(&k->line);
     k->pipeline = rsql_strdup(ctx->pipeline ? ctx->pipeline : "");
     k->table = rsql_strdup(conf->table_name);
-    rsql_buf_puts(&b, "COPY ");
-    rsql_pg__quote_table(&b, conf->table_name);
-    rsql_buf_putc(&b, '(');
+    rsql_buf_t cols = RSQL_BUF_INIT, keys = RSQL_BUF_INIT, sets = RSQL_BUF_INIT;
     for (int i = 0; i < k->n; i++) {
-        rsql_buf_puts(&b, i ? ", " : "");
-        rsql_pg__quote_ident(&b, ctx->column_names[i], strlen(ctx->column_names[i]));
+        const char *c = ctx->column_names[i];
+        bool in_key = false;
+        for (int j = 0; j < k->n_key; j++) {
+            in_key = in_key || k->key[j] == i;
+        }
+        rsql_buf_puts(&cols, i ? ", " : "");
+        rsql_pg__quote_ident(&cols, c, strlen(c));
+        if (!in_key) {
+            rsql_buf_puts(&sets, sets.len ? ", " : "");
+            rsql_pg__quote_ident(&sets, c, strlen(c));
+            rsql_buf_puts(&sets, " = excluded.");
+            rsql_pg__quote_ident(&sets, c, strlen(c));
+        }
     }
-    rsql_buf_puts(&b, ") FROM STDIN");
+    for (int j = 0; j < k->n_key; j++) {
+        const char *c = ctx->column_names[k->key[j]];
+        rsql_buf_puts(&keys, j ? ", " : "");
+        rsql_pg__quote_ident(&keys, c, strlen(c));
+    }
+    /* ON CONFLICT (keys) DO UPDATE SET ... (DO NOTHING when every column is in the key) */
+    rsql_buf_t conflict = RSQL_BUF_INIT;
+    if (k->n_key) {
+        rsql_buf_printf(&conflict, " ON CONFLICT (%s) DO %s%s", rsql_buf_str(&keys),
+                        sets.len ? "UPDATE SET " : "NOTHING", rsql_buf_str(&sets));
+        rsql_buf_printf(&b, "CREATE TEMP TABLE IF NOT EXISTS rsql_stage ON COMMIT DELETE ROWS AS "
+                            "SELECT %s, 0::bigint AS rsql_seq FROM ",
+                        rsql_buf_str(&cols));
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_puts(&b, " WITH NO DATA");
+        k->stage_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b);
+        rsql_buf_puts(&b, "INSERT INTO ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_printf(&b, "(%s) SELECT DISTINCT ON (%s) %s FROM rsql_stage ORDER BY %s, "
+                            "rsql_seq DESC%s",
+                        rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&cols),
+                        rsql_buf_str(&keys), rsql_buf_str(&conflict));
+        k->merge_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b);
+        rsql_buf_printf(&b, "COPY rsql_stage(%s, rsql_seq) FROM STDIN", rsql_buf_str(&cols));
+    } else {
+        rsql_buf_puts(&b, "COPY ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_printf(&b, "(%s) FROM STDIN", rsql_buf_str(&cols));
+    }
     k->copy_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
     rsql_buf_reset(&b);
     rsql_buf_puts(&b, "INSERT INTO ");
@@ -302,7 +375,14 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_printf(&b, "%s$%d", i ? ", " : "", i + 1);
     }
     rsql_buf_putc(&b, ')');
+    rsql_buf_puts(&b, rsql_buf_str(&conflict));
     k->insert_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+    bool up_ok = !cols.oom && !keys.oom && !sets.oom && !conflict.oom &&
+                 (!k->n_key || (k->stage_sql && k->merge_sql));
+    rsql_buf_deinit(&cols);
+    rsql_buf_deinit(&keys);
+    rsql_buf_deinit(&sets);
+    rsql_buf_deinit(&conflict);
     /* the positions table, in the table's schema */
     const char *dot = strchr(conf->table_name, '.');
     rsql_buf_reset(&b);
@@ -342,7 +422,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     bool pos_ok = !b.oom && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list &&
                   k->app_create && k->app_mark && k->app_prune;
     rsql_buf_deinit(&b);
-    if (!pos_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
+    if (!pos_ok || !up_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
         (conf->username && !k->own.username) || (conf->password && !k->own.password)) {
         sk_close(k);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
@@ -351,6 +431,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (rc == RSQL_OK) {
         rc = check_table(k, ctx, err);
     }
+    k->checked = rc == RSQL_OK;
     if (rc != RSQL_OK) {
         sk_close(k);
         return rc;
@@ -390,7 +471,7 @@ static void put_text(rsql_buf_t *b, const rsql_value_t *v)
 }
 
 /* One row as a line of COPY's text format: tab-separated, \N for NULL, escaped. */
-static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, rsql_buf_t *out)
+static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsql_buf_t *out)
 {
     for (int i = 0; i < k->n; i++) {
         const rsql_value_t *v = &vals[i];
@@ -413,6 +494,9 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, rsql_buf_t *
             default: rsql_buf_putc(out, c); break;
             }
         }
+    }
+    if (k->n_key) {
+        rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
     }
     rsql_buf_putc(out, '\n');
 }
@@ -602,6 +686,12 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
             return rc;
         }
     }
+    if (k->n_key && !k->staged) { /* outside the transaction, so a rollback keeps it */
+        if ((rc = exec_cmd(k, k->stage_sql, "cannot create the staging table", err)) != RSQL_OK) {
+            return rc;
+        }
+        k->staged = true;
+    }
     if ((rc = exec_cmd(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
         return rc;
     }
@@ -612,6 +702,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
         rollback(k);
         return rc;
     }
+
     PGresult *r = PQexec(k->conn, k->copy_sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
@@ -622,7 +713,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     PQclear(r);
     for (int i = from; i < to; i++) {
         if (!k->dup[i]) {
-            put_copy_line(k, rows[i].values, &data);
+            put_copy_line(k, rows[i].values, i, &data);
         }
         if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
             if (data.oom) {
@@ -647,6 +738,9 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     PQclear(r);
     while ((r = PQgetResult(k->conn))) {
         PQclear(r);
+    }
+    if (rc == RSQL_OK && k->n_key) {
+        rc = exec_cmd(k, k->merge_sql, "cannot upsert the rows", err);
     }
     if (rc == RSQL_OK && !k->by_ident) {
         rc = store_positions(k, rows, from, to, err);

@@ -38,6 +38,10 @@
  * minute, once the sink has been open that long (a redelivery after a restart is then still
  * recognized), so the record stays about (rate x retention) entries.
  *
+ * Upsert: with PRIMARY KEY (k, ...) NOT ENFORCED (rsql_sink_ctx_t.n_key) a created table gets
+ * that primary key and each row is INSERT ... ON CONFLICT (k) DO UPDATE SET (the last row of
+ * a key wins); an existing table needs a unique index on the key.
+ *
  * Threads: one connection, used by the write thread (open, write, flush,
  * close); stored_positions is called before writing starts.
  */
@@ -180,6 +184,11 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         quote_ident(&sql, ctx->column_names[i]);
         rsql_buf_printf(&sql, " %s", sql_type(ctx->column_types[i]));
     }
+    for (int j = 0; j < ctx->n_key; j++) {
+        rsql_buf_puts(&sql, j ? ", " : ", PRIMARY KEY (");
+        quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
+        rsql_buf_puts(&sql, j + 1 == ctx->n_key ? ")" : "");
+    }
     rsql_buf_puts(&sql, ");");
     if (sql.oom) {
         goto nomem;
@@ -205,6 +214,31 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_puts(&sql, i ? ", ?" : "?");
     }
     rsql_buf_putc(&sql, ')');
+    /* PRIMARY KEY (...) NOT ENFORCED: an upsert, the last row of a key wins */
+    for (int j = 0; j < ctx->n_key; j++) {
+        rsql_buf_puts(&sql, j ? ", " : " ON CONFLICT (");
+        quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
+    }
+    if (ctx->n_key) {
+        int n_set = 0;
+        rsql_buf_puts(&sql, ") DO ");
+        for (int i = 0; i < k->n; i++) {
+            bool in_key = false;
+            for (int j = 0; j < ctx->n_key; j++) {
+                in_key = in_key || ctx->key_columns[j] == i;
+            }
+            if (in_key) {
+                continue;
+            }
+            rsql_buf_puts(&sql, n_set++ ? ", " : "UPDATE SET ");
+            quote_ident(&sql, ctx->column_names[i]);
+            rsql_buf_puts(&sql, " = excluded.");
+            quote_ident(&sql, ctx->column_names[i]);
+        }
+        if (!n_set) {
+            rsql_buf_puts(&sql, "NOTHING");
+        }
+    }
     if (sql.oom) {
         goto nomem;
     }
