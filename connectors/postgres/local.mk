@@ -3,4 +3,4 @@ RSQL_CONNECTORS += postgres
 librocketsql_a_SOURCES += \
 	connectors/postgres/pg_opts.c connectors/postgres/pg_conf.h \
 	connectors/postgres/pg_int.h connectors/postgres/pg_conn.c \
-	connectors/postgres/pg_sink.c
+	connectors/postgres/pg_sink.c connectors/postgres/pg_source.c

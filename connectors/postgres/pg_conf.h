@@ -21,6 +21,8 @@ typedef struct rsql_pg_conf {
     int64_t interval_ms;  /* sink.buffer-flush.interval */
     int64_t max_retries;  /* sink.max-retries */
     int64_t retention_ms; /* sink.exactly-once.retention */
+    const char *inc_column;  /* scan.incremental.column */
+    int64_t interval_src_ms; /* scan.incremental.interval; 0 = bounded */
 } rsql_pg_conf_t;
 
 /* sslmode's values, in libpq's spelling. */

@@ -136,6 +136,41 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
     return c;
 }
 
+/* Does pg (format_type's text) start with one of the names in list, as a whole word? */
+static bool type_in(const char *pg, const char *const *list)
+{
+    for (; *list; list++) {
+        size_t n = strlen(*list);
+        if (strncmp(pg, *list, n) == 0 && (pg[n] == '\0' || pg[n] == '(')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* See pg_int.h. */
+bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading)
+{
+    static const char *const ints_w[] = {"integer", "bigint", "numeric", "double precision", NULL};
+    static const char *const bigs_w[] = {"bigint", "numeric", NULL};
+    static const char *const dbls_w[] = {"double precision", "numeric", NULL};
+    static const char *const ints_r[] = {"integer", "smallint", NULL};
+    static const char *const bigs_r[] = {"bigint", "integer", "smallint", NULL};
+    static const char *const dbls_r[] = {"double precision", "real", "integer", "smallint", NULL};
+    static const char *const texts[] = {"text", "character varying", "character", "json",
+                                        "jsonb", "name", "uuid", NULL};
+    switch (t) {
+    case RSQL_TYPE_BOOLEAN: return strcmp(pg, "boolean") == 0;
+    case RSQL_TYPE_INT: return type_in(pg, reading ? ints_r : ints_w);
+    case RSQL_TYPE_BIGINT: return type_in(pg, reading ? bigs_r : bigs_w);
+    case RSQL_TYPE_DOUBLE: return type_in(pg, reading ? dbls_r : dbls_w);
+    case RSQL_TYPE_VARCHAR: return reading || type_in(pg, texts); /* any value has a text */
+    case RSQL_TYPE_BYTES: return strcmp(pg, "bytea") == 0;
+    case RSQL_TYPE_TIMESTAMP: return strncmp(pg, "timestamp", 9) == 0;
+    default: return true; /* as text: PostgreSQL's input or output function decides */
+    }
+}
+
 /* See pg_int.h. */
 void rsql_pg__quote_ident(rsql_buf_t *b, const char *name, size_t len)
 {

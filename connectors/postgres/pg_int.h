@@ -16,6 +16,13 @@
 #include "connectors/rsql_io.h"
 
 extern const rsql_sink_ops_t rsql_postgres_sink_ops;
+extern const rsql_source_ops_t rsql_postgres_source_ops;
+
+/*
+** Can a PostgreSQL column of type pg (format_type's text, "integer", "character varying(20)")
+** take values of t when written (reading = false), or give values of t when read (true)?
+*/
+bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading);
 
 /*
 ** The rsql code of a PostgreSQL SQLSTATE (5 characters; NULL or "" when the server sent none,

@@ -40,6 +40,21 @@ static const rsql_opt_def_t pg_opts[] = {
                    F(password, const char *)),
     RSQL_OPT_ROW_F("sslmode", RSQL_OPT_ENUM, 0, "prefer", 0, 0, rsql_pg_sslmodes,
                    "libpq's `sslmode`: whether and how TLS is used.", F(sslmode, int)),
+    RSQL_OPT_ROW_F("scan.incremental.column", RSQL_OPT_STR, RSQL_OPT_F_SOURCE | RSQL_OPT_F_NONEMPTY,
+                   NULL, 0, 0, NULL,
+                   "Read incrementally by this integer column that only grows (such as a "
+                   "`bigserial` id: the outbox pattern): rows above the last committed value, in "
+                   "its order, so a later run resumes after the last row it committed. A row "
+                   "committed later with a smaller value than one already read (concurrent "
+                   "writers) is not seen. Unset: the table is read once in its physical order, "
+                   "and a later run skips as many rows as were committed (exact only while the "
+                   "table does not change between runs).",
+                   F(inc_column, const char *)),
+    RSQL_OPT_ROW_F("scan.incremental.interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, NULL, 10,
+                   RSQL_MS_H, NULL,
+                   "With `scan.incremental.column`: keep polling for new rows at this interval "
+                   "(the source is then unbounded). Unset: the read ends when no row is left.",
+                   F(interval_src_ms, int64_t)),
     RSQL_OPT_ROW_F("sink.buffer-flush.max-rows", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1000", 1,
                    1000000,
                    NULL,
@@ -65,12 +80,41 @@ static const rsql_opt_def_t pg_opts[] = {
     RSQL_OPT_END,
 };
 
+/* scan.incremental.interval needs the column it polls by. */
+static rsql_err_t pg_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    if (rsql_optset_has(set, "scan.incremental.interval") &&
+        !rsql_optset_has(set, "scan.incremental.column")) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION,
+                              rsql_conn__key_pos(set, "scan.incremental.interval"),
+                              "option 'scan.incremental.interval' requires "
+                              "'scan.incremental.column'");
+    }
+    return RSQL_OK;
+}
+
+/* Ends when no row is left, unless it polls for new ones. */
+static bool pg_bounded(const void *conf, const char **why)
+{
+    const rsql_pg_conf_t *c = conf;
+    bool polls = c->inc_column && c->interval_src_ms > 0;
+    *why = polls ? "unbounded (polls for new rows at scan.incremental.interval)"
+                 : "bounded (ends at the last row)";
+    return !polls;
+}
+
 const rsql_connector_def_t rsql_postgres_conn_def = {
     .name = "postgres",
     .description =
-        "A table of a PostgreSQL database, over libpq. The sink writes rows in transactions "
-        "(COPY) and stores the source positions in the same transaction, exactly-once.",
-    .caps = RSQL_CAP_SINK,
+        "A table of a PostgreSQL database, over libpq. The source reads it once, or "
+        "incrementally by a growing column (the outbox pattern), resuming after the last "
+        "committed row. The sink writes rows in transactions (COPY; an upsert with PRIMARY "
+        "KEY ... NOT ENFORCED) and stores the source positions, or the ids of the applied "
+        "RocketMQ messages, in the same transaction: exactly-once.",
+    .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
+    .finalize = pg_finalize,
+    .bounded = pg_bounded,
+    .source = &rsql_postgres_source_ops,
     .opts = pg_opts,
     .formats = NULL,
     .conf_size = sizeof(rsql_pg_conf_t),

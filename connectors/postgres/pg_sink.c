@@ -107,34 +107,6 @@ static const char *pg_type(rsql_type_t t)
     }
 }
 
-/* Can a PostgreSQL column of type pg (format_type's text) hold values of t? */
-static bool type_fits(rsql_type_t t, const char *pg)
-{
-    static const char *const ints[] = {"integer", "bigint", "numeric", "double precision", NULL};
-    static const char *const bigs[] = {"bigint", "numeric", NULL};
-    static const char *const dbls[] = {"double precision", "numeric", NULL};
-    static const char *const texts[] = {"text", "character varying", "character", "json",
-                                        "jsonb", "name", "uuid", NULL};
-    const char *const *ok = NULL;
-    switch (t) {
-    case RSQL_TYPE_BOOLEAN: return strcmp(pg, "boolean") == 0;
-    case RSQL_TYPE_INT: ok = ints; break;
-    case RSQL_TYPE_BIGINT: ok = bigs; break;
-    case RSQL_TYPE_DOUBLE: ok = dbls; break;
-    case RSQL_TYPE_VARCHAR: ok = texts; break;
-    case RSQL_TYPE_BYTES: return strcmp(pg, "bytea") == 0;
-    case RSQL_TYPE_TIMESTAMP: return strncmp(pg, "timestamp", 9) == 0;
-    default: return true; /* written as text: PostgreSQL's input function decides */
-    }
-    for (; *ok; ok++) {
-        size_t n = strlen(*ok);
-        if (strncmp(pg, *ok, n) == 0 && (pg[n] == '\0' || pg[n] == '(')) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static void sk_close(rsql_sink_t *k)
 {
     if (!k) {
@@ -231,7 +203,7 @@ static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_e
             rc = rsql_error_set(err, RSQL_ERR_NOT_FOUND, RSQL_NOPOS,
                                 "postgres sink %s: the table has no column '%s'", k->table,
                                 ctx->column_names[i]);
-        } else if (!type_fits(ctx->column_types[i], PQgetvalue(r, row, 1))) {
+        } else if (!rsql_pg__type_fits(ctx->column_types[i], PQgetvalue(r, row, 1), false)) {
             rc = rsql_error_set(err, RSQL_ERR_TYPE, RSQL_NOPOS,
                                 "postgres sink %s: column '%s' is %s in PostgreSQL, which "
                                 "cannot hold %s",
