@@ -371,7 +371,7 @@ static void test_opts_error_structure(void)
                 RSQL_ERR_BAD_OPTION,
                 "unknown option 'json.fail-on-missing-field' for connector 'sqlite'; valid "
                 "options: connector, path, table, scan.follow, scan.poll-interval, "
-                "sink.batch-size",
+                "sink.batch-size, sink.exactly-once.retention",
                 300);
     expect_fail((const char *const[]){"connector", "datagen", "fields.x.kind", "random", NULL},
                 RSQL_ERR_BAD_OPTION, "unknown column 'x' in option 'fields.x.kind'", 100);
