@@ -365,6 +365,24 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         rsql_buf_printf(x->out, " %s%s", rsql_type_name(c->type), c->not_null ? " NOT NULL" : "");
     }
     rsql_buf_putc(x->out, '\n');
+    int n_key = 0;
+    for (int i = 0; i < t->def->n_columns; i++) {
+        n_key += t->def->columns[i].pk_ord > 0;
+    }
+    for (int k = 1; k <= n_key; k++) {
+        for (int i = 0; i < t->def->n_columns; i++) {
+            if (t->def->columns[i].pk_ord == k) {
+                if (k == 1) {
+                    attr(x, d, "primary key");
+                }
+                rsql_buf_puts(x->out, k > 1 ? ", " : "");
+                put_ident(x->out, t->def->columns[i].name);
+            }
+        }
+    }
+    if (n_key) {
+        rsql_buf_puts(x->out, " (NOT ENFORCED: a sink that can upsert writes by it)\n");
+    }
 }
 
 static void sink_node(explain_t *x)

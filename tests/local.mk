@@ -27,6 +27,7 @@ SLT_TESTS = \
 	tests/sql/explain/rocketmq_simple_fifo.slt \
 	tests/sql/explain/select_preview.slt \
 	tests/sql/explain/sqlite_print.slt \
+	tests/sql/explain/rocketmq_postgres.slt \
 	tests/sql/semantic/casts.slt \
 	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
