@@ -152,7 +152,10 @@ typedef struct rsql_connector_def {
     /*
     ** Sink side: true when the sink stores the source positions in the same
     ** transaction as the rows (exactly-once with a source whose positions
-    ** the runtime keeps). Its data path then has stored_positions.
+    ** the runtime keeps), and, for a source that keeps its own
+    ** (rsql_sink_ctx_t.source_own_positions), the identities of the applied
+    ** records (exactly-once with RocketMQ). Its data path then has
+    ** stored_positions.
     */
     bool exactly_once;
     /* Optional extra EXPLAIN output (see rsql_explain_t). */
