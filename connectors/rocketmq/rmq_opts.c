@@ -86,8 +86,10 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "The access key for an ACL-enabled cluster. With `secret-key`, every request is "
                  "signed (HMAC-SHA1).", F(access_key, const char *)),
     RSQL_OPT_ROW_F("secret-key", RSQL_OPT_STR, RSQL_OPT_F_SECRET | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
-                 NULL, "The secret key that goes with `access-key`. Stored in the catalog as "
-                       "written, so protect the catalog file (it is created with mode 0600).", F(secret_key, const char *)),
+                 NULL, "The secret key that goes with `access-key`. Give it as `${env:NAME}` or "
+                       "`${file:PATH}` (docs/SQL.md): the catalog then keeps only the "
+                       "reference. Written inline it is stored in the catalog as written (the "
+                       "file is created with mode 0600).", F(secret_key, const char *)),
     RSQL_OPT_ROW_F("tls", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
                  "Connect to the proxy with TLS.", F(tls, bool)),
     RSQL_OPT_ROW_F("request-timeout", RSQL_OPT_DURATION, 0, "3s", 100, 5 * RSQL_MS_MIN, NULL,
