@@ -58,6 +58,7 @@ librmqproto_a_CPPFLAGS = -I$(top_builddir)/proto $(GRPC_CFLAGS)
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
 	connectors/rocketmq/rmq_client_int.h connectors/rocketmq/rmq_client.c \
+	connectors/rocketmq/rmq_channel.c \
 	connectors/rocketmq/rmq_call.c connectors/rocketmq/rmq_telemetry.c \
 	connectors/rocketmq/rmq_route.c connectors/rocketmq/rmq_ops.c \
 	connectors/rocketmq/rmq_sync.c connectors/rocketmq/rmq_codec.c \
@@ -131,6 +132,11 @@ TESTS += tests/unit/test_rmq_fault_client
 tests_unit_test_rmq_fault_client_SOURCES = tests/unit/test_rmq_fault_client.c
 tests_unit_test_rmq_fault_client_LDADD = $(RMQ_FAULT_LIBS)
 tests_unit_test_rmq_fault_client_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_fault_tls
+TESTS += tests/unit/test_rmq_fault_tls
+tests_unit_test_rmq_fault_tls_SOURCES = tests/unit/test_rmq_fault_tls.c
+tests_unit_test_rmq_fault_tls_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_tls_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_rmq_fault_source
 TESTS += tests/unit/test_rmq_fault_source
 tests_unit_test_rmq_fault_source_SOURCES = tests/unit/test_rmq_fault_source.c
