@@ -28,6 +28,7 @@ SLT_TESTS = \
 	tests/sql/explain/rocketmq_lite_throttle.slt \
 	tests/sql/explain/rocketmq_simple_fifo.slt \
 	tests/sql/explain/secret_refs.slt \
+	tests/sql/explain/rocketmq_tls.slt \
 	tests/sql/explain/select_preview.slt \
 	tests/sql/explain/sqlite_print.slt \
 	tests/sql/semantic/casts.slt \

@@ -65,7 +65,7 @@ static rsql_err_t read_pem(const char *option, const char *path, char **out, rsq
     return RSQL_OK;
 }
 
-/* Append the addresses of ap to the list of family fam (AF_UNSPEC: the first one's). */
+/* Append the addresses of family *fam of ap to list; how many (0: why says why). */
 static int add_addrs(const rmq_addr_t *ap, int *fam, rsql_buf_t *list, rsql_error_t *why)
 {
     char host[256];
@@ -89,9 +89,6 @@ static int add_addrs(const rmq_addr_t *ap, int *fam, rsql_buf_t *list, rsql_erro
     }
     int added = 0;
     for (struct addrinfo *a = res; a; a = a->ai_next) {
-        if (*fam == AF_UNSPEC) {
-            *fam = a->ai_family;
-        }
         if (a->ai_family != *fam) {
             continue;
         }
@@ -114,33 +111,46 @@ static int add_addrs(const rmq_addr_t *ap, int *fam, rsql_buf_t *list, rsql_erro
     freeaddrinfo(res);
     if (!added) {
         rsql_error_set(why, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS,
-                       "'%s' has no address of the family of the first endpoint", host);
+                       "'%s' has no %s address", host,
+                       *fam == AF_INET6 ? "IPv6" : "IPv4");
     }
     return added;
 }
 
-/* The gRPC target of several endpoints: "ipv4:a:p,b:q" or "ipv6:[a]:p,...". */
+/*
+** The gRPC target of several endpoints: "ipv4:a:p,b:q", or "ipv6:[a]:p,..." when no endpoint
+** has an IPv4 address (gRPC's sockaddr resolver takes one family).
+*/
 static rsql_err_t multi_target(rsql_rmq_client_t *c, rsql_error_t *err)
 {
+    static const int fams[2] = {AF_INET, AF_INET6};
     rsql_buf_t list = RSQL_BUF_INIT;
-    int fam = AF_UNSPEC;
-    size_t used = 0;
-    for (size_t i = 0; i < c->n_ap; i++) {
+    int fam = AF_INET;
+    for (int k = 0; k < 2 && list.len == 0 && !list.oom; k++) {
+        fam = fams[k];
+        for (size_t i = 0; i < c->n_ap; i++) {
+            rsql_error_t why;
+            rsql_error_clear(&why);
+            add_addrs(&c->ap[i], &fam, &list, &why);
+        }
+    }
+    /* one endpoint that cannot be resolved must not stop the others: it is only logged */
+    for (size_t i = 0; i < c->n_ap && list.len > 0; i++) {
+        rsql_buf_t probe = RSQL_BUF_INIT;
         rsql_error_t why;
         rsql_error_clear(&why);
-        if (add_addrs(&c->ap[i], &fam, &list, &why) > 0) {
-            used++;
-        } else {
-            /* one endpoint that cannot be resolved must not stop the others */
+        int f = fam;
+        if (add_addrs(&c->ap[i], &f, &probe, &why) == 0) {
             rsql_log(RSQL_LOG_WARN, "rocketmq", "endpoint %s:%d is not used: %s", c->ap[i].host,
                      (int)c->ap[i].port, why.msg);
         }
+        rsql_buf_deinit(&probe);
     }
     if (list.oom) {
         rsql_buf_deinit(&list);
         return rsql_rmq__nomem(err);
     }
-    if (used == 0) {
+    if (list.len == 0) {
         rsql_buf_deinit(&list);
         return rsql_error_set(err, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS,
                               "RocketMQ endpoints '%s': none can be resolved", c->endpoints);

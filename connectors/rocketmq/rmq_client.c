@@ -167,6 +167,8 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
                                        : "*");
     c->tls = conf->tls;
     c->request_timeout_ms = conf->request_timeout_ms > 0 ? conf->request_timeout_ms : 3000;
+    c->route_refresh_ms =
+        conf->route_refresh_ms > 0 ? conf->route_refresh_ms : RMQ_ROUTE_REFRESH_MS;
     c->long_polling_ms = conf->long_polling_timeout_ms > 0 ? conf->long_polling_timeout_ms : 20000;
     c->max_body = conf->max_body_bytes > 0 ? conf->max_body_bytes : RMQ_DEFAULT_MAX_BODY;
     if (c->max_body > RMQ_MAX_BODY_LIMIT) {
@@ -247,7 +249,7 @@ static int64_t run_timers(rsql_rmq_client_t *c)
         c->next_heartbeat = now + RMQ_HEARTBEAT_MS;
     }
     if (route) {
-        c->next_route = now + RMQ_ROUTE_REFRESH_MS;
+        c->next_route = now + c->route_refresh_ms;
     }
     if (sync) {
         c->next_settings = now + RMQ_SETTINGS_SYNC_MS;
@@ -464,7 +466,7 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
     pthread_mutex_lock(&c->mu);
     c->started = true;
     c->next_heartbeat = now + RMQ_HEARTBEAT_MS;
-    c->next_route = now + RMQ_ROUTE_REFRESH_MS;
+    c->next_route = now + c->route_refresh_ms;
     c->next_settings = now + RMQ_SETTINGS_SYNC_MS;
     c->next_lite = now + RMQ_LITE_SYNC_MS;
     pthread_mutex_unlock(&c->mu);

@@ -218,6 +218,7 @@ typedef struct rsql_rmq_config {
     const char *tls_cert_file;    /* with tls_key_file: a client certificate (mutual TLS) */
     const char *tls_key_file;
     int request_timeout_ms;       /* per-RPC deadline; 3000 */
+    int route_refresh_ms;         /* QueryRoute of every topic again this often; 30000 */
     rsql_rmq_client_type_t client_type; /* required */
     const char *group;            /* consumers: the consumer group */
     const char *const *topics;    /* producer: topics it publishes to; consumers: subscribed

@@ -111,6 +111,7 @@ struct rsql_rmq_client {
     char *tls_server_name; /* tls.server-name, or NULL */
     char *tls_ca_pem, *tls_cert_pem, *tls_key_pem; /* the files' contents, or NULL */
     int request_timeout_ms;
+    int route_refresh_ms;
     int long_polling_ms;
     size_t max_body; /* received bodies (rsql_rmq_config_t.max_body_bytes) */
     rsql_rmq_client_type_t type;

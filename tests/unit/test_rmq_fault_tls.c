@@ -53,11 +53,13 @@ typedef struct tls_conf {
     const char *ca, *name, *cert, *key;
 } tls_conf_t;
 
+static const char *endpoints_override; /* when set, instead of the fake's endpoint */
+
 static rsql_rmq_client_t *producer(fake_rmq_t *f, const tls_conf_t *t, rsql_error_t *err)
 {
     rsql_rmq_config_t conf;
     memset(&conf, 0, sizeof conf);
-    conf.endpoints = fake_rmq_endpoint(f);
+    conf.endpoints = endpoints_override ? endpoints_override : fake_rmq_endpoint(f);
     conf.client_type = RSQL_RMQ_PRODUCER;
     conf.topics = topics;
     conf.n_topics = 1;
@@ -106,10 +108,13 @@ static void expect_works(fake_rmq_t *f, const tls_conf_t *t)
 
 /*
 ** A producer whose start fails at once (one route attempt, well within the three attempts'
-** backoff), permanently, with a message holding want; no request reached the fake.
+** backoff), permanently, with a message holding want; no new request reached the fake.
 */
 static void expect_refused(fake_rmq_t *f, const tls_conf_t *t, const char *want)
 {
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    int routes = st.calls[FAKE_QUERY_ROUTE];
     rsql_error_t err;
     rsql_rmq_client_t *c = producer(f, t, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -123,9 +128,8 @@ static void expect_refused(fake_rmq_t *f, const tls_conf_t *t, const char *want)
         fprintf(stderr, "\n  got: %s (%s)\n  want: ...%s...\n", err.msg, rsql_err_name(err.code),
                 want);
     }
-    fake_stats_t st;
     fake_rmq_stats(f, &st);
-    CU_ASSERT_EQUAL(st.calls[FAKE_QUERY_ROUTE], 0);
+    CU_ASSERT_EQUAL(st.calls[FAKE_QUERY_ROUTE], routes);
     rsql_rmq_client_destroy(c);
 }
 
@@ -187,6 +191,28 @@ static void test_tls_mutual(void)
     fake_rmq_stop(f);
 }
 
+/*
+** Several endpoints (one list of addresses, rmq_channel.c): the certificate is checked against
+** the first endpoint's host, or tls.server-name, whichever address answers.
+*/
+static void test_tls_failover(void)
+{
+    fake_rmq_t *f = tls_fake(false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    const char *port = strrchr(fake_rmq_endpoint(f), ':') + 1;
+    char eps[128];
+    snprintf(eps, sizeof eps, "127.0.0.1:1,127.0.0.1:%s", port); /* port 1: refused */
+    endpoints_override = eps;
+    tls_conf_t by_ip = {cert("ca.pem"), NULL, NULL, NULL};
+    expect_works(f, &by_ip);
+    tls_conf_t by_name = {cert("ca.pem"), "localhost", NULL, NULL};
+    expect_works(f, &by_name);
+    tls_conf_t wrong = {cert("ca.pem"), "mq.wrong.example", NULL, NULL};
+    expect_refused(f, &wrong, "does not hold the name 'mq.wrong.example'");
+    endpoints_override = NULL;
+    fake_rmq_stop(f);
+}
+
 /* Files that cannot be used are errors naming the option, when the client is made. */
 static void test_tls_bad_files(void)
 {
@@ -211,6 +237,7 @@ static CU_TestInfo tls_tests[] = {
     {"test_tls_untrusted", test_tls_untrusted},
     {"test_tls_name_mismatch", test_tls_name_mismatch},
     {"test_tls_mutual", test_tls_mutual},
+    {"test_tls_failover", test_tls_failover},
     {"test_tls_bad_files", test_tls_bad_files},
     CU_TEST_INFO_NULL,
 };
