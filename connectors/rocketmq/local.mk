@@ -13,12 +13,15 @@ EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2
 	tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.sh \
 	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
 	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh \
-	tests/rocketmq/t_interop_normal.sh tests/rocketmq/t_interop_fifo.sh tests/rocketmq/t_interop_lite.sh
+	tests/rocketmq/t_interop_normal.sh tests/rocketmq/t_interop_fifo.sh tests/rocketmq/t_interop_lite.sh \
+	tests/rocketmq/t_secure.sh
 # the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
 EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
 	scripts/rocketmq.d/namesrv.properties.in scripts/rocketmq.d/rmq-proxy.json.in \
 	scripts/rocketmq.d/maven-settings.xml scripts/rocketmq.d/server-pom.xml \
 	scripts/rocketmq.d/RsqlRmqProbe.java scripts/rocketmq.d/loopback.c tests/rocketmq/starts \
+	scripts/rocketmq.d/broker-auth.conf.in scripts/rocketmq.d/rmq-proxy-secure.json.in \
+	scripts/test-certs \
 	tests/interop/README.md tests/interop/pom.xml tests/interop/rmq-interop \
 	tests/interop/src/main/java/rocketsql/interop/Probe.java \
 	tests/interop/src/main/java/rocketsql/interop/RmqInterop.java \

@@ -18,6 +18,7 @@
 #      (source); the Java client is refused the same way with the wrong secret;
 #   4. TLS: no CA (gRPC's default roots) -> "not trusted"; a name the certificate does not
 #      hold -> says so; plaintext to the TLS-only port fails;
+#   4b. endpoints = a refusing address, then the proxy: works through the second;
 #   5. the catalog never holds the secret (it holds the reference).
 # The secured instance is started when it is not running, and then stopped at the end. A server that cannot be reached is a FAILURE. Last line: "PASS t_secure" or
 # "FAIL t_secure: <why>".
@@ -58,12 +59,13 @@ OKS="ok-${P}-s3cret"
 cat >"$WORK/admin.txt" <<EOF
 updateTopic -n $NS -b $BR -t ${P}in -r 4 -w 4 -a +message.type=NORMAL
 updateTopic -n $NS -b $BR -t ${P}out -r 4 -w 4 -a +message.type=NORMAL
+updateTopic -n $NS -b $BR -t ${P}x -r 4 -w 4 -a +message.type=NORMAL
 updateTopic -n $NS -b $BR -t ${P}l -r 4 -w 4 -a +message.type=LITE
 updateTopic -n $NS -b $BR -t ${P}l2 -r 4 -w 4 -a +message.type=LITE
 updateSubGroup -n $NS -b $BR -g ${P}lg -o false --attributes +lite.bind.topic=${P}l2,+lite.sub.wildcard=true
 updateSubGroup -n $NS -b $BR -g ${P}jlg -o false --attributes +lite.bind.topic=${P}l,+lite.sub.wildcard=true
 createUser -n $NS -b $BR -u ${P}ok -p $OKS -t Normal
-createAcl -n $NS -b $BR -s User:${P}ok -r Topic:${P}in,Topic:${P}out,Topic:${P}l,Topic:${P}l2 -a Pub,Sub -d Allow
+createAcl -n $NS -b $BR -s User:${P}ok -r Topic:${P}in,Topic:${P}out,Topic:${P}x,Topic:${P}l,Topic:${P}l2 -a Pub,Sub -d Allow
 createAcl -n $NS -b $BR -s User:${P}ok -r Group:${P}g,Group:${P}jg,Group:${P}lg,Group:${P}jlg -a Sub -d Allow
 createUser -n $NS -b $BR -u ${P}nt -p nt-s3cret -t Normal
 createAcl -n $NS -b $BR -s User:${P}nt -r Group:${P}g -a Sub -d Allow
@@ -249,6 +251,21 @@ tls_case "'tls'='true'" "TLS: the server's certificate is not trusted"
 tls_case "'tls'='true', 'tls.ca-file'='$CA', 'tls.server-name'='mq.wrong.example'" \
     "TLS: the server's certificate does not hold the name 'mq.wrong.example'"
 tls_case "'tls'='false'" "gRPC UNAVAILABLE (14)"
+
+# ---------------------------------------------------------------- 4b. two endpoints, the first down
+# (the first endpoint's host, 127.0.0.1, is the name the certificate is checked against)
+DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$WORK/4b.sql" <<EOF
+CREATE TABLE g (id BIGINT NOT NULL) WITH ('connector'='datagen', 'number-of-rows'='5');
+CREATE TABLE t (id BIGINT) WITH ('connector'='rocketmq-grpc', 'endpoints'='127.0.0.1:$DEAD,$EP', 'topic'='${P}x', 'tls'='true', 'tls.ca-file'='$CA', 'access-key'='${P}ok', 'secret-key'='\${env:TSEC_SECRET}');
+INSERT INTO t SELECT * FROM g;
+EOF
+TSEC_SECRET=$OKS rsql "$WORK/4b.sql" "$WORK/4b.db"
+if [ "$RC" = 0 ] && grep -q "written=5 " "$WORK/4b.sql.out"; then
+    ok "endpoints '127.0.0.1:$DEAD,$EP' (the first refusing): written through the second, TLS verified"
+else
+    tail -3 "$WORK/4b.sql.out"; fail "two endpoints, the first down (rc=$RC)"
+fi
 
 for p in $PIDS; do wait "$p"; done
 for c in c3j c1 c1v c2 c2r; do
