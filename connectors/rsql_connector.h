@@ -230,6 +230,18 @@ rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
                                        rsql_pos_t what_pos, const rsql_connector_def_t **conn,
                                        rsql_error_t *err);
 
+/*
+** rsql_connector_validate with rsql_optset_new_ex flags: RSQL_OPTSET_RESOLVE
+** resolves ${env:...} / ${file:...} references (the planner does, for a
+** job). Without it (CREATE TABLE) references are checked for their form
+** only, and the cross-option rules (finalize) wait for planning when a
+** reference is pending. 'connector' and 'format' are never references.
+*/
+rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
+                                          const char *const *columns, int n_columns,
+                                          rsql_pos_t what_pos, unsigned flags,
+                                          const rsql_connector_def_t **conn, rsql_error_t *err);
+
 /* True when key is a secret option of connector conn (or its formats). */
 bool rsql_connector_is_secret(const rsql_connector_def_t *conn, const char *key);
 

@@ -14,6 +14,8 @@ AM_TESTS_ENVIRONMENT = \
 	RSQL_SRCDIR='$(abs_top_srcdir)'; export RSQL_SRCDIR; \
 	RSQL_BUILDDIR='$(abs_top_builddir)'; export RSQL_BUILDDIR; \
 	RSQL_CC='$(CC)'; export RSQL_CC; \
+	RSQL_TEST_SECRET='env-s3cr3t'; export RSQL_TEST_SECRET; \
+	RSQL_TEST_BATCH=8; export RSQL_TEST_BATCH; unset RSQL_TEST_UNSET; \
 	TSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/tsan.supp $${TSAN_OPTIONS:-}"; \
 	export TSAN_OPTIONS;
 
@@ -27,6 +29,8 @@ SLT_TESTS = \
 	tests/sql/explain/metadata.slt \
 	tests/sql/explain/rocketmq_lite_throttle.slt \
 	tests/sql/explain/rocketmq_simple_fifo.slt \
+	tests/sql/explain/secret_refs.slt \
+	tests/sql/explain/rocketmq_tls.slt \
 	tests/sql/explain/select_preview.slt \
 	tests/sql/explain/sqlite_print.slt \
 	tests/sql/explain/rocketmq_postgres.slt \

@@ -218,6 +218,10 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     conf.access_key = c->access_key;
     conf.secret_key = c->secret_key;
     conf.tls = c->tls;
+    conf.tls_ca_file = c->tls_ca_file;
+    conf.tls_server_name = c->tls_server_name;
+    conf.tls_cert_file = c->tls_cert_file;
+    conf.tls_key_file = c->tls_key_file;
     conf.request_timeout_ms = (int)c->request_timeout_ms;
     conf.client_type = s->lite ? RSQL_RMQ_LITE_PUSH_CONSUMER : RSQL_RMQ_SIMPLE_CONSUMER;
     conf.group = group;

@@ -227,7 +227,8 @@ static void test_opts_error_unknown_key(void)
     CU_ASSERT_EQUAL(err.pos.off, 300);
     const char *head = "unknown option 'topik' for connector 'rocketmq-grpc' (did you mean "
                        "'topic'?); valid options: connector, endpoints, namespace, access-key, "
-                       "secret-key, tls, request-timeout, topic, format, source.mode, ";
+                       "secret-key, tls, tls.ca-file, tls.server-name, tls.cert-file, "
+                       "tls.key-file, request-timeout, topic, format, source.mode, ";
     CU_ASSERT_NSTRING_EQUAL(err.msg, head, strlen(head));
     size_t len = strlen(err.msg);
     CU_ASSERT(len < sizeof err.msg);
