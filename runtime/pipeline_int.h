@@ -230,6 +230,8 @@ void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f)
 /* The sink delivery callback (any thread; posts to the worker queue). */
 void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
                                const rsql_sink_result_t *results);
+/* A supervised run's stage thread logs with its job and run id (rt_pipeline.c). */
+void rsql_pipeline__log_context(rsql_pipeline_t *p);
 /* The stage threads (rt_stages.c); arg is the pipeline. */
 void *rsql_pipeline__poll_main(void *arg);
 void *rsql_pipeline__transform_main(void *arg);
