@@ -173,8 +173,12 @@ static size_t format_json(char *buf, rsql_log_level_t level, const char *compone
     if (ctx_job[0]) {
         len += (size_t)snprintf(buf + len, cap - len, "\",\"job\":\"");
         json_escape(buf, &len, cap, ctx_job);
-        len += (size_t)snprintf(buf + len, cap - len, "\",\"run\":%lld", (long long)ctx_run);
-        len += (size_t)snprintf(buf + len, cap - len, ",\"msg\":\"");
+        if (ctx_run > 0) {
+            len += (size_t)snprintf(buf + len, cap - len, "\",\"run\":%lld", (long long)ctx_run);
+            len += (size_t)snprintf(buf + len, cap - len, ",\"msg\":\"");
+        } else {
+            len += (size_t)snprintf(buf + len, cap - len, "\",\"msg\":\"");
+        }
     } else {
         len += (size_t)snprintf(buf + len, cap - len, "\",\"msg\":\"");
     }
@@ -200,10 +204,13 @@ static size_t format_line(char *buf, rsql_log_level_t level, const char *compone
         return format_json(buf, level, component, fmt, ap);
     }
     const size_t size = RSQL_LOG_LINE_MAX; /* the last byte is kept for the '\n' */
-    int n = ctx_job[0] ? snprintf(buf, size, "rocketsql: %s: %s: job=%s run=%lld: ",
+    char run[32] = "";
+    if (ctx_run > 0) {
+        snprintf(run, sizeof run, " run=%lld", (long long)ctx_run);
+    }
+    int n = ctx_job[0] ? snprintf(buf, size, "rocketsql: %s: %s: job=%s%s: ",
                                   rsql_log_level_name(level),
-                                  component && *component ? component : "-", ctx_job,
-                                  (long long)ctx_run)
+                                  component && *component ? component : "-", ctx_job, run)
                        : snprintf(buf, size, "rocketsql: %s: %s: ", rsql_log_level_name(level),
                                   component && *component ? component : "-");
     size_t pre = n < 0 ? 0 : (size_t)n < size - 1 ? (size_t)n : size - 1;

@@ -85,8 +85,8 @@ rsql_err_t rsql_log_set_format(const char *name, rsql_error_t *err);
 
 /*
 ** The calling thread's context: every line it logs carries job (NULL = none; copied, cut at
-** 127 bytes) and run (the job run's id; 0 = none). In text lines it follows the component:
-** "rocketsql: warn: runtime: job=orders run=3: message". @locality the calling thread
+** 127 bytes) and run (the job run's id; 0 = none yet, left out). In text lines it follows
+** the component: "rocketsql: warn: runtime: job=orders run=3: message". @locality the calling thread
 */
 void rsql_log_set_context(const char *job, int64_t run);
 

@@ -58,6 +58,11 @@ static const rsql_opt_def_t settings_table[] = {
         "How often committed source positions (file offsets, rowids) are saved to the catalog "
         "while a job runs; they are also saved when it stops. A crash replays at most this much "
         "(at-least-once)."),
+    ROW("sql.preview-limit", RSQL_OPT_INT, 0, "100", 0, INT32_MAX, NULL,
+        "Rows a `SELECT` preview shows when it has no `LIMIT`; `0` means no limit (an unbounded "
+        "source then runs until Ctrl-C)."),
+    ROW("status.interval", RSQL_OPT_DURATION, 0, "1s", 100, HOUR, NULL,
+        "How often the live status line of a running statement is refreshed on a terminal."),
     ROW("restart-strategy", RSQL_OPT_ENUM, J, "exponential-delay", 0, 0, restart_vals,
         "What `rocketsql serve` does when a job fails (Flink's restart strategies; a script, "
         "the shell and `rocketsql run` never restart). `none`: the job stays failed. "
@@ -86,11 +91,6 @@ static const rsql_opt_def_t settings_table[] = {
         "2147483647", 0, INT32_MAX, NULL,
         "Restarts under `exponential-delay` before the job stays failed (counted since the "
         "last reset)."),
-    ROW("sql.preview-limit", RSQL_OPT_INT, 0, "100", 0, INT32_MAX, NULL,
-        "Rows a `SELECT` preview shows when it has no `LIMIT`; `0` means no limit (an unbounded "
-        "source then runs until Ctrl-C)."),
-    ROW("status.interval", RSQL_OPT_DURATION, 0, "1s", 100, HOUR, NULL,
-        "How often the live status line of a running statement is refreshed on a terminal."),
     RSQL_OPT_END,
 };
 
