@@ -46,7 +46,11 @@ until_true() {
 # job_field JOB FIELD: a field of a job in the last /jobs body (counts.* for counts).
 job_field() {
     python3 -c 'import json,sys
-d=json.loads(sys.argv[1]); f=sys.argv[3].split(".")
+try:
+    d=json.loads(sys.argv[1])
+except ValueError:
+    print("(no answer)"); sys.exit(0)
+f=sys.argv[3].split(".")
 for j in d["jobs"]:
     if j["name"]==sys.argv[2]:
         v=j
