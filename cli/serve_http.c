@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,36 @@ static int64_t metric_value0(const serve_job_t *j, int m)
     }
 }
 
+/* One histogram family over the jobs. @locks srv->mu held */
+static void put_hist0(serve_t *srv, rsql_buf_t *out, const char *name, const char *help,
+                      size_t off)
+{
+    rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+    for (int k = 0; k < srv->n_jobs; k++) {
+        serve_job_t *j = srv->jobs[k];
+        rsql_latency_hist_t *h = (rsql_latency_hist_t *)((char *)&j->stats + off);
+        int64_t cum = 0;
+        for (int b = 0; b < RSQL_LATENCY_BUCKETS; b++) {
+            cum += atomic_load(&h->bucket[b]);
+            rsql_buf_printf(out, "%s_bucket{job=\"", name);
+            put_label(out, j->name);
+            if (b < RSQL_LATENCY_BUCKETS - 1) {
+                rsql_buf_printf(out, "\",le=\"%g\"} %lld\n", rsql_latency_bounds_s[b],
+                                (long long)cum);
+            } else {
+                rsql_buf_printf(out, "\",le=\"+Inf\"} %lld\n", (long long)cum);
+            }
+        }
+        /* the count is the +Inf bucket, read once above: the two always agree */
+        rsql_buf_printf(out, "%s_sum{job=\"", name);
+        put_label(out, j->name);
+        rsql_buf_printf(out, "\"} %.6f\n", (double)atomic_load(&h->sum_us) / 1e6);
+        rsql_buf_printf(out, "%s_count{job=\"", name);
+        put_label(out, j->name);
+        rsql_buf_printf(out, "\"} %lld\n", (long long)cum);
+    }
+}
+
 /* See serve_int.h. */
 void serve__metrics(serve_t *srv, rsql_buf_t *out)
 {
@@ -114,6 +145,13 @@ void serve__metrics(serve_t *srv, rsql_buf_t *out)
             rsql_buf_printf(out, "\"} %lld\n", (long long)metric_value0(j, m));
         }
     }
+    put_hist0(srv, out, "rocketsql_end_to_end_latency_seconds",
+              "From a record's read to its sink's confirmation (sources without a born time: "
+              "read time).",
+              offsetof(rsql_pipeline_stats_t, e2e));
+    put_hist0(srv, out, "rocketsql_send_latency_seconds",
+              "From a sink write to its delivery report, per batch.",
+              offsetof(rsql_pipeline_stats_t, send));
     pthread_mutex_unlock(&srv->mu);
 }
 

@@ -141,6 +141,19 @@ typedef struct rsql_pipeline rsql_pipeline_t;
 ** rsql_pipeline_stats_init; it must outlive every run it is given to (conf.stats), and one
 ** run at a time uses it. Counts are those of the current (or last) run.
 */
+/*
+** A latency histogram of atomics (Prometheus buckets, upper bounds in seconds, cumulative
+** when exposed): counts per bucket (the last is +Inf), the count and the sum in microseconds.
+*/
+#define RSQL_LATENCY_BUCKETS 12
+extern const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1];
+typedef struct rsql_latency_hist {
+    atomic_int_least64_t bucket[RSQL_LATENCY_BUCKETS];
+    atomic_int_least64_t count, sum_us;
+} rsql_latency_hist_t;
+/* Record one observation of us microseconds, n times. Any thread. */
+void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n);
+
 typedef struct rsql_pipeline_stats {
     atomic_int_least64_t read, written, filtered, dead_lettered, failed;
     atomic_int_least64_t retries;     /* transient failures retried (poll, write, delivery) */
@@ -150,6 +163,9 @@ typedef struct rsql_pipeline_stats {
     atomic_bool open;                 /* the source and the sink are open (connected) */
     atomic_bool source_down;          /* the source's polls fail and are being retried */
     atomic_bool sink_down;            /* the sink's writes fail and are being retried */
+    /* read (poll) -> the sink's confirmation, per row; sink write -> its delivery, per batch.
+       Over every run using the stats: never reset. */
+    rsql_latency_hist_t e2e, send;
     pthread_mutex_t mu;               /* guards p and stop (rsql_pipeline_stats_stop) */
     rsql_pipeline_t *p;               /* the pipeline running with these stats, or NULL */
     bool stop;                        /* a stop was asked for: the next run stops at once */

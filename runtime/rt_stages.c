@@ -98,6 +98,7 @@ void *rsql_pipeline__poll_main(void *arg)
         }
         retrying = false;
         int n = ib->b->n;
+        ib->poll_us = rsql_now_ns() / 1000;
         if (n == 0) {
             if (eof) {
                 break;
@@ -347,6 +348,7 @@ void *rsql_pipeline__write_main(void *arg)
             rsql_error_clear(&e);
             int n = wb->n;
             atomic_fetch_add(&p->unreported, n);
+            wb->write_us = rsql_now_ns() / 1000;
             rsql_err_t rc = ops->write(p->snk, (uint64_t)(uintptr_t)wb, n, wb->rows, &e);
             if (rc == RSQL_OK) {
                 if (!first && p->conf.stats) {

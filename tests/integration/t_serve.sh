@@ -72,10 +72,15 @@ until_true 20 "bounded finished" fin
 [ "$(job_field bounded counts.written)" = 10 ] || fail "bounded wrote $(job_field bounded counts.written)"
 http /metrics
 [ "$(metric rocketsql_records_written_total bounded)" = 10 ] || fail "bounded metric: $BODY"
+[ "$(metric rocketsql_end_to_end_latency_seconds_count bounded)" = 10 ] ||
+    fail "end-to-end latency: one observation per written row: $BODY"
+echo "$BODY" | grep -q '^rocketsql_end_to_end_latency_seconds_bucket{job="bounded",le="+Inf"} 10$' ||
+    fail "no +Inf bucket: $BODY"
+[ "$(metric rocketsql_send_latency_seconds_count bounded)" -ge 1 ] || fail "send latency: $BODY"
 run_rsql --tsv -e "SHOW JOB RUNS bounded"
 echo "$OUT" | awk -F'\t' '$5=="done" && $6==10 && $7==10 {f=1} END {exit !f}' ||
     fail "SHOW JOB RUNS bounded: $OUT"
-ok "a bounded job finishes; /metrics and /jobs totals equal its row of SHOW JOB RUNS"
+ok "a bounded job finishes; /metrics and /jobs totals equal its row of SHOW JOB RUNS; latency histograms"
 
 # SIGHUP: drop to_bh, add to_bh3; to_file keeps running (same run, counts rising)
 http /jobs
