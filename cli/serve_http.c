@@ -73,14 +73,87 @@ static void put_label(rsql_buf_t *out, const char *v)
     }
 }
 
-/* Whether j is running and connected. @locks srv->mu held */
-static bool job_up0(const serve_job_t *j)
+/* A copy of the source's detail JSON (stats.detail). @locks srv->mu held (takes stats.mu) */
+static void detail_copy0(serve_job_t *j, char *buf, size_t size)
 {
-    return strcmp(j->state, "running") == 0 && atomic_load(&j->stats.open) &&
-           !atomic_load(&j->stats.source_down) && !atomic_load(&j->stats.sink_down);
+    pthread_mutex_lock(&j->stats.mu);
+    snprintf(buf, size, "%s", j->stats.detail);
+    pthread_mutex_unlock(&j->stats.mu);
 }
 
-static int64_t metric_value0(const serve_job_t *j, int m)
+/* Whether j is running and connected. @locks srv->mu held */
+static bool job_up0(serve_job_t *j)
+{
+    if (strcmp(j->state, "running") != 0 || !atomic_load(&j->stats.open) ||
+        atomic_load(&j->stats.source_down) || atomic_load(&j->stats.sink_down)) {
+        return false;
+    }
+    char d[sizeof j->stats.detail];
+    detail_copy0(j, d, sizeof d);
+    return !strstr(d, "\"connected\":false");
+}
+
+/* Per-job source gauges from its detail: active lite topics, deferred, the busiest lite
+   topics (at most 10 per job: describe's top list, so the label set stays bounded). */
+static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
+{
+    static const char *const names[] = {"rocketsql_lite_topics_active",
+                                        "rocketsql_records_deferred",
+                                        "rocketsql_lite_topic_in_flight",
+                                        "rocketsql_lite_topic_deferred"};
+    static const char *const helps[] = {
+        "Lite topics (or message groups) the job's RocketMQ source has seen.",
+        "Messages the job's RocketMQ source deferred (fair throttling), now invisible.",
+        "In-flight messages of one of the busiest lite topics (top 10 per job).",
+        "Deferred messages of one of the busiest lite topics (top 10 per job)."};
+    cJSON **docs = rsql_calloc((size_t)(srv->n_jobs ? srv->n_jobs : 1), sizeof *docs);
+    if (!docs) {
+        return;
+    }
+    for (int k = 0; k < srv->n_jobs; k++) {
+        char d[sizeof srv->jobs[k]->stats.detail];
+        detail_copy0(srv->jobs[k], d, sizeof d);
+        docs[k] = d[0] ? cJSON_Parse(d) : NULL;
+    }
+    for (int m = 0; m < 4; m++) {
+        rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", names[m], helps[m], names[m]);
+        for (int k = 0; k < srv->n_jobs; k++) {
+            cJSON *lanes = cJSON_GetObjectItemCaseSensitive(docs[k], "lanes");
+            if (!cJSON_IsNumber(lanes)) {
+                continue; /* no lite source */
+            }
+            if (m < 2) {
+                cJSON *v = m == 0 ? lanes : cJSON_GetObjectItemCaseSensitive(docs[k], "deferred");
+                rsql_buf_printf(out, "%s{job=\"", names[m]);
+                put_label(out, srv->jobs[k]->name);
+                rsql_buf_printf(out, "\"} %.0f\n", cJSON_IsNumber(v) ? v->valuedouble : 0.0);
+                continue;
+            }
+            cJSON *top = cJSON_GetObjectItemCaseSensitive(docs[k], "lite_topics");
+            int i = 0;
+            cJSON *t;
+            cJSON_ArrayForEach(t, top)
+            {
+                cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+                cJSON *v = cJSON_GetObjectItemCaseSensitive(t, m == 2 ? "in_flight" : "deferred");
+                if (i++ >= 10 || !cJSON_IsString(name) || !cJSON_IsNumber(v)) {
+                    continue;
+                }
+                rsql_buf_printf(out, "%s{job=\"", names[m]);
+                put_label(out, srv->jobs[k]->name);
+                rsql_buf_puts(out, "\",lite_topic=\"");
+                put_label(out, name->valuestring);
+                rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
+            }
+        }
+    }
+    for (int k = 0; k < srv->n_jobs; k++) {
+        cJSON_Delete(docs[k]);
+    }
+    rsql_free(docs);
+}
+
+static int64_t metric_value0(serve_job_t *j, int m)
 {
     rsql_job_counts_t c;
     int64_t retries;
@@ -139,12 +212,13 @@ void serve__metrics(serve_t *srv, rsql_buf_t *out)
         const metric_def_t *d = &metric_defs[m];
         rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", d->name, d->help, d->name, d->type);
         for (int k = 0; k < srv->n_jobs; k++) {
-            const serve_job_t *j = srv->jobs[k];
+            serve_job_t *j = srv->jobs[k];
             rsql_buf_printf(out, "%s{job=\"", d->name);
             put_label(out, j->name);
             rsql_buf_printf(out, "\"} %lld\n", (long long)metric_value0(j, m));
         }
     }
+    put_source_gauges0(srv, out);
     put_hist0(srv, out, "rocketsql_end_to_end_latency_seconds",
               "From a record's read to its sink's confirmation (sources without a born time: "
               "read time).",
@@ -161,7 +235,7 @@ bool serve__ready(serve_t *srv)
     pthread_mutex_lock(&srv->mu);
     bool ready = true;
     for (int k = 0; k < srv->n_jobs; k++) {
-        const serve_job_t *j = srv->jobs[k];
+        serve_job_t *j = srv->jobs[k];
         ready = ready && (job_up0(j) || strcmp(j->state, "finished") == 0);
     }
     pthread_mutex_unlock(&srv->mu);
@@ -175,7 +249,7 @@ void serve__jobs_json(serve_t *srv, rsql_buf_t *out)
     cJSON *arr = cJSON_AddArrayToObject(root, "jobs");
     pthread_mutex_lock(&srv->mu);
     for (int k = 0; arr && k < srv->n_jobs; k++) {
-        const serve_job_t *j = srv->jobs[k];
+        serve_job_t *j = srv->jobs[k];
         rsql_job_counts_t c;
         int64_t retries;
         serve__totals0(j, &c, &retries);

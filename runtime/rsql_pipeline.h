@@ -166,7 +166,11 @@ typedef struct rsql_pipeline_stats {
     /* read (poll) -> the sink's confirmation, per row; sink write -> its delivery, per batch.
        Over every run using the stats: never reset. */
     rsql_latency_hist_t e2e, send;
-    pthread_mutex_t mu;               /* guards p and stop (rsql_pipeline_stats_stop) */
+    pthread_mutex_t mu;               /* guards p, stop and detail */
+    /* the source's own state as JSON (rsql_source_ops_t.describe), refreshed every
+       state.flush-interval, e.g. {"lite_topics":[...],"lanes":N,"deferred":N} or
+       {"connected":false} while a RocketMQ source cannot receive; "" = nothing */
+    char detail[2048];
     rsql_pipeline_t *p;               /* the pipeline running with these stats, or NULL */
     bool stop;                        /* a stop was asked for: the next run stops at once */
 } rsql_pipeline_stats_t;

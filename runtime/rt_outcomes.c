@@ -141,6 +141,9 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
         }
         rsql_latency_observe(&st->send, now_us - wb->write_us, 1);
         rsql_latency_observe(&st->e2e, now_us - wb->ib->poll_us, ok);
+        if (ok > 0) {
+            atomic_store(&st->sink_down, false);
+        }
     }
     for (int i = 0; i < n; i++) {
         const rsql_sink_result_t *r = i < d->n ? &d->results[i] : NULL;
@@ -166,6 +169,9 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
                 }
                 wait = rsql_retry_next(&wb->retry, now);
                 if (wait >= 0) {
+                    if (st) {
+                        atomic_store(&st->sink_down, true);
+                    }
                     rsql_pipeline__retrying(p, "sink delivery", &cause, wait, wb->retry.attempts);
                 }
             }

@@ -498,6 +498,9 @@ void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop)
     atomic_store(&st->open, false);
     atomic_store(&st->source_down, false);
     atomic_store(&st->sink_down, false);
+    pthread_mutex_lock(&st->mu);
+    st->detail[0] = '\0';
+    pthread_mutex_unlock(&st->mu);
     if (clear_stop) {
         pthread_mutex_lock(&st->mu);
         st->stop = false;
@@ -600,9 +603,14 @@ static void run_progress(rsql_pipeline_t *p)
         rsql_job_counts_t c;
         counts_now(p, &c);
         char detail[2048];
-        rsql_catalog_run_progress(p->conf.cat, p->run_id, &c,
-                                  source_detail(p, detail, sizeof detail), NULL);
+        const char *d = source_detail(p, detail, sizeof detail);
+        rsql_catalog_run_progress(p->conf.cat, p->run_id, &c, d, NULL);
         rsql_pipeline__hold_touch(p, false);
+        if (p->conf.stats) {
+            pthread_mutex_lock(&p->conf.stats->mu);
+            snprintf(p->conf.stats->detail, sizeof p->conf.stats->detail, "%s", d ? d : "");
+            pthread_mutex_unlock(&p->conf.stats->mu);
+        }
     }
 }
 
