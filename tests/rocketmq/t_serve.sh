@@ -38,7 +38,9 @@ trap cleanup EXIT
 
 die() {
     echo "FAIL t_serve: $*"
+    [ -n "$SPID" ] && curl -s --max-time 5 "http://127.0.0.1:$PORT/jobs" | sed 's/^/    jobs: /'
     [ -f "$WORK/serve.err" ] && tail -15 "$WORK/serve.err" | sed 's/^/    serve: /'
+    [ -n "${T_SERVE_KEEP:-}" ] && cp -r "$WORK" "$T_SERVE_KEEP"
     exit 1
 }
 ok() { echo "ok: $*"; }
