@@ -91,6 +91,11 @@ static const rsql_opt_def_t settings_table[] = {
         "2147483647", 0, INT32_MAX, NULL,
         "Restarts under `exponential-delay` before the job stays failed (counted since the "
         "last reset)."),
+    ROW("http.address", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+        "`ADDR:PORT` (or `PORT`, on 127.0.0.1): while an `INSERT` or `RUN JOB` of this script or "
+        "shell runs, serve `/metrics`, `/healthz`, `/readyz` and `/jobs` for it there, as "
+        "`rocketsql serve --http` does (docs/OPERATIONS.md). An address in use fails the "
+        "statement before it runs. Unset: no HTTP endpoint."),
     RSQL_OPT_END,
 };
 

@@ -181,6 +181,7 @@ int main(int argc, char **argv)
         rsql_error_render(&err, NULL, stderr);
         return 1;
     }
+    rsql_session_set_http_hooks(s, serve__run_http_begin, serve__run_http_end, NULL);
     int status;
     rsql_print_style_t style = tsv ? RSQL_PRINT_TSV : RSQL_PRINT_TABLE;
     if (job) {

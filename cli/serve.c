@@ -116,7 +116,7 @@ static int64_t restart_delay(const restart_conf_t *rc, int64_t attempt, unsigned
 /* See serve_int.h. @locks srv->mu held */
 void serve__totals0(const serve_job_t *j, rsql_job_counts_t *c, int64_t *retries)
 {
-    const rsql_pipeline_stats_t *st = &j->stats;
+    const rsql_pipeline_stats_t *st = j->st;
     c->read = j->base.read + atomic_load(&st->read);
     c->written = j->base.written + atomic_load(&st->written);
     c->filtered = j->base.filtered + atomic_load(&st->filtered);
@@ -169,11 +169,11 @@ static void *job_main(void *arg)
             final = "stopped";
             break;
         }
-        rsql_pipeline_stats_reset(&j->stats, false);
+        rsql_pipeline_stats_reset(j->st, false);
         bool started = false;
         rsql_error_clear(&err);
         int64_t t0 = rsql_now_ms();
-        rsql_err_t rc = rsql_session_serve_job(s, j->name, &j->stats, &started, &err);
+        rsql_err_t rc = rsql_session_serve_job(s, j->name, j->st, &started, &err);
         int64_t worked_ms = rsql_now_ms() - t0;
         if (rc != RSQL_OK && !started) {
             record_plan_failure(rsql_session_catalog(s), j, err.msg);
@@ -186,9 +186,9 @@ static void *job_main(void *arg)
         j->base = c;
         j->base_retries = retries;
         if (started) {
-            j->last_run_id = atomic_load(&j->stats.run_id);
+            j->last_run_id = atomic_load(&j->st->run_id);
         }
-        rsql_pipeline_stats_reset(&j->stats, false);
+        rsql_pipeline_stats_reset(j->st, false);
         if (rc != RSQL_OK) {
             snprintf(j->last_error, sizeof j->last_error, "%s", err.msg);
         }
@@ -256,9 +256,10 @@ static serve_job_t *job_start(serve_t *srv, const rsql_job_def_t *def)
     j->name = rsql_strdup(def->name);
     j->fingerprint = fingerprint(def);
     j->state = "starting";
-    rsql_pipeline_stats_init(&j->stats);
+    j->st = &j->stats_own;
+    rsql_pipeline_stats_init(j->st);
     if (!j->name || !j->fingerprint || pthread_create(&j->th, NULL, job_main, j) != 0) {
-        rsql_pipeline_stats_deinit(&j->stats);
+        rsql_pipeline_stats_deinit(j->st);
         rsql_free(j->name);
         rsql_free(j->fingerprint);
         rsql_free(j);
@@ -276,7 +277,7 @@ static void job_retire(serve_job_t *j)
     j->retire = true;
     pthread_cond_broadcast(&j->srv->cv);
     pthread_mutex_unlock(&j->srv->mu);
-    rsql_pipeline_stats_stop(&j->stats);
+    rsql_pipeline_stats_stop(j->st);
 }
 
 static void job_free(serve_job_t *j)
@@ -284,7 +285,7 @@ static void job_free(serve_job_t *j)
     if (j->th_started) {
         pthread_join(j->th, NULL);
     }
-    rsql_pipeline_stats_deinit(&j->stats);
+    rsql_pipeline_stats_deinit(j->st);
     rsql_free(j->name);
     rsql_free(j->fingerprint);
     rsql_free(j);

@@ -76,19 +76,19 @@ static void put_label(rsql_buf_t *out, const char *v)
 /* A copy of the source's detail JSON (stats.detail). @locks srv->mu held (takes stats.mu) */
 static void detail_copy0(serve_job_t *j, char *buf, size_t size)
 {
-    pthread_mutex_lock(&j->stats.mu);
-    snprintf(buf, size, "%s", j->stats.detail);
-    pthread_mutex_unlock(&j->stats.mu);
+    pthread_mutex_lock(&j->st->mu);
+    snprintf(buf, size, "%s", j->st->detail);
+    pthread_mutex_unlock(&j->st->mu);
 }
 
 /* Whether j is running and connected. @locks srv->mu held */
 static bool job_up0(serve_job_t *j)
 {
-    if (strcmp(j->state, "running") != 0 || !atomic_load(&j->stats.open) ||
-        atomic_load(&j->stats.source_down) || atomic_load(&j->stats.sink_down)) {
+    if (strcmp(j->state, "running") != 0 || !atomic_load(&j->st->open) ||
+        atomic_load(&j->st->source_down) || atomic_load(&j->st->sink_down)) {
         return false;
     }
-    char d[sizeof j->stats.detail];
+    char d[sizeof j->st->detail];
     detail_copy0(j, d, sizeof d);
     return !strstr(d, "\"connected\":false");
 }
@@ -111,7 +111,7 @@ static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
         return;
     }
     for (int k = 0; k < srv->n_jobs; k++) {
-        char d[sizeof srv->jobs[k]->stats.detail];
+        char d[sizeof srv->jobs[k]->st->detail];
         detail_copy0(srv->jobs[k], d, sizeof d);
         docs[k] = d[0] ? cJSON_Parse(d) : NULL;
     }
@@ -167,8 +167,8 @@ static int64_t metric_value0(serve_job_t *j, int m)
     case M_RETRIES: return retries;
     case M_RESTARTS: return j->restarts;
     case M_RUNS: return j->runs;
-    case M_IN_FLIGHT: return atomic_load(&j->stats.in_flight);
-    case M_QUEUE: return atomic_load(&j->stats.queue_depth);
+    case M_IN_FLIGHT: return atomic_load(&j->st->in_flight);
+    case M_QUEUE: return atomic_load(&j->st->queue_depth);
     case M_UP: return job_up0(j) ? 1 : 0;
     default: return 0;
     }
@@ -181,7 +181,7 @@ static void put_hist0(serve_t *srv, rsql_buf_t *out, const char *name, const cha
     rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
     for (int k = 0; k < srv->n_jobs; k++) {
         serve_job_t *j = srv->jobs[k];
-        rsql_latency_hist_t *h = (rsql_latency_hist_t *)((char *)&j->stats + off);
+        rsql_latency_hist_t *h = (rsql_latency_hist_t *)((char *)j->st + off);
         int64_t cum = 0;
         for (int b = 0; b < RSQL_LATENCY_BUCKETS; b++) {
             cum += atomic_load(&h->bucket[b]);
@@ -253,7 +253,7 @@ void serve__jobs_json(serve_t *srv, rsql_buf_t *out)
         rsql_job_counts_t c;
         int64_t retries;
         serve__totals0(j, &c, &retries);
-        int64_t run = atomic_load(&j->stats.run_id);
+        int64_t run = atomic_load(&j->st->run_id);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", j->name);
         cJSON_AddStringToObject(o, "status", j->state);
@@ -268,7 +268,7 @@ void serve__jobs_json(serve_t *srv, rsql_buf_t *out)
         cJSON_AddNumberToObject(cn, "dead_lettered", (double)c.dead_lettered);
         cJSON_AddNumberToObject(cn, "failed", (double)c.failed);
         cJSON_AddNumberToObject(cn, "retries", (double)retries);
-        cJSON_AddNumberToObject(cn, "in_flight", (double)atomic_load(&j->stats.in_flight));
+        cJSON_AddNumberToObject(cn, "in_flight", (double)atomic_load(&j->st->in_flight));
         if (j->last_error[0]) {
             cJSON_AddStringToObject(o, "last_error", j->last_error);
         } else {
@@ -427,4 +427,61 @@ void serve__http_stop(serve_t *srv)
         MHD_stop_daemon(srv->http);
         srv->http = NULL;
     }
+}
+
+/* ---- SET 'http.address' in a script or the shell: one run's endpoint */
+
+typedef struct run_http {
+    serve_t srv;
+    serve_job_t job;
+    serve_job_t *jobs[1];
+} run_http_t;
+
+static run_http_t *run_http; /* the session's thread only: one run at a time */
+
+/* See serve_int.h. */
+rsql_err_t serve__run_http_begin(void *opaque, const char *addr, const char *name,
+                                 rsql_pipeline_stats_t *stats, rsql_error_t *err)
+{
+    (void)opaque;
+    run_http_t *r = rsql_calloc(1, sizeof *r);
+    char *nm = rsql_strdup(name);
+    if (!r || !nm) {
+        rsql_free(r);
+        rsql_free(nm);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    pthread_mutex_init(&r->srv.mu, NULL);
+    r->job.name = nm;
+    r->job.st = stats;
+    r->job.state = "running";
+    r->job.srv = &r->srv;
+    r->jobs[0] = &r->job;
+    r->srv.jobs = r->jobs;
+    r->srv.n_jobs = r->srv.cap_jobs = 1;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (serve__http_start(&r->srv, addr, &e) != RSQL_OK) {
+        pthread_mutex_destroy(&r->srv.mu);
+        rsql_free(nm);
+        rsql_free(r);
+        return rsql_error_set(err, e.code, RSQL_NOPOS, "http.address '%s': %s", addr, e.msg);
+    }
+    run_http = r;
+    return RSQL_OK;
+}
+
+/* See serve_int.h. */
+void serve__run_http_end(void *opaque)
+{
+    (void)opaque;
+    run_http_t *r = run_http;
+    if (!r) {
+        return;
+    }
+    run_http = NULL;
+    serve__http_stop(&r->srv);
+    pthread_mutex_destroy(&r->srv.mu);
+    rsql_free(r->job.name);
+    rsql_free(r);
 }

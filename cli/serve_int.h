@@ -21,7 +21,8 @@
 typedef struct serve_job {
     char *name;
     char *fingerprint; /* the job's statement, settings and creation time */
-    rsql_pipeline_stats_t stats;
+    rsql_pipeline_stats_t stats_own; /* st for a job of serve */
+    rsql_pipeline_stats_t *st;       /* its published stats (a script's run: the runtime's) */
     pthread_t th;
     bool th_started;
     struct serve *srv;
@@ -60,6 +61,15 @@ void serve__http_stop(serve_t *srv);
 void serve__metrics(serve_t *srv, rsql_buf_t *out);
 void serve__jobs_json(serve_t *srv, rsql_buf_t *out);
 bool serve__ready(serve_t *srv);
+
+/*
+** SET 'http.address' in a script or the shell: the endpoint for one running INSERT or RUN JOB
+** (rsql_session_set_http_hooks). begin starts it with one job named name whose stats the
+** runtime publishes; end stops it.
+*/
+rsql_err_t serve__run_http_begin(void *opaque, const char *addr, const char *name,
+                                 rsql_pipeline_stats_t *stats, rsql_error_t *err);
+void serve__run_http_end(void *opaque);
 
 /* `rocketsql serve ...` (argv after "serve"); returns the exit status. */
 int rsql_serve_main(const char *catalog_path, int argc, char **argv);

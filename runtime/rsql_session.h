@@ -67,6 +67,19 @@ struct rsql_pipeline_stats;
 rsql_err_t rsql_session_serve_job(rsql_session_t *s, const char *job,
                                   struct rsql_pipeline_stats *stats, bool *started,
                                   rsql_error_t *err);
+/*
+** SET 'http.address' = 'ADDR:PORT': while an INSERT or RUN JOB of this session runs, begin is
+** called with the address, the run's name (the job, else "insert:<source>-><sink>") and the
+** stats the run publishes (rsql_pipeline.h), and end once it is over. A begin error (an
+** address in use) fails the statement before it runs. The CLI sets these (cli/serve_http.c);
+** without them the setting does nothing.
+*/
+typedef rsql_err_t (*rsql_http_begin_cb)(void *opaque, const char *addr, const char *name,
+                                         struct rsql_pipeline_stats *stats, rsql_error_t *err);
+typedef void (*rsql_http_end_cb)(void *opaque);
+void rsql_session_set_http_hooks(rsql_session_t *s, rsql_http_begin_cb begin,
+                                 rsql_http_end_cb end, void *opaque);
+
 /* The session's catalog connection (borrowed; the session's thread only). */
 rsql_catalog_t *rsql_session_catalog(rsql_session_t *s);
 

@@ -18,6 +18,35 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Run plan with the CLI's HTTP endpoint up (SET 'http.address'). */
+static rsql_err_t run_with_http(rsql_session_t *s, const rsql_plan_t *plan, const char *job,
+                                const char *addr, rsql_error_t *err)
+{
+    rsql_pipeline_stats_t *st = rsql_malloc(sizeof *st);
+    if (!st) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    rsql_pipeline_stats_init(st);
+    char name[300];
+    if (job) {
+        snprintf(name, sizeof name, "%s", job);
+    } else {
+        snprintf(name, sizeof name, "insert:%.140s->%.140s", plan->source.def->name,
+                 plan->sink.def->name);
+    }
+    rsql_err_t rc = s->http_begin(s->http_opaque, addr, name, st, err);
+    if (rc == RSQL_OK) {
+        rc = rsql_pipeline_run_plan_ex(s->cat, plan, job, stdout, stderr, st, true, err);
+        if (rc != RSQL_OK) {
+            s->job_failed = 1;
+        }
+        s->http_end(s->http_opaque);
+    }
+    rsql_pipeline_stats_deinit(st);
+    rsql_free(st);
+    return rc;
+}
+
 /* Plan stmt with settings and run it; a failure while running marks the job failed. */
 static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const char *sql,
                                const rsql_settings_t *settings, const char *job,
@@ -28,6 +57,13 @@ static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const c
         return err ? err->code : RSQL_ERR_INTERNAL;
     }
     fflush(stdout);
+    const char *http = rsql_settings_get(s->settings, "http.address");
+    if (http && *http && s->http_begin && !s->serve_stats && plan->kind != RSQL_PLAN_SELECT &&
+        plan->sink.def) {
+        rsql_err_t rc = run_with_http(s, plan, job, http, err); /* a start error: nothing ran */
+        rsql_plan_destroy(plan);
+        return rc;
+    }
     rsql_err_t rc = s->serve_stats
                         ? rsql_pipeline_run_plan_ex(s->cat, plan, job, NULL, NULL,
                                                     s->serve_stats, false, err)
@@ -127,4 +163,12 @@ rsql_err_t rsql_session_serve_job(rsql_session_t *s, const char *job,
 rsql_catalog_t *rsql_session_catalog(rsql_session_t *s)
 {
     return s->cat;
+}
+
+void rsql_session_set_http_hooks(rsql_session_t *s, rsql_http_begin_cb begin,
+                                 rsql_http_end_cb end, void *opaque)
+{
+    s->http_begin = begin;
+    s->http_end = end;
+    s->http_opaque = opaque;
 }

@@ -45,6 +45,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_serve.sh \
 	tests/integration/t_serve_restart.sh \
+	tests/integration/t_serve_script.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_sql_nul.sh \

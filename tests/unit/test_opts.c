@@ -812,7 +812,7 @@ static void test_settings_set_get_reset(void)
                                     "restart-strategy.exponential-delay.jitter-factor, "
                                     "restart-strategy.exponential-delay.reset-backoff-threshold, "
                                     "restart-strategy.exponential-delay."
-                                    "attempts-before-reset-backoff");
+                                    "attempts-before-reset-backoff, http.address");
     CU_ASSERT_EQUAL(err.pos.off, 4);
     rsql_error_clear(&err);
     CU_ASSERT_EQUAL(rsql_settings_set(s, "errors.tolerance", "some", (rsql_pos_t){4, 16},
@@ -841,7 +841,7 @@ static void test_settings_set_get_reset(void)
                                      "'status.interval'?); ", 67);
 
     /* SHOW SETTINGS */
-    CU_ASSERT_EQUAL(rsql_settings_count(), 18);
+    CU_ASSERT_EQUAL(rsql_settings_count(), 19);
     rsql_setting_info_t info;
     rsql_settings_info(s, 0, &info);
     CU_ASSERT_STRING_EQUAL(info.key, "errors.tolerance");
