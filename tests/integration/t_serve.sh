@@ -98,6 +98,28 @@ run_rsql --tsv -e "SHOW JOB RUNS to_bh"
 echo "$OUT" | awk -F'\t' '$5=="interrupted" {f=1} END {exit !f}' || fail "to_bh's run: $OUT"
 ok "SIGHUP: the new job runs, the dropped one drained (interrupted), the third untouched"
 
+# stuck scrapers: connections that send half a request, and one that never reads its answer
+python3 -c 'import socket,sys,time
+port=int(sys.argv[1]); held=[]
+for i in range(8):
+    s=socket.create_connection(("127.0.0.1",port)); s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n"); held.append(s)
+s=socket.create_connection(("127.0.0.1",port)); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" * 200); held.append(s)
+print("holding", flush=True); time.sleep(30)' "$PORT" >"$T/stuck.out" 2>&1 &
+STUCK=$!
+until grep -q holding "$T/stuck.out" 2>/dev/null; do
+    kill -0 "$STUCK" 2>/dev/null || fail "stuck scraper: $(cat "$T/stuck.out")"
+    sleep 0.1
+done
+http /jobs
+w2=$(job_field to_file counts.written)
+until_true 10 "to_file writes while scrapers are stuck" rising to_file "$w2"
+http /healthz
+[ "$CODE" = 200 ] || fail "/healthz with stuck scrapers: $CODE"
+kill "$STUCK" 2>/dev/null || true
+wait "$STUCK" 2>/dev/null || true
+ok "stuck scrapers stall neither the jobs nor other requests"
+
 http /jobs
 echo "$BODY" >"$T/jobs.json"
 http /metrics
