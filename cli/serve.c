@@ -198,6 +198,10 @@ static void *job_main(void *arg)
             final = retire ? "stopped" : "finished";
             break;
         }
+        pthread_mutex_lock(&srv->mu);
+        int64_t last_run = j->last_run_id;
+        pthread_mutex_unlock(&srv->mu);
+        rsql_log_set_context(j->name, last_run); /* the failed run's id */
         rsql_log(RSQL_LOG_ERROR, "serve", "job %s failed: %s", j->name, err.msg);
         if (retire) {
             final = "stopped";

@@ -9,11 +9,11 @@
 # Phase A: N1 messages; /readyz turns 200, /metrics passes `promtool check metrics`.
 # SIGHUP drops to_file and adds to_bh (datagen -> blackhole); to_sqlite and relay go on in the
 # same run. Phase B is produced while the sqlite file is locked for 7 s (longer than the
-# sink's 5 s busy timeout): to_sqlite fails, restarts with its backoff and recovers. Then the
-# proxy alone is restarted: /readyz is 503 while it is down and 200 again once the sources
-# receive again. Phase C after that. Verification: sqlite holds every id, the Java consumer
-# sees every id on the relay's target, and after SIGTERM (exit 0) the totals of /metrics
-# (scraped once the counts stood still) equal those of SHOW JOB RUNS.
+# sink's 5 s busy timeout): to_sqlite fails, restarts with its backoff and recovers. Phase C;
+# sqlite holds every id, the Java consumer sees every id on the relay's target. Then the proxy
+# alone is restarted: /readyz is 503 while it is down and 200 again once every source
+# receives again. Last, after SIGTERM (exit 0) the totals of /metrics (scraped once the counts
+# stood still) equal those of SHOW JOB RUNS.
 # Environment from tests/rocketmq/run: REPO, RMQ, INTEROP, RMQ_ENDPOINT.
 # Last line: "PASS t_serve" or "FAIL t_serve: <why>".
 set -uo pipefail
@@ -169,6 +169,16 @@ awk -F'\t' '$5=="failed" && $11 ~ /lock|busy/ {f=1} END {exit !f}' "$WORK/runs_s
     die "no failed run of to_sqlite with its busy error: $(cat "$WORK/runs_s.txt")"
 ok "a locked sqlite sink: to_sqlite failed, restarted ($(field to_sqlite restarts)x) with backoff and recovered"
 
+produce $((N1 + N2)) "$N3" phaseC
+until_true 60 "every id in sqlite" sqlite_all "$N"
+until_true 60 "every message relayed" written_ge relay "$N"
+"$INTEROP" consume --endpoint "$EP" --topic "${P}out" --group "${P}v" --count $((N + 1)) \
+    --timeout 8 >"$WORK/verify.out" 2>&1
+line=$(grep '^received=' "$WORK/verify.out" | tail -1)
+distinct=$(sed -n 's/.* distinct=\([0-9]*\).*/\1/p' <<<"$line")
+[ "$distinct" = "$N" ] || die "relay target: $line $(grep '^missing_ids=' "$WORK/verify.out")"
+ok "the Java consumer sees all $N ids on the relay's target ($line)"
+
 # the proxy goes down: /readyz 503; it comes back: /readyz 200
 "$RMQ" restart-proxy 6 >"$WORK/restart.out" 2>&1 &
 RPID=$!
@@ -178,9 +188,6 @@ wait "$RPID" || { tail -5 "$WORK/restart.out"; die "restart-proxy failed"; }
 until_true 60 "/readyz 200 once the proxy is back" ready
 ok "/readyz: 503 while the proxy was down, 200 again after it returned"
 
-produce $((N1 + N2)) "$N3" phaseC
-until_true 60 "every id in sqlite" sqlite_all "$N"
-until_true 60 "every message relayed" written_ge relay "$N"
 # the counts stand still (nothing more to read): then scrape, and drain
 still() {
     http /metrics
@@ -211,10 +218,4 @@ done
 awk -F'\t' '$5=="running"' "$WORK/runs.txt" | grep -q . && die "a run still running after the drain"
 ok "SIGTERM: exit 0; /metrics totals of to_sqlite and relay equal SHOW JOB RUNS"
 
-"$INTEROP" consume --endpoint "$EP" --topic "${P}out" --group "${P}v" --count $((N + 1)) \
-    --timeout 8 >"$WORK/verify.out" 2>&1
-line=$(grep '^received=' "$WORK/verify.out" | tail -1)
-distinct=$(sed -n 's/.* distinct=\([0-9]*\).*/\1/p' <<<"$line")
-[ "$distinct" = "$N" ] || die "relay target: $line $(grep '^missing_ids=' "$WORK/verify.out")"
-ok "the Java consumer sees all $N ids on the relay's target ($line)"
 echo "PASS t_serve"
