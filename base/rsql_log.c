@@ -150,6 +150,14 @@ static void json_escape(char *buf, size_t *len, size_t cap, const char *s)
     }
 }
 
+/* Append the literal text t to buf[*len..cap) as far as it fits. */
+static void put_lit(char *buf, size_t *len, size_t cap, const char *t)
+{
+    for (; *t && *len + 1 < cap; t++) {
+        buf[(*len)++] = *t;
+    }
+}
+
 /* One JSON line into buf (RSQL_LOG_LINE_MAX bytes); the message is cut to fit. */
 static size_t format_json(char *buf, rsql_log_level_t level, const char *component,
                           const char *fmt, va_list ap)
@@ -164,26 +172,26 @@ static size_t format_json(char *buf, rsql_log_level_t level, const char *compone
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
     const size_t cap = RSQL_LOG_LINE_MAX - 4; /* room for the closing "}\n */
-    int n = snprintf(buf, cap, "{\"time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"level\":\"%s\","
-                     "\"component\":\"", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+    int n = snprintf(buf, cap,
+                     "{\"time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"level\":\"%s\","
+                     "\"component\":\"",
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                      tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
                      rsql_log_level_name(level));
-    size_t len = n < 0 ? 0 : (size_t)n;
+    size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     json_escape(buf, &len, cap, component && *component ? component : "-");
     if (ctx_job[0]) {
-        len += (size_t)snprintf(buf + len, cap - len, "\",\"job\":\"");
+        put_lit(buf, &len, cap, "\",\"job\":\"");
         json_escape(buf, &len, cap, ctx_job);
         if (ctx_run > 0) {
-            len += (size_t)snprintf(buf + len, cap - len, "\",\"run\":%lld", (long long)ctx_run);
-            len += (size_t)snprintf(buf + len, cap - len, ",\"msg\":\"");
+            char run[40];
+            snprintf(run, sizeof run, "\",\"run\":%lld,\"msg\":\"", (long long)ctx_run);
+            put_lit(buf, &len, cap, run);
         } else {
-            len += (size_t)snprintf(buf + len, cap - len, "\",\"msg\":\"");
+            put_lit(buf, &len, cap, "\",\"msg\":\"");
         }
     } else {
-        len += (size_t)snprintf(buf + len, cap - len, "\",\"msg\":\"");
-    }
-    if (len > cap) {
-        len = cap;
+        put_lit(buf, &len, cap, "\",\"msg\":\"");
     }
     json_escape(buf, &len, cap, msg);
     buf[len++] = '"';

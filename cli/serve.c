@@ -68,7 +68,8 @@ static void restart_conf_load(rsql_catalog_t *cat, const char *name, restart_con
     if (st) {
         rc->attempts = rsql_settings_int(st, "restart-strategy.fixed-delay.attempts");
         rc->delay_ms = rsql_settings_int(st, "restart-strategy.fixed-delay.delay");
-        rc->initial_ms = rsql_settings_int(st, "restart-strategy.exponential-delay.initial-backoff");
+        rc->initial_ms =
+            rsql_settings_int(st, "restart-strategy.exponential-delay.initial-backoff");
         rc->max_ms = rsql_settings_int(st, "restart-strategy.exponential-delay.max-backoff");
         rc->reset_ms =
             rsql_settings_int(st, "restart-strategy.exponential-delay.reset-backoff-threshold");

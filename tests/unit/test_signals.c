@@ -85,9 +85,12 @@ static void setup_catalog(void)
     CU_ASSERT_EQUAL(rsql_session_run_script(
                         s,
                         "SET 'state.flush-interval' = '20ms';"
-                        "CREATE TABLE gen0 (a INT) WITH ('connector'='datagen', 'rows-per-second'='500');"
-                        "CREATE TABLE gen1 (a INT) WITH ('connector'='datagen', 'rows-per-second'='500');"
-                        "CREATE TABLE gen2 (a INT) WITH ('connector'='datagen', 'rows-per-second'='500');"
+                        "CREATE TABLE gen0 (a INT) WITH ('connector'='datagen', "
+                        "'rows-per-second'='500');"
+                        "CREATE TABLE gen1 (a INT) WITH ('connector'='datagen', "
+                        "'rows-per-second'='500');"
+                        "CREATE TABLE gen2 (a INT) WITH ('connector'='datagen', "
+                        "'rows-per-second'='500');"
                         "CREATE TABLE bh (a INT) WITH ('connector'='blackhole');",
                         RSQL_PRINT_TSV, devnull, devnull),
                     0);
