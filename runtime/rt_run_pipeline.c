@@ -380,6 +380,17 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
                                   FILE *errf, rsql_error_t *err)
 {
     (void)catalog_path; /* the worker uses cat; connectors open their own files */
+    return rsql_pipeline_run_plan_ex(cat, plan, job, out, errf, NULL, true, err);
+}
+
+/*
+** Run plan, supervised: see rsql_pipeline.h. @locality the calling thread is the worker
+*/
+rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *plan,
+                                     const char *job, FILE *out, FILE *errf,
+                                     rsql_pipeline_stats_t *stats, bool handle_signals,
+                                     rsql_error_t *err)
+{
     bool preview = plan->kind == RSQL_PLAN_SELECT || !plan->sink.def;
     const rsql_table_def_t *sdef = plan->source.def;
     if (!sdef) {
@@ -556,7 +567,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     conf.record_run = !preview;
     conf.job = job;
     conf.sql = plan->sql ? plan->sql + plan->stmt_off : NULL;
-    conf.handle_signals = true;
+    conf.handle_signals = handle_signals;
+    conf.stats = stats;
     conf.status_out = preview ? NULL : errf; /* a preview's summary follows its table */
     /* what the source may leave invisible to the next run (a RocketMQ consumer group) */
     char hold_key[512] = "";
