@@ -49,7 +49,14 @@ typedef struct rsql_col {
     rsql_type_t type;
     bool not_null;
     const rsql_tdesc_t *desc; /* DECIMAL/DATE/ROW/ARRAY/MAP: the interned full type; else NULL */
+    /* A METADATA column (CREATE TABLE ... METADATA [FROM 'key'] [VIRTUAL]). */
+    bool metadata;
+    char *meta_from; /* FROM 'key' as written; NULL = the key is the column's name */
+    bool is_virtual;
 } rsql_col_t;
+
+/* The metadata key of a METADATA column (FROM 'key', else its name); NULL for a physical one. */
+const char *rsql_col_meta_key(const rsql_col_t *col);
 
 /* A table as stored. All strings owned by the struct (rsql_table_def_free). */
 typedef struct rsql_table_def {

@@ -763,6 +763,18 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
         rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name_pos, "no such function: %s", name);
         return NULL;
     }
+    if (e->kv_pairs && !(f->flags & RSQL_FN_KV)) {
+        rsql_error_set(err, RSQL_ERR_SYNTAX, e->args.items[0]->pos,
+                       "%s() takes no KEY ... VALUE members", f->name);
+        return NULL;
+    }
+    if ((e->has_returning || e->n_clauses > 0) && !(f->flags & RSQL_FN_CLAUSES)) {
+        rsql_error_set(err, RSQL_ERR_SYNTAX,
+                       e->has_returning ? e->cast_type.pos : e->clauses[0].pos,
+                       "%s() takes no %s", f->name,
+                       e->has_returning ? "RETURNING" : "ON EMPTY/ERROR/NULL clause");
+        return NULL;
+    }
     int n = e->args.n;
     if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
         char want[48];
@@ -788,7 +800,30 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     call->func = f;
     call->name = f->name;
     for (int i = 0; i < n; i++) {
-        if (!(call->args[i] = rsql_plan__bind_expr(b, e->args.items[i], err))) {
+        const rsql_expr_t *a = e->args.items[i];
+        if (i == 0 && (f->flags & RSQL_FN_UNIT)) { /* a time unit word: its name, upper case */
+            if (a->kind != RSQL_EX_COLUMN || a->qualifier || !a->name) {
+                rsql_error_set(err, RSQL_ERR_TYPE, a->pos,
+                               "argument 1 of %s must be a time unit such as DAY", f->name);
+                return NULL;
+            }
+            size_t len = strlen(a->name);
+            char *u = rsql_arena_alloc(b->arena, len + 1);
+            call->args[0] = u ? rsql_plan__node(b->arena, RSQL_BX_CONST, RSQL_TYPE_VARCHAR,
+                                                a->pos, 0)
+                              : NULL;
+            if (!call->args[0]) {
+                return nomem(err);
+            }
+            for (size_t k = 0; k <= len; k++) {
+                char c = a->name[k];
+                u[k] = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+            }
+            call->args[0]->value.v.s.p = u;
+            call->args[0]->value.v.s.len = len;
+            continue;
+        }
+        if (!(call->args[i] = rsql_plan__bind_expr(b, a, err))) {
             return NULL;
         }
     }

@@ -551,6 +551,17 @@ static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
         set_null(out, e->type);
         return RSQL_OK;
     }
+    if (f->flags & RSQL_FN_COND) { /* IF(c, a, b): a when c is TRUE, else b (NULL c too) */
+        rsql_value_t c;
+        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &c, err))) {
+            return rc;
+        }
+        if ((rc = rsql_expr_eval(e->args[!c.is_null && c.v.b ? 1 : 2], row, ctx, out, err))) {
+            return rc;
+        }
+        out->type = e->type;
+        return RSQL_OK;
+    }
     rsql_value_t local[8], *args = local;
     if (e->n_args > 8) {
         args = rsql_eval_scratch(ctx, sizeof(rsql_value_t) * (size_t)e->n_args);

@@ -245,6 +245,10 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
         rsql_buf_putc(out, ']');
         break;
     case RSQL_BX_FUNC:
+        if (e->func && e->func->print) {
+            e->func->print(e, out);
+            break;
+        }
         rsql_buf_puts(out, e->name);
         if (strcmp(e->name, "CURRENT_TIMESTAMP") != 0) {
             rsql_buf_putc(out, '(');
@@ -387,8 +391,46 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         put_ident(x->out, c->name);
         rsql_buf_printf(x->out, " %s%s", c->desc ? c->desc->text : rsql_type_name(c->type),
                         c->not_null ? " NOT NULL" : "");
+        if (c->metadata) {
+            rsql_buf_puts(x->out, " METADATA");
+            if (c->meta_from) {
+                rsql_buf_printf(x->out, " FROM '%s'", c->meta_from);
+            }
+            rsql_buf_puts(x->out, c->is_virtual ? " VIRTUAL" : "");
+        }
     }
     rsql_buf_putc(x->out, '\n');
+}
+
+/* "metadata: reads tag, keys" (source) / "metadata: writes tag" (sink), when there is any. */
+static void meta_line(explain_t *x, int d, bool sink)
+{
+    const rsql_plan_t *p = x->plan;
+    int n = 0;
+    if (sink) {
+        for (int i = 0; i < p->n_outputs; i++) {
+            if (p->outputs[i].meta_key) {
+                if (n++ == 0) {
+                    attr(x, d, "metadata");
+                    rsql_buf_puts(x->out, "writes ");
+                }
+                rsql_buf_printf(x->out, "%s%s", n > 1 ? ", " : "", p->outputs[i].meta_key);
+            }
+        }
+    } else {
+        for (int i = 0; p->source_meta && i < p->source.def->n_columns; i++) {
+            if (p->source_meta[i] && *p->source_meta[i]) {
+                if (n++ == 0) {
+                    attr(x, d, "metadata");
+                    rsql_buf_puts(x->out, "reads ");
+                }
+                rsql_buf_printf(x->out, "%s%s", n > 1 ? ", " : "", p->source_meta[i]);
+            }
+        }
+    }
+    if (n) {
+        rsql_buf_putc(x->out, '\n');
+    }
 }
 
 static void sink_node(explain_t *x)
@@ -410,6 +452,7 @@ static void sink_node(explain_t *x)
     put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, 0, t);
+    meta_line(x, 0, true);
     conn_explain(x, 0, t, RSQL_EXPLAIN_SINK);
     attr(x, 0, "delivery");
     const char *own = p->source.conn ? p->source.conn->own_positions : NULL;
@@ -434,6 +477,7 @@ static void source_node(explain_t *x, int d)
     put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, d, t);
+    meta_line(x, d, false);
     attr(x, d, "read");
     rsql_buf_printf(x->out, "%s\n", p->bounded_why);
     conn_explain(x, d, t, RSQL_EXPLAIN_SOURCE);

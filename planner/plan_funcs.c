@@ -8,14 +8,20 @@
  *
  * Functions: UPPER LOWER TRIM CHAR_LENGTH SUBSTRING CONCAT COALESCE NULLIF
  * CARDINALITY TO_DATE
- * ABS ROUND FLOOR CEIL NOW CURRENT_TIMESTAMP. Strings are UTF-8 and counted
+ * ABS ROUND FLOOR CEIL NOW CURRENT_TIMESTAMP here; the families of issue 12
+ * live in fn_str.c (REPLACE SPLIT_INDEX LPAD RPAD POSITION IF IFNULL),
+ * fn_hash.c (MD5 SHA256 TO_BASE64 FROM_BASE64 UUID), fn_regex.c (REGEXP
+ * REGEXP_EXTRACT REGEXP_REPLACE), fn_time.c (DATE_FORMAT TO_TIMESTAMP
+ * FROM_UNIXTIME UNIX_TIMESTAMP TIMESTAMPADD TIMESTAMPDIFF EXTRACT) and
+ * fn_json.c (JSON_VALUE JSON_QUERY JSON_EXISTS JSON_OBJECT JSON_ARRAY); this
+ * table is the one list of them all. Strings are UTF-8 and counted
  * in code points. UPPER/LOWER use the C.UTF-8 locale's case mapping
  * (towupper_l) when the system has it, else ASCII only. TRIM removes spaces
  * (U+0020) at both ends. CONCAT converts non-VARCHAR arguments with
  * CAST(x AS VARCHAR) and is NULL when any argument is NULL.
  */
 #include "config.h"
-#include "planner/plan_int.h"
+#include "planner/fn_int.h"
 #include "base/rsql_value.h"
 #include "base/rsql_time.h"
 
@@ -582,24 +588,59 @@ static rsql_err_t eval_now(const rsql_bexpr_t *call, const rsql_value_t *args,
 
 #define S RSQL_FN_STRICT
 static const rsql_func_t funcs[] = {
-    {"ABS", 1, 1, S, bind_numeric_same, eval_abs},
-    {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality},
-    {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil},
-    {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil},
-    {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
-    {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
-    {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL},
-    {"CONCAT", 1, -1, S, bind_concat, eval_concat},
-    {"CURRENT_TIMESTAMP", 0, 0, 0, bind_now, eval_now},
-    {"FLOOR", 1, 1, S, bind_numeric_same, eval_floor},
-    {"LOWER", 1, 1, S, bind_str_to_str, eval_lower},
-    {"NOW", 0, 0, 0, bind_now, eval_now},
-    {"NULLIF", 2, 2, 0, bind_nullif, eval_nullif},
-    {"ROUND", 1, 2, S, bind_numeric_same, eval_round},
-    {"SUBSTRING", 2, 3, S, bind_substring, eval_substring},
-    {"TO_DATE", 1, 2, S, bind_to_date, eval_to_date},
-    {"TRIM", 1, 1, S, bind_str_to_str, eval_trim},
-    {"UPPER", 1, 1, S, bind_str_to_str, eval_upper},
+    {"ABS", 1, 1, S, bind_numeric_same, eval_abs, NULL},
+    {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality, NULL},
+    {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
+    {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
+    {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length, NULL},
+    {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length, NULL},
+    {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL, NULL},
+    {"CONCAT", 1, -1, S, bind_concat, eval_concat, NULL},
+    {"CURRENT_TIMESTAMP", 0, 0, 0, bind_now, eval_now, NULL},
+    {"DATE_FORMAT", 2, 2, S, rsql_fn_bind_date_format, rsql_fn_eval_date_format, NULL},
+    {"EXTRACT", 2, 2, S | RSQL_FN_UNIT,
+     rsql_fn_bind_extract, rsql_fn_eval_extract, rsql_fn_print_extract},
+    {"FLOOR", 1, 1, S, bind_numeric_same, eval_floor, NULL},
+    {"FROM_BASE64", 1, 1, S, rsql_fn_bind_from_base64, rsql_fn_eval_from_base64, NULL},
+    {"FROM_UNIXTIME", 1, 2, S, rsql_fn_bind_from_unixtime, rsql_fn_eval_from_unixtime, NULL},
+    {"IF", 3, 3, RSQL_FN_COND, rsql_fn_bind_if, NULL, NULL},
+    {"IFNULL", 2, 2, RSQL_FN_LAZY, rsql_fn_bind_ifnull, NULL, NULL},
+    {"JSON_ARRAY", 0, -1, RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_array, rsql_fn_eval_json_array, rsql_fn_print_json_clauses},
+    {"JSON_EXISTS", 2, 2, S | RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_exists, rsql_fn_eval_json_exists, rsql_fn_print_json_clauses},
+    {"JSON_OBJECT", 0, -1, RSQL_FN_CLAUSES | RSQL_FN_KV,
+     rsql_fn_bind_json_object, rsql_fn_eval_json_object, rsql_fn_print_json_object},
+    {"JSON_QUERY", 2, 2, S | RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_query, rsql_fn_eval_json_query, rsql_fn_print_json_clauses},
+    {"JSON_VALUE", 2, 2, S | RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_value, rsql_fn_eval_json_value, rsql_fn_print_json_clauses},
+    {"LOWER", 1, 1, S, bind_str_to_str, eval_lower, NULL},
+    {"LPAD", 3, 3, S, rsql_fn_bind_lpad, rsql_fn_eval_lpad, NULL},
+    {"MD5", 1, 1, S, rsql_fn_bind_md5, rsql_fn_eval_md5, NULL},
+    {"NOW", 0, 0, 0, bind_now, eval_now, NULL},
+    {"NULLIF", 2, 2, 0, bind_nullif, eval_nullif, NULL},
+    {"POSITION", 2, 2, S, rsql_fn_bind_position, rsql_fn_eval_position, rsql_fn_print_position},
+    {"REGEXP", 2, 2, S, rsql_fn_bind_regexp, rsql_fn_eval_regexp, NULL},
+    {"REGEXP_EXTRACT", 2, 3, S, rsql_fn_bind_regexp_extract, rsql_fn_eval_regexp_extract, NULL},
+    {"REGEXP_REPLACE", 3, 3, S, rsql_fn_bind_regexp_replace, rsql_fn_eval_regexp_replace, NULL},
+    {"REPLACE", 3, 3, S, rsql_fn_bind_replace, rsql_fn_eval_replace, NULL},
+    {"ROUND", 1, 2, S, bind_numeric_same, eval_round, NULL},
+    {"RPAD", 3, 3, S, rsql_fn_bind_rpad, rsql_fn_eval_rpad, NULL},
+    {"SHA256", 1, 1, S, rsql_fn_bind_sha256, rsql_fn_eval_sha256, NULL},
+    {"SPLIT_INDEX", 3, 3, S, rsql_fn_bind_split_index, rsql_fn_eval_split_index, NULL},
+    {"SUBSTRING", 2, 3, S, bind_substring, eval_substring, NULL},
+    {"TIMESTAMPADD", 3, 3, S | RSQL_FN_UNIT,
+     rsql_fn_bind_timestampadd, rsql_fn_eval_timestampadd, rsql_fn_print_unit_call},
+    {"TIMESTAMPDIFF", 3, 3, S | RSQL_FN_UNIT,
+     rsql_fn_bind_timestampdiff, rsql_fn_eval_timestampdiff, rsql_fn_print_unit_call},
+    {"TO_BASE64", 1, 1, S, rsql_fn_bind_to_base64, rsql_fn_eval_to_base64, NULL},
+    {"TO_TIMESTAMP", 1, 2, S, rsql_fn_bind_to_timestamp, rsql_fn_eval_to_timestamp, NULL},
+    {"TO_DATE", 1, 2, S, bind_to_date, eval_to_date, NULL},
+    {"TRIM", 1, 1, S, bind_str_to_str, eval_trim, NULL},
+    {"UNIX_TIMESTAMP", 0, 2, S, rsql_fn_bind_unix_timestamp, rsql_fn_eval_unix_timestamp, NULL},
+    {"UPPER", 1, 1, S, bind_str_to_str, eval_upper, NULL},
+    {"UUID", 0, 0, 0, rsql_fn_bind_uuid, rsql_fn_eval_uuid, NULL},
 };
 #undef S
 

@@ -94,6 +94,8 @@ struct rsql_bexpr {
     int column;         /* COLUMN: index into the source row */
     const char *name;   /* COLUMN: the column's name; FUNC: the function's name */
     const rsql_func_t *func; /* FUNC */
+    const void *aux; /* FUNC: what its binder fixed for the statement (a compiled literal
+                        pattern, RETURNING and ON EMPTY/ERROR, a time unit), in the arena */
     int n_args;
     rsql_bexpr_t **args;
 };
@@ -120,6 +122,9 @@ typedef struct rsql_plan_output {
     const rsql_tdesc_t *desc; /* its full type when DECIMAL/ROW/ARRAY/MAP, else NULL */
     bool not_null;      /* the sink column is NOT NULL: a NULL value is an eval error */
     rsql_bexpr_t *expr; /* never NULL: widening casts inserted; NULL const for unlisted columns */
+    /* INSERT: the metadata key this output writes (a non-VIRTUAL METADATA column of the
+       sink), else NULL. Such outputs follow every physical one (rsql_sink_ctx_t.meta_keys). */
+    const char *meta_key;
 } rsql_plan_output_t;
 
 /* What happens to a failed record (PRODUCT.md "Errors"). */
@@ -149,6 +154,11 @@ typedef struct rsql_plan {
     int64_t batch_size;        /* pipeline.batch-size */
     rsql_plan_errors_t errors;
     rsql_arena_t *arena; /* owns the bound expressions and plan strings */
+    /* The metadata the source reads (rsql_source_ctx_t.column_meta): per source column, the
+       key of a METADATA column the statement uses, "" for one it does not use, NULL for a
+       physical column; NULL as a whole when the table has no METADATA column. */
+    const char **source_meta;
+    int n_sink_meta; /* INSERT: how many of the outputs are metadata (the last ones) */
 } rsql_plan_t;
 
 /*

@@ -81,33 +81,6 @@ rsql_err_t rsql_rt__show_tables(rsql_session_t *s, rsql_result_t **out, rsql_err
     return RSQL_OK;
 }
 
-rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
-                             rsql_error_t *err)
-{
-    rsql_table_def_t *def = NULL;
-    rsql_err_t rc = get_table(s, &st->name, &def, err);
-    if (rc != RSQL_OK) {
-        return rc;
-    }
-    static const char *const cols[] = {"column", "type", "nullable"};
-    rsql_result_t *r = table_result(3, cols);
-    for (int i = 0; r && i < def->n_columns; i++) {
-        const char *row[] = {def->columns[i].name, def->columns[i].desc ? def->columns[i].desc->text
-                                                    : rsql_type_name(def->columns[i].type),
-                             def->columns[i].not_null ? "NO" : "YES"};
-        if (rsql_result_add_row(r, row) != RSQL_OK) {
-            rsql_result_destroy(r);
-            r = NULL;
-        }
-    }
-    rsql_table_def_free(def);
-    if (!r) {
-        return nomem(err);
-    }
-    *out = r;
-    return RSQL_OK;
-}
-
 /* An identifier, double-quoted when it is not a plain lower/upper-case word. */
 static void put_ident(rsql_buf_t *b, const char *name)
 {
@@ -143,6 +116,55 @@ static void put_string(rsql_buf_t *b, const char *s)
     rsql_buf_putc(b, '\'');
 }
 
+/* " METADATA [FROM 'key'] [VIRTUAL]" of a METADATA column, as CREATE TABLE takes it. */
+static void put_meta(rsql_buf_t *b, const rsql_col_t *c)
+{
+    if (!c->metadata) {
+        return;
+    }
+    rsql_buf_puts(b, " METADATA");
+    if (c->meta_from) {
+        rsql_buf_puts(b, " FROM ");
+        put_string(b, c->meta_from);
+    }
+    if (c->is_virtual) {
+        rsql_buf_puts(b, " VIRTUAL");
+    }
+}
+
+rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
+                             rsql_error_t *err)
+{
+    rsql_table_def_t *def = NULL;
+    rsql_err_t rc = get_table(s, &st->name, &def, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    static const char *const cols[] = {"column", "type", "nullable", "extras"};
+    rsql_result_t *r = table_result(4, cols);
+    for (int i = 0; r && i < def->n_columns; i++) {
+        rsql_buf_t extras = RSQL_BUF_INIT;
+        put_meta(&extras, &def->columns[i]);
+        const char *row[] = {def->columns[i].name,
+                             def->columns[i].desc ? def->columns[i].desc->text
+                                                  : rsql_type_name(def->columns[i].type),
+                             def->columns[i].not_null ? "NO" : "YES",
+                             extras.oom ? "" : rsql_buf_str(&extras) + (extras.len > 0)};
+        rsql_err_t arc = rsql_result_add_row(r, row);
+        rsql_buf_deinit(&extras);
+        if (arc != RSQL_OK) {
+            rsql_result_destroy(r);
+            r = NULL;
+        }
+    }
+    rsql_table_def_free(def);
+    if (!r) {
+        return nomem(err);
+    }
+    *out = r;
+    return RSQL_OK;
+}
+
 rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
                                 rsql_error_t *err)
 {
@@ -159,10 +181,11 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         put_ident(&b, def->columns[i].name);
-        rsql_buf_printf(&b, " %s%s%s\n", def->columns[i].desc ? def->columns[i].desc->text
-                                                    : rsql_type_name(def->columns[i].type),
-                        def->columns[i].not_null ? " NOT NULL" : "",
-                        i + 1 < def->n_columns ? "," : "");
+        rsql_buf_printf(&b, " %s%s", def->columns[i].desc ? def->columns[i].desc->text
+                                                : rsql_type_name(def->columns[i].type),
+                        def->columns[i].not_null ? " NOT NULL" : "");
+        put_meta(&b, &def->columns[i]);
+        rsql_buf_puts(&b, i + 1 < def->n_columns ? ",\n" : "\n");
     }
     rsql_buf_puts(&b, ") WITH (\n");
     for (int i = 0; i < def->n_options; i++) {
@@ -249,23 +272,54 @@ static rsql_err_t add_option_rows(rsql_result_t *r, const char *owner, const rsq
     return RSQL_OK;
 }
 
+/* RSQL_ERR_UNKNOWN_NAME for connector name (SHOW OPTIONS / SHOW METADATA), at pos. */
+static rsql_err_t no_such_connector(const char *name, rsql_pos_t pos, rsql_error_t *err)
+{
+    rsql_buf_t list = RSQL_BUF_INIT;
+    const rsql_connector_def_t *const *all = rsql_connector_list();
+    for (int i = 0; all[i]; i++) {
+        rsql_buf_printf(&list, "%s%s", i ? ", " : "", all[i]->name);
+    }
+    rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos, "unknown connector '%s'; connectors: %s", name,
+                   rsql_buf_str(&list));
+    rsql_buf_deinit(&list);
+    return RSQL_ERR_UNKNOWN_NAME;
+}
+
+/* SHOW METADATA FOR CONNECTOR 'name': the connector's metadata key table. */
+rsql_err_t rsql_rt__show_metadata(const rsql_stmt_t *st, rsql_result_t **out, rsql_error_t *err)
+{
+    const rsql_connector_def_t *conn = rsql_connector_find(st->setting.value);
+    if (!conn) {
+        return no_such_connector(st->setting.value, st->setting.value_pos, err);
+    }
+    static const char *const cols[] = {"key", "type", "read", "write", "description"};
+    rsql_result_t *r = table_result(5, cols);
+    for (const rsql_meta_def_t *m = conn->metadata; r && m && m->key; m++) {
+        const char *row[] = {m->key, m->type, (m->flags & RSQL_META_READ) ? "yes" : "no",
+                             (m->flags & RSQL_META_WRITE) ? "yes" : "no", m->doc ? m->doc : ""};
+        if (rsql_result_add_row(r, row) != RSQL_OK) {
+            rsql_result_destroy(r);
+            r = NULL;
+        }
+    }
+    if (!r) {
+        return nomem(err);
+    }
+    *out = r;
+    return RSQL_OK;
+}
+
 rsql_err_t rsql_rt__show_options(const rsql_stmt_t *st, rsql_result_t **out, rsql_error_t *err)
 {
     const char *name = st->setting.value;
     const rsql_connector_def_t *conn = rsql_connector_find(name);
     if (!conn) {
-        rsql_buf_t list = RSQL_BUF_INIT;
-        const rsql_connector_def_t *const *all = rsql_connector_list();
-        for (int i = 0; all[i]; i++) {
-            rsql_buf_printf(&list, "%s%s", i ? ", " : "", all[i]->name);
-        }
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, st->setting.value_pos,
-                       "unknown connector '%s'; connectors: %s", name, rsql_buf_str(&list));
-        rsql_buf_deinit(&list);
-        return RSQL_ERR_UNKNOWN_NAME;
+        return no_such_connector(name, st->setting.value_pos, err);
     }
     static const char *const cols[] = {"from", "option", "side", "type",
                                        "default", "required", "description"};
+
     rsql_result_t *r = table_result(7, cols);
     rsql_err_t rc = r ? add_option_rows(r, conn->name, conn->opts) : RSQL_ERR_NOMEM;
     for (int i = 0; rc == RSQL_OK && conn->formats && conn->formats[i]; i++) {

@@ -579,7 +579,9 @@ rsql_expr_t *rsql_sql__expr_substring(rsql_parse_t *p, const rsql_token_t *name,
     if (!e) {
         return NULL;
     }
-    if (strcmp(e->name, "SUBSTRING") != 0 && strcmp(e->name, "SUBSTR") != 0) {
+    bool extract = strcmp(e->name, "EXTRACT") == 0; /* EXTRACT(unit FROM x): EXTRACT(unit, x) */
+    if ((strcmp(e->name, "SUBSTRING") != 0 && strcmp(e->name, "SUBSTR") != 0 && !extract) ||
+        (extract && count)) {
         rsql_sql__syntax_error(p, from_tok->type, from_tok);
         return NULL;
     }
@@ -690,6 +692,27 @@ rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
     c.pos = rsql_sql__span(name->pos,
                            nullability.pos.off != RSQL_POS_NONE ? nullability.pos : type->pos);
     return c;
+}
+
+/*
+** Mark c a METADATA column (m->on) and widen its span over METADATA ... VIRTUAL. The key's
+** place is the 'key' literal when FROM is given, else the METADATA keyword.
+*/
+void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m)
+{
+    (void)p;
+    c->meta_pos = RSQL_NOPOS;
+    c->virtual_pos = RSQL_NOPOS;
+    if (!m->on) {
+        return;
+    }
+    c->metadata = true;
+    c->meta_from = m->from.s;
+    c->meta_pos = m->from.s ? m->from.pos : m->pos;
+    c->is_virtual = m->virt.on;
+    c->virtual_pos = m->virt.pos;
+    rsql_pos_t end = m->virt.on ? m->virt.pos : m->from.s ? m->from.pos : m->pos;
+    c->pos = rsql_sql__span(c->pos, end);
 }
 
 /* 'key' = 'value' of WITH (...), both unescaped, positions with quotes. */

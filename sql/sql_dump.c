@@ -281,6 +281,7 @@ static const char *stmt_name(rsql_stmt_kind_t k)
     case RSQL_STMT_SHOW_CREATE_TABLE: return "show-create-table";
     case RSQL_STMT_SHOW_CONNECTORS: return "show-connectors";
     case RSQL_STMT_SHOW_OPTIONS: return "show-options";
+    case RSQL_STMT_SHOW_METADATA: return "show-metadata";
     case RSQL_STMT_SET: return "set";
     case RSQL_STMT_RESET: return "reset";
     case RSQL_STMT_SHOW_SETTINGS: return "show-settings";
@@ -325,7 +326,16 @@ static void put_stmt(rsql_buf_t *b, const rsql_stmt_t *s)
             put_name(b, c->name.name);
             rsql_buf_putc(b, ' ');
             put_type(b, &c->type);
-            rsql_buf_puts(b, c->not_null ? " not-null)" : ")");
+            rsql_buf_puts(b, c->not_null ? " not-null" : "");
+            if (c->metadata) {
+                rsql_buf_puts(b, " metadata");
+                if (c->meta_from) {
+                    rsql_buf_putc(b, ' ');
+                    put_cstring(b, c->meta_from);
+                }
+                rsql_buf_puts(b, c->is_virtual ? " virtual" : "");
+            }
+            rsql_buf_putc(b, ')');
         }
         rsql_buf_putc(b, ')');
         if (s->n_options) {

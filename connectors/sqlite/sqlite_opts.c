@@ -48,6 +48,12 @@ static bool sqlite_bounded(const void *conf, const char **why)
     return !c->follow;
 }
 
+/* METADATA columns of a sqlite source (rsql_meta_def_t). */
+static const rsql_meta_def_t sqlite_meta[] = {
+    RSQL_META_ROW("rowid", "BIGINT", RSQL_META_READ, "The row's SQLite rowid (the source reads in rowid order)."),
+    RSQL_META_END,
+};
+
 const rsql_connector_def_t rsql_sqlite_conn_def = {
     .name = "sqlite",
     .description =
@@ -62,4 +68,5 @@ const rsql_connector_def_t rsql_sqlite_conn_def = {
     .source = &rsql_sqlite_source_ops,
     .sink = &rsql_sqlite_sink_ops,
     .exactly_once = true,
+    .metadata = sqlite_meta,
 };
