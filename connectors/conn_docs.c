@@ -37,7 +37,8 @@ void rsql_connector_docs_markdown(rsql_buf_t *out)
                   "tables in the source (`connectors/*/*_opts.c`, `connectors/formats/fmt_opts.c`, "
                   "`base/rsql_settings.c`), and `make check` fails when it is out of date: change "
                   "the tables, then regenerate it. In the shell, `SHOW CONNECTORS` and "
-                  "`SHOW OPTIONS FOR CONNECTOR 'name'` print the same information.\n\n"
+                  "`SHOW OPTIONS FOR CONNECTOR 'name'` and `SHOW METADATA FOR CONNECTOR 'name'` print the same "
+                  "information.\n\n"
                   "A table's options go in its `WITH ('key' = 'value', ...)` clause. Keys are "
                   "case-insensitive; an unknown key is an error that lists the valid ones. "
                   "Every value is written as a string:\n\n"
@@ -76,6 +77,7 @@ void rsql_connector_docs_markdown(rsql_buf_t *out)
         formats_line(c, out);
         rsql_buf_puts(out, ".\n\n");
         rsql_opts_markdown(c->opts, out);
+        rsql_connector_meta_markdown(c, out);
     }
 
     rsql_buf_puts(out, "\n## Formats\n\n"

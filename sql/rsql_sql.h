@@ -50,7 +50,9 @@ typedef enum rsql_expr_kind {
     RSQL_EX_BETWEEN, /* left [NOT] BETWEEN right AND third */
     RSQL_EX_CASE,    /* CASE [left] WHEN args[0] THEN args[1] ... [ELSE right] END */
     RSQL_EX_CAST,    /* CAST(left AS cast_type) */
-    RSQL_EX_FUNC     /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FUNC,    /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FIELD,   /* left.name: a ROW field (a.b alone parses as COLUMN b qualified by a) */
+    RSQL_EX_INDEX    /* left[right]: an ARRAY element (1-based) or a MAP value */
 } rsql_expr_kind_t;
 
 typedef enum rsql_op {
@@ -83,9 +85,26 @@ typedef struct rsql_type_spec {
     rsql_type_t type;
     int precision; /* TIMESTAMP(p): p as written (only 3 accepted by the binder); else -1 */
     rsql_pos_t pos;
+    /* DECIMAL, DATE, ROW, ARRAY, MAP: the interned descriptor of the type text (parsed from
+       the written span by rsql_tdesc_parse); NULL for the other types */
+    const rsql_tdesc_t *desc;
 } rsql_type_spec_t;
 
 typedef struct rsql_expr rsql_expr_t;
+
+/* The SQL/JSON clauses of JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT, JSON_ARRAY:
+ * <behavior> ON <event>, e.g. DEFAULT 0 ON EMPTY, ERROR ON ERROR, ABSENT ON NULL. */
+typedef enum rsql_json_beh {
+    RSQL_JB_NULL, RSQL_JB_ERROR, RSQL_JB_ABSENT, RSQL_JB_TRUE, RSQL_JB_FALSE,
+    RSQL_JB_UNKNOWN, RSQL_JB_DEFAULT
+} rsql_json_beh_t;
+typedef enum rsql_json_event { RSQL_JE_EMPTY, RSQL_JE_ERROR, RSQL_JE_NULL } rsql_json_event_t;
+typedef struct rsql_json_clause {
+    rsql_json_beh_t beh;
+    rsql_json_event_t event;
+    rsql_expr_t *dflt; /* DEFAULT's expression, else NULL */
+    rsql_pos_t pos;    /* the whole clause */
+} rsql_json_clause_t;
 
 typedef struct rsql_expr_list {
     int n;
@@ -103,7 +122,13 @@ struct rsql_expr {
     rsql_literal_t lit;
     const char *name;      /* COLUMN: column name; FUNC: upper-cased function name */
     const char *qualifier; /* COLUMN: table qualifier or NULL */
-    rsql_type_spec_t cast_type;
+    rsql_type_spec_t cast_type; /* CAST; FUNC with has_returning: the RETURNING type */
+    /* FUNC: JSON_OBJECT(KEY k VALUE v, ...) has its pairs as args k1, v1, k2, v2 (kv_pairs);
+       RETURNING and the SQL/JSON clauses in written order; the binder checks who takes them */
+    bool kv_pairs;
+    bool has_returning;
+    int n_clauses;
+    rsql_json_clause_t *clauses;
 };
 
 /* ---- statements */
@@ -113,6 +138,13 @@ typedef struct rsql_column_def {
     rsql_type_spec_t type;
     bool not_null;
     rsql_pos_t pos; /* the whole column definition */
+    /* METADATA [FROM 'key'] [VIRTUAL] (Flink's syntax): a column the connector fills from
+       (or writes into) what surrounds the body, not from the body itself */
+    bool metadata;
+    const char *meta_from; /* FROM 'key', unescaped; NULL = the key is the column's name */
+    rsql_pos_t meta_pos;   /* the METADATA keyword, or the 'key' literal when FROM is given */
+    bool is_virtual;       /* VIRTUAL: read only, never written when the table is a sink */
+    rsql_pos_t virtual_pos;
 } rsql_column_def_t;
 
 /* 'key' = 'value' in WITH (...) or SET. Key and value are unescaped. */
@@ -165,7 +197,8 @@ typedef enum rsql_stmt_kind {
     RSQL_STMT_DROP_JOB,
     RSQL_STMT_SHOW_JOBS,
     RSQL_STMT_RUN_JOB,
-    RSQL_STMT_SHOW_JOB_RUNS /* name optional */
+    RSQL_STMT_SHOW_JOB_RUNS, /* name optional */
+    RSQL_STMT_SHOW_METADATA  /* SHOW METADATA FOR CONNECTOR 'name' (setting.value) */
 } rsql_stmt_kind_t;
 
 typedef struct rsql_stmt rsql_stmt_t;
@@ -177,6 +210,10 @@ struct rsql_stmt {
     /* CREATE TABLE */
     int n_columns;
     rsql_column_def_t *columns;
+    /* PRIMARY KEY (col, ...) NOT ENFORCED: the key's columns, in order (0 = none) */
+    int n_pkey;
+    rsql_ident_t *pkey;
+    rsql_pos_t pkey_pos; /* the clause */
     int n_options;
     rsql_option_t *options; /* WITH options in written order */
     /* SET / RESET: has_setting false for "RESET" alone; SHOW OPTIONS: setting.value = connector */

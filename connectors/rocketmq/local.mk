@@ -72,7 +72,7 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_throttle.c connectors/rocketmq/rmq_bounded.c \
 	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
 	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
-	connectors/rocketmq/rmq_sink.c
+	connectors/rocketmq/rmq_sink.c connectors/rocketmq/rmq_meta.c
 # (rmq_codec.c and rmq_decode.c include the generated headers)
 AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
 # The objects that include the generated headers depend on them, so targets that skip

@@ -78,6 +78,8 @@ typedef enum rsql_rmq_msg_type {
     RSQL_RMQ_MSG_AUTO = 0, /* derive: message_group → FIFO, lite_topic → LITE, else NORMAL */
     RSQL_RMQ_MSG_NORMAL = 1,
     RSQL_RMQ_MSG_FIFO = 2,
+    RSQL_RMQ_MSG_DELAY = 3,
+    RSQL_RMQ_MSG_TRANSACTION = 4,
     RSQL_RMQ_MSG_LITE = 5
 } rsql_rmq_msg_type_t;
 
@@ -267,6 +269,7 @@ typedef struct rsql_rmq_out_msg {
     rsql_rmq_msg_type_t type;     /* AUTO derives it */
     const rsql_rmq_prop_t *props; /* optional user properties */
     size_t n_props;
+    int64_t delivery_ms;          /* > 0: a timer message delivered at this epoch ms (DELAY) */
 } rsql_rmq_out_msg_t;
 
 /* A received message. Every pointer field is owned by the message. */
@@ -296,6 +299,9 @@ typedef struct rsql_rmq_msg {
     rsql_rmq_prop_t *props;
     size_t n_props;
     char *endpoint;           /* the access point it came from ("host:port") */
+    char *born_host;          /* NULL when absent */
+    int64_t delivery_ms;      /* a timer message's delivery time, epoch ms; 0 = none */
+    int32_t message_type;     /* rsql_rmq_msg_type_t number as received (0 = unspecified) */
 } rsql_rmq_msg_t;
 
 /*

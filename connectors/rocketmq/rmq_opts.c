@@ -116,8 +116,9 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "when writing with `sink.lite-topic` or `sink.lite-topic-column`, the LITE parent "
                  "topic.", F(topic, const char *)),
     RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_rmq_formats,
-                 "How a message body becomes a row, and a row a body. Only the body is used: "
-                 "tags, keys and properties are not columns.", F(format, int)),
+                 "How a message body becomes a row, and a row a body. Tag, keys, properties and "
+                 "the rest around the body are METADATA columns (see the keys below).",
+                 F(format, int)),
 
     RSQL_OPT_ROW_F("source.mode", RSQL_OPT_ENUM, SRC, "simple", 0, 0, rsql_rmq_modes,
                  "`simple`: read a NORMAL or FIFO topic, optionally filtered by tag or SQL92. "
@@ -312,6 +313,32 @@ static rsql_err_t rmq_configure(void *conf, const rsql_optset_t *set, const char
     return RSQL_OK;
 }
 
+/*
+** METADATA columns of rocketmq-grpc (rsql_meta_def_t): what surrounds a message's body.
+** Readable ones come from the received Message and its SystemProperties; writable ones
+** set the sent message's, per row, over the matching sink.* option. keys and properties
+** are VARCHAR here (keys joined by one space; properties a JSON object of strings) until
+** the nested types ARRAY<STRING> and MAP<STRING, STRING> exist.
+*/
+static const rsql_meta_def_t rmq_meta[] = {
+    RSQL_META_ROW("topic", "VARCHAR", RSQL_META_READ, "The topic the message was read from (the parent topic in lite mode)."),
+    RSQL_META_ROW("lite_topic", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's lite topic (NULL when it has none). Written: the lite topic to send to, over `sink.lite-topic` / `sink.lite-topic-column`."),
+    RSQL_META_ROW("message_id", "VARCHAR", RSQL_META_READ, "The message id the broker gave it."),
+    RSQL_META_ROW("tag", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's tag (NULL when none). Written: over `sink.tag`."),
+    RSQL_META_ROW("keys", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's keys joined by one space (NULL when none). Written: split at spaces, over `sink.keys-column`."),
+    RSQL_META_ROW("message_group", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message group of a FIFO message (NULL otherwise). Written: over `sink.message-group-column`."),
+    RSQL_META_ROW("properties", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The user properties as a JSON object of strings (`{}` when none; the broker's `__SHARDINGKEY` copy of a FIFO message's group is left out). Written: a JSON object of strings; a value that is not one is a permanent error of that row."),
+    RSQL_META_ROW("born_timestamp", "TIMESTAMP(3)", RSQL_META_READ, "When the producer created the message."),
+    RSQL_META_ROW("store_timestamp", "TIMESTAMP(3)", RSQL_META_READ, "When the broker stored the message."),
+    RSQL_META_ROW("delivery_timestamp", "TIMESTAMP(3)", RSQL_META_READ | RSQL_META_WRITE, "When a timer message was to be delivered (NULL for others). Written: sends a timer (delay) message the broker delivers at that instant; one in the past is delivered at once, one beyond the broker's maximum delay is a permanent error of that row."),
+    RSQL_META_ROW("born_host", "VARCHAR", RSQL_META_READ, "The host the producer ran on."),
+    RSQL_META_ROW("delivery_attempt", "INT", RSQL_META_READ, "How many times the broker has delivered the message (1 the first time)."),
+    RSQL_META_ROW("queue_id", "INT", RSQL_META_READ, "The id of the queue the message was stored in."),
+    RSQL_META_ROW("queue_offset", "BIGINT", RSQL_META_READ, "The message's offset in its queue."),
+    RSQL_META_ROW("message_type", "VARCHAR", RSQL_META_READ, "NORMAL, FIFO, DELAY, TRANSACTION or LITE."),
+    RSQL_META_END,
+};
+
 const rsql_connector_def_t rsql_rmq_conn_def = {
     .name = "rocketmq-grpc",
     .description =
@@ -337,4 +364,5 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
     .hold = rsql_rmq__hold,
     .own_positions = "RocketMQ acks",
     .explain = rsql_rmq__explain,
+    .metadata = rmq_meta,
 };

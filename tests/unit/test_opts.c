@@ -351,11 +351,11 @@ static void test_opts_error_structure(void)
                 "missing required option 'topic' for connector 'rocketmq-grpc'", 7);
     expect_fail((const char *const[]){"connector", "rocketmq", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'rocketmq' (did you mean 'rocketmq-grpc'?); connectors: "
-                "rocketmq-grpc, filesystem, sqlite, datagen, print, blackhole",
+                "rocketmq-grpc, filesystem, sqlite, datagen, print, blackhole, postgres",
                 50);
     expect_fail((const char *const[]){"connector", "kafka", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'kafka'; connectors: rocketmq-grpc, filesystem, sqlite, "
-                "datagen, print, blackhole",
+                "datagen, print, blackhole, postgres",
                 50);
     expect_fail((const char *const[]){"path", "x", NULL}, RSQL_ERR_MISSING_OPTION,
                 "missing required option 'connector'", 7);
@@ -372,7 +372,7 @@ static void test_opts_error_structure(void)
                 RSQL_ERR_BAD_OPTION,
                 "unknown option 'json.fail-on-missing-field' for connector 'sqlite'; valid "
                 "options: connector, path, table, scan.follow, scan.poll-interval, "
-                "sink.batch-size",
+                "sink.batch-size, sink.exactly-once.retention",
                 300);
     expect_fail((const char *const[]){"connector", "datagen", "fields.x.kind", "random", NULL},
                 RSQL_ERR_BAD_OPTION, "unknown column 'x' in option 'fields.x.kind'", 100);
