@@ -201,9 +201,8 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     }
     /* with a ${env:...} / ${file:...} reference pending, the planner checks the columns */
     rc = rsql_optset_pending(set) ? RSQL_OK
-                                  : rsql_connector_check_columns(conn, set, st->name.name,
-                                                                 n_phys, names, types,
-                                                                 st->name.pos, err);
+                                  : rsql_connector_check_columns(conn, set, st->name.name, n_phys,
+                                                                 names, types, st->name.pos, err);
     if (rc != RSQL_OK) {
         goto done;
     }

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "base/rsql_mem.h"
-#include "base/rsql_time.h"
 #include "connectors/rocketmq/rmq_client.h"
 #include "tests/fakes/fake_rmq_cu.h"
 
@@ -107,8 +106,9 @@ static void expect_works(fake_rmq_t *f, const tls_conf_t *t)
 }
 
 /*
-** A producer whose start fails at once (one route attempt, well within the three attempts'
-** backoff), permanently, with a message holding want; no new request reached the fake.
+** A producer whose start fails at once, with a message holding want; no new request reached
+** the fake. "At once" is the error's class: a permanent error ends the start at its first route
+** attempt (rsql_rmq_client_start retries only retriable ones), so it is asserted, not a time.
 */
 static void expect_refused(fake_rmq_t *f, const tls_conf_t *t, const char *want)
 {
@@ -118,12 +118,10 @@ static void expect_refused(fake_rmq_t *f, const tls_conf_t *t, const char *want)
     rsql_error_t err;
     rsql_rmq_client_t *c = producer(f, t, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    int64_t t0 = rsql_now_ms();
     CU_ASSERT_NOT_EQUAL(rsql_rmq_client_start(c, &err), RSQL_OK);
-    int64_t took = rsql_now_ms() - t0;
+    CU_ASSERT_EQUAL(err.code, RSQL_ERR_PERMISSION);
     CU_ASSERT_FALSE(rsql_error_retriable(&err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
-    CU_ASSERT(took < 1500); /* no retry: the retries of an UNAVAILABLE route wait 200+400 ms */
     if (!strstr(err.msg, want) || rsql_error_retriable(&err)) {
         fprintf(stderr, "\n  got: %s (%s)\n  want: ...%s...\n", err.msg, rsql_err_name(err.code),
                 want);
@@ -174,14 +172,15 @@ static void test_tls_mutual(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     /* TLS 1.3: the client sees its handshake done, then the server closes the connection; a
        closed socket is all it can tell (UNAVAILABLE), so the start fails after its three
-       route attempts */
+       route attempts. (Should the server's alert be read first, the handshake error is the
+       same UNAVAILABLE class with the alert's text: either way no request gets through.) */
     tls_conf_t none = {cert("ca.pem"), NULL, NULL, NULL};
     rsql_error_t err;
     rsql_rmq_client_t *c = producer(f, &none, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_NOT_EQUAL(rsql_rmq_client_start(c, &err), RSQL_OK);
     CU_ASSERT_EQUAL(err.code, RSQL_ERR_UNAVAILABLE);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Socket closed"));
+    CU_ASSERT(strstr(err.msg, "Socket closed") || strstr(err.msg, "certificate required"));
     rsql_rmq_client_destroy(c);
     fake_stats_t st;
     fake_rmq_stats(f, &st);

@@ -254,8 +254,8 @@ public final class RmqInterop {
 
     static int produce(Args a) throws Exception {
         a.allow("endpoint", "topic", "count", "type", "groups", "lite-topics", "lite-prefix", "seed", "file",
-            "tag", "rate", "inflight", "extra-key", "props", "delay-ms", "message-group",
-            "access-key", "secret-key", "tls");
+            "tag", "rate", "inflight", "extra-key", "props", "delay-ms", "message-group", "access-key",
+            "secret-key", "tls");
         security(a);
         String extraKey = a.str("extra-key", null);
         String props = a.str("props", null);
