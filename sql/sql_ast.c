@@ -221,11 +221,11 @@ static char *copy_tok(rsql_parse_t *p, const rsql_token_t *t)
     return s;
 }
 
-/* An identifier: a bare word as written, or a "quoted" one unquoted. */
+/* An identifier: a bare word as written, or a "quoted" or `quoted` one unquoted. */
 rsql_ident_t rsql_sql__ident(rsql_parse_t *p, const rsql_token_t *t)
 {
     rsql_ident_t id = {NULL, rsql_sql__tok_pos(t)};
-    id.name = t->z[0] == '"' ? unquote(p, t, NULL) : copy_tok(p, t);
+    id.name = t->z[0] == '"' || t->z[0] == '`' ? unquote(p, t, NULL) : copy_tok(p, t);
     return id;
 }
 
@@ -534,7 +534,7 @@ rsql_expr_t *rsql_sql__expr_cast(rsql_parse_t *p, const rsql_token_t *cast_tok, 
 /* The upper-cased (and unquoted) name of a function token. */
 static char *func_name(rsql_parse_t *p, const rsql_token_t *t)
 {
-    char *s = t->z[0] == '"' ? unquote(p, t, NULL) : copy_tok(p, t);
+    char *s = t->z[0] == '"' || t->z[0] == '`' ? unquote(p, t, NULL) : copy_tok(p, t);
     for (char *c = s; c && *c; c++) {
         if (*c >= 'a' && *c <= 'z') {
             *c = (char)(*c - 'a' + 'A');

@@ -88,7 +88,7 @@ static void token_error(rsql_parse_t *p, const rsql_token_t *t)
     rsql_pos_t pos = rsql_sql__tok_pos(t);
     if (t->type == RSQL_TK_UNTERMINATED_) {
         const char *what = t->z[0] == '\'' ? "unterminated string"
-                           : t->z[0] == '"' ? "unterminated quoted identifier"
+                           : t->z[0] == '"' || t->z[0] == '`' ? "unterminated quoted identifier"
                                             : "unterminated comment";
         rsql_sql__error(p, RSQL_ERR_INCOMPLETE, pos, "%s", what);
     } else if (t->type == RSQL_TK_ID) {
@@ -133,7 +133,7 @@ static rsql_stmt_t *parse_one(rsql_parse_t *p, void *lemon, uint32_t *first, uin
             break;
         }
         if (t.type == RSQL_TK_ILLEGAL_ || t.type == RSQL_TK_UNTERMINATED_ ||
-            (t.type == RSQL_TK_ID && t.n == 2 && t.z[0] == '"')) {
+            (t.type == RSQL_TK_ID && t.n == 2 && (t.z[0] == '"' || t.z[0] == '`'))) {
             token_error(p, &t);
             break;
         }

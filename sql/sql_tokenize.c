@@ -20,6 +20,7 @@ enum {
     CC_DIGIT,       /* 0-9 */
     CC_QUOTE,       /* ' string literal */
     CC_DQUOTE,      /* " quoted identifier */
+    CC_BQUOTE,      /* ` quoted identifier (Flink's quoting) */
     CC_MINUS,       /* - or a -- comment */
     CC_SLASH,       /* / or a comment */
     CC_DOT,         /* . or a number like .5 */
@@ -57,7 +58,7 @@ static const unsigned char char_class[256] = {
     /* 0x50  P-Z [ \ ] ^ _ */
     I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, CC_LB, X_, CC_RB, X_, I_,
     /* 0x60  ` a-o */
-    X_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_,
+    CC_BQUOTE, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_,
     /* 0x70  p-z { | } ~ DEL */
     I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, X_, CC_PIPE, X_, X_, X_,
     /* 0x80 - 0xff: UTF-8 bytes are identifier characters */
@@ -250,6 +251,8 @@ int rsql_sql_get_token(const char *z, int *type)
         return quoted(z, '\'', type, RSQL_TK_STRING);
     case CC_DQUOTE:
         return quoted(z, '"', type, RSQL_TK_ID);
+    case CC_BQUOTE:
+        return quoted(z, '`', type, RSQL_TK_ID);
     case CC_DOT:
         if (IS_DIGIT(z[1])) {
             return number(z, type);
