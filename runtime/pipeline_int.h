@@ -137,6 +137,8 @@ struct rsql_pipeline {
     rt_dlq_t *dlq;
     int64_t positions_saved;
     rsql_qop_t poll_done_op, signal_op; /* posted at most once each: no allocation */
+    rsql_qop_t stop_op; /* rsql_pipeline_stats_stop's: posted at most once (stop_posted) */
+    bool stop_posted;   /* guarded by conf.stats->mu */
 
     /* run record and status */
     int64_t run_id;

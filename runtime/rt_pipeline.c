@@ -509,15 +509,21 @@ void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop)
     }
 }
 
-static void request_stop_interrupted(rsql_pipeline_t *p);
-
-/* Stop the run using st, now or when it starts. Any thread. @locks st->mu, then p->lock */
+/*
+** Stop the run using st, now or when it starts. Any thread: the stop itself is the worker's
+** (an RT_OP_SIGNAL op of the pipeline's own, posted once), since only the worker may touch the
+** source it opens and closes. @locks st->mu, then the worker queue's
+*/
 void rsql_pipeline_stats_stop(rsql_pipeline_stats_t *st)
 {
     pthread_mutex_lock(&st->mu);
     st->stop = true;
-    if (st->p) {
-        request_stop_interrupted(st->p);
+    rsql_pipeline_t *p = st->p;
+    if (p && !p->stop_posted) {
+        p->stop_posted = true;
+        memset(&p->stop_op, 0, sizeof p->stop_op);
+        p->stop_op.type = RT_OP_SIGNAL;
+        rsql_queue_push(p->wq, &p->stop_op);
     }
     pthread_mutex_unlock(&st->mu);
 }
@@ -653,7 +659,7 @@ static void worker_loop(rsql_pipeline_t *p)
                 p->poll_done = true; /* p->poll_done_op: nothing to free */
                 break;
             case RT_OP_SIGNAL:
-                request_stop_interrupted(p); /* p->signal_op */
+                request_stop_interrupted(p); /* p->signal_op or p->stop_op */
                 break;
             default:
                 rsql_pipeline__free_op(p, op);

@@ -221,7 +221,9 @@ typedef struct preview_sink {
     rsql_buf_t cell;
 } preview_sink_t;
 
-static rsql_result_t *preview_result; /* handed over through open: one preview at a time */
+/* handed over through open, which runs on the thread that runs the pipeline: one preview at a
+   time per thread (several pipelines may run at once in one process) */
+static _Thread_local rsql_result_t *preview_result;
 
 static rsql_err_t preview_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {

@@ -1,5 +1,14 @@
 # Helpers for the `rocketsql serve` tests (sourced after lib.sh).
 command -v curl >/dev/null || fail "curl is needed (scripts/setup installs it)"
+SPID=""
+# a test that fails must not leave its serve running
+serve_cleanup() {
+    if [ -n "$SPID" ]; then
+        kill -KILL "$SPID" 2>/dev/null || true
+    fi
+    rm -rf "$T"
+}
+trap serve_cleanup EXIT
 
 # free_port: a TCP port nobody listens on right now.
 free_port() {
