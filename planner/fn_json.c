@@ -664,15 +664,19 @@ static void print_clauses(const jfn_t *j, rsql_buf_t *out)
             rsql_buf_putc(out, ' ');
             if (c->dflt.is_null) {
                 rsql_buf_puts(out, "NULL");
-            } else if (c->dflt.type == RSQL_TYPE_VARCHAR) {
-                rsql_buf_putc(out, '\'');
-                for (size_t k = 0; k < c->dflt.v.s.len; k++) {
-                    if (c->dflt.v.s.p[k] == '\'') {
+            } else if (c->dflt.type == RSQL_TYPE_VARCHAR ||
+                       c->dflt.type == RSQL_TYPE_TIMESTAMP) { /* quoted, as EXPLAIN's constants */
+                rsql_buf_t t = RSQL_BUF_INIT;
+                rsql_value_format(&c->dflt, &t);
+                rsql_buf_puts(out, c->dflt.type == RSQL_TYPE_TIMESTAMP ? "TIMESTAMP '" : "'");
+                for (size_t k = 0; k < t.len; k++) {
+                    if (t.data[k] == '\'') {
                         rsql_buf_putc(out, '\'');
                     }
-                    rsql_buf_putc(out, c->dflt.v.s.p[k]);
+                    rsql_buf_putc(out, t.data[k]);
                 }
                 rsql_buf_putc(out, '\'');
+                rsql_buf_deinit(&t);
             } else {
                 rsql_value_format(&c->dflt, out);
             }

@@ -117,7 +117,7 @@ struct rsql_expr {
     rsql_literal_t lit;
     const char *name;      /* COLUMN: column name; FUNC: upper-cased function name */
     const char *qualifier; /* COLUMN: table qualifier or NULL */
-    rsql_type_spec_t cast_type; /* CAST; FUNC with has_returning: the RETURNING type */
+    rsql_type_spec_t cast_type; /* CAST; FUNC with has_returning: its RETURNING type */
     /* FUNC: JSON_OBJECT(KEY k VALUE v, ...) has its pairs as args k1, v1, k2, v2 (kv_pairs);
        RETURNING and the SQL/JSON clauses in written order; the binder checks who takes them */
     bool kv_pairs;

@@ -481,11 +481,14 @@ static void test_fn_json_value(void)
     expect_ts("JSON_VALUE(j, '$.ts' RETURNING TIMESTAMP(3))", INT64_C(1704164645000));
     expect_null("JSON_VALUE(j, '$.user.name' RETURNING INT)");
     expect_int("JSON_VALUE(j, '$.missing' RETURNING INT DEFAULT -1 ON EMPTY)", -1);
+    expect_ts("JSON_VALUE(j, '$.x' RETURNING TIMESTAMP DEFAULT '2024-01-02' ON EMPTY)",
+              INT64_C(1704153600000));
     expect_int("JSON_VALUE(j, '$.user.name' RETURNING INT DEFAULT 7 ON EMPTY DEFAULT 9 ON ERROR)",
                9);
     expect_str("JSON_VALUE(j, '$.nope' DEFAULT 'x' ON EMPTY)", "x");
     expect_eval_error("JSON_VALUE(j, '$.nope' ERROR ON EMPTY)",
-                      "JSON_VALUE: no value at the JSON path", "JSON_VALUE(j, '$.nope' ERROR ON EMPTY)");
+                      "JSON_VALUE: no value at the JSON path",
+                      "JSON_VALUE(j, '$.nope' ERROR ON EMPTY)");
     expect_eval_error("JSON_VALUE('[1', '$' ERROR ON ERROR)", "JSON_VALUE: invalid JSON",
                       "JSON_VALUE('[1', '$' ERROR ON ERROR)");
     expect_str("JSON_VALUE('{\"a\":\"x\"}', CONCAT('$.', 'a'))", "x"); /* a path per row */
