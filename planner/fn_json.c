@@ -10,13 +10,15 @@
  *       BOOLEAN, TIMESTAMP(3)); JSON null is NULL. No value at the path is
  *       the EMPTY case; invalid JSON, an object or array at the path, a
  *       strict-mode structural error or a value that does not convert to t
- *       is the ERROR case. Both default to NULL.
+ *       is the ERROR case. Both default to NULL. Paths are strict unless they
+ *       start with lax (Flink's default), so a missing member is the ERROR
+ *       case of a strict path and the EMPTY case of a lax one.
  *   JSON_QUERY(s, path [{NULL|ERROR} ON EMPTY] [{NULL|ERROR} ON ERROR])
  *       the object or array at path as compact JSON text (a scalar there is
  *       an ERROR: no wrapper clauses)
  *   JSON_EXISTS(s, path [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])
  *       whether path reaches a value (FALSE ON ERROR by default)
- *   JSON_OBJECT([[KEY] k VALUE v, ...] [{NULL|ABSENT} ON NULL])
+ *   JSON_OBJECT([[KEY] k VALUE v, ...] [{NULL|ABSENT} ON NULL])   (k: string literals)
  *   JSON_ARRAY([v, ...] [{NULL|ABSENT} ON NULL])
  *       JSON text built from the values (NULL ON NULL / ABSENT ON NULL are the
  *       defaults); a value that is itself a JSON_OBJECT, JSON_ARRAY or
@@ -365,9 +367,10 @@ static rsql_err_t bind_ctor(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_
     j->raw = raw;
     for (int i = 0; i < call->n_args; i++) {
         rsql_bexpr_t *a = call->args[i];
-        if (object && i % 2 == 0) {
-            if (!rsql_fn_type_ok(a->type, RSQL_TYPE_VARCHAR)) {
-                return rsql_fn_arg_error(call, i, "VARCHAR (a key)", err);
+        if (object && i % 2 == 0) { /* Flink: keys are non-NULL string literals */
+            if (a->kind != RSQL_BX_CONST || a->value.is_null || a->type != RSQL_TYPE_VARCHAR) {
+                return rsql_error_set(err, RSQL_ERR_TYPE, a->pos,
+                                      "a key of JSON_OBJECT must be a string literal");
             }
             continue;
         }
@@ -613,11 +616,6 @@ static rsql_err_t eval_ctor(const rsql_bexpr_t *call, const rsql_value_t *args, 
     int step = object ? 2 : 1;
     for (int i = 0; i < call->n_args; i += step) {
         const rsql_value_t *v = &args[i + step - 1];
-        if (object && args[i].is_null) {
-            rsql_buf_deinit(&b);
-            return rsql_error_set(err, RSQL_ERR_EVAL, call->args[i]->pos,
-                                  "JSON_OBJECT: a key is NULL");
-        }
         if (v->is_null && j->on_null == RSQL_JB_ABSENT) {
             continue;
         }

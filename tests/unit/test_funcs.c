@@ -474,21 +474,32 @@ static void test_fn_json_value(void)
     expect_null("JSON_VALUE(s, '$.a')");
     expect_str("JSON_VALUE(j, 'lax $.id[0]')", "42"); /* lax: a scalar is an array of itself */
     expect_null("JSON_VALUE(j, 'strict $.id[0]')");
+    expect_null("JSON_VALUE(j, '$.id[0]')"); /* strict is the default, as in Flink */
+    expect_str("JSON_VALUE('{\"a.b\": [0.5, 1]}', '$.[\"a.b\"][0]')", "0.5");
+    expect_str("JSON_VALUE('{\"sp ace\": \"r\"}', 'strict $.[''sp ace'']' NULL ON EMPTY "
+               "DEFAULT 'wrong' ON ERROR)",
+               "r");
+    expect_str("JSON_VALUE('{\"a\": true}', 'lax $.b' DEFAULT FALSE ON EMPTY)", "false");
+    expect_str("JSON_VALUE('{\"a\": true}', 'strict $.b' DEFAULT FALSE ON ERROR)", "false");
+    expect_null("JSON_VALUE('{\"a\": true}', '$.b' DEFAULT 'x' ON EMPTY)"); /* strict: ERROR */
     expect_int("JSON_VALUE(j, '$.id' RETURNING INT)", 42);
     expect_type("JSON_VALUE(j, '$.id' RETURNING BIGINT)", RSQL_TYPE_BIGINT);
     expect_double("JSON_VALUE(j, '$.price' RETURNING DOUBLE)", 12.5);
     expect_bool("JSON_VALUE(j, '$.ok' RETURNING BOOLEAN)", "T");
     expect_ts("JSON_VALUE(j, '$.ts' RETURNING TIMESTAMP(3))", INT64_C(1704164645000));
     expect_null("JSON_VALUE(j, '$.user.name' RETURNING INT)");
-    expect_int("JSON_VALUE(j, '$.missing' RETURNING INT DEFAULT -1 ON EMPTY)", -1);
-    expect_ts("JSON_VALUE(j, '$.x' RETURNING TIMESTAMP DEFAULT '2024-01-02' ON EMPTY)",
+    expect_int("JSON_VALUE(j, 'lax $.missing' RETURNING INT DEFAULT -1 ON EMPTY)", -1);
+    expect_ts("JSON_VALUE(j, 'lax $.x' RETURNING TIMESTAMP DEFAULT '2024-01-02' ON EMPTY)",
               INT64_C(1704153600000));
     expect_int("JSON_VALUE(j, '$.user.name' RETURNING INT DEFAULT 7 ON EMPTY DEFAULT 9 ON ERROR)",
                9);
-    expect_str("JSON_VALUE(j, '$.nope' DEFAULT 'x' ON EMPTY)", "x");
-    expect_eval_error("JSON_VALUE(j, '$.nope' ERROR ON EMPTY)",
+    expect_str("JSON_VALUE(j, 'lax $.nope' DEFAULT 'x' ON EMPTY)", "x");
+    expect_eval_error("JSON_VALUE(j, 'lax $.nope' ERROR ON EMPTY)",
                       "JSON_VALUE: no value at the JSON path",
-                      "JSON_VALUE(j, '$.nope' ERROR ON EMPTY)");
+                      "JSON_VALUE(j, 'lax $.nope' ERROR ON EMPTY)");
+    expect_eval_error("JSON_VALUE(j, '$.nope' ERROR ON ERROR)",
+                      "JSON_VALUE: strict JSON path: no such member",
+                      "JSON_VALUE(j, '$.nope' ERROR ON ERROR)");
     expect_eval_error("JSON_VALUE('[1', '$' ERROR ON ERROR)", "JSON_VALUE: invalid JSON",
                       "JSON_VALUE('[1', '$' ERROR ON ERROR)");
     expect_str("JSON_VALUE('{\"a\":\"x\"}', CONCAT('$.', 'a'))", "x"); /* a path per row */
@@ -531,6 +542,7 @@ static void test_fn_json_construct(void)
 {
     expect_str("JSON_OBJECT()", "{}");
     expect_str("JSON_OBJECT(KEY 'a' VALUE 1, KEY 'b' VALUE h)", "{\"a\":1,\"b\":\"abc\"}");
+    expect_str("JSON_OBJECT(KEY 'k' VALUE JSON_QUERY(j, '$.user.tags'))", "{\"k\":[\"a\",\"b\"]}");
     expect_str("JSON_OBJECT('k' VALUE d, 'n' VALUE n)", "{\"k\":true,\"n\":null}");
     expect_str("JSON_OBJECT('n' VALUE n ABSENT ON NULL)", "{}");
     expect_str("JSON_OBJECT(KEY 'o' VALUE JSON_OBJECT(KEY 'x' VALUE c))", "{\"o\":{\"x\":2.5}}");
@@ -539,9 +551,10 @@ static void test_fn_json_construct(void)
     expect_str("JSON_ARRAY(1, 'two', n, JSON_ARRAY(d))", "[1,\"two\",[true]]");
     expect_str("JSON_ARRAY(1, n NULL ON NULL)", "[1,null]");
     expect_str("JSON_ARRAY()", "[]");
-    expect_eval_error("JSON_OBJECT(KEY s VALUE 1)", "JSON_OBJECT: a key is NULL", "s");
-    expect_plan_error("JSON_OBJECT(KEY a VALUE 1)",
-                      "argument 1 of JSON_OBJECT must be VARCHAR (a key), got INT", "a");
+    expect_plan_error("JSON_OBJECT(KEY s VALUE 1)", "a key of JSON_OBJECT must be a string literal",
+                      "s");
+    expect_plan_error("JSON_OBJECT(KEY 'a' VALUE 1, KEY NULL VALUE 2)",
+                      "a key of JSON_OBJECT must be a string literal", "NULL");
     expect_plan_error("JSON_ARRAY(1 ABSENT ON EMPTY)", "JSON_ARRAY() takes no ABSENT ON EMPTY",
                       "ABSENT ON EMPTY");
     expect_plan_error("UPPER('a' VALUE 'b')", "UPPER() takes no KEY ... VALUE members", "'a'");
