@@ -403,7 +403,9 @@ static void test_fn_time(void)
     expect_ts("TO_TIMESTAMP('2024-01-02 03:04:05')", INT64_C(1704164645000));
     expect_ts("TO_TIMESTAMP('02/01/2024 03:04', 'dd/MM/yyyy HH:mm')", INT64_C(1704164640000));
     expect_ts("TO_TIMESTAMP('20240102030405678', 'yyyyMMddHHmmssSSS')", TS_E);
+    expect_ts("TO_TIMESTAMP('2024-01-02 03:04:05.678999', 'yyyy-MM-dd HH:mm:ss.SSSSSS')", TS_E);
     expect_null("TO_TIMESTAMP('2024-02-30 00:00:00')");
+    expect_null("TO_TIMESTAMP('123456789-01-01 00:00:00')");
     expect_null("TO_TIMESTAMP('junk')");
     expect_null("TO_TIMESTAMP(s)");
     expect_str("FROM_UNIXTIME(0)", "1970-01-01 00:00:00");
@@ -449,6 +451,22 @@ static void test_fn_time(void)
     expect_int("EXTRACT(EPOCH FROM e)", INT64_C(1704164645));
     expect_int("EXTRACT(YEAR FROM CAST('1969-12-31 23:59:59.999' AS TIMESTAMP))", 1969);
     expect_null("EXTRACT(DAY FROM CAST(NULL AS TIMESTAMP))");
+    /* the extremes of TIMESTAMP(3) (as BIGINT milliseconds): no overflow anywhere */
+    expect_type("EXTRACT(WEEK FROM CAST(CAST(9223372036854775807 AS BIGINT) AS TIMESTAMP))",
+                RSQL_TYPE_BIGINT);
+    expect_type("EXTRACT(WEEK FROM CAST(-9223372036854775807 - 1 AS TIMESTAMP))",
+                RSQL_TYPE_BIGINT);
+    expect_type("DATE_FORMAT(CAST(-9223372036854775807 - 1 AS TIMESTAMP), 'yyyy D E')",
+                RSQL_TYPE_VARCHAR);
+    expect_eval_error("TIMESTAMPADD(MONTH, 1, CAST(9223372036854775807 AS TIMESTAMP))",
+                      "out of range for TIMESTAMP(3)",
+                      "TIMESTAMPADD(MONTH, 1, CAST(9223372036854775807 AS TIMESTAMP))");
+    expect_eval_error("TIMESTAMPDIFF(MONTH, CAST(-9223372036854775807 - 1 AS TIMESTAMP), "
+                      "CAST(9223372036854775807 AS TIMESTAMP))",
+                      "integer overflow", NULL); /* 7 billion months: more than an INT */
+    expect_eval_error("TIMESTAMPDIFF(SECOND, CAST(-9223372036854775807 - 1 AS TIMESTAMP), "
+                      "CAST(9223372036854775807 AS TIMESTAMP))",
+                      "integer overflow", NULL);
     expect_plan_error("EXTRACT(FORTNIGHT FROM e)",
                       "unknown time unit FORTNIGHT for EXTRACT (MILLISECOND, SECOND, MINUTE, "
                       "HOUR, DAY, DOW, DOY, WEEK, MONTH, QUARTER, YEAR, EPOCH)",
