@@ -13,9 +13,11 @@
  *       is the ERROR case. Both default to NULL. Paths are strict unless they
  *       start with lax (Flink's default), so a missing member is the ERROR
  *       case of a strict path and the EMPTY case of a lax one.
- *   JSON_QUERY(s, path [{NULL|ERROR} ON EMPTY] [{NULL|ERROR} ON ERROR])
- *       the object or array at path as compact JSON text (a scalar there is
- *       an ERROR: no wrapper clauses)
+ *   JSON_QUERY(s, path [{WITHOUT|WITH [CONDITIONAL|UNCONDITIONAL]} [ARRAY] WRAPPER]
+ *              [{NULL|ERROR|EMPTY ARRAY|EMPTY OBJECT} ON EMPTY] [... ON ERROR])
+ *       the object or array at path as compact JSON text; a scalar there is
+ *       an ERROR unless a WITH wrapper puts it in an array (UNCONDITIONAL
+ *       wraps objects and arrays too)
  *   JSON_EXISTS(s, path [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])
  *       whether path reaches a value (FALSE ON ERROR by default)
  *   JSON_OBJECT([[KEY] k VALUE v, ...] [{NULL|ABSENT} ON NULL])   (k: string literals)
@@ -53,6 +55,7 @@ typedef struct jfn {
     bool has_returning;
     rsql_json_beh_t on_empty, on_error, on_null;
     rsql_value_t empty_val, error_val;
+    int wrapper;   /* JSON_QUERY: RSQL_JW_* (0 = WITHOUT) */
     int n_clauses; /* as written, for EXPLAIN */
     jclause_t clauses[MAX_CLAUSES];
     bool *raw; /* JSON_OBJECT/JSON_ARRAY: argument i is JSON text to insert as is */
@@ -175,8 +178,9 @@ static rsql_err_t nomem(rsql_error_t *err)
 
 static const char *beh_name(rsql_json_beh_t b)
 {
-    static const char *const names[] = {"NULL", "ERROR", "ABSENT", "TRUE", "FALSE", "UNKNOWN",
-                                        "DEFAULT"};
+    static const char *const names[] = {"NULL",    "ERROR",   "ABSENT",      "TRUE",
+                                        "FALSE",   "UNKNOWN", "DEFAULT",     "EMPTY ARRAY",
+                                        "EMPTY OBJECT"};
     return names[b];
 }
 
@@ -190,6 +194,11 @@ static rsql_err_t bind_clauses(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_ex
                                jfn_t *j, const unsigned allowed[3], rsql_error_t *err)
 {
     bool seen[3] = {false, false, false};
+    if (ast->wrapper && strcmp(call->func->name, "JSON_QUERY") != 0) {
+        return rsql_error_set(err, RSQL_ERR_SYNTAX, ast->wrapper_pos,
+                              "%s() takes no WRAPPER clause", call->func->name);
+    }
+    j->wrapper = ast->wrapper;
     for (int i = 0; i < ast->n_clauses; i++) {
         const rsql_json_clause_t *c = &ast->clauses[i];
         if (!(allowed[c->event] & (1u << c->beh)) || seen[c->event] || i >= MAX_CLAUSES) {
@@ -320,8 +329,10 @@ rsql_err_t rsql_fn_bind_json_query(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
                               "JSON_QUERY() takes no RETURNING (it returns VARCHAR)");
     }
     call->type = RSQL_TYPE_VARCHAR;
-    static const unsigned allowed[3] = {BIT(RSQL_JB_NULL) | BIT(RSQL_JB_ERROR),
-                                        BIT(RSQL_JB_NULL) | BIT(RSQL_JB_ERROR), 0};
+#define QUERY_BEHS \
+    (BIT(RSQL_JB_NULL) | BIT(RSQL_JB_ERROR) | BIT(RSQL_JB_EMPTY_ARRAY) | BIT(RSQL_JB_EMPTY_OBJECT))
+    static const unsigned allowed[3] = {QUERY_BEHS, QUERY_BEHS, 0};
+#undef QUERY_BEHS
     return bind_clauses(b, call, ast, j, allowed, err);
 }
 
@@ -409,6 +420,8 @@ static rsql_err_t outcome(const rsql_bexpr_t *call, rsql_json_beh_t beh, const r
         return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "%s: %s", call->func->name, why);
     case RSQL_JB_DEFAULT: *out = *dflt; break;
     case RSQL_JB_TRUE: out->v.b = true; break;
+    case RSQL_JB_EMPTY_ARRAY: out->v.s.p = "[]"; out->v.s.len = 2; break;
+    case RSQL_JB_EMPTY_OBJECT: out->v.s.p = "{}"; out->v.s.len = 2; break;
     case RSQL_JB_FALSE: out->v.b = false; break;
     default: out->is_null = true; break;
     }
@@ -507,19 +520,28 @@ rsql_err_t rsql_fn_eval_json_query(const rsql_bexpr_t *call, const rsql_value_t 
         rc = outcome(call, j->on_empty, NULL, "no value at the JSON path", out, err);
     } else if (found == RSQL_JFOUND_ERROR) {
         rc = outcome(call, j->on_error, NULL, why, out, err);
-    } else if (!cJSON_IsObject(item) && !cJSON_IsArray(item)) {
+    } else if (!cJSON_IsObject(item) && !cJSON_IsArray(item) &&
+               j->wrapper < RSQL_JW_CONDITIONAL) {
         rc = outcome(call, j->on_error, NULL, "not an object or array at the JSON path", out,
                      err);
     } else {
+        /* WITH CONDITIONAL WRAPPER wraps a scalar, WITH UNCONDITIONAL WRAPPER anything */
+        bool wrap = j->wrapper == RSQL_JW_UNCONDITIONAL ||
+                    (j->wrapper == RSQL_JW_CONDITIONAL && !cJSON_IsObject(item) &&
+                     !cJSON_IsArray(item));
         char *t = cJSON_PrintUnformatted(item);
         size_t n = t ? strlen(t) : 0;
         char *p;
         if (!t) {
             rc = nomem(err);
-        } else if (!(rc = rsql_fn_out_str(ctx, n, &p, err))) {
-            memcpy(p, t, n);
+        } else if (!(rc = rsql_fn_out_str(ctx, n + 2, &p, err))) {
+            memcpy(p + wrap, t, n);
+            if (wrap) {
+                p[0] = '[';
+                p[n + 1] = ']';
+            }
             out->v.s.p = p;
-            out->v.s.len = n;
+            out->v.s.len = n + (wrap ? 2 : 0);
         }
         cJSON_free(t);
     }
@@ -690,6 +712,12 @@ void rsql_fn_print_json_clauses(const rsql_bexpr_t *call, rsql_buf_t *out)
     rsql_fn_print_args(call, 0, ", ", out);
     if (j->has_returning) {
         rsql_buf_printf(out, " RETURNING %s", rsql_type_name(call->type));
+    }
+    if (j->wrapper) {
+        rsql_buf_puts(out, j->wrapper == RSQL_JW_WITHOUT ? " WITHOUT ARRAY WRAPPER"
+                           : j->wrapper == RSQL_JW_CONDITIONAL
+                               ? " WITH CONDITIONAL ARRAY WRAPPER"
+                               : " WITH UNCONDITIONAL ARRAY WRAPPER");
     }
     print_clauses(j, out);
     rsql_buf_putc(out, ')');

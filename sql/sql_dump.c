@@ -204,8 +204,10 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
         put_type(b, &e->cast_type);
         break;
     case RSQL_EX_FUNC: {
-        static const char *const behs[] = {"null", "error", "absent", "true", "false",
-                                           "unknown", "default"};
+        static const char *const behs[] = {"null",    "error",   "absent",      "true",
+                                           "false",   "unknown", "default",     "empty-array",
+                                           "empty-object"};
+        static const char *const wrappers[] = {"", "without", "conditional", "unconditional"};
         static const char *const events[] = {"empty", "error", "null"};
         rsql_buf_puts(b, e->kv_pairs ? "(func-kv " : "(func ");
         put_name(b, e->name);
@@ -214,6 +216,9 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
             rsql_buf_puts(b, " (returning ");
             put_type(b, &e->cast_type);
             rsql_buf_putc(b, ')');
+        }
+        if (e->wrapper > 0 && e->wrapper <= RSQL_JW_UNCONDITIONAL) {
+            rsql_buf_printf(b, " (wrapper %s)", wrappers[e->wrapper]);
         }
         for (int i = 0; i < e->n_clauses; i++) {
             const rsql_json_clause_t *c = &e->clauses[i];

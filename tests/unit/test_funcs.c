@@ -546,6 +546,20 @@ static void test_fn_json_query_exists(void)
     expect_eval_error("JSON_QUERY(j, '$.id' ERROR ON ERROR)",
                       "JSON_QUERY: not an object or array at the JSON path",
                       "JSON_QUERY(j, '$.id' ERROR ON ERROR)");
+    expect_str("JSON_QUERY(j, '$.id' WITH ARRAY WRAPPER)", "[42]");
+    expect_str("JSON_QUERY(j, '$.user.tags' WITH UNCONDITIONAL ARRAY WRAPPER)", "[[\"a\",\"b\"]]");
+    expect_str("JSON_QUERY(j, '$.user.tags' WITH CONDITIONAL ARRAY WRAPPER)", "[\"a\",\"b\"]");
+    expect_str("JSON_QUERY(j, '$.user.name' WITH CONDITIONAL WRAPPER)", "[\"Ann\"]");
+    expect_null("JSON_QUERY(j, '$.id' WITHOUT ARRAY WRAPPER)");
+    expect_str("JSON_QUERY(j, 'lax $.nope' EMPTY ARRAY ON EMPTY)", "[]");
+    expect_str("JSON_QUERY(j, '$.nope' EMPTY OBJECT ON ERROR)", "{}");
+    expect_str("JSON_QUERY('x', '$' NULL ON EMPTY EMPTY ARRAY ON ERROR)", "[]");
+    expect_plan_error("JSON_VALUE(j, '$' WITH ARRAY WRAPPER)",
+                      "JSON_VALUE() takes no WRAPPER clause", "WITH ARRAY WRAPPER");
+    expect_plan_error("UPPER(h WITHOUT WRAPPER)", "UPPER() takes no WRAPPER clause",
+                      "WITHOUT WRAPPER");
+    expect_plan_error("JSON_VALUE(j, '$' EMPTY ARRAY ON EMPTY)",
+                      "JSON_VALUE() takes no EMPTY ARRAY ON EMPTY", "EMPTY ARRAY ON EMPTY");
     expect_bool("JSON_EXISTS(j, '$.user.tags[1]')", "T");
     expect_bool("JSON_EXISTS(j, '$.none')", "T"); /* a JSON null exists */
     expect_bool("JSON_EXISTS(j, '$.user.tags[5]')", "F");

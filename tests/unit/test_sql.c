@@ -176,7 +176,7 @@ static void test_sql_keywords(void)
 {
     int n = 0;
     const char *const *kw = rsql_sql_keywords(&n);
-    CU_ASSERT_EQUAL(n, 65);
+    CU_ASSERT_EQUAL(n, 71);
     for (int i = 0; i < n; i++) {
         if (i > 0) {
             CU_ASSERT(strcmp(kw[i - 1], kw[i]) < 0); /* sorted for the binary search */
@@ -348,6 +348,10 @@ static void test_sql_expressions(void)
     CHECK_DUMP(SEL("JSON_OBJECT(KEY 'k' VALUE key, 'v' VALUE value NULL ON NULL), f(key)"),
                OUT("(func-kv JSON_OBJECT (string 'k') (col key) (string 'v') (col value) "
                    "(on-null null)) (func F (col key))"));
+    CHECK_DUMP(SEL("JSON_QUERY(s, '$' WITH CONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON ERROR), "
+                   "array, wrapper, object"),
+               OUT("(func JSON_QUERY (col s) (string '$') (wrapper conditional) "
+                   "(on-error empty-array)) (col array) (col wrapper) (col object)"));
     CHECK_DUMP(SEL("0.1, 1e300, 123456789.125"),
                OUT("(double 0.1) (double 1e+300) (double 123456789.125)"));
 }
