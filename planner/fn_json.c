@@ -429,14 +429,55 @@ static rsql_err_t outcome(const rsql_bexpr_t *call, rsql_json_beh_t beh, const r
     return RSQL_OK;
 }
 
-/* Parse the doc, walk the path: the item (doc in *root, free it) or NULL with *found set. */
-static cJSON *locate(const rsql_bexpr_t *call, const rsql_value_t *args, cJSON **root,
-                     rsql_jfound_t *found, const char **why)
+/* The parsed document of this row's last JSON function call (ctx->json_doc): a statement
+ * that reads several paths of one body parses it once per row. */
+typedef struct jdoc {
+    const char *p;
+    size_t n;
+    cJSON *root;
+} jdoc_t;
+
+void rsql_plan__json_doc_drop(rsql_eval_ctx_t *ctx)
+{
+    jdoc_t *d = ctx->json_doc;
+    if (d) {
+        cJSON_Delete(d->root);
+        rsql_free(d);
+        ctx->json_doc = NULL;
+    }
+}
+
+/* s (n bytes) parsed: the cached tree when it is the same bytes of this row, else a new one
+ * that replaces it (owned by ctx). NULL with *why when s is no JSON. */
+static cJSON *row_doc(rsql_eval_ctx_t *ctx, const char *s, size_t n, const char **why)
+{
+    jdoc_t *d = ctx->json_doc;
+    if (d && d->p == s && d->n == n) {
+        return d->root;
+    }
+    cJSON *root = parse_doc(s, n, why);
+    if (!root) {
+        return NULL;
+    }
+    if (!d && !(d = ctx->json_doc = rsql_calloc(1, sizeof(*d)))) {
+        return root; /* uncached: the caller's *owned frees it */
+    }
+    cJSON_Delete(d->root);
+    d->p = s;
+    d->n = n;
+    d->root = root;
+    return root;
+}
+
+/* Parse the doc (or take the row's cached tree), walk the path: the item, or NULL with
+ * *found set. *owned is a tree the caller frees (only when the cache could not take it). */
+static cJSON *locate(const rsql_bexpr_t *call, const rsql_value_t *args, rsql_eval_ctx_t *ctx,
+                     cJSON **owned, rsql_jfound_t *found, const char **why)
 {
     const jfn_t *j = call->aux;
     rsql_jpath_t *own = NULL;
     const rsql_jpath_t *path = j->path;
-    *root = NULL;
+    *owned = NULL;
     if (!path) {
         size_t at;
         if (!(path = own = rsql_jpath_parse(args[1].v.s.p, args[1].v.s.len, why, &at))) {
@@ -445,9 +486,13 @@ static cJSON *locate(const rsql_bexpr_t *call, const rsql_value_t *args, cJSON *
             return NULL;
         }
     }
-    cJSON *item = NULL;
-    if ((*root = parse_doc(args[0].v.s.p, args[0].v.s.len, why))) {
-        item = walk(path, *root, found, why);
+    cJSON *item = NULL, *root = row_doc(ctx, args[0].v.s.p, args[0].v.s.len, why);
+    if (root) {
+        jdoc_t *d = ctx->json_doc;
+        if (!d || d->root != root) {
+            *owned = root;
+        }
+        item = walk(path, root, found, why);
     } else {
         *found = RSQL_JFOUND_ERROR;
     }
@@ -462,7 +507,7 @@ rsql_err_t rsql_fn_eval_json_value(const rsql_bexpr_t *call, const rsql_value_t 
     cJSON *root;
     rsql_jfound_t found;
     const char *why = "no value at the JSON path";
-    cJSON *item = locate(call, args, &root, &found, &why);
+    cJSON *item = locate(call, args, ctx, &root, &found, &why);
     rsql_err_t rc = RSQL_OK;
     char num[RSQL_VALUE_TEXT_MAX];
     const char *text = NULL;
@@ -514,7 +559,7 @@ rsql_err_t rsql_fn_eval_json_query(const rsql_bexpr_t *call, const rsql_value_t 
     cJSON *root;
     rsql_jfound_t found;
     const char *why = "no value at the JSON path";
-    cJSON *item = locate(call, args, &root, &found, &why);
+    cJSON *item = locate(call, args, ctx, &root, &found, &why);
     rsql_err_t rc = RSQL_OK;
     if (found == RSQL_JFOUND_EMPTY) {
         rc = outcome(call, j->on_empty, NULL, "no value at the JSON path", out, err);
@@ -552,12 +597,11 @@ rsql_err_t rsql_fn_eval_json_query(const rsql_bexpr_t *call, const rsql_value_t 
 rsql_err_t rsql_fn_eval_json_exists(const rsql_bexpr_t *call, const rsql_value_t *args,
                                     rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
-    (void)ctx;
     const jfn_t *j = call->aux;
     cJSON *root;
     rsql_jfound_t found;
     const char *why = "";
-    locate(call, args, &root, &found, &why);
+    locate(call, args, ctx, &root, &found, &why);
     rsql_err_t rc = RSQL_OK;
     if (found == RSQL_JFOUND_ERROR) {
         rc = outcome(call, j->on_error, NULL, why, out, err);

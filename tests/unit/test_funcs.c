@@ -480,6 +480,13 @@ static void test_fn_time(void)
 static void test_fn_json_value(void)
 {
     expect_str("JSON_VALUE(j, '$.user.name')", "Ann");
+    /* several paths of one body (parsed once per row) and of different bodies in one row */
+    expect_str("CONCAT(JSON_VALUE(j, '$.id'), JSON_VALUE(j, '$.user.name'), "
+               "JSON_VALUE(j, '$.user.tags[0]'))",
+               "42Anna");
+    expect_str("CONCAT(JSON_VALUE('{\"a\":1}', '$.a'), JSON_VALUE('{\"a\":2}', '$.a'), "
+               "JSON_VALUE(j, '$.id'), JSON_VALUE(JSON_QUERY(j, '$.user'), '$.name'))",
+               "1242Ann");
     expect_str("JSON_VALUE(j, '$.user.tags[1]')", "b");
     expect_str("JSON_VALUE(j, '$[''user''][\"tags\"][0]')", "a");
     expect_str("JSON_VALUE(j, '$.id')", "42");
