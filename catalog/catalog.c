@@ -448,7 +448,8 @@ static rsql_err_t check_table_def(const rsql_table_def_t *def, rsql_error_t *err
     }
     for (int i = 0; i < def->n_columns; i++) {
         rsql_type_t t = def->columns[i].type;
-        if (!def->columns[i].name || t <= RSQL_TYPE_NULL || t > RSQL_TYPE_TIMESTAMP) {
+        if (!def->columns[i].name || t <= RSQL_TYPE_NULL || t > RSQL_TYPE_MAP ||
+            (rsql_type_is_nested(t) && !def->columns[i].desc)) {
             return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
                                   "catalog: table '%s': invalid column %d", def->name, i + 1);
         }
@@ -525,8 +526,9 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
         return rc;
     }
     rc = rsql_catalog__prepare(cat,
-                               "INSERT INTO table_columns(table_name, ord, name, type, not_null) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5)",
+                               "INSERT INTO table_columns(table_name, ord, name, type, not_null, "
+                               "metadata, meta_from, is_virtual, pk_ord) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0))",
                                &st, err);
     for (int i = 0; rc == RSQL_OK && i < def->n_columns; i++) {
         const rsql_col_t *c = &def->columns[i];
@@ -534,8 +536,16 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
         if (rsql_catalog__bind_text(st, 1, def->name) != SQLITE_OK ||
             sqlite3_bind_int(st, 2, i) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 3, c->name) != SQLITE_OK ||
-            rsql_catalog__bind_text(st, 4, rsql_type_name(c->type)) != SQLITE_OK ||
-            sqlite3_bind_int(st, 5, c->not_null ? 1 : 0) != SQLITE_OK) {
+            rsql_catalog__bind_text(st, 4, rsql_type_is_param(c->type) && c->desc ? c->desc->text
+                                                                    : rsql_type_name(c->type)) !=
+                SQLITE_OK ||
+            sqlite3_bind_int(st, 5, c->not_null ? 1 : 0) != SQLITE_OK ||
+            sqlite3_bind_int(st, 6, c->metadata ? 1 : 0) != SQLITE_OK ||
+            (c->metadata && c->meta_from
+                 ? rsql_catalog__bind_text(st, 7, c->meta_from)
+                 : sqlite3_bind_null(st, 7)) != SQLITE_OK ||
+            sqlite3_bind_int(st, 8, c->metadata && c->is_virtual ? 1 : 0) != SQLITE_OK ||
+            sqlite3_bind_int(st, 9, c->pk_ord) != SQLITE_OK) {
             rc = bind_err(cat, err);
         } else {
             rc = rsql_catalog__step_done(cat, st, err);
@@ -578,7 +588,9 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
 {
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(
-        cat, "SELECT name, type, not_null FROM table_columns WHERE table_name = ?1 ORDER BY ord",
+        cat,
+        "SELECT name, type, not_null, metadata, meta_from, is_virtual, coalesce(pk_ord, 0) "
+        "FROM table_columns WHERE table_name = ?1 ORDER BY ord",
         &st, err);
     if (rc != RSQL_OK) {
         return rc;
@@ -596,10 +608,23 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         }
         def->columns = grown;
         rsql_col_t *c = &def->columns[def->n_columns++];
-        c->name = NULL;
+        memset(c, 0, sizeof(*c));
         c->not_null = sqlite3_column_int(st, 2) != 0;
+        c->metadata = sqlite3_column_int(st, 3) != 0;
+        c->is_virtual = c->metadata && sqlite3_column_int(st, 5) != 0;
+        c->pk_ord = sqlite3_column_int(st, 6);
+        if (c->metadata && sqlite3_column_type(st, 4) != SQLITE_NULL &&
+            (rc = rsql_catalog__col_dup(st, 4, &c->meta_from, err)) != RSQL_OK) {
+            break;
+        }
         const char *tname = (const char *)sqlite3_column_text(st, 1);
         int t = tname ? rsql_type_from_name(tname) : -1;
+        const rsql_tdesc_t *desc = NULL;
+        if (tname && (t < 0 || rsql_type_is_param((rsql_type_t)t) || t == RSQL_TYPE_DATE) &&
+            rsql_tdesc_parse(tname, strlen(tname), &desc, NULL, NULL) == RSQL_OK) {
+            t = (int)desc->type; /* DECIMAL(p, s), DATE, ROW<...>, ARRAY<...>, MAP<...> */
+        }
+        c->desc = desc;
         if ((rc = rsql_catalog__col_dup(st, 0, &c->name, err)) != RSQL_OK) {
             break;
         }
@@ -756,6 +781,15 @@ rsql_err_t rsql_catalog_table_list(rsql_catalog_t *cat, char ***names, int *n, r
     return rc;
 }
 
+/* The metadata key of a METADATA column (FROM 'key', else its name); NULL for a physical one. */
+const char *rsql_col_meta_key(const rsql_col_t *col)
+{
+    if (!col || !col->metadata) {
+        return NULL;
+    }
+    return col->meta_from ? col->meta_from : col->name;
+}
+
 /* Free a table definition and everything it owns. NULL-safe. */
 void rsql_table_def_free(rsql_table_def_t *def)
 {
@@ -764,6 +798,7 @@ void rsql_table_def_free(rsql_table_def_t *def)
     }
     for (int i = 0; def->columns && i < def->n_columns; i++) {
         rsql_free(def->columns[i].name);
+        rsql_free(def->columns[i].meta_from);
     }
     rsql_free(def->columns);
     rsql_kv_array_free(def->options, def->n_options);

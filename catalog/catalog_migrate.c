@@ -95,6 +95,14 @@ static const char *const steps[] = {
     "ALTER TABLE job_runs ADD COLUMN hold_key TEXT;\n"
     "ALTER TABLE job_runs ADD COLUMN hold_until_ms INTEGER;\n"
     "CREATE INDEX job_runs_by_hold ON job_runs(hold_key, id);\n",
+    /* 4: METADATA columns (CREATE TABLE ... METADATA [FROM 'key'] [VIRTUAL]): metadata = 1
+       for one, meta_from its FROM key as written (NULL: the column's name is the key) */
+    "ALTER TABLE table_columns ADD COLUMN metadata INTEGER NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE table_columns ADD COLUMN meta_from TEXT;\n"
+    "ALTER TABLE table_columns ADD COLUMN is_virtual INTEGER NOT NULL DEFAULT 0;\n",
+    /* 5: PRIMARY KEY (col, ...) NOT ENFORCED: a column's position in the table's key (from
+       1; NULL = not in it), the key of an upsert sink */
+    "ALTER TABLE table_columns ADD COLUMN pk_ord INTEGER;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

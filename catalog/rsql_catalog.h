@@ -48,7 +48,16 @@ typedef struct rsql_col {
     char *name;
     rsql_type_t type;
     bool not_null;
+    const rsql_tdesc_t *desc; /* DECIMAL/DATE/ROW/ARRAY/MAP: the interned full type; else NULL */
+    /* A METADATA column (CREATE TABLE ... METADATA [FROM 'key'] [VIRTUAL]). */
+    bool metadata;
+    char *meta_from; /* FROM 'key' as written; NULL = the key is the column's name */
+    bool is_virtual;
+    int pk_ord; /* position in PRIMARY KEY (...) NOT ENFORCED, from 1; 0 = not in the key */
 } rsql_col_t;
+
+/* The metadata key of a METADATA column (FROM 'key', else its name); NULL for a physical one. */
+const char *rsql_col_meta_key(const rsql_col_t *col);
 
 /* A table as stored. All strings owned by the struct (rsql_table_def_free). */
 typedef struct rsql_table_def {

@@ -37,7 +37,8 @@ void rsql_connector_docs_markdown(rsql_buf_t *out)
                   "tables in the source (`connectors/*/*_opts.c`, `connectors/formats/fmt_opts.c`, "
                   "`base/rsql_settings.c`), and `make check` fails when it is out of date: change "
                   "the tables, then regenerate it. In the shell, `SHOW CONNECTORS` and "
-                  "`SHOW OPTIONS FOR CONNECTOR 'name'` print the same information.\n\n"
+                  "`SHOW OPTIONS FOR CONNECTOR 'name'` and `SHOW METADATA FOR CONNECTOR 'name'` print the same "
+                  "information.\n\n"
                   "A table's options go in its `WITH ('key' = 'value', ...)` clause. Keys are "
                   "case-insensitive; an unknown key is an error that lists the valid ones. "
                   "Every value is written as a string:\n\n"
@@ -55,7 +56,9 @@ void rsql_connector_docs_markdown(rsql_buf_t *out)
                   "Options marked *to read* are required only when the table is read from "
                   "(`FROM`), *to write* only when it is written to (`INSERT INTO`). Options "
                   "starting with `source.` or `scan.` apply when reading, `sink.` when writing. "
-                  "Secret options are shown as `******` by `SHOW CREATE TABLE` and `EXPLAIN`.\n\n"
+                  "Secret options are shown as `******` by `SHOW CREATE TABLE` and `EXPLAIN`. "
+                  "Any value may be `${env:NAME}` or `${file:PATH}`, read when a statement is "
+                  "planned and never stored or shown (docs/SQL.md).\n\n"
                   "| connector | sides | formats |\n|---|---|---|\n");
     const rsql_connector_def_t *const *cs = rsql_connector_list();
     for (int i = 0; cs[i]; i++) {
@@ -74,6 +77,7 @@ void rsql_connector_docs_markdown(rsql_buf_t *out)
         formats_line(c, out);
         rsql_buf_puts(out, ".\n\n");
         rsql_opts_markdown(c->opts, out);
+        rsql_connector_meta_markdown(c, out);
     }
 
     rsql_buf_puts(out, "\n## Formats\n\n"

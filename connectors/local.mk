@@ -5,7 +5,7 @@
 RSQL_CONNECTORS =
 librocketsql_a_SOURCES += \
 	connectors/rsql_connector.h connectors/conn_int.h \
-	connectors/conn_registry.c connectors/conn_docs.c \
+	connectors/conn_registry.c connectors/conn_docs.c connectors/conn_meta.c \
 	connectors/rsql_io.h connectors/conn_batch.c \
 	connectors/rsql_conn_io.h connectors/conn_io.c \
 	connectors/rsql_plugin.h connectors/conn_plugin.c
@@ -26,6 +26,11 @@ check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_c
 	tests/unit/test_plugins tests/unit/test_conn_errors
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors
+check_PROGRAMS += tests/unit/test_opts_ref
+TESTS += tests/unit/test_opts_ref
+tests_unit_test_opts_ref_SOURCES = tests/unit/test_opts_ref.c
+tests_unit_test_opts_ref_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_opts_ref_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_opts_SOURCES = tests/unit/test_opts.c
 tests_unit_test_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)

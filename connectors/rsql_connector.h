@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 2
+#define RSQL_CONNECTOR_ABI_VERSION 3
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -53,6 +53,29 @@ typedef struct rsql_format_def {
     rsql_err_t (*check_columns)(const char *table, int n_columns, const char *const *names,
                                 const rsql_type_t *types, rsql_pos_t pos, rsql_error_t *err);
 } rsql_format_def_t;
+
+/* ---- metadata keys: what a connector reads or writes around the body */
+
+#define RSQL_META_READ 0x1u  /* readable: the source fills a METADATA column of this key */
+#define RSQL_META_WRITE 0x2u /* writable: the sink writes a (non-VIRTUAL) column of this key */
+
+/*
+** One row of a connector's metadata key table (rsql_connector_def_t.metadata), ended by a
+** row whose key is NULL (RSQL_META_END). The table drives validation of METADATA columns
+** (unknown key, type, VIRTUAL or read-only key on a sink), DESCRIBE, SHOW METADATA FOR
+** CONNECTOR, EXPLAIN and docs/CONNECTORS.md. type is the key's SQL type as text, as
+** rsql_type_name writes it ("VARCHAR", "TIMESTAMP(3)"), so a key can name a type the
+** build's type names grow into without a change of this struct.
+*/
+typedef struct rsql_meta_def {
+    const char *key;  /* "tag": lower snake_case */
+    const char *type; /* "VARCHAR" */
+    unsigned flags;   /* RSQL_META_READ | RSQL_META_WRITE */
+    const char *doc;
+} rsql_meta_def_t;
+
+#define RSQL_META_ROW(key, type, flags, doc) {key, type, flags, doc}
+#define RSQL_META_END {NULL, NULL, 0, NULL}
 
 /* ---- what EXPLAIN asks a connector (rsql_connector_def_t.explain) */
 
@@ -129,7 +152,10 @@ typedef struct rsql_connector_def {
     /*
     ** Sink side: true when the sink stores the source positions in the same
     ** transaction as the rows (exactly-once with a source whose positions
-    ** the runtime keeps). Its data path then has stored_positions.
+    ** the runtime keeps), and, for a source that keeps its own
+    ** (rsql_sink_ctx_t.source_own_positions), the identities of the applied
+    ** records (exactly-once with RocketMQ). Its data path then has
+    ** stored_positions.
     */
     bool exactly_once;
     /* Optional extra EXPLAIN output (see rsql_explain_t). */
@@ -155,6 +181,12 @@ typedef struct rsql_connector_def {
     ** rsql_source_ctx_t.not_before_ms.
     */
     int64_t (*hold)(const void *conf, char *key, size_t size);
+    /*
+    ** The metadata keys (see rsql_meta_def_t), ended by RSQL_META_END; NULL = none. A source
+    ** fills a METADATA column from rsql_source_ctx_t.column_meta, a sink writes the keys of
+    ** rsql_sink_ctx_t.meta_keys.
+    */
+    const rsql_meta_def_t *metadata;
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */
@@ -198,6 +230,18 @@ rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
                                        rsql_pos_t what_pos, const rsql_connector_def_t **conn,
                                        rsql_error_t *err);
 
+/*
+** rsql_connector_validate with rsql_optset_new_ex flags: RSQL_OPTSET_RESOLVE
+** resolves ${env:...} / ${file:...} references (the planner does, for a
+** job). Without it (CREATE TABLE) references are checked for their form
+** only, and the cross-option rules (finalize) wait for planning when a
+** reference is pending. 'connector' and 'format' are never references.
+*/
+rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
+                                          const char *const *columns, int n_columns,
+                                          rsql_pos_t what_pos, unsigned flags,
+                                          const rsql_connector_def_t **conn, rsql_error_t *err);
+
 /* True when key is a secret option of connector conn (or its formats). */
 bool rsql_connector_is_secret(const rsql_connector_def_t *conn, const char *key);
 
@@ -229,6 +273,33 @@ rsql_err_t rsql_connector_check_columns(const rsql_connector_def_t *conn, const 
                                         const char *table_name, int n_columns,
                                         const char *const *names, const rsql_type_t *types,
                                         rsql_pos_t pos, rsql_error_t *err);
+
+/* ---- metadata columns (conn_meta.c) */
+
+/* The row of key in conn's metadata table (case-insensitive), or NULL. */
+const rsql_meta_def_t *rsql_connector_meta_find(const rsql_connector_def_t *conn,
+                                                const char *key);
+
+/*
+** Check a METADATA column of a table on conn: key known (else RSQL_ERR_BAD_OPTION at
+** key_pos listing the keys and suggesting the nearest), its type fits the key's (read:
+** the key's type widens to the column's; written, i.e. not VIRTUAL on a writable key: the
+** column's widens to the key's; else RSQL_ERR_TYPE at type_pos), a VIRTUAL column names a
+** readable key (RSQL_ERR_SEMANTIC at virtual_pos).
+*/
+rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const char *column,
+                                     rsql_type_t type, const char *key, bool is_virtual,
+                                     rsql_pos_t key_pos, rsql_pos_t type_pos,
+                                     rsql_pos_t virtual_pos, rsql_error_t *err);
+
+/* True when a value of the column's type fits the key's type m->type in that direction. */
+bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, bool write);
+
+/* The metadata section of conn for docs/CONNECTORS.md (nothing when conn has none). */
+void rsql_connector_meta_markdown(const rsql_connector_def_t *conn, rsql_buf_t *out);
+
+/* "R", "W" or "R/W": the directions of a key, for SHOW METADATA and the docs. */
+const char *rsql_meta_access(const rsql_meta_def_t *m);
 
 /* "source, sink" / "source" / "sink" for docs and SHOW CONNECTORS. */
 const char *rsql_connector_sides(const rsql_connector_def_t *conn);

@@ -66,6 +66,12 @@ typedef struct rsql_record {
        the same path as a body its format cannot decode: dead-lettered under
        errors.tolerance 'all', the run stops at it under 'none'. NULL for a good record. */
     const rsql_error_t *error;
+    /* The METADATA columns' values (rsql_source_ctx_t.column_meta), in the batch arena:
+       n_columns values indexed like the table's columns, only the metadata columns the
+       statement reads set (the others are ignored). Set by a source that produces raw
+       bodies, when any column_meta is non-NULL; the decode stage puts them in the row.
+       A row-native source puts them in row itself. NULL = all NULL. */
+    rsql_value_t *meta;
 } rsql_record_t;
 
 typedef struct rsql_batch {
@@ -121,6 +127,12 @@ typedef struct rsql_source_ctx {
        RocketMQ consumer group, rsql_connector_def_t.hold) was interrupted or failed, and the
        messages it held may stay invisible until then. */
     int64_t not_before_ms;
+    /* Per column (n_columns): NULL for a physical column (from the body, or the row of a
+       row-native source); for a METADATA column, the key the source fills it from (the
+       connector's spelling, rsql_connector_def_t.metadata, checked at planning), or ""
+       when the statement does not read it (leave it NULL, read nothing for it). NULL as a
+       whole when the table has no METADATA column. */
+    const char *const *column_meta;
 } rsql_source_ctx_t;
 
 typedef struct rsql_source_ops {
@@ -227,6 +239,30 @@ typedef struct rsql_sink_ctx {
     const rsql_type_t *column_types;
     rsql_delivery_cb deliver; /* report results here */
     void *deliver_opaque;
+    /* The metadata the sink writes per row: each row's values[n_columns + i] (typed
+       meta_types[i]) is key meta_keys[i]; a NULL value = not set for that row (the sink's
+       options apply). The physical columns (column_names, the format's) come first. */
+    int n_meta;
+    const char *const *meta_keys;
+    const rsql_type_t *meta_types;
+    /*
+    ** The source keeps its own positions (RocketMQ acks: rsql_source_ops_t
+    ** .manages_own_positions). An exactly-once sink then records, in the same
+    ** transaction as the rows, the identity of each applied record (rec->ident:
+    ** topic, lite topic and message id) instead of positions, and reports a row
+    ** whose identity it applied before as written without writing it again (a
+    ** redelivered message is then acked, not doubled). It prunes that record so
+    ** it stays bounded.
+    */
+    bool source_own_positions;
+    /*
+    ** The table's PRIMARY KEY (...) NOT ENFORCED: n_key column indexes (into
+    ** column_names), in key order; 0 = none. A sink that can upsert (postgres,
+    ** sqlite) then writes each row as an upsert by that key (the last row of a
+    ** key wins); the others append.
+    */
+    int n_key;
+    const int *key_columns;
 } rsql_sink_ctx_t;
 
 typedef struct rsql_sink_ops {

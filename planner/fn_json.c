@@ -7,7 +7,9 @@
  *   JSON_VALUE(s, path [RETURNING t] [{NULL|ERROR|DEFAULT v} ON EMPTY]
  *              [{NULL|ERROR|DEFAULT v} ON ERROR])
  *       the scalar at path as t (VARCHAR by default; INT, BIGINT, DOUBLE,
- *       BOOLEAN, TIMESTAMP(3)); JSON null is NULL. No value at the path is
+ *       DECIMAL(p, s), BOOLEAN, DATE, TIMESTAMP(3)); JSON null is NULL.
+ *       DECIMAL reads a JSON string exactly, a JSON number through its
+ *       double (exact up to 15 significant digits). No value at the path is
  *       the EMPTY case; invalid JSON, an object or array at the path, a
  *       strict-mode structural error or a value that does not convert to t
  *       is the ERROR case. Both default to NULL. Paths are strict unless they
@@ -220,14 +222,16 @@ static rsql_err_t bind_clauses(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_ex
                                       "the DEFAULT of %s must be a constant", call->func->name);
             }
             rsql_value_t v = d->value;
-            if (!v.is_null && d->type != call->type) {
+            if (!v.is_null && (d->type != call->type || call->type == RSQL_TYPE_DECIMAL)) {
                 rsql_error_t cerr;
                 if (!rsql_plan__castable(d->type, call->type) ||
-                    rsql_plan__cast_value(&d->value, call->type, NULL, b->arena, d->pos, &v,
-                                          &cerr)) {
+                    rsql_plan__cast_value_desc(&d->value, call->type, call->desc, NULL,
+                                               b->arena, d->pos, &v, &cerr)) {
                     return rsql_error_set(err, RSQL_ERR_TYPE, d->pos,
                                           "the DEFAULT of %s must be %s, got %s",
-                                          call->func->name, rsql_type_name(call->type),
+                                          call->func->name,
+                                          call->desc ? call->desc->text
+                                                     : rsql_type_name(call->type),
                                           rsql_type_name(d->type));
                 }
             }
@@ -297,17 +301,19 @@ rsql_err_t rsql_fn_bind_json_value(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
     if (ast->has_returning) {
         rsql_type_t t = ast->cast_type.type;
         bool ok = t == RSQL_TYPE_VARCHAR || t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT ||
-                  t == RSQL_TYPE_DOUBLE || t == RSQL_TYPE_BOOLEAN ||
+                  t == RSQL_TYPE_DOUBLE || t == RSQL_TYPE_BOOLEAN || t == RSQL_TYPE_DATE ||
+                  t == RSQL_TYPE_DECIMAL ||
                   (t == RSQL_TYPE_TIMESTAMP &&
                    (ast->cast_type.precision == -1 || ast->cast_type.precision == 3));
         if (!ok) {
             return rsql_error_set(err, RSQL_ERR_TYPE, ast->cast_type.pos,
                                   "JSON_VALUE cannot return %s (VARCHAR, INT, BIGINT, DOUBLE, "
-                                  "BOOLEAN or TIMESTAMP(3))",
+                                  "DECIMAL, BOOLEAN, DATE or TIMESTAMP(3))",
                                   t == RSQL_TYPE_TIMESTAMP ? "this TIMESTAMP precision"
                                                            : rsql_type_name(t));
         }
         call->type = t;
+        call->desc = t == RSQL_TYPE_DECIMAL ? ast->cast_type.desc : NULL;
         j->has_returning = true;
     }
     static const unsigned allowed[3] = {
@@ -541,9 +547,15 @@ rsql_err_t rsql_fn_eval_json_value(const rsql_bexpr_t *call, const rsql_value_t 
                 out->v.s.p = p;
                 out->v.s.len = n;
             }
-        } else if (rsql_value_parse(call->type, text, n, NULL, out, NULL)) {
+        } else if (call->type == RSQL_TYPE_DECIMAL
+                       ? rsql_value_parse_decimal(
+                             text, n, call->desc ? call->desc->precision
+                                                 : RSQL_DECIMAL_DEFAULT_PRECISION,
+                             call->desc ? call->desc->scale : 0, out, NULL)
+                       : rsql_value_parse(call->type, text, n, NULL, out, NULL)) {
             char why2[96];
-            snprintf(why2, sizeof(why2), "the value is not %s", rsql_type_name(call->type));
+            snprintf(why2, sizeof(why2), "the value is not %s",
+                     call->desc ? call->desc->text : rsql_type_name(call->type));
             rc = outcome(call, j->on_error, &j->error_val, why2, out, err);
         }
     }
@@ -655,6 +667,9 @@ static void put_json_value(rsql_buf_t *b, const rsql_value_t *v, bool raw)
             put_json_string(b, num, strlen(num));
         }
         break;
+    case RSQL_TYPE_DECIMAL: /* exact: its text is a JSON number */
+        rsql_value_format(v, b);
+        break;
     case RSQL_TYPE_VARCHAR:
         if (raw) {
             rsql_buf_append(b, v->v.s.p, v->v.s.len);
@@ -755,7 +770,8 @@ void rsql_fn_print_json_clauses(const rsql_bexpr_t *call, rsql_buf_t *out)
     rsql_buf_printf(out, "%s(", call->name);
     rsql_fn_print_args(call, 0, ", ", out);
     if (j->has_returning) {
-        rsql_buf_printf(out, " RETURNING %s", rsql_type_name(call->type));
+        rsql_buf_printf(out, " RETURNING %s",
+                        call->desc ? call->desc->text : rsql_type_name(call->type));
     }
     if (j->wrapper) {
         rsql_buf_puts(out, j->wrapper == RSQL_JW_WITHOUT ? " WITHOUT ARRAY WRAPPER"

@@ -507,7 +507,7 @@ rsql_err_t rsql_fn_eval_from_unixtime(const rsql_bexpr_t *call, const rsql_value
     if (s > INT64_MAX / 1000 || s < INT64_MIN / 1000) {
         return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for TIMESTAMP(3)");
     }
-    rsql_value_t f = {RSQL_TYPE_VARCHAR, false, {.s = {default_fmt, sizeof(default_fmt) - 1}}};
+    rsql_value_t f = {.type = RSQL_TYPE_VARCHAR, .v.s = {default_fmt, sizeof(default_fmt) - 1}};
     if (call->n_args > 1) {
         f = args[1];
     }

@@ -59,13 +59,17 @@ static rsql_err_t validate_stored(rsql_plan_table_t *t, rsql_pos_t pos, rsql_err
         kvs[i].value = def->options[i].value;
         kvs[i].key_pos = kvs[i].value_pos = RSQL_NOPOS;
     }
+    int n_phys = 0;
     for (int i = 0; i < def->n_columns; i++) {
-        cols[i] = def->columns[i].name;
+        if (!def->columns[i].metadata) { /* the connector's options see physical columns */
+            cols[n_phys++] = def->columns[i].name;
+        }
     }
     rsql_error_t verr;
     rsql_error_clear(&verr);
-    t->opts = rsql_connector_validate(kvs, def->n_options, cols, def->n_columns, RSQL_NOPOS,
-                                      &t->conn, &verr);
+    /* a plan is what runs: ${env:...} / ${file:...} references are resolved now */
+    t->opts = rsql_connector_validate_ex(kvs, def->n_options, cols, n_phys, RSQL_NOPOS,
+                                         RSQL_OPTSET_RESOLVE, &t->conn, &verr);
     rsql_free(kvs);
     rsql_free(cols);
     if (!t->opts) {
@@ -94,16 +98,18 @@ static rsql_err_t check_columns(const rsql_plan_table_t *t, rsql_pos_t pos, rsql
     if ((!fmt || !fmt->check_columns) && !t->conn->check_columns) {
         return RSQL_OK;
     }
-    int n = def->n_columns;
-    const char **names = rsql_calloc((size_t)(n > 0 ? n : 1), sizeof *names);
-    rsql_type_t *types = rsql_calloc((size_t)(n > 0 ? n : 1), sizeof *types);
+    int n = 0;
+    const char **names = rsql_calloc((size_t)(def->n_columns + 1), sizeof *names);
+    rsql_type_t *types = rsql_calloc((size_t)(def->n_columns + 1), sizeof *types);
     rsql_err_t rc;
     if (!names || !types) {
         rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     } else {
-        for (int i = 0; i < n; i++) {
-            names[i] = def->columns[i].name;
-            types[i] = def->columns[i].type;
+        for (int i = 0; i < def->n_columns; i++) { /* the body's columns, not METADATA ones */
+            if (!def->columns[i].metadata) {
+                names[n] = def->columns[i].name;
+                types[n++] = def->columns[i].type;
+            }
         }
         rc = rsql_connector_check_columns(t->conn, t->opts, def->name, n, names, types, pos,
                                           err);
@@ -136,7 +142,8 @@ static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t p
     if (rc) {
         return rc;
     }
-    if ((rc = rsql_connector_check_side(t->conn, t->opts, side, t->def->name, pos, err))) {
+    if ((rc = rsql_connector_check_side(t->conn, t->opts, side, t->def->name, pos, err)) ||
+        (rc = rsql_plan__check_meta(t, side, pos, err))) {
         return rc;
     }
     return check_columns(t, pos, err);
@@ -270,6 +277,7 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                 }
                 col->column = c;
                 col->name = t->columns[c].name;
+                col->desc = rsql_type_is_param(col->type) ? t->columns[c].desc : NULL;
                 items[k].expr = col;
                 items[k].pos = e->pos;
                 items[k].name = t->columns[c].name;
@@ -307,10 +315,50 @@ static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel
     rsql_bexpr_t *x = it->expr;
     o->name = col->name;
     o->type = col->type;
+    o->desc = rsql_type_is_param(col->type) ? col->desc : NULL;
     o->not_null = col->not_null;
     if (col->not_null && x->kind == RSQL_BX_CONST && x->value.is_null) {
         return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
                               "cannot insert NULL into column '%s' which is NOT NULL", col->name);
+    }
+    if (rsql_type_is_param(col->type) && x->type != RSQL_TYPE_NULL) {
+        /* DECIMAL from DECIMAL or an integer (rescaled; overflow is an eval error), a
+           nested type from exactly the same nested type */
+        const rsql_tdesc_t *cd = rsql_tdesc_of(col->type, col->desc);
+        const rsql_tdesc_t *xd = rsql_tdesc_of(x->type, x->desc);
+        /* (a DOUBLE literal too: 1.5 is read through its shortest text, exactly as written
+           for up to 17 significant digits; it is converted, and checked, at plan time) */
+        bool ok = col->type == RSQL_TYPE_DECIMAL
+                      ? x->type == RSQL_TYPE_DECIMAL || x->type == RSQL_TYPE_INT ||
+                            x->type == RSQL_TYPE_BIGINT ||
+                            (x->type == RSQL_TYPE_DOUBLE && x->kind == RSQL_BX_CONST)
+                      : cd == xd;
+        if (!ok) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
+                                  "cannot insert %s into column '%s' of type %s",
+                                  xd ? xd->text : rsql_type_name(x->type), col->name,
+                                  cd ? cd->text : rsql_type_name(col->type));
+        }
+        if (x->kind == RSQL_BX_CONST && !x->value.is_null && x->type != RSQL_TYPE_DECIMAL &&
+            col->type == RSQL_TYPE_DECIMAL) { /* a constant that cannot fit is a plan error */
+            rsql_bexpr_t *c = rsql_plan__node(plan->arena, RSQL_BX_CONST, RSQL_TYPE_DECIMAL,
+                                              x->pos, 0);
+            rsql_error_t cerr;
+            rsql_error_clear(&cerr);
+            if (!c) {
+                return nomem_err(err);
+            }
+            if (rsql_plan__cast_value_desc(&x->value, RSQL_TYPE_DECIMAL, cd, NULL, plan->arena,
+                                           x->pos, &c->value, &cerr) != RSQL_OK) {
+                return rsql_error_set(err, RSQL_ERR_TYPE, it->pos, "%s (column '%s')", cerr.msg,
+                                      col->name);
+            }
+            c->desc = cd;
+            o->expr = c;
+            return RSQL_OK;
+        }
+        o->expr = rsql_plan__cast_desc(plan->arena, x, cd, true);
+        return o->expr ? RSQL_OK : nomem_err(err);
     }
     if (!rsql_type_widens(x->type, col->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
@@ -330,35 +378,72 @@ static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel
     return RSQL_OK;
 }
 
+/*
+** The sink's columns a row writes, in output order (*n of them): the physical columns,
+** then the non-VIRTUAL METADATA ones, each in table order; out_of[c] = column c's output
+** (-1 for a VIRTUAL column). decl gets the written columns in table order (the positional
+** targets of an INSERT without a column list).
+*/
+static int sink_targets(const rsql_table_def_t *sink, int *out_of, int *decl, int *n_meta)
+{
+    int n = 0, k = 0;
+    *n_meta = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int c = 0; c < sink->n_columns; c++) {
+            const rsql_col_t *col = &sink->columns[c];
+            if (col->metadata != (pass == 1)) {
+                continue;
+            }
+            out_of[c] = col->is_virtual ? -1 : n++;
+            *n_meta += pass == 1 && !col->is_virtual;
+        }
+    }
+    for (int c = 0; c < sink->n_columns; c++) {
+        if (out_of[c] >= 0) {
+            decl[k++] = c;
+        }
+    }
+    return n;
+}
+
 static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const sel_item_t *items,
                              int n_items, rsql_pos_t list_pos, rsql_error_t *err)
 {
     const rsql_table_def_t *sink = plan->sink.def;
-    plan->n_outputs = sink->n_columns;
-    plan->outputs = rsql_arena_alloc(plan->arena, sizeof(rsql_plan_output_t) *
-                                                      (size_t)(sink->n_columns ? sink->n_columns
-                                                                               : 1));
+    size_t nc = (size_t)(sink->n_columns + 1);
+    int *out_of = rsql_arena_alloc(plan->arena, sizeof(int) * nc);
+    int *decl = rsql_arena_alloc(plan->arena, sizeof(int) * nc);
+    int *src_of = rsql_arena_alloc(plan->arena, sizeof(int) * nc);
+    if (!out_of || !decl || !src_of) {
+        return nomem_err(err);
+    }
+    int n_targets = sink_targets(sink, out_of, decl, &plan->n_sink_meta);
+    plan->n_outputs = n_targets;
+    plan->outputs =
+        rsql_arena_alloc(plan->arena, sizeof(rsql_plan_output_t) * (size_t)(n_targets + 1));
     if (!plan->outputs) {
         return nomem_err(err);
     }
+    memset(plan->outputs, 0, sizeof(rsql_plan_output_t) * (size_t)(n_targets + 1));
     rsql_err_t rc;
     if (ins->n_columns == 0) {
-        if (n_items != sink->n_columns) {
+        if (n_items != n_targets) {
+            bool virt = n_targets < sink->n_columns;
             return rsql_error_set(err, RSQL_ERR_SEMANTIC, list_pos,
-                                  "table '%s' has %d column%s but SELECT produces %d value%s",
-                                  sink->name, sink->n_columns, sink->n_columns == 1 ? "" : "s",
-                                  n_items, n_items == 1 ? "" : "s");
+                                  "table '%s' has %d column%s%s but SELECT produces %d value%s",
+                                  sink->name, n_targets, n_targets == 1 ? "" : "s",
+                                  virt ? " that are not VIRTUAL" : "", n_items,
+                                  n_items == 1 ? "" : "s");
         }
         for (int i = 0; i < n_items; i++) {
-            if ((rc = map_output(plan, &sink->columns[i], &items[i], &plan->outputs[i], err))) {
+            const rsql_col_t *col = &sink->columns[decl[i]];
+            rsql_plan_output_t *o = &plan->outputs[out_of[decl[i]]];
+            if ((rc = map_output(plan, col, &items[i], o, err))) {
                 return rc;
             }
+            o->meta_key = rsql_col_meta_key(col);
         }
         return RSQL_OK;
-    }
-    int *src_of = rsql_arena_alloc(plan->arena, sizeof(int) * (size_t)(sink->n_columns + 1));
-    if (!src_of) {
-        return nomem_err(err);
     }
     for (int c = 0; c < sink->n_columns; c++) {
         src_of[c] = -1;
@@ -369,6 +454,12 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
         if (c < 0) {
             return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, id->pos,
                                   "table '%s' has no column named '%s'", sink->name, id->name);
+        }
+        if (sink->columns[c].is_virtual) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, id->pos,
+                                  "column '%s' of table '%s' is VIRTUAL metadata: it cannot be "
+                                  "written",
+                                  sink->columns[c].name, sink->name);
         }
         if (src_of[c] >= 0) {
             return rsql_error_set(err, RSQL_ERR_SEMANTIC, id->pos,
@@ -384,7 +475,11 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
     }
     for (int c = 0; c < sink->n_columns; c++) {
         const rsql_col_t *col = &sink->columns[c];
-        rsql_plan_output_t *o = &plan->outputs[c];
+        if (out_of[c] < 0) {
+            continue;
+        }
+        rsql_plan_output_t *o = &plan->outputs[out_of[c]];
+        o->meta_key = rsql_col_meta_key(col);
         if (src_of[c] >= 0) {
             if ((rc = map_output(plan, col, &items[src_of[c]], o, err))) {
                 return rc;
@@ -400,6 +495,7 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
         }
         o->name = col->name;
         o->type = col->type;
+        o->desc = rsql_type_is_param(col->type) ? col->desc : NULL;
         o->not_null = false;
         o->expr = rsql_plan__node(plan->arena, RSQL_BX_CONST, col->type, RSQL_NOPOS, 0);
         if (!o->expr) {
@@ -527,6 +623,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
         for (int i = 0; i < n_items; i++) {
             plan->outputs[i].name = items[i].name;
             plan->outputs[i].type = items[i].expr->type;
+            plan->outputs[i].desc = items[i].expr->desc;
             plan->outputs[i].expr = items[i].expr;
         }
         if (sel->has_limit) {
@@ -538,6 +635,9 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
             plan->limit = lim;
             plan->limit_from_setting = lim > 0;
         }
+    }
+    if ((rc = rsql_plan__source_meta(plan, err))) {
+        return rc;
     }
     decide_bounded(plan);
     return read_settings(cat, plan, settings, err);

@@ -115,6 +115,18 @@ static void put_const(rsql_buf_t *out, const rsql_bexpr_t *e)
         break;
     case RSQL_TYPE_VARCHAR:
     case RSQL_TYPE_BYTES: put_string(out, v->v.s.p, v->v.s.len); break;
+    case RSQL_TYPE_DECIMAL:
+        rsql_value_format_decimal(v, buf);
+        rsql_buf_printf(out, "CAST('%s' AS %s)", buf,
+                        rsql_tdesc_of(RSQL_TYPE_DECIMAL, e->desc)->text);
+        break;
+    case RSQL_TYPE_DATE:
+        rsql_value_format_date(v->v.i, buf);
+        rsql_buf_printf(out, "DATE '%s'", buf);
+        break;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: rsql_buf_puts(out, rsql_type_name(e->type)); break;
     case RSQL_TYPE_NULL: break;
     }
 }
@@ -219,7 +231,18 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
     case RSQL_BX_CAST:
         rsql_buf_puts(out, "CAST(");
         print_expr(e->args[0], out, false);
-        rsql_buf_printf(out, " AS %s)", rsql_type_name(e->type));
+        rsql_buf_printf(out, " AS %s)", e->desc ? e->desc->text : rsql_type_name(e->type));
+        break;
+    case RSQL_BX_FIELD:
+        print_expr(e->args[0], out, true);
+        rsql_buf_putc(out, '.');
+        put_ident(out, e->name);
+        break;
+    case RSQL_BX_INDEX:
+        print_expr(e->args[0], out, true);
+        rsql_buf_putc(out, '[');
+        print_expr(e->args[1], out, false);
+        rsql_buf_putc(out, ']');
         break;
     case RSQL_BX_FUNC:
         if (e->func && e->func->print) {
@@ -366,9 +389,66 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         const rsql_col_t *c = &t->def->columns[i];
         rsql_buf_puts(x->out, i ? ", " : "");
         put_ident(x->out, c->name);
-        rsql_buf_printf(x->out, " %s%s", rsql_type_name(c->type), c->not_null ? " NOT NULL" : "");
+        rsql_buf_printf(x->out, " %s%s", c->desc ? c->desc->text : rsql_type_name(c->type),
+                        c->not_null ? " NOT NULL" : "");
+        if (c->metadata) {
+            rsql_buf_puts(x->out, " METADATA");
+            if (c->meta_from) {
+                rsql_buf_printf(x->out, " FROM '%s'", c->meta_from);
+            }
+            rsql_buf_puts(x->out, c->is_virtual ? " VIRTUAL" : "");
+        }
     }
     rsql_buf_putc(x->out, '\n');
+    int n_key = 0;
+    for (int i = 0; i < t->def->n_columns; i++) {
+        n_key += t->def->columns[i].pk_ord > 0;
+    }
+    for (int k = 1; k <= n_key; k++) {
+        for (int i = 0; i < t->def->n_columns; i++) {
+            if (t->def->columns[i].pk_ord == k) {
+                if (k == 1) {
+                    attr(x, d, "primary key");
+                }
+                rsql_buf_puts(x->out, k > 1 ? ", " : "");
+                put_ident(x->out, t->def->columns[i].name);
+            }
+        }
+    }
+    if (n_key) {
+        rsql_buf_puts(x->out, " (NOT ENFORCED: a sink that can upsert writes by it)\n");
+    }
+}
+
+/* "metadata: reads tag, keys" (source) / "metadata: writes tag" (sink), when there is any. */
+static void meta_line(explain_t *x, int d, bool sink)
+{
+    const rsql_plan_t *p = x->plan;
+    int n = 0;
+    if (sink) {
+        for (int i = 0; i < p->n_outputs; i++) {
+            if (p->outputs[i].meta_key) {
+                if (n++ == 0) {
+                    attr(x, d, "metadata");
+                    rsql_buf_puts(x->out, "writes ");
+                }
+                rsql_buf_printf(x->out, "%s%s", n > 1 ? ", " : "", p->outputs[i].meta_key);
+            }
+        }
+    } else {
+        for (int i = 0; p->source_meta && i < p->source.def->n_columns; i++) {
+            if (p->source_meta[i] && *p->source_meta[i]) {
+                if (n++ == 0) {
+                    attr(x, d, "metadata");
+                    rsql_buf_puts(x->out, "reads ");
+                }
+                rsql_buf_printf(x->out, "%s%s", n > 1 ? ", " : "", p->source_meta[i]);
+            }
+        }
+    }
+    if (n) {
+        rsql_buf_putc(x->out, '\n');
+    }
 }
 
 static void sink_node(explain_t *x)
@@ -390,6 +470,7 @@ static void sink_node(explain_t *x)
     put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, 0, t);
+    meta_line(x, 0, true);
     conn_explain(x, 0, t, RSQL_EXPLAIN_SINK);
     attr(x, 0, "delivery");
     const char *own = p->source.conn ? p->source.conn->own_positions : NULL;
@@ -398,7 +479,9 @@ static void sink_node(explain_t *x)
                                 "same transaction as the rows)\n",
                         t->conn->name);
     } else if (sink_exactly_once(p)) {
-        rsql_buf_printf(x->out, "at-least-once (%s cannot join the %s transaction)\n", own,
+        rsql_buf_printf(x->out, "exactly-once (the %s sink records each applied message's id in "
+                                "the same transaction as its row; a redelivered message already "
+                                "applied is acked without being written again)\n",
                         t->conn->name);
     } else {
         rsql_buf_puts(x->out, "at-least-once (a row's source position is committed only after "
@@ -414,6 +497,7 @@ static void source_node(explain_t *x, int d)
     put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, d, t);
+    meta_line(x, d, false);
     attr(x, d, "read");
     rsql_buf_printf(x->out, "%s\n", p->bounded_why);
     conn_explain(x, d, t, RSQL_EXPLAIN_SOURCE);
@@ -492,7 +576,7 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
         put_ident(out, o->name);
         rsql_buf_puts(out, " := ");
         print_expr(o->expr, out, false);
-        rsql_buf_printf(out, " (%s)\n", rsql_type_name(o->type));
+        rsql_buf_printf(out, " (%s)\n", o->desc ? o->desc->text : rsql_type_name(o->type));
     }
     int d = 2;
     if (plan->filter) {

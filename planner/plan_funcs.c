@@ -7,6 +7,7 @@
  * arguments. Also the UTF-8 helpers the string functions and LIKE share.
  *
  * Functions: UPPER LOWER TRIM CHAR_LENGTH SUBSTRING CONCAT COALESCE NULLIF
+ * CARDINALITY TO_DATE
  * ABS ROUND FLOOR CEIL NOW CURRENT_TIMESTAMP here; the families of issue 12
  * live in fn_str.c (REPLACE SPLIT_INDEX LPAD RPAD POSITION IF IFNULL),
  * fn_hash.c (MD5 SHA256 TO_BASE64 FROM_BASE64 UUID), fn_regex.c (REGEXP
@@ -21,6 +22,7 @@
  */
 #include "config.h"
 #include "planner/fn_int.h"
+#include "base/rsql_value.h"
 #include "base/rsql_time.h"
 
 #include <locale.h>
@@ -130,6 +132,60 @@ static rsql_err_t bind_char_length(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
     return RSQL_OK;
 }
 
+/* TO_DATE(string [, format]): a DATE (Flink's; format default 'yyyy-MM-dd'). */
+static rsql_err_t bind_to_date(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                               rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    for (int i = 0; i < call->n_args; i++) {
+        if (!type_ok(call->args[i]->type, RSQL_TYPE_VARCHAR)) {
+            return arg_error(call, i, "VARCHAR", err);
+        }
+    }
+    call->type = RSQL_TYPE_DATE;
+    return RSQL_OK;
+}
+
+/* A text that does not match the format (or is no real date) gives NULL, as in Flink. */
+static rsql_err_t eval_to_date(const rsql_bexpr_t *call, const rsql_value_t *args,
+                               rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    (void)err;
+    const char *pat = call->n_args > 1 ? args[1].v.s.p : "yyyy-MM-dd";
+    size_t pat_len = call->n_args > 1 ? args[1].v.s.len : 10;
+    if (!rsql_value_parse_date_pattern(args[0].v.s.p, args[0].v.s.len, pat, pat_len,
+                                       &out->v.i)) {
+        out->is_null = true;
+    }
+    return RSQL_OK;
+}
+
+/* CARDINALITY(array | map): the number of elements or entries (INT). */
+static rsql_err_t bind_cardinality(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                   rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    rsql_type_t t = call->args[0]->type;
+    if (t != RSQL_TYPE_ARRAY && t != RSQL_TYPE_MAP && t != RSQL_TYPE_NULL) {
+        return arg_error(call, 0, "an ARRAY or a MAP", err);
+    }
+    call->type = RSQL_TYPE_INT;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_cardinality(const rsql_bexpr_t *call, const rsql_value_t *args,
+                                   rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    (void)ctx;
+    (void)err;
+    out->v.i = args[0].v.c ? (int64_t)args[0].v.c->n : 0;
+    return RSQL_OK;
+}
+
 static rsql_err_t bind_substring(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
                                  rsql_error_t *err)
 {
@@ -169,16 +225,23 @@ static rsql_err_t bind_coalesce(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_e
 {
     (void)ast;
     rsql_type_t t = RSQL_TYPE_NULL;
+    const rsql_tdesc_t *td = NULL;
     for (int i = 0; i < call->n_args; i++) {
-        if (!rsql_plan__unify(t, call->args[i]->type, &t)) {
+        rsql_type_t before = t;
+        const rsql_tdesc_t *before_d = td, *xd = call->args[i]->desc;
+        if (!rsql_plan__unify_expr(&t, &td, call->args[i])) {
             return rsql_error_set(err, RSQL_ERR_TYPE, call->args[i]->pos,
                                   "arguments of COALESCE have incompatible types %s and %s",
-                                  rsql_type_name(t), rsql_type_name(call->args[i]->type));
+                                  before_d ? before_d->text : rsql_type_name(before),
+                                  xd ? xd->text : rsql_type_name(call->args[i]->type));
         }
     }
+    call->desc = td;
     for (int i = 0; i < call->n_args; i++) {
-        if (call->args[i]->type != RSQL_TYPE_NULL && call->args[i]->type != t) {
-            call->args[i] = rsql_plan__cast(b->arena, call->args[i], t, true);
+        if (call->args[i]->type != RSQL_TYPE_NULL &&
+            (call->args[i]->type != t || (td && call->args[i]->desc != td))) {
+            call->args[i] = td ? rsql_plan__cast_desc(b->arena, call->args[i], td, true)
+                               : rsql_plan__cast(b->arena, call->args[i], t, true);
             if (!call->args[i]) {
                 return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
@@ -201,6 +264,7 @@ static rsql_err_t bind_nullif(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_exp
                               rsql_type_name(x), rsql_type_name(y));
     }
     call->type = x;
+    call->desc = call->args[0]->desc;
     return RSQL_OK;
 }
 
@@ -525,6 +589,7 @@ static rsql_err_t eval_now(const rsql_bexpr_t *call, const rsql_value_t *args,
 #define S RSQL_FN_STRICT
 static const rsql_func_t funcs[] = {
     {"ABS", 1, 1, S, bind_numeric_same, eval_abs, NULL},
+    {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality, NULL},
     {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
     {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
     {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length, NULL},
@@ -571,6 +636,7 @@ static const rsql_func_t funcs[] = {
      rsql_fn_bind_timestampdiff, rsql_fn_eval_timestampdiff, rsql_fn_print_unit_call},
     {"TO_BASE64", 1, 1, S, rsql_fn_bind_to_base64, rsql_fn_eval_to_base64, NULL},
     {"TO_TIMESTAMP", 1, 2, S, rsql_fn_bind_to_timestamp, rsql_fn_eval_to_timestamp, NULL},
+    {"TO_DATE", 1, 2, S, bind_to_date, eval_to_date, NULL},
     {"TRIM", 1, 1, S, bind_str_to_str, eval_trim, NULL},
     {"UNIX_TIMESTAMP", 0, 2, S, rsql_fn_bind_unix_timestamp, rsql_fn_eval_unix_timestamp, NULL},
     {"UPPER", 1, 1, S, bind_str_to_str, eval_upper, NULL},

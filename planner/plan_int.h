@@ -22,6 +22,18 @@ typedef struct rsql_bind {
     const rsql_table_def_t *table; /* the FROM table (its columns are the row) */
 } rsql_bind_t;
 
+/* CAST(v AS the type of desc): rsql_plan__cast_value with DECIMAL's precision and scale. */
+rsql_err_t rsql_plan__cast_value_desc(const rsql_value_t *v, rsql_type_t to,
+                                      const rsql_tdesc_t *desc, rsql_eval_ctx_t *ctx,
+                                      rsql_arena_t *a, rsql_pos_t pos, rsql_value_t *out,
+                                      rsql_error_t *err);
+/* CAST(child AS desc's type), marked implicit; child itself when it already has that type. */
+rsql_bexpr_t *rsql_plan__cast_desc(rsql_arena_t *a, rsql_bexpr_t *child, const rsql_tdesc_t *desc,
+                                   bool implicit);
+
+/* The common type of CASE branches / COALESCE arguments, descriptors included (plan_bind.c). */
+bool rsql_plan__unify_expr(rsql_type_t *t, const rsql_tdesc_t **d, const rsql_bexpr_t *x);
+
 /* Bind and type-check one AST expression. NULL with err set. */
 rsql_bexpr_t *rsql_plan__bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
 
@@ -95,5 +107,16 @@ int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b);
 /* LIKE on UTF-8: % any run, _ one code point, esc (0 = none) escapes the next char. */
 rsql_err_t rsql_plan__like(const char *s, size_t sn, const char *p, size_t pn, uint32_t esc,
                            bool *match);
+
+/* ---- METADATA columns (plan_meta.c) */
+
+/*
+** Check t's METADATA columns against its connector's key table for side (RSQL_SIDE_SOURCE:
+** every key readable; RSQL_SIDE_SINK: every non-VIRTUAL key writable). Errors at pos.
+*/
+rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_t pos,
+                                 rsql_error_t *err);
+/* Set plan->source_meta from the METADATA columns the filter and outputs read. */
+rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err);
 
 #endif

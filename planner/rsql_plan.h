@@ -68,13 +68,16 @@ typedef enum rsql_bx_kind {
     RSQL_BX_BETWEEN, /* args[0] [NOT] BETWEEN args[1] AND args[2] */
     RSQL_BX_CASE,    /* [args[0] if has_operand] WHEN/THEN pairs, [ELSE last if has_else] */
     RSQL_BX_CAST,    /* CAST(args[0] AS type); implicit when inserted by the planner */
-    RSQL_BX_FUNC     /* func(args) */
+    RSQL_BX_FUNC,    /* func(args) */
+    RSQL_BX_FIELD,   /* args[0].field: field `column` of a ROW (name = the field's name) */
+    RSQL_BX_INDEX    /* args[0][args[1]]: ARRAY element (1-based) or MAP value; NULL if absent */
 } rsql_bx_kind_t;
 
 typedef struct rsql_bexpr rsql_bexpr_t;
 struct rsql_bexpr {
     rsql_bx_kind_t kind;
     rsql_type_t type; /* result type (RSQL_TYPE_NULL only for a bare NULL) */
+    const rsql_tdesc_t *desc; /* DECIMAL/ROW/ARRAY/MAP: the full type; NULL = type alone */
     rsql_pos_t pos;   /* span in the plan's statement text (rsql_plan_t.sql) */
     rsql_op_t op;     /* UNARY, BINARY */
     bool negated;     /* IS NOT NULL, NOT LIKE, NOT IN, NOT BETWEEN */
@@ -110,8 +113,12 @@ typedef struct rsql_plan_table {
 typedef struct rsql_plan_output {
     const char *name;   /* sink column name, or the select item's alias / text */
     rsql_type_t type;   /* the sink column's type (INSERT) or the expression's type */
+    const rsql_tdesc_t *desc; /* its full type when DECIMAL/ROW/ARRAY/MAP, else NULL */
     bool not_null;      /* the sink column is NOT NULL: a NULL value is an eval error */
     rsql_bexpr_t *expr; /* never NULL: widening casts inserted; NULL const for unlisted columns */
+    /* INSERT: the metadata key this output writes (a non-VIRTUAL METADATA column of the
+       sink), else NULL. Such outputs follow every physical one (rsql_sink_ctx_t.meta_keys). */
+    const char *meta_key;
 } rsql_plan_output_t;
 
 /* What happens to a failed record (PRODUCT.md "Errors"). */
@@ -141,6 +148,11 @@ typedef struct rsql_plan {
     int64_t batch_size;        /* pipeline.batch-size */
     rsql_plan_errors_t errors;
     rsql_arena_t *arena; /* owns the bound expressions and plan strings */
+    /* The metadata the source reads (rsql_source_ctx_t.column_meta): per source column, the
+       key of a METADATA column the statement uses, "" for one it does not use, NULL for a
+       physical column; NULL as a whole when the table has no METADATA column. */
+    const char **source_meta;
+    int n_sink_meta; /* INSERT: how many of the outputs are metadata (the last ones) */
 } rsql_plan_t;
 
 /*

@@ -26,6 +26,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
                                 rsql_error_t *err);
 rsql_err_t rsql_rt__show_connectors(rsql_result_t **out, rsql_error_t *err);
 rsql_err_t rsql_rt__show_options(const rsql_stmt_t *st, rsql_result_t **out, rsql_error_t *err);
+rsql_err_t rsql_rt__show_metadata(const rsql_stmt_t *st, rsql_result_t **out, rsql_error_t *err);
 rsql_err_t rsql_rt__show_settings(rsql_session_t *s, rsql_result_t **out, rsql_error_t *err);
 rsql_err_t rsql_rt__show_jobs(rsql_session_t *s, rsql_result_t **out, rsql_error_t *err);
 rsql_err_t rsql_rt__show_job_runs(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,

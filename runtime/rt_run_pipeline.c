@@ -40,10 +40,58 @@ typedef struct xform {
     const rsql_plan_t *plan;
     rsql_decoder_t *dec; /* NULL when the source has no format */
     int n_in;            /* source columns */
+    int n_phys;          /* of which physical (decoded from the body), the rest METADATA */
+    int *phys;           /* n_phys: the source column of each decoded value; NULL = identity */
     rsql_eval_ctx_t ectx;
     rsql_value_t *tmp; /* plan->n_outputs scratch values */
     const rsql_batch_t *last_batch;
 } xform_t;
+
+/* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
+static int decoded_col(const xform_t *x, int col)
+{
+    if (!x->phys) {
+        return col;
+    }
+    for (int k = 0; k < x->n_phys; k++) {
+        if (x->phys[k] == col) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/*
+** Tell the decoder what e reads of the source row: a ROW field path
+** (r.a.b) marks only that path, a column the whole column; METADATA columns
+** are not decoded from the body. RSQL_OK or NOMEM.
+*/
+static rsql_err_t mark_reads(const xform_t *xf, const rsql_bexpr_t *e, rsql_error_t *err)
+{
+    int path[32], depth = 0;
+    const rsql_bexpr_t *x = e;
+    while (x->kind == RSQL_BX_FIELD && depth < (int)(sizeof path / sizeof path[0])) {
+        path[depth++] = x->column;
+        x = x->args[0];
+    }
+    if (x->kind == RSQL_BX_COLUMN) {
+        int col = decoded_col(xf, x->column);
+        if (col < 0) {
+            return RSQL_OK;
+        }
+        for (int i = 0; i < depth / 2; i++) { /* outermost field first */
+            int t = path[i];
+            path[i] = path[depth - 1 - i];
+            path[depth - 1 - i] = t;
+        }
+        return rsql_decoder_use(xf->dec, col, path, depth, err);
+    }
+    rsql_err_t rc = RSQL_OK;
+    for (int i = 0; rc == RSQL_OK && i < x->n_args; i++) {
+        rc = mark_reads(xf, x->args[i], err);
+    }
+    return rc;
+}
 
 /* Copy v's string bytes into the batch arena (values of rsql_plan_apply point at scratch). */
 static bool own_value(rsql_batch_t *b, rsql_value_t *v)
@@ -83,9 +131,29 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         if (!row) {
             return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
-        rsql_err_t rc = rsql_decode(x->dec, rec->raw, rec->raw_len, batch->arena, row, err);
+        rsql_value_t *body = row;
+        if (x->phys) { /* decode the body's columns, then place them and the metadata */
+            body = rsql_arena_alloc(batch->arena, (size_t)(x->n_phys + 1) * sizeof(*body));
+            if (!body) {
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+        }
+        rsql_err_t rc = rsql_decode(x->dec, rec->raw, rec->raw_len, batch->arena, body, err);
         if (rc != RSQL_OK) {
             return rc;
+        }
+        if (x->phys) {
+            const char *const *meta = x->plan->source_meta;
+            for (int i = 0; i < x->n_in; i++) {
+                row[i] = (rsql_value_t){.type = x->plan->source.def->columns[i].type,
+                                        .is_null = true};
+                if (meta && meta[i] && *meta[i] && rec->meta) {
+                    row[i] = rec->meta[i];
+                }
+            }
+            for (int i = 0; i < x->n_phys; i++) {
+                row[x->phys[i]] = body[i];
+            }
         }
         rec->row = row;
     }
@@ -203,31 +271,97 @@ typedef struct cols {
     int n;
     const char **names;
     rsql_type_t *types;
+    int n_key;
+    int *key; /* PRIMARY KEY: column indexes, in key order */
 } cols_t;
 
-static bool cols_of(const rsql_table_def_t *def, cols_t *c)
+/* def's columns; phys: its physical ones only (what a format decodes or encodes). */
+static bool cols_of(const rsql_table_def_t *def, cols_t *c, bool phys)
 {
     memset(c, 0, sizeof(*c));
     if (!def) {
         return true;
     }
-    c->n = def->n_columns;
-    c->names = rsql_calloc((size_t)(c->n ? c->n : 1), sizeof(char *));
-    c->types = rsql_calloc((size_t)(c->n ? c->n : 1), sizeof(rsql_type_t));
+    c->names = rsql_calloc((size_t)(def->n_columns + 1), sizeof(char *));
+    c->types = rsql_calloc((size_t)(def->n_columns + 1), sizeof(rsql_type_t));
     if (!c->names || !c->types) {
         return false;
     }
-    for (int i = 0; i < c->n; i++) {
-        c->names[i] = def->columns[i].name;
-        c->types[i] = def->columns[i].type;
+    for (int i = 0; i < def->n_columns; i++) {
+        if (!phys || !def->columns[i].metadata) {
+            c->names[c->n] = def->columns[i].name;
+            c->types[c->n++] = def->columns[i].type;
+        }
     }
     return true;
+}
+
+/*
+** The table's PRIMARY KEY (...) NOT ENFORCED as indexes into c->names, in key
+** order (c->key, c->n_key; none when the table has no key). False when out of memory.
+*/
+static bool key_of(const rsql_table_def_t *def, cols_t *c)
+{
+    c->key = rsql_calloc((size_t)(def->n_columns + 1), sizeof(int));
+    if (!c->key) {
+        return false;
+    }
+    for (int i = 0; i < def->n_columns; i++) {
+        int k = def->columns[i].pk_ord;
+        if (k <= 0 || k > def->n_columns) {
+            continue;
+        }
+        for (int j = 0; j < c->n; j++) {
+            if (strcasecmp(c->names[j], def->columns[i].name) == 0) {
+                c->key[k - 1] = j;
+                c->n_key = k > c->n_key ? k : c->n_key;
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+/*
+** The sink's columns from the plan's outputs: the physical ones in c, the metadata keys
+** and types (the last plan->n_sink_meta outputs) in keys/types (caller frees both).
+*/
+static bool sink_cols_of(const rsql_plan_t *plan, cols_t *c, const char ***keys,
+                         rsql_type_t **types)
+{
+    memset(c, 0, sizeof(*c));
+    *keys = NULL;
+    *types = NULL;
+    if (!plan->sink.def) {
+        return true;
+    }
+    size_t n = (size_t)plan->n_outputs + 1;
+    c->names = rsql_calloc(n, sizeof(char *));
+    c->types = rsql_calloc(n, sizeof(rsql_type_t));
+    *keys = rsql_calloc(n, sizeof(char *));
+    *types = rsql_calloc(n, sizeof(rsql_type_t));
+    if (!c->names || !c->types || !*keys || !*types) {
+        return false;
+    }
+    int m = 0;
+    for (int i = 0; i < plan->n_outputs; i++) {
+        const rsql_plan_output_t *o = &plan->outputs[i];
+        if (o->meta_key) {
+            (*keys)[m] = o->meta_key;
+            (*types)[m++] = o->type;
+        } else {
+            c->names[c->n] = o->name;
+            c->types[c->n++] = o->type;
+        }
+    }
+    return key_of(plan->sink.def, c);
 }
 
 static void cols_free(cols_t *c)
 {
     rsql_free(c->names);
     rsql_free(c->types);
+    rsql_free(c->key);
 }
 
 static const char *conn_name(const rsql_plan_table_t *t)
@@ -286,10 +420,24 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     xform_t x;
     memset(&x, 0, sizeof x);
     rsql_eval_ctx_init(&x.ectx);
-    bool ok = cols_of(sdef, &src_cols) & cols_of(plan->sink.def, &snk_cols) &
-              cols_of(plan->errors.dlq.def, &dlq_cols);
+    cols_t phys_cols;
+    const char **meta_keys = NULL;
+    rsql_type_t *meta_types = NULL;
+    bool ok = cols_of(sdef, &src_cols, false) & cols_of(sdef, &phys_cols, true) &
+              sink_cols_of(plan, &snk_cols, &meta_keys, &meta_types) &
+              cols_of(plan->errors.dlq.def, &dlq_cols, false);
     x.plan = plan;
     x.n_in = sdef->n_columns;
+    x.n_phys = phys_cols.n;
+    if (ok && phys_cols.n < src_cols.n) {
+        x.phys = rsql_calloc((size_t)phys_cols.n + 1, sizeof(int));
+        ok = x.phys != NULL;
+        for (int i = 0, k = 0; ok && i < sdef->n_columns; i++) {
+            if (!sdef->columns[i].metadata) {
+                x.phys[k++] = i;
+            }
+        }
+    }
     x.tmp = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(rsql_value_t));
     ok = ok && x.tmp;
     if (preview) {
@@ -320,10 +468,27 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     }
     if (plan->source.format) {
         x.dec = rsql_decoder_new(plan->source.format,
-                                 rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT), src_cols.n,
-                                 src_cols.names, src_cols.types, err);
+                                 rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT),
+                                 phys_cols.n, phys_cols.names, phys_cols.types, err);
         if (!x.dec) {
             rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
+            goto done;
+        }
+        for (int k = 0; k < phys_cols.n; k++) {
+            int i = x.phys ? x.phys[k] : k;
+            if (i < plan->source.def->n_columns) {
+                rsql_decoder_set_desc(x.dec, k, plan->source.def->columns[i].desc);
+            }
+        }
+        /* decode only what the filter and the outputs read (issue 12, item 4) */
+        rc = rsql_decoder_prune(x.dec, err);
+        if (rc == RSQL_OK && plan->filter) {
+            rc = mark_reads(&x, plan->filter, err);
+        }
+        for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
+            rc = mark_reads(&x, plan->outputs[i].expr, err);
+        }
+        if (rc != RSQL_OK) {
             goto done;
         }
     }
@@ -353,6 +518,7 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     conf.src_ctx.n_columns = src_cols.n;
     conf.src_ctx.column_names = src_cols.names;
     conf.src_ctx.column_types = src_cols.types;
+    conf.src_ctx.column_meta = plan->source_meta;
     conf.snk_ops = snk_ops;
     if (preview) {
         conf.snk_ctx.table = "(preview)";
@@ -368,6 +534,11 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
         conf.snk_ctx.n_columns = snk_cols.n;
         conf.snk_ctx.column_names = snk_cols.names;
         conf.snk_ctx.column_types = snk_cols.types;
+        conf.snk_ctx.n_meta = plan->n_sink_meta;
+        conf.snk_ctx.meta_keys = meta_keys;
+        conf.snk_ctx.meta_types = meta_types;
+        conf.snk_ctx.n_key = snk_cols.n_key;
+        conf.snk_ctx.key_columns = snk_cols.key;
     }
     if (dlq_ops) {
         conf.dlq_ops = dlq_ops;
@@ -434,7 +605,11 @@ done:
     rsql_free(out_types);
     rsql_free(id);
     cols_free(&src_cols);
+    cols_free(&phys_cols);
     cols_free(&snk_cols);
     cols_free(&dlq_cols);
+    rsql_free(meta_keys);
+    rsql_free(meta_types);
+    rsql_free(x.phys);
     return rc;
 }

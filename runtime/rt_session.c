@@ -105,6 +105,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     rsql_type_t *types = NULL;
     rsql_optset_t *set = NULL;
     const rsql_connector_def_t *conn = NULL;
+    int n_phys = 0;
 
     if (st->n_columns == 0) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, st->name.pos,
@@ -122,7 +123,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     for (int i = 0; i < st->n_columns; i++) {
         const rsql_column_def_t *c = &st->columns[i];
         for (int j = 0; j < i; j++) {
-            if (strcasecmp(names[j], c->name.name) == 0) {
+            if (strcasecmp(st->columns[j].name.name, c->name.name) == 0) {
                 rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, c->name.pos,
                                     "duplicate column name '%s'", c->name.name);
                 goto done;
@@ -136,13 +137,38 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
                                 c->type.precision);
             goto done;
         }
-        names[i] = c->name.name;
-        types[i] = c->type.type;
         def.columns[i].name = (char *)c->name.name;
         def.columns[i].type = c->type.type;
         def.columns[i].not_null = c->not_null;
+        def.columns[i].desc = c->type.desc;
+        def.columns[i].metadata = c->metadata;
+        def.columns[i].meta_from = (char *)c->meta_from;
+        def.columns[i].is_virtual = c->is_virtual;
+        if (!c->metadata) { /* the connector and its format see the physical columns only */
+            names[n_phys] = c->name.name;
+            types[n_phys++] = c->type.type;
+        }
     }
     def.n_columns = st->n_columns;
+    for (int k = 0; k < st->n_pkey; k++) {
+        const rsql_ident_t *kc = &st->pkey[k];
+        int i = 0;
+        while (i < st->n_columns && strcasecmp(names[i], kc->name) != 0) {
+            i++;
+        }
+        if (i == st->n_columns) {
+            rc = rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, kc->pos,
+                                "PRIMARY KEY column '%s' is not a column of table '%s'",
+                                kc->name, st->name.name);
+            goto done;
+        }
+        if (def.columns[i].pk_ord) {
+            rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, kc->pos,
+                                "column '%s' appears twice in PRIMARY KEY", kc->name);
+            goto done;
+        }
+        def.columns[i].pk_ord = k + 1;
+    }
     for (int i = 0; i < st->n_options; i++) {
         kvs[i].key = st->options[i].key;
         kvs[i].value = st->options[i].value;
@@ -152,14 +178,32 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
         def.options[i].value = (char *)st->options[i].value;
     }
     def.n_options = st->n_options;
-    set = rsql_connector_validate(kvs, st->n_options, names, st->n_columns, st->name.pos, &conn,
-                                  err);
+    set = rsql_connector_validate(kvs, st->n_options, names, n_phys, st->name.pos, &conn, err);
     if (!set) {
         rc = err ? err->code : RSQL_ERR_BAD_OPTION;
         goto done;
     }
-    rc = rsql_connector_check_columns(conn, set, st->name.name, st->n_columns, names, types,
-                                      st->name.pos, err);
+    for (int i = 0; i < st->n_columns; i++) {
+        const rsql_column_def_t *c = &st->columns[i];
+        if (c->metadata &&
+            (rc = rsql_connector_check_meta(conn, c->name.name, c->type.type,
+                                            c->meta_from ? c->meta_from : c->name.name,
+                                            c->is_virtual, c->meta_pos, c->type.pos,
+                                            c->virtual_pos, err)) != RSQL_OK) {
+            goto done;
+        }
+    }
+    if (n_phys == 0) {
+        rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, st->name.pos,
+                            "table '%s' must have at least one column that is not METADATA",
+                            st->name.name);
+        goto done;
+    }
+    /* with a ${env:...} / ${file:...} reference pending, the planner checks the columns */
+    rc = rsql_optset_pending(set) ? RSQL_OK
+                                  : rsql_connector_check_columns(conn, set, st->name.name,
+                                                                 n_phys, names, types,
+                                                                 st->name.pos, err);
     if (rc != RSQL_OK) {
         goto done;
     }
@@ -344,6 +388,7 @@ rsql_err_t rsql_session_exec(rsql_session_t *s, const rsql_stmt_t *st, const cha
     case RSQL_STMT_SHOW_CREATE_TABLE: return rsql_rt__show_create(s, st, out, err);
     case RSQL_STMT_SHOW_CONNECTORS: return rsql_rt__show_connectors(out, err);
     case RSQL_STMT_SHOW_OPTIONS: return rsql_rt__show_options(st, out, err);
+    case RSQL_STMT_SHOW_METADATA: return rsql_rt__show_metadata(st, out, err);
     case RSQL_STMT_SET:
         if (!st->has_setting) {
             return rsql_rt__show_settings(s, out, err);

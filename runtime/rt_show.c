@@ -81,32 +81,6 @@ rsql_err_t rsql_rt__show_tables(rsql_session_t *s, rsql_result_t **out, rsql_err
     return RSQL_OK;
 }
 
-rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
-                             rsql_error_t *err)
-{
-    rsql_table_def_t *def = NULL;
-    rsql_err_t rc = get_table(s, &st->name, &def, err);
-    if (rc != RSQL_OK) {
-        return rc;
-    }
-    static const char *const cols[] = {"column", "type", "nullable"};
-    rsql_result_t *r = table_result(3, cols);
-    for (int i = 0; r && i < def->n_columns; i++) {
-        const char *row[] = {def->columns[i].name, rsql_type_name(def->columns[i].type),
-                             def->columns[i].not_null ? "NO" : "YES"};
-        if (rsql_result_add_row(r, row) != RSQL_OK) {
-            rsql_result_destroy(r);
-            r = NULL;
-        }
-    }
-    rsql_table_def_free(def);
-    if (!r) {
-        return nomem(err);
-    }
-    *out = r;
-    return RSQL_OK;
-}
-
 /* An identifier, double-quoted when it is not a plain lower/upper-case word. */
 static void put_ident(rsql_buf_t *b, const char *name)
 {
@@ -142,6 +116,66 @@ static void put_string(rsql_buf_t *b, const char *s)
     rsql_buf_putc(b, '\'');
 }
 
+/* " METADATA [FROM 'key'] [VIRTUAL]" of a METADATA column, as CREATE TABLE takes it. */
+static void put_meta(rsql_buf_t *b, const rsql_col_t *c)
+{
+    if (!c->metadata) {
+        return;
+    }
+    rsql_buf_puts(b, " METADATA");
+    if (c->meta_from) {
+        rsql_buf_puts(b, " FROM ");
+        put_string(b, c->meta_from);
+    }
+    if (c->is_virtual) {
+        rsql_buf_puts(b, " VIRTUAL");
+    }
+}
+
+rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
+                             rsql_error_t *err)
+{
+    rsql_table_def_t *def = NULL;
+    rsql_err_t rc = get_table(s, &st->name, &def, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    /* the key column only for a table with PRIMARY KEY (...) NOT ENFORCED */
+    static const char *const cols_key[] = {"column", "type", "nullable", "key", "extras"};
+    static const char *const cols_plain[] = {"column", "type", "nullable", "extras"};
+    bool has_key = false;
+    for (int i = 0; i < def->n_columns; i++) {
+        has_key = has_key || def->columns[i].pk_ord > 0;
+    }
+    rsql_result_t *r = has_key ? table_result(5, cols_key) : table_result(4, cols_plain);
+    for (int i = 0; r && i < def->n_columns; i++) {
+        rsql_buf_t extras = RSQL_BUF_INIT;
+        put_meta(&extras, &def->columns[i]);
+        char key[32] = "";
+        if (def->columns[i].pk_ord) {
+            snprintf(key, sizeof key, "PRI(%d)", def->columns[i].pk_ord);
+        }
+        const char *type = def->columns[i].desc ? def->columns[i].desc->text
+                                                : rsql_type_name(def->columns[i].type);
+        const char *nullable = def->columns[i].not_null ? "NO" : "YES";
+        const char *ex = extras.oom ? "" : rsql_buf_str(&extras) + (extras.len > 0);
+        const char *row_key[] = {def->columns[i].name, type, nullable, key, ex};
+        const char *row_plain[] = {def->columns[i].name, type, nullable, ex};
+        rsql_err_t arc = rsql_result_add_row(r, has_key ? row_key : row_plain);
+        rsql_buf_deinit(&extras);
+        if (arc != RSQL_OK) {
+            rsql_result_destroy(r);
+            r = NULL;
+        }
+    }
+    rsql_table_def_free(def);
+    if (!r) {
+        return nomem(err);
+    }
+    *out = r;
+    return RSQL_OK;
+}
+
 rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_result_t **out,
                                 rsql_error_t *err)
 {
@@ -155,12 +189,30 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     rsql_buf_puts(&b, "CREATE TABLE ");
     put_ident(&b, def->name);
     rsql_buf_puts(&b, " (\n");
+    int n_key = 0;
+    for (int i = 0; i < def->n_columns; i++) {
+        n_key += def->columns[i].pk_ord > 0;
+    }
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         put_ident(&b, def->columns[i].name);
-        rsql_buf_printf(&b, " %s%s%s\n", rsql_type_name(def->columns[i].type),
-                        def->columns[i].not_null ? " NOT NULL" : "",
-                        i + 1 < def->n_columns ? "," : "");
+        rsql_buf_printf(&b, " %s%s", def->columns[i].desc ? def->columns[i].desc->text
+                                                : rsql_type_name(def->columns[i].type),
+                        def->columns[i].not_null ? " NOT NULL" : "");
+        put_meta(&b, &def->columns[i]);
+        rsql_buf_puts(&b, i + 1 < def->n_columns || n_key ? ",\n" : "\n");
+    }
+    if (n_key) {
+        rsql_buf_puts(&b, "  PRIMARY KEY (");
+        for (int k = 1; k <= n_key; k++) {
+            for (int i = 0; i < def->n_columns; i++) {
+                if (def->columns[i].pk_ord == k) {
+                    rsql_buf_puts(&b, k > 1 ? ", " : "");
+                    put_ident(&b, def->columns[i].name);
+                }
+            }
+        }
+        rsql_buf_puts(&b, ") NOT ENFORCED\n");
     }
     rsql_buf_puts(&b, ") WITH (\n");
     for (int i = 0; i < def->n_options; i++) {
@@ -247,23 +299,54 @@ static rsql_err_t add_option_rows(rsql_result_t *r, const char *owner, const rsq
     return RSQL_OK;
 }
 
+/* RSQL_ERR_UNKNOWN_NAME for connector name (SHOW OPTIONS / SHOW METADATA), at pos. */
+static rsql_err_t no_such_connector(const char *name, rsql_pos_t pos, rsql_error_t *err)
+{
+    rsql_buf_t list = RSQL_BUF_INIT;
+    const rsql_connector_def_t *const *all = rsql_connector_list();
+    for (int i = 0; all[i]; i++) {
+        rsql_buf_printf(&list, "%s%s", i ? ", " : "", all[i]->name);
+    }
+    rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos, "unknown connector '%s'; connectors: %s", name,
+                   rsql_buf_str(&list));
+    rsql_buf_deinit(&list);
+    return RSQL_ERR_UNKNOWN_NAME;
+}
+
+/* SHOW METADATA FOR CONNECTOR 'name': the connector's metadata key table. */
+rsql_err_t rsql_rt__show_metadata(const rsql_stmt_t *st, rsql_result_t **out, rsql_error_t *err)
+{
+    const rsql_connector_def_t *conn = rsql_connector_find(st->setting.value);
+    if (!conn) {
+        return no_such_connector(st->setting.value, st->setting.value_pos, err);
+    }
+    static const char *const cols[] = {"key", "type", "read", "write", "description"};
+    rsql_result_t *r = table_result(5, cols);
+    for (const rsql_meta_def_t *m = conn->metadata; r && m && m->key; m++) {
+        const char *row[] = {m->key, m->type, (m->flags & RSQL_META_READ) ? "yes" : "no",
+                             (m->flags & RSQL_META_WRITE) ? "yes" : "no", m->doc ? m->doc : ""};
+        if (rsql_result_add_row(r, row) != RSQL_OK) {
+            rsql_result_destroy(r);
+            r = NULL;
+        }
+    }
+    if (!r) {
+        return nomem(err);
+    }
+    *out = r;
+    return RSQL_OK;
+}
+
 rsql_err_t rsql_rt__show_options(const rsql_stmt_t *st, rsql_result_t **out, rsql_error_t *err)
 {
     const char *name = st->setting.value;
     const rsql_connector_def_t *conn = rsql_connector_find(name);
     if (!conn) {
-        rsql_buf_t list = RSQL_BUF_INIT;
-        const rsql_connector_def_t *const *all = rsql_connector_list();
-        for (int i = 0; all[i]; i++) {
-            rsql_buf_printf(&list, "%s%s", i ? ", " : "", all[i]->name);
-        }
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, st->setting.value_pos,
-                       "unknown connector '%s'; connectors: %s", name, rsql_buf_str(&list));
-        rsql_buf_deinit(&list);
-        return RSQL_ERR_UNKNOWN_NAME;
+        return no_such_connector(name, st->setting.value_pos, err);
     }
     static const char *const cols[] = {"from", "option", "side", "type",
                                        "default", "required", "description"};
+
     rsql_result_t *r = table_result(7, cols);
     rsql_err_t rc = r ? add_option_rows(r, conn->name, conn->opts) : RSQL_ERR_NOMEM;
     for (int i = 0; rc == RSQL_OK && conn->formats && conn->formats[i]; i++) {

@@ -50,7 +50,9 @@ typedef enum rsql_expr_kind {
     RSQL_EX_BETWEEN, /* left [NOT] BETWEEN right AND third */
     RSQL_EX_CASE,    /* CASE [left] WHEN args[0] THEN args[1] ... [ELSE right] END */
     RSQL_EX_CAST,    /* CAST(left AS cast_type) */
-    RSQL_EX_FUNC     /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FUNC,    /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FIELD,   /* left.name: a ROW field (a.b alone parses as COLUMN b qualified by a) */
+    RSQL_EX_INDEX    /* left[right]: an ARRAY element (1-based) or a MAP value */
 } rsql_expr_kind_t;
 
 typedef enum rsql_op {
@@ -83,6 +85,9 @@ typedef struct rsql_type_spec {
     rsql_type_t type;
     int precision; /* TIMESTAMP(p): p as written (only 3 accepted by the binder); else -1 */
     rsql_pos_t pos;
+    /* DECIMAL, DATE, ROW, ARRAY, MAP: the interned descriptor of the type text (parsed from
+       the written span by rsql_tdesc_parse); NULL for the other types */
+    const rsql_tdesc_t *desc;
 } rsql_type_spec_t;
 
 typedef struct rsql_expr rsql_expr_t;
@@ -139,6 +144,13 @@ typedef struct rsql_column_def {
     rsql_type_spec_t type;
     bool not_null;
     rsql_pos_t pos; /* the whole column definition */
+    /* METADATA [FROM 'key'] [VIRTUAL] (Flink's syntax): a column the connector fills from
+       (or writes into) what surrounds the body, not from the body itself */
+    bool metadata;
+    const char *meta_from; /* FROM 'key', unescaped; NULL = the key is the column's name */
+    rsql_pos_t meta_pos;   /* the METADATA keyword, or the 'key' literal when FROM is given */
+    bool is_virtual;       /* VIRTUAL: read only, never written when the table is a sink */
+    rsql_pos_t virtual_pos;
 } rsql_column_def_t;
 
 /* 'key' = 'value' in WITH (...) or SET. Key and value are unescaped. */
@@ -191,7 +203,8 @@ typedef enum rsql_stmt_kind {
     RSQL_STMT_DROP_JOB,
     RSQL_STMT_SHOW_JOBS,
     RSQL_STMT_RUN_JOB,
-    RSQL_STMT_SHOW_JOB_RUNS /* name optional */
+    RSQL_STMT_SHOW_JOB_RUNS, /* name optional */
+    RSQL_STMT_SHOW_METADATA  /* SHOW METADATA FOR CONNECTOR 'name' (setting.value) */
 } rsql_stmt_kind_t;
 
 typedef struct rsql_stmt rsql_stmt_t;
@@ -203,6 +216,10 @@ struct rsql_stmt {
     /* CREATE TABLE */
     int n_columns;
     rsql_column_def_t *columns;
+    /* PRIMARY KEY (col, ...) NOT ENFORCED: the key's columns, in order (0 = none) */
+    int n_pkey;
+    rsql_ident_t *pkey;
+    rsql_pos_t pkey_pos; /* the clause */
     int n_options;
     rsql_option_t *options; /* WITH options in written order */
     /* SET / RESET: has_setting false for "RESET" alone; SHOW OPTIONS: setting.value = connector */

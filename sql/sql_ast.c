@@ -620,6 +620,66 @@ rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_to
     return ts;
 }
 
+/*
+** A DECIMAL, DATE, ROW, ARRAY or MAP type spanning first..last: its text is
+** parsed into an interned descriptor (errors at their place in the text).
+*/
+rsql_type_spec_t rsql_sql__type_text(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *first,
+                                     const rsql_token_t *last)
+{
+    rsql_type_spec_t ts = {type, -1, rsql_sql__span(rsql_sql__tok_pos(first),
+                                                    rsql_sql__tok_pos(last)), NULL};
+    if (p->failed) {
+        return ts;
+    }
+    uint32_t off = 0;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (rsql_tdesc_parse(p->text + ts.pos.off, ts.pos.len, &ts.desc, &off, &e) != RSQL_OK) {
+        rsql_pos_t at = {ts.pos.off + off, 1};
+        rsql_sql__error(p, e.code, e.code == RSQL_ERR_NOMEM ? RSQL_NOPOS : at, "%s", e.msg);
+    }
+    return ts;
+}
+
+/*
+** x.name: when x is a bare column a, this is the column name qualified by a
+** (t.col, the shape before nested types); else a ROW field access.
+*/
+rsql_expr_t *rsql_sql__expr_field(rsql_parse_t *p, rsql_expr_t *x, const rsql_ident_t *name)
+{
+    if (p->failed || !x) {
+        return NULL;
+    }
+    if (x->kind == RSQL_EX_COLUMN && !x->qualifier) {
+        rsql_ident_t q = {x->name, x->pos};
+        return rsql_sql__expr_column(p, &q, name);
+    }
+    rsql_expr_t *e = expr_new(p, RSQL_EX_FIELD, rsql_sql__span(x->pos, name->pos));
+    if (e) {
+        e->left = x;
+        e->name = name->name;
+        e->op_pos = name->pos;
+    }
+    return e;
+}
+
+/* x[i]: an ARRAY element or a MAP value. */
+rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *i,
+                                  const rsql_token_t *rb)
+{
+    if (p->failed || !x || !i) {
+        return NULL;
+    }
+    rsql_expr_t *e = expr_new(p, RSQL_EX_INDEX, rsql_sql__span(x->pos, rsql_sql__tok_pos(rb)));
+    if (e) {
+        e->left = x;
+        e->right = i;
+        e->op_pos = i->pos;
+    }
+    return e;
+}
+
 /* name type [NOT NULL | NULL]; pos spans the whole definition. */
 rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
                                    const rsql_type_spec_t *type, sql_flag_t nullability)
@@ -632,6 +692,27 @@ rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
     c.pos = rsql_sql__span(name->pos,
                            nullability.pos.off != RSQL_POS_NONE ? nullability.pos : type->pos);
     return c;
+}
+
+/*
+** Mark c a METADATA column (m->on) and widen its span over METADATA ... VIRTUAL. The key's
+** place is the 'key' literal when FROM is given, else the METADATA keyword.
+*/
+void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m)
+{
+    (void)p;
+    c->meta_pos = RSQL_NOPOS;
+    c->virtual_pos = RSQL_NOPOS;
+    if (!m->on) {
+        return;
+    }
+    c->metadata = true;
+    c->meta_from = m->from.s;
+    c->meta_pos = m->from.s ? m->from.pos : m->pos;
+    c->is_virtual = m->virt.on;
+    c->virtual_pos = m->virt.pos;
+    rsql_pos_t end = m->virt.on ? m->virt.pos : m->from.s ? m->from.pos : m->pos;
+    c->pos = rsql_sql__span(c->pos, end);
 }
 
 /* 'key' = 'value' of WITH (...), both unescaped, positions with quotes. */
@@ -737,6 +818,17 @@ rsql_stmt_t *rsql_sql__stmt_create_table(rsql_parse_t *p, bool if_not_exists,
         s->options = options->items;
     }
     return s;
+}
+
+/* See sql_int.h. */
+void rsql_sql__stmt_primary_key(rsql_parse_t *p, rsql_stmt_t *s, const sql_pkey_t *pk)
+{
+    (void)p;
+    if (s) {
+        s->n_pkey = pk->cols.n;
+        s->pkey = pk->cols.items;
+        s->pkey_pos = pk->pos;
+    }
 }
 
 /* DROP TABLE / DROP JOB [IF EXISTS] name. */

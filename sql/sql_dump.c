@@ -66,7 +66,7 @@ static void put_type(rsql_buf_t *b, const rsql_type_spec_t *t)
         }
         return;
     }
-    rsql_buf_puts(b, rsql_type_name(t->type));
+    rsql_buf_puts(b, t->desc ? t->desc->text : rsql_type_name(t->type));
 }
 
 static const char *op_name(rsql_op_t op)
@@ -230,6 +230,18 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
             rsql_buf_putc(b, ')');
         }
         break;
+    case RSQL_EX_FIELD:
+        rsql_buf_puts(b, "(field ");
+        put_expr(b, e->left);
+        rsql_buf_putc(b, ' ');
+        put_name(b, e->name);
+        break;
+    case RSQL_EX_INDEX:
+        rsql_buf_puts(b, "(index ");
+        put_expr(b, e->left);
+        rsql_buf_putc(b, ' ');
+        put_expr(b, e->right);
+        break;
     }
     }
     rsql_buf_putc(b, ')');
@@ -292,6 +304,7 @@ static const char *stmt_name(rsql_stmt_kind_t k)
     case RSQL_STMT_SHOW_CREATE_TABLE: return "show-create-table";
     case RSQL_STMT_SHOW_CONNECTORS: return "show-connectors";
     case RSQL_STMT_SHOW_OPTIONS: return "show-options";
+    case RSQL_STMT_SHOW_METADATA: return "show-metadata";
     case RSQL_STMT_SET: return "set";
     case RSQL_STMT_RESET: return "reset";
     case RSQL_STMT_SHOW_SETTINGS: return "show-settings";
@@ -336,7 +349,16 @@ static void put_stmt(rsql_buf_t *b, const rsql_stmt_t *s)
             put_name(b, c->name.name);
             rsql_buf_putc(b, ' ');
             put_type(b, &c->type);
-            rsql_buf_puts(b, c->not_null ? " not-null)" : ")");
+            rsql_buf_puts(b, c->not_null ? " not-null" : "");
+            if (c->metadata) {
+                rsql_buf_puts(b, " metadata");
+                if (c->meta_from) {
+                    rsql_buf_putc(b, ' ');
+                    put_cstring(b, c->meta_from);
+                }
+                rsql_buf_puts(b, c->is_virtual ? " virtual" : "");
+            }
+            rsql_buf_putc(b, ')');
         }
         rsql_buf_putc(b, ')');
         if (s->n_options) {

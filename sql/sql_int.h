@@ -51,6 +51,12 @@ typedef struct sql_vec {
 } sql_vec_t;
 
 /* An optional keyword with its position: NOT in NOT LIKE, NOT NULL, IF EXISTS... */
+/* PRIMARY KEY (cols) NOT ENFORCED: the column names (rsql_ident_t) and the clause's span. */
+typedef struct sql_pkey {
+    sql_vec_t cols;
+    rsql_pos_t pos;
+} sql_pkey_t;
+
 typedef struct sql_flag {
     bool on;
     rsql_pos_t pos;
@@ -61,6 +67,14 @@ typedef struct sql_text {
     const char *s;
     rsql_pos_t pos;
 } sql_text_t;
+
+/* METADATA [FROM 'key'] [VIRTUAL] of a column definition (on false when absent). */
+typedef struct sql_meta {
+    bool on;
+    rsql_pos_t pos; /* the METADATA keyword */
+    sql_text_t from; /* s NULL without FROM */
+    sql_flag_t virt;
+} sql_meta_t;
 
 /* LIMIT n as written (present false when absent). */
 typedef struct sql_limit {
@@ -166,8 +180,14 @@ int rsql_sql__context_token(rsql_parse_t *p, const rsql_token_t *t);
 
 void rsql_sql__expr_list_push(rsql_parse_t *p, rsql_expr_list_t *l, rsql_expr_t *x);
 
+rsql_type_spec_t rsql_sql__type_text(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *first,
+                                     const rsql_token_t *last);
+rsql_expr_t *rsql_sql__expr_field(rsql_parse_t *p, rsql_expr_t *x, const rsql_ident_t *name);
+rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *i,
+                                  const rsql_token_t *rb);
 rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *t,
                                 const rsql_token_t *precision, const rsql_token_t *rp);
+void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m);
 rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
                                    const rsql_type_spec_t *type, sql_flag_t nullability);
 rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,
@@ -186,6 +206,8 @@ rsql_stmt_t *rsql_sql__stmt(rsql_parse_t *p, rsql_stmt_kind_t kind, const rsql_i
 rsql_stmt_t *rsql_sql__stmt_create_table(rsql_parse_t *p, bool if_not_exists,
                                          const rsql_ident_t *name, const sql_vec_t *columns,
                                          const sql_vec_t *options);
+/* Attach a parsed PRIMARY KEY clause (may be empty) to a CREATE TABLE statement s (may be NULL). */
+void rsql_sql__stmt_primary_key(rsql_parse_t *p, rsql_stmt_t *s, const sql_pkey_t *pk);
 rsql_stmt_t *rsql_sql__stmt_drop(rsql_parse_t *p, rsql_stmt_kind_t kind, bool if_exists,
                                  const rsql_ident_t *name);
 rsql_stmt_t *rsql_sql__stmt_setting(rsql_parse_t *p, rsql_stmt_kind_t kind,

@@ -36,7 +36,8 @@
 /* Tokens the tokenizer produces that no rule uses: declared first so their
  * codes exist.  SEMI ends a statement and is never fed to the parser. */
 %token SEMI.
-/* Made by the driver, never by the tokenizer (sql_parse_driver.c): KEY at the start of an
+%token LB RB.
+/* Made by the driver, never by the tokenizer (sql_ast_fn.c): KEY after PRIMARY or at the start of an
  * argument of JSON_OBJECT(...), INPOS for the IN of POSITION(a IN b).  Neither is a keyword,
  * so `key` and `position` stay column names everywhere. */
 %token KEY INPOS.
@@ -45,10 +46,10 @@
  * has no action in the current state, the parser retries it as ID. */
 %fallback ID
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
-    FOR IF INSERT INT JOB JOBS OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
-    TIMESTAMP VARCHAR WITH
-    ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE
-    ARRAY CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER.
+    FOR IF INSERT INT JOB JOBS METADATA OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
+    TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
+    ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY
+    CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -59,6 +60,7 @@
 %left PLUS MINUS CONCAT.
 %left STAR SLASH REM.
 %right UMINUS.
+%left DOT LB.
 
 input ::= cmd(X). { rsql_sql__finish(pctx, X); }
 
@@ -79,9 +81,23 @@ ifexists(A) ::= IF EXISTS. { A = true; }
 
 /* ================================================================ CREATE TABLE */
 
-cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) RP with_opt(W). {
+cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) pkey(K) RP with_opt(W). {
     A = rsql_sql__stmt_create_table(pctx, E, &N, &C, &W);
+    rsql_sql__stmt_primary_key(pctx, A, &K);
 }
+
+/* PRIMARY KEY (col, ...) NOT ENFORCED (Flink's syntax): the key of an upsert sink. */
+%type pkey {sql_pkey_t}
+pkey(A) ::= . { A = (sql_pkey_t){{0, NULL}, RSQL_NOPOS}; }
+pkey(A) ::= COMMA PRIMARY(X) KEY LP pkcols(L) RP NOT ENFORCED(Y). {
+    A = (sql_pkey_t){L, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
+}
+%type pkcols {sql_vec_t}
+pkcols(A) ::= nm(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+pkcols(A) ::= pkcols(A) COMMA nm(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X)); }
 
 %type coldefs {sql_vec_t}
 coldefs(A) ::= coldef(X). {
@@ -93,7 +109,25 @@ coldefs(A) ::= coldefs(A) COMMA coldef(X). {
 }
 
 %type coldef {rsql_column_def_t}
-coldef(A) ::= nm(N) typespec(T) nullability(K). { A = rsql_sql__column(pctx, &N, &T, K); }
+coldef(A) ::= nm(N) typespec(T) nullability(K) metaopt(M). {
+    A = rsql_sql__column(pctx, &N, &T, K);
+    rsql_sql__column_meta(pctx, &A, &M);
+}
+
+/* METADATA [FROM 'key'] [VIRTUAL] (Flink); present false when absent */
+%type metaopt {sql_meta_t}
+metaopt(A) ::= . { A = (sql_meta_t){false, RSQL_NOPOS, {NULL, RSQL_NOPOS}, {false, RSQL_NOPOS}}; }
+metaopt(A) ::= METADATA(X) metafrom(F) metavirtual(V). {
+    A = (sql_meta_t){true, rsql_sql__tok_pos(&X), F, V};
+}
+
+%type metafrom {sql_text_t}
+metafrom(A) ::= . { A = (sql_text_t){NULL, RSQL_NOPOS}; }
+metafrom(A) ::= FROM STRING(K). { A = rsql_sql__text_string(pctx, &K); }
+
+%type metavirtual {sql_flag_t}
+metavirtual(A) ::= . { A = (sql_flag_t){false, RSQL_NOPOS}; }
+metavirtual(A) ::= VIRTUAL(X). { A = (sql_flag_t){true, rsql_sql__tok_pos(&X)}; }
 
 /* on = NOT NULL; pos = the keywords (off RSQL_POS_NONE when absent) */
 %type nullability {sql_flag_t}
@@ -117,6 +151,26 @@ typespec(A) ::= TIMESTAMP(X). { A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X
 typespec(A) ::= TIMESTAMP(X) LP INTEGER(P) RP(R). {
     A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X, &P, &R);
 }
+
+/* DECIMAL, DATE and the nested types: the span's text is parsed into a type descriptor */
+typespec(A) ::= DECIMAL(X). { A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &X); }
+typespec(A) ::= DECIMAL(X) LP INTEGER RP(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &R);
+}
+typespec(A) ::= DECIMAL(X) LP INTEGER COMMA INTEGER RP(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &R);
+}
+typespec(A) ::= DATE(X). { A = rsql_sql__type_text(pctx, RSQL_TYPE_DATE, &X, &X); }
+typespec(A) ::= ARRAY(X) LT typespec GT(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_ARRAY, &X, &R);
+}
+typespec(A) ::= MAP(X) LT typespec COMMA typespec GT(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_MAP, &X, &R);
+}
+typespec(A) ::= ROW(X) LT rowfields GT(R). { A = rsql_sql__type_text(pctx, RSQL_TYPE_ROW, &X, &R); }
+typespec(A) ::= ROW(X) LP rowfields RP(R). { A = rsql_sql__type_text(pctx, RSQL_TYPE_ROW, &X, &R); }
+rowfields ::= nm typespec.
+rowfields ::= rowfields COMMA nm typespec.
 
 %type with_opt {sql_vec_t}
 with_opt(A) ::= . { A = (sql_vec_t){0, NULL}; }
@@ -145,6 +199,9 @@ cmd(A) ::= SHOW CREATE TABLE nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_CR
 cmd(A) ::= SHOW CONNECTORS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_CONNECTORS, NULL); }
 cmd(A) ::= SHOW OPTIONS FOR CONNECTOR setkey(V). {
     A = rsql_sql__stmt_setting(pctx, RSQL_STMT_SHOW_OPTIONS, NULL, &V);
+}
+cmd(A) ::= SHOW METADATA FOR CONNECTOR setkey(V). {
+    A = rsql_sql__stmt_setting(pctx, RSQL_STMT_SHOW_METADATA, NULL, &V);
 }
 cmd(A) ::= SHOW SETTINGS. { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_SETTINGS, NULL); }
 
@@ -248,7 +305,8 @@ cmd(A) ::= SHOW JOB RUNS nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_JOB_RU
 
 expr(A) ::= LP(L) expr(X) RP(R). { A = rsql_sql__expr_paren(pctx, &L, X, &R); }
 expr(A) ::= nm(X). { A = rsql_sql__expr_column(pctx, NULL, &X); }
-expr(A) ::= nm(Q) DOT nm(X). { A = rsql_sql__expr_column(pctx, &Q, &X); }
+expr(A) ::= expr(Q) DOT nm(X). { A = rsql_sql__expr_field(pctx, Q, &X); }
+expr(A) ::= expr(X) LB expr(I) RB(R). { A = rsql_sql__expr_index(pctx, X, I, &R); }
 expr(A) ::= INTEGER(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= FLOAT(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= STRING(X). { A = rsql_sql__expr_literal(pctx, &X); }

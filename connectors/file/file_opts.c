@@ -53,6 +53,14 @@ static bool file_bounded(const void *conf, const char **why)
     return !c->follow;
 }
 
+/* METADATA columns of a filesystem source (rsql_meta_def_t). */
+static const rsql_meta_def_t file_meta[] = {
+    RSQL_META_ROW("path", "VARCHAR", RSQL_META_READ, "The path of the file the line was read from, as given in `path`."),
+    RSQL_META_ROW("offset", "BIGINT", RSQL_META_READ, "The byte offset of the line's first byte in the file (0 for the first line)."),
+    RSQL_META_ROW("line", "BIGINT", RSQL_META_READ, "The line number in the file (1 for the first line), counting every line, skipped and header lines included."),
+    RSQL_META_END,
+};
+
 const rsql_connector_def_t rsql_file_conn_def = {
     .name = "filesystem",
     .description =
@@ -67,4 +75,5 @@ const rsql_connector_def_t rsql_file_conn_def = {
     .bounded = file_bounded,
     .source = &rsql_file_source_ops,
     .sink = &rsql_file_sink_ops,
+    .metadata = file_meta,
 };

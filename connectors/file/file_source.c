@@ -17,6 +17,10 @@
  * scan.poll-interval (sleeping on a condition variable: wakeup ends the
  * wait; never spinning).
  *
+ * METADATA columns (file_opts.c): path, offset (the line's first byte) and line (its
+ * number, from 1) are set only when the statement reads them; line numbers after a resume
+ * come from counting the line ends before the resume point once, at open.
+ *
  * A trailing "\r" is dropped (CRLF files). json: blank lines are skipped.
  * csv: a line end inside a quoted field continues the record, so quoted
  * fields may hold line ends (as the csv encoder writes them).
@@ -61,6 +65,11 @@ struct rsql_source {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool woken;
+    /* METADATA columns the statement reads (column index, -1 = not read) */
+    int n_columns, col_path, col_off, col_line;
+    rsql_type_t type_path, type_off, type_line;
+    int64_t line_no;   /* line ends before buf[start] in the file (col_line >= 0) */
+    int64_t long_line; /* line_no at the start of the over-long line being skipped */
 };
 
 /* A failed system call: the code says what errno e means (a missing file is permanent). */
@@ -69,6 +78,90 @@ static rsql_err_t io_error(rsql_error_t *err, const char *what, const char *path
     return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "%s %s: %s", what, path,
                           strerror(e));
 }
+
+/* Line ends ('\n') in p[0..n). */
+static int64_t count_nl(const uint8_t *p, size_t n)
+{
+    int64_t c = 0;
+    for (const uint8_t *e; n > 0 && (e = memchr(p, '\n', n)); c++) {
+        n -= (size_t)(e + 1 - p);
+        p = e + 1;
+    }
+    return c;
+}
+
+/* The columns of ctx that read metadata key key (the last one), or -1. */
+static int meta_col(const rsql_source_ctx_t *ctx, const char *key, rsql_type_t *type)
+{
+    int c = -1;
+    for (int i = 0; ctx->column_meta && i < ctx->n_columns; i++) {
+        if (ctx->column_meta[i] && strcmp(ctx->column_meta[i], key) == 0) {
+            c = i;
+            *type = ctx->column_types[i];
+        }
+    }
+    return c;
+}
+
+/* Line ends in the first off bytes of fd (read with pread: the file position stays). */
+static rsql_err_t count_lines_before(rsql_source_t *s, int64_t off, rsql_error_t *err)
+{
+    uint8_t chunk[64 * 1024];
+    int64_t at = 0;
+    while (at < off) {
+        size_t want = off - at < (int64_t)sizeof chunk ? (size_t)(off - at) : sizeof chunk;
+        ssize_t r = pread(s->fd, chunk, want, (off_t)at);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return io_error(err, "cannot read", s->path, r < 0 ? errno : EIO);
+        }
+        s->line_no += count_nl(chunk, (size_t)r);
+        at += r;
+    }
+    return RSQL_OK;
+}
+
+/* A value of column type t (BIGINT, or DOUBLE it widens to) holding n. */
+static rsql_value_t meta_int(rsql_type_t t, int64_t n)
+{
+    rsql_value_t v = {.type = t, .is_null = false};
+    if (t == RSQL_TYPE_DOUBLE) {
+        v.v.d = (double)n;
+    } else {
+        v.v.i = n;
+    }
+    return v;
+}
+
+/* r->meta for the line that starts at file offset off, line line (from 1). */
+static bool set_meta(rsql_source_t *s, rsql_batch_t *batch, rsql_record_t *r, int64_t off,
+                     int64_t line)
+{
+    if (s->col_path < 0 && s->col_off < 0 && s->col_line < 0) {
+        return true;
+    }
+    rsql_value_t *m = rsql_arena_alloc(batch->arena, sizeof(*m) * (size_t)s->n_columns);
+    if (!m) {
+        return false;
+    }
+    memset(m, 0, sizeof(*m) * (size_t)s->n_columns);
+    if (s->col_path >= 0) {
+        m[s->col_path] = (rsql_value_t){.type = s->type_path, .is_null = false};
+        m[s->col_path].v.s.p = s->path;
+        m[s->col_path].v.s.len = strlen(s->path);
+    }
+    if (s->col_off >= 0) {
+        m[s->col_off] = meta_int(s->type_off, off);
+    }
+    if (s->col_line >= 0) {
+        m[s->col_line] = meta_int(s->type_line, line);
+    }
+    r->meta = m;
+    return true;
+}
+
 
 static void fs_free(rsql_source_t *s)
 {
@@ -127,6 +220,15 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         return io_error(err, "cannot seek in", path, e);
     }
     s->resumed_at = s->buf_pos;
+    s->n_columns = ctx->n_columns;
+    s->col_path = meta_col(ctx, "path", &s->type_path);
+    s->col_off = meta_col(ctx, "offset", &s->type_off);
+    s->col_line = meta_col(ctx, "line", &s->type_line);
+    rsql_err_t rc;
+    if (s->col_line >= 0 && (rc = count_lines_before(s, s->buf_pos, err)) != RSQL_OK) {
+        fs_free(s);
+        return rc;
+    }
     pthread_mutex_init(&s->mu, NULL);
     rsql_cond_init_monotonic(&s->cv);
     *out = s;
@@ -166,8 +268,12 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     const uint8_t *p = s->buf + s->start;
     size_t len = line_end - s->start;
     int64_t line_off = s->buf_pos + (int64_t)s->start;
+    int64_t line = s->line_no + 1;
     char ident[64];
     *added = false;
+    if (s->col_line >= 0) {
+        s->line_no += count_nl(p, next - s->start);
+    }
     s->start = next;
     s->scan = 0;
     s->in_quote = false;
@@ -202,6 +308,10 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     r->raw_len = len;
     r->partition = 0;
     r->offset = s->buf_pos + (int64_t)next;
+    if (!set_meta(s, batch, r, line_off, line)) {
+        batch->n--;
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
     *added = true;
     return RSQL_OK;
 }
@@ -241,6 +351,13 @@ static rsql_err_t emit_long(rsql_source_t *s, rsql_batch_t *batch, size_t line_e
     r->error = e;
     r->partition = 0;
     r->offset = s->buf_pos + (int64_t)next;
+    if (!set_meta(s, batch, r, s->long_off, s->long_line + 1)) {
+        batch->n--;
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    if (s->col_line >= 0) {
+        s->line_no += count_nl(s->buf + s->start, next - s->start);
+    }
     s->start = next;
     s->scan = 0;
     s->in_quote = false;
@@ -269,7 +386,11 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
             }
             memcpy(s->long_head, s->buf, FILE_LONG_KEEP);
             s->long_off = s->buf_pos;
+            s->long_line = s->line_no;
             s->skipping = true;
+        }
+        if (s->col_line >= 0) { /* csv: quoted line ends inside the dropped part */
+            s->line_no += count_nl(s->buf, s->end);
         }
         s->buf_pos += (int64_t)s->end;
         s->start = s->end = s->scan = 0;

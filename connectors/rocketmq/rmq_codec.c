@@ -250,7 +250,7 @@ typedef struct out_hold {
     PB(Message) m;
     PB(SystemProperties) sp;
     PB(Resource) topic;
-    pb_timestamp_t born;
+    pb_timestamp_t born, delivery;
     PB(Message__UserPropertiesEntry) *pe;
     PB(Message__UserPropertiesEntry) **ppe;
 } out_hold_t;
@@ -266,6 +266,9 @@ static int32_t msg_type(const rsql_rmq_out_msg_t *m)
     }
     if (m->lite_topic && *m->lite_topic) {
         return RSQL_RMQ_MSG_LITE;
+    }
+    if (m->delivery_ms > 0) {
+        return RSQL_RMQ_MSG_DELAY;
     }
     return RSQL_RMQ_MSG_NORMAL;
 }
@@ -330,6 +333,14 @@ rsql_err_t rsql_rmq__enc_send(const char *ns, const rsql_rmq_out_msg_t *msgs, si
         if (m->lite_topic && *m->lite_topic) {
             x->sp._lite_topic_case = PBC(SYSTEM_PROPERTIES___LITE_TOPIC_LITE_TOPIC);
             x->sp.lite_topic = (char *)m->lite_topic;
+        }
+        if (m->delivery_ms > 0) { /* a timer message (the official clients' setDeliveryTimestamp) */
+            google__protobuf__timestamp__init(&x->delivery);
+            x->delivery.seconds = m->delivery_ms / 1000;
+            x->delivery.nanos = (int32_t)(m->delivery_ms % 1000) * 1000000;
+            x->sp._delivery_timestamp_case =
+                PBC(SYSTEM_PROPERTIES___DELIVERY_TIMESTAMP_DELIVERY_TIMESTAMP);
+            x->sp.delivery_timestamp = &x->delivery;
         }
         pm[i] = &x->m;
     }

@@ -204,4 +204,46 @@ size_t rsql_rmq_leftover_format(const rsql_rmq_leftover_t *lo, bool json, char *
 extern const rsql_source_ops_t rsql_rmq_source_ops;
 extern const rsql_sink_ops_t rsql_rmq_sink_ops;
 
+#include "connectors/rocketmq/rmq_client.h"
+
+/* ---- METADATA columns (rmq_meta.c; the key table is rmq_meta in rmq_opts.c) */
+
+typedef enum rmq_meta_id {
+    RMQ_META_NONE = 0, /* a physical column, or a METADATA column the statement does not read */
+    RMQ_META_TOPIC,
+    RMQ_META_LITE_TOPIC,
+    RMQ_META_MESSAGE_ID,
+    RMQ_META_TAG,
+    RMQ_META_KEYS,
+    RMQ_META_MESSAGE_GROUP,
+    RMQ_META_PROPERTIES,
+    RMQ_META_BORN_TIMESTAMP,
+    RMQ_META_STORE_TIMESTAMP,
+    RMQ_META_DELIVERY_TIMESTAMP,
+    RMQ_META_BORN_HOST,
+    RMQ_META_DELIVERY_ATTEMPT,
+    RMQ_META_QUEUE_ID,
+    RMQ_META_QUEUE_OFFSET,
+    RMQ_META_MESSAGE_TYPE,
+    RMQ_META_N
+} rmq_meta_id_t;
+
+/* The id of metadata key key (the key table's spelling), RMQ_META_NONE for NULL, "" or unknown. */
+int rsql_rmq__meta_id(const char *key);
+/*
+** The METADATA values of message m for n columns (ids[i] what column i reads, types[i] its
+** type), in arena; columns with RMQ_META_NONE are NULL. topic: the table's, when the message
+** names none. NULL when out of memory.
+*/
+rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, const char *topic,
+                                    int n, const int *ids, const rsql_type_t *types);
+/*
+** Parse a properties value (a JSON object of strings, at most RMQ_PROPS_MAX bytes, keys
+** non-empty and distinct) into *out (*n_out pairs; free with rsql_rmq__props_free). Else
+** RSQL_ERR_DECODE / TOO_LARGE / NOMEM with why set.
+*/
+rsql_err_t rsql_rmq__props_parse(const char *s, size_t n, rsql_rmq_prop_t **out, size_t *n_out,
+                                 char *why, size_t why_size);
+void rsql_rmq__props_free(rsql_rmq_prop_t *props, size_t n);
+
 #endif

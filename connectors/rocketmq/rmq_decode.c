@@ -267,6 +267,7 @@ void rsql_rmq_msg_destroy(rsql_rmq_msg_t *m)
     rsql_free(m->lite_topic);
     rsql_free(m->message_group);
     rsql_free(m->tag);
+    rsql_free(m->born_host);
     for (size_t i = 0; i < m->n_keys; i++) {
         rsql_free(m->keys[i]);
     }
@@ -490,6 +491,10 @@ static void take_system_props(const PB(SystemProperties) *sp, rsql_rmq_msg_t *m,
         m->delivery_attempt = sp->delivery_attempt;
     }
     m->queue_id = sp->queue_id;
+    m->message_type = (int32_t)sp->message_type;
+    if (sp->born_host && *sp->born_host) {
+        m->born_host = dup_str(sp->born_host, oom);
+    }
     if (sp->_queue_offset_case == PBC(SYSTEM_PROPERTIES___QUEUE_OFFSET_QUEUE_OFFSET)) {
         m->queue_offset = sp->queue_offset;
     }
@@ -515,6 +520,14 @@ static void take_system_props(const PB(SystemProperties) *sp, rsql_rmq_msg_t *m,
         rsql_error_set(&m->bad, RSQL_ERR_DECODE, RSQL_NOPOS,
                        "store timestamp out of range (seconds %lld, nanos %d)",
                        (long long)sp->store_timestamp->seconds, (int)sp->store_timestamp->nanos);
+    }
+    if (sp->_delivery_timestamp_case ==
+            PBC(SYSTEM_PROPERTIES___DELIVERY_TIMESTAMP_DELIVERY_TIMESTAMP) &&
+        !ts_ms_checked(sp->delivery_timestamp, &m->delivery_ms)) {
+        rsql_error_set(&m->bad, RSQL_ERR_DECODE, RSQL_NOPOS,
+                       "delivery timestamp out of range (seconds %lld, nanos %d)",
+                       (long long)sp->delivery_timestamp->seconds,
+                       (int)sp->delivery_timestamp->nanos);
     }
     if (m->bad.code == RSQL_OK && sp->n_keys) {
         if ((m->keys = rsql_calloc(sp->n_keys, sizeof(char *)))) {

@@ -86,10 +86,28 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "The access key for an ACL-enabled cluster. With `secret-key`, every request is "
                  "signed (HMAC-SHA1).", F(access_key, const char *)),
     RSQL_OPT_ROW_F("secret-key", RSQL_OPT_STR, RSQL_OPT_F_SECRET | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
-                 NULL, "The secret key that goes with `access-key`. Stored in the catalog as "
-                       "written, so protect the catalog file (it is created with mode 0600).", F(secret_key, const char *)),
+                 NULL, "The secret key that goes with `access-key`. Give it as `${env:NAME}` or "
+                       "`${file:PATH}` (docs/SQL.md): the catalog then keeps only the "
+                       "reference. Written inline it is stored in the catalog as written (the "
+                       "file is created with mode 0600).", F(secret_key, const char *)),
     RSQL_OPT_ROW_F("tls", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
-                 "Connect to the proxy with TLS.", F(tls, bool)),
+                 "Connect to the proxy with TLS. The server's certificate is always verified: "
+                 "its chain against `tls.ca-file` (else gRPC's default roots), its name against "
+                 "`tls.server-name` (else the endpoint's host, as a DNS or IP name). A refused "
+                 "certificate fails the job at once with the reason.", F(tls, bool)),
+    RSQL_OPT_ROW_F("tls.ca-file", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "PEM file of the CA certificate(s) the proxy's certificate must chain to "
+                 "(instead of gRPC's default roots).", F(tls_ca_file, const char *)),
+    RSQL_OPT_ROW_F("tls.server-name", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "The name the proxy's certificate must hold, when it is not the endpoint's host "
+                 "(an endpoint given as an IP address, several endpoints behind one name).",
+                 F(tls_server_name, const char *)),
+    RSQL_OPT_ROW_F("tls.cert-file", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Mutual TLS: PEM file of the client certificate presented to the proxy (with "
+                 "`tls.key-file`).", F(tls_cert_file, const char *)),
+    RSQL_OPT_ROW_F("tls.key-file", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Mutual TLS: PEM file of the private key of `tls.cert-file` (unencrypted).",
+                 F(tls_key_file, const char *)),
     RSQL_OPT_ROW_F("request-timeout", RSQL_OPT_DURATION, 0, "3s", 100, 5 * RSQL_MS_MIN, NULL,
                  "Deadline of each request (route, heartbeat, send, ack, change of invisible "
                  "duration). A long poll gets `source.await-duration` on top of it.", F(request_timeout_ms, int64_t)),
@@ -98,8 +116,9 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "when writing with `sink.lite-topic` or `sink.lite-topic-column`, the LITE parent "
                  "topic.", F(topic, const char *)),
     RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_rmq_formats,
-                 "How a message body becomes a row, and a row a body. Only the body is used: "
-                 "tags, keys and properties are not columns.", F(format, int)),
+                 "How a message body becomes a row, and a row a body. Tag, keys, properties and "
+                 "the rest around the body are METADATA columns (see the keys below).",
+                 F(format, int)),
 
     RSQL_OPT_ROW_F("source.mode", RSQL_OPT_ENUM, SRC, "simple", 0, 0, rsql_rmq_modes,
                  "`simple`: read a NORMAL or FIFO topic, optionally filtered by tag or SQL92. "
@@ -239,6 +258,22 @@ static rsql_err_t rmq_finalize(const rsql_optset_t *set, rsql_error_t *err)
                               "(needed with '%s')",
                               missing, given);
     }
+    for (int i = 0; i < rsql_optset_count(set); i++) {
+        const rsql_opt_kv_t *kv = rsql_optset_at(set, i);
+        if (strncasecmp(kv->key, "tls.", 4) == 0 && !rsql_optset_bool(set, "tls")) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, kv->key_pos,
+                                  "option '%s' requires 'tls' = 'true'", kv->key);
+        }
+    }
+    if (rsql_optset_has(set, "tls.cert-file") != rsql_optset_has(set, "tls.key-file")) {
+        bool cert = rsql_optset_has(set, "tls.cert-file");
+        const char *given = cert ? "tls.cert-file" : "tls.key-file";
+        const char *missing = cert ? "tls.key-file" : "tls.cert-file";
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, given),
+                              "missing required option '%s' for connector 'rocketmq-grpc' "
+                              "(needed with '%s')",
+                              missing, given);
+    }
     if (strcmp(rsql_optset_str(set, "source.filter-type"), "sql92") == 0 &&
         !rsql_optset_has(set, "source.filter-expression")) {
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION,
@@ -278,6 +313,32 @@ static rsql_err_t rmq_configure(void *conf, const rsql_optset_t *set, const char
     return RSQL_OK;
 }
 
+/*
+** METADATA columns of rocketmq-grpc (rsql_meta_def_t): what surrounds a message's body.
+** Readable ones come from the received Message and its SystemProperties; writable ones
+** set the sent message's, per row, over the matching sink.* option. keys and properties
+** are VARCHAR here (keys joined by one space; properties a JSON object of strings) until
+** the nested types ARRAY<STRING> and MAP<STRING, STRING> exist.
+*/
+static const rsql_meta_def_t rmq_meta[] = {
+    RSQL_META_ROW("topic", "VARCHAR", RSQL_META_READ, "The topic the message was read from (the parent topic in lite mode)."),
+    RSQL_META_ROW("lite_topic", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's lite topic (NULL when it has none). Written: the lite topic to send to, over `sink.lite-topic` / `sink.lite-topic-column`."),
+    RSQL_META_ROW("message_id", "VARCHAR", RSQL_META_READ, "The message id the broker gave it."),
+    RSQL_META_ROW("tag", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's tag (NULL when none). Written: over `sink.tag`."),
+    RSQL_META_ROW("keys", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's keys joined by one space (NULL when none). Written: split at spaces, over `sink.keys-column`."),
+    RSQL_META_ROW("message_group", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message group of a FIFO message (NULL otherwise). Written: over `sink.message-group-column`."),
+    RSQL_META_ROW("properties", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The user properties as a JSON object of strings (`{}` when none; the broker's `__SHARDINGKEY` copy of a FIFO message's group is left out). Written: a JSON object of strings; a value that is not one is a permanent error of that row."),
+    RSQL_META_ROW("born_timestamp", "TIMESTAMP(3)", RSQL_META_READ, "When the producer created the message."),
+    RSQL_META_ROW("store_timestamp", "TIMESTAMP(3)", RSQL_META_READ, "When the broker stored the message."),
+    RSQL_META_ROW("delivery_timestamp", "TIMESTAMP(3)", RSQL_META_READ | RSQL_META_WRITE, "When a timer message was to be delivered (NULL for others). Written: sends a timer (delay) message the broker delivers at that instant; one in the past is delivered at once, one beyond the broker's maximum delay is a permanent error of that row."),
+    RSQL_META_ROW("born_host", "VARCHAR", RSQL_META_READ, "The host the producer ran on."),
+    RSQL_META_ROW("delivery_attempt", "INT", RSQL_META_READ, "How many times the broker has delivered the message (1 the first time)."),
+    RSQL_META_ROW("queue_id", "INT", RSQL_META_READ, "The id of the queue the message was stored in."),
+    RSQL_META_ROW("queue_offset", "BIGINT", RSQL_META_READ, "The message's offset in its queue."),
+    RSQL_META_ROW("message_type", "VARCHAR", RSQL_META_READ, "NORMAL, FIFO, DELAY, TRANSACTION or LITE."),
+    RSQL_META_END,
+};
+
 const rsql_connector_def_t rsql_rmq_conn_def = {
     .name = "rocketmq-grpc",
     .description =
@@ -303,4 +364,5 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
     .hold = rsql_rmq__hold,
     .own_positions = "RocketMQ acks",
     .explain = rsql_rmq__explain,
+    .metadata = rmq_meta,
 };

@@ -61,11 +61,20 @@ typedef struct smsg {
     char *body;
     size_t len;
     char *group, *lite, *key; /* owned or NULL */
+    char *tag;                /* owned: the row's tag METADATA, NULL = sink.tag */
+    bool key_split;           /* key holds the keys METADATA: keys separated by spaces */
+    rsql_rmq_prop_t *props;   /* owned: the properties METADATA */
+    size_t n_props;
+    int64_t delivery_ms;      /* the delivery_timestamp METADATA (epoch ms, >= 1), else 0 */
+    char *meta_why;           /* owned: why the row's METADATA cannot be sent (a permanent
+                                 failure of the row), or NULL */
     uint32_t glane;
     int attempts;
     int64_t not_before;
     rsql_sink_t *k;
 } smsg_t;
+
+#define RMQ_SINK_KEYS_MAX 64 /* keys of one message from the keys METADATA (more are dropped) */
 
 typedef struct gstate {
     bool busy;
@@ -76,6 +85,8 @@ struct rsql_sink {
     rsql_rmq_client_t *cli;
     char *topic, *tag, *lite_fixed;
     int group_col, lite_col, keys_col;
+    /* METADATA the rows carry: the index of each key's value in a row, -1 = none */
+    int m_tag, m_keys, m_group, m_lite, m_props, m_delivery;
     int max_inflight, max_attempts;
     rsql_encoder_t *enc;
     rsql_buf_t buf, tmp;
@@ -102,6 +113,9 @@ static void smsg_free(smsg_t *m)
         rsql_free(m->group);
         rsql_free(m->lite);
         rsql_free(m->key);
+        rsql_free(m->tag);
+        rsql_free(m->meta_why);
+        rsql_rmq__props_free(m->props, m->n_props);
         rsql_free(m);
     }
 }
@@ -274,21 +288,36 @@ static void *send_main(void *arg)
             pthread_mutex_unlock(&k->mu);
             rsql_rmq_out_msg_t om;
             memset(&om, 0, sizeof om);
-            const char *keys[1] = {m->key};
+            const char *keys[RMQ_SINK_KEYS_MAX] = {m->key};
+            char *split = NULL;
             om.topic = k->topic;
             om.body = m->body;
             om.body_len = m->len;
-            om.tag = k->tag;
+            om.tag = m->tag ? m->tag : k->tag;
             om.keys = m->key ? keys : NULL;
             om.n_keys = m->key ? 1 : 0;
+            if (m->key && m->key_split && (split = rsql_strdup(m->key))) {
+                /* "k1 k2": one key per word (empty words dropped); m->key when out of memory */
+                char *save = NULL;
+                om.n_keys = 0;
+                for (char *w = strtok_r(split, " ", &save); w && om.n_keys < RMQ_SINK_KEYS_MAX;
+                     w = strtok_r(NULL, " ", &save)) {
+                    keys[om.n_keys++] = w;
+                }
+                om.keys = om.n_keys ? keys : NULL;
+            }
             om.message_group = m->group;
             om.lite_topic = m->lite;
+            om.props = m->props;
+            om.n_props = m->n_props;
+            om.delivery_ms = m->delivery_ms;
             om.type = RSQL_RMQ_MSG_AUTO;
             rsql_error_t e;
             rsql_error_clear(&e);
             if (rsql_rmq_send(k->cli, &om, 1, send_cb, m, &e) != RSQL_OK) {
                 send_cb(k->cli, &e, NULL, 0, m);
             }
+            rsql_free(split);
             pthread_mutex_lock(&k->mu);
             continue;
         }
@@ -375,6 +404,22 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver_opaque = ctx->deliver_opaque;
     k->max_inflight = (int)c->max_inflight;
     k->max_attempts = (int)c->max_attempts;
+    k->m_tag = k->m_keys = k->m_group = k->m_lite = k->m_props = k->m_delivery = -1;
+    for (int i = 0; i < ctx->n_meta && ctx->meta_keys; i++) {
+        int *slot = NULL;
+        switch (rsql_rmq__meta_id(ctx->meta_keys[i])) {
+        case RMQ_META_TAG: slot = &k->m_tag; break;
+        case RMQ_META_KEYS: slot = &k->m_keys; break;
+        case RMQ_META_MESSAGE_GROUP: slot = &k->m_group; break;
+        case RMQ_META_LITE_TOPIC: slot = &k->m_lite; break;
+        case RMQ_META_PROPERTIES: slot = &k->m_props; break;
+        case RMQ_META_DELIVERY_TIMESTAMP: slot = &k->m_delivery; break;
+        default: break; /* not writable: the planner lets none through */
+        }
+        if (slot) {
+            *slot = ctx->n_columns + i;
+        }
+    }
     rsql_err_t rc;
     if ((rc = find_col(ctx, "sink.message-group-column", c->message_group_column, &k->group_col,
                        err)) ||
@@ -416,6 +461,10 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     conf.access_key = c->access_key;
     conf.secret_key = c->secret_key;
     conf.tls = c->tls;
+    conf.tls_ca_file = c->tls_ca_file;
+    conf.tls_server_name = c->tls_server_name;
+    conf.tls_cert_file = c->tls_cert_file;
+    conf.tls_key_file = c->tls_key_file;
     conf.request_timeout_ms = (int)c->request_timeout_ms;
     conf.client_type = RSQL_RMQ_PRODUCER;
     conf.topics = topics;
@@ -451,6 +500,55 @@ static char *col_text(rsql_sink_t *k, const rsql_value_t *v, bool *oom)
     char *s = k->tmp.oom ? NULL : rsql_strndup(k->tmp.data ? k->tmp.data : "", k->tmp.len);
     *oom |= !s;
     return s;
+}
+
+/* Replace *slot with the text of v when v is not NULL (a METADATA value over an option). */
+static void meta_text(rsql_sink_t *k, int idx, const rsql_value_t *values, char **slot,
+                      bool *oom)
+{
+    if (idx < 0 || values[idx].is_null) {
+        return;
+    }
+    char *s = col_text(k, &values[idx], oom);
+    if (s) {
+        rsql_free(*slot);
+        *slot = s;
+    }
+}
+
+/*
+** The row's METADATA (rsql_sink_ctx_t.meta_keys) over the sink.* options: tag, keys,
+** message group, lite topic, properties and delivery timestamp. A properties value that
+** is not a JSON object of strings sets m->meta_why. False when out of memory.
+*/
+static bool row_meta(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
+{
+    bool oom = false;
+    meta_text(k, k->m_tag, values, &m->tag, &oom);
+    if (k->m_keys >= 0 && !values[k->m_keys].is_null) {
+        meta_text(k, k->m_keys, values, &m->key, &oom);
+        m->key_split = true;
+    }
+    meta_text(k, k->m_group, values, &m->group, &oom);
+    meta_text(k, k->m_lite, values, &m->lite, &oom);
+    if (k->m_props >= 0 && !values[k->m_props].is_null) {
+        const rsql_value_t *v = &values[k->m_props];
+        char why[200];
+        rsql_err_t rc = rsql_rmq__props_parse(v->v.s.p ? v->v.s.p : "", v->v.s.len, &m->props,
+                                              &m->n_props, why, sizeof why);
+        if (rc == RSQL_ERR_NOMEM) {
+            oom = true;
+        } else if (rc != RSQL_OK) {
+            oom |= !(m->meta_why = rsql_strdup(why));
+        }
+    }
+    if (k->m_delivery >= 0 && !values[k->m_delivery].is_null) {
+        /* a timer message (DELAY): the broker delivers one whose time is past at once, and
+           refuses one beyond its maximum delay (a permanent failure of the row) */
+        int64_t at = values[k->m_delivery].v.ts;
+        m->delivery_ms = at > 0 ? at : 1;
+    }
+    return !oom;
 }
 
 /*
@@ -504,6 +602,9 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         if (k->keys_col >= 0) {
             m->key = col_text(k, &rows[i].values[k->keys_col], &oom);
         }
+        if (!oom) {
+            oom = !row_meta(k, m, rows[i].values);
+        }
     }
     if (rc != RSQL_OK || oom) {
         for (int i = 0; i < n; i++) {
@@ -520,8 +621,13 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     k->outstanding += n;
     for (int i = 0; i < n; i++) {
         smsg_t *m = ms[i];
-        const char *why = NULL;
-        if (k->group_col >= 0 && (!m->group || !*m->group)) {
+        const char *why = m->meta_why;
+        if (why) {
+            /* the row's METADATA cannot be sent (bad properties): a permanent failure */
+        } else if (m->delivery_ms > 0 && ((m->group && *m->group) || (m->lite && *m->lite))) {
+            why = "a timer message (delivery_timestamp) cannot have a message group or a lite "
+                  "topic";
+        } else if (k->group_col >= 0 && (!m->group || !*m->group)) {
             why = "the message group column is NULL or empty";
         } else if (k->lite_col >= 0 && (!m->lite || !*m->lite)) {
             why = "the lite topic column is NULL or empty";

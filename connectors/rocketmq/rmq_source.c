@@ -154,6 +154,25 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (!s) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
+    bool reads_meta = false;
+    for (int i = 0; ctx->column_meta && i < ctx->n_columns; i++) {
+        reads_meta |= rsql_rmq__meta_id(ctx->column_meta[i]) != RMQ_META_NONE;
+    }
+    if (reads_meta) {
+        s->n_columns = ctx->n_columns;
+        s->meta_ids = rsql_calloc((size_t)ctx->n_columns, sizeof(int));
+        s->meta_types = rsql_calloc((size_t)ctx->n_columns, sizeof(rsql_type_t));
+        if (!s->meta_ids || !s->meta_types) {
+            rsql_free(s->meta_ids);
+            rsql_free(s->meta_types);
+            rsql_free(s);
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        for (int i = 0; i < ctx->n_columns; i++) {
+            s->meta_ids[i] = rsql_rmq__meta_id(ctx->column_meta[i]);
+            s->meta_types[i] = ctx->column_types[i];
+        }
+    }
     pthread_mutex_init(&s->mu, NULL);
     rsql_cond_init_monotonic(&s->poll_cv);
     rsql_cond_init_monotonic(&s->hk_cv);
@@ -199,6 +218,10 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     conf.access_key = c->access_key;
     conf.secret_key = c->secret_key;
     conf.tls = c->tls;
+    conf.tls_ca_file = c->tls_ca_file;
+    conf.tls_server_name = c->tls_server_name;
+    conf.tls_cert_file = c->tls_cert_file;
+    conf.tls_key_file = c->tls_key_file;
     conf.request_timeout_ms = (int)c->request_timeout_ms;
     conf.client_type = s->lite ? RSQL_RMQ_LITE_PUSH_CONSUMER : RSQL_RMQ_SIMPLE_CONSUMER;
     conf.group = group;
@@ -376,6 +399,11 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
             *bad = m->bad; /* a decode failure of this record (rsql_record_t.error) */
         }
         r->error = bad;
+        if (s->meta_ids && m->bad.code == RSQL_OK &&
+            !(r->meta = rsql_rmq__record_meta(batch->arena, m, s->topic, s->n_columns,
+                                              s->meta_ids, s->meta_types))) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
         if ((!r->raw && m->body_len > 0) || (m->bad.code != RSQL_OK && !bad)) {
             return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
@@ -521,6 +549,8 @@ static void rs_close(rsql_source_t *s)
     rsql_rmq_throttle_destroy(s->thr);
     rsql_rmq_inflight_destroy(s->lanes);
     rsql_free(s->topic);
+    rsql_free(s->meta_ids);
+    rsql_free(s->meta_types);
     pthread_cond_destroy(&s->poll_cv);
     pthread_cond_destroy(&s->hk_cv);
     pthread_cond_destroy(&s->done_cv);

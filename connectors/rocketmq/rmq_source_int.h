@@ -53,6 +53,11 @@ struct rsql_source {
     int fetch, batch;
     int64_t invisible_ms, ahead_ms, idle_ms; /* idle_ms < 0: unbounded */
     int max_attempts;
+    /* METADATA columns the statement reads (rmq_meta.c): per column its rmq_meta_id_t; NULL
+       when it reads none (a record then gets no meta at all) */
+    int n_columns;
+    int *meta_ids;
+    rsql_type_t *meta_types;
 
     pthread_mutex_t mu;
     pthread_cond_t poll_cv, hk_cv, done_cv;

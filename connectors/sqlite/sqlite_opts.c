@@ -31,6 +31,9 @@ static const rsql_opt_def_t sqlite_opts[] = {
                  "in the same transaction, so a copy into SQLite is exactly-once, even across a "
                  "kill -9.",
                    RSQL_OPT_FIELD(rsql_sqlite_conf_t, batch_size, int64_t)),
+    RSQL_OPT_ROW_F("sink.exactly-once.retention", RSQL_OPT_DURATION, RSQL_OPT_F_SINK, "1h",
+                   RSQL_MS_MIN, 30 * 24 * RSQL_MS_H, NULL, RSQL_EXACTLY_ONCE_RETENTION_DOC,
+                   RSQL_OPT_FIELD(rsql_sqlite_conf_t, retention_ms, int64_t)),
     RSQL_OPT_END,
 };
 
@@ -48,6 +51,12 @@ static bool sqlite_bounded(const void *conf, const char **why)
     return !c->follow;
 }
 
+/* METADATA columns of a sqlite source (rsql_meta_def_t). */
+static const rsql_meta_def_t sqlite_meta[] = {
+    RSQL_META_ROW("rowid", "BIGINT", RSQL_META_READ, "The row's SQLite rowid (the source reads in rowid order)."),
+    RSQL_META_END,
+};
+
 const rsql_connector_def_t rsql_sqlite_conn_def = {
     .name = "sqlite",
     .description =
@@ -62,4 +71,5 @@ const rsql_connector_def_t rsql_sqlite_conn_def = {
     .source = &rsql_sqlite_source_ops,
     .sink = &rsql_sqlite_sink_ops,
     .exactly_once = true,
+    .metadata = sqlite_meta,
 };

@@ -2,7 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * The sqlite source: reads `table` of the database `path` in rowid order,
- * the columns of the rocketsql table matched by name. One partition,
+ * the columns of the rocketsql table matched by name (a METADATA column
+ * FROM 'rowid' reads the rowid, only when the statement uses it). One partition,
  * "<path>#<table>"; a record's offset is its rowid, and a restart resumes
  * after the given rowid. Bounded: ends when no row is left; with
  * scan.follow it polls for new rows every scan.poll-interval (sleeping on
@@ -137,8 +138,13 @@ static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     sqlite3_busy_timeout(s->db, 5000);
     rsql_buf_puts(&sql, "SELECT rowid");
     for (int i = 0; i < s->n; i++) {
+        const char *key = ctx->column_meta ? ctx->column_meta[i] : NULL;
         rsql_buf_puts(&sql, ", ");
-        quote_ident(&sql, s->names[i]);
+        if (key) { /* METADATA: 'rowid' (the only key), or NULL when the statement skips it */
+            rsql_buf_puts(&sql, *key ? "rowid" : "NULL");
+        } else {
+            quote_ident(&sql, s->names[i]);
+        }
     }
     rsql_buf_puts(&sql, " FROM ");
     quote_ident(&sql, table);
@@ -255,6 +261,20 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
             return RSQL_OK;
         }
         break;
+    case RSQL_TYPE_DECIMAL:
+    case RSQL_TYPE_DATE:
+        if (st_type == SQLITE_TEXT || st_type == SQLITE_INTEGER) {
+            const char *txt = (const char *)sqlite3_column_text(st, k);
+            size_t n = (size_t)sqlite3_column_bytes(st, k);
+            if (t == RSQL_TYPE_DATE ? rsql_value_parse_date(txt, n, &v->v.i, NULL) == RSQL_OK
+                                    : rsql_value_parse(t, txt, n, arena, v, NULL) == RSQL_OK) {
+                return RSQL_OK;
+            }
+        }
+        break;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: break; /* the sqlite source reads scalar columns only */
     case RSQL_TYPE_VARCHAR:
     case RSQL_TYPE_BYTES: {
         const void *p = st_type == SQLITE_BLOB ? sqlite3_column_blob(st, k)

@@ -34,6 +34,7 @@ static int cu_catalog_create(rsql_catalog_t *cat, const char *sql)
         return -1;
     }
     rsql_col_t cols[16];
+    memset(cols, 0, sizeof cols);
     rsql_kv_t opts[16];
     rsql_table_def_t def = {(char *)st->name.name, NULL, st->n_columns, cols, st->n_options,
                             opts, 0};
@@ -41,6 +42,10 @@ static int cu_catalog_create(rsql_catalog_t *cat, const char *sql)
         cols[i].name = (char *)st->columns[i].name.name;
         cols[i].type = st->columns[i].type.type;
         cols[i].not_null = st->columns[i].not_null;
+        cols[i].desc = st->columns[i].type.desc;
+        cols[i].metadata = st->columns[i].metadata;
+        cols[i].meta_from = (char *)st->columns[i].meta_from;
+        cols[i].is_virtual = st->columns[i].is_virtual;
     }
     for (int i = 0; i < st->n_options; i++) {
         opts[i].key = (char *)st->options[i].key;

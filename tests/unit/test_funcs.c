@@ -309,6 +309,11 @@ static void test_fn_conditionals(void)
     expect_int("IFNULL(a, 1 / z)", 7); /* y is not evaluated when x is not NULL */
     expect_null("IFNULL(n, NULL)");
     expect_str("IFNULL(s, 'dflt')", "dflt");
+    expect_str("CAST(IF(d, CAST('1.5' AS DECIMAL(4, 1)), CAST('2.25' AS DECIMAL(5, 2))) "
+               "AS VARCHAR)",
+               "1.50"); /* DECIMAL branches unify to a DECIMAL that holds both */
+    expect_str("CAST(IFNULL(CAST(NULL AS DATE), CAST('2024-01-02' AS DATE)) AS VARCHAR)",
+               "2024-01-02");
     expect_plan_error("IF(a, 1, 2)", "argument 1 of IF must be BOOLEAN, got INT", "a");
     expect_plan_error("IFNULL(a, 'x')",
                       "arguments of IFNULL have incompatible types INT and VARCHAR", "'x'");
@@ -513,6 +518,18 @@ static void test_fn_json_value(void)
     expect_bool("JSON_VALUE(j, '$.ok' RETURNING BOOLEAN)", "T");
     expect_ts("JSON_VALUE(j, '$.ts' RETURNING TIMESTAMP(3))", INT64_C(1704164645000));
     expect_null("JSON_VALUE(j, '$.user.name' RETURNING INT)");
+    expect_str("CAST(JSON_VALUE(j, '$.price' RETURNING DECIMAL(10, 2)) AS VARCHAR)", "12.50");
+    expect_str("CAST(JSON_VALUE('{\"p\":\"12345678901234567890.123\"}', '$.p' "
+               "RETURNING DECIMAL(38, 3)) AS VARCHAR)",
+               "12345678901234567890.123"); /* a JSON string reads exactly */
+    expect_null("JSON_VALUE(j, '$.price' RETURNING DECIMAL(2, 1))"); /* does not fit: ERROR */
+    expect_str("CAST(JSON_VALUE(j, 'lax $.x' RETURNING DECIMAL(4, 1) DEFAULT 0.5 ON EMPTY) "
+               "AS VARCHAR)",
+               "0.5");
+    expect_type("JSON_VALUE('{\"d\":\"2024-01-02\"}', '$.d' RETURNING DATE)", RSQL_TYPE_DATE);
+    expect_str("CAST(JSON_VALUE('{\"d\":\"2024-01-02\"}', '$.d' RETURNING DATE) AS VARCHAR)",
+               "2024-01-02");
+    expect_null("JSON_VALUE('{\"d\":\"2024-13-02\"}', '$.d' RETURNING DATE)");
     expect_int("JSON_VALUE(j, 'lax $.missing' RETURNING INT DEFAULT -1 ON EMPTY)", -1);
     expect_ts("JSON_VALUE(j, 'lax $.x' RETURNING TIMESTAMP DEFAULT '2024-01-02' ON EMPTY)",
               INT64_C(1704153600000));
@@ -535,7 +552,7 @@ static void test_fn_json_value(void)
                       "invalid JSON path: wildcards are not supported at offset 4", "'$.a[*]'");
     expect_plan_error("JSON_VALUE(j, '$' RETURNING BYTES)",
                       "JSON_VALUE cannot return BYTES "
-                      "(VARCHAR, INT, BIGINT, DOUBLE, BOOLEAN or TIMESTAMP(3))",
+                      "(VARCHAR, INT, BIGINT, DOUBLE, DECIMAL, BOOLEAN, DATE or TIMESTAMP(3))",
                       "BYTES");
     expect_plan_error("JSON_VALUE(j, '$' RETURNING INT DEFAULT 'x' ON EMPTY)",
                       "the DEFAULT of JSON_VALUE must be INT, got VARCHAR", "'x'");
@@ -587,6 +604,9 @@ static void test_fn_json_construct(void)
     expect_str("JSON_OBJECT(KEY 'o' VALUE JSON_OBJECT(KEY 'x' VALUE c))", "{\"o\":{\"x\":2.5}}");
     expect_str("JSON_OBJECT(KEY 'q' VALUE 'say \"hi\"\n')", "{\"q\":\"say \\\"hi\\\"\\n\"}");
     expect_str("JSON_OBJECT(KEY 't' VALUE e)", "{\"t\":\"2024-01-02 03:04:05.678\"}");
+    expect_str("JSON_OBJECT(KEY 'p' VALUE CAST('1.50' AS DECIMAL(5, 2)), "
+               "'d' VALUE CAST('2024-01-02' AS DATE))",
+               "{\"p\":1.50,\"d\":\"2024-01-02\"}");
     expect_str("JSON_ARRAY(1, 'two', n, JSON_ARRAY(d))", "[1,\"two\",[true]]");
     expect_str("JSON_ARRAY(1, n NULL ON NULL)", "[1,null]");
     expect_str("JSON_ARRAY()", "[]");

@@ -53,10 +53,14 @@ public final class RmqInterop {
             "usage: rmq-interop produce --endpoint HOST:PORT --topic T --count N [--type normal|fifo|lite]",
             "                           [--groups G] [--lite-topics K] [--lite-prefix P] [--seed S]",
             "                           [--file PATH] [--tag TAG] [--rate MSGS_PER_S] [--inflight M]",
+            "                           [--extra-key PREFIX] [--props K=V,...] [--delay-ms MS]",
+            "                           [--message-group G]",
             "       rmq-interop consume --endpoint HOST:PORT --topic T --group GRP --count N [--lite]",
             "                           [--timeout SECONDS] [--id-field id] [--check-order-field FIELD",
             "                           --group-field FIELD] [--print] [--tag TAG] [--threads K]",
-            "                           [--invisible SECONDS] [--await SECONDS]",
+            "                           [--invisible SECONDS] [--await SECONDS] [--print-meta]",
+            "       (produce, consume: [--access-key AK --secret-key SK] [--tls] for a secured proxy;",
+            "        the Java client does not verify the proxy's certificate)",
             "       rmq-interop probe   --endpoint HOST:PORT --normal-topic T --fifo-topic F",
             "                           --lite-topic L --group G --lite-group LG [--fifo-group FG]",
             "",
@@ -64,7 +68,13 @@ public final class RmqInterop {
             "  'sent=N failed=F'; exit 1 if any failed. Bodies are JSON generated from the seed:",
             "  {\"id\":<0..N-1>,\"customer\":\"c<k>\",\"amount\":<number>,\"note\":\"...\"} plus \"group\"",
             "  (FIFO, g<id%G>) or \"lite_topic\" (LITE, <prefix><id%K>); with --file each non-empty",
-            "  line is one body (--count defaults to the number of lines). Keys = the id.",
+            "  line is one body (--count defaults to the number of lines). Keys = the id (and",
+            "  PREFIX<id> with --extra-key); --props sets user properties (value V-<id>); --delay-ms",
+            "  makes a timer message delivered MS ms after it is built (setDeliveryTimestamp);",
+            "  --message-group sets one message group for a FIFO topic (instead of g<id%G>).",
+            "consume --print-meta prints one line per message: 'meta id=... topic=... tag=...",
+            "  keys=k1,k2 group=... lite=... props=k=v;... delivery=<ms|-> born_host=...",
+            "  attempt=N received_ms=<wall clock ms>' (keys and props sorted).",
             "  Defaults: type normal, groups 8, lite-topics 10, lite-prefix lt-, seed 1.",
             "consume: receives and acks (SimpleConsumer; --lite: LitePushConsumer bound to the LITE",
             "  parent topic T with no explicit lite subscription, i.e. the group's wildcard) until N",
@@ -158,10 +168,10 @@ public final class RmqInterop {
         try {
             switch (argv[0]) {
                 case "produce":
-                    rc = produce(new Args(argv, 1, Set.of()));
+                    rc = produce(new Args(argv, 1, Set.of("tls")));
                     break;
                 case "consume":
-                    rc = consume(new Args(argv, 1, Set.of("lite", "print", "progress")));
+                    rc = consume(new Args(argv, 1, Set.of("lite", "print", "progress", "print-meta", "tls")));
                     break;
                 case "probe":
                     rc = Probe.run(new Args(argv, 1, Set.of("verbose")));
@@ -185,12 +195,34 @@ public final class RmqInterop {
         Runtime.getRuntime().halt(rc);
     }
 
+    /*
+     * --access-key/--secret-key: ACL credentials (every request signed); --tls: TLS. Note that
+     * rocketmq-client-java 5.2.0 does not verify the server's certificate (its RpcClientImpl
+     * builds the SSL context with InsecureTrustManagerFactory): the peer checks credentials, not
+     * the certificate (docs/ROCKETMQ-NOTES.md §11).
+     */
+    static String accessKey, secretKey;
+    static boolean tls;
+
+    static void security(Args a) {
+        accessKey = a.str("access-key", null);
+        secretKey = a.str("secret-key", null);
+        tls = a.flag("tls");
+        if ((accessKey == null) != (secretKey == null)) {
+            throw new IllegalArgumentException("--access-key and --secret-key go together");
+        }
+    }
+
     static ClientConfiguration clientConfig(String endpoint) {
-        return ClientConfiguration.newBuilder()
+        org.apache.rocketmq.client.apis.ClientConfigurationBuilder b = ClientConfiguration.newBuilder()
             .setEndpoints(endpoint)
-            .enableSsl(false)
-            .setRequestTimeout(Duration.ofSeconds(10))
-            .build();
+            .enableSsl(tls)
+            .setRequestTimeout(Duration.ofSeconds(10));
+        if (accessKey != null) {
+            b.setCredentialProvider(
+                new org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider(accessKey, secretKey));
+        }
+        return b.build();
     }
 
     // ------------------------------------------------------------------ produce
@@ -222,7 +254,13 @@ public final class RmqInterop {
 
     static int produce(Args a) throws Exception {
         a.allow("endpoint", "topic", "count", "type", "groups", "lite-topics", "lite-prefix", "seed", "file",
-            "tag", "rate", "inflight");
+            "tag", "rate", "inflight", "extra-key", "props", "delay-ms", "message-group",
+            "access-key", "secret-key", "tls");
+        security(a);
+        String extraKey = a.str("extra-key", null);
+        String props = a.str("props", null);
+        long delayMs = a.num("delay-ms", -1);
+        String fixedGroup = a.str("message-group", null);
         String endpoint = a.req("endpoint");
         String topic = a.req("topic");
         String type = a.str("type", "normal").toLowerCase();
@@ -269,13 +307,29 @@ public final class RmqInterop {
             String b = fileBodies != null ? fileBodies.get((int) id) : body(id, rnd, type, groups, lite);
             MessageBuilder mb = provider.newMessageBuilder()
                 .setTopic(topic)
-                .setKeys(String.valueOf(id))
                 .setBody(b.getBytes(StandardCharsets.UTF_8));
+            if (extraKey != null) {
+                mb.setKeys(String.valueOf(id), extraKey + id);
+            } else {
+                mb.setKeys(String.valueOf(id));
+            }
             if (tag != null) {
                 mb.setTag(tag);
             }
+            if (props != null) {
+                for (String kv : props.split(",")) {
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--props wants K=V,...: " + kv);
+                    }
+                    mb.addProperty(kv.substring(0, eq), kv.substring(eq + 1) + "-" + id);
+                }
+            }
+            if (delayMs >= 0) {
+                mb.setDeliveryTimestamp(System.currentTimeMillis() + delayMs);
+            }
             if (type.equals("fifo")) {
-                mb.setMessageGroup("g" + (id % groups));
+                mb.setMessageGroup(fixedGroup != null ? fixedGroup : "g" + (id % groups));
             } else if (lite != null) {
                 mb.setLiteTopic(lite);
             }
@@ -374,6 +428,7 @@ public final class RmqInterop {
         final String orderField;
         final String groupField;
         final boolean print;
+        boolean printMeta;
         final Map<String, Integer> seen = new HashMap<>();
         final Map<String, Comparable<Object>> lastOrder = new HashMap<>();
         final Map<String, String> lastRaw = new HashMap<>();
@@ -445,6 +500,9 @@ public final class RmqInterop {
             if (print) {
                 OUT.println(text);
             }
+            if (printMeta) {
+                OUT.println(metaLine(id, mv));
+            }
             if (seen.size() >= expected) {
                 done.set(true);
             }
@@ -511,9 +569,31 @@ public final class RmqInterop {
         }
     }
 
+    /* One 'meta ...' line of --print-meta (keys and properties sorted, so tests can compare). */
+    static String metaLine(String id, MessageView mv) {
+        StringBuilder sb = new StringBuilder("meta id=").append(id);
+        sb.append(" topic=").append(mv.getTopic());
+        sb.append(" tag=").append(mv.getTag().orElse("-"));
+        sb.append(" keys=").append(mv.getKeys().isEmpty() ? "-" : String.join(",", new TreeSet<>(mv.getKeys())));
+        sb.append(" group=").append(mv.getMessageGroup().orElse("-"));
+        sb.append(" lite=").append(mv.getLiteTopic().orElse("-"));
+        StringBuilder p = new StringBuilder();
+        for (String k : new TreeSet<>(mv.getProperties().keySet())) {
+            p.append(p.length() > 0 ? ";" : "").append(k).append('=').append(mv.getProperties().get(k));
+        }
+        sb.append(" props=").append(p.length() > 0 ? p : "-");
+        sb.append(" delivery=").append(mv.getDeliveryTimestamp().map(String::valueOf).orElse("-"));
+        sb.append(" born_host=").append(mv.getBornHost());
+        sb.append(" attempt=").append(mv.getDeliveryAttempt());
+        sb.append(" received_ms=").append(System.currentTimeMillis());
+        return sb.toString();
+    }
+
     static int consume(Args a) throws Exception {
         a.allow("endpoint", "topic", "group", "count", "lite", "timeout", "id-field", "check-order-field",
-            "group-field", "print", "tag", "threads", "invisible", "await", "max-cache", "clients", "progress");
+            "group-field", "print", "tag", "threads", "invisible", "await", "max-cache", "clients", "progress",
+            "print-meta", "access-key", "secret-key", "tls");
+        security(a);
         String endpoint = a.req("endpoint");
         String topic = a.req("topic");
         String group = a.req("group");
@@ -525,6 +605,7 @@ public final class RmqInterop {
             throw new IllegalArgumentException("--check-order-field needs --group-field");
         }
         Tally tally = new Tally(count, a.str("id-field", "id"), orderField, groupField, a.flag("print"));
+        tally.printMeta = a.flag("print-meta");
         long t0 = System.nanoTime();
         if (a.flag("lite")) {
             consumeLite(a, endpoint, topic, group, tally, timeout);

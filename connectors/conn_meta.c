@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Metadata keys: the checks of a METADATA column against its connector's key table
+ * (rsql_connector_def_t.metadata) and the table's Markdown for docs/CONNECTORS.md. The
+ * session calls rsql_connector_check_meta at CREATE TABLE, the planner again for every
+ * table it binds (the catalog may be older than the build); SHOW METADATA FOR CONNECTOR
+ * (runtime/rt_show.c) and EXPLAIN read the same table.
+ */
+#include "config.h"
+#include "connectors/rsql_connector.h"
+#include "base/rsql_opts_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* The row of key in conn's metadata table (case-insensitive), or NULL. */
+const rsql_meta_def_t *rsql_connector_meta_find(const rsql_connector_def_t *conn,
+                                                const char *key)
+{
+    for (const rsql_meta_def_t *m = conn ? conn->metadata : NULL; key && m && m->key; m++) {
+        if (strcasecmp(m->key, key) == 0) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* "R", "W" or "R/W". */
+const char *rsql_meta_access(const rsql_meta_def_t *m)
+{
+    bool r = m->flags & RSQL_META_READ, w = m->flags & RSQL_META_WRITE;
+    return r && w ? "R/W" : r ? "R" : w ? "W" : "-";
+}
+
+/*
+** True when a column of type column can hold the key (read) or give it (write): the value
+** widens without loss from one to the other (rsql_type_widens; equal types fit). A key type
+** this build cannot name fits nothing.
+*/
+bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, bool write)
+{
+    int kt = m && m->type ? rsql_type_from_name(m->type) : -1;
+    if (kt < 0) {
+        return false;
+    }
+    if ((rsql_type_t)kt == column) {
+        return true;
+    }
+    return write ? rsql_type_widens(column, (rsql_type_t)kt)
+                 : rsql_type_widens((rsql_type_t)kt, column);
+}
+
+static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *key, rsql_pos_t pos,
+                              rsql_error_t *err)
+{
+    if (!conn->metadata || !conn->metadata[0].key) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
+                              "connector '%s' has no metadata keys (metadata key '%.100s')",
+                              conn->name, key);
+    }
+    const char *best = NULL;
+    int best_score = -1;
+    rsql_buf_t list = RSQL_BUF_INIT;
+    for (const rsql_meta_def_t *m = conn->metadata; m->key; m++) {
+        int s = rsql_opts__near(key, m->key);
+        if (s >= 0 && (best_score < 0 || s < best_score)) {
+            best_score = s;
+            best = m->key;
+        }
+        rsql_buf_printf(&list, "%s%s", m == conn->metadata ? "" : ", ", m->key);
+    }
+    char head[300];
+    if (best) {
+        snprintf(head, sizeof head,
+                 "unknown metadata key '%.100s' for connector '%s' (did you mean '%s'?)", key,
+                 conn->name, best);
+    } else {
+        snprintf(head, sizeof head, "unknown metadata key '%.100s' for connector '%s'", key,
+                 conn->name);
+    }
+    rsql_err_t rc =
+        rsql_opts__set_listed(err, RSQL_ERR_BAD_OPTION, pos, head, "keys", rsql_buf_str(&list));
+    rsql_buf_deinit(&list);
+    return rc;
+}
+
+/* See rsql_connector.h. */
+rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const char *column,
+                                     rsql_type_t type, const char *key, bool is_virtual,
+                                     rsql_pos_t key_pos, rsql_pos_t type_pos,
+                                     rsql_pos_t virtual_pos, rsql_error_t *err)
+{
+    const rsql_meta_def_t *m = rsql_connector_meta_find(conn, key);
+    if (!m) {
+        return unknown_key(conn, key, key_pos, err);
+    }
+    if (is_virtual && !(m->flags & RSQL_META_READ)) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, virtual_pos,
+                              "column '%s': metadata key '%s' of connector '%s' is not readable, "
+                              "so it cannot be VIRTUAL",
+                              column, m->key, conn->name);
+    }
+    bool writes = !is_virtual && (m->flags & RSQL_META_WRITE);
+    bool reads = m->flags & RSQL_META_READ;
+    if ((reads && !rsql_meta_type_fits(m, type, false)) ||
+        (writes && !rsql_meta_type_fits(m, type, true))) {
+        return rsql_error_set(err, RSQL_ERR_TYPE, type_pos,
+                              "column '%s' is %s but metadata key '%s' of connector '%s' is %s",
+                              column, rsql_type_name(type), m->key, conn->name, m->type);
+    }
+    return RSQL_OK;
+}
+
+/* Markdown text of s with '|' escaped (a table cell). */
+static void cell(rsql_buf_t *out, const char *s)
+{
+    for (const char *p = s ? s : ""; *p; p++) {
+        if (*p == '|') {
+            rsql_buf_putc(out, '\\');
+        }
+        rsql_buf_putc(out, *p);
+    }
+}
+
+/* The metadata section of conn for docs/CONNECTORS.md (nothing when conn has none). */
+void rsql_connector_meta_markdown(const rsql_connector_def_t *conn, rsql_buf_t *out)
+{
+    if (!conn->metadata || !conn->metadata[0].key) {
+        return;
+    }
+    rsql_buf_puts(out, "\nMetadata keys (`name TYPE METADATA [FROM 'key'] [VIRTUAL]`; R = read "
+                       "from a source, W = written by a sink):\n\n"
+                       "| key | type | access | description |\n|---|---|---|---|\n");
+    for (const rsql_meta_def_t *m = conn->metadata; m->key; m++) {
+        rsql_buf_printf(out, "| `%s` | `%s` | %s | ", m->key, m->type, rsql_meta_access(m));
+        cell(out, m->doc);
+        rsql_buf_puts(out, " |\n");
+    }
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * plan_meta: METADATA columns at planning. Every METADATA column of a bound table is
+ * checked again against its connector's key table (the catalog may predate the build:
+ * unknown key, type), a table read from has only readable keys, a table written to has
+ * only VIRTUAL or writable ones; and the plan records which metadata the source must
+ * read: the keys of the METADATA columns the filter and the outputs use, so a source pays
+ * nothing for the keys a statement leaves alone.
+ *
+ * Entry points: rsql_plan__check_meta, rsql_plan__source_meta (plan_int.h).
+ */
+#include "config.h"
+#include "planner/plan_int.h"
+
+#include <string.h>
+
+/* See plan_int.h. */
+rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_t pos,
+                                 rsql_error_t *err)
+{
+    const rsql_table_def_t *def = t->def;
+    for (int i = 0; i < def->n_columns; i++) {
+        const rsql_col_t *c = &def->columns[i];
+        const char *key = rsql_col_meta_key(c);
+        if (!key) {
+            continue;
+        }
+        rsql_err_t rc = rsql_connector_check_meta(t->conn, c->name, c->type, key, c->is_virtual,
+                                                  pos, pos, pos, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        const rsql_meta_def_t *m = rsql_connector_meta_find(t->conn, key);
+        if (side == RSQL_SIDE_SOURCE && !(m->flags & RSQL_META_READ)) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                                  "table '%s' cannot be read from: metadata key '%s' of its "
+                                  "column '%s' is not readable by connector '%s'",
+                                  def->name, m->key, c->name, t->conn->name);
+        }
+        if (side == RSQL_SIDE_SINK && !c->is_virtual && !(m->flags & RSQL_META_WRITE)) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                                  "table '%s' cannot be written to: metadata key '%s' of its "
+                                  "column '%s' is read-only for connector '%s' (declare the "
+                                  "column VIRTUAL)",
+                                  def->name, m->key, c->name, t->conn->name);
+        }
+    }
+    return RSQL_OK;
+}
+
+/* Mark the source columns e reads in used[]. */
+static void mark_used(const rsql_bexpr_t *e, bool *used, int n)
+{
+    if (!e) {
+        return;
+    }
+    if (e->kind == RSQL_BX_COLUMN && e->column >= 0 && e->column < n) {
+        used[e->column] = true;
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        mark_used(e->args[i], used, n);
+    }
+}
+
+/* See plan_int.h. */
+rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_table_def_t *def = plan->source.def;
+    int n = def->n_columns;
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        any |= def->columns[i].metadata;
+    }
+    plan->source_meta = NULL;
+    if (!any) {
+        return RSQL_OK;
+    }
+    bool *used = rsql_arena_alloc(plan->arena, sizeof(bool) * (size_t)n);
+    const char **keys = rsql_arena_alloc(plan->arena, sizeof(char *) * (size_t)n);
+    if (!used || !keys) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    memset(used, 0, sizeof(bool) * (size_t)n);
+    mark_used(plan->filter, used, n);
+    for (int i = 0; i < plan->n_outputs; i++) {
+        mark_used(plan->outputs[i].expr, used, n);
+    }
+    for (int i = 0; i < n; i++) {
+        const char *key = rsql_col_meta_key(&def->columns[i]);
+        keys[i] = NULL;
+        if (key && !used[i]) {
+            keys[i] = ""; /* a METADATA column the statement leaves alone */
+        } else if (key) {
+            /* the connector's own spelling, so a source may compare with strcmp */
+            const rsql_meta_def_t *m = rsql_connector_meta_find(plan->source.conn, key);
+            keys[i] = m ? m->key : key;
+        }
+    }
+    plan->source_meta = keys;
+    return RSQL_OK;
+}
