@@ -319,11 +319,27 @@ static const rsql_tdesc_t *tfail(tparse_t *p, size_t at, rsql_err_t code, const 
     return NULL;
 }
 
+/* Skip blanks and SQL comments (-- to the end of the line, / * ... * /). */
 static void tblank(tparse_t *p)
 {
-    while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' ||
-                           p->s[p->i] == '\r')) {
-        p->i++;
+    for (;;) {
+        while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' ||
+                               p->s[p->i] == '\r' || p->s[p->i] == '\f' || p->s[p->i] == '\v')) {
+            p->i++;
+        }
+        if (p->i + 1 < p->n && p->s[p->i] == '-' && p->s[p->i + 1] == '-') {
+            while (p->i < p->n && p->s[p->i] != '\n') {
+                p->i++;
+            }
+        } else if (p->i + 1 < p->n && p->s[p->i] == '/' && p->s[p->i + 1] == '*') {
+            size_t j = p->i + 2;
+            while (j + 1 < p->n && !(p->s[j] == '*' && p->s[j + 1] == '/')) {
+                j++;
+            }
+            p->i = j + 1 < p->n ? j + 2 : p->n;
+        } else {
+            return;
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,9 +139,13 @@ rsql_err_t rsql_catalog__col_dup(sqlite3_stmt *stmt, int i, char **out, rsql_err
 */
 static void create_private(const char *path)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 && errno == ELOOP) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600); /* a symlink: follow it */
+    /* O_EXCL: an existing file is never opened here, because closing a descriptor of it would
+       drop every POSIX lock this process holds on it, those of other catalog connections of
+       the same process (rocketsql serve) included */
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    struct stat st;
+    if (fd < 0 && errno == EEXIST && stat(path, &st) != 0 && errno == ENOENT) {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600); /* a dangling symlink: follow it */
     }
     if (fd >= 0) {
         close(fd);

@@ -34,22 +34,32 @@ const char *rsql_meta_access(const rsql_meta_def_t *m)
     return r && w ? "R/W" : r ? "R" : w ? "W" : "-";
 }
 
-/*
-** True when a column of type column can hold the key (read) or give it (write): the value
-** widens without loss from one to the other (rsql_type_widens; equal types fit). A key type
-** this build cannot name fits nothing.
-*/
-bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, bool write)
+/* True when the column (kind, desc) fits the key type text t; see rsql_meta_type_fits. */
+static bool fits(const char *t, rsql_type_t column, const rsql_tdesc_t *desc, bool write)
 {
-    int kt = m && m->type ? rsql_type_from_name(m->type) : -1;
-    if (kt < 0) {
-        return false;
+    const rsql_tdesc_t *kd = NULL;
+    if (!t || rsql_tdesc_parse(t, strlen(t), &kd, NULL, NULL) != RSQL_OK || !kd) {
+        return false; /* a key type this build cannot name fits nothing */
     }
-    if ((rsql_type_t)kt == column) {
+    if (rsql_type_is_param(kd->type) || rsql_type_is_param(column)) {
+        return rsql_tdesc_of(column, desc) == kd; /* interned: the same type */
+    }
+    if (kd->type == column) {
         return true;
     }
-    return write ? rsql_type_widens(column, (rsql_type_t)kt)
-                 : rsql_type_widens((rsql_type_t)kt, column);
+    return write ? rsql_type_widens(column, kd->type) : rsql_type_widens(kd->type, column);
+}
+
+/*
+** True when a column of type column can hold the key (read) or give it (write): the value
+** widens without loss from one to the other (rsql_type_widens; equal types fit); DECIMAL,
+** ROW, ARRAY and MAP only as the very same type. The key's alt_type fits the same way.
+*/
+bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, const rsql_tdesc_t *desc,
+                         bool write)
+{
+    return m && (fits(m->type, column, desc, write) ||
+                 (m->alt_type && fits(m->alt_type, column, desc, write)));
 }
 
 static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *key, rsql_pos_t pos,
@@ -88,7 +98,8 @@ static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *key,
 
 /* See rsql_connector.h. */
 rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const char *column,
-                                     rsql_type_t type, const char *key, bool is_virtual,
+                                     rsql_type_t type, const rsql_tdesc_t *desc,
+                                     const char *key, bool is_virtual,
                                      rsql_pos_t key_pos, rsql_pos_t type_pos,
                                      rsql_pos_t virtual_pos, rsql_error_t *err)
 {
@@ -104,11 +115,13 @@ rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const cha
     }
     bool writes = !is_virtual && (m->flags & RSQL_META_WRITE);
     bool reads = m->flags & RSQL_META_READ;
-    if ((reads && !rsql_meta_type_fits(m, type, false)) ||
-        (writes && !rsql_meta_type_fits(m, type, true))) {
+    if ((reads && !rsql_meta_type_fits(m, type, desc, false)) ||
+        (writes && !rsql_meta_type_fits(m, type, desc, true))) {
         return rsql_error_set(err, RSQL_ERR_TYPE, type_pos,
-                              "column '%s' is %s but metadata key '%s' of connector '%s' is %s",
-                              column, rsql_type_name(type), m->key, conn->name, m->type);
+                              "column '%s' is %s but metadata key '%s' of connector '%s' is %s%s%s",
+                              column, desc ? desc->text : rsql_type_name(type), m->key,
+                              conn->name, m->type, m->alt_type ? " or " : "",
+                              m->alt_type ? m->alt_type : "");
     }
     return RSQL_OK;
 }
@@ -134,7 +147,9 @@ void rsql_connector_meta_markdown(const rsql_connector_def_t *conn, rsql_buf_t *
                        "from a source, W = written by a sink):\n\n"
                        "| key | type | access | description |\n|---|---|---|---|\n");
     for (const rsql_meta_def_t *m = conn->metadata; m->key; m++) {
-        rsql_buf_printf(out, "| `%s` | `%s` | %s | ", m->key, m->type, rsql_meta_access(m));
+        rsql_buf_printf(out, "| `%s` | `%s`%s%s%s | %s | ", m->key, m->type,
+                        m->alt_type ? " or `" : "", m->alt_type ? m->alt_type : "",
+                        m->alt_type ? "`" : "", rsql_meta_access(m));
         cell(out, m->doc);
         rsql_buf_puts(out, " |\n");
     }

@@ -64,18 +64,22 @@ typedef struct rsql_format_def {
 ** row whose key is NULL (RSQL_META_END). The table drives validation of METADATA columns
 ** (unknown key, type, VIRTUAL or read-only key on a sink), DESCRIBE, SHOW METADATA FOR
 ** CONNECTOR, EXPLAIN and docs/CONNECTORS.md. type is the key's SQL type as text, as
-** rsql_type_name writes it ("VARCHAR", "TIMESTAMP(3)"), so a key can name a type the
-** build's type names grow into without a change of this struct.
+** a column type is written ("VARCHAR", "TIMESTAMP(3)", "ARRAY<STRING>"), so a key can name
+** a type the build's type names grow into without a change of this struct. alt_type, when
+** not NULL, is a second type a column of the key may have (the doc says its text form:
+** the keys of a message as one VARCHAR, say).
 */
 typedef struct rsql_meta_def {
     const char *key;  /* "tag": lower snake_case */
     const char *type; /* "VARCHAR" */
     unsigned flags;   /* RSQL_META_READ | RSQL_META_WRITE */
     const char *doc;
+    const char *alt_type; /* NULL, or another type the column may have */
 } rsql_meta_def_t;
 
-#define RSQL_META_ROW(key, type, flags, doc) {key, type, flags, doc}
-#define RSQL_META_END {NULL, NULL, 0, NULL}
+#define RSQL_META_ROW(key, type, flags, doc) {key, type, flags, doc, NULL}
+#define RSQL_META_ROW_ALT(key, type, alt_type, flags, doc) {key, type, flags, doc, alt_type}
+#define RSQL_META_END {NULL, NULL, 0, NULL, NULL}
 
 /* ---- what EXPLAIN asks a connector (rsql_connector_def_t.explain) */
 
@@ -288,12 +292,17 @@ const rsql_meta_def_t *rsql_connector_meta_find(const rsql_connector_def_t *conn
 ** readable key (RSQL_ERR_SEMANTIC at virtual_pos).
 */
 rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const char *column,
-                                     rsql_type_t type, const char *key, bool is_virtual,
+                                     rsql_type_t type, const rsql_tdesc_t *desc,
+                                     const char *key, bool is_virtual,
                                      rsql_pos_t key_pos, rsql_pos_t type_pos,
                                      rsql_pos_t virtual_pos, rsql_error_t *err);
 
-/* True when a value of the column's type fits the key's type m->type in that direction. */
-bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, bool write);
+/*
+** True when a value of the column's type (kind and descriptor, NULL for a plain scalar)
+** fits the key's type m->type (or m->alt_type) in that direction.
+*/
+bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, const rsql_tdesc_t *desc,
+                         bool write);
 
 /* The metadata section of conn for docs/CONNECTORS.md (nothing when conn has none). */
 void rsql_connector_meta_markdown(const rsql_connector_def_t *conn, rsql_buf_t *out);

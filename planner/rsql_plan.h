@@ -34,6 +34,12 @@
  *     TIMESTAMP <-> BIGINT (ms since the epoch), TIMESTAMP <-> VARCHAR
  *     (ISO-8601, written as 2024-01-02T03:04:05.678Z). DOUBLE -> integer
  *     truncates toward zero; out of range is an evaluation error.
+ *   - DECIMAL(p, s): + - * exact with Flink's result types (INT counts as
+ *     DECIMAL(10, 0), BIGINT as (19, 0), a DOUBLE operand makes it DOUBLE);
+ *     / and % are plan errors; comparisons with DECIMAL/INT/BIGINT exact.
+ *     DATE compares with DATE. ROW/ARRAY/MAP are not comparable; r.f, a[i]
+ *     (1-based) and m['k'] are NULL when absent. CAST adds DECIMAL <->
+ *     numeric/VARCHAR, DATE <-> TIMESTAMP/VARCHAR, nested -> VARCHAR (JSON).
  *   - UPPER/LOWER map Unicode letters when the C.UTF-8 locale is available
  *     (else ASCII only); CHAR_LENGTH and SUBSTRING count code points.
  */

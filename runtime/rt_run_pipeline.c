@@ -45,6 +45,7 @@ typedef struct xform {
     rsql_eval_ctx_t ectx;
     rsql_value_t *tmp; /* plan->n_outputs scratch values */
     const rsql_batch_t *last_batch;
+    bool has_decimal; /* the source table has a DECIMAL column (rows from the source rescaled) */
 } xform_t;
 
 /* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
@@ -156,6 +157,26 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
             }
         }
         rec->row = row;
+    } else if (x->has_decimal) {
+        /* a source that gives rows (sqlite) reads DECIMAL text at its own scale: bring each
+           value to its column's DECIMAL(p, s) (the decoders already do) */
+        *stage = "decode";
+        const rsql_table_def_t *def = x->plan->source.def;
+        rsql_value_t *row = (rsql_value_t *)rec->row;
+        for (int i = 0; i < x->n_in && i < def->n_columns; i++) {
+            const rsql_tdesc_t *d = rsql_tdesc_of(def->columns[i].type, def->columns[i].desc);
+            rsql_value_t *v = &row[i];
+            if (def->columns[i].type != RSQL_TYPE_DECIMAL || v->is_null ||
+                v->type != RSQL_TYPE_DECIMAL || (v->scale == d->scale && v->prec == d->precision)) {
+                continue;
+            }
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            if (rsql_value_decimal_rescale(v, d->precision, d->scale, v, &e) != RSQL_OK) {
+                return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "column '%s': %s",
+                                      def->columns[i].name, e.msg);
+            }
+        }
     }
     *stage = "eval";
     rsql_error_t e;
@@ -380,6 +401,17 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
                                   FILE *errf, rsql_error_t *err)
 {
     (void)catalog_path; /* the worker uses cat; connectors open their own files */
+    return rsql_pipeline_run_plan_ex(cat, plan, job, out, errf, NULL, true, err);
+}
+
+/*
+** Run plan, supervised: see rsql_pipeline.h. @locality the calling thread is the worker
+*/
+rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *plan,
+                                     const char *job, FILE *out, FILE *errf,
+                                     rsql_pipeline_stats_t *stats, bool handle_signals,
+                                     rsql_error_t *err)
+{
     bool preview = plan->kind == RSQL_PLAN_SELECT || !plan->sink.def;
     const rsql_table_def_t *sdef = plan->source.def;
     if (!sdef) {
@@ -428,6 +460,9 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
               cols_of(plan->errors.dlq.def, &dlq_cols, false);
     x.plan = plan;
     x.n_in = sdef->n_columns;
+    for (int i = 0; i < sdef->n_columns; i++) {
+        x.has_decimal = x.has_decimal || sdef->columns[i].type == RSQL_TYPE_DECIMAL;
+    }
     x.n_phys = phys_cols.n;
     if (ok && phys_cols.n < src_cols.n) {
         x.phys = rsql_calloc((size_t)phys_cols.n + 1, sizeof(int));
@@ -556,7 +591,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     conf.record_run = !preview;
     conf.job = job;
     conf.sql = plan->sql ? plan->sql + plan->stmt_off : NULL;
-    conf.handle_signals = true;
+    conf.handle_signals = handle_signals;
+    conf.stats = stats;
     conf.status_out = preview ? NULL : errf; /* a preview's summary follows its table */
     /* what the source may leave invisible to the next run (a RocketMQ consumer group) */
     char hold_key[512] = "";

@@ -323,7 +323,10 @@ rsql_err_t rsql_rt__show_metadata(const rsql_stmt_t *st, rsql_result_t **out, rs
     static const char *const cols[] = {"key", "type", "read", "write", "description"};
     rsql_result_t *r = table_result(5, cols);
     for (const rsql_meta_def_t *m = conn->metadata; r && m && m->key; m++) {
-        const char *row[] = {m->key, m->type, (m->flags & RSQL_META_READ) ? "yes" : "no",
+        char type[128];
+        snprintf(type, sizeof type, "%s%s%s", m->type, m->alt_type ? " or " : "",
+                 m->alt_type ? m->alt_type : "");
+        const char *row[] = {m->key, type, (m->flags & RSQL_META_READ) ? "yes" : "no",
                              (m->flags & RSQL_META_WRITE) ? "yes" : "no", m->doc ? m->doc : ""};
         if (rsql_result_add_row(r, row) != RSQL_OK) {
             rsql_result_destroy(r);

@@ -145,16 +145,37 @@ const rsql_format_def_t rsql_json_format_def = {
     .name = "json",
     .description =
         "One JSON object per body (or line); columns are matched to the object's fields by "
-        "name. Written objects have one field per column, NULL as `null`.",
+        "name. Written objects have one field per column, NULL as `null`. ROW, ARRAY and MAP "
+        "columns read nested objects and arrays (and write them back); DECIMAL reads a number "
+        "or a numeric string exactly, DATE a `YYYY-MM-DD` string; a nested value of the wrong "
+        "JSON type, or a DECIMAL that does not fit its precision, is a decode error of that "
+        "record naming its path (`field 'o.items[2]': ...`). Only the columns and ROW fields "
+        "the statement reads are decoded (SQL.md, \"The json format and nested types\").",
     .opts = json_opts,
     .conf_size = sizeof(rsql_json_conf_t),
 };
+
+/* csv has no text form for nested values: a ROW, ARRAY or MAP column is refused. */
+static rsql_err_t csv_check_columns(const char *table, int n, const char *const *names,
+                                    const rsql_type_t *types, rsql_pos_t pos, rsql_error_t *err)
+{
+    for (int i = 0; i < n; i++) {
+        if (rsql_type_is_nested(types[i])) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                                  "format 'csv' cannot hold column '%s' of table '%s' (%s); "
+                                  "use format 'json' for nested types",
+                                  names[i], table, rsql_type_name(types[i]));
+        }
+    }
+    return RSQL_OK;
+}
 
 const rsql_format_def_t rsql_csv_format_def = {
     .name = "csv",
     .description = "One CSV record per body (or line), fields in column order (RFC 4180 quoting).",
     .opts = csv_opts,
     .finalize = csv_finalize,
+    .check_columns = csv_check_columns,
     .conf_size = sizeof(rsql_csv_conf_t),
     .configure = csv_configure,
 };

@@ -4,9 +4,9 @@
  * rmq_meta: METADATA columns of rocketmq-grpc (the key table is rmq_meta in rmq_opts.c).
  * The source turns the keys a statement reads into ids once, at open (rsql_rmq__meta_id),
  * and per message fills only those columns (rsql_rmq__record_meta), copying into the
- * batch arena. keys are written as one VARCHAR (the keys joined by one space) and
- * properties as a JSON object of strings, until ARRAY<STRING> and MAP<STRING, STRING>
- * exist; the sink parses a properties value back with rsql_rmq__props_parse (untrusted
+ * batch arena. keys are an ARRAY<STRING> and properties a MAP<STRING, STRING>; a column
+ * may also be a VARCHAR, then keys are joined by one space and properties are a JSON
+ * object of strings, which the sink parses back with rsql_rmq__props_parse (untrusted
  * text: bounded, every byte checked).
  */
 #include "config.h"
@@ -91,6 +91,45 @@ static rsql_value_t int_value(rsql_type_t t, int64_t x)
     return v;
 }
 
+/*
+** keys (ARRAY<VARCHAR>) or properties (MAP<VARCHAR, VARCHAR>) of m as a composite value
+** in a; the broker's sharding key is not a user property. False when out of memory.
+*/
+static bool composite_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, bool keys, rsql_value_t *v)
+{
+    const rsql_tdesc_t *vc = rsql_tdesc_scalar(RSQL_TYPE_VARCHAR);
+    const rsql_tdesc_t *d = keys ? rsql_tdesc_array(vc) : rsql_tdesc_map(vc);
+    size_t n = keys ? m->n_keys : 2 * m->n_props;
+    rsql_composite_t *c = d ? rsql_arena_alloc(a, sizeof(*c) + (n ? n : 1) * sizeof(c->items[0]))
+                            : NULL;
+    if (!c) {
+        return false;
+    }
+    c->desc = d;
+    c->n = 0;
+    for (size_t k = 0; keys && k < m->n_keys; k++) {
+        const char *s = m->keys[k] ? m->keys[k] : "";
+        if (!str_value(a, RSQL_TYPE_VARCHAR, s, strlen(s), &c->items[c->n++])) {
+            return false;
+        }
+    }
+    for (size_t k = 0; !keys && k < m->n_props; k++) {
+        const char *key = m->props[k].key ? m->props[k].key : "";
+        const char *val = m->props[k].value ? m->props[k].value : "";
+        if (strcmp(key, RMQ_SHARDING_KEY) == 0) {
+            continue; /* the broker's copy of the message group */
+        }
+        if (!str_value(a, RSQL_TYPE_VARCHAR, key, strlen(key), &c->items[2 * c->n]) ||
+            !str_value(a, RSQL_TYPE_VARCHAR, val, strlen(val), &c->items[2 * c->n + 1])) {
+            return false;
+        }
+        c->n++;
+    }
+    *v = (rsql_value_t){.type = d->type, .is_null = false};
+    v->v.c = c;
+    return true;
+}
+
 /* JSON string text of s[0..n) into b, quoted and escaped. */
 static void json_str(rsql_buf_t *b, const char *s)
 {
@@ -134,6 +173,10 @@ rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, co
         case RMQ_META_KEYS:
         case RMQ_META_PROPERTIES: {
             if (ids[i] == RMQ_META_KEYS && m->n_keys == 0) {
+                continue;
+            }
+            if (t == RSQL_TYPE_ARRAY || t == RSQL_TYPE_MAP) {
+                ok = composite_meta(a, m, ids[i] == RMQ_META_KEYS, v);
                 continue;
             }
             rsql_buf_t b = RSQL_BUF_INIT;

@@ -62,7 +62,9 @@ typedef struct smsg {
     size_t len;
     char *group, *lite, *key; /* owned or NULL */
     char *tag;                /* owned: the row's tag METADATA, NULL = sink.tag */
-    bool key_split;           /* key holds the keys METADATA: keys separated by spaces */
+    bool key_split;           /* key holds the keys METADATA as a VARCHAR: keys separated by spaces */
+    char **keyv;              /* owned: the keys METADATA as an ARRAY<STRING> (n_keyv keys) */
+    size_t n_keyv;
     rsql_rmq_prop_t *props;   /* owned: the properties METADATA */
     size_t n_props;
     int64_t delivery_ms;      /* the delivery_timestamp METADATA (epoch ms, >= 1), else 0 */
@@ -113,6 +115,10 @@ static void smsg_free(smsg_t *m)
         rsql_free(m->group);
         rsql_free(m->lite);
         rsql_free(m->key);
+        for (size_t i = 0; i < m->n_keyv; i++) {
+            rsql_free(m->keyv[i]);
+        }
+        rsql_free(m->keyv);
         rsql_free(m->tag);
         rsql_free(m->meta_why);
         rsql_rmq__props_free(m->props, m->n_props);
@@ -305,6 +311,10 @@ static void *send_main(void *arg)
                     keys[om.n_keys++] = w;
                 }
                 om.keys = om.n_keys ? keys : NULL;
+            }
+            if (m->keyv) {
+                om.keys = m->n_keyv ? (const char *const *)m->keyv : NULL;
+                om.n_keys = m->n_keyv;
             }
             om.message_group = m->group;
             om.lite_topic = m->lite;
@@ -516,22 +526,73 @@ static void meta_text(rsql_sink_t *k, int idx, const rsql_value_t *values, char 
     }
 }
 
+/* The keys of an ARRAY<STRING> keys value into m->keyv (NULL elements left out). */
+static bool keys_of_array(smsg_t *m, const rsql_composite_t *c)
+{
+    size_t n = c->n < RMQ_SINK_KEYS_MAX ? c->n : RMQ_SINK_KEYS_MAX;
+    if (!(m->keyv = rsql_calloc(n ? n : 1, sizeof(char *)))) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rsql_value_t *e = &c->items[i];
+        if (e->is_null) {
+            continue;
+        }
+        if (!(m->keyv[m->n_keyv] = rsql_strndup(e->v.s.p ? e->v.s.p : "", e->v.s.len))) {
+            return false;
+        }
+        m->n_keyv++;
+    }
+    return true;
+}
+
+/* The entries of a MAP<STRING, STRING> properties value into m->props (NULL values left out). */
+static bool props_of_map(smsg_t *m, const rsql_composite_t *c)
+{
+    if (!(m->props = rsql_calloc(c->n ? c->n : 1, sizeof(*m->props)))) {
+        return false;
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        const rsql_value_t *key = &c->items[2 * i], *val = &c->items[2 * i + 1];
+        if (val->is_null) {
+            continue;
+        }
+        rsql_rmq_prop_t *p = &m->props[m->n_props];
+        p->key = rsql_strndup(key->v.s.p ? key->v.s.p : "", key->v.s.len);
+        p->value = rsql_strndup(val->v.s.p ? val->v.s.p : "", val->v.s.len);
+        m->n_props++;
+        if (!p->key || !p->value) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /*
 ** The row's METADATA (rsql_sink_ctx_t.meta_keys) over the sink.* options: tag, keys,
-** message group, lite topic, properties and delivery timestamp. A properties value that
-** is not a JSON object of strings sets m->meta_why. False when out of memory.
+** message group, lite topic, properties and delivery timestamp. keys may be an
+** ARRAY<STRING> or a VARCHAR (split at spaces), properties a MAP<STRING, STRING> or a
+** VARCHAR holding a JSON object of strings; a VARCHAR that is not one sets m->meta_why.
+** False when out of memory.
 */
 static bool row_meta(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
 {
     bool oom = false;
     meta_text(k, k->m_tag, values, &m->tag, &oom);
     if (k->m_keys >= 0 && !values[k->m_keys].is_null) {
-        meta_text(k, k->m_keys, values, &m->key, &oom);
-        m->key_split = true;
+        if (values[k->m_keys].type == RSQL_TYPE_ARRAY) {
+            oom |= !keys_of_array(m, values[k->m_keys].v.c);
+        } else {
+            meta_text(k, k->m_keys, values, &m->key, &oom);
+            m->key_split = true;
+        }
     }
     meta_text(k, k->m_group, values, &m->group, &oom);
     meta_text(k, k->m_lite, values, &m->lite, &oom);
-    if (k->m_props >= 0 && !values[k->m_props].is_null) {
+    if (k->m_props >= 0 && !values[k->m_props].is_null &&
+        values[k->m_props].type == RSQL_TYPE_MAP) {
+        oom |= !props_of_map(m, values[k->m_props].v.c);
+    } else if (k->m_props >= 0 && !values[k->m_props].is_null) {
         const rsql_value_t *v = &values[k->m_props];
         char why[200];
         rsql_err_t rc = rsql_rmq__props_parse(v->v.s.p ? v->v.s.p : "", v->v.s.len, &m->props,

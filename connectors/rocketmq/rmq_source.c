@@ -599,7 +599,16 @@ static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
         leftover0(s, &lo);
         rsql_rmq_leftover_format(&lo, true, left, sizeof left);
     }
+    /* while receives fail (the proxy is down, unreachable): "connected":false, for /readyz */
+    bool failing = !text && !s->ended && s->recv_backoff > 0;
     pthread_mutex_unlock(&s->mu);
+    if (failing) {
+        if (n >= 2 && buf[n - 1] == '}' && n + 20 < size) {
+            n += (size_t)snprintf(buf + n - 1, size - n + 1, ",\"connected\":false}") - 1;
+        } else if (n == 0 && size > 20) {
+            n = (size_t)snprintf(buf, size, "{\"connected\":false}");
+        }
+    }
     if (*left) {
         /* {"left":{...}}, or the lanes' object with "left" as its last member */
         size_t ll = strlen(left);

@@ -263,11 +263,20 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
         break;
     case RSQL_TYPE_DECIMAL:
     case RSQL_TYPE_DATE:
-        if (st_type == SQLITE_TEXT || st_type == SQLITE_INTEGER) {
+        if (st_type == SQLITE_TEXT || st_type == SQLITE_INTEGER ||
+            (st_type == SQLITE_FLOAT && t == RSQL_TYPE_DECIMAL)) {
             const char *txt = (const char *)sqlite3_column_text(st, k);
             size_t n = (size_t)sqlite3_column_bytes(st, k);
-            if (t == RSQL_TYPE_DATE ? rsql_value_parse_date(txt, n, &v->v.i, NULL) == RSQL_OK
-                                    : rsql_value_parse(t, txt, n, arena, v, NULL) == RSQL_OK) {
+            /* a DECIMAL at the text's own scale; the runtime brings it to the column's */
+            const char *dot = memchr(txt, '.', n);
+            int scale = 0;
+            for (size_t j = dot ? (size_t)(dot - txt) + 1 : n; j < n && scale < 38; j++) {
+                scale += txt[j] >= '0' && txt[j] <= '9';
+            }
+            if (t == RSQL_TYPE_DATE
+                    ? rsql_value_parse_date(txt, n, &v->v.i, NULL) == RSQL_OK
+                    : rsql_value_parse_decimal(txt, n, RSQL_DECIMAL_MAX_PRECISION, scale, v,
+                                               NULL) == RSQL_OK) {
                 return RSQL_OK;
             }
         }

@@ -98,3 +98,17 @@ run_rsql --tsv -e "CREATE TABLE pout2 (line VARCHAR) WITH ('connector'='filesyst
 [ "$RC" = 2 ] && echo "$ERR" | grep -q "field 'o.tags': expected ARRAY<VARCHAR>, got string" ||
     fail "pushdown: a read field of the wrong type must fail: $RC $ERR"
 ok "only the columns and ROW fields a statement reads are decoded"
+
+# DECIMAL and DATE through sqlite (stored as their text) and back, at the column's scale
+cat >s.sql <<'SQL'
+CREATE TABLE sq (id INT, p DECIMAL(6, 2), d DATE) WITH ('connector'='sqlite', 'path'='s.db', 'table'='t');
+CREATE TABLE sq3 (id INT, p DECIMAL(6, 3), d DATE) WITH ('connector'='sqlite', 'path'='s.db', 'table'='t');
+INSERT INTO sq SELECT id, p, d FROM dst_r;
+CREATE TABLE sout (line VARCHAR) WITH ('connector'='filesystem', 'path'='s.out', 'format'='raw');
+INSERT INTO sout SELECT CAST(id AS VARCHAR) || '|' || CAST(p AS VARCHAR) || '|' || COALESCE(CAST(d AS VARCHAR), '-') FROM sq3;
+SQL
+run_rsql -f s.sql
+[ "$RC" = 0 ] || fail "sqlite: exit $RC: $ERR"
+printf '1|12.350|2024-02-29\n2|99.900|-\n4|1.000|2024-01-01\n9|-0.010|2024-01-01\n' >want_s.txt
+diff -u want_s.txt s.out || fail "sqlite: DECIMAL/DATE differ"
+ok "DECIMAL and DATE through a sqlite sink and source, read at the reading column's scale"

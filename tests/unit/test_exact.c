@@ -284,6 +284,8 @@ static void test_exact_type_text(void)
     tdesc_case("ROW(a INT, `b c` TIMESTAMP(3), \"from\" ROW<x BYTES>)",
                "ROW<a INT, \"b c\" TIMESTAMP(3), \"from\" ROW<x BYTES>>", NULL, 0);
     tdesc_case("ROW<\"q\"\"x\" INT>", "ROW<\"q\"\"x\" INT>", NULL, 0);
+    tdesc_case("ARRAY< /* c */ INT -- x\n >", "ARRAY<INT>", NULL, 0);
+    tdesc_case("ROW<date DATE, \"row\" INT>", "ROW<date DATE, \"row\" INT>", NULL, 0);
     tdesc_case("DECIMAL(0)", NULL, "DECIMAL precision must be between 1 and 38", 8);
     tdesc_case("DECIMAL(39, 1)", NULL, "DECIMAL precision must be between 1 and 38", 8);
     tdesc_case("DECIMAL(5, 6)", NULL, "DECIMAL scale must be between 0 and the precision", 11);

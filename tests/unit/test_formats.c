@@ -504,6 +504,94 @@ static void test_formats_csv_round_trip(void)
                                     "delimiter, the quote character or a line end");
 }
 
+/* json into nested and exact columns: values, paths in errors, and the pushdown */
+static void test_formats_json_nested(void)
+{
+    static const char *const ncols[] = {"o", "p", "d"};
+    const char *ot = "ROW<a INT, b ARRAY<ROW<q DECIMAL(4, 1)>>, m MAP<STRING, DATE>>";
+    const rsql_tdesc_t *od = NULL, *pd = rsql_tdesc_decimal(6, 2);
+    CU_ASSERT_EQUAL_FATAL(rsql_tdesc_parse(ot, strlen(ot), &od, NULL, NULL), RSQL_OK);
+    const rsql_type_t nt[] = {RSQL_TYPE_ROW, RSQL_TYPE_DECIMAL, RSQL_TYPE_DATE};
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_decoder_t *dec = rsql_decoder_new("json", NULL, 3, ncols, nt, &err);
+    rsql_encoder_t *enc = rsql_encoder_new("json", NULL, 3, ncols, nt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(enc);
+    rsql_decoder_set_desc(dec, 0, od);
+    rsql_decoder_set_desc(dec, 1, pd);
+    rsql_arena_t *a = rsql_arena_new();
+    rsql_value_t row[3];
+    const char *body = "{\"o\":{\"A\":1,\"x\":[1,{}],\"b\":[{\"q\":\"2.25\"},null,{}],"
+                       "\"m\":{\"k\":\"2024-01-02\",\"k\":null}},"
+                       "\"p\":-1.005,\"d\":\"1970-01-02\"}";
+    CU_ASSERT_EQUAL_FATAL(rsql_decode(dec, (const uint8_t *)body, strlen(body), a, row, &err),
+                          RSQL_OK);
+    CU_ASSERT_EQUAL(row[0].type, RSQL_TYPE_ROW);
+    const rsql_composite_t *o = row[0].v.c;
+    CU_ASSERT_PTR_EQUAL(o->desc, od);
+    CU_ASSERT_EQUAL(o->n, 3);
+    CU_ASSERT_EQUAL(o->items[0].v.i, 1);
+    CU_ASSERT_EQUAL(o->items[1].v.c->n, 3);
+    CU_ASSERT_TRUE(o->items[1].v.c->items[1].is_null);
+    CU_ASSERT_TRUE(o->items[1].v.c->items[2].v.c->items[0].is_null); /* {} : q missing */
+    CU_ASSERT_EQUAL(o->items[2].v.c->n, 1);                          /* k once, last wins */
+    CU_ASSERT_TRUE(o->items[2].v.c->items[1].is_null);
+    CU_ASSERT_EQUAL(row[1].scale, 2);
+    CU_ASSERT_EQUAL(row[2].v.i, 1);
+    rsql_buf_t out = RSQL_BUF_INIT;
+    CU_ASSERT_EQUAL(rsql_encode(enc, row, &out, &err), RSQL_OK);
+    CU_ASSERT_STRING_EQUAL(rsql_buf_str(&out),
+                           "{\"o\":{\"a\":1,\"b\":[{\"q\":2.3},null,{\"q\":null}],"
+                           "\"m\":{\"k\":null}},"
+                           "\"p\":-1.01,\"d\":\"1970-01-02\"}");
+    rsql_buf_deinit(&out);
+    /* errors name the path */
+    struct {
+        const char *body, *msg;
+    } bad[] = {
+        {"{\"o\":{\"b\":[{\"q\":1},{\"q\":\"x\"}]}}",
+         "field 'o.b[2].q': 'x': not a decimal number"},
+        {"{\"o\":{\"b\":[{\"q\":12345}]}}",
+         "field 'o.b[1].q': '12345': out of range for DECIMAL(4, 1)"},
+        {"{\"o\":{\"m\":{\"z\":5}}}", "field 'o.m['z']': expected DATE, got number"},
+        {"{\"o\":{\"b\":{}}}", "field 'o.b': expected ARRAY<ROW<q DECIMAL(4, 1)>>, got object"},
+        {"{\"o\":{\"a\":true}}", "field 'o.a': expected INT, got boolean true"},
+        {"{\"o\":{\"b\":[1,]}}", "field 'o.b[1]': expected ROW<q DECIMAL(4, 1)>, got number"},
+        {"{\"o\":{\"b\":[{},]}}", "invalid JSON at byte 14: unexpected character ']'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rsql_error_clear(&err);
+        CU_ASSERT_EQUAL(rsql_decode(dec, (const uint8_t *)bad[i].body, strlen(bad[i].body), a,
+                                    row, &err),
+                        RSQL_ERR_DECODE);
+        CU_ASSERT_STRING_EQUAL(err.msg, bad[i].msg);
+        if (strcmp(err.msg, bad[i].msg) != 0) {
+            fprintf(stderr, "%s: got %s\n", bad[i].body, err.msg);
+        }
+    }
+    /* pushdown: only o.a and d are read; a bad o.b and a bad p are skipped, and NULL */
+    int path[] = {0};
+    CU_ASSERT_EQUAL(rsql_decoder_prune(dec, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_decoder_use(dec, 0, path, 1, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_decoder_use(dec, 2, NULL, 0, &err), RSQL_OK);
+    const char *b2 = "{\"o\":{\"a\":7,\"b\":\"nope\"},\"p\":\"bad\",\"d\":\"2000-01-01\"}";
+    CU_ASSERT_EQUAL_FATAL(rsql_decode(dec, (const uint8_t *)b2, strlen(b2), a, row, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(row[0].v.c->items[0].v.i, 7);
+    CU_ASSERT_TRUE(row[0].v.c->items[1].is_null);
+    CU_ASSERT_TRUE(row[1].is_null);
+    CU_ASSERT_EQUAL(row[2].v.i, 10957);
+    const char *b3 = "{\"o\":{\"a\":\"x\"}}"; /* a read field still checks its type */
+    CU_ASSERT_EQUAL(rsql_decode(dec, (const uint8_t *)b3, strlen(b3), a, row, &err),
+                    RSQL_ERR_DECODE);
+    const char *b4 = "{\"o\":{\"a\":1,\"b\":[}}"; /* skipped text is still JSON */
+    CU_ASSERT_EQUAL(rsql_decode(dec, (const uint8_t *)b4, strlen(b4), a, row, &err),
+                    RSQL_ERR_DECODE);
+    rsql_arena_destroy(a);
+    rsql_decoder_destroy(dec);
+    rsql_encoder_destroy(enc);
+}
+
 static CU_TestInfo format_tests[] = {
     {"test_formats_json_decode", test_formats_json_decode},
     {"test_formats_json_errors", test_formats_json_errors},
@@ -512,6 +600,7 @@ static CU_TestInfo format_tests[] = {
     {"test_formats_raw", test_formats_raw},
     {"test_formats_timestamp_range", test_formats_timestamp_range},
     {"test_formats_csv_round_trip", test_formats_csv_round_trip},
+    {"test_formats_json_nested", test_formats_json_nested},
     CU_TEST_INFO_NULL,
 };
 

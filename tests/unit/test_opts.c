@@ -804,7 +804,16 @@ static void test_settings_set_get_reset(void)
                                     "errors.dlq.table, errors.retry.timeout, "
                                     "errors.retry.backoff-max, pipeline.queue-capacity, "
                                     "pipeline.batch-size, state.flush-interval, "
-                                    "sql.preview-limit, status.interval");
+                                    "sql.preview-limit, status.interval, restart-strategy, "
+                                    "restart-strategy.fixed-delay.attempts, "
+                                    "restart-strategy.fixed-delay.delay, "
+                                    "restart-strategy.exponential-delay.initial-backoff, "
+                                    "restart-strategy.exponential-delay.max-backoff, "
+                                    "restart-strategy.exponential-delay.backoff-multiplier, "
+                                    "restart-strategy.exponential-delay.jitter-factor, "
+                                    "restart-strategy.exponential-delay.reset-backoff-threshold, "
+                                    "restart-strategy.exponential-delay."
+                                    "attempts-before-reset-backoff, http.address");
     CU_ASSERT_EQUAL(err.pos.off, 4);
     rsql_error_clear(&err);
     CU_ASSERT_EQUAL(rsql_settings_set(s, "errors.tolerance", "some", (rsql_pos_t){4, 16},
@@ -833,7 +842,7 @@ static void test_settings_set_get_reset(void)
                                      "'status.interval'?); ", 67);
 
     /* SHOW SETTINGS */
-    CU_ASSERT_EQUAL(rsql_settings_count(), 9);
+    CU_ASSERT_EQUAL(rsql_settings_count(), 19);
     rsql_setting_info_t info;
     rsql_settings_info(s, 0, &info);
     CU_ASSERT_STRING_EQUAL(info.key, "errors.tolerance");
