@@ -121,7 +121,7 @@ typedef struct rsql_jstep {
 } rsql_jstep_t;
 typedef struct rsql_jpath {
     size_t size; /* bytes of the whole struct (it can be copied with memcpy) */
-    bool strict; /* 'strict $...' (default lax) */
+    bool strict; /* strict (the default) or 'lax $...' */
     int n;
     rsql_jstep_t steps[RSQL_JPATH_MAX_STEPS];
     char keys[]; /* the keys' text */
@@ -129,7 +129,7 @@ typedef struct rsql_jpath {
 
 /*
 ** Parse the SQL/JSON path s (n bytes): [lax|strict] $ then .key, ."key",
-** ['key'], ["key"] or [n] steps. Returns a path from malloc (free()) or
+** ['key'], ["key"], .['key'] or [n] steps; strict unless it says lax. Returns a path from malloc (free()) or
 ** NULL with *why set to a static reason and *at to the byte offset of the
 ** problem (*why "out of memory" then).
 */

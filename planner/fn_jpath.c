@@ -2,8 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * fn_jpath: SQL/JSON paths as the JSON functions use them: an optional
- * mode word (lax, the default, or strict), '$', then member steps .key,
- * ."key", ['key'], ["key"] and element steps [n] (0-based). Wildcards,
+ * mode word (strict, the default as in Flink, or lax), '$', then member
+ * steps .key, ."key", ['key'], ["key"] (also written .['key']) and element
+ * steps [n] (0-based). Wildcards,
  * filters and ranges are not supported (an error at their offset). A path
  * has at most RSQL_JPATH_MAX_STEPS steps. The parser is a single loop over
  * the bytes: nothing recurses and every index is checked.
@@ -45,10 +46,11 @@ rsql_jpath_t *rsql_jpath_parse(const char *s, size_t n, const char **why, size_t
     while (i < n && blank(s[i])) {
         i++;
     }
+    p->strict = true; /* Flink's (Calcite's) default mode */
     if (n - i >= 6 && memcmp(s + i, "strict", 6) == 0 && (n - i == 6 || blank(s[i + 6]))) {
-        p->strict = true;
         i += 6;
     } else if (n - i >= 3 && memcmp(s + i, "lax", 3) == 0 && (n - i == 3 || blank(s[i + 3]))) {
+        p->strict = false;
         i += 3;
     }
     while (i < n && blank(s[i])) {
@@ -71,6 +73,10 @@ rsql_jpath_t *rsql_jpath_parse(const char *s, size_t n, const char **why, size_t
         rsql_jstep_t *st = &p->steps[p->n];
         size_t start = i;
         char quote = 0;
+        if (s[i] == '.' && i + 1 < n && s[i + 1] == '[') {
+            i++; /* $.['a b'] is $['a b'], as Flink's examples write it */
+            start = i;
+        }
         if (s[i] == '.') {
             i++;
             if (i < n && s[i] == '"') {

@@ -7,16 +7,22 @@
  *   JSON_VALUE(s, path [RETURNING t] [{NULL|ERROR|DEFAULT v} ON EMPTY]
  *              [{NULL|ERROR|DEFAULT v} ON ERROR])
  *       the scalar at path as t (VARCHAR by default; INT, BIGINT, DOUBLE,
- *       BOOLEAN, TIMESTAMP(3)); JSON null is NULL. No value at the path is
+ *       DECIMAL(p, s), BOOLEAN, DATE, TIMESTAMP(3)); JSON null is NULL.
+ *       DECIMAL reads a JSON string exactly, a JSON number through its
+ *       double (exact up to 15 significant digits). No value at the path is
  *       the EMPTY case; invalid JSON, an object or array at the path, a
  *       strict-mode structural error or a value that does not convert to t
- *       is the ERROR case. Both default to NULL.
- *   JSON_QUERY(s, path [{NULL|ERROR} ON EMPTY] [{NULL|ERROR} ON ERROR])
- *       the object or array at path as compact JSON text (a scalar there is
- *       an ERROR: no wrapper clauses)
+ *       is the ERROR case. Both default to NULL. Paths are strict unless they
+ *       start with lax (Flink's default), so a missing member is the ERROR
+ *       case of a strict path and the EMPTY case of a lax one.
+ *   JSON_QUERY(s, path [{WITHOUT|WITH [CONDITIONAL|UNCONDITIONAL]} [ARRAY] WRAPPER]
+ *              [{NULL|ERROR|EMPTY ARRAY|EMPTY OBJECT} ON EMPTY] [... ON ERROR])
+ *       the object or array at path as compact JSON text; a scalar there is
+ *       an ERROR unless a WITH wrapper puts it in an array (UNCONDITIONAL
+ *       wraps objects and arrays too)
  *   JSON_EXISTS(s, path [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])
  *       whether path reaches a value (FALSE ON ERROR by default)
- *   JSON_OBJECT([[KEY] k VALUE v, ...] [{NULL|ABSENT} ON NULL])
+ *   JSON_OBJECT([[KEY] k VALUE v, ...] [{NULL|ABSENT} ON NULL])   (k: string literals)
  *   JSON_ARRAY([v, ...] [{NULL|ABSENT} ON NULL])
  *       JSON text built from the values (NULL ON NULL / ABSENT ON NULL are the
  *       defaults); a value that is itself a JSON_OBJECT, JSON_ARRAY or
@@ -51,6 +57,7 @@ typedef struct jfn {
     bool has_returning;
     rsql_json_beh_t on_empty, on_error, on_null;
     rsql_value_t empty_val, error_val;
+    int wrapper;   /* JSON_QUERY: RSQL_JW_* (0 = WITHOUT) */
     int n_clauses; /* as written, for EXPLAIN */
     jclause_t clauses[MAX_CLAUSES];
     bool *raw; /* JSON_OBJECT/JSON_ARRAY: argument i is JSON text to insert as is */
@@ -173,8 +180,9 @@ static rsql_err_t nomem(rsql_error_t *err)
 
 static const char *beh_name(rsql_json_beh_t b)
 {
-    static const char *const names[] = {"NULL", "ERROR", "ABSENT", "TRUE", "FALSE", "UNKNOWN",
-                                        "DEFAULT"};
+    static const char *const names[] = {"NULL",    "ERROR",   "ABSENT",      "TRUE",
+                                        "FALSE",   "UNKNOWN", "DEFAULT",     "EMPTY ARRAY",
+                                        "EMPTY OBJECT"};
     return names[b];
 }
 
@@ -188,6 +196,11 @@ static rsql_err_t bind_clauses(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_ex
                                jfn_t *j, const unsigned allowed[3], rsql_error_t *err)
 {
     bool seen[3] = {false, false, false};
+    if (ast->wrapper && strcmp(call->func->name, "JSON_QUERY") != 0) {
+        return rsql_error_set(err, RSQL_ERR_SYNTAX, ast->wrapper_pos,
+                              "%s() takes no WRAPPER clause", call->func->name);
+    }
+    j->wrapper = ast->wrapper;
     for (int i = 0; i < ast->n_clauses; i++) {
         const rsql_json_clause_t *c = &ast->clauses[i];
         if (!(allowed[c->event] & (1u << c->beh)) || seen[c->event] || i >= MAX_CLAUSES) {
@@ -209,14 +222,16 @@ static rsql_err_t bind_clauses(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_ex
                                       "the DEFAULT of %s must be a constant", call->func->name);
             }
             rsql_value_t v = d->value;
-            if (!v.is_null && d->type != call->type) {
+            if (!v.is_null && (d->type != call->type || call->type == RSQL_TYPE_DECIMAL)) {
                 rsql_error_t cerr;
                 if (!rsql_plan__castable(d->type, call->type) ||
-                    rsql_plan__cast_value(&d->value, call->type, NULL, b->arena, d->pos, &v,
-                                          &cerr)) {
+                    rsql_plan__cast_value_desc(&d->value, call->type, call->desc, NULL,
+                                               b->arena, d->pos, &v, &cerr)) {
                     return rsql_error_set(err, RSQL_ERR_TYPE, d->pos,
                                           "the DEFAULT of %s must be %s, got %s",
-                                          call->func->name, rsql_type_name(call->type),
+                                          call->func->name,
+                                          call->desc ? call->desc->text
+                                                     : rsql_type_name(call->type),
                                           rsql_type_name(d->type));
                 }
             }
@@ -286,17 +301,19 @@ rsql_err_t rsql_fn_bind_json_value(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
     if (ast->has_returning) {
         rsql_type_t t = ast->cast_type.type;
         bool ok = t == RSQL_TYPE_VARCHAR || t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT ||
-                  t == RSQL_TYPE_DOUBLE || t == RSQL_TYPE_BOOLEAN ||
+                  t == RSQL_TYPE_DOUBLE || t == RSQL_TYPE_BOOLEAN || t == RSQL_TYPE_DATE ||
+                  t == RSQL_TYPE_DECIMAL ||
                   (t == RSQL_TYPE_TIMESTAMP &&
                    (ast->cast_type.precision == -1 || ast->cast_type.precision == 3));
         if (!ok) {
             return rsql_error_set(err, RSQL_ERR_TYPE, ast->cast_type.pos,
                                   "JSON_VALUE cannot return %s (VARCHAR, INT, BIGINT, DOUBLE, "
-                                  "BOOLEAN or TIMESTAMP(3))",
+                                  "DECIMAL, BOOLEAN, DATE or TIMESTAMP(3))",
                                   t == RSQL_TYPE_TIMESTAMP ? "this TIMESTAMP precision"
                                                            : rsql_type_name(t));
         }
         call->type = t;
+        call->desc = t == RSQL_TYPE_DECIMAL ? ast->cast_type.desc : NULL;
         j->has_returning = true;
     }
     static const unsigned allowed[3] = {
@@ -318,8 +335,10 @@ rsql_err_t rsql_fn_bind_json_query(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
                               "JSON_QUERY() takes no RETURNING (it returns VARCHAR)");
     }
     call->type = RSQL_TYPE_VARCHAR;
-    static const unsigned allowed[3] = {BIT(RSQL_JB_NULL) | BIT(RSQL_JB_ERROR),
-                                        BIT(RSQL_JB_NULL) | BIT(RSQL_JB_ERROR), 0};
+#define QUERY_BEHS \
+    (BIT(RSQL_JB_NULL) | BIT(RSQL_JB_ERROR) | BIT(RSQL_JB_EMPTY_ARRAY) | BIT(RSQL_JB_EMPTY_OBJECT))
+    static const unsigned allowed[3] = {QUERY_BEHS, QUERY_BEHS, 0};
+#undef QUERY_BEHS
     return bind_clauses(b, call, ast, j, allowed, err);
 }
 
@@ -365,9 +384,10 @@ static rsql_err_t bind_ctor(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_
     j->raw = raw;
     for (int i = 0; i < call->n_args; i++) {
         rsql_bexpr_t *a = call->args[i];
-        if (object && i % 2 == 0) {
-            if (!rsql_fn_type_ok(a->type, RSQL_TYPE_VARCHAR)) {
-                return rsql_fn_arg_error(call, i, "VARCHAR (a key)", err);
+        if (object && i % 2 == 0) { /* Flink: keys are non-NULL string literals */
+            if (a->kind != RSQL_BX_CONST || a->value.is_null || a->type != RSQL_TYPE_VARCHAR) {
+                return rsql_error_set(err, RSQL_ERR_TYPE, a->pos,
+                                      "a key of JSON_OBJECT must be a string literal");
             }
             continue;
         }
@@ -406,6 +426,8 @@ static rsql_err_t outcome(const rsql_bexpr_t *call, rsql_json_beh_t beh, const r
         return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "%s: %s", call->func->name, why);
     case RSQL_JB_DEFAULT: *out = *dflt; break;
     case RSQL_JB_TRUE: out->v.b = true; break;
+    case RSQL_JB_EMPTY_ARRAY: out->v.s.p = "[]"; out->v.s.len = 2; break;
+    case RSQL_JB_EMPTY_OBJECT: out->v.s.p = "{}"; out->v.s.len = 2; break;
     case RSQL_JB_FALSE: out->v.b = false; break;
     default: out->is_null = true; break;
     }
@@ -413,14 +435,55 @@ static rsql_err_t outcome(const rsql_bexpr_t *call, rsql_json_beh_t beh, const r
     return RSQL_OK;
 }
 
-/* Parse the doc, walk the path: the item (doc in *root, free it) or NULL with *found set. */
-static cJSON *locate(const rsql_bexpr_t *call, const rsql_value_t *args, cJSON **root,
-                     rsql_jfound_t *found, const char **why)
+/* The parsed document of this row's last JSON function call (ctx->json_doc): a statement
+ * that reads several paths of one body parses it once per row. */
+typedef struct jdoc {
+    const char *p;
+    size_t n;
+    cJSON *root;
+} jdoc_t;
+
+void rsql_plan__json_doc_drop(rsql_eval_ctx_t *ctx)
+{
+    jdoc_t *d = ctx->json_doc;
+    if (d) {
+        cJSON_Delete(d->root);
+        rsql_free(d);
+        ctx->json_doc = NULL;
+    }
+}
+
+/* s (n bytes) parsed: the cached tree when it is the same bytes of this row, else a new one
+ * that replaces it (owned by ctx). NULL with *why when s is no JSON. */
+static cJSON *row_doc(rsql_eval_ctx_t *ctx, const char *s, size_t n, const char **why)
+{
+    jdoc_t *d = ctx->json_doc;
+    if (d && d->p == s && d->n == n) {
+        return d->root;
+    }
+    cJSON *root = parse_doc(s, n, why);
+    if (!root) {
+        return NULL;
+    }
+    if (!d && !(d = ctx->json_doc = rsql_calloc(1, sizeof(*d)))) {
+        return root; /* uncached: the caller's *owned frees it */
+    }
+    cJSON_Delete(d->root);
+    d->p = s;
+    d->n = n;
+    d->root = root;
+    return root;
+}
+
+/* Parse the doc (or take the row's cached tree), walk the path: the item, or NULL with
+ * *found set. *owned is a tree the caller frees (only when the cache could not take it). */
+static cJSON *locate(const rsql_bexpr_t *call, const rsql_value_t *args, rsql_eval_ctx_t *ctx,
+                     cJSON **owned, rsql_jfound_t *found, const char **why)
 {
     const jfn_t *j = call->aux;
     rsql_jpath_t *own = NULL;
     const rsql_jpath_t *path = j->path;
-    *root = NULL;
+    *owned = NULL;
     if (!path) {
         size_t at;
         if (!(path = own = rsql_jpath_parse(args[1].v.s.p, args[1].v.s.len, why, &at))) {
@@ -429,9 +492,13 @@ static cJSON *locate(const rsql_bexpr_t *call, const rsql_value_t *args, cJSON *
             return NULL;
         }
     }
-    cJSON *item = NULL;
-    if ((*root = parse_doc(args[0].v.s.p, args[0].v.s.len, why))) {
-        item = walk(path, *root, found, why);
+    cJSON *item = NULL, *root = row_doc(ctx, args[0].v.s.p, args[0].v.s.len, why);
+    if (root) {
+        jdoc_t *d = ctx->json_doc;
+        if (!d || d->root != root) {
+            *owned = root;
+        }
+        item = walk(path, root, found, why);
     } else {
         *found = RSQL_JFOUND_ERROR;
     }
@@ -446,7 +513,7 @@ rsql_err_t rsql_fn_eval_json_value(const rsql_bexpr_t *call, const rsql_value_t 
     cJSON *root;
     rsql_jfound_t found;
     const char *why = "no value at the JSON path";
-    cJSON *item = locate(call, args, &root, &found, &why);
+    cJSON *item = locate(call, args, ctx, &root, &found, &why);
     rsql_err_t rc = RSQL_OK;
     char num[RSQL_VALUE_TEXT_MAX];
     const char *text = NULL;
@@ -480,9 +547,15 @@ rsql_err_t rsql_fn_eval_json_value(const rsql_bexpr_t *call, const rsql_value_t 
                 out->v.s.p = p;
                 out->v.s.len = n;
             }
-        } else if (rsql_value_parse(call->type, text, n, NULL, out, NULL)) {
+        } else if (call->type == RSQL_TYPE_DECIMAL
+                       ? rsql_value_parse_decimal(
+                             text, n, call->desc ? call->desc->precision
+                                                 : RSQL_DECIMAL_DEFAULT_PRECISION,
+                             call->desc ? call->desc->scale : 0, out, NULL)
+                       : rsql_value_parse(call->type, text, n, NULL, out, NULL)) {
             char why2[96];
-            snprintf(why2, sizeof(why2), "the value is not %s", rsql_type_name(call->type));
+            snprintf(why2, sizeof(why2), "the value is not %s",
+                     call->desc ? call->desc->text : rsql_type_name(call->type));
             rc = outcome(call, j->on_error, &j->error_val, why2, out, err);
         }
     }
@@ -498,25 +571,34 @@ rsql_err_t rsql_fn_eval_json_query(const rsql_bexpr_t *call, const rsql_value_t 
     cJSON *root;
     rsql_jfound_t found;
     const char *why = "no value at the JSON path";
-    cJSON *item = locate(call, args, &root, &found, &why);
+    cJSON *item = locate(call, args, ctx, &root, &found, &why);
     rsql_err_t rc = RSQL_OK;
     if (found == RSQL_JFOUND_EMPTY) {
         rc = outcome(call, j->on_empty, NULL, "no value at the JSON path", out, err);
     } else if (found == RSQL_JFOUND_ERROR) {
         rc = outcome(call, j->on_error, NULL, why, out, err);
-    } else if (!cJSON_IsObject(item) && !cJSON_IsArray(item)) {
+    } else if (!cJSON_IsObject(item) && !cJSON_IsArray(item) &&
+               j->wrapper < RSQL_JW_CONDITIONAL) {
         rc = outcome(call, j->on_error, NULL, "not an object or array at the JSON path", out,
                      err);
     } else {
+        /* WITH CONDITIONAL WRAPPER wraps a scalar, WITH UNCONDITIONAL WRAPPER anything */
+        bool wrap = j->wrapper == RSQL_JW_UNCONDITIONAL ||
+                    (j->wrapper == RSQL_JW_CONDITIONAL && !cJSON_IsObject(item) &&
+                     !cJSON_IsArray(item));
         char *t = cJSON_PrintUnformatted(item);
         size_t n = t ? strlen(t) : 0;
         char *p;
         if (!t) {
             rc = nomem(err);
-        } else if (!(rc = rsql_fn_out_str(ctx, n, &p, err))) {
-            memcpy(p, t, n);
+        } else if (!(rc = rsql_fn_out_str(ctx, n + 2, &p, err))) {
+            memcpy(p + wrap, t, n);
+            if (wrap) {
+                p[0] = '[';
+                p[n + 1] = ']';
+            }
             out->v.s.p = p;
-            out->v.s.len = n;
+            out->v.s.len = n + (wrap ? 2 : 0);
         }
         cJSON_free(t);
     }
@@ -527,12 +609,11 @@ rsql_err_t rsql_fn_eval_json_query(const rsql_bexpr_t *call, const rsql_value_t 
 rsql_err_t rsql_fn_eval_json_exists(const rsql_bexpr_t *call, const rsql_value_t *args,
                                     rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
-    (void)ctx;
     const jfn_t *j = call->aux;
     cJSON *root;
     rsql_jfound_t found;
     const char *why = "";
-    locate(call, args, &root, &found, &why);
+    locate(call, args, ctx, &root, &found, &why);
     rsql_err_t rc = RSQL_OK;
     if (found == RSQL_JFOUND_ERROR) {
         rc = outcome(call, j->on_error, NULL, why, out, err);
@@ -586,6 +667,9 @@ static void put_json_value(rsql_buf_t *b, const rsql_value_t *v, bool raw)
             put_json_string(b, num, strlen(num));
         }
         break;
+    case RSQL_TYPE_DECIMAL: /* exact: its text is a JSON number */
+        rsql_value_format(v, b);
+        break;
     case RSQL_TYPE_VARCHAR:
         if (raw) {
             rsql_buf_append(b, v->v.s.p, v->v.s.len);
@@ -613,11 +697,6 @@ static rsql_err_t eval_ctor(const rsql_bexpr_t *call, const rsql_value_t *args, 
     int step = object ? 2 : 1;
     for (int i = 0; i < call->n_args; i += step) {
         const rsql_value_t *v = &args[i + step - 1];
-        if (object && args[i].is_null) {
-            rsql_buf_deinit(&b);
-            return rsql_error_set(err, RSQL_ERR_EVAL, call->args[i]->pos,
-                                  "JSON_OBJECT: a key is NULL");
-        }
         if (v->is_null && j->on_null == RSQL_JB_ABSENT) {
             continue;
         }
@@ -664,15 +743,19 @@ static void print_clauses(const jfn_t *j, rsql_buf_t *out)
             rsql_buf_putc(out, ' ');
             if (c->dflt.is_null) {
                 rsql_buf_puts(out, "NULL");
-            } else if (c->dflt.type == RSQL_TYPE_VARCHAR) {
-                rsql_buf_putc(out, '\'');
-                for (size_t k = 0; k < c->dflt.v.s.len; k++) {
-                    if (c->dflt.v.s.p[k] == '\'') {
+            } else if (c->dflt.type == RSQL_TYPE_VARCHAR ||
+                       c->dflt.type == RSQL_TYPE_TIMESTAMP) { /* quoted, as EXPLAIN's constants */
+                rsql_buf_t t = RSQL_BUF_INIT;
+                rsql_value_format(&c->dflt, &t);
+                rsql_buf_puts(out, c->dflt.type == RSQL_TYPE_TIMESTAMP ? "TIMESTAMP '" : "'");
+                for (size_t k = 0; k < t.len; k++) {
+                    if (t.data[k] == '\'') {
                         rsql_buf_putc(out, '\'');
                     }
-                    rsql_buf_putc(out, c->dflt.v.s.p[k]);
+                    rsql_buf_putc(out, t.data[k]);
                 }
                 rsql_buf_putc(out, '\'');
+                rsql_buf_deinit(&t);
             } else {
                 rsql_value_format(&c->dflt, out);
             }
@@ -687,7 +770,14 @@ void rsql_fn_print_json_clauses(const rsql_bexpr_t *call, rsql_buf_t *out)
     rsql_buf_printf(out, "%s(", call->name);
     rsql_fn_print_args(call, 0, ", ", out);
     if (j->has_returning) {
-        rsql_buf_printf(out, " RETURNING %s", rsql_type_name(call->type));
+        rsql_buf_printf(out, " RETURNING %s",
+                        call->desc ? call->desc->text : rsql_type_name(call->type));
+    }
+    if (j->wrapper) {
+        rsql_buf_puts(out, j->wrapper == RSQL_JW_WITHOUT ? " WITHOUT ARRAY WRAPPER"
+                           : j->wrapper == RSQL_JW_CONDITIONAL
+                               ? " WITH CONDITIONAL ARRAY WRAPPER"
+                               : " WITH UNCONDITIONAL ARRAY WRAPPER");
     }
     print_clauses(j, out);
     rsql_buf_putc(out, ')');

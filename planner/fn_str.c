@@ -115,27 +115,35 @@ rsql_err_t rsql_fn_bind_rpad(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr
     return rsql_fn_bind_lpad(b, call, ast, err);
 }
 
-/* The common type of args from..n-1, with implicit casts inserted; the result type. */
+/* The common type of args from..n-1 (nested types by their descriptor, as COALESCE), with
+ * implicit casts inserted; the result type. */
 static rsql_err_t unify_args(rsql_bind_t *b, rsql_bexpr_t *call, int from, rsql_error_t *err)
 {
     rsql_type_t t = RSQL_TYPE_NULL;
+    const rsql_tdesc_t *td = NULL;
     for (int i = from; i < call->n_args; i++) {
-        if (!rsql_plan__unify(t, call->args[i]->type, &t)) {
+        rsql_type_t before = t;
+        const rsql_tdesc_t *before_d = td, *xd = call->args[i]->desc;
+        if (!rsql_plan__unify_expr(&t, &td, call->args[i])) {
             return rsql_error_set(err, RSQL_ERR_TYPE, call->args[i]->pos,
                                   "arguments of %s have incompatible types %s and %s",
-                                  call->func->name, rsql_type_name(t),
-                                  rsql_type_name(call->args[i]->type));
+                                  call->func->name,
+                                  before_d ? before_d->text : rsql_type_name(before),
+                                  xd ? xd->text : rsql_type_name(call->args[i]->type));
         }
     }
     for (int i = from; i < call->n_args; i++) {
-        if (call->args[i]->type != RSQL_TYPE_NULL && call->args[i]->type != t) {
-            call->args[i] = rsql_plan__cast(b->arena, call->args[i], t, true);
+        if (call->args[i]->type != RSQL_TYPE_NULL &&
+            (call->args[i]->type != t || (td && call->args[i]->desc != td))) {
+            call->args[i] = td ? rsql_plan__cast_desc(b->arena, call->args[i], td, true)
+                               : rsql_plan__cast(b->arena, call->args[i], t, true);
             if (!call->args[i]) {
                 return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
         }
     }
     call->type = t;
+    call->desc = td;
     return RSQL_OK;
 }
 

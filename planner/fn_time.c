@@ -54,10 +54,16 @@ typedef struct civil {
     int m, d, hh, mi, ss, ms;
 } civil_t;
 
-static civil_t civil_from_ms(int64_t ms)
+/* The time of day of ms (0 .. DAY_MS-1), without overflow for any ms. */
+static int64_t time_of_day(int64_t ms)
 {
-    civil_t c;
-    int64_t days = fdiv(ms, DAY_MS), rem = ms - days * DAY_MS;
+    int64_t r = ms % DAY_MS;
+    return r < 0 ? r + DAY_MS : r;
+}
+
+static civil_t civil_from_days(int64_t days)
+{
+    civil_t c = {0, 0, 0, 0, 0, 0, 0};
     int64_t z = days + 719468, era = fdiv(z, 146097);
     int64_t doe = z - era * 146097;
     int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
@@ -66,6 +72,13 @@ static civil_t civil_from_ms(int64_t ms)
     c.d = (int)(doy - (153 * mp + 2) / 5 + 1);
     c.m = (int)(mp < 10 ? mp + 3 : mp - 9);
     c.y = yoe + era * 400 + (c.m <= 2);
+    return c;
+}
+
+static civil_t civil_from_ms(int64_t ms)
+{
+    civil_t c = civil_from_days(fdiv(ms, DAY_MS));
+    int64_t rem = time_of_day(ms);
     c.hh = (int)(rem / 3600000);
     c.mi = (int)(rem / 60000 % 60);
     c.ss = (int)(rem / 1000 % 60);
@@ -317,12 +330,18 @@ static bool parse_ts(const char *s, size_t sn, const char *f, size_t fn, int64_t
         case 'H': hh = (int)v; break;
         case 'm': mi = (int)v; break;
         case 's': ss = (int)v; break;
-        case 'S': msec = (int)(k == 1 ? v * 100 : k == 2 ? v * 10 : v); break;
+        case 'S': /* a fraction of k digits, cut to milliseconds */
+            while (k > 3) {
+                v /= 10;
+                k--;
+            }
+            msec = (int)(k == 1 ? v * 100 : k == 2 ? v * 10 : v);
+            break;
         }
         i += run;
     }
-    if (p != sn || mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) || hh > 23 || mi > 59 ||
-        ss > 59) {
+    if (p != sn || y > 999999 || mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) ||
+        hh > 23 || mi > 59 || ss > 59) {
         return false;
     }
     *ms = (days_from_civil(y, mo, d) * 86400 + hh * 3600 + mi * 60 + ss) * 1000 + msec;
@@ -540,8 +559,10 @@ rsql_err_t rsql_fn_eval_timestampadd(const rsql_bexpr_t *call, const rsql_value_
         int64_t y = fdiv(m0, 12);
         int m = (int)(m0 - y * 12) + 1;
         int d = c.d > month_days(y, m) ? month_days(y, m) : c.d;
-        int64_t tod = ts - fdiv(ts, DAY_MS) * DAY_MS;
-        r = days_from_civil(y, m, d) * DAY_MS + tod;
+        if (__builtin_mul_overflow(days_from_civil(y, m, d), DAY_MS, &r) ||
+            __builtin_add_overflow(r, time_of_day(ts), &r)) {
+            return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for TIMESTAMP(3)");
+        }
     }
     out->v.ts = r;
     return RSQL_OK;
@@ -577,8 +598,8 @@ rsql_err_t rsql_fn_eval_timestampdiff(const rsql_bexpr_t *call, const rsql_value
         civil_t ca = civil_from_ms(a), cb = civil_from_ms(b);
         int64_t months = (cb.y * 12 + cb.m) - (ca.y * 12 + ca.m);
         /* a month is whole when b's day and time of the month reach a's */
-        int64_t ra = a - days_from_civil(ca.y, ca.m, 1) * DAY_MS;
-        int64_t rb = b - days_from_civil(cb.y, cb.m, 1) * DAY_MS;
+        int64_t ra = (fdiv(a, DAY_MS) - days_from_civil(ca.y, ca.m, 1)) * DAY_MS + time_of_day(a);
+        int64_t rb = (fdiv(b, DAY_MS) - days_from_civil(cb.y, cb.m, 1)) * DAY_MS + time_of_day(b);
         if (months > 0 && rb < ra) {
             months--;
         } else if (months < 0 && rb > ra) {
@@ -631,7 +652,7 @@ rsql_err_t rsql_fn_eval_extract(const rsql_bexpr_t *call, const rsql_value_t *ar
     case U_WEEK: { /* ISO 8601: weeks start on Monday; week 1 holds the year's first Thursday */
         int64_t iso_dow = dow == 0 ? 7 : dow; /* 1 = Monday */
         int64_t thursday = days - iso_dow + 4;
-        civil_t ct = civil_from_ms(thursday * DAY_MS);
+        civil_t ct = civil_from_days(thursday);
         out->v.i = (thursday - days_from_civil(ct.y, 1, 1)) / 7 + 1;
         break;
     }

@@ -768,11 +768,15 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
                        "%s() takes no KEY ... VALUE members", f->name);
         return NULL;
     }
-    if ((e->has_returning || e->n_clauses > 0) && !(f->flags & RSQL_FN_CLAUSES)) {
+    if ((e->has_returning || e->n_clauses > 0 || e->wrapper) && !(f->flags & RSQL_FN_CLAUSES)) {
         rsql_error_set(err, RSQL_ERR_SYNTAX,
-                       e->has_returning ? e->cast_type.pos : e->clauses[0].pos,
+                       e->has_returning ? e->cast_type.pos
+                       : e->wrapper     ? e->wrapper_pos
+                                        : e->clauses[0].pos,
                        "%s() takes no %s", f->name,
-                       e->has_returning ? "RETURNING" : "ON EMPTY/ERROR/NULL clause");
+                       e->has_returning ? "RETURNING"
+                       : e->wrapper     ? "WRAPPER clause"
+                                        : "ON EMPTY/ERROR/NULL clause");
         return NULL;
     }
     int n = e->args.n;

@@ -33,11 +33,13 @@ void rsql_eval_ctx_init(rsql_eval_ctx_t *ctx)
 {
     ctx->blocks = NULL;
     ctx->now_ms = 0;
+    ctx->json_doc = NULL;
 }
 
 /* Free ctx's scratch memory. */
 void rsql_eval_ctx_deinit(rsql_eval_ctx_t *ctx)
 {
+    rsql_plan__json_doc_drop(ctx);
     rsql_eval_block_t *b = ctx->blocks;
     while (b) {
         rsql_eval_block_t *next = b->next;
@@ -54,6 +56,7 @@ void rsql_eval_ctx_deinit(rsql_eval_ctx_t *ctx)
 */
 void rsql_eval_ctx_reset(rsql_eval_ctx_t *ctx)
 {
+    rsql_plan__json_doc_drop(ctx); /* its bytes may be the last row's */
     rsql_eval_block_t *b = ctx->blocks;
     if (!b) {
         return;

@@ -79,6 +79,8 @@ struct rsql_func {
 
 /* The row for name (case-insensitive), or NULL. */
 const rsql_func_t *rsql_plan__func_find(const char *name);
+/* Free ctx's cached JSON document (fn_json.c); rsql_eval_ctx_reset/deinit call it. */
+void rsql_plan__json_doc_drop(rsql_eval_ctx_t *ctx);
 
 /* ---- casts (plan_cast.c; the text forms are base/rsql_value.h's) */
 

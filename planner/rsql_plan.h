@@ -201,6 +201,7 @@ typedef struct rsql_eval_block rsql_eval_block_t;
 typedef struct rsql_eval_ctx {
     rsql_eval_block_t *blocks; /* owned */
     int64_t now_ms; /* NOW()/CURRENT_TIMESTAMP; 0 = read the clock on first use */
+    void *json_doc; /* the row's last parsed JSON document (planner/fn_json.c); owned */
 } rsql_eval_ctx_t;
 
 void rsql_eval_ctx_init(rsql_eval_ctx_t *ctx);

@@ -96,8 +96,12 @@ typedef struct rsql_expr rsql_expr_t;
  * <behavior> ON <event>, e.g. DEFAULT 0 ON EMPTY, ERROR ON ERROR, ABSENT ON NULL. */
 typedef enum rsql_json_beh {
     RSQL_JB_NULL, RSQL_JB_ERROR, RSQL_JB_ABSENT, RSQL_JB_TRUE, RSQL_JB_FALSE,
-    RSQL_JB_UNKNOWN, RSQL_JB_DEFAULT
+    RSQL_JB_UNKNOWN, RSQL_JB_DEFAULT, RSQL_JB_EMPTY_ARRAY, RSQL_JB_EMPTY_OBJECT
 } rsql_json_beh_t;
+/* JSON_QUERY's wrapper clause (0: none written, which is WITHOUT). */
+#define RSQL_JW_WITHOUT 1
+#define RSQL_JW_CONDITIONAL 2
+#define RSQL_JW_UNCONDITIONAL 3
 typedef enum rsql_json_event { RSQL_JE_EMPTY, RSQL_JE_ERROR, RSQL_JE_NULL } rsql_json_event_t;
 typedef struct rsql_json_clause {
     rsql_json_beh_t beh;
@@ -122,13 +126,15 @@ struct rsql_expr {
     rsql_literal_t lit;
     const char *name;      /* COLUMN: column name; FUNC: upper-cased function name */
     const char *qualifier; /* COLUMN: table qualifier or NULL */
-    rsql_type_spec_t cast_type; /* CAST; FUNC with has_returning: the RETURNING type */
+    rsql_type_spec_t cast_type; /* CAST; FUNC with has_returning: its RETURNING type */
     /* FUNC: JSON_OBJECT(KEY k VALUE v, ...) has its pairs as args k1, v1, k2, v2 (kv_pairs);
        RETURNING and the SQL/JSON clauses in written order; the binder checks who takes them */
     bool kv_pairs;
     bool has_returning;
     int n_clauses;
     rsql_json_clause_t *clauses;
+    int wrapper;            /* JSON_QUERY's RSQL_JW_*, 0 when not written */
+    rsql_pos_t wrapper_pos; /* the whole WITH ... WRAPPER */
 };
 
 /* ---- statements */

@@ -83,6 +83,8 @@ rsql_expr_t *rsql_sql__expr_func_ext(rsql_parse_t *p, const rsql_token_t *name,
         }
         e->n_clauses = tail->clauses.n;
         e->clauses = tail->clauses.items;
+        e->wrapper = tail->wrapper;
+        e->wrapper_pos = tail->wrapper_pos;
     }
     return e;
 }

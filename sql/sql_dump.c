@@ -203,10 +203,32 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
         rsql_buf_putc(b, ' ');
         put_type(b, &e->cast_type);
         break;
-    case RSQL_EX_FUNC:
-        rsql_buf_puts(b, "(func ");
+    case RSQL_EX_FUNC: {
+        static const char *const behs[] = {"null",    "error",   "absent",      "true",
+                                           "false",   "unknown", "default",     "empty-array",
+                                           "empty-object"};
+        static const char *const wrappers[] = {"", "without", "conditional", "unconditional"};
+        static const char *const events[] = {"empty", "error", "null"};
+        rsql_buf_puts(b, e->kv_pairs ? "(func-kv " : "(func ");
         put_name(b, e->name);
         put_args(b, &e->args);
+        if (e->has_returning) {
+            rsql_buf_puts(b, " (returning ");
+            put_type(b, &e->cast_type);
+            rsql_buf_putc(b, ')');
+        }
+        if (e->wrapper > 0 && e->wrapper <= RSQL_JW_UNCONDITIONAL) {
+            rsql_buf_printf(b, " (wrapper %s)", wrappers[e->wrapper]);
+        }
+        for (int i = 0; i < e->n_clauses; i++) {
+            const rsql_json_clause_t *c = &e->clauses[i];
+            rsql_buf_printf(b, " (on-%s %s", events[c->event], behs[c->beh]);
+            if (c->dflt) {
+                rsql_buf_putc(b, ' ');
+                put_expr(b, c->dflt);
+            }
+            rsql_buf_putc(b, ')');
+        }
         break;
     case RSQL_EX_FIELD:
         rsql_buf_puts(b, "(field ");
@@ -220,6 +242,7 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
         rsql_buf_putc(b, ' ');
         put_expr(b, e->right);
         break;
+    }
     }
     rsql_buf_putc(b, ')');
 }

@@ -87,7 +87,15 @@ typedef struct sql_fn_tail {
     bool has_returning;
     rsql_type_spec_t type;
     sql_vec_t clauses; /* rsql_json_clause_t */
+    int wrapper;       /* RSQL_JW_* (0: not written) */
+    rsql_pos_t wrapper_pos;
 } sql_fn_tail_t;
+
+/* JSON_QUERY's WITH/WITHOUT ... WRAPPER as written. */
+typedef struct sql_wrapper {
+    int n;
+    rsql_pos_t pos;
+} sql_wrapper_t;
 
 /* JSON_OBJECT's KEY k VALUE v. */
 typedef struct sql_pair {

@@ -48,7 +48,8 @@
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
     FOR IF INSERT INT JOB JOBS METADATA OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
     TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
-    ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY.
+    ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY
+    CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -333,7 +334,7 @@ expr(A) ::= ID(F) LP kvlist(L) RP(R). {
     A = rsql_sql__expr_func_ext(pctx, &F, &L, true, NULL, &R);
 }
 expr(A) ::= ID(F) LP kvlist(L) jclauses(C) RP(R). {
-    sql_fn_tail_t t = {false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, C};
+    sql_fn_tail_t t = {false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, C, 0, RSQL_NOPOS};
     A = rsql_sql__expr_func_ext(pctx, &F, &L, true, &t, &R);
 }
 expr(A) ::= CAST(K) LP expr(X) AS typespec(T) RP(R). {
@@ -424,9 +425,38 @@ exprlist(A) ::= exprlist(A) COMMA expr(X). { rsql_sql__expr_list_push(pctx, &A, 
  * JSON_OBJECT(KEY k VALUE v ABSENT ON NULL); the binder checks which a function takes */
 
 %type fn_tail {sql_fn_tail_t}
-fn_tail(A) ::= RETURNING typespec(T). { A = (sql_fn_tail_t){true, T, {0, NULL}}; }
-fn_tail(A) ::= RETURNING typespec(T) jclauses(C). { A = (sql_fn_tail_t){true, T, C}; }
-fn_tail(A) ::= jclauses(C). { A = (sql_fn_tail_t){false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, C}; }
+fn_tail(A) ::= RETURNING typespec(T). {
+    A = (sql_fn_tail_t){true, T, {0, NULL}, 0, RSQL_NOPOS};
+}
+fn_tail(A) ::= RETURNING typespec(T) jclauses(C). {
+    A = (sql_fn_tail_t){true, T, C, 0, RSQL_NOPOS};
+}
+fn_tail(A) ::= jclauses(C). {
+    A = (sql_fn_tail_t){false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, C, 0, RSQL_NOPOS};
+}
+fn_tail(A) ::= jwrapper(W). {
+    A = (sql_fn_tail_t){false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, {0, NULL}, W.n, W.pos};
+}
+fn_tail(A) ::= jwrapper(W) jclauses(C). {
+    A = (sql_fn_tail_t){false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, C, W.n, W.pos};
+}
+
+/* JSON_QUERY's wrapper: n = RSQL_JW_WITHOUT, RSQL_JW_CONDITIONAL, RSQL_JW_UNCONDITIONAL */
+%type jwrapper {sql_wrapper_t}
+jwrapper(A) ::= WITHOUT(X) array_opt WRAPPER(Y). {
+    A.n = RSQL_JW_WITHOUT;
+    A.pos = rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y));
+}
+jwrapper(A) ::= WITH(X) wrapper_kind(K) array_opt WRAPPER(Y). {
+    A.n = K;
+    A.pos = rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y));
+}
+%type wrapper_kind {int}
+wrapper_kind(A) ::= . { A = RSQL_JW_UNCONDITIONAL; }
+wrapper_kind(A) ::= CONDITIONAL. { A = RSQL_JW_CONDITIONAL; }
+wrapper_kind(A) ::= UNCONDITIONAL. { A = RSQL_JW_UNCONDITIONAL; }
+array_opt ::= .
+array_opt ::= ARRAY.
 
 %type jclauses {sql_vec_t}
 jclauses(A) ::= jclause(X). {
@@ -450,6 +480,14 @@ jbeh(A) ::= TRUE(X). { A = rsql_sql__json_beh(RSQL_JB_TRUE, &X, NULL); }
 jbeh(A) ::= FALSE(X). { A = rsql_sql__json_beh(RSQL_JB_FALSE, &X, NULL); }
 jbeh(A) ::= UNKNOWN(X). { A = rsql_sql__json_beh(RSQL_JB_UNKNOWN, &X, NULL); }
 jbeh(A) ::= DEFAULT(X) expr(D). { A = rsql_sql__json_beh(RSQL_JB_DEFAULT, &X, D); }
+jbeh(A) ::= EMPTY(X) ARRAY(Y). {
+    A = rsql_sql__json_beh(RSQL_JB_EMPTY_ARRAY, &X, NULL);
+    A.pos = rsql_sql__span(A.pos, rsql_sql__tok_pos(&Y));
+}
+jbeh(A) ::= EMPTY(X) OBJECT(Y). {
+    A = rsql_sql__json_beh(RSQL_JB_EMPTY_OBJECT, &X, NULL);
+    A.pos = rsql_sql__span(A.pos, rsql_sql__tok_pos(&Y));
+}
 
 %type jevent {rsql_json_clause_t}
 jevent(A) ::= EMPTY(X). { A = rsql_sql__json_beh(RSQL_JB_NULL, &X, NULL); A.event = RSQL_JE_EMPTY; }

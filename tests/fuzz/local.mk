@@ -1,7 +1,8 @@
 # tests/fuzz/: the libFuzzer targets. Built only by `make fuzz` in a build configured with
 # CC=clang --enable-fuzzing (scripts/fuzz does both and runs them with tests/fuzz/run), never
 # by `make` or `make check`. Seed inputs: tests/fuzz/corpus/<target>/.
-FUZZ_TARGETS = tests/fuzz/fuzz_sql tests/fuzz/fuzz_formats tests/fuzz/fuzz_options
+FUZZ_TARGETS = tests/fuzz/fuzz_sql tests/fuzz/fuzz_formats tests/fuzz/fuzz_options \
+	tests/fuzz/fuzz_json_path tests/fuzz/fuzz_funcs
 if HAVE_RMQ
 FUZZ_TARGETS += tests/fuzz/fuzz_rmq_decode
 endif
@@ -17,6 +18,12 @@ tests_fuzz_fuzz_formats_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_options_SOURCES = tests/fuzz/fuzz_options.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_options_LDADD = $(RSQL_LIBS)
 tests_fuzz_fuzz_options_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_json_path_SOURCES = tests/fuzz/fuzz_json_path.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_json_path_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_json_path_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_funcs_SOURCES = tests/fuzz/fuzz_funcs.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_funcs_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_funcs_LDFLAGS = $(FUZZ_LINK_FLAGS)
 if HAVE_RMQ
 tests_fuzz_fuzz_rmq_decode_SOURCES = tests/fuzz/fuzz_rmq_decode.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_rmq_decode_LDADD = $(RSQL_LIBS)

@@ -10,7 +10,9 @@
  *                           ("line:col: message", positions relative to the
  *                           record's own SQL)
  *   query T                 SQL, then "----", then the exact output lines
- *                           (rows tab-separated, EXPLAIN lines verbatim)
+ *                           (rows tab-separated, EXPLAIN lines verbatim; the
+ *                           table a SELECT preview prints to stdout comes
+ *                           first; its status line goes to stderr, unchecked)
  *
  * Outside records, blank lines separate records and lines starting with '#'
  * are comments; any other line there is a header this runner does not know
@@ -87,6 +89,45 @@ static int is_query_header(const char *s)
         }
     }
     return 1;
+}
+
+/*
+** Run f(s, sql, out, err) with stdout (fd 1: where a SELECT preview prints
+** its rows) going to the file path, then append that file's text to out
+** before f's own output. Returns f's code.
+*/
+static rsql_err_t run_captured(rsql_err_t (*f)(rsql_session_t *, const char *, rsql_buf_t *,
+                                               rsql_error_t *),
+                               rsql_session_t *s, const char *sql, const char *path,
+                               rsql_buf_t *out, rsql_error_t *err)
+{
+    fflush(stdout);
+    int saved = dup(1);
+    FILE *cap = fopen(path, "w+");
+    if (saved < 0 || !cap || dup2(fileno(cap), 1) < 0) {
+        if (cap) {
+            fclose(cap);
+        }
+        if (saved >= 0) {
+            close(saved);
+        }
+        return f(s, sql, out, err);
+    }
+    rsql_buf_t res = RSQL_BUF_INIT;
+    rsql_err_t rc = f(s, sql, &res, err);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    rewind(cap);
+    char chunk[4096];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof(chunk), cap)) > 0) {
+        rsql_buf_append(out, chunk, got);
+    }
+    fclose(cap);
+    rsql_buf_append(out, res.data ? res.data : "", res.len);
+    rsql_buf_deinit(&res);
+    return rc;
 }
 
 /* Run all statements of sql; output (TSV) into out; first error into err. */
@@ -200,7 +241,10 @@ int main(int argc, char **argv)
         }
         rsql_buf_t out = RSQL_BUF_INIT;
         rsql_error_clear(&err);
-        rsql_err_t rc = run_sql(s, rsql_buf_str(&sql), &out, &err);
+        char cap_path[sizeof(dir) + 32];
+        snprintf(cap_path, sizeof(cap_path), "%s/stdout.txt", dir);
+        rsql_err_t rc = is_query ? run_captured(run_sql, s, rsql_buf_str(&sql), cap_path, &out, &err)
+                                 : run_sql(s, rsql_buf_str(&sql), &out, &err);
         char actual_err[1200] = "";
         if (rc != RSQL_OK) {
             rsql_error_format(&err, rsql_buf_str(&sql), actual_err, sizeof(actual_err));

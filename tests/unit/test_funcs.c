@@ -309,6 +309,11 @@ static void test_fn_conditionals(void)
     expect_int("IFNULL(a, 1 / z)", 7); /* y is not evaluated when x is not NULL */
     expect_null("IFNULL(n, NULL)");
     expect_str("IFNULL(s, 'dflt')", "dflt");
+    expect_str("CAST(IF(d, CAST('1.5' AS DECIMAL(4, 1)), CAST('2.25' AS DECIMAL(5, 2))) "
+               "AS VARCHAR)",
+               "1.50"); /* DECIMAL branches unify to a DECIMAL that holds both */
+    expect_str("CAST(IFNULL(CAST(NULL AS DATE), CAST('2024-01-02' AS DATE)) AS VARCHAR)",
+               "2024-01-02");
     expect_plan_error("IF(a, 1, 2)", "argument 1 of IF must be BOOLEAN, got INT", "a");
     expect_plan_error("IFNULL(a, 'x')",
                       "arguments of IFNULL have incompatible types INT and VARCHAR", "'x'");
@@ -403,7 +408,9 @@ static void test_fn_time(void)
     expect_ts("TO_TIMESTAMP('2024-01-02 03:04:05')", INT64_C(1704164645000));
     expect_ts("TO_TIMESTAMP('02/01/2024 03:04', 'dd/MM/yyyy HH:mm')", INT64_C(1704164640000));
     expect_ts("TO_TIMESTAMP('20240102030405678', 'yyyyMMddHHmmssSSS')", TS_E);
+    expect_ts("TO_TIMESTAMP('2024-01-02 03:04:05.678999', 'yyyy-MM-dd HH:mm:ss.SSSSSS')", TS_E);
     expect_null("TO_TIMESTAMP('2024-02-30 00:00:00')");
+    expect_null("TO_TIMESTAMP('123456789-01-01 00:00:00')");
     expect_null("TO_TIMESTAMP('junk')");
     expect_null("TO_TIMESTAMP(s)");
     expect_str("FROM_UNIXTIME(0)", "1970-01-01 00:00:00");
@@ -449,6 +456,22 @@ static void test_fn_time(void)
     expect_int("EXTRACT(EPOCH FROM e)", INT64_C(1704164645));
     expect_int("EXTRACT(YEAR FROM CAST('1969-12-31 23:59:59.999' AS TIMESTAMP))", 1969);
     expect_null("EXTRACT(DAY FROM CAST(NULL AS TIMESTAMP))");
+    /* the extremes of TIMESTAMP(3) (as BIGINT milliseconds): no overflow anywhere */
+    expect_type("EXTRACT(WEEK FROM CAST(CAST(9223372036854775807 AS BIGINT) AS TIMESTAMP))",
+                RSQL_TYPE_BIGINT);
+    expect_type("EXTRACT(WEEK FROM CAST(-9223372036854775807 - 1 AS TIMESTAMP))",
+                RSQL_TYPE_BIGINT);
+    expect_type("DATE_FORMAT(CAST(-9223372036854775807 - 1 AS TIMESTAMP), 'yyyy D E')",
+                RSQL_TYPE_VARCHAR);
+    expect_eval_error("TIMESTAMPADD(MONTH, 1, CAST(9223372036854775807 AS TIMESTAMP))",
+                      "out of range for TIMESTAMP(3)",
+                      "TIMESTAMPADD(MONTH, 1, CAST(9223372036854775807 AS TIMESTAMP))");
+    expect_eval_error("TIMESTAMPDIFF(MONTH, CAST(-9223372036854775807 - 1 AS TIMESTAMP), "
+                      "CAST(9223372036854775807 AS TIMESTAMP))",
+                      "integer overflow", NULL); /* 7 billion months: more than an INT */
+    expect_eval_error("TIMESTAMPDIFF(SECOND, CAST(-9223372036854775807 - 1 AS TIMESTAMP), "
+                      "CAST(9223372036854775807 AS TIMESTAMP))",
+                      "integer overflow", NULL);
     expect_plan_error("EXTRACT(FORTNIGHT FROM e)",
                       "unknown time unit FORTNIGHT for EXTRACT (MILLISECOND, SECOND, MINUTE, "
                       "HOUR, DAY, DOW, DOY, WEEK, MONTH, QUARTER, YEAR, EPOCH)",
@@ -462,6 +485,13 @@ static void test_fn_time(void)
 static void test_fn_json_value(void)
 {
     expect_str("JSON_VALUE(j, '$.user.name')", "Ann");
+    /* several paths of one body (parsed once per row) and of different bodies in one row */
+    expect_str("CONCAT(JSON_VALUE(j, '$.id'), JSON_VALUE(j, '$.user.name'), "
+               "JSON_VALUE(j, '$.user.tags[0]'))",
+               "42Anna");
+    expect_str("CONCAT(JSON_VALUE('{\"a\":1}', '$.a'), JSON_VALUE('{\"a\":2}', '$.a'), "
+               "JSON_VALUE(j, '$.id'), JSON_VALUE(JSON_QUERY(j, '$.user'), '$.name'))",
+               "1242Ann");
     expect_str("JSON_VALUE(j, '$.user.tags[1]')", "b");
     expect_str("JSON_VALUE(j, '$[''user''][\"tags\"][0]')", "a");
     expect_str("JSON_VALUE(j, '$.id')", "42");
@@ -474,18 +504,44 @@ static void test_fn_json_value(void)
     expect_null("JSON_VALUE(s, '$.a')");
     expect_str("JSON_VALUE(j, 'lax $.id[0]')", "42"); /* lax: a scalar is an array of itself */
     expect_null("JSON_VALUE(j, 'strict $.id[0]')");
+    expect_null("JSON_VALUE(j, '$.id[0]')"); /* strict is the default, as in Flink */
+    expect_str("JSON_VALUE('{\"a.b\": [0.5, 1]}', '$.[\"a.b\"][0]')", "0.5");
+    expect_str("JSON_VALUE('{\"sp ace\": \"r\"}', 'strict $.[''sp ace'']' NULL ON EMPTY "
+               "DEFAULT 'wrong' ON ERROR)",
+               "r");
+    expect_str("JSON_VALUE('{\"a\": true}', 'lax $.b' DEFAULT FALSE ON EMPTY)", "false");
+    expect_str("JSON_VALUE('{\"a\": true}', 'strict $.b' DEFAULT FALSE ON ERROR)", "false");
+    expect_null("JSON_VALUE('{\"a\": true}', '$.b' DEFAULT 'x' ON EMPTY)"); /* strict: ERROR */
     expect_int("JSON_VALUE(j, '$.id' RETURNING INT)", 42);
     expect_type("JSON_VALUE(j, '$.id' RETURNING BIGINT)", RSQL_TYPE_BIGINT);
     expect_double("JSON_VALUE(j, '$.price' RETURNING DOUBLE)", 12.5);
     expect_bool("JSON_VALUE(j, '$.ok' RETURNING BOOLEAN)", "T");
     expect_ts("JSON_VALUE(j, '$.ts' RETURNING TIMESTAMP(3))", INT64_C(1704164645000));
     expect_null("JSON_VALUE(j, '$.user.name' RETURNING INT)");
-    expect_int("JSON_VALUE(j, '$.missing' RETURNING INT DEFAULT -1 ON EMPTY)", -1);
+    expect_str("CAST(JSON_VALUE(j, '$.price' RETURNING DECIMAL(10, 2)) AS VARCHAR)", "12.50");
+    expect_str("CAST(JSON_VALUE('{\"p\":\"12345678901234567890.123\"}', '$.p' "
+               "RETURNING DECIMAL(38, 3)) AS VARCHAR)",
+               "12345678901234567890.123"); /* a JSON string reads exactly */
+    expect_null("JSON_VALUE(j, '$.price' RETURNING DECIMAL(2, 1))"); /* does not fit: ERROR */
+    expect_str("CAST(JSON_VALUE(j, 'lax $.x' RETURNING DECIMAL(4, 1) DEFAULT 0.5 ON EMPTY) "
+               "AS VARCHAR)",
+               "0.5");
+    expect_type("JSON_VALUE('{\"d\":\"2024-01-02\"}', '$.d' RETURNING DATE)", RSQL_TYPE_DATE);
+    expect_str("CAST(JSON_VALUE('{\"d\":\"2024-01-02\"}', '$.d' RETURNING DATE) AS VARCHAR)",
+               "2024-01-02");
+    expect_null("JSON_VALUE('{\"d\":\"2024-13-02\"}', '$.d' RETURNING DATE)");
+    expect_int("JSON_VALUE(j, 'lax $.missing' RETURNING INT DEFAULT -1 ON EMPTY)", -1);
+    expect_ts("JSON_VALUE(j, 'lax $.x' RETURNING TIMESTAMP DEFAULT '2024-01-02' ON EMPTY)",
+              INT64_C(1704153600000));
     expect_int("JSON_VALUE(j, '$.user.name' RETURNING INT DEFAULT 7 ON EMPTY DEFAULT 9 ON ERROR)",
                9);
-    expect_str("JSON_VALUE(j, '$.nope' DEFAULT 'x' ON EMPTY)", "x");
-    expect_eval_error("JSON_VALUE(j, '$.nope' ERROR ON EMPTY)",
-                      "JSON_VALUE: no value at the JSON path", "JSON_VALUE(j, '$.nope' ERROR ON EMPTY)");
+    expect_str("JSON_VALUE(j, 'lax $.nope' DEFAULT 'x' ON EMPTY)", "x");
+    expect_eval_error("JSON_VALUE(j, 'lax $.nope' ERROR ON EMPTY)",
+                      "JSON_VALUE: no value at the JSON path",
+                      "JSON_VALUE(j, 'lax $.nope' ERROR ON EMPTY)");
+    expect_eval_error("JSON_VALUE(j, '$.nope' ERROR ON ERROR)",
+                      "JSON_VALUE: strict JSON path: no such member",
+                      "JSON_VALUE(j, '$.nope' ERROR ON ERROR)");
     expect_eval_error("JSON_VALUE('[1', '$' ERROR ON ERROR)", "JSON_VALUE: invalid JSON",
                       "JSON_VALUE('[1', '$' ERROR ON ERROR)");
     expect_str("JSON_VALUE('{\"a\":\"x\"}', CONCAT('$.', 'a'))", "x"); /* a path per row */
@@ -496,7 +552,7 @@ static void test_fn_json_value(void)
                       "invalid JSON path: wildcards are not supported at offset 4", "'$.a[*]'");
     expect_plan_error("JSON_VALUE(j, '$' RETURNING BYTES)",
                       "JSON_VALUE cannot return BYTES "
-                      "(VARCHAR, INT, BIGINT, DOUBLE, BOOLEAN or TIMESTAMP(3))",
+                      "(VARCHAR, INT, BIGINT, DOUBLE, DECIMAL, BOOLEAN, DATE or TIMESTAMP(3))",
                       "BYTES");
     expect_plan_error("JSON_VALUE(j, '$' RETURNING INT DEFAULT 'x' ON EMPTY)",
                       "the DEFAULT of JSON_VALUE must be INT, got VARCHAR", "'x'");
@@ -514,6 +570,20 @@ static void test_fn_json_query_exists(void)
     expect_eval_error("JSON_QUERY(j, '$.id' ERROR ON ERROR)",
                       "JSON_QUERY: not an object or array at the JSON path",
                       "JSON_QUERY(j, '$.id' ERROR ON ERROR)");
+    expect_str("JSON_QUERY(j, '$.id' WITH ARRAY WRAPPER)", "[42]");
+    expect_str("JSON_QUERY(j, '$.user.tags' WITH UNCONDITIONAL ARRAY WRAPPER)", "[[\"a\",\"b\"]]");
+    expect_str("JSON_QUERY(j, '$.user.tags' WITH CONDITIONAL ARRAY WRAPPER)", "[\"a\",\"b\"]");
+    expect_str("JSON_QUERY(j, '$.user.name' WITH CONDITIONAL WRAPPER)", "[\"Ann\"]");
+    expect_null("JSON_QUERY(j, '$.id' WITHOUT ARRAY WRAPPER)");
+    expect_str("JSON_QUERY(j, 'lax $.nope' EMPTY ARRAY ON EMPTY)", "[]");
+    expect_str("JSON_QUERY(j, '$.nope' EMPTY OBJECT ON ERROR)", "{}");
+    expect_str("JSON_QUERY('x', '$' NULL ON EMPTY EMPTY ARRAY ON ERROR)", "[]");
+    expect_plan_error("JSON_VALUE(j, '$' WITH ARRAY WRAPPER)",
+                      "JSON_VALUE() takes no WRAPPER clause", "WITH ARRAY WRAPPER");
+    expect_plan_error("UPPER(h WITHOUT WRAPPER)", "UPPER() takes no WRAPPER clause",
+                      "WITHOUT WRAPPER");
+    expect_plan_error("JSON_VALUE(j, '$' EMPTY ARRAY ON EMPTY)",
+                      "JSON_VALUE() takes no EMPTY ARRAY ON EMPTY", "EMPTY ARRAY ON EMPTY");
     expect_bool("JSON_EXISTS(j, '$.user.tags[1]')", "T");
     expect_bool("JSON_EXISTS(j, '$.none')", "T"); /* a JSON null exists */
     expect_bool("JSON_EXISTS(j, '$.user.tags[5]')", "F");
@@ -528,17 +598,22 @@ static void test_fn_json_construct(void)
 {
     expect_str("JSON_OBJECT()", "{}");
     expect_str("JSON_OBJECT(KEY 'a' VALUE 1, KEY 'b' VALUE h)", "{\"a\":1,\"b\":\"abc\"}");
+    expect_str("JSON_OBJECT(KEY 'k' VALUE JSON_QUERY(j, '$.user.tags'))", "{\"k\":[\"a\",\"b\"]}");
     expect_str("JSON_OBJECT('k' VALUE d, 'n' VALUE n)", "{\"k\":true,\"n\":null}");
     expect_str("JSON_OBJECT('n' VALUE n ABSENT ON NULL)", "{}");
     expect_str("JSON_OBJECT(KEY 'o' VALUE JSON_OBJECT(KEY 'x' VALUE c))", "{\"o\":{\"x\":2.5}}");
     expect_str("JSON_OBJECT(KEY 'q' VALUE 'say \"hi\"\n')", "{\"q\":\"say \\\"hi\\\"\\n\"}");
     expect_str("JSON_OBJECT(KEY 't' VALUE e)", "{\"t\":\"2024-01-02 03:04:05.678\"}");
+    expect_str("JSON_OBJECT(KEY 'p' VALUE CAST('1.50' AS DECIMAL(5, 2)), "
+               "'d' VALUE CAST('2024-01-02' AS DATE))",
+               "{\"p\":1.50,\"d\":\"2024-01-02\"}");
     expect_str("JSON_ARRAY(1, 'two', n, JSON_ARRAY(d))", "[1,\"two\",[true]]");
     expect_str("JSON_ARRAY(1, n NULL ON NULL)", "[1,null]");
     expect_str("JSON_ARRAY()", "[]");
-    expect_eval_error("JSON_OBJECT(KEY s VALUE 1)", "JSON_OBJECT: a key is NULL", "s");
-    expect_plan_error("JSON_OBJECT(KEY a VALUE 1)",
-                      "argument 1 of JSON_OBJECT must be VARCHAR (a key), got INT", "a");
+    expect_plan_error("JSON_OBJECT(KEY s VALUE 1)", "a key of JSON_OBJECT must be a string literal",
+                      "s");
+    expect_plan_error("JSON_OBJECT(KEY 'a' VALUE 1, KEY NULL VALUE 2)",
+                      "a key of JSON_OBJECT must be a string literal", "NULL");
     expect_plan_error("JSON_ARRAY(1 ABSENT ON EMPTY)", "JSON_ARRAY() takes no ABSENT ON EMPTY",
                       "ABSENT ON EMPTY");
     expect_plan_error("UPPER('a' VALUE 'b')", "UPPER() takes no KEY ... VALUE members", "'a'");

@@ -178,7 +178,7 @@ static void test_sql_keywords(void)
 {
     int n = 0;
     const char *const *kw = rsql_sql_keywords(&n);
-    CU_ASSERT_EQUAL(n, 76);
+    CU_ASSERT_EQUAL(n, 81);
     for (int i = 0; i < n; i++) {
         if (i > 0) {
             CU_ASSERT(strcmp(kw[i - 1], kw[i]) < 0); /* sorted for the binary search */
@@ -334,6 +334,26 @@ static void test_sql_expressions(void)
     CHECK_DUMP(SEL("timestamp, key, value, topic, status, source, if(a, b)"),
                OUT("(col timestamp) (col key) (col value) (col topic) (col status) (col source) "
                    "(func IF (col a) (col b))"));
+    /* the special forms of the issue-12 functions; key, value, position stay names */
+    CHECK_DUMP(SEL("POSITION(a IN b), position(x IN (y)), position, f(position IN (1))"),
+               OUT("(func POSITION (col a) (col b)) (func POSITION (col x) (col y)) "
+                   "(col position) (func F (in (col position) (int 1)))"));
+    CHECK_DUMP(SEL("EXTRACT(YEAR FROM ts), extract(day from a + 1)"),
+               OUT("(func EXTRACT (col YEAR) (col ts)) (func EXTRACT (col day) (+ (col a) "
+                   "(int 1)))"));
+    CHECK_DUMP(SEL("JSON_VALUE(s, '$.a' RETURNING INT DEFAULT -1 ON EMPTY ERROR ON ERROR)"),
+               OUT("(func JSON_VALUE (col s) (string '$.a') (returning INT) "
+                   "(on-empty default (int -1)) (on-error error))"));
+    CHECK_DUMP(SEL("JSON_EXISTS(s, '$' UNKNOWN ON ERROR), JSON_ARRAY(a, b ABSENT ON NULL)"),
+               OUT("(func JSON_EXISTS (col s) (string '$') (on-error unknown)) "
+                   "(func JSON_ARRAY (col a) (col b) (on-null absent))"));
+    CHECK_DUMP(SEL("JSON_OBJECT(KEY 'k' VALUE key, 'v' VALUE value NULL ON NULL), f(key)"),
+               OUT("(func-kv JSON_OBJECT (string 'k') (col key) (string 'v') (col value) "
+                   "(on-null null)) (func F (col key))"));
+    CHECK_DUMP(SEL("JSON_QUERY(s, '$' WITH CONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON ERROR), "
+                   "array, wrapper, object"),
+               OUT("(func JSON_QUERY (col s) (string '$') (wrapper conditional) "
+                   "(on-error empty-array)) (col array) (col wrapper) (col object)"));
     CHECK_DUMP(SEL("0.1, 1e300, 123456789.125"),
                OUT("(double 0.1) (double 1e+300) (double 123456789.125)"));
 }
