@@ -10,7 +10,7 @@
 # own) copy them into a postgres append table and into a sqlite table; both are SIGKILLed
 # KILLS times (5) mid-run (each kill checked to land on a running process: exit 137) and
 # restarted, the proxy is restarted once between two kills, then both run to completion
-# (scan.idle-timeout). Invisible duration 10 s (the minimum), so a killed run's held messages
+# (the last run only has a scan.idle-timeout: an earlier run must not end before its kill). Invisible duration 10 s (the minimum), so a killed run's held messages
 # come back soon: messages that were written but not acked when a kill landed are delivered
 # again, and must be acked without being written again. The tables must equal the input
 # exactly: N rows, N distinct ids 0..N-1, and the same sha256 of every (id, customer, amount)
@@ -71,27 +71,30 @@ t0=$(date +%s)
 grep -q "sent=$N failed=0" "$WORK/produce.out" || { tail -3 "$WORK/produce.out"; die "produce"; }
 ok "the Java client produced $N messages in $(($(date +%s) - t0))s"
 
-src() { # GROUP
+src() { # GROUP [EXTRA-OPTION]: unbounded for the runs that are killed, bounded for the last
     cat <<EOF
-CREATE TABLE IF NOT EXISTS src (id BIGINT, customer VARCHAR, amount DOUBLE)
+DROP TABLE IF EXISTS src;
+CREATE TABLE src (id BIGINT, customer VARCHAR, amount DOUBLE)
   WITH ('connector'='rocketmq-grpc', 'endpoints'='$EP', 'topic'='${P}in',
-        'source.consumer-group'='$1', 'source.invisible-duration'='10s',
-        'scan.idle-timeout'='20s');
+        'source.consumer-group'='$1', 'source.invisible-duration'='10s'${2:-});
 EOF
 }
-{ src "${P}pg"; cat <<EOF
+jobs_sql() { # [EXTRA-OPTION]
+{ src "${P}pg" "${1:-}"; cat <<EOF
 CREATE TABLE IF NOT EXISTS dst (id BIGINT, customer VARCHAR, amount DOUBLE)
   WITH ('connector'='postgres', 'url'='$URL', 'table-name'='$S.orders',
         'sink.buffer-flush.max-rows'='200');
 INSERT INTO dst SELECT * FROM src;
 EOF
 } >"$WORK/pg.sql"
-{ src "${P}sq"; cat <<EOF
+{ src "${P}sq" "${1:-}"; cat <<EOF
 CREATE TABLE IF NOT EXISTS dst (id BIGINT, customer VARCHAR, amount DOUBLE)
   WITH ('connector'='sqlite', 'path'='$WORK/out.db', 'table'='orders', 'sink.batch-size'='200');
 INSERT INTO dst SELECT * FROM src;
 EOF
 } >"$WORK/sq.sql"
+}
+jobs_sql
 
 "$BIN" --catalog "$WORK/explain.db" -e "$(src g; echo "CREATE TABLE dst (id BIGINT, customer
     VARCHAR, amount DOUBLE) WITH ('connector'='postgres', 'url'='$URL', 'table-name'='x');
@@ -121,7 +124,7 @@ for k in $(seq 1 "$KILLS"); do
     done
     sleep "$((RANDOM % 2)).$((RANDOM % 10))"
     for j in $JPG $JSQ; do
-        kill -0 "$j" 2>/dev/null || { tail -5 "$WORK/pg$k.out" "$WORK/sq$k.out"; die "run $k ended before kill $k"; }
+        kill -0 "$j" 2>/dev/null || { tail -n 5 "$WORK/pg$k.out" "$WORK/sq$k.out"; die "run $k ended before kill $k"; }
     done
     kill -KILL $JPG $JSQ
     wait "$JPG"; rpg=$?
@@ -136,6 +139,7 @@ for k in $(seq 1 "$KILLS"); do
 done
 
 t1=$(date +%s)
+jobs_sql ", 'scan.idle-timeout'='20s'" # the last run ends once the topic is drained
 start_jobs final
 for j in $JPG $JSQ; do
     left=240
