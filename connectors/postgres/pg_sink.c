@@ -882,10 +882,18 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         return cause.code;
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
+    int n_dup = 0;
     for (int i = 0; i < committed; i++) {
         if (k->dup[i]) {
             snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
+            n_dup++;
         }
+    }
+    if (n_dup) {
+        rsql_log(RSQL_LOG_INFO, "postgres",
+                 "postgres sink %s: %d redelivered messages were applied before: acked, not "
+                 "written again",
+                 k->table, n_dup);
     }
     if (committed > 0) {
         prune_applied(k);

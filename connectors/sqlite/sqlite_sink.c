@@ -47,6 +47,7 @@
  */
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
+#include "base/rsql_log.h"
 #include "base/rsql_path.h"
 #include "base/rsql_value.h"
 #include "connectors/rsql_conn_io.h"
@@ -478,10 +479,18 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         return cause.code;
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
+    int n_dup = 0;
     for (int i = 0; i < committed; i++) {
         if (k->dup[i]) {
             snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
+            n_dup++;
         }
+    }
+    if (n_dup) {
+        rsql_log(RSQL_LOG_INFO, "sqlite",
+                 "sqlite sink %s: %d redelivered messages were applied before: acked, not "
+                 "written again",
+                 k->path, n_dup);
     }
     prune_applied(k);
     for (int i = committed; i < n; i++) {
