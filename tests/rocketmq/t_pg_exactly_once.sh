@@ -5,8 +5,8 @@
 # t_pg_exactly_once.sh: RocketMQ -> postgres and RocketMQ -> sqlite are exactly-once across
 # kill -9 and a proxy restart, against the real broker and the real PostgreSQL 15 of
 # scripts/postgres (both must run: the test fails, never skips, without them).
-# N JSON messages (T_PGEO_N, default 5,000: 10,000 took 4 min on the shared 2-core machine)
-# are produced by the official Java client
+# N JSON messages (T_PGEO_N, default 3,000: 10,000 took 4 min on the shared 2-core machine,
+# the Java producer alone about 100 msg/s there) are produced by the official Java client
 # (tests/interop/rmq-interop) to a NORMAL topic. Two rocketsql jobs (consumer groups of their
 # own) copy them into a postgres append table and into a sqlite table; both are SIGKILLed
 # KILLS times (5) mid-run (each kill checked to land on a running process: exit 137) and
@@ -15,7 +15,8 @@
 # come back soon: messages that were written but not acked when a kill landed are delivered
 # again, and must be acked without being written again. The tables must equal the input
 # exactly: N rows, N distinct ids 0..N-1, and the same sha256 of every (id, customer, amount)
-# as the input (psql, sqlite3). Last line: "PASS t_pg_exactly_once" or "FAIL ...".
+# as the input (psql, sqlite3). Then the same two jobs read the whole topic again through new
+# consumer groups: every message is a redelivery of an applied one, acked, none written again. Last line: "PASS t_pg_exactly_once" or "FAIL ...".
 set -uo pipefail
 
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -23,7 +24,7 @@ RMQ=${RMQ:-$REPO/scripts/rocketmq}
 PGS=$REPO/scripts/postgres
 INTEROP=${INTEROP:-$REPO/tests/interop/rmq-interop}
 BIN=${RSQL_BUILDDIR:-$REPO/build}/rocketsql
-N=${T_PGEO_N:-5000}
+N=${T_PGEO_N:-3000}
 KILLS=5
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/t_pg_exactly_once.XXXXXX")
 JOBS=""
@@ -53,6 +54,8 @@ mk() { "$RMQ" "$@" >>"$WORK/admin.log" 2>&1 || { tail -5 "$WORK/admin.log"; die 
 mk topic "${P}in" normal
 mk group "${P}pg"
 mk group "${P}sq"
+mk group "${P}pg2"
+mk group "${P}sq2"
 
 # the input, as a file of JSON lines the Java producer sends one message per line
 python3 - "$N" "$WORK" <<'PY'
@@ -77,18 +80,19 @@ src() { # GROUP [EXTRA-OPTION]: unbounded for the runs that are killed, bounded 
 DROP TABLE IF EXISTS src;
 CREATE TABLE src (id BIGINT, customer VARCHAR, amount DOUBLE)
   WITH ('connector'='rocketmq-grpc', 'endpoints'='$EP', 'topic'='${P}in',
-        'source.consumer-group'='$1', 'source.invisible-duration'='10s'${2:-});
+        'source.consumer-group'='$1', 'source.invisible-duration'='10s',
+        'source.fetch-concurrency'='1', 'source.batch-size'='8'${2:-});
 EOF
 }
-jobs_sql() { # [EXTRA-OPTION]
-{ src "${P}pg" "${1:-}"; cat <<EOF
+jobs_sql() { # [EXTRA-OPTION] [GROUP-SUFFIX]
+{ src "${P}pg${2:-}" "${1:-}"; cat <<EOF
 CREATE TABLE IF NOT EXISTS dst (id BIGINT, customer VARCHAR, amount DOUBLE)
   WITH ('connector'='postgres', 'url'='$URL', 'table-name'='$S.orders',
         'sink.buffer-flush.max-rows'='200');
 INSERT INTO dst SELECT * FROM src;
 EOF
 } >"$WORK/pg.sql"
-{ src "${P}sq" "${1:-}"; cat <<EOF
+{ src "${P}sq${2:-}" "${1:-}"; cat <<EOF
 CREATE TABLE IF NOT EXISTS dst (id BIGINT, customer VARCHAR, amount DOUBLE)
   WITH ('connector'='sqlite', 'path'='$WORK/out.db', 'table'='orders', 'sink.batch-size'='200');
 INSERT INTO dst SELECT * FROM src;
@@ -174,12 +178,21 @@ got=$(psql_q "SELECT count(*) FROM $S.rocketsql_applied")
 got=$(sqlite3 "$WORK/out.db" "SELECT count(*) FROM rocketsql_applied")
 [ "$got" = "$N" ] || die "sqlite: rocketsql_applied holds $got message ids, expected $N"
 ok "both sinks recorded each applied message id once ($N)"
-# the kills left messages written but not acked: their redeliveries were recognized
-dpg=$(cat "$WORK"/pg*.out | grep -o "[0-9]* redelivered messages were applied before" |
-    awk '{s += $1} END {print s + 0}')
-dsq=$(cat "$WORK"/sq*.out | grep -o "[0-9]* redelivered messages were applied before" |
-    awk '{s += $1} END {print s + 0}')
-[ "$dpg" -gt 0 ] && [ "$dsq" -gt 0 ] ||
-    die "no redelivery of an applied message was seen (postgres $dpg, sqlite $dsq): the kills did not test it"
-ok "redelivered messages acked without being written again: postgres $dpg, sqlite $dsq"
+# what the kills left written but not acked came back; how often is up to timing (not asserted)
+dups() { cat "$@" | grep -o "[0-9]* redelivered messages were applied before" |
+    awk '{s += $1} END {print s + 0}'; }
+ok "redeliveries recognized during the kills: postgres $(dups "$WORK"/pg[0-9f]*.out), sqlite $(dups "$WORK"/sq[0-9f]*.out)"
+# every message delivered again, deterministically: the same jobs (pipelines) read the topic
+# once more through new consumer groups; each message is recognized as applied, none written
+jobs_sql ", 'scan.idle-timeout'='10s'" 2
+start_jobs replay
+wait "$JPG"; rpg=$?
+wait "$JSQ"; rsq=$?
+JOBS=""
+[ "$rpg" = 0 ] && [ "$rsq" = 0 ] || { tail -n 5 "$WORK/pgreplay.out" "$WORK/sqreplay.out"; die "the replay runs failed"; }
+[ "$(dups "$WORK/pgreplay.out")" = "$N" ] && [ "$(dups "$WORK/sqreplay.out")" = "$N" ] ||
+    die "replay: postgres recognized $(dups "$WORK/pgreplay.out"), sqlite $(dups "$WORK/sqreplay.out") of $N messages as applied"
+got=$(psql_q "SELECT count(*) FROM $S.orders")/$(sqlite3 "$WORK/out.db" "SELECT count(*) FROM orders")
+[ "$got" = "$N/$N" ] || die "the replay wrote rows again: postgres/sqlite $got"
+ok "all $N messages delivered again to new consumer groups: each acked, none written again"
 echo "PASS t_pg_exactly_once"
