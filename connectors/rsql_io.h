@@ -263,6 +263,13 @@ typedef struct rsql_sink_ctx {
     */
     int n_key;
     const int *key_columns;
+    /*
+    ** errors.tolerance = all. Under 'none' (false) a row that fails permanently
+    ** stops the run, and nothing past it may be committed: a sink that commits
+    ** (with positions) refuses every later row once one failed permanently, so
+    ** batches already on their way to it cannot commit past the failure.
+    */
+    bool tolerate_all;
 } rsql_sink_ctx_t;
 
 typedef struct rsql_sink_ops {

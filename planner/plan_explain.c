@@ -400,18 +400,18 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         }
     }
     rsql_buf_putc(x->out, '\n');
-    int n_key = 0;
-    for (int i = 0; i < t->def->n_columns; i++) {
-        n_key += t->def->columns[i].pk_ord > 0;
-    }
-    for (int k = 1; k <= n_key; k++) {
-        for (int i = 0; i < t->def->n_columns; i++) {
-            if (t->def->columns[i].pk_ord == k) {
-                if (k == 1) {
+    int n_key = 0; /* the key's columns have pk_ord 1, 2, ... */
+    for (bool found = true; found;) {
+        found = false;
+        for (int i = 0; i < t->def->n_columns && !found; i++) {
+            if (t->def->columns[i].pk_ord == n_key + 1) {
+                if (n_key == 0) {
                     attr(x, d, "primary key");
                 }
-                rsql_buf_puts(x->out, k > 1 ? ", " : "");
+                rsql_buf_puts(x->out, n_key ? ", " : "");
                 put_ident(x->out, t->def->columns[i].name);
+                found = true;
+                n_key++;
             }
         }
     }

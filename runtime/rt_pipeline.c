@@ -431,6 +431,7 @@ static rsql_err_t open_sink(rsql_pipeline_t *p, rsql_error_t *err)
     ctx.deliver = rsql_pipeline__deliver_cb;
     ctx.deliver_opaque = p;
     ctx.source_own_positions = !p->conf.preview && p->conf.src_ops->manages_own_positions;
+    ctx.tolerate_all = p->conf.tolerate_all;
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_err_t rc = p->conf.snk_ops->open(&ctx, &p->snk, &e);

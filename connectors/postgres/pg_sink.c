@@ -79,6 +79,8 @@ struct rsql_sink {
     int *key;       /* upsert: key column indexes */
     bool staged;    /* rsql_stage exists on this connection */
     bool checked;   /* the table was created/checked (the stage can be made) */
+    bool tolerate_all;     /* errors.tolerance = all */
+    rsql_error_t poisoned; /* under 'none': the permanent failure that stops the run */
     char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
     char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
     bool by_ident; /* the source keeps its own positions: record identities, not positions */
@@ -273,6 +275,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
     k->by_ident = ctx->source_own_positions;
+    k->tolerate_all = ctx->tolerate_all;
+    rsql_error_clear(&k->poisoned);
     k->n_key = ctx->n_key;
     k->key = rsql_calloc((size_t)k->n_key + 1, sizeof *k->key);
     if (!k->key) {
@@ -808,6 +812,10 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     int bad = -1; /* the row that failed permanently, if any */
     rsql_error_t cause;
     rsql_error_clear(&cause);
+    if (k->poisoned.code != RSQL_OK) { /* under 'none', nothing is committed past a failure */
+        rsql_error_copy(err, &k->poisoned);
+        return k->poisoned.code;
+    }
     rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
     if (rc != RSQL_OK) {
         return rc;
@@ -866,23 +874,34 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         committed = b;
         bad = b;
     }
+    if (!k->tolerate_all && cause.code != RSQL_OK && !rsql_error_retriable(&cause)) {
+        rsql_error_copy(&k->poisoned, &cause);
+    }
     if (committed == 0 && bad < 0 && cause.code != RSQL_OK) {
         rsql_error_copy(err, &cause);
         return cause.code;
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
+    int n_dup = 0;
     for (int i = 0; i < committed; i++) {
         if (k->dup[i]) {
             snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
+            n_dup++;
         }
+    }
+    if (n_dup) {
+        rsql_log(RSQL_LOG_INFO, "postgres",
+                 "postgres sink %s: %d redelivered messages were applied before: acked, not "
+                 "written again",
+                 k->table, n_dup);
     }
     if (committed > 0) {
         prune_applied(k);
     }
     for (int i = committed; i < n; i++) {
         rsql_sink_result_t *r = &k->results[i];
-        if (i == bad || bad < 0) {
-            r->code = cause.code;
+        if (i == bad || bad < 0 || !k->tolerate_all) {
+            r->code = cause.code; /* under 'none' the rows after a failed one fail with it */
             snprintf(r->msg, sizeof r->msg, "%.255s", cause.msg);
         } else {
             r->code = RSQL_ERR_BUSY; /* not written: an earlier row failed; written again */

@@ -47,6 +47,7 @@
  */
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
+#include "base/rsql_log.h"
 #include "base/rsql_path.h"
 #include "base/rsql_value.h"
 #include "connectors/rsql_conn_io.h"
@@ -72,6 +73,8 @@ struct rsql_sink {
     rsql_sink_result_t *results;
     int results_cap;
     bool *dup; /* per row of a write: already applied (not written again) */
+    bool tolerate_all;     /* errors.tolerance = all */
+    rsql_error_t poisoned; /* under 'none': the permanent failure that stops the run */
     int dup_cap;
     rsql_delivery_cb deliver;
     void *deliver_opaque;
@@ -148,6 +151,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver_opaque = ctx->deliver_opaque;
     k->batch_size = conf->batch_size;
     k->own = ctx->source_own_positions;
+    k->tolerate_all = ctx->tolerate_all;
+    rsql_error_clear(&k->poisoned);
     k->retention_ms = conf->retention_ms;
     k->opened_ms = k->pruned_ms = rsql_now_ms();
     k->pipeline = rsql_strdup(ctx->pipeline ? ctx->pipeline : "");
@@ -456,6 +461,10 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     int committed = 0, rc = SQLITE_DONE;
     rsql_error_t cause;
     rsql_error_clear(&cause);
+    if (k->poisoned.code != RSQL_OK) { /* under 'none', nothing is committed past a failure */
+        rsql_error_copy(err, &k->poisoned);
+        return k->poisoned.code;
+    }
     rsql_err_t grc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
     if (grc != RSQL_OK) {
         return grc;
@@ -476,15 +485,26 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         }
         committed = to;
     }
+    if (rc != SQLITE_DONE && !k->tolerate_all && !rsql_error_retriable(&cause)) {
+        rsql_error_copy(&k->poisoned, &cause);
+    }
     if (rc != SQLITE_DONE && committed == 0) {
         rsql_error_copy(err, &cause);
         return cause.code;
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
+    int n_dup = 0;
     for (int i = 0; i < committed; i++) {
         if (k->dup[i]) {
             snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
+            n_dup++;
         }
+    }
+    if (n_dup) {
+        rsql_log(RSQL_LOG_INFO, "sqlite",
+                 "sqlite sink %s: %d redelivered messages were applied before: acked, not "
+                 "written again",
+                 k->path, n_dup);
     }
     prune_applied(k);
     for (int i = committed; i < n; i++) {

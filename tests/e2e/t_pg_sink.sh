@@ -11,6 +11,7 @@
 #   3. a CHECK constraint violated by one row: under errors.tolerance 'none' the run fails at
 #      once with PostgreSQL's message and SQLSTATE, the rows before it are there, the rest not;
 #      under 'all' that row is dead-lettered with the message and every other row is written;
+#   3b. an upsert by PRIMARY KEY (k, g) NOT ENFORCED: one row per key, the last one written;
 #   4. the server restarted while a following job writes: nothing lost or doubled;
 #   5. kill -9: 200,000 rows copied by a job SIGKILLed 5 times (rerun after each): the table
 #      equals the input exactly (count, distinct ids, sha256 of every row).
@@ -109,6 +110,30 @@ same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.co
 same "$(psql_q "SELECT count(*) FROM $S.cons WHERE id = 500")" 0 "the bad row is not in the table"
 same "$(sqlite3 dlq.db "SELECT count(*) FROM dlq WHERE stage = 'sink' AND error LIKE
          '%violates check constraint%SQLSTATE 23514%'")" 1 "the bad row is dead-lettered with the message"
+
+# ---- 3b. upsert by PRIMARY KEY (...) NOT ENFORCED: the last row of a key wins, within a
+# transaction and across them (sink.buffer-flush.max-rows 7), into a table the sink creates
+python3 -c '
+for i in range(1, 1001):
+    print("{\"k\":%d,\"g\":\"g%d\",\"v\":%d}" % (i % 13, i % 3, i))' >up.jsonl
+cat >up.sql <<SQL
+CREATE TABLE usrc (k INT, g STRING, v BIGINT) WITH ('connector' = 'filesystem', 'path' = 'up.jsonl');
+CREATE TABLE udst (k INT, g STRING, v BIGINT, PRIMARY KEY (k, g) NOT ENFORCED) WITH (
+  'connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.up', 'sink.buffer-flush.max-rows' = '7');
+INSERT INTO udst SELECT * FROM usrc;
+SQL
+rsql -f up.sql
+expect_rc 0 "upsert by (k, g)"
+want=$(python3 -c '
+last = {}
+for i in range(1, 1001):
+    last[(i % 13, "g%d" % (i % 3))] = i
+print(" ".join("%d,%s=%d" % (k, g, v) for (k, g), v in sorted(last.items())))')
+same "$(psql_q "SELECT string_agg(k || ',' || g || '=' || v, ' ' ORDER BY k, g) FROM $S.up")" \
+    "$want" "one row per key, the last one written"
+same "$(psql_q "SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '$S'
+         AND c.relname = 'up' AND i.indisprimary")" 1 "the created table has the primary key"
 
 # ---- 4. the server restarted while a job writes
 python3 -c '

@@ -36,6 +36,7 @@ static int cu_catalog_create(rsql_catalog_t *cat, const char *sql)
     rsql_col_t cols[16];
     memset(cols, 0, sizeof cols);
     rsql_kv_t opts[16];
+    memset(cols, 0, sizeof cols); /* pk_ord and whatever is added later: 0 */
     rsql_table_def_t def = {(char *)st->name.name, NULL, st->n_columns, cols, st->n_options,
                             opts, 0};
     for (int i = 0; i < st->n_columns; i++) {

@@ -140,6 +140,34 @@ static void test_errors_pg_codes(void)
     CU_ASSERT_TRUE(rsql_err_code_retriable(rsql_pg__code(NULL, true)));
 }
 
+/* The postgres type check at open, and identifiers quoted for its SQL. */
+static void test_pg_types_quoting(void)
+{
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_INT, "integer", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_INT, "bigint", false)); /* wider: fine */
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_INT, "smallint", false)); /* may overflow */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_INT, "smallint", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_INT, "bigint", true));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_VARCHAR, "character varying(20)", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_VARCHAR, "jsonb", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_VARCHAR, "integer", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_VARCHAR, "integer", true)); /* read as text */
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_VARCHAR, "textual", false)); /* whole word */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_TIMESTAMP, "timestamp with time zone", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_TIMESTAMP, "timestamp(3) without time zone", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_BOOLEAN, "integer", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_BYTES, "bytea", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DOUBLE, "real", false)); /* loses precision */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_DOUBLE, "real", true));
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_pg__quote_table(&b, "orders");
+    CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "\"orders\"");
+    rsql_buf_reset(&b);
+    rsql_pg__quote_table(&b, "shop.Or\"ders");
+    CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "\"shop\".\"Or\"\"ders\"");
+    rsql_buf_deinit(&b);
+}
+
 static void test_errors_sqlite_codes(void)
 {
     CU_ASSERT_EQUAL(rsql_sqlite__code(SQLITE_BUSY, "database is locked", 0), RSQL_ERR_BUSY);
@@ -557,6 +585,7 @@ static CU_TestInfo error_tests[] = {
     {"test_errors_classes", test_errors_classes},
     {"test_errors_errno", test_errors_errno},
     {"test_errors_pg_codes", test_errors_pg_codes},
+    {"test_pg_types_quoting", test_pg_types_quoting},
     {"test_errors_sqlite_codes", test_errors_sqlite_codes},
     {"test_errors_sqlite_check_permanent", test_errors_sqlite_check_permanent},
     {"test_errors_sqlite_busy_transient", test_errors_sqlite_busy_transient},
