@@ -4,7 +4,7 @@
  * rmq_meta: METADATA columns of rocketmq-grpc (the key table is rmq_meta in rmq_opts.c).
  * The source turns the keys a statement reads into ids once, at open (rsql_rmq__meta_id),
  * and per message fills only those columns (rsql_rmq__record_meta), copying into the
- * batch arena. keys are written as one VARCHAR (the keys joined by one space) and
+ * batch arena; properties leave out the few the broker adds itself. keys are written as one VARCHAR (the keys joined by one space) and
  * properties as a JSON object of strings, until ARRAY<STRING> and MAP<STRING, STRING>
  * exist; the sink parses a properties value back with rsql_rmq__props_parse (untrusted
  * text: bounded, every byte checked).
@@ -16,8 +16,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A property the broker adds to FIFO messages (its message group): not a user property. */
-#define RMQ_SHARDING_KEY "__SHARDINGKEY"
+/*
+** Properties the broker adds that are not the producer's: a FIFO message's group
+** (__SHARDINGKEY) and a lite message's dispatch to its queue (INNER_MULTI_*).
+*/
+static bool broker_prop(const char *key)
+{
+    return key && (strcmp(key, "__SHARDINGKEY") == 0 || strcmp(key, "INNER_MULTI_DISPATCH") == 0 ||
+                   strcmp(key, "INNER_MULTI_QUEUE_OFFSET") == 0);
+}
 
 static const char *const meta_keys[RMQ_META_N] = {
     [RMQ_META_TOPIC] = "topic",
@@ -144,8 +151,8 @@ rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, co
             } else {
                 rsql_buf_putc(&b, '{');
                 for (size_t k = 0, shown = 0; k < m->n_props; k++) {
-                    if (m->props[k].key && strcmp(m->props[k].key, RMQ_SHARDING_KEY) == 0) {
-                        continue; /* the broker's copy of the message group */
+                    if (broker_prop(m->props[k].key)) {
+                        continue;
                     }
                     rsql_buf_puts(&b, shown++ ? "," : "");
                     json_str(&b, m->props[k].key ? m->props[k].key : "");

@@ -26,7 +26,8 @@ static void test_rmq_meta_ids(void)
 static void test_rmq_meta_record(void)
 {
     char *keys[] = {"k1", "k2"};
-    rsql_rmq_prop_t props[] = {{"a", "x\"y"}, {"__SHARDINGKEY", "g1"}, {"b", "\x01"}};
+    rsql_rmq_prop_t props[] = {{"a", "x\"y"}, {"__SHARDINGKEY", "g1"}, {"b", "\x01"},
+                               {"INNER_MULTI_DISPATCH", "%LMQ%$t$l"}};
     rsql_rmq_msg_t m;
     memset(&m, 0, sizeof m);
     m.topic = "orders";
@@ -35,7 +36,7 @@ static void test_rmq_meta_record(void)
     m.keys = keys;
     m.n_keys = 2;
     m.props = props;
-    m.n_props = 3;
+    m.n_props = 4;
     m.born_ms = 1000;
     m.queue_id = 3;
     m.queue_offset = 42;
@@ -107,7 +108,8 @@ static void test_rmq_meta_props_parse(void)
         {"{\"\":\"1\"}", "an empty key"},
         {"{\"a\":\"1\"} x", "text after the object"},
         {"{\"a\":\"\\x\"}", "a bad escape"},
-        {"{\"a\":\"\\u12\"}", "a bad escape"},
+        {"{\"a\":\"\\u12\"}", "a bad \\u escape"},
+        {"{\"a\":\"\\u1", "a bad escape"},
         {"{\"a\":\"\\ud800\"}", "a lone surrogate"},
         {"{\"a\":\"\x01\"}", "a control character in a string"},
         {"{\"a\":\"1", "an unterminated string"},
