@@ -5,7 +5,7 @@ librocketsql_a_SOURCES += \
 	base/rsql_mem.c base/rsql_mem.h \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
-	base/rsql_value.c base/rsql_value.h \
+	base/rsql_value.c base/rsql_value_exact.c base/rsql_value.h \
 	base/rsql_path.c base/rsql_path.h \
 	base/rsql_time.c base/rsql_time.h \
 	base/rsql_log.c base/rsql_log.h
@@ -49,4 +49,12 @@ TESTS += tests/unit/test_value
 tests_unit_test_value_SOURCES = tests/unit/test_value.c
 tests_unit_test_value_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_value_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_exact
+TESTS += tests/unit/test_exact
+tests_unit_test_exact_SOURCES = tests/unit/test_exact.c
+tests_unit_test_exact_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_exact_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

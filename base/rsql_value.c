@@ -674,6 +674,12 @@ rsql_err_t rsql_value_parse(rsql_type_t t, const char *s, size_t n, rsql_arena_t
         out->v.s.p = (const char *)p;
         return rc;
     }
+    case RSQL_TYPE_DECIMAL:
+        return rsql_value_parse_decimal(s, n, RSQL_DECIMAL_DEFAULT_PRECISION, 0, out, err);
+    case RSQL_TYPE_DATE: return rsql_value_parse_date(s, n, &out->v.i, err);
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: return fail(err, "nested values have no text form to read");
     case RSQL_TYPE_VARCHAR: {
         char *p = rsql_arena_strndup(arena, s, n);
         if (!p) {
@@ -711,6 +717,13 @@ void rsql_value_format(const rsql_value_t *v, rsql_buf_t *out)
     case RSQL_TYPE_BYTES:
         rsql_value_format_bytes((const uint8_t *)v->v.s.p, v->v.s.len, out);
         break;
+    case RSQL_TYPE_DECIMAL:
+        rsql_buf_append(out, buf, rsql_value_format_decimal(v, buf));
+        break;
+    case RSQL_TYPE_DATE: rsql_buf_append(out, buf, rsql_value_format_date(v->v.i, buf)); break;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: rsql_value_format_json(v, out); break;
     }
 }
 

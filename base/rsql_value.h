@@ -27,6 +27,19 @@
  *   BYTES      prints base64 (RFC 4648, '+' '/' with '=' padding); reads
  *              that or the URL-safe alphabet ('-' '_'), padding optional
  *   VARCHAR    is its own text
+ *   DECIMAL    DECIMAL(p, s) prints the plain digits with exactly s
+ *              fraction digits (-12.50, 0.05; no exponent); reads
+ *              [+-]digits[.digits][e[+-]digits]: more fraction digits than
+ *              s round half away from zero, more than p - s integer digits
+ *              is "out of range for DECIMAL(p, s)"; never through a double
+ *   DATE       prints YYYY-MM-DD (years as TIMESTAMP's); reads that only
+ *              (no time of day)
+ *   ROW, ARRAY, MAP print as JSON text: {"field":value,...}, [v,...],
+ *              {"key":value,...}; inside, numbers, booleans and null are
+ *              JSON literals, DECIMAL a JSON number with its exact digits,
+ *              every other value (TIMESTAMP, DATE, BYTES, DOUBLE NaN and
+ *              Infinity) a JSON string of its text form. Only the json
+ *              format reads them (connectors/formats/fmt_json.c)
  *
  * CAST between VARCHAR and BYTES is not a text form: it keeps the bytes
  * (BYTES -> VARCHAR only when they are valid UTF-8, rsql_value_utf8_valid).
@@ -95,6 +108,13 @@ rsql_err_t rsql_value_parse_bytes(const char *s, size_t n, rsql_arena_t *arena,
 rsql_err_t rsql_value_parse(rsql_type_t t, const char *s, size_t n, rsql_arena_t *arena,
                             rsql_value_t *out, rsql_error_t *err);
 
+/*
+** rsql_value_parse with the full type: a DECIMAL reads at desc's precision
+** and scale (desc NULL: DECIMAL(10, 0)); other types as rsql_value_parse(t).
+*/
+rsql_err_t rsql_value_parse_as(rsql_type_t t, const rsql_tdesc_t *desc, const char *s, size_t n,
+                               rsql_arena_t *arena, rsql_value_t *out, rsql_error_t *err);
+
 /* ---- value -> text */
 
 /* "true" or "false" (static). */
@@ -123,5 +143,65 @@ void rsql_value_format(const rsql_value_t *v, rsql_buf_t *out);
 ** code points past U+10FFFF): the condition for CAST(BYTES AS VARCHAR).
 */
 bool rsql_value_utf8_valid(const char *s, size_t n);
+
+/* ---- DECIMAL, DATE and JSON text (rsql_value_exact.c) */
+
+/*
+** DECIMAL text (see the file comment) as a DECIMAL(prec, scale) value into
+** *out (zeroed first). Errors: "not a decimal number", "out of range for
+** DECIMAL(p, s)".
+*/
+rsql_err_t rsql_value_parse_decimal(const char *s, size_t n, int prec, int scale,
+                                    rsql_value_t *out, rsql_error_t *err);
+/* The canonical text of DECIMAL v into buf (RSQL_VALUE_TEXT_MAX bytes); returns its length. */
+size_t rsql_value_format_decimal(const rsql_value_t *v, char *buf);
+/* An integer as DECIMAL(prec, scale); out of range as rsql_value_parse_decimal. */
+rsql_err_t rsql_value_decimal_from_int(int64_t i, int prec, int scale, rsql_value_t *out,
+                                       rsql_error_t *err);
+/* A DOUBLE as DECIMAL(prec, scale), through its shortest text (exact for that text). */
+rsql_err_t rsql_value_decimal_from_double(double d, int prec, int scale, rsql_value_t *out,
+                                          rsql_error_t *err);
+/* in at another precision and scale (half away from zero when scale shrinks). */
+rsql_err_t rsql_value_decimal_rescale(const rsql_value_t *in, int prec, int scale,
+                                      rsql_value_t *out, rsql_error_t *err);
+/* in's integer part (truncated toward zero) within lo..hi, else "out of range for INT|BIGINT". */
+rsql_err_t rsql_value_decimal_to_int(const rsql_value_t *in, int64_t lo, int64_t hi,
+                                     int64_t *out, rsql_error_t *err);
+/* The double nearest to in (correctly rounded from its text). */
+double rsql_value_decimal_to_double(const rsql_value_t *in);
+/*
+** a op b ('+', '-', '*') exactly, the result at DECIMAL(prec, scale) (from
+** rsql_value_decimal_type; a shrunk scale rounds half away from zero).
+** RSQL_ERR_EVAL "decimal overflow" when it does not fit.
+*/
+rsql_err_t rsql_value_decimal_arith(char op, const rsql_value_t *a, const rsql_value_t *b,
+                                    int prec, int scale, rsql_value_t *out, rsql_error_t *err);
+/* -1, 0, 1 as a <, =, > b (any scales, exact). */
+int rsql_value_decimal_cmp(const rsql_value_t *a, const rsql_value_t *b);
+/*
+** The result type of DECIMAL(p1, s1) op DECIMAL(p2, s2), Flink's rules:
+** + and -: s = max(s1, s2), p = max(p1 - s1, p2 - s2) + s + 1; *: p = p1 +
+** p2, s = s1 + s2; past 38, p = 38 and s shrinks to keep the integer digits
+** (but not below min(s, 6)).
+*/
+void rsql_value_decimal_type(char op, int p1, int s1, int p2, int s2, int *prec, int *scale);
+
+/* DATE text (YYYY-MM-DD) into days since 1970-01-01; "not a date". */
+rsql_err_t rsql_value_parse_date(const char *s, size_t n, int64_t *days, rsql_error_t *err);
+/*
+** A date read by a Java-style pattern (TO_DATE): yyyy (4 digits, or a
+** signed year), MM, dd (two digits each; M and d take one or two), any
+** other character literal, '...' quoted literal text. false when s does not
+** match the pattern or is not a real date.
+*/
+bool rsql_value_parse_date_pattern(const char *s, size_t n, const char *pat, size_t pat_len,
+                                   int64_t *days);
+/* The canonical text of a date into buf (RSQL_VALUE_TEXT_MAX bytes); returns its length. */
+size_t rsql_value_format_date(int64_t days, char *buf);
+
+/* Append s (n bytes) as a JSON string literal, quotes included, to out. */
+void rsql_value_json_string(const char *s, size_t n, rsql_buf_t *out);
+/* Append v as JSON text (the nested text form above; NULL is null) to out. */
+void rsql_value_format_json(const rsql_value_t *v, rsql_buf_t *out);
 
 #endif

@@ -448,7 +448,8 @@ static rsql_err_t check_table_def(const rsql_table_def_t *def, rsql_error_t *err
     }
     for (int i = 0; i < def->n_columns; i++) {
         rsql_type_t t = def->columns[i].type;
-        if (!def->columns[i].name || t <= RSQL_TYPE_NULL || t > RSQL_TYPE_TIMESTAMP) {
+        if (!def->columns[i].name || t <= RSQL_TYPE_NULL || t > RSQL_TYPE_MAP ||
+            (rsql_type_is_nested(t) && !def->columns[i].desc)) {
             return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
                                   "catalog: table '%s': invalid column %d", def->name, i + 1);
         }
@@ -535,7 +536,9 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
         if (rsql_catalog__bind_text(st, 1, def->name) != SQLITE_OK ||
             sqlite3_bind_int(st, 2, i) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 3, c->name) != SQLITE_OK ||
-            rsql_catalog__bind_text(st, 4, rsql_type_name(c->type)) != SQLITE_OK ||
+            rsql_catalog__bind_text(st, 4, rsql_type_is_param(c->type) && c->desc ? c->desc->text
+                                                                    : rsql_type_name(c->type)) !=
+                SQLITE_OK ||
             sqlite3_bind_int(st, 5, c->not_null ? 1 : 0) != SQLITE_OK ||
             sqlite3_bind_int(st, 6, c->metadata ? 1 : 0) != SQLITE_OK ||
             (c->metadata && c->meta_from
@@ -614,6 +617,12 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         }
         const char *tname = (const char *)sqlite3_column_text(st, 1);
         int t = tname ? rsql_type_from_name(tname) : -1;
+        const rsql_tdesc_t *desc = NULL;
+        if (tname && (t < 0 || rsql_type_is_param((rsql_type_t)t) || t == RSQL_TYPE_DATE) &&
+            rsql_tdesc_parse(tname, strlen(tname), &desc, NULL, NULL) == RSQL_OK) {
+            t = (int)desc->type; /* DECIMAL(p, s), DATE, ROW<...>, ARRAY<...>, MAP<...> */
+        }
+        c->desc = desc;
         if ((rc = rsql_catalog__col_dup(st, 0, &c->name, err)) != RSQL_OK) {
             break;
         }

@@ -48,6 +48,7 @@ typedef struct rsql_col {
     char *name;
     rsql_type_t type;
     bool not_null;
+    const rsql_tdesc_t *desc; /* DECIMAL/DATE/ROW/ARRAY/MAP: the interned full type; else NULL */
     /* A METADATA column (CREATE TABLE ... METADATA [FROM 'key'] [VIRTUAL]). */
     bool metadata;
     char *meta_from; /* FROM 'key' as written; NULL = the key is the column's name */

@@ -56,6 +56,24 @@ rsql_bexpr_t *rsql_plan__cast(rsql_arena_t *a, rsql_bexpr_t *child, rsql_type_t 
     return c;
 }
 
+/* CAST(child AS desc's type) unless child already has it; arena-owned. */
+rsql_bexpr_t *rsql_plan__cast_desc(rsql_arena_t *a, rsql_bexpr_t *child, const rsql_tdesc_t *desc,
+                                   bool implicit)
+{
+    if (child->type == desc->type &&
+        rsql_tdesc_of(child->type, child->desc) == rsql_tdesc_of(desc->type, desc)) {
+        return child;
+    }
+    rsql_bexpr_t *c = rsql_plan__node(a, RSQL_BX_CAST, desc->type, child->pos, 1);
+    if (!c) {
+        return NULL;
+    }
+    c->desc = rsql_type_is_param(desc->type) ? desc : NULL;
+    c->args[0] = child;
+    c->implicit = implicit;
+    return c;
+}
+
 /* The common (widest) type of a and b into *out; false when neither widens to the other. */
 bool rsql_plan__unify(rsql_type_t a, rsql_type_t b, rsql_type_t *out)
 {
@@ -68,6 +86,62 @@ bool rsql_plan__unify(rsql_type_t a, rsql_type_t b, rsql_type_t *out)
         return true;
     }
     return false;
+}
+
+/* The DECIMAL an exact operand converts to: itself, INT as DECIMAL(10, 0), BIGINT (19, 0). */
+static const rsql_tdesc_t *exact_desc(const rsql_bexpr_t *x)
+{
+    switch (x->type) {
+    case RSQL_TYPE_DECIMAL: return rsql_tdesc_of(RSQL_TYPE_DECIMAL, x->desc);
+    case RSQL_TYPE_INT: return rsql_tdesc_decimal(10, 0);
+    case RSQL_TYPE_BIGINT: return rsql_tdesc_decimal(19, 0);
+    case RSQL_TYPE_NULL: return rsql_tdesc_decimal(1, 0);
+    default: return NULL;
+    }
+}
+
+/*
+** Fold x's type into the common type (*t, *d) of CASE branches or COALESCE
+** arguments: nested types only with exactly the same type; DECIMAL with
+** DECIMAL, INT or BIGINT as a DECIMAL that holds both (the most integer
+** digits and the largest scale, at most 38 digits), with DOUBLE as DOUBLE;
+** else the widening rules. false when they have no common type.
+*/
+bool rsql_plan__unify_expr(rsql_type_t *t, const rsql_tdesc_t **d, const rsql_bexpr_t *x)
+{
+    rsql_type_t xt = x->type;
+    if (xt == RSQL_TYPE_NULL) {
+        return true;
+    }
+    if (*t == RSQL_TYPE_NULL) {
+        *t = xt;
+        *d = rsql_type_is_param(xt) ? rsql_tdesc_of(xt, x->desc) : NULL;
+        return true;
+    }
+    if (rsql_type_is_nested(*t) || rsql_type_is_nested(xt)) {
+        return *t == xt && *d == x->desc;
+    }
+    if (*t == RSQL_TYPE_DECIMAL || xt == RSQL_TYPE_DECIMAL) {
+        rsql_bexpr_t cur = {.type = *t, .desc = *d};
+        const rsql_tdesc_t *a = exact_desc(&cur), *b = exact_desc(x);
+        if (!a || !b) {
+            bool dbl = *t == RSQL_TYPE_DOUBLE || xt == RSQL_TYPE_DOUBLE;
+            *t = dbl ? RSQL_TYPE_DOUBLE : *t;
+            *d = NULL;
+            return dbl;
+        }
+        int sc = a->scale > b->scale ? a->scale : b->scale;
+        int ip = a->precision - a->scale > b->precision - b->scale ? a->precision - a->scale
+                                                                   : b->precision - b->scale;
+        if (ip + sc > RSQL_DECIMAL_MAX_PRECISION) {
+            sc = RSQL_DECIMAL_MAX_PRECISION - ip;
+        }
+        *t = RSQL_TYPE_DECIMAL;
+        *d = rsql_tdesc_decimal(ip + sc, sc);
+        return *d != NULL;
+    }
+    *d = NULL;
+    return rsql_plan__unify(*t, xt, t);
 }
 
 static rsql_bexpr_t *nomem(rsql_error_t *err)
@@ -92,7 +166,9 @@ static bool comparable(rsql_type_t a, rsql_type_t b)
     if (a == RSQL_TYPE_NULL || b == RSQL_TYPE_NULL || a == b) {
         return true;
     }
-    if (rsql_type_is_numeric(a) && rsql_type_is_numeric(b)) {
+    bool an = rsql_type_is_numeric(a) || a == RSQL_TYPE_DECIMAL;
+    bool bn = rsql_type_is_numeric(b) || b == RSQL_TYPE_DECIMAL;
+    if (an && bn) {
         return true;
     }
     return is_string(a) && is_string(b);
@@ -130,6 +206,11 @@ static rsql_err_t check_comparable(rsql_bind_t *b, rsql_bexpr_t **x, rsql_bexpr_
 {
     if (coerce_timestamp(b, *x, y, err) || coerce_timestamp(b, *y, x, err)) {
         return err ? err->code : RSQL_ERR_TYPE;
+    }
+    if (rsql_type_is_nested((*x)->type) || rsql_type_is_nested((*y)->type)) {
+        rsql_bexpr_t *bad = rsql_type_is_nested((*x)->type) ? *x : *y;
+        return rsql_error_set(err, RSQL_ERR_TYPE, bad->pos, "cannot compare %s values",
+                              rsql_type_name(bad->type));
     }
     if (!comparable((*x)->type, (*y)->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, where, "cannot compare %s with %s",
@@ -174,9 +255,31 @@ static rsql_bexpr_t *bind_literal(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
     return c;
 }
 
+static rsql_bexpr_t *bind_field(rsql_bind_t *b, rsql_bexpr_t *x, const char *name,
+                                rsql_pos_t pos, rsql_pos_t name_pos, rsql_error_t *err);
+
 static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
 {
     const rsql_table_def_t *t = b->table;
+    if (e->qualifier) { /* q.name: q a ROW column (q.field) unless q names the table */
+        for (int i = 0; i < t->n_columns; i++) {
+            if (strcasecmp(t->columns[i].name, e->qualifier) == 0 &&
+                t->columns[i].type == RSQL_TYPE_ROW) {
+                rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_COLUMN, RSQL_TYPE_ROW,
+                                                  e->pos, 0);
+                if (!c) {
+                    return nomem(err);
+                }
+                c->column = i;
+                c->name = t->columns[i].name;
+                c->desc = t->columns[i].desc;
+                c->pos.len = (uint32_t)strlen(e->qualifier);
+                rsql_pos_t np = {e->pos.off + e->pos.len - (uint32_t)strlen(e->name),
+                                 (uint32_t)strlen(e->name)};
+                return bind_field(b, c, e->name, e->pos, np, err);
+            }
+        }
+    }
     if (e->qualifier && strcasecmp(e->qualifier, t->name) != 0) {
         rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such column: %s.%s", e->qualifier,
                        e->name);
@@ -191,6 +294,7 @@ static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
             }
             c->column = i;
             c->name = t->columns[i].name; /* the plan owns the table def */
+            c->desc = rsql_type_is_param(c->type) ? t->columns[i].desc : NULL;
             return c;
         }
     }
@@ -201,6 +305,65 @@ static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
         rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such column: %s", e->name);
     }
     return NULL;
+}
+
+/* x.name where x is a ROW: the field, typed as the ROW says; an unknown field is an error. */
+static rsql_bexpr_t *bind_field(rsql_bind_t *b, rsql_bexpr_t *x, const char *name,
+                                rsql_pos_t pos, rsql_pos_t name_pos, rsql_error_t *err)
+{
+    if (x->type != RSQL_TYPE_ROW || !x->desc) {
+        rsql_error_set(err, RSQL_ERR_TYPE, x->pos, "cannot access field '%s' of %s", name,
+                       rsql_type_name(x->type));
+        return NULL;
+    }
+    int f = rsql_tdesc_field(x->desc, name);
+    if (f < 0) {
+        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name_pos, "no such field '%s' in %s", name,
+                       x->desc->text);
+        return NULL;
+    }
+    const rsql_tdesc_t *fd = x->desc->children[f];
+    rsql_bexpr_t *n = rsql_plan__node(b->arena, RSQL_BX_FIELD, fd->type, pos, 1);
+    if (!n) {
+        return nomem(err);
+    }
+    n->desc = rsql_type_is_param(fd->type) ? fd : NULL;
+    n->column = f;
+    n->name = x->desc->names[f];
+    n->args[0] = x;
+    return n;
+}
+
+/* x[i]: an ARRAY element (i an integer, 1-based) or a MAP value (i a VARCHAR key). */
+static rsql_bexpr_t *bind_index(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
+{
+    rsql_bexpr_t *x = rsql_plan__bind_expr(b, e->left, err);
+    rsql_bexpr_t *i = x ? rsql_plan__bind_expr(b, e->right, err) : NULL;
+    if (!i) {
+        return NULL;
+    }
+    if ((x->type != RSQL_TYPE_ARRAY && x->type != RSQL_TYPE_MAP) || !x->desc) {
+        rsql_error_set(err, RSQL_ERR_TYPE, x->pos, "cannot index %s (only ARRAY and MAP)",
+                       rsql_type_name(x->type));
+        return NULL;
+    }
+    bool arr = x->type == RSQL_TYPE_ARRAY;
+    if (i->type != RSQL_TYPE_NULL &&
+        (arr ? !is_integer(i->type) : i->type != RSQL_TYPE_VARCHAR)) {
+        rsql_error_set(err, RSQL_ERR_TYPE, i->pos, "%s index must be %s, got %s",
+                       arr ? "an ARRAY" : "a MAP", arr ? "an integer" : "VARCHAR",
+                       rsql_type_name(i->type));
+        return NULL;
+    }
+    const rsql_tdesc_t *ed = x->desc->children[arr ? 0 : 1];
+    rsql_bexpr_t *n = rsql_plan__node(b->arena, RSQL_BX_INDEX, ed->type, e->pos, 2);
+    if (!n) {
+        return nomem(err);
+    }
+    n->desc = rsql_type_is_param(ed->type) ? ed : NULL;
+    n->args[0] = x;
+    n->args[1] = i;
+    return n;
 }
 
 static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
@@ -215,7 +378,8 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
                            rsql_type_name(x->type));
             return NULL;
         }
-    } else if (!rsql_type_is_numeric(x->type) && x->type != RSQL_TYPE_NULL) {
+    } else if (!rsql_type_is_numeric(x->type) && x->type != RSQL_TYPE_NULL &&
+               x->type != RSQL_TYPE_DECIMAL) {
         rsql_error_set(err, RSQL_ERR_TYPE, x->pos, "operator %s needs a numeric operand, got %s",
                        rsql_plan__op_text(e->op), rsql_type_name(x->type));
         return NULL;
@@ -227,7 +391,8 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
                     : x->type == RSQL_TYPE_NULL ? RSQL_TYPE_INT
                                                 : x->type;
     /* -literal folds into a literal, so -2147483648 is an INT */
-    if (e->op == RSQL_OP_NEG && x->kind == RSQL_BX_CONST && !x->value.is_null) {
+    if (e->op == RSQL_OP_NEG && x->kind == RSQL_BX_CONST && !x->value.is_null &&
+        t != RSQL_TYPE_DECIMAL) {
         rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_CONST, t, e->pos, 0);
         if (!c) {
             return nomem(err);
@@ -243,6 +408,9 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
         return c;
     }
     rsql_bexpr_t *u = rsql_plan__node(b->arena, RSQL_BX_UNARY, t, e->pos, 1);
+    if (u && t == RSQL_TYPE_DECIMAL) {
+        u->desc = x->desc;
+    }
     if (!u) {
         return nomem(err);
     }
@@ -262,6 +430,56 @@ static bool is_const_zero(const rsql_bexpr_t *x)
     return is_integer(x->type) && x->value.v.i == 0;
 }
 
+/*
+** + - * with a DECIMAL operand: exact, with Flink's result precision and
+** scale (rsql_value_decimal_type); with a DOUBLE the result is DOUBLE; / and
+** % are not supported on DECIMAL (CAST to DOUBLE).
+*/
+static rsql_bexpr_t *bind_decimal_arith(rsql_bind_t *b, const rsql_expr_t *e, rsql_bexpr_t *x,
+                                        rsql_bexpr_t *y, rsql_error_t *err)
+{
+    rsql_bexpr_t *ops[2] = {x, y};
+    if (e->op == RSQL_OP_DIV || e->op == RSQL_OP_MOD) {
+        rsql_error_set(err, RSQL_ERR_TYPE, e->op_pos.len ? e->op_pos : e->pos,
+                       "operator %s is not supported on DECIMAL (CAST to DOUBLE)",
+                       rsql_plan__op_text(e->op));
+        return NULL;
+    }
+    bool dbl = x->type == RSQL_TYPE_DOUBLE || y->type == RSQL_TYPE_DOUBLE;
+    for (int i = 0; i < 2; i++) {
+        if (!(dbl && ops[i]->type == RSQL_TYPE_DOUBLE) && !exact_desc(ops[i])) {
+            rsql_error_set(err, RSQL_ERR_TYPE, ops[i]->pos,
+                           "operator %s needs numeric operands, got %s",
+                           rsql_plan__op_text(e->op), rsql_type_name(ops[i]->type));
+            return NULL;
+        }
+    }
+    const rsql_tdesc_t *rd = NULL;
+    if (dbl) {
+        for (int i = 0; i < 2; i++) {
+            ops[i] = rsql_plan__cast(b->arena, ops[i], RSQL_TYPE_DOUBLE, true);
+        }
+    } else {
+        const rsql_tdesc_t *dx = exact_desc(x), *dy = exact_desc(y);
+        int p, sc;
+        rsql_value_decimal_type(e->op == RSQL_OP_MUL ? '*' : '+', dx->precision, dx->scale,
+                                dy->precision, dy->scale, &p, &sc);
+        rd = rsql_tdesc_decimal(p, sc);
+        ops[0] = x->type == RSQL_TYPE_DECIMAL ? x : rsql_plan__cast_desc(b->arena, x, dx, true);
+        ops[1] = y->type == RSQL_TYPE_DECIMAL ? y : rsql_plan__cast_desc(b->arena, y, dy, true);
+    }
+    rsql_bexpr_t *n = rsql_plan__node(b->arena, RSQL_BX_BINARY,
+                                      dbl ? RSQL_TYPE_DOUBLE : RSQL_TYPE_DECIMAL, e->pos, 2);
+    if (!n || !ops[0] || !ops[1] || (!dbl && !rd)) {
+        return nomem(err);
+    }
+    n->desc = rd;
+    n->op = e->op;
+    n->args[0] = ops[0];
+    n->args[1] = ops[1];
+    return n;
+}
+
 static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
 {
     rsql_bexpr_t *x = rsql_plan__bind_expr(b, e->left, err);
@@ -278,6 +496,9 @@ static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
     case RSQL_OP_DIV:
     case RSQL_OP_MOD: {
         bool mod = e->op == RSQL_OP_MOD;
+        if (x->type == RSQL_TYPE_DECIMAL || y->type == RSQL_TYPE_DECIMAL) {
+            return bind_decimal_arith(b, e, x, y, err);
+        }
         rsql_bexpr_t *ops[2] = {x, y};
         t = RSQL_TYPE_INT;
         for (int i = 0; i < 2; i++) {
@@ -449,6 +670,7 @@ static rsql_bexpr_t *bind_case(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     }
     int first = has_operand ? 1 : 0;
     rsql_type_t t = RSQL_TYPE_NULL;
+    const rsql_tdesc_t *td = NULL;
     for (int i = first; i < n; i++) {
         bool is_then = (i - first) % 2 == 1 || (has_else && i == n - 1);
         rsql_bexpr_t **x = &node->args[i];
@@ -463,18 +685,27 @@ static rsql_bexpr_t *bind_case(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
                                rsql_type_name((*x)->type));
                 return NULL;
             }
-        } else if (!rsql_plan__unify(t, (*x)->type, &t)) {
-            rsql_error_set(err, RSQL_ERR_TYPE, (*x)->pos,
-                           "CASE branches have incompatible types %s and %s",
-                           rsql_type_name(t), rsql_type_name((*x)->type));
-            return NULL;
+        } else {
+            rsql_type_t before = t;
+            const rsql_tdesc_t *before_d = td;
+            if (!rsql_plan__unify_expr(&t, &td, *x)) {
+                rsql_error_set(err, RSQL_ERR_TYPE, (*x)->pos,
+                               "CASE branches have incompatible types %s and %s",
+                               before_d ? before_d->text : rsql_type_name(before),
+                               (*x)->desc ? (*x)->desc->text : rsql_type_name((*x)->type));
+                return NULL;
+            }
         }
     }
     node->type = node->value.type = t;
+    node->desc = td;
     for (int i = first; i < n; i++) { /* widen every branch to the common type */
         bool is_then = (i - first) % 2 == 1 || (has_else && i == n - 1);
-        if (is_then && node->args[i]->type != t && node->args[i]->type != RSQL_TYPE_NULL) {
-            if (!(node->args[i] = rsql_plan__cast(b->arena, node->args[i], t, true))) {
+        if (is_then && node->args[i]->type != RSQL_TYPE_NULL &&
+            (node->args[i]->type != t || (td && node->args[i]->desc != td))) {
+            node->args[i] = td ? rsql_plan__cast_desc(b->arena, node->args[i], td, true)
+                               : rsql_plan__cast(b->arena, node->args[i], t, true);
+            if (!node->args[i]) {
                 return nomem(err);
             }
         }
@@ -493,16 +724,19 @@ static rsql_bexpr_t *bind_cast(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     if (!x) {
         return NULL;
     }
-    if (!rsql_plan__castable(x->type, ts->type)) {
+    bool same_nested = rsql_type_is_nested(ts->type) && x->desc == ts->desc;
+    if (!same_nested && !rsql_plan__castable(x->type, ts->type)) {
         rsql_error_set(err, RSQL_ERR_TYPE, e->pos, "cannot cast %s to %s",
-                       rsql_type_name(x->type), rsql_type_name(ts->type));
+                       x->desc ? x->desc->text : rsql_type_name(x->type),
+                       ts->desc ? ts->desc->text : rsql_type_name(ts->type));
         return NULL;
     }
     if (x->kind == RSQL_BX_CONST) { /* a constant that can never convert is a plan error */
         rsql_value_t out;
         rsql_error_t cerr;
         rsql_error_clear(&cerr);
-        if (rsql_plan__cast_value(&x->value, ts->type, NULL, b->arena, e->pos, &out, &cerr)) {
+        if (rsql_plan__cast_value_desc(&x->value, ts->type, ts->desc, NULL, b->arena, e->pos,
+                                       &out, &cerr)) {
             rsql_error_set(err, cerr.code == RSQL_ERR_EVAL ? RSQL_ERR_TYPE : cerr.code, e->pos,
                            "%s", cerr.msg);
             return NULL;
@@ -513,6 +747,7 @@ static rsql_bexpr_t *bind_cast(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
         return nomem(err);
     }
     c->args[0] = x;
+    c->desc = rsql_type_is_param(ts->type) ? ts->desc : NULL;
     return c;
 }
 
@@ -526,6 +761,18 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     }
     if (!f) {
         rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name_pos, "no such function: %s", name);
+        return NULL;
+    }
+    if (e->kv_pairs && !(f->flags & RSQL_FN_KV)) {
+        rsql_error_set(err, RSQL_ERR_SYNTAX, e->args.items[0]->pos,
+                       "%s() takes no KEY ... VALUE members", f->name);
+        return NULL;
+    }
+    if ((e->has_returning || e->n_clauses > 0) && !(f->flags & RSQL_FN_CLAUSES)) {
+        rsql_error_set(err, RSQL_ERR_SYNTAX,
+                       e->has_returning ? e->cast_type.pos : e->clauses[0].pos,
+                       "%s() takes no %s", f->name,
+                       e->has_returning ? "RETURNING" : "ON EMPTY/ERROR/NULL clause");
         return NULL;
     }
     int n = e->args.n;
@@ -553,7 +800,30 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     call->func = f;
     call->name = f->name;
     for (int i = 0; i < n; i++) {
-        if (!(call->args[i] = rsql_plan__bind_expr(b, e->args.items[i], err))) {
+        const rsql_expr_t *a = e->args.items[i];
+        if (i == 0 && (f->flags & RSQL_FN_UNIT)) { /* a time unit word: its name, upper case */
+            if (a->kind != RSQL_EX_COLUMN || a->qualifier || !a->name) {
+                rsql_error_set(err, RSQL_ERR_TYPE, a->pos,
+                               "argument 1 of %s must be a time unit such as DAY", f->name);
+                return NULL;
+            }
+            size_t len = strlen(a->name);
+            char *u = rsql_arena_alloc(b->arena, len + 1);
+            call->args[0] = u ? rsql_plan__node(b->arena, RSQL_BX_CONST, RSQL_TYPE_VARCHAR,
+                                                a->pos, 0)
+                              : NULL;
+            if (!call->args[0]) {
+                return nomem(err);
+            }
+            for (size_t k = 0; k <= len; k++) {
+                char c = a->name[k];
+                u[k] = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+            }
+            call->args[0]->value.v.s.p = u;
+            call->args[0]->value.v.s.len = len;
+            continue;
+        }
+        if (!(call->args[i] = rsql_plan__bind_expr(b, a, err))) {
             return NULL;
         }
     }
@@ -600,6 +870,11 @@ rsql_bexpr_t *rsql_plan__bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_er
     case RSQL_EX_CASE: return bind_case(b, e, err);
     case RSQL_EX_CAST: return bind_cast(b, e, err);
     case RSQL_EX_FUNC: return bind_func(b, e, err);
+    case RSQL_EX_FIELD: {
+        rsql_bexpr_t *x = rsql_plan__bind_expr(b, e->left, err);
+        return x ? bind_field(b, x, e->name, e->pos, e->op_pos, err) : NULL;
+    }
+    case RSQL_EX_INDEX: return bind_index(b, e, err);
     }
     rsql_error_set(err, RSQL_ERR_INTERNAL, e->pos, "unknown expression kind %d", (int)e->kind);
     return NULL;

@@ -276,6 +276,7 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                 }
                 col->column = c;
                 col->name = t->columns[c].name;
+                col->desc = rsql_type_is_param(col->type) ? t->columns[c].desc : NULL;
                 items[k].expr = col;
                 items[k].pos = e->pos;
                 items[k].name = t->columns[c].name;
@@ -313,10 +314,50 @@ static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel
     rsql_bexpr_t *x = it->expr;
     o->name = col->name;
     o->type = col->type;
+    o->desc = rsql_type_is_param(col->type) ? col->desc : NULL;
     o->not_null = col->not_null;
     if (col->not_null && x->kind == RSQL_BX_CONST && x->value.is_null) {
         return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
                               "cannot insert NULL into column '%s' which is NOT NULL", col->name);
+    }
+    if (rsql_type_is_param(col->type) && x->type != RSQL_TYPE_NULL) {
+        /* DECIMAL from DECIMAL or an integer (rescaled; overflow is an eval error), a
+           nested type from exactly the same nested type */
+        const rsql_tdesc_t *cd = rsql_tdesc_of(col->type, col->desc);
+        const rsql_tdesc_t *xd = rsql_tdesc_of(x->type, x->desc);
+        /* (a DOUBLE literal too: 1.5 is read through its shortest text, exactly as written
+           for up to 17 significant digits; it is converted, and checked, at plan time) */
+        bool ok = col->type == RSQL_TYPE_DECIMAL
+                      ? x->type == RSQL_TYPE_DECIMAL || x->type == RSQL_TYPE_INT ||
+                            x->type == RSQL_TYPE_BIGINT ||
+                            (x->type == RSQL_TYPE_DOUBLE && x->kind == RSQL_BX_CONST)
+                      : cd == xd;
+        if (!ok) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
+                                  "cannot insert %s into column '%s' of type %s",
+                                  xd ? xd->text : rsql_type_name(x->type), col->name,
+                                  cd ? cd->text : rsql_type_name(col->type));
+        }
+        if (x->kind == RSQL_BX_CONST && !x->value.is_null && x->type != RSQL_TYPE_DECIMAL &&
+            col->type == RSQL_TYPE_DECIMAL) { /* a constant that cannot fit is a plan error */
+            rsql_bexpr_t *c = rsql_plan__node(plan->arena, RSQL_BX_CONST, RSQL_TYPE_DECIMAL,
+                                              x->pos, 0);
+            rsql_error_t cerr;
+            rsql_error_clear(&cerr);
+            if (!c) {
+                return nomem_err(err);
+            }
+            if (rsql_plan__cast_value_desc(&x->value, RSQL_TYPE_DECIMAL, cd, NULL, plan->arena,
+                                           x->pos, &c->value, &cerr) != RSQL_OK) {
+                return rsql_error_set(err, RSQL_ERR_TYPE, it->pos, "%s (column '%s')", cerr.msg,
+                                      col->name);
+            }
+            c->desc = cd;
+            o->expr = c;
+            return RSQL_OK;
+        }
+        o->expr = rsql_plan__cast_desc(plan->arena, x, cd, true);
+        return o->expr ? RSQL_OK : nomem_err(err);
     }
     if (!rsql_type_widens(x->type, col->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
@@ -453,6 +494,7 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
         }
         o->name = col->name;
         o->type = col->type;
+        o->desc = rsql_type_is_param(col->type) ? col->desc : NULL;
         o->not_null = false;
         o->expr = rsql_plan__node(plan->arena, RSQL_BX_CONST, col->type, RSQL_NOPOS, 0);
         if (!o->expr) {
@@ -580,6 +622,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
         for (int i = 0; i < n_items; i++) {
             plan->outputs[i].name = items[i].name;
             plan->outputs[i].type = items[i].expr->type;
+            plan->outputs[i].desc = items[i].expr->desc;
             plan->outputs[i].expr = items[i].expr;
         }
         if (sel->has_limit) {

@@ -10,7 +10,9 @@
  *
  * The allowed matrix (rsql_plan__castable): numeric <-> numeric, any <->
  * VARCHAR, VARCHAR -> BYTES, BOOLEAN <-> INT/BIGINT, TIMESTAMP <->
- * INT/BIGINT (milliseconds since the epoch), NULL -> any.
+ * INT/BIGINT (milliseconds since the epoch), NULL -> any; DECIMAL <->
+ * numeric and VARCHAR, DATE <-> TIMESTAMP and VARCHAR, ROW/ARRAY/MAP ->
+ * VARCHAR (their JSON text); nothing else converts into a nested type.
  */
 #include "config.h"
 #include "planner/plan_int.h"
@@ -29,7 +31,19 @@ bool rsql_plan__castable(rsql_type_t from, rsql_type_t to)
     if (rsql_type_is_numeric(from) && rsql_type_is_numeric(to)) {
         return true;
     }
+    if (rsql_type_is_nested(to)) {
+        return false; /* equal nested types are checked by the binder on descriptors */
+    }
     if (from == RSQL_TYPE_VARCHAR || to == RSQL_TYPE_VARCHAR) {
+        return true;
+    }
+    bool from_num = rsql_type_is_numeric(from) || from == RSQL_TYPE_DECIMAL;
+    bool to_num = rsql_type_is_numeric(to) || to == RSQL_TYPE_DECIMAL;
+    if (from_num && to_num) {
+        return true;
+    }
+    if ((from == RSQL_TYPE_DATE && to == RSQL_TYPE_TIMESTAMP) ||
+        (from == RSQL_TYPE_TIMESTAMP && to == RSQL_TYPE_DATE)) {
         return true;
     }
     bool from_int = from == RSQL_TYPE_INT || from == RSQL_TYPE_BIGINT;
@@ -78,6 +92,11 @@ static void describe(const rsql_value_t *v, char *buf, size_t size)
     case RSQL_TYPE_DOUBLE: rsql_value_format_double(v->v.d, text); break;
     case RSQL_TYPE_TIMESTAMP: rsql_value_format_timestamp(v->v.ts, text); break;
     case RSQL_TYPE_BOOLEAN: snprintf(text, sizeof text, "%s", rsql_value_bool_text(v->v.b)); break;
+    case RSQL_TYPE_DECIMAL: rsql_value_format_decimal(v, text); break;
+    case RSQL_TYPE_DATE: rsql_value_format_date(v->v.i, text); break;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: snprintf(text, sizeof text, "a %s", rsql_type_name(v->type)); break;
     default: rsql_value_format_int(v->v.i, text); break;
     }
     snprintf(buf, size, "%s", text);
@@ -101,6 +120,11 @@ static rsql_err_t to_integer(const rsql_value_t *v, rsql_type_t to, rsql_pos_t p
     case RSQL_TYPE_BIGINT: i = v->v.i; break;
     case RSQL_TYPE_BOOLEAN: i = v->v.b ? 1 : 0; break;
     case RSQL_TYPE_TIMESTAMP: i = v->v.ts; break;
+    case RSQL_TYPE_DECIMAL:
+        if (rsql_value_decimal_to_int(v, INT64_MIN, INT64_MAX, &i, NULL) != RSQL_OK) {
+            return cast_fail(v, to, pos, err);
+        }
+        break;
     case RSQL_TYPE_DOUBLE: {
         double t = trunc(v->v.d);
         if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0)) {
@@ -161,9 +185,34 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
             if (rsql_value_parse_timestamp(v->v.s.p, v->v.s.len, &r.v.ts, NULL) != RSQL_OK) {
                 return cast_fail(v, to, pos, err);
             }
+        } else if (v->type == RSQL_TYPE_DATE) {
+            r.v.ts = v->v.i * 86400000; /* a DATE's range is a TIMESTAMP's / 86400000 */
         } else {
             rc = to_integer(v, RSQL_TYPE_BIGINT, pos, &r.v.ts, err);
         }
+        break;
+    case RSQL_TYPE_DATE:
+        if (v->type == RSQL_TYPE_VARCHAR) {
+            if (rsql_value_parse_date(v->v.s.p, v->v.s.len, &r.v.i, NULL) != RSQL_OK) {
+                return cast_fail(v, to, pos, err);
+            }
+        } else if (v->type == RSQL_TYPE_DATE) {
+            r.v.i = v->v.i;
+        } else if (v->type == RSQL_TYPE_TIMESTAMP) { /* the day of the instant (UTC) */
+            r.v.i = v->v.ts / 86400000 - (v->v.ts % 86400000 < 0);
+        } else {
+            return cast_fail(v, to, pos, err);
+        }
+        break;
+    case RSQL_TYPE_DECIMAL:
+        return rsql_plan__cast_value_desc(v, to, NULL, ctx, a, pos, out, err);
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP:
+        if (v->type != to) {
+            return cast_fail(v, to, pos, err);
+        }
+        r = *v;
         break;
     case RSQL_TYPE_DOUBLE:
         if (v->type == RSQL_TYPE_DOUBLE) {
@@ -176,6 +225,8 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
             if (rc != RSQL_OK) {
                 return cast_fail(v, to, pos, err);
             }
+        } else if (v->type == RSQL_TYPE_DECIMAL) {
+            r.v.d = rsql_value_decimal_to_double(v);
         } else {
             r.v.d = (double)v->v.i;
         }
@@ -202,6 +253,19 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
         case RSQL_TYPE_TIMESTAMP:
             rc = set_str(ctx, a, buf, rsql_value_format_timestamp(v->v.ts, buf), &r, err);
             break;
+        case RSQL_TYPE_DECIMAL:
+        case RSQL_TYPE_DATE:
+        case RSQL_TYPE_ROW:
+        case RSQL_TYPE_ARRAY:
+        case RSQL_TYPE_MAP: {
+            rsql_buf_t tb;
+            rsql_buf_init(&tb);
+            rsql_value_format(v, &tb);
+            rc = tb.oom ? rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory")
+                        : set_str(ctx, a, tb.data ? tb.data : "", tb.len, &r, err);
+            rsql_buf_deinit(&tb);
+            break;
+        }
         default: rc = set_str(ctx, a, buf, rsql_value_format_int(v->v.i, buf), &r, err); break;
         }
         break;
@@ -216,4 +280,49 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
         *out = r;
     }
     return rc;
+}
+
+/*
+** CAST(v AS to) where to may be a DECIMAL(p, s) (desc; NULL = DECIMAL(10,
+** 0)); other types as rsql_plan__cast_value.
+*/
+rsql_err_t rsql_plan__cast_value_desc(const rsql_value_t *v, rsql_type_t to,
+                                      const rsql_tdesc_t *desc, rsql_eval_ctx_t *ctx,
+                                      rsql_arena_t *a, rsql_pos_t pos, rsql_value_t *out,
+                                      rsql_error_t *err)
+{
+    if (to != RSQL_TYPE_DECIMAL) {
+        return rsql_plan__cast_value(v, to, ctx, a, pos, out, err);
+    }
+    const rsql_tdesc_t *d = rsql_tdesc_of(RSQL_TYPE_DECIMAL, desc);
+    rsql_value_t r;
+    rsql_err_t rc;
+    memset(&r, 0, sizeof r);
+    r.type = to;
+    if (v->is_null || v->type == RSQL_TYPE_NULL) {
+        r.is_null = true;
+        *out = r;
+        return RSQL_OK;
+    }
+    switch (v->type) {
+    case RSQL_TYPE_DECIMAL: rc = rsql_value_decimal_rescale(v, d->precision, d->scale, &r, NULL); break;
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT:
+        rc = rsql_value_decimal_from_int(v->v.i, d->precision, d->scale, &r, NULL);
+        break;
+    case RSQL_TYPE_DOUBLE:
+        rc = rsql_value_decimal_from_double(v->v.d, d->precision, d->scale, &r, NULL);
+        break;
+    case RSQL_TYPE_VARCHAR:
+        rc = rsql_value_parse_decimal(v->v.s.p, v->v.s.len, d->precision, d->scale, &r, NULL);
+        break;
+    default: rc = RSQL_ERR_EVAL; break;
+    }
+    if (rc != RSQL_OK) {
+        char what[96];
+        describe(v, what, sizeof(what));
+        return rsql_error_set(err, RSQL_ERR_EVAL, pos, "cannot cast %s to %s", what, d->text);
+    }
+    *out = r;
+    return RSQL_OK;
 }

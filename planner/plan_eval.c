@@ -13,6 +13,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "base/rsql_value.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +118,9 @@ int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b)
     case RSQL_TYPE_INT:
     case RSQL_TYPE_BIGINT:
     case RSQL_TYPE_DOUBLE:
+        if (b->type == RSQL_TYPE_DECIMAL) {
+            break;
+        }
         if (a->type == RSQL_TYPE_DOUBLE || b->type == RSQL_TYPE_DOUBLE) {
             double x = as_double(a), y = as_double(b);
             return x < y ? -1 : x > y ? 1 : 0;
@@ -133,9 +137,28 @@ int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b)
     }
     case RSQL_TYPE_BOOLEAN: return (int)a->v.b - (int)b->v.b;
     case RSQL_TYPE_TIMESTAMP: return a->v.ts < b->v.ts ? -1 : a->v.ts > b->v.ts ? 1 : 0;
-    case RSQL_TYPE_NULL: break;
+    case RSQL_TYPE_DATE: return a->v.i < b->v.i ? -1 : a->v.i > b->v.i ? 1 : 0;
+    case RSQL_TYPE_DECIMAL: break; /* below, with a DECIMAL on the right */
+    case RSQL_TYPE_NULL:
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: return 0;
     }
-    return 0;
+    /* a DECIMAL against a DECIMAL or an integer exactly, against a DOUBLE as doubles */
+    const rsql_value_t *o = a->type == RSQL_TYPE_DECIMAL ? b : a;
+    if (o->type == RSQL_TYPE_DOUBLE) {
+        double x = a->type == RSQL_TYPE_DOUBLE ? a->v.d : rsql_value_decimal_to_double(a);
+        double y = b->type == RSQL_TYPE_DOUBLE ? b->v.d : rsql_value_decimal_to_double(b);
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
+    rsql_value_t da = *a, db = *b;
+    if (a->type != RSQL_TYPE_DECIMAL) {
+        rsql_value_decimal_from_int(a->v.i, RSQL_DECIMAL_MAX_PRECISION, 0, &da, NULL);
+    }
+    if (b->type != RSQL_TYPE_DECIMAL) {
+        rsql_value_decimal_from_int(b->v.i, RSQL_DECIMAL_MAX_PRECISION, 0, &db, NULL);
+    }
+    return rsql_value_decimal_cmp(&da, &db);
 }
 
 /*
@@ -336,7 +359,18 @@ static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
     case RSQL_OP_SUB:
     case RSQL_OP_MUL:
     case RSQL_OP_DIV:
-    case RSQL_OP_MOD: return eval_arith(e, &x, &y, out, err);
+    case RSQL_OP_MOD:
+        if (e->type == RSQL_TYPE_DECIMAL) {
+            const rsql_tdesc_t *d = rsql_tdesc_of(RSQL_TYPE_DECIMAL, e->desc);
+            char op = e->op == RSQL_OP_ADD ? '+' : e->op == RSQL_OP_SUB ? '-' : '*';
+            if ((rc = rsql_value_decimal_arith(op, &x, &y, d->precision, d->scale, out, err))) {
+                if (err) {
+                    err->pos = e->pos;
+                }
+            }
+            return rc;
+        }
+        return eval_arith(e, &x, &y, out, err);
     case RSQL_OP_CONCAT: {
         size_t n = x.v.s.len + y.v.s.len;
         char *p = rsql_eval_scratch(ctx, n ? n : 1);
@@ -517,6 +551,17 @@ static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
         set_null(out, e->type);
         return RSQL_OK;
     }
+    if (f->flags & RSQL_FN_COND) { /* IF(c, a, b): a when c is TRUE, else b (NULL c too) */
+        rsql_value_t c;
+        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &c, err))) {
+            return rc;
+        }
+        if ((rc = rsql_expr_eval(e->args[!c.is_null && c.v.b ? 1 : 2], row, ctx, out, err))) {
+            return rc;
+        }
+        out->type = e->type;
+        return RSQL_OK;
+    }
     rsql_value_t local[8], *args = local;
     if (e->n_args > 8) {
         args = rsql_eval_scratch(ctx, sizeof(rsql_value_t) * (size_t)e->n_args);
@@ -536,6 +581,36 @@ static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
     memset(out, 0, sizeof(*out));
     out->type = e->type;
     return f->eval(e, args, ctx, out, err);
+}
+
+/* x[i]: an ARRAY element (1-based; out of range NULL) or a MAP value (missing key NULL). */
+static rsql_err_t eval_index(const rsql_bexpr_t *e, const rsql_value_t *row,
+                             rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    rsql_value_t x, i;
+    rsql_err_t rc = rsql_expr_eval(e->args[0], row, ctx, &x, err);
+    if (rc || (rc = rsql_expr_eval(e->args[1], row, ctx, &i, err))) {
+        return rc;
+    }
+    set_null(out, e->type);
+    if (x.is_null || i.is_null || !x.v.c) {
+        return RSQL_OK;
+    }
+    const rsql_composite_t *c = x.v.c;
+    if (x.type == RSQL_TYPE_ARRAY) {
+        if (i.v.i >= 1 && (uint64_t)i.v.i <= c->n) {
+            *out = c->items[i.v.i - 1];
+        }
+        return RSQL_OK;
+    }
+    for (uint32_t k = 0; k < c->n; k++) {
+        const rsql_value_t *key = &c->items[2 * k];
+        if (key->v.s.len == i.v.s.len && (i.v.s.len == 0 || !memcmp(key->v.s.p, i.v.s.p, i.v.s.len))) {
+            *out = c->items[2 * k + 1];
+            break;
+        }
+    }
+    return RSQL_OK;
 }
 
 /*
@@ -562,6 +637,14 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
         memset(out, 0, sizeof(*out));
         if (e->op == RSQL_OP_NOT) {
             out->v.b = !x.v.b;
+        } else if (e->type == RSQL_TYPE_DECIMAL) { /* 0 - x: exact, never overflows */
+            rsql_value_t zero;
+            rsql_value_decimal_from_int(0, x.prec ? x.prec : 1, 0, &zero, NULL);
+            rc = rsql_value_decimal_arith('-', &zero, &x, RSQL_DECIMAL_MAX_PRECISION, x.scale,
+                                          out, err);
+            if (rc == RSQL_OK) {
+                out->prec = x.prec;
+            }
         } else if (e->type == RSQL_TYPE_DOUBLE) {
             out->v.d = -x.v.d;
         } else {
@@ -591,9 +674,22 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
         if ((rc = rsql_expr_eval(e->args[0], row, ctx, &x, err))) {
             return rc;
         }
-        return rsql_plan__cast_value(&x, e->type, ctx, NULL, e->pos, out, err);
+        return rsql_plan__cast_value_desc(&x, e->type, e->desc, ctx, NULL, e->pos, out, err);
     }
     case RSQL_BX_FUNC: rc = eval_func(e, row, ctx, out, err); break;
+    case RSQL_BX_FIELD: {
+        rsql_value_t x;
+        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &x, err))) {
+            return rc;
+        }
+        if (x.is_null || !x.v.c || (uint32_t)e->column >= x.v.c->n) {
+            set_null(out, e->type);
+        } else {
+            *out = x.v.c->items[e->column];
+        }
+        break;
+    }
+    case RSQL_BX_INDEX: rc = eval_index(e, row, ctx, out, err); break;
     }
     out->type = e->type;
     return rc;

@@ -115,6 +115,18 @@ static void put_const(rsql_buf_t *out, const rsql_bexpr_t *e)
         break;
     case RSQL_TYPE_VARCHAR:
     case RSQL_TYPE_BYTES: put_string(out, v->v.s.p, v->v.s.len); break;
+    case RSQL_TYPE_DECIMAL:
+        rsql_value_format_decimal(v, buf);
+        rsql_buf_printf(out, "CAST('%s' AS %s)", buf,
+                        rsql_tdesc_of(RSQL_TYPE_DECIMAL, e->desc)->text);
+        break;
+    case RSQL_TYPE_DATE:
+        rsql_value_format_date(v->v.i, buf);
+        rsql_buf_printf(out, "DATE '%s'", buf);
+        break;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: rsql_buf_puts(out, rsql_type_name(e->type)); break;
     case RSQL_TYPE_NULL: break;
     }
 }
@@ -219,9 +231,24 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
     case RSQL_BX_CAST:
         rsql_buf_puts(out, "CAST(");
         print_expr(e->args[0], out, false);
-        rsql_buf_printf(out, " AS %s)", rsql_type_name(e->type));
+        rsql_buf_printf(out, " AS %s)", e->desc ? e->desc->text : rsql_type_name(e->type));
+        break;
+    case RSQL_BX_FIELD:
+        print_expr(e->args[0], out, true);
+        rsql_buf_putc(out, '.');
+        put_ident(out, e->name);
+        break;
+    case RSQL_BX_INDEX:
+        print_expr(e->args[0], out, true);
+        rsql_buf_putc(out, '[');
+        print_expr(e->args[1], out, false);
+        rsql_buf_putc(out, ']');
         break;
     case RSQL_BX_FUNC:
+        if (e->func && e->func->print) {
+            e->func->print(e, out);
+            break;
+        }
         rsql_buf_puts(out, e->name);
         if (strcmp(e->name, "CURRENT_TIMESTAMP") != 0) {
             rsql_buf_putc(out, '(');
@@ -362,7 +389,8 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         const rsql_col_t *c = &t->def->columns[i];
         rsql_buf_puts(x->out, i ? ", " : "");
         put_ident(x->out, c->name);
-        rsql_buf_printf(x->out, " %s%s", rsql_type_name(c->type), c->not_null ? " NOT NULL" : "");
+        rsql_buf_printf(x->out, " %s%s", c->desc ? c->desc->text : rsql_type_name(c->type),
+                        c->not_null ? " NOT NULL" : "");
         if (c->metadata) {
             rsql_buf_puts(x->out, " METADATA");
             if (c->meta_from) {
@@ -528,7 +556,7 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
         put_ident(out, o->name);
         rsql_buf_puts(out, " := ");
         print_expr(o->expr, out, false);
-        rsql_buf_printf(out, " (%s)\n", rsql_type_name(o->type));
+        rsql_buf_printf(out, " (%s)\n", o->desc ? o->desc->text : rsql_type_name(o->type));
     }
     int d = 2;
     if (plan->filter) {

@@ -7,14 +7,22 @@
  * arguments. Also the UTF-8 helpers the string functions and LIKE share.
  *
  * Functions: UPPER LOWER TRIM CHAR_LENGTH SUBSTRING CONCAT COALESCE NULLIF
- * ABS ROUND FLOOR CEIL NOW CURRENT_TIMESTAMP. Strings are UTF-8 and counted
+ * CARDINALITY TO_DATE
+ * ABS ROUND FLOOR CEIL NOW CURRENT_TIMESTAMP here; the families of issue 12
+ * live in fn_str.c (REPLACE SPLIT_INDEX LPAD RPAD POSITION IF IFNULL),
+ * fn_hash.c (MD5 SHA256 TO_BASE64 FROM_BASE64 UUID), fn_regex.c (REGEXP
+ * REGEXP_EXTRACT REGEXP_REPLACE), fn_time.c (DATE_FORMAT TO_TIMESTAMP
+ * FROM_UNIXTIME UNIX_TIMESTAMP TIMESTAMPADD TIMESTAMPDIFF EXTRACT) and
+ * fn_json.c (JSON_VALUE JSON_QUERY JSON_EXISTS JSON_OBJECT JSON_ARRAY); this
+ * table is the one list of them all. Strings are UTF-8 and counted
  * in code points. UPPER/LOWER use the C.UTF-8 locale's case mapping
  * (towupper_l) when the system has it, else ASCII only. TRIM removes spaces
  * (U+0020) at both ends. CONCAT converts non-VARCHAR arguments with
  * CAST(x AS VARCHAR) and is NULL when any argument is NULL.
  */
 #include "config.h"
-#include "planner/plan_int.h"
+#include "planner/fn_int.h"
+#include "base/rsql_value.h"
 #include "base/rsql_time.h"
 
 #include <locale.h>
@@ -124,6 +132,60 @@ static rsql_err_t bind_char_length(rsql_bind_t *b, rsql_bexpr_t *call, const rsq
     return RSQL_OK;
 }
 
+/* TO_DATE(string [, format]): a DATE (Flink's; format default 'yyyy-MM-dd'). */
+static rsql_err_t bind_to_date(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                               rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    for (int i = 0; i < call->n_args; i++) {
+        if (!type_ok(call->args[i]->type, RSQL_TYPE_VARCHAR)) {
+            return arg_error(call, i, "VARCHAR", err);
+        }
+    }
+    call->type = RSQL_TYPE_DATE;
+    return RSQL_OK;
+}
+
+/* A text that does not match the format (or is no real date) gives NULL, as in Flink. */
+static rsql_err_t eval_to_date(const rsql_bexpr_t *call, const rsql_value_t *args,
+                               rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)ctx;
+    (void)err;
+    const char *pat = call->n_args > 1 ? args[1].v.s.p : "yyyy-MM-dd";
+    size_t pat_len = call->n_args > 1 ? args[1].v.s.len : 10;
+    if (!rsql_value_parse_date_pattern(args[0].v.s.p, args[0].v.s.len, pat, pat_len,
+                                       &out->v.i)) {
+        out->is_null = true;
+    }
+    return RSQL_OK;
+}
+
+/* CARDINALITY(array | map): the number of elements or entries (INT). */
+static rsql_err_t bind_cardinality(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                   rsql_error_t *err)
+{
+    (void)b;
+    (void)ast;
+    rsql_type_t t = call->args[0]->type;
+    if (t != RSQL_TYPE_ARRAY && t != RSQL_TYPE_MAP && t != RSQL_TYPE_NULL) {
+        return arg_error(call, 0, "an ARRAY or a MAP", err);
+    }
+    call->type = RSQL_TYPE_INT;
+    return RSQL_OK;
+}
+
+static rsql_err_t eval_cardinality(const rsql_bexpr_t *call, const rsql_value_t *args,
+                                   rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    (void)call;
+    (void)ctx;
+    (void)err;
+    out->v.i = args[0].v.c ? (int64_t)args[0].v.c->n : 0;
+    return RSQL_OK;
+}
+
 static rsql_err_t bind_substring(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
                                  rsql_error_t *err)
 {
@@ -163,16 +225,23 @@ static rsql_err_t bind_coalesce(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_e
 {
     (void)ast;
     rsql_type_t t = RSQL_TYPE_NULL;
+    const rsql_tdesc_t *td = NULL;
     for (int i = 0; i < call->n_args; i++) {
-        if (!rsql_plan__unify(t, call->args[i]->type, &t)) {
+        rsql_type_t before = t;
+        const rsql_tdesc_t *before_d = td, *xd = call->args[i]->desc;
+        if (!rsql_plan__unify_expr(&t, &td, call->args[i])) {
             return rsql_error_set(err, RSQL_ERR_TYPE, call->args[i]->pos,
                                   "arguments of COALESCE have incompatible types %s and %s",
-                                  rsql_type_name(t), rsql_type_name(call->args[i]->type));
+                                  before_d ? before_d->text : rsql_type_name(before),
+                                  xd ? xd->text : rsql_type_name(call->args[i]->type));
         }
     }
+    call->desc = td;
     for (int i = 0; i < call->n_args; i++) {
-        if (call->args[i]->type != RSQL_TYPE_NULL && call->args[i]->type != t) {
-            call->args[i] = rsql_plan__cast(b->arena, call->args[i], t, true);
+        if (call->args[i]->type != RSQL_TYPE_NULL &&
+            (call->args[i]->type != t || (td && call->args[i]->desc != td))) {
+            call->args[i] = td ? rsql_plan__cast_desc(b->arena, call->args[i], td, true)
+                               : rsql_plan__cast(b->arena, call->args[i], t, true);
             if (!call->args[i]) {
                 return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
@@ -195,6 +264,7 @@ static rsql_err_t bind_nullif(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_exp
                               rsql_type_name(x), rsql_type_name(y));
     }
     call->type = x;
+    call->desc = call->args[0]->desc;
     return RSQL_OK;
 }
 
@@ -518,22 +588,59 @@ static rsql_err_t eval_now(const rsql_bexpr_t *call, const rsql_value_t *args,
 
 #define S RSQL_FN_STRICT
 static const rsql_func_t funcs[] = {
-    {"ABS", 1, 1, S, bind_numeric_same, eval_abs},
-    {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil},
-    {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil},
-    {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
-    {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length},
-    {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL},
-    {"CONCAT", 1, -1, S, bind_concat, eval_concat},
-    {"CURRENT_TIMESTAMP", 0, 0, 0, bind_now, eval_now},
-    {"FLOOR", 1, 1, S, bind_numeric_same, eval_floor},
-    {"LOWER", 1, 1, S, bind_str_to_str, eval_lower},
-    {"NOW", 0, 0, 0, bind_now, eval_now},
-    {"NULLIF", 2, 2, 0, bind_nullif, eval_nullif},
-    {"ROUND", 1, 2, S, bind_numeric_same, eval_round},
-    {"SUBSTRING", 2, 3, S, bind_substring, eval_substring},
-    {"TRIM", 1, 1, S, bind_str_to_str, eval_trim},
-    {"UPPER", 1, 1, S, bind_str_to_str, eval_upper},
+    {"ABS", 1, 1, S, bind_numeric_same, eval_abs, NULL},
+    {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality, NULL},
+    {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
+    {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
+    {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length, NULL},
+    {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length, NULL},
+    {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL, NULL},
+    {"CONCAT", 1, -1, S, bind_concat, eval_concat, NULL},
+    {"CURRENT_TIMESTAMP", 0, 0, 0, bind_now, eval_now, NULL},
+    {"DATE_FORMAT", 2, 2, S, rsql_fn_bind_date_format, rsql_fn_eval_date_format, NULL},
+    {"EXTRACT", 2, 2, S | RSQL_FN_UNIT,
+     rsql_fn_bind_extract, rsql_fn_eval_extract, rsql_fn_print_extract},
+    {"FLOOR", 1, 1, S, bind_numeric_same, eval_floor, NULL},
+    {"FROM_BASE64", 1, 1, S, rsql_fn_bind_from_base64, rsql_fn_eval_from_base64, NULL},
+    {"FROM_UNIXTIME", 1, 2, S, rsql_fn_bind_from_unixtime, rsql_fn_eval_from_unixtime, NULL},
+    {"IF", 3, 3, RSQL_FN_COND, rsql_fn_bind_if, NULL, NULL},
+    {"IFNULL", 2, 2, RSQL_FN_LAZY, rsql_fn_bind_ifnull, NULL, NULL},
+    {"JSON_ARRAY", 0, -1, RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_array, rsql_fn_eval_json_array, rsql_fn_print_json_clauses},
+    {"JSON_EXISTS", 2, 2, S | RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_exists, rsql_fn_eval_json_exists, rsql_fn_print_json_clauses},
+    {"JSON_OBJECT", 0, -1, RSQL_FN_CLAUSES | RSQL_FN_KV,
+     rsql_fn_bind_json_object, rsql_fn_eval_json_object, rsql_fn_print_json_object},
+    {"JSON_QUERY", 2, 2, S | RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_query, rsql_fn_eval_json_query, rsql_fn_print_json_clauses},
+    {"JSON_VALUE", 2, 2, S | RSQL_FN_CLAUSES,
+     rsql_fn_bind_json_value, rsql_fn_eval_json_value, rsql_fn_print_json_clauses},
+    {"LOWER", 1, 1, S, bind_str_to_str, eval_lower, NULL},
+    {"LPAD", 3, 3, S, rsql_fn_bind_lpad, rsql_fn_eval_lpad, NULL},
+    {"MD5", 1, 1, S, rsql_fn_bind_md5, rsql_fn_eval_md5, NULL},
+    {"NOW", 0, 0, 0, bind_now, eval_now, NULL},
+    {"NULLIF", 2, 2, 0, bind_nullif, eval_nullif, NULL},
+    {"POSITION", 2, 2, S, rsql_fn_bind_position, rsql_fn_eval_position, rsql_fn_print_position},
+    {"REGEXP", 2, 2, S, rsql_fn_bind_regexp, rsql_fn_eval_regexp, NULL},
+    {"REGEXP_EXTRACT", 2, 3, S, rsql_fn_bind_regexp_extract, rsql_fn_eval_regexp_extract, NULL},
+    {"REGEXP_REPLACE", 3, 3, S, rsql_fn_bind_regexp_replace, rsql_fn_eval_regexp_replace, NULL},
+    {"REPLACE", 3, 3, S, rsql_fn_bind_replace, rsql_fn_eval_replace, NULL},
+    {"ROUND", 1, 2, S, bind_numeric_same, eval_round, NULL},
+    {"RPAD", 3, 3, S, rsql_fn_bind_rpad, rsql_fn_eval_rpad, NULL},
+    {"SHA256", 1, 1, S, rsql_fn_bind_sha256, rsql_fn_eval_sha256, NULL},
+    {"SPLIT_INDEX", 3, 3, S, rsql_fn_bind_split_index, rsql_fn_eval_split_index, NULL},
+    {"SUBSTRING", 2, 3, S, bind_substring, eval_substring, NULL},
+    {"TIMESTAMPADD", 3, 3, S | RSQL_FN_UNIT,
+     rsql_fn_bind_timestampadd, rsql_fn_eval_timestampadd, rsql_fn_print_unit_call},
+    {"TIMESTAMPDIFF", 3, 3, S | RSQL_FN_UNIT,
+     rsql_fn_bind_timestampdiff, rsql_fn_eval_timestampdiff, rsql_fn_print_unit_call},
+    {"TO_BASE64", 1, 1, S, rsql_fn_bind_to_base64, rsql_fn_eval_to_base64, NULL},
+    {"TO_TIMESTAMP", 1, 2, S, rsql_fn_bind_to_timestamp, rsql_fn_eval_to_timestamp, NULL},
+    {"TO_DATE", 1, 2, S, bind_to_date, eval_to_date, NULL},
+    {"TRIM", 1, 1, S, bind_str_to_str, eval_trim, NULL},
+    {"UNIX_TIMESTAMP", 0, 2, S, rsql_fn_bind_unix_timestamp, rsql_fn_eval_unix_timestamp, NULL},
+    {"UPPER", 1, 1, S, bind_str_to_str, eval_upper, NULL},
+    {"UUID", 0, 0, 0, rsql_fn_bind_uuid, rsql_fn_eval_uuid, NULL},
 };
 #undef S
 

@@ -22,6 +22,18 @@ typedef struct rsql_bind {
     const rsql_table_def_t *table; /* the FROM table (its columns are the row) */
 } rsql_bind_t;
 
+/* CAST(v AS the type of desc): rsql_plan__cast_value with DECIMAL's precision and scale. */
+rsql_err_t rsql_plan__cast_value_desc(const rsql_value_t *v, rsql_type_t to,
+                                      const rsql_tdesc_t *desc, rsql_eval_ctx_t *ctx,
+                                      rsql_arena_t *a, rsql_pos_t pos, rsql_value_t *out,
+                                      rsql_error_t *err);
+/* CAST(child AS desc's type), marked implicit; child itself when it already has that type. */
+rsql_bexpr_t *rsql_plan__cast_desc(rsql_arena_t *a, rsql_bexpr_t *child, const rsql_tdesc_t *desc,
+                                   bool implicit);
+
+/* The common type of CASE branches / COALESCE arguments, descriptors included (plan_bind.c). */
+bool rsql_plan__unify_expr(rsql_type_t *t, const rsql_tdesc_t **d, const rsql_bexpr_t *x);
+
 /* Bind and type-check one AST expression. NULL with err set. */
 rsql_bexpr_t *rsql_plan__bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
 
@@ -42,18 +54,27 @@ bool rsql_plan__unify(rsql_type_t a, rsql_type_t b, rsql_type_t *out);
 
 #define RSQL_FN_STRICT 0x1u /* any NULL argument gives NULL without calling eval */
 #define RSQL_FN_LAZY 0x2u   /* eval receives no evaluated args (COALESCE): plan_eval.c does it */
+#define RSQL_FN_COND 0x4u   /* IF(c, a, b): plan_eval.c evaluates c, then only a or b */
+#define RSQL_FN_UNIT 0x8u   /* the first argument is a time unit word (EXTRACT(YEAR FROM x)):
+                               bound as the VARCHAR constant of its upper-cased name */
+#define RSQL_FN_CLAUSES 0x10u /* takes RETURNING and SQL/JSON ON ... clauses (its binder
+                                 reads them from the AST) */
+#define RSQL_FN_KV 0x20u    /* takes JSON_OBJECT's [KEY] k VALUE v members */
 
 typedef rsql_err_t (*rsql_func_bind_cb)(rsql_bind_t *b, rsql_bexpr_t *call,
                                         const rsql_expr_t *ast, rsql_error_t *err);
 typedef rsql_err_t (*rsql_func_eval_cb)(const rsql_bexpr_t *call, const rsql_value_t *args,
                                         rsql_eval_ctx_t *ctx, rsql_value_t *out,
                                         rsql_error_t *err);
+/* Print a call of a special form (POSITION(a IN b), EXTRACT(YEAR FROM x)) as SQL. */
+typedef void (*rsql_func_print_cb)(const rsql_bexpr_t *call, rsql_buf_t *out);
 struct rsql_func {
     const char *name;
     int min_args, max_args; /* max_args -1: any number */
     unsigned flags;         /* RSQL_FN_* */
     rsql_func_bind_cb bind; /* checks argument types (errors at the argument), sets call->type */
     rsql_func_eval_cb eval;
+    rsql_func_print_cb print; /* NULL: NAME(arg, ...) */
 };
 
 /* The row for name (case-insensitive), or NULL. */

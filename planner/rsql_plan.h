@@ -68,13 +68,16 @@ typedef enum rsql_bx_kind {
     RSQL_BX_BETWEEN, /* args[0] [NOT] BETWEEN args[1] AND args[2] */
     RSQL_BX_CASE,    /* [args[0] if has_operand] WHEN/THEN pairs, [ELSE last if has_else] */
     RSQL_BX_CAST,    /* CAST(args[0] AS type); implicit when inserted by the planner */
-    RSQL_BX_FUNC     /* func(args) */
+    RSQL_BX_FUNC,    /* func(args) */
+    RSQL_BX_FIELD,   /* args[0].field: field `column` of a ROW (name = the field's name) */
+    RSQL_BX_INDEX    /* args[0][args[1]]: ARRAY element (1-based) or MAP value; NULL if absent */
 } rsql_bx_kind_t;
 
 typedef struct rsql_bexpr rsql_bexpr_t;
 struct rsql_bexpr {
     rsql_bx_kind_t kind;
     rsql_type_t type; /* result type (RSQL_TYPE_NULL only for a bare NULL) */
+    const rsql_tdesc_t *desc; /* DECIMAL/ROW/ARRAY/MAP: the full type; NULL = type alone */
     rsql_pos_t pos;   /* span in the plan's statement text (rsql_plan_t.sql) */
     rsql_op_t op;     /* UNARY, BINARY */
     bool negated;     /* IS NOT NULL, NOT LIKE, NOT IN, NOT BETWEEN */
@@ -85,6 +88,8 @@ struct rsql_bexpr {
     int column;         /* COLUMN: index into the source row */
     const char *name;   /* COLUMN: the column's name; FUNC: the function's name */
     const rsql_func_t *func; /* FUNC */
+    const void *aux; /* FUNC: what its binder fixed for the statement (a compiled literal
+                        pattern, RETURNING and ON EMPTY/ERROR, a time unit), in the arena */
     int n_args;
     rsql_bexpr_t **args;
 };
@@ -108,6 +113,7 @@ typedef struct rsql_plan_table {
 typedef struct rsql_plan_output {
     const char *name;   /* sink column name, or the select item's alias / text */
     rsql_type_t type;   /* the sink column's type (INSERT) or the expression's type */
+    const rsql_tdesc_t *desc; /* its full type when DECIMAL/ROW/ARRAY/MAP, else NULL */
     bool not_null;      /* the sink column is NOT NULL: a NULL value is an eval error */
     rsql_bexpr_t *expr; /* never NULL: widening casts inserted; NULL const for unlisted columns */
     /* INSERT: the metadata key this output writes (a non-VIRTUAL METADATA column of the

@@ -47,6 +47,52 @@ typedef struct xform {
     const rsql_batch_t *last_batch;
 } xform_t;
 
+/* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
+static int decoded_col(const xform_t *x, int col)
+{
+    if (!x->phys) {
+        return col;
+    }
+    for (int k = 0; k < x->n_phys; k++) {
+        if (x->phys[k] == col) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/*
+** Tell the decoder what e reads of the source row: a ROW field path
+** (r.a.b) marks only that path, a column the whole column; METADATA columns
+** are not decoded from the body. RSQL_OK or NOMEM.
+*/
+static rsql_err_t mark_reads(const xform_t *xf, const rsql_bexpr_t *e, rsql_error_t *err)
+{
+    int path[32], depth = 0;
+    const rsql_bexpr_t *x = e;
+    while (x->kind == RSQL_BX_FIELD && depth < (int)(sizeof path / sizeof path[0])) {
+        path[depth++] = x->column;
+        x = x->args[0];
+    }
+    if (x->kind == RSQL_BX_COLUMN) {
+        int col = decoded_col(xf, x->column);
+        if (col < 0) {
+            return RSQL_OK;
+        }
+        for (int i = 0; i < depth / 2; i++) { /* outermost field first */
+            int t = path[i];
+            path[i] = path[depth - 1 - i];
+            path[depth - 1 - i] = t;
+        }
+        return rsql_decoder_use(xf->dec, col, path, depth, err);
+    }
+    rsql_err_t rc = RSQL_OK;
+    for (int i = 0; rc == RSQL_OK && i < x->n_args; i++) {
+        rc = mark_reads(xf, x->args[i], err);
+    }
+    return rc;
+}
+
 /* Copy v's string bytes into the batch arena (values of rsql_plan_apply point at scratch). */
 static bool own_value(rsql_batch_t *b, rsql_value_t *v)
 {
@@ -397,6 +443,23 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
                                  phys_cols.n, phys_cols.names, phys_cols.types, err);
         if (!x.dec) {
             rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
+            goto done;
+        }
+        for (int k = 0; k < phys_cols.n; k++) {
+            int i = x.phys ? x.phys[k] : k;
+            if (i < plan->source.def->n_columns) {
+                rsql_decoder_set_desc(x.dec, k, plan->source.def->columns[i].desc);
+            }
+        }
+        /* decode only what the filter and the outputs read (issue 12, item 4) */
+        rc = rsql_decoder_prune(x.dec, err);
+        if (rc == RSQL_OK && plan->filter) {
+            rc = mark_reads(&x, plan->filter, err);
+        }
+        for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
+            rc = mark_reads(&x, plan->outputs[i].expr, err);
+        }
+        if (rc != RSQL_OK) {
             goto done;
         }
     }

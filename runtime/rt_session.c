@@ -140,6 +140,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
         def.columns[i].name = (char *)c->name.name;
         def.columns[i].type = c->type.type;
         def.columns[i].not_null = c->not_null;
+        def.columns[i].desc = c->type.desc;
         def.columns[i].metadata = c->metadata;
         def.columns[i].meta_from = (char *)c->meta_from;
         def.columns[i].is_virtual = c->is_virtual;

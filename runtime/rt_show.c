@@ -145,7 +145,9 @@ rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
     for (int i = 0; r && i < def->n_columns; i++) {
         rsql_buf_t extras = RSQL_BUF_INIT;
         put_meta(&extras, &def->columns[i]);
-        const char *row[] = {def->columns[i].name, rsql_type_name(def->columns[i].type),
+        const char *row[] = {def->columns[i].name,
+                             def->columns[i].desc ? def->columns[i].desc->text
+                                                  : rsql_type_name(def->columns[i].type),
                              def->columns[i].not_null ? "NO" : "YES",
                              extras.oom ? "" : rsql_buf_str(&extras) + (extras.len > 0)};
         rsql_err_t arc = rsql_result_add_row(r, row);
@@ -179,7 +181,8 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         put_ident(&b, def->columns[i].name);
-        rsql_buf_printf(&b, " %s%s", rsql_type_name(def->columns[i].type),
+        rsql_buf_printf(&b, " %s%s", def->columns[i].desc ? def->columns[i].desc->text
+                                                : rsql_type_name(def->columns[i].type),
                         def->columns[i].not_null ? " NOT NULL" : "");
         put_meta(&b, &def->columns[i]);
         rsql_buf_puts(&b, i + 1 < def->n_columns ? ",\n" : "\n");

@@ -50,7 +50,9 @@ typedef enum rsql_expr_kind {
     RSQL_EX_BETWEEN, /* left [NOT] BETWEEN right AND third */
     RSQL_EX_CASE,    /* CASE [left] WHEN args[0] THEN args[1] ... [ELSE right] END */
     RSQL_EX_CAST,    /* CAST(left AS cast_type) */
-    RSQL_EX_FUNC     /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FUNC,    /* name(args); CURRENT_TIMESTAMP is FUNC "CURRENT_TIMESTAMP" with no args */
+    RSQL_EX_FIELD,   /* left.name: a ROW field (a.b alone parses as COLUMN b qualified by a) */
+    RSQL_EX_INDEX    /* left[right]: an ARRAY element (1-based) or a MAP value */
 } rsql_expr_kind_t;
 
 typedef enum rsql_op {
@@ -83,9 +85,26 @@ typedef struct rsql_type_spec {
     rsql_type_t type;
     int precision; /* TIMESTAMP(p): p as written (only 3 accepted by the binder); else -1 */
     rsql_pos_t pos;
+    /* DECIMAL, DATE, ROW, ARRAY, MAP: the interned descriptor of the type text (parsed from
+       the written span by rsql_tdesc_parse); NULL for the other types */
+    const rsql_tdesc_t *desc;
 } rsql_type_spec_t;
 
 typedef struct rsql_expr rsql_expr_t;
+
+/* The SQL/JSON clauses of JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT, JSON_ARRAY:
+ * <behavior> ON <event>, e.g. DEFAULT 0 ON EMPTY, ERROR ON ERROR, ABSENT ON NULL. */
+typedef enum rsql_json_beh {
+    RSQL_JB_NULL, RSQL_JB_ERROR, RSQL_JB_ABSENT, RSQL_JB_TRUE, RSQL_JB_FALSE,
+    RSQL_JB_UNKNOWN, RSQL_JB_DEFAULT
+} rsql_json_beh_t;
+typedef enum rsql_json_event { RSQL_JE_EMPTY, RSQL_JE_ERROR, RSQL_JE_NULL } rsql_json_event_t;
+typedef struct rsql_json_clause {
+    rsql_json_beh_t beh;
+    rsql_json_event_t event;
+    rsql_expr_t *dflt; /* DEFAULT's expression, else NULL */
+    rsql_pos_t pos;    /* the whole clause */
+} rsql_json_clause_t;
 
 typedef struct rsql_expr_list {
     int n;
@@ -103,7 +122,13 @@ struct rsql_expr {
     rsql_literal_t lit;
     const char *name;      /* COLUMN: column name; FUNC: upper-cased function name */
     const char *qualifier; /* COLUMN: table qualifier or NULL */
-    rsql_type_spec_t cast_type;
+    rsql_type_spec_t cast_type; /* CAST; FUNC with has_returning: the RETURNING type */
+    /* FUNC: JSON_OBJECT(KEY k VALUE v, ...) has its pairs as args k1, v1, k2, v2 (kv_pairs);
+       RETURNING and the SQL/JSON clauses in written order; the binder checks who takes them */
+    bool kv_pairs;
+    bool has_returning;
+    int n_clauses;
+    rsql_json_clause_t *clauses;
 };
 
 /* ---- statements */

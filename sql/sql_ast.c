@@ -579,7 +579,9 @@ rsql_expr_t *rsql_sql__expr_substring(rsql_parse_t *p, const rsql_token_t *name,
     if (!e) {
         return NULL;
     }
-    if (strcmp(e->name, "SUBSTRING") != 0 && strcmp(e->name, "SUBSTR") != 0) {
+    bool extract = strcmp(e->name, "EXTRACT") == 0; /* EXTRACT(unit FROM x): EXTRACT(unit, x) */
+    if ((strcmp(e->name, "SUBSTRING") != 0 && strcmp(e->name, "SUBSTR") != 0 && !extract) ||
+        (extract && count)) {
         rsql_sql__syntax_error(p, from_tok->type, from_tok);
         return NULL;
     }
@@ -616,6 +618,66 @@ rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_to
         ts.precision = v > INT_MAX ? INT_MAX : (int)v;
     }
     return ts;
+}
+
+/*
+** A DECIMAL, DATE, ROW, ARRAY or MAP type spanning first..last: its text is
+** parsed into an interned descriptor (errors at their place in the text).
+*/
+rsql_type_spec_t rsql_sql__type_text(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *first,
+                                     const rsql_token_t *last)
+{
+    rsql_type_spec_t ts = {type, -1, rsql_sql__span(rsql_sql__tok_pos(first),
+                                                    rsql_sql__tok_pos(last)), NULL};
+    if (p->failed) {
+        return ts;
+    }
+    uint32_t off = 0;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (rsql_tdesc_parse(p->text + ts.pos.off, ts.pos.len, &ts.desc, &off, &e) != RSQL_OK) {
+        rsql_pos_t at = {ts.pos.off + off, 1};
+        rsql_sql__error(p, e.code, e.code == RSQL_ERR_NOMEM ? RSQL_NOPOS : at, "%s", e.msg);
+    }
+    return ts;
+}
+
+/*
+** x.name: when x is a bare column a, this is the column name qualified by a
+** (t.col, the shape before nested types); else a ROW field access.
+*/
+rsql_expr_t *rsql_sql__expr_field(rsql_parse_t *p, rsql_expr_t *x, const rsql_ident_t *name)
+{
+    if (p->failed || !x) {
+        return NULL;
+    }
+    if (x->kind == RSQL_EX_COLUMN && !x->qualifier) {
+        rsql_ident_t q = {x->name, x->pos};
+        return rsql_sql__expr_column(p, &q, name);
+    }
+    rsql_expr_t *e = expr_new(p, RSQL_EX_FIELD, rsql_sql__span(x->pos, name->pos));
+    if (e) {
+        e->left = x;
+        e->name = name->name;
+        e->op_pos = name->pos;
+    }
+    return e;
+}
+
+/* x[i]: an ARRAY element or a MAP value. */
+rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *i,
+                                  const rsql_token_t *rb)
+{
+    if (p->failed || !x || !i) {
+        return NULL;
+    }
+    rsql_expr_t *e = expr_new(p, RSQL_EX_INDEX, rsql_sql__span(x->pos, rsql_sql__tok_pos(rb)));
+    if (e) {
+        e->left = x;
+        e->right = i;
+        e->op_pos = i->pos;
+    }
+    return e;
 }
 
 /* name type [NOT NULL | NULL]; pos spans the whole definition. */

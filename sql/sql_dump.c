@@ -66,7 +66,7 @@ static void put_type(rsql_buf_t *b, const rsql_type_spec_t *t)
         }
         return;
     }
-    rsql_buf_puts(b, rsql_type_name(t->type));
+    rsql_buf_puts(b, t->desc ? t->desc->text : rsql_type_name(t->type));
 }
 
 static const char *op_name(rsql_op_t op)
@@ -207,6 +207,18 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
         rsql_buf_puts(b, "(func ");
         put_name(b, e->name);
         put_args(b, &e->args);
+        break;
+    case RSQL_EX_FIELD:
+        rsql_buf_puts(b, "(field ");
+        put_expr(b, e->left);
+        rsql_buf_putc(b, ' ');
+        put_name(b, e->name);
+        break;
+    case RSQL_EX_INDEX:
+        rsql_buf_puts(b, "(index ");
+        put_expr(b, e->left);
+        rsql_buf_putc(b, ' ');
+        put_expr(b, e->right);
         break;
     }
     rsql_buf_putc(b, ')');

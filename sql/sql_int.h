@@ -35,7 +35,14 @@ struct rsql_parse {
     bool at_semi;       /* the end of input fed to lemon is a real ';' */
     rsql_stmt_t *stmt;  /* set by the start rule */
     rsql_token_t cur;   /* the token being fed (for stack overflow errors) */
+    /* contextual tokens (rsql_sql__context_token): the last token fed and, for each open
+       parenthesis up to RSQL_SQL_CTX_DEPTH deep, whose call it opens */
+    rsql_token_t prev;
+    int depth;
+    unsigned char paren_kind[32]; /* RSQL_SQL_CTX_DEPTH: 0 other, 1 POSITION, 2 POSITION after
+                                     its IN, 3 JSON_OBJECT */
 };
+#define RSQL_SQL_CTX_DEPTH 32
 
 /* A growable array in the arena (capacity = next power of two of n). */
 typedef struct sql_vec {
@@ -68,6 +75,18 @@ typedef struct sql_limit {
     bool present;
     rsql_token_t tok;
 } sql_limit_t;
+
+/* A function call's tail: [RETURNING type] [clauses] (grammar values only). */
+typedef struct sql_fn_tail {
+    bool has_returning;
+    rsql_type_spec_t type;
+    sql_vec_t clauses; /* rsql_json_clause_t */
+} sql_fn_tail_t;
+
+/* JSON_OBJECT's KEY k VALUE v. */
+typedef struct sql_pair {
+    rsql_expr_t *left, *right;
+} sql_pair_t;
 
 /* ---- the generated parser (sql_parse.c, compiled through sql_parse_gen.c) */
 void *rsql_sql_parserAlloc(void *(*malloc_fn)(size_t), rsql_parse_t *pctx);
@@ -131,8 +150,27 @@ rsql_expr_t *rsql_sql__expr_substring(rsql_parse_t *p, const rsql_token_t *name,
                                       rsql_expr_t *x, const rsql_token_t *from_tok,
                                       rsql_expr_t *start, rsql_expr_t *count,
                                       const rsql_token_t *rp);
+/* ---- function calls with special forms (sql_ast_fn.c) */
+/* POSITION(x IN y): the FUNC POSITION(x, y). */
+rsql_expr_t *rsql_sql__expr_position(rsql_parse_t *p, const rsql_token_t *name, rsql_expr_t *x,
+                                     rsql_expr_t *y, const rsql_token_t *rp);
+/* name(args [RETURNING t] [clauses]) or name(k VALUE v, ...) when kv. */
+rsql_expr_t *rsql_sql__expr_func_ext(rsql_parse_t *p, const rsql_token_t *name,
+                                     const rsql_expr_list_t *args, bool kv,
+                                     const sql_fn_tail_t *tail, const rsql_token_t *rp);
+/* One behavior of a clause (its event is set by the grammar). */
+rsql_json_clause_t rsql_sql__json_beh(rsql_json_beh_t beh, const rsql_token_t *t,
+                                      rsql_expr_t *dflt);
+/* The token type the driver feeds for t: KEY in JSON_OBJECT, INPOS in POSITION (see there). */
+int rsql_sql__context_token(rsql_parse_t *p, const rsql_token_t *t);
+
 void rsql_sql__expr_list_push(rsql_parse_t *p, rsql_expr_list_t *l, rsql_expr_t *x);
 
+rsql_type_spec_t rsql_sql__type_text(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *first,
+                                     const rsql_token_t *last);
+rsql_expr_t *rsql_sql__expr_field(rsql_parse_t *p, rsql_expr_t *x, const rsql_ident_t *name);
+rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *i,
+                                  const rsql_token_t *rb);
 rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *t,
                                 const rsql_token_t *precision, const rsql_token_t *rp);
 void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m);

@@ -14,19 +14,23 @@
 
 /* name (upper case, sorted by strcmp), token */
 #define RSQL_SQL_KEYWORDS(X)                                                                 \
-    X("AND", AND) X("AS", AS) X("BETWEEN", BETWEEN) X("BIGINT", BIGINT) X("BOOL", BOOLEAN)   \
-    X("BOOLEAN", BOOLEAN) X("BYTES", BYTES) X("CASE", CASE) X("CAST", CAST)                  \
-    X("CONNECTOR", CONNECTOR) X("CONNECTORS", CONNECTORS) X("CREATE", CREATE)                \
-    X("CURRENT_TIMESTAMP", CURRENT_TIMESTAMP) X("DESC", DESCRIBE) X("DESCRIBE", DESCRIBE)    \
-    X("DOUBLE", DOUBLE) X("DROP", DROP) X("ELSE", ELSE) X("END", END) X("ESCAPE", ESCAPE)    \
-    X("EXISTS", EXISTS) X("EXPLAIN", EXPLAIN) X("FALSE", FALSE) X("FOR", FOR)                \
-    X("FROM", FROM) X("IF", IF) X("IN", IN) X("INSERT", INSERT) X("INT", INT)                \
-    X("INTEGER", INT) X("INTO", INTO) X("IS", IS) X("JOB", JOB) X("JOBS", JOBS)              \
-    X("LIKE", LIKE) X("LIMIT", LIMIT) X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("OPTIONS", OPTIONS)    \
-    X("OR", OR) X("RESET", RESET) X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT)          \
-    X("SET", SET) X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR)               \
-    X("TABLE", TABLE) X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP)          \
-    X("TRUE", TRUE) X("VARCHAR", VARCHAR) X("VIRTUAL", VIRTUAL) X("WHEN", WHEN) X("WHERE", WHERE) X("WITH", WITH)
+    X("ABSENT", ABSENT) X("AND", AND) X("ARRAY", ARRAY) X("AS", AS) X("BETWEEN", BETWEEN)    \
+    X("BIGINT", BIGINT) X("BOOL", BOOLEAN) X("BOOLEAN", BOOLEAN) X("BYTES", BYTES)           \
+    X("CASE", CASE) X("CAST", CAST) X("CONNECTOR", CONNECTOR) X("CONNECTORS", CONNECTORS)    \
+    X("CREATE", CREATE) X("CURRENT_TIMESTAMP", CURRENT_TIMESTAMP) X("DATE", DATE)            \
+    X("DEC", DECIMAL) X("DECIMAL", DECIMAL) X("DEFAULT", DEFAULT) X("DESC", DESCRIBE)        \
+    X("DESCRIBE", DESCRIBE) X("DOUBLE", DOUBLE) X("DROP", DROP) X("ELSE", ELSE)              \
+    X("EMPTY", EMPTY) X("END", END) X("ERROR", ERROR) X("ESCAPE", ESCAPE) X("EXISTS", EXISTS)\
+    X("EXPLAIN", EXPLAIN) X("FALSE", FALSE) X("FOR", FOR) X("FROM", FROM) X("IF", IF)        \
+    X("IN", IN) X("INSERT", INSERT) X("INT", INT) X("INTEGER", INT) X("INTO", INTO)          \
+    X("IS", IS) X("JOB", JOB) X("JOBS", JOBS) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)\
+    X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("NUMERIC", DECIMAL) X("ON", ON)  \
+    X("OPTIONS", OPTIONS) X("OR", OR) X("RESET", RESET) X("RETURNING", RETURNING)            \
+    X("ROW", ROW) X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT) X("SET", SET)            \
+    X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR) X("TABLE", TABLE)           \
+    X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP) X("TRUE", TRUE)            \
+    X("UNKNOWN", UNKNOWN) X("VALUE", VALUE) X("VARCHAR", VARCHAR) X("VIRTUAL", VIRTUAL)      \
+    X("WHEN", WHEN) X("WHERE", WHERE) X("WITH", WITH)
 
 static const char *const keyword_names[] = {
 #define RSQL__KW_NAME(name, tok) name,

@@ -36,13 +36,19 @@
 /* Tokens the tokenizer produces that no rule uses: declared first so their
  * codes exist.  SEMI ends a statement and is never fed to the parser. */
 %token SEMI.
+%token LB RB.
+/* Made by the driver, never by the tokenizer (sql_parse_driver.c): KEY at the start of an
+ * argument of JSON_OBJECT(...), INPOS for the IN of POSITION(a IN b).  Neither is a keyword,
+ * so `key` and `position` stay column names everywhere. */
+%token KEY INPOS.
 
 /* ---- keywords that stay usable as names (non-reserved): when a keyword
  * has no action in the current state, the parser retries it as ID. */
 %fallback ID
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
     FOR IF INSERT INT JOB JOBS METADATA OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
-    TIMESTAMP VARCHAR VIRTUAL WITH.
+    TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
+    ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -53,6 +59,7 @@
 %left PLUS MINUS CONCAT.
 %left STAR SLASH REM.
 %right UMINUS.
+%left DOT LB.
 
 input ::= cmd(X). { rsql_sql__finish(pctx, X); }
 
@@ -129,6 +136,26 @@ typespec(A) ::= TIMESTAMP(X). { A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X
 typespec(A) ::= TIMESTAMP(X) LP INTEGER(P) RP(R). {
     A = rsql_sql__type(pctx, RSQL_TYPE_TIMESTAMP, &X, &P, &R);
 }
+
+/* DECIMAL, DATE and the nested types: the span's text is parsed into a type descriptor */
+typespec(A) ::= DECIMAL(X). { A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &X); }
+typespec(A) ::= DECIMAL(X) LP INTEGER RP(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &R);
+}
+typespec(A) ::= DECIMAL(X) LP INTEGER COMMA INTEGER RP(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_DECIMAL, &X, &R);
+}
+typespec(A) ::= DATE(X). { A = rsql_sql__type_text(pctx, RSQL_TYPE_DATE, &X, &X); }
+typespec(A) ::= ARRAY(X) LT typespec GT(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_ARRAY, &X, &R);
+}
+typespec(A) ::= MAP(X) LT typespec COMMA typespec GT(R). {
+    A = rsql_sql__type_text(pctx, RSQL_TYPE_MAP, &X, &R);
+}
+typespec(A) ::= ROW(X) LT rowfields GT(R). { A = rsql_sql__type_text(pctx, RSQL_TYPE_ROW, &X, &R); }
+typespec(A) ::= ROW(X) LP rowfields RP(R). { A = rsql_sql__type_text(pctx, RSQL_TYPE_ROW, &X, &R); }
+rowfields ::= nm typespec.
+rowfields ::= rowfields COMMA nm typespec.
 
 %type with_opt {sql_vec_t}
 with_opt(A) ::= . { A = (sql_vec_t){0, NULL}; }
@@ -263,7 +290,8 @@ cmd(A) ::= SHOW JOB RUNS nm(N). { A = rsql_sql__stmt(pctx, RSQL_STMT_SHOW_JOB_RU
 
 expr(A) ::= LP(L) expr(X) RP(R). { A = rsql_sql__expr_paren(pctx, &L, X, &R); }
 expr(A) ::= nm(X). { A = rsql_sql__expr_column(pctx, NULL, &X); }
-expr(A) ::= nm(Q) DOT nm(X). { A = rsql_sql__expr_column(pctx, &Q, &X); }
+expr(A) ::= expr(Q) DOT nm(X). { A = rsql_sql__expr_field(pctx, Q, &X); }
+expr(A) ::= expr(X) LB expr(I) RB(R). { A = rsql_sql__expr_index(pctx, X, I, &R); }
 expr(A) ::= INTEGER(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= FLOAT(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= STRING(X). { A = rsql_sql__expr_literal(pctx, &X); }
@@ -280,6 +308,19 @@ expr(A) ::= ID(F) LP expr(X) FROM(K) expr(S) RP(R). {
 }
 expr(A) ::= ID(F) LP expr(X) FROM(K) expr(S) FOR expr(N) RP(R). {
     A = rsql_sql__expr_substring(pctx, &F, X, &K, S, N, &R);
+}
+expr(A) ::= ID(F) LP expr(X) INPOS expr(Y) RP(R). {
+    A = rsql_sql__expr_position(pctx, &F, X, Y, &R);
+}
+expr(A) ::= ID(F) LP exprlist(L) fn_tail(T) RP(R). {
+    A = rsql_sql__expr_func_ext(pctx, &F, &L, false, &T, &R);
+}
+expr(A) ::= ID(F) LP kvlist(L) RP(R). {
+    A = rsql_sql__expr_func_ext(pctx, &F, &L, true, NULL, &R);
+}
+expr(A) ::= ID(F) LP kvlist(L) jclauses(C) RP(R). {
+    sql_fn_tail_t t = {false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, C};
+    A = rsql_sql__expr_func_ext(pctx, &F, &L, true, &t, &R);
 }
 expr(A) ::= CAST(K) LP expr(X) AS typespec(T) RP(R). {
     A = rsql_sql__expr_cast(pctx, &K, X, &T, &R);
@@ -364,3 +405,55 @@ exprlist(A) ::= expr(X). {
     rsql_sql__expr_list_push(pctx, &A, X);
 }
 exprlist(A) ::= exprlist(A) COMMA expr(X). { rsql_sql__expr_list_push(pctx, &A, X); }
+
+/* ---- SQL/JSON function clauses: JSON_VALUE(s, p RETURNING INT DEFAULT 0 ON EMPTY),
+ * JSON_OBJECT(KEY k VALUE v ABSENT ON NULL); the binder checks which a function takes */
+
+%type fn_tail {sql_fn_tail_t}
+fn_tail(A) ::= RETURNING typespec(T). { A = (sql_fn_tail_t){true, T, {0, NULL}}; }
+fn_tail(A) ::= RETURNING typespec(T) jclauses(C). { A = (sql_fn_tail_t){true, T, C}; }
+fn_tail(A) ::= jclauses(C). { A = (sql_fn_tail_t){false, {RSQL_TYPE_NULL, -1, RSQL_NOPOS}, C}; }
+
+%type jclauses {sql_vec_t}
+jclauses(A) ::= jclause(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+jclauses(A) ::= jclauses(A) jclause(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X)); }
+
+%type jclause {rsql_json_clause_t}
+jclause(A) ::= jbeh(B) ON jevent(E). {
+    A = B;
+    A.event = E.event;
+    A.pos = rsql_sql__span(B.pos, E.pos);
+}
+
+%type jbeh {rsql_json_clause_t}
+jbeh(A) ::= NULL(X). { A = rsql_sql__json_beh(RSQL_JB_NULL, &X, NULL); }
+jbeh(A) ::= ERROR(X). { A = rsql_sql__json_beh(RSQL_JB_ERROR, &X, NULL); }
+jbeh(A) ::= ABSENT(X). { A = rsql_sql__json_beh(RSQL_JB_ABSENT, &X, NULL); }
+jbeh(A) ::= TRUE(X). { A = rsql_sql__json_beh(RSQL_JB_TRUE, &X, NULL); }
+jbeh(A) ::= FALSE(X). { A = rsql_sql__json_beh(RSQL_JB_FALSE, &X, NULL); }
+jbeh(A) ::= UNKNOWN(X). { A = rsql_sql__json_beh(RSQL_JB_UNKNOWN, &X, NULL); }
+jbeh(A) ::= DEFAULT(X) expr(D). { A = rsql_sql__json_beh(RSQL_JB_DEFAULT, &X, D); }
+
+%type jevent {rsql_json_clause_t}
+jevent(A) ::= EMPTY(X). { A = rsql_sql__json_beh(RSQL_JB_NULL, &X, NULL); A.event = RSQL_JE_EMPTY; }
+jevent(A) ::= ERROR(X). { A = rsql_sql__json_beh(RSQL_JB_NULL, &X, NULL); A.event = RSQL_JE_ERROR; }
+jevent(A) ::= NULL(X). { A = rsql_sql__json_beh(RSQL_JB_NULL, &X, NULL); A.event = RSQL_JE_NULL; }
+
+/* JSON_OBJECT's members: [KEY] k VALUE v, kept as the arguments k1, v1, k2, v2, ... */
+%type kvlist {rsql_expr_list_t}
+kvlist(A) ::= kv(X). {
+    A = (rsql_expr_list_t){0, NULL};
+    rsql_sql__expr_list_push(pctx, &A, X.left);
+    rsql_sql__expr_list_push(pctx, &A, X.right);
+}
+kvlist(A) ::= kvlist(A) COMMA kv(X). {
+    rsql_sql__expr_list_push(pctx, &A, X.left);
+    rsql_sql__expr_list_push(pctx, &A, X.right);
+}
+
+%type kv {sql_pair_t}
+kv(A) ::= KEY expr(K) VALUE expr(V). { A = (sql_pair_t){K, V}; }
+kv(A) ::= expr(K) VALUE expr(V). { A = (sql_pair_t){K, V}; }

@@ -143,6 +143,7 @@ static rsql_stmt_t *parse_one(rsql_parse_t *p, void *lemon, uint32_t *first, uin
         }
         p->cur = t;
         p->cursor += t.n;
+        t.type = rsql_sql__context_token(p, &t);
         rsql_sql_parser(lemon, t.type, t);
         if (p->failed) {
             break;
@@ -177,6 +178,8 @@ rsql_err_t rsql_parse_next(rsql_parse_t *p, rsql_stmt_t **out, rsql_error_t *err
     p->failed = false;
     p->at_semi = false;
     p->stmt = NULL;
+    p->depth = 0;
+    p->prev = (rsql_token_t){0, NULL, 0, 0};
     /* skip blanks and empty statements */
     for (;;) {
         rsql_token_t t = peek(p);

@@ -34,7 +34,9 @@ enum {
     CC_LP,
     CC_RP,
     CC_COMMA,
-    CC_SEMI
+    CC_SEMI,
+    CC_LB, /* [ */
+    CC_RB  /* ] */
 };
 
 #define S_ CC_SPACE
@@ -53,7 +55,7 @@ static const unsigned char char_class[256] = {
     /* 0x40  @ A-O */
     X_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_,
     /* 0x50  P-Z [ \ ] ^ _ */
-    I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, X_, X_, X_, X_, I_,
+    I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, CC_LB, X_, CC_RB, X_, I_,
     /* 0x60  ` a-o */
     X_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_, I_,
     /* 0x70  p-z { | } ~ DEL */
@@ -193,6 +195,12 @@ int rsql_sql_get_token(const char *z, int *type)
         return 1;
     case CC_SEMI:
         *type = RSQL_TK_SEMI;
+        return 1;
+    case CC_LB:
+        *type = RSQL_TK_LB;
+        return 1;
+    case CC_RB:
+        *type = RSQL_TK_RB;
         return 1;
     case CC_PLUS:
         *type = RSQL_TK_PLUS;

@@ -23,6 +23,7 @@ SLT_TESTS = \
 	tests/sql/explain/datagen_filesystem.slt \
 	tests/sql/explain/expressions.slt \
 	tests/sql/explain/filesystem_sqlite.slt \
+	tests/sql/explain/functions.slt \
 	tests/sql/explain/metadata.slt \
 	tests/sql/explain/rocketmq_lite_throttle.slt \
 	tests/sql/explain/rocketmq_simple_fifo.slt \
@@ -32,8 +33,12 @@ SLT_TESTS = \
 	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
+	tests/sql/semantic/functions_json.slt \
+	tests/sql/semantic/functions_text.slt \
+	tests/sql/semantic/functions_time.slt \
 	tests/sql/semantic/metadata.slt \
 	tests/sql/semantic/names.slt \
+	tests/sql/semantic/nested_types.slt \
 	tests/sql/semantic/types.slt \
 	tests/sql/syntax/invalid.slt
 TESTS += $(SLT_TESTS)
@@ -44,6 +49,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_log_level.sh \
+	tests/integration/t_nested_json.sh \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_sdk_header.sh \

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/datagen/datagen_conf.h"
+#include "base/rsql_value.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -216,6 +217,14 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
             break;
         }
         case RSQL_TYPE_TIMESTAMP: v->v.ts = rsql_wall_ms(); break;
+        case RSQL_TYPE_DATE: v->v.i = rsql_wall_ms() / 86400000; break;
+        case RSQL_TYPE_DECIMAL: /* DECIMAL(10, 0) within the column's integer range */
+            rsql_value_decimal_from_int(rand_range(&st, c->imin, c->imax) % 10000000000LL,
+                                        RSQL_DECIMAL_DEFAULT_PRECISION, 0, v, NULL);
+            break;
+        case RSQL_TYPE_ROW:
+        case RSQL_TYPE_ARRAY:
+        case RSQL_TYPE_MAP: v->is_null = true; break; /* datagen makes scalar values only */
         case RSQL_TYPE_VARCHAR:
         case RSQL_TYPE_BYTES: {
             char *p = rsql_arena_alloc(arena, (size_t)c->length + 1);

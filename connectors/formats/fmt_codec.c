@@ -22,14 +22,29 @@ bool rsql_format_known(const char *format)
                       strcasecmp(format, "raw") == 0);
 }
 
+static void need_free(fmt_need_t *kids, int n, const rsql_tdesc_t *d)
+{
+    for (int i = 0; kids && i < n; i++) {
+        const rsql_tdesc_t *cd = d && d->type == RSQL_TYPE_ROW ? d->children[i] : NULL;
+        need_free(kids[i].kids, cd && cd->type == RSQL_TYPE_ROW ? cd->n : 0, cd);
+    }
+    rsql_free(kids);
+}
+
 static void conf_deinit(fmt_conf_t *c)
 {
+    for (int i = 0; c->needs && i < c->n; i++) {
+        const rsql_tdesc_t *d = c->descs ? c->descs[i] : NULL;
+        need_free(c->needs[i].kids, d && d->type == RSQL_TYPE_ROW ? d->n : 0, d);
+    }
+    rsql_free(c->needs);
     for (int i = 0; c->names && i < c->n; i++) {
         rsql_free(c->names[i]);
     }
     rsql_free(c->names);
     rsql_free(c->name_lens);
     rsql_free(c->types);
+    rsql_free(c->descs);
     rsql_free(c->csv_null);
     memset(c, 0, sizeof *c);
 }
@@ -65,7 +80,8 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
     c->names = rsql_calloc((size_t)n, sizeof *c->names);
     c->name_lens = rsql_calloc((size_t)n, sizeof *c->name_lens);
     c->types = rsql_calloc((size_t)n, sizeof *c->types);
-    if (!c->names || !c->name_lens || !c->types) {
+    c->descs = rsql_calloc((size_t)(n ? n : 1), sizeof *c->descs);
+    if (!c->names || !c->name_lens || !c->types || !c->descs) {
         goto nomem;
     }
     for (int i = 0; i < n; i++) {
@@ -228,4 +244,61 @@ void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size)
 {
     int cut = n > 40 ? 40 : (int)n;
     snprintf(buf, size, "\"%.*s%s\"", cut, s, n > 40 ? "..." : "");
+}
+
+/*
+** Give column col of dec its full type (DECIMAL(p, s), ROW, ARRAY, MAP);
+** interned, so nothing is copied. Without it a DECIMAL column reads as
+** DECIMAL(10, 0) and a nested column as NULL.
+*/
+void rsql_decoder_set_desc(rsql_decoder_t *dec, int col, const rsql_tdesc_t *desc)
+{
+    if (dec && col >= 0 && col < dec->c.n && (!desc || desc->type == dec->c.types[col])) {
+        dec->c.descs[col] = desc;
+    }
+}
+
+/*
+** From now on dec builds only what rsql_decoder_use marks: every other
+** column (and ROW field) is skipped and NULL. RSQL_ERR_NOMEM or OK.
+*/
+rsql_err_t rsql_decoder_prune(rsql_decoder_t *dec, rsql_error_t *err)
+{
+    if (!dec->c.needs) {
+        dec->c.needs = rsql_calloc((size_t)(dec->c.n ? dec->c.n : 1), sizeof(fmt_need_t));
+        if (!dec->c.needs) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+    }
+    return RSQL_OK;
+}
+
+/*
+** Mark column col as read: all of it (depth 0), or the ROW field path
+** path[0..depth) (field indexes into the column's ROW descriptor; a path
+** that leaves the ROWs marks the rest whole). Needs rsql_decoder_prune.
+*/
+rsql_err_t rsql_decoder_use(rsql_decoder_t *dec, int col, const int *path, int depth,
+                            rsql_error_t *err)
+{
+    fmt_conf_t *c = &dec->c;
+    if (!c->needs || col < 0 || col >= c->n) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "decoder: bad column use");
+    }
+    fmt_need_t *node = &c->needs[col];
+    const rsql_tdesc_t *d = c->descs[col];
+    node->used = true;
+    for (int k = 0; k < depth && !node->all; k++) {
+        if (!d || d->type != RSQL_TYPE_ROW || path[k] < 0 || path[k] >= d->n) {
+            break;
+        }
+        if (!node->kids && !(node->kids = rsql_calloc((size_t)d->n, sizeof(fmt_need_t)))) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        node = &node->kids[path[k]];
+        node->used = true;
+        d = d->children[path[k]];
+    }
+    node->all = true;
+    return RSQL_OK;
 }

@@ -131,11 +131,11 @@ rsql_err_t rsql_fmt__csv_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
             f = dec->scratch.data;
             n = dec->scratch.len;
         }
-        if (rsql_value_parse(c->types[i], f, n, arena, v, NULL) != RSQL_OK) {
+        if (rsql_value_parse_as(c->types[i], c->descs[i], f, n, arena, v, NULL) != RSQL_OK) {
             /* again, for the reason (the hot path does not build messages) */
             rsql_error_t why;
             rsql_error_clear(&why);
-            rsql_value_parse(c->types[i], f, n, arena, v, &why);
+            rsql_value_parse_as(c->types[i], c->descs[i], f, n, arena, v, &why);
             if (why.code == RSQL_ERR_NOMEM) {
                 return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }

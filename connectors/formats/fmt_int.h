@@ -12,6 +12,16 @@
 
 typedef enum fmt_kind { FMT_JSON, FMT_CSV, FMT_RAW } fmt_kind_t;
 
+/*
+** What a statement reads of one column or ROW field (rsql_decoder_use): used
+** at all; all of it; else for a ROW, kids[f] says what of field f is read
+** (kids has one node per field, NULL when no field is read yet).
+*/
+typedef struct fmt_need {
+    bool used, all;
+    struct fmt_need *kids;
+} fmt_need_t;
+
 /* The table and options a decoder or encoder was made for (owned copies). */
 typedef struct fmt_conf {
     fmt_kind_t kind;
@@ -19,6 +29,8 @@ typedef struct fmt_conf {
     char **names;
     size_t *name_lens;
     rsql_type_t *types;
+    const rsql_tdesc_t **descs; /* per column: DECIMAL/ROW/ARRAY/MAP's full type, or NULL */
+    fmt_need_t *needs;          /* per column once rsql_decoder_prune ran, else NULL (all) */
     bool json_fail_missing; /* json.fail-on-missing-field */
     bool json_ts_millis;    /* json.timestamp-format = epoch-millis (write numbers) */
     bool json_ts_iso;       /* json.timestamp-format = iso-8601 (write ...T...Z) */
@@ -57,5 +69,44 @@ rsql_err_t rsql_fmt__raw_encode(rsql_encoder_t *enc, const rsql_value_t *row, rs
 
 /* A value's text for messages: `string "abc"`, `number 1.5`, quoted and cut at 40 bytes. */
 void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size);
+
+/* ---- the json scanner (fmt_json.c), shared with the nested decoder (fmt_json_nested.c) */
+
+#define JSON_MAX_DEPTH 64
+
+typedef struct jp {
+    const char *s;
+    size_t n, i;
+    rsql_error_t *err;
+} jp_t;
+
+/* The scanner's short names (the functions are module-internal, not static). */
+#define jp_fail rsql_fmt__jp_fail
+#define jp_unexpected rsql_fmt__jp_unexpected
+#define jp_ws rsql_fmt__jp_ws
+#define jp_string rsql_fmt__jp_string
+#define jp_number rsql_fmt__jp_number
+#define jp_word rsql_fmt__jp_word
+#define jp_skip rsql_fmt__jp_skip
+#define json_scalar rsql_fmt__json_scalar
+#define json_typed rsql_fmt__json_typed
+
+/* "invalid JSON at byte N: why" */
+rsql_err_t jp_fail(jp_t *p, size_t at, const char *why);
+/* the character at p->i (or the end) is not what JSON allows there */
+rsql_err_t jp_unexpected(jp_t *p);
+void jp_ws(jp_t *p);
+/* the string at p->i (unescaped into out when given; the raw span in *raw) */
+rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len, bool *escaped);
+rsql_err_t jp_number(jp_t *p, bool *is_int);
+bool jp_word(jp_t *p, const char *w);
+/* validate and skip any value */
+rsql_err_t jp_skip(jp_t *p, int depth);
+/* a JSON value as scalar type t (fmt_json.c) */
+rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
+                       rsql_arena_t *arena, rsql_value_t *v);
+/* a JSON value as type d, reading only what need says (NULL = all) (fmt_json_nested.c) */
+rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d, const fmt_need_t *need,
+                      const char *name, rsql_arena_t *arena, rsql_value_t *v, int depth);
 
 #endif

@@ -11,7 +11,10 @@
  * and says where the text is wrong ("invalid JSON at byte 17: ..."; bytes
  * count from 0).
  *
- * Rules: unknown keys are skipped (their values still validated); a missing
+ * Rules: unknown keys are skipped (their values still validated), and so
+ * are the columns and ROW fields a statement does not read once the decoder
+ * was told what it reads (rsql_decoder_prune/use: no value is built for
+ * them, and a wrong type there is not an error); a missing
  * key is NULL unless json.fail-on-missing-field; null is NULL for any
  * column; keys match column names exactly, else case-insensitively; the
  * last of duplicate keys wins. Types: BOOLEAN true/false; INT/BIGINT an
@@ -37,21 +40,13 @@
 #include <string.h>
 #include <strings.h>
 
-#define JSON_MAX_DEPTH 64
-
-typedef struct jp {
-    const char *s;
-    size_t n, i;
-    rsql_error_t *err;
-} jp_t;
-
-static rsql_err_t jp_fail(jp_t *p, size_t at, const char *why)
+rsql_err_t jp_fail(jp_t *p, size_t at, const char *why)
 {
     return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "invalid JSON at byte %zu: %s", at,
                           why);
 }
 
-static rsql_err_t jp_unexpected(jp_t *p)
+rsql_err_t jp_unexpected(jp_t *p)
 {
     char why[48];
     if (p->i >= p->n) {
@@ -66,7 +61,7 @@ static rsql_err_t jp_unexpected(jp_t *p)
     return jp_fail(p, p->i, why);
 }
 
-static void jp_ws(jp_t *p)
+void jp_ws(jp_t *p)
 {
     while (p->i < p->n) {
         char c = p->s[p->i];
@@ -137,7 +132,7 @@ static void put_utf8(rsql_buf_t *b, uint32_t cp)
 ** unescaped text is written there (reset first); *raw and *raw_len give the
 ** span between the quotes, *escaped whether it holds escapes.
 */
-static rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len,
+rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len,
                             bool *escaped)
 {
     size_t start = ++p->i;
@@ -225,7 +220,7 @@ static rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *
 }
 
 /* Scan a number at p->i; *is_int when it has no fraction or exponent. */
-static rsql_err_t jp_number(jp_t *p, bool *is_int)
+rsql_err_t jp_number(jp_t *p, bool *is_int)
 {
     size_t at = p->i;
     *is_int = true;
@@ -268,7 +263,7 @@ static rsql_err_t jp_number(jp_t *p, bool *is_int)
     return RSQL_OK;
 }
 
-static bool jp_word(jp_t *p, const char *w)
+bool jp_word(jp_t *p, const char *w)
 {
     size_t k = strlen(w);
     if (p->i + k <= p->n && memcmp(p->s + p->i, w, k) == 0) {
@@ -279,7 +274,7 @@ static bool jp_word(jp_t *p, const char *w)
 }
 
 /* Validate and skip any value at p->i (after whitespace). */
-static rsql_err_t jp_skip(jp_t *p, int depth)
+rsql_err_t jp_skip(jp_t *p, int depth)
 {
     bool is_int;
     if (p->i >= p->n) {
@@ -348,17 +343,40 @@ static rsql_err_t jp_skip(jp_t *p, int depth)
 
 /* ---- one field into a value */
 
-static rsql_err_t type_error(jp_t *p, const fmt_conf_t *c, int col, const char *got)
+static rsql_err_t type_error_at(jp_t *p, const char *name, const char *type, const char *got)
 {
     return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "field '%s': expected %s, got %s",
-                          c->names[col], rsql_type_name(c->types[col]), got);
+                          name, type, got);
 }
+#define type_error(p, c, col, got) type_error_at(p, name, rsql_type_name(t), got)
+
 
 static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t *arena,
                              rsql_value_t *v)
 {
     const fmt_conf_t *c = &dec->c;
     rsql_type_t t = c->types[col];
+    if (t == RSQL_TYPE_DECIMAL || t == RSQL_TYPE_DATE || rsql_type_is_nested(t)) {
+        const rsql_tdesc_t *d = rsql_tdesc_of(t, c->descs[col]);
+        if (!d) { /* a nested column without its descriptor: skipped, NULL */
+            memset(v, 0, sizeof *v);
+            v->type = t;
+            v->is_null = true;
+            return jp_skip(p, 1);
+        }
+        return json_typed(dec, p, d, c->needs ? &c->needs[col] : NULL, c->names[col], arena, v,
+                          1);
+    }
+    return json_scalar(dec, p, t, c->names[col], arena, v);
+}
+
+/*
+** One JSON value as a scalar column of type t (not DECIMAL, DATE or a
+** nested type); name is the field's path for errors. See the file comment.
+*/
+rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
+                       rsql_arena_t *arena, rsql_value_t *v)
+{
     size_t at = p->i;
     char got[80], q[56];
     memset(v, 0, sizeof *v);
@@ -466,8 +484,8 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
             }
             if (rc != RSQL_OK) { /* a JSON number is valid text: it can only be out of range */
                 return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS,
-                                      "field '%s': %s out of range for %s", c->names[col],
-                                      got + 7, rsql_type_name(t));
+                                      "field '%s': %s out of range for %s", name, got + 7,
+                                      rsql_type_name(t));
             }
             return RSQL_OK;
         } else {
@@ -485,6 +503,8 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
     v->v.s.len = p->i - at;
     return RSQL_OK;
 }
+
+#undef type_error
 
 /* The column named by key (exact first, then case-insensitive), or -1. guess is tried first. */
 static int find_column(const fmt_conf_t *c, const char *key, size_t n, int guess)
@@ -587,7 +607,14 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
             }
             p.i++;
             jp_ws(&p);
-            if (col >= 0) {
+            if (col >= 0 && c->needs && !c->needs[col].used) {
+                /* a column the statement does not read: validated and skipped, NULL */
+                if (jp_skip(&p, 1) != RSQL_OK) {
+                    return RSQL_ERR_DECODE;
+                }
+                dec->seen[col] = false; /* NULL below (json.fail-on-missing-field: present) */
+                guess = col + 1;
+            } else if (col >= 0) {
                 rsql_err_t rc = json_field(dec, &p, col, arena, &row[col]);
                 if (rc != RSQL_OK) {
                     return rc;
@@ -616,7 +643,7 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
     }
     for (int i = 0; i < c->n; i++) {
         if (!dec->seen[i]) {
-            if (c->json_fail_missing) {
+            if (c->json_fail_missing && !(c->needs && !c->needs[i].used)) {
                 return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "missing field '%s'",
                                       c->names[i]);
             }
@@ -684,6 +711,7 @@ rsql_err_t rsql_fmt__json_encode(rsql_encoder_t *enc, const rsql_value_t *row, r
         }
         switch (v->type) {
         case RSQL_TYPE_VARCHAR: json_string(v->v.s.p, v->v.s.len, out); break;
+        case RSQL_TYPE_DATE:
         case RSQL_TYPE_BYTES:
         case RSQL_TYPE_TIMESTAMP:
             if (v->type == RSQL_TYPE_TIMESTAMP && c->json_ts_millis) {

@@ -73,6 +73,28 @@ rsql_decoder_t *rsql_decoder_new(const char *format, const void *format_conf, in
 void rsql_decoder_destroy(rsql_decoder_t *dec);
 
 /*
+** The full type of column col (a DECIMAL(p, s), ROW, ARRAY or MAP column;
+** desc interned, see base/rsql_types.h). The json format decodes nested
+** objects and arrays into ROW/ARRAY/MAP values by it: a JSON value of the
+** wrong type anywhere inside, or a DECIMAL that does not fit, is
+** RSQL_ERR_DECODE naming the path ("field 'o.items[2].qty': expected INT,
+** got string \"x\""). Encoders need no descriptor: nested values carry
+** theirs.
+*/
+void rsql_decoder_set_desc(rsql_decoder_t *dec, int col, const rsql_tdesc_t *desc);
+
+/*
+** Projection pushdown (json): after rsql_decoder_prune, the decoder builds
+** values only for what rsql_decoder_use marks: a whole column (depth 0) or
+** a ROW field path (path[0..depth), field indexes; set the descriptors
+** first). Everything else is validated as JSON and skipped without building
+** a value, and reads as NULL. Other formats decode every column anyway.
+*/
+rsql_err_t rsql_decoder_prune(rsql_decoder_t *dec, rsql_error_t *err);
+rsql_err_t rsql_decoder_use(rsql_decoder_t *dec, int col, const int *path, int depth,
+                            rsql_error_t *err);
+
+/*
 ** Decode one body (raw, len bytes; need not be NUL-terminated) into row,
 ** an array of n_columns values supplied by the caller (e.g. in the batch
 ** arena). Strings and bytes of the values are copied into arena, so they

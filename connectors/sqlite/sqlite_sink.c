@@ -249,6 +249,20 @@ static int bind_row(rsql_sink_t *k, const rsql_value_t *vals)
             rc = sqlite3_bind_text(st, p, ts, (int)n, SQLITE_TRANSIENT);
             break;
         }
+        case RSQL_TYPE_DECIMAL:
+        case RSQL_TYPE_DATE:
+        case RSQL_TYPE_ROW:
+        case RSQL_TYPE_ARRAY:
+        case RSQL_TYPE_MAP: { /* their text form: exact digits, YYYY-MM-DD, JSON */
+            rsql_buf_t tb;
+            rsql_buf_init(&tb);
+            rsql_value_format(v, &tb);
+            rc = tb.oom ? SQLITE_NOMEM
+                        : sqlite3_bind_text(st, p, tb.data ? tb.data : "", (int)tb.len,
+                                            SQLITE_TRANSIENT);
+            rsql_buf_deinit(&tb);
+            break;
+        }
         default: rc = sqlite3_bind_null(st, p); break;
         }
     }

@@ -261,6 +261,20 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
             return RSQL_OK;
         }
         break;
+    case RSQL_TYPE_DECIMAL:
+    case RSQL_TYPE_DATE:
+        if (st_type == SQLITE_TEXT || st_type == SQLITE_INTEGER) {
+            const char *txt = (const char *)sqlite3_column_text(st, k);
+            size_t n = (size_t)sqlite3_column_bytes(st, k);
+            if (t == RSQL_TYPE_DATE ? rsql_value_parse_date(txt, n, &v->v.i, NULL) == RSQL_OK
+                                    : rsql_value_parse(t, txt, n, arena, v, NULL) == RSQL_OK) {
+                return RSQL_OK;
+            }
+        }
+        break;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: break; /* the sqlite source reads scalar columns only */
     case RSQL_TYPE_VARCHAR:
     case RSQL_TYPE_BYTES: {
         const void *p = st_type == SQLITE_BLOB ? sqlite3_column_blob(st, k)

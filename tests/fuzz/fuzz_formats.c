@@ -13,6 +13,11 @@
  * means "not given"); then the column count (1-8) and one type byte per column; the rest is
  * the body. Columns are named c0..c7. The options go through the format's own validation,
  * so only configurations CREATE TABLE accepts are fuzzed.
+ *
+ * Type bytes: 0-6 the scalar types, 7 DATE, 8-15 a nested type of nested_texts[] (ROW,
+ * ARRAY, MAP, nested in each other, with DECIMAL, DATE, TIMESTAMP, DOUBLE and BYTES inside;
+ * json only: csv has no nested form and reads them as NULL), 16 and up DECIMAL(p, s) with p
+ * and s from the byte. Nested values compare recursively; DECIMALs by value and scale.
  */
 #include "config.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -31,6 +36,38 @@ static const rsql_type_t types_of[] = {RSQL_TYPE_BOOLEAN, RSQL_TYPE_INT,       R
                                        RSQL_TYPE_DOUBLE,  RSQL_TYPE_TIMESTAMP, RSQL_TYPE_VARCHAR,
                                        RSQL_TYPE_BYTES};
 static const char *const names[] = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"};
+
+static const char *const nested_texts[] = {
+    "ROW<a INT, b ARRAY<VARCHAR>>",
+    "ARRAY<DECIMAL(5, 2)>",
+    "MAP<STRING, ROW<x DOUBLE, t TIMESTAMP(3)>>",
+    "ARRAY<ARRAY<BIGINT>>",
+    "ROW<d DATE, m MAP<STRING, BYTES>, r ROW<s STRING, b BOOLEAN>>",
+    "MAP<STRING, ARRAY<DECIMAL(38, 10)>>",
+    "ARRAY<ROW<k VARCHAR, v DECIMAL(3, 3)>>",
+    "ROW<\"A b\" INT, c DECIMAL(20, 0)>",
+};
+
+/* The type (and its descriptor, NULL for a plain scalar) of a type byte (see the header). */
+static rsql_type_t type_of(uint8_t b, const rsql_tdesc_t **desc)
+{
+    *desc = NULL;
+    if (b < 7) {
+        return types_of[b];
+    }
+    if (b == 7) {
+        return RSQL_TYPE_DATE;
+    }
+    if (b < 16) {
+        const char *t = nested_texts[b - 8];
+        FZ_CHECK(rsql_tdesc_parse(t, strlen(t), desc, NULL, NULL) == RSQL_OK, "type %s", t);
+        return (*desc)->type;
+    }
+    int p = 1 + (b - 16) % 38, sc = ((b - 16) / 38) * p / 5;
+    *desc = rsql_tdesc_decimal(p, sc > p ? p : sc);
+    FZ_CHECK(*desc, "DECIMAL(%d, %d)", p, sc);
+    return RSQL_TYPE_DECIMAL;
+}
 
 /* The format's validated typed configuration (NULL when the options are refused). */
 static const void *format_conf(const rsql_format_def_t *fmt, const rsql_opt_kv_t *kvs, int n,
@@ -66,6 +103,24 @@ static bool same_value(const rsql_value_t *a, const rsql_value_t *b)
     case RSQL_TYPE_BYTES:
         return a->v.s.len == b->v.s.len &&
                (a->v.s.len == 0 || memcmp(a->v.s.p, b->v.s.p, a->v.s.len) == 0);
+    case RSQL_TYPE_DATE: return a->v.i == b->v.i;
+    case RSQL_TYPE_DECIMAL:
+        return a->scale == b->scale && rsql_value_decimal_cmp(a, b) == 0;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: {
+        const rsql_composite_t *x = a->v.c, *y = b->v.c;
+        if (x->desc != y->desc || x->n != y->n) {
+            return false;
+        }
+        uint32_t items = a->type == RSQL_TYPE_MAP ? 2 * x->n : x->n;
+        for (uint32_t i = 0; i < items; i++) {
+            if (!same_value(&x->items[i], &y->items[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
     default: return true;
     }
 }
@@ -85,13 +140,16 @@ static void describe(const rsql_value_t *v, char *buf, size_t size)
 }
 
 static void round_trip(const char *fmt_name, const void *conf, int n, const rsql_type_t *types,
-                       const uint8_t *body, size_t len)
+                       const rsql_tdesc_t *const *descs, const uint8_t *body, size_t len)
 {
     rsql_error_t err;
     rsql_error_clear(&err);
     rsql_decoder_t *dec = rsql_decoder_new(fmt_name, conf, n, names, types, &err);
     rsql_encoder_t *enc = rsql_encoder_new(fmt_name, conf, n, names, types, &err);
     FZ_CHECK(dec && enc, "cannot make a %s codec: %s", fmt_name, err.msg);
+    for (int i = 0; i < n; i++) {
+        rsql_decoder_set_desc(dec, i, descs[i]);
+    }
     rsql_arena_t *arena = rsql_arena_new();
     rsql_value_t row1[8], row2[8];
     rsql_buf_t out1 = RSQL_BUF_INIT, out2 = RSQL_BUF_INIT;
@@ -165,15 +223,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int n = 1 + fz_byte(&r) % 8;
     rsql_type_t types[8];
+    const rsql_tdesc_t *descs[8];
     for (int i = 0; i < n; i++) {
-        types[i] = types_of[fz_byte(&r) % (sizeof types_of / sizeof types_of[0])];
+        types[i] = type_of(fz_byte(&r), &descs[i]);
+        if (csv && rsql_type_is_nested(types[i])) { /* no csv text form: a VARCHAR there */
+            types[i] = RSQL_TYPE_VARCHAR;
+            descs[i] = NULL;
+        }
     }
     const rsql_format_def_t *fmt = rsql_format_find(csv ? "csv" : "json");
     FZ_CHECK(fmt, "no format");
     rsql_optset_t *set = NULL;
     const void *conf = format_conf(fmt, kvs, nk, &set);
     if (conf) {
-        round_trip(fmt->name, conf, n, types, r.p, r.n);
+        round_trip(fmt->name, conf, n, types, descs, r.p, r.n);
     }
     rsql_optset_destroy(set);
     for (int i = 0; i < 3; i++) {

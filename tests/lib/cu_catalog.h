@@ -42,6 +42,7 @@ static int cu_catalog_create(rsql_catalog_t *cat, const char *sql)
         cols[i].name = (char *)st->columns[i].name.name;
         cols[i].type = st->columns[i].type.type;
         cols[i].not_null = st->columns[i].not_null;
+        cols[i].desc = st->columns[i].type.desc;
         cols[i].metadata = st->columns[i].metadata;
         cols[i].meta_from = (char *)st->columns[i].meta_from;
         cols[i].is_virtual = st->columns[i].is_virtual;

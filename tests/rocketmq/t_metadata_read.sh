@@ -29,6 +29,7 @@ run "$RMQ" group "${P}_gn"
 run "$RMQ" group "${P}_gf" --fifo
 run "$RMQ" group "${P}_gl" --lite-bind "${P}_l"
 run "$RMQ" group "${P}_gd"
+T0=$(date +%s%3N) # before the producers build their messages (the delay producer: +2 s)
 bg pn "$INTEROP" produce --endpoint "$RMQ_ENDPOINT" --topic "${P}_n" --count 5 --tag paid \
   --extra-key order- --props tenant=acme,region=eu
 bg pf "$INTEROP" produce --endpoint "$RMQ_ENDPOINT" --topic "${P}_f" --count 4 --type fifo \
@@ -76,9 +77,9 @@ for p in $pids; do
 done
 cat "$W"/read_*.out
 
-python3 - "$W" "${P}" <<'PY' || fail "metadata read from RocketMQ differs (see above)"
+python3 - "$W" "${P}" "$T0" <<'PY' || fail "metadata read from RocketMQ differs (see above)"
 import json, sys
-w, p = sys.argv[1], sys.argv[2]
+w, p, t0 = sys.argv[1], sys.argv[2], int(sys.argv[3])
 bad = []
 def rows(x):
     return sorted((json.loads(l) for l in open("%s/%s.json" % (w, x))), key=lambda r: r["id"])
@@ -111,10 +112,11 @@ check("f", 4, topic=p + "_f", tag="f", keys=lambda i: str(i), message_group="grp
       lite_topic=None, properties="{}", message_type="FIFO")
 check("l", 4, topic=p + "_l", tag=None, lite_topic=lambda i: "lt-%d" % (i % 2),
       message_group=None, message_type="LITE")
-# the client set the delivery time when it built the message (before its producer started and
-# stamped born), 2 s ahead; the broker stores it in the topic's queue at that time, not before
+# the client set the delivery time when it built the message, 2 s ahead (before its producer
+# started and stamped born: on a loaded machine that can be long after); the broker stores it
+# in the topic's queue at that time, not before
 for r in check("d", 3, topic=p + "_d", tag="d", message_type="DELAY"):
-    if r["delivery"] is None or not (r["born"] - 10000 <= r["delivery"] <= r["store"] + 10):
+    if r["delivery"] is None or not (t0 + 2000 <= r["delivery"] <= r["store"] + 10):
         bad.append("d id %d: delivery %r born %r store %r" % (r["id"], r["delivery"], r["born"], r["store"]))
 for b in bad:
     print(b)
