@@ -142,7 +142,7 @@ rsql_err_t rsql_connector_check_def(const rsql_connector_def_t *def, rsql_error_
                               n);
     }
     for (const rsql_meta_def_t *m = def->metadata; m && m->key; m++) {
-        if (!*m->key || !m->type || rsql_type_from_name(m->type) < 0 ||
+        if (!*m->key || !rsql_meta_type(m) ||
             !(m->flags & (RSQL_META_READ | RSQL_META_WRITE))) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                                   "connector '%s': metadata key '%.100s' needs a type this "
