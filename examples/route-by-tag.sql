@@ -3,7 +3,8 @@
 --   the source reads each order's tag, user properties and store time from the message
 --   (VIRTUAL: read only); the job keeps the paid ones, and the sink sends each to the lite
 --   topic orders-<customer> under the LITE parent topic rt_tenant_orders, with the same
---   tag, the keys "<id> <customer>" (two keys) and the properties carried through.
+--   tag, the order's references (a JSON array in the body) as its keys and the properties
+--   carried through.
 --
 -- tests/rocketmq/t_example_route_by_tag.sh runs it against a local RocketMQ 5.5
 -- (scripts/rocketmq), after the official Java client produced paid and refund orders, and
@@ -14,14 +15,16 @@
 --
 --   rocketsql --catalog route.db -f examples/route-by-tag.sql
 --
--- An order: {"id": 17, "customer": "c2", "amount": 7310.55}; tag paid or refund.
+-- An order: {"id": 17, "customer": "c2", "amount": 7310.55, "refs": ["order-17", "c2"]};
+-- tag paid or refund.
 
 CREATE TABLE orders (
   id BIGINT NOT NULL,
   customer STRING,
   amount DOUBLE,
+  refs ARRAY<STRING>,                                 -- from the body, as the fields above
   tag STRING METADATA VIRTUAL,                        -- the message's tag
-  props STRING METADATA FROM 'properties' VIRTUAL,    -- its user properties (a JSON object)
+  props MAP<STRING, STRING> METADATA FROM 'properties' VIRTUAL,  -- its user properties
   stored TIMESTAMP(3) METADATA FROM 'store_timestamp' VIRTUAL
 ) WITH (
   'connector' = 'rocketmq-grpc',
@@ -37,9 +40,9 @@ CREATE TABLE tenant_orders (
   amount DOUBLE,
   stored TIMESTAMP(3),
   lite_topic STRING METADATA,   -- written: the lite topic of each message
-  tag STRING METADATA,          -- written: its tag
-  "keys" STRING METADATA,       -- written: its keys, separated by spaces
-  properties STRING METADATA    -- written: its user properties
+  tag STRING METADATA,                     -- written: its tag
+  "keys" ARRAY<STRING> METADATA,           -- written: its keys
+  properties MAP<STRING, STRING> METADATA  -- written: its user properties
 ) WITH (
   'connector' = 'rocketmq-grpc',
   'endpoints' = '127.0.0.1:8081',
@@ -48,6 +51,6 @@ CREATE TABLE tenant_orders (
 
 INSERT INTO tenant_orders
 SELECT id, customer, amount, stored,
-       'orders-' || customer, tag, CAST(id AS STRING) || ' ' || customer, props
+       'orders-' || customer, tag, refs, props
 FROM orders
 WHERE tag = 'paid';

@@ -44,14 +44,16 @@ done
 
 # every readable key, as a VIRTUAL column
 COLS="id BIGINT, topic VARCHAR METADATA VIRTUAL, lite_topic VARCHAR METADATA VIRTUAL,
-  message_id VARCHAR METADATA VIRTUAL, tag VARCHAR METADATA VIRTUAL, \"keys\" VARCHAR METADATA VIRTUAL,
-  message_group VARCHAR METADATA VIRTUAL, properties VARCHAR METADATA VIRTUAL,
+  message_id VARCHAR METADATA VIRTUAL, tag VARCHAR METADATA VIRTUAL,
+  \"keys\" ARRAY<STRING> METADATA VIRTUAL, message_group VARCHAR METADATA VIRTUAL,
+  properties MAP<STRING, STRING> METADATA VIRTUAL,
   born_timestamp TIMESTAMP(3) METADATA VIRTUAL, store_timestamp TIMESTAMP(3) METADATA VIRTUAL,
   delivery_timestamp TIMESTAMP(3) METADATA VIRTUAL, born_host VARCHAR METADATA VIRTUAL,
   delivery_attempt INT METADATA VIRTUAL, queue_id INT METADATA VIRTUAL,
   queue_offset BIGINT METADATA VIRTUAL, message_type VARCHAR METADATA VIRTUAL"
 OUTCOLS="id BIGINT, topic VARCHAR, lite_topic VARCHAR, message_id VARCHAR, tag VARCHAR,
-  \"keys\" VARCHAR, message_group VARCHAR, properties VARCHAR, born BIGINT, store BIGINT,
+  \"keys\" ARRAY<STRING>, message_group VARCHAR, properties MAP<STRING, STRING>, born BIGINT,
+  store BIGINT,
   delivery BIGINT, born_host VARCHAR, attempt INT, queue_id INT, queue_offset BIGINT,
   message_type VARCHAR"
 SEL="id, topic, lite_topic, message_id, tag, \"keys\", message_group, properties,
@@ -104,12 +106,11 @@ def check(x, n, **want):
     if len(ids) != n:
         bad.append("%s: message ids not distinct" % x)
     return rs
-check("n", 5, topic=p + "_n", tag="paid", keys=lambda i: "%d order-%d" % (i, i),
-      properties=lambda i: json.dumps({"region": "eu-%d" % i, "tenant": "acme-%d" % i},
-                                      separators=(",", ":"), sort_keys=True),
+check("n", 5, topic=p + "_n", tag="paid", keys=lambda i: [str(i), "order-%d" % i],
+      properties=lambda i: {"region": "eu-%d" % i, "tenant": "acme-%d" % i},
       message_group=None, lite_topic=None, delivery=None, message_type="NORMAL")
-check("f", 4, topic=p + "_f", tag="f", keys=lambda i: str(i), message_group="grp-1",
-      lite_topic=None, properties="{}", message_type="FIFO")
+check("f", 4, topic=p + "_f", tag="f", keys=lambda i: [str(i)], message_group="grp-1",
+      lite_topic=None, properties={}, message_type="FIFO")
 check("l", 4, topic=p + "_l", tag=None, lite_topic=lambda i: "lt-%d" % (i % 2),
       message_group=None, message_type="LITE")
 # the client set the delivery time when it built the message, 2 s ahead (before its producer

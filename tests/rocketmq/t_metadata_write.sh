@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# METADATA columns written to RocketMQ: rocketsql sets tag, keys and user properties per row
-# (a NULL tag falls back to sink.tag), the lite topic of a LITE message, and the delivery
+# METADATA columns written to RocketMQ: rocketsql sets tag, keys (ARRAY<STRING>: NULL and empty
+# elements left out) and user properties (MAP<STRING, STRING>) per row (a NULL tag falls back
+# to sink.tag), the lite topic of a LITE message, and the delivery
 # timestamp of a timer message; the official Java client reads each back. A timer message
 # arrives no earlier than its delivery timestamp, one whose time is past arrives at once;
-# one beyond the broker's maximum delay, and properties that are not a JSON object of
-# strings, fail their row permanently with the broker's (or the parser's) message.
+# one beyond the broker's maximum delay, and a property whose value is NULL, fail their row
+# permanently with the broker's (or rocketsql's) message.
 . "$(dirname "$0")/lib.sh"
 require_server
 BIN=${RSQL_BUILDDIR:-$REPO/build}/rocketsql
@@ -25,13 +26,22 @@ sink() { # NAME TOPIC COLUMNS [OPTIONS]
     'topic'='$2'${4:-});"
 }
 
-# ---- tag, keys, properties (NORMAL) and lite topic (LITE)
+# ---- tag, keys, properties (NORMAL) and lite topic (LITE); the keys and properties come
+# from a JSON body's array and object (ARRAY<STRING>, MAP<STRING, STRING>)
+python3 - "$W/in.json" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1, 5):
+        f.write(json.dumps({"id": i, "ks": ["k%d" % i, "", None, "order-%d" % i],
+                            "props": {"tenant": "acme", "n": str(i), "q": "a\"b \u00e9"}}) + "\n")
+PY
 cat >"$W/w.sql" <<SQL
 $GEN
-$(sink out_n "${P}_n" "id BIGINT, tag VARCHAR METADATA, \"keys\" VARCHAR METADATA, properties VARCHAR METADATA" ", 'sink.tag'='fallback'")
+CREATE TABLE src (id BIGINT, ks ARRAY<STRING>, props MAP<STRING, STRING>)
+  WITH ('connector'='filesystem', 'path'='$W/in.json', 'format'='json');
+$(sink out_n "${P}_n" "id BIGINT, tag VARCHAR METADATA, \"keys\" ARRAY<STRING> METADATA, properties MAP<STRING, STRING> METADATA" ", 'sink.tag'='fallback'")
 INSERT INTO out_n SELECT id, CASE WHEN id = 1 THEN NULL ELSE 'tag-' || CAST(id AS VARCHAR) END,
-  'k' || CAST(id AS VARCHAR) || '  order-' || CAST(id AS VARCHAR),
-  '{"tenant": "acme", "n": "' || CAST(id AS VARCHAR) || '", "q": "a\"b \\u00e9"}' FROM gen;
+  ks, props FROM src;
 $(sink out_l "${P}_l" "id BIGINT, lt VARCHAR METADATA FROM 'lite_topic'")
 INSERT INTO out_l SELECT id, 'tenant-' || CAST(id % 2 AS VARCHAR) FROM gen;
 SQL
@@ -103,15 +113,16 @@ grep -q "send failed: RocketMQ ILLEGAL_DELIVERY_TIME (40012): the max delay time
   fail "no broker message for a delivery timestamp beyond the maximum delay"
 grep -q "filtered=3 dead_lettered=0 failed=1 " "$W/far.out" || fail "not exactly the one row failed"
 echo "ok: a delivery timestamp beyond the maximum delay fails its row with the broker's message"
+printf '{"id": 1, "props": {"n": null}}\n' >"$W/bad.json"
 cat >"$W/bad.sql" <<SQL
-$GEN
-$(sink badp "${P}_n" "id BIGINT, properties VARCHAR METADATA")
-INSERT INTO badp SELECT id, '{"n": 1}' FROM gen WHERE id = 1;
+CREATE TABLE src (id BIGINT, props MAP<STRING, STRING>)
+  WITH ('connector'='filesystem', 'path'='$W/bad.json', 'format'='json');
+$(sink badp "${P}_n" "id BIGINT, properties MAP<STRING, STRING> METADATA")
+INSERT INTO badp SELECT id, props FROM src;
 SQL
 rc=0
 "$BIN" --catalog "$W/cb.db" -f "$W/bad.sql" >"$W/bad.out" 2>&1 || rc=$?
 cat "$W/bad.out"
 [ $rc = 2 ] || fail "bad properties: exit $rc, want 2"
-grep -q "properties is not a JSON object of strings: a key or value is not a string" "$W/bad.out" ||
-  fail "no reason for bad properties"
-echo "ok: properties that are not a JSON object of strings fail their row"
+grep -q "properties: the value of 'n' is NULL" "$W/bad.out" || fail "no reason for bad properties"
+echo "ok: a property whose value is NULL fails its row"
