@@ -69,7 +69,8 @@ static rsql_catalog_t *open_ok(const char *path)
 static rsql_col_t cols3[] = {
     {"id", RSQL_TYPE_BIGINT, true},
     {"name", RSQL_TYPE_VARCHAR, false},
-    {"ts", RSQL_TYPE_TIMESTAMP, false, true, "born_timestamp", true}, /* METADATA FROM .. VIRTUAL */
+    {.name = "ts", .type = RSQL_TYPE_TIMESTAMP, .metadata = true, .meta_from = "born_timestamp",
+     .is_virtual = true}, /* METADATA FROM ... VIRTUAL */
 };
 static rsql_kv_t opts3[] = {
     {"connector", "datagen"},
