@@ -105,6 +105,10 @@ rsql_err_t rsql_conf_fill(void *conf, size_t size, const rsql_opt_def_t *table,
             return bad_field(d, "field outside the struct", err);
         }
         const char *v = given ? rsql_optset_at(set, gi)->value : d->def;
+        if (given && rsql_optset_pending_at(set, gi) && d->type != RSQL_OPT_STR &&
+            d->type != RSQL_OPT_CSV) {
+            v = d->def; /* an unresolved reference: not known yet (rsql_optset_new_ex) */
+        }
         if (!v && d->type == RSQL_OPT_ENUM) {
             int none = -1;
             memcpy((char *)conf + d->field - 1, &none, sizeof none);

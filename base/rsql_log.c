@@ -17,11 +17,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int log_level = RSQL_LOG_DEFAULT;
 static atomic_int log_fd = -1; /* -1: standard error */
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static atomic_int log_format = RSQL_LOG_FORMAT_TEXT;
+static _Thread_local char ctx_job[128];
+static _Thread_local int64_t ctx_run;
 
 static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 #define N_LEVELS ((int)(sizeof level_names / sizeof level_names[0]))
@@ -98,6 +103,103 @@ int rsql_log_set_fd(int fd)
     return atomic_exchange(&log_fd, fd < 0 ? -1 : fd);
 }
 
+/* See rsql_log.h. */
+rsql_err_t rsql_log_set_format(const char *name, rsql_error_t *err)
+{
+    if (!name) {
+        return RSQL_OK;
+    }
+    if (strcmp(name, "text") == 0) {
+        atomic_store(&log_format, RSQL_LOG_FORMAT_TEXT);
+    } else if (strcmp(name, "json") == 0) {
+        atomic_store(&log_format, RSQL_LOG_FORMAT_JSON);
+    } else {
+        return rsql_error_set(err, RSQL_ERR_USAGE, RSQL_NOPOS,
+                              "invalid log format '%s' for --log-format (expected text or json)",
+                              name);
+    }
+    return RSQL_OK;
+}
+
+/* See rsql_log.h. */
+void rsql_log_set_context(const char *job, int64_t run)
+{
+    snprintf(ctx_job, sizeof ctx_job, "%s", job ? job : "");
+    ctx_run = job ? run : 0;
+}
+
+/* Append s as the inside of a JSON string to buf[*len..cap), escaped; stops when full. */
+static void json_escape(char *buf, size_t *len, size_t cap, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (; *s && *len + 7 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            buf[(*len)++] = '\\';
+            buf[(*len)++] = (char)c;
+        } else if (c < 0x20) {
+            buf[(*len)++] = '\\';
+            buf[(*len)++] = 'u';
+            buf[(*len)++] = '0';
+            buf[(*len)++] = '0';
+            buf[(*len)++] = hex[c >> 4];
+            buf[(*len)++] = hex[c & 15];
+        } else {
+            buf[(*len)++] = (char)c;
+        }
+    }
+}
+
+/* Append the literal text t to buf[*len..cap) as far as it fits. */
+static void put_lit(char *buf, size_t *len, size_t cap, const char *t)
+{
+    for (; *t && *len + 1 < cap; t++) {
+        buf[(*len)++] = *t;
+    }
+}
+
+/* One JSON line into buf (RSQL_LOG_LINE_MAX bytes); the message is cut to fit. */
+static size_t format_json(char *buf, rsql_log_level_t level, const char *component,
+                          const char *fmt, va_list ap)
+{
+    char msg[RSQL_LOG_LINE_MAX];
+    int m = vsnprintf(msg, sizeof msg, fmt, ap);
+    if (m < 0) {
+        msg[0] = 0;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    const size_t cap = RSQL_LOG_LINE_MAX - 4; /* room for the closing "}\n */
+    int n = snprintf(buf, cap,
+                     "{\"time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"level\":\"%s\","
+                     "\"component\":\"",
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+                     rsql_log_level_name(level));
+    size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+    json_escape(buf, &len, cap, component && *component ? component : "-");
+    if (ctx_job[0]) {
+        put_lit(buf, &len, cap, "\",\"job\":\"");
+        json_escape(buf, &len, cap, ctx_job);
+        if (ctx_run > 0) {
+            char run[40];
+            snprintf(run, sizeof run, "\",\"run\":%lld,\"msg\":\"", (long long)ctx_run);
+            put_lit(buf, &len, cap, run);
+        } else {
+            put_lit(buf, &len, cap, "\",\"msg\":\"");
+        }
+    } else {
+        put_lit(buf, &len, cap, "\",\"msg\":\"");
+    }
+    json_escape(buf, &len, cap, msg);
+    buf[len++] = '"';
+    buf[len++] = '}';
+    buf[len++] = '\n';
+    return len;
+}
+
 /*
 ** Format one line into buf (RSQL_LOG_LINE_MAX bytes): prefix, message with any CR/LF turned
 ** into spaces (a line stays one line), cut with "..." when too long, then '\n'. Returns its
@@ -106,9 +208,19 @@ int rsql_log_set_fd(int fd)
 static size_t format_line(char *buf, rsql_log_level_t level, const char *component,
                           const char *fmt, va_list ap)
 {
+    if (atomic_load_explicit(&log_format, memory_order_relaxed) == RSQL_LOG_FORMAT_JSON) {
+        return format_json(buf, level, component, fmt, ap);
+    }
     const size_t size = RSQL_LOG_LINE_MAX; /* the last byte is kept for the '\n' */
-    int n = snprintf(buf, size, "rocketsql: %s: %s: ", rsql_log_level_name(level),
-                     component && *component ? component : "-");
+    char run[32] = "";
+    if (ctx_run > 0) {
+        snprintf(run, sizeof run, " run=%lld", (long long)ctx_run);
+    }
+    int n = ctx_job[0] ? snprintf(buf, size, "rocketsql: %s: %s: job=%s%s: ",
+                                  rsql_log_level_name(level),
+                                  component && *component ? component : "-", ctx_job, run)
+                       : snprintf(buf, size, "rocketsql: %s: %s: ", rsql_log_level_name(level),
+                                  component && *component ? component : "-");
     size_t pre = n < 0 ? 0 : (size_t)n < size - 1 ? (size_t)n : size - 1;
     int m = vsnprintf(buf + pre, size - pre, fmt, ap);
     size_t len = pre + (m < 0 ? 0 : (size_t)m);

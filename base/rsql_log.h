@@ -27,6 +27,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/rsql_buf.h"
 #include "base/rsql_error.h"
@@ -71,6 +72,23 @@ bool rsql_log_enabled(rsql_log_level_t level);
 ** Returns the previous fd (-1 for standard error). For tests.
 */
 int rsql_log_set_fd(int fd);
+
+/* Line format: the text line above, or one JSON object per line. */
+typedef enum rsql_log_format { RSQL_LOG_FORMAT_TEXT = 0, RSQL_LOG_FORMAT_JSON = 1 } rsql_log_format_t;
+
+/*
+** Set the format from its name ("text" or "json"; NULL = leave it). RSQL_ERR_USAGE with err
+** set otherwise. A JSON line is {"time":"2026-12-01T11:03:15.123Z","level":"warn",
+** "component":"runtime","job":"orders","run":3,"msg":"..."} (job and run only with a context).
+*/
+rsql_err_t rsql_log_set_format(const char *name, rsql_error_t *err);
+
+/*
+** The calling thread's context: every line it logs carries job (NULL = none; copied, cut at
+** 127 bytes) and run (the job run's id; 0 = none yet, left out). In text lines it follows
+** the component: "rocketsql: warn: runtime: job=orders run=3: message". @locality the calling thread
+*/
+void rsql_log_set_context(const char *job, int64_t run);
 
 /*
 ** Write one line at level for component (never NULL; e.g. "rocketmq") when the level is

@@ -8,7 +8,8 @@
  * type, range, enum and the row's own hook, REQUIRED rows), the validated
  * option set with typed getters that fall back to the row's default (parsed
  * like user input), masking of SECRET values, and the Markdown tables of
- * docs/CONNECTORS.md.  Value parsers live in rsql_opts_parse.c.
+ * docs/CONNECTORS.md (rsql_opts_doc.c).  Value parsers live in rsql_opts_parse.c,
+ * references to values outside the catalog in rsql_opts_ref.c.
  *
  * Keys are matched case-insensitively and stored in the row's spelling; a
  * row name holding '#' ("fields.#.kind") matches any one column name, kept
@@ -32,6 +33,9 @@ struct rsql_optset {
     char *what;           /* "connector 'rocketmq-grpc'", or NULL */
     rsql_opt_kv_t *kvs;   /* key/value owned (canonical spelling) */
     const rsql_opt_def_t **defs; /* row of each kv */
+    char **raw;           /* a reference as written (rsql_opts_ref.c), else NULL */
+    bool *pending;        /* the value is the reference itself, not resolved */
+    bool any_pending;
     int n;
     rsql_arena_t *arena;  /* owns the typed configurations, or NULL */
     const void *conf[RSQL_OPTSET_CONF_SLOTS];
@@ -296,7 +300,8 @@ rsql_err_t rsql_opts__set_listed(rsql_error_t *err, rsql_err_t code, rsql_pos_t 
 
 /* ---- checking one value */
 
-static void range_text(const rsql_opt_def_t *def, int64_t v, char *buf, size_t size)
+/* One bound of def's range as text (see rsql_opts_int.h). */
+void rsql_opts__range_text(const rsql_opt_def_t *def, int64_t v, char *buf, size_t size)
 {
     if (def->type == RSQL_OPT_DURATION) {
         rsql_opt_format_duration(v, buf, size);
@@ -307,7 +312,8 @@ static void range_text(const rsql_opt_def_t *def, int64_t v, char *buf, size_t s
     }
 }
 
-static bool has_range(const rsql_opt_def_t *def)
+/* Does def have a range (see rsql_opts_int.h)? */
+bool rsql_opts__has_range(const rsql_opt_def_t *def)
 {
     return def->vmin != 0 || def->vmax != 0;
 }
@@ -317,8 +323,8 @@ static rsql_err_t range_error(const rsql_opt_def_t *def, const char *noun, rsql_
                               rsql_error_t *err)
 {
     char lo[32], hi[32];
-    range_text(def, def->vmin, lo, sizeof lo);
-    range_text(def, def->vmax, hi, sizeof hi);
+    rsql_opts__range_text(def, def->vmin, lo, sizeof lo);
+    rsql_opts__range_text(def, def->vmax, hi, sizeof hi);
     if (def->vmax == INT64_MAX) {
         return rsql_error_set(err, code, pos, "%s '%s' must be at least %s, got '%s'", noun, key,
                               lo, shown);
@@ -402,7 +408,7 @@ rsql_err_t rsql_opt_check_value_as(const rsql_opt_def_t *def, const char *noun, 
     case RSQL_OPT_DURATION:
         if (parse_integral(def->type, v, &i64) != RSQL_OK) {
             expected = integral_expected(def->type);
-        } else if (has_range(def) && (i64 < def->vmin || i64 > def->vmax)) {
+        } else if (rsql_opts__has_range(def) && (i64 < def->vmin || i64 > def->vmax)) {
             return range_error(def, noun, code, key, shown, value_pos, err);
         }
         break;
@@ -414,7 +420,8 @@ rsql_err_t rsql_opt_check_value_as(const rsql_opt_def_t *def, const char *noun, 
     case RSQL_OPT_DOUBLE:
         if (rsql_opt_parse_double(v, &dbl) != RSQL_OK) {
             expected = "a number";
-        } else if (has_range(def) && (dbl < (double)def->vmin || dbl > (double)def->vmax)) {
+        } else if (rsql_opts__has_range(def) &&
+                   (dbl < (double)def->vmin || dbl > (double)def->vmax)) {
             return range_error(def, noun, code, key, shown, value_pos, err);
         }
         break;
@@ -481,10 +488,17 @@ void rsql_optset_destroy(rsql_optset_t *set)
     }
     for (int i = 0; i < set->n; i++) {
         rsql_free((char *)set->kvs[i].key);
-        rsql_free((char *)set->kvs[i].value);
+        if (set->raw && set->raw[i] && !set->pending[i]) {
+            rsql_opt_ref_free((char *)set->kvs[i].value); /* a resolved secret: wiped */
+        } else {
+            rsql_free((char *)set->kvs[i].value);
+        }
+        rsql_free(set->raw ? set->raw[i] : NULL);
     }
     rsql_free(set->kvs);
     rsql_free(set->defs);
+    rsql_free(set->raw);
+    rsql_free(set->pending);
     rsql_free(set->tables);
     rsql_free(set->what);
     rsql_arena_destroy(set->arena);
@@ -575,10 +589,10 @@ static const char *canonical_value(const rsql_opt_def_t *d, const char *value)
 ** with err set. tables (the rows) must outlive the set; everything else is
 ** copied.
 */
-rsql_optset_t *rsql_optset_new_at(const rsql_opt_def_t *const *tables, int n_tables,
+rsql_optset_t *rsql_optset_new_ex(const rsql_opt_def_t *const *tables, int n_tables,
                                   const char *what, const rsql_opt_kv_t *kvs, int n_kvs,
                                   const char *const *columns, int n_columns, rsql_pos_t what_pos,
-                                  rsql_error_t *err)
+                                  unsigned flags, rsql_error_t *err)
 {
     rsql_optset_t *set = rsql_calloc(1, sizeof *set);
     if (!set) {
@@ -588,8 +602,11 @@ rsql_optset_t *rsql_optset_new_at(const rsql_opt_def_t *const *tables, int n_tab
     set->tables = rsql_calloc(n_tables > 0 ? (size_t)n_tables : 1, sizeof *set->tables);
     set->kvs = rsql_calloc(n_kvs > 0 ? (size_t)n_kvs : 1, sizeof *set->kvs);
     set->defs = rsql_calloc(n_kvs > 0 ? (size_t)n_kvs : 1, sizeof *set->defs);
+    set->raw = rsql_calloc(n_kvs > 0 ? (size_t)n_kvs : 1, sizeof *set->raw);
+    set->pending = rsql_calloc(n_kvs > 0 ? (size_t)n_kvs : 1, sizeof *set->pending);
     set->what = what ? rsql_strdup(what) : NULL;
-    if (!set->tables || !set->kvs || !set->defs || (what && !set->what)) {
+    if (!set->tables || !set->kvs || !set->defs || !set->raw || !set->pending ||
+        (what && !set->what)) {
         goto nomem;
     }
     for (int t = 0; t < n_tables; t++) {
@@ -626,16 +643,44 @@ rsql_optset_t *rsql_optset_new_at(const rsql_opt_def_t *const *tables, int n_tab
                 goto fail;
             }
         }
-        if (rsql_opt_check_value(d, key, value, kv->value_pos, err) != RSQL_OK) {
+        rsql_opt_ref_t ref;
+        if (rsql_opt_ref_parse(key, value, d->flags & RSQL_OPT_F_SECRET, kv->value_pos, &ref,
+                               err) != RSQL_OK) {
+            goto fail;
+        }
+        char *resolved = NULL;
+        if (ref.kind != RSQL_OPT_REF_NONE && (flags & RSQL_OPTSET_RESOLVE)) {
+            if (rsql_opt_ref_resolve(key, &ref, kv->value_pos, &resolved, err) != RSQL_OK) {
+                goto fail;
+            }
+            rsql_error_t local;
+            rsql_error_clear(&local);
+            if (rsql_opt_check_value(d, key, resolved, kv->value_pos, &local) != RSQL_OK) {
+                rsql_opt_ref_free(resolved);
+                rsql_error_set(err, RSQL_ERR_BAD_OPTION, kv->value_pos,
+                               "invalid value from %.300s for option '%s' (%s; the value is "
+                               "not shown)",
+                               value, key, rsql_opt_type_name(d->type));
+                goto fail;
+            }
+        } else if (ref.kind == RSQL_OPT_REF_NONE &&
+                   rsql_opt_check_value(d, key, value, kv->value_pos, err) != RSQL_OK) {
             goto fail;
         }
         set->kvs[i].key = canonical_key(d, key);
-        set->kvs[i].value = rsql_strdup(canonical_value(d, value));
+        set->kvs[i].value = resolved ? resolved : rsql_strdup(canonical_value(d, value));
+        if (resolved && canonical_value(d, resolved) != resolved) {
+            memcpy(resolved, canonical_value(d, resolved), strlen(resolved)); /* same length */
+        }
         set->kvs[i].key_pos = kv->key_pos;
         set->kvs[i].value_pos = kv->value_pos;
         set->defs[i] = d;
+        set->pending[i] = ref.kind != RSQL_OPT_REF_NONE && !resolved;
+        set->any_pending |= set->pending[i];
+        set->raw[i] = ref.kind != RSQL_OPT_REF_NONE ? rsql_strdup(value) : NULL;
         set->n = i + 1;
-        if (!set->kvs[i].key || !set->kvs[i].value) {
+        if (!set->kvs[i].key || !set->kvs[i].value ||
+            (ref.kind != RSQL_OPT_REF_NONE && !set->raw[i])) {
             goto nomem;
         }
     }
@@ -659,6 +704,30 @@ nomem:
 fail:
     rsql_optset_destroy(set);
     return NULL;
+}
+
+/*
+** rsql_optset_new_ex keeping references unresolved.
+*/
+rsql_optset_t *rsql_optset_new_at(const rsql_opt_def_t *const *tables, int n_tables,
+                                  const char *what, const rsql_opt_kv_t *kvs, int n_kvs,
+                                  const char *const *columns, int n_columns, rsql_pos_t what_pos,
+                                  rsql_error_t *err)
+{
+    return rsql_optset_new_ex(tables, n_tables, what, kvs, n_kvs, columns, n_columns, what_pos,
+                              0, err);
+}
+
+/* True when some given value is an unresolved reference. */
+bool rsql_optset_pending(const rsql_optset_t *set)
+{
+    return set && set->any_pending;
+}
+
+/* True when the i-th given value is an unresolved reference. */
+bool rsql_optset_pending_at(const rsql_optset_t *set, int i)
+{
+    return set && i >= 0 && i < set->n && set->pending[i];
 }
 
 /*
@@ -745,6 +814,10 @@ static const char *effective(const rsql_optset_t *set, const char *name,
 {
     *def = must_def(set, name);
     int i = rsql_optset_find(set, name);
+    if (i >= 0 && set->pending[i] && (*def)->type != RSQL_OPT_STR &&
+        (*def)->type != RSQL_OPT_CSV) {
+        return (*def)->def; /* not known before it is resolved */
+    }
     return i >= 0 ? set->kvs[i].value : (*def)->def;
 }
 
@@ -857,14 +930,18 @@ const rsql_opt_def_t *rsql_optset_def_at(const rsql_optset_t *set, int i)
 }
 
 /*
-** The i-th value as it may be shown: "******" for SECRET rows. Borrowed.
+** The i-th value as it may be shown: "******" for SECRET rows, a reference
+** as written (never its resolved value). Borrowed.
 */
 const char *rsql_optset_display_value(const rsql_optset_t *set, int i)
 {
     if (!set || i < 0 || i >= set->n) {
         return NULL;
     }
-    return (set->defs[i]->flags & RSQL_OPT_F_SECRET) ? "******" : set->kvs[i].value;
+    if (set->defs[i]->flags & RSQL_OPT_F_SECRET) {
+        return "******";
+    }
+    return set->raw[i] ? set->raw[i] : set->kvs[i].value;
 }
 
 /*
@@ -874,76 +951,4 @@ bool rsql_opt_is_secret(const rsql_opt_def_t *const *tables, int n_tables, const
 {
     const rsql_opt_def_t *d = find_in(tables, n_tables, key);
     return d && (d->flags & RSQL_OPT_F_SECRET);
-}
-
-/* ---- docs */
-
-static void md_text(rsql_buf_t *out, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '|') {
-            rsql_buf_puts(out, "\\|");
-        } else if (*s == '\n') {
-            rsql_buf_putc(out, ' ');
-        } else {
-            rsql_buf_putc(out, *s);
-        }
-    }
-}
-
-/*
-** Append a Markdown table of table's non-hidden rows to out: option, type,
-** default, required, description (with enum values, ranges, secrecy).
-*/
-void rsql_opts_markdown(const rsql_opt_def_t *table, rsql_buf_t *out)
-{
-    rsql_buf_puts(out, "| option | type | default | required | description |\n");
-    rsql_buf_puts(out, "|---|---|---|---|---|\n");
-    for (const rsql_opt_def_t *d = table; d && d->name; d++) {
-        if (d->flags & RSQL_OPT_F_HIDDEN) {
-            continue;
-        }
-        const char *req = "no";
-        if (d->flags & RSQL_OPT_F_REQUIRED) {
-            req = (d->flags & RSQL_OPT_F_SOURCE) ? "to read"
-                  : (d->flags & RSQL_OPT_F_SINK) ? "to write"
-                                                 : "yes";
-        }
-        rsql_buf_printf(out, "| `%s` | %s | ", d->name, rsql_opt_type_name(d->type));
-        if (d->def && *d->def) {
-            rsql_buf_puts(out, "`");
-            md_text(out, d->def);
-            rsql_buf_puts(out, "`");
-        } else if (d->def) {
-            rsql_buf_puts(out, "(empty)");
-        }
-        rsql_buf_printf(out, " | %s | ", req);
-        md_text(out, d->doc);
-        if (d->type == RSQL_OPT_ENUM && d->enum_vals) {
-            rsql_buf_puts(out, " One of:");
-            for (const char *const *e = d->enum_vals; *e; e++) {
-                rsql_buf_printf(out, "%s `%s`", e == d->enum_vals ? "" : ",", *e);
-            }
-            rsql_buf_puts(out, ".");
-        }
-        if (has_range(d)) {
-            char lo[32], hi[32];
-            range_text(d, d->vmin, lo, sizeof lo);
-            range_text(d, d->vmax, hi, sizeof hi);
-            if (d->vmax == INT64_MAX) {
-                rsql_buf_printf(out, " At least %s.", lo);
-            } else if (d->vmin == INT64_MIN) {
-                rsql_buf_printf(out, " At most %s.", hi);
-            } else {
-                rsql_buf_printf(out, " From %s to %s.", lo, hi);
-            }
-        }
-        if (d->flags & RSQL_OPT_F_SECRET) {
-            rsql_buf_puts(out, " Secret: shown as `******`.");
-        }
-        if (d->flags & RSQL_OPT_F_DEPRECATED) {
-            rsql_buf_puts(out, " Deprecated.");
-        }
-        rsql_buf_puts(out, " |\n");
-    }
 }

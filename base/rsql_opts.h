@@ -237,4 +237,60 @@ int rsql_optset_find(const rsql_optset_t *set, const char *name);
 /* The def row for name (a '#' row matches any segment), or NULL. Borrowed, static. */
 const rsql_opt_def_t *rsql_optset_lookup_def(const rsql_optset_t *set, const char *name);
 
+/* ---- references to values kept outside the catalog (rsql_opts_ref.c) */
+
+/*
+** A whole value `${env:NAME}` or `${file:PATH}` is a reference: the catalog
+** keeps it as written, and a set built with RSQL_OPTSET_RESOLVE (when a job
+** is planned) replaces it by the variable's value or the file's contents
+** (one trailing newline dropped, at most 64 KiB, no NUL byte). Resolved
+** values are never shown: SHOW and EXPLAIN print the reference (or
+** "******" for a SECRET row), messages name the variable or file only.
+*/
+typedef enum rsql_opt_ref_kind {
+    RSQL_OPT_REF_NONE, /* a plain value */
+    RSQL_OPT_REF_ENV,
+    RSQL_OPT_REF_FILE
+} rsql_opt_ref_kind_t;
+
+typedef struct rsql_opt_ref {
+    rsql_opt_ref_kind_t kind;
+    const char *name; /* the variable name or path, inside the value (not NUL-terminated) */
+    size_t name_len;
+} rsql_opt_ref_t;
+
+/*
+** Is value a reference? A value of the form ${...} that is neither form is
+** an error at pos (the value is not echoed when secret). kind NONE: plain.
+*/
+rsql_err_t rsql_opt_ref_parse(const char *key, const char *value, bool secret, rsql_pos_t pos,
+                              rsql_opt_ref_t *ref, rsql_error_t *err);
+/*
+** The referred text (caller frees with rsql_opt_ref_free), or an error at pos
+** naming the option and the variable or file: not set, unreadable, too big.
+*/
+rsql_err_t rsql_opt_ref_resolve(const char *key, const rsql_opt_ref_t *ref, rsql_pos_t pos,
+                                char **out, rsql_error_t *err);
+/* Wipe and free a resolved value. NULL-safe. */
+void rsql_opt_ref_free(char *resolved);
+
+/* rsql_optset_new_ex flags */
+#define RSQL_OPTSET_RESOLVE 0x01u /* resolve references (else they are kept, checked later) */
+
+/*
+** rsql_optset_new_at with flags. Without RSQL_OPTSET_RESOLVE a reference is
+** only checked for its form: the typed getters and rsql_conf_fill see a
+** STR/CSV reference as its text and any other type as not yet known (the
+** row's default), and rsql_optset_pending() is true. With it, each
+** reference is resolved and its value checked like one written inline.
+*/
+rsql_optset_t *rsql_optset_new_ex(const rsql_opt_def_t *const *tables, int n_tables,
+                                  const char *what, const rsql_opt_kv_t *kvs, int n_kvs,
+                                  const char *const *columns, int n_columns, rsql_pos_t what_pos,
+                                  unsigned flags, rsql_error_t *err);
+/* True when the set holds a reference that is not resolved (see rsql_optset_new_ex). */
+bool rsql_optset_pending(const rsql_optset_t *set);
+/* True when the i-th given value is an unresolved reference. */
+bool rsql_optset_pending_at(const rsql_optset_t *set, int i);
+
 #endif

@@ -30,4 +30,8 @@ int rsql_opts__near(const char *key, const char *candidate);
 /* The non-hidden option names of tables, comma-separated, appended to out. */
 void rsql_opts__names(const rsql_opt_def_t *const *tables, int n_tables, rsql_buf_t *out);
 
+/* Range bounds of INT/SIZE/DURATION rows: present, and one bound as text. */
+bool rsql_opts__has_range(const rsql_opt_def_t *def);
+void rsql_opts__range_text(const rsql_opt_def_t *def, int64_t v, char *buf, size_t size);
+
 #endif

@@ -24,6 +24,7 @@
 #define HOUR (60 * MINUTE)
 
 static const char *const tolerance_vals[] = {"none", "all", NULL};
+static const char *const restart_vals[] = {"none", "fixed-delay", "exponential-delay", NULL};
 
 static const rsql_opt_def_t settings_table[] = {
     ROW("errors.tolerance", RSQL_OPT_ENUM, J, "none", 0, 0, tolerance_vals,
@@ -62,6 +63,39 @@ static const rsql_opt_def_t settings_table[] = {
         "source then runs until Ctrl-C)."),
     ROW("status.interval", RSQL_OPT_DURATION, 0, "1s", 100, HOUR, NULL,
         "How often the live status line of a running statement is refreshed on a terminal."),
+    ROW("restart-strategy", RSQL_OPT_ENUM, J, "exponential-delay", 0, 0, restart_vals,
+        "What `rocketsql serve` does when a job fails (Flink's restart strategies; a script, "
+        "the shell and `rocketsql run` never restart). `none`: the job stays failed. "
+        "`fixed-delay`: restart after `restart-strategy.fixed-delay.delay`, at most "
+        "`restart-strategy.fixed-delay.attempts` times. `exponential-delay`: restart after a "
+        "wait that starts at `restart-strategy.exponential-delay.initial-backoff` and grows by "
+        "`backoff-multiplier` up to `max-backoff`, with `jitter-factor` of random spread; a run "
+        "that worked for `reset-backoff-threshold` starts the wait over. Each attempt is a row "
+        "of `SHOW JOB RUNS` with its error."),
+    ROW("restart-strategy.fixed-delay.attempts", RSQL_OPT_INT, J, "1", 0, INT32_MAX, NULL,
+        "Restarts of a failed job under `fixed-delay` before it stays failed."),
+    ROW("restart-strategy.fixed-delay.delay", RSQL_OPT_DURATION, J, "1s", 0, 24 * HOUR, NULL,
+        "The wait before each restart under `fixed-delay`."),
+    ROW("restart-strategy.exponential-delay.initial-backoff", RSQL_OPT_DURATION, J, "1s", 0,
+        24 * HOUR, NULL, "The wait before the first restart under `exponential-delay`."),
+    ROW("restart-strategy.exponential-delay.max-backoff", RSQL_OPT_DURATION, J, "1min", 0,
+        24 * HOUR, NULL, "The longest wait between two restarts under `exponential-delay`."),
+    ROW("restart-strategy.exponential-delay.backoff-multiplier", RSQL_OPT_DOUBLE, J, "1.5", 1,
+        100, NULL, "How much longer each wait is than the one before, under `exponential-delay`."),
+    ROW("restart-strategy.exponential-delay.jitter-factor", RSQL_OPT_DOUBLE, J, "0.1", 0, 1,
+        NULL, "The random spread of each wait (0.1 = up to 10% longer or shorter)."),
+    ROW("restart-strategy.exponential-delay.reset-backoff-threshold", RSQL_OPT_DURATION, J,
+        "1h", 0, 30 * 24 * HOUR, NULL,
+        "A run that worked this long before it failed starts the waits (and the attempts) over."),
+    ROW("restart-strategy.exponential-delay.attempts-before-reset-backoff", RSQL_OPT_INT, J,
+        "2147483647", 0, INT32_MAX, NULL,
+        "Restarts under `exponential-delay` before the job stays failed (counted since the "
+        "last reset)."),
+    ROW("http.address", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+        "`ADDR:PORT` (or `PORT`, on 127.0.0.1): while an `INSERT` or `RUN JOB` of this script or "
+        "shell runs, serve `/metrics`, `/healthz`, `/readyz` and `/jobs` for it there, as "
+        "`rocketsql serve --http` does (docs/OPERATIONS.md). An address in use fails the "
+        "statement before it runs. Unset: no HTTP endpoint."),
     RSQL_OPT_END,
 };
 

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,9 +139,13 @@ rsql_err_t rsql_catalog__col_dup(sqlite3_stmt *stmt, int i, char **out, rsql_err
 */
 static void create_private(const char *path)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 && errno == ELOOP) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600); /* a symlink: follow it */
+    /* O_EXCL: an existing file is never opened here, because closing a descriptor of it would
+       drop every POSIX lock this process holds on it, those of other catalog connections of
+       the same process (rocketsql serve) included */
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    struct stat st;
+    if (fd < 0 && errno == EEXIST && stat(path, &st) != 0 && errno == ENOENT) {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600); /* a dangling symlink: follow it */
     }
     if (fd >= 0) {
         close(fd);
@@ -527,8 +532,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
     }
     rc = rsql_catalog__prepare(cat,
                                "INSERT INTO table_columns(table_name, ord, name, type, not_null, "
-                               "metadata, meta_from, is_virtual) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                               "metadata, meta_from, is_virtual, pk_ord) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0))",
                                &st, err);
     for (int i = 0; rc == RSQL_OK && i < def->n_columns; i++) {
         const rsql_col_t *c = &def->columns[i];
@@ -544,7 +549,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
             (c->metadata && c->meta_from
                  ? rsql_catalog__bind_text(st, 7, c->meta_from)
                  : sqlite3_bind_null(st, 7)) != SQLITE_OK ||
-            sqlite3_bind_int(st, 8, c->metadata && c->is_virtual ? 1 : 0) != SQLITE_OK) {
+            sqlite3_bind_int(st, 8, c->metadata && c->is_virtual ? 1 : 0) != SQLITE_OK ||
+            sqlite3_bind_int(st, 9, c->pk_ord) != SQLITE_OK) {
             rc = bind_err(cat, err);
         } else {
             rc = rsql_catalog__step_done(cat, st, err);
@@ -588,8 +594,8 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(
         cat,
-        "SELECT name, type, not_null, metadata, meta_from, is_virtual FROM table_columns "
-        "WHERE table_name = ?1 ORDER BY ord",
+        "SELECT name, type, not_null, metadata, meta_from, is_virtual, coalesce(pk_ord, 0) "
+        "FROM table_columns WHERE table_name = ?1 ORDER BY ord",
         &st, err);
     if (rc != RSQL_OK) {
         return rc;
@@ -611,6 +617,7 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         c->not_null = sqlite3_column_int(st, 2) != 0;
         c->metadata = sqlite3_column_int(st, 3) != 0;
         c->is_virtual = c->metadata && sqlite3_column_int(st, 5) != 0;
+        c->pk_ord = sqlite3_column_int(st, 6);
         if (c->metadata && sqlite3_column_type(st, 4) != SQLITE_NULL &&
             (rc = rsql_catalog__col_dup(st, 4, &c->meta_from, err)) != RSQL_OK) {
             break;

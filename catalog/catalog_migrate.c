@@ -100,6 +100,9 @@ static const char *const steps[] = {
     "ALTER TABLE table_columns ADD COLUMN metadata INTEGER NOT NULL DEFAULT 0;\n"
     "ALTER TABLE table_columns ADD COLUMN meta_from TEXT;\n"
     "ALTER TABLE table_columns ADD COLUMN is_virtual INTEGER NOT NULL DEFAULT 0;\n",
+    /* 5: PRIMARY KEY (col, ...) NOT ENFORCED: a column's position in the table's key (from
+       1; NULL = not in it), the key of an upsert sink */
+    "ALTER TABLE table_columns ADD COLUMN pk_ord INTEGER;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

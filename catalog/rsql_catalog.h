@@ -53,6 +53,7 @@ typedef struct rsql_col {
     bool metadata;
     char *meta_from; /* FROM 'key' as written; NULL = the key is the column's name */
     bool is_virtual;
+    int pk_ord; /* position in PRIMARY KEY (...) NOT ENFORCED, from 1; 0 = not in the key */
 } rsql_col_t;
 
 /* The metadata key of a METADATA column (FROM 'key', else its name); NULL for a physical one. */

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "cli/cli_int.h"
+#include "cli/serve_int.h"
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_connector.h"
 #include "connectors/rsql_plugin.h"
@@ -34,6 +35,9 @@ static void usage(FILE *f)
             "       rocketsql [--catalog FILE]                      interactive shell (on a terminal;\n"
             "                                                       else a script from stdin)\n"
             "       rocketsql [--catalog FILE] run JOB              run a catalog job (bounded)\n"
+            "       rocketsql [--catalog FILE] serve [--job NAME ...] [--http ADDR:PORT]\n"
+            "                                                       run the catalog's jobs as a\n"
+            "                                                       service (docs/OPERATIONS.md)\n"
             "       rocketsql --help | --version\n"
             "\n"
             "options:\n"
@@ -47,6 +51,7 @@ static void usage(FILE *f)
             "      --list-errors=md   print the error code reference (docs/ERRORS.md)\n"
             "      --log-level LEVEL  log to stderr up to LEVEL (error, warn, info, debug, trace;\n"
             "                         default: $ROCKETSQL_LOG, else warn)\n"
+            "      --log-format FMT   log lines as 'text' (default) or 'json'\n"
             "  -h, --help           this help\n"
             "  -V, --version        print the version\n"
             "\n"
@@ -83,9 +88,10 @@ static char *read_all(const char *path, size_t *len, FILE *errf)
 int main(int argc, char **argv)
 {
     const char *catalog_flag = NULL, *file = NULL, *exec_sql = NULL, *list = NULL;
-    const char *log_level = NULL;
+    const char *log_level = NULL, *log_format = NULL;
     bool tsv = false;
-    enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS, OPT_LOG_LEVEL, OPT_PLUGIN_DIR };
+    enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS, OPT_LOG_LEVEL, OPT_PLUGIN_DIR,
+           OPT_LOG_FORMAT };
     static const struct option longopts[] = {
         {"catalog", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},
@@ -94,6 +100,7 @@ int main(int argc, char **argv)
         {"list-options", required_argument, NULL, OPT_LIST_OPTIONS},
         {"list-errors", required_argument, NULL, OPT_LIST_ERRORS},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
         {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -107,6 +114,7 @@ int main(int argc, char **argv)
         case 'e': exec_sql = optarg; break;
         case OPT_TSV: tsv = true; break;
         case OPT_LOG_LEVEL: log_level = optarg; break;
+        case OPT_LOG_FORMAT: log_format = optarg; break;
         case OPT_PLUGIN_DIR: rsql_plugin_load_dir(optarg, stderr); break;
         case OPT_LIST_OPTIONS:
         case OPT_LIST_ERRORS:
@@ -124,7 +132,8 @@ int main(int argc, char **argv)
     }
     rsql_error_t err;
     rsql_error_clear(&err);
-    if (rsql_log_configure(log_level, getenv(RSQL_LOG_ENV), &err) != RSQL_OK) {
+    if (rsql_log_configure(log_level, getenv(RSQL_LOG_ENV), &err) != RSQL_OK ||
+        rsql_log_set_format(log_format, &err) != RSQL_OK) {
         fprintf(stderr, "rocketsql: %s\n", err.msg);
         return EXIT_USAGE;
     }
@@ -143,6 +152,14 @@ int main(int argc, char **argv)
         return 0;
     }
     const char *job = NULL;
+    if (optind < argc && strcmp(argv[optind], "serve") == 0) {
+        if (file || exec_sql) {
+            fprintf(stderr, "rocketsql: choose one of -f, -e, run and serve\n");
+            return EXIT_USAGE;
+        }
+        return rsql_serve_main(rsql_catalog_default_path(catalog_flag), argc - optind,
+                               argv + optind);
+    }
     if (optind < argc) {
         if (strcmp(argv[optind], "run") == 0 && optind + 2 == argc) {
             job = argv[optind + 1];
@@ -164,6 +181,7 @@ int main(int argc, char **argv)
         rsql_error_render(&err, NULL, stderr);
         return 1;
     }
+    rsql_session_set_http_hooks(s, serve__run_http_begin, serve__run_http_end, NULL);
     int status;
     rsql_print_style_t style = tsv ? RSQL_PRINT_TSV : RSQL_PRINT_TABLE;
     if (job) {

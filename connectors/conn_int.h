@@ -15,6 +15,17 @@
 #define RSQL_MS_MIN (60 * RSQL_MS_S)
 #define RSQL_MS_H (60 * RSQL_MS_MIN)
 
+/* The doc of sink.exactly-once.retention, shared by the exactly-once sinks (sqlite, postgres). */
+#define RSQL_EXACTLY_ONCE_RETENTION_DOC                                                       \
+    "From a source that keeps its own positions (`rocketmq-grpc`): the sink records the "      \
+    "identity of each applied message (topic, lite topic and message id) in the same "        \
+    "transaction as its row, in `rocketsql_applied`, so a redelivered message that was "       \
+    "already applied (its ack was lost, or the job was killed before acking) is acked "        \
+    "without being written again. An identity is kept this long after it was applied, and "   \
+    "pruned only once the job has run this long, so a redelivery after a restart is still "   \
+    "recognized. Keep it well above `source.invisible-duration`. The record holds about "      \
+    "(message rate x this) entries."
+
 extern const rsql_format_def_t rsql_json_format_def;
 extern const rsql_format_def_t rsql_csv_format_def;
 extern const rsql_format_def_t rsql_raw_format_def;

@@ -331,11 +331,28 @@ static rsql_err_t build_confs(const rsql_connector_def_t *c, const rsql_format_d
 ** (caller destroys) and the connector in *conn (when conn is non-NULL), or
 ** NULL with err set.
 */
-rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
-                                       const char *const *columns, int n_columns,
-                                       rsql_pos_t what_pos, const rsql_connector_def_t **conn,
-                                       rsql_error_t *err)
+rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
+                                          const char *const *columns, int n_columns,
+                                          rsql_pos_t what_pos, unsigned flags,
+                                          const rsql_connector_def_t **conn, rsql_error_t *err)
 {
+    /* the two keys that choose the option tables are never references */
+    static const char *const choosers[] = {"connector", "format"};
+    for (int k = 0; k < 2; k++) {
+        int i = kv_index(kvs, n_kvs, choosers[k]);
+        rsql_opt_ref_t ref = {RSQL_OPT_REF_NONE, NULL, 0};
+        if (i >= 0 && (rsql_opt_ref_parse(choosers[k], kvs[i].value, false, kvs[i].value_pos,
+                                          &ref, err) != RSQL_OK ||
+                       ref.kind != RSQL_OPT_REF_NONE)) {
+            if (ref.kind != RSQL_OPT_REF_NONE) {
+                rsql_error_set(err, RSQL_ERR_BAD_OPTION, kvs[i].value_pos,
+                               "option '%s' cannot be a reference (${env:...} or ${file:...}): "
+                               "it decides which options the table has",
+                               choosers[k]);
+            }
+            return NULL;
+        }
+    }
     int ci = kv_index(kvs, n_kvs, "connector");
     if (ci < 0) {
         rsql_error_set(err, RSQL_ERR_MISSING_OPTION, what_pos,
@@ -376,13 +393,15 @@ rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
     }
 
     const rsql_opt_def_t *tables[2] = {c->opts, fmt ? fmt->opts : NULL};
-    rsql_optset_t *set = rsql_optset_new_at(tables, fmt ? 2 : 1, what, kvs, n_kvs, columns,
-                                            n_columns, what_pos, err);
+    rsql_optset_t *set = rsql_optset_new_ex(tables, fmt ? 2 : 1, what, kvs, n_kvs, columns,
+                                            n_columns, what_pos, flags, err);
     if (!set) {
         return NULL;
     }
-    if ((c->finalize && c->finalize(set, err) != RSQL_OK) ||
-        (fmt && fmt->finalize && fmt->finalize(set, err) != RSQL_OK) ||
+    /* cross-option rules need every value: with a reference pending they run at planning */
+    bool pending = rsql_optset_pending(set);
+    if ((!pending && c->finalize && c->finalize(set, err) != RSQL_OK) ||
+        (!pending && fmt && fmt->finalize && fmt->finalize(set, err) != RSQL_OK) ||
         build_confs(c, fmt, set, columns, n_columns, err) != RSQL_OK) {
         rsql_optset_destroy(set);
         return NULL;
@@ -391,6 +410,15 @@ rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
         *conn = c;
     }
     return set;
+}
+
+/* rsql_connector_validate_ex keeping references unresolved (CREATE TABLE). */
+rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
+                                       const char *const *columns, int n_columns,
+                                       rsql_pos_t what_pos, const rsql_connector_def_t **conn,
+                                       rsql_error_t *err)
+{
+    return rsql_connector_validate_ex(kvs, n_kvs, columns, n_columns, what_pos, 0, conn, err);
 }
 
 /*

@@ -7,3 +7,4 @@ include connectors/file/local.mk
 include connectors/sqlite/local.mk
 include connectors/datagen/local.mk
 include connectors/stdio/local.mk
+include connectors/postgres/local.mk

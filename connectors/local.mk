@@ -26,6 +26,11 @@ check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_c
 	tests/unit/test_plugins tests/unit/test_conn_errors
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors
+check_PROGRAMS += tests/unit/test_opts_ref
+TESTS += tests/unit/test_opts_ref
+tests_unit_test_opts_ref_SOURCES = tests/unit/test_opts_ref.c
+tests_unit_test_opts_ref_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_opts_ref_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_opts_SOURCES = tests/unit/test_opts.c
 tests_unit_test_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)

@@ -151,7 +151,10 @@ typedef struct rsql_connector_def {
     /*
     ** Sink side: true when the sink stores the source positions in the same
     ** transaction as the rows (exactly-once with a source whose positions
-    ** the runtime keeps). Its data path then has stored_positions.
+    ** the runtime keeps), and, for a source that keeps its own
+    ** (rsql_sink_ctx_t.source_own_positions), the identities of the applied
+    ** records (exactly-once with RocketMQ). Its data path then has
+    ** stored_positions.
     */
     bool exactly_once;
     /* Optional extra EXPLAIN output (see rsql_explain_t). */
@@ -225,6 +228,18 @@ rsql_optset_t *rsql_connector_validate(const rsql_opt_kv_t *kvs, int n_kvs,
                                        const char *const *columns, int n_columns,
                                        rsql_pos_t what_pos, const rsql_connector_def_t **conn,
                                        rsql_error_t *err);
+
+/*
+** rsql_connector_validate with rsql_optset_new_ex flags: RSQL_OPTSET_RESOLVE
+** resolves ${env:...} / ${file:...} references (the planner does, for a
+** job). Without it (CREATE TABLE) references are checked for their form
+** only, and the cross-option rules (finalize) wait for planning when a
+** reference is pending. 'connector' and 'format' are never references.
+*/
+rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
+                                          const char *const *columns, int n_columns,
+                                          rsql_pos_t what_pos, unsigned flags,
+                                          const rsql_connector_def_t **conn, rsql_error_t *err);
 
 /* True when key is a secret option of connector conn (or its formats). */
 bool rsql_connector_is_secret(const rsql_connector_def_t *conn, const char *key);

@@ -245,6 +245,24 @@ typedef struct rsql_sink_ctx {
     int n_meta;
     const char *const *meta_keys;
     const rsql_type_t *meta_types;
+    /*
+    ** The source keeps its own positions (RocketMQ acks: rsql_source_ops_t
+    ** .manages_own_positions). An exactly-once sink then records, in the same
+    ** transaction as the rows, the identity of each applied record (rec->ident:
+    ** topic, lite topic and message id) instead of positions, and reports a row
+    ** whose identity it applied before as written without writing it again (a
+    ** redelivered message is then acked, not doubled). It prunes that record so
+    ** it stays bounded.
+    */
+    bool source_own_positions;
+    /*
+    ** The table's PRIMARY KEY (...) NOT ENFORCED: n_key column indexes (into
+    ** column_names), in key order; 0 = none. A sink that can upsert (postgres,
+    ** sqlite) then writes each row as an upsert by that key (the last row of a
+    ** key wins); the others append.
+    */
+    int n_key;
+    const int *key_columns;
 } rsql_sink_ctx_t;
 
 typedef struct rsql_sink_ops {

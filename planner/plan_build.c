@@ -67,8 +67,9 @@ static rsql_err_t validate_stored(rsql_plan_table_t *t, rsql_pos_t pos, rsql_err
     }
     rsql_error_t verr;
     rsql_error_clear(&verr);
-    t->opts = rsql_connector_validate(kvs, def->n_options, cols, n_phys, RSQL_NOPOS, &t->conn,
-                                      &verr);
+    /* a plan is what runs: ${env:...} / ${file:...} references are resolved now */
+    t->opts = rsql_connector_validate_ex(kvs, def->n_options, cols, n_phys, RSQL_NOPOS,
+                                         RSQL_OPTSET_RESOLVE, &t->conn, &verr);
     rsql_free(kvs);
     rsql_free(cols);
     if (!t->opts) {

@@ -400,6 +400,24 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         }
     }
     rsql_buf_putc(x->out, '\n');
+    int n_key = 0;
+    for (int i = 0; i < t->def->n_columns; i++) {
+        n_key += t->def->columns[i].pk_ord > 0;
+    }
+    for (int k = 1; k <= n_key; k++) {
+        for (int i = 0; i < t->def->n_columns; i++) {
+            if (t->def->columns[i].pk_ord == k) {
+                if (k == 1) {
+                    attr(x, d, "primary key");
+                }
+                rsql_buf_puts(x->out, k > 1 ? ", " : "");
+                put_ident(x->out, t->def->columns[i].name);
+            }
+        }
+    }
+    if (n_key) {
+        rsql_buf_puts(x->out, " (NOT ENFORCED: a sink that can upsert writes by it)\n");
+    }
 }
 
 /* "metadata: reads tag, keys" (source) / "metadata: writes tag" (sink), when there is any. */
@@ -461,7 +479,9 @@ static void sink_node(explain_t *x)
                                 "same transaction as the rows)\n",
                         t->conn->name);
     } else if (sink_exactly_once(p)) {
-        rsql_buf_printf(x->out, "at-least-once (%s cannot join the %s transaction)\n", own,
+        rsql_buf_printf(x->out, "exactly-once (the %s sink records each applied message's id in "
+                                "the same transaction as its row; a redelivered message already "
+                                "applied is acked without being written again)\n",
                         t->conn->name);
     } else {
         rsql_buf_puts(x->out, "at-least-once (a row's source position is committed only after "

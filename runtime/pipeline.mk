@@ -26,3 +26,11 @@ tests_unit_test_runtime_bounded_SOURCES = tests/unit/test_runtime_bounded.c
 tests_unit_test_runtime_bounded_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_runtime_bounded_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_signals
+TESTS += tests/unit/test_signals
+tests_unit_test_signals_SOURCES = tests/unit/test_signals.c
+tests_unit_test_signals_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_signals_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif

@@ -47,6 +47,7 @@ typedef struct rt_inbatch {
     uint8_t *registered; /* per record: in the offset tracker */
     uint8_t *resolved; /* per record: outcome reported */
     int pending;       /* records without an outcome */
+    int64_t poll_us;   /* when it was polled (rsql_now_ns() / 1000), for the latency stats */
     struct rt_outcomes_op *oo; /* allocated ahead; handed to the worker by transform */
     struct rt_wbatch *wb;      /* allocated ahead; handed to the write thread by transform */
 } rt_inbatch_t;
@@ -96,6 +97,7 @@ typedef struct rt_wbatch {
     bool has_retry;
     rsql_retry_t retry;
     int64_t not_before_ms; /* a retry waits until then */
+    int64_t write_us;      /* when it was last handed to the sink (latency stats) */
     rt_delivery_op_t *dop;
     rt_write_failed_op_t failed;
 } rt_wbatch_t;
@@ -230,6 +232,8 @@ void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f)
 /* The sink delivery callback (any thread; posts to the worker queue). */
 void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
                                const rsql_sink_result_t *results);
+/* A supervised run's stage thread logs with its job and run id (rt_pipeline.c). */
+void rsql_pipeline__log_context(rsql_pipeline_t *p);
 /* The stage threads (rt_stages.c); arg is the pipeline. */
 void *rsql_pipeline__poll_main(void *arg);
 void *rsql_pipeline__transform_main(void *arg);

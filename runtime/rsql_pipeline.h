@@ -59,6 +59,8 @@
 #ifndef RSQL_PIPELINE_H
 #define RSQL_PIPELINE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -132,6 +134,58 @@ int64_t rsql_retry_next(rsql_retry_t *r, int64_t now_ms);
 typedef struct rsql_pipeline rsql_pipeline_t;
 
 /*
+** What a supervisor (rocketsql serve) sees of a running pipeline without taking any of its
+** locks: the worker publishes its counts here as atomics after every op it serves (so a
+** metrics scraper reads them, never a pipeline lock), and rsql_pipeline_stats_stop asks the
+** pipeline that runs with these stats to drain and stop. The caller's storage, set up with
+** rsql_pipeline_stats_init; it must outlive every run it is given to (conf.stats), and one
+** run at a time uses it. Counts are those of the current (or last) run.
+*/
+/*
+** A latency histogram of atomics (Prometheus buckets, upper bounds in seconds, cumulative
+** when exposed): counts per bucket (the last is +Inf), the count and the sum in microseconds.
+*/
+#define RSQL_LATENCY_BUCKETS 12
+extern const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1];
+typedef struct rsql_latency_hist {
+    atomic_int_least64_t bucket[RSQL_LATENCY_BUCKETS];
+    atomic_int_least64_t count, sum_us;
+} rsql_latency_hist_t;
+/* Record one observation of us microseconds, n times. Any thread. */
+void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n);
+
+typedef struct rsql_pipeline_stats {
+    atomic_int_least64_t read, written, filtered, dead_lettered, failed;
+    atomic_int_least64_t retries;     /* transient failures retried (poll, write, delivery) */
+    atomic_int_least64_t in_flight;   /* records polled whose outcome is not known yet */
+    atomic_int_least64_t queue_depth; /* records waiting in the stage queues */
+    atomic_int_least64_t run_id;      /* the run's id in the catalog, 0 before it began */
+    atomic_bool open;                 /* the source and the sink are open (connected) */
+    atomic_bool source_down;          /* the source's polls fail and are being retried */
+    atomic_bool sink_down;            /* the sink's writes fail and are being retried */
+    /* read (poll) -> the sink's confirmation, per row; sink write -> its delivery, per batch.
+       Over every run using the stats: never reset. */
+    rsql_latency_hist_t e2e, send;
+    pthread_mutex_t mu;               /* guards p, stop and detail */
+    /* the source's own state as JSON (rsql_source_ops_t.describe), refreshed every
+       state.flush-interval, e.g. {"lite_topics":[...],"lanes":N,"deferred":N} or
+       {"connected":false} while a RocketMQ source cannot receive; "" = nothing */
+    char detail[2048];
+    rsql_pipeline_t *p;               /* the pipeline running with these stats, or NULL */
+    bool stop;                        /* a stop was asked for: the next run stops at once */
+} rsql_pipeline_stats_t;
+
+void rsql_pipeline_stats_init(rsql_pipeline_stats_t *st);
+void rsql_pipeline_stats_deinit(rsql_pipeline_stats_t *st);
+/* Zero the counts for a new run (not while one runs); clears a pending stop when clear_stop. */
+void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop);
+/*
+** Ask the run using st (now, or the next one to start) to stop: stop polling, drain, commit,
+** end "interrupted". Any thread.
+*/
+void rsql_pipeline_stats_stop(rsql_pipeline_stats_t *st);
+
+/*
 ** The per-record transform, called on the transform thread in poll order:
 ** decode (when rec->row is NULL), filter and project rec into *out, n_out
 ** values (sink column order) that must live as long as the batch (allocate
@@ -177,6 +231,7 @@ typedef struct rsql_pipeline_conf {
     const char *job;     /* job name for the run, NULL for an ad-hoc INSERT */
     const char *sql;     /* statement text for the run */
     bool handle_signals; /* install the SIGINT/SIGTERM handling for the run */
+    rsql_pipeline_stats_t *stats; /* published counts and a stop handle (borrowed), or NULL */
     /* What the source may leave invisible to later runs (rsql_connector_def_t.hold): its key
        and for how long after the run last worked; NULL / 0 = nothing. With record_run the
        run records it, and when the newest finished run of that key was interrupted or failed
@@ -242,5 +297,15 @@ typedef struct rsql_plan rsql_plan_t;
 rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
                                   const rsql_plan_t *plan, const char *job, FILE *out,
                                   FILE *errf, rsql_error_t *err);
+
+/*
+** The same for a supervised run (rocketsql serve): stats as in rsql_pipeline_conf_t (may be
+** NULL); handle_signals false leaves SIGINT/SIGTERM to the caller (the process owns them);
+** errf NULL prints no status line and no summary.
+*/
+rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *plan,
+                                     const char *job, FILE *out, FILE *errf,
+                                     rsql_pipeline_stats_t *stats, bool handle_signals,
+                                     rsql_error_t *err);
 
 #endif

@@ -11,6 +11,7 @@
 #ifndef RSQL_SESSION_H
 #define RSQL_SESSION_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "base/rsql_error.h"
@@ -53,5 +54,33 @@ int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
 
 /* `rocketsql run JOB`: run a catalog job (bounded). Exit status as above. */
 int rsql_session_run_job(rsql_session_t *s, const char *job, FILE *out, FILE *errf);
+
+struct rsql_pipeline_stats;
+/*
+** `rocketsql serve`: run catalog job `job` once, supervised: its counts are published to
+** stats (rsql_pipeline.h; rsql_pipeline_stats_stop drains and stops it), it leaves
+** SIGINT/SIGTERM to the process and prints no status line. RSQL_OK when it ended (done, or
+** stopped); else the error (err set, its message prefixed "job 'NAME': "). *started tells
+** whether its pipeline began a run (a row in SHOW JOB RUNS); false when it did not plan.
+** @locality the session's thread
+*/
+rsql_err_t rsql_session_serve_job(rsql_session_t *s, const char *job,
+                                  struct rsql_pipeline_stats *stats, bool *started,
+                                  rsql_error_t *err);
+/*
+** SET 'http.address' = 'ADDR:PORT': while an INSERT or RUN JOB of this session runs, begin is
+** called with the address, the run's name (the job, else "insert:<source>-><sink>") and the
+** stats the run publishes (rsql_pipeline.h), and end once it is over. A begin error (an
+** address in use) fails the statement before it runs. The CLI sets these (cli/serve_http.c);
+** without them the setting does nothing.
+*/
+typedef rsql_err_t (*rsql_http_begin_cb)(void *opaque, const char *addr, const char *name,
+                                         struct rsql_pipeline_stats *stats, rsql_error_t *err);
+typedef void (*rsql_http_end_cb)(void *opaque);
+void rsql_session_set_http_hooks(rsql_session_t *s, rsql_http_begin_cb begin,
+                                 rsql_http_end_cb end, void *opaque);
+
+/* The session's catalog connection (borrowed; the session's thread only). */
+rsql_catalog_t *rsql_session_catalog(rsql_session_t *s);
 
 #endif

@@ -17,6 +17,13 @@ struct rsql_session {
     rsql_catalog_t *cat;
     rsql_settings_t *settings;
     int job_failed; /* the last statement started a job that failed */
+    /* rocketsql serve: the supervised job's stats; its pipelines leave the signals to the
+       process and print no status line (NULL otherwise) */
+    struct rsql_pipeline_stats *serve_stats;
+    /* SET 'http.address': the CLI's endpoint for a running statement (rsql_session.h) */
+    rsql_http_begin_cb http_begin;
+    rsql_http_end_cb http_end;
+    void *http_opaque;
 };
 
 rsql_err_t rsql_rt__show_tables(rsql_session_t *s, rsql_result_t **out, rsql_error_t *err);

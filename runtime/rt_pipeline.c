@@ -267,6 +267,9 @@ void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_er
                              int64_t wait_ms, int attempt)
 {
     bool warn = false;
+    if (p->conf.stats) {
+        atomic_fetch_add(&p->conf.stats->retries, 1);
+    }
     if (attempt <= 1) {
         int64_t now = rsql_now_ms();
         int_least64_t last = atomic_load(&p->retry_warned_ms);
@@ -427,6 +430,7 @@ static rsql_err_t open_sink(rsql_pipeline_t *p, rsql_error_t *err)
     ctx.pipeline = p->id;
     ctx.deliver = rsql_pipeline__deliver_cb;
     ctx.deliver_opaque = p;
+    ctx.source_own_positions = !p->conf.preview && p->conf.src_ops->manages_own_positions;
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_err_t rc = p->conf.snk_ops->open(&ctx, &p->snk, &e);
@@ -435,6 +439,106 @@ static rsql_err_t open_sink(rsql_pipeline_t *p, rsql_error_t *err)
         return rsql_error_set(err, rc, e.pos, "%s", e.code ? e.msg : rsql_err_str(rc));
     }
     return RSQL_OK;
+}
+
+/* ---- published stats (rsql_pipeline_stats_t) */
+
+const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1] = {
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30};
+
+/* See rsql_pipeline.h. */
+void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n)
+{
+    if (n <= 0) {
+        return;
+    }
+    if (us < 0) {
+        us = 0;
+    }
+    int b = 0;
+    while (b < RSQL_LATENCY_BUCKETS - 1 && (double)us > rsql_latency_bounds_s[b] * 1e6) {
+        b++;
+    }
+    atomic_fetch_add(&h->bucket[b], n);
+    atomic_fetch_add(&h->count, n);
+    atomic_fetch_add(&h->sum_us, us * n);
+}
+
+/* A stage thread of a supervised run logs with its job and run (rsql_log_set_context). */
+void rsql_pipeline__log_context(rsql_pipeline_t *p)
+{
+    if (p->conf.stats) {
+        rsql_log_set_context(p->conf.job, p->run_id);
+    }
+}
+
+void rsql_pipeline_stats_init(rsql_pipeline_stats_t *st)
+{
+    memset(st, 0, sizeof *st);
+    pthread_mutex_init(&st->mu, NULL);
+    rsql_pipeline_stats_reset(st, true);
+}
+
+void rsql_pipeline_stats_deinit(rsql_pipeline_stats_t *st)
+{
+    pthread_mutex_destroy(&st->mu);
+}
+
+/* Zero the counts for a new run. */
+void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop)
+{
+    atomic_store(&st->read, 0);
+    atomic_store(&st->written, 0);
+    atomic_store(&st->filtered, 0);
+    atomic_store(&st->dead_lettered, 0);
+    atomic_store(&st->failed, 0);
+    atomic_store(&st->retries, 0);
+    atomic_store(&st->in_flight, 0);
+    atomic_store(&st->queue_depth, 0);
+    atomic_store(&st->run_id, 0);
+    atomic_store(&st->open, false);
+    atomic_store(&st->source_down, false);
+    atomic_store(&st->sink_down, false);
+    pthread_mutex_lock(&st->mu);
+    st->detail[0] = '\0';
+    pthread_mutex_unlock(&st->mu);
+    if (clear_stop) {
+        pthread_mutex_lock(&st->mu);
+        st->stop = false;
+        pthread_mutex_unlock(&st->mu);
+    }
+}
+
+static void request_stop_interrupted(rsql_pipeline_t *p);
+
+/* Stop the run using st, now or when it starts. Any thread. @locks st->mu, then p->lock */
+void rsql_pipeline_stats_stop(rsql_pipeline_stats_t *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->stop = true;
+    if (st->p) {
+        request_stop_interrupted(st->p);
+    }
+    pthread_mutex_unlock(&st->mu);
+}
+
+/* The run begins / ends using its stats (the stop handle). @locality worker */
+static void stats_attach(rsql_pipeline_t *p, bool attach)
+{
+    rsql_pipeline_stats_t *st = p->conf.stats;
+    if (!st) {
+        return;
+    }
+    pthread_mutex_lock(&st->mu);
+    st->p = attach ? p : NULL;
+    bool stop = attach && st->stop;
+    if (!attach) {
+        atomic_store(&st->open, false);
+    }
+    pthread_mutex_unlock(&st->mu);
+    if (stop) {
+        request_stop_interrupted(p);
+    }
 }
 
 /* ---- the worker */
@@ -446,6 +550,22 @@ static void counts_now(rsql_pipeline_t *p, rsql_job_counts_t *c)
     c->filtered = p->filtered;
     c->dead_lettered = p->dead_lettered;
     c->failed = p->failed;
+}
+
+/* Publish the counts to conf.stats. @locality worker */
+static void stats_publish(rsql_pipeline_t *p, int64_t in_flight)
+{
+    rsql_pipeline_stats_t *st = p->conf.stats;
+    if (!st) {
+        return;
+    }
+    atomic_store(&st->read, atomic_load(&p->read));
+    atomic_store(&st->written, p->written);
+    atomic_store(&st->filtered, p->filtered);
+    atomic_store(&st->dead_lettered, p->dead_lettered);
+    atomic_store(&st->failed, p->failed);
+    atomic_store(&st->in_flight, in_flight);
+    atomic_store(&st->queue_depth, rsql_queue_weight(p->q1) + rsql_queue_weight(p->q2));
 }
 
 /* Counts of the run. @locality worker (or after the run) */
@@ -484,9 +604,14 @@ static void run_progress(rsql_pipeline_t *p)
         rsql_job_counts_t c;
         counts_now(p, &c);
         char detail[2048];
-        rsql_catalog_run_progress(p->conf.cat, p->run_id, &c,
-                                  source_detail(p, detail, sizeof detail), NULL);
+        const char *d = source_detail(p, detail, sizeof detail);
+        rsql_catalog_run_progress(p->conf.cat, p->run_id, &c, d, NULL);
         rsql_pipeline__hold_touch(p, false);
+        if (p->conf.stats) {
+            pthread_mutex_lock(&p->conf.stats->mu);
+            snprintf(p->conf.stats->detail, sizeof p->conf.stats->detail, "%s", d ? d : "");
+            pthread_mutex_unlock(&p->conf.stats->mu);
+        }
     }
 }
 
@@ -496,7 +621,9 @@ static void worker_loop(rsql_pipeline_t *p)
     for (;;) {
         pthread_mutex_lock(&p->lock);
         bool all_resolved = p->live == 0;
+        int64_t in_flight = p->in_flight;
         pthread_mutex_unlock(&p->lock);
+        stats_publish(p, in_flight);
         if (p->poll_done && all_resolved && rsql_pipeline__dlq_busy(p) == 0) {
             break;
         }
@@ -582,6 +709,11 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         }
         rsql_pipeline__hold_begin(p);
     }
+    if (p->conf.stats) {
+        atomic_store(&p->conf.stats->run_id, p->run_id);
+        rsql_log_set_context(p->conf.job, p->run_id); /* serve: lines carry job and run */
+    }
+    stats_attach(p, true);
     rsql_err_t rc = RSQL_OK;
     bool signals = false;
     if (p->conf.handle_signals) {
@@ -603,6 +735,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     if (rc == RSQL_OK) {
         if (p->conf.src_ops->total) {
             p->total = p->conf.src_ops->total(p->src);
+        }
+        if (p->conf.stats) {
+            atomic_store(&p->conf.stats->open, true);
         }
         if (start_thread(p, &p->write_th, rsql_pipeline__write_main, &p->write_started) &&
             start_thread(p, &p->xform_th, rsql_pipeline__transform_main, &p->xform_started)) {
@@ -669,6 +804,8 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     if (signals) {
         rsql_pipeline__signals_stop(p);
     }
+    stats_attach(p, false);
+    stats_publish(p, 0);
     p->end_ms = rsql_now_ms();
     rsql_pipeline__status_final(p);
     if (p->run_id > 0) {

@@ -18,6 +18,35 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Run plan with the CLI's HTTP endpoint up (SET 'http.address'). */
+static rsql_err_t run_with_http(rsql_session_t *s, const rsql_plan_t *plan, const char *job,
+                                const char *addr, rsql_error_t *err)
+{
+    rsql_pipeline_stats_t *st = rsql_malloc(sizeof *st);
+    if (!st) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    rsql_pipeline_stats_init(st);
+    char name[300];
+    if (job) {
+        snprintf(name, sizeof name, "%s", job);
+    } else {
+        snprintf(name, sizeof name, "insert:%.140s->%.140s", plan->source.def->name,
+                 plan->sink.def->name);
+    }
+    rsql_err_t rc = s->http_begin(s->http_opaque, addr, name, st, err);
+    if (rc == RSQL_OK) {
+        rc = rsql_pipeline_run_plan_ex(s->cat, plan, job, stdout, stderr, st, true, err);
+        if (rc != RSQL_OK) {
+            s->job_failed = 1;
+        }
+        s->http_end(s->http_opaque);
+    }
+    rsql_pipeline_stats_deinit(st);
+    rsql_free(st);
+    return rc;
+}
+
 /* Plan stmt with settings and run it; a failure while running marks the job failed. */
 static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const char *sql,
                                const rsql_settings_t *settings, const char *job,
@@ -28,8 +57,18 @@ static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const c
         return err ? err->code : RSQL_ERR_INTERNAL;
     }
     fflush(stdout);
-    rsql_err_t rc = rsql_pipeline_run_plan(s->cat, rsql_catalog_path(s->cat), plan, job, stdout,
-                                           stderr, err);
+    const char *http = rsql_settings_get(s->settings, "http.address");
+    if (http && *http && s->http_begin && !s->serve_stats && plan->kind != RSQL_PLAN_SELECT &&
+        plan->sink.def) {
+        rsql_err_t rc = run_with_http(s, plan, job, http, err); /* a start error: nothing ran */
+        rsql_plan_destroy(plan);
+        return rc;
+    }
+    rsql_err_t rc = s->serve_stats
+                        ? rsql_pipeline_run_plan_ex(s->cat, plan, job, NULL, NULL,
+                                                    s->serve_stats, false, err)
+                        : rsql_pipeline_run_plan(s->cat, rsql_catalog_path(s->cat), plan, job,
+                                                 stdout, stderr, err);
     if (rc != RSQL_OK) {
         s->job_failed = 1;
     }
@@ -38,17 +77,17 @@ static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const c
 }
 
 /* RUN JOB name: the stored INSERT, planned with the job's captured settings. */
-static rsql_err_t run_job(rsql_session_t *s, const rsql_stmt_t *st, rsql_error_t *err)
+static rsql_err_t run_job_named(rsql_session_t *s, const char *name, rsql_pos_t name_pos,
+                                rsql_error_t *err)
 {
     rsql_job_def_t *job = NULL;
     rsql_error_t local;
     rsql_error_clear(&local);
-    if (rsql_catalog_job_get(s->cat, st->name.name, &job, &local) != RSQL_OK) {
-        return rsql_error_set(err, local.code, st->name.pos, "%s", local.msg);
+    if (rsql_catalog_job_get(s->cat, name, &job, &local) != RSQL_OK) {
+        return rsql_error_set(err, local.code, name_pos, "%s", local.msg);
     }
     if (!job) {
-        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, st->name.pos, "no such job: %s",
-                              st->name.name);
+        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name_pos, "no such job: %s", name);
     }
     rsql_err_t rc = RSQL_OK;
     rsql_settings_t *settings = rsql_settings_new();
@@ -66,14 +105,14 @@ static rsql_err_t run_job(rsql_session_t *s, const rsql_stmt_t *st, rsql_error_t
     }
     rsql_error_clear(&local);
     if (rsql_settings_import(settings, kvs, job->n_settings, &local) != RSQL_OK) {
-        rc = rsql_error_set(err, local.code, st->name.pos, "job '%s': %s", job->name, local.msg);
+        rc = rsql_error_set(err, local.code, name_pos, "job '%s': %s", job->name, local.msg);
         goto done;
     }
     rsql_stmt_t *inner = NULL;
     rsql_error_clear(&local);
     if (rsql_parse_next(p, &inner, &local) != RSQL_OK || !inner ||
         inner->kind != RSQL_STMT_INSERT) {
-        rc = rsql_error_set(err, local.code ? local.code : RSQL_ERR_CATALOG, st->name.pos,
+        rc = rsql_error_set(err, local.code ? local.code : RSQL_ERR_CATALOG, name_pos,
                             "job '%s' has an invalid statement: %s", job->name,
                             local.code ? local.msg : "not an INSERT");
         goto done;
@@ -85,7 +124,7 @@ static rsql_err_t run_job(rsql_session_t *s, const rsql_stmt_t *st, rsql_error_t
         char where[900];
         rsql_error_format(&local, job->sql, where, sizeof(where));
         rsql_error_t outer = local;
-        outer.pos = s->job_failed ? RSQL_NOPOS : st->name.pos;
+        outer.pos = s->job_failed ? RSQL_NOPOS : name_pos;
         snprintf(outer.msg, sizeof(outer.msg), "job '%.64s': %.900s", job->name,
                  local.pos.off != RSQL_POS_NONE ? where : local.msg);
         rsql_error_copy(err, &outer);
@@ -103,7 +142,33 @@ rsql_err_t rsql_rt__run(rsql_session_t *s, const rsql_stmt_t *st, const char *sq
 {
     (void)out;
     if (st->kind == RSQL_STMT_RUN_JOB) {
-        return run_job(s, st, err);
+        return run_job_named(s, st->name.name, st->name.pos, err);
     }
     return plan_and_run(s, st, sql, s->settings, NULL, err);
+}
+
+/* rocketsql serve: one supervised run of a catalog job (rsql_session.h). */
+rsql_err_t rsql_session_serve_job(rsql_session_t *s, const char *job,
+                                  struct rsql_pipeline_stats *stats, bool *started,
+                                  rsql_error_t *err)
+{
+    s->job_failed = 0;
+    s->serve_stats = stats;
+    rsql_err_t rc = run_job_named(s, job, RSQL_NOPOS, err);
+    s->serve_stats = NULL;
+    *started = stats && atomic_load(&stats->run_id) > 0;
+    return rc;
+}
+
+rsql_catalog_t *rsql_session_catalog(rsql_session_t *s)
+{
+    return s->cat;
+}
+
+void rsql_session_set_http_hooks(rsql_session_t *s, rsql_http_begin_cb begin,
+                                 rsql_http_end_cb end, void *opaque)
+{
+    s->http_begin = begin;
+    s->http_end = end;
+    s->http_opaque = opaque;
 }

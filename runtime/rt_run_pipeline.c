@@ -271,6 +271,8 @@ typedef struct cols {
     int n;
     const char **names;
     rsql_type_t *types;
+    int n_key;
+    int *key; /* PRIMARY KEY: column indexes, in key order */
 } cols_t;
 
 /* def's columns; phys: its physical ones only (what a format decodes or encodes). */
@@ -289,6 +291,32 @@ static bool cols_of(const rsql_table_def_t *def, cols_t *c, bool phys)
         if (!phys || !def->columns[i].metadata) {
             c->names[c->n] = def->columns[i].name;
             c->types[c->n++] = def->columns[i].type;
+        }
+    }
+    return true;
+}
+
+/*
+** The table's PRIMARY KEY (...) NOT ENFORCED as indexes into c->names, in key
+** order (c->key, c->n_key; none when the table has no key). False when out of memory.
+*/
+static bool key_of(const rsql_table_def_t *def, cols_t *c)
+{
+    c->key = rsql_calloc((size_t)(def->n_columns + 1), sizeof(int));
+    if (!c->key) {
+        return false;
+    }
+    for (int i = 0; i < def->n_columns; i++) {
+        int k = def->columns[i].pk_ord;
+        if (k <= 0 || k > def->n_columns) {
+            continue;
+        }
+        for (int j = 0; j < c->n; j++) {
+            if (strcasecmp(c->names[j], def->columns[i].name) == 0) {
+                c->key[k - 1] = j;
+                c->n_key = k > c->n_key ? k : c->n_key;
+                break;
+            }
         }
     }
     return true;
@@ -326,13 +354,14 @@ static bool sink_cols_of(const rsql_plan_t *plan, cols_t *c, const char ***keys,
             c->types[c->n++] = o->type;
         }
     }
-    return true;
+    return key_of(plan->sink.def, c);
 }
 
 static void cols_free(cols_t *c)
 {
     rsql_free(c->names);
     rsql_free(c->types);
+    rsql_free(c->key);
 }
 
 static const char *conn_name(const rsql_plan_table_t *t)
@@ -351,6 +380,17 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
                                   FILE *errf, rsql_error_t *err)
 {
     (void)catalog_path; /* the worker uses cat; connectors open their own files */
+    return rsql_pipeline_run_plan_ex(cat, plan, job, out, errf, NULL, true, err);
+}
+
+/*
+** Run plan, supervised: see rsql_pipeline.h. @locality the calling thread is the worker
+*/
+rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *plan,
+                                     const char *job, FILE *out, FILE *errf,
+                                     rsql_pipeline_stats_t *stats, bool handle_signals,
+                                     rsql_error_t *err)
+{
     bool preview = plan->kind == RSQL_PLAN_SELECT || !plan->sink.def;
     const rsql_table_def_t *sdef = plan->source.def;
     if (!sdef) {
@@ -508,6 +548,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
         conf.snk_ctx.n_meta = plan->n_sink_meta;
         conf.snk_ctx.meta_keys = meta_keys;
         conf.snk_ctx.meta_types = meta_types;
+        conf.snk_ctx.n_key = snk_cols.n_key;
+        conf.snk_ctx.key_columns = snk_cols.key;
     }
     if (dlq_ops) {
         conf.dlq_ops = dlq_ops;
@@ -525,7 +567,8 @@ rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
     conf.record_run = !preview;
     conf.job = job;
     conf.sql = plan->sql ? plan->sql + plan->stmt_off : NULL;
-    conf.handle_signals = true;
+    conf.handle_signals = handle_signals;
+    conf.stats = stats;
     conf.status_out = preview ? NULL : errf; /* a preview's summary follows its table */
     /* what the source may leave invisible to the next run (a RocketMQ consumer group) */
     char hold_key[512] = "";

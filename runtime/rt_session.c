@@ -150,6 +150,25 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
         }
     }
     def.n_columns = st->n_columns;
+    for (int k = 0; k < st->n_pkey; k++) {
+        const rsql_ident_t *kc = &st->pkey[k];
+        int i = 0;
+        while (i < st->n_columns && strcasecmp(names[i], kc->name) != 0) {
+            i++;
+        }
+        if (i == st->n_columns) {
+            rc = rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, kc->pos,
+                                "PRIMARY KEY column '%s' is not a column of table '%s'",
+                                kc->name, st->name.name);
+            goto done;
+        }
+        if (def.columns[i].pk_ord) {
+            rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, kc->pos,
+                                "column '%s' appears twice in PRIMARY KEY", kc->name);
+            goto done;
+        }
+        def.columns[i].pk_ord = k + 1;
+    }
     for (int i = 0; i < st->n_options; i++) {
         kvs[i].key = st->options[i].key;
         kvs[i].value = st->options[i].value;
@@ -180,8 +199,11 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
                             st->name.name);
         goto done;
     }
-    rc = rsql_connector_check_columns(conn, set, st->name.name, n_phys, names, types,
-                                      st->name.pos, err);
+    /* with a ${env:...} / ${file:...} reference pending, the planner checks the columns */
+    rc = rsql_optset_pending(set) ? RSQL_OK
+                                  : rsql_connector_check_columns(conn, set, st->name.name,
+                                                                 n_phys, names, types,
+                                                                 st->name.pos, err);
     if (rc != RSQL_OK) {
         goto done;
     }

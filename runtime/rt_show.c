@@ -140,17 +140,28 @@ rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
     if (rc != RSQL_OK) {
         return rc;
     }
-    static const char *const cols[] = {"column", "type", "nullable", "extras"};
-    rsql_result_t *r = table_result(4, cols);
+    /* the key column only for a table with PRIMARY KEY (...) NOT ENFORCED */
+    static const char *const cols_key[] = {"column", "type", "nullable", "key", "extras"};
+    static const char *const cols_plain[] = {"column", "type", "nullable", "extras"};
+    bool has_key = false;
+    for (int i = 0; i < def->n_columns; i++) {
+        has_key = has_key || def->columns[i].pk_ord > 0;
+    }
+    rsql_result_t *r = has_key ? table_result(5, cols_key) : table_result(4, cols_plain);
     for (int i = 0; r && i < def->n_columns; i++) {
         rsql_buf_t extras = RSQL_BUF_INIT;
         put_meta(&extras, &def->columns[i]);
-        const char *row[] = {def->columns[i].name,
-                             def->columns[i].desc ? def->columns[i].desc->text
-                                                  : rsql_type_name(def->columns[i].type),
-                             def->columns[i].not_null ? "NO" : "YES",
-                             extras.oom ? "" : rsql_buf_str(&extras) + (extras.len > 0)};
-        rsql_err_t arc = rsql_result_add_row(r, row);
+        char key[32] = "";
+        if (def->columns[i].pk_ord) {
+            snprintf(key, sizeof key, "PRI(%d)", def->columns[i].pk_ord);
+        }
+        const char *type = def->columns[i].desc ? def->columns[i].desc->text
+                                                : rsql_type_name(def->columns[i].type);
+        const char *nullable = def->columns[i].not_null ? "NO" : "YES";
+        const char *ex = extras.oom ? "" : rsql_buf_str(&extras) + (extras.len > 0);
+        const char *row_key[] = {def->columns[i].name, type, nullable, key, ex};
+        const char *row_plain[] = {def->columns[i].name, type, nullable, ex};
+        rsql_err_t arc = rsql_result_add_row(r, has_key ? row_key : row_plain);
         rsql_buf_deinit(&extras);
         if (arc != RSQL_OK) {
             rsql_result_destroy(r);
@@ -178,6 +189,10 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     rsql_buf_puts(&b, "CREATE TABLE ");
     put_ident(&b, def->name);
     rsql_buf_puts(&b, " (\n");
+    int n_key = 0;
+    for (int i = 0; i < def->n_columns; i++) {
+        n_key += def->columns[i].pk_ord > 0;
+    }
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         put_ident(&b, def->columns[i].name);
@@ -185,7 +200,19 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
                                                 : rsql_type_name(def->columns[i].type),
                         def->columns[i].not_null ? " NOT NULL" : "");
         put_meta(&b, &def->columns[i]);
-        rsql_buf_puts(&b, i + 1 < def->n_columns ? ",\n" : "\n");
+        rsql_buf_puts(&b, i + 1 < def->n_columns || n_key ? ",\n" : "\n");
+    }
+    if (n_key) {
+        rsql_buf_puts(&b, "  PRIMARY KEY (");
+        for (int k = 1; k <= n_key; k++) {
+            for (int i = 0; i < def->n_columns; i++) {
+                if (def->columns[i].pk_ord == k) {
+                    rsql_buf_puts(&b, k > 1 ? ", " : "");
+                    put_ident(&b, def->columns[i].name);
+                }
+            }
+        }
+        rsql_buf_puts(&b, ") NOT ENFORCED\n");
     }
     rsql_buf_puts(&b, ") WITH (\n");
     for (int i = 0; i < def->n_options; i++) {

@@ -36,6 +36,7 @@ static void poll_oom(rsql_pipeline_t *p)
 void *rsql_pipeline__poll_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
+    rsql_pipeline__log_context(p);
     const rsql_source_ops_t *ops = p->conf.src_ops;
     int bs = p->conf.batch_size;
     rsql_retry_t retry;
@@ -78,6 +79,9 @@ void *rsql_pipeline__poll_main(void *arg)
                 }
                 int64_t wait = rsql_retry_next(&retry, now);
                 if (wait >= 0) {
+                    if (p->conf.stats) {
+                        atomic_store(&p->conf.stats->source_down, true);
+                    }
                     rsql_pipeline__retrying(p, "source poll", &e, wait, retry.attempts);
                     rsql_pipeline__sleep_interruptible(p, wait, true);
                     continue;
@@ -89,8 +93,12 @@ void *rsql_pipeline__poll_main(void *arg)
             rsql_pipeline__fail(p, &f, false);
             break;
         }
+        if (retrying && p->conf.stats) {
+            atomic_store(&p->conf.stats->source_down, false);
+        }
         retrying = false;
         int n = ib->b->n;
+        ib->poll_us = rsql_now_ns() / 1000;
         if (n == 0) {
             if (eof) {
                 break;
@@ -156,6 +164,7 @@ static void post_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
 void *rsql_pipeline__transform_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
+    rsql_pipeline__log_context(p);
     int64_t kept_total = 0;
     rsql_qop_t *op;
     while (rsql_queue_pop(p->q1, -1, &op) == RSQL_OK) {
@@ -292,6 +301,7 @@ static void do_flush(rsql_pipeline_t *p)
 void *rsql_pipeline__write_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
+    rsql_pipeline__log_context(p);
     const rsql_sink_ops_t *ops = p->conf.snk_ops;
     int64_t last_flush = rsql_now_ms();
     for (;;) {
@@ -338,8 +348,12 @@ void *rsql_pipeline__write_main(void *arg)
             rsql_error_clear(&e);
             int n = wb->n;
             atomic_fetch_add(&p->unreported, n);
+            wb->write_us = rsql_now_ns() / 1000;
             rsql_err_t rc = ops->write(p->snk, (uint64_t)(uintptr_t)wb, n, wb->rows, &e);
             if (rc == RSQL_OK) {
+                if (!first && p->conf.stats) {
+                    atomic_store(&p->conf.stats->sink_down, false);
+                }
                 break; /* wb now belongs to the sink until its delivery */
             }
             atomic_fetch_sub(&p->unreported, n);
@@ -359,6 +373,9 @@ void *rsql_pipeline__write_main(void *arg)
             if (wait < 0) {
                 post_write_failed(p, wb, atomic_load(&p->abort_sink), &e);
                 break;
+            }
+            if (p->conf.stats) {
+                atomic_store(&p->conf.stats->sink_down, true);
             }
             rsql_pipeline__retrying(p, "sink write", &e, wait, retry.attempts);
             rsql_pipeline__sleep_interruptible(p, wait, false);

@@ -210,6 +210,10 @@ struct rsql_stmt {
     /* CREATE TABLE */
     int n_columns;
     rsql_column_def_t *columns;
+    /* PRIMARY KEY (col, ...) NOT ENFORCED: the key's columns, in order (0 = none) */
+    int n_pkey;
+    rsql_ident_t *pkey;
+    rsql_pos_t pkey_pos; /* the clause */
     int n_options;
     rsql_option_t *options; /* WITH options in written order */
     /* SET / RESET: has_setting false for "RESET" alone; SHOW OPTIONS: setting.value = connector */

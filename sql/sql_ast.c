@@ -820,6 +820,17 @@ rsql_stmt_t *rsql_sql__stmt_create_table(rsql_parse_t *p, bool if_not_exists,
     return s;
 }
 
+/* See sql_int.h. */
+void rsql_sql__stmt_primary_key(rsql_parse_t *p, rsql_stmt_t *s, const sql_pkey_t *pk)
+{
+    (void)p;
+    if (s) {
+        s->n_pkey = pk->cols.n;
+        s->pkey = pk->cols.items;
+        s->pkey_pos = pk->pos;
+    }
+}
+
 /* DROP TABLE / DROP JOB [IF EXISTS] name. */
 rsql_stmt_t *rsql_sql__stmt_drop(rsql_parse_t *p, rsql_stmt_kind_t kind, bool if_exists,
                                  const rsql_ident_t *name)

@@ -48,6 +48,8 @@ int rsql_sql__context_token(rsql_parse_t *p, const rsql_token_t *t)
     } else if (type == RSQL_TK_IN && kind == 1) {
         p->paren_kind[p->depth - 1] = 2;
         type = RSQL_TK_INPOS;
+    } else if (p->prev.type == RSQL_TK_PRIMARY && word_is(t, "KEY")) {
+        type = RSQL_TK_KEY; /* PRIMARY KEY (...) NOT ENFORCED */
     } else if (kind == 3 && word_is(t, "KEY") &&
                (p->prev.type == RSQL_TK_LP || p->prev.type == RSQL_TK_COMMA)) {
         type = RSQL_TK_KEY;

@@ -51,6 +51,12 @@ typedef struct sql_vec {
 } sql_vec_t;
 
 /* An optional keyword with its position: NOT in NOT LIKE, NOT NULL, IF EXISTS... */
+/* PRIMARY KEY (cols) NOT ENFORCED: the column names (rsql_ident_t) and the clause's span. */
+typedef struct sql_pkey {
+    sql_vec_t cols;
+    rsql_pos_t pos;
+} sql_pkey_t;
+
 typedef struct sql_flag {
     bool on;
     rsql_pos_t pos;
@@ -192,6 +198,8 @@ rsql_stmt_t *rsql_sql__stmt(rsql_parse_t *p, rsql_stmt_kind_t kind, const rsql_i
 rsql_stmt_t *rsql_sql__stmt_create_table(rsql_parse_t *p, bool if_not_exists,
                                          const rsql_ident_t *name, const sql_vec_t *columns,
                                          const sql_vec_t *options);
+/* Attach a parsed PRIMARY KEY clause (may be empty) to a CREATE TABLE statement s (may be NULL). */
+void rsql_sql__stmt_primary_key(rsql_parse_t *p, rsql_stmt_t *s, const sql_pkey_t *pk);
 rsql_stmt_t *rsql_sql__stmt_drop(rsql_parse_t *p, rsql_stmt_kind_t kind, bool if_exists,
                                  const rsql_ident_t *name);
 rsql_stmt_t *rsql_sql__stmt_setting(rsql_parse_t *p, rsql_stmt_kind_t kind,

@@ -37,7 +37,7 @@
  * codes exist.  SEMI ends a statement and is never fed to the parser. */
 %token SEMI.
 %token LB RB.
-/* Made by the driver, never by the tokenizer (sql_parse_driver.c): KEY at the start of an
+/* Made by the driver, never by the tokenizer (sql_ast_fn.c): KEY after PRIMARY or at the start of an
  * argument of JSON_OBJECT(...), INPOS for the IN of POSITION(a IN b).  Neither is a keyword,
  * so `key` and `position` stay column names everywhere. */
 %token KEY INPOS.
@@ -48,7 +48,7 @@
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
     FOR IF INSERT INT JOB JOBS METADATA OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
     TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
-    ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE.
+    ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -80,9 +80,23 @@ ifexists(A) ::= IF EXISTS. { A = true; }
 
 /* ================================================================ CREATE TABLE */
 
-cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) RP with_opt(W). {
+cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) pkey(K) RP with_opt(W). {
     A = rsql_sql__stmt_create_table(pctx, E, &N, &C, &W);
+    rsql_sql__stmt_primary_key(pctx, A, &K);
 }
+
+/* PRIMARY KEY (col, ...) NOT ENFORCED (Flink's syntax): the key of an upsert sink. */
+%type pkey {sql_pkey_t}
+pkey(A) ::= . { A = (sql_pkey_t){{0, NULL}, RSQL_NOPOS}; }
+pkey(A) ::= COMMA PRIMARY(X) KEY LP pkcols(L) RP NOT ENFORCED(Y). {
+    A = (sql_pkey_t){L, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
+}
+%type pkcols {sql_vec_t}
+pkcols(A) ::= nm(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+pkcols(A) ::= pkcols(A) COMMA nm(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X)); }
 
 %type coldefs {sql_vec_t}
 coldefs(A) ::= coldef(X). {

@@ -14,6 +14,8 @@ AM_TESTS_ENVIRONMENT = \
 	RSQL_SRCDIR='$(abs_top_srcdir)'; export RSQL_SRCDIR; \
 	RSQL_BUILDDIR='$(abs_top_builddir)'; export RSQL_BUILDDIR; \
 	RSQL_CC='$(CC)'; export RSQL_CC; \
+	RSQL_TEST_SECRET='env-s3cr3t'; export RSQL_TEST_SECRET; \
+	RSQL_TEST_BATCH=8; export RSQL_TEST_BATCH; unset RSQL_TEST_UNSET; \
 	TSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/tsan.supp $${TSAN_OPTIONS:-}"; \
 	export TSAN_OPTIONS;
 
@@ -27,8 +29,11 @@ SLT_TESTS = \
 	tests/sql/explain/metadata.slt \
 	tests/sql/explain/rocketmq_lite_throttle.slt \
 	tests/sql/explain/rocketmq_simple_fifo.slt \
+	tests/sql/explain/secret_refs.slt \
+	tests/sql/explain/rocketmq_tls.slt \
 	tests/sql/explain/select_preview.slt \
 	tests/sql/explain/sqlite_print.slt \
+	tests/sql/explain/rocketmq_postgres.slt \
 	tests/sql/semantic/casts.slt \
 	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
@@ -52,19 +57,23 @@ INTEGRATION_TESTS = \
 	tests/integration/t_nested_json.sh \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
+	tests/integration/t_serve.sh \
+	tests/integration/t_serve_restart.sh \
+	tests/integration/t_serve_script.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_sql_nul.sh \
 	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/pty_shell.py \
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/pty_shell.py \
 	tests/integration/pty_nul.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
 EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh \
 	tests/e2e/t_datagen_filter_file.sh tests/e2e/t_examples.sh tests/e2e/t_json_dlq.sh \
-	tests/e2e/t_kill9.sh tests/e2e/t_rss.sh tests/e2e/t_run_job.sh tests/e2e/t_sigint.sh
+	tests/e2e/t_kill9.sh tests/e2e/t_pg_sink.sh tests/e2e/t_rss.sh tests/e2e/t_run_job.sh \
+	tests/e2e/t_sigint.sh
 
 # The libFuzzer targets (make fuzz; scripts/fuzz).
 include tests/fuzz/local.mk

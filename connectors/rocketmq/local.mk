@@ -15,12 +15,15 @@ EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2
 	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh \
 	tests/rocketmq/t_interop_normal.sh tests/rocketmq/t_interop_fifo.sh tests/rocketmq/t_interop_lite.sh \
 	tests/rocketmq/t_metadata_read.sh tests/rocketmq/t_metadata_write.sh \
-	tests/rocketmq/t_metadata_fifo.sh tests/rocketmq/t_example_route_by_tag.sh
+	tests/rocketmq/t_metadata_fifo.sh tests/rocketmq/t_example_route_by_tag.sh \
+	tests/rocketmq/t_secure.sh
 # the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
 EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
 	scripts/rocketmq.d/namesrv.properties.in scripts/rocketmq.d/rmq-proxy.json.in \
 	scripts/rocketmq.d/maven-settings.xml scripts/rocketmq.d/server-pom.xml \
 	scripts/rocketmq.d/RsqlRmqProbe.java scripts/rocketmq.d/loopback.c tests/rocketmq/starts \
+	scripts/rocketmq.d/broker-auth.conf.in scripts/rocketmq.d/rmq-proxy-secure.json.in \
+	scripts/test-certs \
 	tests/interop/README.md tests/interop/pom.xml tests/interop/rmq-interop \
 	tests/interop/src/main/java/rocketsql/interop/Probe.java \
 	tests/interop/src/main/java/rocketsql/interop/RmqInterop.java \
@@ -60,6 +63,7 @@ librmqproto_a_CPPFLAGS = -I$(top_builddir)/proto $(GRPC_CFLAGS)
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
 	connectors/rocketmq/rmq_client_int.h connectors/rocketmq/rmq_client.c \
+	connectors/rocketmq/rmq_channel.c \
 	connectors/rocketmq/rmq_call.c connectors/rocketmq/rmq_telemetry.c \
 	connectors/rocketmq/rmq_route.c connectors/rocketmq/rmq_ops.c \
 	connectors/rocketmq/rmq_sync.c connectors/rocketmq/rmq_codec.c \
@@ -138,6 +142,16 @@ TESTS += tests/unit/test_rmq_fault_client
 tests_unit_test_rmq_fault_client_SOURCES = tests/unit/test_rmq_fault_client.c
 tests_unit_test_rmq_fault_client_LDADD = $(RMQ_FAULT_LIBS)
 tests_unit_test_rmq_fault_client_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_fault_tls
+TESTS += tests/unit/test_rmq_fault_tls
+tests_unit_test_rmq_fault_tls_SOURCES = tests/unit/test_rmq_fault_tls.c
+tests_unit_test_rmq_fault_tls_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_tls_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_fault_failover
+TESTS += tests/unit/test_rmq_fault_failover
+tests_unit_test_rmq_fault_failover_SOURCES = tests/unit/test_rmq_fault_failover.c
+tests_unit_test_rmq_fault_failover_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_failover_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_rmq_fault_source
 TESTS += tests/unit/test_rmq_fault_source
 tests_unit_test_rmq_fault_source_SOURCES = tests/unit/test_rmq_fault_source.c

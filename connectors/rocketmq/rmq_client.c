@@ -96,6 +96,7 @@ static void client_free(rsql_rmq_client_t *c)
 {
     rsql_free(c->endpoints);
     rsql_free(c->target);
+    rsql_rmq__channel_free(c);
     rsql_free(c->name_space);
     rsql_free(c->access_key);
     rsql_free(c->secret_key);
@@ -166,6 +167,8 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
                                        : "*");
     c->tls = conf->tls;
     c->request_timeout_ms = conf->request_timeout_ms > 0 ? conf->request_timeout_ms : 3000;
+    c->route_refresh_ms =
+        conf->route_refresh_ms > 0 ? conf->route_refresh_ms : RMQ_ROUTE_REFRESH_MS;
     c->long_polling_ms = conf->long_polling_timeout_ms > 0 ? conf->long_polling_timeout_ms : 20000;
     c->max_body = conf->max_body_bytes > 0 ? conf->max_body_bytes : RMQ_DEFAULT_MAX_BODY;
     if (c->max_body > RMQ_MAX_BODY_LIMIT) {
@@ -195,7 +198,8 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
         client_free(c);
         return NULL;
     }
-    if (parse_endpoints(c, c->endpoints, err) != RSQL_OK) {
+    if (parse_endpoints(c, c->endpoints, err) != RSQL_OK ||
+        rsql_rmq__channel_config(c, conf, err) != RSQL_OK) {
         client_free(c);
         return NULL;
     }
@@ -245,7 +249,7 @@ static int64_t run_timers(rsql_rmq_client_t *c)
         c->next_heartbeat = now + RMQ_HEARTBEAT_MS;
     }
     if (route) {
-        c->next_route = now + RMQ_ROUTE_REFRESH_MS;
+        c->next_route = now + c->route_refresh_ms;
     }
     if (sync) {
         c->next_settings = now + RMQ_SETTINGS_SYNC_MS;
@@ -343,28 +347,6 @@ int rsql_rmq_recv_limit(size_t max_body_bytes)
     return (int)(body + RMQ_RECV_OVERHEAD);
 }
 
-static grpc_channel *make_channel(rsql_rmq_client_t *c)
-{
-    grpc_arg args[5];
-    args[0] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_KEEPALIVE_TIME_MS, {.integer = 300000}};
-    args[1] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_KEEPALIVE_TIMEOUT_MS, {.integer = 30000}};
-    /* bounded: a server cannot make the client buffer more than one message's worth */
-    args[2] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
-                         {.integer = rsql_rmq_recv_limit(c->max_body)}};
-    args[3] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
-                         {.integer = 1000}};
-    /* at most 5 s between reconnect attempts: a restarted proxy is found again quickly */
-    args[4] = (grpc_arg){GRPC_ARG_INTEGER, (char *)GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
-                         {.integer = 5000}};
-    grpc_channel_args ca = {5, args};
-    grpc_channel_credentials *creds =
-        c->tls ? grpc_ssl_credentials_create(NULL, NULL, NULL, NULL)
-               : grpc_insecure_credentials_create();
-    grpc_channel *ch = grpc_channel_create(c->target, creds, &ca);
-    grpc_channel_credentials_release(creds);
-    return ch;
-}
-
 static void stop_thread(rsql_rmq_client_t *c)
 {
     /* Cancel whatever is still in flight and wait until every call has completed. */
@@ -400,7 +382,7 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
     }
     grpc_init();
     c->closing = false;
-    c->channel = make_channel(c);
+    c->channel = rsql_rmq__channel_create(c);
     c->cq = grpc_completion_queue_create_for_next(NULL);
     if (pthread_create(&c->thread, NULL, client_thread, c) != 0) {
         grpc_completion_queue_shutdown(c->cq);
@@ -484,7 +466,7 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
     pthread_mutex_lock(&c->mu);
     c->started = true;
     c->next_heartbeat = now + RMQ_HEARTBEAT_MS;
-    c->next_route = now + RMQ_ROUTE_REFRESH_MS;
+    c->next_route = now + c->route_refresh_ms;
     c->next_settings = now + RMQ_SETTINGS_SYNC_MS;
     c->next_lite = now + RMQ_LITE_SYNC_MS;
     pthread_mutex_unlock(&c->mu);

@@ -34,11 +34,13 @@
  * backoff (1 s doubling to 30 s) and re-sends the Settings, so the proxy re-registers the client.
  * A server ReconnectEndpointsCommand closes and re-opens the Telemetry stream the same way.
  *
- * TLS: tls = true uses grpc_ssl_credentials_create with the system roots, i.e. the server
- * certificate IS verified (host name included). A proxy with its default self-signed certificate
- * therefore fails to connect; use plaintext (the proxy's port accepts both) or a CA-signed
- * certificate (GRPC_DEFAULT_SSL_ROOTS_FILE_PATH selects another roots file). We never disable
- * verification silently.
+ * TLS: tls = true uses grpc_ssl_credentials_create, i.e. the server certificate IS verified:
+ * against tls_ca_file, or gRPC's default roots (GRPC_DEFAULT_SSL_ROOTS_FILE_PATH selects
+ * another roots file), and its name against tls_server_name or the endpoint's host. A proxy
+ * with its default self-signed certificate therefore fails to connect unless its CA is given.
+ * tls_cert_file/tls_key_file add a client certificate. A certificate that is refused is a
+ * permanent error that says so (rmq_status.c), not an endless UNAVAILABLE. We never disable
+ * verification.
  *
  * With a proxy all route entries point back at the proxy, so every RPC of a client goes over its
  * access point channel; received messages record that endpoint string.
@@ -206,13 +208,19 @@ typedef void (*rsql_rmq_event_cb)(rsql_rmq_client_t *c, const rsql_rmq_event_t *
 ** Zero values mean the documented default.
 */
 typedef struct rsql_rmq_config {
-    const char *endpoints;        /* required: "host:port" of the proxy ("host:port;..." takes
-                                     the first for the channel, all for access_point) */
+    const char *endpoints;        /* required: "host:port" of the proxy, or several separated
+                                     by ',' or ';': all dialed (rmq_channel.c), all sent as the
+                                     access_point */
     const char *name_space;       /* x-mq-namespace and Resource.resource_namespace; "" */
     const char *access_key;       /* with secret_key: the authorization header */
     const char *secret_key;
     bool tls;                     /* verified TLS (see above); default plaintext */
+    const char *tls_ca_file;      /* PEM roots to verify the server with; NULL: gRPC's */
+    const char *tls_server_name;  /* the name the certificate must hold; NULL: the host */
+    const char *tls_cert_file;    /* with tls_key_file: a client certificate (mutual TLS) */
+    const char *tls_key_file;
     int request_timeout_ms;       /* per-RPC deadline; 3000 */
+    int route_refresh_ms;         /* QueryRoute of every topic again this often; 30000 */
     rsql_rmq_client_type_t client_type; /* required */
     const char *group;            /* consumers: the consumer group */
     const char *const *topics;    /* producer: topics it publishes to; consumers: subscribed

@@ -107,7 +107,11 @@ struct rsql_rmq_client {
     rmq_addr_t *ap;
     size_t n_ap;
     bool tls;
+    char *chan_target;     /* the gRPC target (rmq_channel.c); target is the first endpoint */
+    char *tls_server_name; /* tls.server-name, or NULL */
+    char *tls_ca_pem, *tls_cert_pem, *tls_key_pem; /* the files' contents, or NULL */
     int request_timeout_ms;
+    int route_refresh_ms;
     int long_polling_ms;
     size_t max_body; /* received bodies (rsql_rmq_config_t.max_body_bytes) */
     rsql_rmq_client_type_t type;
@@ -246,5 +250,18 @@ rsql_err_t rsql_rmq__start_heartbeat(rsql_rmq_client_t *c, rsql_rmq_status_cb cb
 /* Start NotifyClientTermination (allowed while closing); cb gets its status. */
 rsql_err_t rsql_rmq__start_notify_termination(rsql_rmq_client_t *c, rsql_rmq_status_cb cb,
                                               void *opaque, rsql_error_t *err);
+
+/* ---- the channel (rmq_channel.c) */
+
+/*
+** Read the TLS files of conf and make the gRPC target (c->ap parsed already). Errors name the
+** option ("option 'tls.ca-file': cannot read ...").
+*/
+rsql_err_t rsql_rmq__channel_config(rsql_rmq_client_t *c, const rsql_rmq_config_t *conf,
+                                    rsql_error_t *err);
+/* The client's channel: target, credentials (verified TLS or plaintext), arguments. */
+grpc_channel *rsql_rmq__channel_create(rsql_rmq_client_t *c);
+/* Free what rsql_rmq__channel_config made (the key wiped). */
+void rsql_rmq__channel_free(rsql_rmq_client_t *c);
 
 #endif

@@ -37,6 +37,10 @@ typedef struct rsql_rmq_conf {
     const char *access_key; /* NULL: no signing */
     const char *secret_key;
     bool tls;
+    const char *tls_ca_file;     /* NULL: gRPC's default roots */
+    const char *tls_server_name; /* NULL: the endpoint's host */
+    const char *tls_cert_file;   /* mutual TLS, with tls_key_file */
+    const char *tls_key_file;
     int64_t request_timeout_ms;
     const char *topic;
     int format; /* index in rsql_rmq_formats */

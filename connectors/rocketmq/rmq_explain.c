@@ -16,6 +16,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *dur(int64_t ms, char *buf, size_t size)
 {
@@ -123,13 +124,48 @@ static void sink_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
     }
 }
 
+/* TLS and failover, when used (file names and the server name only: nothing secret). */
+static void connection_line(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
+{
+    bool several = c->endpoints && strchr(c->endpoints, ',');
+    if (!c->tls && !several) {
+        return;
+    }
+    rsql_buf_t t = RSQL_BUF_INIT;
+    if (c->tls) {
+        rsql_buf_printf(&t, "TLS, certificate verified against %s%s%s, name %s%s%s",
+                        c->tls_ca_file ? "'" : "",
+                        c->tls_ca_file ? c->tls_ca_file : "gRPC's default roots",
+                        c->tls_ca_file ? "'" : "", c->tls_server_name ? "'" : "",
+                        c->tls_server_name ? c->tls_server_name : "of the endpoint's host",
+                        c->tls_server_name ? "'" : "");
+        if (c->tls_cert_file) {
+            rsql_buf_printf(&t, ", client certificate '%s'", c->tls_cert_file);
+        }
+    } else {
+        rsql_buf_puts(&t, "plaintext");
+    }
+    if (several) {
+        rsql_buf_puts(&t, "; every endpoint used (the first that answers, the next when it "
+                          "fails)");
+    }
+    x->attr(x, "connection", "%s", rsql_buf_str(&t));
+    rsql_buf_deinit(&t);
+}
+
 /* See rsql_connector_def_t.explain. */
 void rsql_rmq__explain(const rsql_explain_t *x)
 {
     const rsql_rmq_conf_t *c = x->conf;
     switch (x->part) {
-    case RSQL_EXPLAIN_SOURCE: source_lines(x, c); break;
-    case RSQL_EXPLAIN_SINK: sink_lines(x, c); break;
+    case RSQL_EXPLAIN_SOURCE:
+        connection_line(x, c);
+        source_lines(x, c);
+        break;
+    case RSQL_EXPLAIN_SINK:
+        connection_line(x, c);
+        sink_lines(x, c);
+        break;
     case RSQL_EXPLAIN_POLL: x->text(x, " (%" PRId64 " long polls)", c->fetch_concurrency); break;
     case RSQL_EXPLAIN_ERRORS:
         if (x->tolerate_all && c->dead_letter_given && c->dead_letter == RSQL_RMQ_DLQ_NATIVE) {

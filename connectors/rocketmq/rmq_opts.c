@@ -86,10 +86,28 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "The access key for an ACL-enabled cluster. With `secret-key`, every request is "
                  "signed (HMAC-SHA1).", F(access_key, const char *)),
     RSQL_OPT_ROW_F("secret-key", RSQL_OPT_STR, RSQL_OPT_F_SECRET | RSQL_OPT_F_NONEMPTY, NULL, 0, 0,
-                 NULL, "The secret key that goes with `access-key`. Stored in the catalog as "
-                       "written, so protect the catalog file (it is created with mode 0600).", F(secret_key, const char *)),
+                 NULL, "The secret key that goes with `access-key`. Give it as `${env:NAME}` or "
+                       "`${file:PATH}` (docs/SQL.md): the catalog then keeps only the "
+                       "reference. Written inline it is stored in the catalog as written (the "
+                       "file is created with mode 0600).", F(secret_key, const char *)),
     RSQL_OPT_ROW_F("tls", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
-                 "Connect to the proxy with TLS.", F(tls, bool)),
+                 "Connect to the proxy with TLS. The server's certificate is always verified: "
+                 "its chain against `tls.ca-file` (else gRPC's default roots), its name against "
+                 "`tls.server-name` (else the endpoint's host, as a DNS or IP name). A refused "
+                 "certificate fails the job at once with the reason.", F(tls, bool)),
+    RSQL_OPT_ROW_F("tls.ca-file", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "PEM file of the CA certificate(s) the proxy's certificate must chain to "
+                 "(instead of gRPC's default roots).", F(tls_ca_file, const char *)),
+    RSQL_OPT_ROW_F("tls.server-name", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "The name the proxy's certificate must hold, when it is not the endpoint's host "
+                 "(an endpoint given as an IP address, several endpoints behind one name).",
+                 F(tls_server_name, const char *)),
+    RSQL_OPT_ROW_F("tls.cert-file", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Mutual TLS: PEM file of the client certificate presented to the proxy (with "
+                 "`tls.key-file`).", F(tls_cert_file, const char *)),
+    RSQL_OPT_ROW_F("tls.key-file", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                 "Mutual TLS: PEM file of the private key of `tls.cert-file` (unencrypted).",
+                 F(tls_key_file, const char *)),
     RSQL_OPT_ROW_F("request-timeout", RSQL_OPT_DURATION, 0, "3s", 100, 5 * RSQL_MS_MIN, NULL,
                  "Deadline of each request (route, heartbeat, send, ack, change of invisible "
                  "duration). A long poll gets `source.await-duration` on top of it.", F(request_timeout_ms, int64_t)),
@@ -235,6 +253,22 @@ static rsql_err_t rmq_finalize(const rsql_optset_t *set, rsql_error_t *err)
     if (rsql_optset_has(set, "access-key") != rsql_optset_has(set, "secret-key")) {
         const char *given = rsql_optset_has(set, "access-key") ? "access-key" : "secret-key";
         const char *missing = rsql_optset_has(set, "access-key") ? "secret-key" : "access-key";
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, given),
+                              "missing required option '%s' for connector 'rocketmq-grpc' "
+                              "(needed with '%s')",
+                              missing, given);
+    }
+    for (int i = 0; i < rsql_optset_count(set); i++) {
+        const rsql_opt_kv_t *kv = rsql_optset_at(set, i);
+        if (strncasecmp(kv->key, "tls.", 4) == 0 && !rsql_optset_bool(set, "tls")) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, kv->key_pos,
+                                  "option '%s' requires 'tls' = 'true'", kv->key);
+        }
+    }
+    if (rsql_optset_has(set, "tls.cert-file") != rsql_optset_has(set, "tls.key-file")) {
+        bool cert = rsql_optset_has(set, "tls.cert-file");
+        const char *given = cert ? "tls.cert-file" : "tls.key-file";
+        const char *missing = cert ? "tls.key-file" : "tls.cert-file";
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, given),
                               "missing required option '%s' for connector 'rocketmq-grpc' "
                               "(needed with '%s')",

@@ -453,6 +453,10 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     conf.access_key = c->access_key;
     conf.secret_key = c->secret_key;
     conf.tls = c->tls;
+    conf.tls_ca_file = c->tls_ca_file;
+    conf.tls_server_name = c->tls_server_name;
+    conf.tls_cert_file = c->tls_cert_file;
+    conf.tls_key_file = c->tls_key_file;
     conf.request_timeout_ms = (int)c->request_timeout_ms;
     conf.client_type = RSQL_RMQ_PRODUCER;
     conf.topics = topics;

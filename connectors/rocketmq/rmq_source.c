@@ -218,6 +218,10 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     conf.access_key = c->access_key;
     conf.secret_key = c->secret_key;
     conf.tls = c->tls;
+    conf.tls_ca_file = c->tls_ca_file;
+    conf.tls_server_name = c->tls_server_name;
+    conf.tls_cert_file = c->tls_cert_file;
+    conf.tls_key_file = c->tls_key_file;
     conf.request_timeout_ms = (int)c->request_timeout_ms;
     conf.client_type = s->lite ? RSQL_RMQ_LITE_PUSH_CONSUMER : RSQL_RMQ_SIMPLE_CONSUMER;
     conf.group = group;
@@ -595,7 +599,16 @@ static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
         leftover0(s, &lo);
         rsql_rmq_leftover_format(&lo, true, left, sizeof left);
     }
+    /* while receives fail (the proxy is down, unreachable): "connected":false, for /readyz */
+    bool failing = !text && !s->ended && s->recv_backoff > 0;
     pthread_mutex_unlock(&s->mu);
+    if (failing) {
+        if (n >= 2 && buf[n - 1] == '}' && n + 20 < size) {
+            n += (size_t)snprintf(buf + n - 1, size - n + 1, ",\"connected\":false}") - 1;
+        } else if (n == 0 && size > 20) {
+            n = (size_t)snprintf(buf, size, "{\"connected\":false}");
+        }
+    }
     if (*left) {
         /* {"left":{...}}, or the lanes' object with "left" as its last member */
         size_t ll = strlen(left);

@@ -8,7 +8,8 @@
  * every other 4xxxx (401/403 PERMISSION, 404xx NOT_FOUND, 413xx/431xx TOO_LARGE, the rest
  * REMOTE) and anything unknown. gRPC: DEADLINE_EXCEEDED (TIMEOUT), RESOURCE_EXHAUSTED (BUSY,
  * unless it is a message over gRPC's size limit: TOO_LARGE), ABORTED/INTERNAL/UNAVAILABLE
- * (UNAVAILABLE) are transient; CANCELLED is INTERRUPTED; PERMISSION_DENIED/UNAUTHENTICATED
+ * (UNAVAILABLE) are transient, except an UNAVAILABLE that is TLS refusing the server's
+ * certificate (PERMISSION); CANCELLED is INTERRUPTED; PERMISSION_DENIED/UNAUTHENTICATED
  * (PERMISSION), NOT_FOUND and the rest are permanent. The original RocketMQ code is kept in
  * err->remote_code, and messages read "RocketMQ TOPIC_NOT_FOUND (40402): <server message>".
  * It owns the name table (made from RSQL_RMQ_CODE_MAP of rmq_client.h, where every code is
@@ -117,12 +118,49 @@ static const char *const grpc_names[] = {
     "UNAUTHENTICATED",
 };
 
+/*
+** A connection that failed because TLS refused the server's certificate: not trusted (its
+** chain), or without the name asked for. Both are permanent: retrying gets the same
+** certificate. grpc (1.51) reports them as UNAVAILABLE with these texts in the details.
+** (A client certificate the server refuses reaches the client only as a closed socket.)
+*/
+static rsql_err_t tls_refusal(const char *details, const char *what, rsql_error_t *err)
+{
+    const char *peer = strstr(details, "Peer name ");
+    const char *tail = peer ? strstr(peer, " is not in peer certificate") : NULL;
+    if (tail) {
+        const char *name = peer + strlen("Peer name ");
+        return rsql_error_set(err, RSQL_ERR_PERMISSION, RSQL_NOPOS,
+                              "TLS: the server's certificate does not hold the name '%.*s' "
+                              "(set tls.server-name to a name it holds) [%s]",
+                              (int)(tail - name > 200 ? 200 : tail - name), name,
+                              what ? what : "connect");
+    }
+    if (strstr(details, "certificate verify failed") || strstr(details, "CERTIFICATE_VERIFY")) {
+        return rsql_error_set(err, RSQL_ERR_PERMISSION, RSQL_NOPOS,
+                              "TLS: the server's certificate is not trusted (it does not chain to "
+                              "tls.ca-file, or to gRPC's default roots without it): %s [%s]",
+                              details, what ? what : "connect");
+    }
+    return RSQL_OK;
+}
+
 /* See rmq_int.h. */
 rsql_err_t rsql_rmq__grpc_error(int grpc_code, const char *details, const char *what,
                                 rsql_error_t *err)
 {
     if (grpc_code == 0) {
         return RSQL_OK;
+    }
+    if (grpc_code == 14 && details) {
+        rsql_error_t local;
+        rsql_error_clear(&local);
+        if (tls_refusal(details, what, &local) != RSQL_OK) {
+            if (err && err->code == RSQL_OK) {
+                rsql_error_copy(err, &local);
+            }
+            return local.code;
+        }
     }
     const char *name = grpc_code > 0 && grpc_code <= 16 ? grpc_names[grpc_code] : "UNKNOWN";
     rsql_err_t rc = RSQL_ERR_REMOTE;

@@ -17,6 +17,7 @@ typedef struct rsql_sqlite_conf {
     bool follow; /* scan.follow */
     int64_t poll_ms;
     int64_t batch_size; /* sink.batch-size */
+    int64_t retention_ms; /* sink.exactly-once.retention */
 } rsql_sqlite_conf_t;
 
 #endif

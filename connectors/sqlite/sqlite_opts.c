@@ -31,6 +31,9 @@ static const rsql_opt_def_t sqlite_opts[] = {
                  "in the same transaction, so a copy into SQLite is exactly-once, even across a "
                  "kill -9.",
                    RSQL_OPT_FIELD(rsql_sqlite_conf_t, batch_size, int64_t)),
+    RSQL_OPT_ROW_F("sink.exactly-once.retention", RSQL_OPT_DURATION, RSQL_OPT_F_SINK, "1h",
+                   RSQL_MS_MIN, 30 * 24 * RSQL_MS_H, NULL, RSQL_EXACTLY_ONCE_RETENTION_DOC,
+                   RSQL_OPT_FIELD(rsql_sqlite_conf_t, retention_ms, int64_t)),
     RSQL_OPT_END,
 };
 

@@ -24,6 +24,24 @@
  * or column, a full disk or a read-only file is permanent (the run fails at
  * once, or the rows are dead-lettered under errors.tolerance 'all').
  *
+ * From a source that keeps its own positions (RocketMQ: rsql_sink_ctx_t.source_own_positions)
+ * the same transaction records each applied record's identity (rec->ident: topic, lite
+ * topic, message id) in
+ *   rocketsql_applied(pipeline TEXT, id TEXT, applied_at INTEGER (epoch ms),
+ *                     PRIMARY KEY(pipeline, id)) WITHOUT ROWID
+ * with INSERT OR IGNORE; a row whose identity is already there was applied by an earlier
+ * delivery of its message, so it is not inserted again and is reported written (meta
+ * "already applied"): the runtime acks the redelivery. Message ids rather than per-queue
+ * watermarks: a Pop consumer receives a queue's messages out of order (redeliveries, several
+ * consumers in the group), and a record carries its message id but not a dense per-queue
+ * sequence. Entries older than sink.exactly-once.retention are deleted, at most once a
+ * minute, once the sink has been open that long (a redelivery after a restart is then still
+ * recognized), so the record stays about (rate x retention) entries.
+ *
+ * Upsert: with PRIMARY KEY (k, ...) NOT ENFORCED (rsql_sink_ctx_t.n_key) a created table gets
+ * that primary key and each row is INSERT ... ON CONFLICT (k) DO UPDATE SET (the last row of
+ * a key wins); an existing table needs a unique index on the key.
+ *
  * Threads: one connection, used by the write thread (open, write, flush,
  * close); stored_positions is called before writing starts.
  */
@@ -44,12 +62,17 @@
 struct rsql_sink {
     sqlite3 *db;
     sqlite3_stmt *ins, *pos, *begin, *commit, *rollback;
+    sqlite3_stmt *mark, *prune; /* rocketsql_applied (own-position sources) */
+    bool own;                   /* the source keeps its own positions: record identities */
+    int64_t retention_ms, opened_ms, pruned_ms;
     char *pipeline;
     char *path;
     int n;
     int64_t batch_size;
     rsql_sink_result_t *results;
     int results_cap;
+    bool *dup; /* per row of a write: already applied (not written again) */
+    int dup_cap;
     rsql_delivery_cb deliver;
     void *deliver_opaque;
 };
@@ -88,8 +111,11 @@ static void sk_close(rsql_sink_t *k)
     sqlite3_finalize(k->begin);
     sqlite3_finalize(k->commit);
     sqlite3_finalize(k->rollback);
+    sqlite3_finalize(k->mark);
+    sqlite3_finalize(k->prune);
     sqlite3_close(k->db);
     rsql_free(k->results);
+    rsql_free(k->dup);
     rsql_free(k->pipeline);
     rsql_free(k->path);
     rsql_free(k);
@@ -121,6 +147,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
     k->batch_size = conf->batch_size;
+    k->own = ctx->source_own_positions;
+    k->retention_ms = conf->retention_ms;
+    k->opened_ms = k->pruned_ms = rsql_now_ms();
     k->pipeline = rsql_strdup(ctx->pipeline ? ctx->pipeline : "");
     k->path = rsql_strdup(path);
     if (!k->pipeline || !k->path) {
@@ -138,7 +167,14 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_puts(&sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
                         "CREATE TABLE IF NOT EXISTS rocketsql_positions(pipeline TEXT NOT NULL, "
                         "\"partition\" TEXT NOT NULL, \"offset\" INTEGER NOT NULL, "
-                        "PRIMARY KEY(pipeline, \"partition\")); CREATE TABLE IF NOT EXISTS ");
+                        "PRIMARY KEY(pipeline, \"partition\")); ");
+    if (k->own) {
+        rsql_buf_puts(&sql, "CREATE TABLE IF NOT EXISTS rocketsql_applied(pipeline TEXT NOT NULL, "
+                            "id TEXT NOT NULL, applied_at INTEGER NOT NULL, PRIMARY KEY(pipeline, "
+                            "id)) WITHOUT ROWID; CREATE INDEX IF NOT EXISTS rocketsql_applied_at "
+                            "ON rocketsql_applied(pipeline, applied_at); ");
+    }
+    rsql_buf_puts(&sql, "CREATE TABLE IF NOT EXISTS ");
     quote_ident(&sql, table);
     rsql_buf_putc(&sql, '(');
     for (int i = 0; i < k->n; i++) {
@@ -147,6 +183,11 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         }
         quote_ident(&sql, ctx->column_names[i]);
         rsql_buf_printf(&sql, " %s", sql_type(ctx->column_types[i]));
+    }
+    for (int j = 0; j < ctx->n_key; j++) {
+        rsql_buf_puts(&sql, j ? ", " : ", PRIMARY KEY (");
+        quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
+        rsql_buf_puts(&sql, j + 1 == ctx->n_key ? ")" : "");
     }
     rsql_buf_puts(&sql, ");");
     if (sql.oom) {
@@ -173,6 +214,31 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_puts(&sql, i ? ", ?" : "?");
     }
     rsql_buf_putc(&sql, ')');
+    /* PRIMARY KEY (...) NOT ENFORCED: an upsert, the last row of a key wins */
+    for (int j = 0; j < ctx->n_key; j++) {
+        rsql_buf_puts(&sql, j ? ", " : " ON CONFLICT (");
+        quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
+    }
+    if (ctx->n_key) {
+        int n_set = 0;
+        rsql_buf_puts(&sql, ") DO ");
+        for (int i = 0; i < k->n; i++) {
+            bool in_key = false;
+            for (int j = 0; j < ctx->n_key; j++) {
+                in_key = in_key || ctx->key_columns[j] == i;
+            }
+            if (in_key) {
+                continue;
+            }
+            rsql_buf_puts(&sql, n_set++ ? ", " : "UPDATE SET ");
+            quote_ident(&sql, ctx->column_names[i]);
+            rsql_buf_puts(&sql, " = excluded.");
+            quote_ident(&sql, ctx->column_names[i]);
+        }
+        if (!n_set) {
+            rsql_buf_puts(&sql, "NOTHING");
+        }
+    }
     if (sql.oom) {
         goto nomem;
     }
@@ -184,7 +250,15 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                                  -1, &k->pos, NULL)) != SQLITE_OK ||
         (rc = sqlite3_prepare_v2(k->db, "BEGIN IMMEDIATE", -1, &k->begin, NULL)) != SQLITE_OK ||
         (rc = sqlite3_prepare_v2(k->db, "COMMIT", -1, &k->commit, NULL)) != SQLITE_OK ||
-        (rc = sqlite3_prepare_v2(k->db, "ROLLBACK", -1, &k->rollback, NULL)) != SQLITE_OK) {
+        (rc = sqlite3_prepare_v2(k->db, "ROLLBACK", -1, &k->rollback, NULL)) != SQLITE_OK ||
+        (k->own && (rc = sqlite3_prepare_v2(k->db,
+                                            "INSERT OR IGNORE INTO rocketsql_applied(pipeline, "
+                                            "id, applied_at) VALUES (?1, ?2, ?3)",
+                                            -1, &k->mark, NULL)) != SQLITE_OK) ||
+        (k->own && (rc = sqlite3_prepare_v2(k->db,
+                                            "DELETE FROM rocketsql_applied WHERE pipeline = ?1 "
+                                            "AND applied_at < ?2",
+                                            -1, &k->prune, NULL)) != SQLITE_OK)) {
         sk_db_error(k, rc, err, "cannot prepare the insert");
         goto fail;
     }
@@ -313,13 +387,29 @@ static int store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from
 ** why, with SQLite's own message, and the transaction is rolled back.
 */
 static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                       rsql_error_t *err)
+                       bool *dup, rsql_error_t *err)
 {
+    int64_t now = rsql_wall_ms();
     int rc = step_reset(k->begin);
     if (rc != SQLITE_DONE) {
         return chunk_error(k, rc, NULL, "cannot begin a transaction", err);
     }
     for (int i = from; i < to && rc == SQLITE_DONE; i++) {
+        dup[i] = false;
+        if (k->own && rows[i].rec && rows[i].rec->ident) {
+            sqlite3_bind_text(k->mark, 1, k->pipeline, -1, SQLITE_STATIC);
+            sqlite3_bind_text(k->mark, 2, rows[i].rec->ident, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(k->mark, 3, now);
+            rc = step_reset(k->mark);
+            if (rc != SQLITE_DONE) {
+                chunk_error(k, rc, &rows[i], "cannot record the applied message of", err);
+                break;
+            }
+            if (sqlite3_changes(k->db) == 0) {
+                dup[i] = true; /* applied by an earlier delivery of this message */
+                continue;
+            }
+        }
         rc = bind_row(k, rows[i].values);
         if (rc == SQLITE_OK) {
             rc = step_reset(k->ins);
@@ -329,7 +419,10 @@ static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, in
         }
     }
     sqlite3_clear_bindings(k->ins);
-    if (rc == SQLITE_DONE && (rc = store_positions(k, rows, from, to)) != SQLITE_DONE) {
+    if (k->mark) {
+        sqlite3_clear_bindings(k->mark);
+    }
+    if (rc == SQLITE_DONE && !k->own && (rc = store_positions(k, rows, from, to)) != SQLITE_DONE) {
         chunk_error(k, rc, NULL, "cannot store the source positions", err);
     }
     if (rc == SQLITE_DONE && (rc = step_reset(k->commit)) != SQLITE_DONE) {
@@ -343,6 +436,20 @@ static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, in
     return rc;
 }
 
+/* Delete the applied identities older than the retention (see the file comment). */
+static void prune_applied(rsql_sink_t *k)
+{
+    int64_t now = rsql_now_ms();
+    if (!k->prune || now - k->opened_ms < k->retention_ms || now - k->pruned_ms < 60000) {
+        return;
+    }
+    k->pruned_ms = now;
+    sqlite3_bind_text(k->prune, 1, k->pipeline, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(k->prune, 2, rsql_wall_ms() - k->retention_ms);
+    step_reset(k->prune); /* a failure leaves the entries for the next time */
+    sqlite3_clear_bindings(k->prune);
+}
+
 static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
                            rsql_error_t *err)
 {
@@ -353,9 +460,17 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (grc != RSQL_OK) {
         return grc;
     }
+    if (n > k->dup_cap) {
+        bool *d = rsql_realloc(k->dup, (size_t)n * sizeof *d);
+        if (!d) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        k->dup = d;
+        k->dup_cap = n;
+    }
     while (committed < n) {
         int to = n - committed > k->batch_size ? committed + (int)k->batch_size : n;
-        rc = write_chunk(k, rows, committed, to, &cause);
+        rc = write_chunk(k, rows, committed, to, k->dup, &cause);
         if (rc != SQLITE_DONE) {
             break;
         }
@@ -366,6 +481,12 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         return cause.code;
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
+    for (int i = 0; i < committed; i++) {
+        if (k->dup[i]) {
+            snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
+        }
+    }
+    prune_applied(k);
     for (int i = committed; i < n; i++) {
         k->results[i].code = cause.code;
         snprintf(k->results[i].msg, sizeof k->results[i].msg, "%.255s", cause.msg);

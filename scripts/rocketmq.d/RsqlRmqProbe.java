@@ -25,6 +25,13 @@
  *   prints: cluster-ok cluster=C broker=B master=ADDR [topic=T]  (exit 0)
  *       or: cluster-failed ... last=<what was missing>          (exit 1)
  *
+ * A secured server (scripts/rocketmq --secure): -Drsql.rmq.ak=USER -Drsql.rmq.sk=SECRET make
+ * route sign its request (the `authorization` header of ACL 2.0) and cluster use an ACL RPC
+ * hook; -Drsql.rmq.ca=PEM makes route speak TLS and verify the proxy against that CA.
+ *
+ * RsqlRmqProbe admin-batch FILE
+ *   The same for every line of FILE (one command's arguments per line), in one JVM.
+ *
  * RsqlRmqProbe admin MQADMIN-ARGS...
  *   Runs the RocketMQ admin tool (MQAdminStartup.main0) and exits right after
  *   it returns; the stock main leaves client threads that hold the JVM for
@@ -60,6 +67,19 @@ public final class RsqlRmqProbe {
             System.out.flush();
             System.exit(0);
         }
+        if (args.length == 2 && args[0].equals("admin-batch")) {
+            // one mqadmin command per line (arguments split on blanks), one JVM for all
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get(args[1]))) {
+                line = line.trim();
+                if (line.isEmpty() || line.startsWith("#")) {
+                    continue;
+                }
+                System.out.println("> " + line);
+                org.apache.rocketmq.tools.command.MQAdminStartup.main0(line.split("\\s+"), null);
+                System.out.flush();
+            }
+            System.exit(0);
+        }
         if (args.length >= 2 && args[0].equals("namesrv")) {
             namesrv(args[1], java.util.Arrays.copyOfRange(args, 2, args.length));
             return;
@@ -81,7 +101,16 @@ public final class RsqlRmqProbe {
         String host = endpoint.substring(0, colon);
         int port = Integer.parseInt(endpoint.substring(colon + 1));
 
-        ManagedChannel channel = NettyChannelBuilder.forAddress(host, port).usePlaintext().build();
+        String ca = System.getProperty("rsql.rmq.ca");
+        String ak = System.getProperty("rsql.rmq.ak"), sk = System.getProperty("rsql.rmq.sk");
+        NettyChannelBuilder cb = NettyChannelBuilder.forAddress(host, port);
+        if (ca != null && !ca.isEmpty()) {
+            cb.sslContext(io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forClient()
+                .trustManager(new java.io.File(ca)).build());
+        } else {
+            cb.usePlaintext();
+        }
+        ManagedChannel channel = cb.build();
         String clientId = "rsql-probe@" + ProcessHandle.current().pid();
         String last = "no attempt";
         try {
@@ -93,6 +122,20 @@ public final class RsqlRmqProbe {
                 md.put(key("x-mq-client-id"), clientId);
                 md.put(key("x-mq-request-id"), UUID.randomUUID().toString());
                 md.put(key("x-mq-namespace"), "");
+                if (ak != null && sk != null) {
+                    String dt = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                        .withZone(java.time.ZoneOffset.UTC).format(java.time.Instant.now());
+                    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA1");
+                    mac.init(new javax.crypto.spec.SecretKeySpec(
+                        sk.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA1"));
+                    StringBuilder hex = new StringBuilder();
+                    for (byte b : mac.doFinal(dt.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                        hex.append(String.format("%02X", b));
+                    }
+                    md.put(key("x-mq-date-time"), dt);
+                    md.put(key("authorization"), "MQv2-HMAC-SHA1 Credential=" + ak
+                        + ", SignedHeaders=x-mq-date-time, Signature=" + hex);
+                }
                 QueryRouteRequest req = QueryRouteRequest.newBuilder()
                     .setTopic(Resource.newBuilder().setName(topic))
                     .setEndpoints(Endpoints.newBuilder().setScheme(AddressScheme.IPv4)
@@ -170,8 +213,12 @@ public final class RsqlRmqProbe {
     private static int cluster(String namesrv, String clusterName, String brokerName, long timeoutSec,
         String topic) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSec);
-        org.apache.rocketmq.tools.admin.DefaultMQAdminExt admin =
-            new org.apache.rocketmq.tools.admin.DefaultMQAdminExt(3000);
+        String ak = System.getProperty("rsql.rmq.ak"), sk = System.getProperty("rsql.rmq.sk");
+        org.apache.rocketmq.tools.admin.DefaultMQAdminExt admin = ak == null
+            ? new org.apache.rocketmq.tools.admin.DefaultMQAdminExt(3000)
+            : new org.apache.rocketmq.tools.admin.DefaultMQAdminExt(
+                new org.apache.rocketmq.acl.common.AclClientRPCHook(
+                    new org.apache.rocketmq.acl.common.SessionCredentials(ak, sk)), 3000);
         admin.setNamesrvAddr(namesrv);
         admin.setInstanceName("rsql-cluster-probe-" + ProcessHandle.current().pid());
         admin.setAdminExtGroup("rsql_cluster_probe_" + ProcessHandle.current().pid());

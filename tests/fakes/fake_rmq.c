@@ -529,8 +529,62 @@ static int listen_loopback(int *port)
     return fd;
 }
 
+/* The whole file at path (NUL-terminated, malloc'ed), or NULL (printed on stderr). */
+static char *read_pem(const char *path)
+{
+    FILE *fp = path ? fopen(path, "rb") : NULL;
+    char *buf = fp ? calloc(1, 65536) : NULL;
+    size_t n = buf ? fread(buf, 1, 65535, fp) : 0;
+    if (fp) {
+        fclose(fp);
+    }
+    if (!buf || n == 0) {
+        fprintf(stderr, "fake_rmq: cannot read %s\n", path ? path : "(null)");
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/*
+** TLS: a second listening port (grpc's own, 127.0.0.1, chosen by the OS) with TLS; it becomes
+** the fake's endpoint. Connections to it are gRPC's, so fake_rmq_drop does not cut them.
+*/
+static bool add_tls_port(fake_rmq_t *f, const fake_tls_t *tls)
+{
+    char *cert = read_pem(tls->cert_file), *key = read_pem(tls->key_file);
+    char *ca = tls->client_ca_file ? read_pem(tls->client_ca_file) : NULL;
+    bool ok = cert && key && (!tls->client_ca_file || ca);
+    if (ok) {
+        grpc_ssl_pem_key_cert_pair pair = {key, cert};
+        grpc_server_credentials *sc = grpc_ssl_server_credentials_create_ex(
+            ca, &pair, 1,
+            ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+               : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+            NULL);
+        int port = grpc_server_add_http2_port(f->server, "127.0.0.1:0", sc);
+        grpc_server_credentials_release(sc);
+        ok = port > 0;
+        if (ok) {
+            snprintf(f->endpoint, sizeof f->endpoint, "127.0.0.1:%d", port);
+        } else {
+            fprintf(stderr, "fake_rmq: cannot add its TLS port\n");
+        }
+    }
+    free(cert);
+    free(key);
+    free(ca);
+    return ok;
+}
+
 /* See fake_rmq.h. */
 fake_rmq_t *fake_rmq_start(void)
+{
+    return fake_rmq_start_tls(NULL);
+}
+
+/* See fake_rmq.h. */
+fake_rmq_t *fake_rmq_start_tls(const fake_tls_t *tls)
 {
     fake_rmq_t *f = calloc(1, sizeof *f);
     if (!f) {
@@ -565,6 +619,21 @@ fake_rmq_t *fake_rmq_start(void)
     f->cq = grpc_completion_queue_create_for_next(NULL);
     f->creds = grpc_insecure_server_credentials_create();
     grpc_server_register_completion_queue(f->server, f->cq, NULL);
+    if (tls && !add_tls_port(f, tls)) {
+        grpc_server_destroy(f->server);
+        grpc_completion_queue_shutdown(f->cq);
+        while (grpc_completion_queue_next(f->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+               GRPC_QUEUE_SHUTDOWN) {
+        }
+        grpc_completion_queue_destroy(f->cq);
+        grpc_server_credentials_release(f->creds);
+        grpc_shutdown();
+        close(f->lfd);
+        pthread_mutex_destroy(&f->mu);
+        pthread_cond_destroy(&f->cv);
+        free(f);
+        return NULL;
+    }
     grpc_server_start(f->server);
     f->t_shutdown = (ftag_t){0, NULL};
     pthread_mutex_lock(&f->mu);

@@ -133,6 +133,16 @@ typedef struct fake_stats {
 
 /* Start a fake on 127.0.0.1, port chosen by the OS. NULL on failure (printed on stderr). */
 fake_rmq_t *fake_rmq_start(void);
+/*
+** The same, serving TLS (grpc's SSL server credentials): cert_file/key_file the server's
+** certificate and key (PEM); with client_ca_file, clients must present a certificate signed by
+** it (mutual TLS). fake_rmq_endpoint is then the TLS port, whose connections fake_rmq_drop does
+** not cut. NULL tls: fake_rmq_start.
+*/
+typedef struct fake_tls {
+    const char *cert_file, *key_file, *client_ca_file;
+} fake_tls_t;
+fake_rmq_t *fake_rmq_start_tls(const fake_tls_t *tls);
 /* Stop it (cancels what is in flight) and free everything. NULL-safe. */
 void fake_rmq_stop(fake_rmq_t *f);
 /* "127.0.0.1:PORT" (valid until stop). */

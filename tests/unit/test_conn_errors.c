@@ -24,6 +24,7 @@
 #include "config.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
+#include "connectors/postgres/pg_int.h"
 #include "connectors/sqlite/sqlite_int.h"
 #include "runtime/rsql_result.h"
 #include "runtime/rsql_session.h"
@@ -112,6 +113,31 @@ static void test_errors_errno(void)
     CU_ASSERT_EQUAL(rsql_err_from_errno(ECONNRESET), RSQL_ERR_UNAVAILABLE);
     CU_ASSERT_TRUE(rsql_err_code_retriable(rsql_err_from_errno(EAGAIN)));
     CU_ASSERT_FALSE(rsql_err_code_retriable(rsql_err_from_errno(ENOSPC)));
+}
+
+/* PostgreSQL's SQLSTATEs: constraint violations permanent, lost connections and
+   serialization failures transient (rsql_err_code_retriable decides from the code). */
+static void test_errors_pg_codes(void)
+{
+    CU_ASSERT_EQUAL(rsql_pg__code("23505", false), RSQL_ERR_CONSTRAINT); /* unique */
+    CU_ASSERT_EQUAL(rsql_pg__code("23514", false), RSQL_ERR_CONSTRAINT); /* check */
+    CU_ASSERT_EQUAL(rsql_pg__code("23502", false), RSQL_ERR_CONSTRAINT); /* not null */
+    CU_ASSERT_EQUAL(rsql_pg__code("40001", false), RSQL_ERR_BUSY);
+    CU_ASSERT_EQUAL(rsql_pg__code("40P01", false), RSQL_ERR_BUSY);
+    CU_ASSERT_EQUAL(rsql_pg__code("08006", true), RSQL_ERR_UNAVAILABLE);
+    CU_ASSERT_EQUAL(rsql_pg__code("57P01", true), RSQL_ERR_UNAVAILABLE); /* admin shutdown */
+    CU_ASSERT_EQUAL(rsql_pg__code(NULL, true), RSQL_ERR_UNAVAILABLE);
+    CU_ASSERT_EQUAL(rsql_pg__code("", false), RSQL_ERR_REMOTE);
+    CU_ASSERT_EQUAL(rsql_pg__code("42P01", false), RSQL_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(rsql_pg__code("42501", false), RSQL_ERR_PERMISSION);
+    CU_ASSERT_EQUAL(rsql_pg__code("28P01", false), RSQL_ERR_PERMISSION);
+    CU_ASSERT_EQUAL(rsql_pg__code("22003", false), RSQL_ERR_TYPE);
+    CU_ASSERT_EQUAL(rsql_pg__code("53100", false), RSQL_ERR_NO_SPACE);
+    CU_ASSERT_EQUAL(rsql_pg__code("53300", false), RSQL_ERR_BUSY);
+    CU_ASSERT_EQUAL(rsql_pg__code("2350", false), RSQL_ERR_REMOTE); /* not a SQLSTATE */
+    CU_ASSERT_FALSE(rsql_err_code_retriable(rsql_pg__code("23505", false)));
+    CU_ASSERT_TRUE(rsql_err_code_retriable(rsql_pg__code("40001", false)));
+    CU_ASSERT_TRUE(rsql_err_code_retriable(rsql_pg__code(NULL, true)));
 }
 
 static void test_errors_sqlite_codes(void)
@@ -530,6 +556,7 @@ static void test_tolerance_file_long_line(void)
 static CU_TestInfo error_tests[] = {
     {"test_errors_classes", test_errors_classes},
     {"test_errors_errno", test_errors_errno},
+    {"test_errors_pg_codes", test_errors_pg_codes},
     {"test_errors_sqlite_codes", test_errors_sqlite_codes},
     {"test_errors_sqlite_check_permanent", test_errors_sqlite_check_permanent},
     {"test_errors_sqlite_busy_transient", test_errors_sqlite_busy_transient},

@@ -152,6 +152,51 @@ static void test_log_line_format(void)
     rsql_log_set_level(saved);
 }
 
+/* The job context in text lines, and --log-format json: escaped, cut, still one object. */
+static void test_log_context_and_json(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_INFO);
+    int fd = capture_start();
+    rsql_log_set_context("orders", 0);
+    rsql_log(RSQL_LOG_INFO, "serve", "a");
+    rsql_log_set_context("orders", 42);
+    rsql_log(RSQL_LOG_WARN, "runtime", "b");
+    CU_ASSERT_EQUAL(rsql_log_set_format("json", NULL), RSQL_OK);
+    rsql_log(RSQL_LOG_WARN, "runtime", "say \"hi\"\n\\ %d", 7);
+    rsql_log_set_context("j\"x", 3);
+    char big[3000];
+    memset(big, '"', sizeof big - 1); /* every byte needs escaping */
+    big[sizeof big - 1] = '\0';
+    rsql_log(RSQL_LOG_INFO, "runtime", "%s", big);
+    rsql_log_set_context(NULL, 0);
+    rsql_log(RSQL_LOG_INFO, "c", "plain");
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_log_set_format("xml", &err), RSQL_ERR_USAGE);
+    CU_ASSERT_STRING_EQUAL(err.msg,
+                           "invalid log format 'xml' for --log-format (expected text or json)");
+    CU_ASSERT_EQUAL(rsql_log_set_format("text", NULL), RSQL_OK);
+    rsql_log(RSQL_LOG_INFO, "c", "back");
+    char *text = capture_end(fd);
+    char *l1 = text, *l2 = strchr(l1, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+    char *l4 = strchr(l3, '\n') + 1, *l5 = strchr(l4, '\n') + 1, *l6 = strchr(l5, '\n') + 1;
+    CU_ASSERT_EQUAL(strncmp(l1, "rocketsql: info: serve: job=orders: a\n", (size_t)(l2 - l1)), 0);
+    CU_ASSERT_EQUAL(strncmp(l2, "rocketsql: warn: runtime: job=orders run=42: b\n",
+                            (size_t)(l3 - l2)), 0);
+    CU_ASSERT_EQUAL(strncmp(l3, "{\"time\":\"", 9), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(l3, "\"level\":\"warn\",\"component\":\"runtime\","
+                                      "\"job\":\"orders\",\"run\":42,"
+                                      "\"msg\":\"say \\\"hi\\\"\\u000a\\\\ 7\"}\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(l4, "\"job\":\"j\\\"x\",\"run\":3,\"msg\":\"\\\"\\\""));
+    CU_ASSERT((size_t)(l5 - l4) <= RSQL_LOG_LINE_MAX);          /* cut to one line */
+    CU_ASSERT_EQUAL(strncmp(l5 - 5, "\\\"\"}\n", 5), 0); /* whole escapes, closed */
+    CU_ASSERT_PTR_NOT_NULL(strstr(l5, "\"component\":\"c\",\"msg\":\"plain\"}\n")); /* no job */
+    CU_ASSERT_EQUAL(strcmp(l6, "rocketsql: info: c: back\n"), 0);
+    free(text);
+    rsql_log_set_level(saved);
+}
+
 static void test_log_defer_flush(void)
 {
     rsql_log_level_t saved = rsql_log_get_level();
@@ -261,6 +306,7 @@ static CU_TestInfo log_tests[] = {
     {"test_log_filtering", test_log_filtering},
     {"test_log_line_format", test_log_line_format},
     {"test_log_defer_flush", test_log_defer_flush},
+    {"test_log_context_and_json", test_log_context_and_json},
     {"test_log_threads_whole_lines", test_log_threads_whole_lines},
     CU_TEST_INFO_NULL,
 };

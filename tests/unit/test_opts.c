@@ -227,7 +227,8 @@ static void test_opts_error_unknown_key(void)
     CU_ASSERT_EQUAL(err.pos.off, 300);
     const char *head = "unknown option 'topik' for connector 'rocketmq-grpc' (did you mean "
                        "'topic'?); valid options: connector, endpoints, namespace, access-key, "
-                       "secret-key, tls, request-timeout, topic, format, source.mode, ";
+                       "secret-key, tls, tls.ca-file, tls.server-name, tls.cert-file, "
+                       "tls.key-file, request-timeout, topic, format, source.mode, ";
     CU_ASSERT_NSTRING_EQUAL(err.msg, head, strlen(head));
     size_t len = strlen(err.msg);
     CU_ASSERT(len < sizeof err.msg);
@@ -350,11 +351,11 @@ static void test_opts_error_structure(void)
                 "missing required option 'topic' for connector 'rocketmq-grpc'", 7);
     expect_fail((const char *const[]){"connector", "rocketmq", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'rocketmq' (did you mean 'rocketmq-grpc'?); connectors: "
-                "rocketmq-grpc, filesystem, sqlite, datagen, print, blackhole",
+                "rocketmq-grpc, filesystem, sqlite, datagen, print, blackhole, postgres",
                 50);
     expect_fail((const char *const[]){"connector", "kafka", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'kafka'; connectors: rocketmq-grpc, filesystem, sqlite, "
-                "datagen, print, blackhole",
+                "datagen, print, blackhole, postgres",
                 50);
     expect_fail((const char *const[]){"path", "x", NULL}, RSQL_ERR_MISSING_OPTION,
                 "missing required option 'connector'", 7);
@@ -371,7 +372,7 @@ static void test_opts_error_structure(void)
                 RSQL_ERR_BAD_OPTION,
                 "unknown option 'json.fail-on-missing-field' for connector 'sqlite'; valid "
                 "options: connector, path, table, scan.follow, scan.poll-interval, "
-                "sink.batch-size",
+                "sink.batch-size, sink.exactly-once.retention",
                 300);
     expect_fail((const char *const[]){"connector", "datagen", "fields.x.kind", "random", NULL},
                 RSQL_ERR_BAD_OPTION, "unknown column 'x' in option 'fields.x.kind'", 100);
@@ -803,7 +804,16 @@ static void test_settings_set_get_reset(void)
                                     "errors.dlq.table, errors.retry.timeout, "
                                     "errors.retry.backoff-max, pipeline.queue-capacity, "
                                     "pipeline.batch-size, state.flush-interval, "
-                                    "sql.preview-limit, status.interval");
+                                    "sql.preview-limit, status.interval, restart-strategy, "
+                                    "restart-strategy.fixed-delay.attempts, "
+                                    "restart-strategy.fixed-delay.delay, "
+                                    "restart-strategy.exponential-delay.initial-backoff, "
+                                    "restart-strategy.exponential-delay.max-backoff, "
+                                    "restart-strategy.exponential-delay.backoff-multiplier, "
+                                    "restart-strategy.exponential-delay.jitter-factor, "
+                                    "restart-strategy.exponential-delay.reset-backoff-threshold, "
+                                    "restart-strategy.exponential-delay."
+                                    "attempts-before-reset-backoff, http.address");
     CU_ASSERT_EQUAL(err.pos.off, 4);
     rsql_error_clear(&err);
     CU_ASSERT_EQUAL(rsql_settings_set(s, "errors.tolerance", "some", (rsql_pos_t){4, 16},
@@ -832,7 +842,7 @@ static void test_settings_set_get_reset(void)
                                      "'status.interval'?); ", 67);
 
     /* SHOW SETTINGS */
-    CU_ASSERT_EQUAL(rsql_settings_count(), 9);
+    CU_ASSERT_EQUAL(rsql_settings_count(), 19);
     rsql_setting_info_t info;
     rsql_settings_info(s, 0, &info);
     CU_ASSERT_STRING_EQUAL(info.key, "errors.tolerance");

@@ -59,6 +59,8 @@ public final class RmqInterop {
             "                           [--timeout SECONDS] [--id-field id] [--check-order-field FIELD",
             "                           --group-field FIELD] [--print] [--tag TAG] [--threads K]",
             "                           [--invisible SECONDS] [--await SECONDS] [--print-meta]",
+            "       (produce, consume: [--access-key AK --secret-key SK] [--tls] for a secured proxy;",
+            "        the Java client does not verify the proxy's certificate)",
             "       rmq-interop probe   --endpoint HOST:PORT --normal-topic T --fifo-topic F",
             "                           --lite-topic L --group G --lite-group LG [--fifo-group FG]",
             "",
@@ -166,10 +168,10 @@ public final class RmqInterop {
         try {
             switch (argv[0]) {
                 case "produce":
-                    rc = produce(new Args(argv, 1, Set.of()));
+                    rc = produce(new Args(argv, 1, Set.of("tls")));
                     break;
                 case "consume":
-                    rc = consume(new Args(argv, 1, Set.of("lite", "print", "progress", "print-meta")));
+                    rc = consume(new Args(argv, 1, Set.of("lite", "print", "progress", "print-meta", "tls")));
                     break;
                 case "probe":
                     rc = Probe.run(new Args(argv, 1, Set.of("verbose")));
@@ -193,12 +195,34 @@ public final class RmqInterop {
         Runtime.getRuntime().halt(rc);
     }
 
+    /*
+     * --access-key/--secret-key: ACL credentials (every request signed); --tls: TLS. Note that
+     * rocketmq-client-java 5.2.0 does not verify the server's certificate (its RpcClientImpl
+     * builds the SSL context with InsecureTrustManagerFactory): the peer checks credentials, not
+     * the certificate (docs/ROCKETMQ-NOTES.md §11).
+     */
+    static String accessKey, secretKey;
+    static boolean tls;
+
+    static void security(Args a) {
+        accessKey = a.str("access-key", null);
+        secretKey = a.str("secret-key", null);
+        tls = a.flag("tls");
+        if ((accessKey == null) != (secretKey == null)) {
+            throw new IllegalArgumentException("--access-key and --secret-key go together");
+        }
+    }
+
     static ClientConfiguration clientConfig(String endpoint) {
-        return ClientConfiguration.newBuilder()
+        org.apache.rocketmq.client.apis.ClientConfigurationBuilder b = ClientConfiguration.newBuilder()
             .setEndpoints(endpoint)
-            .enableSsl(false)
-            .setRequestTimeout(Duration.ofSeconds(10))
-            .build();
+            .enableSsl(tls)
+            .setRequestTimeout(Duration.ofSeconds(10));
+        if (accessKey != null) {
+            b.setCredentialProvider(
+                new org.apache.rocketmq.client.apis.StaticSessionCredentialsProvider(accessKey, secretKey));
+        }
+        return b.build();
     }
 
     // ------------------------------------------------------------------ produce
@@ -230,7 +254,9 @@ public final class RmqInterop {
 
     static int produce(Args a) throws Exception {
         a.allow("endpoint", "topic", "count", "type", "groups", "lite-topics", "lite-prefix", "seed", "file",
-            "tag", "rate", "inflight", "extra-key", "props", "delay-ms", "message-group");
+            "tag", "rate", "inflight", "extra-key", "props", "delay-ms", "message-group",
+            "access-key", "secret-key", "tls");
+        security(a);
         String extraKey = a.str("extra-key", null);
         String props = a.str("props", null);
         long delayMs = a.num("delay-ms", -1);
@@ -566,7 +592,8 @@ public final class RmqInterop {
     static int consume(Args a) throws Exception {
         a.allow("endpoint", "topic", "group", "count", "lite", "timeout", "id-field", "check-order-field",
             "group-field", "print", "tag", "threads", "invisible", "await", "max-cache", "clients", "progress",
-            "print-meta");
+            "print-meta", "access-key", "secret-key", "tls");
+        security(a);
         String endpoint = a.req("endpoint");
         String topic = a.req("topic");
         String group = a.req("group");

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The HTTP endpoint of `rocketsql serve --http ADDR:PORT` (libmicrohttpd, one internal
+ * polling thread): GET /metrics (Prometheus text format 0.0.4), /healthz (alive), /readyz
+ * (200 when every job is running with its source and sink open and not retrying, or ended
+ * by itself; else 503), /jobs (JSON). Other paths answer 404, other methods 405.
+ *
+ * Every answer is built in memory under srv->mu (job states) from the atomics the pipelines
+ * publish (rsql_pipeline_stats_t), then handed to libmicrohttpd as a copy; no lock is held
+ * while it writes to the socket, and a connection idle for 10 s is closed, so a slow or
+ * stuck scraper costs a connection slot, never a job's progress.
+ *
+ * The listening socket is made here (bind errors such as "address already in use" are then
+ * reported as they are, at start-up) and given to libmicrohttpd.
+ */
+#include "config.h"
+#include "cli/serve_int.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* ---- bodies */
+
+typedef struct metric_def {
+    const char *name, *type, *help;
+} metric_def_t;
+
+enum { M_READ, M_WRITTEN, M_FILTERED, M_DLQ, M_FAILED, M_RETRIES, M_RESTARTS, M_RUNS,
+       M_IN_FLIGHT, M_QUEUE, M_UP, N_METRICS };
+
+static const metric_def_t metric_defs[N_METRICS] = {
+    {"rocketsql_records_read_total", "counter", "Records read from the job's source."},
+    {"rocketsql_records_written_total", "counter", "Records the job's sink confirmed."},
+    {"rocketsql_records_filtered_total", "counter", "Records the job's WHERE dropped."},
+    {"rocketsql_records_dead_lettered_total", "counter",
+     "Records that failed and went to the dead-letter destination."},
+    {"rocketsql_records_failed_total", "counter", "Records that failed the job."},
+    {"rocketsql_retries_total", "counter",
+     "Transient source, sink or delivery failures that were retried."},
+    {"rocketsql_job_restarts_total", "counter", "Restarts by the job's restart strategy."},
+    {"rocketsql_job_runs_total", "counter", "Runs of the job (attempts) by this process."},
+    {"rocketsql_records_in_flight", "gauge",
+     "Records read whose outcome (written, filtered, failed) is not known yet."},
+    {"rocketsql_queue_depth_records", "gauge", "Records waiting between pipeline stages."},
+    {"rocketsql_job_up", "gauge",
+     "1 while the job runs with its source and sink open and not retrying, else 0."},
+};
+
+/* Label value escaping (Prometheus text format: backslash, quote, newline). */
+static void put_label(rsql_buf_t *out, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"') {
+            rsql_buf_putc(out, '\\');
+            rsql_buf_putc(out, *v);
+        } else if (*v == '\n') {
+            rsql_buf_puts(out, "\\n");
+        } else {
+            rsql_buf_putc(out, *v);
+        }
+    }
+}
+
+/* A copy of the source's detail JSON (stats.detail). @locks srv->mu held (takes stats.mu) */
+static void detail_copy0(serve_job_t *j, char *buf, size_t size)
+{
+    pthread_mutex_lock(&j->st->mu);
+    snprintf(buf, size, "%s", j->st->detail);
+    pthread_mutex_unlock(&j->st->mu);
+}
+
+/* Whether j is running and connected. @locks srv->mu held */
+static bool job_up0(serve_job_t *j)
+{
+    if (strcmp(j->state, "running") != 0 || !atomic_load(&j->st->open) ||
+        atomic_load(&j->st->source_down) || atomic_load(&j->st->sink_down)) {
+        return false;
+    }
+    char d[sizeof j->st->detail];
+    detail_copy0(j, d, sizeof d);
+    return !strstr(d, "\"connected\":false");
+}
+
+/* Per-job source gauges from its detail: active lite topics, deferred, the busiest lite
+   topics (at most 10 per job: describe's top list, so the label set stays bounded). */
+static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
+{
+    static const char *const names[] = {"rocketsql_lite_topics_active",
+                                        "rocketsql_records_deferred",
+                                        "rocketsql_lite_topic_in_flight",
+                                        "rocketsql_lite_topic_deferred"};
+    static const char *const helps[] = {
+        "Lite topics (or message groups) the job's RocketMQ source has seen.",
+        "Messages the job's RocketMQ source deferred (fair throttling), now invisible.",
+        "In-flight messages of one of the busiest lite topics (top 10 per job).",
+        "Deferred messages of one of the busiest lite topics (top 10 per job)."};
+    cJSON **docs = rsql_calloc((size_t)(srv->n_jobs ? srv->n_jobs : 1), sizeof *docs);
+    if (!docs) {
+        return;
+    }
+    for (int k = 0; k < srv->n_jobs; k++) {
+        char d[sizeof srv->jobs[k]->st->detail];
+        detail_copy0(srv->jobs[k], d, sizeof d);
+        docs[k] = d[0] ? cJSON_Parse(d) : NULL;
+    }
+    for (int m = 0; m < 4; m++) {
+        rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", names[m], helps[m], names[m]);
+        for (int k = 0; k < srv->n_jobs; k++) {
+            cJSON *lanes = cJSON_GetObjectItemCaseSensitive(docs[k], "lanes");
+            if (!cJSON_IsNumber(lanes)) {
+                continue; /* no lite source */
+            }
+            if (m < 2) {
+                cJSON *v = m == 0 ? lanes : cJSON_GetObjectItemCaseSensitive(docs[k], "deferred");
+                rsql_buf_printf(out, "%s{job=\"", names[m]);
+                put_label(out, srv->jobs[k]->name);
+                rsql_buf_printf(out, "\"} %.0f\n", cJSON_IsNumber(v) ? v->valuedouble : 0.0);
+                continue;
+            }
+            cJSON *top = cJSON_GetObjectItemCaseSensitive(docs[k], "lite_topics");
+            int i = 0;
+            cJSON *t;
+            cJSON_ArrayForEach(t, top)
+            {
+                cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+                cJSON *v = cJSON_GetObjectItemCaseSensitive(t, m == 2 ? "in_flight" : "deferred");
+                if (i++ >= 10 || !cJSON_IsString(name) || !cJSON_IsNumber(v)) {
+                    continue;
+                }
+                rsql_buf_printf(out, "%s{job=\"", names[m]);
+                put_label(out, srv->jobs[k]->name);
+                rsql_buf_puts(out, "\",lite_topic=\"");
+                put_label(out, name->valuestring);
+                rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
+            }
+        }
+    }
+    for (int k = 0; k < srv->n_jobs; k++) {
+        cJSON_Delete(docs[k]);
+    }
+    rsql_free(docs);
+}
+
+static int64_t metric_value0(serve_job_t *j, int m)
+{
+    rsql_job_counts_t c;
+    int64_t retries;
+    serve__totals0(j, &c, &retries);
+    switch (m) {
+    case M_READ: return c.read;
+    case M_WRITTEN: return c.written;
+    case M_FILTERED: return c.filtered;
+    case M_DLQ: return c.dead_lettered;
+    case M_FAILED: return c.failed;
+    case M_RETRIES: return retries;
+    case M_RESTARTS: return j->restarts;
+    case M_RUNS: return j->runs;
+    case M_IN_FLIGHT: return atomic_load(&j->st->in_flight);
+    case M_QUEUE: return atomic_load(&j->st->queue_depth);
+    case M_UP: return job_up0(j) ? 1 : 0;
+    default: return 0;
+    }
+}
+
+/* One histogram family over the jobs. @locks srv->mu held */
+static void put_hist0(serve_t *srv, rsql_buf_t *out, const char *name, const char *help,
+                      size_t off)
+{
+    rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+    for (int k = 0; k < srv->n_jobs; k++) {
+        serve_job_t *j = srv->jobs[k];
+        rsql_latency_hist_t *h = (rsql_latency_hist_t *)((char *)j->st + off);
+        int64_t cum = 0;
+        for (int b = 0; b < RSQL_LATENCY_BUCKETS; b++) {
+            cum += atomic_load(&h->bucket[b]);
+            rsql_buf_printf(out, "%s_bucket{job=\"", name);
+            put_label(out, j->name);
+            if (b < RSQL_LATENCY_BUCKETS - 1) {
+                rsql_buf_printf(out, "\",le=\"%g\"} %lld\n", rsql_latency_bounds_s[b],
+                                (long long)cum);
+            } else {
+                rsql_buf_printf(out, "\",le=\"+Inf\"} %lld\n", (long long)cum);
+            }
+        }
+        /* the count is the +Inf bucket, read once above: the two always agree */
+        rsql_buf_printf(out, "%s_sum{job=\"", name);
+        put_label(out, j->name);
+        rsql_buf_printf(out, "\"} %.6f\n", (double)atomic_load(&h->sum_us) / 1e6);
+        rsql_buf_printf(out, "%s_count{job=\"", name);
+        put_label(out, j->name);
+        rsql_buf_printf(out, "\"} %lld\n", (long long)cum);
+    }
+}
+
+/* See serve_int.h. */
+void serve__metrics(serve_t *srv, rsql_buf_t *out)
+{
+    pthread_mutex_lock(&srv->mu);
+    for (int m = 0; m < N_METRICS; m++) {
+        const metric_def_t *d = &metric_defs[m];
+        rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", d->name, d->help, d->name, d->type);
+        for (int k = 0; k < srv->n_jobs; k++) {
+            serve_job_t *j = srv->jobs[k];
+            rsql_buf_printf(out, "%s{job=\"", d->name);
+            put_label(out, j->name);
+            rsql_buf_printf(out, "\"} %lld\n", (long long)metric_value0(j, m));
+        }
+    }
+    put_source_gauges0(srv, out);
+    put_hist0(srv, out, "rocketsql_end_to_end_latency_seconds",
+              "From a record's read to its sink's confirmation (sources without a born time: "
+              "read time).",
+              offsetof(rsql_pipeline_stats_t, e2e));
+    put_hist0(srv, out, "rocketsql_send_latency_seconds",
+              "From a sink write to its delivery report, per batch.",
+              offsetof(rsql_pipeline_stats_t, send));
+    pthread_mutex_unlock(&srv->mu);
+}
+
+/* Ready when every job is up, or ended by itself (a bounded job that finished). */
+bool serve__ready(serve_t *srv)
+{
+    pthread_mutex_lock(&srv->mu);
+    bool ready = true;
+    for (int k = 0; k < srv->n_jobs; k++) {
+        serve_job_t *j = srv->jobs[k];
+        ready = ready && (job_up0(j) || strcmp(j->state, "finished") == 0);
+    }
+    pthread_mutex_unlock(&srv->mu);
+    return ready;
+}
+
+/* See serve_int.h. */
+void serve__jobs_json(serve_t *srv, rsql_buf_t *out)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(root, "jobs");
+    pthread_mutex_lock(&srv->mu);
+    for (int k = 0; arr && k < srv->n_jobs; k++) {
+        serve_job_t *j = srv->jobs[k];
+        rsql_job_counts_t c;
+        int64_t retries;
+        serve__totals0(j, &c, &retries);
+        int64_t run = atomic_load(&j->st->run_id);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", j->name);
+        cJSON_AddStringToObject(o, "status", j->state);
+        cJSON_AddBoolToObject(o, "ready", job_up0(j));
+        cJSON_AddNumberToObject(o, "run_id", (double)(run > 0 ? run : j->last_run_id));
+        cJSON_AddNumberToObject(o, "runs", (double)j->runs);
+        cJSON_AddNumberToObject(o, "restarts", (double)j->restarts);
+        cJSON *cn = cJSON_AddObjectToObject(o, "counts");
+        cJSON_AddNumberToObject(cn, "read", (double)c.read);
+        cJSON_AddNumberToObject(cn, "written", (double)c.written);
+        cJSON_AddNumberToObject(cn, "filtered", (double)c.filtered);
+        cJSON_AddNumberToObject(cn, "dead_lettered", (double)c.dead_lettered);
+        cJSON_AddNumberToObject(cn, "failed", (double)c.failed);
+        cJSON_AddNumberToObject(cn, "retries", (double)retries);
+        cJSON_AddNumberToObject(cn, "in_flight", (double)atomic_load(&j->st->in_flight));
+        if (j->last_error[0]) {
+            cJSON_AddStringToObject(o, "last_error", j->last_error);
+        } else {
+            cJSON_AddNullToObject(o, "last_error");
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    pthread_mutex_unlock(&srv->mu);
+    char *text = cJSON_PrintUnformatted(root);
+    if (text) {
+        rsql_buf_puts(out, text);
+        rsql_buf_putc(out, '\n');
+        cJSON_free(text);
+    }
+    cJSON_Delete(root);
+}
+
+/* ---- the daemon */
+
+static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, const char *type,
+                              const char *body, size_t len, bool allow)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!r) {
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (allow) {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    }
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    (void)version;
+    (void)upload_data;
+    serve_t *srv = cls;
+    if (!*con_cls) { /* the first call is for the headers only */
+        *con_cls = srv;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        *upload_data_size = 0; /* a body is read and ignored */
+        return MHD_YES;
+    }
+    const char *text = "text/plain; charset=utf-8";
+    bool known = strcmp(url, "/metrics") == 0 || strcmp(url, "/healthz") == 0 ||
+                 strcmp(url, "/readyz") == 0 || strcmp(url, "/jobs") == 0;
+    if (!known) {
+        static const char nf[] = "not found\n";
+        return answer(conn, MHD_HTTP_NOT_FOUND, text, nf, sizeof nf - 1, false);
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        static const char na[] = "method not allowed\n";
+        return answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, text, na, sizeof na - 1, true);
+    }
+    rsql_buf_t b = RSQL_BUF_INIT;
+    unsigned status = MHD_HTTP_OK;
+    const char *type = text;
+    if (strcmp(url, "/metrics") == 0) {
+        serve__metrics(srv, &b);
+        type = "text/plain; version=0.0.4; charset=utf-8";
+    } else if (strcmp(url, "/healthz") == 0) {
+        rsql_buf_puts(&b, "ok\n");
+    } else if (strcmp(url, "/readyz") == 0) {
+        bool ready = serve__ready(srv);
+        rsql_buf_puts(&b, ready ? "ready\n" : "not ready\n");
+        status = ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+    } else {
+        serve__jobs_json(srv, &b);
+        type = "application/json";
+    }
+    enum MHD_Result ret;
+    if (b.oom) {
+        static const char oom[] = "out of memory\n";
+        ret = answer(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, text, oom, sizeof oom - 1, false);
+    } else {
+        ret = answer(conn, status, type, b.data ? b.data : "", b.len, false);
+    }
+    rsql_buf_deinit(&b);
+    return ret;
+}
+
+/* "HOST:PORT" or "PORT" into an IPv4 address (loopback when no host). */
+static rsql_err_t parse_addr(const char *addr, struct sockaddr_in *sa, rsql_error_t *err)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    const char *colon = strrchr(addr, ':');
+    const char *port = colon ? colon + 1 : addr;
+    char host[64] = "127.0.0.1";
+    if (colon) {
+        size_t n = (size_t)(colon - addr);
+        if (n == 0 || n >= sizeof host) {
+            return rsql_error_set(err, RSQL_ERR_USAGE, RSQL_NOPOS,
+                                  "expected ADDR:PORT, e.g. 127.0.0.1:9464");
+        }
+        memcpy(host, addr, n);
+        host[n] = 0;
+    }
+    char *end = NULL;
+    long p = strtol(port, &end, 10);
+    if (!*port || *end || p < 0 || p > 65535) {
+        return rsql_error_set(err, RSQL_ERR_USAGE, RSQL_NOPOS, "bad port '%s'", port);
+    }
+    if (inet_pton(AF_INET, host, &sa->sin_addr) != 1) {
+        return rsql_error_set(err, RSQL_ERR_USAGE, RSQL_NOPOS,
+                              "'%s' is not an IPv4 address", host);
+    }
+    sa->sin_port = htons((uint16_t)p);
+    return RSQL_OK;
+}
+
+/* See serve_int.h. */
+rsql_err_t serve__http_start(serve_t *srv, const char *addr, rsql_error_t *err)
+{
+    struct sockaddr_in sa;
+    rsql_err_t rc = parse_addr(addr, &sa, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "socket: %s", strerror(errno));
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 64) != 0) {
+        int e = errno;
+        close(fd);
+        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot listen: %s", strerror(e));
+    }
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, srv,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned int)10, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
+    if (!d) {
+        close(fd);
+        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot start the HTTP server");
+    }
+    srv->http = d;
+    return RSQL_OK;
+}
+
+/* See serve_int.h. NULL-safe, idempotent. */
+void serve__http_stop(serve_t *srv)
+{
+    if (srv->http) {
+        MHD_stop_daemon(srv->http);
+        srv->http = NULL;
+    }
+}
+
+/* ---- SET 'http.address' in a script or the shell: one run's endpoint */
+
+typedef struct run_http {
+    serve_t srv;
+    serve_job_t job;
+    serve_job_t *jobs[1];
+} run_http_t;
+
+static run_http_t *run_http; /* the session's thread only: one run at a time */
+
+/* See serve_int.h. */
+rsql_err_t serve__run_http_begin(void *opaque, const char *addr, const char *name,
+                                 rsql_pipeline_stats_t *stats, rsql_error_t *err)
+{
+    (void)opaque;
+    run_http_t *r = rsql_calloc(1, sizeof *r);
+    char *nm = rsql_strdup(name);
+    if (!r || !nm) {
+        rsql_free(r);
+        rsql_free(nm);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    pthread_mutex_init(&r->srv.mu, NULL);
+    r->job.name = nm;
+    r->job.st = stats;
+    r->job.state = "running";
+    r->job.srv = &r->srv;
+    r->jobs[0] = &r->job;
+    r->srv.jobs = r->jobs;
+    r->srv.n_jobs = r->srv.cap_jobs = 1;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (serve__http_start(&r->srv, addr, &e) != RSQL_OK) {
+        pthread_mutex_destroy(&r->srv.mu);
+        rsql_free(nm);
+        rsql_free(r);
+        return rsql_error_set(err, e.code, RSQL_NOPOS, "http.address '%s': %s", addr, e.msg);
+    }
+    run_http = r;
+    return RSQL_OK;
+}
+
+/* See serve_int.h. */
+void serve__run_http_end(void *opaque)
+{
+    (void)opaque;
+    run_http_t *r = run_http;
+    if (!r) {
+        return;
+    }
+    run_http = NULL;
+    serve__http_stop(&r->srv);
+    pthread_mutex_destroy(&r->srv.mu);
+    rsql_free(r->job.name);
+    rsql_free(r);
+}

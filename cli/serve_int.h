@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Private to `rocketsql serve` (cli/serve.c: the supervisor; cli/serve_http.c: the HTTP
+ * endpoint). The supervisor keeps one serve_job_t per running catalog job; the HTTP thread
+ * reads them under srv->mu only (the job's counts are atomics the pipeline publishes, never
+ * read under a pipeline lock), builds its answer in memory and releases the lock before
+ * libmicrohttpd writes a byte, so a slow or stuck scraper cannot stall a job.
+ */
+#ifndef RSQL_SERVE_INT_H
+#define RSQL_SERVE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/rsql_buf.h"
+#include "base/rsql_error.h"
+#include "runtime/rsql_pipeline.h"
+
+typedef struct serve_job {
+    char *name;
+    char *fingerprint; /* the job's statement, settings and creation time */
+    rsql_pipeline_stats_t stats_own; /* st for a job of serve */
+    rsql_pipeline_stats_t *st;       /* its published stats (a script's run: the runtime's) */
+    pthread_t th;
+    bool th_started;
+    struct serve *srv;
+    /* under srv->mu */
+    const char *state; /* starting, running, restarting, failed, finished, stopped */
+    char last_error[sizeof(((rsql_error_t *)0)->msg)];
+    int64_t restarts, runs, last_run_id;
+    rsql_job_counts_t base; /* totals of the runs that ended */
+    int64_t base_retries;
+    bool retire; /* drain and stop (dropped, changed, shutting down) */
+    bool ended;  /* the thread is done */
+} serve_job_t;
+
+typedef struct serve {
+    const char *catalog_path;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* retire / ended */
+    serve_job_t **jobs;
+    int n_jobs, cap_jobs;
+    void *http; /* struct MHD_Daemon * */
+} serve_t;
+
+/*
+** The job's totals over all its runs (counters never go back when it restarts).
+** @locks srv->mu held
+*/
+void serve__totals0(const serve_job_t *j, rsql_job_counts_t *c, int64_t *retries);
+
+/*
+** Start the HTTP endpoint on addr ("HOST:PORT", "PORT" = 127.0.0.1:PORT); RSQL_ERR_USAGE
+** for a bad address, RSQL_ERR_IO (e.g. "address already in use") when it cannot listen.
+*/
+rsql_err_t serve__http_start(serve_t *srv, const char *addr, rsql_error_t *err);
+void serve__http_stop(serve_t *srv);
+/* The bodies of /metrics and /jobs, and whether every job is ready (for tests too). */
+void serve__metrics(serve_t *srv, rsql_buf_t *out);
+void serve__jobs_json(serve_t *srv, rsql_buf_t *out);
+bool serve__ready(serve_t *srv);
+
+/*
+** SET 'http.address' in a script or the shell: the endpoint for one running INSERT or RUN JOB
+** (rsql_session_set_http_hooks). begin starts it with one job named name whose stats the
+** runtime publishes; end stops it.
+*/
+rsql_err_t serve__run_http_begin(void *opaque, const char *addr, const char *name,
+                                 rsql_pipeline_stats_t *stats, rsql_error_t *err);
+void serve__run_http_end(void *opaque);
+
+/* `rocketsql serve ...` (argv after "serve"); returns the exit status. */
+int rsql_serve_main(const char *catalog_path, int argc, char **argv);
+
+#endif

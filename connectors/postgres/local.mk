@@ -1,0 +1,9 @@
+# connectors/postgres/: the postgres connector (a PostgreSQL table over libpq; exactly-once sink).
+RSQL_CONNECTORS += postgres
+librocketsql_a_SOURCES += \
+	connectors/postgres/pg_opts.c connectors/postgres/pg_conf.h \
+	connectors/postgres/pg_int.h connectors/postgres/pg_conn.c \
+	connectors/postgres/pg_sink.c connectors/postgres/pg_source.c
+# its tests against the real PostgreSQL (and RocketMQ) of scripts/postgres, scripts/rocketmq
+EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
+	tests/rocketmq/t_pg_example.sh examples/rocketmq-orders-to-postgres.sql

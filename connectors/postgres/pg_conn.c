@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * pg_conn: what the postgres connector's source and sink share: connecting with the
+ * table's options (pg_int.h) and PostgreSQL's errors as rsql errors. The SQLSTATE says what
+ * happened, so the one retriable predicate (rsql_error_retriable) decides from the code: a
+ * lost connection or a serialization failure is retried, a constraint violation is not. The
+ * message is always PostgreSQL's own, with its SQLSTATE.
+ */
+#include "config.h"
+#include "connectors/postgres/pg_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* See pg_int.h. */
+rsql_err_t rsql_pg__code(const char *st, bool conn_bad)
+{
+    if (!st || strlen(st) != 5) {
+        return conn_bad ? RSQL_ERR_UNAVAILABLE : RSQL_ERR_REMOTE;
+    }
+    if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0) {
+        return RSQL_ERR_BUSY;
+    }
+    if (strcmp(st, "53100") == 0) {
+        return RSQL_ERR_NO_SPACE;
+    }
+    if (strcmp(st, "42501") == 0 || strncmp(st, "28", 2) == 0) {
+        return RSQL_ERR_PERMISSION;
+    }
+    if (strcmp(st, "42P01") == 0 || strcmp(st, "42703") == 0) {
+        return RSQL_ERR_NOT_FOUND;
+    }
+    if (strcmp(st, "57P01") == 0 || strcmp(st, "57P02") == 0 || strcmp(st, "57P03") == 0 ||
+        strncmp(st, "08", 2) == 0) {
+        return RSQL_ERR_UNAVAILABLE;
+    }
+    if (strncmp(st, "23", 2) == 0) {
+        return RSQL_ERR_CONSTRAINT;
+    }
+    if (strncmp(st, "22", 2) == 0) {
+        return RSQL_ERR_TYPE;
+    }
+    if (strncmp(st, "53", 2) == 0) {
+        return RSQL_ERR_BUSY;
+    }
+    return conn_bad ? RSQL_ERR_UNAVAILABLE : RSQL_ERR_REMOTE;
+}
+
+/* PostgreSQL's primary message without its trailing newline, at most size-1 bytes. */
+static void clean_msg(const char *m, char *out, size_t size)
+{
+    size_t n = m ? strlen(m) : 0;
+    while (n && (m[n - 1] == '\n' || m[n - 1] == ' ')) {
+        n--;
+    }
+    if (n >= size) {
+        n = size - 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i] = m[i] == '\n' ? ' ' : m[i];
+    }
+    out[n] = '\0';
+}
+
+/* See pg_int.h. */
+rsql_err_t rsql_pg__error(PGconn *conn, const PGresult *res, rsql_error_t *err, const char *fmt,
+                          ...)
+{
+    const char *st = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    bool bad = !conn || PQstatus(conn) == CONNECTION_BAD;
+    char msg[200], det[120], prefix[256];
+    if (!m || !*m) {
+        m = conn ? PQerrorMessage(conn) : "no connection";
+    }
+    clean_msg(m, msg, sizeof msg);
+    clean_msg(detail, det, sizeof det);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    rsql_err_t code = rsql_pg__code(st, bad);
+    if (st && *st) {
+        return rsql_error_set(err, code, RSQL_NOPOS, "%s: %s%s%s (SQLSTATE %s)", prefix, msg,
+                              *det ? ": " : "", det, st);
+    }
+    return rsql_error_set(err, code, RSQL_NOPOS, "%s: %s", prefix, *msg ? msg : "failed");
+}
+
+/* See pg_int.h. */
+PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_error_t *err)
+{
+    const char *keys[8], *vals[8];
+    int n = 0;
+    keys[n] = "dbname";
+    vals[n++] = conf->url;
+    if (conf->username) {
+        keys[n] = "user";
+        vals[n++] = conf->username;
+    }
+    if (conf->password) {
+        keys[n] = "password";
+        vals[n++] = conf->password;
+    }
+    keys[n] = "sslmode";
+    vals[n++] = rsql_pg_sslmodes[conf->sslmode];
+    keys[n] = "application_name";
+    vals[n++] = "rocketsql";
+    keys[n] = "connect_timeout";
+    vals[n++] = "10";
+    keys[n] = NULL;
+    vals[n] = NULL;
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!c) {
+        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return NULL;
+    }
+    if (PQstatus(c) != CONNECTION_OK) {
+        char msg[256];
+        clean_msg(PQerrorMessage(c), msg, sizeof msg);
+        rsql_err_t code = strstr(msg, "authentication failed") || strstr(msg, "password")
+                              ? RSQL_ERR_PERMISSION
+                              : RSQL_ERR_UNAVAILABLE;
+        if (strstr(msg, "does not exist")) {
+            code = RSQL_ERR_NOT_FOUND;
+        }
+        rsql_error_set(err, code, RSQL_NOPOS, "%s: cannot connect: %s", what, msg);
+        PQfinish(c);
+        return NULL;
+    }
+    PGresult *r = PQexec(c, "SET TIME ZONE 'UTC'; SET client_min_messages = warning");
+    PQclear(r);
+    return c;
+}
+
+/* Does pg (format_type's text) start with one of the names in list, as a whole word? */
+static bool type_in(const char *pg, const char *const *list)
+{
+    for (; *list; list++) {
+        size_t n = strlen(*list);
+        if (strncmp(pg, *list, n) == 0 && (pg[n] == '\0' || pg[n] == '(')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* See pg_int.h. */
+bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading)
+{
+    static const char *const ints_w[] = {"integer", "bigint", "numeric", "double precision", NULL};
+    static const char *const bigs_w[] = {"bigint", "numeric", NULL};
+    static const char *const dbls_w[] = {"double precision", "numeric", NULL};
+    static const char *const ints_r[] = {"integer", "smallint", NULL};
+    static const char *const bigs_r[] = {"bigint", "integer", "smallint", NULL};
+    static const char *const dbls_r[] = {"double precision", "real", "integer", "smallint", NULL};
+    static const char *const texts[] = {"text", "character varying", "character", "json",
+                                        "jsonb", "name", "uuid", NULL};
+    switch (t) {
+    case RSQL_TYPE_BOOLEAN: return strcmp(pg, "boolean") == 0;
+    case RSQL_TYPE_INT: return type_in(pg, reading ? ints_r : ints_w);
+    case RSQL_TYPE_BIGINT: return type_in(pg, reading ? bigs_r : bigs_w);
+    case RSQL_TYPE_DOUBLE: return type_in(pg, reading ? dbls_r : dbls_w);
+    case RSQL_TYPE_VARCHAR: return reading || type_in(pg, texts); /* any value has a text */
+    case RSQL_TYPE_BYTES: return strcmp(pg, "bytea") == 0;
+    case RSQL_TYPE_TIMESTAMP: return strncmp(pg, "timestamp", 9) == 0;
+    default: return true; /* as text: PostgreSQL's input or output function decides */
+    }
+}
+
+/* See pg_int.h. */
+void rsql_pg__quote_ident(rsql_buf_t *b, const char *name, size_t len)
+{
+    rsql_buf_putc(b, '"');
+    for (size_t i = 0; i < len; i++) {
+        if (name[i] == '"') {
+            rsql_buf_putc(b, '"');
+        }
+        rsql_buf_putc(b, name[i]);
+    }
+    rsql_buf_putc(b, '"');
+}
+
+/* See pg_int.h. */
+void rsql_pg__quote_table(rsql_buf_t *b, const char *name)
+{
+    const char *dot = strchr(name, '.');
+    if (dot) {
+        rsql_pg__quote_ident(b, name, (size_t)(dot - name));
+        rsql_buf_putc(b, '.');
+        name = dot + 1;
+    }
+    rsql_pg__quote_ident(b, name, strlen(name));
+}

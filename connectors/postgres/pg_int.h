@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * pg_int: private to the postgres connector: connecting with the table's options, what a
+ * failed libpq call means as an rsql error (pg_conn.c), and the sink's vtable (pg_sink.c).
+ */
+#ifndef RSQL_PG_INT_H
+#define RSQL_PG_INT_H
+
+#include <libpq-fe.h>
+
+#include "base/rsql_error.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
+#include "connectors/postgres/pg_conf.h"
+#include "connectors/rsql_io.h"
+
+extern const rsql_sink_ops_t rsql_postgres_sink_ops;
+extern const rsql_source_ops_t rsql_postgres_source_ops;
+
+/*
+** Can a PostgreSQL column of type pg (format_type's text, "integer", "character varying(20)")
+** take values of t when written (reading = false), or give values of t when read (true)?
+*/
+bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading);
+
+/*
+** The rsql code of a PostgreSQL SQLSTATE (5 characters; NULL or "" when the server sent none,
+** e.g. the connection is gone). Permanent: class 23 (integrity constraint: CONSTRAINT), 22
+** (data exception: TYPE), 42501 and class 28 (PERMISSION), 42P01/42703 (NOT_FOUND), 53100
+** (NO_SPACE). Transient: 40001 serialization failure and 40P01 deadlock (BUSY), class 53
+** otherwise (BUSY), class 08 and 57P01-57P03 (UNAVAILABLE); no SQLSTATE on a connection that
+** is bad: UNAVAILABLE. Anything else: REMOTE (permanent).
+*/
+rsql_err_t rsql_pg__code(const char *sqlstate, bool conn_bad);
+
+/*
+** Set err (first error wins) from a failed result res (may be NULL) on conn: the code from
+** rsql_pg__code and the message "<prefix>: <PostgreSQL's own message> (SQLSTATE xxxxx)".
+** Returns the code.
+*/
+rsql_err_t rsql_pg__error(PGconn *conn, const PGresult *res, rsql_error_t *err, const char *fmt,
+                          ...) __attribute__((format(printf, 4, 5)));
+
+/*
+** Connect with conf's url, username, password and sslmode (libpq's expand_dbname: the url is
+** a full connection string). Returns the connection, or NULL with err set (UNAVAILABLE when
+** the server cannot be reached, PERMISSION when authentication failed), naming what.
+*/
+PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_error_t *err);
+
+/* Append name to b as a quoted identifier; "s.t" becomes "s"."t". */
+void rsql_pg__quote_table(rsql_buf_t *b, const char *name);
+void rsql_pg__quote_ident(rsql_buf_t *b, const char *name, size_t len);
+
+#endif

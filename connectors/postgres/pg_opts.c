@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The options of the postgres connector: a table of a PostgreSQL database, reached over
+ * libpq, written in transactions that also store the source positions (exactly-once).
+ * Option names follow Flink's JDBC connector where it has one (url, table-name, username,
+ * password, sink.buffer-flush.*, sink.max-retries), plus libpq's sslmode.
+ */
+#include "config.h"
+#include "connectors/conn_int.h"
+#include "connectors/rsql_conn_io.h"
+#include "connectors/postgres/pg_conf.h"
+#include "connectors/postgres/pg_int.h"
+
+const char *const rsql_pg_sslmodes[] = {"prefer", "disable", "allow", "require", "verify-ca",
+                                        "verify-full", NULL};
+
+#define F(member, ctype) RSQL_OPT_FIELD(rsql_pg_conf_t, member, ctype)
+
+static const rsql_opt_def_t pg_opts[] = {
+    RSQL_CONN_ROW_CONNECTOR("postgres"),
+    RSQL_OPT_ROW_F("url", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+                   "The database, as a libpq connection URI: "
+                   "`postgresql://host:port/dbname` (user, password and parameters such as "
+                   "`?connect_timeout=5` may be in it too; `username`, `password` and "
+                   "`sslmode` override them).",
+                   F(url, const char *)),
+    RSQL_OPT_ROW_F("table-name", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+                   "The table, optionally schema-qualified (`public.orders`). A sink creates it "
+                   "when missing, with the rocketsql table's columns; an existing table's "
+                   "columns are matched by name and checked against the rocketsql types when "
+                   "the job starts.",
+                   F(table_name, const char *)),
+    RSQL_OPT_ROW_F("username", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                   "The database user. Unset: the URL's, else libpq's default.",
+                   F(username, const char *)),
+    RSQL_OPT_ROW_F("password", RSQL_OPT_STR, RSQL_OPT_F_SECRET, NULL, 0, 0, NULL,
+                   "The password of `username`. Stored in the catalog as written, so protect "
+                   "the catalog file (it is created with mode 0600).",
+                   F(password, const char *)),
+    RSQL_OPT_ROW_F("sslmode", RSQL_OPT_ENUM, 0, "prefer", 0, 0, rsql_pg_sslmodes,
+                   "libpq's `sslmode`: whether and how TLS is used.", F(sslmode, int)),
+    RSQL_OPT_ROW_F("scan.incremental.column", RSQL_OPT_STR, RSQL_OPT_F_SOURCE | RSQL_OPT_F_NONEMPTY,
+                   NULL, 0, 0, NULL,
+                   "Read incrementally by this integer column that only grows (such as a "
+                   "`bigserial` id: the outbox pattern): rows above the last committed value, in "
+                   "its order, so a later run resumes after the last row it committed. A row "
+                   "committed later with a smaller value than one already read (concurrent "
+                   "writers) is not seen. Unset: the table is read once in its physical order, "
+                   "and a later run skips as many rows as were committed (exact only while the "
+                   "table does not change between runs).",
+                   F(inc_column, const char *)),
+    RSQL_OPT_ROW_F("scan.incremental.interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, NULL, 10,
+                   RSQL_MS_H, NULL,
+                   "With `scan.incremental.column`: keep polling for new rows at this interval "
+                   "(the source is then unbounded). Unset: the read ends when no row is left.",
+                   F(interval_src_ms, int64_t)),
+    RSQL_OPT_ROW_F("sink.buffer-flush.max-rows", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1000", 1,
+                   1000000,
+                   NULL,
+                   "Most rows per transaction. The positions of the source being copied are "
+                   "stored in the same transaction, so a copy into PostgreSQL is exactly-once, "
+                   "even across a kill -9.",
+                   F(max_rows, int64_t)),
+    RSQL_OPT_ROW_F("sink.buffer-flush.interval", RSQL_OPT_DURATION, RSQL_OPT_F_SINK, "1s", 0,
+                   RSQL_MS_H, NULL,
+                   "Accepted for Flink compatibility: rows are written as the pipeline hands "
+                   "them over (batches of `pipeline.batch-size`), so no row waits longer than "
+                   "one batch.",
+                   F(interval_ms, int64_t)),
+    RSQL_OPT_ROW_F("sink.max-retries", RSQL_OPT_INT, RSQL_OPT_F_SINK, "3", 0, 100, NULL,
+                   "How many times a batch that failed with a transient error (a lost "
+                   "connection, a serialization failure, a deadlock) is written again at once, "
+                   "after reconnecting, before the failure goes to the runtime (which retries "
+                   "it further per `errors.retry.*`). A constraint violation is never retried.",
+                   F(max_retries, int64_t)),
+    RSQL_OPT_ROW_F("sink.exactly-once.retention", RSQL_OPT_DURATION, RSQL_OPT_F_SINK, "1h",
+                   RSQL_MS_MIN, 30 * 24 * RSQL_MS_H, NULL, RSQL_EXACTLY_ONCE_RETENTION_DOC,
+                   F(retention_ms, int64_t)),
+    RSQL_OPT_END,
+};
+
+/* scan.incremental.interval needs the column it polls by. */
+static rsql_err_t pg_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    if (rsql_optset_has(set, "scan.incremental.interval") &&
+        !rsql_optset_has(set, "scan.incremental.column")) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION,
+                              rsql_conn__key_pos(set, "scan.incremental.interval"),
+                              "option 'scan.incremental.interval' requires "
+                              "'scan.incremental.column'");
+    }
+    return RSQL_OK;
+}
+
+/* Ends when no row is left, unless it polls for new ones. */
+static bool pg_bounded(const void *conf, const char **why)
+{
+    const rsql_pg_conf_t *c = conf;
+    bool polls = c->inc_column && c->interval_src_ms > 0;
+    *why = polls ? "unbounded (polls for new rows at scan.incremental.interval)"
+                 : "bounded (ends at the last row)";
+    return !polls;
+}
+
+const rsql_connector_def_t rsql_postgres_conn_def = {
+    .name = "postgres",
+    .description =
+        "A table of a PostgreSQL database, over libpq. The source reads it once, or "
+        "incrementally by a growing column (the outbox pattern), resuming after the last "
+        "committed row. The sink writes rows in transactions (COPY; an upsert with PRIMARY "
+        "KEY ... NOT ENFORCED) and stores the source positions, or the ids of the applied "
+        "RocketMQ messages, in the same transaction: exactly-once.",
+    .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
+    .finalize = pg_finalize,
+    .bounded = pg_bounded,
+    .source = &rsql_postgres_source_ops,
+    .opts = pg_opts,
+    .formats = NULL,
+    .conf_size = sizeof(rsql_pg_conf_t),
+    .sink = &rsql_postgres_sink_ops,
+    .exactly_once = true,
+};

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The postgres source: reads `table-name`, the columns of the rocketsql table matched by
+ * name. One partition, named by table-name.
+ *
+ * With scan.incremental.column (an integer column that only grows, such as a bigserial id:
+ * the outbox pattern) it reads the rows whose column is above the resume position, in that
+ * column's order, batch by batch (WHERE c > $1 ORDER BY c LIMIT n); a record's offset is its
+ * column value, so a later run resumes after the last committed row. Bounded: it ends when no
+ * row is above; with scan.incremental.interval it polls for new rows at that interval
+ * (sleeping on a condition variable, woken by wakeup), unbounded. A row committed later with
+ * a smaller value than one already read (concurrent writers taking ids out of commit order)
+ * is not seen: let one writer insert, or read with a delay.
+ * Without it, the table is read once in its physical order (ctid), offset = the number of
+ * rows read, and a later run skips that many: exact only while the table does not change
+ * between runs.
+ *
+ * Values arrive as PostgreSQL's text, with BOOLEAN as true/false, BYTES as base64 and
+ * TIMESTAMP(3) as UTC "YYYY-MM-DD HH:MM:SS.mmm" (the select list asks for these forms), and
+ * are parsed by the one conversion module (rsql_value_parse). A value that does not parse is
+ * that record's error (rsql_record_t.error): dead-lettered or the run stops at it.
+ * The column types are checked at open: a mismatch is an error naming the column.
+ *
+ * Errors: a lost connection is transient (UNAVAILABLE: the runtime retries the poll, which
+ * reconnects); the rest are PostgreSQL's, classed by SQLSTATE (pg_conn.c).
+ *
+ * Threads: the connection is opened by open and then used by poll only (the poll thread);
+ * wakeup from any thread. Offsets are worker-managed.
+ */
+#include "config.h"
+#include "base/rsql_value.h"
+#include "connectors/postgres/pg_int.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rsql_source {
+    PGconn *conn;
+    rsql_pg_conf_t conf; /* a copy: url, username, password owned */
+    char *table;
+    char *select_sql; /* SELECT exprs..., position FROM t WHERE ... ORDER BY ... LIMIT $2 */
+    int n;
+    rsql_type_t *types;
+    int64_t position; /* the last incremental value read, or rows read */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool woken, sync_init;
+};
+
+static void ps_close(rsql_source_t *s)
+{
+    if (!s) {
+        return;
+    }
+    if (s->conn) {
+        PQfinish(s->conn);
+    }
+    if (s->sync_init) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+    }
+    rsql_free((char *)s->conf.url);
+    rsql_free((char *)s->conf.username);
+    rsql_free((char *)s->conf.password);
+    rsql_free((char *)s->conf.table_name);
+    rsql_free((char *)s->conf.inc_column);
+    rsql_free(s->table);
+    rsql_free(s->select_sql);
+    rsql_free(s->types);
+    rsql_free(s);
+}
+
+/* The select-list expression of column c for type t: its text in a form rsql_value_parse reads. */
+static void put_expr(rsql_buf_t *b, const char *c, rsql_type_t t)
+{
+    switch (t) {
+    case RSQL_TYPE_TIMESTAMP:
+        rsql_buf_puts(b, "to_char(");
+        rsql_pg__quote_ident(b, c, strlen(c));
+        rsql_buf_puts(b, "::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')");
+        break;
+    case RSQL_TYPE_BYTES:
+        rsql_buf_puts(b, "translate(encode(");
+        rsql_pg__quote_ident(b, c, strlen(c));
+        rsql_buf_puts(b, ", 'base64'), E'\\n', '')");
+        break;
+    default:
+        rsql_pg__quote_ident(b, c, strlen(c));
+        rsql_buf_puts(b, "::text");
+        break;
+    }
+}
+
+/* Connect (again): a bad connection is transient, the runtime retries the poll. */
+static rsql_err_t ps_connect(rsql_source_t *s, rsql_error_t *err)
+{
+    char what[300];
+    if (s->conn) {
+        PQfinish(s->conn);
+        s->conn = NULL;
+    }
+    snprintf(what, sizeof what, "postgres source %s", s->table);
+    s->conn = rsql_pg__connect(&s->conf, what, err);
+    return s->conn ? RSQL_OK : (err ? err->code : RSQL_ERR_UNAVAILABLE);
+}
+
+/* The table's columns: every rocketsql column present, of a type that converts. */
+static rsql_err_t check_columns(rsql_source_t *s, const rsql_source_ctx_t *ctx,
+                                rsql_error_t *err)
+{
+    rsql_buf_t qt = RSQL_BUF_INIT;
+    rsql_pg__quote_table(&qt, s->table);
+    const char *param = rsql_buf_str(&qt);
+    PGresult *r = PQexecParams(s->conn,
+                               "SELECT a.attname, format_type(a.atttypid, a.atttypmod) "
+                               "FROM pg_attribute a WHERE a.attrelid = $1::regclass "
+                               "AND a.attnum > 0 AND NOT a.attisdropped",
+                               1, NULL, &param, NULL, NULL, 0);
+    rsql_buf_deinit(&qt);
+    rsql_err_t rc = RSQL_OK;
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rc = rsql_pg__error(s->conn, r, err, "postgres source %s: cannot read the table's columns",
+                            s->table);
+        PQclear(r);
+        return rc;
+    }
+    for (int i = 0; i <= ctx->n_columns && rc == RSQL_OK; i++) {
+        const char *name = i < ctx->n_columns ? ctx->column_names[i] : s->conf.inc_column;
+        if (!name) {
+            break;
+        }
+        int row = -1;
+        for (int j = 0; j < PQntuples(r) && row < 0; j++) {
+            row = strcmp(PQgetvalue(r, j, 0), name) == 0 ? j : -1;
+        }
+        if (row < 0) {
+            rc = rsql_error_set(err, RSQL_ERR_NOT_FOUND, RSQL_NOPOS,
+                                "postgres source %s: the table has no column '%s'", s->table,
+                                name);
+            break;
+        }
+        const char *pg = PQgetvalue(r, row, 1);
+        bool fits;
+        if (i == ctx->n_columns) {
+            fits = strcmp(pg, "bigint") == 0 || strcmp(pg, "integer") == 0 ||
+                   strcmp(pg, "smallint") == 0;
+        } else {
+            fits = rsql_pg__type_fits(ctx->column_types[i], pg, true);
+        }
+        if (!fits && i == ctx->n_columns) {
+            rc = rsql_error_set(err, RSQL_ERR_TYPE, RSQL_NOPOS,
+                                "postgres source %s: scan.incremental.column '%s' is %s in "
+                                "PostgreSQL, not an integer",
+                                s->table, name, pg);
+        } else if (!fits) {
+            rc = rsql_error_set(err, RSQL_ERR_TYPE, RSQL_NOPOS,
+                                "postgres source %s: column '%s' is %s in PostgreSQL, which "
+                                "does not convert to %s",
+                                s->table, name, pg, rsql_type_name(ctx->column_types[i]));
+        }
+    }
+    PQclear(r);
+    return rc;
+}
+
+static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
+{
+    const rsql_pg_conf_t *conf = ctx->conf;
+    if (!conf || !conf->url || !conf->table_name) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "postgres source: options 'url' and 'table-name' are required");
+    }
+    rsql_source_t *s = rsql_calloc(1, sizeof *s);
+    if (!s) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    s->conf = *conf;
+    s->conf.url = rsql_strdup(conf->url);
+    s->conf.username = conf->username ? rsql_strdup(conf->username) : NULL;
+    s->conf.password = conf->password ? rsql_strdup(conf->password) : NULL;
+    s->conf.table_name = rsql_strdup(conf->table_name);
+    s->conf.inc_column = conf->inc_column ? rsql_strdup(conf->inc_column) : NULL;
+    s->table = rsql_strdup(conf->table_name);
+    s->n = ctx->n_columns;
+    s->types = rsql_calloc((size_t)s->n + 1, sizeof *s->types);
+    bool ok = s->conf.url && s->conf.table_name && s->table && s->types &&
+              (!conf->username || s->conf.username) && (!conf->password || s->conf.password) &&
+              (!conf->inc_column || s->conf.inc_column);
+    if (ok && pthread_mutex_init(&s->mu, NULL) == 0) {
+        if (rsql_cond_init_monotonic(&s->cv) == 0) {
+            s->sync_init = true;
+        } else {
+            pthread_mutex_destroy(&s->mu);
+        }
+    }
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_puts(&b, "SELECT ");
+    for (int i = 0; ok && i < s->n; i++) {
+        s->types[i] = ctx->column_types[i];
+        put_expr(&b, ctx->column_names[i], ctx->column_types[i]);
+        rsql_buf_printf(&b, " AS rsql_c%d, ", i); /* no output name shadows a column */
+    }
+    if (conf->inc_column) {
+        rsql_pg__quote_ident(&b, conf->inc_column, strlen(conf->inc_column));
+        rsql_buf_puts(&b, "::bigint AS rsql_pos FROM ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_puts(&b, " WHERE ");
+        rsql_pg__quote_ident(&b, conf->inc_column, strlen(conf->inc_column));
+        rsql_buf_puts(&b, " > $1::bigint ORDER BY ");
+        rsql_pg__quote_ident(&b, conf->inc_column, strlen(conf->inc_column));
+        rsql_buf_puts(&b, " LIMIT $2::bigint");
+    } else {
+        rsql_buf_puts(&b, "0::bigint AS rsql_pos FROM ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_puts(&b, " ORDER BY ctid OFFSET $1::bigint LIMIT $2::bigint");
+    }
+    s->select_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+    rsql_buf_deinit(&b);
+    if (!ok || !s->sync_init || !s->select_sql) {
+        ps_close(s);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int i = 0; i < ctx->n_resume; i++) {
+        if (strcmp(ctx->resume_partitions[i], s->table) == 0) {
+            s->position = ctx->resume_offsets[i];
+        }
+    }
+    rsql_err_t rc = ps_connect(s, err);
+    if (rc == RSQL_OK) {
+        rc = check_columns(s, ctx, err);
+    }
+    if (rc != RSQL_OK) {
+        ps_close(s);
+        return rc;
+    }
+    *out = s;
+    return RSQL_OK;
+}
+
+/* Append the rows of r (from the select) to batch as records. Returns how many, or -1 (OOM). */
+static int add_rows(rsql_source_t *s, PGresult *r, rsql_batch_t *batch)
+{
+    int nt = PQntuples(r);
+    for (int t = 0; t < nt; t++) {
+        rsql_record_t *rec = rsql_batch_add(batch);
+        rsql_value_t *row = rsql_arena_alloc(batch->arena, (size_t)(s->n + 1) * sizeof *row);
+        char *ident = rsql_arena_alloc(batch->arena, strlen(s->table) + 48);
+        if (!rec || !row || !ident) {
+            if (rec) {
+                batch->n--;
+            }
+            return -1;
+        }
+        int64_t pos = s->conf.inc_column ? strtoll(PQgetvalue(r, t, s->n), NULL, 10)
+                                         : s->position + 1;
+        rsql_error_t bad;
+        rsql_error_clear(&bad);
+        for (int i = 0; i < s->n; i++) {
+            row[i].type = s->types[i];
+            row[i].is_null = PQgetisnull(r, t, i);
+            if (row[i].is_null || bad.code != RSQL_OK) {
+                continue;
+            }
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            if (rsql_value_parse(s->types[i], PQgetvalue(r, t, i), (size_t)PQgetlength(r, t, i),
+                                 batch->arena, &row[i], &e) != RSQL_OK) {
+                if (e.code == RSQL_ERR_NOMEM) {
+                    batch->n--;
+                    return -1;
+                }
+                rsql_error_set(&bad, RSQL_ERR_DECODE, RSQL_NOPOS, "column %d: %s", i + 1, e.msg);
+            }
+        }
+        snprintf(ident, strlen(s->table) + 48, "postgres:%s@%" PRId64, s->table, pos);
+        rec->ident = ident;
+        rec->partition = 0;
+        rec->offset = pos;
+        rec->row = row;
+        if (bad.code != RSQL_OK) {
+            rsql_error_t *be = rsql_arena_alloc(batch->arena, sizeof *be);
+            if (!be) {
+                batch->n--;
+                return -1;
+            }
+            *be = bad;
+            rec->error = be;
+            rec->row = NULL;
+            rec->raw = (const uint8_t *)ident;
+            rec->raw_len = strlen(ident);
+        }
+        s->position = pos;
+    }
+    return nt;
+}
+
+static rsql_err_t ps_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
+                          bool *eof, rsql_error_t *err)
+{
+    int64_t deadline = rsql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    *eof = false;
+    if (max > batch->cap - batch->n) {
+        max = batch->cap - batch->n;
+    }
+    for (;;) {
+        if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
+            rsql_err_t rc = ps_connect(s, err);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+        }
+        char p1[32], p2[32];
+        snprintf(p1, sizeof p1, "%" PRId64, s->position);
+        snprintf(p2, sizeof p2, "%d", max);
+        const char *params[2] = {p1, p2};
+        PGresult *r = PQexecParams(s->conn, s->select_sql, 2, NULL, params, NULL, NULL, 0);
+        if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+            rsql_err_t rc = rsql_pg__error(s->conn, r, err, "postgres source %s: cannot read",
+                                           s->table);
+            PQclear(r);
+            return rc;
+        }
+        int added = add_rows(s, r, batch);
+        PQclear(r);
+        if (added < 0) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        if (added > 0) {
+            return RSQL_OK;
+        }
+        if (s->conf.interval_src_ms <= 0) {
+            *eof = true;
+            return RSQL_OK;
+        }
+        int64_t now = rsql_now_ms();
+        if (now >= deadline) {
+            return RSQL_OK;
+        }
+        int64_t wait = deadline - now < s->conf.interval_src_ms ? deadline - now
+                                                                : s->conf.interval_src_ms;
+        if (rsql_io_sleep_until(&s->mu, &s->cv, &s->woken, rsql_now_ms() + wait)) {
+            return RSQL_OK;
+        }
+    }
+}
+
+static int ps_partition_count(rsql_source_t *s)
+{
+    (void)s;
+    return 1;
+}
+
+static const char *ps_partition_name(rsql_source_t *s, uint32_t partition)
+{
+    return partition == 0 ? s->table : NULL;
+}
+
+static void ps_wakeup(rsql_source_t *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->woken = true;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* The postgres source vtable (rsql_io.h). Static. */
+const rsql_source_ops_t rsql_postgres_source_ops = {
+    .open = ps_open,
+    .poll = ps_poll,
+    .partition_count = ps_partition_count,
+    .partition_name = ps_partition_name,
+    .wakeup = ps_wakeup,
+    .close = ps_close,
+};

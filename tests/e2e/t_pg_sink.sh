@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The rocketsql authors
+#
+# t_pg_sink.sh: the postgres sink against the real PostgreSQL 15 of scripts/postgres (started
+# by scripts/test; this test fails, never skips, when it cannot be reached). Checked with psql:
+#   1. filesystem -> postgres append: the table equals the input (every type), the password
+#      is masked, a second run writes nothing again (the stored position);
+#   2. an existing table whose column cannot hold the rocketsql type: the job fails at start,
+#      naming the column;
+#   3. a CHECK constraint violated by one row: under errors.tolerance 'none' the run fails at
+#      once with PostgreSQL's message and SQLSTATE, the rows before it are there, the rest not;
+#      under 'all' that row is dead-lettered with the message and every other row is written;
+#   4. the server restarted while a following job writes: nothing lost or doubled;
+#   5. kill -9: 200,000 rows copied by a job SIGKILLed 5 times (rerun after each): the table
+#      equals the input exactly (count, distinct ids, sha256 of every row).
+. "$(dirname "$0")/lib.sh"
+
+PGS="$RSQL_SRCDIR/scripts/postgres"
+export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
+"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
+URL=$("$PGS" url)
+export PGOPTIONS="-c client_min_messages=warning"
+psql_q() { "$PGS" psql -tA -c "$1"; }
+# rows_are TABLE N: TABLE has N rows now (for wait_until)
+rows_are() { [ "$(psql_q "SELECT count(*) FROM $1" 2>/dev/null)" = "$2" ]; }
+psql_q "SELECT 1" >/dev/null || fail "psql cannot reach $URL"
+S="t$$" # a schema of our own, dropped at the end
+psql_q "DROP SCHEMA IF EXISTS $S CASCADE; CREATE SCHEMA $S" >/dev/null
+pg_cleanup() { psql_q "DROP SCHEMA IF EXISTS $S CASCADE" >/dev/null 2>&1 || true; }
+trap 'pg_cleanup; e2e_cleanup' EXIT
+ok "PostgreSQL at $URL, schema $S"
+
+# ---- 1. append, every type
+cat >in.jsonl <<'EOF'
+{"id":1,"name":"plain","amount":1.5,"ts":"2026-01-02 03:04:05.678","ok":true,"b":"AQID"}
+{"id":2,"name":"tab\there and \\ backslash","amount":-2.25,"ts":"2026-12-31 23:59:59.999","ok":false,"b":""}
+{"id":3,"name":"line\nbreak, 'quote' \"dq\"","amount":1e300,"ts":"1970-01-01 00:00:00.000","ok":true,"b":"/w=="}
+{"id":4,"name":null,"amount":null,"ts":null,"ok":null,"b":null}
+EOF
+cat >append.sql <<SQL
+CREATE TABLE src (id BIGINT, name STRING, amount DOUBLE, ts TIMESTAMP(3), ok BOOLEAN, b BYTES)
+  WITH ('connector' = 'filesystem', 'path' = 'in.jsonl');
+CREATE TABLE dst (id BIGINT, name STRING, amount DOUBLE, ts TIMESTAMP(3), ok BOOLEAN, b BYTES)
+  WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.append',
+        'password' = 'not-needed-here');
+SQL
+rsql -f append.sql
+expect_rc 0 "create the tables"
+rsql -e "SHOW CREATE TABLE dst"
+case "$OUT" in *"'password' = '******'"*) ok "the password is masked" ;;
+*) fail "SHOW CREATE TABLE does not mask the password: $OUT" ;; esac
+case "$OUT" in *not-needed-here*) fail "the password is shown: $OUT" ;; esac
+rsql -e "EXPLAIN INSERT INTO dst SELECT * FROM src"
+case "$OUT" in *"delivery: exactly-once (the postgres sink"*) ok "EXPLAIN says exactly-once" ;;
+*) fail "EXPLAIN: $OUT" ;; esac
+rsql -e "INSERT INTO dst SELECT * FROM src"
+expect_rc 0 "filesystem -> postgres"
+same "$(psql_q "SELECT id, coalesce(name, '<null>'), coalesce(amount::text, '<null>'),
+         coalesce(to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'), '<null>'),
+         coalesce(ok::text, '<null>'), coalesce(encode(b, 'hex'), '<null>')
+         FROM $S.append ORDER BY id" | tr '\n' '~')" \
+"1|plain|1.5|2026-01-02 03:04:05.678|true|010203~2|tab	here and \\ backslash|-2.25|2026-12-31 23:59:59.999|false|~3|line~break, 'quote' \"dq\"|1e+300|1970-01-01 00:00:00.000|true|ff~4|<null>|<null>|<null>|<null>|<null>~" \
+    "every value as written"
+same "$(psql_q "SELECT \"offset\" FROM $S.rocketsql_positions WHERE \"partition\" = 'in.jsonl'
+         AND pipeline = 'insert:src->dst'")" "$(stat -c %s in.jsonl)" \
+    "the position stored with the rows is the end of the file"
+rsql -e "INSERT INTO dst SELECT * FROM src"
+expect_rc 0 "a second run"
+same "$(psql_q "SELECT count(*) FROM $S.append")" 4 "the second run wrote nothing again"
+
+# ---- 2. a column of the wrong type
+psql_q "CREATE TABLE $S.wrong (id bigint, name integer)" >/dev/null
+rsql -e "CREATE TABLE w (id BIGINT, name STRING) WITH ('connector' = 'postgres',
+           'url' = '$URL', 'table-name' = '$S.wrong');
+         CREATE TABLE wsrc (id BIGINT, name STRING) WITH ('connector' = 'filesystem',
+           'path' = 'in.jsonl');
+         INSERT INTO w SELECT id, name FROM wsrc"
+[ "$RC" != 0 ] || fail "a mismatched column was accepted"
+case "$ERR$OUT" in *"column 'name' is integer in PostgreSQL"*) ok "the mismatch names the column" ;;
+*) fail "no column named in: $ERR $OUT" ;; esac
+same "$(psql_q "SELECT count(*) FROM $S.wrong")" 0 "nothing written to the mismatched table"
+
+# ---- 3. a constraint violation
+python3 -c '
+for i in range(1, 1001):
+    print("{\"id\":%d,\"v\":%d}" % (i, -1 if i == 500 else i))' >cons.jsonl
+psql_q "CREATE TABLE $S.cons (id bigint, v bigint CHECK (v >= 0))" >/dev/null
+cat >cons.sql <<SQL
+CREATE TABLE csrc (id BIGINT, v BIGINT) WITH ('connector' = 'filesystem', 'path' = 'cons.jsonl');
+CREATE TABLE cdst (id BIGINT, v BIGINT) WITH ('connector' = 'postgres', 'url' = '$URL',
+  'table-name' = '$S.cons', 'sink.buffer-flush.max-rows' = '100');
+CREATE TABLE dlq (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3))
+  WITH ('connector' = 'sqlite', 'path' = 'dlq.db', 'table' = 'dlq');
+SQL
+rsql -f cons.sql
+expect_rc 0 "create the constraint tables"
+rsql -e "INSERT INTO cdst SELECT * FROM csrc"
+expect_rc 2 "under 'none' the run fails"
+case "$ERR$OUT" in *"violates check constraint"*"SQLSTATE 23514"*) ok "PostgreSQL's message and SQLSTATE" ;;
+*) fail "no PostgreSQL message in: $ERR $OUT" ;; esac
+same "$(psql_q "SELECT count(*), coalesce(max(id), 0) FROM $S.cons")" "499|499" \
+    "the rows before the bad one are written, none after it"
+rsql -e "SET 'errors.tolerance' = 'all'; SET 'errors.dlq.table' = 'dlq';
+         INSERT INTO cdst SELECT * FROM csrc"
+expect_rc 0 "under 'all' the run goes on"
+same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.cons")" \
+    "999|999|1|1000" "every other row written once"
+same "$(psql_q "SELECT count(*) FROM $S.cons WHERE id = 500")" 0 "the bad row is not in the table"
+same "$(sqlite3 dlq.db "SELECT count(*) FROM dlq WHERE stage = 'sink' AND error LIKE
+         '%violates check constraint%SQLSTATE 23514%'")" 1 "the bad row is dead-lettered with the message"
+
+# ---- 4. the server restarted while a job writes
+python3 -c '
+for i in range(1, 1001): print("{\"id\":%d,\"v\":%d}" % (i, i))' >follow.jsonl
+cat >follow.sql <<SQL
+CREATE TABLE fsrc (id BIGINT, v BIGINT) WITH ('connector' = 'filesystem',
+  'path' = 'follow.jsonl', 'scan.follow' = 'true', 'scan.poll-interval' = '50ms');
+CREATE TABLE fdst (id BIGINT, v BIGINT) WITH ('connector' = 'postgres', 'url' = '$URL',
+  'table-name' = '$S.follow', 'sink.buffer-flush.max-rows' = '50');
+SQL
+rsql -f follow.sql
+expect_rc 0 "create the follow tables"
+"$RSQL" --catalog "$CAT" -e "SET 'errors.retry.timeout' = '2min';
+    INSERT INTO fdst SELECT * FROM fsrc" >follow.out 2>follow.err &
+fpid=$!
+e2e_pids="$fpid"
+wait_until 60 rows_are "$S.follow" 1000 ||
+    fail "the first 1000 rows did not arrive: $(cat follow.err)"
+ok "the first 1000 rows arrived"
+"$PGS" stop
+ok "PostgreSQL stopped"
+python3 -c '
+for i in range(1001, 3001): print("{\"id\":%d,\"v\":%d}" % (i, i))' >>follow.jsonl
+wait_until 60 grep -q "postgres" follow.err || fail "no retry logged while the server was down"
+ok "the job retries while the server is down"
+"$PGS" start
+ok "PostgreSQL started again"
+wait_until 90 rows_are "$S.follow" 3000 ||
+    fail "the rows written while the server was down did not arrive: $(tail -5 follow.err)"
+kill -TERM "$fpid"
+wait_pid "$fpid" 30
+e2e_pids=""
+same "$RC" 0 "the job stops cleanly on SIGTERM"
+same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.follow")" \
+    "3000|3000|1|3000" "nothing lost or doubled across the restart"
+
+# ---- 5. kill -9
+N=200000
+SEED=${E2E_SEED:-$$}
+echo "seed $SEED"
+python3 - "$N" <<'PY'
+import hashlib, random, sys
+n_rows = int(sys.argv[1])
+r = random.Random(1)
+h = hashlib.sha256()
+with open("big.jsonl", "w") as f:
+    for n in range(1, n_rows + 1):
+        name, v = "n%x" % r.getrandbits(40), r.randint(-10**15, 10**15)
+        f.write('{"id":%d,"name":"%s","v":%d}\n' % (n, name, v))
+        h.update(b"%d|%s|%d\n" % (n, name.encode(), v))
+open("expected.sha256", "w").write(h.hexdigest())
+PY
+cat >kill.sql <<SQL
+CREATE TABLE bsrc (id BIGINT, name VARCHAR, v BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'big.jsonl');
+CREATE TABLE bdst (id BIGINT, name VARCHAR, v BIGINT) WITH ('connector' = 'postgres',
+  'url' = '$URL', 'table-name' = '$S.big', 'sink.buffer-flush.max-rows' = '200');
+CREATE JOB load AS INSERT INTO bdst SELECT * FROM bsrc;
+SQL
+rsql -f kill.sql
+expect_rc 0 "create the kill -9 job"
+count() { psql_q "SELECT count(*), count(DISTINCT id), coalesce(max(id), 0) FROM $S.big" 2>/dev/null ||
+    echo "0|0|0"; }
+more_than() { [ "$(count | cut -d'|' -f1)" -gt "$1" ]; }
+RANDOM=$SEED
+landed=0
+attempts=0
+while [ "$landed" -lt 5 ]; do
+    attempts=$((attempts + 1))
+    [ "$attempts" -le 30 ] || fail "could not land 5 kills in 30 runs"
+    "$RSQL" --catalog "$CAT" run load >run.out 2>run.err &
+    pid=$!
+    e2e_pids="$pid"
+    before=$(count)
+    before=${before%%|*}
+    # each kill waits for new rows first, so it lands mid-copy
+    wait_until 60 more_than "$before" || true
+    delay=$((RANDOM % 300))
+    sleep "$(printf '0.%03d' "$delay")"
+    kill -9 "$pid" 2>/dev/null || true
+    set +e
+    wait "$pid" 2>/dev/null
+    rc=$?
+    set -e
+    e2e_pids=""
+    prefix=$(count)
+    rows=${prefix%%|*}
+    [ "$prefix" = "$rows|$rows|$rows" ] || fail "after run $attempts the table is not a prefix: $prefix"
+    if [ "$rc" = 137 ]; then
+        landed=$((landed + 1))
+        echo "kill $landed (run $attempts) after ${delay}ms: $rows rows committed"
+    elif [ "$rc" = 0 ]; then
+        fail "run $attempts finished before its kill; $rows rows"
+    else
+        fail "run $attempts: exit status $rc: $(cat run.err)"
+    fi
+done
+ok "5 kills landed on a running job"
+rsql run load
+expect_rc 0 "the run after the last kill completes"
+same "$(count)" "$N|$N|$N" "count, distinct ids, max id"
+same "$(psql_q "SELECT id || '|' || name || '|' || v FROM $S.big ORDER BY id" | sha256sum |
+        cut -d' ' -f1)" "$(cat expected.sha256)" "sha256 of every row"
+echo PASS
