@@ -34,22 +34,36 @@ const char *rsql_meta_access(const rsql_meta_def_t *m)
     return r && w ? "R/W" : r ? "R" : w ? "W" : "-";
 }
 
-/*
-** True when a column of type column can hold the key (read) or give it (write): the value
-** widens without loss from one to the other (rsql_type_widens; equal types fit). A key type
-** this build cannot name fits nothing.
-*/
-bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, bool write)
+/* The interned descriptor of key m's type text, or NULL when this build cannot parse it. */
+const rsql_tdesc_t *rsql_meta_type(const rsql_meta_def_t *m)
 {
-    int kt = m && m->type ? rsql_type_from_name(m->type) : -1;
-    if (kt < 0) {
+    const rsql_tdesc_t *d = NULL;
+    if (!m || !m->type || rsql_tdesc_parse(m->type, strlen(m->type), &d, NULL, NULL) != RSQL_OK) {
+        return NULL;
+    }
+    return d;
+}
+
+/*
+** True when a column of type column (desc: its descriptor, NULL for a plain scalar) can hold
+** the key (read) or give it (write): the same type (descriptors are interned: equal pointers),
+** or scalars where the value widens without loss (rsql_type_widens). A key type this build
+** cannot name fits nothing.
+*/
+bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, const rsql_tdesc_t *desc,
+                         bool write)
+{
+    const rsql_tdesc_t *kd = rsql_meta_type(m), *cd = rsql_tdesc_of(column, desc);
+    if (!kd || !cd) {
         return false;
     }
-    if ((rsql_type_t)kt == column) {
+    if (kd == cd) {
         return true;
     }
-    return write ? rsql_type_widens(column, (rsql_type_t)kt)
-                 : rsql_type_widens((rsql_type_t)kt, column);
+    if (rsql_type_is_param(kd->type) || rsql_type_is_param(cd->type)) {
+        return false;
+    }
+    return write ? rsql_type_widens(cd->type, kd->type) : rsql_type_widens(kd->type, cd->type);
 }
 
 static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *key, rsql_pos_t pos,
@@ -88,7 +102,8 @@ static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *key,
 
 /* See rsql_connector.h. */
 rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const char *column,
-                                     rsql_type_t type, const char *key, bool is_virtual,
+                                     rsql_type_t type, const rsql_tdesc_t *desc, const char *key,
+                                     bool is_virtual,
                                      rsql_pos_t key_pos, rsql_pos_t type_pos,
                                      rsql_pos_t virtual_pos, rsql_error_t *err)
 {
@@ -104,11 +119,13 @@ rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const cha
     }
     bool writes = !is_virtual && (m->flags & RSQL_META_WRITE);
     bool reads = m->flags & RSQL_META_READ;
-    if ((reads && !rsql_meta_type_fits(m, type, false)) ||
-        (writes && !rsql_meta_type_fits(m, type, true))) {
+    if ((reads && !rsql_meta_type_fits(m, type, desc, false)) ||
+        (writes && !rsql_meta_type_fits(m, type, desc, true))) {
+        const rsql_tdesc_t *cd = rsql_tdesc_of(type, desc), *kd = rsql_meta_type(m);
         return rsql_error_set(err, RSQL_ERR_TYPE, type_pos,
                               "column '%s' is %s but metadata key '%s' of connector '%s' is %s",
-                              column, rsql_type_name(type), m->key, conn->name, m->type);
+                              column, cd ? cd->text : rsql_type_name(type), m->key, conn->name,
+                              kd ? kd->text : m->type);
     }
     return RSQL_OK;
 }

@@ -141,6 +141,15 @@ rsql_err_t rsql_connector_check_def(const rsql_connector_def_t *def, rsql_error_
                               "'connector' row (RSQL_CONN_ROW_CONNECTOR)",
                               n);
     }
+    for (const rsql_meta_def_t *m = def->metadata; m && m->key; m++) {
+        if (!*m->key || !rsql_meta_type(m) ||
+            !(m->flags & (RSQL_META_READ | RSQL_META_WRITE))) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "connector '%s': metadata key '%.100s' needs a type this "
+                                  "rocketsql knows and RSQL_META_READ or RSQL_META_WRITE",
+                                  n, m->key);
+        }
+    }
     if (def->formats && !rsql_opt_find(def->opts, "format")) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                               "connector '%s' lists formats but has no 'format' option", n);

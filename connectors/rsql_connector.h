@@ -63,9 +63,8 @@ typedef struct rsql_format_def {
 ** One row of a connector's metadata key table (rsql_connector_def_t.metadata), ended by a
 ** row whose key is NULL (RSQL_META_END). The table drives validation of METADATA columns
 ** (unknown key, type, VIRTUAL or read-only key on a sink), DESCRIBE, SHOW METADATA FOR
-** CONNECTOR, EXPLAIN and docs/CONNECTORS.md. type is the key's SQL type as text, as
-** rsql_type_name writes it ("VARCHAR", "TIMESTAMP(3)"), so a key can name a type the
-** build's type names grow into without a change of this struct.
+** CONNECTOR, EXPLAIN and docs/CONNECTORS.md. type is the key's SQL type as text, as a
+** column type is written ("VARCHAR", "TIMESTAMP(3)", "ARRAY<STRING>"; rsql_tdesc_parse).
 */
 typedef struct rsql_meta_def {
     const char *key;  /* "tag": lower snake_case */
@@ -288,12 +287,19 @@ const rsql_meta_def_t *rsql_connector_meta_find(const rsql_connector_def_t *conn
 ** readable key (RSQL_ERR_SEMANTIC at virtual_pos).
 */
 rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const char *column,
-                                     rsql_type_t type, const char *key, bool is_virtual,
+                                     rsql_type_t type, const rsql_tdesc_t *desc, const char *key,
+                                     bool is_virtual,
                                      rsql_pos_t key_pos, rsql_pos_t type_pos,
                                      rsql_pos_t virtual_pos, rsql_error_t *err);
 
-/* True when a value of the column's type fits the key's type m->type in that direction. */
-bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, bool write);
+/*
+** True when a value of the column's type (desc: its descriptor, NULL for a plain scalar)
+** fits the key's type m->type in that direction.
+*/
+bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, const rsql_tdesc_t *desc,
+                         bool write);
+/* The interned descriptor of the key's type text (m->type), or NULL when it does not parse. */
+const rsql_tdesc_t *rsql_meta_type(const rsql_meta_def_t *m);
 
 /* The metadata section of conn for docs/CONNECTORS.md (nothing when conn has none). */
 void rsql_connector_meta_markdown(const rsql_connector_def_t *conn, rsql_buf_t *out);

@@ -26,8 +26,8 @@ rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_
         if (!key) {
             continue;
         }
-        rsql_err_t rc = rsql_connector_check_meta(t->conn, c->name, c->type, key, c->is_virtual,
-                                                  pos, pos, pos, err);
+        rsql_err_t rc = rsql_connector_check_meta(t->conn, c->name, c->type, c->desc, key,
+                                                  c->is_virtual, pos, pos, pos, err);
         if (rc != RSQL_OK) {
             return rc;
         }

@@ -186,7 +186,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     for (int i = 0; i < st->n_columns; i++) {
         const rsql_column_def_t *c = &st->columns[i];
         if (c->metadata &&
-            (rc = rsql_connector_check_meta(conn, c->name.name, c->type.type,
+            (rc = rsql_connector_check_meta(conn, c->name.name, c->type.type, c->type.desc,
                                             c->meta_from ? c->meta_from : c->name.name,
                                             c->is_virtual, c->meta_pos, c->type.pos,
                                             c->virtual_pos, err)) != RSQL_OK) {

@@ -14,6 +14,8 @@ EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2
 	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
 	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh \
 	tests/rocketmq/t_interop_normal.sh tests/rocketmq/t_interop_fifo.sh tests/rocketmq/t_interop_lite.sh \
+	tests/rocketmq/t_metadata_read.sh tests/rocketmq/t_metadata_write.sh \
+	tests/rocketmq/t_metadata_fifo.sh tests/rocketmq/t_example_route_by_tag.sh \
 	tests/rocketmq/t_secure.sh
 # the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
 EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
@@ -115,6 +117,11 @@ TESTS += tests/unit/test_rmq_bounded
 tests_unit_test_rmq_bounded_SOURCES = tests/unit/test_rmq_bounded.c
 tests_unit_test_rmq_bounded_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_bounded_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_meta
+TESTS += tests/unit/test_rmq_meta
+tests_unit_test_rmq_meta_SOURCES = tests/unit/test_rmq_meta.c
+tests_unit_test_rmq_meta_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_meta_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_rmq_throttle
 TESTS += tests/unit/test_rmq_throttle
 tests_unit_test_rmq_throttle_SOURCES = tests/unit/test_rmq_throttle.c

@@ -238,12 +238,18 @@ int rsql_rmq__meta_id(const char *key);
 rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, const char *topic,
                                     int n, const int *ids, const rsql_type_t *types);
 /*
-** Parse a properties value (a JSON object of strings, at most RMQ_PROPS_MAX bytes, keys
-** non-empty and distinct) into *out (*n_out pairs; free with rsql_rmq__props_free). Else
-** RSQL_ERR_DECODE / TOO_LARGE / NOMEM with why set.
+** A row's keys METADATA value (ARRAY<STRING>) as *n_out heap strings (NULL and empty elements
+** left out; free with rsql_rmq__strv_free); none for NULL. RSQL_OK or RSQL_ERR_NOMEM.
 */
-rsql_err_t rsql_rmq__props_parse(const char *s, size_t n, rsql_rmq_prop_t **out, size_t *n_out,
-                                 char *why, size_t why_size);
+rsql_err_t rsql_rmq__keys_of(const rsql_value_t *v, char ***out, size_t *n_out);
+/*
+** A row's properties METADATA value (MAP<STRING, STRING>) as *n_out heap pairs (free with
+** rsql_rmq__props_free); none for NULL. A NULL value or an empty key is RSQL_ERR_SINK with
+** why set (the row cannot be sent); RSQL_ERR_NOMEM.
+*/
+rsql_err_t rsql_rmq__props_of(const rsql_value_t *v, rsql_rmq_prop_t **out, size_t *n_out,
+                              char *why, size_t why_size);
+void rsql_rmq__strv_free(char **v, size_t n);
 void rsql_rmq__props_free(rsql_rmq_prop_t *props, size_t n);
 
 #endif

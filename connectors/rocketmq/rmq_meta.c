@@ -4,10 +4,9 @@
  * rmq_meta: METADATA columns of rocketmq-grpc (the key table is rmq_meta in rmq_opts.c).
  * The source turns the keys a statement reads into ids once, at open (rsql_rmq__meta_id),
  * and per message fills only those columns (rsql_rmq__record_meta), copying into the
- * batch arena. keys are written as one VARCHAR (the keys joined by one space) and
- * properties as a JSON object of strings, until ARRAY<STRING> and MAP<STRING, STRING>
- * exist; the sink parses a properties value back with rsql_rmq__props_parse (untrusted
- * text: bounded, every byte checked).
+ * batch arena: keys as an ARRAY<STRING>, properties as a MAP<STRING, STRING> (without the
+ * few the broker adds itself). The sink turns a row's keys and properties values back into
+ * the message's (rsql_rmq__keys_of, rsql_rmq__props_of).
  */
 #include "config.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
@@ -15,9 +14,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-/* A property the broker adds to FIFO messages (its message group): not a user property. */
-#define RMQ_SHARDING_KEY "__SHARDINGKEY"
 
 static const char *const meta_keys[RMQ_META_N] = {
     [RMQ_META_TOPIC] = "topic",
@@ -37,7 +33,17 @@ static const char *const meta_keys[RMQ_META_N] = {
     [RMQ_META_MESSAGE_TYPE] = "message_type",
 };
 
-/* See rmq_source_int.h. */
+/*
+** Properties the broker adds that are not the producer's: a FIFO message's group
+** (__SHARDINGKEY) and a lite message's dispatch to its queue (INNER_MULTI_*).
+*/
+static bool broker_prop(const char *key)
+{
+    return key && (strcmp(key, "__SHARDINGKEY") == 0 || strcmp(key, "INNER_MULTI_DISPATCH") == 0 ||
+                   strcmp(key, "INNER_MULTI_QUEUE_OFFSET") == 0);
+}
+
+/* See rmq_conn_int.h. */
 int rsql_rmq__meta_id(const char *key)
 {
     for (int i = 1; key && *key && i < RMQ_META_N; i++) {
@@ -91,24 +97,65 @@ static rsql_value_t int_value(rsql_type_t t, int64_t x)
     return v;
 }
 
-/* JSON string text of s[0..n) into b, quoted and escaped. */
-static void json_str(rsql_buf_t *b, const char *s)
+/* A composite of desc with n items in arena (items zeroed), or NULL. */
+static rsql_composite_t *composite(rsql_arena_t *a, const rsql_tdesc_t *desc, size_t n)
 {
-    rsql_buf_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            rsql_buf_putc(b, '\\');
-            rsql_buf_putc(b, (char)*p);
-        } else if (*p < 0x20) {
-            rsql_buf_printf(b, "\\u%04x", *p);
-        } else {
-            rsql_buf_putc(b, (char)*p);
-        }
+    if (!desc) {
+        return NULL;
     }
-    rsql_buf_putc(b, '"');
+    rsql_composite_t *c = rsql_arena_alloc(a, sizeof(*c) + n * sizeof(rsql_value_t));
+    if (c) {
+        c->desc = desc;
+        c->n = 0;
+        memset(c->items, 0, n * sizeof(rsql_value_t));
+    }
+    return c;
 }
 
-/* See rmq_source_int.h. */
+/* The message's keys as an ARRAY<STRING> value into *v; false when out of memory. */
+static bool keys_value(rsql_arena_t *a, const rsql_rmq_msg_t *m, rsql_value_t *v)
+{
+    rsql_composite_t *c =
+        composite(a, rsql_tdesc_array(rsql_tdesc_scalar(RSQL_TYPE_VARCHAR)), m->n_keys);
+    if (!c) {
+        return false;
+    }
+    for (size_t k = 0; k < m->n_keys; k++) {
+        const char *s = m->keys[k] ? m->keys[k] : "";
+        if (!str_value(a, RSQL_TYPE_VARCHAR, s, strlen(s), &c->items[c->n++])) {
+            return false;
+        }
+    }
+    *v = (rsql_value_t){.type = RSQL_TYPE_ARRAY, .is_null = false};
+    v->v.c = c;
+    return true;
+}
+
+/* The user properties as a MAP<STRING, STRING> value into *v; false when out of memory. */
+static bool props_value(rsql_arena_t *a, const rsql_rmq_msg_t *m, rsql_value_t *v)
+{
+    rsql_composite_t *c =
+        composite(a, rsql_tdesc_map(rsql_tdesc_scalar(RSQL_TYPE_VARCHAR)), 2 * m->n_props);
+    if (!c) {
+        return false;
+    }
+    for (size_t k = 0; k < m->n_props; k++) {
+        const char *key = m->props[k].key, *val = m->props[k].value ? m->props[k].value : "";
+        if (!key || broker_prop(key)) {
+            continue;
+        }
+        if (!str_value(a, RSQL_TYPE_VARCHAR, key, strlen(key), &c->items[2 * c->n]) ||
+            !str_value(a, RSQL_TYPE_VARCHAR, val, strlen(val), &c->items[2 * c->n + 1])) {
+            return false;
+        }
+        c->n++; /* (the decoder refused a message with an empty or repeated key) */
+    }
+    *v = (rsql_value_t){.type = RSQL_TYPE_MAP, .is_null = false};
+    v->v.c = c;
+    return true;
+}
+
+/* See rmq_conn_int.h. */
 rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, const char *topic,
                                     int n, const int *ids, const rsql_type_t *types)
 {
@@ -131,33 +178,8 @@ rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, co
         case RMQ_META_MESSAGE_GROUP: s = m->message_group; break;
         case RMQ_META_BORN_HOST: s = m->born_host; break;
         case RMQ_META_MESSAGE_TYPE: s = type_name(m->message_type); break;
-        case RMQ_META_KEYS:
-        case RMQ_META_PROPERTIES: {
-            if (ids[i] == RMQ_META_KEYS && m->n_keys == 0) {
-                continue;
-            }
-            rsql_buf_t b = RSQL_BUF_INIT;
-            if (ids[i] == RMQ_META_KEYS) {
-                for (size_t k = 0; k < m->n_keys; k++) {
-                    rsql_buf_printf(&b, "%s%s", k ? " " : "", m->keys[k] ? m->keys[k] : "");
-                }
-            } else {
-                rsql_buf_putc(&b, '{');
-                for (size_t k = 0, shown = 0; k < m->n_props; k++) {
-                    if (m->props[k].key && strcmp(m->props[k].key, RMQ_SHARDING_KEY) == 0) {
-                        continue; /* the broker's copy of the message group */
-                    }
-                    rsql_buf_puts(&b, shown++ ? "," : "");
-                    json_str(&b, m->props[k].key ? m->props[k].key : "");
-                    rsql_buf_putc(&b, ':');
-                    json_str(&b, m->props[k].value ? m->props[k].value : "");
-                }
-                rsql_buf_putc(&b, '}');
-            }
-            ok = !b.oom && str_value(a, t, b.data ? b.data : "", b.len, v);
-            rsql_buf_deinit(&b);
-            continue;
-        }
+        case RMQ_META_KEYS: ok = keys_value(a, m, v); continue;
+        case RMQ_META_PROPERTIES: ok = props_value(a, m, v); continue;
         case RMQ_META_BORN_TIMESTAMP:
         case RMQ_META_STORE_TIMESTAMP:
         case RMQ_META_DELIVERY_TIMESTAMP: {
@@ -180,203 +202,83 @@ rsql_value_t *rsql_rmq__record_meta(rsql_arena_t *a, const rsql_rmq_msg_t *m, co
     return ok ? vals : NULL;
 }
 
-/* ---- properties: a JSON object of strings */
-
-typedef struct jp {
-    const char *p, *end;
-    char *why;
-    size_t why_size;
-} jp_t;
-
-static void ws(jp_t *j)
+/* A heap copy of a VARCHAR value's bytes (NUL-terminated), or NULL when out of memory. */
+static char *dup_text(const rsql_value_t *v)
 {
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) {
-        j->p++;
-    }
+    return rsql_strndup(v->v.s.p ? v->v.s.p : "", v->v.s.len);
 }
 
-static bool fail(jp_t *j, const char *what)
+/* See rmq_conn_int.h. */
+rsql_err_t rsql_rmq__keys_of(const rsql_value_t *v, char ***out, size_t *n_out)
 {
-    snprintf(j->why, j->why_size, "properties is not a JSON object of strings: %s", what);
-    return false;
-}
-
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
-/* A JSON string at j->p into b (UTF-8; \uXXXX escapes, surrogate pairs joined). */
-static bool jstring(jp_t *j, rsql_buf_t *b)
-{
-    if (j->p >= j->end || *j->p != '"') {
-        return fail(j, "a key or value is not a string");
-    }
-    j->p++;
-    while (j->p < j->end && *j->p != '"') {
-        unsigned char c = (unsigned char)*j->p++;
-        if (c < 0x20) {
-            return fail(j, "a control character in a string");
-        }
-        if (c != '\\') {
-            rsql_buf_putc(b, (char)c);
-            continue;
-        }
-        if (j->p >= j->end) {
-            break;
-        }
-        char e = *j->p++;
-        const char *simple = strchr("\"\\/bfnrt", e);
-        if (simple && e) {
-            static const char out[] = "\"\\/\b\f\n\r\t";
-            rsql_buf_putc(b, out[simple - "\"\\/bfnrt"]);
-            continue;
-        }
-        if (e != 'u' || j->end - j->p < 4) {
-            return fail(j, "a bad escape");
-        }
-        uint32_t cp = 0;
-        for (int k = 0; k < 4; k++) {
-            int h = hexval(j->p[k]);
-            if (h < 0) {
-                return fail(j, "a bad \\u escape");
-            }
-            cp = cp << 4 | (uint32_t)h;
-        }
-        j->p += 4;
-        if (cp >= 0xD800 && cp < 0xDC00 && j->end - j->p >= 6 && j->p[0] == '\\' &&
-            j->p[1] == 'u') {
-            uint32_t lo = 0;
-            for (int k = 2; k < 6; k++) {
-                int h = hexval(j->p[k]);
-                lo = h < 0 ? 0 : lo << 4 | (uint32_t)h;
-            }
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                j->p += 6;
-            }
-        }
-        if (cp >= 0xD800 && cp < 0xE000) {
-            return fail(j, "a lone surrogate");
-        }
-        char u[4];
-        size_t n = cp < 0x80 ? (u[0] = (char)cp, 1)
-                   : cp < 0x800 ? (u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), 2)
-                   : cp < 0x10000
-                       ? (u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
-                          u[2] = (char)(0x80 | (cp & 0x3F)), 3)
-                       : (u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
-                          u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)),
-                          4);
-        rsql_buf_append(b, u, n);
-    }
-    if (j->p >= j->end) {
-        return fail(j, "an unterminated string");
-    }
-    j->p++;
-    return true;
-}
-
-/* See rmq_source_int.h. */
-rsql_err_t rsql_rmq__props_parse(const char *s, size_t n, rsql_rmq_prop_t **out, size_t *n_out,
-                                 char *why, size_t why_size)
-{
-    jp_t j = {s, s + n, why, why_size};
-    rsql_rmq_prop_t *props = NULL;
-    size_t np = 0, cap = 0;
-    bool ok = true;
     *out = NULL;
     *n_out = 0;
-    why[0] = '\0';
-    if (n > RMQ_PROPS_MAX) {
-        snprintf(why, why_size, "properties longer than %d bytes", RMQ_PROPS_MAX);
-        return RSQL_ERR_TOO_LARGE;
+    if (v->is_null || v->type != RSQL_TYPE_ARRAY || !v->v.c || v->v.c->n == 0) {
+        return RSQL_OK;
     }
-    ws(&j);
-    if (j.p >= j.end || *j.p != '{') {
-        ok = fail(&j, "it does not start with '{'");
-    } else {
-        j.p++;
-        ws(&j);
+    const rsql_composite_t *c = v->v.c;
+    char **keys = rsql_calloc(c->n, sizeof(char *));
+    if (!keys) {
+        return RSQL_ERR_NOMEM;
     }
-    bool first = true;
-    while (ok && j.p < j.end && *j.p != '}') {
-        if (!first) {
-            if (*j.p != ',') {
-                ok = fail(&j, "a ',' or '}' is missing");
-                break;
-            }
-            j.p++;
-            ws(&j);
+    size_t n = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const rsql_value_t *e = &c->items[i];
+        if (e->is_null || e->v.s.len == 0) {
+            continue; /* no such key: left out */
         }
-        first = false;
-        rsql_buf_t k = RSQL_BUF_INIT, v = RSQL_BUF_INIT;
-        ok = jstring(&j, &k);
-        ws(&j);
-        if (ok && (j.p >= j.end || *j.p != ':')) {
-            ok = fail(&j, "a ':' is missing");
+        if (!(keys[n] = dup_text(e))) {
+            rsql_rmq__strv_free(keys, n);
+            return RSQL_ERR_NOMEM;
         }
-        if (ok) {
-            j.p++;
-            ws(&j);
-            ok = jstring(&j, &v);
-            ws(&j);
-        }
-        if (ok && k.len == 0) {
-            ok = fail(&j, "an empty key");
-        }
-        for (size_t i = 0; ok && i < np; i++) {
-            if (strcmp(props[i].key, rsql_buf_str(&k)) == 0) {
-                ok = fail(&j, "a repeated key");
-            }
-        }
-        if (ok && np == cap) {
-            cap = cap ? cap * 2 : 8;
-            rsql_rmq_prop_t *g = rsql_realloc(props, cap * sizeof(*g));
-            if (!g) {
-                snprintf(why, why_size, "out of memory");
-                ok = false;
-            } else {
-                props = g;
-            }
-        }
-        if (ok) {
-            props[np].key = rsql_buf_steal(&k);
-            props[np].value = rsql_buf_steal(&v);
-            if (!props[np].key || !props[np].value) {
-                rsql_free(props[np].key);
-                rsql_free(props[np].value);
-                snprintf(why, why_size, "out of memory");
-                ok = false;
-            } else {
-                np++;
-            }
-        }
-        rsql_buf_deinit(&k);
-        rsql_buf_deinit(&v);
+        n++;
     }
-    if (ok && j.p >= j.end) {
-        ok = fail(&j, "it does not end with '}'");
-    } else if (ok) {
-        j.p++;
-        ws(&j);
-        if (j.p != j.end) {
-            ok = fail(&j, "text after the object");
-        }
-    }
-    if (!ok) {
-        rsql_rmq__props_free(props, np);
-        return strcmp(why, "out of memory") == 0 ? RSQL_ERR_NOMEM : RSQL_ERR_DECODE;
-    }
-    *out = props;
-    *n_out = np;
+    *out = keys;
+    *n_out = n;
     return RSQL_OK;
 }
 
-/* See rmq_source_int.h. */
+/* See rmq_conn_int.h. */
+rsql_err_t rsql_rmq__props_of(const rsql_value_t *v, rsql_rmq_prop_t **out, size_t *n_out,
+                              char *why, size_t why_size)
+{
+    *out = NULL;
+    *n_out = 0;
+    why[0] = '\0';
+    if (v->is_null || v->type != RSQL_TYPE_MAP || !v->v.c || v->v.c->n == 0) {
+        return RSQL_OK;
+    }
+    const rsql_composite_t *c = v->v.c;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const rsql_value_t *key = &c->items[2 * i], *val = &c->items[2 * i + 1];
+        if (key->v.s.len == 0) {
+            snprintf(why, why_size, "properties: an empty key");
+            return RSQL_ERR_SINK;
+        }
+        if (val->is_null) {
+            snprintf(why, why_size, "properties: the value of '%.*s' is NULL",
+                     (int)(key->v.s.len > 100 ? 100 : key->v.s.len), key->v.s.p);
+            return RSQL_ERR_SINK;
+        }
+    }
+    rsql_rmq_prop_t *p = rsql_calloc(c->n, sizeof(*p));
+    if (!p) {
+        return RSQL_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        p[i].key = dup_text(&c->items[2 * i]);
+        p[i].value = dup_text(&c->items[2 * i + 1]);
+        if (!p[i].key || !p[i].value) {
+            rsql_rmq__props_free(p, i + 1);
+            return RSQL_ERR_NOMEM;
+        }
+    }
+    *out = p;
+    *n_out = c->n;
+    return RSQL_OK;
+}
+
+/* See rmq_conn_int.h. */
 void rsql_rmq__props_free(rsql_rmq_prop_t *props, size_t n)
 {
     for (size_t i = 0; props && i < n; i++) {
@@ -384,4 +286,13 @@ void rsql_rmq__props_free(rsql_rmq_prop_t *props, size_t n)
         rsql_free(props[i].value);
     }
     rsql_free(props);
+}
+
+/* See rmq_conn_int.h. */
+void rsql_rmq__strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        rsql_free(v[i]);
+    }
+    rsql_free(v);
 }

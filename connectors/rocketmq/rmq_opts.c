@@ -316,18 +316,16 @@ static rsql_err_t rmq_configure(void *conf, const rsql_optset_t *set, const char
 /*
 ** METADATA columns of rocketmq-grpc (rsql_meta_def_t): what surrounds a message's body.
 ** Readable ones come from the received Message and its SystemProperties; writable ones
-** set the sent message's, per row, over the matching sink.* option. keys and properties
-** are VARCHAR here (keys joined by one space; properties a JSON object of strings) until
-** the nested types ARRAY<STRING> and MAP<STRING, STRING> exist.
+** set the sent message's, per row, over the matching sink.* option.
 */
 static const rsql_meta_def_t rmq_meta[] = {
     RSQL_META_ROW("topic", "VARCHAR", RSQL_META_READ, "The topic the message was read from (the parent topic in lite mode)."),
     RSQL_META_ROW("lite_topic", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's lite topic (NULL when it has none). Written: the lite topic to send to, over `sink.lite-topic` / `sink.lite-topic-column`."),
     RSQL_META_ROW("message_id", "VARCHAR", RSQL_META_READ, "The message id the broker gave it."),
     RSQL_META_ROW("tag", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's tag (NULL when none). Written: over `sink.tag`."),
-    RSQL_META_ROW("keys", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message's keys joined by one space (NULL when none). Written: split at spaces, over `sink.keys-column`."),
+    RSQL_META_ROW("keys", "ARRAY<STRING>", RSQL_META_READ | RSQL_META_WRITE, "The message's keys (an empty array when none). Written: the keys of the message (NULL or empty elements left out), over `sink.keys-column`."),
     RSQL_META_ROW("message_group", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The message group of a FIFO message (NULL otherwise). Written: over `sink.message-group-column`."),
-    RSQL_META_ROW("properties", "VARCHAR", RSQL_META_READ | RSQL_META_WRITE, "The user properties as a JSON object of strings (`{}` when none; the broker's `__SHARDINGKEY` copy of a FIFO message's group is left out). Written: a JSON object of strings; a value that is not one is a permanent error of that row."),
+    RSQL_META_ROW("properties", "MAP<STRING, STRING>", RSQL_META_READ | RSQL_META_WRITE, "The user properties (an empty map when none; the broker's own `__SHARDINGKEY`, `INNER_MULTI_DISPATCH` and `INNER_MULTI_QUEUE_OFFSET` are left out). Written: the user properties of the message; a NULL value fails the row permanently."),
     RSQL_META_ROW("born_timestamp", "TIMESTAMP(3)", RSQL_META_READ, "When the producer created the message."),
     RSQL_META_ROW("store_timestamp", "TIMESTAMP(3)", RSQL_META_READ, "When the broker stored the message."),
     RSQL_META_ROW("delivery_timestamp", "TIMESTAMP(3)", RSQL_META_READ | RSQL_META_WRITE, "When a timer message was to be delivered (NULL for others). Written: sends a timer (delay) message the broker delivers at that instant; one in the past is delivered at once, one beyond the broker's maximum delay is a permanent error of that row."),

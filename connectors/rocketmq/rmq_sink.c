@@ -62,7 +62,8 @@ typedef struct smsg {
     size_t len;
     char *group, *lite, *key; /* owned or NULL */
     char *tag;                /* owned: the row's tag METADATA, NULL = sink.tag */
-    bool key_split;           /* key holds the keys METADATA: keys separated by spaces */
+    char **keys;              /* owned: the keys METADATA (n_keys of them), over key */
+    size_t n_keys;
     rsql_rmq_prop_t *props;   /* owned: the properties METADATA */
     size_t n_props;
     int64_t delivery_ms;      /* the delivery_timestamp METADATA (epoch ms, >= 1), else 0 */
@@ -73,8 +74,6 @@ typedef struct smsg {
     int64_t not_before;
     rsql_sink_t *k;
 } smsg_t;
-
-#define RMQ_SINK_KEYS_MAX 64 /* keys of one message from the keys METADATA (more are dropped) */
 
 typedef struct gstate {
     bool busy;
@@ -113,6 +112,7 @@ static void smsg_free(smsg_t *m)
         rsql_free(m->group);
         rsql_free(m->lite);
         rsql_free(m->key);
+        rsql_rmq__strv_free(m->keys, m->n_keys);
         rsql_free(m->tag);
         rsql_free(m->meta_why);
         rsql_rmq__props_free(m->props, m->n_props);
@@ -288,23 +288,16 @@ static void *send_main(void *arg)
             pthread_mutex_unlock(&k->mu);
             rsql_rmq_out_msg_t om;
             memset(&om, 0, sizeof om);
-            const char *keys[RMQ_SINK_KEYS_MAX] = {m->key};
-            char *split = NULL;
+            const char *keys[1] = {m->key};
             om.topic = k->topic;
             om.body = m->body;
             om.body_len = m->len;
             om.tag = m->tag ? m->tag : k->tag;
             om.keys = m->key ? keys : NULL;
             om.n_keys = m->key ? 1 : 0;
-            if (m->key && m->key_split && (split = rsql_strdup(m->key))) {
-                /* "k1 k2": one key per word (empty words dropped); m->key when out of memory */
-                char *save = NULL;
-                om.n_keys = 0;
-                for (char *w = strtok_r(split, " ", &save); w && om.n_keys < RMQ_SINK_KEYS_MAX;
-                     w = strtok_r(NULL, " ", &save)) {
-                    keys[om.n_keys++] = w;
-                }
-                om.keys = om.n_keys ? keys : NULL;
+            if (m->keys) { /* the keys METADATA */
+                om.keys = (const char *const *)m->keys;
+                om.n_keys = m->n_keys;
             }
             om.message_group = m->group;
             om.lite_topic = m->lite;
@@ -317,7 +310,6 @@ static void *send_main(void *arg)
             if (rsql_rmq_send(k->cli, &om, 1, send_cb, m, &e) != RSQL_OK) {
                 send_cb(k->cli, &e, NULL, 0, m);
             }
-            rsql_free(split);
             pthread_mutex_lock(&k->mu);
             continue;
         }
@@ -518,24 +510,26 @@ static void meta_text(rsql_sink_t *k, int idx, const rsql_value_t *values, char 
 
 /*
 ** The row's METADATA (rsql_sink_ctx_t.meta_keys) over the sink.* options: tag, keys,
-** message group, lite topic, properties and delivery timestamp. A properties value that
-** is not a JSON object of strings sets m->meta_why. False when out of memory.
+** message group, lite topic, properties and delivery timestamp. Properties with a NULL value
+** set m->meta_why. False when out of memory.
 */
 static bool row_meta(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
 {
     bool oom = false;
     meta_text(k, k->m_tag, values, &m->tag, &oom);
     if (k->m_keys >= 0 && !values[k->m_keys].is_null) {
-        meta_text(k, k->m_keys, values, &m->key, &oom);
-        m->key_split = true;
+        oom |= rsql_rmq__keys_of(&values[k->m_keys], &m->keys, &m->n_keys) != RSQL_OK;
+        if (!oom && !m->keys) { /* an empty array: the message has no keys */
+            rsql_free(m->key);
+            m->key = NULL;
+        }
     }
     meta_text(k, k->m_group, values, &m->group, &oom);
     meta_text(k, k->m_lite, values, &m->lite, &oom);
     if (k->m_props >= 0 && !values[k->m_props].is_null) {
         const rsql_value_t *v = &values[k->m_props];
         char why[200];
-        rsql_err_t rc = rsql_rmq__props_parse(v->v.s.p ? v->v.s.p : "", v->v.s.len, &m->props,
-                                              &m->n_props, why, sizeof why);
+        rsql_err_t rc = rsql_rmq__props_of(v, &m->props, &m->n_props, why, sizeof why);
         if (rc == RSQL_ERR_NOMEM) {
             oom = true;
         } else if (rc != RSQL_OK) {

@@ -69,7 +69,8 @@ static rsql_catalog_t *open_ok(const char *path)
 static rsql_col_t cols3[] = {
     {"id", RSQL_TYPE_BIGINT, true},
     {"name", RSQL_TYPE_VARCHAR, false},
-    {"ts", RSQL_TYPE_TIMESTAMP, false},
+    {.name = "ts", .type = RSQL_TYPE_TIMESTAMP, .metadata = true, .meta_from = "born_timestamp",
+     .is_virtual = true}, /* METADATA FROM ... VIRTUAL */
 };
 static rsql_kv_t opts3[] = {
     {"connector", "datagen"},
@@ -114,6 +115,13 @@ static void test_catalog_table_roundtrip(void)
     CU_ASSERT_FALSE(got->columns[1].not_null);
     CU_ASSERT_STRING_EQUAL(got->columns[2].name, "ts");
     CU_ASSERT_EQUAL(got->columns[2].type, RSQL_TYPE_TIMESTAMP);
+    CU_ASSERT_FALSE(got->columns[0].metadata);
+    CU_ASSERT_PTR_NULL(got->columns[0].meta_from);
+    CU_ASSERT_PTR_NULL(rsql_col_meta_key(&got->columns[0]));
+    CU_ASSERT_TRUE(got->columns[2].metadata);
+    CU_ASSERT_TRUE(got->columns[2].is_virtual);
+    CU_ASSERT_STRING_EQUAL(got->columns[2].meta_from, "born_timestamp");
+    CU_ASSERT_STRING_EQUAL(rsql_col_meta_key(&got->columns[2]), "born_timestamp");
     CU_ASSERT_EQUAL_FATAL(got->n_options, 3);
     CU_ASSERT_STRING_EQUAL(got->options[0].key, "connector");
     CU_ASSERT_STRING_EQUAL(got->options[1].key, "number-of-rows");

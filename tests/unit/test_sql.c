@@ -222,6 +222,13 @@ static void test_sql_ddl(void)
                "(status INT) (timestamp TIMESTAMP(3)) (source INT) (table_ INT) (show INT) "
                "(job BIGINT) (options INT) (desc INT) (escape INT) (connector INT)) "
                "(with ('connector' 'datagen')))");
+    CHECK_DUMP("CREATE TABLE m (a INT, tag VARCHAR METADATA, k STRING NOT NULL METADATA FROM "
+               "'keys', b TIMESTAMP(3) METADATA FROM 'born''s' VIRTUAL, o BIGINT METADATA "
+               "VIRTUAL, metadata INT, virtual INT)",
+               "(create-table m (columns (a INT) (tag VARCHAR metadata) (k VARCHAR not-null "
+               "metadata 'keys') (b TIMESTAMP(3) metadata 'born''s' virtual) (o BIGINT "
+               "metadata virtual) (metadata INT) (virtual INT)))");
+    CHECK_DUMP("SHOW METADATA FOR CONNECTOR 'sqlite'", "(show-metadata 'sqlite')");
     CHECK_DUMP("DROP TABLE t", "(drop-table t)");
     CHECK_DUMP("drop table if exists t;", "(drop-table t if-exists)");
     CHECK_DUMP("SHOW TABLES", "(show-tables)");
