@@ -432,20 +432,28 @@ static bool is_const_zero(const rsql_bexpr_t *x)
 
 /*
 ** + - * with a DECIMAL operand: exact, with Flink's result precision and
-** scale (rsql_value_decimal_type); with a DOUBLE the result is DOUBLE; / and
-** % are not supported on DECIMAL (CAST to DOUBLE).
+** scale (rsql_value_decimal_type), / and % too (Flink's division and modulo
+** types, the quotient rounded half up); with a DOUBLE the result is DOUBLE
+** (% takes exact operands only); a literal zero divisor is an error here.
 */
 static rsql_bexpr_t *bind_decimal_arith(rsql_bind_t *b, const rsql_expr_t *e, rsql_bexpr_t *x,
                                         rsql_bexpr_t *y, rsql_error_t *err)
 {
     rsql_bexpr_t *ops[2] = {x, y};
-    if (e->op == RSQL_OP_DIV || e->op == RSQL_OP_MOD) {
-        rsql_error_set(err, RSQL_ERR_TYPE, e->op_pos.len ? e->op_pos : e->pos,
-                       "operator %s is not supported on DECIMAL (CAST to DOUBLE)",
-                       rsql_plan__op_text(e->op));
+    bool dbl = x->type == RSQL_TYPE_DOUBLE || y->type == RSQL_TYPE_DOUBLE;
+    if (dbl && e->op == RSQL_OP_MOD) {
+        rsql_bexpr_t *bad = x->type == RSQL_TYPE_DOUBLE ? x : y;
+        rsql_error_set(err, RSQL_ERR_TYPE, bad->pos,
+                       "operator %% needs exact operands (DECIMAL, INT, BIGINT), got DOUBLE");
         return NULL;
     }
-    bool dbl = x->type == RSQL_TYPE_DOUBLE || y->type == RSQL_TYPE_DOUBLE;
+    if ((e->op == RSQL_OP_DIV || e->op == RSQL_OP_MOD) &&
+        (is_const_zero(y) || (y->kind == RSQL_BX_CONST && !y->value.is_null &&
+                              y->type == RSQL_TYPE_DECIMAL && y->value.v.dec.lo == 0 &&
+                              y->value.v.dec.hi == 0))) {
+        rsql_error_set(err, RSQL_ERR_SEMANTIC, e->pos, "division by zero");
+        return NULL;
+    }
     for (int i = 0; i < 2; i++) {
         if (!(dbl && ops[i]->type == RSQL_TYPE_DOUBLE) && !exact_desc(ops[i])) {
             rsql_error_set(err, RSQL_ERR_TYPE, ops[i]->pos,
@@ -462,7 +470,11 @@ static rsql_bexpr_t *bind_decimal_arith(rsql_bind_t *b, const rsql_expr_t *e, rs
     } else {
         const rsql_tdesc_t *dx = exact_desc(x), *dy = exact_desc(y);
         int p, sc;
-        rsql_value_decimal_type(e->op == RSQL_OP_MUL ? '*' : '+', dx->precision, dx->scale,
+        char op = e->op == RSQL_OP_MUL   ? '*'
+                  : e->op == RSQL_OP_DIV ? '/'
+                  : e->op == RSQL_OP_MOD ? '%'
+                                         : '+';
+        rsql_value_decimal_type(op, dx->precision, dx->scale,
                                 dy->precision, dy->scale, &p, &sc);
         rd = rsql_tdesc_decimal(p, sc);
         ops[0] = x->type == RSQL_TYPE_DECIMAL ? x : rsql_plan__cast_desc(b->arena, x, dx, true);

@@ -366,7 +366,13 @@ static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
         if (e->type == RSQL_TYPE_DECIMAL) {
             const rsql_tdesc_t *d = rsql_tdesc_of(RSQL_TYPE_DECIMAL, e->desc);
             char op = e->op == RSQL_OP_ADD ? '+' : e->op == RSQL_OP_SUB ? '-' : '*';
-            if ((rc = rsql_value_decimal_arith(op, &x, &y, d->precision, d->scale, out, err))) {
+            rc = e->op == RSQL_OP_DIV   ? rsql_value_decimal_div(&x, &y, d->precision, d->scale,
+                                                                 out, err)
+                 : e->op == RSQL_OP_MOD ? rsql_value_decimal_mod(&x, &y, d->precision, d->scale,
+                                                                 out, err)
+                                        : rsql_value_decimal_arith(op, &x, &y, d->precision,
+                                                                   d->scale, out, err);
+            if (rc) {
                 if (err) {
                     err->pos = e->pos;
                 }
