@@ -35,6 +35,7 @@ SLT_TESTS = \
 	tests/sql/explain/sqlite_print.slt \
 	tests/sql/explain/rocketmq_postgres.slt \
 	tests/sql/semantic/casts.slt \
+	tests/sql/semantic/decimal_math.slt \
 	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
