@@ -200,17 +200,32 @@ static rsql_err_t coerce_timestamp(rsql_bind_t *b, rsql_bexpr_t *ts_side, rsql_b
     return RSQL_OK;
 }
 
-/* Make a and b comparable (timestamp literals), else an error at where. */
+/*
+** Make a and b comparable (timestamp literals), else an error at where. ROW,
+** ARRAY and MAP values compare only for equality (eq: =, <>, IN, CASE x
+** WHEN) and only with a value of exactly the same type (or NULL).
+*/
 static rsql_err_t check_comparable(rsql_bind_t *b, rsql_bexpr_t **x, rsql_bexpr_t **y,
-                                   rsql_pos_t where, rsql_error_t *err)
+                                   rsql_pos_t where, bool eq, rsql_error_t *err)
 {
     if (coerce_timestamp(b, *x, y, err) || coerce_timestamp(b, *y, x, err)) {
         return err ? err->code : RSQL_ERR_TYPE;
     }
     if (rsql_type_is_nested((*x)->type) || rsql_type_is_nested((*y)->type)) {
         rsql_bexpr_t *bad = rsql_type_is_nested((*x)->type) ? *x : *y;
-        return rsql_error_set(err, RSQL_ERR_TYPE, bad->pos, "cannot compare %s values",
-                              rsql_type_name(bad->type));
+        if (!eq) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, bad->pos,
+                                  "%s values compare only with = and <>",
+                                  rsql_type_name(bad->type));
+        }
+        rsql_type_t xt = (*x)->type, yt = (*y)->type;
+        if (xt != RSQL_TYPE_NULL && yt != RSQL_TYPE_NULL &&
+            (xt != yt || (*x)->desc != (*y)->desc)) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, where, "cannot compare %s with %s",
+                                  rsql_tdesc_of(xt, (*x)->desc)->text,
+                                  rsql_tdesc_of(yt, (*y)->desc)->text);
+        }
+        return RSQL_OK;
     }
     if (!comparable((*x)->type, (*y)->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, where, "cannot compare %s with %s",
@@ -559,7 +574,8 @@ static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
         }
         break;
     default: /* comparisons */
-        if (check_comparable(b, &x, &y, e->op_pos.len ? e->op_pos : e->pos, err)) {
+        if (check_comparable(b, &x, &y, e->op_pos.len ? e->op_pos : e->pos,
+                             e->op == RSQL_OP_EQ || e->op == RSQL_OP_NE, err)) {
             return NULL;
         }
         break;
@@ -628,7 +644,7 @@ static rsql_bexpr_t *bind_in(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t 
         if (!item) {
             return NULL;
         }
-        if (check_comparable(b, &node->args[0], &item, item->pos, err)) {
+        if (check_comparable(b, &node->args[0], &item, item->pos, true, err)) {
             return NULL;
         }
         node->args[1 + i] = item;
@@ -651,7 +667,8 @@ static rsql_bexpr_t *bind_between(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
         }
     }
     for (int i = 1; i < 3; i++) {
-        if (check_comparable(b, &node->args[0], &node->args[i], node->args[i]->pos, err)) {
+        if (check_comparable(b, &node->args[0], &node->args[i], node->args[i]->pos, false,
+                             err)) {
             return NULL;
         }
     }
@@ -688,7 +705,7 @@ static rsql_bexpr_t *bind_case(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
         rsql_bexpr_t **x = &node->args[i];
         if (!is_then) { /* a WHEN */
             if (has_operand) {
-                if (check_comparable(b, &node->args[0], x, (*x)->pos, err)) {
+                if (check_comparable(b, &node->args[0], x, (*x)->pos, true, err)) {
                     return NULL;
                 }
             } else if ((*x)->type != RSQL_TYPE_BOOLEAN && (*x)->type != RSQL_TYPE_NULL) {

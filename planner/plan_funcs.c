@@ -259,6 +259,9 @@ static rsql_err_t bind_nullif(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_exp
     rsql_type_t x = call->args[0]->type, y = call->args[1]->type;
     bool ok = x == RSQL_TYPE_NULL || y == RSQL_TYPE_NULL || x == y ||
               (rsql_type_is_numeric(x) && rsql_type_is_numeric(y));
+    if (ok && x == y && rsql_type_is_nested(x) && call->args[0]->desc != call->args[1]->desc) {
+        ok = false; /* ROW, ARRAY, MAP: exactly the same type */
+    }
     if (!ok) {
         return rsql_error_set(err, RSQL_ERR_TYPE, call->args[1]->pos, "cannot compare %s with %s",
                               rsql_type_name(x), rsql_type_name(y));

@@ -56,6 +56,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_log_level.sh \
 	tests/integration/t_nested_json.sh \
+	tests/integration/t_nested_compare.sh \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_serve.sh \
