@@ -227,6 +227,13 @@ static rsql_err_t check_comparable(rsql_bind_t *b, rsql_bexpr_t **x, rsql_bexpr_
         }
         return RSQL_OK;
     }
+    /* a DATE against a TIMESTAMP: the DATE at midnight, as Flink widens it */
+    rsql_bexpr_t **d = (*x)->type == RSQL_TYPE_DATE && (*y)->type == RSQL_TYPE_TIMESTAMP ? x
+                       : (*y)->type == RSQL_TYPE_DATE && (*x)->type == RSQL_TYPE_TIMESTAMP ? y
+                                                                                         : NULL;
+    if (d && !(*d = rsql_plan__cast(b->arena, *d, RSQL_TYPE_TIMESTAMP, true))) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
     if (!comparable((*x)->type, (*y)->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, where, "cannot compare %s with %s",
                               rsql_type_name((*x)->type), rsql_type_name((*y)->type));

@@ -36,6 +36,7 @@ SLT_TESTS = \
 	tests/sql/explain/rocketmq_postgres.slt \
 	tests/sql/semantic/casts.slt \
 	tests/sql/semantic/decimal_math.slt \
+	tests/sql/semantic/date_time.slt \
 	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
