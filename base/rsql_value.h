@@ -176,12 +176,40 @@ double rsql_value_decimal_to_double(const rsql_value_t *in);
 */
 rsql_err_t rsql_value_decimal_arith(char op, const rsql_value_t *a, const rsql_value_t *b,
                                     int prec, int scale, rsql_value_t *out, rsql_error_t *err);
+/*
+** a / b exactly at DECIMAL(prec, scale) (from rsql_value_decimal_type('/')),
+** the last digit rounded half away from zero (Java's HALF_UP). RSQL_ERR_EVAL
+** "division by zero" when b is 0, "decimal overflow" when it does not fit.
+*/
+rsql_err_t rsql_value_decimal_div(const rsql_value_t *a, const rsql_value_t *b, int prec,
+                                  int scale, rsql_value_t *out, rsql_error_t *err);
+/* a % b exactly (the sign of a, as Java's BigDecimal.remainder); errors as _div. */
+rsql_err_t rsql_value_decimal_mod(const rsql_value_t *a, const rsql_value_t *b, int prec,
+                                  int scale, rsql_value_t *out, rsql_error_t *err);
+/*
+** in rounded to digits fraction digits (negative: to tens, hundreds, ...),
+** mode 'r' half away from zero (ROUND), 'f' toward -infinity (FLOOR), 'c'
+** toward +infinity (CEIL; both with digits 0), the result at DECIMAL(prec,
+** scale) (rsql_value_decimal_round_type); "decimal overflow" when it does
+** not fit.
+*/
+rsql_err_t rsql_value_decimal_round(const rsql_value_t *in, int digits, char mode, int prec,
+                                    int scale, rsql_value_t *out, rsql_error_t *err);
+/*
+** Flink's result type of ROUND(DECIMAL(p, s), digits) (mode 'r'): digits >=
+** s keeps (p, s), digits < 0 gives (min(38, 1 + p - s), 0), else (1 + p - s
+** + digits, digits); of FLOOR and CEIL ('f', 'c'): (p, 0) when s is 0, else
+** (min(38, p - s + 1), 0).
+*/
+void rsql_value_decimal_round_type(char mode, int p, int s, int digits, int *prec, int *scale);
 /* -1, 0, 1 as a <, =, > b (any scales, exact). */
 int rsql_value_decimal_cmp(const rsql_value_t *a, const rsql_value_t *b);
 /*
 ** The result type of DECIMAL(p1, s1) op DECIMAL(p2, s2), Flink's rules:
 ** + and -: s = max(s1, s2), p = max(p1 - s1, p2 - s2) + s + 1; *: p = p1 +
-** p2, s = s1 + s2; past 38, p = 38 and s shrinks to keep the integer digits
+** p2, s = s1 + s2; /: s = max(6, s1 + p2 + 1), p = p1 - s1 + s2 + s; %: s =
+** max(s1, s2), p = min(p1 - s1, p2 - s2) + s; past 38, p = 38 and s
+** shrinks to keep the integer digits
 ** (but not below min(s, 6)).
 */
 void rsql_value_decimal_type(char op, int p1, int s1, int p2, int s2, int *prec, int *scale);

@@ -298,6 +298,152 @@ rsql_err_t rsql_value_decimal_arith(char op, const rsql_value_t *a, const rsql_v
     return RSQL_OK;
 }
 
+typedef unsigned __int128 u128;
+
+static u128 mag(i128 x)
+{
+    return x < 0 ? (u128)0 - (u128)x : (u128)x;
+}
+
+/* With r < y < 2^127: 10 * r = digit * y + r' (r' into *r); returns the digit, never overflows. */
+static int step10(u128 *r, u128 y)
+{
+    u128 acc = 0;
+    int d = 0;
+    for (int i = 0; i < 10; i++) {
+        acc += *r; /* acc < y and *r < y: below 2^128 */
+        if (acc >= y) {
+            acc -= y;
+            d++;
+        }
+    }
+    *r = acc;
+    return d;
+}
+
+static rsql_err_t dec_overflow(rsql_error_t *err)
+{
+    return rsql_error_set(err, RSQL_ERR_EVAL, RSQL_NOPOS, "decimal overflow");
+}
+
+static rsql_err_t dec_out(i128 r, int prec, int scale, rsql_value_t *out, rsql_error_t *err)
+{
+    if (!fits(r, prec)) {
+        return dec_overflow(err);
+    }
+    memset(out, 0, sizeof *out);
+    dec_set(out, r, prec, scale);
+    return RSQL_OK;
+}
+
+rsql_err_t rsql_value_decimal_div(const rsql_value_t *a, const rsql_value_t *b, int prec,
+                                  int scale, rsql_value_t *out, rsql_error_t *err)
+{
+    i128 x = dec_get(a), y = dec_get(b);
+    if (y == 0) {
+        return rsql_error_set(err, RSQL_ERR_EVAL, RSQL_NOPOS, "division by zero");
+    }
+    /* x / 10^sa / (y / 10^sb) * 10^scale = x * 10^k / y */
+    int k = scale - a->scale + b->scale;
+    if (k < 0) {
+        if (!rescale(y, 0, -k, &y)) {
+            return dec_overflow(err);
+        }
+        k = 0;
+    }
+    u128 ux = mag(x), uy = mag(y), q = ux / uy, r = ux % uy, lim = (u128)pow10_128(prec);
+    for (int i = 0; i < k && q < lim; i++) {
+        if (q >= lim / 10) {
+            q = lim; /* the next digit makes it too long */
+            break;
+        }
+        q = q * 10 + (u128)step10(&r, uy);
+    }
+    if (q < lim && r >= uy - r) { /* 2r >= |y|: half up (away from zero) */
+        q++;
+    }
+    if (q >= lim) {
+        return dec_overflow(err);
+    }
+    i128 res = (x < 0) != (y < 0) ? -(i128)q : (i128)q;
+    return dec_out(res, prec, scale, out, err);
+}
+
+rsql_err_t rsql_value_decimal_mod(const rsql_value_t *a, const rsql_value_t *b, int prec,
+                                  int scale, rsql_value_t *out, rsql_error_t *err)
+{
+    i128 x = dec_get(a), y = dec_get(b);
+    if (y == 0) {
+        return rsql_error_set(err, RSQL_ERR_EVAL, RSQL_NOPOS, "division by zero");
+    }
+    int s = a->scale > b->scale ? a->scale : b->scale;
+    u128 ux = mag(x), r;
+    if (b->scale < s) { /* x is at scale s; y scaled up (when that overflows, |y| > |x|) */
+        i128 ys;
+        r = rescale(y, b->scale, s, &ys) ? ux % mag(ys) : ux;
+    } else { /* y at scale s; (x * 10^(s - sa)) mod |y| one digit at a time */
+        u128 uy = mag(y);
+        r = ux % uy;
+        for (int i = a->scale; i < s; i++) {
+            step10(&r, uy);
+        }
+    }
+    i128 res = x < 0 ? -(i128)r : (i128)r; /* the sign of the dividend, as Java's remainder */
+    if (!rescale(res, s, scale, &res)) {
+        return dec_overflow(err);
+    }
+    return dec_out(res, prec, scale, out, err);
+}
+
+rsql_err_t rsql_value_decimal_round(const rsql_value_t *in, int digits, char mode, int prec,
+                                    int scale, rsql_value_t *out, rsql_error_t *err)
+{
+    i128 q = dec_get(in);
+    int from = in->scale;
+    if (digits < from) {
+        int drop = from - digits;
+        i128 rem = q;
+        if (drop <= 38) {
+            i128 d = pow10_128(drop);
+            rem = q % d;
+            q /= d;
+            if (mode == 'r' ? mag(rem) >= (u128)d - mag(rem) : false) {
+                q += rem < 0 ? -1 : 1;
+            }
+        } else {
+            q = 0; /* |in| < 10^38 is below half of 10^drop */
+        }
+        if (mode == 'f' && rem < 0) {
+            q -= 1;
+        } else if (mode == 'c' && rem > 0) {
+            q += 1;
+        }
+        from = digits;
+    }
+    if (q != 0 && (scale - from > 38 || !rescale(q, from, scale, &q))) {
+        return dec_overflow(err);
+    }
+    return dec_out(q, prec, scale, out, err);
+}
+
+void rsql_value_decimal_round_type(char mode, int p, int s, int digits, int *prec, int *scale)
+{
+    if (mode != 'r') { /* FLOOR, CEIL */
+        *prec = s == 0 ? p : (p - s + 1 < RSQL_DECIMAL_MAX_PRECISION ? p - s + 1
+                                                                     : RSQL_DECIMAL_MAX_PRECISION);
+        *scale = 0;
+    } else if (digits >= s) {
+        *prec = p;
+        *scale = s;
+    } else if (digits < 0) {
+        *prec = 1 + p - s < RSQL_DECIMAL_MAX_PRECISION ? 1 + p - s : RSQL_DECIMAL_MAX_PRECISION;
+        *scale = 0;
+    } else { /* rounding may carry into one more digit */
+        *prec = 1 + p - s + digits;
+        *scale = digits;
+    }
+}
+
 int rsql_value_decimal_cmp(const rsql_value_t *a, const rsql_value_t *b)
 {
     i128 x = dec_get(a), y = dec_get(b);
@@ -319,6 +465,12 @@ void rsql_value_decimal_type(char op, int p1, int s1, int p2, int s2, int *prec,
     if (op == '*') {
         p = p1 + p2;
         s = s1 + s2;
+    } else if (op == '/') {
+        s = s1 + p2 + 1 > 6 ? s1 + p2 + 1 : 6;
+        p = p1 - s1 + s2 + s;
+    } else if (op == '%') {
+        s = s1 > s2 ? s1 : s2;
+        p = (p1 - s1 < p2 - s2 ? p1 - s1 : p2 - s2) + s;
     } else {
         s = s1 > s2 ? s1 : s2;
         p = (p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2) + s + 1;

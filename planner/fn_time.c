@@ -17,6 +17,11 @@
  *   TIMESTAMPDIFF(unit, a, b)     whole units from a to b (INT, toward zero)
  *   EXTRACT(unit FROM ts)         a field of ts (BIGINT)
  *
+ * A DATE argument is a TIMESTAMP(3) at midnight (DATE_FORMAT, TIMESTAMPDIFF,
+ * EXTRACT of DAY and coarser fields; finer ones are plan errors, as in
+ * Flink); TIMESTAMPADD of DAY, WEEK, MONTH, QUARTER or YEAR to a DATE is a
+ * DATE, of a finer unit a TIMESTAMP(3).
+ *
  * Patterns are Java's SimpleDateFormat letters that Flink users write: yyyy
  * yy MM M MMM MMMM dd d HH H hh h mm m ss s S.. (milliseconds) a D EEE EEEE,
  * 'quoted text' ('' is a quote) and any other non-letter as itself. Reading
@@ -150,6 +155,28 @@ void rsql_fn_print_extract(const rsql_bexpr_t *call, rsql_buf_t *out)
     rsql_buf_printf(out, "EXTRACT(%s FROM ", ((const unit_t *)call->aux)->name);
     rsql_bexpr_print(call->args[1], out);
     rsql_buf_putc(out, ')');
+}
+
+/*
+** A DATE argument i widened to TIMESTAMP(3) at midnight (an implicit CAST,
+** as Flink widens it); other types stay.
+*/
+static rsql_err_t widen_date(rsql_bind_t *b, rsql_bexpr_t *call, int i, rsql_error_t *err)
+{
+    if (call->args[i]->type != RSQL_TYPE_DATE) {
+        return RSQL_OK;
+    }
+    rsql_bexpr_t *c = rsql_plan__cast(b->arena, call->args[i], RSQL_TYPE_TIMESTAMP, true);
+    if (!c) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    call->args[i] = c;
+    return RSQL_OK;
+}
+
+static bool time_or_date_ok(rsql_type_t t)
+{
+    return rsql_fn_type_ok(t, RSQL_TYPE_TIMESTAMP) || t == RSQL_TYPE_DATE;
 }
 
 /* ---- patterns */
@@ -386,13 +413,16 @@ static rsql_err_t eval_fmt_check(const rsql_bexpr_t *call, const rsql_value_t *f
 rsql_err_t rsql_fn_bind_date_format(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
                                     rsql_error_t *err)
 {
-    (void)b;
     (void)ast;
     rsql_type_t t = call->args[0]->type;
-    if (t != RSQL_TYPE_TIMESTAMP && t != RSQL_TYPE_VARCHAR && t != RSQL_TYPE_NULL) {
-        return rsql_fn_arg_error(call, 0, "TIMESTAMP or VARCHAR", err);
+    if (t != RSQL_TYPE_TIMESTAMP && t != RSQL_TYPE_VARCHAR && t != RSQL_TYPE_NULL &&
+        t != RSQL_TYPE_DATE) {
+        return rsql_fn_arg_error(call, 0, "TIMESTAMP, DATE or VARCHAR", err);
     }
     call->type = RSQL_TYPE_VARCHAR;
+    if (widen_date(b, call, 0, err)) {
+        return err ? err->code : RSQL_ERR_NOMEM;
+    }
     return bind_fmt(call, 1, false, err);
 }
 
@@ -527,16 +557,24 @@ rsql_err_t rsql_fn_eval_from_unixtime(const rsql_bexpr_t *call, const rsql_value
 rsql_err_t rsql_fn_bind_timestampadd(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
                                      rsql_error_t *err)
 {
-    (void)b;
     (void)ast;
     if (!rsql_fn_int_ok(call->args[1]->type)) {
         return rsql_fn_arg_error(call, 1, "an integer", err);
     }
-    if (!rsql_fn_type_ok(call->args[2]->type, RSQL_TYPE_TIMESTAMP)) {
-        return rsql_fn_arg_error(call, 2, "TIMESTAMP(3)", err);
+    if (!time_or_date_ok(call->args[2]->type)) {
+        return rsql_fn_arg_error(call, 2, "TIMESTAMP(3) or DATE", err);
     }
     call->type = RSQL_TYPE_TIMESTAMP;
-    return bind_unit(call, true, err);
+    rsql_err_t rc = bind_unit(call, true, err);
+    if (rc || call->args[2]->type != RSQL_TYPE_DATE) {
+        return rc;
+    }
+    /* a DATE plus days, weeks, months, quarters or years stays a DATE; finer units widen it */
+    if (((const unit_t *)call->aux)->id >= U_DAY) {
+        call->type = RSQL_TYPE_DATE;
+        return RSQL_OK;
+    }
+    return widen_date(b, call, 2, err);
 }
 
 rsql_err_t rsql_fn_eval_timestampadd(const rsql_bexpr_t *call, const rsql_value_t *args,
@@ -544,7 +582,17 @@ rsql_err_t rsql_fn_eval_timestampadd(const rsql_bexpr_t *call, const rsql_value_
 {
     (void)ctx;
     const unit_t *u = call->aux;
-    int64_t n = args[1].v.i, ts = args[2].v.ts, r;
+    bool date = call->type == RSQL_TYPE_DATE; /* days in, days out: midnight stays midnight */
+    int64_t n = args[1].v.i, ts = date ? args[2].v.i * DAY_MS : args[2].v.ts, r;
+    if (date && u->ms) {
+        if (__builtin_mul_overflow(n, u->ms / DAY_MS, &r) ||
+            __builtin_add_overflow(args[2].v.i, r, &r) ||
+            __builtin_mul_overflow(r, DAY_MS, &ts)) {
+            return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for DATE");
+        }
+        out->v.i = r;
+        return RSQL_OK;
+    }
     if (u->ms) {
         if (__builtin_mul_overflow(n, u->ms, &r) || __builtin_add_overflow(ts, r, &r)) {
             return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for TIMESTAMP(3)");
@@ -552,7 +600,8 @@ rsql_err_t rsql_fn_eval_timestampadd(const rsql_bexpr_t *call, const rsql_value_
     } else {
         int64_t months = u->id == U_MONTH ? n : u->id == U_QUARTER ? n * 3 : n * 12;
         if (n > 1200000 || n < -1200000) {
-            return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for TIMESTAMP(3)");
+            return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for %s",
+                                  date ? "DATE" : "TIMESTAMP(3)");
         }
         civil_t c = civil_from_ms(ts);
         int64_t m0 = c.y * 12 + (c.m - 1) + months;
@@ -561,8 +610,13 @@ rsql_err_t rsql_fn_eval_timestampadd(const rsql_bexpr_t *call, const rsql_value_
         int d = c.d > month_days(y, m) ? month_days(y, m) : c.d;
         if (__builtin_mul_overflow(days_from_civil(y, m, d), DAY_MS, &r) ||
             __builtin_add_overflow(r, time_of_day(ts), &r)) {
-            return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for TIMESTAMP(3)");
+            return rsql_error_set(err, RSQL_ERR_EVAL, call->pos, "out of range for %s",
+                                  date ? "DATE" : "TIMESTAMP(3)");
         }
+    }
+    if (date) {
+        out->v.i = fdiv(r, DAY_MS);
+        return RSQL_OK;
     }
     out->v.ts = r;
     return RSQL_OK;
@@ -571,11 +625,13 @@ rsql_err_t rsql_fn_eval_timestampadd(const rsql_bexpr_t *call, const rsql_value_
 rsql_err_t rsql_fn_bind_timestampdiff(rsql_bind_t *b, rsql_bexpr_t *call,
                                       const rsql_expr_t *ast, rsql_error_t *err)
 {
-    (void)b;
     (void)ast;
     for (int i = 1; i < 3; i++) {
-        if (!rsql_fn_type_ok(call->args[i]->type, RSQL_TYPE_TIMESTAMP)) {
-            return rsql_fn_arg_error(call, i, "TIMESTAMP(3)", err);
+        if (!time_or_date_ok(call->args[i]->type)) {
+            return rsql_fn_arg_error(call, i, "TIMESTAMP(3) or DATE", err);
+        }
+        if (widen_date(b, call, i, err)) {
+            return err ? err->code : RSQL_ERR_NOMEM;
         }
     }
     call->type = RSQL_TYPE_INT;
@@ -617,13 +673,21 @@ rsql_err_t rsql_fn_eval_timestampdiff(const rsql_bexpr_t *call, const rsql_value
 rsql_err_t rsql_fn_bind_extract(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
                                 rsql_error_t *err)
 {
-    (void)b;
     (void)ast;
-    if (!rsql_fn_type_ok(call->args[1]->type, RSQL_TYPE_TIMESTAMP)) {
-        return rsql_fn_arg_error(call, 1, "TIMESTAMP(3)", err);
+    if (!time_or_date_ok(call->args[1]->type)) {
+        return rsql_fn_arg_error(call, 1, "TIMESTAMP(3) or DATE", err);
     }
     call->type = RSQL_TYPE_BIGINT;
-    return bind_unit(call, false, err);
+    rsql_err_t rc = bind_unit(call, false, err);
+    if (rc || call->args[1]->type != RSQL_TYPE_DATE) {
+        return rc;
+    }
+    const unit_t *u = call->aux;
+    if (u->id < U_DAY) { /* as Flink (Calcite): a DATE has no time of day */
+        return rsql_error_set(err, RSQL_ERR_TYPE, call->args[0]->pos,
+                              "cannot EXTRACT %s from a DATE", u->name);
+    }
+    return widen_date(b, call, 1, err);
 }
 
 rsql_err_t rsql_fn_eval_extract(const rsql_bexpr_t *call, const rsql_value_t *args,

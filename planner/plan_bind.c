@@ -200,17 +200,39 @@ static rsql_err_t coerce_timestamp(rsql_bind_t *b, rsql_bexpr_t *ts_side, rsql_b
     return RSQL_OK;
 }
 
-/* Make a and b comparable (timestamp literals), else an error at where. */
+/*
+** Make a and b comparable (timestamp literals), else an error at where. ROW,
+** ARRAY and MAP values compare only for equality (eq: =, <>, IN, CASE x
+** WHEN) and only with a value of exactly the same type (or NULL).
+*/
 static rsql_err_t check_comparable(rsql_bind_t *b, rsql_bexpr_t **x, rsql_bexpr_t **y,
-                                   rsql_pos_t where, rsql_error_t *err)
+                                   rsql_pos_t where, bool eq, rsql_error_t *err)
 {
     if (coerce_timestamp(b, *x, y, err) || coerce_timestamp(b, *y, x, err)) {
         return err ? err->code : RSQL_ERR_TYPE;
     }
     if (rsql_type_is_nested((*x)->type) || rsql_type_is_nested((*y)->type)) {
         rsql_bexpr_t *bad = rsql_type_is_nested((*x)->type) ? *x : *y;
-        return rsql_error_set(err, RSQL_ERR_TYPE, bad->pos, "cannot compare %s values",
-                              rsql_type_name(bad->type));
+        if (!eq) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, bad->pos,
+                                  "%s values compare only with = and <>",
+                                  rsql_type_name(bad->type));
+        }
+        rsql_type_t xt = (*x)->type, yt = (*y)->type;
+        if (xt != RSQL_TYPE_NULL && yt != RSQL_TYPE_NULL &&
+            (xt != yt || (*x)->desc != (*y)->desc)) {
+            return rsql_error_set(err, RSQL_ERR_TYPE, where, "cannot compare %s with %s",
+                                  rsql_tdesc_of(xt, (*x)->desc)->text,
+                                  rsql_tdesc_of(yt, (*y)->desc)->text);
+        }
+        return RSQL_OK;
+    }
+    /* a DATE against a TIMESTAMP: the DATE at midnight, as Flink widens it */
+    rsql_bexpr_t **d = (*x)->type == RSQL_TYPE_DATE && (*y)->type == RSQL_TYPE_TIMESTAMP ? x
+                       : (*y)->type == RSQL_TYPE_DATE && (*x)->type == RSQL_TYPE_TIMESTAMP ? y
+                                                                                         : NULL;
+    if (d && !(*d = rsql_plan__cast(b->arena, *d, RSQL_TYPE_TIMESTAMP, true))) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     if (!comparable((*x)->type, (*y)->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, where, "cannot compare %s with %s",
@@ -432,20 +454,28 @@ static bool is_const_zero(const rsql_bexpr_t *x)
 
 /*
 ** + - * with a DECIMAL operand: exact, with Flink's result precision and
-** scale (rsql_value_decimal_type); with a DOUBLE the result is DOUBLE; / and
-** % are not supported on DECIMAL (CAST to DOUBLE).
+** scale (rsql_value_decimal_type), / and % too (Flink's division and modulo
+** types, the quotient rounded half up); with a DOUBLE the result is DOUBLE
+** (% takes exact operands only); a literal zero divisor is an error here.
 */
 static rsql_bexpr_t *bind_decimal_arith(rsql_bind_t *b, const rsql_expr_t *e, rsql_bexpr_t *x,
                                         rsql_bexpr_t *y, rsql_error_t *err)
 {
     rsql_bexpr_t *ops[2] = {x, y};
-    if (e->op == RSQL_OP_DIV || e->op == RSQL_OP_MOD) {
-        rsql_error_set(err, RSQL_ERR_TYPE, e->op_pos.len ? e->op_pos : e->pos,
-                       "operator %s is not supported on DECIMAL (CAST to DOUBLE)",
-                       rsql_plan__op_text(e->op));
+    bool dbl = x->type == RSQL_TYPE_DOUBLE || y->type == RSQL_TYPE_DOUBLE;
+    if (dbl && e->op == RSQL_OP_MOD) {
+        rsql_bexpr_t *bad = x->type == RSQL_TYPE_DOUBLE ? x : y;
+        rsql_error_set(err, RSQL_ERR_TYPE, bad->pos,
+                       "operator %% needs exact operands (DECIMAL, INT, BIGINT), got DOUBLE");
         return NULL;
     }
-    bool dbl = x->type == RSQL_TYPE_DOUBLE || y->type == RSQL_TYPE_DOUBLE;
+    if ((e->op == RSQL_OP_DIV || e->op == RSQL_OP_MOD) &&
+        (is_const_zero(y) || (y->kind == RSQL_BX_CONST && !y->value.is_null &&
+                              y->type == RSQL_TYPE_DECIMAL && y->value.v.dec.lo == 0 &&
+                              y->value.v.dec.hi == 0))) {
+        rsql_error_set(err, RSQL_ERR_SEMANTIC, e->pos, "division by zero");
+        return NULL;
+    }
     for (int i = 0; i < 2; i++) {
         if (!(dbl && ops[i]->type == RSQL_TYPE_DOUBLE) && !exact_desc(ops[i])) {
             rsql_error_set(err, RSQL_ERR_TYPE, ops[i]->pos,
@@ -462,7 +492,11 @@ static rsql_bexpr_t *bind_decimal_arith(rsql_bind_t *b, const rsql_expr_t *e, rs
     } else {
         const rsql_tdesc_t *dx = exact_desc(x), *dy = exact_desc(y);
         int p, sc;
-        rsql_value_decimal_type(e->op == RSQL_OP_MUL ? '*' : '+', dx->precision, dx->scale,
+        char op = e->op == RSQL_OP_MUL   ? '*'
+                  : e->op == RSQL_OP_DIV ? '/'
+                  : e->op == RSQL_OP_MOD ? '%'
+                                         : '+';
+        rsql_value_decimal_type(op, dx->precision, dx->scale,
                                 dy->precision, dy->scale, &p, &sc);
         rd = rsql_tdesc_decimal(p, sc);
         ops[0] = x->type == RSQL_TYPE_DECIMAL ? x : rsql_plan__cast_desc(b->arena, x, dx, true);
@@ -547,7 +581,8 @@ static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
         }
         break;
     default: /* comparisons */
-        if (check_comparable(b, &x, &y, e->op_pos.len ? e->op_pos : e->pos, err)) {
+        if (check_comparable(b, &x, &y, e->op_pos.len ? e->op_pos : e->pos,
+                             e->op == RSQL_OP_EQ || e->op == RSQL_OP_NE, err)) {
             return NULL;
         }
         break;
@@ -616,7 +651,7 @@ static rsql_bexpr_t *bind_in(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t 
         if (!item) {
             return NULL;
         }
-        if (check_comparable(b, &node->args[0], &item, item->pos, err)) {
+        if (check_comparable(b, &node->args[0], &item, item->pos, true, err)) {
             return NULL;
         }
         node->args[1 + i] = item;
@@ -639,7 +674,8 @@ static rsql_bexpr_t *bind_between(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
         }
     }
     for (int i = 1; i < 3; i++) {
-        if (check_comparable(b, &node->args[0], &node->args[i], node->args[i]->pos, err)) {
+        if (check_comparable(b, &node->args[0], &node->args[i], node->args[i]->pos, false,
+                             err)) {
             return NULL;
         }
     }
@@ -676,7 +712,7 @@ static rsql_bexpr_t *bind_case(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
         rsql_bexpr_t **x = &node->args[i];
         if (!is_then) { /* a WHEN */
             if (has_operand) {
-                if (check_comparable(b, &node->args[0], x, (*x)->pos, err)) {
+                if (check_comparable(b, &node->args[0], x, (*x)->pos, true, err)) {
                     return NULL;
                 }
             } else if ((*x)->type != RSQL_TYPE_BOOLEAN && (*x)->type != RSQL_TYPE_NULL) {

@@ -114,7 +114,49 @@ static double as_double(const rsql_value_t *v)
     return v->type == RSQL_TYPE_DOUBLE ? v->v.d : (double)v->v.i;
 }
 
-/* Compare two non-NULL values of comparable types (numerics across INT/BIGINT/DOUBLE). */
+/*
+** Equality of two ROW, ARRAY or MAP values of the same type, as Flink's:
+** field by field, element by element (in order), a MAP by its entries (in
+** any order); a NULL inside equals only a NULL.
+*/
+static bool nested_equal(const rsql_value_t *a, const rsql_value_t *b)
+{
+    if (a->is_null || b->is_null) {
+        return a->is_null && b->is_null;
+    }
+    if (!rsql_type_is_nested(a->type)) {
+        return rsql_plan__compare(a, b) == 0;
+    }
+    const rsql_composite_t *x = a->v.c, *y = b->v.c;
+    if (x->n != y->n) {
+        return false;
+    }
+    if (a->type != RSQL_TYPE_MAP) {
+        for (uint32_t i = 0; i < x->n; i++) {
+            if (!nested_equal(&x->items[i], &y->items[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+    for (uint32_t i = 0; i < x->n; i++) { /* keys are unique: each of x's is in y */
+        const rsql_value_t *k = &x->items[2 * i];
+        uint32_t j = 0;
+        while (j < y->n && rsql_plan__compare(k, &y->items[2 * j]) != 0) {
+            j++;
+        }
+        if (j == y->n || !nested_equal(&x->items[2 * i + 1], &y->items[2 * j + 1])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+** Compare two non-NULL values of comparable types (numerics across
+** INT/BIGINT/DOUBLE); ROW, ARRAY and MAP values (of the same type; the binder
+** allows only = and <> on them) give 0 when equal, else 1.
+*/
 int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b)
 {
     switch (a->type) {
@@ -142,10 +184,10 @@ int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b)
     case RSQL_TYPE_TIMESTAMP: return a->v.ts < b->v.ts ? -1 : a->v.ts > b->v.ts ? 1 : 0;
     case RSQL_TYPE_DATE: return a->v.i < b->v.i ? -1 : a->v.i > b->v.i ? 1 : 0;
     case RSQL_TYPE_DECIMAL: break; /* below, with a DECIMAL on the right */
-    case RSQL_TYPE_NULL:
+    case RSQL_TYPE_NULL: return 0;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: return 0;
+    case RSQL_TYPE_MAP: return nested_equal(a, b) ? 0 : 1;
     }
     /* a DECIMAL against a DECIMAL or an integer exactly, against a DOUBLE as doubles */
     const rsql_value_t *o = a->type == RSQL_TYPE_DECIMAL ? b : a;
@@ -366,7 +408,13 @@ static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
         if (e->type == RSQL_TYPE_DECIMAL) {
             const rsql_tdesc_t *d = rsql_tdesc_of(RSQL_TYPE_DECIMAL, e->desc);
             char op = e->op == RSQL_OP_ADD ? '+' : e->op == RSQL_OP_SUB ? '-' : '*';
-            if ((rc = rsql_value_decimal_arith(op, &x, &y, d->precision, d->scale, out, err))) {
+            rc = e->op == RSQL_OP_DIV   ? rsql_value_decimal_div(&x, &y, d->precision, d->scale,
+                                                                 out, err)
+                 : e->op == RSQL_OP_MOD ? rsql_value_decimal_mod(&x, &y, d->precision, d->scale,
+                                                                 out, err)
+                                        : rsql_value_decimal_arith(op, &x, &y, d->precision,
+                                                                   d->scale, out, err);
+            if (rc) {
                 if (err) {
                     err->pos = e->pos;
                 }

@@ -259,6 +259,9 @@ static rsql_err_t bind_nullif(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_exp
     rsql_type_t x = call->args[0]->type, y = call->args[1]->type;
     bool ok = x == RSQL_TYPE_NULL || y == RSQL_TYPE_NULL || x == y ||
               (rsql_type_is_numeric(x) && rsql_type_is_numeric(y));
+    if (ok && x == y && rsql_type_is_nested(x) && call->args[0]->desc != call->args[1]->desc) {
+        ok = false; /* ROW, ARRAY, MAP: exactly the same type */
+    }
     if (!ok) {
         return rsql_error_set(err, RSQL_ERR_TYPE, call->args[1]->pos, "cannot compare %s with %s",
                               rsql_type_name(x), rsql_type_name(y));
@@ -280,6 +283,48 @@ static rsql_err_t bind_numeric_same(rsql_bind_t *b, rsql_bexpr_t *call, const rs
         return arg_error(call, 1, "an integer", err);
     }
     call->type = call->args[0]->type == RSQL_TYPE_NULL ? RSQL_TYPE_INT : call->args[0]->type;
+    return RSQL_OK;
+}
+
+/*
+** ABS, ROUND, FLOOR, CEIL: a DECIMAL argument keeps DECIMAL with Flink's
+** result type (rsql_value_decimal_round_type; ROUND's digits must be a
+** literal to change the scale, else the argument's type is kept); other
+** numerics keep their type.
+*/
+static rsql_err_t bind_numeric_round(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t *ast,
+                                     rsql_error_t *err)
+{
+    const rsql_bexpr_t *x = call->args[0];
+    if (x->type != RSQL_TYPE_DECIMAL) {
+        return bind_numeric_same(b, call, ast, err);
+    }
+    if (call->n_args > 1 && !integer_ok(call->args[1]->type)) {
+        return arg_error(call, 1, "an integer", err);
+    }
+    const rsql_tdesc_t *d = rsql_tdesc_of(RSQL_TYPE_DECIMAL, x->desc);
+    const char *name = call->func->name;
+    char mode = strcmp(name, "ROUND") == 0 ? 'r' : strcmp(name, "FLOOR") == 0 ? 'f' : 'c';
+    int p = d->precision, sc = d->scale, digits = 0;
+    if (strcmp(name, "ABS") == 0) {
+        call->type = RSQL_TYPE_DECIMAL;
+        call->desc = d;
+        return RSQL_OK;
+    }
+    if (call->n_args > 1) {
+        const rsql_bexpr_t *n = call->args[1];
+        if (n->kind != RSQL_BX_CONST || n->value.is_null) {
+            digits = sc; /* not a literal: the type stays */
+        } else {
+            digits = n->value.v.i > 38 ? 38 : n->value.v.i < -38 ? -38 : (int)n->value.v.i;
+        }
+    }
+    rsql_value_decimal_round_type(mode, d->precision, d->scale, digits, &p, &sc);
+    call->type = RSQL_TYPE_DECIMAL;
+    call->desc = rsql_tdesc_decimal(p, sc);
+    if (!call->desc) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
     return RSQL_OK;
 }
 
@@ -479,10 +524,37 @@ static rsql_err_t eval_nullif(const rsql_bexpr_t *call, const rsql_value_t *args
     return RSQL_OK;
 }
 
+static rsql_err_t eval_decimal_round(const rsql_bexpr_t *call, const rsql_value_t *x,
+                                     int64_t digits, char mode, rsql_value_t *out,
+                                     rsql_error_t *err)
+{
+    const rsql_tdesc_t *d = rsql_tdesc_of(RSQL_TYPE_DECIMAL, call->desc);
+    rsql_err_t rc;
+    if (mode == 'a') { /* ABS: 0 - x when negative, exact at the same type */
+        if (x->v.dec.hi >= 0) {
+            *out = *x;
+            return RSQL_OK;
+        }
+        rsql_value_t zero;
+        rsql_value_decimal_from_int(0, 1, 0, &zero, NULL);
+        rc = rsql_value_decimal_arith('-', &zero, x, d->precision, d->scale, out, err);
+    } else {
+        digits = digits > 38 ? 38 : digits < -39 ? -39 : digits;
+        rc = rsql_value_decimal_round(x, (int)digits, mode, d->precision, d->scale, out, err);
+    }
+    if (rc && err) {
+        err->pos = call->pos;
+    }
+    return rc;
+}
+
 static rsql_err_t eval_abs(const rsql_bexpr_t *call, const rsql_value_t *args,
                            rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
     (void)ctx;
+    if (call->type == RSQL_TYPE_DECIMAL) {
+        return eval_decimal_round(call, &args[0], 0, 'a', out, err);
+    }
     if (call->type == RSQL_TYPE_DOUBLE) {
         out->v.d = fabs(args[0].v.d);
         return RSQL_OK;
@@ -500,6 +572,10 @@ static rsql_err_t eval_round(const rsql_bexpr_t *call, const rsql_value_t *args,
                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
     (void)ctx;
+    if (call->type == RSQL_TYPE_DECIMAL) {
+        int64_t n = call->n_args > 1 ? args[1].v.i : 0;
+        return eval_decimal_round(call, &args[0], n, 'r', out, err);
+    }
     int64_t digits = call->n_args > 1 ? args[1].v.i : 0;
     if (digits > 300) {
         digits = 300;
@@ -551,6 +627,9 @@ static rsql_err_t eval_floor(const rsql_bexpr_t *call, const rsql_value_t *args,
                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
     (void)ctx;
+    if (call->type == RSQL_TYPE_DECIMAL) {
+        return eval_decimal_round(call, &args[0], 0, 'f', out, err);
+    }
     (void)err;
     if (call->type == RSQL_TYPE_DOUBLE) {
         out->v.d = floor(args[0].v.d);
@@ -564,6 +643,9 @@ static rsql_err_t eval_ceil(const rsql_bexpr_t *call, const rsql_value_t *args,
                             rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
     (void)ctx;
+    if (call->type == RSQL_TYPE_DECIMAL) {
+        return eval_decimal_round(call, &args[0], 0, 'c', out, err);
+    }
     (void)err;
     if (call->type == RSQL_TYPE_DOUBLE) {
         out->v.d = ceil(args[0].v.d);
@@ -588,10 +670,10 @@ static rsql_err_t eval_now(const rsql_bexpr_t *call, const rsql_value_t *args,
 
 #define S RSQL_FN_STRICT
 static const rsql_func_t funcs[] = {
-    {"ABS", 1, 1, S, bind_numeric_same, eval_abs, NULL},
+    {"ABS", 1, 1, S, bind_numeric_round, eval_abs, NULL},
     {"CARDINALITY", 1, 1, S, bind_cardinality, eval_cardinality, NULL},
-    {"CEIL", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
-    {"CEILING", 1, 1, S, bind_numeric_same, eval_ceil, NULL},
+    {"CEIL", 1, 1, S, bind_numeric_round, eval_ceil, NULL},
+    {"CEILING", 1, 1, S, bind_numeric_round, eval_ceil, NULL},
     {"CHARACTER_LENGTH", 1, 1, S, bind_char_length, eval_char_length, NULL},
     {"CHAR_LENGTH", 1, 1, S, bind_char_length, eval_char_length, NULL},
     {"COALESCE", 1, -1, RSQL_FN_LAZY, bind_coalesce, NULL, NULL},
@@ -600,7 +682,7 @@ static const rsql_func_t funcs[] = {
     {"DATE_FORMAT", 2, 2, S, rsql_fn_bind_date_format, rsql_fn_eval_date_format, NULL},
     {"EXTRACT", 2, 2, S | RSQL_FN_UNIT,
      rsql_fn_bind_extract, rsql_fn_eval_extract, rsql_fn_print_extract},
-    {"FLOOR", 1, 1, S, bind_numeric_same, eval_floor, NULL},
+    {"FLOOR", 1, 1, S, bind_numeric_round, eval_floor, NULL},
     {"FROM_BASE64", 1, 1, S, rsql_fn_bind_from_base64, rsql_fn_eval_from_base64, NULL},
     {"FROM_UNIXTIME", 1, 2, S, rsql_fn_bind_from_unixtime, rsql_fn_eval_from_unixtime, NULL},
     {"IF", 3, 3, RSQL_FN_COND, rsql_fn_bind_if, NULL, NULL},
@@ -625,7 +707,7 @@ static const rsql_func_t funcs[] = {
     {"REGEXP_EXTRACT", 2, 3, S, rsql_fn_bind_regexp_extract, rsql_fn_eval_regexp_extract, NULL},
     {"REGEXP_REPLACE", 3, 3, S, rsql_fn_bind_regexp_replace, rsql_fn_eval_regexp_replace, NULL},
     {"REPLACE", 3, 3, S, rsql_fn_bind_replace, rsql_fn_eval_replace, NULL},
-    {"ROUND", 1, 2, S, bind_numeric_same, eval_round, NULL},
+    {"ROUND", 1, 2, S, bind_numeric_round, eval_round, NULL},
     {"RPAD", 3, 3, S, rsql_fn_bind_rpad, rsql_fn_eval_rpad, NULL},
     {"SHA256", 1, 1, S, rsql_fn_bind_sha256, rsql_fn_eval_sha256, NULL},
     {"SPLIT_INDEX", 3, 3, S, rsql_fn_bind_split_index, rsql_fn_eval_split_index, NULL},

@@ -35,6 +35,8 @@ SLT_TESTS = \
 	tests/sql/explain/sqlite_print.slt \
 	tests/sql/explain/rocketmq_postgres.slt \
 	tests/sql/semantic/casts.slt \
+	tests/sql/semantic/decimal_math.slt \
+	tests/sql/semantic/date_time.slt \
 	tests/sql/semantic/datagen_types.slt \
 	tests/sql/semantic/formats_dlq.slt \
 	tests/sql/semantic/functions.slt \
@@ -55,6 +57,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_log_level.sh \
 	tests/integration/t_nested_json.sh \
+	tests/integration/t_nested_compare.sh \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_serve.sh \

@@ -6,7 +6,8 @@
  * base64, padding and splitting, each call planned with "SELECT call FROM t" and evaluated
  * over one row. Promises checked: a call either gives a value or fails its row with an
  * evaluation error (never another code, a crash, a hang or unbounded memory); a string result
- * stays within RSQL_FN_MAX_RESULT; JSON_OBJECT and JSON_ARRAY always write JSON that reads
+ * stays within RSQL_FN_MAX_RESULT; a DECIMAL result (/ % ROUND FLOOR CEIL ABS) fits its
+ * type; JSON_OBJECT and JSON_ARRAY always write JSON that reads
  * back. With a literal pattern the plan may refuse it (a plan-time error), never crash.
  *
  * Input: byte 0 picks the call (low 5 bits) and whether its second argument is the column
@@ -17,6 +18,7 @@
 #include "tests/fuzz/fuzz_util.h"
 
 #include "base/rsql_buf.h"
+#include "base/rsql_value.h"
 #include "catalog/rsql_catalog.h"
 #include "planner/fn_int.h"
 #include "sql/rsql_sql.h"
@@ -50,6 +52,16 @@ static const char *const calls[] = {
     "JSON_OBJECT(KEY 'k' VALUE {A}, 'n' VALUE {N}, 'q' VALUE JSON_QUERY({B}, '$'))",
     "JSON_ARRAY({A}, {N}, JSON_QUERY({B}, '$') NULL ON NULL)",
     "IF(REGEXP({A}, {B}), {C}, IFNULL(JSON_VALUE({C}, '$.a'), {A}))",
+    "CAST({A} AS DECIMAL(38, 10)) / CAST({C} AS DECIMAL(20, 5))",
+    "CAST({A} AS DECIMAL(38, 0)) % CAST({C} AS DECIMAL(38, 38))",
+    "CAST({A} AS DECIMAL(38, 38)) / CAST({C} AS DECIMAL(38, 0))",
+    "ROUND(CAST({A} AS DECIMAL(38, 19)), {N} % 80)",
+    "FLOOR(CAST({A} AS DECIMAL(38, 38))) + CEIL(CAST({C} AS DECIMAL(20, 3)))"
+    " + ABS(-CAST({A} AS DECIMAL(38, 38)))",
+    "TIMESTAMPADD(DAY, {N}, CAST({A} AS DATE))",
+    "TIMESTAMPADD(YEAR, {N} % 100000000, CAST({A} AS DATE))",
+    "EXTRACT(WEEK FROM CAST({A} AS DATE))"
+    " + TIMESTAMPDIFF(DAY, CAST({A} AS DATE), CAST({N} AS TIMESTAMP))",
 };
 #define N_CALLS (sizeof(calls) / sizeof(calls[0]))
 
@@ -140,6 +152,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rsql_err_t rc = rsql_expr_eval(plan->outputs[0].expr, row, &ctx, &out, &err);
     FZ_CHECK(rc == RSQL_OK || rc == RSQL_ERR_EVAL, "a value or an error of the row: %s: %d %s",
              sql.data, (int)rc, err.msg);
+    if (rc == RSQL_OK && !out.is_null && out.type == RSQL_TYPE_DECIMAL) {
+        char text[RSQL_VALUE_TEXT_MAX];
+        size_t len = rsql_value_format_decimal(&out, text), digits = 0;
+        const char *dot = memchr(text, '.', len);
+        for (size_t i = 0; i < len; i++) {
+            digits += text[i] >= '0' && text[i] <= '9';
+        }
+        FZ_CHECK(digits <= (size_t)(out.prec > out.scale ? out.prec : out.scale + 1) &&
+                     (dot ? (size_t)(text + len - dot - 1) : 0) == out.scale,
+                 "a DECIMAL result fits DECIMAL(%d, %d): %s", out.prec, out.scale, text);
+    }
     if (rc == RSQL_OK && !out.is_null && out.type == RSQL_TYPE_VARCHAR) {
         FZ_CHECK(out.v.s.len <= RSQL_FN_MAX_RESULT + 64, "a bounded result: %zu", out.v.s.len);
         if (strncmp(call, "JSON_OBJECT", 11) == 0 || strncmp(call, "JSON_ARRAY", 10) == 0) {

@@ -106,7 +106,9 @@ static void arith_case(char op, const char *a, int pa, int sa, const char *b, in
     CU_ASSERT_EQUAL(p, want_p);
     CU_ASSERT_EQUAL(s, want_s);
     rsql_value_t x = dec(a, pa, sa), y = dec(b, pb, sb), r;
-    rsql_err_t rc = rsql_value_decimal_arith(op, &x, &y, p, s, &r, NULL);
+    rsql_err_t rc = op == '/'   ? rsql_value_decimal_div(&x, &y, p, s, &r, NULL)
+                    : op == '%' ? rsql_value_decimal_mod(&x, &y, p, s, &r, NULL)
+                                : rsql_value_decimal_arith(op, &x, &y, p, s, &r, NULL);
     if (!want) {
         CU_ASSERT_EQUAL(rc, RSQL_ERR_EVAL);
         return;
@@ -136,6 +138,144 @@ static void test_exact_decimal_arith(void)
     arith_case('*', "99999999999999999999", 20, 0, "99999999999999999999", 20, 0, 38, 0,
                NULL);
     arith_case('*', "0.333333", 7, 6, "0.000001", 7, 6, 14, 12, "0.000000333333");
+}
+
+/* a / b or a % b at DECIMAL(p, s) chosen by the test (rounding and wide operands). */
+static void divmod_at(char op, const char *a, int pa, int sa, const char *b, int pb, int sb,
+                      int p, int s, const char *want)
+{
+    rsql_value_t x = dec(a, pa, sa), y = dec(b, pb, sb), r;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_err_t rc = op == '/' ? rsql_value_decimal_div(&x, &y, p, s, &r, &err)
+                              : rsql_value_decimal_mod(&x, &y, p, s, &r, &err);
+    if (want[0] == '!') { /* an error with this message */
+        if (rc == RSQL_OK) {
+            fprintf(stderr, "%s %c %s: no error\n", a, op, b);
+        }
+        CU_ASSERT_EQUAL(rc, RSQL_ERR_EVAL);
+        CU_ASSERT_STRING_EQUAL(err.msg, want + 1);
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(rc, RSQL_OK);
+    CU_ASSERT_EQUAL(r.prec, p);
+    CU_ASSERT_EQUAL(r.scale, s);
+    char buf[RSQL_VALUE_TEXT_MAX];
+    rsql_value_format_decimal(&r, buf);
+    CU_ASSERT_STRING_EQUAL(buf, want);
+    if (strcmp(buf, want) != 0) {
+        fprintf(stderr, "%s %c %s: got %s want %s\n", a, op, b, buf, want);
+    }
+}
+
+static void test_exact_decimal_divide(void)
+{
+    /* Flink's types: s = max(6, s1 + p2 + 1), p = p1 - s1 + s2 + s */
+    arith_case('/', "10", 5, 2, "3", 3, 0, 9, 6, "3.333333");
+    arith_case('/', "2", 1, 0, "3", 1, 0, 7, 6, "0.666667");
+    arith_case('/', "-2", 1, 0, "3", 1, 0, 7, 6, "-0.666667");
+    arith_case('/', "2", 1, 0, "-3", 1, 0, 7, 6, "-0.666667");
+    arith_case('/', "-1", 1, 0, "-8", 1, 0, 7, 6, "0.125000");
+    arith_case('/', "1.5", 10, 2, "0.25", 4, 2, 17, 7, "6.0000000");
+    /* past 38: the scale shrinks to keep the integer digits, not below 6 */
+    arith_case('/', "1", 38, 10, "3", 10, 0, 38, 10, "0.3333333333");
+    arith_case('/', "99999999999999999999999999999999999999", 38, 0, "1", 1, 0, 38, 6, NULL);
+    arith_case('/', "0.00000000000000000000000000000000000001", 38, 38, "0.3", 1, 1, 38, 37,
+               "0.0000000000000000000000000000000000000");
+    /* half up (away from zero) at the last digit */
+    divmod_at('/', "5", 1, 0, "2", 1, 0, 2, 0, "3");
+    divmod_at('/', "-5", 1, 0, "2", 1, 0, 2, 0, "-3");
+    divmod_at('/', "7", 1, 0, "2", 1, 0, 2, 0, "4");
+    divmod_at('/', "1", 1, 0, "3", 1, 0, 2, 0, "0");
+    divmod_at('/', "-2", 1, 0, "3", 1, 0, 2, 0, "-1");
+    divmod_at('/', "0.0005", 4, 4, "1", 1, 0, 4, 3, "0.001");
+    divmod_at('/', "0.0004", 4, 4, "1", 1, 0, 4, 3, "0.000");
+    /* 38-digit operands: the long division never overflows 128 bits */
+    divmod_at('/', "99999999999999999999999999999999999999", 38, 0, "3", 1, 0, 38, 0,
+              "33333333333333333333333333333333333333");
+    divmod_at('/', "1", 1, 0, "99999999999999999999999999999999999999", 38, 0, 38, 38,
+              "0.00000000000000000000000000000000000001");
+    divmod_at('/', "99999999999999999999999999999999999998", 38, 0,
+              "99999999999999999999999999999999999999", 38, 0, 38, 37,
+              "1.0000000000000000000000000000000000000");
+    divmod_at('/', "99999999999999999999999999999999999998", 38, 0,
+              "99999999999999999999999999999999999999", 38, 0, 38, 38,
+              "0.99999999999999999999999999999999999999");
+    divmod_at('/', "9.5", 2, 1, "1", 1, 0, 1, 0, "!decimal overflow"); /* rounds to 10 */
+    divmod_at('/', "1", 1, 0, "0.001", 3, 3, 3, 0, "!decimal overflow");
+    divmod_at('/', "1", 1, 0, "0.001", 3, 3, 4, 0, "1000");
+    divmod_at('/', "1", 1, 0, "0", 1, 0, 7, 6, "!division by zero");
+    divmod_at('/', "0", 1, 0, "-3", 1, 0, 7, 6, "0.000000");
+}
+
+static void test_exact_decimal_modulo(void)
+{
+    /* Flink's types: s = max(s1, s2), p = min(p1 - s1, p2 - s2) + s; the dividend's sign */
+    arith_case('%', "7.5", 5, 2, "2", 3, 0, 5, 2, "1.50");
+    arith_case('%', "-7.5", 5, 2, "2", 10, 0, 5, 2, "-1.50");
+    arith_case('%', "7.5", 5, 2, "-2", 10, 0, 5, 2, "1.50");
+    arith_case('%', "10", 2, 0, "0.3", 1, 1, 1, 1, "0.1");
+    arith_case('%', "6", 2, 0, "3", 1, 0, 1, 0, "0");
+    /* a wide dividend scaled up digit by digit: (10^38 - 1) * 10 mod 7 = 3 */
+    arith_case('%', "99999999999999999999999999999999999999", 38, 0, "0.7", 1, 1, 1, 1, "0.3");
+    /* a divisor whose scaled value passes 128 bits is beyond the dividend */
+    arith_case('%', "0.5", 38, 38, "10000000000000000000000000000000000000", 38, 0, 38, 38,
+               "0.50000000000000000000000000000000000000");
+    divmod_at('%', "-0.5", 38, 38, "10000000000000000000000000000000000000", 38, 0, 38, 38,
+              "-0.50000000000000000000000000000000000000");
+    divmod_at('%', "1.5", 2, 1, "0", 1, 0, 1, 1, "!division by zero");
+}
+
+/* mode 'r' ROUND(in, digits), 'f' FLOOR, 'c' CEIL: Flink's type, then the value. */
+static void round_case(char mode, const char *in, int p, int s, int digits, int want_p,
+                       int want_s, const char *want)
+{
+    int rp, rs;
+    rsql_value_decimal_round_type(mode, p, s, digits, &rp, &rs);
+    CU_ASSERT_EQUAL(rp, want_p);
+    CU_ASSERT_EQUAL(rs, want_s);
+    rsql_value_t x = dec(in, p, s), r;
+    rsql_err_t rc = rsql_value_decimal_round(&x, digits, mode, rp, rs, &r, NULL);
+    if (!want) {
+        CU_ASSERT_EQUAL(rc, RSQL_ERR_EVAL);
+        return;
+    }
+    CU_ASSERT_EQUAL_FATAL(rc, RSQL_OK);
+    char buf[RSQL_VALUE_TEXT_MAX];
+    rsql_value_format_decimal(&r, buf);
+    CU_ASSERT_STRING_EQUAL(buf, want);
+    if (strcmp(buf, want) != 0) {
+        fprintf(stderr, "%c(%s, %d): got %s want %s\n", mode, in, digits, buf, want);
+    }
+}
+
+static void test_exact_decimal_round(void)
+{
+    round_case('r', "2.345", 6, 3, 2, 6, 2, "2.35");
+    round_case('r', "-2.345", 6, 3, 2, 6, 2, "-2.35");
+    round_case('r', "2.344", 6, 3, 2, 6, 2, "2.34");
+    round_case('r', "9.995", 4, 3, 2, 4, 2, "10.00");
+    round_case('r', "-2.5", 3, 1, 0, 3, 0, "-3");
+    round_case('r', "2.4", 3, 1, 0, 3, 0, "2");
+    round_case('r', "1.5", 2, 1, 5, 2, 1, "1.5");
+    round_case('r', "125", 5, 0, -1, 6, 0, "130");
+    round_case('r', "-125", 5, 0, -1, 6, 0, "-130");
+    round_case('r', "149", 5, 0, -2, 6, 0, "100");
+    round_case('r', "99", 2, 0, -2, 3, 0, "100");
+    round_case('r', "12.5", 3, 1, -1, 3, 0, "10");
+    round_case('r', "99999999999999999999999999999999999999", 38, 0, -39, 38, 0, "0");
+    round_case('r', "99999999999999999999999999999999999999", 38, 0, -1, 38, 0, NULL);
+    round_case('r', "0.99999999999999999999999999999999999999", 38, 38, 0, 1, 0, "1");
+    round_case('f', "-2.5", 3, 1, 0, 3, 0, "-3");
+    round_case('f', "2.5", 3, 1, 0, 3, 0, "2");
+    round_case('f', "-0.1", 1, 1, 0, 1, 0, "-1");
+    round_case('f', "5", 3, 0, 0, 3, 0, "5");
+    round_case('f', "-0.00000000000000000000000000000000000001", 38, 38, 0, 1, 0, "-1");
+    round_case('c', "-2.5", 3, 1, 0, 3, 0, "-2");
+    round_case('c', "2.1", 3, 1, 0, 3, 0, "3");
+    round_case('c', "0.9", 1, 1, 0, 1, 0, "1");
+    round_case('c', "-0.9", 1, 1, 0, 1, 0, "0");
+    round_case('c', "9.1", 2, 1, 0, 2, 0, "10");
 }
 
 static void test_exact_decimal_compare_convert(void)
@@ -353,6 +493,9 @@ static void test_exact_json_text(void)
 static CU_TestInfo exact_tests[] = {
     {"test_exact_decimal_text", test_exact_decimal_text},
     {"test_exact_decimal_arith", test_exact_decimal_arith},
+    {"test_exact_decimal_divide", test_exact_decimal_divide},
+    {"test_exact_decimal_modulo", test_exact_decimal_modulo},
+    {"test_exact_decimal_round", test_exact_decimal_round},
     {"test_exact_decimal_compare_convert", test_exact_decimal_compare_convert},
     {"test_exact_date_text", test_exact_date_text},
     {"test_exact_date_pattern", test_exact_date_pattern},
