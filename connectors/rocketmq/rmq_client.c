@@ -30,6 +30,7 @@
 #include <grpc/support/time.h>
 
 #include "connectors/rocketmq/rmq_client_int.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
@@ -271,7 +272,13 @@ static int64_t run_timers(rsql_rmq_client_t *c)
     if (reopen) {
         c->telemetry_reopen_at = 0;
     }
+    bool lost = resend || (reopen && c->settings_resent_at == now);
     pthread_mutex_unlock(&c->mu);
+    if (!closing && lost) {
+        rsql_log(RSQL_LOG_INFO, "rocketmq",
+                 "the proxy %s has no Settings for client %s: sending them again%s", c->target,
+                 c->client_id, resend ? "" : " on a new Telemetry stream");
+    }
     if (!closing) {
         if (hb) {
             rsql_rmq__start_heartbeat(c, hb_done, NULL, NULL);

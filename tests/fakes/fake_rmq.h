@@ -175,7 +175,7 @@ void fake_rmq_drop(fake_rmq_t *f);
 ** Forget every client's Settings, as the 5.5 proxy does when it restarts or when its scan drops
 ** settings it finds unused ("remove unused grpc client settings"); the streams stay open. From
 ** then on a ReceiveMessage of a client id that has not sent Settings again answers
-** INTERNAL_SERVER_ERROR `Cannot invoke "apache.rocketmq.v2.Settings.getSubscription()" because
+** INTERNAL_SERVER_ERROR `Cannot invoke "apache.rocketmq.v2.Settings.getClientType()" because
 ** "settings" is null` and its Heartbeat UNRECOGNIZED_CLIENT_TYPE "cannot find client settings
 ** for this client", as 5.5 does (counted in settings_missing).
 */

@@ -326,7 +326,7 @@ static void on_receive(fcall_t *k, const uint8_t *p, size_t n)
     if (settings_missing(k)) {
         /* 5.5: ReceiveMessageActivity reads the client's Settings first (a NullPointerException) */
         recv_status(k, CODE_INTERNAL_SERVER_ERROR,
-                    "Cannot invoke \"apache.rocketmq.v2.Settings.getSubscription()\" because "
+                    "Cannot invoke \"apache.rocketmq.v2.Settings.getClientType()\" because "
                     "\"settings\" is null");
         recv_end(k);
         fk_pump(k);
