@@ -26,7 +26,7 @@
 #define RMQ_CLIENT_VERSION "5.2.1" /* protocol level we implement (proto v2.1.2) */
 #define RMQ_TELEMETRY_BACKOFF_MIN_MS 1000
 #define RMQ_TELEMETRY_BACKOFF_MAX_MS 30000
-#define RMQ_SETTINGS_RESEND_MIN_MS 1000 /* at most one Settings re-send a second when lost */
+#define RMQ_SETTINGS_RESEND_MIN_MS RSQL_RMQ_SETTINGS_RESEND_MS /* Settings re-sends: one a second */
 #define RMQ_MAX_MD 9
 
 typedef struct rmq_call rmq_call_t;
@@ -217,7 +217,7 @@ void rsql_rmq__tele_command(rmq_call_t *k);
 */
 void rsql_rmq__tele_broken(rmq_call_t *k);
 /*
-** A response said the proxy has no Settings for this client (rsql_rmq__settings_missing), or
+** A response said the proxy has no Settings for this client (rsql_rmq_settings_missing), or
 ** refused them on an open Telemetry stream with a transient status: schedule a re-send at once
 ** (rate-limited to one a RMQ_SETTINGS_RESEND_MIN_MS; the client thread's timer sends it, or
 ** re-opens the stream when none is open). @locks takes c->mu

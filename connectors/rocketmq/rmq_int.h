@@ -31,13 +31,6 @@
 */
 rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *err);
 /*
-** True when a status says the proxy has no client Settings for the caller's client id (5.5:
-** INTERNAL_SERVER_ERROR whose text holds `"settings" is null`, the NullPointerException of
-** ReceiveMessage; UNRECOGNIZED_CLIENT_TYPE "cannot find client settings" of Heartbeat and
-** NotifyClientTermination). Such a status is transient: the client re-sends its Settings.
-*/
-bool rsql_rmq__settings_missing(int32_t code, const char *msg);
-/*
 ** Map a gRPC status (grpc_status_code numbers) to err: RSQL_OK for 0; "gRPC <NAME> (<n>):
 ** <details> [<what>]". UNAVAILABLE/DEADLINE_EXCEEDED/RESOURCE_EXHAUSTED/ABORTED/INTERNAL get a
 ** transient code (a message over gRPC's size limit: TOO_LARGE); CANCELLED is
