@@ -280,10 +280,14 @@ rsql_err_t rsql_rmq__call_start(rmq_call_t *k, rsql_error_t *err)
     ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
     ops[n].data.send_initial_metadata.count = k->n_md;
     ops[n].data.send_initial_metadata.metadata = k->md;
-    if (k->rpc->long_poll) {
+    if (k->rpc->long_poll || k->rpc->kind == RMQ_BIDI) {
         /* While the proxy is away (restart), a long poll waits for the channel to reconnect
          * (within its deadline) instead of failing at once: receivers do not escalate their
-         * retry backoff during the outage and resume as soon as the channel is back. */
+         * retry backoff during the outage and resume as soon as the channel is back. The
+         * Telemetry stream does the same, so its re-open (and the Settings the restarted proxy
+         * needs) goes out the moment the channel is back, with the long polls, instead of at
+         * the end of a re-open backoff that doubled during the outage (up to 30 s of polls
+         * answered `"settings" is null`, docs/ROCKETMQ-NOTES.md §12). */
         ops[n].flags = GRPC_INITIAL_METADATA_WAIT_FOR_READY |
                        GRPC_INITIAL_METADATA_WAIT_FOR_READY_EXPLICITLY_SET;
     }

@@ -30,6 +30,7 @@
 #include <grpc/support/time.h>
 
 #include "connectors/rocketmq/rmq_client_int.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
@@ -257,10 +258,27 @@ static int64_t run_timers(rsql_rmq_client_t *c)
     if (lite) {
         c->next_lite = now + RMQ_LITE_SYNC_MS;
     }
+    /* the proxy lacks our Settings: send them now on the open stream, or open one now */
+    bool resend = started && c->settings_resend_at && now >= c->settings_resend_at;
+    if (resend) {
+        c->settings_resend_at = 0;
+        c->settings_resent_at = now;
+        c->settings_resends++;
+        if (!c->telemetry) {
+            reopen = true;
+            resend = false; /* tele_open sends them */
+        }
+    }
     if (reopen) {
         c->telemetry_reopen_at = 0;
     }
+    bool lost = resend || (reopen && c->settings_resent_at == now);
     pthread_mutex_unlock(&c->mu);
+    if (!closing && lost) {
+        rsql_log(RSQL_LOG_INFO, "rocketmq",
+                 "the proxy %s has no Settings for client %s: sending them again%s", c->target,
+                 c->client_id, resend ? "" : " on a new Telemetry stream");
+    }
     if (!closing) {
         if (hb) {
             rsql_rmq__start_heartbeat(c, hb_done, NULL, NULL);
@@ -270,7 +288,7 @@ static int64_t run_timers(rsql_rmq_client_t *c)
                 rsql_rmq__start_route(c, c->topics[i], hb_done, NULL, NULL);
             }
         }
-        if (sync) {
+        if (sync || resend) {
             rsql_rmq__tele_send_settings(c);
         }
         if (lite) {
@@ -293,6 +311,9 @@ static int64_t run_timers(rsql_rmq_client_t *c)
         }
         if (c->telemetry_reopen_at && c->telemetry_reopen_at < next) {
             next = c->telemetry_reopen_at;
+        }
+        if (c->settings_resend_at && c->settings_resend_at < next) {
+            next = c->settings_resend_at;
         }
     }
     pthread_mutex_unlock(&c->mu);
@@ -325,6 +346,10 @@ static void *client_thread(void *arg)
             pthread_mutex_lock(&c->mu);
             if (c->telemetry_reopen_at && c->telemetry_reopen_at < next) {
                 next = c->telemetry_reopen_at;
+            }
+            /* ... and a Settings re-send (rsql_rmq__tele_settings_lost, from a completion) */
+            if (c->settings_resend_at && c->settings_resend_at < next) {
+                next = c->settings_resend_at;
             }
             pthread_mutex_unlock(&c->mu);
         }

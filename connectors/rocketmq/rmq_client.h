@@ -186,6 +186,17 @@ typedef enum rsql_rmq_permission {
 const char *rsql_rmq_code_name(int32_t code);
 /* True when a retry of the same request may succeed (429xx, 5xxxx, REQUEST_TIMEOUT). */
 bool rsql_rmq_code_retriable(int32_t code);
+/*
+** True when a status says the proxy has no client Settings for the caller's client id (5.5:
+** INTERNAL_SERVER_ERROR whose text holds `"settings" is null`, the NullPointerException of
+** ReceiveMessage, or `"this.channel" is null`, the one of ChangeInvisibleDuration/Ack for a
+** client id without the channel its Settings register; UNRECOGNIZED_CLIENT_TYPE "cannot find client settings" of Heartbeat and
+** NotifyClientTermination). Such a status is transient: the client re-sends its
+** Settings at once (at most one every RSQL_RMQ_SETTINGS_RESEND_MS), so a retry after that may
+** succeed.
+*/
+bool rsql_rmq_settings_missing(int32_t code, const char *msg);
+#define RSQL_RMQ_SETTINGS_RESEND_MS 1000
 
 /* Things the server tells the client outside of a call (delivered on the client thread). */
 typedef enum rsql_rmq_event_kind {

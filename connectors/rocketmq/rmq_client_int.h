@@ -26,6 +26,7 @@
 #define RMQ_CLIENT_VERSION "5.2.1" /* protocol level we implement (proto v2.1.2) */
 #define RMQ_TELEMETRY_BACKOFF_MIN_MS 1000
 #define RMQ_TELEMETRY_BACKOFF_MAX_MS 30000
+#define RMQ_SETTINGS_RESEND_MIN_MS RSQL_RMQ_SETTINGS_RESEND_MS /* Settings re-sends: one a second */
 #define RMQ_MAX_MD 9
 
 typedef struct rmq_call rmq_call_t;
@@ -142,6 +143,10 @@ struct rsql_rmq_client {
     char **lite_set; /* lite consumers: the explicit lite topics (empty = wildcard group) */
     size_t n_lite_set;
     int telemetry_backoff_ms;
+    /* the proxy lacks our Settings (rsql_rmq__tele_settings_lost): re-send at settings_resend_at
+       (0 = none due), at most once per RMQ_SETTINGS_RESEND_MIN_MS after settings_resent_at */
+    int64_t settings_resend_at, settings_resent_at;
+    unsigned settings_resends; /* re-sends done (tests, logs) */
 };
 
 /* Set err to "out of memory"; returns RSQL_ERR_NOMEM. */
@@ -211,6 +216,13 @@ void rsql_rmq__tele_command(rmq_call_t *k);
 ** RSQL_RMQ_EV_TELEMETRY_BROKEN. @locality client thread
 */
 void rsql_rmq__tele_broken(rmq_call_t *k);
+/*
+** A response said the proxy has no Settings for this client (rsql_rmq_settings_missing), or
+** refused them on an open Telemetry stream with a transient status: schedule a re-send at once
+** (rate-limited to one a RMQ_SETTINGS_RESEND_MIN_MS; the client thread's timer sends it, or
+** re-opens the stream when none is open). @locks takes c->mu
+*/
+void rsql_rmq__tele_settings_lost(rsql_rmq_client_t *c);
 
 /* ---- rmq_route.c --------------------------------------------------------------------------- */
 

@@ -197,6 +197,12 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
             if (s->recv_backoff > RECV_BACKOFF_MAX) {
                 s->recv_backoff = RECV_BACKOFF_MAX;
             }
+            if (rsql_rmq_settings_missing(err->remote_code, err->msg) &&
+                s->recv_backoff > RSQL_RMQ_SETTINGS_RESEND_MS) {
+                /* the proxy lost our Settings (its restart) and the client sends them again
+                   now: poll again after that, not after a backoff grown during the outage */
+                s->recv_backoff = RSQL_RMQ_SETTINGS_RESEND_MS;
+            }
             s->recv_not_before = now + s->recv_backoff;
             rsql_rmq__source_warn(&logq, &s->warned_recv,
                                   "receive failed (retrying in %" PRId64 " ms): %s",

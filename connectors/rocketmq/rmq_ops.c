@@ -60,6 +60,9 @@ void rsql_rmq__finish_unary(rmq_call_t *k)
                 rsql_rmq__status_error(resp.ack[i].code, resp.ack[i].status_message, &e);
             }
             rsql_rmq__status_error(resp.code, resp.message, &e);
+            if (rsql_rmq_settings_missing(resp.code, resp.message)) {
+                rsql_rmq__tele_settings_lost(c);
+            }
         }
     }
     rsql_free(b.data);
@@ -175,6 +178,9 @@ void rsql_rmq__finish_receive(rmq_call_t *k)
                                      k->rpc->name, &e);
             } else if (k->rcode != RSQL_RMQ_CODE_MESSAGE_NOT_FOUND) {
                 rsql_rmq__status_error(k->rcode, k->rmessage, &e);
+                if (rsql_rmq_settings_missing(k->rcode, k->rmessage)) {
+                    rsql_rmq__tele_settings_lost(k->c);
+                }
             }
         }
     }

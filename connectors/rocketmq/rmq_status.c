@@ -10,8 +10,9 @@
  * unless it is a message over gRPC's size limit: TOO_LARGE), ABORTED/INTERNAL/UNAVAILABLE
  * (UNAVAILABLE) are transient, except an UNAVAILABLE that is TLS refusing the server's
  * certificate (PERMISSION); CANCELLED is INTERRUPTED; PERMISSION_DENIED/UNAUTHENTICATED
- * (PERMISSION), NOT_FOUND and the rest are permanent. The original RocketMQ code is kept in
- * err->remote_code, and messages read "RocketMQ TOPIC_NOT_FOUND (40402): <server message>".
+ * (PERMISSION), NOT_FOUND and the rest are permanent. A status saying the proxy has no Settings
+ * for the client (rsql_rmq_settings_missing) is transient whatever its code. The original
+ * RocketMQ code is kept in err->remote_code, and messages read "RocketMQ TOPIC_NOT_FOUND (40402): <server message>".
  * It owns the name table (made from RSQL_RMQ_CODE_MAP of rmq_client.h, where every code is
  * declared) and the rules code → rsql code. It must not declare codes of its own, see gRPC or
  * protobuf-c headers (gRPC codes arrive as ints) or keep any state.
@@ -84,12 +85,26 @@ static void set_remote(rsql_error_t *err, bool fresh, int32_t remote)
 }
 
 /* See rmq_int.h. */
+bool rsql_rmq_settings_missing(int32_t code, const char *msg)
+{
+    if (!msg) {
+        return false;
+    }
+    return (code == RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR &&
+            (strstr(msg, "\"settings\" is null") || strstr(msg, "\"this.channel\" is null"))) ||
+           (code == RSQL_RMQ_CODE_UNRECOGNIZED_CLIENT_TYPE &&
+            strstr(msg, "cannot find client settings"));
+}
+
+/* See rmq_int.h. */
 rsql_err_t rsql_rmq__status_error(int32_t code, const char *msg, rsql_error_t *err)
 {
     if (code == RSQL_RMQ_CODE_OK) {
         return RSQL_OK;
     }
-    rsql_err_t rc = status_code(code);
+    /* the proxy lost our Settings (restart, its scan of unused settings): the client re-sends
+       them (rsql_rmq__tele_settings_lost), so the same request succeeds later */
+    rsql_err_t rc = rsql_rmq_settings_missing(code, msg) ? RSQL_ERR_UNAVAILABLE : status_code(code);
     /* one line: the proxy's messages carry newlines (exception text, FAQ links) */
     char line[400];
     size_t n = 0;

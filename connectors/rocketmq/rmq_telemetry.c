@@ -5,7 +5,9 @@
  * Settings (again every 5 minutes, from the client thread's timer), serialises writes through the
  * call's write queue, applies the server's Settings, answers its commands (thread stack trace,
  * verify message, reconnect endpoints, unsubscribe lite) and, when the stream ends, records why
- * and schedules its re-open with backoff (1 s doubling to 30 s).
+ * and schedules its re-open with backoff (1 s doubling to 30 s). When a response says the proxy
+ * has no Settings for this client (or the proxy refuses them with a transient status on an open
+ * stream) it schedules a re-send at once, at most one a second (rsql_rmq__tele_settings_lost).
  *
  * It owns c->telemetry's writes, c->settings, c->telemetry_err and the re-open backoff; it must
  * not free the call (rmq_call.c releases it) nor re-open the stream itself (the client thread's
@@ -185,11 +187,20 @@ void rsql_rmq__tele_command(rmq_call_t *k)
     if (cmd.has_status && cmd.status_code != RSQL_RMQ_CODE_OK) {
         rsql_error_t se;
         rsql_error_clear(&se);
-        rsql_rmq__status_error(cmd.status_code, cmd.status_message, &se);
+        bool transient = rsql_err_code_retriable(
+            rsql_rmq__status_error(cmd.status_code, cmd.status_message, &se));
         pthread_mutex_lock(&c->mu);
         rsql_error_copy(&c->telemetry_err, &se);
+        bool started = c->started;
         pthread_cond_broadcast(&c->cond);
         pthread_mutex_unlock(&c->mu);
+        /* The proxy refused our Settings (flow control, not ready yet after a restart, ...) and
+           kept the stream open: without a new Settings command it would know nothing of this
+           client until the 5-minute re-sync. Before start this is start's error instead. */
+        if (started && transient && cmd.kind != RMQ_TCMD_PRINT_STACK &&
+            cmd.kind != RMQ_TCMD_VERIFY_MESSAGE) {
+            rsql_rmq__tele_settings_lost(c);
+        }
     }
     rmq_bytes_t reply = {NULL, 0};
     switch (cmd.kind) {
@@ -251,4 +262,19 @@ void rsql_rmq__tele_broken(rmq_call_t *k)
     if (!closing) {
         emit(c, RSQL_RMQ_EV_TELEMETRY_BROKEN, NULL, &e);
     }
+}
+
+/* See rmq_client_int.h. */
+void rsql_rmq__tele_settings_lost(rsql_rmq_client_t *c)
+{
+    int64_t now = rsql_now_ms();
+    pthread_mutex_lock(&c->mu);
+    int64_t at = c->settings_resent_at ? c->settings_resent_at + RMQ_SETTINGS_RESEND_MIN_MS : now;
+    if (at < now) {
+        at = now;
+    }
+    if (!c->closing && (!c->settings_resend_at || at < c->settings_resend_at)) {
+        c->settings_resend_at = at;
+    }
+    pthread_mutex_unlock(&c->mu);
 }

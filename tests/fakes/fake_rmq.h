@@ -129,6 +129,7 @@ typedef struct fake_stats {
     int changes, forwards;         /* successful ones */
     int sent_ok, sent_rejected;    /* SendMessage messages stored / answered with an error */
     int last_change_suspend;       /* -1 none, 0/1 the last ChangeInvisibleDuration's suspend */
+    int settings_missing;          /* calls answered "no Settings" (fake_rmq_forget_settings) */
 } fake_stats_t;
 
 /* Start a fake on 127.0.0.1, port chosen by the OS. NULL on failure (printed on stderr). */
@@ -170,6 +171,15 @@ size_t fake_rmq_put_text(fake_rmq_t *f, const char *topic, const char *body);
 
 /* Cut every TCP connection now (the client sees its calls fail and reconnects). */
 void fake_rmq_drop(fake_rmq_t *f);
+/*
+** Forget every client's Settings, as the 5.5 proxy does when it restarts or when its scan drops
+** settings it finds unused ("remove unused grpc client settings"); the streams stay open. From
+** then on a ReceiveMessage of a client id that has not sent Settings again answers
+** INTERNAL_SERVER_ERROR `Cannot invoke "apache.rocketmq.v2.Settings.getClientType()" because
+** "settings" is null` and its Heartbeat UNRECOGNIZED_CLIENT_TYPE "cannot find client settings
+** for this client", as 5.5 does (counted in settings_missing).
+*/
+void fake_rmq_forget_settings(fake_rmq_t *f);
 /* End every open Telemetry stream with gRPC status grpc_status (e.g. 14 = UNAVAILABLE). */
 void fake_rmq_reset_telemetry(fake_rmq_t *f, int grpc_status);
 

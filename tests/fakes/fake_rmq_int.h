@@ -129,6 +129,10 @@ struct fake_rmq {
     int32_t max_body;
     struct fsend *sends; /* every SendMessage attempt's bodies (whatever the answer) */
     size_t n_sends, cap_sends;
+    /* client ids whose Settings the fake holds; enforced only after fake_rmq_forget_settings */
+    char **settings_ids;
+    size_t n_settings_ids;
+    bool settings_enforced;
 };
 
 /* One message of a SendMessage attempt, as recorded. */

@@ -358,6 +358,10 @@ void fk_store_free(fake_rmq_t *f)
         free(f->sends[i].body);
     }
     free(f->sends);
+    for (size_t i = 0; i < f->n_settings_ids; i++) {
+        free(f->settings_ids[i]);
+    }
+    free(f->settings_ids);
 }
 
 /* ---- receipt handles ----------------------------------------------------------------------- */

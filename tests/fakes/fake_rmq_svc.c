@@ -27,6 +27,7 @@
 #define CODE_OK 20000
 #define CODE_MULTIPLE_RESULTS 30000
 #define CODE_INVALID_RECEIPT_HANDLE 40013
+#define CODE_UNRECOGNIZED_CLIENT_TYPE 40015
 #define CODE_CLIENT_ID_REQUIRED 40017
 #define CODE_MESSAGE_NOT_FOUND 40401
 #define CODE_TOPIC_NOT_FOUND 40402
@@ -246,6 +247,58 @@ void fk_svc_wake_polls(fake_rmq_t *f, const char *topic)
     }
 }
 
+/* ---- client Settings (fake_rmq_forget_settings) -------------------------------------------- */
+
+static bool has_settings(const fake_rmq_t *f, const char *id)
+{
+    for (size_t i = 0; i < f->n_settings_ids; i++) {
+        if (strcmp(f->settings_ids[i], id) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void add_settings(fake_rmq_t *f, const char *id)
+{
+    if (has_settings(f, id)) {
+        return;
+    }
+    char **n = realloc(f->settings_ids, (f->n_settings_ids + 1) * sizeof *n);
+    if (n) {
+        f->settings_ids = n;
+        f->settings_ids[f->n_settings_ids] = xstrdup(id);
+        f->n_settings_ids += f->settings_ids[f->n_settings_ids] != NULL;
+    }
+}
+
+/* See fake_rmq.h. */
+void fake_rmq_forget_settings(fake_rmq_t *f)
+{
+    pthread_mutex_lock(&f->mu);
+    for (size_t i = 0; i < f->n_settings_ids; i++) {
+        free(f->settings_ids[i]);
+    }
+    f->n_settings_ids = 0;
+    f->settings_enforced = true;
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Whether k's client id lacks Settings the fake would need (only once enforced). */
+static bool settings_missing(fcall_t *k)
+{
+    if (!k->f->settings_enforced) {
+        return false;
+    }
+    char id[256];
+    fk_header(k, "x-mq-client-id", id, sizeof id);
+    if (has_settings(k->f, id)) {
+        return false;
+    }
+    k->f->st.settings_missing++;
+    return true;
+}
+
 static void on_receive(fcall_t *k, const uint8_t *p, size_t n)
 {
     fake_rmq_t *f = k->f;
@@ -269,6 +322,15 @@ static void on_receive(fcall_t *k, const uint8_t *p, size_t n)
     if (f->broken_n > 0) {
         k->broken_status = f->broken_status;
         f->broken_n--;
+    }
+    if (settings_missing(k)) {
+        /* 5.5: ReceiveMessageActivity reads the client's Settings first (a NullPointerException) */
+        recv_status(k, CODE_INTERNAL_SERVER_ERROR,
+                    "Cannot invoke \"apache.rocketmq.v2.Settings.getClientType()\" because "
+                    "\"settings\" is null");
+        recv_end(k);
+        fk_pump(k);
+        return;
     }
     fake_answer_t a = fk_store_next_answer(f, FAKE_RECEIVE);
     if (a.drop) {
@@ -732,6 +794,9 @@ static void on_telemetry(fcall_t *k, const uint8_t *p, size_t n)
             if (st.code == CODE_OK) {
                 r.command_case = PBC(TELEMETRY_COMMAND__COMMAND_SETTINGS);
                 r.settings = s;
+                char id[256];
+                fk_header(k, "x-mq-client-id", id, sizeof id);
+                add_settings(f, id);
             }
             out_pb(k, &r.base);
             s->backoff_policy = client_rp; /* rp is ours, not the unpacked message's */
@@ -904,6 +969,11 @@ void fk_svc_request(fcall_t *k, const uint8_t *p, size_t n)
         on_forward(k, p, n, &a);
         break;
     default: /* Heartbeat, NotifyClientTermination, SyncLiteSubscription */
+        if (k->rpc == FAKE_HEARTBEAT && settings_missing(k)) {
+            status_only(k, CODE_UNRECOGNIZED_CLIENT_TYPE,
+                        "cannot find client settings for this client", a.delay_ms);
+            break;
+        }
         status_only(k, a.code, a.code ? "fake_rmq: scripted status" : "OK", a.delay_ms);
         break;
     }

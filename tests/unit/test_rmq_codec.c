@@ -71,6 +71,30 @@ static void test_rmq_status_map(void)
     CU_ASSERT_STRING_EQUAL(e.msg, "RocketMQ INVALID_RECEIPT_HANDLE (40013): expired");
     CU_ASSERT_FALSE(rsql_error_retriable(&e));
 
+    /* the proxy lost our Settings (5.5's texts, docs/ROCKETMQ-NOTES.md §12): transient */
+    const char *npe = "Cannot invoke \"apache.rocketmq.v2.Settings.getClientType()\" because "
+                      "\"settings\" is null. NullPointerException.";
+    CU_ASSERT_TRUE(rsql_rmq_settings_missing(RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR, npe));
+    CU_ASSERT_TRUE(rsql_rmq_settings_missing(
+        RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR,
+        "Cannot invoke \"io.netty.channel.Channel.id()\" because \"this.channel\" is null"));
+    CU_ASSERT_TRUE(rsql_rmq_settings_missing(RSQL_RMQ_CODE_UNRECOGNIZED_CLIENT_TYPE,
+                                             "cannot find client settings for this client"));
+    CU_ASSERT_FALSE(rsql_rmq_settings_missing(RSQL_RMQ_CODE_UNRECOGNIZED_CLIENT_TYPE,
+                                              "LITE_SIMPLE_CONSUMER"));
+    CU_ASSERT_FALSE(rsql_rmq_settings_missing(RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR, "later"));
+    CU_ASSERT_FALSE(rsql_rmq_settings_missing(RSQL_RMQ_CODE_TOPIC_NOT_FOUND, npe));
+    CU_ASSERT_FALSE(rsql_rmq_settings_missing(RSQL_RMQ_CODE_INTERNAL_SERVER_ERROR, NULL));
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_UNRECOGNIZED_CLIENT_TYPE,
+                                           "cannot find client settings for this client", &e),
+                    RSQL_ERR_UNAVAILABLE);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
+    CU_ASSERT_EQUAL(e.remote_code, RSQL_RMQ_CODE_UNRECOGNIZED_CLIENT_TYPE);
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_UNRECOGNIZED_CLIENT_TYPE, "OTHER", &e),
+                    RSQL_ERR_REMOTE);
+
     CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(40401), "MESSAGE_NOT_FOUND");
     CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(42902), "LITE_SUBSCRIPTION_QUOTA_EXCEEDED");
     CU_ASSERT_STRING_EQUAL(rsql_rmq_code_name(12345), "UNKNOWN");
