@@ -29,7 +29,16 @@ static const rsql_opt_def_t pg_opts[] = {
                    "The table, optionally schema-qualified (`public.orders`). A sink creates it "
                    "when missing, with the rocketsql table's columns; an existing table's "
                    "columns are matched by name and checked against the rocketsql types when "
-                   "the job starts.",
+                   "the job starts (a mismatch is an error naming the column). Types: BOOLEAN "
+                   "`boolean`, INT `integer`, BIGINT `bigint`, DOUBLE `double precision`, "
+                   "VARCHAR `text`, BYTES `bytea`, TIMESTAMP(3) `timestamptz`, DECIMAL(p, s) "
+                   "`numeric` (exact, never through a double; an existing `numeric(p, s)` "
+                   "column is fine), DATE `date`, ROW, ARRAY and MAP `jsonb` (their JSON text; "
+                   "ARRAY is jsonb, not a PostgreSQL array, so arrays of ROWs and MAPs work "
+                   "alike: an existing `integer[]` column is refused). The source reads "
+                   "`numeric` (and integers) into DECIMAL exactly, `date` into DATE, and any "
+                   "column, `jsonb` included, into VARCHAR; it does not read ROW, ARRAY or MAP "
+                   "columns.",
                    F(table_name, const char *)),
     RSQL_OPT_ROW_F("username", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                    "The database user. Unset: the URL's, else libpq's default.",

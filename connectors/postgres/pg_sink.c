@@ -13,7 +13,9 @@
  * INSERT statements 0.55-0.69 s on this machine (psql, 3 runs each).
  *
  * The table is created when missing (BOOLEAN boolean, INT integer, BIGINT bigint, DOUBLE
- * double precision, VARCHAR text, BYTES bytea, TIMESTAMP(3) timestamptz, anything else text);
+ * double precision, VARCHAR text, BYTES bytea, TIMESTAMP(3) timestamptz, DECIMAL numeric
+ * (its exact text), DATE date, ROW/ARRAY/MAP jsonb: rsql_value_format's JSON text; jsonb,
+ * not PostgreSQL arrays, so an ARRAY of ROWs or MAPs is written like any other);
  * an existing table must have every column of the rocketsql table, by name, of a type that
  * holds it (checked at open: a mismatch is an error naming the column).
  *
@@ -105,6 +107,11 @@ static const char *pg_type(rsql_type_t t)
     case RSQL_TYPE_DOUBLE: return "double precision";
     case RSQL_TYPE_BYTES: return "bytea";
     case RSQL_TYPE_TIMESTAMP: return "timestamp with time zone";
+    case RSQL_TYPE_DECIMAL: return "numeric"; /* exact; the sink has no (p, s): any scale */
+    case RSQL_TYPE_DATE: return "date";
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: return "jsonb"; /* rsql_value_format's JSON text */
     default: return "text";
     }
 }
