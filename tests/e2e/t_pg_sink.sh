@@ -16,8 +16,11 @@
 #      under 'all' that row is dead-lettered with the message and every other row is written;
 #   3b. an upsert by PRIMARY KEY (k, g) NOT ENFORCED: one row per key, the last one written;
 #   4. the server restarted while a following job writes: nothing lost or doubled;
-#   5. kill -9: 200,000 rows copied by a job SIGKILLed 5 times (rerun after each): the table
-#      equals the input exactly (count, distinct ids, sha256 of every row).
+#   5. kill -9: 500,000 rows copied by a job SIGKILLed 5 times (rerun after each), with the
+#      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 1024
+#      rows): the table equals the input exactly (count, distinct ids, sha256 of every row),
+#      and the rows were committed in fewer transactions than there were batches, none
+#      holding more than 1024 rows (by xmin).
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -224,7 +227,7 @@ same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.fo
     "3000|3000|1|3000" "nothing lost or doubled across the restart"
 
 # ---- 5. kill -9
-N=200000
+N=500000 # the sink gathers batches: fast enough that fewer rows leave no run to kill
 SEED=${E2E_SEED:-$$}
 echo "seed $SEED"
 python3 - "$N" <<'PY'
@@ -243,7 +246,7 @@ cat >kill.sql <<SQL
 CREATE TABLE bsrc (id BIGINT, name VARCHAR, v BIGINT) WITH (
   'connector' = 'filesystem', 'path' = 'big.jsonl');
 CREATE TABLE bdst (id BIGINT, name VARCHAR, v BIGINT) WITH ('connector' = 'postgres',
-  'url' = '$URL', 'table-name' = '$S.big', 'sink.buffer-flush.max-rows' = '200');
+  'url' = '$URL', 'table-name' = '$S.big');
 CREATE JOB load AS INSERT INTO bdst SELECT * FROM bsrc;
 SQL
 rsql -f kill.sql
@@ -290,4 +293,12 @@ expect_rc 0 "the run after the last kill completes"
 same "$(count)" "$N|$N|$N" "count, distinct ids, max id"
 same "$(psql_q "SELECT id || '|' || name || '|' || v FROM $S.big ORDER BY id" | sha256sum |
         cut -d' ' -f1)" "$(cat expected.sha256)" "sha256 of every row"
+# the sink gathered pipeline batches (256 rows) into transactions of at most max-rows (1024,
+# the default): rows committed together share their xmin
+xacts=$(psql_q "SELECT count(*) || '|' || max(c) FROM (SELECT count(*) AS c FROM $S.big
+                GROUP BY xmin::text) x")
+[ "${xacts#*|}" -le 1024 ] || fail "a transaction held more than max-rows rows: $xacts"
+[ "${xacts%|*}" -lt $((N / 256 / 2)) ] ||
+    fail "$xacts transactions|largest: pipeline batches were not gathered"
+ok "gathered: $xacts (transactions|largest), at most 1024 rows each"
 echo PASS
