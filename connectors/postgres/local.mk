@@ -3,7 +3,9 @@ RSQL_CONNECTORS += postgres
 librocketsql_a_SOURCES += \
 	connectors/postgres/pg_opts.c connectors/postgres/pg_conf.h \
 	connectors/postgres/pg_int.h connectors/postgres/pg_conn.c \
-	connectors/postgres/pg_sink.c connectors/postgres/pg_source.c
+	connectors/postgres/pg_sink.c connectors/postgres/pg_sink_int.h \
+	connectors/postgres/pg_copy.c connectors/postgres/pg_applied.c \
+	connectors/postgres/pg_source.c
 # its tests against the real PostgreSQL (and RocketMQ) of scripts/postgres, scripts/rocketmq
 EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
 	tests/rocketmq/t_pg_example.sh examples/rocketmq-orders-to-postgres.sql bench/postgres/run

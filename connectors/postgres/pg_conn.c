@@ -157,6 +157,7 @@ bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading)
     static const char *const ints_r[] = {"integer", "smallint", NULL};
     static const char *const bigs_r[] = {"bigint", "integer", "smallint", NULL};
     static const char *const dbls_r[] = {"double precision", "real", "integer", "smallint", NULL};
+    static const char *const nums[] = {"numeric", NULL};
     static const char *const texts[] = {"text", "character varying", "character", "json",
                                         "jsonb", "name", "uuid", NULL};
     switch (t) {
@@ -167,6 +168,13 @@ bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading)
     case RSQL_TYPE_VARCHAR: return reading || type_in(pg, texts); /* any value has a text */
     case RSQL_TYPE_BYTES: return strcmp(pg, "bytea") == 0;
     case RSQL_TYPE_TIMESTAMP: return strncmp(pg, "timestamp", 9) == 0;
+    /* DECIMAL: numeric only when written (exact: never a double); integers read exactly */
+    case RSQL_TYPE_DECIMAL:
+        return type_in(pg, nums) || (reading && type_in(pg, bigs_r));
+    case RSQL_TYPE_DATE: return strcmp(pg, "date") == 0;
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: return !reading && (strcmp(pg, "jsonb") == 0 || strcmp(pg, "json") == 0);
     default: return true; /* as text: PostgreSQL's input or output function decides */
     }
 }

@@ -29,7 +29,16 @@ static const rsql_opt_def_t pg_opts[] = {
                    "The table, optionally schema-qualified (`public.orders`). A sink creates it "
                    "when missing, with the rocketsql table's columns; an existing table's "
                    "columns are matched by name and checked against the rocketsql types when "
-                   "the job starts.",
+                   "the job starts (a mismatch is an error naming the column). Types: BOOLEAN "
+                   "`boolean`, INT `integer`, BIGINT `bigint`, DOUBLE `double precision`, "
+                   "VARCHAR `text`, BYTES `bytea`, TIMESTAMP(3) `timestamptz`, DECIMAL(p, s) "
+                   "`numeric` (exact, never through a double; an existing `numeric(p, s)` "
+                   "column is fine), DATE `date`, ROW, ARRAY and MAP `jsonb` (their JSON text; "
+                   "ARRAY is jsonb, not a PostgreSQL array, so arrays of ROWs and MAPs work "
+                   "alike: an existing `integer[]` column is refused). The source reads "
+                   "`numeric` (and integers) into DECIMAL exactly, `date` into DATE, and any "
+                   "column, `jsonb` included, into VARCHAR; it does not read ROW, ARRAY or MAP "
+                   "columns.",
                    F(table_name, const char *)),
     RSQL_OPT_ROW_F("username", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                    "The database user. Unset: the URL's, else libpq's default.",
@@ -55,20 +64,24 @@ static const rsql_opt_def_t pg_opts[] = {
                    "With `scan.incremental.column`: keep polling for new rows at this interval "
                    "(the source is then unbounded). Unset: the read ends when no row is left.",
                    F(interval_src_ms, int64_t)),
-    RSQL_OPT_ROW_F("sink.buffer-flush.max-rows", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1000", 1,
+    RSQL_OPT_ROW_F("sink.buffer-flush.max-rows", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1024", 1,
                    1000000,
                    NULL,
-                   "Most rows per transaction. The positions of the source being copied are "
-                   "stored in the same transaction, so a copy into PostgreSQL is exactly-once, "
-                   "even across a kill -9. A transaction holds at most one batch of the "
-                   "pipeline (`pipeline.batch-size`, default 256): for bulk copies raise both "
-                   "(bench/README.md: 10000 doubles the rows/s of the default).",
+                   "Most rows per transaction. The sink gathers the pipeline's batches "
+                   "(`pipeline.batch-size`, default 256) into one transaction until it holds "
+                   "this many rows or `sink.buffer-flush.interval` passed, whichever comes "
+                   "first, and stores the positions of the source being copied (or the ids of "
+                   "the RocketMQ messages applied) in that transaction, so a copy into "
+                   "PostgreSQL is exactly-once, even across a kill -9; a batch is acknowledged "
+                   "only once its transaction committed. The runtime also has the sink commit "
+                   "when `pipeline.queue-capacity` rows (default 1024) wait, and when it is "
+                   "idle, so for larger transactions raise both (bench/README.md).",
                    F(max_rows, int64_t)),
     RSQL_OPT_ROW_F("sink.buffer-flush.interval", RSQL_OPT_DURATION, RSQL_OPT_F_SINK, "1s", 0,
                    RSQL_MS_H, NULL,
-                   "Accepted for Flink compatibility: rows are written as the pipeline hands "
-                   "them over (batches of `pipeline.batch-size`), so no row waits longer than "
-                   "one batch.",
+                   "The longest a gathered row waits for its transaction while rows keep "
+                   "coming (checked at each pipeline batch; an idle pipeline commits at once). "
+                   "0ms: one transaction per pipeline batch.",
                    F(interval_ms, int64_t)),
     RSQL_OPT_ROW_F("sink.max-retries", RSQL_OPT_INT, RSQL_OPT_F_SINK, "3", 0, 100, NULL,
                    "How many times a batch that failed with a transient error (a lost "

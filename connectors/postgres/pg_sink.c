@@ -13,7 +13,9 @@
  * INSERT statements 0.55-0.69 s on this machine (psql, 3 runs each).
  *
  * The table is created when missing (BOOLEAN boolean, INT integer, BIGINT bigint, DOUBLE
- * double precision, VARCHAR text, BYTES bytea, TIMESTAMP(3) timestamptz, anything else text);
+ * double precision, VARCHAR text, BYTES bytea, TIMESTAMP(3) timestamptz, DECIMAL numeric
+ * (its exact text), DATE date, ROW/ARRAY/MAP jsonb: rsql_value_format's JSON text; jsonb,
+ * not PostgreSQL arrays, so an ARRAY of ROWs or MAPs is written like any other);
  * an existing table must have every column of the rocketsql table, by name, of a type that
  * holds it (checked at open: a mismatch is an error naming the column).
  *
@@ -49,13 +51,28 @@
  * An existing table needs a unique index on the key (PostgreSQL refuses ON CONFLICT
  * otherwise: a permanent error at the first write).
  *
+ * Gathering: write accepts each pipeline batch and holds it (its rows stay valid until it is
+ * reported); the held batches are written together, as one transaction of up to
+ * sink.buffer-flush.max-rows rows with the positions or message ids of all of them, once
+ * they hold max-rows rows, once the first of them is sink.buffer-flush.interval old (checked
+ * at each write), or at flush (the runtime flushes when pipeline.queue-capacity rows are
+ * unreported, after a second, and when idle). Each batch's results are reported (the
+ * delivery callback) only after its transaction committed. When that write fails
+ * transiently (after sink.max-retries), the held batches stay held, in order, and the batch
+ * being written is refused with the error (the runtime writes it again after a backoff:
+ * each try writes the held ones first), so a later batch never commits before an earlier
+ * one (positions only move forward); flush tries again after a backoff (100 ms doubling to
+ * 5 s), and after 30 s of failures reports the held rows with the transient error (the
+ * runtime then retries them per errors.retry.*). Writing: pg_copy.c; the exactly-once
+ * record: pg_applied.c.
+ *
  * Threads: one connection, used by the write thread (open, write, flush, close);
  * stored_positions is called before writing starts.
  */
 #include "config.h"
 #include "base/rsql_log.h"
-#include "base/rsql_value.h"
-#include "connectors/postgres/pg_int.h"
+#include "base/rsql_time.h"
+#include "connectors/postgres/pg_sink_int.h"
 #include "connectors/rsql_conn_io.h"
 
 #include <inttypes.h>
@@ -63,38 +80,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POS_SLOTS 64
-
-struct rsql_sink {
-    PGconn *conn;
-    const rsql_pg_conf_t *conf; /* points at own */
-    rsql_pg_conf_t own;         /* a copy of the table's, its strings ours */
-    char *pipeline;
-    char *table;
-    char *copy_sql;   /* COPY t(cols) FROM STDIN */
-    char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) [ON CONFLICT ...] */
-    char *stage_sql;  /* upsert: CREATE TEMP TABLE rsql_stage ... */
-    char *merge_sql;  /* upsert: INSERT INTO t SELECT ... FROM rsql_stage ON CONFLICT ... */
-    int n_key;
-    int *key;       /* upsert: key column indexes */
-    bool staged;    /* rsql_stage exists on this connection */
-    bool checked;   /* the table was created/checked (the stage can be made) */
-    bool tolerate_all;     /* errors.tolerance = all */
-    rsql_error_t poisoned; /* under 'none': the permanent failure that stops the run */
-    char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
-    char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
-    bool by_ident; /* the source keeps its own positions: record identities, not positions */
-    int64_t opened_ms, pruned_ms;
-    bool *dup; /* per row of a write: already applied (not written again) */
-    int dup_cap;
-    int n;
-    const rsql_type_t *types;
-    rsql_buf_t line;
-    rsql_sink_result_t *results;
-    int results_cap;
-    rsql_delivery_cb deliver;
-    void *deliver_opaque;
-};
+#define GIVE_UP_MS 30000   /* flush reports held rows failing transiently this long */
+#define BACKOFF_MAX_MS 5000 /* flush's wait between tries of held rows */
 
 static const char *pg_type(rsql_type_t t)
 {
@@ -105,6 +92,11 @@ static const char *pg_type(rsql_type_t t)
     case RSQL_TYPE_DOUBLE: return "double precision";
     case RSQL_TYPE_BYTES: return "bytea";
     case RSQL_TYPE_TIMESTAMP: return "timestamp with time zone";
+    case RSQL_TYPE_DECIMAL: return "numeric"; /* exact; the sink has no (p, s): any scale */
+    case RSQL_TYPE_DATE: return "date";
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: return "jsonb"; /* rsql_value_format's JSON text */
     default: return "text";
     }
 }
@@ -134,23 +126,12 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->app_mark);
     rsql_free(k->app_prune);
     rsql_free(k->dup);
+    rsql_free(k->pend);
+    rsql_free(k->gather);
     rsql_free((char *)k->own.url);
     rsql_free((char *)k->own.username);
     rsql_free((char *)k->own.password);
     rsql_free(k);
-}
-
-/* Run sql (no result rows wanted); RSQL_OK or err set. */
-static rsql_err_t exec_cmd(rsql_sink_t *k, const char *sql, const char *what, rsql_error_t *err)
-{
-    PGresult *r = PQexec(k->conn, sql);
-    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    rsql_err_t rc = RSQL_OK;
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: %s", k->table, what);
-    }
-    PQclear(r);
-    return rc;
 }
 
 /* Create the table when missing, then check its columns against the rocketsql table's. */
@@ -178,7 +159,7 @@ static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_e
         rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         goto out;
     }
-    if ((rc = exec_cmd(k, rsql_buf_str(&q), "cannot create the table", err)) != RSQL_OK) {
+    if ((rc = rsql_pg__exec(k, rsql_buf_str(&q), "cannot create the table", err)) != RSQL_OK) {
         goto out;
     }
     const char *param = rsql_buf_str(&qt);
@@ -220,8 +201,8 @@ out:
     return rc;
 }
 
-/* Connect (again) and make sure the positions table exists. */
-static rsql_err_t sk_connect(rsql_sink_t *k, rsql_error_t *err)
+/* See pg_sink_int.h. */
+rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err)
 {
     char what[300];
     if (k->conn) {
@@ -234,23 +215,11 @@ static rsql_err_t sk_connect(rsql_sink_t *k, rsql_error_t *err)
     if (!k->conn) {
         return err ? err->code : RSQL_ERR_UNAVAILABLE;
     }
-    rsql_err_t rc = exec_cmd(k, k->pos_create, "cannot create rocketsql_positions", err);
+    rsql_err_t rc = rsql_pg__exec(k, k->pos_create, "cannot create rocketsql_positions", err);
     if (rc == RSQL_OK && k->by_ident) {
-        rc = exec_cmd(k, k->app_create, "cannot create rocketsql_applied", err);
+        rc = rsql_pg__exec(k, k->app_create, "cannot create rocketsql_applied", err);
     }
     return rc;
-}
-
-/* head, the positions table's name, tail: on the heap (NULL when out of memory). */
-static char *pos_sql(const char *head, const char *table, const char *tail)
-{
-    rsql_buf_t b = RSQL_BUF_INIT;
-    rsql_buf_puts(&b, head);
-    rsql_buf_puts(&b, table);
-    rsql_buf_puts(&b, tail);
-    char *s = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
-    rsql_buf_deinit(&b);
-    return s;
 }
 
 static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
@@ -368,16 +337,16 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     rsql_buf_puts(&b, "rocketsql_positions");
     const char *pt = rsql_buf_str(&b);
-    k->pos_create = pos_sql("CREATE TABLE IF NOT EXISTS ", pt,
+    k->pos_create = rsql_pg__sql3("CREATE TABLE IF NOT EXISTS ", pt,
                             "(pipeline text NOT NULL, \"partition\" text NOT NULL, "
                             "\"offset\" bigint NOT NULL, PRIMARY KEY(pipeline, \"partition\"))");
-    k->pos_upsert = pos_sql("INSERT INTO ", pt,
+    k->pos_upsert = rsql_pg__sql3("INSERT INTO ", pt,
                             "(pipeline, \"partition\", \"offset\") VALUES ($1, $2, $3) ON "
                             "CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
                             "excluded.\"offset\"");
-    k->pos_get = pos_sql("SELECT \"offset\" FROM ", pt,
+    k->pos_get = rsql_pg__sql3("SELECT \"offset\" FROM ", pt,
                          " WHERE pipeline = $1 AND \"partition\" = $2");
-    k->pos_list = pos_sql("SELECT \"partition\", \"offset\" FROM ", pt,
+    k->pos_list = rsql_pg__sql3("SELECT \"partition\", \"offset\" FROM ", pt,
                           " WHERE pipeline = $1 ORDER BY \"partition\"");
     rsql_buf_reset(&b);
     if (dot) {
@@ -386,13 +355,13 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     rsql_buf_puts(&b, "rocketsql_applied");
     pt = rsql_buf_str(&b);
-    k->app_create = pos_sql("CREATE TABLE IF NOT EXISTS ", pt,
+    k->app_create = rsql_pg__sql3("CREATE TABLE IF NOT EXISTS ", pt,
                             "(pipeline text NOT NULL, id text NOT NULL, applied_at timestamptz "
                             "NOT NULL DEFAULT now(), PRIMARY KEY(pipeline, id))");
-    k->app_mark = pos_sql("INSERT INTO ", pt,
+    k->app_mark = rsql_pg__sql3("INSERT INTO ", pt,
                           "(pipeline, id) SELECT $1, x FROM unnest($2::text[]) AS x ON CONFLICT "
                           "DO NOTHING RETURNING id");
-    k->app_prune = pos_sql("DELETE FROM ", pt,
+    k->app_prune = rsql_pg__sql3("DELETE FROM ", pt,
                            " WHERE pipeline = $1 AND applied_at < now() - $2::bigint * "
                            "interval '1 millisecond'");
     bool pos_ok = !b.oom && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list &&
@@ -403,7 +372,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         sk_close(k);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    rsql_err_t rc = sk_connect(k, err);
+    rsql_err_t rc = rsql_pg__sink_connect(k, err);
     if (rc == RSQL_OK) {
         rc = check_table(k, ctx, err);
     }
@@ -416,511 +385,151 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     return RSQL_OK;
 }
 
-/* v as PostgreSQL's text input form (not escaped), appended to b. */
-static void put_text(rsql_buf_t *b, const rsql_value_t *v)
+/* Report each held batch's slice of k->results (n_rows of them set), and hold none. */
+static void report_pending(rsql_sink_t *k)
 {
-    char tmp[RSQL_VALUE_TEXT_MAX];
-    switch (v->type) {
-    case RSQL_TYPE_BOOLEAN: rsql_buf_putc(b, v->v.b ? 't' : 'f'); break;
-    case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT: rsql_buf_append(b, tmp, rsql_value_format_int(v->v.i, tmp)); break;
-    case RSQL_TYPE_DOUBLE:
-        rsql_buf_append(b, tmp, rsql_value_format_double(v->v.d, tmp));
-        break;
-    case RSQL_TYPE_VARCHAR: rsql_buf_append(b, v->v.s.p ? v->v.s.p : "", v->v.s.len); break;
-    case RSQL_TYPE_BYTES: {
-        static const char hex[] = "0123456789abcdef";
-        const uint8_t *p = (const uint8_t *)v->v.s.p;
-        rsql_buf_puts(b, "\\x");
-        for (size_t i = 0; i < v->v.s.len; i++) {
-            rsql_buf_putc(b, hex[p[i] >> 4]);
-            rsql_buf_putc(b, hex[p[i] & 15]);
+    int off = 0;
+    for (int b = 0; b < k->n_pend; b++) {
+        if (k->deliver) {
+            k->deliver(k->deliver_opaque, k->pend[b].id, k->pend[b].n, k->results + off);
         }
-        break;
+        off += k->pend[b].n;
     }
-    case RSQL_TYPE_TIMESTAMP:
-        rsql_buf_append(b, tmp, rsql_value_format_timestamp(v->v.ts, tmp));
-        rsql_buf_puts(b, "+00");
-        break;
-    default: rsql_value_format(v, b); break;
-    }
+    k->n_pend = 0;
+    k->pend_rows = 0;
 }
 
-/* One row as a line of COPY's text format: tab-separated, \N for NULL, escaped. */
-static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsql_buf_t *out)
+/* Every held row's result: code and msg from e. */
+static void fail_pending(rsql_sink_t *k, const rsql_error_t *e)
 {
-    for (int i = 0; i < k->n; i++) {
-        const rsql_value_t *v = &vals[i];
-        if (i) {
-            rsql_buf_putc(out, '\t');
-        }
-        if (v->is_null || v->type == RSQL_TYPE_NULL) {
-            rsql_buf_puts(out, "\\N");
-            continue;
-        }
-        rsql_buf_reset(&k->line);
-        put_text(&k->line, v);
-        for (size_t j = 0; j < k->line.len; j++) {
-            char c = k->line.data[j];
-            switch (c) {
-            case '\\': rsql_buf_puts(out, "\\\\"); break;
-            case '\t': rsql_buf_puts(out, "\\t"); break;
-            case '\n': rsql_buf_puts(out, "\\n"); break;
-            case '\r': rsql_buf_puts(out, "\\r"); break;
-            default: rsql_buf_putc(out, c); break;
-            }
-        }
+    memset(k->results, 0, (size_t)k->pend_rows * sizeof *k->results);
+    for (int i = 0; i < k->pend_rows; i++) {
+        k->results[i].code = e->code;
+        snprintf(k->results[i].msg, sizeof k->results[i].msg, "%.255s", e->msg);
     }
-    if (k->n_key) {
-        rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
-    }
-    rsql_buf_putc(out, '\n');
-}
-
-/* Store the last offset of each partition among rows[from, to). */
-static rsql_err_t store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                                  rsql_error_t *err)
-{
-    const char *names[POS_SLOTS];
-    int64_t offs[POS_SLOTS];
-    int m = 0;
-    rsql_err_t rc = RSQL_OK;
-    for (int i = from; i <= to && rc == RSQL_OK; i++) {
-        bool last = i == to;
-        const char *name = last ? NULL : rows[i].partition_name;
-        if (!last && (!name || !rows[i].rec)) {
-            continue;
-        }
-        int j = 0;
-        while (!last && j < m && strcmp(names[j], name) != 0) {
-            j++;
-        }
-        if (!last && j < m) {
-            offs[j] = rows[i].rec->offset;
-            continue;
-        }
-        if (last || m == POS_SLOTS) {
-            for (int q = 0; q < m && rc == RSQL_OK; q++) {
-                char off[32];
-                snprintf(off, sizeof off, "%" PRId64, offs[q]);
-                const char *params[3] = {k->pipeline, names[q], off};
-                PGresult *r = PQexecParams(k->conn, k->pos_upsert, 3, NULL, params, NULL,
-                                           NULL, 0);
-                if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-                    rc = rsql_pg__error(k->conn, r, err,
-                                        "postgres sink %s: cannot store the source positions",
-                                        k->table);
-                }
-                PQclear(r);
-            }
-            m = 0;
-            if (last) {
-                break;
-            }
-        }
-        names[m] = name;
-        offs[m++] = rows[i].rec->offset;
-    }
-    return rc;
 }
 
 /*
-** After a COMMIT whose answer was lost (the connection broke): was it committed? True when
-** the stored position of the chunk's last partitioned row is that row's offset (positions
-** only grow, so a later chunk cannot have stored it yet). Needs a new connection.
+** Write the held batches as one gathered set and report them. RSQL_OK: committed and
+** reported (rows that failed permanently, too: their results say so). A transient error:
+** nothing committed, the batches stay held (k->failing). Out of memory: nothing done.
 */
-static bool chunk_committed(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to)
+static rsql_err_t commit_pending(rsql_sink_t *k, rsql_error_t *err)
 {
-    for (int i = to - 1; i >= from; i--) {
-        if (!rows[i].partition_name || !rows[i].rec) {
-            continue;
-        }
-        rsql_error_t e;
-        rsql_error_clear(&e);
-        if (sk_connect(k, &e) != RSQL_OK) {
-            return false;
-        }
-        const char *params[2] = {k->pipeline, rows[i].partition_name};
-        PGresult *r = PQexecParams(k->conn, k->pos_get, 2, NULL, params, NULL, NULL, 0);
-        bool yes = r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
-                   strtoll(PQgetvalue(r, 0, 0), NULL, 10) == rows[i].rec->offset;
-        PQclear(r);
-        return yes;
-    }
-    return false;
-}
-
-static void rollback(rsql_sink_t *k)
-{
-    if (k->conn && PQstatus(k->conn) == CONNECTION_OK &&
-        PQtransactionStatus(k->conn) != PQTRANS_IDLE) {
-        PQclear(PQexec(k->conn, "ROLLBACK"));
-    }
-}
-
-/* Append s to b as an element of a PostgreSQL array literal ("..." with \ and " escaped). */
-static void put_array_elem(rsql_buf_t *b, const char *s)
-{
-    rsql_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') {
-            rsql_buf_putc(b, '\\');
-        }
-        rsql_buf_putc(b, *s);
-    }
-    rsql_buf_putc(b, '"');
-}
-
-/*
-** Own-position sources, inside the chunk's transaction: record the identities of
-** rows[from, to) as applied, and set dup[i] for each row whose identity was recorded before
-** (or earlier in the same rows). Rows without an identity are written (dup false).
-*/
-static rsql_err_t mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                               rsql_error_t *err)
-{
-    rsql_buf_t arr = RSQL_BUF_INIT;
-    int n_ids = 0;
-    rsql_buf_putc(&arr, '{');
-    for (int i = from; i < to; i++) {
-        k->dup[i] = false;
-        if (rows[i].rec && rows[i].rec->ident) {
-            rsql_buf_puts(&arr, n_ids++ ? "," : "");
-            put_array_elem(&arr, rows[i].rec->ident);
-        }
-    }
-    rsql_buf_putc(&arr, '}');
-    if (n_ids == 0) {
-        rsql_buf_deinit(&arr);
+    if (k->n_pend == 0) {
         return RSQL_OK;
     }
-    if (arr.oom) {
-        rsql_buf_deinit(&arr);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    const char *params[2] = {k->pipeline, rsql_buf_str(&arr)};
-    PGresult *r = PQexecParams(k->conn, k->app_mark, 2, NULL, params, NULL, NULL, 0);
-    rsql_buf_deinit(&arr);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        rsql_err_t rc = rsql_pg__error(k->conn, r, err,
-                                       "postgres sink %s: cannot record the applied messages",
-                                       k->table);
-        PQclear(r);
-        return rc;
-    }
-    /* a row is new when its identity was returned (each returned identity serves one row) */
-    int nt = PQntuples(r);
-    bool *used = rsql_calloc((size_t)nt + 1, sizeof *used);
-    if (!used) {
-        PQclear(r);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    for (int i = from; i < to; i++) {
-        if (!rows[i].rec || !rows[i].rec->ident) {
-            continue;
-        }
-        bool found = false;
-        for (int j = 0; j < nt && !found; j++) {
-            if (!used[j] && strcmp(PQgetvalue(r, j, 0), rows[i].rec->ident) == 0) {
-                used[j] = found = true;
-            }
-        }
-        k->dup[i] = !found;
-    }
-    rsql_free(used);
-    PQclear(r);
-    return RSQL_OK;
-}
-
-/* Delete the applied identities older than the retention (see the file comment). */
-static void prune_applied(rsql_sink_t *k)
-{
-    int64_t now = rsql_now_ms();
-    if (!k->by_ident || now - k->opened_ms < k->conf->retention_ms || now - k->pruned_ms < 60000) {
-        return;
-    }
-    k->pruned_ms = now;
-    char ms[32];
-    snprintf(ms, sizeof ms, "%" PRId64, k->conf->retention_ms);
-    const char *params[2] = {k->pipeline, ms};
-    PQclear(PQexecParams(k->conn, k->app_prune, 2, NULL, params, NULL, NULL, 0));
-}
-
-/*
-** One transaction: COPY rows[from, to) and store their positions. On failure err says why
-** (PostgreSQL's message) and the transaction is rolled back. *commit_lost = the failure was
-** the COMMIT's answer (the transaction may have been committed).
-*/
-static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                             bool *commit_lost, rsql_error_t *err)
-{
-    rsql_buf_t data = RSQL_BUF_INIT;
-    rsql_err_t rc;
-    *commit_lost = false;
-    if (!k->conn || PQstatus(k->conn) != CONNECTION_OK) {
-        if ((rc = sk_connect(k, err)) != RSQL_OK) {
-            return rc;
-        }
-    }
-    if (k->n_key && !k->staged) { /* outside the transaction, so a rollback keeps it */
-        if ((rc = exec_cmd(k, k->stage_sql, "cannot create the staging table", err)) != RSQL_OK) {
-            return rc;
-        }
-        k->staged = true;
-    }
-    if ((rc = exec_cmd(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
-        return rc;
-    }
-    for (int i = from; i < to; i++) {
-        k->dup[i] = false;
-    }
-    if (k->by_ident && (rc = mark_applied(k, rows, from, to, err)) != RSQL_OK) {
-        rollback(k);
-        return rc;
-    }
-
-    PGresult *r = PQexec(k->conn, k->copy_sql);
-    if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
-        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
-        PQclear(r);
-        rollback(k);
-        return rc;
-    }
-    PQclear(r);
-    for (int i = from; i < to; i++) {
-        if (!k->dup[i]) {
-            put_copy_line(k, rows[i].values, i, &data);
-        }
-        if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
-            if (data.oom) {
-                PQputCopyEnd(k->conn, "out of memory");
-                PQclear(PQgetResult(k->conn));
-                rollback(k);
-                rsql_buf_deinit(&data);
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-            }
-            if (PQputCopyData(k->conn, data.data, (int)data.len) != 1) {
-                break; /* the result below says why */
-            }
-            rsql_buf_reset(&data);
-        }
-    }
-    rsql_buf_deinit(&data);
-    PQputCopyEnd(k->conn, NULL);
-    r = PQgetResult(k->conn);
-    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: COPY failed", k->table);
-    }
-    PQclear(r);
-    while ((r = PQgetResult(k->conn))) {
-        PQclear(r);
-    }
-    if (rc == RSQL_OK && k->n_key) {
-        rc = exec_cmd(k, k->merge_sql, "cannot upsert the rows", err);
-    }
-    if (rc == RSQL_OK && !k->by_ident) {
-        rc = store_positions(k, rows, from, to, err);
-    }
-    if (rc == RSQL_OK) {
-        r = PQexec(k->conn, "COMMIT");
-        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-            *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
-            rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot commit", k->table);
-        }
-        PQclear(r);
-    }
+    int total = k->pend_rows;
+    rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, total, err);
     if (rc != RSQL_OK) {
-        rollback(k);
+        return rc;
     }
-    return rc;
-}
-
-/*
-** After a permanent failure of rows[from, to): write them again one by one under savepoints,
-** in one transaction, up to the first that fails; commit the ones before it with their
-** positions. Returns the index of the failed row (its error in *cause), or to when all went
-** in (the failure was not a row's), or -1 when this transaction failed as a whole (err).
-*/
-static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                        rsql_error_t *cause, rsql_error_t *err)
-{
-    const char **params = rsql_calloc((size_t)k->n + 1, sizeof *params);
-    rsql_buf_t *vals = rsql_calloc((size_t)k->n + 1, sizeof *vals);
-    int bad = to;
-    if (!params || !vals) {
-        rsql_free(params);
-        rsql_free(vals);
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        return -1;
-    }
-    if (exec_cmd(k, "BEGIN", "cannot begin a transaction", err) != RSQL_OK) {
-        bad = -1;
-    }
-    for (int i = from; bad == to && i < to; i++) {
-        for (int c = 0; c < k->n; c++) {
-            const rsql_value_t *v = &rows[i].values[c];
-            rsql_buf_reset(&vals[c]);
-            if (v->is_null || v->type == RSQL_TYPE_NULL) {
-                params[c] = NULL;
-                continue;
-            }
-            put_text(&vals[c], v);
-            params[c] = rsql_buf_str(&vals[c]);
+    if (total > k->gather_cap) {
+        rsql_sink_row_t *g = rsql_realloc(k->gather, (size_t)total * sizeof *g);
+        if (!g) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
-        PQclear(PQexec(k->conn, "SAVEPOINT rsql_row"));
-        if (k->by_ident && mark_applied(k, rows, i, i + 1, err) != RSQL_OK) {
-            bad = -1;
-            break;
-        }
-        if (k->dup[i]) {
-            continue; /* applied before */
-        }
-        PGresult *r = PQexecParams(k->conn, k->insert_sql, k->n, NULL, params, NULL, NULL, 0);
-        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-            rsql_pg__error(k->conn, r, cause, "postgres sink %s: cannot insert the row of %s",
-                           k->table, rows[i].rec && rows[i].rec->ident ? rows[i].rec->ident
-                                                                        : "(unknown)");
-            bad = rsql_error_retriable(cause) ? -1 : i;
-            if (bad < 0) {
-                rsql_error_copy(err, cause);
-            }
-        }
-        PQclear(r);
+        k->gather = g;
+        k->gather_cap = total;
     }
-    for (int c = 0; c < k->n; c++) {
-        rsql_buf_deinit(&vals[c]);
+    int off = 0;
+    for (int b = 0; b < k->n_pend; b++) {
+        memcpy(k->gather + off, k->pend[b].rows, (size_t)k->pend[b].n * sizeof *k->gather);
+        off += k->pend[b].n;
     }
-    rsql_free(vals);
-    rsql_free(params);
-    if (bad >= from) {
-        PQclear(PQexec(k->conn, "ROLLBACK TO SAVEPOINT rsql_row"));
-        if ((!k->by_ident && store_positions(k, rows, from, bad, err) != RSQL_OK) ||
-            exec_cmd(k, "COMMIT", "cannot commit", err) != RSQL_OK) {
-            bad = -1;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rc = rsql_pg__write_rows(k, total, k->gather, &e);
+    int64_t now = rsql_now_ms();
+    if (rc != RSQL_OK && (rsql_error_retriable(&e) || rc == RSQL_ERR_NOMEM)) {
+        if (!k->failing) {
+            k->failing = true;
+            k->fail_since_ms = now;
+            k->backoff_ms = 0;
         }
+        k->backoff_ms = k->backoff_ms ? k->backoff_ms * 2 : 100;
+        if (k->backoff_ms > BACKOFF_MAX_MS) {
+            k->backoff_ms = BACKOFF_MAX_MS;
+        }
+        k->retry_at_ms = now + k->backoff_ms;
+        rsql_error_copy(err, &e);
+        return rc;
     }
-    if (bad < 0) {
-        rollback(k);
+    if (rc != RSQL_OK) { /* permanent, and no row of it to blame: every held row fails */
+        fail_pending(k, &e);
     }
-    return bad;
+    k->failing = false;
+    k->backoff_ms = 0;
+    report_pending(k);
+    return RSQL_OK;
 }
 
 static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
                            rsql_error_t *err)
 {
-    int committed = 0;
-    int bad = -1; /* the row that failed permanently, if any */
-    rsql_error_t cause;
-    rsql_error_clear(&cause);
     if (k->poisoned.code != RSQL_OK) { /* under 'none', nothing is committed past a failure */
         rsql_error_copy(err, &k->poisoned);
         return k->poisoned.code;
     }
-    rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
-    if (rc != RSQL_OK) {
-        return rc;
+    rsql_err_t rc;
+    /* held batches that failed, or that this one would push past max-rows, go first */
+    if (k->n_pend > 0 && (k->failing || k->pend_rows + (int64_t)n > k->conf->max_rows)) {
+        if ((rc = commit_pending(k, err)) != RSQL_OK) {
+            return rc; /* this batch is not accepted: the runtime writes it again */
+        }
     }
-    if (n > k->dup_cap) {
-        bool *d = rsql_realloc(k->dup, (size_t)n * sizeof *d);
-        if (!d) {
+    if (k->n_pend == k->pend_cap) {
+        int cap = k->pend_cap ? 2 * k->pend_cap : 8;
+        rsql_pg_pending_t *p = rsql_realloc(k->pend, (size_t)cap * sizeof *p);
+        if (!p) {
             return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
-        k->dup = d;
-        k->dup_cap = n;
+        k->pend = p;
+        k->pend_cap = cap;
     }
-    memset(k->dup, 0, (size_t)n * sizeof *k->dup);
-    while (committed < n && bad < 0) {
-        int to = n - committed > k->conf->max_rows ? committed + (int)k->conf->max_rows : n;
-        for (int64_t attempt = 0;; attempt++) {
-            bool lost = false;
-            rsql_error_clear(&cause);
-            rc = copy_chunk(k, rows, committed, to, &lost, &cause);
-            if (rc != RSQL_OK && lost && !k->by_ident && chunk_committed(k, rows, committed, to)) {
-                rc = RSQL_OK;
-            }
-            if (rc == RSQL_OK || !rsql_error_retriable(&cause) ||
-                attempt >= k->conf->max_retries) {
-                break;
-            }
-            rsql_log(RSQL_LOG_WARN, "postgres", "%s (writing it again)", cause.msg);
-            if (k->conn && PQstatus(k->conn) == CONNECTION_BAD) {
-                rsql_error_t e;
-                rsql_error_clear(&e);
-                sk_connect(k, &e);
-            }
+    int64_t now = rsql_now_ms();
+    if (k->n_pend == 0) {
+        k->pend_since_ms = now;
+    }
+    k->pend[k->n_pend++] = (rsql_pg_pending_t){batch_id, n, rows};
+    k->pend_rows += n;
+    if (k->pend_rows >= k->conf->max_rows || now - k->pend_since_ms >= k->conf->interval_ms) {
+        if ((rc = commit_pending(k, err)) != RSQL_OK) {
+            k->n_pend--; /* not accepted after all: the runtime writes it again */
+            k->pend_rows -= n;
+            return rc;
         }
-        if (rc == RSQL_OK) {
-            committed = to;
-            continue;
-        }
-        if (rsql_error_retriable(&cause)) {
-            break;
-        }
-        /* a permanent failure: find the row (the rows before it are committed) */
-        rsql_error_t whole;
-        rsql_error_clear(&whole);
-        rsql_error_t row_cause;
-        rsql_error_clear(&row_cause);
-        int b = find_bad_row(k, rows, committed, to, &row_cause, &whole);
-        if (b < 0 || b == to) {
-            if (b < 0 && whole.code != RSQL_OK) {
-                rsql_error_clear(&cause);
-                rsql_error_copy(&cause, &whole);
-            }
-            break;
-        }
-        rsql_error_clear(&cause);
-        rsql_error_copy(&cause, &row_cause);
-        committed = b;
-        bad = b;
-    }
-    if (!k->tolerate_all && cause.code != RSQL_OK && !rsql_error_retriable(&cause)) {
-        rsql_error_copy(&k->poisoned, &cause);
-    }
-    if (committed == 0 && bad < 0 && cause.code != RSQL_OK) {
-        rsql_error_copy(err, &cause);
-        return cause.code;
-    }
-    memset(k->results, 0, (size_t)n * sizeof *k->results);
-    int n_dup = 0;
-    for (int i = 0; i < committed; i++) {
-        if (k->dup[i]) {
-            snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
-            n_dup++;
-        }
-    }
-    if (n_dup) {
-        rsql_log(RSQL_LOG_INFO, "postgres",
-                 "postgres sink %s: %d redelivered messages were applied before: acked, not "
-                 "written again",
-                 k->table, n_dup);
-    }
-    if (committed > 0) {
-        prune_applied(k);
-    }
-    for (int i = committed; i < n; i++) {
-        rsql_sink_result_t *r = &k->results[i];
-        if (i == bad || bad < 0 || !k->tolerate_all) {
-            r->code = cause.code; /* under 'none' the rows after a failed one fail with it */
-            snprintf(r->msg, sizeof r->msg, "%.255s", cause.msg);
-        } else {
-            r->code = RSQL_ERR_BUSY; /* not written: an earlier row failed; written again */
-            snprintf(r->msg, sizeof r->msg, "postgres sink %s: not written, after a failed row",
-                     k->table);
-        }
-    }
-    if (k->deliver) {
-        k->deliver(k->deliver_opaque, batch_id, n, k->results);
     }
     return RSQL_OK;
 }
 
 static rsql_err_t sk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 {
-    (void)k;
     (void)timeout_ms;
-    (void)err;
-    return RSQL_OK; /* every accepted batch is committed and reported inside write */
+    if (k->n_pend == 0) {
+        return RSQL_OK;
+    }
+    int64_t now = rsql_now_ms();
+    if (k->failing && now < k->retry_at_ms) {
+        return rsql_error_set(err, RSQL_ERR_BUSY, RSQL_NOPOS,
+                              "postgres sink %s: %d rows wait to be written again", k->table,
+                              k->pend_rows);
+    }
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_err_t rc = commit_pending(k, &e);
+    if (rc != RSQL_OK && k->failing && now - k->fail_since_ms >= GIVE_UP_MS &&
+        k->results_cap >= k->pend_rows) {
+        rsql_log(RSQL_LOG_WARN, "postgres", "%s (for %d s: reported to be retried)", e.msg,
+                 GIVE_UP_MS / 1000);
+        fail_pending(k, &e);
+        k->failing = false;
+        report_pending(k);
+    }
+    if (rc != RSQL_OK) {
+        rsql_error_copy(err, &e);
+    }
+    return rc;
 }
 
 /*

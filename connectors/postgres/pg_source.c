@@ -96,6 +96,24 @@ static void put_expr(rsql_buf_t *b, const char *c, rsql_type_t t)
     }
 }
 
+/*
+** The text of a column (put_expr's) as a value of t. A DECIMAL (numeric's text, exact) is
+** read at the text's own scale; the runtime brings it to the column's DECIMAL(p, s).
+*/
+static rsql_err_t parse_value(rsql_type_t t, const char *txt, size_t n, rsql_arena_t *arena,
+                              rsql_value_t *out, rsql_error_t *err)
+{
+    if (t != RSQL_TYPE_DECIMAL) {
+        return rsql_value_parse(t, txt, n, arena, out, err);
+    }
+    const char *dot = memchr(txt, '.', n);
+    int scale = 0;
+    for (size_t j = dot ? (size_t)(dot - txt) + 1 : n; j < n && scale < 38; j++) {
+        scale += txt[j] >= '0' && txt[j] <= '9';
+    }
+    return rsql_value_parse_decimal(txt, n, RSQL_DECIMAL_MAX_PRECISION, scale, out, err);
+}
+
 /* Connect (again): a bad connection is transient, the runtime retries the poll. */
 static rsql_err_t ps_connect(rsql_source_t *s, rsql_error_t *err)
 {
@@ -268,8 +286,8 @@ static int add_rows(rsql_source_t *s, PGresult *r, rsql_batch_t *batch)
             }
             rsql_error_t e;
             rsql_error_clear(&e);
-            if (rsql_value_parse(s->types[i], PQgetvalue(r, t, i), (size_t)PQgetlength(r, t, i),
-                                 batch->arena, &row[i], &e) != RSQL_OK) {
+            if (parse_value(s->types[i], PQgetvalue(r, t, i), (size_t)PQgetlength(r, t, i),
+                            batch->arena, &row[i], &e) != RSQL_OK) {
                 if (e.code == RSQL_ERR_NOMEM) {
                     batch->n--;
                     return -1;

@@ -8,13 +8,19 @@
 #      is masked, a second run writes nothing again (the stored position);
 #   2. an existing table whose column cannot hold the rocketsql type: the job fails at start,
 #      naming the column;
+#   2b. DECIMAL -> numeric (exact), DATE -> date, ROW/ARRAY/MAP -> jsonb, checked by type and
+#      value; the source reads numeric into DECIMAL, date into DATE, jsonb into VARCHAR; an
+#      ARRAY into an integer[] column is refused at start, naming the column;
 #   3. a CHECK constraint violated by one row: under errors.tolerance 'none' the run fails at
 #      once with PostgreSQL's message and SQLSTATE, the rows before it are there, the rest not;
 #      under 'all' that row is dead-lettered with the message and every other row is written;
 #   3b. an upsert by PRIMARY KEY (k, g) NOT ENFORCED: one row per key, the last one written;
 #   4. the server restarted while a following job writes: nothing lost or doubled;
-#   5. kill -9: 200,000 rows copied by a job SIGKILLed 5 times (rerun after each): the table
-#      equals the input exactly (count, distinct ids, sha256 of every row).
+#   5. kill -9: 500,000 rows copied by a job SIGKILLed 5 times (rerun after each), with the
+#      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 1024
+#      rows): the table equals the input exactly (count, distinct ids, sha256 of every row),
+#      and the rows were committed in fewer transactions than there were batches, none
+#      holding more than 1024 rows (by xmin).
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -81,6 +87,56 @@ rsql -e "CREATE TABLE w (id BIGINT, name STRING) WITH ('connector' = 'postgres',
 case "$ERR$OUT" in *"column 'name' is integer in PostgreSQL"*) ok "the mismatch names the column" ;;
 *) fail "no column named in: $ERR $OUT" ;; esac
 same "$(psql_q "SELECT count(*) FROM $S.wrong")" 0 "nothing written to the mismatched table"
+
+# ---- 2b. the exact and nested types: DECIMAL -> numeric (exact), DATE -> date,
+#      ROW/ARRAY/MAP -> jsonb; read back by the postgres source (numeric, date, jsonb as text)
+cat >nest.jsonl <<'EOF'
+{"id":1,"price":12345678.91,"d":"2026-02-28","r":{"a":1,"b":"x"},"arr":[1,2,3],"m":{"k":"v"}}
+{"id":2,"price":0.10,"d":"1969-12-31","r":{"a":null,"b":"q\"uote"},"arr":[],"m":{}}
+{"id":3,"price":null,"d":null,"r":null,"arr":null,"m":null}
+EOF
+cat >nest.sql <<SQL
+CREATE TABLE nsrc (id BIGINT, price DECIMAL(12, 2), d DATE, r ROW<a INT, b STRING>,
+  arr ARRAY<INT>, m MAP<STRING, STRING>) WITH ('connector' = 'filesystem', 'path' = 'nest.jsonl');
+CREATE TABLE ndst (id BIGINT, price DECIMAL(12, 2), d DATE, r ROW<a INT, b STRING>,
+  arr ARRAY<INT>, m MAP<STRING, STRING>) WITH ('connector' = 'postgres', 'url' = '$URL',
+  'table-name' = '$S.nest');
+INSERT INTO ndst SELECT * FROM nsrc;
+SQL
+rsql -f nest.sql
+expect_rc 0 "filesystem -> postgres, exact and nested types"
+same "$(psql_q "SELECT string_agg(attname || ':' || format_type(atttypid, atttypmod), ',' ORDER BY attnum)
+         FROM pg_attribute WHERE attrelid = '$S.nest'::regclass AND attnum > 0")" \
+    "id:bigint,price:numeric,d:date,r:jsonb,arr:jsonb,m:jsonb" "the created table's column types"
+same "$(psql_q "SELECT id, coalesce(price::text, '<null>'), coalesce(d::text, '<null>'),
+         coalesce(r::text, '<null>'), coalesce(arr::text, '<null>'), coalesce(m::text, '<null>'),
+         coalesce((r->>'a')::text, '<null>'), coalesce(jsonb_array_length(arr)::text, '<null>')
+         FROM $S.nest ORDER BY id" | tr '\n' '~')" \
+'1|12345678.91|2026-02-28|{"a": 1, "b": "x"}|[1, 2, 3]|{"k": "v"}|1|3~2|0.10|1969-12-31|{"a": null, "b": "q\"uote"}|[]|{}|<null>|0~3|<null>|<null>|<null>|<null>|<null>|<null>|<null>~' \
+    "DECIMAL exact in numeric, DATE as date, ROW/ARRAY/MAP as jsonb"
+# the postgres source: numeric -> DECIMAL, date -> DATE, jsonb -> VARCHAR
+psql_q "CREATE TABLE $S.nin (id bigint, price numeric(20,4), d date, j jsonb);
+        INSERT INTO $S.nin VALUES (1, 99999999999999.1234, '2000-02-29', '{\"x\": [1, 2]}'),
+                                  (2, -0.0001, '1970-01-01', '[]'), (3, NULL, NULL, NULL)" >/dev/null
+rsql -e "CREATE TABLE pin (id BIGINT, price DECIMAL(20, 4), d DATE, j STRING) WITH (
+           'connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.nin');
+         CREATE TABLE pout (id BIGINT, price DECIMAL(20, 4), d DATE, j STRING) WITH (
+           'connector' = 'filesystem', 'path' = 'nout.jsonl', 'format' = 'json');
+         INSERT INTO pout SELECT * FROM pin"
+expect_rc 0 "postgres -> filesystem, numeric/date/jsonb"
+same "$(sort nout.jsonl | tr '\n' '~')" \
+'{"id":1,"price":99999999999999.1234,"d":"2000-02-29","j":"{\"x\": [1, 2]}"}~{"id":2,"price":-0.0001,"d":"1970-01-01","j":"[]"}~{"id":3,"price":null,"d":null,"j":null}~' \
+    "numeric read exactly into DECIMAL, date into DATE, jsonb into VARCHAR"
+# an ARRAY into a PostgreSQL array column: refused at start, naming the column
+psql_q "CREATE TABLE $S.narr (id bigint, arr integer[])" >/dev/null
+rsql -e "CREATE TABLE na (id BIGINT, arr ARRAY<INT>) WITH ('connector' = 'postgres',
+           'url' = '$URL', 'table-name' = '$S.narr');
+         CREATE TABLE nasrc (id BIGINT, arr ARRAY<INT>) WITH ('connector' = 'filesystem',
+           'path' = 'nest.jsonl');
+         INSERT INTO na SELECT id, arr FROM nasrc"
+[ "$RC" != 0 ] || fail "an ARRAY into integer[] was accepted"
+case "$ERR$OUT" in *"column 'arr' is integer[] in PostgreSQL"*) ok "the ARRAY mismatch names the column" ;;
+*) fail "no column named in: $ERR $OUT" ;; esac
 
 # ---- 3. a constraint violation
 python3 -c '
@@ -171,7 +227,7 @@ same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.fo
     "3000|3000|1|3000" "nothing lost or doubled across the restart"
 
 # ---- 5. kill -9
-N=200000
+N=500000 # the sink gathers batches: fast enough that fewer rows leave no run to kill
 SEED=${E2E_SEED:-$$}
 echo "seed $SEED"
 python3 - "$N" <<'PY'
@@ -190,7 +246,7 @@ cat >kill.sql <<SQL
 CREATE TABLE bsrc (id BIGINT, name VARCHAR, v BIGINT) WITH (
   'connector' = 'filesystem', 'path' = 'big.jsonl');
 CREATE TABLE bdst (id BIGINT, name VARCHAR, v BIGINT) WITH ('connector' = 'postgres',
-  'url' = '$URL', 'table-name' = '$S.big', 'sink.buffer-flush.max-rows' = '200');
+  'url' = '$URL', 'table-name' = '$S.big');
 CREATE JOB load AS INSERT INTO bdst SELECT * FROM bsrc;
 SQL
 rsql -f kill.sql
@@ -237,4 +293,12 @@ expect_rc 0 "the run after the last kill completes"
 same "$(count)" "$N|$N|$N" "count, distinct ids, max id"
 same "$(psql_q "SELECT id || '|' || name || '|' || v FROM $S.big ORDER BY id" | sha256sum |
         cut -d' ' -f1)" "$(cat expected.sha256)" "sha256 of every row"
+# the sink gathered pipeline batches (256 rows) into transactions of at most max-rows (1024,
+# the default): rows committed together share their xmin
+xacts=$(psql_q "SELECT count(*) || '|' || max(c) FROM (SELECT count(*) AS c FROM $S.big
+                GROUP BY xmin::text) x")
+[ "${xacts#*|}" -le 1024 ] || fail "a transaction held more than max-rows rows: $xacts"
+[ "${xacts%|*}" -lt $((N / 256 / 2)) ] ||
+    fail "$xacts transactions|largest: pipeline batches were not gathered"
+ok "gathered: $xacts (transactions|largest), at most 1024 rows each"
 echo PASS

@@ -159,6 +159,24 @@ static void test_pg_types_quoting(void)
     CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_BYTES, "bytea", false));
     CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DOUBLE, "real", false)); /* loses precision */
     CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_DOUBLE, "real", true));
+    /* DECIMAL is numeric (exact) when written, never a double; DATE is date; nested: jsonb */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_DECIMAL, "numeric(10,2)", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_DECIMAL, "numeric", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DECIMAL, "double precision", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DECIMAL, "text", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DECIMAL, "numericx", false)); /* whole word */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_DECIMAL, "bigint", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DECIMAL, "real", true));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_DATE, "date", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_DATE, "date", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DATE, "text", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_DATE, "timestamp with time zone", true));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ROW, "jsonb", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_MAP, "json", false));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "jsonb", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "integer[]", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "text", false));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "jsonb", true)); /* not read (yet) */
     rsql_buf_t b = RSQL_BUF_INIT;
     rsql_pg__quote_table(&b, "orders");
     CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "\"orders\"");

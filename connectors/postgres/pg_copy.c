@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * pg_copy: how the postgres sink writes the rows it gathered (pg_sink.c): COPY ... FROM
+ * STDIN (text format) into the table, or into rsql_stage and then INSERT ... ON CONFLICT for
+ * an upsert, with the exactly-once record (pg_applied.c) in the same transaction; retried
+ * after a transient failure; after a permanent one, the failed row is found by writing the
+ * rows again one by one under savepoints.
+ */
+#include "config.h"
+#include "base/rsql_log.h"
+#include "base/rsql_value.h"
+#include "connectors/postgres/pg_sink_int.h"
+#include "connectors/rsql_conn_io.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* See pg_sink_int.h. */
+rsql_err_t rsql_pg__exec(rsql_sink_t *k, const char *sql, const char *what, rsql_error_t *err)
+{
+    PGresult *r = PQexec(k->conn, sql);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    rsql_err_t rc = RSQL_OK;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: %s", k->table, what);
+    }
+    PQclear(r);
+    return rc;
+}
+
+static void rollback(rsql_sink_t *k)
+{
+    if (k->conn && PQstatus(k->conn) == CONNECTION_OK &&
+        PQtransactionStatus(k->conn) != PQTRANS_IDLE) {
+        PQclear(PQexec(k->conn, "ROLLBACK"));
+    }
+}
+
+/* v as PostgreSQL's text input form (not escaped), appended to b. */
+static void put_text(rsql_buf_t *b, const rsql_value_t *v)
+{
+    char tmp[RSQL_VALUE_TEXT_MAX];
+    switch (v->type) {
+    case RSQL_TYPE_BOOLEAN: rsql_buf_putc(b, v->v.b ? 't' : 'f'); break;
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT: rsql_buf_append(b, tmp, rsql_value_format_int(v->v.i, tmp)); break;
+    case RSQL_TYPE_DOUBLE:
+        rsql_buf_append(b, tmp, rsql_value_format_double(v->v.d, tmp));
+        break;
+    case RSQL_TYPE_VARCHAR: rsql_buf_append(b, v->v.s.p ? v->v.s.p : "", v->v.s.len); break;
+    case RSQL_TYPE_BYTES: {
+        static const char hex[] = "0123456789abcdef";
+        const uint8_t *p = (const uint8_t *)v->v.s.p;
+        rsql_buf_puts(b, "\\x");
+        for (size_t i = 0; i < v->v.s.len; i++) {
+            rsql_buf_putc(b, hex[p[i] >> 4]);
+            rsql_buf_putc(b, hex[p[i] & 15]);
+        }
+        break;
+    }
+    case RSQL_TYPE_TIMESTAMP:
+        rsql_buf_append(b, tmp, rsql_value_format_timestamp(v->v.ts, tmp));
+        rsql_buf_puts(b, "+00");
+        break;
+    default: rsql_value_format(v, b); break;
+    }
+}
+
+/* One row as a line of COPY's text format: tab-separated, \N for NULL, escaped. */
+static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsql_buf_t *out)
+{
+    for (int i = 0; i < k->n; i++) {
+        const rsql_value_t *v = &vals[i];
+        if (i) {
+            rsql_buf_putc(out, '\t');
+        }
+        if (v->is_null || v->type == RSQL_TYPE_NULL) {
+            rsql_buf_puts(out, "\\N");
+            continue;
+        }
+        rsql_buf_reset(&k->line);
+        put_text(&k->line, v);
+        for (size_t j = 0; j < k->line.len; j++) {
+            char c = k->line.data[j];
+            switch (c) {
+            case '\\': rsql_buf_puts(out, "\\\\"); break;
+            case '\t': rsql_buf_puts(out, "\\t"); break;
+            case '\n': rsql_buf_puts(out, "\\n"); break;
+            case '\r': rsql_buf_puts(out, "\\r"); break;
+            default: rsql_buf_putc(out, c); break;
+            }
+        }
+    }
+    if (k->n_key) {
+        rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
+    }
+    rsql_buf_putc(out, '\n');
+}
+
+/*
+** One transaction: COPY rows[from, to) and store their positions. On failure err says why
+** (PostgreSQL's message) and the transaction is rolled back. *commit_lost = the failure was
+** the COMMIT's answer (the transaction may have been committed).
+*/
+static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                             bool *commit_lost, rsql_error_t *err)
+{
+    rsql_buf_t data = RSQL_BUF_INIT;
+    rsql_err_t rc;
+    *commit_lost = false;
+    if (!k->conn || PQstatus(k->conn) != CONNECTION_OK) {
+        if ((rc = rsql_pg__sink_connect(k, err)) != RSQL_OK) {
+            return rc;
+        }
+    }
+    if (k->n_key && !k->staged) { /* outside the transaction, so a rollback keeps it */
+        if ((rc = rsql_pg__exec(k, k->stage_sql, "cannot create the staging table", err)) !=
+            RSQL_OK) {
+            return rc;
+        }
+        k->staged = true;
+    }
+    if ((rc = rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
+        return rc;
+    }
+    for (int i = from; i < to; i++) {
+        k->dup[i] = false;
+    }
+    if (k->by_ident && (rc = rsql_pg__mark_applied(k, rows, from, to, err)) != RSQL_OK) {
+        rollback(k);
+        return rc;
+    }
+
+    PGresult *r = PQexec(k->conn, k->copy_sql);
+    if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
+        PQclear(r);
+        rollback(k);
+        return rc;
+    }
+    PQclear(r);
+    for (int i = from; i < to; i++) {
+        if (!k->dup[i]) {
+            put_copy_line(k, rows[i].values, i, &data);
+        }
+        if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
+            if (data.oom) {
+                PQputCopyEnd(k->conn, "out of memory");
+                PQclear(PQgetResult(k->conn));
+                rollback(k);
+                rsql_buf_deinit(&data);
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (PQputCopyData(k->conn, data.data, (int)data.len) != 1) {
+                break; /* the result below says why */
+            }
+            rsql_buf_reset(&data);
+        }
+    }
+    rsql_buf_deinit(&data);
+    PQputCopyEnd(k->conn, NULL);
+    r = PQgetResult(k->conn);
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: COPY failed", k->table);
+    }
+    PQclear(r);
+    while ((r = PQgetResult(k->conn))) {
+        PQclear(r);
+    }
+    if (rc == RSQL_OK && k->n_key) {
+        rc = rsql_pg__exec(k, k->merge_sql, "cannot upsert the rows", err);
+    }
+    if (rc == RSQL_OK && !k->by_ident) {
+        rc = rsql_pg__store_positions(k, rows, from, to, err);
+    }
+    if (rc == RSQL_OK) {
+        r = PQexec(k->conn, "COMMIT");
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
+            rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot commit", k->table);
+        }
+        PQclear(r);
+    }
+    if (rc != RSQL_OK) {
+        rollback(k);
+    }
+    return rc;
+}
+
+/*
+** After a permanent failure of rows[from, to): write them again one by one under savepoints,
+** in one transaction, up to the first that fails; commit the ones before it with their
+** positions. Returns the index of the failed row (its error in *cause), or to when all went
+** in (the failure was not a row's), or -1 when this transaction failed as a whole (err).
+*/
+static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                        rsql_error_t *cause, rsql_error_t *err)
+{
+    const char **params = rsql_calloc((size_t)k->n + 1, sizeof *params);
+    rsql_buf_t *vals = rsql_calloc((size_t)k->n + 1, sizeof *vals);
+    int bad = to;
+    if (!params || !vals) {
+        rsql_free(params);
+        rsql_free(vals);
+        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return -1;
+    }
+    if (rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err) != RSQL_OK) {
+        bad = -1;
+    }
+    for (int i = from; bad == to && i < to; i++) {
+        for (int c = 0; c < k->n; c++) {
+            const rsql_value_t *v = &rows[i].values[c];
+            rsql_buf_reset(&vals[c]);
+            if (v->is_null || v->type == RSQL_TYPE_NULL) {
+                params[c] = NULL;
+                continue;
+            }
+            put_text(&vals[c], v);
+            params[c] = rsql_buf_str(&vals[c]);
+        }
+        PQclear(PQexec(k->conn, "SAVEPOINT rsql_row"));
+        if (k->by_ident && rsql_pg__mark_applied(k, rows, i, i + 1, err) != RSQL_OK) {
+            bad = -1;
+            break;
+        }
+        if (k->dup[i]) {
+            continue; /* applied before */
+        }
+        PGresult *r = PQexecParams(k->conn, k->insert_sql, k->n, NULL, params, NULL, NULL, 0);
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rsql_pg__error(k->conn, r, cause, "postgres sink %s: cannot insert the row of %s",
+                           k->table, rows[i].rec && rows[i].rec->ident ? rows[i].rec->ident
+                                                                        : "(unknown)");
+            bad = rsql_error_retriable(cause) ? -1 : i;
+            if (bad < 0) {
+                rsql_error_copy(err, cause);
+            }
+        }
+        PQclear(r);
+    }
+    for (int c = 0; c < k->n; c++) {
+        rsql_buf_deinit(&vals[c]);
+    }
+    rsql_free(vals);
+    rsql_free(params);
+    if (bad >= from) {
+        PQclear(PQexec(k->conn, "ROLLBACK TO SAVEPOINT rsql_row"));
+        if ((!k->by_ident && rsql_pg__store_positions(k, rows, from, bad, err) != RSQL_OK) ||
+            rsql_pg__exec(k, "COMMIT", "cannot commit", err) != RSQL_OK) {
+            bad = -1;
+        }
+    }
+    if (bad < 0) {
+        rollback(k);
+    }
+    return bad;
+}
+
+/* See pg_sink_int.h. */
+rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *rows,
+                               rsql_error_t *err)
+{
+    int committed = 0;
+    int bad = -1; /* the row that failed permanently, if any */
+    rsql_error_t cause;
+    rsql_error_clear(&cause);
+    rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (n > k->dup_cap) {
+        bool *d = rsql_realloc(k->dup, (size_t)n * sizeof *d);
+        if (!d) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        k->dup = d;
+        k->dup_cap = n;
+    }
+    memset(k->dup, 0, (size_t)n * sizeof *k->dup);
+    while (committed < n && bad < 0) {
+        int to = n - committed > k->conf->max_rows ? committed + (int)k->conf->max_rows : n;
+        for (int64_t attempt = 0;; attempt++) {
+            bool lost = false;
+            rsql_error_clear(&cause);
+            rc = copy_chunk(k, rows, committed, to, &lost, &cause);
+            if (rc != RSQL_OK && lost && !k->by_ident && rsql_pg__chunk_committed(k, rows, committed, to)) {
+                rc = RSQL_OK;
+            }
+            if (rc == RSQL_OK || !rsql_error_retriable(&cause) ||
+                attempt >= k->conf->max_retries) {
+                break;
+            }
+            rsql_log(RSQL_LOG_WARN, "postgres", "%s (writing it again)", cause.msg);
+            if (k->conn && PQstatus(k->conn) == CONNECTION_BAD) {
+                rsql_error_t e;
+                rsql_error_clear(&e);
+                rsql_pg__sink_connect(k, &e);
+            }
+        }
+        if (rc == RSQL_OK) {
+            committed = to;
+            continue;
+        }
+        if (rsql_error_retriable(&cause)) {
+            break;
+        }
+        /* a permanent failure: find the row (the rows before it are committed) */
+        rsql_error_t whole;
+        rsql_error_clear(&whole);
+        rsql_error_t row_cause;
+        rsql_error_clear(&row_cause);
+        int b = find_bad_row(k, rows, committed, to, &row_cause, &whole);
+        if (b < 0 || b == to) {
+            if (b < 0 && whole.code != RSQL_OK) {
+                rsql_error_clear(&cause);
+                rsql_error_copy(&cause, &whole);
+            }
+            break;
+        }
+        rsql_error_clear(&cause);
+        rsql_error_copy(&cause, &row_cause);
+        committed = b;
+        bad = b;
+    }
+    if (!k->tolerate_all && cause.code != RSQL_OK && !rsql_error_retriable(&cause)) {
+        rsql_error_copy(&k->poisoned, &cause);
+    }
+    if (committed == 0 && bad < 0 && cause.code != RSQL_OK) {
+        rsql_error_copy(err, &cause);
+        return cause.code;
+    }
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
+    int n_dup = 0;
+    for (int i = 0; i < committed; i++) {
+        if (k->dup[i]) {
+            snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
+            n_dup++;
+        }
+    }
+    if (n_dup) {
+        rsql_log(RSQL_LOG_INFO, "postgres",
+                 "postgres sink %s: %d redelivered messages were applied before: acked, not "
+                 "written again",
+                 k->table, n_dup);
+    }
+    if (committed > 0) {
+        rsql_pg__prune_applied(k);
+    }
+    for (int i = committed; i < n; i++) {
+        rsql_sink_result_t *r = &k->results[i];
+        if (i == bad || bad < 0 || !k->tolerate_all) {
+            r->code = cause.code; /* under 'none' the rows after a failed one fail with it */
+            snprintf(r->msg, sizeof r->msg, "%.255s", cause.msg);
+        } else {
+            r->code = RSQL_ERR_BUSY; /* not written: an earlier row failed; written again */
+            snprintf(r->msg, sizeof r->msg, "postgres sink %s: not written, after a failed row",
+                     k->table);
+        }
+    }
+    return RSQL_OK;
+}

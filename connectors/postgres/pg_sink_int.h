@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * pg_sink_int: private to the postgres sink: its state, shared by the sink's three files:
+ * pg_sink.c (open, close, gathering pipeline batches into transactions, the vtable),
+ * pg_copy.c (writing gathered rows: COPY, upsert, finding a failed row) and pg_applied.c
+ * (the exactly-once record: rocketsql_positions, rocketsql_applied).
+ */
+#ifndef RSQL_PG_SINK_INT_H
+#define RSQL_PG_SINK_INT_H
+
+#include "connectors/postgres/pg_int.h"
+
+/* A pipeline batch accepted by write, not reported yet (its rows stay valid until then). */
+typedef struct rsql_pg_pending {
+    uint64_t id;
+    int n;
+    const rsql_sink_row_t *rows;
+} rsql_pg_pending_t;
+
+struct rsql_sink {
+    PGconn *conn;
+    const rsql_pg_conf_t *conf; /* points at own */
+    rsql_pg_conf_t own;         /* a copy of the table's, its strings ours */
+    char *pipeline;
+    char *table;
+    char *copy_sql;   /* COPY t(cols) FROM STDIN */
+    char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) [ON CONFLICT ...] */
+    char *stage_sql;  /* upsert: CREATE TEMP TABLE rsql_stage ... */
+    char *merge_sql;  /* upsert: INSERT INTO t SELECT ... FROM rsql_stage ON CONFLICT ... */
+    int n_key;
+    int *key;       /* upsert: key column indexes */
+    bool staged;    /* rsql_stage exists on this connection */
+    bool checked;   /* the table was created/checked (the stage can be made) */
+    bool tolerate_all;     /* errors.tolerance = all */
+    rsql_error_t poisoned; /* under 'none': the permanent failure that stops the run */
+    char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
+    char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
+    bool by_ident; /* the source keeps its own positions: record identities, not positions */
+    int64_t opened_ms, pruned_ms;
+    bool *dup; /* per row of a write: already applied (not written again) */
+    int dup_cap;
+    int n;
+    const rsql_type_t *types;
+    rsql_buf_t line;
+    rsql_sink_result_t *results;
+    int results_cap;
+    rsql_delivery_cb deliver;
+    void *deliver_opaque;
+    /* gathering (pg_sink.c): the batches accepted and not yet committed, in order */
+    rsql_pg_pending_t *pend;
+    int n_pend, pend_cap;
+    int pend_rows;
+    int64_t pend_since_ms; /* when the first of them was accepted */
+    rsql_sink_row_t *gather; /* their rows, one array, for one transaction */
+    int gather_cap;
+    bool failing;          /* the last commit of pend failed transiently */
+    int64_t fail_since_ms; /* since when */
+    int64_t retry_at_ms;   /* flush tries again from then (backoff_ms later) */
+    int64_t backoff_ms;
+};
+
+/* pg_sink.c: connect (again) and make sure the positions (and applied) tables exist. */
+rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err);
+
+/* pg_copy.c: run sql (no result rows wanted); RSQL_OK or err set, naming what failed. */
+rsql_err_t rsql_pg__exec(rsql_sink_t *k, const char *sql, const char *what, rsql_error_t *err);
+
+/*
+** pg_copy.c: write rows[0, n) in transactions of at most sink.buffer-flush.max-rows rows,
+** each with its exactly-once record. RSQL_OK: k->results[0, n) hold every row's result (a
+** row that failed permanently, or rows not written after a transient failure, say so).
+** Otherwise nothing was committed, no result is set, and err says why.
+*/
+rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *rows,
+                               rsql_error_t *err);
+
+/* pg_applied.c: head table tail on the heap (NULL when out of memory). */
+char *rsql_pg__sql3(const char *head, const char *table, const char *tail);
+/* pg_applied.c: store the last offset of each partition among rows[from, to). */
+rsql_err_t rsql_pg__store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
+                                    int to, rsql_error_t *err);
+/*
+** pg_applied.c: after a COMMIT whose answer was lost (the connection broke): was it
+** committed? Reads the stored positions back on a new connection.
+*/
+bool rsql_pg__chunk_committed(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to);
+/*
+** pg_applied.c, own-position sources, inside the chunk's transaction: record the identities
+** of rows[from, to) as applied, and set k->dup[i] for each row whose identity was recorded
+** before (or earlier in the same rows).
+*/
+rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                                 rsql_error_t *err);
+/* pg_applied.c: delete the applied identities older than the retention (at most 1/min). */
+void rsql_pg__prune_applied(rsql_sink_t *k);
+
+#endif
