@@ -43,7 +43,7 @@ die() {
     [ -n "${T_SERVE_KEEP:-}" ] && cp -r "$WORK" "$T_SERVE_KEEP"
     exit 1
 }
-ok() { echo "ok: $*"; }
+ok() { echo "ok: $* [${SECONDS}s]"; }
 
 [ -x "$BIN" ] || die "rocketsql binary $BIN not built"
 command -v promtool >/dev/null || die "promtool is needed (Debian package prometheus)"
