@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "base/rsql_log.h"
+#include "base/rsql_mem.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -126,6 +127,41 @@ void rsql_log_set_context(const char *job, int64_t run)
 {
     snprintf(ctx_job, sizeof ctx_job, "%s", job ? job : "");
     ctx_run = job ? run : 0;
+}
+
+typedef struct log_thread {
+    void *(*fn)(void *);
+    void *arg;
+    char job[sizeof ctx_job];
+    int64_t run;
+} log_thread_t;
+
+static void *log_thread_main(void *a)
+{
+    log_thread_t t = *(log_thread_t *)a;
+    rsql_free(a);
+    if (t.job[0]) {
+        rsql_log_set_context(t.job, t.run);
+    }
+    return t.fn(t.arg);
+}
+
+/* See rsql_log.h. */
+int rsql_log_thread_create(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+    log_thread_t *t = rsql_malloc(sizeof *t);
+    if (!t) {
+        return ENOMEM;
+    }
+    t->fn = fn;
+    t->arg = arg;
+    memcpy(t->job, ctx_job, sizeof t->job);
+    t->run = ctx_run;
+    int rc = pthread_create(th, NULL, log_thread_main, t);
+    if (rc != 0) {
+        rsql_free(t);
+    }
+    return rc;
 }
 
 /* Append s as the inside of a JSON string to buf[*len..cap), escaped; stops when full. */

@@ -25,6 +25,7 @@
 #ifndef RSQL_LOG_H
 #define RSQL_LOG_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -89,6 +90,14 @@ rsql_err_t rsql_log_set_format(const char *name, rsql_error_t *err);
 ** the component: "rocketsql: warn: runtime: job=orders run=3: message". @locality the calling thread
 */
 void rsql_log_set_context(const char *job, int64_t run);
+
+/*
+** pthread_create(th, NULL, fn, arg) whose new thread starts with the calling thread's context
+** (rsql_log_set_context): threads a pipeline's connectors start (a client's I/O thread, a
+** source's housekeeping) log with the job and run of the pipeline that opened them. Returns
+** pthread_create's result (ENOMEM when out of memory). @locality any thread
+*/
+int rsql_log_thread_create(pthread_t *th, void *(*fn)(void *), void *arg);
 
 /*
 ** Write one line at level for component (never NULL; e.g. "rocketmq") when the level is

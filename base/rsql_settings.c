@@ -72,6 +72,10 @@ static const rsql_opt_def_t settings_table[] = {
         "`backoff-multiplier` up to `max-backoff`, with `jitter-factor` of random spread; a run "
         "that worked for `reset-backoff-threshold` starts the wait over. Each attempt is a row "
         "of `SHOW JOB RUNS` with its error."),
+    ROW("restart-strategy.type", RSQL_OPT_ENUM, J, NULL, 0, 0, restart_vals,
+        "Flink's newer name of `restart-strategy`: the same setting (either key sets it, and "
+        "`rocketsql serve` reads whichever is set). Setting both to different values is an "
+        "error."),
     ROW("restart-strategy.fixed-delay.attempts", RSQL_OPT_INT, J, "1", 0, INT32_MAX, NULL,
         "Restarts of a failed job under `fixed-delay` before it stays failed."),
     ROW("restart-strategy.fixed-delay.delay", RSQL_OPT_DURATION, J, "1s", 0, 24 * HOUR, NULL,
@@ -115,6 +119,23 @@ const rsql_opt_def_t *rsql_settings_defs(void)
 int rsql_settings_count(void)
 {
     return N_SETTINGS;
+}
+
+/* Two keys of one setting (Flink's old and new names): either sets it, and both set to
+   different values is an error. */
+static const char *const aliases[][2] = {{"restart-strategy.type", "restart-strategy"}};
+
+/* The other key of key's alias pair, or NULL. */
+static const char *alias_of(const char *key)
+{
+    for (size_t i = 0; key && i < sizeof aliases / sizeof aliases[0]; i++) {
+        for (int k = 0; k < 2; k++) {
+            if (strcasecmp(aliases[i][k], key) == 0) {
+                return aliases[i][1 - k];
+            }
+        }
+    }
+    return NULL;
 }
 
 static int index_of(const char *key)
@@ -213,6 +234,13 @@ rsql_err_t rsql_settings_set(rsql_settings_t *s, const char *key, const char *va
             }
         }
     }
+    int a = index_of(alias_of(d->name));
+    if (a >= 0 && s->values[a] && strcasecmp(s->values[a], v) != 0) {
+        return rsql_error_set(err, RSQL_ERR_BAD_SETTING, value_pos,
+                              "setting '%s' = '%s' conflicts with '%s' = '%s': both name the "
+                              "same setting (RESET one of them)",
+                              d->name, v, settings_table[a].name, s->values[a]);
+    }
     char *copy = rsql_strdup(v);
     if (!copy) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
@@ -250,6 +278,12 @@ const char *rsql_settings_get(const rsql_settings_t *s, const char *key)
     int i = index_of(key);
     if (i < 0) {
         return NULL;
+    }
+    if (!s->values[i]) {
+        int a = index_of(alias_of(settings_table[i].name));
+        if (a >= 0 && s->values[a]) {
+            return s->values[a]; /* set under its other name */
+        }
     }
     return s->values[i] ? s->values[i] : settings_table[i].def;
 }

@@ -38,7 +38,7 @@ typedef struct metric_def {
 } metric_def_t;
 
 enum { M_READ, M_WRITTEN, M_FILTERED, M_DLQ, M_FAILED, M_RETRIES, M_RESTARTS, M_RUNS,
-       M_IN_FLIGHT, M_QUEUE, M_UP, N_METRICS };
+       M_ACKED, M_RENEWED, M_DEFERRED, M_IN_FLIGHT, M_QUEUE, M_HELD, M_UP, N_METRICS };
 
 static const metric_def_t metric_defs[N_METRICS] = {
     {"rocketsql_records_read_total", "counter", "Records read from the job's source."},
@@ -51,9 +51,18 @@ static const metric_def_t metric_defs[N_METRICS] = {
      "Transient source, sink or delivery failures that were retried."},
     {"rocketsql_job_restarts_total", "counter", "Restarts by the job's restart strategy."},
     {"rocketsql_job_runs_total", "counter", "Runs of the job (attempts) by this process."},
+    {"rocketsql_messages_acked_total", "counter",
+     "Messages the job's RocketMQ source acked and the broker confirmed (0 for other sources)."},
+    {"rocketsql_invisible_renewals_total", "counter",
+     "Invisible-duration renewals (ChangeInvisibleDuration) of the job's RocketMQ source the "
+     "broker confirmed."},
+    {"rocketsql_messages_deferred_total", "counter",
+     "Messages the job's RocketMQ source deferred (fair throttling: made invisible again)."},
     {"rocketsql_records_in_flight", "gauge",
      "Records read whose outcome (written, filtered, failed) is not known yet."},
     {"rocketsql_queue_depth_records", "gauge", "Records waiting between pipeline stages."},
+    {"rocketsql_messages_held", "gauge",
+     "Messages the job's RocketMQ source received and holds invisible, not resolved yet."},
     {"rocketsql_job_up", "gauge",
      "1 while the job runs with its source and sink open and not retrying, else 0."},
 };
@@ -167,6 +176,10 @@ static int64_t metric_value0(serve_job_t *j, int m)
     case M_RETRIES: return retries;
     case M_RESTARTS: return j->restarts;
     case M_RUNS: return j->runs;
+    case M_ACKED: return atomic_load(&j->st->src.acked);
+    case M_RENEWED: return atomic_load(&j->st->src.renewed);
+    case M_DEFERRED: return atomic_load(&j->st->src.deferred);
+    case M_HELD: return atomic_load(&j->st->src.held);
     case M_IN_FLIGHT: return atomic_load(&j->st->in_flight);
     case M_QUEUE: return atomic_load(&j->st->queue_depth);
     case M_UP: return job_up0(j) ? 1 : 0;
@@ -226,6 +239,9 @@ void serve__metrics(serve_t *srv, rsql_buf_t *out)
     put_hist0(srv, out, "rocketsql_send_latency_seconds",
               "From a sink write to its delivery report, per batch.",
               offsetof(rsql_pipeline_stats_t, send));
+    put_hist0(srv, out, "rocketsql_ack_latency_seconds",
+              "From an ack request of the job's RocketMQ source to the broker's answer.",
+              offsetof(rsql_pipeline_stats_t, src.ack));
     pthread_mutex_unlock(&srv->mu);
 }
 

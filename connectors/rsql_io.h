@@ -33,6 +33,7 @@
 #ifndef RSQL_IO_H
 #define RSQL_IO_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,6 +108,34 @@ typedef struct rsql_outcome {
 
 typedef struct rsql_source rsql_source_t; /* connector-private */
 
+/*
+** A latency histogram of atomics (Prometheus buckets, upper bounds 1ms 5ms 10ms 25ms 50ms
+** 100ms 250ms 500ms 1s 5s 30s, cumulative when exposed): counts per bucket (the last is
+** +Inf), the count and the sum in microseconds.
+*/
+#define RSQL_LATENCY_BUCKETS 12
+typedef struct rsql_latency_hist {
+    atomic_int_least64_t bucket[RSQL_LATENCY_BUCKETS];
+    atomic_int_least64_t count, sum_us;
+} rsql_latency_hist_t;
+/* Record one observation of us microseconds, n times. Any thread. */
+void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n);
+
+/*
+** What a source that acknowledges messages itself (a broker consumer) publishes while it runs
+** (rsql_source_ctx_t.counters): the runtime owns it and exposes it (rocketsql serve's
+** /metrics); the source updates it with atomics from any of its threads, never under a runtime
+** lock. Counters only go up and live across the runs of a job; the gauges are the source's
+** current values (the runtime sets them to 0 when the run ends).
+*/
+typedef struct rsql_source_counters {
+    atomic_int_least64_t acked;    /* messages whose ack the broker confirmed */
+    atomic_int_least64_t renewed;  /* invisible-duration renewals the broker confirmed */
+    atomic_int_least64_t deferred; /* messages deferred (made invisible again, not processed) */
+    atomic_int_least64_t held;     /* gauge: messages received and not resolved yet */
+    rsql_latency_hist_t ack;       /* from an ack sent to its answer, per ack request */
+} rsql_source_counters_t;
+
 /* What a source is opened with. Borrowed for the duration of open; copy what you keep. */
 typedef struct rsql_source_ctx {
     const char *table;          /* catalog table name */
@@ -133,6 +162,9 @@ typedef struct rsql_source_ctx {
        when the statement does not read it (leave it NULL, read nothing for it). NULL as a
        whole when the table has no METADATA column. */
     const char *const *column_meta;
+    /* Where the source publishes its acks, renewals, deferrals and held messages, or NULL
+       (nobody reads them: publish nothing). Outlives the source. */
+    rsql_source_counters_t *counters;
 } rsql_source_ctx_t;
 
 typedef struct rsql_source_ops {

@@ -141,18 +141,8 @@ typedef struct rsql_pipeline rsql_pipeline_t;
 ** rsql_pipeline_stats_init; it must outlive every run it is given to (conf.stats), and one
 ** run at a time uses it. Counts are those of the current (or last) run.
 */
-/*
-** A latency histogram of atomics (Prometheus buckets, upper bounds in seconds, cumulative
-** when exposed): counts per bucket (the last is +Inf), the count and the sum in microseconds.
-*/
-#define RSQL_LATENCY_BUCKETS 12
+/* The upper bounds (seconds) of rsql_latency_hist_t's buckets (connectors/rsql_io.h). */
 extern const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1];
-typedef struct rsql_latency_hist {
-    atomic_int_least64_t bucket[RSQL_LATENCY_BUCKETS];
-    atomic_int_least64_t count, sum_us;
-} rsql_latency_hist_t;
-/* Record one observation of us microseconds, n times. Any thread. */
-void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n);
 
 typedef struct rsql_pipeline_stats {
     atomic_int_least64_t read, written, filtered, dead_lettered, failed;
@@ -166,6 +156,7 @@ typedef struct rsql_pipeline_stats {
     /* read (poll) -> the sink's confirmation, per row; sink write -> its delivery, per batch.
        Over every run using the stats: never reset. */
     rsql_latency_hist_t e2e, send;
+    rsql_source_counters_t src;       /* the source's (rsql_source_ctx_t.counters) */
     pthread_mutex_t mu;               /* guards p, stop and detail */
     /* the source's own state as JSON (rsql_source_ops_t.describe), refreshed every
        state.flush-interval, e.g. {"lite_topics":[...],"lanes":N,"deferred":N} or

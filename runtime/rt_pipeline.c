@@ -347,6 +347,7 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
     ctx.pipeline = p->id;
     ctx.n_resume = 0;
     ctx.not_before_ms = p->not_before_ms;
+    ctx.counters = p->conf.stats ? &p->conf.stats->src : NULL;
     char **names = NULL;
     int64_t *offs = NULL;
     int n = 0;
@@ -500,6 +501,7 @@ void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop)
     atomic_store(&st->open, false);
     atomic_store(&st->source_down, false);
     atomic_store(&st->sink_down, false);
+    atomic_store(&st->src.held, 0); /* a gauge; the source's counters go on over runs */
     pthread_mutex_lock(&st->mu);
     st->detail[0] = '\0';
     pthread_mutex_unlock(&st->mu);
@@ -800,6 +802,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
             p->conf.src_ops->close(p->src);
         }
         p->src = NULL;
+        if (p->conf.stats) {
+            atomic_store(&p->conf.stats->src.held, 0); /* nothing is held once closed */
+        }
     }
     if (p->snk) {
         if (p->conf.snk_ops->close) {

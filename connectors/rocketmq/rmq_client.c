@@ -409,7 +409,8 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
     c->closing = false;
     c->channel = rsql_rmq__channel_create(c);
     c->cq = grpc_completion_queue_create_for_next(NULL);
-    if (pthread_create(&c->thread, NULL, client_thread, c) != 0) {
+    /* its lines carry the job and run of the pipeline that opened the client */
+    if (rsql_log_thread_create(&c->thread, client_thread, c) != 0) {
         grpc_completion_queue_shutdown(c->cq);
         grpc_completion_queue_destroy(c->cq);
         grpc_channel_destroy(c->channel);

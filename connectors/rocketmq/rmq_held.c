@@ -54,6 +54,7 @@ void rsql_rmq__held_buffer(rsql_source_t *s, held_t *h, int64_t now)
     s->held.prev->next = h;
     s->held.prev = h;
     s->n_held++;
+    RMQ_HELD(s);
     if (s->btail) {
         s->btail->bnext = h;
     } else {
@@ -73,6 +74,7 @@ void rsql_rmq__held_unlink(rsql_source_t *s, held_t *h)
     h->next->prev = h->prev;
     h->prev = h->next = h;
     s->n_held--;
+    RMQ_HELD(s);
 }
 
 /* See rmq_source_int.h. */
@@ -166,6 +168,7 @@ void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b)
         ents[i].receipt_handle = b->items[i]->m->receipt_handle;
         ents[i].lite_topic = b->items[i]->m->lite_topic;
     }
+    b->sent_ns = rsql_now_ns(); /* before: the answer may come before rsql_rmq_ack returns */
     if (ents && rsql_rmq_ack(s->cli, topic ? topic : s->topic, ents, b->n, ack_cb, b, &e) ==
                     RSQL_OK) {
         rsql_free(ents);
@@ -202,6 +205,9 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
     ack_batch_t *b = opaque;
     rsql_source_t *s = b->s;
     rsql_buf_t logq = RSQL_BUF_INIT;
+    if (s->ctr && b->sent_ns && (!err || n > 0)) { /* answered (not a failure to send) */
+        rsql_latency_observe(&s->ctr->ack, (rsql_now_ns() - b->sent_ns) / 1000, 1);
+    }
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < b->n; i++) {
         held_t *h = b->items[i];
@@ -209,6 +215,7 @@ static void ack_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
         int32_t code = !err ? RSQL_RMQ_CODE_OK : r ? r->code : 0;
         if (code == RSQL_RMQ_CODE_OK) {
             s->n_acked++;
+            RMQ_COUNT(s, acked, 1);
             rsql_rmq_inflight_done(s->lanes, h->lane, true);
             rsql_rmq__held_free(h);
             continue;

@@ -57,6 +57,7 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
             h->m->receipt_handle = nh;
             h->deadline = rc->sent_ms + s->invisible_ms;
             s->n_renewed++;
+            RMQ_COUNT(s, renewed, 1);
         }
     } else if (err && err->remote_code == RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE) {
         h->lost = true; /* expired: it will be delivered again; its ack will say so */
@@ -245,6 +246,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
                 rsql_rmq_inflight_received(s->lanes, lane);
                 rsql_rmq_inflight_deferred(s->lanes, lane);
                 s->n_deferred++;
+                RMQ_COUNT(s, deferred, 1);
                 s->ops++;
                 h->defer_ms = defer_ms;
                 h->bnext = to_defer;

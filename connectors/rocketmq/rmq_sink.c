@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "base/rsql_buf.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 
 #define BACKOFF_START_MS 100
@@ -471,7 +472,8 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rk_close(k);
         return rc;
     }
-    if (pthread_create(&k->th, NULL, send_main, k) != 0) {
+    /* its lines carry the job and run */
+    if (rsql_log_thread_create(&k->th, send_main, k) != 0) {
         rk_close(k);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
                               "rocketmq-grpc sink: cannot start its thread");

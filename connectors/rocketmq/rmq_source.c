@@ -180,6 +180,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->held.next = s->held.prev = &s->held;
     rsql_error_clear(&s->fatal);
     s->next_renew_due = INT64_MAX;
+    s->ctr = ctx->counters;
     s->lite = c->mode == RSQL_RMQ_MODE_LITE;
     s->native_dlq = c->dead_letter == RSQL_RMQ_DLQ_NATIVE;
     s->fetch = (int)c->fetch_concurrency;
@@ -265,7 +266,8 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         not_before = now + (ctx->not_before_ms - rsql_wall_ms());
     }
     rsql_rmq_idle_init(&s->idle, s->idle_ms, now, not_before);
-    if (pthread_create(&s->hk, NULL, rsql_rmq__hk_main, s) != 0) {
+    /* its lines carry the job and run */
+    if (rsql_log_thread_create(&s->hk, rsql_rmq__hk_main, s) != 0) {
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
                               "rocketmq-grpc source: cannot start its thread");

@@ -13,6 +13,7 @@
 #define RSQL_RMQ_SOURCE_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +45,7 @@ typedef struct ack_batch {
     rsql_source_t *s;
     held_t **items;
     size_t n;
+    int64_t sent_ns; /* when its ack request went out (the ack latency) */
 } ack_batch_t;
 
 struct rsql_source {
@@ -87,7 +89,23 @@ struct rsql_source {
     int64_t n_acked, n_ack_invalid, n_renewed, n_renew_failed, n_forwarded;
     int64_t n_deferred, n_defer_failed, n_valve;
     int warned_ack, warned_renew, warned_recv, warned_defer;
+    rsql_source_counters_t *ctr; /* the runtime's (rsql_source_ctx_t.counters), or NULL */
 };
+
+/* Publish n more of a counter to the runtime (any thread; atomics, no lock needed). */
+#define RMQ_COUNT(s, field, n)                             \
+    do {                                                   \
+        if ((s)->ctr) {                                    \
+            atomic_fetch_add(&(s)->ctr->field, (n));       \
+        }                                                  \
+    } while (0)
+/* Publish the held gauge (s->n_held). s->mu held */
+#define RMQ_HELD(s)                                        \
+    do {                                                   \
+        if ((s)->ctr) {                                    \
+            atomic_store(&(s)->ctr->held, (s)->n_held);    \
+        }                                                  \
+    } while (0)
 
 /* ---- rmq_source.c */
 

@@ -29,6 +29,7 @@ typedef struct src {
     const rsql_source_ops_t *ops;
     rsql_source_t *s;
     rsql_error_t err;
+    rsql_source_counters_t ctr; /* what the source publishes (rsql_source_ctx_t.counters) */
 } src_t;
 
 static const char *const cols[1] = {"body"};
@@ -70,6 +71,7 @@ static inline void src_opts(src_t *x, fake_rmq_t *f, const char *const *kv)
 static inline rsql_err_t src_start(src_t *x)
 {
     rsql_source_ctx_t ctx = {"t", "pipe-1", x->opts, x->conf, NULL, 1, cols, types, 0, NULL, NULL};
+    ctx.counters = &x->ctr;
     rsql_error_clear(&x->err);
     return x->ops->open(&ctx, &x->s, &x->err);
 }

@@ -43,7 +43,7 @@ die() {
     [ -n "${T_SERVE_KEEP:-}" ] && cp -r "$WORK" "$T_SERVE_KEEP"
     exit 1
 }
-ok() { echo "ok: $*"; }
+ok() { echo "ok: $* [${SECONDS}s]"; }
 
 [ -x "$BIN" ] || die "rocketsql binary $BIN not built"
 command -v promtool >/dev/null || die "promtool is needed (Debian package prometheus)"
@@ -200,6 +200,22 @@ still() {
 until_true 40 "counts standing still" still
 echo "$BODY" >"$WORK/m2.txt"
 promtool check metrics <"$WORK/m2.txt" >"$WORK/promtool.out" 2>&1 || die "promtool: $(cat "$WORK/promtool.out")"
+# the RocketMQ sources' own series: every message acked (redeliveries may add), none held now,
+# each ack request's latency observed; the datagen job acks nothing
+mval() { awk -v n="$1{job=\"$2\"}" '$1==n {print $2}' "$WORK/m2.txt"; }
+for j in to_sqlite relay; do
+    [ "$(mval rocketsql_messages_acked_total "$j")" -ge "$N" ] 2>/dev/null ||
+        die "$j acked: $(mval rocketsql_messages_acked_total "$j") < $N"
+    [ "$(mval rocketsql_messages_held "$j")" = 0 ] || die "$j held: $(mval rocketsql_messages_held "$j")"
+    [ "$(mval rocketsql_ack_latency_seconds_count "$j")" -ge 1 ] 2>/dev/null ||
+        die "$j: no ack latency observed"
+    grep -q "^rocketsql_invisible_renewals_total{job=\"$j\"} [0-9]" "$WORK/m2.txt" ||
+        die "$j: no renewals series"
+    grep -q "^rocketsql_messages_deferred_total{job=\"$j\"} 0$" "$WORK/m2.txt" ||
+        die "$j: deferred without throttling"
+done
+[ "$(mval rocketsql_messages_acked_total to_bh)" = 0 ] || die "to_bh (datagen) acked messages"
+ok "/metrics: acked >= $N, held 0 and ack latencies for both RocketMQ jobs"
 kill -TERM "$SPID"
 wait "$SPID"
 src=$?

@@ -197,6 +197,36 @@ static void test_log_context_and_json(void)
     rsql_log_set_level(saved);
 }
 
+static void *ctx_thread_main(void *arg)
+{
+    rsql_log(RSQL_LOG_INFO, "rocketmq", "%s", (const char *)arg);
+    return NULL;
+}
+
+/* A thread started with rsql_log_thread_create logs with its creator's context; a plain one
+   (and one started from a thread without a context) with none. */
+static void test_log_thread_inherits_context(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_INFO);
+    int fd = capture_start();
+    pthread_t th;
+    rsql_log_set_context("relay", 7);
+    CU_ASSERT_EQUAL_FATAL(rsql_log_thread_create(&th, ctx_thread_main, "from the client"), 0);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, ctx_thread_main, "plain"), 0);
+    pthread_join(th, NULL);
+    rsql_log_set_context(NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(rsql_log_thread_create(&th, ctx_thread_main, "none"), 0);
+    pthread_join(th, NULL);
+    char *text = capture_end(fd);
+    CU_ASSERT_STRING_EQUAL(text, "rocketsql: info: rocketmq: job=relay run=7: from the client\n"
+                                 "rocketsql: info: rocketmq: plain\n"
+                                 "rocketsql: info: rocketmq: none\n");
+    free(text);
+    rsql_log_set_level(saved);
+}
+
 static void test_log_defer_flush(void)
 {
     rsql_log_level_t saved = rsql_log_get_level();
@@ -307,6 +337,7 @@ static CU_TestInfo log_tests[] = {
     {"test_log_line_format", test_log_line_format},
     {"test_log_defer_flush", test_log_defer_flush},
     {"test_log_context_and_json", test_log_context_and_json},
+    {"test_log_thread_inherits_context", test_log_thread_inherits_context},
     {"test_log_threads_whole_lines", test_log_threads_whole_lines},
     CU_TEST_INFO_NULL,
 };

@@ -805,6 +805,7 @@ static void test_settings_set_get_reset(void)
                                     "errors.retry.backoff-max, pipeline.queue-capacity, "
                                     "pipeline.batch-size, state.flush-interval, "
                                     "sql.preview-limit, status.interval, restart-strategy, "
+                                    "restart-strategy.type, "
                                     "restart-strategy.fixed-delay.attempts, "
                                     "restart-strategy.fixed-delay.delay, "
                                     "restart-strategy.exponential-delay.initial-backoff, "
@@ -842,7 +843,7 @@ static void test_settings_set_get_reset(void)
                                      "'status.interval'?); ", 67);
 
     /* SHOW SETTINGS */
-    CU_ASSERT_EQUAL(rsql_settings_count(), 19);
+    CU_ASSERT_EQUAL(rsql_settings_count(), 20);
     rsql_setting_info_t info;
     rsql_settings_info(s, 0, &info);
     CU_ASSERT_STRING_EQUAL(info.key, "errors.tolerance");
@@ -864,6 +865,39 @@ static void test_settings_set_get_reset(void)
     rsql_settings_destroy(d);
     rsql_settings_destroy(s);
     rsql_settings_destroy(NULL);
+}
+
+/* restart-strategy.type (Flink's newer key) is restart-strategy under another name. */
+static void test_settings_restart_type_alias(void)
+{
+    rsql_settings_t *s = rsql_settings_new();
+    rsql_error_t err;
+    CU_ASSERT_STRING_EQUAL(rsql_settings_get(s, "restart-strategy"), "exponential-delay");
+    CU_ASSERT_EQUAL(rsql_settings_set(s, "restart-strategy.type", "FIXED-DELAY", RSQL_NOPOS,
+                                      RSQL_NOPOS, NULL),
+                    RSQL_OK);
+    CU_ASSERT_STRING_EQUAL(rsql_settings_get(s, "restart-strategy"), "fixed-delay");
+    /* the same value under the other key is fine; a different one is an error */
+    CU_ASSERT_EQUAL(rsql_settings_set(s, "restart-strategy", "fixed-delay", RSQL_NOPOS,
+                                      RSQL_NOPOS, NULL),
+                    RSQL_OK);
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_settings_set(s, "restart-strategy", "none", (rsql_pos_t){1, 5},
+                                      (rsql_pos_t){1, 28}, &err),
+                    RSQL_ERR_BAD_SETTING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "conflicts with 'restart-strategy.type'"));
+    CU_ASSERT_EQUAL(err.pos.off, 1);
+    CU_ASSERT_STRING_EQUAL(rsql_settings_get(s, "restart-strategy"), "fixed-delay");
+    CU_ASSERT_EQUAL(rsql_settings_reset(s, "restart-strategy.type", RSQL_NOPOS, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_settings_set(s, "restart-strategy", "none", RSQL_NOPOS, RSQL_NOPOS,
+                                      NULL),
+                    RSQL_OK);
+    CU_ASSERT_STRING_EQUAL(rsql_settings_get(s, "restart-strategy"), "none");
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_settings_set(s, "restart-strategy.type", "exponential-delay",
+                                      RSQL_NOPOS, RSQL_NOPOS, &err),
+                    RSQL_ERR_BAD_SETTING);
+    rsql_settings_destroy(s);
 }
 
 static void test_settings_export_import(void)
@@ -977,6 +1011,7 @@ static CU_TestInfo opts_tests[] = {
 static CU_TestInfo settings_tests[] = {
     {"test_settings_set_get_reset", test_settings_set_get_reset},
     {"test_settings_export_import", test_settings_export_import},
+    {"test_settings_restart_type_alias", test_settings_restart_type_alias},
     CU_TEST_INFO_NULL,
 };
 

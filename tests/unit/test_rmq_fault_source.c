@@ -42,7 +42,13 @@ static void test_fault_source_acks_batched(void)
     fake_rmq_stats(f, &st);
     CU_ASSERT(st.calls[FAKE_ACK] < 40); /* batched */
     CU_ASSERT_EQUAL(st.ack_entries, 40);
-    src_close(&x);
+    src_close(&x); /* waits for the acks' answers */
+    /* published to the runtime: 40 acked, one latency observation per answered request */
+    CU_ASSERT_EQUAL(atomic_load(&x.ctr.acked), 40);
+    CU_ASSERT_EQUAL(atomic_load(&x.ctr.ack.count), st.calls[FAKE_ACK]);
+    CU_ASSERT(atomic_load(&x.ctr.ack.count) >= 1);
+    CU_ASSERT_EQUAL(atomic_load(&x.ctr.held), 0);
+    CU_ASSERT_EQUAL(atomic_load(&x.ctr.renewed), 0);
     assert_all_acked_once(f, first, 40);
     fake_rmq_stop(f);
 }
@@ -160,6 +166,9 @@ static void test_fault_source_outcome_during_renewal(void)
     fake_msg_info_t mi = info(f, first);
     CU_ASSERT(mi.changes >= 1);
     CU_ASSERT_EQUAL(mi.stale_acks, 0); /* acked with the renewal's new handle */
+    CU_ASSERT(atomic_load(&x.ctr.renewed) >= 1); /* published: the renewal, then the ack */
+    CU_ASSERT_EQUAL(atomic_load(&x.ctr.acked), 1);
+    CU_ASSERT_EQUAL(atomic_load(&x.ctr.held), 0);
     assert_all_acked_once(f, first, 1);
     fake_rmq_stop(f);
 }
