@@ -46,6 +46,9 @@
 
 #define BACKOFF_START_MS 100
 #define BACKOFF_MAX_MS 5000
+/* The broker stores a batch as one message, refused over its maxMessageSize (4 MiB by
+   default) as a whole: batches stay well under it (bodies summed; a bigger body goes alone). */
+#define BATCH_MAX_BYTES (1024 * 1024)
 
 typedef struct sbatch {
     uint64_t id;
@@ -353,15 +356,18 @@ static void out_msg(const rsql_sink_t *k, const smsg_t *m, rsql_rmq_out_msg_t *o
 }
 
 /*
-** Take the next batch off k->ready when it is due: full, followed by a message that cannot
-** join it, lingered long enough, nothing in flight, or closing. Else NULL and *wake lowered
+** Take the next batch off k->ready when it is due: full (sink.batch-size messages or
+** BATCH_MAX_BYTES of bodies), followed by a message that cannot join it, lingered long enough, nothing in flight, or closing. Else NULL and *wake lowered
 ** to when it is due. @locks k->mu
 */
 static smsg_t *take_batch0(rsql_sink_t *k, int64_t now, int64_t *wake)
 {
     int cnt = 0;
+    size_t bytes = 0;
     smsg_t *q = k->ready;
-    while (q && cnt < k->batch_size && batchable(q)) {
+    while (q && cnt < k->batch_size && batchable(q) &&
+           (cnt == 0 || bytes + q->len <= BATCH_MAX_BYTES)) {
+        bytes += q->len;
         q = q->next;
         cnt++;
     }
