@@ -21,7 +21,7 @@ for B in "$@"; do
   T=bench_produce_$(date +%s)_$$_$B
   "$RMQ" topic "$T" normal >/dev/null
   cat >"$W/p.sql" <<SQL
-CREATE TABLE gen (id BIGINT, note VARCHAR) WITH ('connector'='datagen', 'number-of-rows'='$N',
+CREATE TABLE gen (id BIGINT, note VARCHAR) WITH ('connector'='datagen', 'number-of-rows'='$N', 'rows-per-second'='0',
   'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='$N', 'fields.note.length'='100');
 CREATE TABLE out (id BIGINT, note VARCHAR) WITH ('connector'='rocketmq-grpc', 'endpoints'='$EP',
   'topic'='$T', 'sink.batch-size'='$B', 'sink.linger'='$LINGER', 'sink.max-inflight'='$INFL');

@@ -237,7 +237,7 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "message_group, lite_topic or delivery_timestamp, are always sent one by one. "
                  "A batch that fails transiently is retried as a batch; one that fails "
                  "permanently is sent again one message at a time, so only the bad message "
-                 "fails. 16 is a good value (bench/produce.sh: about 6x the messages per "
+                 "fails. 64 is a good value (bench/README.md: about 14x the messages per "
                  "second of 1 against a 5.5.0 proxy); 1 is the default because RocketMQ does not "
                  "document batch send for gRPC clients (docs/ROCKETMQ-NOTES.md).", F(send_batch_size, int64_t)),
     RSQL_OPT_ROW_F("sink.linger", RSQL_OPT_DURATION, SNK, "5ms", 0, RSQL_MS_S, NULL,
