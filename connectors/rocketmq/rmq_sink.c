@@ -24,6 +24,13 @@
  * the rows of its group queued behind it (their order could not be kept otherwise), so their
  * source messages are never acked.
  * A written row reports meta "msgid=<id> offset=<queue offset>".
+ *
+ * Batches (sink.batch-size > 1): NORMAL messages (no message group, lite topic or delivery
+ * timestamp) next to each other in the queue go out together in one SendMessage, at most
+ * sink.batch-size of them and BATCH_MAX_BYTES of bodies; a partial batch waits up to
+ * sink.linger while another request is in flight. The proxy answers a batch all or nothing
+ * (docs/ROCKETMQ-NOTES.md 3.1): a transient failure retries the batch whole, with the backoff
+ * above; a permanent one sends its messages again one at a time, so only the refused ones fail.
  */
 #include "config.h"
 #include "base/rsql_value.h"
