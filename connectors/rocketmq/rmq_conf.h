@@ -78,6 +78,8 @@ typedef struct rsql_rmq_conf {
     const char *message_group_column;
     int64_t max_attempts;
     int64_t max_inflight;
+    int64_t send_batch_size; /* 1: no batching */
+    int64_t linger_ms;
 } rsql_rmq_conf_t;
 
 /* Descriptor hooks (rmq_explain.c). */

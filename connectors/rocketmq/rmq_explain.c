@@ -121,6 +121,13 @@ static void sink_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
         x->attr(x, "producer", "LITE, lite topic '%s'", c->lite_topic);
     } else {
         x->attr(x, "producer", "NORMAL");
+        if (c->send_batch_size > 1) {
+            x->attr(x, "batching",
+                    "up to %" PRId64 " messages per SendMessage, linger %" PRId64
+                    " ms (rows with a message group, lite topic or delivery timestamp: single "
+                    "sends)",
+                    c->send_batch_size, c->linger_ms);
+        }
     }
 }
 

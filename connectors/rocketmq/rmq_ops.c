@@ -81,7 +81,9 @@ void rsql_rmq__finish_unary(rmq_call_t *k)
             for (size_t i = 0; i < m; i++) {
                 const rmq_send_entry_t *src = &resp.send[joined ? 0 : i];
                 ents[i].message_id = joined ? (tok ? tok : "") : src->message_id;
-                ents[i].offset = src->offset;
+                /* the broker stores a batch in one queue, at consecutive offsets from the
+                   first message's (the one the answer carries) */
+                ents[i].offset = joined ? src->offset + (int64_t)i : src->offset;
                 ents[i].code = src->code;
                 ents[i].status_message = src->status_message;
                 if (joined) {

@@ -24,6 +24,13 @@
  * the rows of its group queued behind it (their order could not be kept otherwise), so their
  * source messages are never acked.
  * A written row reports meta "msgid=<id> offset=<queue offset>".
+ *
+ * Batches (sink.batch-size > 1): NORMAL messages (no message group, lite topic or delivery
+ * timestamp) next to each other in the queue go out together in one SendMessage, at most
+ * sink.batch-size of them and BATCH_MAX_BYTES of bodies; a partial batch waits up to
+ * sink.linger while another request is in flight. The proxy answers a batch all or nothing
+ * (docs/ROCKETMQ-NOTES.md 3.1): a transient failure retries the batch whole, with the backoff
+ * above; a permanent one sends its messages again one at a time, so only the refused ones fail.
  */
 #include "config.h"
 #include "base/rsql_value.h"
@@ -47,6 +54,9 @@
 
 #define BACKOFF_START_MS 100
 #define BACKOFF_MAX_MS 5000
+/* The broker stores a batch as one message, refused over its maxMessageSize (4 MiB by
+   default) as a whole: batches stay well under it (bodies summed; a bigger body goes alone). */
+#define BATCH_MAX_BYTES (1024 * 1024)
 
 typedef struct sbatch {
     uint64_t id;
@@ -73,6 +83,10 @@ typedef struct smsg {
     uint32_t glane;
     int attempts;
     int64_t not_before;
+    int64_t queued_ms;  /* when it was queued (sink.linger) */
+    struct smsg *bnext; /* the next message of its batch (sink.batch-size) */
+    int bn;             /* > 0: the head of a batch of bn messages (bnext chains them) */
+    bool nobatch;       /* its batch failed permanently: sent on its own */
     rsql_sink_t *k;
 } smsg_t;
 
@@ -88,6 +102,8 @@ struct rsql_sink {
     /* METADATA the rows carry: the index of each key's value in a row, -1 = none */
     int m_tag, m_keys, m_group, m_lite, m_props, m_delivery;
     int max_inflight, max_attempts;
+    int batch_size;    /* 1: one message per SendMessage */
+    int64_t linger_ms; /* the longest a batchable message waits for its batch to fill */
     rsql_encoder_t *enc;
     rsql_buf_t buf, tmp;
     rsql_delivery_cb deliver;
@@ -98,7 +114,8 @@ struct rsql_sink {
     pthread_t th;
     bool th_started, closing;
     smsg_t *ready, *ready_tail;
-    smsg_t *retry; /* unsorted; scanned */
+    smsg_t *retry;  /* unsorted; scanned */
+    smsg_t *bready; /* batch heads whose backoff ended, sent before k->ready */
     int inflight;
     int64_t outstanding; /* rows accepted, not yet reported */
     rsql_rmq_inflight_t *groups;
@@ -258,6 +275,158 @@ static void send_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
     deliver_all(k, done);
 }
 
+/*
+** A batch's SendMessage is done. The proxy answers all or nothing: success gives each message
+** its own entry (rsql_rmq_send splits the joined ids); a transient failure retries the whole
+** batch after a backoff; a permanent one sends its messages again one by one, so only the bad
+** ones fail. @locality client thread (or send thread when the send did not start)
+*/
+static void batch_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
+                     const rsql_rmq_send_entry_t *entries, size_t n, void *opaque)
+{
+    (void)c;
+    smsg_t *h = opaque;
+    rsql_sink_t *k = h->k;
+    sbatch_t *done = NULL;
+    pthread_mutex_lock(&k->mu);
+    k->inflight--;
+    bool retriable = err && rsql_error_retriable(err);
+    if (err && retriable && h->attempts < k->max_attempts && !k->closing) {
+        int64_t back = BACKOFF_START_MS;
+        for (int i = 1; i < h->attempts && back < BACKOFF_MAX_MS; i++) {
+            back *= 2;
+        }
+        h->not_before = rsql_now_ms() + (back < BACKOFF_MAX_MS ? back : BACKOFF_MAX_MS);
+        h->next = k->retry;
+        k->retry = h;
+    } else if (err && !retriable && h->bn > 1) {
+        /* isolate the bad message: each is sent again on its own, first in line */
+        smsg_t *last = NULL;
+        for (smsg_t *q = h; q; q = q->bnext) {
+            q->nobatch = true;
+            q->attempts = 0;
+            q->bn = 0;
+            q->next = q->bnext;
+            last = q;
+        }
+        for (smsg_t *q = h, *nx; q; q = nx) {
+            nx = q->bnext;
+            q->bnext = NULL;
+        }
+        last->next = k->ready;
+        k->ready = h;
+        if (!k->ready_tail) {
+            k->ready_tail = last;
+        }
+    } else {
+        size_t i = 0;
+        int attempts = h->attempts;
+        for (smsg_t *q = h, *nx; q; q = nx, i++) {
+            nx = q->bnext;
+            q->bnext = NULL;
+            q->bn = 0;
+            q->attempts = attempts;
+            complete0(k, q, err, err || n == 0 ? NULL : &entries[i < n ? i : n - 1], &done);
+        }
+    }
+    pthread_cond_signal(&k->cv);
+    pthread_mutex_unlock(&k->mu);
+    deliver_all(k, done);
+}
+
+static bool batchable(const smsg_t *m)
+{
+    return !m->nobatch && !m->group && !m->lite && m->delivery_ms == 0;
+}
+
+/* The message m as rsql_rmq_send takes it; key1 holds its one key. */
+static void out_msg(const rsql_sink_t *k, const smsg_t *m, rsql_rmq_out_msg_t *om,
+                    const char **key1)
+{
+    memset(om, 0, sizeof *om);
+    *key1 = m->key;
+    om->topic = k->topic;
+    om->body = m->body;
+    om->body_len = m->len;
+    om->tag = m->tag ? m->tag : k->tag;
+    om->keys = m->key ? key1 : NULL;
+    om->n_keys = m->key ? 1 : 0;
+    if (m->keys) { /* the keys METADATA */
+        om->keys = (const char *const *)m->keys;
+        om->n_keys = m->n_keys;
+    }
+    om->message_group = m->group;
+    om->lite_topic = m->lite;
+    om->props = m->props;
+    om->n_props = m->n_props;
+    om->delivery_ms = m->delivery_ms;
+    om->type = RSQL_RMQ_MSG_AUTO;
+}
+
+/*
+** Take the next batch off k->ready when it is due: full (sink.batch-size messages or
+** BATCH_MAX_BYTES of bodies), followed by a message that cannot join it, lingered long enough, nothing in flight, or closing. Else NULL and *wake lowered
+** to when it is due. @locks k->mu
+*/
+static smsg_t *take_batch0(rsql_sink_t *k, int64_t now, int64_t *wake)
+{
+    int cnt = 0;
+    size_t bytes = 0;
+    smsg_t *q = k->ready;
+    while (q && cnt < k->batch_size && batchable(q) &&
+           (cnt == 0 || bytes + q->len <= BATCH_MAX_BYTES)) {
+        bytes += q->len;
+        q = q->next;
+        cnt++;
+    }
+    int64_t due = k->ready->queued_ms + k->linger_ms;
+    if (cnt < k->batch_size && !q && !k->closing && k->inflight > 0 && due > now) {
+        *wake = due < *wake ? due : *wake;
+        return NULL;
+    }
+    smsg_t *h = k->ready;
+    smsg_t *t = h;
+    for (int i = 1; i < cnt; i++) {
+        t->bnext = t->next;
+        t = t->next;
+    }
+    t->bnext = NULL;
+    k->ready = t->next;
+    if (!k->ready) {
+        k->ready_tail = NULL;
+    }
+    h->bn = cnt;
+    return h;
+}
+
+/* Send the batch headed by h (h->bn messages). @locks k->mu released around the send */
+static void send_batch(rsql_sink_t *k, smsg_t *h)
+{
+    k->inflight++;
+    h->attempts++;
+    pthread_mutex_unlock(&k->mu);
+    int cnt = h->bn;
+    rsql_rmq_out_msg_t *om = rsql_calloc((size_t)cnt, sizeof *om);
+    const char **key1 = rsql_calloc((size_t)cnt, sizeof *key1);
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (!om || !key1) {
+        rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        batch_cb(k->cli, &e, NULL, 0, h);
+    } else {
+        int i = 0;
+        for (smsg_t *q = h; q && i < cnt; q = q->bnext, i++) {
+            out_msg(k, q, &om[i], &key1[i]);
+        }
+        if (rsql_rmq_send(k->cli, om, (size_t)cnt, batch_cb, h, &e) != RSQL_OK) {
+            batch_cb(k->cli, &e, NULL, 0, h);
+        }
+    }
+    rsql_free(om);
+    rsql_free(key1);
+    pthread_mutex_lock(&k->mu);
+}
+
 static void *send_main(void *arg)
 {
     rsql_sink_t *k = arg;
@@ -269,16 +438,34 @@ static void *send_main(void *arg)
             smsg_t *m = *pp;
             if (m->not_before <= now || k->closing) {
                 *pp = m->next;
-                ready_push(k, m);
+                if (m->bn > 0) {
+                    m->next = k->bready;
+                    k->bready = m;
+                } else {
+                    ready_push(k, m);
+                }
             } else {
                 wake = m->not_before < wake ? m->not_before : wake;
                 pp = &m->next;
             }
         }
-        if (k->closing && !k->ready && k->inflight == 0 && !k->retry) {
+        if (k->closing && !k->ready && k->inflight == 0 && !k->retry && !k->bready) {
             break;
         }
-        if (k->ready && k->inflight < k->max_inflight) {
+        if (k->bready && k->inflight < k->max_inflight) {
+            smsg_t *h = k->bready;
+            k->bready = h->next;
+            send_batch(k, h);
+            continue;
+        }
+        if (k->ready && k->inflight < k->max_inflight && k->batch_size > 1 &&
+            batchable(k->ready)) {
+            smsg_t *h = take_batch0(k, now, &wake);
+            if (h) {
+                send_batch(k, h);
+                continue;
+            }
+        } else if (k->ready && k->inflight < k->max_inflight) {
             smsg_t *m = k->ready;
             k->ready = m->next;
             if (!k->ready) {
@@ -288,24 +475,8 @@ static void *send_main(void *arg)
             m->attempts++;
             pthread_mutex_unlock(&k->mu);
             rsql_rmq_out_msg_t om;
-            memset(&om, 0, sizeof om);
-            const char *keys[1] = {m->key};
-            om.topic = k->topic;
-            om.body = m->body;
-            om.body_len = m->len;
-            om.tag = m->tag ? m->tag : k->tag;
-            om.keys = m->key ? keys : NULL;
-            om.n_keys = m->key ? 1 : 0;
-            if (m->keys) { /* the keys METADATA */
-                om.keys = (const char *const *)m->keys;
-                om.n_keys = m->n_keys;
-            }
-            om.message_group = m->group;
-            om.lite_topic = m->lite;
-            om.props = m->props;
-            om.n_props = m->n_props;
-            om.delivery_ms = m->delivery_ms;
-            om.type = RSQL_RMQ_MSG_AUTO;
+            const char *key1;
+            out_msg(k, m, &om, &key1);
             rsql_error_t e;
             rsql_error_clear(&e);
             if (rsql_rmq_send(k->cli, &om, 1, send_cb, m, &e) != RSQL_OK) {
@@ -397,6 +568,8 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver_opaque = ctx->deliver_opaque;
     k->max_inflight = (int)c->max_inflight;
     k->max_attempts = (int)c->max_attempts;
+    k->batch_size = c->send_batch_size > 1 ? (int)c->send_batch_size : 1;
+    k->linger_ms = c->linger_ms;
     k->m_tag = k->m_keys = k->m_group = k->m_lite = k->m_props = k->m_delivery = -1;
     for (int i = 0; i < ctx->n_meta && ctx->meta_keys; i++) {
         int *slot = NULL;
@@ -615,8 +788,10 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     sbatch_t *done = NULL;
     pthread_mutex_lock(&k->mu);
     k->outstanding += n;
+    int64_t now = rsql_now_ms();
     for (int i = 0; i < n; i++) {
         smsg_t *m = ms[i];
+        m->queued_ms = now;
         const char *why = m->meta_why;
         if (why) {
             /* the row's METADATA cannot be sent (bad properties): a permanent failure */
