@@ -184,3 +184,9 @@ tests_unit_test_rmq_fault_pipeline_LDADD = $(RMQ_FAULT_LIBS)
 tests_unit_test_rmq_fault_pipeline_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 endif
+
+# The certificates scripts/test-certs makes for test_rmq_fault_tls live in the build tree.
+clean-local: rsql-clean-test-certs
+.PHONY: rsql-clean-test-certs
+rsql-clean-test-certs:
+	-rm -rf tests/certs

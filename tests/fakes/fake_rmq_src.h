@@ -85,6 +85,21 @@ static inline void src_open(src_t *x, fake_rmq_t *f, const char *const *kv)
     CU_ASSERT_PTR_NOT_NULL_FATAL(x->s);
 }
 
+/*
+** Wait (at most 10 s) until the source has the broker's answers to n acks: its acked counter
+** moves when an AckMessage reply comes back, which no fake-side state shows (the fake marks a
+** message acked before its reply reaches the client). True when it got there.
+*/
+static inline bool src_wait_acked(src_t *x, int64_t n)
+{
+    int64_t dl = rsql_now_ms() + 10000;
+    while (atomic_load(&x->ctr.acked) < n && rsql_now_ms() < dl) {
+        struct timespec ts = {0, 2 * 1000 * 1000}; /* a bounded poll of the counter */
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(&x->ctr.acked) >= n;
+}
+
 static inline void src_close(src_t *x)
 {
     if (x->s) {

@@ -99,7 +99,7 @@ static void bs_write(bsnk_t *x, int n, char bodies[][300])
 {
     rsql_value_t v[MAXROWS][2];
     rsql_sink_row_t rows[MAXROWS];
-    char grp[MAXROWS][8];
+    char grp[MAXROWS][16];
     memset(v, 0, sizeof v);
     for (int i = 0; i < n; i++) {
         snprintf(grp[i], sizeof grp[i], "g%d", i);

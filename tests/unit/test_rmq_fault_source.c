@@ -339,6 +339,9 @@ static void test_fault_source_drop_resume(void)
     CU_ASSERT_EQUAL(src_take(&x, 5, NULL, NULL, NULL), 5);
     int five = 5;
     FAKE_WAIT(f, fk_pred_acked, &five);
+    /* the answers too, before the cut: an ack whose answer the cut loses is rightly sent
+       again (a double ack, which the broker allows); this test is about resuming */
+    CU_ASSERT_FATAL(src_wait_acked(&x, 5));
     int two = 2;
     FAKE_WAIT(f, fk_pred_waiting, &two); /* both long polls wait at the fake */
     fake_stats_t st0;
