@@ -234,6 +234,18 @@ static void hb_done(rsql_rmq_client_t *c, const rsql_error_t *err, void *opaque)
     (void)opaque;
 }
 
+/* The periodic route refresh's answer: logged at debug (the failover tests look for it). */
+static void route_refresh_done(rsql_rmq_client_t *c, const rsql_error_t *err, void *opaque)
+{
+    (void)opaque;
+    if (err && err->code != RSQL_OK) {
+        rsql_log(RSQL_LOG_DEBUG, "rocketmq", "route refresh of client %s failed: %s",
+                 c->client_id, err->msg);
+    } else {
+        rsql_log(RSQL_LOG_DEBUG, "rocketmq", "route refreshed for client %s", c->client_id);
+    }
+}
+
 /* Run the timers that are due; returns the next deadline (monotonic ms). */
 static int64_t run_timers(rsql_rmq_client_t *c)
 {
@@ -285,7 +297,7 @@ static int64_t run_timers(rsql_rmq_client_t *c)
         }
         if (route) {
             for (size_t i = 0; i < c->n_topics; i++) {
-                rsql_rmq__start_route(c, c->topics[i], hb_done, NULL, NULL);
+                rsql_rmq__start_route(c, c->topics[i], route_refresh_done, NULL, NULL);
             }
         }
         if (sync || resend) {

@@ -19,6 +19,10 @@
 #   4. TLS: no CA (gRPC's default roots) -> "not trusted"; a name the certificate does not
 #      hold -> says so; plaintext to the TLS-only port fails;
 #   4b. endpoints = a refusing address, then the proxy: works through the second;
+#   4c. endpoints = two loopback forwarders (tests/rocketmq/tcp_forward.py) in front of the one
+#      proxy: while the Java client produces at a steady rate, rocketsql's source reads through
+#      the first; that forwarder is killed mid-run; the job goes on through the second, its
+#      periodic route refresh (30 s) included, and the sink gets every id;
 #   5. the catalog never holds the secret (it holds the reference).
 # The secured instance is started when it is not running, and then stopped at the end. A server that cannot be reached is a FAILURE. Last line: "PASS t_secure" or
 # "FAIL t_secure: <why>".
@@ -42,7 +46,8 @@ S=("$RMQ" --secure)
 # started here: stopped at the end (the runner manages only the plain instance)
 STARTED=0
 "${S[@]}" status >/dev/null 2>&1 || STARTED=1
-trap 'rm -rf "$WORK"; [ "$STARTED" = 0 ] || "${S[@]}" stop >/dev/null 2>&1' EXIT
+# the failover case's forwarders (their pids in $WORK/*.fwdpid) go too, whatever happens
+trap 'for f in "$WORK"/*.fwdpid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done; rm -rf "$WORK"; [ "$STARTED" = 0 ] || "${S[@]}" stop >/dev/null 2>&1' EXIT
 "${S[@]}" start >"$WORK/start.log" 2>&1 || { tail -5 "$WORK/start.log"; die "secured broker did not start"; }
 "${S[@]}" status >"$WORK/status" || die "secured broker not up"
 EP=$(sed -n 's/^endpoint: //p' "$WORK/status")
@@ -60,13 +65,14 @@ cat >"$WORK/admin.txt" <<EOF
 updateTopic -n $NS -b $BR -t ${P}in -r 4 -w 4 -a +message.type=NORMAL
 updateTopic -n $NS -b $BR -t ${P}out -r 4 -w 4 -a +message.type=NORMAL
 updateTopic -n $NS -b $BR -t ${P}x -r 4 -w 4 -a +message.type=NORMAL
+updateTopic -n $NS -b $BR -t ${P}f -r 4 -w 4 -a +message.type=NORMAL
 updateTopic -n $NS -b $BR -t ${P}l -r 4 -w 4 -a +message.type=LITE
 updateTopic -n $NS -b $BR -t ${P}l2 -r 4 -w 4 -a +message.type=LITE
 updateSubGroup -n $NS -b $BR -g ${P}lg -o false --attributes +lite.bind.topic=${P}l2,+lite.sub.wildcard=true
 updateSubGroup -n $NS -b $BR -g ${P}jlg -o false --attributes +lite.bind.topic=${P}l,+lite.sub.wildcard=true
 createUser -n $NS -b $BR -u ${P}ok -p $OKS -t Normal
-createAcl -n $NS -b $BR -s User:${P}ok -r Topic:${P}in,Topic:${P}out,Topic:${P}x,Topic:${P}l,Topic:${P}l2 -a Pub,Sub -d Allow
-createAcl -n $NS -b $BR -s User:${P}ok -r Group:${P}g,Group:${P}jg,Group:${P}lg,Group:${P}jlg -a Sub -d Allow
+createAcl -n $NS -b $BR -s User:${P}ok -r Topic:${P}in,Topic:${P}out,Topic:${P}x,Topic:${P}f,Topic:${P}l,Topic:${P}l2 -a Pub,Sub -d Allow
+createAcl -n $NS -b $BR -s User:${P}ok -r Group:${P}g,Group:${P}fg,Group:${P}jg,Group:${P}lg,Group:${P}jlg -a Sub -d Allow
 createUser -n $NS -b $BR -u ${P}nt -p nt-s3cret -t Normal
 createAcl -n $NS -b $BR -s User:${P}nt -r Group:${P}g -a Sub -d Allow
 createUser -n $NS -b $BR -u ${P}ng -p ng-s3cret -t Normal
@@ -174,6 +180,77 @@ EOF
     fi
 }
 
+# ---------------------------------------------------------------- 4c. the endpoint in use stopped mid-run
+FWD="$REPO/tests/rocketmq/tcp_forward.py"
+# fwd_start NAME: a forwarder to the proxy, its events in $WORK/NAME.fwd; prints its port
+fwd_start() {
+    local i port=""
+    python3 "$FWD" "$EP" "$WORK/$1.fwd" >"$WORK/$1.fwderr" 2>&1 &
+    echo $! >"$WORK/$1.fwdpid"
+    for i in $(seq 100); do
+        port=$(sed -n 's/^port //p' "$WORK/$1.fwd" 2>/dev/null)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || { cat "$WORK/$1.fwderr"; return 1; }
+    echo "$port"
+}
+opens() { grep -c '^open ' "$WORK/$1.fwd" 2>/dev/null; }
+case4c() {
+    local fa fb n=${TSEC_FN:-300} jp bp brc i killed
+    fa=$(fwd_start fa) && fb=$(fwd_start fb) || { fail "failover: forwarders did not start"; return; }
+    cat >"$WORK/4c.sql" <<EOF
+CREATE TABLE fsrc (id BIGINT, customer VARCHAR, amount DOUBLE)
+  WITH ('connector'='rocketmq-grpc', 'endpoints'='127.0.0.1:$fa,127.0.0.1:$fb', 'topic'='${P}f', 'tls'='true', 'tls.ca-file'='$CA', 'tls.server-name'='localhost', 'source.consumer-group'='${P}fg', 'source.invisible-duration'='10s', 'scan.idle-timeout'='22s', 'access-key'='${P}ok', 'secret-key'='\${env:TSEC_SECRET}');
+CREATE TABLE fout (id BIGINT, customer VARCHAR)
+  WITH ('connector'='filesystem', 'path'='$WORK/4c.csv', 'format'='csv');
+INSERT INTO fout SELECT id, customer FROM fsrc;
+EOF
+    # the Java client produces at a steady rate (straight to the proxy), so that messages keep
+    # arriving before, during and after the kill
+    "$JAVA" produce --endpoint "$EP" --topic "${P}f" --count "$n" --rate 25 "${JSEC[@]}" >"$WORK/4cp.out" 2>&1 &
+    jp=$!
+    TSEC_SECRET=$OKS "$BIN" --log-level debug --catalog "$WORK/4c.db" -f "$WORK/4c.sql" >"$WORK/4c.sql.out" 2>&1 &
+    bp=$!
+    # kill the first forwarder once rows have come through it (pick_first: the job uses the first
+    # address that answers, the second one has no connection yet)
+    killed=0
+    for i in $(seq 300); do
+        if [ "$(opens fa)" -ge 1 ] && [ -s "$WORK/4c.csv" ]; then killed=1; break; fi
+        kill -0 "$bp" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ "$killed" = 1 ]; then
+        local before before_b
+        before=$(grep -c . "$WORK/4c.csv")
+        before_b=$(opens fb)
+        kill "$(cat "$WORK/fa.fwdpid")"
+        ok "failover: killed the first forwarder (127.0.0.1:$fa, $(opens fa) connection(s)) after $before rows; the second had $before_b"
+        [ "$before_b" = 0 ] || fail "failover: the second forwarder was in use before the kill ($before_b connections)"
+        ! grep -q "route refreshed" "$WORK/4c.sql.out" || fail "failover: the route was refreshed before the kill"
+    else
+        fail "failover: no rows came through the first forwarder (127.0.0.1:$fa, $(opens fa) connections)"
+    fi
+    wait "$jp" || { tail -3 "$WORK/4cp.out"; fail "failover: Java produce"; }
+    wait "$bp"
+    brc=$?
+    local got
+    got=$(cut -d, -f1 "$WORK/4c.csv" 2>/dev/null | sort -u | grep -c .)
+    if [ "$brc" = 0 ] && [ "$got" = "$n" ] && grep -q "read=[0-9]* " "$WORK/4c.sql.out"; then
+        ok "failover: the job went on through the second forwarder (127.0.0.1:$fb, $(opens fb) connection(s)); the sink got all $n ids"
+    else
+        tail -5 "$WORK/4c.sql.out"; fail "failover: rc=$brc, distinct ids $got of $n"
+    fi
+    [ "$killed" = 0 ] || [ "$(opens fb)" -ge 1 ] || fail "failover: no connection through the second forwarder"
+    # the periodic route refresh (every 30 s, the job runs longer) went through the second one
+    if grep -q "route refreshed" "$WORK/4c.sql.out" && ! grep -q "route refresh of client .* failed" "$WORK/4c.sql.out"; then
+        ok "failover: the route refresh after the kill went through the second forwarder"
+    else
+        grep "route refresh" "$WORK/4c.sql.out" | tail -2; fail "failover: no route refresh after the kill"
+    fi
+    kill "$(cat "$WORK/fb.fwdpid")" 2>/dev/null
+}
+
 # each chain reports through its own file (a subshell cannot set $failed)
 chain() { # NAME FUNCTIONS...
     local name=$1
@@ -198,6 +275,7 @@ chain c1 case1
 chain c1v case1_verify
 chain c2 case2_sink case2_verify
 chain c2r case2_source
+chain c4c case4c
 
 # ---------------------------------------------------------------- 3. refusals
 # refused SIDE USER SECRET WANT: a one-row write (sink) or a read (source) fails with WANT, at
@@ -268,7 +346,7 @@ else
 fi
 
 for p in $PIDS; do wait "$p"; done
-for c in c3j c1 c1v c2 c2r; do
+for c in c3j c1 c1v c2 c2r c4c; do
     cat "$WORK/$c.log"
     failed="$failed$(cat "$WORK/$c.failed" 2>/dev/null)"
 done
