@@ -26,8 +26,11 @@ check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_c
 	tests/unit/test_plugins tests/unit/test_conn_errors
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors
-check_PROGRAMS += tests/unit/test_opts_ref
-TESTS += tests/unit/test_opts_ref
+check_PROGRAMS += tests/unit/test_opts_ref tests/unit/test_settings
+TESTS += tests/unit/test_opts_ref tests/unit/test_settings
+tests_unit_test_settings_SOURCES = tests/unit/test_settings.c
+tests_unit_test_settings_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_settings_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_opts_ref_SOURCES = tests/unit/test_opts_ref.c
 tests_unit_test_opts_ref_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_ref_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
