@@ -16,7 +16,7 @@
 #      under 'all' that row is dead-lettered with the message and every other row is written;
 #   3b. an upsert by PRIMARY KEY (k, g) NOT ENFORCED: one row per key, the last one written;
 #   4. the server restarted while a following job writes: nothing lost or doubled;
-#   5. kill -9: 500,000 rows copied by a job SIGKILLed 5 times (rerun after each), with the
+#   5. kill -9: 2,000,000 rows copied by a job SIGKILLed 5 times (rerun after each), with the
 #      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 1024
 #      rows): the table equals the input exactly (count, distinct ids, sha256 of every row),
 #      and the rows were committed in fewer transactions than there were batches, none
@@ -227,7 +227,7 @@ same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.fo
     "3000|3000|1|3000" "nothing lost or doubled across the restart"
 
 # ---- 5. kill -9
-N=500000 # the sink gathers batches: fast enough that fewer rows leave no run to kill
+N=2000000 # the sink gathers batches: fast enough that 500,000 rows left no run to kill on a quiet machine
 SEED=${E2E_SEED:-$$}
 echo "seed $SEED"
 python3 - "$N" <<'PY'
