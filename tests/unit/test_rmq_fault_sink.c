@@ -38,7 +38,6 @@ typedef struct snk {
     pthread_cond_t cv;
     int batches, rows, failed;
     rsql_sink_result_t results[16]; /* by batch id (ids < 16) */
-    int64_t delivered_ms[16];
     int calls[16];                  /* deliveries per batch id: must be 1 */
 } snk_t;
 
@@ -53,7 +52,6 @@ static void on_deliver(void *opaque, uint64_t id, int n, const rsql_sink_result_
     }
     if (id < 16 && n > 0) {
         x->results[id] = r[0];
-        x->delivered_ms[id] = rsql_now_ms();
         x->calls[id]++;
     }
     pthread_cond_broadcast(&x->cv);
@@ -168,7 +166,7 @@ static void test_fault_sink_transient(void)
     FAKE_START(f);
     fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
     snk_t x;
-    snk_open(&x, f, false, NULL, 300);
+    snk_open(&x, f, false, NULL, 1000); /* a hang costs this twice; "slow" is well within it */
     size_t nt = sizeof transient / sizeof transient[0];
     for (size_t i = 0; i < nt; i++) {
         char body[64];
@@ -233,8 +231,9 @@ static void test_fault_sink_transient_exhausted(void)
 }
 
 /*
-** Each permanent refusal fails the row at the first attempt, in under a second, with the
-** broker's status in its message; nothing is stored.
+** Each permanent refusal fails the row at the first attempt (no retry, so no backoff: at once),
+** with the broker's status in its message; nothing is stored. (No wall-clock bound here: on a
+** loaded machine under a sanitizer one loopback round trip can take a second.)
 */
 static void test_fault_sink_permanent(void)
 {
@@ -260,14 +259,12 @@ static void test_fault_sink_permanent(void)
         snprintf(body, sizeof body, "permanent-%s", permanent[i].name);
         fake_answer_t a = {.code = permanent[i].code};
         fake_rmq_script(f, FAKE_SEND, 1, &a);
-        int64_t t0 = rsql_now_ms();
         snk_write(&x, i, body, NULL);
         CU_ASSERT_TRUE_FATAL(snk_wait(&x, (int)i + 1));
         rsql_sink_result_t r = snk_result(&x, i);
         CU_ASSERT_NOT_EQUAL(r.code, RSQL_OK);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, permanent[i].name));
-        CU_ASSERT(x.delivered_ms[i] - t0 < 1000);
-        CU_ASSERT_EQUAL(fake_rmq_send_attempts(f, body, strlen(body)), 1);
+        CU_ASSERT_EQUAL(fake_rmq_send_attempts(f, body, strlen(body)), 1); /* no retry */
     }
     snk_close(&x);
     fake_stats_t st;
@@ -289,8 +286,9 @@ static void test_fault_sink_fifo(void)
     FAKE_START(f);
     fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
     snk_t x;
-    snk_open(&x, f, true, NULL, 1000);
-    fake_answer_t late_refusal = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS, .delay_ms = 200};
+    /* the late answers leave B's row 1.5 s to go out before A's retry, on a loaded machine too */
+    snk_open(&x, f, true, NULL, 5000);
+    fake_answer_t late_refusal = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS, .delay_ms = 1500};
     fake_rmq_script(f, FAKE_SEND, 1, &late_refusal);
     snk_write(&x, 0, "a1", "A");
     FAKE_WAIT_CALLS(f, FAKE_SEND, 1);
@@ -306,7 +304,7 @@ static void test_fault_sink_fifo(void)
     CU_ASSERT(a1 < a2); /* order kept across the retry */
     CU_ASSERT(b1 < a1); /* B was not held up by A */
 
-    fake_answer_t late_forbidden = {.code = RSQL_RMQ_CODE_FORBIDDEN, .delay_ms = 200};
+    fake_answer_t late_forbidden = {.code = RSQL_RMQ_CODE_FORBIDDEN, .delay_ms = 1500};
     fake_rmq_script(f, FAKE_SEND, 1, &late_forbidden);
     fake_stats_t st0;
     fake_rmq_stats(f, &st0);
