@@ -67,6 +67,10 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     if (p->conf.max_in_flight < p->conf.batch_size) {
         p->conf.max_in_flight = p->conf.batch_size;
     }
+    p->credit_resume = p->conf.max_in_flight - p->conf.batch_size;
+    if (p->credit_resume > p->conf.max_in_flight / 2) {
+        p->credit_resume = p->conf.max_in_flight / 2;
+    }
     if (p->conf.poll_timeout_ms <= 0) {
         p->conf.poll_timeout_ms = 200;
     }
