@@ -171,8 +171,22 @@ rsql_err_t rsql_value_parse_int(rsql_type_t t, const char *s, size_t n, int64_t 
 */
 size_t rsql_value_format_int(int64_t i, char *buf)
 {
-    int n = snprintf(buf, RSQL_VALUE_TEXT_MAX, "%" PRId64, i);
-    return n > 0 ? (size_t)n : 0;
+    /* by hand, not snprintf: this runs per value when rows are encoded */
+    char rev[20];
+    size_t n = 0, k = 0;
+    uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i; /* INT64_MIN too */
+    do {
+        rev[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (i < 0) {
+        buf[k++] = '-';
+    }
+    while (n > 0) {
+        buf[k++] = rev[--n];
+    }
+    buf[k] = '\0';
+    return k;
 }
 
 /* ---- DOUBLE */
@@ -305,6 +319,51 @@ static bool reads_back(const char *digits, int nd, int exp10, bool neg, double d
 }
 
 /*
+** The fast path of rsql_value_format_double, without printing: when d == m / 10^k for an
+** integer m of at most 15 digits and k <= 8 (so m and 10^k are exact doubles), the
+** decimal m * 10^-k reads back to d (strtod and the division both round the same exact
+** rational to nearest), and it is the one 15-digit decimal within half an ulp of d (15-digit
+** decimals lie further apart than a double's ulp), i.e. what "%.14e" gives. Its digits (a
+** trailing zero or more, trimmed by the caller) and exponent as decompose gives them.
+** False for anything else (0, huge, tiny, many digits): the caller prints.
+*/
+static bool short_decimal(double d, char *digits, int *nd, int *exp10, bool *neg)
+{
+    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    if (!(d != 0) || !isfinite(d) || fpclassify(d) == FP_SUBNORMAL) {
+        return false;
+    }
+    double a = fabs(d);
+    if (a >= 1e15 || a < 1e-4) {
+        return false;
+    }
+    for (int k = 0; k <= 8; k++) {
+        double m = a * p10[k];
+        if (m >= 1e15) {
+            return false;
+        }
+        if (m != floor(m) || m / p10[k] != a) {
+            continue;
+        }
+        uint64_t u = (uint64_t)m;
+        char rev[20];
+        int n = 0;
+        while (u) {
+            rev[n++] = (char)('0' + u % 10);
+            u /= 10;
+        }
+        for (int j = 0; j < n; j++) {
+            digits[j] = rev[n - 1 - j];
+        }
+        *nd = n;
+        *exp10 = n - 1 - k;
+        *neg = d < 0;
+        return true;
+    }
+    return false;
+}
+
+/*
 ** The shortest text that reads back to d (see rsql_value.h): the digits of
 ** the first of 15, 16, 17 significant digits that reads back (a normal
 ** double has more than 15 digits of precision, so when 15 digits read back
@@ -324,7 +383,11 @@ size_t rsql_value_format_double(double d, char *buf)
         return put(buf, d < 0 ? "-Infinity" : "Infinity");
     }
     /* a subnormal has fewer than 15 significant digits of precision: try them all */
-    for (int prec = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; prec <= 17; prec++) {
+    int prec = fpclassify(d) == FP_SUBNORMAL ? 1 : 15;
+    if (short_decimal(d, digits, &nd, &e, &neg)) {
+        prec = 18; /* found without printing: the digits 15 would give (see short_decimal) */
+    }
+    for (; prec <= 17; prec++) {
         nd = decompose(d, prec, digits, &e, &neg);
         if (prec == 17 || reads_back(digits, nd, e, neg, d)) {
             break;

@@ -7,7 +7,7 @@ librocketsql_a_SOURCES += \
 	runtime/rt_hold.c \
 	runtime/rt_run_pipeline.c
 
-EXTRA_DIST += bench/rss.sh
+EXTRA_DIST += bench/rss.sh bench/engine/run
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_queue

@@ -120,6 +120,11 @@ struct rsql_pipeline {
     pthread_mutex_t lock; /* guards in_flight, live, err; credit_cv, sleep_cv */
     pthread_cond_t credit_cv, sleep_cv;
     int64_t in_flight; /* records in live batches */
+    /* Credit hysteresis: once the poll thread waits for credit (credit_waiting), it is woken
+       only when in_flight has fallen to credit_resume (<= max_in_flight - batch_size, at
+       most half of max_in_flight), so it wakes once per several batches, not per batch. */
+    int64_t credit_resume;
+    bool credit_waiting;
     int64_t live;      /* live batches */
     rsql_error_t err;  /* the first failure */
 

@@ -40,6 +40,19 @@ typedef struct rsql_queue rsql_queue_t;
 /* A new empty queue holding up to capacity weight (0 = unbounded); NULL on OOM. */
 rsql_queue_t *rsql_queue_new(int64_t capacity);
 
+/*
+** Make q a queue between stage threads (fewer wake-ups; the capacity bound is unchanged):
+** - hysteresis for pushers: a pusher waiting for room is woken only when a pop leaves the
+**   weight at or below low (or the queue empty), not whenever some room frees up (default
+**   low = capacity);
+** - a push or pop wakes the other side after unlocking, so the woken thread does not block
+**   on the lock at once. Only for a queue whose every pusher and popper has returned
+**   before rsql_queue_destroy (threads joined first); not for a queue that other threads
+**   post to at any time.
+** Call before any thread uses q.
+*/
+void rsql_queue_set_stage(rsql_queue_t *q, int64_t low);
+
 /* Free q; every op still queued is passed to free_cb (may be NULL). NULL-safe. */
 void rsql_queue_destroy(rsql_queue_t *q, void (*free_cb)(rsql_qop_t *op));
 

@@ -65,7 +65,9 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
         pthread_mutex_lock(&p->lock);
         p->in_flight -= n;
         p->live--;
-        pthread_cond_broadcast(&p->credit_cv);
+        if (p->credit_waiting && p->in_flight <= p->credit_resume) {
+            pthread_cond_broadcast(&p->credit_cv);
+        }
         pthread_mutex_unlock(&p->lock);
     }
 }

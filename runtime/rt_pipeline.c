@@ -67,6 +67,10 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     if (p->conf.max_in_flight < p->conf.batch_size) {
         p->conf.max_in_flight = p->conf.batch_size;
     }
+    p->credit_resume = p->conf.max_in_flight - p->conf.batch_size;
+    if (p->credit_resume > p->conf.max_in_flight / 2) {
+        p->credit_resume = p->conf.max_in_flight / 2;
+    }
     if (p->conf.poll_timeout_ms <= 0) {
         p->conf.poll_timeout_ms = 200;
     }
@@ -86,6 +90,9 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
         rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         return NULL;
     }
+    /* a stage blocked on a full queue resumes once half of it has drained (fewer wakes) */
+    rsql_queue_set_stage(p->q1, p->conf.queue_capacity / 2);
+    rsql_queue_set_stage(p->q2, p->conf.queue_capacity / 2);
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->track_lock, NULL);
     rsql_cond_init_monotonic(&p->credit_cv);

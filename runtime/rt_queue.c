@@ -19,6 +19,9 @@ struct rsql_queue {
     pthread_cond_t not_empty, has_room;
     rsql_qop_t *head, *tail;
     int64_t len, weight, capacity;
+    int64_t low_water; /* a pop wakes waiting pushers only at or below it (see the header) */
+    int push_waiters;  /* pushers waiting for room */
+    bool wake_unlocked; /* wake after unlocking (rsql_queue_set_stage) */
     bool closed;
 };
 
@@ -36,7 +39,20 @@ rsql_queue_t *rsql_queue_new(int64_t capacity)
     rsql_cond_init_monotonic(&q->not_empty);
     rsql_cond_init_monotonic(&q->has_room);
     q->capacity = capacity < 0 ? 0 : capacity;
+    q->low_water = q->capacity;
     return q;
+}
+
+/*
+** A queue between two stage threads: the low water mark, and wakes after the unlock (see
+** the header).
+*/
+void rsql_queue_set_stage(rsql_queue_t *q, int64_t low)
+{
+    pthread_mutex_lock(&q->lock);
+    q->low_water = low < 0 ? 0 : low > q->capacity ? q->capacity : low;
+    q->wake_unlocked = true;
+    pthread_mutex_unlock(&q->lock);
 }
 
 /*
@@ -61,6 +77,23 @@ void rsql_queue_destroy(rsql_queue_t *q, void (*free_cb)(rsql_qop_t *op))
     rsql_free(q);
 }
 
+/*
+** Signal (or broadcast) cv when wake, and unlock q. With wake_unlocked the wake comes after
+** the unlock: a thread woken while the lock is still held would only block on it again (a
+** second futex wake at the unlock). @locks q->lock held on entry, released
+*/
+static void signal_unlock(rsql_queue_t *q, pthread_cond_t *cv, bool wake, bool all)
+{
+    bool after = q->wake_unlocked;
+    if (wake && !after) {
+        all ? pthread_cond_broadcast(cv) : pthread_cond_signal(cv);
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (wake && after) {
+        all ? pthread_cond_broadcast(cv) : pthread_cond_signal(cv);
+    }
+}
+
 /* True when op may enter now. @locks q->lock held */
 static bool fits0(const rsql_queue_t *q, const rsql_qop_t *op)
 {
@@ -74,7 +107,9 @@ rsql_err_t rsql_queue_push(rsql_queue_t *q, rsql_qop_t *op)
 {
     pthread_mutex_lock(&q->lock);
     while (!q->closed && !fits0(q, op)) {
+        q->push_waiters++;
         pthread_cond_wait(&q->has_room, &q->lock);
+        q->push_waiters--;
     }
     if (q->closed) {
         pthread_mutex_unlock(&q->lock);
@@ -89,8 +124,7 @@ rsql_err_t rsql_queue_push(rsql_queue_t *q, rsql_qop_t *op)
     q->tail = op;
     q->len++;
     q->weight += op->weight;
-    pthread_cond_signal(&q->not_empty);
-    pthread_mutex_unlock(&q->lock);
+    signal_unlock(q, &q->not_empty, true, false);
     return RSQL_OK;
 }
 
@@ -150,9 +184,11 @@ rsql_err_t rsql_queue_pop(rsql_queue_t *q, int timeout_ms, rsql_qop_t **out)
     q->len--;
     q->weight -= op->weight;
     op->next = NULL;
-    /* Several small pushers may fit now: wake them all (they re-check). */
-    pthread_cond_broadcast(&q->has_room);
-    pthread_mutex_unlock(&q->lock);
+    /* Several small pushers may fit now: wake them all (they re-check). With a low water
+       mark, only once the queue has drained to it (or is empty, where any op fits), so a
+       full queue's pusher wakes once per several pops, not per pop. */
+    signal_unlock(q, &q->has_room,
+                  q->push_waiters > 0 && (q->weight <= q->low_water || q->len == 0), true);
     *out = op;
     return RSQL_OK;
 }

@@ -46,9 +46,14 @@ void *rsql_pipeline__poll_main(void *arg)
     while (!atomic_load(&p->stopping)) {
         /* credit: bound the records in flight */
         pthread_mutex_lock(&p->lock);
-        while (!atomic_load(&p->stopping) && p->in_flight > 0 &&
-               p->in_flight + bs > p->conf.max_in_flight) {
-            pthread_cond_wait(&p->credit_cv, &p->lock);
+        if (p->in_flight > 0 && p->in_flight + bs > p->conf.max_in_flight) {
+            /* full: wait until in_flight is down to credit_resume (see pipeline_int.h), so
+               this thread and the worker meet once per several batches */
+            p->credit_waiting = true;
+            while (!atomic_load(&p->stopping) && p->in_flight > p->credit_resume) {
+                pthread_cond_wait(&p->credit_cv, &p->lock);
+            }
+            p->credit_waiting = false;
         }
         pthread_mutex_unlock(&p->lock);
         if (atomic_load(&p->stopping)) {

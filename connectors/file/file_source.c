@@ -261,6 +261,24 @@ static bool find_record(rsql_source_t *s, size_t *nl)
     return false;
 }
 
+/* "@<off>" into buf (>= 22 bytes) without formatted printing (once per row); its length. */
+static size_t ident_at(char *buf, int64_t off)
+{
+    char digits[20];
+    size_t n = 0;
+    uint64_t u = off < 0 ? 0 : (uint64_t)off; /* a byte offset: never negative */
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    buf[0] = '@';
+    for (size_t i = 0; i < n; i++) {
+        buf[1 + i] = digits[n - 1 - i];
+    }
+    buf[1 + n] = '\0';
+    return 1 + n;
+}
+
 /* Emit buf[s->start, line_end) as a record whose next position is next (a buffer index). */
 static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, size_t next,
                        bool *added, rsql_error_t *err)
@@ -293,8 +311,7 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     if (!r) {
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
     }
-    snprintf(ident, sizeof ident, "@%" PRId64, line_off);
-    size_t pl = strlen(s->path), il = strlen(ident);
+    size_t pl = strlen(s->path), il = ident_at(ident, line_off);
     char *id = rsql_arena_alloc(batch->arena, 5 + pl + il + 1);
     r->raw = rsql_batch_copy(batch, p, len);
     if (!id || !r->raw) {

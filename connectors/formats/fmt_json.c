@@ -469,7 +469,9 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
         }
         size_t len = p->i - at;
         int cut = len > 40 ? 40 : (int)len;
-        snprintf(got, sizeof got, "number %.*s%s", cut, p->s + at, len > 40 ? "..." : "");
+        /* "got" is written only on the error paths below: no formatting per row */
+#define JP_NUMBER_GOT() \
+    snprintf(got, sizeof got, "number %.*s%s", cut, p->s + at, len > 40 ? "..." : "")
         if (t == RSQL_TYPE_VARCHAR) {
             /* below */
         } else if (t == RSQL_TYPE_DOUBLE || (is_int && (t == RSQL_TYPE_INT ||
@@ -483,14 +485,17 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
                 return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
             if (rc != RSQL_OK) { /* a JSON number is valid text: it can only be out of range */
+                JP_NUMBER_GOT();
                 return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS,
                                       "field '%s': %s out of range for %s", name, got + 7,
                                       rsql_type_name(t));
             }
             return RSQL_OK;
         } else {
+            JP_NUMBER_GOT();
             return type_error(p, c, col, got);
         }
+#undef JP_NUMBER_GOT
     } else {
         return jp_unexpected(p);
     }

@@ -148,6 +148,41 @@ static void test_queue_backpressure(void)
     rsql_queue_destroy(q, NULL);
 }
 
+/* With a low water mark, a pusher blocked on a full queue still gets in (no lost wake-up)
+   once pops bring the weight down to the mark, and the capacity still bounds the weight. */
+static void test_queue_low_water(void)
+{
+    rsql_queue_t *q = rsql_queue_new(4);
+    rsql_queue_set_stage(q, 2);
+    tq_op_t ops[6];
+    for (int i = 0; i < 6; i++) {
+        ops[i] = (tq_op_t){{NULL, 0, 1}, i};
+    }
+    pusher_t ps = {.q = q, .ops = ops, .n = 6, .last = RSQL_OK};
+    pthread_mutex_init(&ps.mu, NULL);
+    rsql_cond_init_monotonic(&ps.cv);
+    pthread_t th;
+    pthread_create(&th, NULL, pusher_main, &ps);
+    CU_ASSERT_TRUE(pusher_wait(&ps, 5, 4)); /* four fit, the fifth waits */
+    CU_ASSERT_EQUAL(rsql_queue_weight(q), 4);
+    rsql_qop_t *op;
+    CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK);
+    CU_ASSERT_EQUAL(((tq_op_t *)op)->v, 0);
+    CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK); /* down to the mark: wakes it */
+    CU_ASSERT_EQUAL(((tq_op_t *)op)->v, 1);
+    CU_ASSERT_TRUE(pusher_wait(&ps, 6, 6));
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(ps.last, RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_queue_weight(q), 4);
+    for (int i = 2; i < 6; i++) { /* FIFO order kept */
+        CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK);
+        CU_ASSERT_EQUAL(((tq_op_t *)op)->v, i);
+    }
+    pthread_mutex_destroy(&ps.mu);
+    pthread_cond_destroy(&ps.cv);
+    rsql_queue_destroy(q, NULL);
+}
+
 /* ---- offset tracker */
 
 static void test_offsets_in_order_and_out_of_order(void)
@@ -242,6 +277,7 @@ static void test_retry_backoff(void)
 static CU_TestInfo queue_tests[] = {
     {"test_runtime_queue_fifo_and_timeout", test_queue_fifo_and_timeout},
     {"test_runtime_queue_backpressure", test_queue_backpressure},
+    {"test_runtime_queue_low_water", test_queue_low_water},
     CU_TEST_INFO_NULL,
 };
 

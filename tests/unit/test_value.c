@@ -314,6 +314,32 @@ static const struct {
     {"9223372036854775808", TS_RANGE},
 };
 
+/* The printing-free path for short decimals (m / 10^k) gives the text the %.*e path gave
+   (these strings are what main's implementation printed), and every such text reads back. */
+static void test_value_double_short_decimals(void)
+{
+    static const struct {
+        double d;
+        const char *want;
+    } cases[] = {
+        {0.1, "0.1"}, {1234.5678, "1234.5678"}, {-3.25, "-3.25"}, {100.0, "100.0"},
+        {1e14, "100000000000000.0"}, {999999999999999.0, "999999999999999.0"},
+        {0.0001, "0.0001"}, {0.00012345, "0.00012345"}, {12345678.12345678, "12345678.12345678"},
+        {4.35, "4.35"}, {0.3, "0.3"}, {2.675, "2.675"}, {1e15, "1000000000000000.0"},
+        {123456789.00000001, "123456789.00000001"}, {-0.0, "-0.0"}, {0.0, "0.0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CU_ASSERT_STRING_EQUAL(dbl_text(cases[i].d), cases[i].want);
+    }
+    static const double p10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    for (int k = 0; k <= 8; k++) {
+        for (int64_t m = -20011; m <= 20011; m += 7) {
+            double d = (double)m / p10[k];
+            CU_ASSERT_TRUE(same_bits(strtod(dbl_text(d), NULL), d));
+        }
+    }
+}
+
 static void test_value_timestamp(void)
 {
     for (size_t i = 0; i < sizeof ts_ok / sizeof ts_ok[0]; i++) {
@@ -928,6 +954,7 @@ static CU_TestInfo value_tests[] = {
     {"test_value_bool", test_value_bool},
     {"test_value_integers", test_value_integers},
     {"test_value_double", test_value_double},
+    {"test_value_double_short_decimals", test_value_double_short_decimals},
     {"test_value_timestamp", test_value_timestamp},
     {"test_value_bytes", test_value_bytes},
     {"test_value_any_type", test_value_any_type},
