@@ -179,6 +179,7 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
     c->filter_type = conf->filter_type ? conf->filter_type : RSQL_RMQ_FILTER_TAG;
     c->event_cb = conf->event_cb;
     c->opaque = conf->opaque;
+    c->chan_owner = conf->share_channel;
     c->settings.max_body_size = RMQ_DEFAULT_MAX_BODY;
     c->settings.max_lite_topic_size = 64;
     c->telemetry_backoff_ms = RMQ_TELEMETRY_BACKOFF_MIN_MS;
@@ -401,7 +402,9 @@ static void stop_thread(rsql_rmq_client_t *c)
     c->thread_started = false;
     grpc_completion_queue_destroy(c->cq);
     c->cq = NULL;
-    grpc_channel_destroy(c->channel);
+    if (!c->chan_owner) {
+        grpc_channel_destroy(c->channel);
+    }
     c->channel = NULL;
     grpc_shutdown();
 }
@@ -419,13 +422,21 @@ rsql_err_t rsql_rmq_client_start(rsql_rmq_client_t *c, rsql_error_t *err)
     }
     grpc_init();
     c->closing = false;
-    c->channel = rsql_rmq__channel_create(c);
+    if (c->chan_owner && !c->chan_owner->channel) {
+        grpc_shutdown();
+        return rsql_error_set(err, RSQL_ERR_USAGE, RSQL_NOPOS,
+                              "RocketMQ client: the client whose channel it shares is not started");
+    }
+    /* another identity of this process shares its owner's channel (calls carry the client id) */
+    c->channel = c->chan_owner ? c->chan_owner->channel : rsql_rmq__channel_create(c);
     c->cq = grpc_completion_queue_create_for_next(NULL);
     /* its lines carry the job and run of the pipeline that opened the client */
     if (rsql_log_thread_create(&c->thread, client_thread, c) != 0) {
         grpc_completion_queue_shutdown(c->cq);
         grpc_completion_queue_destroy(c->cq);
-        grpc_channel_destroy(c->channel);
+        if (!c->chan_owner) {
+            grpc_channel_destroy(c->channel);
+        }
         grpc_shutdown();
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
                               "cannot start the RocketMQ client thread: %s", strerror(errno));

@@ -245,6 +245,10 @@ typedef struct rsql_rmq_config {
                                      gRPC receive limit (rsql_rmq_recv_limit) */
     rsql_rmq_event_cb event_cb;   /* optional */
     void *opaque;                 /* passed to event_cb */
+    rsql_rmq_client_t *share_channel; /* optional: a STARTED client whose gRPC channel this one
+                                         uses instead of dialing its own (another identity of
+                                         the same process: the client id is per-request metadata,
+                                         x-mq-client-id). It must be destroyed after this one. */
 } rsql_rmq_config_t;
 
 /* What the server's Settings reply told us (rsql_rmq_client_settings). */

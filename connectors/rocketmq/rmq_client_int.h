@@ -123,6 +123,7 @@ struct rsql_rmq_client {
     char hostname[256];
 
     grpc_channel *channel;
+    rsql_rmq_client_t *chan_owner; /* rsql_rmq_config_t.share_channel: its channel, not ours */
     grpc_completion_queue *cq;
     pthread_t thread;
     bool thread_started, started;

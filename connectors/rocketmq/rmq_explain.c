@@ -66,10 +66,17 @@ static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
         x->attr(x, "mode", "simple (topic '%s', %s filter '%s')", c->topic,
                 rsql_rmq_filter_types[c->filter_type], c->filter_expression);
     }
+    if (lite) {
+        x->attr(x, "clients",
+                "%" PRId64 " client identit%s (own client id, Telemetry stream, heartbeat, "
+                "lite subscription and long polls each; one connection)",
+                c->lite_clients, c->lite_clients == 1 ? "y" : "ies");
+    }
     x->attr(x, "receive",
-            "%" PRId64 " concurrent long polls (ReceiveMessage, up to %" PRId64
+            "%" PRId64 " concurrent long polls%s (ReceiveMessage, up to %" PRId64
             " messages, await %s), invisible duration %s",
-            c->fetch_concurrency, c->batch_size, dur(c->await_ms, b1, sizeof b1),
+            c->fetch_concurrency, lite && c->lite_clients > 1 ? " per identity" : "",
+            c->batch_size, dur(c->await_ms, b1, sizeof b1),
             dur(c->invisible_ms, b2, sizeof b2));
     if (lite && c->throttled) {
         rsql_buf_t t = RSQL_BUF_INIT;

@@ -128,10 +128,25 @@ ack_batch_t *rsql_rmq__ackq_take(rsql_source_t *s)
         rsql_free(items);
         return NULL;
     }
-    memcpy(items, s->ackq, n * sizeof *items);
-    memmove(s->ackq, s->ackq + n, (s->n_ack - n) * sizeof *items);
-    s->n_ack -= n;
-    s->ack_oldest = rsql_now_ms();
+    /* one identity per batch (receipt handles are per client): the first queued one's; the
+       others' entries keep their order and their age (they are flushed next) */
+    uint8_t ci = s->ackq[0]->ci;
+    size_t k = 0, j = 0;
+    bool other = false;
+    for (size_t i = 0; i < s->n_ack; i++) {
+        held_t *h = s->ackq[i];
+        if (k < n && h->ci == ci) {
+            items[k++] = h;
+        } else {
+            other |= h->ci != ci;
+            s->ackq[j++] = h;
+        }
+    }
+    n = k;
+    s->n_ack = j;
+    if (!other) {
+        s->ack_oldest = rsql_now_ms();
+    }
     b->s = s;
     b->items = items;
     b->n = n;
@@ -169,7 +184,9 @@ void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b)
         ents[i].lite_topic = b->items[i]->m->lite_topic;
     }
     b->sent_ns = rsql_now_ns(); /* before: the answer may come before rsql_rmq_ack returns */
-    if (ents && rsql_rmq_ack(s->cli, topic ? topic : s->topic, ents, b->n, ack_cb, b, &e) ==
+    /* the identity that received them (ackq_take makes batches of one) */
+    rsql_rmq_client_t *cli = s->clis[b->n ? b->items[0]->ci : 0];
+    if (ents && rsql_rmq_ack(cli, topic ? topic : s->topic, ents, b->n, ack_cb, b, &e) ==
                     RSQL_OK) {
         rsql_free(ents);
         return;
@@ -179,7 +196,7 @@ void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b)
     if (!ents) {
         rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    ack_cb(s->cli, &e, NULL, 0, b);
+    ack_cb(cli, &e, NULL, 0, b);
 }
 
 /* The result of item h in results (by message id), or NULL. */
@@ -277,7 +294,8 @@ void rsql_rmq__dlq_send(rsql_source_t *s, held_t *h)
 {
     rsql_error_t e;
     rsql_error_clear(&e);
-    if (rsql_rmq_forward_to_dlq(s->cli, h->m, s->max_attempts, dlq_cb, h, &e) != RSQL_OK) {
-        dlq_cb(s->cli, &e, h);
+    rsql_rmq_client_t *cli = s->clis[h->ci]; /* the identity that received it */
+    if (rsql_rmq_forward_to_dlq(cli, h->m, s->max_attempts, dlq_cb, h, &e) != RSQL_OK) {
+        dlq_cb(cli, &e, h);
     }
 }

@@ -150,10 +150,11 @@ static void defer_send(rsql_source_t *s, held_t *list)
         rsql_error_t e;
         rsql_error_clear(&e);
         rsql_rmq_msg_t *m = h->m;
-        if (rsql_rmq_change_invisible(s->cli, m->topic ? m->topic : s->topic, m->message_id,
+        rsql_rmq_client_t *cli = s->clis[h->ci]; /* the identity that received it */
+        if (rsql_rmq_change_invisible(cli, m->topic ? m->topic : s->topic, m->message_id,
                                       m->receipt_handle, m->lite_topic, h->defer_ms, false,
                                       defer_cb, h, &e) != RSQL_OK) {
-            defer_cb(s->cli, &e, NULL, h);
+            defer_cb(cli, &e, NULL, h);
         }
     }
 }
@@ -178,15 +179,18 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
     recv_ctx_t *rctx = opaque;
     rsql_source_t *s = rctx->s;
     int64_t started_ms = rctx->started_ms;
+    int ci = rctx->ci;
     rsql_free(rctx);
     int64_t now = rsql_now_ms();
     held_t *to_defer = NULL;
     rsql_buf_t logq = RSQL_BUF_INIT;
     pthread_mutex_lock(&s->mu);
     s->recv_outstanding--;
+    s->recv_per[ci]--;
     if (s->debug >= 2) {
-        rsql_log_defer(&logq, RSQL_LOG_TRACE, "rocketmq", "rmq-recv: n=%zu at=%" PRId64 " err=%s",
-                       n, now, err ? err->msg : "-");
+        rsql_log_defer(&logq, RSQL_LOG_TRACE, "rocketmq",
+                       "rmq-recv: n=%zu at=%" PRId64 " client=%d err=%s", n, now, ci,
+                       err ? err->msg : "-");
     }
     if (err) {
         if (err->code != RSQL_ERR_INTERRUPTED && !s->closing) {
@@ -228,6 +232,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         h->m = m;
         h->src = s;
         h->lane = lane;
+        h->ci = (uint8_t)ci;
         if (m->bad.code == RSQL_OK && (s->thr || s->debug >= 2)) {
             rsql_rmq_lane_stats_t st;
             rsql_rmq_inflight_stats(s->lanes, lane, &st);
@@ -278,17 +283,24 @@ void *rsql_rmq__hk_main(void *arg)
     while (!s->closing) {
         int64_t now = rsql_now_ms();
         int64_t wake = now + 1000;
-        /* 1. long polls */
-        int buf_cap = 2 * s->fetch * s->batch;
+        /* 1. long polls: `fetch` per identity, the one with the fewest out first; the buffer
+           bound grows with the identities (each brings its own lite topics per round) */
+        int buf_cap = 2 * s->fetch * s->batch * s->n_clis;
         /* (none once a bounded read's idle clock expired: poll then reports the end) */
-        while (!s->stopping && s->fatal.code == RSQL_OK && s->recv_outstanding < s->fetch &&
+        while (!s->stopping && s->fatal.code == RSQL_OK &&
+               s->recv_outstanding < s->fetch * s->n_clis &&
                s->n_buffered + s->recv_outstanding * s->batch < buf_cap &&
                !rsql_rmq_idle_expired(&s->idle)) {
             if (now < s->recv_not_before) {
                 wake = s->recv_not_before < wake ? s->recv_not_before : wake;
                 break;
             }
+            int ci = 0;
+            for (int i = 1; i < s->n_clis; i++) {
+                ci = s->recv_per[i] < s->recv_per[ci] ? i : ci;
+            }
             s->recv_outstanding++;
+            s->recv_per[ci]++;
             pthread_mutex_unlock(&s->mu);
             rsql_error_t e;
             rsql_error_clear(&e);
@@ -297,7 +309,9 @@ void *rsql_rmq__hk_main(void *arg)
             if (rctx) {
                 rctx->s = s;
                 rctx->started_ms = rsql_now_ms();
-                rc = rsql_rmq_receive(s->cli, NULL, s->batch, s->invisible_ms, recv_cb, rctx, &e);
+                rctx->ci = ci;
+                rc = rsql_rmq_receive(s->clis[ci], NULL, s->batch, s->invisible_ms, recv_cb,
+                                      rctx, &e);
             } else {
                 rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
             }
@@ -307,6 +321,7 @@ void *rsql_rmq__hk_main(void *arg)
             pthread_mutex_lock(&s->mu);
             if (rc != RSQL_OK) {
                 s->recv_outstanding--;
+                s->recv_per[ci]--;
                 s->recv_backoff = s->recv_backoff ? s->recv_backoff * 2 : RECV_BACKOFF_MIN;
                 if (s->recv_backoff > RECV_BACKOFF_MAX) {
                     s->recv_backoff = RECV_BACKOFF_MAX;
@@ -376,11 +391,12 @@ void *rsql_rmq__hk_main(void *arg)
                 rsql_error_t e;
                 rsql_error_clear(&e);
                 rsql_rmq_msg_t *m = rc->h->m; /* stable while renewing */
-                if (rsql_rmq_change_invisible(s->cli, m->topic ? m->topic : s->topic,
+                rsql_rmq_client_t *cli = s->clis[rc->h->ci]; /* the one that received it */
+                if (rsql_rmq_change_invisible(cli, m->topic ? m->topic : s->topic,
                                               m->message_id, m->receipt_handle, m->lite_topic,
                                               s->invisible_ms, s->lite, renew_cb, rc,
                                               &e) != RSQL_OK) {
-                    renew_cb(s->cli, &e, NULL, rc);
+                    renew_cb(cli, &e, NULL, rc);
                 }
             }
             if (ab) {

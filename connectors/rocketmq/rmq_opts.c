@@ -181,6 +181,15 @@ static const rsql_opt_def_t rmq_opts[] = {
     RSQL_OPT_ROW_F("source.lite-topics", RSQL_OPT_CSV, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                  "Lite mode: read only these lite topics (comma-separated), subscribed "
                  "explicitly, instead of every lite topic under the parent topic.", F(lite_topics, const char *)),
+    RSQL_OPT_ROW_F("source.lite-clients", RSQL_OPT_INT, SRC, "4", 1, 16, NULL,
+                 "Lite mode: client identities the source runs, each with its own client id, "
+                 "Telemetry stream, heartbeat, lite subscription (the same one) and "
+                 "`source.fetch-concurrency` long polls, all over one gRPC connection; a message "
+                 "is acked and renewed by the identity that received it. The broker wakes each "
+                 "identity for at most `lite.sub.client.max.event.cnt` (default 100) lite topics "
+                 "per dispatch round (rounds 10 s apart), so a backlog over many lite topics "
+                 "drains about this many times faster (docs/ROCKETMQ-NOTES.md). Only lite mode "
+                 "takes a value over 1.", F(lite_clients, int64_t)),
     RSQL_OPT_ROW_FG("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rsql_rmq_dead_letters,
                  "Where a failed message goes under `errors.tolerance` = `all`. `none`: only to "
                  "`errors.dlq.table` (when set), then it is acked. `native`: also forwarded to the "
@@ -294,6 +303,13 @@ static rsql_err_t rmq_finalize(const rsql_optset_t *set, rsql_error_t *err)
                               rsql_conn__value_pos(set, "source.filter-type"),
                               "missing required option 'source.filter-expression' for connector "
                               "'rocketmq-grpc' (needed with 'source.filter-type' = 'sql92')");
+    }
+    int il = rsql_optset_find(set, "source.lite-clients");
+    const char *mode = rsql_optset_str(set, "source.mode");
+    if (il >= 0 && rsql_optset_int(set, "source.lite-clients") > 1 &&
+        (!mode || strcasecmp(mode, "lite") != 0)) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_optset_at(set, il)->key_pos,
+                              "option 'source.lite-clients' > 1 requires 'source.mode' = 'lite'");
     }
     int64_t ahead = rsql_optset_int(set, "source.renewal-ahead");
     int64_t invisible = rsql_optset_int(set, "source.invisible-duration");

@@ -236,24 +236,33 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     /* a bounded read polls no longer than its idle timeout (the answer completes it) */
     conf.long_polling_timeout_ms = (int)rsql_rmq_idle_long_poll_ms(c->await_ms, s->idle_ms);
     conf.max_body_bytes = (size_t)c->max_body_bytes;
-    s->cli = rsql_rmq_client_new(&conf, err);
-    rsql_free(eps);
-    if (!s->cli) {
-        rs_close(s);
-        return err && err->code ? err->code : RSQL_ERR_INTERNAL;
+    /* lite mode: source.lite-clients identities, the first owning the channel, each with its
+       own client id, Telemetry stream, heartbeat and (the same) lite subscription */
+    int n_clis = s->lite && c->lite_clients > 1 ? (int)c->lite_clients : 1;
+    n_clis = n_clis > RMQ_MAX_CLIENTS ? RMQ_MAX_CLIENTS : n_clis;
+    rsql_err_t rc = RSQL_OK;
+    size_t n_lt = 0;
+    char **lt = s->lite && c->lite_topics ? split_csv(c->lite_topics, &n_lt) : NULL;
+    if (s->lite && c->lite_topics && !lt) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    rsql_err_t rc = rsql_rmq_client_start(s->cli, err);
-    if (rc == RSQL_OK && s->lite && c->lite_topics) {
-        size_t n = 0;
-        char **l = split_csv(c->lite_topics, &n);
-        if (!l) {
-            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        } else if (n > 0) {
-            rc = rsql_rmq_sync_lite_sync(s->cli, RSQL_RMQ_LITE_PARTIAL_ADD,
-                                         (const char *const *)l, n, err);
+    for (int i = 0; rc == RSQL_OK && i < n_clis; i++) {
+        conf.share_channel = i > 0 ? s->clis[0] : NULL;
+        rsql_rmq_client_t *cli = rsql_rmq_client_new(&conf, err);
+        if (!cli) {
+            rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
+            break;
         }
-        free_list(l, n);
+        s->clis[s->n_clis++] = cli;
+        s->cli = s->clis[0];
+        rc = rsql_rmq_client_start(cli, err);
+        if (rc == RSQL_OK && n_lt > 0) {
+            rc = rsql_rmq_sync_lite_sync(cli, RSQL_RMQ_LITE_PARTIAL_ADD,
+                                         (const char *const *)lt, n_lt, err);
+        }
     }
+    free_list(lt, n_lt);
+    rsql_free(eps);
     if (rc != RSQL_OK) {
         rs_close(s);
         return rc;
@@ -524,7 +533,12 @@ static void rs_close(rsql_source_t *s)
             rsql_cond_wait_until(&s->done_cv, &s->mu, until);
         }
         pthread_mutex_unlock(&s->mu);
-        rsql_rmq_client_destroy(s->cli); /* completes what is still in flight */
+        /* completes what is still in flight; the channel's owner (clis[0]) last */
+        for (int i = s->n_clis - 1; i >= 0; i--) {
+            rsql_rmq_client_destroy(s->clis[i]);
+            s->clis[i] = NULL;
+        }
+        s->n_clis = 0;
         s->cli = NULL;
     }
     for (size_t i = 0; i < s->n_ack; i++) {

@@ -24,6 +24,7 @@
 #include "connectors/rsql_conn_io.h"
 
 #define ACK_BATCH 64       /* entries per AckMessage */
+#define RMQ_MAX_CLIENTS 16 /* source.lite-clients' upper bound */
 
 enum { P_NONE, P_ACK, P_DLQ, P_RELEASE };
 
@@ -32,6 +33,8 @@ typedef struct held {
     struct held *bnext;       /* s->bhead (buffered, not yet polled) */
     rsql_rmq_msg_t *m;        /* owned */
     uint32_t lane;
+    uint8_t ci;               /* the client identity that received it (s->clis): its acks,
+                                 renewals, deferrals and forward go through that one */
     int64_t offset;           /* its sequence in the lane (the record's offset) */
     int64_t deadline;         /* monotonic ms when its invisibility ends */
     bool polled, renewing, lost;
@@ -49,7 +52,11 @@ typedef struct ack_batch {
 } ack_batch_t;
 
 struct rsql_source {
-    rsql_rmq_client_t *cli;
+    rsql_rmq_client_t *cli; /* clis[0], the one that owns the gRPC channel */
+    /* source.lite-clients identities (1 in simple mode), set at open; clis[1..] share the
+       channel of clis[0] and are destroyed before it */
+    rsql_rmq_client_t *clis[RMQ_MAX_CLIENTS];
+    int n_clis;
     char *topic;
     bool lite, native_dlq;
     int fetch, batch;
@@ -71,7 +78,8 @@ struct rsql_source {
     held_t *bhead, *btail;
     int n_buffered;
 
-    int recv_outstanding;
+    int recv_outstanding;              /* long polls in flight, every identity */
+    int recv_per[RMQ_MAX_CLIENTS];     /* ... per identity (each keeps `fetch` out) */
     int64_t recv_not_before, recv_backoff;
     int64_t next_renew_due;
     held_t **ackq;
@@ -153,6 +161,7 @@ void rsql_rmq__dlq_send(rsql_source_t *s, held_t *h);
 typedef struct recv_ctx {
     rsql_source_t *s;
     int64_t started_ms; /* when it was started (the idle clock counts from there) */
+    int ci;             /* the identity that polls (s->clis) */
 } recv_ctx_t;
 
 /* The housekeeping thread (arg: the source); returns when s->closing. */
