@@ -690,6 +690,7 @@ void fake_rmq_stop(fake_rmq_t *f)
     pthread_mutex_lock(&f->mu);
     fk_drop0(f);
     fk_store_free(f);
+    fk_ids_free(f);
     pthread_mutex_unlock(&f->mu);
     free(f->conn_fds);
     grpc_shutdown();

@@ -112,6 +112,8 @@ typedef struct fake_msg_info {
     bool last_suspend;         /* the last change asked suspend = true */
     char topic[128];
     char message_id[128];      /* truncated copy */
+    char client_id[128];       /* x-mq-client-id of the ReceiveMessage that got its last
+                                  delivery ("" never delivered; truncated copy) */
 } fake_msg_info_t;
 
 /* A snapshot of what the fake has seen, for fake_rmq_wait predicates. */
@@ -130,7 +132,15 @@ typedef struct fake_stats {
     int sent_ok, sent_rejected;    /* SendMessage messages stored / answered with an error */
     int last_change_suspend;       /* -1 none, 0/1 the last ChangeInvisibleDuration's suspend */
     int settings_missing;          /* calls answered "no Settings" (fake_rmq_forget_settings) */
+    /* client identities (fake_rmq_ids.c) */
+    int poll_clients;              /* distinct x-mq-client-id values that sent ReceiveMessage
+                                      (counted up to FAKE_MAX_IDS) */
+    int foreign_acks;              /* ack entries with a current handle sent under another
+                                      client id than the one that received the message */
+    int foreign_changes;           /* the same for ChangeInvisibleDuration */
 } fake_stats_t;
+
+#define FAKE_MAX_IDS 32
 
 /* Start a fake on 127.0.0.1, port chosen by the OS. NULL on failure (printed on stderr). */
 fake_rmq_t *fake_rmq_start(void);
@@ -168,6 +178,13 @@ void fake_rmq_script_broken_stream(fake_rmq_t *f, int grpc_status, int n);
 size_t fake_rmq_put(fake_rmq_t *f, const char *topic, const fake_msg_t *m);
 /* A normal message with this body (a string). Returns its index. */
 size_t fake_rmq_put_text(fake_rmq_t *f, const char *topic, const char *body);
+
+/*
+** Pause (true) or resume (false) deliveries: while paused, long polls wait and messages put
+** stay READY; resuming answers the waiting polls at once, in turn, each with up to its batch
+** size, so a burst is spread over the polls of several client identities (fake_rmq_ids.c).
+*/
+void fake_rmq_pause_delivery(fake_rmq_t *f, bool paused);
 
 /* Cut every TCP connection now (the client sees its calls fail and reconnects). */
 void fake_rmq_drop(fake_rmq_t *f);

@@ -83,6 +83,8 @@ static inline void fk_assert_clean_acks(fake_rmq_t *f)
     CU_ASSERT_EQUAL(st.double_acks, 0);
     CU_ASSERT_EQUAL(st.unknown_acks, 0);
     CU_ASSERT_EQUAL(st.missing_client_id, 0);
+    CU_ASSERT_EQUAL(st.foreign_acks, 0); /* settled by the identity that received it */
+    CU_ASSERT_EQUAL(st.foreign_changes, 0);
     for (size_t i = 0; i < st.n_msgs; i++) {
         fake_msg_info_t mi;
         fake_rmq_msg_info(f, i, &mi);

@@ -36,6 +36,7 @@ typedef struct fmsg {
     int ack_fail_code, ack_fail_n;
     int64_t last_invisible_ms;
     bool last_suspend;
+    char *recv_client; /* the client id that got its last delivery (fake_rmq_ids.c), or NULL */
 } fmsg_t;
 
 /* One thing to send on a server call: a message and/or the final status. */
@@ -133,6 +134,9 @@ struct fake_rmq {
     char **settings_ids;
     size_t n_settings_ids;
     bool settings_enforced;
+    /* distinct client ids that polled (fake_rmq_ids.c) */
+    char *poll_ids[FAKE_MAX_IDS];
+    bool deliveries_paused; /* fake_rmq_pause_delivery */
 };
 
 /* One message of a SendMessage attempt, as recorded. */
@@ -189,6 +193,18 @@ bool fk_store_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out);
 void fk_store_count(fake_rmq_t *f);
 /* The next scripted answer of rpc (consumed); all zero when none. */
 fake_answer_t fk_store_next_answer(fake_rmq_t *f, int rpc);
+
+/* ---- fake_rmq_ids.c: client identities (f->mu held) */
+
+/* ReceiveMessage k arrived: count its client id among the ones that polled. */
+void fk_ids_poll(fcall_t *k);
+/* Message m is delivered on ReceiveMessage k: remember k's client id as its receiver. */
+void fk_ids_delivered(fcall_t *k, fmsg_t *m);
+/* An ack (ack = true) or change on k with m's current handle: count it when k's client id is
+   not the one that received m. */
+void fk_ids_check(fcall_t *k, const fmsg_t *m, bool ack);
+/* Free what the identities use (at stop; f->mu not needed). */
+void fk_ids_free(fake_rmq_t *f);
 
 /* ---- fake_rmq_svc.c (f->mu held) */
 

@@ -113,6 +113,7 @@ static void msg_free(fmsg_t *m)
     if (m) {
         free(m->topic);
         free(m->message_id);
+        free(m->recv_client);
         free(m->lite_topic);
         free(m->group);
         free(m->tag);
@@ -221,6 +222,8 @@ bool fk_store_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
         out->last_suspend = m->last_suspend;
         snprintf(out->topic, sizeof out->topic, "%s", m->topic);
         snprintf(out->message_id, sizeof out->message_id, "%s", m->message_id);
+        snprintf(out->client_id, sizeof out->client_id, "%s",
+                 m->recv_client ? m->recv_client : "");
     }
     return ok;
 }

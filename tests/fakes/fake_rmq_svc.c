@@ -201,6 +201,9 @@ static bool try_deliver(fcall_t *k)
     int64_t now = fk_now();
     size_t take[64];
     int n = 0, cap = k->batch > 0 && k->batch < 64 ? k->batch : 32;
+    if (f->deliveries_paused) {
+        return false; /* fake_rmq_pause_delivery */
+    }
     for (size_t i = 0; i < f->n_msgs && n < cap; i++) {
         fmsg_t *m = f->msgs[i];
         if (m->state == FAKE_READY && k->topic && strcmp(m->topic, k->topic) == 0) {
@@ -218,6 +221,7 @@ static bool try_deliver(fcall_t *k)
         fmsg_t *m = f->msgs[take[i]];
         m->state = FAKE_INFLIGHT;
         m->deliveries++;
+        fk_ids_delivered(k, m);
         m->change_gen = 0;
         m->invisible_until = now + inv;
         m->last_invisible_ms = inv;
@@ -309,6 +313,7 @@ static void on_receive(fcall_t *k, const uint8_t *p, size_t n)
         fk_pump(k);
         return;
     }
+    fk_ids_poll(k);
     k->topic = xstrdup(r->message_queue && r->message_queue->topic ? r->message_queue->topic->name
                                                                    : "");
     k->batch = r->batch_size;
@@ -584,6 +589,9 @@ static void on_ack(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t *
             msg = "fake_rmq: scripted status";
         } else {
             int h = fk_store_check_handle(f, e->receipt_handle, &m);
+            if (h == H_OK && m) {
+                fk_ids_check(k, m, true);
+            }
             if (m && m->ack_fail_n > 0) {
                 m->ack_fail_n--;
                 code = m->ack_fail_code;
@@ -661,6 +669,9 @@ static void on_change(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_
     } else {
         fmsg_t *m = NULL;
         int h = fk_store_check_handle(f, q->receipt_handle, &m);
+        if (h == H_OK && m) {
+            fk_ids_check(k, m, false);
+        }
         if (h == H_BAD) {
             st.code = CODE_INTERNAL_SERVER_ERROR;
             st.message = (char *)"Parse failed, dataList size 1";

@@ -395,6 +395,13 @@ static void test_opts_error_finalize(void)
     expect_fail((const char *const[]){RMQ, "source.lite-topics", "a,b", NULL},
                 RSQL_ERR_BAD_OPTION, "option 'source.lite-topics' requires 'source.mode' = 'lite'",
                 300);
+    expect_fail((const char *const[]){RMQ, "source.lite-clients", "2", NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'source.lite-clients' > 1 requires 'source.mode' = 'lite'", 300);
+    expect_fail((const char *const[]){RMQ, "source.mode", "simple", "source.lite-clients", "4",
+                                      NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'source.lite-clients' > 1 requires 'source.mode' = 'lite'", 400);
     expect_fail((const char *const[]){RMQ, "throttle.defer", "2s", NULL}, RSQL_ERR_BAD_OPTION,
                 "option 'throttle.defer' requires 'source.mode' = 'lite'", 300);
     expect_fail((const char *const[]){RMQ, "source.mode", "lite", "source.filter-expression",

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * test_rmq_fault_lite: the lite source's client identities (source.lite-clients) against the
+ * fake proxy: N identities over one connection, each with its own client id, Settings,
+ * heartbeat, lite subscription and long polls; every message acked and renewed by the identity
+ * that received it (the fake counts the others: fake_rmq_ids.c); each identity says goodbye at
+ * close.
+ */
+#include "config.h"
+
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fakes/fake_rmq_src.h"
+
+#define N_LITE 10
+#define PER_LITE 3
+#define N_MSGS (N_LITE * PER_LITE)
+
+static size_t put_lite(fake_rmq_t *f, const char *lite, const char *body)
+{
+    fake_msg_t m;
+    memset(&m, 0, sizeof m);
+    m.body = body;
+    m.body_len = strlen(body);
+    m.lite_topic = lite;
+    return fake_rmq_put(f, T, &m);
+}
+
+static bool msg_changed(const fake_msg_info_t *mi, void *arg)
+{
+    return mi->changes >= *(const int *)arg;
+}
+
+typedef struct polls_arg {
+    int clients, waiting;
+} polls_arg_t;
+
+static bool pred_parked(const fake_stats_t *st, void *arg)
+{
+    const polls_arg_t *a = arg;
+    return st->poll_clients >= a->clients && st->waiting_polls >= a->waiting;
+}
+
+/* The distinct client ids in ids[0..n-1] (each up to 128 bytes). */
+static int distinct(char ids[][128], int n)
+{
+    int d = 0;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < i && strcmp(ids[j], ids[i]) != 0) {
+            j++;
+        }
+        d += j == i;
+    }
+    return d;
+}
+
+/*
+** Three identities, two long polls each: all six park; a burst of 30 messages over 10 lite
+** topics is then spread over them (5 per poll). Every message is held past its renewal time,
+** then written: each renewal and each ack goes under the identity that received the message.
+*/
+static void test_fault_lite_clients(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_LITE, 1);
+    fake_rmq_pause_delivery(f, true);
+    static const char *const kv[] = {"source.mode",        "lite", "source.lite-clients", "3",
+                                     "source.batch-size", "5",    NULL};
+    src_t x;
+    src_opts(&x, f, kv);
+    x.conf->await_ms = 20000; /* the six polls stay parked until the burst */
+    CU_ASSERT_EQUAL_FATAL(src_start(&x), RSQL_OK);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.calls[FAKE_SYNC_LITE], 3); /* one COMPLETE_ADD per identity */
+    CU_ASSERT(st.calls[FAKE_HEARTBEAT] >= 3);
+    CU_ASSERT_EQUAL(st.telemetry_open, 3);         /* a Telemetry stream (Settings) each */
+    polls_arg_t parked = {3, 6};
+    CU_ASSERT_TRUE_FATAL(fake_rmq_wait(f, pred_parked, &parked, FAULT_WAIT_MS));
+    size_t first = SIZE_MAX;
+    for (int i = 0; i < N_MSGS; i++) {
+        char lite[16], body[32];
+        snprintf(lite, sizeof lite, "l%02d", i % N_LITE);
+        snprintf(body, sizeof body, "m-%03d", i);
+        size_t idx = put_lite(f, lite, body);
+        first = i == 0 ? idx : first;
+    }
+    fake_rmq_pause_delivery(f, false);
+    polled_t p[N_MSGS];
+    CU_ASSERT_EQUAL_FATAL(src_take(&x, N_MSGS, NULL, NULL, p), N_MSGS);
+    char ids[N_MSGS][128];
+    int one = 1;
+    for (int i = 0; i < N_MSGS; i++) {
+        fake_msg_info_t mi = info(f, first + (size_t)i);
+        CU_ASSERT_EQUAL(mi.deliveries, 1);
+        CU_ASSERT(mi.client_id[0] != '\0');
+        memcpy(ids[i], mi.client_id, sizeof ids[i]);
+        /* held past renewal-ahead: renewed (by the identity that received it) */
+        CU_ASSERT_TRUE(fake_rmq_wait_msg(f, first + (size_t)i, msg_changed, &one, FAULT_WAIT_MS));
+    }
+    CU_ASSERT_EQUAL(distinct(ids, N_MSGS), 3); /* the burst went to all three identities */
+    for (int i = 0; i < N_MSGS; i++) {
+        src_commit(&x, &p[i], RSQL_OUTCOME_WRITTEN);
+    }
+    CU_ASSERT_TRUE(src_wait_acked(&x, N_MSGS));
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.poll_clients, 3);
+    CU_ASSERT(st.changes >= N_MSGS);
+    CU_ASSERT_EQUAL(st.foreign_changes, 0);
+    CU_ASSERT_EQUAL(st.foreign_acks, 0);
+    CU_ASSERT_EQUAL(st.connections, 1); /* one shared channel */
+    assert_all_acked_once(f, first, N_MSGS);
+    src_close(&x);
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.calls[FAKE_NOTIFY], 3); /* each identity said goodbye */
+    fake_rmq_stop(f);
+}
+
+/* source.lite-clients = 1: one identity, one COMPLETE_ADD, the polls of one client id. */
+static void test_fault_lite_one_client(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_LITE, 1);
+    size_t a = put_lite(f, "a", "a1");
+    size_t b = put_lite(f, "b", "b1");
+    static const char *const kv[] = {"source.mode", "lite", "source.lite-clients", "1", NULL};
+    src_t x;
+    src_open(&x, f, kv);
+    CU_ASSERT_EQUAL(src_take(&x, 2, NULL, NULL, NULL), 2);
+    CU_ASSERT_TRUE(fake_rmq_wait_msg(f, a, fk_msg_acked, NULL, FAULT_WAIT_MS));
+    CU_ASSERT_TRUE(fake_rmq_wait_msg(f, b, fk_msg_acked, NULL, FAULT_WAIT_MS));
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.calls[FAKE_SYNC_LITE], 1);
+    CU_ASSERT_EQUAL(st.poll_clients, 1);
+    src_close(&x);
+    assert_all_acked_once(f, a, 2);
+    fake_rmq_stop(f);
+}
+
+static CU_TestInfo lite_tests[] = {
+    {"fault_lite_clients", test_fault_lite_clients},
+    {"fault_lite_one_client", test_fault_lite_one_client},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {{"rmq_fault_lite", NULL, NULL, NULL, NULL, lite_tests},
+                                CU_SUITE_INFO_NULL};
+
+#include "tests/lib/cu_main.h"
