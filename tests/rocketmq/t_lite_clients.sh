@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The rocketsql authors
+#
+# t_lite_clients.sh: one lite source with several client identities (source.lite-clients,
+# issue 16) against the real broker. The official Java client (tests/interop/rmq-interop)
+# produces a backlog of 3,000 messages over 300 lite topics of one LITE parent topic before the
+# consumer starts; rocketsql reads it through a wildcard lite group with 'source.lite-clients'
+# = 4 (a bounded read) and must write every message exactly once: every id once, 10 per lite
+# topic (the lite topic read as METADATA, and the same as the producer wrote into the body),
+# with the messages received by more than one identity (the trace lines "rmq-recv: n=N ...
+# client=C"). The job must end well within the time limit (80 s, enforced).
+# Binary: $RSQL_BUILDDIR/rocketsql (default build/rocketsql). A missing broker is a FAILURE.
+. "$(dirname "$0")/lib.sh"
+require_server
+BIN=${RSQL_BUILDDIR:-$REPO/build}/rocketsql
+[ -x "$BIN" ] || fail "rocketsql binary $BIN not built"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/t_lite_clients.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+T=$(uniq_name t_litec)
+G=$(uniq_name g_litec)
+N=3000
+K=300
+run "$RMQ" topic "$T" lite
+run "$RMQ" group "$G" --lite-bind "$T"
+run "$INTEROP" produce --endpoint "$RMQ_ENDPOINT" --topic "$T" --count "$N" --type lite \
+  --lite-topics "$K" --lite-prefix "lc-" --seed 16
+expect_line "^sent=$N failed=0$"
+cat >"$WORK/job.sql" <<SQL
+CREATE TABLE src (id BIGINT, lite_topic VARCHAR, lt VARCHAR METADATA FROM 'lite_topic' VIRTUAL)
+  WITH ('connector'='rocketmq-grpc', 'endpoints'='$RMQ_ENDPOINT', 'topic'='$T',
+        'source.mode'='lite', 'source.consumer-group'='$G', 'source.lite-clients'='4',
+        'scan.idle-timeout'='6s');
+CREATE TABLE out (id BIGINT, lite_topic VARCHAR, lt VARCHAR)
+  WITH ('connector'='filesystem', 'path'='$WORK/out.jsonl', 'format'='json');
+INSERT INTO out SELECT id, lite_topic, lt FROM src;
+SQL
+t0=$(date +%s)
+rc=0
+ROCKETSQL_LOG=trace timeout 80 "$BIN" --catalog "$WORK/c.db" -f "$WORK/job.sql" \
+  >"$WORK/job.out" 2>"$WORK/job.err" || rc=$?
+secs=$(( $(date +%s) - t0 ))
+grep -v 'rocketmq: rmq-' "$WORK/job.err" | tail -5
+[ "$rc" -eq 0 ] || fail "the job exited $rc after ${secs}s"
+echo "job took ${secs}s (3,000 messages, 300 lite topics, 4 identities, 6s idle timeout)"
+python3 - "$WORK/out.jsonl" "$WORK/job.err" "$N" "$K" <<'PY' || fail "the drain was not exact"
+import collections, json, re, sys
+out, err, n, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+ids = collections.Counter()
+per_lite = collections.Counter()
+bad = []
+for line in open(out):
+    r = json.loads(line)
+    ids[r["id"]] += 1
+    per_lite[r["lt"]] += 1
+    if r["lt"] != r["lite_topic"]:
+        bad.append("id %s: lite topic %s, body says %s" % (r["id"], r["lt"], r["lite_topic"]))
+missing = [i for i in range(n) if ids[i] == 0]
+dups = [i for i, c in ids.items() if c > 1]
+if missing: bad.append("%d ids missing (e.g. %s)" % (len(missing), missing[:5]))
+if dups: bad.append("%d ids duplicated (e.g. %s)" % (len(dups), dups[:5]))
+if len(ids) != n: bad.append("%d distinct ids, want %d" % (len(ids), n))
+want = {"lc-%d" % i: n // k for i in range(k)}
+if dict(per_lite) != want:
+    off = [(t, per_lite.get(t, 0)) for t in sorted(set(want) | set(per_lite))
+           if per_lite.get(t, 0) != want.get(t, 0)]
+    bad.append("per lite topic counts off: %s" % off[:5])
+got = collections.Counter()
+for line in open(err, errors="replace"):
+    m = re.search(r"rmq-recv: n=(\d+) at=\d+ client=(\d+)", line)
+    if m and int(m.group(1)) > 0:
+        got[m.group(2)] += int(m.group(1))
+print("received per identity:", dict(sorted(got.items())))
+if len(got) < 2: bad.append("messages came through %d identity, want more than one" % len(got))
+if sum(got.values()) != n: bad.append("%d messages received, want %d" % (sum(got.values()), n))
+print("\n".join(bad) if bad else "exact: %d ids once, %d lite topics x %d" % (n, k, n // k))
+sys.exit(1 if bad else 0)
+PY
+echo "PASS t_lite_clients"
