@@ -180,7 +180,15 @@ void rsql_rmq__explain(const rsql_explain_t *x)
         connection_line(x, c);
         sink_lines(x, c);
         break;
-    case RSQL_EXPLAIN_POLL: x->text(x, " (%" PRId64 " long polls)", c->fetch_concurrency); break;
+    case RSQL_EXPLAIN_POLL:
+        if (c->mode == RSQL_RMQ_MODE_LITE && c->lite_clients > 1) {
+            x->text(x, " (%" PRId64 " long polls: %" PRId64 " client identities x %" PRId64 ")",
+                    c->fetch_concurrency * c->lite_clients, c->lite_clients,
+                    c->fetch_concurrency);
+        } else {
+            x->text(x, " (%" PRId64 " long polls)", c->fetch_concurrency);
+        }
+        break;
     case RSQL_EXPLAIN_ERRORS:
         if (x->tolerate_all && c->dead_letter_given && c->dead_letter == RSQL_RMQ_DLQ_NATIVE) {
             x->text(x, "; also forwarded to the consumer group's RocketMQ DLQ");

@@ -9,6 +9,16 @@
  * with a wildcard group every lite topic under the parent arrives, including new ones; with
  * `source.lite-topics` the list is subscribed with SyncLiteSubscription PARTIAL_ADD.
  *
+ * Client identities (lite mode, `source.lite-clients`): the broker wakes each client id for at
+ * most ~100 lite topics per full-dispatch round (docs/ROCKETMQ-NOTES.md §1.3a), so the source
+ * runs N clients (s->clis), each a whole consumer of its own (client id, Telemetry stream,
+ * Settings, heartbeat, the same lite subscription, `source.fetch-concurrency` long polls),
+ * clis[1..] sharing the gRPC channel of clis[0] (the client id is per-request metadata). A held
+ * message remembers the identity that received it (held_t.ci): its ack, renewals, deferral and
+ * DLQ forward go through that client, since receipt handles are per client; an ack batch holds
+ * one identity's messages only (rmq_held.c). Everything else (the buffer, lanes, throttling,
+ * the idle clock, close) is the source's, shared by the identities.
+ *
  * Threads
  *   - client thread (rmq_client.c): receive, ack, change-invisible and DLQ-forward completions.
  *     They only take s->mu briefly, move messages and signal; they never block.
