@@ -120,6 +120,68 @@ static void test_fault_lite_clients(void)
     fake_rmq_stop(f);
 }
 
+/*
+** Close with messages held by three identities: the half written just before close is acked at
+** close, each under the identity that received it; the other half is not acked (it comes back
+** after its invisible duration); each identity says goodbye.
+*/
+static void test_fault_lite_clients_close(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_LITE, 1);
+    fake_rmq_pause_delivery(f, true);
+    static const char *const kv[] = {"source.mode",        "lite", "source.lite-clients", "3",
+                                     "source.batch-size", "5",    NULL};
+    src_t x;
+    src_opts(&x, f, kv);
+    x.conf->await_ms = 20000;
+    CU_ASSERT_EQUAL_FATAL(src_start(&x), RSQL_OK);
+    polls_arg_t parked = {3, 6};
+    CU_ASSERT_TRUE_FATAL(fake_rmq_wait(f, pred_parked, &parked, FAULT_WAIT_MS));
+    size_t first = SIZE_MAX;
+    for (int i = 0; i < N_MSGS; i++) {
+        char lite[16], body[32];
+        snprintf(lite, sizeof lite, "l%02d", i % N_LITE);
+        snprintf(body, sizeof body, "c-%03d", i);
+        size_t idx = put_lite(f, lite, body);
+        first = i == 0 ? idx : first;
+    }
+    fake_rmq_pause_delivery(f, false);
+    polled_t p[N_MSGS];
+    CU_ASSERT_EQUAL_FATAL(src_take(&x, N_MSGS, NULL, NULL, p), N_MSGS);
+    char ids[N_MSGS][128];
+    bool written[N_MSGS];
+    for (int i = 0; i < N_MSGS; i++) {
+        memcpy(ids[i], info(f, first + (size_t)i).client_id, sizeof ids[i]);
+    }
+    CU_ASSERT_EQUAL(distinct(ids, N_MSGS), 3);
+    memset(written, 0, sizeof written);
+    for (int i = 0; i < N_MSGS; i++) {
+        int m = atoi(p[i].body + 2); /* "c-NNN": message first + NNN */
+        CU_ASSERT_FATAL(m >= 0 && m < N_MSGS);
+        if (m % 2 == 0) {
+            written[m] = true;
+            src_commit(&x, &p[i], RSQL_OUTCOME_WRITTEN); /* queued: the close flushes it */
+        }
+    }
+    src_close(&x);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.calls[FAKE_NOTIFY], 3);
+    CU_ASSERT_EQUAL(st.foreign_acks, 0);
+    CU_ASSERT_EQUAL(st.foreign_changes, 0);
+    int acked = 0, wrong = 0;
+    for (int i = 0; i < N_MSGS; i++) {
+        fake_msg_info_t mi = info(f, first + (size_t)i);
+        acked += mi.acks;
+        wrong += written[i] ? mi.acks != 1 : mi.acks != 0;
+    }
+    CU_ASSERT_EQUAL(acked, N_MSGS / 2);
+    CU_ASSERT_EQUAL(wrong, 0);
+    fk_assert_clean_acks(f);
+    fake_rmq_stop(f);
+}
+
 /* source.lite-clients = 1: one identity, one COMPLETE_ADD, the polls of one client id. */
 static void test_fault_lite_one_client(void)
 {
@@ -144,6 +206,7 @@ static void test_fault_lite_one_client(void)
 
 static CU_TestInfo lite_tests[] = {
     {"fault_lite_clients", test_fault_lite_clients},
+    {"fault_lite_clients_close", test_fault_lite_clients_close},
     {"fault_lite_one_client", test_fault_lite_one_client},
     CU_TEST_INFO_NULL,
 };
