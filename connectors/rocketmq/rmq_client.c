@@ -3,7 +3,8 @@
  *
  * rmq_client: the RocketMQ gRPC client's engine (API and threading model in rmq_client.h): its
  * lifecycle (new, start, destroy), the channel and the client thread. One grpc C core channel per
- * client and one client thread that owns the completion queue: it blocks in
+ * client (or its owner's, rsql_rmq_config_t.share_channel: another identity of the process) and
+ * one client thread that owns the completion queue: it blocks in
  * grpc_completion_queue_next() until a completion or its next timer (heartbeat, route refresh,
  * settings re-sync, lite re-sync, Telemetry re-open), hands each completion to rmq_call.c and
  * runs the timers that are due. The rest of the engine is rmq_call.c (calls and who frees them),

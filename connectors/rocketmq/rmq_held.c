@@ -4,7 +4,8 @@
  * rmq_held: the held messages of the rocketmq-grpc source and its ack queue. A held message
  * (held_t on s->held) was received and not yet resolved; it leaves the list for good when it is
  * acked, forwarded to the dead-letter queue or released. Acks are queued (ackq_push) and sent in
- * batches of up to ACK_BATCH entries of one topic per AckMessage (ackq_take, ack_send); a
+ * batches of up to ACK_BATCH entries of one topic and one client identity (receipt handles are
+ * per client) per AckMessage (ackq_take, ack_send); a
  * retriable failure re-queues the entry up to ACK_ATTEMPTS tries, anything else lets it go (it is
  * delivered again after its invisible duration). Also the native DLQ forward and the source's
  * rate-limited warnings.
@@ -117,7 +118,7 @@ bool rsql_rmq__ackq_push(rsql_source_t *s, held_t *h)
 /* Take up to ACK_BATCH queued acks into a new batch (NULL when none / OOM). */
 ack_batch_t *rsql_rmq__ackq_take(rsql_source_t *s)
 {
-    if (s->n_ack == 0) {
+    if (s->n_ack == 0 || s->clis_closing) {
         return NULL;
     }
     size_t n = s->n_ack < ACK_BATCH ? s->n_ack : ACK_BATCH;

@@ -3,8 +3,8 @@
  *
  * rmq_housekeeping: the rocketmq-grpc source's housekeeping thread and the completions it causes.
  * The thread (rsql_rmq__hk_main, one per source) blocks on hk_cv with a deadline and starts what
- * is due: the long polls (ReceiveMessage, up to `source.fetch-concurrency` in flight while the
- * buffer has room), the renewals (ChangeInvisibleDuration `source.renewal-ahead` before a held
+ * is due: the long polls (ReceiveMessage, up to `source.fetch-concurrency` in flight per client
+ * identity while the buffer has room; each answer's messages remember the identity), the renewals (ChangeInvisibleDuration `source.renewal-ahead` before a held
  * message's invisibility ends) and the ack flush. recv_cb buffers what arrives or, over a lite
  * topic's share (rmq_throttle.c), defers it at once (ChangeInvisibleDuration without suspend);
  * renew_cb swaps in the new receipt handle and carries out an outcome asked for during the
@@ -84,6 +84,10 @@ static void renew_cb(rsql_rmq_client_t *c, const rsql_error_t *err, const char *
         break;
     case P_DLQ:
         rsql_rmq__held_unlink(s, h);
+        if (s->clis_closing) {
+            rsql_rmq__held_release(s, h); /* too late to forward: it comes back */
+            break;
+        }
         s->ops++;
         to_dlq = h;
         break;

@@ -542,6 +542,7 @@ static void rs_close(rsql_source_t *s)
             }
             rsql_cond_wait_until(&s->done_cv, &s->mu, until);
         }
+        s->clis_closing = true;
         pthread_mutex_unlock(&s->mu);
         /* completes what is still in flight; the channel's owner (clis[0]) last */
         for (int i = s->n_clis - 1; i >= 0; i--) {

@@ -57,6 +57,9 @@ struct rsql_source {
        channel of clis[0] and are destroyed before it */
     rsql_rmq_client_t *clis[RMQ_MAX_CLIENTS];
     int n_clis;
+    /* close is destroying the clients (one after the other): completions still coming from
+       one of them start no ack or forward, which could name an identity already gone */
+    bool clis_closing;
     char *topic;
     bool lite, native_dlq;
     int fetch, batch;
@@ -144,7 +147,8 @@ void rsql_rmq__held_release(rsql_source_t *s, held_t *h);
 void rsql_rmq__held_free(held_t *h);
 /* Queue h for an ack (unlinked already). Returns false on OOM (h is then released). s->mu held */
 bool rsql_rmq__ackq_push(rsql_source_t *s, held_t *h);
-/* Take up to ACK_BATCH queued acks into a new batch (NULL when none / OOM). s->mu held */
+/* Take up to ACK_BATCH queued acks of ONE client identity (the oldest entry's) into a new batch
+   (NULL when none / OOM / s->clis_closing). s->mu held */
 ack_batch_t *rsql_rmq__ackq_take(rsql_source_t *s);
 /*
 ** An ack, renewal or forward in flight is done: s->ops--, wake close and housekeeping. s->mu held
