@@ -181,20 +181,26 @@ static const rsql_opt_def_t rmq_opts[] = {
     RSQL_OPT_ROW_F("source.lite-topics", RSQL_OPT_CSV, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                  "Lite mode: read only these lite topics (comma-separated), subscribed "
                  "explicitly, instead of every lite topic under the parent topic.", F(lite_topics, const char *)),
-    RSQL_OPT_ROW_F("source.lite-clients", RSQL_OPT_INT, SRC, "8", 1, 16, NULL,
+    RSQL_OPT_ROW_F("source.lite-clients", RSQL_OPT_INT, SRC, "1", 1, 16, NULL,
                  "Lite mode: client identities the source runs, each with its own client id, "
                  "Telemetry stream, heartbeat, lite subscription (the same one) and "
                  "`source.fetch-concurrency` long polls, all over one gRPC connection; a message "
                  "is acked and renewed by the identity that received it, and the internal buffer "
-                 "is 2 x fetch-concurrency x batch-size per identity. The broker hands each "
-                 "identity at most `lite.sub.client.max.event.cnt` lite topics per dispatch round "
-                 "(100 as the 5.5.0 broker runs it; a wildcard group's first round comes 5 s "
-                 "after the subscription, `liteEventFullDispatchDelayTimeForWildcardGroup`, the "
-                 "next ones 10 s apart), so a backlog over K lite topics takes about K / (100 x "
-                 "this) rounds. Measured (bench/README.md, 3,000 messages over 300 lite topics on "
-                 "a 5.5.0 broker): 1 identity 26.6 s, 2 16.5 s, 4 8.0 s, 8 6.1 s; hence 8. "
-                 "Raising the group attribute `lite.sub.client.max.event.cnt` also helps. Only "
-                 "lite mode takes a value over 1.", F(lite_clients, int64_t)),
+                 "is 2 x fetch-concurrency x batch-size per identity. For draining a BACKLOG over "
+                 "many lite topics: the broker hands each identity at most "
+                 "`lite.sub.client.max.event.cnt` lite topics per dispatch round (100 as the "
+                 "5.5.0 broker runs it; a wildcard group's first round comes 5 s after the "
+                 "subscription, `liteEventFullDispatchDelayTimeForWildcardGroup`, the next ones "
+                 "10 s apart), so a backlog over K lite topics takes about K / (100 x this) "
+                 "rounds. Measured (bench/README.md, 3,000 messages over 300 lite topics, 5.5.0): "
+                 "1 identity 26.6 s, 2 16.5 s, 4 8.0 s, 8 6.1 s. But with live traffic several "
+                 "identities made delivery much slower (bench/fairness: cold lite topics' p50 "
+                 "latency 6 ms with 1, 4.8 s with 8: the broker sends a lite topic's events to "
+                 "any identity of the group, and one that does not hold the lite topic's "
+                 "in-flight messages cannot pop it, likely), so the default stays 1; set 4 to 8 for "
+                 "backlog catch-up jobs. Raising the group attribute "
+                 "`lite.sub.client.max.event.cnt` instead helps both. Only lite mode takes a "
+                 "value over 1.", F(lite_clients, int64_t)),
     RSQL_OPT_ROW_FG("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rsql_rmq_dead_letters,
                  "Where a failed message goes under `errors.tolerance` = `all`. `none`: only to "
                  "`errors.dlq.table` (when set), then it is acked. `native`: also forwarded to the "
