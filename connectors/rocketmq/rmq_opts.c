@@ -193,14 +193,12 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "subscription, `liteEventFullDispatchDelayTimeForWildcardGroup`, the next ones "
                  "10 s apart), so a backlog over K lite topics takes about K / (100 x this) "
                  "rounds. Measured (bench/README.md, 3,000 messages over 300 lite topics, 5.5.0): "
-                 "1 identity 26.6 s, 2 16.5 s, 4 8.0 s, 8 6.1 s. But with live traffic several "
-                 "identities made delivery much slower (bench/fairness: cold lite topics' p50 "
-                 "latency 6 ms with 1, 4.8 s with 8: the broker sends a lite topic's events to "
-                 "any identity of the group, and one that does not hold the lite topic's "
-                 "in-flight messages cannot pop it, likely), so the default stays 1; set 4 to 8 for "
-                 "backlog catch-up jobs. Raising the group attribute "
-                 "`lite.sub.client.max.event.cnt` instead helps both. Only lite mode takes a "
-                 "value over 1.", F(lite_clients, int64_t)),
+                 "1 identity 26.6 s, 2 16.5 s, 4 8.0 s, 8 6.1 s. The default stays 1 because with "
+                 "live traffic 8 identities gave no gain and the fair-throttling check "
+                 "(tests/rocketmq/t_throttle.sh) came out worse in the runs we made "
+                 "(docs/ROCKETMQ-NOTES.md); set 4 to 8 for backlog catch-up. Raising the group "
+                 "attribute `lite.sub.client.max.event.cnt` instead also helps. Only lite mode "
+                 "takes a value over 1.", F(lite_clients, int64_t)),
     RSQL_OPT_ROW_FG("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rsql_rmq_dead_letters,
                  "Where a failed message goes under `errors.tolerance` = `all`. `none`: only to "
                  "`errors.dlq.table` (when set), then it is acked. `native`: also forwarded to the "
