@@ -1,5 +1,5 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
-EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_pipeline.h \
+EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_eval.h tests/lib/cu_pipeline.h \
 	tests/lib/cu_session.h tests/tsan.supp
 
 check_PROGRAMS += tests/sql/slt_runner
