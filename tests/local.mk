@@ -69,7 +69,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/pty_shell.py \
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/pty_shell.py tests/integration/ptylib.py \
 	tests/integration/pty_nul.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
