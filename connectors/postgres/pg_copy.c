@@ -260,12 +260,19 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
     return bad;
 }
 
-/* See pg_sink_int.h. */
+/*
+** See pg_sink_int.h. A row that fails permanently is found by find_bad_row (the rows before
+** it are committed); under errors.tolerance 'all' its result says why (it is dead-lettered)
+** and the rows after it are written here, in order, in the following transactions: never
+** handed back to be written again after later batches, which would store a position behind
+** the one already stored, and behind rows committed with it. Under 'none' it stops there.
+*/
 rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *rows,
                                rsql_error_t *err)
 {
-    int committed = 0;
-    int bad = -1; /* the row that failed permanently, if any */
+    int committed = 0; /* rows[0, committed) have their result: written, or failed for good */
+    int bad = -1;      /* under 'none': the row that failed permanently, if any */
+    int n_bad = 0;     /* rows that failed permanently */
     rsql_error_t cause;
     rsql_error_clear(&cause);
     rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
@@ -281,7 +288,8 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
         k->dup_cap = n;
     }
     memset(k->dup, 0, (size_t)n * sizeof *k->dup);
-    while (committed < n && bad < 0) {
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
+    while (committed < n) {
         int to = n - committed > k->conf->max_rows ? committed + (int)k->conf->max_rows : n;
         for (int64_t attempt = 0;; attempt++) {
             bool lost = false;
@@ -314,29 +322,40 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
         rsql_error_t row_cause;
         rsql_error_clear(&row_cause);
         int b = find_bad_row(k, rows, committed, to, &row_cause, &whole);
-        if (b < 0 || b == to) {
-            if (b < 0 && whole.code != RSQL_OK) {
+        if (b == to) { /* no row failed alone: all of them were committed one by one */
+            rsql_error_clear(&cause);
+            committed = to;
+            continue;
+        }
+        if (b < 0) {
+            if (whole.code != RSQL_OK) {
                 rsql_error_clear(&cause);
                 rsql_error_copy(&cause, &whole);
             }
             break;
         }
+        n_bad++;
+        k->results[b].code = row_cause.code;
+        snprintf(k->results[b].msg, sizeof k->results[b].msg, "%.255s", row_cause.msg);
         rsql_error_clear(&cause);
-        rsql_error_copy(&cause, &row_cause);
-        committed = b;
-        bad = b;
+        if (!k->tolerate_all) {
+            rsql_error_copy(&cause, &row_cause);
+            committed = b;
+            bad = b;
+            break;
+        }
+        committed = b + 1; /* dead-lettered: go on with the rows after it */
     }
     if (!k->tolerate_all && cause.code != RSQL_OK && !rsql_error_retriable(&cause)) {
         rsql_error_copy(&k->poisoned, &cause);
     }
-    if (committed == 0 && bad < 0 && cause.code != RSQL_OK) {
+    if (committed == 0 && n_bad == 0 && cause.code != RSQL_OK) {
         rsql_error_copy(err, &cause);
         return cause.code;
     }
-    memset(k->results, 0, (size_t)n * sizeof *k->results);
     int n_dup = 0;
     for (int i = 0; i < committed; i++) {
-        if (k->dup[i]) {
+        if (k->dup[i] && k->results[i].code == RSQL_OK) {
             snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
             n_dup++;
         }
@@ -347,19 +366,18 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
                  "written again",
                  k->table, n_dup);
     }
-    if (committed > 0) {
+    if (committed > n_bad) {
         rsql_pg__prune_applied(k);
     }
+    /* the rest: under 'none' the failed row and the ones after it fail with its error;
+       after a transient failure they are written again (the runtime retries them) */
     for (int i = committed; i < n; i++) {
-        rsql_sink_result_t *r = &k->results[i];
-        if (i == bad || bad < 0 || !k->tolerate_all) {
-            r->code = cause.code; /* under 'none' the rows after a failed one fail with it */
-            snprintf(r->msg, sizeof r->msg, "%.255s", cause.msg);
-        } else {
-            r->code = RSQL_ERR_BUSY; /* not written: an earlier row failed; written again */
-            snprintf(r->msg, sizeof r->msg, "postgres sink %s: not written, after a failed row",
-                     k->table);
+        if (i == bad) {
+            continue;
         }
+        rsql_sink_result_t *r = &k->results[i];
+        r->code = cause.code;
+        snprintf(r->msg, sizeof r->msg, "%.255s", cause.msg);
     }
     return RSQL_OK;
 }

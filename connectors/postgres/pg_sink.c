@@ -26,9 +26,10 @@
  * when they hold the chunk's, it was committed. A permanent error (a constraint violation, a
  * value the column cannot take) fails the row that caused it, found by writing the chunk
  * again row by row under savepoints: the rows before it are committed (with their
- * positions), that row gets PostgreSQL's message and SQLSTATE (dead-lettered under
- * errors.tolerance 'all', the run fails under 'none'), the rows after it are reported
- * transient, so the runtime writes them again.
+ * positions), that row gets PostgreSQL's message and SQLSTATE. Under errors.tolerance 'all'
+ * it is dead-lettered and the sink goes on with the rows after it, in order, in the next
+ * transaction (handing them back to the runtime would write them after later batches, and
+ * store a position behind the one already stored); under 'none' the run fails there.
  *
  * From a source that keeps its own positions (RocketMQ: rsql_sink_ctx_t.source_own_positions)
  * the same transaction records each applied record's identity (rec->ident: topic, lite

@@ -14,6 +14,8 @@
 #   3. a CHECK constraint violated by one row: under errors.tolerance 'none' the run fails at
 #      once with PostgreSQL's message and SQLSTATE, the rows before it are there, the rest not;
 #      under 'all' that row is dead-lettered with the message and every other row is written;
+#   3c. under 'all' with many dead-lettered rows, the position stored with the rows never moves
+#      backwards and covers every row of its transaction (a trigger logs each store);
 #   3b. an upsert by PRIMARY KEY (k, g) NOT ENFORCED: one row per key, the last one written;
 #   4. the server restarted while a following job writes: nothing lost or doubled;
 #   5. kill -9: 2,000,000 rows copied by a job SIGKILLed 5 times (rerun after each), with the
@@ -166,6 +168,55 @@ same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.co
 same "$(psql_q "SELECT count(*) FROM $S.cons WHERE id = 500")" 0 "the bad row is not in the table"
 same "$(sqlite3 dlq.db "SELECT count(*) FROM dlq WHERE stage = 'sink' AND error LIKE
          '%violates check constraint%SQLSTATE 23514%'")" 1 "the bad row is dead-lettered with the message"
+
+# ---- 3c. under 'all', many rows dead-lettered: the stored position never moves backwards,
+# and each transaction's stored position covers every row committed in it (the rows after a
+# failed one are written in order, not handed back to be written after later batches).
+# Each row carries its own end offset in the file (e, fixed width); triggers log every row
+# written and every write of rocketsql_positions with their (top-level) transaction id.
+python3 - <<'PY'
+lines, off = [], 0
+for i in range(1, 3001):
+    l = '{"id":%d,"v":%d,"e":"%010d"}\n'
+    n = len(l % (i, -1 if i % 37 == 0 else i, 0))
+    off += n
+    lines.append(l % (i, -1 if i % 37 == 0 else i, off))
+open("mono.jsonl", "w").write("".join(lines))
+PY
+psql_q "CREATE TABLE $S.mono (id bigint, v bigint CHECK (v >= 0), e text);
+        CREATE TABLE $S.rocketsql_positions (pipeline text NOT NULL, \"partition\" text NOT NULL,
+          \"offset\" bigint NOT NULL, PRIMARY KEY (pipeline, \"partition\"));
+        CREATE TABLE $S.poslog (seq bigserial, pipeline text, part text, off bigint,
+          tx bigint DEFAULT txid_current());
+        CREATE TABLE $S.rowlog (e bigint, tx bigint DEFAULT txid_current());
+        CREATE FUNCTION $S.logpos() RETURNS trigger LANGUAGE plpgsql AS
+          'BEGIN INSERT INTO $S.poslog(pipeline, part, off)
+             VALUES (NEW.pipeline, NEW.\"partition\", NEW.\"offset\"); RETURN NEW; END';
+        CREATE TRIGGER logpos AFTER INSERT OR UPDATE ON $S.rocketsql_positions
+          FOR EACH ROW EXECUTE FUNCTION $S.logpos();
+        CREATE FUNCTION $S.logrow() RETURNS trigger LANGUAGE plpgsql AS
+          'BEGIN INSERT INTO $S.rowlog(e) VALUES (NEW.e::bigint); RETURN NEW; END';
+        CREATE TRIGGER logrow AFTER INSERT ON $S.mono FOR EACH ROW EXECUTE FUNCTION $S.logrow()" >/dev/null
+cat >mono.sql <<SQL
+CREATE TABLE msrc (id BIGINT, v BIGINT, e STRING) WITH ('connector' = 'filesystem', 'path' = 'mono.jsonl');
+CREATE TABLE mdst (id BIGINT, v BIGINT, e STRING) WITH ('connector' = 'postgres', 'url' = '$URL',
+  'table-name' = '$S.mono', 'sink.buffer-flush.max-rows' = '50');
+SQL
+rsql -f mono.sql
+expect_rc 0 "create the dead-letter order tables"
+rsql -e "SET 'errors.tolerance' = 'all'; SET 'pipeline.batch-size' = '16';
+         INSERT INTO mdst SELECT * FROM msrc"
+expect_rc 0 "under 'all' with a bad row every 37"
+same "$(psql_q "SELECT count(*), count(DISTINCT id) FROM $S.mono")" "2919|2919" \
+    "every good row written once"
+same "$(psql_q "SELECT count(*) FROM $S.poslog a JOIN $S.poslog b ON b.pipeline = a.pipeline
+         AND b.part = a.part AND b.seq > a.seq AND b.off < a.off")" 0 \
+    "the stored position never moves backwards"
+same "$(psql_q "SELECT count(*) FROM $S.rowlog r WHERE NOT EXISTS (SELECT 1 FROM $S.poslog p
+         WHERE p.tx = r.tx AND p.off >= r.e)")" 0 \
+    "every row is covered by the position stored in its own transaction"
+same "$(psql_q "SELECT max(off) FROM $S.poslog")" "$(stat -c %s mono.jsonl)" \
+    "the last stored position is the end of the file"
 
 # ---- 3b. upsert by PRIMARY KEY (...) NOT ENFORCED: the last row of a key wins, within a
 # transaction and across them (sink.buffer-flush.max-rows 7), into a table the sink creates
