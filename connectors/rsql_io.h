@@ -162,6 +162,10 @@ typedef struct rsql_source_ctx {
        when the statement does not read it (leave it NULL, read nothing for it). NULL as a
        whole when the table has no METADATA column. */
     const char *const *column_meta;
+    /* Per column (n_columns): the full type (base/rsql_types.h, interned) of a DECIMAL, ROW,
+       ARRAY or MAP column, NULL for the others; NULL as a whole when not given. For sources
+       that make rows themselves (postgres: jsonb into ROW/ARRAY/MAP). */
+    const rsql_tdesc_t *const *column_descs;
     /* Where the source publishes its acks, renewals, deferrals and held messages, or NULL
        (nobody reads them: publish nothing). Outlives the source. */
     rsql_source_counters_t *counters;

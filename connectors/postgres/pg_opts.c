@@ -37,8 +37,11 @@ static const rsql_opt_def_t pg_opts[] = {
                    "ARRAY is jsonb, not a PostgreSQL array, so arrays of ROWs and MAPs work "
                    "alike: an existing `integer[]` column is refused). The source reads "
                    "`numeric` (and integers) into DECIMAL exactly, `date` into DATE, and any "
-                   "column, `jsonb` included, into VARCHAR; it does not read ROW, ARRAY or MAP "
-                   "columns.",
+                   "column, `jsonb` included, into VARCHAR; ROW, ARRAY and MAP from `jsonb` "
+                   "or `json` (decoded like the json format, by the full type: JSON of the "
+                   "wrong shape is that row's error, naming the column and field), and ARRAY "
+                   "also from a PostgreSQL array (`integer[]`, `text[]`, multidimensional into "
+                   "nested ARRAYs).",
                    F(table_name, const char *)),
     RSQL_OPT_ROW_F("username", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                    "The database user. Unset: the URL's, else libpq's default.",
