@@ -328,6 +328,13 @@ typedef struct rsql_sink_ops {
     */
     int (*stored_positions)(rsql_sink_t *snk, int max, char **partitions, int64_t *offsets);
     void (*close)(rsql_sink_t *snk);
+    /*
+    ** Optional: how many rows the sink gathers before it commits them by itself (conf: its
+    ** typed configuration, rsql_sink_ctx_t.conf). The runtime then flushes only once that
+    ** many rows are unreported (not pipeline.queue-capacity), and lets that many more be in
+    ** flight, so a transaction can hold them all. 0 or absent: pipeline.queue-capacity.
+    */
+    int (*gather_rows)(const void *conf);
 } rsql_sink_ops_t;
 
 #endif

@@ -564,6 +564,9 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     conf.src_ctx.column_meta = plan->source_meta;
     conf.src_ctx.column_descs = src_descs;
     conf.snk_ops = snk_ops;
+    if (snk_ops && snk_ops->gather_rows && plan->sink.opts) {
+        conf.flush_rows = snk_ops->gather_rows(rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR));
+    }
     if (preview) {
         conf.snk_ctx.table = "(preview)";
         conf.snk_ctx.n_columns = plan->n_outputs;

@@ -101,6 +101,99 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsq
 }
 
 /*
+** Send rows[from, to) (but the ones k->dup marks) as COPY data and end it. RSQL_OK, or out of
+** memory (the COPY is ended with an error: the transaction fails). A failed send is told by
+** the COPY's result.
+*/
+static rsql_err_t send_rows(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                            rsql_error_t *err)
+{
+    rsql_buf_t data = RSQL_BUF_INIT;
+    for (int i = from; i < to; i++) {
+        if (!k->dup[i]) {
+            put_copy_line(k, rows[i].values, i, &data);
+        }
+        if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
+            if (data.oom) {
+                PQputCopyEnd(k->conn, "out of memory");
+                rsql_buf_deinit(&data);
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (PQputCopyData(k->conn, data.data, (int)data.len) != 1) {
+                break; /* the result says why */
+            }
+            rsql_buf_reset(&data);
+        }
+    }
+    rsql_buf_deinit(&data);
+    PQputCopyEnd(k->conn, NULL);
+    return RSQL_OK;
+}
+
+/*
+** The transaction of copy_chunk for a sink that stores positions, in one round trip: one
+** query string "BEGIN; INSERT INTO rocketsql_positions ... ON CONFLICT ...; COPY ... FROM
+** STDIN; [the upsert's merge;] COMMIT" (the positions are known before the rows go: the last
+** offset of each partition among them), then the COPY data; the server runs the statements
+** after the COPY once its data ended, and skips them after an error.
+*/
+static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
+                                       int to, bool *commit_lost, rsql_error_t *err)
+{
+    rsql_buf_t q = RSQL_BUF_INIT;
+    rsql_buf_puts(&q, "BEGIN; ");
+    rsql_err_t rc = rsql_pg__positions_sql(k, rows, from, to, &q, err);
+    if (rc != RSQL_OK) {
+        rsql_buf_deinit(&q);
+        return rc;
+    }
+    rsql_buf_puts(&q, k->copy_sql);
+    rsql_buf_puts(&q, "; ");
+    if (k->n_key) {
+        rsql_buf_puts(&q, k->merge_sql);
+        rsql_buf_puts(&q, "; ");
+    }
+    rsql_buf_puts(&q, "COMMIT");
+    if (q.oom) {
+        rsql_buf_deinit(&q);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    PGresult *r = PQexec(k->conn, rsql_buf_str(&q));
+    rsql_buf_deinit(&q);
+    if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
+        PQclear(r);
+        while ((r = PQgetResult(k->conn))) {
+            PQclear(r);
+        }
+        rollback(k);
+        return rc;
+    }
+    PQclear(r);
+    rc = send_rows(k, rows, from, to, err);
+    /* the COPY's result, the merge's, the COMMIT's: the first failure says why */
+    bool committed = false;
+    while ((r = PQgetResult(k->conn))) {
+        if (rc == RSQL_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: COPY failed", k->table);
+        } else if (rc == RSQL_OK && strcmp(PQcmdStatus(r), "COMMIT") == 0) {
+            committed = true;
+        }
+        PQclear(r);
+    }
+    if (rc == RSQL_OK && !committed) {
+        *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
+        rc = rsql_pg__error(k->conn, NULL, err, "postgres sink %s: cannot commit", k->table);
+    } else if (rc != RSQL_OK && PQstatus(k->conn) == CONNECTION_BAD) {
+        *commit_lost = true; /* sent in full, the answer lost: it may have been committed */
+    }
+    if (rc != RSQL_OK) {
+        rollback(k);
+    }
+    return rc;
+}
+
+/*
 ** One transaction: COPY rows[from, to) and store their positions. On failure err says why
 ** (PostgreSQL's message) and the transaction is rolled back. *commit_lost = the failure was
 ** the COMMIT's answer (the transaction may have been committed).
@@ -108,7 +201,6 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsq
 static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
                              bool *commit_lost, rsql_error_t *err)
 {
-    rsql_buf_t data = RSQL_BUF_INIT;
     rsql_err_t rc;
     *commit_lost = false;
     if (!k->conn || PQstatus(k->conn) != CONNECTION_OK) {
@@ -123,17 +215,19 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
         }
         k->staged = true;
     }
-    if ((rc = rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
-        return rc;
-    }
     for (int i = from; i < to; i++) {
         k->dup[i] = false;
     }
-    if (k->by_ident && (rc = rsql_pg__mark_applied(k, rows, from, to, err)) != RSQL_OK) {
+    if (!k->by_ident) {
+        return copy_chunk_positions(k, rows, from, to, commit_lost, err);
+    }
+    if ((rc = rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
+        return rc;
+    }
+    if ((rc = rsql_pg__mark_applied(k, rows, from, to, err)) != RSQL_OK) {
         rollback(k);
         return rc;
     }
-
     PGresult *r = PQexec(k->conn, k->copy_sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
@@ -142,28 +236,13 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
         return rc;
     }
     PQclear(r);
-    for (int i = from; i < to; i++) {
-        if (!k->dup[i]) {
-            put_copy_line(k, rows[i].values, i, &data);
-        }
-        if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
-            if (data.oom) {
-                PQputCopyEnd(k->conn, "out of memory");
-                PQclear(PQgetResult(k->conn));
-                rollback(k);
-                rsql_buf_deinit(&data);
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-            }
-            if (PQputCopyData(k->conn, data.data, (int)data.len) != 1) {
-                break; /* the result below says why */
-            }
-            rsql_buf_reset(&data);
-        }
-    }
-    rsql_buf_deinit(&data);
-    PQputCopyEnd(k->conn, NULL);
+    rsql_error_t oom;
+    rsql_error_clear(&oom);
+    bool out_of_mem = send_rows(k, rows, from, to, &oom) != RSQL_OK;
     r = PQgetResult(k->conn);
-    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+    if (out_of_mem) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    } else if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: COPY failed", k->table);
     }
     PQclear(r);
@@ -172,9 +251,6 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     }
     if (rc == RSQL_OK && k->n_key) {
         rc = rsql_pg__exec(k, k->merge_sql, "cannot upsert the rows", err);
-    }
-    if (rc == RSQL_OK && !k->by_ident) {
-        rc = rsql_pg__store_positions(k, rows, from, to, err);
     }
     if (rc == RSQL_OK) {
         r = PQexec(k->conn, "COMMIT");

@@ -23,10 +23,10 @@
 #   3b. an upsert by PRIMARY KEY (k, g) NOT ENFORCED: one row per key, the last one written;
 #   4. the server restarted while a following job writes: nothing lost or doubled;
 #   5. kill -9: 2,000,000 rows copied by a job SIGKILLed 5 times (rerun after each), with the
-#      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 1024
+#      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 8192
 #      rows): the table equals the input exactly (count, distinct ids, sha256 of every row),
 #      and the rows were committed in fewer transactions than there were batches, none
-#      holding more than 1024 rows (by xmin).
+#      holding more than 8192 rows (by xmin).
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -395,12 +395,12 @@ expect_rc 0 "the run after the last kill completes"
 same "$(count)" "$N|$N|$N" "count, distinct ids, max id"
 same "$(psql_q "SELECT id || '|' || name || '|' || v FROM $S.big ORDER BY id" | sha256sum |
         cut -d' ' -f1)" "$(cat expected.sha256)" "sha256 of every row"
-# the sink gathered pipeline batches (256 rows) into transactions of at most max-rows (1024,
+# the sink gathered pipeline batches (256 rows) into transactions of at most max-rows (8192,
 # the default): rows committed together share their xmin
 xacts=$(psql_q "SELECT count(*) || '|' || max(c) FROM (SELECT count(*) AS c FROM $S.big
                 GROUP BY xmin::text) x")
-[ "${xacts#*|}" -le 1024 ] || fail "a transaction held more than max-rows rows: $xacts"
+[ "${xacts#*|}" -le 8192 ] || fail "a transaction held more than max-rows rows: $xacts"
 [ "${xacts%|*}" -lt $((N / 256 / 2)) ] ||
     fail "$xacts transactions|largest: pipeline batches were not gathered"
-ok "gathered: $xacts (transactions|largest), at most 1024 rows each"
+ok "gathered: $xacts (transactions|largest), at most 8192 rows each"
 echo PASS
