@@ -206,14 +206,19 @@ rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, in
         PQclear(r);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
+    int next = 0; /* RETURNING gives them in the rows' order: try the next one first */
     for (int i = from; i < to; i++) {
         if (!rows[i].rec || !rows[i].rec->ident) {
             continue;
         }
         bool found = false;
+        if (next < nt && !used[next] && strcmp(PQgetvalue(r, next, 0), rows[i].rec->ident) == 0) {
+            used[next++] = found = true;
+        }
         for (int j = 0; j < nt && !found; j++) {
             if (!used[j] && strcmp(PQgetvalue(r, j, 0), rows[i].rec->ident) == 0) {
                 used[j] = found = true;
+                next = j + 1;
             }
         }
         k->dup[i] = !found;
