@@ -81,18 +81,33 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsq
             rsql_buf_puts(out, "\\N");
             continue;
         }
-        rsql_buf_reset(&k->line);
-        put_text(&k->line, v);
-        for (size_t j = 0; j < k->line.len; j++) {
-            char c = k->line.data[j];
-            switch (c) {
-            case '\\': rsql_buf_puts(out, "\\\\"); break;
-            case '\t': rsql_buf_puts(out, "\\t"); break;
-            case '\n': rsql_buf_puts(out, "\\n"); break;
-            case '\r': rsql_buf_puts(out, "\\r"); break;
-            default: rsql_buf_putc(out, c); break;
-            }
+        const char *d;
+        size_t len;
+        if (v->type == RSQL_TYPE_VARCHAR) { /* its text as it is: escaped from the value */
+            d = v->v.s.p ? v->v.s.p : "";
+            len = v->v.s.p ? v->v.s.len : 0;
+        } else {
+            rsql_buf_reset(&k->line);
+            put_text(&k->line, v);
+            d = k->line.data ? k->line.data : "";
+            len = k->line.len;
         }
+        /* escaped: the runs between special characters appended whole */
+        size_t run = 0;
+        for (size_t j = 0; j < len; j++) {
+            const char *esc;
+            switch (d[j]) {
+            case '\\': esc = "\\\\"; break;
+            case '\t': esc = "\\t"; break;
+            case '\n': esc = "\\n"; break;
+            case '\r': esc = "\\r"; break;
+            default: continue;
+            }
+            rsql_buf_append(out, d + run, j - run);
+            rsql_buf_puts(out, esc);
+            run = j + 1;
+        }
+        rsql_buf_append(out, d + run, len - run);
     }
     if (k->n_key) {
         rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
