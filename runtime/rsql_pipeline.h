@@ -193,7 +193,10 @@ typedef struct rsql_pipeline_conf {
     bool preview;       /* SELECT preview: no commit_record, no offsets saved */
     int batch_size;     /* records per poll / per sink write (pipeline.batch-size) */
     int queue_capacity; /* records per stage queue (pipeline.queue-capacity) */
-    int max_in_flight;  /* records polled and not yet resolved; 0 = 3 x queue_capacity */
+    int max_in_flight;  /* records polled and not yet resolved; 0 = 3 x queue_capacity
+                           (+ flush_rows when that is larger than queue_capacity) */
+    int flush_rows;     /* unreported rows that make the writer flush; 0 = queue_capacity
+                           (the sink's gather_rows when larger) */
     int poll_timeout_ms;          /* longest single poll wait; 0 = 200 */
     int64_t flush_interval_ms;    /* positions to the catalog (state.flush-interval); 0 = 1000 */
     int64_t status_interval_ms;   /* status line redraw (status.interval); 0 = 1000 */

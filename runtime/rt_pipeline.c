@@ -61,8 +61,14 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     if (p->conf.queue_capacity < 1) {
         p->conf.queue_capacity = 1;
     }
+    if (p->conf.flush_rows < p->conf.queue_capacity) {
+        p->conf.flush_rows = p->conf.queue_capacity;
+    }
     if (p->conf.max_in_flight <= 0) {
         p->conf.max_in_flight = 3 * p->conf.queue_capacity;
+        if (p->conf.flush_rows > p->conf.queue_capacity) { /* room to gather, and to go on */
+            p->conf.max_in_flight += p->conf.flush_rows;
+        }
     }
     if (p->conf.max_in_flight < p->conf.batch_size) {
         p->conf.max_in_flight = p->conf.batch_size;

@@ -386,7 +386,7 @@ void *rsql_pipeline__write_main(void *arg)
             rsql_pipeline__sleep_interruptible(p, wait, false);
         }
         now = rsql_now_ms();
-        if (atomic_load(&p->unreported) >= p->conf.queue_capacity ||
+        if (atomic_load(&p->unreported) >= p->conf.flush_rows ||
             now - last_flush >= p->conf.flush_interval_ms) {
             do_flush(p);
             last_flush = now;

@@ -176,7 +176,13 @@ static void test_pg_types_quoting(void)
     CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "jsonb", false));
     CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "integer[]", false));
     CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "text", false));
-    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "jsonb", true)); /* not read (yet) */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ROW, "jsonb", true)); /* the json decoder's */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_MAP, "json", true));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "integer[]", true)); /* via to_json */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "text[]", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "integer[]", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_MAP, "text", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "[]", true));
     rsql_buf_t b = RSQL_BUF_INIT;
     rsql_pg__quote_table(&b, "orders");
     CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "\"orders\"");
