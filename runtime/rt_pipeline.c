@@ -456,6 +456,39 @@ static rsql_err_t open_sink(rsql_pipeline_t *p, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/*
+** open_sink or open_source (open), retried while it fails transiently (a broker or database
+** that is restarting or not reachable yet: UNAVAILABLE, a timeout, ...) for up to
+** errors.retry.timeout with the usual backoff; a permanent failure, the time used up, or the
+** pipeline stopping or aborting ends it with the last error.
+*/
+static rsql_err_t open_retrying(rsql_pipeline_t *p, const char *what,
+                                rsql_err_t (*open)(rsql_pipeline_t *, rsql_error_t *),
+                                rsql_error_t *err)
+{
+    rsql_retry_t retry;
+    bool retrying = false;
+    for (;;) {
+        rsql_error_clear(err);
+        rsql_err_t rc = open(p, err);
+        if (rc == RSQL_OK || !rsql_error_retriable(err) || atomic_load(&p->stopping) ||
+            atomic_load(&p->aborting)) {
+            return rc;
+        }
+        int64_t now = rsql_now_ms();
+        if (!retrying) {
+            rsql_retry_init(&retry, p->conf.retry_timeout_ms, p->conf.retry_backoff_max_ms, now);
+            retrying = true;
+        }
+        int64_t wait = rsql_retry_next(&retry, now);
+        if (wait < 0) {
+            return rc;
+        }
+        rsql_pipeline__retrying(p, what, err, wait, retry.attempts);
+        rsql_pipeline__sleep_interruptible(p, wait, true);
+    }
+}
+
 /* ---- published stats (rsql_pipeline_stats_t) */
 
 const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1] = {
@@ -743,13 +776,13 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         signals = rc == RSQL_OK;
     }
     if (rc == RSQL_OK) {
-        rc = open_sink(p, &e);
+        rc = open_retrying(p, "sink open", open_sink, &e);
     }
     if (rc == RSQL_OK) {
         rc = rsql_pipeline__dlq_open(p, &e);
     }
     if (rc == RSQL_OK) {
-        rc = open_source(p, &e);
+        rc = open_retrying(p, "source open", open_source, &e);
     }
     if (rc == RSQL_OK) {
         rsql_pipeline__hold_touch(p, false); /* from now on it may hold messages */
