@@ -392,6 +392,33 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
         v->is_null = true;
         return RSQL_OK;
     }
+    if (ch == '"' && t == RSQL_TYPE_VARCHAR) {
+        /* a string without escapes goes from the input to the arena in one copy */
+        const char *raw;
+        size_t n;
+        bool escaped;
+        if (jp_string(p, NULL, &raw, &n, &escaped) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        if (escaped) {
+            jp_t sp = {p->s, p->n, at, p->err};
+            if (jp_string(&sp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            if (dec->scratch.oom) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            raw = dec->scratch.data ? dec->scratch.data : "";
+            n = dec->scratch.len;
+        }
+        char *cp = rsql_arena_strndup(arena, raw, n);
+        if (!cp) {
+            return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        v->v.s.p = cp;
+        v->v.s.len = n;
+        return RSQL_OK;
+    }
     if (ch == '"') {
         if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
             return RSQL_ERR_DECODE;
