@@ -312,7 +312,7 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
     }
     size_t pl = strlen(s->path), il = ident_at(ident, line_off);
-    char *id = rsql_arena_alloc(batch->arena, 5 + pl + il + 1);
+    char *id = rsql_arena_alloc_raw(batch->arena, 5 + pl + il + 1); /* written in full */
     r->raw = rsql_batch_copy(batch, p, len);
     if (!id || !r->raw) {
         batch->n--;
