@@ -246,5 +246,13 @@ void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
         memcpy(r->msg, results[i].msg, g);
         r->msg[g] = '\0';
     }
+    if (rsql_pipeline__write_thread_of == p) {
+        /* made on p's write thread: held there, handed on with the next ones (rt_stages.c) */
+        d->op.next = NULL;
+        *p->held_tail = &d->op;
+        p->held_tail = &d->op.next;
+        p->held_n++;
+        return;
+    }
     rsql_queue_push(p->wq, &d->op);
 }
