@@ -142,6 +142,18 @@ rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len
     }
     for (;;) {
         size_t run = p->i;
+        /* 8 bytes at a time while none of them is '"', '\\' or below 0x20 (exact tests) */
+        while (p->n - p->i >= 8) {
+            uint64_t x;
+            memcpy(&x, p->s + p->i, 8);
+            const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+            uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+            if (((q - ones) & ~q & high) | ((b - ones) & ~b & high) |
+                ((x - ones * 0x20) & ~x & high)) {
+                break;
+            }
+            p->i += 8;
+        }
         while (p->i < p->n) {
             unsigned char c = (unsigned char)p->s[p->i];
             if (c == '"' || c == '\\' || c < 0x20) {
