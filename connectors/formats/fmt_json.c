@@ -741,14 +741,35 @@ rsql_err_t rsql_fmt__json_encode(rsql_encoder_t *enc, const rsql_value_t *row, r
 {
     const fmt_conf_t *c = &enc->c;
     (void)err;
+    if (!enc->key_end && c->n > 0 && (enc->key_end = rsql_malloc((size_t)c->n * sizeof(size_t)))) {
+        /* the keys never change: escaped once, copied per row */
+        rsql_buf_reset(&enc->scratch);
+        for (int i = 0; i < c->n; i++) {
+            if (i) {
+                rsql_buf_putc(&enc->scratch, ',');
+            }
+            json_string(c->names[i], c->name_lens[i], &enc->scratch);
+            rsql_buf_putc(&enc->scratch, ':');
+            enc->key_end[i] = enc->scratch.len;
+        }
+        if (enc->scratch.oom) {
+            rsql_free(enc->key_end);
+            enc->key_end = NULL;
+        }
+    }
     rsql_buf_putc(out, '{');
     for (int i = 0; i < c->n; i++) {
         const rsql_value_t *v = &row[i];
-        if (i) {
-            rsql_buf_putc(out, ',');
+        if (enc->key_end) {
+            size_t from = i ? enc->key_end[i - 1] : 0;
+            rsql_buf_append(out, enc->scratch.data + from, enc->key_end[i] - from);
+        } else {
+            if (i) {
+                rsql_buf_putc(out, ',');
+            }
+            json_string(c->names[i], c->name_lens[i], out);
+            rsql_buf_putc(out, ':');
         }
-        json_string(c->names[i], c->name_lens[i], out);
-        rsql_buf_putc(out, ':');
         if (v->is_null || v->type == RSQL_TYPE_NULL) {
             rsql_buf_puts(out, "null");
             continue;
