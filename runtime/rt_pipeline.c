@@ -120,11 +120,14 @@ static rt_wbatch_t *wbatch_new(rt_inbatch_t *ib, int cap)
     wb->cap = cap;
     wb->rows = rsql_calloc((size_t)cap, sizeof(rsql_sink_row_t));
     wb->idx = rsql_calloc((size_t)cap, sizeof(int));
-    wb->dop = rsql_calloc(1, sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
+    /* the results (356 bytes a row) are written by the delivery callback before they are
+       read: only the header is zeroed, not cap results per batch */
+    wb->dop = rsql_malloc(sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
     if (!wb->rows || !wb->idx || !wb->dop) {
         rsql_pipeline__free_wbatch(wb);
         return NULL;
     }
+    memset(wb->dop, 0, sizeof(rt_delivery_op_t));
     return wb;
 }
 
@@ -144,7 +147,11 @@ rt_inbatch_t *rsql_pipeline__inbatch_new(int cap)
     ib->tickets = rsql_calloc((size_t)cap, sizeof(uint64_t));
     ib->registered = rsql_calloc((size_t)cap, 1);
     ib->resolved = rsql_calloc((size_t)cap, 1);
-    ib->oo = rsql_calloc(1, sizeof(rt_outcomes_op_t) + (size_t)cap * sizeof(rt_item_t));
+    /* items are written before they are read (up to oo->n): only the header is zeroed */
+    ib->oo = rsql_malloc(sizeof(rt_outcomes_op_t) + (size_t)cap * sizeof(rt_item_t));
+    if (ib->oo) {
+        memset(ib->oo, 0, sizeof(rt_outcomes_op_t));
+    }
     ib->wb = wbatch_new(ib, cap);
     if (!ib->b || !ib->tickets || !ib->registered || !ib->resolved || !ib->oo || !ib->wb) {
         rsql_pipeline__free_inbatch(ib);
