@@ -62,6 +62,13 @@ static bool reserve(rsql_buf_t *b, size_t extra)
 
 void rsql_buf_append(rsql_buf_t *b, const void *p, size_t n)
 {
+    /* room already (the common case, per value of every encoded row): no reserve */
+    if (!b->oom && n < b->cap - b->len) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
     if (!reserve(b, n)) {
         return;
     }
@@ -79,6 +86,11 @@ void rsql_buf_puts(rsql_buf_t *b, const char *s)
 
 void rsql_buf_putc(rsql_buf_t *b, char c)
 {
+    if (!b->oom && b->cap - b->len >= 2) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return;
+    }
     rsql_buf_append(b, &c, 1);
 }
 

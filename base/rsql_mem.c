@@ -102,7 +102,7 @@ void rsql_arena_destroy(rsql_arena_t *a)
     rsql_free(a);
 }
 
-void *rsql_arena_alloc(rsql_arena_t *a, size_t n)
+void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
     if (n == 0) {
@@ -122,13 +122,21 @@ void *rsql_arena_alloc(rsql_arena_t *a, size_t n)
     }
     void *p = b->data + b->used;
     b->used += n;
-    memset(p, 0, n);
+    return p;
+}
+
+void *rsql_arena_alloc(rsql_arena_t *a, size_t n)
+{
+    void *p = rsql_arena_alloc_raw(a, n);
+    if (p) {
+        memset(p, 0, (n + 15) & ~(size_t)15);
+    }
     return p;
 }
 
 char *rsql_arena_strndup(rsql_arena_t *a, const char *s, size_t n)
 {
-    char *d = rsql_arena_alloc(a, n + 1);
+    char *d = rsql_arena_alloc_raw(a, n + 1);
     if (d) {
         memcpy(d, s, n);
         d[n] = '\0';

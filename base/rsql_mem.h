@@ -30,6 +30,8 @@ rsql_arena_t *rsql_arena_new(void);
 void rsql_arena_destroy(rsql_arena_t *a);
 /* Zeroed, 16-byte aligned memory owned by the arena; NULL when out of memory. */
 void *rsql_arena_alloc(rsql_arena_t *a, size_t n);
+/* The same, not zeroed: for bytes the caller writes in full at once (copies). */
+void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n);
 char *rsql_arena_strndup(rsql_arena_t *a, const char *s, size_t n);
 char *rsql_arena_strdup(rsql_arena_t *a, const char *s);
 

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "base/rsql_value.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <locale.h>
 #include <math.h>
@@ -215,6 +216,55 @@ bool rsql_value_parse_double_word(const char *s, size_t n, double *out)
 }
 
 /*
+** The exact fast path for valid DOUBLE text (already checked: [+-]digits[.digits][e[+-]digits])
+** with at most 15 digits and no exponent: the digits are an integer m < 10^15 < 2^53 and the
+** k <= 15 fraction digits make 10^k, both exact doubles, so m / 10^k is one correctly rounded
+** IEEE division, the very double strtod returns (Clinger's fast path; FLT_EVAL_METHOD 0, no
+** excess precision). False for anything else, which goes to strtod.
+*/
+static bool fast_double(const char *s, size_t n, double *out)
+{
+    static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    size_t i = 0;
+    bool neg = false;
+    if (s[0] == '+' || s[0] == '-') {
+        neg = s[0] == '-';
+        i++;
+    }
+    uint64_t m = 0;
+    int digits = 0, frac = -1;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            frac = 0;
+            continue;
+        }
+        if (!is_digit(c) || ++digits > 15) {
+            return false; /* an exponent, or too many digits */
+        }
+        m = m * 10 + (uint64_t)(c - '0');
+        if (frac >= 0) {
+            frac++;
+        }
+    }
+    double d = (double)m;
+    if (frac > 0) {
+        d /= p10[frac];
+    }
+    *out = neg ? -d : d;
+    return true;
+#else
+    (void)s;
+    (void)n;
+    (void)out;
+    (void)p10;
+    return false;
+#endif
+}
+
+/*
 ** Parse DOUBLE text (see rsql_value.h). A text longer than a stack buffer is
 ** copied to the heap for strtod (RSQL_ERR_NOMEM when that fails).
 */
@@ -254,6 +304,9 @@ rsql_err_t rsql_value_parse_double(const char *s, size_t n, double *out, rsql_er
     }
     if (i != n) {
         return fail(err, "not a number");
+    }
+    if (fast_double(s, n, out)) {
+        return RSQL_OK;
     }
     char small[128], *text = n < sizeof small ? small : rsql_malloc(n + 1);
     if (!text) {

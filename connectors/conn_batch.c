@@ -69,7 +69,7 @@ rsql_record_t *rsql_batch_add(rsql_batch_t *b)
 */
 const uint8_t *rsql_batch_copy(rsql_batch_t *b, const void *p, size_t n)
 {
-    uint8_t *dst = rsql_arena_alloc(b->arena, n + 1);
+    uint8_t *dst = rsql_arena_alloc_raw(b->arena, n + 1); /* written in full below */
     if (!dst) {
         return NULL;
     }

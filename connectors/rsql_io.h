@@ -162,6 +162,10 @@ typedef struct rsql_source_ctx {
        when the statement does not read it (leave it NULL, read nothing for it). NULL as a
        whole when the table has no METADATA column. */
     const char *const *column_meta;
+    /* Per column (n_columns): the full type (base/rsql_types.h, interned) of a DECIMAL, ROW,
+       ARRAY or MAP column, NULL for the others; NULL as a whole when not given. For sources
+       that make rows themselves (postgres: jsonb into ROW/ARRAY/MAP). */
+    const rsql_tdesc_t *const *column_descs;
     /* Where the source publishes its acks, renewals, deferrals and held messages, or NULL
        (nobody reads them: publish nothing). Outlives the source. */
     rsql_source_counters_t *counters;
@@ -324,6 +328,13 @@ typedef struct rsql_sink_ops {
     */
     int (*stored_positions)(rsql_sink_t *snk, int max, char **partitions, int64_t *offsets);
     void (*close)(rsql_sink_t *snk);
+    /*
+    ** Optional: how many rows the sink gathers before it commits them by itself (conf: its
+    ** typed configuration, rsql_sink_ctx_t.conf). The runtime then flushes only once that
+    ** many rows are unreported (not pipeline.queue-capacity), and lets that many more be in
+    ** flight, so a transaction can hold them all. 0 or absent: pipeline.queue-capacity.
+    */
+    int (*gather_rows)(const void *conf);
 } rsql_sink_ops_t;
 
 #endif

@@ -294,6 +294,27 @@ static rsql_err_t overflow(const rsql_bexpr_t *e, rsql_error_t *err)
     return rsql_error_set(err, RSQL_ERR_EVAL, e->pos, "integer overflow");
 }
 
+/*
+** rsql_expr_eval of an operand: a column or a constant (most operands) is copied here, as
+** rsql_expr_eval would, without the call (the evaluator's prologue and dispatch were its
+** biggest cost per row).
+*/
+static inline rsql_err_t eval_sub(const rsql_bexpr_t *e, const rsql_value_t *row,
+                                  rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    if (e->kind == RSQL_BX_COLUMN) {
+        *out = row[e->column];
+        out->type = e->type;
+        return RSQL_OK;
+    }
+    if (e->kind == RSQL_BX_CONST) {
+        *out = e->value;
+        out->type = e->type;
+        return RSQL_OK;
+    }
+    return rsql_expr_eval(e, row, ctx, out, err);
+}
+
 static rsql_err_t eval_arith(const rsql_bexpr_t *e, const rsql_value_t *x, const rsql_value_t *y,
                              rsql_value_t *out, rsql_error_t *err)
 {
@@ -361,7 +382,7 @@ static rsql_err_t eval_logic(const rsql_bexpr_t *e, const rsql_value_t *row, rsq
 {
     bool is_and = e->op == RSQL_OP_AND;
     rsql_value_t x, y;
-    rsql_err_t rc = rsql_expr_eval(e->args[0], row, ctx, &x, err);
+    rsql_err_t rc = eval_sub(e->args[0], row, ctx, &x, err);
     if (rc) {
         return rc;
     }
@@ -369,7 +390,7 @@ static rsql_err_t eval_logic(const rsql_bexpr_t *e, const rsql_value_t *row, rsq
         set_bool(out, !is_and);
         return RSQL_OK;
     }
-    if ((rc = rsql_expr_eval(e->args[1], row, ctx, &y, err))) {
+    if ((rc = eval_sub(e->args[1], row, ctx, &y, err))) {
         return rc;
     }
     if (!y.is_null && y.v.b != is_and) {
@@ -389,8 +410,8 @@ static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
         return eval_logic(e, row, ctx, out, err);
     }
     rsql_value_t x, y;
-    rsql_err_t rc = rsql_expr_eval(e->args[0], row, ctx, &x, err);
-    if (rc || (rc = rsql_expr_eval(e->args[1], row, ctx, &y, err))) {
+    rsql_err_t rc = eval_sub(e->args[0], row, ctx, &x, err);
+    if (rc || (rc = eval_sub(e->args[1], row, ctx, &y, err))) {
         return rc;
     }
     if (x.is_null || y.is_null) {
@@ -461,7 +482,7 @@ static rsql_err_t eval_like(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
     rsql_value_t v[3];
     bool any_null = false;
     for (int i = 0; i < e->n_args; i++) {
-        rsql_err_t rc = rsql_expr_eval(e->args[i], row, ctx, &v[i], err);
+        rsql_err_t rc = eval_sub(e->args[i], row, ctx, &v[i], err);
         if (rc) {
             return rc;
         }
@@ -495,7 +516,7 @@ static rsql_err_t eval_in(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
                           rsql_value_t *out, rsql_error_t *err)
 {
     rsql_value_t x, y;
-    rsql_err_t rc = rsql_expr_eval(e->args[0], row, ctx, &x, err);
+    rsql_err_t rc = eval_sub(e->args[0], row, ctx, &x, err);
     if (rc) {
         return rc;
     }
@@ -505,7 +526,7 @@ static rsql_err_t eval_in(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
     }
     bool saw_null = false;
     for (int i = 1; i < e->n_args; i++) {
-        if ((rc = rsql_expr_eval(e->args[i], row, ctx, &y, err))) {
+        if ((rc = eval_sub(e->args[i], row, ctx, &y, err))) {
             return rc;
         }
         if (y.is_null) {
@@ -528,7 +549,7 @@ static rsql_err_t eval_between(const rsql_bexpr_t *e, const rsql_value_t *row,
 {
     rsql_value_t v[3];
     for (int i = 0; i < 3; i++) {
-        rsql_err_t rc = rsql_expr_eval(e->args[i], row, ctx, &v[i], err);
+        rsql_err_t rc = eval_sub(e->args[i], row, ctx, &v[i], err);
         if (rc) {
             return rc;
         }
@@ -556,27 +577,27 @@ static rsql_err_t eval_case(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
     rsql_err_t rc;
     int k = 0;
     if (e->has_operand) {
-        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &operand, err))) {
+        if ((rc = eval_sub(e->args[0], row, ctx, &operand, err))) {
             return rc;
         }
         k = 1;
     }
     int end = e->n_args - (e->has_else ? 1 : 0);
     for (; k + 1 < end; k += 2) {
-        if ((rc = rsql_expr_eval(e->args[k], row, ctx, &w, err))) {
+        if ((rc = eval_sub(e->args[k], row, ctx, &w, err))) {
             return rc;
         }
         bool hit = e->has_operand
                        ? (!operand.is_null && !w.is_null && rsql_plan__compare(&operand, &w) == 0)
                        : (!w.is_null && w.v.b);
         if (hit) {
-            rc = rsql_expr_eval(e->args[k + 1], row, ctx, out, err);
+            rc = eval_sub(e->args[k + 1], row, ctx, out, err);
             out->type = e->type;
             return rc;
         }
     }
     if (e->has_else) {
-        rc = rsql_expr_eval(e->args[e->n_args - 1], row, ctx, out, err);
+        rc = eval_sub(e->args[e->n_args - 1], row, ctx, out, err);
         out->type = e->type;
         return rc;
     }
@@ -591,7 +612,7 @@ static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
     rsql_err_t rc;
     if (f->flags & RSQL_FN_LAZY) { /* COALESCE: the first non-NULL argument */
         for (int i = 0; i < e->n_args; i++) {
-            if ((rc = rsql_expr_eval(e->args[i], row, ctx, out, err))) {
+            if ((rc = eval_sub(e->args[i], row, ctx, out, err))) {
                 return rc;
             }
             if (!out->is_null) {
@@ -604,10 +625,10 @@ static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
     }
     if (f->flags & RSQL_FN_COND) { /* IF(c, a, b): a when c is TRUE, else b (NULL c too) */
         rsql_value_t c;
-        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &c, err))) {
+        if ((rc = eval_sub(e->args[0], row, ctx, &c, err))) {
             return rc;
         }
-        if ((rc = rsql_expr_eval(e->args[!c.is_null && c.v.b ? 1 : 2], row, ctx, out, err))) {
+        if ((rc = eval_sub(e->args[!c.is_null && c.v.b ? 1 : 2], row, ctx, out, err))) {
             return rc;
         }
         out->type = e->type;
@@ -621,7 +642,7 @@ static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
         }
     }
     for (int i = 0; i < e->n_args; i++) {
-        if ((rc = rsql_expr_eval(e->args[i], row, ctx, &args[i], err))) {
+        if ((rc = eval_sub(e->args[i], row, ctx, &args[i], err))) {
             return rc;
         }
         if (args[i].is_null && (f->flags & RSQL_FN_STRICT)) {
@@ -639,8 +660,8 @@ static rsql_err_t eval_index(const rsql_bexpr_t *e, const rsql_value_t *row,
                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
     rsql_value_t x, i;
-    rsql_err_t rc = rsql_expr_eval(e->args[0], row, ctx, &x, err);
-    if (rc || (rc = rsql_expr_eval(e->args[1], row, ctx, &i, err))) {
+    rsql_err_t rc = eval_sub(e->args[0], row, ctx, &x, err);
+    if (rc || (rc = eval_sub(e->args[1], row, ctx, &i, err))) {
         return rc;
     }
     set_null(out, e->type);
@@ -678,7 +699,7 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
     case RSQL_BX_COLUMN: *out = row[e->column]; break;
     case RSQL_BX_UNARY: {
         rsql_value_t x;
-        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &x, err))) {
+        if ((rc = eval_sub(e->args[0], row, ctx, &x, err))) {
             return rc;
         }
         if (x.is_null) {
@@ -710,7 +731,7 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
     case RSQL_BX_BINARY: rc = eval_binary(e, row, ctx, out, err); break;
     case RSQL_BX_IS_NULL: {
         rsql_value_t x;
-        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &x, err))) {
+        if ((rc = eval_sub(e->args[0], row, ctx, &x, err))) {
             return rc;
         }
         set_bool(out, x.is_null != e->negated);
@@ -722,7 +743,7 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
     case RSQL_BX_CASE: rc = eval_case(e, row, ctx, out, err); break;
     case RSQL_BX_CAST: {
         rsql_value_t x;
-        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &x, err))) {
+        if ((rc = eval_sub(e->args[0], row, ctx, &x, err))) {
             return rc;
         }
         return rsql_plan__cast_value_desc(&x, e->type, e->desc, ctx, NULL, e->pos, out, err);
@@ -730,7 +751,7 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
     case RSQL_BX_FUNC: rc = eval_func(e, row, ctx, out, err); break;
     case RSQL_BX_FIELD: {
         rsql_value_t x;
-        if ((rc = rsql_expr_eval(e->args[0], row, ctx, &x, err))) {
+        if ((rc = eval_sub(e->args[0], row, ctx, &x, err))) {
             return rc;
         }
         if (x.is_null || !x.v.c || (uint32_t)e->column >= x.v.c->n) {
@@ -758,7 +779,7 @@ rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
     *keep = false;
     if (plan->filter) {
         rsql_value_t f;
-        if ((rc = rsql_expr_eval(plan->filter, in_row, ctx, &f, err))) {
+        if ((rc = eval_sub(plan->filter, in_row, ctx, &f, err))) {
             return rc;
         }
         if (f.is_null || !f.v.b) {
@@ -767,7 +788,7 @@ rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
     }
     for (int i = 0; i < plan->n_outputs; i++) {
         const rsql_plan_output_t *o = &plan->outputs[i];
-        if ((rc = rsql_expr_eval(o->expr, in_row, ctx, &out_row[i], err))) {
+        if ((rc = eval_sub(o->expr, in_row, ctx, &out_row[i], err))) {
             return rc;
         }
         if (out_row[i].is_null && o->not_null) {

@@ -365,6 +365,16 @@ static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *c
         return err ? err->code : RSQL_ERR_NOMEM;
     }
     size_t i = 0, o = 0;
+    /* the ASCII run first, byte by byte (what the code point loop below does with it) */
+    for (; i < s->v.s.len && (unsigned char)s->v.s.p[i] < 0x80; i++) {
+        char c = s->v.s.p[i];
+        if (upper && c >= 'a' && c <= 'z') {
+            c -= 32;
+        } else if (!upper && c >= 'A' && c <= 'Z') {
+            c += 32;
+        }
+        p[o++] = c;
+    }
     while (i < s->v.s.len) {
         uint32_t cp = rsql_plan__utf8_next(s->v.s.p, s->v.s.len, &i);
         if (cp < 0x80) {

@@ -139,6 +139,11 @@ struct rsql_pipeline {
     bool poll_done;                                   /* worker only */
     uint64_t next_seq;                                /* poll thread only */
 
+    /* Delivery reports a sink made on the write thread itself, held there and handed on to
+       the worker together (rt_stages.c); write thread only. */
+    rsql_qop_t *held_head, **held_tail;
+    int held_n;
+
     rt_dlq_t *dlq;
     int64_t positions_saved;
     rsql_qop_t poll_done_op, signal_op; /* posted at most once each: no allocation */
@@ -239,6 +244,12 @@ void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f)
 /* The sink delivery callback (any thread; posts to the worker queue). */
 void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
                                const rsql_sink_result_t *results);
+/*
+** On a write thread: its pipeline (rt_stages.c), whose delivery reports made on this thread
+** are held in p->held_* and handed on by that thread (so the worker wakes once for several);
+** NULL elsewhere.
+*/
+extern _Thread_local rsql_pipeline_t *rsql_pipeline__write_thread_of;
 /* A supervised run's stage thread logs with its job and run id (rt_pipeline.c). */
 void rsql_pipeline__log_context(rsql_pipeline_t *p);
 /* The stage threads (rt_stages.c); arg is the pipeline. */

@@ -16,22 +16,27 @@
  *   which is what bounds memory whatever the sink does.
  * - transform thread: the transform callback (decode, filter, projection) on
  *   every record in poll order; kept rows go to the write thread, filtered
- *   and failed records go to the worker as outcomes.
+ *   and failed records go to the worker as outcomes. While the next batch
+ *   is already waiting it goes on with it (up to 4) and hands the group on
+ *   at once (one wake-up each for the worker and the write thread).
  * - write thread: sink.write in poll order (so the sink sees each partition
  *   in order), retrying a write the sink refused with a transient error
  *   (rsql_error_retriable; exponential backoff, errors.retry.*; each retry
  *   is logged), and sink.flush when idle, when
  *   many rows await their delivery, every flush interval and at the end.
  * - worker: serves its queue: deliveries (posted by the sink's delivery
- *   callback from any thread), outcomes from the transform thread, signals.
+ *   callback from any thread; those made on the write thread itself are
+ *   held there and handed on together, before it waits for anything),
+ *   outcomes from the transform thread, signals.
  *   It is the only thread that calls source.commit_record (exactly once per
  *   record), advances the offset tracker, writes dead letters, saves
  *   positions to the catalog (every flush interval and at the end), and
  *   draws the status line.
  *
  * Queue capacity (pipeline.queue-capacity) is in RECORDS: q1 and q2 each
- * hold at most that many records (whole batches; a batch larger than the
- * capacity still passes an empty queue), and max_in_flight defaults to
+ * hold at most that many records (whole batches; a batch, or a group of
+ * them handed on at once, larger than the capacity still passes an empty
+ * queue), and max_in_flight defaults to
  * 3 x capacity (one queue-full waiting for transform, one for the write
  * thread, one inside the sink awaiting delivery).
  *
@@ -193,7 +198,10 @@ typedef struct rsql_pipeline_conf {
     bool preview;       /* SELECT preview: no commit_record, no offsets saved */
     int batch_size;     /* records per poll / per sink write (pipeline.batch-size) */
     int queue_capacity; /* records per stage queue (pipeline.queue-capacity) */
-    int max_in_flight;  /* records polled and not yet resolved; 0 = 3 x queue_capacity */
+    int max_in_flight;  /* records polled and not yet resolved; 0 = 3 x queue_capacity
+                           (+ flush_rows when that is larger than queue_capacity) */
+    int flush_rows;     /* unreported rows that make the writer flush; 0 = queue_capacity
+                           (the sink's gather_rows when larger) */
     int poll_timeout_ms;          /* longest single poll wait; 0 = 200 */
     int64_t flush_interval_ms;    /* positions to the catalog (state.flush-interval); 0 = 1000 */
     int64_t status_interval_ms;   /* status line redraw (status.interval); 0 = 1000 */

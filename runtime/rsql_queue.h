@@ -65,6 +65,16 @@ void rsql_queue_destroy(rsql_queue_t *q, void (*free_cb)(rsql_qop_t *op));
 rsql_err_t rsql_queue_push(rsql_queue_t *q, rsql_qop_t *op);
 
 /*
+** Append the ops linked from head through their next pointers (the last one's next NULL),
+** in order, as rsql_queue_push would one by one, but under one lock and with one wake-up of
+** the other side (a stage hands on several batches at once). Their weights count together:
+** the push waits until all of them fit (or the queue is empty). Same return as
+** rsql_queue_push; on RSQL_ERR_INTERRUPTED none was queued.
+** @locality any thread
+*/
+rsql_err_t rsql_queue_push_list(rsql_queue_t *q, rsql_qop_t *head);
+
+/*
 ** Put op at the HEAD without waiting or counting against the capacity
 ** (retries, control messages). Same return as rsql_queue_push.
 */

@@ -235,8 +235,24 @@ void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
     d->op.type = RT_OP_DELIVERY;
     d->batch = wb;
     d->n = n < 0 ? 0 : n > wb->cap ? wb->cap : n;
-    if (d->n) {
-        memcpy(d->results, results, (size_t)d->n * sizeof(rsql_sink_result_t));
+    for (int i = 0; i < d->n; i++) {
+        /* the code and the two texts up to their ends, not 356 bytes a row */
+        rsql_sink_result_t *r = &d->results[i];
+        size_t m = strnlen(results[i].meta, sizeof r->meta - 1);
+        size_t g = strnlen(results[i].msg, sizeof r->msg - 1);
+        r->code = results[i].code;
+        memcpy(r->meta, results[i].meta, m);
+        r->meta[m] = '\0';
+        memcpy(r->msg, results[i].msg, g);
+        r->msg[g] = '\0';
+    }
+    if (rsql_pipeline__write_thread_of == p) {
+        /* made on p's write thread: held there, handed on with the next ones (rt_stages.c) */
+        d->op.next = NULL;
+        *p->held_tail = &d->op;
+        p->held_tail = &d->op.next;
+        p->held_n++;
+        return;
     }
     rsql_queue_push(p->wq, &d->op);
 }

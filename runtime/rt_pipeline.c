@@ -61,8 +61,14 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     if (p->conf.queue_capacity < 1) {
         p->conf.queue_capacity = 1;
     }
+    if (p->conf.flush_rows < p->conf.queue_capacity) {
+        p->conf.flush_rows = p->conf.queue_capacity;
+    }
     if (p->conf.max_in_flight <= 0) {
         p->conf.max_in_flight = 3 * p->conf.queue_capacity;
+        if (p->conf.flush_rows > p->conf.queue_capacity) { /* room to gather, and to go on */
+            p->conf.max_in_flight += p->conf.flush_rows;
+        }
     }
     if (p->conf.max_in_flight < p->conf.batch_size) {
         p->conf.max_in_flight = p->conf.batch_size;
@@ -114,11 +120,14 @@ static rt_wbatch_t *wbatch_new(rt_inbatch_t *ib, int cap)
     wb->cap = cap;
     wb->rows = rsql_calloc((size_t)cap, sizeof(rsql_sink_row_t));
     wb->idx = rsql_calloc((size_t)cap, sizeof(int));
-    wb->dop = rsql_calloc(1, sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
+    /* the results (356 bytes a row) are written by the delivery callback before they are
+       read: only the header is zeroed, not cap results per batch */
+    wb->dop = rsql_malloc(sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
     if (!wb->rows || !wb->idx || !wb->dop) {
         rsql_pipeline__free_wbatch(wb);
         return NULL;
     }
+    memset(wb->dop, 0, sizeof(rt_delivery_op_t));
     return wb;
 }
 
@@ -138,7 +147,11 @@ rt_inbatch_t *rsql_pipeline__inbatch_new(int cap)
     ib->tickets = rsql_calloc((size_t)cap, sizeof(uint64_t));
     ib->registered = rsql_calloc((size_t)cap, 1);
     ib->resolved = rsql_calloc((size_t)cap, 1);
-    ib->oo = rsql_calloc(1, sizeof(rt_outcomes_op_t) + (size_t)cap * sizeof(rt_item_t));
+    /* items are written before they are read (up to oo->n): only the header is zeroed */
+    ib->oo = rsql_malloc(sizeof(rt_outcomes_op_t) + (size_t)cap * sizeof(rt_item_t));
+    if (ib->oo) {
+        memset(ib->oo, 0, sizeof(rt_outcomes_op_t));
+    }
     ib->wb = wbatch_new(ib, cap);
     if (!ib->b || !ib->tickets || !ib->registered || !ib->resolved || !ib->oo || !ib->wb) {
         rsql_pipeline__free_inbatch(ib);
@@ -450,6 +463,39 @@ static rsql_err_t open_sink(rsql_pipeline_t *p, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/*
+** open_sink or open_source (open), retried while it fails transiently (a broker or database
+** that is restarting or not reachable yet: UNAVAILABLE, a timeout, ...) for up to
+** errors.retry.timeout with the usual backoff; a permanent failure, the time used up, or the
+** pipeline stopping or aborting ends it with the last error.
+*/
+static rsql_err_t open_retrying(rsql_pipeline_t *p, const char *what,
+                                rsql_err_t (*open)(rsql_pipeline_t *, rsql_error_t *),
+                                rsql_error_t *err)
+{
+    rsql_retry_t retry;
+    bool retrying = false;
+    for (;;) {
+        rsql_error_clear(err);
+        rsql_err_t rc = open(p, err);
+        if (rc == RSQL_OK || !rsql_error_retriable(err) || atomic_load(&p->stopping) ||
+            atomic_load(&p->aborting)) {
+            return rc;
+        }
+        int64_t now = rsql_now_ms();
+        if (!retrying) {
+            rsql_retry_init(&retry, p->conf.retry_timeout_ms, p->conf.retry_backoff_max_ms, now);
+            retrying = true;
+        }
+        int64_t wait = rsql_retry_next(&retry, now);
+        if (wait < 0) {
+            return rc;
+        }
+        rsql_pipeline__retrying(p, what, err, wait, retry.attempts);
+        rsql_pipeline__sleep_interruptible(p, wait, true);
+    }
+}
+
 /* ---- published stats (rsql_pipeline_stats_t) */
 
 const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1] = {
@@ -737,13 +783,13 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         signals = rc == RSQL_OK;
     }
     if (rc == RSQL_OK) {
-        rc = open_sink(p, &e);
+        rc = open_retrying(p, "sink open", open_sink, &e);
     }
     if (rc == RSQL_OK) {
         rc = rsql_pipeline__dlq_open(p, &e);
     }
     if (rc == RSQL_OK) {
-        rc = open_source(p, &e);
+        rc = open_retrying(p, "source open", open_source, &e);
     }
     if (rc == RSQL_OK) {
         rsql_pipeline__hold_touch(p, false); /* from now on it may hold messages */

@@ -129,6 +129,44 @@ rsql_err_t rsql_queue_push(rsql_queue_t *q, rsql_qop_t *op)
 }
 
 /*
+** Append a linked list of ops at once. See the header.
+*/
+rsql_err_t rsql_queue_push_list(rsql_queue_t *q, rsql_qop_t *head)
+{
+    if (!head) {
+        return RSQL_OK;
+    }
+    rsql_qop_t all = {.weight = 0}, *last = head;
+    int64_t n = 1;
+    all.weight = head->weight;
+    while (last->next) {
+        last = last->next;
+        all.weight += last->weight;
+        n++;
+    }
+    pthread_mutex_lock(&q->lock);
+    while (!q->closed && !fits0(q, &all)) {
+        q->push_waiters++;
+        pthread_cond_wait(&q->has_room, &q->lock);
+        q->push_waiters--;
+    }
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        return RSQL_ERR_INTERRUPTED;
+    }
+    if (q->tail) {
+        q->tail->next = head;
+    } else {
+        q->head = head;
+    }
+    q->tail = last;
+    q->len += n;
+    q->weight += all.weight;
+    signal_unlock(q, &q->not_empty, true, n > 1);
+    return RSQL_OK;
+}
+
+/*
 ** Put op at the head, ignoring the capacity. See the header.
 */
 rsql_err_t rsql_queue_push_urgent(rsql_queue_t *q, rsql_qop_t *op)

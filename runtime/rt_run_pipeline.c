@@ -457,9 +457,15 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     cols_t phys_cols;
     const char **meta_keys = NULL;
     rsql_type_t *meta_types = NULL;
+    /* the full types of the source's columns (src_cols holds every column, in order) */
+    const rsql_tdesc_t **src_descs = rsql_calloc((size_t)sdef->n_columns + 1, sizeof *src_descs);
+    for (int i = 0; src_descs && i < sdef->n_columns; i++) {
+        src_descs[i] = sdef->columns[i].desc;
+    }
     bool ok = cols_of(sdef, &src_cols, false) & cols_of(sdef, &phys_cols, true) &
               sink_cols_of(plan, &snk_cols, &meta_keys, &meta_types) &
               cols_of(plan->errors.dlq.def, &dlq_cols, false);
+    ok = ok && src_descs;
     x.plan = plan;
     x.n_in = sdef->n_columns;
     for (int i = 0; i < sdef->n_columns; i++) {
@@ -556,7 +562,11 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     conf.src_ctx.column_names = src_cols.names;
     conf.src_ctx.column_types = src_cols.types;
     conf.src_ctx.column_meta = plan->source_meta;
+    conf.src_ctx.column_descs = src_descs;
     conf.snk_ops = snk_ops;
+    if (snk_ops && snk_ops->gather_rows && plan->sink.opts) {
+        conf.flush_rows = snk_ops->gather_rows(rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR));
+    }
     if (preview) {
         conf.snk_ctx.table = "(preview)";
         conf.snk_ctx.n_columns = plan->n_outputs;
@@ -643,6 +653,7 @@ done:
     rsql_free(out_types);
     rsql_free(id);
     cols_free(&src_cols);
+    rsql_free(src_descs);
     cols_free(&phys_cols);
     cols_free(&snk_cols);
     cols_free(&dlq_cols);

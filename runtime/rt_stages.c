@@ -156,15 +156,41 @@ void *rsql_pipeline__poll_main(void *arg)
 
 /* ---- transform thread */
 
-static void post_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
+/* Ops a stage hands on together (rsql_queue_push_list): a singly linked list with its tail. */
+typedef struct op_list {
+    rsql_qop_t *head, **tail;
+} op_list_t;
+
+static void op_list_init(op_list_t *l)
+{
+    l->head = NULL;
+    l->tail = &l->head;
+}
+
+static void op_list_add(op_list_t *l, rsql_qop_t *op)
+{
+    op->next = NULL;
+    *l->tail = op;
+    l->tail = &op->next;
+}
+
+static void hold_outcomes(op_list_t *l, rt_outcomes_op_t *oo)
 {
     if (oo->n == 0) {
         rsql_free(oo);
         return;
     }
     oo->op.type = RT_OP_OUTCOMES;
-    rsql_queue_push(p->wq, &oo->op); /* wq is never closed: cannot fail */
+    op_list_add(l, &oo->op);
 }
+
+/*
+** The transform thread hands on the batches it transformed together, up to this many: as
+** long as the next batch is already waiting in q1 it goes on, so the worker and the write
+** thread wake once per group, not twice per batch; it never waits while it holds any (the
+** records in flight stay bounded by the poll thread's credit).
+*/
+#define XFORM_HAND_ON_MAX 4
 
 void *rsql_pipeline__transform_main(void *arg)
 {
@@ -172,7 +198,27 @@ void *rsql_pipeline__transform_main(void *arg)
     rsql_pipeline__log_context(p);
     int64_t kept_total = 0;
     rsql_qop_t *op;
-    while (rsql_queue_pop(p->q1, -1, &op) == RSQL_OK) {
+    op_list_t outs, rows;
+    int held = 0;
+    op_list_init(&outs);
+    op_list_init(&rows);
+    while (rsql_queue_pop(p->q1, held ? 0 : -1, &op) == RSQL_OK || held) {
+        if (!op || held >= XFORM_HAND_ON_MAX) {
+            /* Hand on what is held: the outcomes first, then the rows (as per batch before);
+               after this, those batches are not touched here. */
+            rsql_queue_push_list(p->wq, outs.head); /* wq is never closed: cannot fail */
+            if (rsql_queue_push_list(p->q2, rows.head) != RSQL_OK) {
+                /* cannot happen: q2 closes only after every record has an outcome */
+                abort();
+            }
+            op_list_init(&outs);
+            op_list_init(&rows);
+            held = 0;
+            if (!op) {
+                continue;
+            }
+        }
+        held++;
         rt_inbatch_t *ib = (rt_inbatch_t *)op;
         int n = ib->b->n;
         /* allocated ahead by the poll thread (rsql_pipeline__inbatch_new): no memory is
@@ -251,15 +297,11 @@ void *rsql_pipeline__transform_main(void *arg)
                 rsql_pipeline_stop(p);
             }
         }
-        /* Post the outcomes first, then the rows; after this, ib is not touched here. */
-        bool has_rows = wb->n > 0;
-        post_outcomes(p, oo);
-        if (has_rows) {
+        /* held, handed on above */
+        hold_outcomes(&outs, oo);
+        if (wb->n > 0) {
             wb->op.weight = wb->n;
-            if (rsql_queue_push(p->q2, &wb->op) != RSQL_OK) {
-                /* cannot happen: q2 closes only after every record has an outcome */
-                abort();
-            }
+            op_list_add(&rows, &wb->op);
         } else {
             rsql_pipeline__free_wbatch(wb);
         }
@@ -269,9 +311,30 @@ void *rsql_pipeline__transform_main(void *arg)
 
 /* ---- write thread */
 
+_Thread_local rsql_pipeline_t *rsql_pipeline__write_thread_of;
+
+/*
+** The write thread holds the delivery reports its sink makes on it (a sink that reports within
+** write or flush) and hands them to the worker in one push: when this many are held, and
+** before anything that may wait (an empty q2, a flush, a retry's sleep, a failure report, the
+** end). So they wait at most for the writes already queued behind them.
+*/
+#define WRITE_HOLD_MAX 4
+
+static void hand_on_deliveries(rsql_pipeline_t *p)
+{
+    if (p->held_head) {
+        rsql_queue_push_list(p->wq, p->held_head); /* wq is never closed: cannot fail */
+    }
+    p->held_head = NULL;
+    p->held_tail = &p->held_head;
+    p->held_n = 0;
+}
+
 static void post_write_failed(rsql_pipeline_t *p, rt_wbatch_t *wb, bool aborted,
                               const rsql_error_t *e)
 {
+    hand_on_deliveries(p); /* the reports made before it go first */
     rt_write_failed_op_t *f = &wb->failed; /* lives in the batch: no allocation */
     memset(&f->op, 0, sizeof f->op);
     f->op.type = RT_OP_WRITE_FAILED;
@@ -289,6 +352,7 @@ static void do_flush(rsql_pipeline_t *p)
     if (!p->conf.snk_ops->flush) {
         return;
     }
+    hand_on_deliveries(p); /* a flush may wait */
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_err_t rc = p->conf.snk_ops->flush(p->snk, FLUSH_TIMEOUT_MS, &e);
@@ -309,10 +373,20 @@ void *rsql_pipeline__write_main(void *arg)
     rsql_pipeline__log_context(p);
     const rsql_sink_ops_t *ops = p->conf.snk_ops;
     int64_t last_flush = rsql_now_ms();
+    p->held_head = NULL;
+    p->held_tail = &p->held_head;
+    p->held_n = 0;
+    rsql_pipeline__write_thread_of = p;
     for (;;) {
         rsql_qop_t *op;
-        int64_t unrep = atomic_load(&p->unreported);
-        rsql_err_t prc = rsql_queue_pop(p->q2, unrep > 0 ? IDLE_FLUSH_MS : 500, &op);
+        rsql_err_t prc = rsql_queue_pop(p->q2, 0, &op);
+        if (prc != RSQL_OK) {
+            hand_on_deliveries(p); /* before waiting for rows */
+            if (prc == RSQL_ERR_TIMEOUT) {
+                int64_t unrep = atomic_load(&p->unreported);
+                prc = rsql_queue_pop(p->q2, unrep > 0 ? IDLE_FLUSH_MS : 500, &op);
+            }
+        }
         if (prc == RSQL_ERR_INTERRUPTED) {
             break;
         }
@@ -330,6 +404,7 @@ void *rsql_pipeline__write_main(void *arg)
             continue;
         }
         if (wb->not_before_ms > now) {
+            hand_on_deliveries(p);
             rsql_pipeline__sleep_interruptible(p, wb->not_before_ms - now, false);
             if (atomic_load(&p->abort_sink)) {
                 post_write_failed(p, wb, true, NULL);
@@ -383,10 +458,14 @@ void *rsql_pipeline__write_main(void *arg)
                 atomic_store(&p->conf.stats->sink_down, true);
             }
             rsql_pipeline__retrying(p, "sink write", &e, wait, retry.attempts);
+            hand_on_deliveries(p);
             rsql_pipeline__sleep_interruptible(p, wait, false);
         }
+        if (p->held_n >= WRITE_HOLD_MAX) {
+            hand_on_deliveries(p);
+        }
         now = rsql_now_ms();
-        if (atomic_load(&p->unreported) >= p->conf.queue_capacity ||
+        if (atomic_load(&p->unreported) >= p->conf.flush_rows ||
             now - last_flush >= p->conf.flush_interval_ms) {
             do_flush(p);
             last_flush = now;
@@ -395,5 +474,7 @@ void *rsql_pipeline__write_main(void *arg)
     if (atomic_load(&p->unreported) > 0) {
         do_flush(p);
     }
+    hand_on_deliveries(p);
+    rsql_pipeline__write_thread_of = NULL;
     return NULL;
 }

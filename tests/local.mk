@@ -1,5 +1,5 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
-EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_pipeline.h \
+EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_eval.h tests/lib/cu_pipeline.h \
 	tests/lib/cu_session.h tests/tsan.supp
 
 check_PROGRAMS += tests/sql/slt_runner
@@ -69,7 +69,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/pty_shell.py \
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/pty_shell.py tests/integration/ptylib.py \
 	tests/integration/pty_nul.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).

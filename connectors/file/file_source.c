@@ -264,9 +264,19 @@ static bool find_record(rsql_source_t *s, size_t *nl)
 /* "@<off>" into buf (>= 22 bytes) without formatted printing (once per row); its length. */
 static size_t ident_at(char *buf, int64_t off)
 {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
     char digits[20];
     size_t n = 0;
     uint64_t u = off < 0 ? 0 : (uint64_t)off; /* a byte offset: never negative */
+    while (u >= 100) { /* two digits per division: half the dependent divisions */
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        digits[n++] = pairs[2 * r + 1];
+        digits[n++] = pairs[2 * r];
+    }
     do {
         digits[n++] = (char)('0' + u % 10);
         u /= 10;
@@ -312,7 +322,7 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
     }
     size_t pl = strlen(s->path), il = ident_at(ident, line_off);
-    char *id = rsql_arena_alloc(batch->arena, 5 + pl + il + 1);
+    char *id = rsql_arena_alloc_raw(batch->arena, 5 + pl + il + 1); /* written in full */
     r->raw = rsql_batch_copy(batch, p, len);
     if (!id || !r->raw) {
         batch->n--;

@@ -215,6 +215,7 @@ void rsql_encoder_destroy(rsql_encoder_t *enc)
     }
     conf_deinit(&enc->c);
     rsql_buf_deinit(&enc->scratch);
+    rsql_free(enc->key_end);
     rsql_free(enc);
 }
 

@@ -51,7 +51,11 @@ struct rsql_decoder {
 
 struct rsql_encoder {
     fmt_conf_t c;
-    rsql_buf_t scratch;
+    rsql_buf_t scratch; /* csv: a value's text; json: the keys, below */
+    /* json: each column's key as written, ,"name": (no comma for the first), built once
+       into scratch on the first row; key_end[i] is where column i's ends. NULL until then
+       (or when out of memory: then the keys are written per row). */
+    size_t *key_end;
 };
 
 rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len,

@@ -142,6 +142,18 @@ rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len
     }
     for (;;) {
         size_t run = p->i;
+        /* 8 bytes at a time while none of them is '"', '\\' or below 0x20 (exact tests) */
+        while (p->n - p->i >= 8) {
+            uint64_t x;
+            memcpy(&x, p->s + p->i, 8);
+            const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+            uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+            if (((q - ones) & ~q & high) | ((b - ones) & ~b & high) |
+                ((x - ones * 0x20) & ~x & high)) {
+                break;
+            }
+            p->i += 8;
+        }
         while (p->i < p->n) {
             unsigned char c = (unsigned char)p->s[p->i];
             if (c == '"' || c == '\\' || c < 0x20) {
@@ -390,6 +402,33 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
             return jp_unexpected(p);
         }
         v->is_null = true;
+        return RSQL_OK;
+    }
+    if (ch == '"' && t == RSQL_TYPE_VARCHAR) {
+        /* a string without escapes goes from the input to the arena in one copy */
+        const char *raw;
+        size_t n;
+        bool escaped;
+        if (jp_string(p, NULL, &raw, &n, &escaped) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        if (escaped) {
+            jp_t sp = {p->s, p->n, at, p->err};
+            if (jp_string(&sp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            if (dec->scratch.oom) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            raw = dec->scratch.data ? dec->scratch.data : "";
+            n = dec->scratch.len;
+        }
+        char *cp = rsql_arena_strndup(arena, raw, n);
+        if (!cp) {
+            return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        v->v.s.p = cp;
+        v->v.s.len = n;
         return RSQL_OK;
     }
     if (ch == '"') {
@@ -702,14 +741,35 @@ rsql_err_t rsql_fmt__json_encode(rsql_encoder_t *enc, const rsql_value_t *row, r
 {
     const fmt_conf_t *c = &enc->c;
     (void)err;
+    if (!enc->key_end && c->n > 0 && (enc->key_end = rsql_malloc((size_t)c->n * sizeof(size_t)))) {
+        /* the keys never change: escaped once, copied per row */
+        rsql_buf_reset(&enc->scratch);
+        for (int i = 0; i < c->n; i++) {
+            if (i) {
+                rsql_buf_putc(&enc->scratch, ',');
+            }
+            json_string(c->names[i], c->name_lens[i], &enc->scratch);
+            rsql_buf_putc(&enc->scratch, ':');
+            enc->key_end[i] = enc->scratch.len;
+        }
+        if (enc->scratch.oom) {
+            rsql_free(enc->key_end);
+            enc->key_end = NULL;
+        }
+    }
     rsql_buf_putc(out, '{');
     for (int i = 0; i < c->n; i++) {
         const rsql_value_t *v = &row[i];
-        if (i) {
-            rsql_buf_putc(out, ',');
+        if (enc->key_end) {
+            size_t from = i ? enc->key_end[i - 1] : 0;
+            rsql_buf_append(out, enc->scratch.data + from, enc->key_end[i] - from);
+        } else {
+            if (i) {
+                rsql_buf_putc(out, ',');
+            }
+            json_string(c->names[i], c->name_lens[i], out);
+            rsql_buf_putc(out, ':');
         }
-        json_string(c->names[i], c->name_lens[i], out);
-        rsql_buf_putc(out, ':');
         if (v->is_null || v->type == RSQL_TYPE_NULL) {
             rsql_buf_puts(out, "null");
             continue;

@@ -76,6 +76,53 @@ rsql_err_t rsql_pg__store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows,
     return rc;
 }
 
+/* See pg_sink_int.h. */
+rsql_err_t rsql_pg__positions_sql(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                                  rsql_buf_t *q, rsql_error_t *err)
+{
+    const char *names[POS_SLOTS];
+    int64_t offs[POS_SLOTS];
+    int m = 0;
+    for (int i = from; i <= to; i++) {
+        bool last = i == to;
+        const char *name = last ? NULL : rows[i].partition_name;
+        if (!last && (!name || !rows[i].rec)) {
+            continue;
+        }
+        int j = 0;
+        while (!last && j < m && strcmp(names[j], name) != 0) {
+            j++;
+        }
+        if (!last && j < m) {
+            offs[j] = rows[i].rec->offset;
+            continue;
+        }
+        if ((last || m == POS_SLOTS) && m > 0) { /* one statement per POS_SLOTS partitions */
+            rsql_buf_puts(q, k->pos_head);
+            for (int p = 0; p < m; p++) {
+                char *lp = PQescapeLiteral(k->conn, k->pipeline, strlen(k->pipeline));
+                char *ln = PQescapeLiteral(k->conn, names[p], strlen(names[p]));
+                if (!lp || !ln) {
+                    PQfreemem(lp);
+                    PQfreemem(ln);
+                    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                }
+                rsql_buf_printf(q, "%s(%s, %s, %" PRId64 ")", p ? ", " : "", lp, ln, offs[p]);
+                PQfreemem(lp);
+                PQfreemem(ln);
+            }
+            rsql_buf_puts(q, k->pos_tail);
+            m = 0;
+        }
+        if (last) {
+            break;
+        }
+        names[m] = name;
+        offs[m++] = rows[i].rec->offset;
+    }
+    return q->oom ? rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory") : RSQL_OK;
+}
+
 /*
 ** After a COMMIT whose answer was lost (the connection broke): was it committed? True when
 ** the stored position of the chunk's last partitioned row is that row's offset (positions
@@ -159,14 +206,19 @@ rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, in
         PQclear(r);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
+    int next = 0; /* RETURNING gives them in the rows' order: try the next one first */
     for (int i = from; i < to; i++) {
         if (!rows[i].rec || !rows[i].rec->ident) {
             continue;
         }
         bool found = false;
+        if (next < nt && !used[next] && strcmp(PQgetvalue(r, next, 0), rows[i].rec->ident) == 0) {
+            used[next++] = found = true;
+        }
         for (int j = 0; j < nt && !found; j++) {
             if (!used[j] && strcmp(PQgetvalue(r, j, 0), rows[i].rec->ident) == 0) {
                 used[j] = found = true;
+                next = j + 1;
             }
         }
         k->dup[i] = !found;

@@ -172,9 +172,15 @@ bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading)
     case RSQL_TYPE_DECIMAL:
         return type_in(pg, nums) || (reading && type_in(pg, bigs_r));
     case RSQL_TYPE_DATE: return strcmp(pg, "date") == 0;
-    case RSQL_TYPE_ROW:
+    /* ROW/ARRAY/MAP: jsonb or json (read through the json format's decoder), and when read
+       an ARRAY also from a PostgreSQL array (int[], text[]: to_json makes it a JSON array) */
     case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: return !reading && (strcmp(pg, "jsonb") == 0 || strcmp(pg, "json") == 0);
+        if (reading && strlen(pg) > 2 && strcmp(pg + strlen(pg) - 2, "[]") == 0) {
+            return true;
+        }
+        /* fall through */
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_MAP: return strcmp(pg, "jsonb") == 0 || strcmp(pg, "json") == 0;
     default: return true; /* as text: PostgreSQL's input or output function decides */
     }
 }

@@ -81,23 +81,131 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsq
             rsql_buf_puts(out, "\\N");
             continue;
         }
-        rsql_buf_reset(&k->line);
-        put_text(&k->line, v);
-        for (size_t j = 0; j < k->line.len; j++) {
-            char c = k->line.data[j];
-            switch (c) {
-            case '\\': rsql_buf_puts(out, "\\\\"); break;
-            case '\t': rsql_buf_puts(out, "\\t"); break;
-            case '\n': rsql_buf_puts(out, "\\n"); break;
-            case '\r': rsql_buf_puts(out, "\\r"); break;
-            default: rsql_buf_putc(out, c); break;
-            }
+        const char *d;
+        size_t len;
+        if (v->type == RSQL_TYPE_VARCHAR) { /* its text as it is: escaped from the value */
+            d = v->v.s.p ? v->v.s.p : "";
+            len = v->v.s.p ? v->v.s.len : 0;
+        } else {
+            rsql_buf_reset(&k->line);
+            put_text(&k->line, v);
+            d = k->line.data ? k->line.data : "";
+            len = k->line.len;
         }
+        /* escaped: the runs between special characters appended whole */
+        size_t run = 0;
+        for (size_t j = 0; j < len; j++) {
+            const char *esc;
+            switch (d[j]) {
+            case '\\': esc = "\\\\"; break;
+            case '\t': esc = "\\t"; break;
+            case '\n': esc = "\\n"; break;
+            case '\r': esc = "\\r"; break;
+            default: continue;
+            }
+            rsql_buf_append(out, d + run, j - run);
+            rsql_buf_puts(out, esc);
+            run = j + 1;
+        }
+        rsql_buf_append(out, d + run, len - run);
     }
     if (k->n_key) {
         rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
     }
     rsql_buf_putc(out, '\n');
+}
+
+/*
+** Send rows[from, to) (but the ones k->dup marks) as COPY data and end it. RSQL_OK, or out of
+** memory (the COPY is ended with an error: the transaction fails). A failed send is told by
+** the COPY's result.
+*/
+static rsql_err_t send_rows(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                            rsql_error_t *err)
+{
+    rsql_buf_t data = RSQL_BUF_INIT;
+    for (int i = from; i < to; i++) {
+        if (!k->dup[i]) {
+            put_copy_line(k, rows[i].values, i, &data);
+        }
+        if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
+            if (data.oom) {
+                PQputCopyEnd(k->conn, "out of memory");
+                rsql_buf_deinit(&data);
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (PQputCopyData(k->conn, data.data, (int)data.len) != 1) {
+                break; /* the result says why */
+            }
+            rsql_buf_reset(&data);
+        }
+    }
+    rsql_buf_deinit(&data);
+    PQputCopyEnd(k->conn, NULL);
+    return RSQL_OK;
+}
+
+/*
+** The transaction of copy_chunk for a sink that stores positions, in one round trip: one
+** query string "BEGIN; INSERT INTO rocketsql_positions ... ON CONFLICT ...; COPY ... FROM
+** STDIN; [the upsert's merge;] COMMIT" (the positions are known before the rows go: the last
+** offset of each partition among them), then the COPY data; the server runs the statements
+** after the COPY once its data ended, and skips them after an error.
+*/
+static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
+                                       int to, bool *commit_lost, rsql_error_t *err)
+{
+    rsql_buf_t q = RSQL_BUF_INIT;
+    rsql_buf_puts(&q, "BEGIN; ");
+    rsql_err_t rc = rsql_pg__positions_sql(k, rows, from, to, &q, err);
+    if (rc != RSQL_OK) {
+        rsql_buf_deinit(&q);
+        return rc;
+    }
+    rsql_buf_puts(&q, k->copy_sql);
+    rsql_buf_puts(&q, "; ");
+    if (k->n_key) {
+        rsql_buf_puts(&q, k->merge_sql);
+        rsql_buf_puts(&q, "; ");
+    }
+    rsql_buf_puts(&q, "COMMIT");
+    if (q.oom) {
+        rsql_buf_deinit(&q);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    PGresult *r = PQexec(k->conn, rsql_buf_str(&q));
+    rsql_buf_deinit(&q);
+    if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
+        PQclear(r);
+        while ((r = PQgetResult(k->conn))) {
+            PQclear(r);
+        }
+        rollback(k);
+        return rc;
+    }
+    PQclear(r);
+    rc = send_rows(k, rows, from, to, err);
+    /* the COPY's result, the merge's, the COMMIT's: the first failure says why */
+    bool committed = false;
+    while ((r = PQgetResult(k->conn))) {
+        if (rc == RSQL_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: COPY failed", k->table);
+        } else if (rc == RSQL_OK && strcmp(PQcmdStatus(r), "COMMIT") == 0) {
+            committed = true;
+        }
+        PQclear(r);
+    }
+    if (rc == RSQL_OK && !committed) {
+        *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
+        rc = rsql_pg__error(k->conn, NULL, err, "postgres sink %s: cannot commit", k->table);
+    } else if (rc != RSQL_OK && PQstatus(k->conn) == CONNECTION_BAD) {
+        *commit_lost = true; /* sent in full, the answer lost: it may have been committed */
+    }
+    if (rc != RSQL_OK) {
+        rollback(k);
+    }
+    return rc;
 }
 
 /*
@@ -108,7 +216,6 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsq
 static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
                              bool *commit_lost, rsql_error_t *err)
 {
-    rsql_buf_t data = RSQL_BUF_INIT;
     rsql_err_t rc;
     *commit_lost = false;
     if (!k->conn || PQstatus(k->conn) != CONNECTION_OK) {
@@ -123,17 +230,19 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
         }
         k->staged = true;
     }
-    if ((rc = rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
-        return rc;
-    }
     for (int i = from; i < to; i++) {
         k->dup[i] = false;
     }
-    if (k->by_ident && (rc = rsql_pg__mark_applied(k, rows, from, to, err)) != RSQL_OK) {
+    if (!k->by_ident) {
+        return copy_chunk_positions(k, rows, from, to, commit_lost, err);
+    }
+    if ((rc = rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
+        return rc;
+    }
+    if ((rc = rsql_pg__mark_applied(k, rows, from, to, err)) != RSQL_OK) {
         rollback(k);
         return rc;
     }
-
     PGresult *r = PQexec(k->conn, k->copy_sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
@@ -142,28 +251,13 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
         return rc;
     }
     PQclear(r);
-    for (int i = from; i < to; i++) {
-        if (!k->dup[i]) {
-            put_copy_line(k, rows[i].values, i, &data);
-        }
-        if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
-            if (data.oom) {
-                PQputCopyEnd(k->conn, "out of memory");
-                PQclear(PQgetResult(k->conn));
-                rollback(k);
-                rsql_buf_deinit(&data);
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-            }
-            if (PQputCopyData(k->conn, data.data, (int)data.len) != 1) {
-                break; /* the result below says why */
-            }
-            rsql_buf_reset(&data);
-        }
-    }
-    rsql_buf_deinit(&data);
-    PQputCopyEnd(k->conn, NULL);
+    rsql_error_t oom;
+    rsql_error_clear(&oom);
+    bool out_of_mem = send_rows(k, rows, from, to, &oom) != RSQL_OK;
     r = PQgetResult(k->conn);
-    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+    if (out_of_mem) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    } else if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: COPY failed", k->table);
     }
     PQclear(r);
@@ -172,9 +266,6 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     }
     if (rc == RSQL_OK && k->n_key) {
         rc = rsql_pg__exec(k, k->merge_sql, "cannot upsert the rows", err);
-    }
-    if (rc == RSQL_OK && !k->by_ident) {
-        rc = rsql_pg__store_positions(k, rows, from, to, err);
     }
     if (rc == RSQL_OK) {
         r = PQexec(k->conn, "COMMIT");
@@ -260,12 +351,19 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
     return bad;
 }
 
-/* See pg_sink_int.h. */
+/*
+** See pg_sink_int.h. A row that fails permanently is found by find_bad_row (the rows before
+** it are committed); under errors.tolerance 'all' its result says why (it is dead-lettered)
+** and the rows after it are written here, in order, in the following transactions: never
+** handed back to be written again after later batches, which would store a position behind
+** the one already stored, and behind rows committed with it. Under 'none' it stops there.
+*/
 rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *rows,
                                rsql_error_t *err)
 {
-    int committed = 0;
-    int bad = -1; /* the row that failed permanently, if any */
+    int committed = 0; /* rows[0, committed) have their result: written, or failed for good */
+    int bad = -1;      /* under 'none': the row that failed permanently, if any */
+    int n_bad = 0;     /* rows that failed permanently */
     rsql_error_t cause;
     rsql_error_clear(&cause);
     rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
@@ -281,7 +379,8 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
         k->dup_cap = n;
     }
     memset(k->dup, 0, (size_t)n * sizeof *k->dup);
-    while (committed < n && bad < 0) {
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
+    while (committed < n) {
         int to = n - committed > k->conf->max_rows ? committed + (int)k->conf->max_rows : n;
         for (int64_t attempt = 0;; attempt++) {
             bool lost = false;
@@ -314,29 +413,40 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
         rsql_error_t row_cause;
         rsql_error_clear(&row_cause);
         int b = find_bad_row(k, rows, committed, to, &row_cause, &whole);
-        if (b < 0 || b == to) {
-            if (b < 0 && whole.code != RSQL_OK) {
+        if (b == to) { /* no row failed alone: all of them were committed one by one */
+            rsql_error_clear(&cause);
+            committed = to;
+            continue;
+        }
+        if (b < 0) {
+            if (whole.code != RSQL_OK) {
                 rsql_error_clear(&cause);
                 rsql_error_copy(&cause, &whole);
             }
             break;
         }
+        n_bad++;
+        k->results[b].code = row_cause.code;
+        snprintf(k->results[b].msg, sizeof k->results[b].msg, "%.255s", row_cause.msg);
         rsql_error_clear(&cause);
-        rsql_error_copy(&cause, &row_cause);
-        committed = b;
-        bad = b;
+        if (!k->tolerate_all) {
+            rsql_error_copy(&cause, &row_cause);
+            committed = b;
+            bad = b;
+            break;
+        }
+        committed = b + 1; /* dead-lettered: go on with the rows after it */
     }
     if (!k->tolerate_all && cause.code != RSQL_OK && !rsql_error_retriable(&cause)) {
         rsql_error_copy(&k->poisoned, &cause);
     }
-    if (committed == 0 && bad < 0 && cause.code != RSQL_OK) {
+    if (committed == 0 && n_bad == 0 && cause.code != RSQL_OK) {
         rsql_error_copy(err, &cause);
         return cause.code;
     }
-    memset(k->results, 0, (size_t)n * sizeof *k->results);
     int n_dup = 0;
     for (int i = 0; i < committed; i++) {
-        if (k->dup[i]) {
+        if (k->dup[i] && k->results[i].code == RSQL_OK) {
             snprintf(k->results[i].meta, sizeof k->results[i].meta, "already applied");
             n_dup++;
         }
@@ -347,19 +457,18 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
                  "written again",
                  k->table, n_dup);
     }
-    if (committed > 0) {
+    if (committed > n_bad) {
         rsql_pg__prune_applied(k);
     }
+    /* the rest: under 'none' the failed row and the ones after it fail with its error;
+       after a transient failure they are written again (the runtime retries them) */
     for (int i = committed; i < n; i++) {
-        rsql_sink_result_t *r = &k->results[i];
-        if (i == bad || bad < 0 || !k->tolerate_all) {
-            r->code = cause.code; /* under 'none' the rows after a failed one fail with it */
-            snprintf(r->msg, sizeof r->msg, "%.255s", cause.msg);
-        } else {
-            r->code = RSQL_ERR_BUSY; /* not written: an earlier row failed; written again */
-            snprintf(r->msg, sizeof r->msg, "postgres sink %s: not written, after a failed row",
-                     k->table);
+        if (i == bad) {
+            continue;
         }
+        rsql_sink_result_t *r = &k->results[i];
+        r->code = cause.code;
+        snprintf(r->msg, sizeof r->msg, "%.255s", cause.msg);
     }
     return RSQL_OK;
 }

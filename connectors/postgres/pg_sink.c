@@ -26,9 +26,10 @@
  * when they hold the chunk's, it was committed. A permanent error (a constraint violation, a
  * value the column cannot take) fails the row that caused it, found by writing the chunk
  * again row by row under savepoints: the rows before it are committed (with their
- * positions), that row gets PostgreSQL's message and SQLSTATE (dead-lettered under
- * errors.tolerance 'all', the run fails under 'none'), the rows after it are reported
- * transient, so the runtime writes them again.
+ * positions), that row gets PostgreSQL's message and SQLSTATE. Under errors.tolerance 'all'
+ * it is dead-lettered and the sink goes on with the rows after it, in order, in the next
+ * transaction (handing them back to the runtime would write them after later batches, and
+ * store a position behind the one already stored); under 'none' the run fails there.
  *
  * From a source that keeps its own positions (RocketMQ: rsql_sink_ctx_t.source_own_positions)
  * the same transaction records each applied record's identity (rec->ident: topic, lite
@@ -55,8 +56,11 @@
  * reported); the held batches are written together, as one transaction of up to
  * sink.buffer-flush.max-rows rows with the positions or message ids of all of them, once
  * they hold max-rows rows, once the first of them is sink.buffer-flush.interval old (checked
- * at each write), or at flush (the runtime flushes when pipeline.queue-capacity rows are
- * unreported, after a second, and when idle). Each batch's results are reported (the
+ * at each write), or at flush (the runtime flushes when max-rows rows are unreported, as
+ * gather_rows tells it, after a second, and when idle). A transaction with positions is one
+ * round trip (pg_copy.c: BEGIN, the positions, COPY and COMMIT in one query string, then the
+ * data): each COMMIT waits for the WAL flush, so max-rows (default 8192) sets the speed.
+ * Each batch's results are reported (the
  * delivery callback) only after its transaction committed. When that write fails
  * transiently (after sink.max-retries), the held batches stay held, in order, and the batch
  * being written is refused with the error (the runtime writes it again after a backoff:
@@ -122,6 +126,8 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->pos_upsert);
     rsql_free(k->pos_get);
     rsql_free(k->pos_list);
+    rsql_free(k->pos_head);
+    rsql_free(k->pos_tail);
     rsql_free(k->app_create);
     rsql_free(k->app_mark);
     rsql_free(k->app_prune);
@@ -344,6 +350,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                             "(pipeline, \"partition\", \"offset\") VALUES ($1, $2, $3) ON "
                             "CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
                             "excluded.\"offset\"");
+    k->pos_head = rsql_pg__sql3("INSERT INTO ", pt, "(pipeline, \"partition\", \"offset\") VALUES ");
+    k->pos_tail = rsql_strdup(" ON CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
+                              "excluded.\"offset\"; ");
     k->pos_get = rsql_pg__sql3("SELECT \"offset\" FROM ", pt,
                          " WHERE pipeline = $1 AND \"partition\" = $2");
     k->pos_list = rsql_pg__sql3("SELECT \"partition\", \"offset\" FROM ", pt,
@@ -365,6 +374,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                            " WHERE pipeline = $1 AND applied_at < now() - $2::bigint * "
                            "interval '1 millisecond'");
     bool pos_ok = !b.oom && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list &&
+                  k->pos_head && k->pos_tail &&
                   k->app_create && k->app_mark && k->app_prune;
     rsql_buf_deinit(&b);
     if (!pos_ok || !up_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
@@ -555,6 +565,13 @@ static int sk_stored_positions(rsql_sink_t *k, int max, char **partitions, int64
     return m;
 }
 
+/* sink.buffer-flush.max-rows: the runtime lets that many rows gather before it flushes. */
+static int sk_gather_rows(const void *conf)
+{
+    const rsql_pg_conf_t *c = conf;
+    return c && c->max_rows > 0 && c->max_rows <= 1000000 ? (int)c->max_rows : 0;
+}
+
 /* The postgres sink vtable (rsql_io.h). Static. */
 const rsql_sink_ops_t rsql_postgres_sink_ops = {
     .open = sk_open,
@@ -562,4 +579,5 @@ const rsql_sink_ops_t rsql_postgres_sink_ops = {
     .flush = sk_flush,
     .stored_positions = sk_stored_positions,
     .close = sk_close,
+    .gather_rows = sk_gather_rows,
 };

@@ -35,6 +35,7 @@ struct rsql_sink {
     bool tolerate_all;     /* errors.tolerance = all */
     rsql_error_t poisoned; /* under 'none': the permanent failure that stops the run */
     char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
+    char *pos_head, *pos_tail; /* INSERT INTO positions ... VALUES | ON CONFLICT ... (literal) */
     char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
     bool by_ident; /* the source keeps its own positions: record identities, not positions */
     int64_t opened_ms, pruned_ms;
@@ -80,6 +81,13 @@ char *rsql_pg__sql3(const char *head, const char *table, const char *tail);
 /* pg_applied.c: store the last offset of each partition among rows[from, to). */
 rsql_err_t rsql_pg__store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
                                     int to, rsql_error_t *err);
+/*
+** pg_applied.c: append to q the statement (text, values as literals, then "; ") that stores
+** the last offset of each partition among rows[from, to), or nothing when none has one.
+** RSQL_OK, or out of memory (err set).
+*/
+rsql_err_t rsql_pg__positions_sql(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                                  rsql_buf_t *q, rsql_error_t *err);
 /*
 ** pg_applied.c: after a COMMIT whose answer was lost (the connection broke): was it
 ** committed? Reads the stored positions back on a new connection.

@@ -18,8 +18,13 @@
  *
  * Values arrive as PostgreSQL's text, with BOOLEAN as true/false, BYTES as base64 and
  * TIMESTAMP(3) as UTC "YYYY-MM-DD HH:MM:SS.mmm" (the select list asks for these forms), and
- * are parsed by the one conversion module (rsql_value_parse). A value that does not parse is
- * that record's error (rsql_record_t.error): dead-lettered or the run stops at it.
+ * are parsed by the one conversion module (rsql_value_parse). ROW, ARRAY and MAP columns are
+ * read from jsonb or json columns (an ARRAY also from a PostgreSQL array such as int[] or
+ * text[]): the select list gathers them into one JSON object per row,
+ * json_build_object('col', "col", ...) (to_json makes a PostgreSQL array a JSON array), which
+ * the json format's decoder (connectors/formats) reads into the columns by their full types.
+ * A value that does not parse, or JSON of the wrong shape, is that record's error
+ * (rsql_record_t.error, naming the column): dead-lettered or the run stops at it.
  * The column types are checked at open: a mismatch is an error naming the column.
  *
  * Errors: a lost connection is transient (UNAVAILABLE: the runtime retries the poll, which
@@ -30,6 +35,7 @@
  */
 #include "config.h"
 #include "base/rsql_value.h"
+#include "connectors/formats/rsql_format.h"
 #include "connectors/postgres/pg_int.h"
 #include "connectors/rsql_conn_io.h"
 
@@ -46,6 +52,10 @@ struct rsql_source {
     char *select_sql; /* SELECT exprs..., position FROM t WHERE ... ORDER BY ... LIMIT $2 */
     int n;
     rsql_type_t *types;
+    rsql_decoder_t *dec; /* ROW/ARRAY/MAP columns: the json decoder of their object */
+    int n_nested;
+    int *nested; /* nested[j] = the column of the decoder's column j */
+    rsql_value_t *nested_row;
     int64_t position; /* the last incremental value read, or rows read */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -72,6 +82,9 @@ static void ps_close(rsql_source_t *s)
     rsql_free(s->table);
     rsql_free(s->select_sql);
     rsql_free(s->types);
+    rsql_decoder_destroy(s->dec);
+    rsql_free(s->nested);
+    rsql_free(s->nested_row);
     rsql_free(s);
 }
 
@@ -79,6 +92,9 @@ static void ps_close(rsql_source_t *s)
 static void put_expr(rsql_buf_t *b, const char *c, rsql_type_t t)
 {
     switch (t) {
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: rsql_buf_puts(b, "NULL::text"); break; /* in the JSON object */
     case RSQL_TYPE_TIMESTAMP:
         rsql_buf_puts(b, "to_char(");
         rsql_pg__quote_ident(b, c, strlen(c));
@@ -112,6 +128,55 @@ static rsql_err_t parse_value(rsql_type_t t, const char *txt, size_t n, rsql_are
         scale += txt[j] >= '0' && txt[j] <= '9';
     }
     return rsql_value_parse_decimal(txt, n, RSQL_DECIMAL_MAX_PRECISION, scale, out, err);
+}
+
+/* name as an SQL string literal ('...', quotes doubled), appended to b. */
+static void put_literal(rsql_buf_t *b, const char *name)
+{
+    rsql_buf_putc(b, '\'');
+    for (; *name; name++) {
+        if (*name == '\'') {
+            rsql_buf_putc(b, '\'');
+        }
+        rsql_buf_putc(b, *name);
+    }
+    rsql_buf_putc(b, '\'');
+}
+
+/*
+** The json format's decoder of the ROW/ARRAY/MAP columns' object (json_build_object's text,
+** keyed by the column names), by the columns' full types.
+*/
+static rsql_err_t open_decoder(rsql_source_t *s, const rsql_source_ctx_t *ctx, rsql_error_t *err)
+{
+    const char **names = rsql_calloc((size_t)s->n_nested + 1, sizeof *names);
+    rsql_type_t *types = rsql_calloc((size_t)s->n_nested + 1, sizeof *types);
+    s->nested_row = rsql_calloc((size_t)s->n_nested + 1, sizeof *s->nested_row);
+    if (!names || !types || !s->nested_row) {
+        rsql_free(names);
+        rsql_free(types);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    for (int j = 0; j < s->n_nested; j++) {
+        names[j] = ctx->column_names[s->nested[j]];
+        types[j] = ctx->column_types[s->nested[j]];
+    }
+    s->dec = rsql_decoder_new("json", NULL, s->n_nested, names, types, err);
+    for (int j = 0; s->dec && j < s->n_nested; j++) {
+        const rsql_tdesc_t *d = ctx->column_descs ? ctx->column_descs[s->nested[j]] : NULL;
+        if (!d) {
+            rsql_decoder_destroy(s->dec);
+            s->dec = NULL;
+            rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                           "postgres source %s: column '%s' has no full type", s->table,
+                           names[j]);
+            break;
+        }
+        rsql_decoder_set_desc(s->dec, j, d);
+    }
+    rsql_free(names);
+    rsql_free(types);
+    return s->dec ? RSQL_OK : (err && err->code ? err->code : RSQL_ERR_NOMEM);
 }
 
 /* Connect (again): a bad connection is transient, the runtime retries the poll. */
@@ -206,7 +271,14 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->table = rsql_strdup(conf->table_name);
     s->n = ctx->n_columns;
     s->types = rsql_calloc((size_t)s->n + 1, sizeof *s->types);
-    bool ok = s->conf.url && s->conf.table_name && s->table && s->types &&
+    s->nested = rsql_calloc((size_t)s->n + 1, sizeof *s->nested);
+    for (int i = 0; s->nested && i < s->n; i++) {
+        rsql_type_t t = ctx->column_types[i];
+        if (t == RSQL_TYPE_ROW || t == RSQL_TYPE_ARRAY || t == RSQL_TYPE_MAP) {
+            s->nested[s->n_nested++] = i;
+        }
+    }
+    bool ok = s->conf.url && s->conf.table_name && s->table && s->types && s->nested &&
               (!conf->username || s->conf.username) && (!conf->password || s->conf.password) &&
               (!conf->inc_column || s->conf.inc_column);
     if (ok && pthread_mutex_init(&s->mu, NULL) == 0) {
@@ -218,11 +290,21 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     rsql_buf_t b = RSQL_BUF_INIT;
     rsql_buf_puts(&b, "SELECT ");
+    rsql_err_t rc_dec;
     for (int i = 0; ok && i < s->n; i++) {
         s->types[i] = ctx->column_types[i];
         put_expr(&b, ctx->column_names[i], ctx->column_types[i]);
         rsql_buf_printf(&b, " AS rsql_c%d, ", i); /* no output name shadows a column */
     }
+    /* the ROW/ARRAY/MAP columns as one JSON object, keyed by their names */
+    for (int j = 0; ok && j < s->n_nested; j++) {
+        const char *c = ctx->column_names[s->nested[j]];
+        rsql_buf_puts(&b, j ? ", " : "json_build_object(");
+        put_literal(&b, c);
+        rsql_buf_puts(&b, ", ");
+        rsql_pg__quote_ident(&b, c, strlen(c));
+    }
+    rsql_buf_puts(&b, s->n_nested ? ")::text AS rsql_nested, " : "");
     if (conf->inc_column) {
         rsql_pg__quote_ident(&b, conf->inc_column, strlen(conf->inc_column));
         rsql_buf_puts(&b, "::bigint AS rsql_pos FROM ");
@@ -242,6 +324,13 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (!ok || !s->sync_init || !s->select_sql) {
         ps_close(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    if (s->n_nested) {
+        rc_dec = open_decoder(s, ctx, err);
+        if (rc_dec != RSQL_OK) {
+            ps_close(s);
+            return rc_dec;
+        }
     }
     for (int i = 0; i < ctx->n_resume; i++) {
         if (strcmp(ctx->resume_partitions[i], s->table) == 0) {
@@ -274,7 +363,8 @@ static int add_rows(rsql_source_t *s, PGresult *r, rsql_batch_t *batch)
             }
             return -1;
         }
-        int64_t pos = s->conf.inc_column ? strtoll(PQgetvalue(r, t, s->n), NULL, 10)
+        int pos_col = s->n + (s->n_nested ? 1 : 0);
+        int64_t pos = s->conf.inc_column ? strtoll(PQgetvalue(r, t, pos_col), NULL, 10)
                                          : s->position + 1;
         rsql_error_t bad;
         rsql_error_clear(&bad);
@@ -293,6 +383,22 @@ static int add_rows(rsql_source_t *s, PGresult *r, rsql_batch_t *batch)
                     return -1;
                 }
                 rsql_error_set(&bad, RSQL_ERR_DECODE, RSQL_NOPOS, "column %d: %s", i + 1, e.msg);
+            }
+        }
+        if (s->dec && bad.code == RSQL_OK) { /* the ROW/ARRAY/MAP columns, from their object */
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            if (rsql_decode(s->dec, (const uint8_t *)PQgetvalue(r, t, s->n),
+                            (size_t)PQgetlength(r, t, s->n), batch->arena, s->nested_row,
+                            &e) != RSQL_OK) {
+                if (e.code == RSQL_ERR_NOMEM) {
+                    batch->n--;
+                    return -1;
+                }
+                rsql_error_set(&bad, RSQL_ERR_DECODE, RSQL_NOPOS, "reading jsonb: %s", e.msg);
+            }
+            for (int j = 0; bad.code == RSQL_OK && j < s->n_nested; j++) {
+                row[s->nested[j]] = s->nested_row[j];
             }
         }
         snprintf(ident, strlen(s->table) + 48, "postgres:%s@%" PRId64, s->table, pos);

@@ -18,7 +18,7 @@ EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2
 	tests/rocketmq/t_metadata_fifo.sh tests/rocketmq/t_example_route_by_tag.sh \
 	tests/rocketmq/t_secure.sh tests/rocketmq/t_batch_send.sh tests/rocketmq/tcp_forward.py \
 	tests/rocketmq/t_lite_clients.sh bench/lite-drain/run \
-	tests/rocketmq/manual/serve_proxy_restart.sh bench/produce.sh
+	tests/rocketmq/manual/serve_proxy_restart.sh tests/rocketmq/serve_lib.sh bench/produce.sh
 # the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
 EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
 	scripts/rocketmq.d/namesrv.properties.in scripts/rocketmq.d/rmq-proxy.json.in \

@@ -22,7 +22,8 @@
  * that says what happened (sqlite_err.c): a busy or locked database is
  * transient (the runtime retries), a constraint violation, a missing table
  * or column, a full disk or a read-only file is permanent (the run fails at
- * once, or the rows are dead-lettered under errors.tolerance 'all').
+ * once; under errors.tolerance 'all' the failed transaction's rows are written again one per
+ * transaction, so only the rows that fail themselves are dead-lettered).
  *
  * From a source that keeps its own positions (RocketMQ: rsql_sink_ctx_t.source_own_positions)
  * the same transaction records each applied record's identity (rec->ident: topic, lite
@@ -477,9 +478,36 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         k->dup = d;
         k->dup_cap = n;
     }
+    memset(k->results, 0, (size_t)n * sizeof *k->results);
     while (committed < n) {
         int to = n - committed > k->batch_size ? committed + (int)k->batch_size : n;
         rc = write_chunk(k, rows, committed, to, k->dup, &cause);
+        if (rc == SQLITE_DONE) {
+            committed = to;
+            continue;
+        }
+        if (!k->tolerate_all || rsql_error_retriable(&cause) || to - committed == 1) {
+            break;
+        }
+        /* Under 'all' a permanent failure (a constraint) is narrowed down to its rows: the
+           chunk again, one row per transaction, so only the rows that fail themselves are
+           dead-lettered and the others are written, in their order. */
+        for (int i = committed; i < to; i++) {
+            rsql_error_t one;
+            rsql_error_clear(&one);
+            rc = write_chunk(k, rows, i, i + 1, k->dup, &one);
+            if (rc == SQLITE_DONE) {
+                continue;
+            }
+            if (rsql_error_retriable(&one)) { /* this row and the rest: the runtime retries */
+                rsql_error_copy(&cause, &one);
+                committed = i;
+                break;
+            }
+            k->results[i].code = one.code;
+            snprintf(k->results[i].msg, sizeof k->results[i].msg, "%.255s", one.msg);
+            rc = SQLITE_DONE;
+        }
         if (rc != SQLITE_DONE) {
             break;
         }
@@ -492,7 +520,6 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         rsql_error_copy(err, &cause);
         return cause.code;
     }
-    memset(k->results, 0, (size_t)n * sizeof *k->results);
     int n_dup = 0;
     for (int i = 0; i < committed; i++) {
         if (k->dup[i]) {

@@ -11,16 +11,22 @@
 #   2b. DECIMAL -> numeric (exact), DATE -> date, ROW/ARRAY/MAP -> jsonb, checked by type and
 #      value; the source reads numeric into DECIMAL, date into DATE, jsonb into VARCHAR; an
 #      ARRAY into an integer[] column is refused at start, naming the column;
+#   2c. the postgres source reads jsonb/json into ROW/ARRAY/MAP (what 2b wrote comes back
+#      equal) and PostgreSQL arrays (integer[], text[], 2-dimensional) into ARRAY; a ROW from
+#      integer[] is refused at start naming the column; jsonb of the wrong shape fails the run
+#      naming the column's field;
 #   3. a CHECK constraint violated by one row: under errors.tolerance 'none' the run fails at
 #      once with PostgreSQL's message and SQLSTATE, the rows before it are there, the rest not;
 #      under 'all' that row is dead-lettered with the message and every other row is written;
+#   3c. under 'all' with many dead-lettered rows, the position stored with the rows never moves
+#      backwards and covers every row of its transaction (a trigger logs each store);
 #   3b. an upsert by PRIMARY KEY (k, g) NOT ENFORCED: one row per key, the last one written;
 #   4. the server restarted while a following job writes: nothing lost or doubled;
 #   5. kill -9: 2,000,000 rows copied by a job SIGKILLed 5 times (rerun after each), with the
-#      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 1024
+#      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 8192
 #      rows): the table equals the input exactly (count, distinct ids, sha256 of every row),
 #      and the rows were committed in fewer transactions than there were batches, none
-#      holding more than 1024 rows (by xmin).
+#      holding more than 8192 rows (by xmin).
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -138,6 +144,52 @@ rsql -e "CREATE TABLE na (id BIGINT, arr ARRAY<INT>) WITH ('connector' = 'postgr
 case "$ERR$OUT" in *"column 'arr' is integer[] in PostgreSQL"*) ok "the ARRAY mismatch names the column" ;;
 *) fail "no column named in: $ERR $OUT" ;; esac
 
+# ---- 2c. the postgres source: jsonb/json into ROW/ARRAY/MAP (through the json format's
+#      decoder), PostgreSQL arrays (int[], text[]) into ARRAY; a type mismatch at open and a
+#      value of the wrong shape are errors naming the column
+rsql -e "CREATE TABLE nback (id BIGINT, r ROW<a INT, b STRING>, arr ARRAY<INT>, m MAP<STRING, STRING>)
+           WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.nest');
+         CREATE TABLE nbout (id BIGINT, r ROW<a INT, b STRING>, arr ARRAY<INT>, m MAP<STRING, STRING>)
+           WITH ('connector' = 'filesystem', 'path' = 'nback.jsonl', 'format' = 'json');
+         INSERT INTO nbout SELECT * FROM nback"
+expect_rc 0 "postgres (jsonb) -> filesystem, ROW/ARRAY/MAP"
+same "$(sort nback.jsonl | tr '\n' '~')" \
+'{"id":1,"r":{"a":1,"b":"x"},"arr":[1,2,3],"m":{"k":"v"}}~{"id":2,"r":{"a":null,"b":"q\"uote"},"arr":[],"m":{}}~{"id":3,"r":null,"arr":null,"m":null}~' \
+    "jsonb read back into ROW/ARRAY/MAP equals what was written"
+psql_q "CREATE TABLE $S.pgarr (id bigint, ints integer[], texts text[], grid integer[], j json);
+        INSERT INTO $S.pgarr VALUES
+          (1, '{1,2,3}', '{a,\"b c\",NULL}', '{{1,2},{3,4}}', '{\"x\": {\"y\": [true, false]}}'),
+          (2, '{}', '{}', '{}', '{\"x\": null}'), (3, NULL, NULL, NULL, NULL)" >/dev/null
+rsql -e "CREATE TABLE parr (id BIGINT, ints ARRAY<BIGINT>, texts ARRAY<STRING>,
+           grid ARRAY<ARRAY<INT>>, j ROW<x ROW<y ARRAY<BOOLEAN>>>)
+           WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.pgarr');
+         CREATE TABLE paout (id BIGINT, ints ARRAY<BIGINT>, texts ARRAY<STRING>,
+           grid ARRAY<ARRAY<INT>>, j ROW<x ROW<y ARRAY<BOOLEAN>>>)
+           WITH ('connector' = 'filesystem', 'path' = 'parr.jsonl', 'format' = 'json');
+         INSERT INTO paout SELECT * FROM parr"
+expect_rc 0 "postgres (int[], text[], json) -> filesystem, ARRAY and nested ROW"
+same "$(sort parr.jsonl | tr '\n' '~')" \
+'{"id":1,"ints":[1,2,3],"texts":["a","b c",null],"grid":[[1,2],[3,4]],"j":{"x":{"y":[true,false]}}}~{"id":2,"ints":[],"texts":[],"grid":[],"j":{"x":null}}~{"id":3,"ints":null,"texts":null,"grid":null,"j":null}~' \
+    "PostgreSQL arrays into ARRAY, json into a nested ROW"
+rsql -e "CREATE TABLE pbad (id BIGINT, ints ROW<a INT>) WITH ('connector' = 'postgres',
+           'url' = '$URL', 'table-name' = '$S.pgarr');
+         CREATE TABLE pbout (id BIGINT, ints ROW<a INT>) WITH ('connector' = 'blackhole');
+         INSERT INTO pbout SELECT * FROM pbad"
+[ "$RC" != 0 ] || fail "a ROW from integer[] was accepted"
+case "$ERR$OUT" in *"column 'ints' is integer[] in PostgreSQL, which does not convert to ROW"*)
+    ok "a ROW from integer[] is refused at start, naming the column" ;;
+*) fail "the ROW mismatch: $ERR $OUT" ;; esac
+psql_q "CREATE TABLE $S.shape (id bigint, r jsonb);
+        INSERT INTO $S.shape VALUES (1, '{\"a\": 1}'), (2, '{\"a\": \"x\"}'), (3, '{\"a\": 3}')" >/dev/null
+rsql -e "CREATE TABLE shp (id BIGINT, r ROW<a INT>) WITH ('connector' = 'postgres',
+           'url' = '$URL', 'table-name' = '$S.shape');
+         CREATE TABLE shout (id BIGINT, r ROW<a INT>) WITH ('connector' = 'filesystem',
+           'path' = 'shape.jsonl', 'format' = 'json');
+         INSERT INTO shout SELECT * FROM shp"
+expect_rc 2 "jsonb of the wrong shape fails the run under 'none'"
+case "$ERR$OUT" in *"field 'r.a': expected INT, got string"*) ok "the error names the column and field" ;;
+*) fail "the shape error: $ERR $OUT" ;; esac
+
 # ---- 3. a constraint violation
 python3 -c '
 for i in range(1, 1001):
@@ -166,6 +218,56 @@ same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.co
 same "$(psql_q "SELECT count(*) FROM $S.cons WHERE id = 500")" 0 "the bad row is not in the table"
 same "$(sqlite3 dlq.db "SELECT count(*) FROM dlq WHERE stage = 'sink' AND error LIKE
          '%violates check constraint%SQLSTATE 23514%'")" 1 "the bad row is dead-lettered with the message"
+
+# ---- 3c. under 'all', many rows dead-lettered: the stored position never moves backwards,
+# and each transaction's stored position covers every row committed in it (the rows after a
+# failed one are written in order, not handed back to be written after later batches).
+# Each row carries its own end offset in the file (e, fixed width); triggers log every row
+# written and every write of rocketsql_positions with their (top-level) transaction id.
+python3 - <<'PY'
+lines, off = [], 0
+for i in range(1, 3001):
+    l = '{"id":%d,"v":%d,"e":"%010d"}\n'
+    n = len(l % (i, -1 if i % 37 == 0 else i, 0))
+    off += n
+    lines.append(l % (i, -1 if i % 37 == 0 else i, off))
+open("mono.jsonl", "w").write("".join(lines))
+PY
+psql_q "CREATE TABLE $S.mono (id bigint, v bigint CHECK (v >= 0), e text);
+        CREATE TABLE IF NOT EXISTS $S.rocketsql_positions (pipeline text NOT NULL, \"partition\" text NOT NULL,
+          \"offset\" bigint NOT NULL, PRIMARY KEY (pipeline, \"partition\"));
+        CREATE TABLE $S.poslog (seq bigserial, pipeline text, part text, off bigint,
+          tx bigint DEFAULT txid_current());
+        CREATE TABLE $S.rowlog (e bigint, tx bigint DEFAULT txid_current());
+        CREATE FUNCTION $S.logpos() RETURNS trigger LANGUAGE plpgsql AS
+          'BEGIN INSERT INTO $S.poslog(pipeline, part, off)
+             VALUES (NEW.pipeline, NEW.\"partition\", NEW.\"offset\"); RETURN NEW; END';
+        CREATE TRIGGER logpos AFTER INSERT OR UPDATE ON $S.rocketsql_positions
+          FOR EACH ROW EXECUTE FUNCTION $S.logpos();
+        CREATE FUNCTION $S.logrow() RETURNS trigger LANGUAGE plpgsql AS
+          'BEGIN INSERT INTO $S.rowlog(e) VALUES (NEW.e::bigint); RETURN NEW; END';
+        CREATE TRIGGER logrow AFTER INSERT ON $S.mono FOR EACH ROW EXECUTE FUNCTION $S.logrow()" >/dev/null
+cat >mono.sql <<SQL
+CREATE TABLE msrc (id BIGINT, v BIGINT, e STRING) WITH ('connector' = 'filesystem', 'path' = 'mono.jsonl');
+CREATE TABLE mdst (id BIGINT, v BIGINT, e STRING) WITH ('connector' = 'postgres', 'url' = '$URL',
+  'table-name' = '$S.mono', 'sink.buffer-flush.max-rows' = '50');
+SQL
+rsql -f mono.sql
+expect_rc 0 "create the dead-letter order tables"
+rsql -e "SET 'errors.tolerance' = 'all'; SET 'pipeline.batch-size' = '16';
+         INSERT INTO mdst SELECT * FROM msrc"
+expect_rc 0 "under 'all' with a bad row every 37"
+same "$(psql_q "SELECT count(*), count(DISTINCT id) FROM $S.mono")" "2919|2919" \
+    "every good row written once"
+same "$(psql_q "SELECT count(*) FROM $S.poslog a JOIN $S.poslog b ON a.part = 'mono.jsonl' AND b.pipeline = a.pipeline
+         AND b.part = a.part AND b.seq > a.seq AND b.off < a.off")" 0 \
+    "the stored position never moves backwards"
+same "$(psql_q "SELECT count(*) FROM $S.rowlog r WHERE NOT EXISTS (SELECT 1 FROM $S.poslog p
+         WHERE p.tx = r.tx AND p.off >= r.e)")" 0 \
+    "every row is covered by the position stored in its own transaction"
+same "$(psql_q "SELECT off FROM $S.poslog WHERE part = 'mono.jsonl' ORDER BY seq DESC LIMIT 1")" \
+    "$(stat -c %s mono.jsonl)" "the last stored position is the end of the file"
+psql_q "DROP TRIGGER logpos ON $S.rocketsql_positions" >/dev/null
 
 # ---- 3b. upsert by PRIMARY KEY (...) NOT ENFORCED: the last row of a key wins, within a
 # transaction and across them (sink.buffer-flush.max-rows 7), into a table the sink creates
@@ -293,12 +395,12 @@ expect_rc 0 "the run after the last kill completes"
 same "$(count)" "$N|$N|$N" "count, distinct ids, max id"
 same "$(psql_q "SELECT id || '|' || name || '|' || v FROM $S.big ORDER BY id" | sha256sum |
         cut -d' ' -f1)" "$(cat expected.sha256)" "sha256 of every row"
-# the sink gathered pipeline batches (256 rows) into transactions of at most max-rows (1024,
+# the sink gathered pipeline batches (256 rows) into transactions of at most max-rows (8192,
 # the default): rows committed together share their xmin
 xacts=$(psql_q "SELECT count(*) || '|' || max(c) FROM (SELECT count(*) AS c FROM $S.big
                 GROUP BY xmin::text) x")
-[ "${xacts#*|}" -le 1024 ] || fail "a transaction held more than max-rows rows: $xacts"
+[ "${xacts#*|}" -le 8192 ] || fail "a transaction held more than max-rows rows: $xacts"
 [ "${xacts%|*}" -lt $((N / 256 / 2)) ] ||
     fail "$xacts transactions|largest: pipeline batches were not gathered"
-ok "gathered: $xacts (transactions|largest), at most 1024 rows each"
+ok "gathered: $xacts (transactions|largest), at most 8192 rows each"
 echo PASS

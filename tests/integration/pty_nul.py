@@ -7,54 +7,22 @@ With line editing on, the NUL key would be an editing command and vanish; with i
 statement runs. argv: rocketsql catalog [editrc]
 """
 import os
-import pty
-import select
 import sys
-import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ptylib import Shell  # noqa: E402
 
 rsql, catalog = sys.argv[1], sys.argv[2]
 editrc = sys.argv[3] if len(sys.argv) > 3 else None
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["TERM"] = "xterm"
-    os.environ["LANG"] = "C.UTF-8"
-    if editrc:
-        os.environ["EDITRC"] = editrc
-    os.execv(rsql, [rsql, "--catalog", catalog])
+sh = Shell(rsql, catalog, {"EDITRC": editrc} if editrc else None)
 
-buf = b""
-
-
-def read_until(needle, timeout=10.0):
-    global buf
-    end = time.time() + timeout
-    while needle.encode() not in buf:
-        left = end - time.time()
-        if left <= 0:
-            sys.stdout.write(buf.decode(errors="replace"))
-            raise SystemExit(f"timed out waiting for {needle!r}")
-        r, _, _ = select.select([fd], [], [], left)
-        if r:
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                data = b""
-            if not data:
-                sys.stdout.write(buf.decode(errors="replace"))
-                raise SystemExit(f"shell exited before {needle!r}")
-            buf += data
-    idx = buf.index(needle.encode()) + len(needle)
-    seen, buf = buf[:idx], buf[idx:]
-    return seen.decode(errors="replace")
-
-
-read_until("rocketsql> ")
-os.write(fd, b"SHOW \x00TABLES;\r")
-read_until("1:6: NUL byte (character 0) in SQL text")
-read_until("rocketsql> ")  # a fresh statement, not "...>": the cut line was dropped
-os.write(fd, b"SHOW TABLES;\r")
-read_until("0 rows")
-read_until("rocketsql> ")
-os.write(fd, b"quit\r")
-_, status = os.waitpid(pid, 0)
-sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)
+sh.read_until("rocketsql> ")
+sh.write(b"SHOW \x00TABLES;\r")
+sh.read_until("1:6: NUL byte (character 0) in SQL text")
+sh.read_until("rocketsql> ")  # a fresh statement, not "...>": the cut line was dropped
+sh.write(b"SHOW TABLES;\r")
+sh.read_until("0 rows")
+sh.read_until("rocketsql> ")
+sh.write(b"quit\r")
+sys.exit(sh.wait())

@@ -8,70 +8,39 @@ the middle of a statement must discard it and keep the shell (the next
 statement runs on its own), and non-ASCII input must reach the engine.
 """
 import os
-import pty
-import select
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ptylib import Shell  # noqa: E402
+
 rsql, catalog = sys.argv[1], sys.argv[2]
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ["TERM"] = "xterm"
-    os.environ["LANG"] = "C.UTF-8"
-    os.environ.pop("LC_ALL", None)
-    os.environ.pop("LC_CTYPE", None)
-    os.execv(rsql, [rsql, "--catalog", catalog])
+sh = Shell(rsql, catalog)
 
-buf = b""
-
-
-def read_until(needle, timeout=10.0):
-    global buf
-    end = time.time() + timeout
-    while needle.encode() not in buf:
-        left = end - time.time()
-        if left <= 0:
-            sys.stdout.write(buf.decode(errors="replace"))
-            raise SystemExit(f"timed out waiting for {needle!r}")
-        r, _, _ = select.select([fd], [], [], left)
-        if r:
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                data = b""
-            if not data:
-                sys.stdout.write(buf.decode(errors="replace"))
-                raise SystemExit(f"shell exited before {needle!r}")
-            buf += data
-    idx = buf.index(needle.encode()) + len(needle)
-    seen, buf = buf[:idx], buf[idx:]
-    return seen.decode(errors="replace")
-
-
-read_until("rocketsql> ")
-os.write(fd, b"CREATE TABLE t2 (a INT)\r")
-read_until("...> ")
-os.write(fd, b"WITH ('connector'='blackhole');\r")
-read_until("created table t2")
-read_until("rocketsql> ")
-os.write(fd, b"\x1b[A")  # up arrow
+sh.read_until("rocketsql> ")
+sh.write(b"CREATE TABLE t2 (a INT)\r")
+sh.read_until("...> ")
+sh.write(b"WITH ('connector'='blackhole');\r")
+sh.read_until("created table t2")
+sh.read_until("rocketsql> ")
+sh.write(b"\x1b[A")  # up arrow
 time.sleep(0.3)
-os.write(fd, b"\r")
-read_until("already exists")
-read_until("rocketsql> ")
-os.write(fd, b"SELECT nonsense +\r")
-read_until("...> ")
-os.write(fd, b"  FROM")
+sh.write(b"\r")
+sh.read_until("already exists")
+sh.read_until("rocketsql> ")
+sh.write(b"SELECT nonsense +\r")
+sh.read_until("...> ")
+sh.write(b"  FROM")
 time.sleep(0.3)
-os.write(fd, b"\x03")  # Ctrl-C: drop the statement, stay in the shell
-read_until("^C")
-read_until("rocketsql> ")
-os.write(fd, b"SHOW TABLES;\r")
-read_until("| t2 ")
-read_until("rocketsql> ")
-os.write(fd, "DESCRIBE t\u00e4\u00df;\r".encode())
-read_until("no such table: t\u00e4\u00df")
-read_until("rocketsql> ")
-os.write(fd, b"quit\r")
-_, status = os.waitpid(pid, 0)
-sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)
+sh.write(b"\x03")  # Ctrl-C: drop the statement, stay in the shell
+sh.read_until("^C")
+sh.read_until("rocketsql> ")
+sh.write(b"SHOW TABLES;\r")
+sh.read_until("| t2 ")
+sh.read_until("rocketsql> ")
+sh.write("DESCRIBE t\u00e4\u00df;\r".encode())
+sh.read_until("no such table: t\u00e4\u00df")
+sh.read_until("rocketsql> ")
+sh.write(b"quit\r")
+sys.exit(sh.wait())

@@ -53,32 +53,11 @@ EP=${RMQ_ENDPOINT:-$("$RMQ" endpoint)}
 P="rsqlsv$(date +%s)$$"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 CAT="$WORK/cat.db"
+# mk, produce, rows, http, written, until_true
+. "$REPO/tests/rocketmq/serve_lib.sh"
 
-mk() { "$RMQ" "$@" >>"$WORK/admin.log" 2>&1 || { tail -5 "$WORK/admin.log"; die "scripts/rocketmq $*"; }; }
-mk topic "${P}in" normal
-mk topic "${P}out" normal
-mk group "${P}gs"
-mk group "${P}gr"
-mk group "${P}v"
+serve_names
 
-produce() { # FIRST_ID COUNT NAME
-    cat >"$WORK/$3.sql" <<EOF
-CREATE TABLE gen (id BIGINT NOT NULL, customer VARCHAR, amount DOUBLE)
-  WITH ('connector'='datagen', 'number-of-rows'='$2', 'seed'='11', 'fields.id.kind'='sequence',
-        'fields.id.start'='$1', 'fields.id.end'='$(($1 + $2 - 1))');
-CREATE TABLE inp (id BIGINT, customer VARCHAR, amount DOUBLE)
-  WITH ('connector'='rocketmq-grpc', 'endpoints'='$EP', 'topic'='${P}in', 'sink.keys-column'='id');
-INSERT INTO inp SELECT * FROM gen;
-EOF
-    "$BIN" --catalog "$WORK/$3.db" -f "$WORK/$3.sql" >"$WORK/$3.out" 2>&1 &&
-        grep -q "written=$2 " "$WORK/$3.out" ||
-        { tail -3 "$WORK/$3.out"; die "producing $2 messages ($3)"; }
-}
-
-http() { # PATH: BODY, CODE
-    CODE=$(curl -s -o "$WORK/body" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT$1")
-    BODY=$(cat "$WORK/body" 2>/dev/null)
-}
 field() { # JOB FIELD (of the last /jobs body)
     python3 -c 'import json,sys
 try: d=json.loads(sys.argv[1])
@@ -89,16 +68,6 @@ for j in d["jobs"]:
         for k in sys.argv[3].split("."): v=v[k]
         print(v if v is not None else "")' "$BODY" "$1" "$2"
 }
-until_true() { # SECONDS WHAT CMD...
-    local end=$((SECONDS + $1)) what=$2
-    shift 2
-    until "$@"; do
-        [ "$SECONDS" -lt "$end" ] || die "timed out waiting for: $what"
-        kill -0 "$SPID" 2>/dev/null || die "serve exited while waiting for: $what"
-        sleep 0.2
-    done
-}
-rows() { sqlite3 -cmd ".timeout 3000" "$WORK/out.db" "select count(distinct id) from out_s" 2>/dev/null || echo 0; }
 
 produce 0 "$N1" phaseA
 SRC="'connector'='rocketmq-grpc', 'endpoints'='$EP', 'topic'='${P}in',

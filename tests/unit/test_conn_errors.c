@@ -176,7 +176,13 @@ static void test_pg_types_quoting(void)
     CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "jsonb", false));
     CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "integer[]", false));
     CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "text", false));
-    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "jsonb", true)); /* not read (yet) */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ROW, "jsonb", true)); /* the json decoder's */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_MAP, "json", true));
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "integer[]", true)); /* via to_json */
+    CU_ASSERT_TRUE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "text[]", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ROW, "integer[]", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_MAP, "text", true));
+    CU_ASSERT_FALSE(rsql_pg__type_fits(RSQL_TYPE_ARRAY, "[]", true));
     rsql_buf_t b = RSQL_BUF_INIT;
     rsql_pg__quote_table(&b, "orders");
     CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "\"orders\"");
@@ -359,6 +365,44 @@ static void test_errors_sqlite_check_permanent(void)
                                      "LIKE '%CHECK constraint failed: v < 3%'"),
                     2); /* 3, and 4 behind it in the same write */
     CU_ASSERT_EQUAL(sqlite_count(db, "SELECT count(*) FROM dlq WHERE source = 'datagen@4'"), 1);
+    rsql_session_destroy(s);
+}
+
+/*
+** Under tolerance 'all', one violating row among six in one transaction: the transaction is
+** narrowed down to its rows, so that row alone is dead-lettered (with SQLite's message) and
+** the five others are written, in their order.
+*/
+static void test_errors_sqlite_all_isolates_the_row(void)
+{
+    char db[128], sql[1024];
+    snprintf(db, sizeof db, "%s/isolate.db", tmpdir);
+    sqlite_exec(db, "PRAGMA journal_mode=WAL; CREATE TABLE t (v INTEGER CHECK (v <> 3))");
+    rsql_session_t *s = new_session("isolate");
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE src6 (v INT) WITH ('connector'='datagen', 'rows-per-second'='0', "
+             "'fields.v.kind'='sequence', 'fields.v.start'='1', 'fields.v.end'='6');"
+             "CREATE TABLE dst (v INT) WITH ('connector'='sqlite', 'path'='%s', 'table'='t', "
+             "'sink.batch-size'='100');"
+             "CREATE TABLE dlq (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, "
+             "ts TIMESTAMP(3)) WITH ('connector'='sqlite', 'path'='%s', 'table'='dlq');"
+             "SET 'errors.tolerance' = 'all'; SET 'errors.dlq.table' = 'dlq';",
+             db, db);
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
+    rsql_err_t rc = cu_exec_all(s, "INSERT INTO dst SELECT v FROM src6", &err);
+    if (rc != RSQL_OK) {
+        fprintf(stderr, "\n  got: %s\n", err.msg);
+    }
+    CU_ASSERT_EQUAL(rc, RSQL_OK);
+    CU_ASSERT_EQUAL(sqlite_count(db, "SELECT count(*) FROM t"), 5);
+    CU_ASSERT_EQUAL(sqlite_count(db, "SELECT count(*) FROM t WHERE v = 3"), 0);
+    CU_ASSERT_EQUAL(sqlite_count(db, "SELECT sum(v) FROM t"), 1 + 2 + 4 + 5 + 6);
+    CU_ASSERT_EQUAL(sqlite_count(db, "SELECT count(*) FROM t WHERE rowid = 3 AND v = 4"), 1);
+    CU_ASSERT_EQUAL(sqlite_count(db, "SELECT count(*) FROM dlq"), 1);
+    CU_ASSERT_EQUAL(sqlite_count(db, "SELECT count(*) FROM dlq WHERE stage = 'sink' AND source = "
+                                     "'datagen@2' AND error LIKE '%CHECK constraint failed%'"),
+                    1);
     rsql_session_destroy(s);
 }
 
@@ -606,6 +650,7 @@ static CU_TestInfo error_tests[] = {
     {"test_pg_types_quoting", test_pg_types_quoting},
     {"test_errors_sqlite_codes", test_errors_sqlite_codes},
     {"test_errors_sqlite_check_permanent", test_errors_sqlite_check_permanent},
+    {"test_errors_sqlite_all_isolates_the_row", test_errors_sqlite_all_isolates_the_row},
     {"test_errors_sqlite_busy_transient", test_errors_sqlite_busy_transient},
     {"test_errors_file_sink_no_space", test_errors_file_sink_no_space},
     {"test_tolerance_sqlite_source_bad_value", test_tolerance_sqlite_source_bad_value},

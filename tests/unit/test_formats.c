@@ -159,6 +159,23 @@ static void test_formats_json_decode(void)
     CU_ASSERT_TRUE(isnan(f.row[2].v.d));
     CU_ASSERT_EQUAL(dec(&f, "{}"), RSQL_OK);
     CU_ASSERT_TRUE(f.row[0].is_null && f.row[1].is_null);
+    /* an escape, the closing quote or a control character at every offset of a string (the
+       scanner skips 8 plain bytes at a time) */
+    for (int k = 0; k < 20; k++) {
+        char body[96], want[64], msg[80];
+        snprintf(body, sizeof body, "{\"name\":\"%.*s\\\\%.*s\"}", k, "xxxxxxxxxxxxxxxxxxxx",
+                 19 - k, "yyyyyyyyyyyyyyyyyyyy");
+        snprintf(want, sizeof want, "%.*s\\%.*s", k, "xxxxxxxxxxxxxxxxxxxx", 19 - k,
+                 "yyyyyyyyyyyyyyyyyyyy");
+        CU_ASSERT_EQUAL(dec(&f, body), RSQL_OK);
+        CU_ASSERT_TRUE(str_is(&f.row[1], want));
+        snprintf(body, sizeof body, "{\"name\":\"%.*s\"}", k, "xxxxxxxxxxxxxxxxxxxx");
+        CU_ASSERT_EQUAL(dec(&f, body), RSQL_OK);
+        CU_ASSERT_EQUAL(f.row[1].v.s.len, (size_t)k);
+        snprintf(body, sizeof body, "{\"name\":\"%.*s\tyyyyyyyyyy\"}", k, "xxxxxxxxxxxxxxxxxxxx");
+        snprintf(msg, sizeof msg, "invalid JSON at byte %d: control character in string", 9 + k);
+        dec_fails(&f, body, msg);
+    }
     fx_deinit(&f);
 }
 

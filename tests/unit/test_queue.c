@@ -183,6 +183,88 @@ static void test_queue_low_water(void)
     rsql_queue_destroy(q, NULL);
 }
 
+/* A thread pushing one list (rsql_queue_push_list); it says (under mu, on cv) when done. */
+typedef struct list_pusher {
+    rsql_queue_t *q;
+    rsql_qop_t *head;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    rsql_err_t rc;
+} list_pusher_t;
+
+static void *list_pusher_main(void *arg)
+{
+    list_pusher_t *lp = arg;
+    rsql_err_t rc = rsql_queue_push_list(lp->q, lp->head);
+    pthread_mutex_lock(&lp->mu);
+    lp->rc = rc;
+    lp->done = true;
+    pthread_cond_broadcast(&lp->cv);
+    pthread_mutex_unlock(&lp->mu);
+    return NULL;
+}
+
+/* Several ops at once: in order after what is queued, weighed together against the capacity
+   (waiting for room for all of them, no lost wake-up), refused whole once closed. */
+static void test_queue_push_list(void)
+{
+    rsql_queue_t *q = rsql_queue_new(10);
+    rsql_queue_set_stage(q, 5);
+    tq_op_t ops[6];
+    for (int i = 0; i < 6; i++) {
+        ops[i] = (tq_op_t){{NULL, 0, 2}, i};
+    }
+    CU_ASSERT_EQUAL(rsql_queue_push_list(q, NULL), RSQL_OK); /* nothing: a no-op */
+    CU_ASSERT_EQUAL(rsql_queue_push(q, &ops[0].op), RSQL_OK);
+    ops[1].op.next = &ops[2].op; /* ops 1..3: weight 6, queued 2 + 6 = 8 */
+    ops[2].op.next = &ops[3].op;
+    CU_ASSERT_EQUAL(rsql_queue_push_list(q, &ops[1].op), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_queue_len(q), 4);
+    CU_ASSERT_EQUAL(rsql_queue_weight(q), 8);
+    /* ops 4..5 (weight 4) do not fit in 8 of 10 together: the push waits for both */
+    ops[4].op.next = &ops[5].op;
+    list_pusher_t lp = {.q = q, .head = &ops[4].op, .rc = RSQL_OK};
+    pthread_mutex_init(&lp.mu, NULL);
+    rsql_cond_init_monotonic(&lp.cv);
+    pthread_t th;
+    pthread_create(&th, NULL, list_pusher_main, &lp);
+    rsql_qop_t *op;
+    for (int i = 0; i < 2; i++) { /* down to 4 <= the low water mark: it gets in */
+        CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK);
+        CU_ASSERT_EQUAL(((tq_op_t *)op)->v, i);
+    }
+    int64_t dl = rsql_deadline_in(60000); /* a bug, not the machine, would take this long */
+    pthread_mutex_lock(&lp.mu);
+    while (!lp.done && rsql_cond_wait_until(&lp.cv, &lp.mu, dl) == 0) {
+    }
+    CU_ASSERT_TRUE(lp.done);
+    pthread_mutex_unlock(&lp.mu);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(lp.rc, RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_queue_weight(q), 8);
+    for (int i = 2; i < 6; i++) { /* FIFO order kept */
+        CU_ASSERT_EQUAL(rsql_queue_pop(q, 0, &op), RSQL_OK);
+        CU_ASSERT_EQUAL(((tq_op_t *)op)->v, i);
+    }
+    /* a list heavier than the capacity passes an empty queue; a closed queue takes none */
+    for (int i = 0; i < 6; i++) {
+        ops[i].op.next = i < 5 ? &ops[i + 1].op : NULL;
+    }
+    CU_ASSERT_EQUAL(rsql_queue_push_list(q, &ops[0].op), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_queue_weight(q), 12);
+    while (rsql_queue_pop(q, 0, &op) == RSQL_OK) {
+    }
+    rsql_queue_close(q);
+    ops[0].op.next = &ops[1].op;
+    ops[1].op.next = NULL;
+    CU_ASSERT_EQUAL(rsql_queue_push_list(q, &ops[0].op), RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(rsql_queue_len(q), 0);
+    pthread_mutex_destroy(&lp.mu);
+    pthread_cond_destroy(&lp.cv);
+    rsql_queue_destroy(q, NULL);
+}
+
 /* ---- offset tracker */
 
 static void test_offsets_in_order_and_out_of_order(void)
@@ -278,6 +360,7 @@ static CU_TestInfo queue_tests[] = {
     {"test_runtime_queue_fifo_and_timeout", test_queue_fifo_and_timeout},
     {"test_runtime_queue_backpressure", test_queue_backpressure},
     {"test_runtime_queue_low_water", test_queue_low_water},
+    {"test_runtime_queue_push_list", test_queue_push_list},
     CU_TEST_INFO_NULL,
 };
 

@@ -288,10 +288,59 @@ static void test_fault_pipeline_dead_letter(void)
     fake_rmq_stop(f);
 }
 
+/*
+** The proxy is not ready when the job starts: QueryRoute answers UNAVAILABLE five times, more
+** than one client start tries (three), so the sink's first open fails transiently and the
+** pipeline opens it again after a backoff (within errors.retry.timeout): the relay then runs
+** and every message is acked with its body in OUT. A permanent refusal at open (the topic does
+** not exist) is not retried: the run fails at once with the broker's status, after one
+** QueryRoute.
+*/
+static void test_fault_pipeline_open_retry(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_NORMAL, 2);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    size_t first = put_n(f, 20, "m");
+    fake_answer_t unavailable = {.grpc_status = 14};
+    fake_rmq_script(f, FAKE_QUERY_ROUTE, 5, &unavailable);
+    relay_t r;
+    relay_init(&r, f, NULL, false);
+    relay_start(&r);
+    relay_join(&r);
+    if (r.rc != RSQL_OK) {
+        fprintf(stderr, "relay: %s\n", r.err.msg);
+    }
+    CU_ASSERT_EQUAL(r.rc, RSQL_OK);
+    int acked, dead;
+    assert_promise(f, first, 20, false, &acked, &dead);
+    CU_ASSERT_EQUAL(acked, 20);
+    CU_ASSERT_EQUAL(r.counts.written, 20);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT(st.calls[FAKE_QUERY_ROUTE] >= 7); /* five refused, then the sink's and source's */
+    fake_rmq_stop(f);
+
+    FAKE_START(g);
+    fake_rmq_topic(g, T, FAKE_NORMAL, 2);
+    fake_rmq_topic(g, OUT, FAKE_NORMAL, 2);
+    fake_answer_t not_found = {.code = RSQL_RMQ_CODE_TOPIC_NOT_FOUND};
+    fake_rmq_script(g, FAKE_QUERY_ROUTE, 1, &not_found);
+    relay_init(&r, g, NULL, false);
+    relay_start(&r);
+    relay_join(&r);
+    CU_ASSERT_NOT_EQUAL(r.rc, RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.msg, "TOPIC_NOT_FOUND"));
+    fake_rmq_stats(g, &st);
+    CU_ASSERT_EQUAL(st.calls[FAKE_QUERY_ROUTE], 1);
+    fake_rmq_stop(g);
+}
+
 static CU_TestInfo pipeline_tests[] = {
     {"fault_pipeline_relay", test_fault_pipeline_relay},
     {"fault_pipeline_permanent", test_fault_pipeline_permanent},
     {"fault_pipeline_dead_letter", test_fault_pipeline_dead_letter},
+    {"fault_pipeline_open_retry", test_fault_pipeline_open_retry},
     CU_TEST_INFO_NULL,
 };
 

@@ -226,6 +226,29 @@ static void test_value_double(void)
                         RSQL_OK);
         CU_ASSERT_TRUE(same_bits(d, in[i].want));
     }
+    /* short decimals (the no-strtod fast path): bit for bit what strtod gives */
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        char t[24];
+        int nd = 1 + (int)(x % 16), dot = (int)((x >> 8) % (uint64_t)(nd + 1)), k = 0;
+        t[k++] = (x >> 16) & 1 ? '-' : '+';
+        for (int j = 0; j < nd; j++) {
+            t[k++] = j == dot ? '.' : (char)('0' + (x >> (20 + 2 * j)) % 10);
+        }
+        t[k] = '\0';
+        if (nd == 1 && dot == 0) {
+            continue; /* "+." is not a number */
+        }
+        double d = 42, want = strtod(t, NULL);
+        CU_ASSERT_EQUAL(rsql_value_parse_double(t, (size_t)k, &d, NULL), RSQL_OK);
+        if (!same_bits(d, want)) {
+            fprintf(stderr, "\n  %s reads as %.17g, strtod %.17g\n", t, d, want);
+            CU_FAIL("short decimal");
+            break;
+        }
+    }
     CU_ASSERT_EQUAL(rsql_value_parse_double(" nan ", 5, &back, NULL), RSQL_OK);
     CU_ASSERT_TRUE(isnan(back));
     /* the words alone (json strings): no blanks, no numbers */

@@ -44,43 +44,9 @@ ok() { echo "ok: $*"; }
 EP=${RMQ_ENDPOINT:-$("$RMQ" endpoint)}
 P="rsqlspr$(date +%s)$$"
 CAT="$WORK/cat.db"
-mk() { "$RMQ" "$@" >>"$WORK/admin.log" 2>&1 || { tail -5 "$WORK/admin.log"; die "scripts/rocketmq $*"; }; }
-mk topic "${P}in" normal
-mk topic "${P}out" normal
-mk group "${P}gs"
-mk group "${P}gr"
-mk group "${P}v"
-
-produce() { # FIRST_ID COUNT NAME
-    cat >"$WORK/$3.sql" <<SQL
-CREATE TABLE gen (id BIGINT NOT NULL, customer VARCHAR, amount DOUBLE)
-  WITH ('connector'='datagen', 'number-of-rows'='$2', 'seed'='11', 'fields.id.kind'='sequence',
-        'fields.id.start'='$1', 'fields.id.end'='$(($1 + $2 - 1))');
-CREATE TABLE inp (id BIGINT, customer VARCHAR, amount DOUBLE)
-  WITH ('connector'='rocketmq-grpc', 'endpoints'='$EP', 'topic'='${P}in', 'sink.keys-column'='id');
-INSERT INTO inp SELECT * FROM gen;
-SQL
-    "$BIN" --catalog "$WORK/$3.db" -f "$WORK/$3.sql" >"$WORK/$3.out" 2>&1 &&
-        grep -q "written=$2 " "$WORK/$3.out" ||
-        { tail -3 "$WORK/$3.out"; die "producing $2 messages ($3)"; }
-    ok "produced ids $1..$(($1 + $2 - 1))"
-}
-rows() { sqlite3 -cmd ".timeout 3000" "$WORK/out.db" "select count(distinct id) from out_s" 2>/dev/null || echo 0; }
-written() { # JOB: its written count from /jobs
-    curl -s --max-time 5 "http://127.0.0.1:$PORT/jobs" | python3 -c 'import json,sys
-try: d=json.load(sys.stdin)
-except ValueError: print(0); sys.exit()
-print(next((j["counts"]["written"] for j in d["jobs"] if j["name"]==sys.argv[1]), 0))' "$1"
-}
-wait_for() { # SECONDS WHAT CMD...
-    local end=$((SECONDS + $1)) what=$2
-    shift 2
-    until "$@"; do
-        [ "$SECONDS" -lt "$end" ] || die "timed out waiting for: $what"
-        kill -0 "$SPID" 2>/dev/null || die "serve exited while waiting for: $what"
-        sleep 0.5
-    done
-}
+# mk, produce, rows, http, written, until_true
+. "$REPO/tests/rocketmq/serve_lib.sh"
+serve_names
 
 produce 0 "$N1" phaseA
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -99,7 +65,7 @@ CREATE JOB to_sqlite AS INSERT INTO out_s SELECT id, customer, amount FROM src_s
 "$BIN" --catalog "$CAT" --log-level info serve --http "127.0.0.1:$PORT" >"$WORK/serve.out" 2>"$WORK/serve.err" &
 SPID=$!
 some_rows() { [ "$(rows)" -gt 0 ] 2>/dev/null; }
-wait_for 60 "first rows in sqlite" some_rows
+until_true 60 "first rows in sqlite" some_rows
 at=$(rows)
 [ "$at" -lt "$N1" ] || die "sqlite had all of phase A before the restart (make N1 larger)"
 t0=$(date +%s)
@@ -107,9 +73,9 @@ t0=$(date +%s)
 ok "proxy restarted ($(( $(date +%s) - t0 )) s without it) when sqlite had $at of $N1 phase-A rows, relay $(written relay)"
 produce "$N1" "$N2" phaseB
 all_rows() { [ "$(rows)" = "$N" ]; }
-wait_for 180 "every id in sqlite" all_rows
+until_true 180 "every id in sqlite" all_rows
 relayed() { [ "$(written relay)" -ge "$N" ] 2>/dev/null; }
-wait_for 180 "every message relayed" relayed
+until_true 180 "every message relayed" relayed
 ok "to_sqlite: sqlite holds all $N ids; relay wrote $(written relay)"
 "$INTEROP" consume --endpoint "$EP" --topic "${P}out" --group "${P}v" --count $((N + 1)) \
     --timeout 10 >"$WORK/verify.out" 2>&1
