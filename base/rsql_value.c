@@ -222,11 +222,32 @@ bool rsql_value_parse_double_word(const char *s, size_t n, double *out)
 ** IEEE division, the very double strtod returns (Clinger's fast path; FLT_EVAL_METHOD 0, no
 ** excess precision). False for anything else, which goes to strtod.
 */
-static bool fast_double(const char *s, size_t n, double *out)
+bool rsql_value_double_exact(uint64_t m, int frac, bool neg, double *out)
 {
     static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    if (m >= UINT64_C(1000000000000000) || frac < 0 || frac > 15) {
+        return false;
+    }
+    double d = (double)m;
+    if (frac > 0) {
+        d /= p10[frac];
+    }
+    *out = neg ? -d : d;
+    return true;
+#else
+    (void)m;
+    (void)frac;
+    (void)neg;
+    (void)out;
+    (void)p10;
+    return false;
+#endif
+}
+
+static bool fast_double(const char *s, size_t n, double *out)
+{
     size_t i = 0;
     bool neg = false;
     if (s[0] == '+' || s[0] == '-') {
@@ -249,19 +270,7 @@ static bool fast_double(const char *s, size_t n, double *out)
             frac++;
         }
     }
-    double d = (double)m;
-    if (frac > 0) {
-        d /= p10[frac];
-    }
-    *out = neg ? -d : d;
-    return true;
-#else
-    (void)s;
-    (void)n;
-    (void)out;
-    (void)p10;
-    return false;
-#endif
+    return rsql_value_double_exact(m, frac < 0 ? 0 : frac, neg, out);
 }
 
 /*

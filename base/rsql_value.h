@@ -90,6 +90,14 @@ rsql_err_t rsql_value_parse_double(const char *s, size_t n, double *out, rsql_er
 */
 bool rsql_value_parse_double_word(const char *s, size_t n, double *out);
 
+/*
+** The exact double of the decimal (neg ? -m : m) / 10^frac when it is one
+** correctly rounded division (m < 10^15, frac <= 15: what strtod returns for
+** that text); false otherwise (then the caller parses the text). For scanners
+** that have the digits already (the json decoder).
+*/
+bool rsql_value_double_exact(uint64_t m, int frac, bool neg, double *out);
+
 /* TIMESTAMP text into milliseconds since 1970-01-01 00:00:00 UTC. */
 rsql_err_t rsql_value_parse_timestamp(const char *s, size_t n, int64_t *ms, rsql_error_t *err);
 

@@ -10,6 +10,8 @@
 
 #include "connectors/formats/rsql_format.h"
 
+#include <string.h>
+
 typedef enum fmt_kind { FMT_JSON, FMT_CSV, FMT_RAW } fmt_kind_t;
 
 /*
@@ -87,7 +89,6 @@ typedef struct jp {
 /* The scanner's short names (the functions are module-internal, not static). */
 #define jp_fail rsql_fmt__jp_fail
 #define jp_unexpected rsql_fmt__jp_unexpected
-#define jp_ws rsql_fmt__jp_ws
 #define jp_string rsql_fmt__jp_string
 #define jp_number rsql_fmt__jp_number
 #define jp_word rsql_fmt__jp_word
@@ -99,7 +100,67 @@ typedef struct jp {
 rsql_err_t jp_fail(jp_t *p, size_t at, const char *why);
 /* the character at p->i (or the end) is not what JSON allows there */
 rsql_err_t jp_unexpected(jp_t *p);
-void jp_ws(jp_t *p);
+
+/* Skip JSON whitespace (inline: it runs between every two tokens, and most find none). */
+static inline void jp_ws(jp_t *p)
+{
+    while (p->i < p->n) {
+        char c = p->s[p->i];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            break;
+        }
+        p->i++;
+    }
+}
+
+/*
+** The index of the first byte in s[i, n) that ends a plain run inside a JSON
+** string ('"', '\\' or a control character below 0x20), or n. Eight bytes at a
+** time on little-endian machines: in each of the three zero-byte masks only
+** bytes above a flagged one can be flagged wrongly (a borrow), so the lowest
+** flagged byte is exact.
+*/
+static inline size_t jp_plain_end(const char *s, size_t i, size_t n)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
+    while (n - i >= 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+        uint64_t m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & high;
+        if (m) {
+            return i + (size_t)(__builtin_ctzll(m) >> 3);
+        }
+        i += 8;
+    }
+#endif
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\' || c < 0x20) {
+            break;
+        }
+        i++;
+    }
+    return i;
+}
+
+/*
+** The string at p->i (on its opening quote) when it holds no escape: true,
+** with its span between the quotes in *raw and *len and p->i past it. False
+** (p unchanged) otherwise: then jp_string scans it (escapes, errors).
+*/
+static inline bool jp_string_plain(jp_t *p, const char **raw, size_t *len)
+{
+    size_t e = jp_plain_end(p->s, p->i + 1, p->n);
+    if (e >= p->n || p->s[e] != '"') {
+        return false;
+    }
+    *raw = p->s + p->i + 1;
+    *len = e - p->i - 1;
+    p->i = e + 1;
+    return true;
+}
 /* the string at p->i (unescaped into out when given; the raw span in *raw) */
 rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len, bool *escaped);
 rsql_err_t jp_number(jp_t *p, bool *is_int);

@@ -61,17 +61,6 @@ rsql_err_t jp_unexpected(jp_t *p)
     return jp_fail(p, p->i, why);
 }
 
-void jp_ws(jp_t *p)
-{
-    while (p->i < p->n) {
-        char c = p->s[p->i];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            break;
-        }
-        p->i++;
-    }
-}
-
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9') {
@@ -142,25 +131,7 @@ rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len
     }
     for (;;) {
         size_t run = p->i;
-        /* 8 bytes at a time while none of them is '"', '\\' or below 0x20 (exact tests) */
-        while (p->n - p->i >= 8) {
-            uint64_t x;
-            memcpy(&x, p->s + p->i, 8);
-            const uint64_t ones = UINT64_C(0x0101010101010101), high = ones * 0x80;
-            uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-            if (((q - ones) & ~q & high) | ((b - ones) & ~b & high) |
-                ((x - ones * 0x20) & ~x & high)) {
-                break;
-            }
-            p->i += 8;
-        }
-        while (p->i < p->n) {
-            unsigned char c = (unsigned char)p->s[p->i];
-            if (c == '"' || c == '\\' || c < 0x20) {
-                break;
-            }
-            p->i++;
-        }
+        p->i = jp_plain_end(p->s, p->i, p->n);
         if (out && p->i > run) {
             rsql_buf_append(out, p->s + run, p->i - run);
         }
@@ -293,7 +264,11 @@ rsql_err_t jp_skip(jp_t *p, int depth)
         return jp_unexpected(p);
     }
     switch (p->s[p->i]) {
-    case '"': return jp_string(p, NULL, NULL, NULL, NULL);
+    case '"': {
+        const char *raw;
+        size_t n;
+        return jp_string_plain(p, &raw, &n) ? RSQL_OK : jp_string(p, NULL, NULL, NULL, NULL);
+    }
     case 't': return jp_word(p, "true") ? RSQL_OK : jp_unexpected(p);
     case 'f': return jp_word(p, "false") ? RSQL_OK : jp_unexpected(p);
     case 'n': return jp_word(p, "null") ? RSQL_OK : jp_unexpected(p);
@@ -383,6 +358,76 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
 }
 
 /*
+** The fast paths of the two commonest numbers, scanned and converted in one
+** pass: [-]digits with no fraction or exponent and at most 18 digits (an
+** integer column), and [-]digits[.digits] with at most 15 digits (a DOUBLE
+** column, rsql_value_double_exact). Each returns true with p->i past the
+** number and *out set; false with p unchanged for anything else (a leading
+** zero before a digit, an exponent, more digits, out of range), which the
+** general path scans and reports as before.
+*/
+static bool jp_int_fast(jp_t *p, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *s = p->s;
+    size_t i = p->i, n = p->n, d0;
+    bool neg = i < n && s[i] == '-';
+    uint64_t m = 0;
+    i += neg;
+    for (d0 = i; i < n && i - d0 < 19 && s[i] >= '0' && s[i] <= '9'; i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    size_t nd = i - d0;
+    if (nd == 0 || nd > 18 || (s[d0] == '0' && nd > 1)) {
+        return false;
+    }
+    if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E')) {
+        return false;
+    }
+    int64_t v = neg ? -(int64_t)m : (int64_t)m; /* |m| < 10^18: no overflow */
+    if (v < lo || v > hi) {
+        return false;
+    }
+    *out = v;
+    p->i = i;
+    return true;
+}
+
+static bool jp_double_fast(jp_t *p, double *out)
+{
+    const char *s = p->s;
+    size_t i = p->i, n = p->n, d0;
+    bool neg = i < n && s[i] == '-';
+    uint64_t m = 0;
+    int frac = 0;
+    i += neg;
+    for (d0 = i; i < n && i - d0 < 16 && s[i] >= '0' && s[i] <= '9'; i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    size_t nd = i - d0;
+    if (nd == 0 || (s[d0] == '0' && nd > 1)) {
+        return false;
+    }
+    if (i < n && s[i] == '.') {
+        size_t f0 = ++i;
+        for (; i < n && nd < 16 && s[i] >= '0' && s[i] <= '9'; i++, nd++) {
+            m = m * 10 + (uint64_t)(s[i] - '0');
+        }
+        if (i == f0) {
+            return false;
+        }
+        frac = (int)(i - f0);
+    }
+    if (nd > 15 || (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == 'e' || s[i] == 'E'))) {
+        return false;
+    }
+    if (!rsql_value_double_exact(m, frac, neg, out)) {
+        return false;
+    }
+    p->i = i;
+    return true;
+}
+
+/*
 ** One JSON value as a scalar column of type t (not DECIMAL, DATE or a
 ** nested type); name is the field's path for errors. See the file comment.
 */
@@ -408,8 +453,9 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
         /* a string without escapes goes from the input to the arena in one copy */
         const char *raw;
         size_t n;
-        bool escaped;
-        if (jp_string(p, NULL, &raw, &n, &escaped) != RSQL_OK) {
+        bool escaped = false;
+        if (!jp_string_plain(p, &raw, &n) &&
+            jp_string(p, NULL, &raw, &n, &escaped) != RSQL_OK) {
             return RSQL_ERR_DECODE;
         }
         if (escaped) {
@@ -503,6 +549,14 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
     } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
         bool is_int;
         rsql_err_t rc;
+        if ((t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_INT) &&
+            jp_int_fast(p, t == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN,
+                        t == RSQL_TYPE_INT ? INT32_MAX : INT64_MAX, &v->v.i)) {
+            return RSQL_OK;
+        }
+        if (t == RSQL_TYPE_DOUBLE && jp_double_fast(p, &v->v.d)) {
+            return RSQL_OK;
+        }
         if (jp_number(p, &is_int) != RSQL_OK) {
             return RSQL_ERR_DECODE;
         }
@@ -553,9 +607,16 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
 /* The column named by key (exact first, then case-insensitive), or -1. guess is tried first. */
 static int find_column(const fmt_conf_t *c, const char *key, size_t n, int guess)
 {
-    if (guess >= 0 && guess < c->n && c->name_lens[guess] == n &&
-        memcmp(c->names[guess], key, n) == 0) {
-        return guess;
+    if (guess >= 0 && guess < c->n && c->name_lens[guess] == n) {
+        /* the key in its usual place: compared inline (names are short) */
+        const char *name = c->names[guess];
+        size_t k = 0;
+        while (k < n && name[k] == key[k]) {
+            k++;
+        }
+        if (k == n) {
+            return guess;
+        }
     }
     for (int i = 0; i < c->n; i++) {
         if (c->name_lens[i] == n && memcmp(c->names[i], key, n) == 0) {
@@ -629,7 +690,9 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
             if (p.s[p.i] != '"') {
                 return jp_fail(&p, p.i, "expected a string key");
             }
-            if (jp_string(&p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
+            escaped = false;
+            if (!jp_string_plain(&p, &key, &key_len) &&
+                jp_string(&p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
                 return RSQL_ERR_DECODE;
             }
             if (escaped) {

@@ -11,6 +11,7 @@
 #include "connectors/rsql_connector.h"
 
 #include <CUnit/CUnit.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,79 @@ static void test_formats_json_errors(void)
     CU_ASSERT_EQUAL(dec(&f, "{\"id\":1,\"name\":null,\"amount\":1,\"ok\":false,\"ts\":0,\"b\":\"\","
                             "\"n\":2}"),
                     RSQL_OK);
+    fx_deinit(&f);
+}
+
+/*
+** Numbers: the decoder's one-pass fast paths (an integer of at most 18 digits, a decimal of at
+** most 15 digits) and the general path must give the same values as strtoll/strtod of the same
+** text, bit for bit, at every length and sign, whatever follows the number.
+*/
+static void test_formats_json_numbers(void)
+{
+    fx_t f;
+    fx_init(&f, "json", NULL);
+    static const char *const after[] = {"}", " }", ",\"name\":\"x\"}", "\n}"};
+    srand(16);
+    for (int k = 0; k < 40000; k++) {
+        char digits[40], text[64], body[128];
+        int nd = 1 + rand() % 20, fd = rand() % 3 == 0 ? 0 : rand() % 18;
+        int lead0 = rand() % 4 == 0; /* 0.xxx */
+        size_t w = 0;
+        if (rand() % 2) {
+            digits[w++] = '-';
+        }
+        if (lead0) {
+            digits[w++] = '0';
+        } else {
+            digits[w++] = (char)('1' + rand() % 9);
+            for (int i = 1; i < nd; i++) {
+                digits[w++] = (char)('0' + rand() % 10);
+            }
+        }
+        digits[w] = '\0';
+        /* the integer form into id (BIGINT) and n (INT) */
+        snprintf(body, sizeof body, "{\"id\":%s,\"n\":%s%s", digits, digits, after[k % 4]);
+        errno = 0;
+        long long want = strtoll(digits, NULL, 10);
+        bool in64 = errno == 0, in32 = in64 && want >= INT32_MIN && want <= INT32_MAX;
+        rsql_err_t rc = dec(&f, body);
+        if (in32) {
+            CU_ASSERT_EQUAL_FATAL(rc, RSQL_OK);
+            CU_ASSERT_EQUAL(f.row[0].v.i, want);
+            CU_ASSERT_EQUAL(f.row[6].v.i, want);
+        } else {
+            CU_ASSERT_EQUAL(rc, RSQL_ERR_DECODE); /* the first out of range: n or id */
+            char msg[96];
+            snprintf(msg, sizeof msg, "field '%s': %s out of range for %s", in64 ? "n" : "id",
+                     digits, in64 ? "INT" : "BIGINT");
+            CU_ASSERT_STRING_EQUAL(f.err.msg, msg);
+        }
+        /* a decimal form into amount (DOUBLE) */
+        snprintf(text, sizeof text, "%s%s%.*s%s", digits, fd ? "." : "", fd,
+                 "83726150493827160594", rand() % 5 == 0 ? "e-3" : "");
+        snprintf(body, sizeof body, "{\"amount\":%s%s", text, after[k % 4]);
+        CU_ASSERT_EQUAL_FATAL(dec(&f, body), RSQL_OK);
+        double d = strtod(text, NULL);
+        CU_ASSERT_EQUAL(memcmp(&f.row[2].v.d, &d, sizeof d), 0);
+        if (memcmp(&f.row[2].v.d, &d, sizeof d) != 0) {
+            fprintf(stderr, "\n  %s: got %.17g, strtod %.17g\n", text, f.row[2].v.d, d);
+        }
+    }
+    /* the edges of the fast paths, and a negative zero */
+    CU_ASSERT_EQUAL(dec(&f, "{\"id\":999999999999999999,\"amount\":-0.0}"), RSQL_OK);
+    CU_ASSERT_EQUAL(f.row[0].v.i, INT64_C(999999999999999999));
+    CU_ASSERT_TRUE(f.row[2].v.d == 0 && signbit(f.row[2].v.d));
+    CU_ASSERT_EQUAL(dec(&f, "{\"id\":-9223372036854775808,\"amount\":999999999999999.9}"),
+                    RSQL_OK);
+    CU_ASSERT_EQUAL(f.row[0].v.i, INT64_MIN);
+    CU_ASSERT_EQUAL(f.row[2].v.d, strtod("999999999999999.9", NULL));
+    dec_fails(&f, "{\"id\":00}", "invalid JSON at byte 7: expected ',' or '}' in an object");
+    dec_fails(&f, "{\"amount\":01.5}",
+              "invalid JSON at byte 11: expected ',' or '}' in an object");
+    dec_fails(&f, "{\"amount\":1.}", "invalid JSON at byte 10: invalid number");
+    dec_fails(&f, "{\"amount\":-}", "invalid JSON at byte 10: invalid number");
+    dec_fails(&f, "{\"id\":12", "invalid JSON at byte 8: unexpected end of input");
     fx_deinit(&f);
 }
 
@@ -612,6 +686,7 @@ static void test_formats_json_nested(void)
 static CU_TestInfo format_tests[] = {
     {"test_formats_json_decode", test_formats_json_decode},
     {"test_formats_json_errors", test_formats_json_errors},
+    {"test_formats_json_numbers", test_formats_json_numbers},
     {"test_formats_json_encode", test_formats_json_encode},
     {"test_formats_csv", test_formats_csv},
     {"test_formats_raw", test_formats_raw},
