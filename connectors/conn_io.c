@@ -29,6 +29,38 @@ rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n
     return RSQL_OK;
 }
 
+rsql_err_t rsql_io_positions_each(const rsql_sink_row_t *rows, int from, int to,
+                                  rsql_io_positions_fn each, void *opaque)
+{
+    const char *names[RSQL_IO_POS_GROUP];
+    int64_t offs[RSQL_IO_POS_GROUP];
+    int m = 0;
+    for (int i = from; i < to; i++) {
+        const char *name = rows[i].partition_name;
+        if (!name || !rows[i].rec) {
+            continue;
+        }
+        int j = 0;
+        while (j < m && strcmp(names[j], name) != 0) {
+            j++;
+        }
+        if (j < m) {
+            offs[j] = rows[i].rec->offset; /* later in the same group: its later offset */
+            continue;
+        }
+        if (m == RSQL_IO_POS_GROUP) {
+            rsql_err_t rc = each(opaque, names, offs, m);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+            m = 0;
+        }
+        names[m] = name;
+        offs[m++] = rows[i].rec->offset;
+    }
+    return m > 0 ? each(opaque, names, offs, m) : RSQL_OK;
+}
+
 bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms)
 {
     pthread_mutex_lock(mu);

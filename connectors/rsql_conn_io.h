@@ -47,6 +47,21 @@ rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql
                               size_t mark, rsql_sink_result_t *r, rsql_error_t *err);
 
 /*
+** The source positions an exactly-once sink stores with rows[from, to): the last offset of
+** each partition among them (rows without a partition name or record are skipped), in order
+** of first appearance, handed to each() in groups of at most RSQL_IO_POS_GROUP partitions
+** (names[k] is the partition name, offs[k] its offset; m >= 1). A partition whose group was
+** handed on already comes again in a later group with its later offset, so storing each
+** group as an upsert in turn leaves every partition at its last offset. Stops at the first
+** result other than RSQL_OK and returns it; RSQL_OK when all went through.
+*/
+#define RSQL_IO_POS_GROUP 32
+typedef rsql_err_t (*rsql_io_positions_fn)(void *opaque, const char *const *names,
+                                           const int64_t *offs, int m);
+rsql_err_t rsql_io_positions_each(const rsql_sink_row_t *rows, int from, int to,
+                                  rsql_io_positions_fn each, void *opaque);
+
+/*
 ** A source's interruptible sleep: wait on cv (made by rsql_cond_init_monotonic)
 ** under mu until until_ms (rsql_now_ms time) or until *woken is set by a
 ** wakeup. Clears *woken; returns whether it was set. Never spins.

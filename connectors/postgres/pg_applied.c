@@ -9,13 +9,12 @@
 #include "config.h"
 #include "base/rsql_time.h"
 #include "connectors/postgres/pg_sink_int.h"
+#include "connectors/rsql_conn_io.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define POS_SLOTS 64
 
 /* See pg_sink_int.h. */
 char *rsql_pg__sql3(const char *head, const char *table, const char *tail)
@@ -29,99 +28,76 @@ char *rsql_pg__sql3(const char *head, const char *table, const char *tail)
     return s;
 }
 
+/* One group of positions (rsql_io_positions_each): a prepared upsert each, or one statement. */
+typedef struct pos_ctx {
+    rsql_sink_t *k;
+    rsql_buf_t *q; /* NULL: execute each; else append the statement */
+    rsql_error_t *err;
+} pos_ctx_t;
+
+static rsql_err_t exec_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+{
+    pos_ctx_t *c = opaque;
+    rsql_sink_t *k = c->k;
+    for (int q = 0; q < m; q++) {
+        char off[32];
+        snprintf(off, sizeof off, "%" PRId64, offs[q]);
+        const char *params[3] = {k->pipeline, names[q], off};
+        PGresult *r = PQexecParams(k->conn, k->pos_upsert, 3, NULL, params, NULL, NULL, 0);
+        rsql_err_t rc = RSQL_OK;
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rc = rsql_pg__error(k->conn, r, c->err,
+                                "postgres sink %s: cannot store the source positions", k->table);
+        }
+        PQclear(r);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    return RSQL_OK;
+}
+
+static rsql_err_t sql_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+{
+    pos_ctx_t *c = opaque;
+    rsql_sink_t *k = c->k;
+    rsql_buf_puts(c->q, k->pos_head);
+    for (int p = 0; p < m; p++) {
+        char *lp = PQescapeLiteral(k->conn, k->pipeline, strlen(k->pipeline));
+        char *ln = PQescapeLiteral(k->conn, names[p], strlen(names[p]));
+        if (!lp || !ln) {
+            PQfreemem(lp);
+            PQfreemem(ln);
+            return rsql_error_set(c->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        rsql_buf_printf(c->q, "%s(%s, %s, %" PRId64 ")", p ? ", " : "", lp, ln, offs[p]);
+        PQfreemem(lp);
+        PQfreemem(ln);
+    }
+    rsql_buf_puts(c->q, k->pos_tail);
+    return RSQL_OK;
+}
+
 /* Store the last offset of each partition among rows[from, to). */
 rsql_err_t rsql_pg__store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
                                     int to, rsql_error_t *err)
 {
-    const char *names[POS_SLOTS];
-    int64_t offs[POS_SLOTS];
-    int m = 0;
-    rsql_err_t rc = RSQL_OK;
-    for (int i = from; i <= to && rc == RSQL_OK; i++) {
-        bool last = i == to;
-        const char *name = last ? NULL : rows[i].partition_name;
-        if (!last && (!name || !rows[i].rec)) {
-            continue;
-        }
-        int j = 0;
-        while (!last && j < m && strcmp(names[j], name) != 0) {
-            j++;
-        }
-        if (!last && j < m) {
-            offs[j] = rows[i].rec->offset;
-            continue;
-        }
-        if (last || m == POS_SLOTS) {
-            for (int q = 0; q < m && rc == RSQL_OK; q++) {
-                char off[32];
-                snprintf(off, sizeof off, "%" PRId64, offs[q]);
-                const char *params[3] = {k->pipeline, names[q], off};
-                PGresult *r = PQexecParams(k->conn, k->pos_upsert, 3, NULL, params, NULL,
-                                           NULL, 0);
-                if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-                    rc = rsql_pg__error(k->conn, r, err,
-                                        "postgres sink %s: cannot store the source positions",
-                                        k->table);
-                }
-                PQclear(r);
-            }
-            m = 0;
-            if (last) {
-                break;
-            }
-        }
-        names[m] = name;
-        offs[m++] = rows[i].rec->offset;
+    pos_ctx_t c = {k, NULL, err};
+    return rsql_io_positions_each(rows, from, to, exec_group, &c);
+}
+
+/* Append to q the statements storing those positions (one per RSQL_IO_POS_GROUP partitions). */
+rsql_err_t rsql_pg__positions_sql(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
+                                  rsql_buf_t *q, rsql_error_t *err)
+{
+    pos_ctx_t c = {k, q, err};
+    rsql_err_t rc = rsql_io_positions_each(rows, from, to, sql_group, &c);
+    if (rc == RSQL_OK && q->oom) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     return rc;
 }
 
-/* See pg_sink_int.h. */
-rsql_err_t rsql_pg__positions_sql(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                                  rsql_buf_t *q, rsql_error_t *err)
-{
-    const char *names[POS_SLOTS];
-    int64_t offs[POS_SLOTS];
-    int m = 0;
-    for (int i = from; i <= to; i++) {
-        bool last = i == to;
-        const char *name = last ? NULL : rows[i].partition_name;
-        if (!last && (!name || !rows[i].rec)) {
-            continue;
-        }
-        int j = 0;
-        while (!last && j < m && strcmp(names[j], name) != 0) {
-            j++;
-        }
-        if (!last && j < m) {
-            offs[j] = rows[i].rec->offset;
-            continue;
-        }
-        if ((last || m == POS_SLOTS) && m > 0) { /* one statement per POS_SLOTS partitions */
-            rsql_buf_puts(q, k->pos_head);
-            for (int p = 0; p < m; p++) {
-                char *lp = PQescapeLiteral(k->conn, k->pipeline, strlen(k->pipeline));
-                char *ln = PQescapeLiteral(k->conn, names[p], strlen(names[p]));
-                if (!lp || !ln) {
-                    PQfreemem(lp);
-                    PQfreemem(ln);
-                    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                }
-                rsql_buf_printf(q, "%s(%s, %s, %" PRId64 ")", p ? ", " : "", lp, ln, offs[p]);
-                PQfreemem(lp);
-                PQfreemem(ln);
-            }
-            rsql_buf_puts(q, k->pos_tail);
-            m = 0;
-        }
-        if (last) {
-            break;
-        }
-        names[m] = name;
-        offs[m++] = rows[i].rec->offset;
-    }
-    return q->oom ? rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory") : RSQL_OK;
-}
 
 /*
 ** After a COMMIT whose answer was lost (the connection broke): was it committed? True when

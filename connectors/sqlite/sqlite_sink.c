@@ -59,7 +59,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define POS_SLOTS 32
 
 struct rsql_sink {
     sqlite3 *db;
@@ -350,42 +349,30 @@ static int bind_row(rsql_sink_t *k, const rsql_value_t *vals)
 }
 
 /* Store the last offset of each partition among rows[from, to). */
+/* One group of positions (rsql_io_positions_each) upserted in turn; SQLite's rc in pos->rc. */
+typedef struct pos_ctx {
+    rsql_sink_t *k;
+    int rc;
+} pos_ctx_t;
+
+static rsql_err_t store_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+{
+    pos_ctx_t *c = opaque;
+    for (int q = 0; q < m && c->rc == SQLITE_DONE; q++) {
+        sqlite3_bind_text(c->k->pos, 1, c->k->pipeline, -1, SQLITE_STATIC);
+        sqlite3_bind_text(c->k->pos, 2, names[q], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(c->k->pos, 3, offs[q]);
+        c->rc = step_reset(c->k->pos);
+    }
+    return c->rc == SQLITE_DONE ? RSQL_OK : RSQL_ERR_IO;
+}
+
 static int store_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to)
 {
-    const char *names[POS_SLOTS];
-    int64_t offs[POS_SLOTS];
-    int m = 0, rc = SQLITE_DONE;
-    for (int i = from; i <= to; i++) {
-        bool last = i == to;
-        const char *name = last ? NULL : rows[i].partition_name;
-        if (!last && (!name || !rows[i].rec)) {
-            continue;
-        }
-        int j = 0;
-        while (!last && j < m && strcmp(names[j], name) != 0) {
-            j++;
-        }
-        if (!last && j < m) {
-            offs[j] = rows[i].rec->offset;
-            continue;
-        }
-        if (last || m == POS_SLOTS) {
-            for (int q = 0; q < m && rc == SQLITE_DONE; q++) {
-                sqlite3_bind_text(k->pos, 1, k->pipeline, -1, SQLITE_STATIC);
-                sqlite3_bind_text(k->pos, 2, names[q], -1, SQLITE_STATIC);
-                sqlite3_bind_int64(k->pos, 3, offs[q]);
-                rc = step_reset(k->pos);
-            }
-            m = 0;
-            if (last) {
-                break;
-            }
-        }
-        names[m] = name;
-        offs[m++] = rows[i].rec->offset;
-    }
+    pos_ctx_t c = {k, SQLITE_DONE};
+    rsql_io_positions_each(rows, from, to, store_group, &c);
     sqlite3_clear_bindings(k->pos);
-    return rc;
+    return c.rc;
 }
 
 /*
