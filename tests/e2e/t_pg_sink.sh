@@ -12,7 +12,8 @@
 #      value; the source reads numeric into DECIMAL, date into DATE, jsonb into VARCHAR; an
 #      ARRAY into an integer[] column is refused at start, naming the column;
 #   2c. the postgres source reads jsonb/json into ROW/ARRAY/MAP (what 2b wrote comes back
-#      equal) and PostgreSQL arrays (integer[], text[], 2-dimensional) into ARRAY; a ROW from
+#      equal) and PostgreSQL arrays (integer[], text[], 2-dimensional; timestamp[],
+#      timestamptz[] as UTC, date[], numeric[], float8[]) into ARRAY; a ROW from
 #      integer[] is refused at start naming the column; jsonb of the wrong shape fails the run
 #      naming the column's field;
 #   3. a CHECK constraint violated by one row: under errors.tolerance 'none' the run fails at
@@ -171,6 +172,24 @@ expect_rc 0 "postgres (int[], text[], json) -> filesystem, ARRAY and nested ROW"
 same "$(sort parr.jsonl | tr '\n' '~')" \
 '{"id":1,"ints":[1,2,3],"texts":["a","b c",null],"grid":[[1,2],[3,4]],"j":{"x":{"y":[true,false]}}}~{"id":2,"ints":[],"texts":[],"grid":[],"j":{"x":null}}~{"id":3,"ints":null,"texts":null,"grid":null,"j":null}~' \
     "PostgreSQL arrays into ARRAY, json into a nested ROW"
+# arrays of timestamps (with and without a zone), dates, numerics and doubles
+psql_q "CREATE TABLE $S.tsarr (id bigint, ts timestamp[], tz timestamptz[], d date[], n numeric[],
+          f double precision[]);
+        INSERT INTO $S.tsarr VALUES
+          (1, '{\"2024-05-01 12:00:00.25\",\"1970-01-01 00:00:00\",NULL}',
+           '{\"2024-05-01 14:00:00.25+02\"}', '{2024-05-01,1999-12-31}', '{1.50,-2}', '{0.1,1e300}'),
+          (2, '{}', '{}', '{}', '{}', '{}')" >/dev/null
+rsql -e "CREATE TABLE tsa (id BIGINT, ts ARRAY<TIMESTAMP(3)>, tz ARRAY<TIMESTAMP(3)>, d ARRAY<DATE>,
+           n ARRAY<DECIMAL(10, 2)>, f ARRAY<DOUBLE>)
+           WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.tsarr');
+         CREATE TABLE tsout (id BIGINT, ts ARRAY<TIMESTAMP(3)>, tz ARRAY<TIMESTAMP(3)>,
+           d ARRAY<DATE>, n ARRAY<DECIMAL(10, 2)>, f ARRAY<DOUBLE>)
+           WITH ('connector' = 'filesystem', 'path' = 'tsarr.jsonl', 'format' = 'json');
+         INSERT INTO tsout SELECT * FROM tsa"
+expect_rc 0 "postgres (timestamp[], timestamptz[], date[], numeric[], float8[]) -> filesystem"
+same "$(sort tsarr.jsonl | tr '\n' '~')" \
+'{"id":1,"ts":["2024-05-01 12:00:00.250","1970-01-01 00:00:00.000",null],"tz":["2024-05-01 12:00:00.250"],"d":["2024-05-01","1999-12-31"],"n":[1.50,-2.00],"f":[0.1,1e+300]}~{"id":2,"ts":[],"tz":[],"d":[],"n":[],"f":[]}~' \
+    "PostgreSQL timestamp (UTC for timestamptz), date, numeric and float arrays into ARRAY"
 rsql -e "CREATE TABLE pbad (id BIGINT, ints ROW<a INT>) WITH ('connector' = 'postgres',
            'url' = '$URL', 'table-name' = '$S.pgarr');
          CREATE TABLE pbout (id BIGINT, ints ROW<a INT>) WITH ('connector' = 'blackhole');
