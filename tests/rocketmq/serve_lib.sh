@@ -2,9 +2,10 @@
 # Copyright 2026 The rocketsql authors
 #
 # serve_lib.sh: helpers of the `rocketsql serve` tests against the real broker (t_serve.sh,
-# manual/serve_proxy_restart.sh). Sourced once the caller has set BIN (rocketsql), RMQ
-# (scripts/rocketmq), EP (the endpoint), P (the run's name prefix), WORK (its scratch dir),
-# PORT (serve's HTTP port) and SPID (serve's pid, once started), and defined die and ok.
+# manual/serve_proxy_restart.sh) and of t_proxy_restart.sh (mk, produce). Sourced once the
+# caller has set BIN (rocketsql), RMQ (scripts/rocketmq), EP (the endpoint), P (the run's
+# name prefix), WORK (its scratch dir), PORT (serve's HTTP port) and SPID (serve's pid, once
+# started), and defined die and ok.
 # Every table and group name starts with P; the topics ${P}in, ${P}out and the sqlite file
 # $WORK/out.db with table out_s are the callers' common layout.
 

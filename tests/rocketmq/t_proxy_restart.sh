@@ -42,27 +42,13 @@ command -v python3 >/dev/null || die "python3 is needed"
 EP=${RMQ_ENDPOINT:-$("$RMQ" endpoint)}
 P="rsqlpr$(date +%s)$$"
 
-mk() { "$RMQ" "$@" >>"$WORK/admin.log" 2>&1 || { tail -5 "$WORK/admin.log"; die "scripts/rocketmq $*"; }; }
+# mk and produce (datagen -> ${P}in, ids FIRST..FIRST+COUNT-1)
+. "$REPO/tests/rocketmq/serve_lib.sh"
 mk topic "${P}in" normal
 mk topic "${P}out" normal
 mk group "${P}gs"
 mk group "${P}gr"
 mk group "${P}v"
-
-produce() { # FIRST_ID COUNT NAME: ids FIRST..FIRST+COUNT-1 as JSON, by rocketsql (datagen)
-    cat >"$WORK/$3.sql" <<EOF
-CREATE TABLE gen (id BIGINT NOT NULL, customer VARCHAR, amount DOUBLE)
-  WITH ('connector'='datagen', 'number-of-rows'='$2', 'seed'='11', 'fields.id.kind'='sequence',
-        'fields.id.start'='$1', 'fields.id.end'='$(($1 + $2 - 1))');
-CREATE TABLE inp (id BIGINT, customer VARCHAR, amount DOUBLE)
-  WITH ('connector'='rocketmq-grpc', 'endpoints'='$EP', 'topic'='${P}in', 'sink.keys-column'='id');
-INSERT INTO inp SELECT * FROM gen;
-EOF
-    "$BIN" --catalog "$WORK/$3.db" -f "$WORK/$3.sql" >"$WORK/$3.out" 2>&1 &&
-        grep -q "written=$2 " "$WORK/$3.out" ||
-        { tail -3 "$WORK/$3.out"; die "producing $2 messages ($3)"; }
-    ok "produced ids $1..$(($1 + $2 - 1)): $(grep -o 'read=.*' "$WORK/$3.out" | tail -1)"
-}
 
 produce 0 "$N1" phaseA
 
