@@ -48,6 +48,8 @@
 
 struct rsql_source {
     char *path;
+    char *ident_prefix; /* "file:<path>", every record's ident up to its "@<offset>" */
+    size_t prefix_len;
     int fd;
     bool follow, skip_blank;
     char quote;         /* csv: records may span lines inside quotes; 0 otherwise */
@@ -170,6 +172,7 @@ static void fs_free(rsql_source_t *s)
     }
     rsql_free(s->buf);
     rsql_free(s->long_head);
+    rsql_free(s->ident_prefix);
     rsql_free(s->path);
     rsql_free(s);
 }
@@ -190,9 +193,15 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s->fd = -1;
     s->path = rsql_strdup(path);
+    s->prefix_len = 5 + strlen(path);
+    s->ident_prefix = rsql_malloc(s->prefix_len + 1);
+    if (s->ident_prefix) {
+        memcpy(s->ident_prefix, "file:", 5);
+        memcpy(s->ident_prefix + 5, path, s->prefix_len - 5 + 1);
+    }
     s->cap = FILE_BUF_INIT;
     s->buf = rsql_malloc(s->cap);
-    if (!s->path || !s->buf) {
+    if (!s->path || !s->ident_prefix || !s->buf) {
         fs_free(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
@@ -297,7 +306,6 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     size_t len = line_end - s->start;
     int64_t line_off = s->buf_pos + (int64_t)s->start;
     int64_t line = s->line_no + 1;
-    char ident[64];
     *added = false;
     if (s->col_line >= 0) {
         s->line_no += count_nl(p, next - s->start);
@@ -317,24 +325,28 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
             return RSQL_OK;
         }
     }
-    rsql_record_t *r = rsql_batch_add(batch);
-    if (!r) {
+    if (batch->n >= batch->cap) {
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
     }
-    size_t pl = strlen(s->path), il = ident_at(ident, line_off);
-    char *id = rsql_arena_alloc_raw(batch->arena, 5 + pl + il + 1); /* written in full */
-    r->raw = rsql_batch_copy(batch, p, len);
-    if (!id || !r->raw) {
-        batch->n--;
+    /* the line (NUL-terminated, as rsql_batch_copy makes it) and its ident in one
+       allocation: the ident is the prefix made at open and "@<offset>" */
+    size_t pl = s->prefix_len;
+    /* room for the longest "@<offset>" (ident_at): written in full up to its NUL */
+    char *raw = rsql_arena_alloc_raw(batch->arena, len + 1 + pl + 22);
+    if (!raw) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    memcpy(id, "file:", 5);
-    memcpy(id + 5, s->path, pl);
-    memcpy(id + 5 + pl, ident, il + 1);
-    r->ident = id;
-    r->raw_len = len;
-    r->partition = 0;
-    r->offset = s->buf_pos + (int64_t)next;
+    memcpy(raw, p, len);
+    raw[len] = '\0';
+    char *id = raw + len + 1;
+    memcpy(id, s->ident_prefix, pl);
+    ident_at(id + pl, line_off);
+    rsql_record_t *r = &batch->recs[batch->n++];
+    *r = (rsql_record_t){.partition = 0,
+                         .offset = s->buf_pos + (int64_t)next,
+                         .raw = (const uint8_t *)raw,
+                         .raw_len = len,
+                         .ident = id};
     if (!set_meta(s, batch, r, line_off, line)) {
         batch->n--;
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
