@@ -365,7 +365,24 @@ static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *c
         return err ? err->code : RSQL_ERR_NOMEM;
     }
     size_t i = 0, o = 0;
-    /* the ASCII run first, byte by byte (what the code point loop below does with it) */
+    /* the ASCII run first: 8 bytes at a time while all are ASCII (a byte in the range
+       gets its 0x20 bit flipped, found without a carry between bytes: each byte is < 0x80,
+       so adding at most 0x3f to it stays in the byte), then byte by byte; the same bytes
+       as the code point loop below makes of them */
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    const uint64_t lo = (upper ? 'a' : 'A') * ones, hi = (upper ? 'z' : 'Z') * ones;
+    for (; i + 8 <= s->v.s.len; i += 8, o += 8) {
+        uint64_t w;
+        memcpy(&w, s->v.s.p + i, 8);
+        if (w & high) {
+            break;
+        }
+        uint64_t ge_lo = w + (high - lo);       /* high bit: byte >= lo */
+        uint64_t gt_hi = w + (high - hi - ones); /* high bit: byte > hi */
+        uint64_t in = ge_lo & ~gt_hi & high;
+        w ^= in >> 2;
+        memcpy(p + o, &w, 8);
+    }
     for (; i < s->v.s.len && (unsigned char)s->v.s.p[i] < 0x80; i++) {
         char c = s->v.s.p[i];
         if (upper && c >= 'a' && c <= 'z') {
