@@ -116,6 +116,15 @@ struct rsql_pipeline {
 
     pthread_mutex_t track_lock; /* guards track */
     rsql_offtrack_t *track;
+    /* Worker only: while it resolves a batch's outcomes or a delivery report, the completions
+       for track are gathered here and applied under one track_lock at the end (or when
+       full), not one lock per record (rsql_pipeline__resolve). */
+    bool done_defer;
+    int done_n;
+    struct {
+        uint32_t partition;
+        uint64_t ticket;
+    } done[256];
 
     pthread_mutex_t lock; /* guards in_flight, live, err; credit_cv, sleep_cv */
     pthread_cond_t credit_cv, sleep_cv;
