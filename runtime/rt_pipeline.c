@@ -182,6 +182,10 @@ void rsql_pipeline__free_inbatch(rt_inbatch_t *ib)
 void rsql_pipeline__free_wbatch(rt_wbatch_t *wb)
 {
     if (wb) {
+        for (rsql_qop_t *o = wb->outcomes, *next; o; o = next) { /* not handed on */
+            next = o->next;
+            rsql_pipeline__free_outcomes((rt_outcomes_op_t *)o);
+        }
         rsql_free(wb->rows);
         rsql_free(wb->idx);
         rsql_free(wb->dop);
