@@ -97,7 +97,8 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
         return NULL;
     }
     /* a stage blocked on a full queue resumes once half of it has drained (fewer wakes) */
-    rsql_queue_set_stage(p->q1, p->conf.queue_capacity / 2);
+    /* the poll thread (faster than the transform) refills q1 from a quarter, not half */
+    rsql_queue_set_stage(p->q1, p->conf.queue_capacity / 4);
     rsql_queue_set_stage(p->q2, p->conf.queue_capacity / 2);
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->track_lock, NULL);
