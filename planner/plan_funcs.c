@@ -357,7 +357,6 @@ static void utf8_locale_init(void)
 static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *ctx,
                            rsql_value_t *out, rsql_error_t *err)
 {
-    pthread_once(&utf8_once, utf8_locale_init);
     char *p;
     /* a case mapping changes a code point's length by at most 2 bytes (x1.5 is a safe bound) */
     size_t cap = s->v.s.len * 2 + 4;
@@ -391,6 +390,9 @@ static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *c
             c += 32;
         }
         p[o++] = c;
+    }
+    if (i < s->v.s.len) {
+        pthread_once(&utf8_once, utf8_locale_init); /* only non-ASCII text needs the locale */
     }
     while (i < s->v.s.len) {
         uint32_t cp = rsql_plan__utf8_next(s->v.s.p, s->v.s.len, &i);
