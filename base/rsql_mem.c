@@ -99,12 +99,22 @@ void rsql_arena_destroy(rsql_arena_t *a)
 }
 
 /*
-** n bytes (a multiple of 16) that do not fit in the current block: a block of their own when
-** they are more than a quarter of a block (the current block keeps its free bytes), else a
-** new current block. NULL when out of memory.
+** n bytes (rounded up to 16; 0 is taken as 16) that do not fit in the current block: a block
+** of their own when they are more than a quarter of a block (the current block keeps its free
+** bytes), else a new current block. NULL when out of memory or for an impossible n.
 */
 void *rsql_arena__alloc_block(rsql_arena_t *a, size_t n)
 {
+    if (n > SIZE_MAX - sizeof(arena_block_t) - 16) {
+        return NULL;
+    }
+    n = n ? (n + 15) & ~(size_t)15 : 16;
+    if (n <= a->left) { /* 0 asked for: it fits after all */
+        void *p = a->cur;
+        a->cur += n;
+        a->left -= n;
+        return p;
+    }
     bool own = n > ARENA_BLOCK / 4;
     size_t size = own ? n : ARENA_BLOCK;
     arena_block_t *b = rsql_malloc(sizeof(arena_block_t) + size);
@@ -124,7 +134,7 @@ void *rsql_arena_alloc(rsql_arena_t *a, size_t n)
 {
     void *p = rsql_arena_alloc_raw(a, n);
     if (p) {
-        memset(p, 0, n ? (n + 15) & ~(size_t)15 : 16);
+        memset(p, 0, n ? (n + 15) & ~(size_t)15 : 16); /* the whole piece, as before */
     }
     return p;
 }

@@ -37,18 +37,18 @@ struct rsql_arena {
 };
 rsql_arena_t *rsql_arena_new(void);
 void rsql_arena_destroy(rsql_arena_t *a);
-/* rsql_arena_alloc_raw when the current block has no room for n (rounded) bytes. */
+/* rsql_arena_alloc_raw when the current block has no room for n bytes (or n is 0). */
 void *rsql_arena__alloc_block(rsql_arena_t *a, size_t n);
 /* Zeroed, 16-byte aligned memory owned by the arena; NULL when out of memory. */
 void *rsql_arena_alloc(rsql_arena_t *a, size_t n);
 /* The same, not zeroed: for bytes the caller writes in full at once (copies). */
 static inline void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n)
 {
-    n = n ? (n + 15) & ~(size_t)15 : 16;
-    if (n <= a->left) {
+    size_t r = (n + 15) & ~(size_t)15; /* 0 for n == 0 and for an n this wraps: out of line */
+    if (r - 1 < a->left) {
         void *p = a->cur;
-        a->cur += n;
-        a->left -= n;
+        a->cur += r;
+        a->left -= r;
         return p;
     }
     return rsql_arena__alloc_block(a, n);

@@ -135,6 +135,8 @@ static void test_core_arena(void)
     }
     unsigned char *z = rsql_arena_alloc(a, 0); /* 0 bytes: a valid (16-byte) piece */
     CU_ASSERT_PTR_NOT_NULL(z);
+    CU_ASSERT_PTR_NULL(rsql_arena_alloc_raw(a, SIZE_MAX));     /* rounding would wrap */
+    CU_ASSERT_PTR_NULL(rsql_arena_alloc_raw(a, SIZE_MAX - 20));
     rsql_mem_fail_after(1); /* the next block fails: NULL, nothing else changes */
     CU_ASSERT_PTR_NULL(rsql_arena_alloc_raw(a, 200000));
     rsql_mem_fail_after(0);
