@@ -183,8 +183,12 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         }
     }
     *stage = "eval";
-    /* err is clear on entry (rsql_transform_cb): the evaluator's error goes there first and
-       is rewritten with its place in the statement below */
+    /* err is clear on entry (rsql_transform_cb) and after a decode that succeeded (checked:
+       one load): the evaluator's error goes there first and is rewritten with its place in
+       the statement below */
+    if (err && err->code) {
+        rsql_error_clear(err);
+    }
     rsql_err_t rc = rsql_plan_apply(x->plan, rec->row, &x->ectx, x->tmp, keep, err);
     if (rc != RSQL_OK) {
         rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
