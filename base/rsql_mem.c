@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_mem_int.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -70,7 +71,7 @@ char *rsql_strdup(const char *s)
     return s ? rsql_strndup(s, strlen(s)) : NULL;
 }
 
-/* ---- arena: a chain of blocks, bump allocation inside the current one (rsql_mem.h) */
+/* ---- arena: a chain of blocks, bump allocation inside the current one (rsql_mem_int.h) */
 
 typedef struct arena_block {
     struct arena_block *next;
@@ -130,9 +131,14 @@ void *rsql_arena__alloc_block(rsql_arena_t *a, size_t n)
     return b->data;
 }
 
+void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n)
+{
+    return rsql_arena__alloc(a, n);
+}
+
 void *rsql_arena_alloc(rsql_arena_t *a, size_t n)
 {
-    void *p = rsql_arena_alloc_raw(a, n);
+    void *p = rsql_arena__alloc(a, n);
     if (p) {
         memset(p, 0, n ? (n + 15) & ~(size_t)15 : 16); /* the whole piece, as before */
     }

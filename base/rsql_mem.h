@@ -26,33 +26,12 @@ void rsql_mem_fail_after(long countdown);
 
 /* An arena: many small allocations freed at once. */
 typedef struct rsql_arena rsql_arena_t;
-/*
-** Only for the inline allocation below (several per row on the hot path): the free bytes
-** of the arena's current block; the blocks themselves are rsql_mem.c's.
-*/
-struct rsql_arena {
-    void *blocks;       /* rsql_mem.c */
-    unsigned char *cur; /* the current block's next free byte (16-byte aligned) */
-    size_t left;        /* bytes free from cur on */
-};
 rsql_arena_t *rsql_arena_new(void);
 void rsql_arena_destroy(rsql_arena_t *a);
-/* rsql_arena_alloc_raw when the current block has no room for n bytes (or n is 0). */
-void *rsql_arena__alloc_block(rsql_arena_t *a, size_t n);
 /* Zeroed, 16-byte aligned memory owned by the arena; NULL when out of memory. */
 void *rsql_arena_alloc(rsql_arena_t *a, size_t n);
 /* The same, not zeroed: for bytes the caller writes in full at once (copies). */
-static inline void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n)
-{
-    size_t r = (n + 15) & ~(size_t)15; /* 0 for n == 0 and for an n this wraps: out of line */
-    if (r - 1 < a->left) {
-        void *p = a->cur;
-        a->cur += r;
-        a->left -= r;
-        return p;
-    }
-    return rsql_arena__alloc_block(a, n);
-}
+void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n);
 char *rsql_arena_strndup(rsql_arena_t *a, const char *s, size_t n);
 char *rsql_arena_strdup(rsql_arena_t *a, const char *s);
 

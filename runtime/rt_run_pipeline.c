@@ -28,6 +28,7 @@
 #include "base/rsql_buf.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_mem_int.h"
 #include "base/rsql_value.h"
 #include "planner/rsql_plan.h"
 #include "runtime/rsql_result.h"
@@ -208,7 +209,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     }
     int n = x->plan->n_outputs;
     /* every value is written below */
-    rsql_value_t *o = rsql_arena_alloc_raw(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
+    rsql_value_t *o = rsql_arena__alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
     bool ok = o != NULL;
     for (int i = 0; ok && i < n; i++) {
         o[i] = x->tmp[i];
