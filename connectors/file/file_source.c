@@ -32,6 +32,7 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/file/file_conf.h"
 #include "connectors/formats/rsql_format.h"
+#include "base/rsql_mem_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +70,7 @@ struct rsql_source {
     bool woken;
     /* METADATA columns the statement reads (column index, -1 = not read) */
     int n_columns, col_path, col_off, col_line;
+    bool has_meta; /* any of them is read (else no set_meta call per line) */
     rsql_type_t type_path, type_off, type_line;
     int64_t line_no;   /* line ends before buf[start] in the file (col_line >= 0) */
     int64_t long_line; /* line_no at the start of the over-long line being skipped */
@@ -233,6 +235,7 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->col_path = meta_col(ctx, "path", &s->type_path);
     s->col_off = meta_col(ctx, "offset", &s->type_off);
     s->col_line = meta_col(ctx, "line", &s->type_line);
+    s->has_meta = s->col_path >= 0 || s->col_off >= 0 || s->col_line >= 0;
     rsql_err_t rc;
     if (s->col_line >= 0 && (rc = count_lines_before(s, s->buf_pos, err)) != RSQL_OK) {
         fs_free(s);
@@ -277,24 +280,27 @@ static size_t ident_at(char *buf, int64_t off)
                                 "25262728293031323334353637383940414243444546474849"
                                 "50515253545556575859606162636465666768697071727374"
                                 "75767778798081828384858687888990919293949596979899";
-    char digits[20];
-    size_t n = 0;
     uint64_t u = off < 0 ? 0 : (uint64_t)off; /* a byte offset: never negative */
-    while (u >= 100) { /* two digits per division: half the dependent divisions */
+    size_t n = 1;                             /* its digits */
+    for (uint64_t p10 = 10; n < 20 && u >= p10; p10 *= 10) {
+        n++;
+    }
+    /* from the last digit back, two per division (half the dependent divisions), in place */
+    char *d = buf + 1 + n;
+    *d = '\0';
+    while (u >= 100) {
         unsigned r = (unsigned)(u % 100);
         u /= 100;
-        digits[n++] = pairs[2 * r + 1];
-        digits[n++] = pairs[2 * r];
+        *--d = pairs[2 * r + 1];
+        *--d = pairs[2 * r];
     }
-    do {
-        digits[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    if (u >= 10) {
+        *--d = pairs[2 * u + 1];
+        *--d = pairs[2 * u];
+    } else {
+        *--d = (char)('0' + u);
+    }
     buf[0] = '@';
-    for (size_t i = 0; i < n; i++) {
-        buf[1 + i] = digits[n - 1 - i];
-    }
-    buf[1 + n] = '\0';
     return 1 + n;
 }
 
@@ -332,7 +338,7 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
        allocation: the ident is the prefix made at open and "@<offset>" */
     size_t pl = s->prefix_len;
     /* room for the longest "@<offset>" (ident_at): written in full up to its NUL */
-    char *raw = rsql_arena_alloc_raw(batch->arena, len + 1 + pl + 22);
+    char *raw = rsql_arena__alloc(batch->arena, len + 1 + pl + 22);
     if (!raw) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
@@ -347,7 +353,7 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
                          .raw = (const uint8_t *)raw,
                          .raw_len = len,
                          .ident = id};
-    if (!set_meta(s, batch, r, line_off, line)) {
+    if (s->has_meta && !set_meta(s, batch, r, line_off, line)) {
         batch->n--;
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
