@@ -106,7 +106,7 @@ static bool lane_grow(lane_t *l)
 rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
                              uint64_t *ticket)
 {
-    lane_t *l = lane_get(t, lane, true);
+    lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : lane_get(t, lane, true);
     if (!l || (l->count == l->cap && !lane_grow(l))) {
         return RSQL_ERR_NOMEM;
     }
@@ -123,7 +123,7 @@ rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
 */
 bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
 {
-    lane_t *l = lane_get(t, lane, false);
+    lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : NULL;
     if (!l || ticket < l->first_ticket || ticket - l->first_ticket >= l->count) {
         return false;
     }
