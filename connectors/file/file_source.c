@@ -280,11 +280,31 @@ static size_t ident_at(char *buf, int64_t off)
                                 "25262728293031323334353637383940414243444546474849"
                                 "50515253545556575859606162636465666768697071727374"
                                 "75767778798081828384858687888990919293949596979899";
+    static const uint64_t pow10[20] = {1u,
+                                       10u,
+                                       100u,
+                                       1000u,
+                                       10000u,
+                                       100000u,
+                                       1000000u,
+                                       10000000u,
+                                       100000000u,
+                                       1000000000u,
+                                       10000000000u,
+                                       100000000000u,
+                                       1000000000000u,
+                                       10000000000000u,
+                                       100000000000000u,
+                                       1000000000000000u,
+                                       10000000000000000u,
+                                       100000000000000000u,
+                                       1000000000000000000u,
+                                       10000000000000000000u};
     uint64_t u = off < 0 ? 0 : (uint64_t)off; /* a byte offset: never negative */
-    size_t n = 1;                             /* its digits */
-    for (uint64_t p10 = 10; n < 20 && u >= p10; p10 *= 10) {
-        n++;
-    }
+    /* its digits: t = floor(bits * log10(2)) is the count or one more (1233 / 4096) */
+    unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1u);
+    unsigned t = (bits * 1233u) >> 12;
+    size_t n = t + 1 - ((u | 1u) < pow10[t]);
     /* from the last digit back, two per division (half the dependent divisions), in place */
     char *d = buf + 1 + n;
     *d = '\0';
