@@ -382,6 +382,19 @@ static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *c
         w ^= in >> 2;
         memcpy(p + o, &w, 8);
     }
+    if (i < s->v.s.len && i + 8 > s->v.s.len && s->v.s.len >= 8) {
+        /* a tail shorter than a word after ASCII words (o == i): the last 8 bytes as one
+           word again, overlapping bytes already mapped (they map to the same bytes) */
+        uint64_t w;
+        size_t at = s->v.s.len - 8;
+        memcpy(&w, s->v.s.p + at, 8);
+        if (!(w & high)) {
+            uint64_t ge_lo = w + (high - lo), gt_hi = w + (high - hi - ones);
+            w ^= (ge_lo & ~gt_hi & high) >> 2;
+            memcpy(p + at, &w, 8);
+            i = o = s->v.s.len;
+        }
+    }
     for (; i < s->v.s.len && (unsigned char)s->v.s.p[i] < 0x80; i++) {
         char c = s->v.s.p[i];
         if (upper && c >= 'a' && c <= 'z') {

@@ -329,6 +329,10 @@ static void test_eval_string_functions(void)
     expect_str("UPPER('abcd\xc3\xa9" "fghijkl')", "ABCD\xc3\x89" "FGHIJKL");
     expect_str("LOWER('ABCDEFG\xc3\x89IJKLMNOP')", "abcdefg\xc3\xa9ijklmnop");
     expect_str("UPPER('')", "");
+    expect_str("UPPER('abcdefgh')", "ABCDEFGH");   /* one word, no tail */
+    expect_str("UPPER('abcdefghi')", "ABCDEFGHI"); /* a tail of one, as an overlapping word */
+    expect_str("UPPER('abcdefghij\xc3\xa9')", "ABCDEFGHIJ\xc3\x89"); /* non-ASCII in the tail */
+    expect_str("LOWER('user-000001')", "user-000001");
 }
 
 static void test_eval_numeric_functions(void)
