@@ -2,7 +2,7 @@
 # the options engine, session settings.
 librocketsql_a_SOURCES += \
 	base/rsql_error.c base/rsql_error.h \
-	base/rsql_mem.c base/rsql_mem.h \
+	base/rsql_mem.c base/rsql_mem.h base/rsql_mem_int.h \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
 	base/rsql_value.c base/rsql_value_exact.c base/rsql_value.h \

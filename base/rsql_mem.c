@@ -5,8 +5,10 @@
  */
 #include "config.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_mem_int.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,17 +71,12 @@ char *rsql_strdup(const char *s)
     return s ? rsql_strndup(s, strlen(s)) : NULL;
 }
 
-/* ---- arena: a chain of blocks, bump allocation inside each */
+/* ---- arena: a chain of blocks, bump allocation inside the current one (rsql_mem_int.h) */
 
 typedef struct arena_block {
     struct arena_block *next;
-    size_t used, size;
     _Alignas(16) unsigned char data[];
 } arena_block_t;
-
-struct rsql_arena {
-    arena_block_t *head;
-};
 
 #define ARENA_BLOCK 8192
 
@@ -93,7 +90,7 @@ void rsql_arena_destroy(rsql_arena_t *a)
     if (!a) {
         return;
     }
-    arena_block_t *b = a->head;
+    arena_block_t *b = a->blocks;
     while (b) {
         arena_block_t *next = b->next;
         rsql_free(b);
@@ -102,34 +99,48 @@ void rsql_arena_destroy(rsql_arena_t *a)
     rsql_free(a);
 }
 
+/*
+** n bytes (rounded up to 16; 0 is taken as 16) that do not fit in the current block: a block
+** of their own when they are more than a quarter of a block (the current block keeps its free
+** bytes), else a new current block. NULL when out of memory or for an impossible n.
+*/
+void *rsql_arena__alloc_block(rsql_arena_t *a, size_t n)
+{
+    if (n > SIZE_MAX - sizeof(arena_block_t) - 16) {
+        return NULL;
+    }
+    n = n ? (n + 15) & ~(size_t)15 : 16;
+    if (n <= a->left) { /* 0 asked for: it fits after all */
+        void *p = a->cur;
+        a->cur += n;
+        a->left -= n;
+        return p;
+    }
+    bool own = n > ARENA_BLOCK / 4;
+    size_t size = own ? n : ARENA_BLOCK;
+    arena_block_t *b = rsql_malloc(sizeof(arena_block_t) + size);
+    if (!b) {
+        return NULL;
+    }
+    b->next = a->blocks;
+    a->blocks = b;
+    if (!own) {
+        a->cur = b->data + n;
+        a->left = size - n;
+    }
+    return b->data;
+}
+
 void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n)
 {
-    n = (n + 15) & ~(size_t)15;
-    if (n == 0) {
-        n = 16;
-    }
-    arena_block_t *b = a->head;
-    if (!b || b->size - b->used < n) {
-        size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-        b = rsql_malloc(sizeof(arena_block_t) + size);
-        if (!b) {
-            return NULL;
-        }
-        b->size = size;
-        b->used = 0;
-        b->next = a->head;
-        a->head = b;
-    }
-    void *p = b->data + b->used;
-    b->used += n;
-    return p;
+    return rsql_arena__alloc(a, n);
 }
 
 void *rsql_arena_alloc(rsql_arena_t *a, size_t n)
 {
-    void *p = rsql_arena_alloc_raw(a, n);
+    void *p = rsql_arena__alloc(a, n);
     if (p) {
-        memset(p, 0, (n + 15) & ~(size_t)15);
+        memset(p, 0, n ? (n + 15) & ~(size_t)15 : 16); /* the whole piece, as before */
     }
     return p;
 }

@@ -21,6 +21,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +95,14 @@ int main(int argc, char **argv)
     bool tsv = false;
     enum { OPT_TSV = 256, OPT_LIST_OPTIONS, OPT_LIST_ERRORS, OPT_LOG_LEVEL, OPT_PLUGIN_DIR,
            OPT_LOG_FORMAT };
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD)
+    /* The stage threads allocate a batch's parts on one thread and free them on another,
+       batch after batch: with glibc's default (128 KiB, adjusted as it goes) each thread's heap
+       gives its free top back to the kernel and faults it in again for the next batches
+       (bench/README.md "Third round": page faults and system time). Keep up to 4 MiB per
+       heap; what is in use stays bounded by the pipeline's limits (bench/rss.sh). */
+    mallopt(M_TRIM_THRESHOLD, 4 * 1024 * 1024);
+#endif
     static const struct option longopts[] = {
         {"catalog", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},

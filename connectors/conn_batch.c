@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "connectors/rsql_io.h"
+#include "base/rsql_mem_int.h"
 
 #include <string.h>
 
@@ -25,7 +26,8 @@ rsql_batch_t *rsql_batch_new(int cap)
     if (!b) {
         return NULL;
     }
-    b->recs = rsql_calloc((size_t)cap, sizeof(rsql_record_t));
+    /* not zeroed: a slot is zeroed when it is added (rsql_batch_add) or written in full */
+    b->recs = rsql_malloc((size_t)cap * sizeof(rsql_record_t));
     b->arena = rsql_arena_new();
     if (!b->recs || !b->arena) {
         rsql_free(b->recs);
@@ -69,7 +71,7 @@ rsql_record_t *rsql_batch_add(rsql_batch_t *b)
 */
 const uint8_t *rsql_batch_copy(rsql_batch_t *b, const void *p, size_t n)
 {
-    uint8_t *dst = rsql_arena_alloc_raw(b->arena, n + 1); /* written in full below */
+    uint8_t *dst = rsql_arena__alloc(b->arena, n + 1); /* written in full below */
     if (!dst) {
         return NULL;
     }

@@ -56,7 +56,9 @@ void rsql_eval_ctx_deinit(rsql_eval_ctx_t *ctx)
 */
 void rsql_eval_ctx_reset(rsql_eval_ctx_t *ctx)
 {
-    rsql_plan__json_doc_drop(ctx); /* its bytes may be the last row's */
+    if (ctx->json_doc) {
+        rsql_plan__json_doc_drop(ctx); /* its bytes may be the last row's */
+    }
     rsql_eval_block_t *b = ctx->blocks;
     if (!b) {
         return;
@@ -294,25 +296,40 @@ static rsql_err_t overflow(const rsql_bexpr_t *e, rsql_error_t *err)
     return rsql_error_set(err, RSQL_ERR_EVAL, e->pos, "integer overflow");
 }
 
+static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
+                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err);
+static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_eval_ctx_t *ctx,
+                            rsql_value_t *out, rsql_error_t *err);
+
 /*
 ** rsql_expr_eval of an operand: a column or a constant (most operands) is copied here, as
 ** rsql_expr_eval would, without the call (the evaluator's prologue and dispatch were its
-** biggest cost per row).
+** biggest cost per row); an operator or a function call goes to its evaluator directly
+** (what rsql_expr_eval's switch would call, and the same result type after it).
 */
 static inline rsql_err_t eval_sub(const rsql_bexpr_t *e, const rsql_value_t *row,
                                   rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
 {
-    if (e->kind == RSQL_BX_COLUMN) {
+    rsql_err_t rc;
+    switch (e->kind) {
+    case RSQL_BX_COLUMN:
         *out = row[e->column];
         out->type = e->type;
         return RSQL_OK;
-    }
-    if (e->kind == RSQL_BX_CONST) {
+    case RSQL_BX_CONST:
         *out = e->value;
         out->type = e->type;
         return RSQL_OK;
+    case RSQL_BX_BINARY:
+        rc = eval_binary(e, row, ctx, out, err);
+        out->type = e->type;
+        return rc;
+    case RSQL_BX_FUNC:
+        rc = eval_func(e, row, ctx, out, err);
+        out->type = e->type;
+        return rc;
+    default: return rsql_expr_eval(e, row, ctx, out, err);
     }
-    return rsql_expr_eval(e, row, ctx, out, err);
 }
 
 static rsql_err_t eval_arith(const rsql_bexpr_t *e, const rsql_value_t *x, const rsql_value_t *y,
@@ -461,7 +478,13 @@ static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
     }
     default: break;
     }
-    int c = rsql_plan__compare(&x, &y);
+    int c;
+    if ((x.type == RSQL_TYPE_BIGINT || x.type == RSQL_TYPE_INT) &&
+        (y.type == RSQL_TYPE_BIGINT || y.type == RSQL_TYPE_INT)) {
+        c = (x.v.i > y.v.i) - (x.v.i < y.v.i); /* rsql_plan__compare's integer case */
+    } else {
+        c = rsql_plan__compare(&x, &y);
+    }
     bool r = false;
     switch (e->op) {
     case RSQL_OP_EQ: r = c == 0; break;

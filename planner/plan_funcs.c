@@ -357,7 +357,6 @@ static void utf8_locale_init(void)
 static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *ctx,
                            rsql_value_t *out, rsql_error_t *err)
 {
-    pthread_once(&utf8_once, utf8_locale_init);
     char *p;
     /* a case mapping changes a code point's length by at most 2 bytes (x1.5 is a safe bound) */
     size_t cap = s->v.s.len * 2 + 4;
@@ -365,7 +364,37 @@ static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *c
         return err ? err->code : RSQL_ERR_NOMEM;
     }
     size_t i = 0, o = 0;
-    /* the ASCII run first, byte by byte (what the code point loop below does with it) */
+    /* the ASCII run first: 8 bytes at a time while all are ASCII (a byte in the range
+       gets its 0x20 bit flipped, found without a carry between bytes: each byte is < 0x80,
+       so adding at most 0x3f to it stays in the byte), then byte by byte; the same bytes
+       as the code point loop below makes of them */
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    const uint64_t lo = (upper ? 'a' : 'A') * ones, hi = (upper ? 'z' : 'Z') * ones;
+    for (; i + 8 <= s->v.s.len; i += 8, o += 8) {
+        uint64_t w;
+        memcpy(&w, s->v.s.p + i, 8);
+        if (w & high) {
+            break;
+        }
+        uint64_t ge_lo = w + (high - lo);       /* high bit: byte >= lo */
+        uint64_t gt_hi = w + (high - hi - ones); /* high bit: byte > hi */
+        uint64_t in = ge_lo & ~gt_hi & high;
+        w ^= in >> 2;
+        memcpy(p + o, &w, 8);
+    }
+    if (i < s->v.s.len && i + 8 > s->v.s.len && s->v.s.len >= 8) {
+        /* a tail shorter than a word after ASCII words (o == i): the last 8 bytes as one
+           word again, overlapping bytes already mapped (they map to the same bytes) */
+        uint64_t w;
+        size_t at = s->v.s.len - 8;
+        memcpy(&w, s->v.s.p + at, 8);
+        if (!(w & high)) {
+            uint64_t ge_lo = w + (high - lo), gt_hi = w + (high - hi - ones);
+            w ^= (ge_lo & ~gt_hi & high) >> 2;
+            memcpy(p + at, &w, 8);
+            i = o = s->v.s.len;
+        }
+    }
     for (; i < s->v.s.len && (unsigned char)s->v.s.p[i] < 0x80; i++) {
         char c = s->v.s.p[i];
         if (upper && c >= 'a' && c <= 'z') {
@@ -374,6 +403,9 @@ static rsql_err_t map_case(const rsql_value_t *s, bool upper, rsql_eval_ctx_t *c
             c += 32;
         }
         p[o++] = c;
+    }
+    if (i < s->v.s.len) {
+        pthread_once(&utf8_once, utf8_locale_init); /* only non-ASCII text needs the locale */
     }
     while (i < s->v.s.len) {
         uint32_t cp = rsql_plan__utf8_next(s->v.s.p, s->v.s.len, &i);

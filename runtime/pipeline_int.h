@@ -100,6 +100,10 @@ typedef struct rt_wbatch {
     int64_t write_us;      /* when it was last handed to the sink (latency stats) */
     rt_delivery_op_t *dop;
     rt_write_failed_op_t failed;
+    /* The transform's outcomes ops (a list) of the group this batch was handed on with: the
+       write thread hands them to the worker with the reports it holds (rt_stages.c), so the
+       worker wakes once per group. NULL once taken (and in every other batch). */
+    rsql_qop_t *outcomes;
 } rt_wbatch_t;
 
 typedef struct rt_dlq rt_dlq_t; /* rt_dlq.c */
@@ -116,6 +120,15 @@ struct rsql_pipeline {
 
     pthread_mutex_t track_lock; /* guards track */
     rsql_offtrack_t *track;
+    /* Worker only: while it resolves a batch's outcomes or a delivery report, the completions
+       for track are gathered here and applied under one track_lock at the end (or when
+       full), not one lock per record (rsql_pipeline__resolve). */
+    bool done_defer;
+    int done_n;
+    struct {
+        uint32_t partition;
+        uint64_t ticket;
+    } done[256];
 
     pthread_mutex_t lock; /* guards in_flight, live, err; credit_cv, sleep_cv */
     pthread_cond_t credit_cv, sleep_cv;
@@ -143,6 +156,7 @@ struct rsql_pipeline {
        the worker together (rt_stages.c); write thread only. */
     rsql_qop_t *held_head, **held_tail;
     int held_n;
+    bool reports_inline; /* write thread: the last write's report came within it */
 
     rt_dlq_t *dlq;
     int64_t positions_saved;

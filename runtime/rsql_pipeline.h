@@ -187,7 +187,8 @@ void rsql_pipeline_stats_stop(rsql_pipeline_stats_t *st);
 ** values (sink column order) that must live as long as the batch (allocate
 ** them and their strings in batch->arena, e.g. with rsql_batch_copy).
 ** *keep = false drops the record (FILTERED). An error return fails the
-** record; *stage names where ("decode", "eval") and err says why.
+** record; *stage names where ("decode", "eval") and err says why (err is
+** clear on entry).
 */
 typedef rsql_err_t (*rsql_transform_cb)(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
                                         const rsql_value_t **out, bool *keep, const char **stage,

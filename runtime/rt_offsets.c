@@ -29,7 +29,8 @@ typedef struct lane_ent {
 
 typedef struct lane {
     lane_ent_t *ring;
-    uint64_t cap, head, count; /* ring slots, index of the oldest, entries */
+    uint64_t cap, head, count; /* ring slots (a power of two: 64 doubled), index of the oldest,
+                                  entries; a slot index is taken modulo cap with & (cap - 1) */
     uint64_t first_ticket;     /* ticket of ring[head] */
     bool has_pos, dirty;
     int64_t pos;
@@ -90,7 +91,7 @@ static bool lane_grow(lane_t *l)
         return false;
     }
     for (uint64_t i = 0; i < l->count; i++) {
-        r[i] = l->ring[(l->head + i) % l->cap];
+        r[i] = l->ring[(l->head + i) & (l->cap - 1)];
     }
     rsql_free(l->ring);
     l->ring = r;
@@ -105,11 +106,11 @@ static bool lane_grow(lane_t *l)
 rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
                              uint64_t *ticket)
 {
-    lane_t *l = lane_get(t, lane, true);
+    lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : lane_get(t, lane, true);
     if (!l || (l->count == l->cap && !lane_grow(l))) {
         return RSQL_ERR_NOMEM;
     }
-    l->ring[(l->head + l->count) % l->cap] = (lane_ent_t){offset, false};
+    l->ring[(l->head + l->count) & (l->cap - 1)] = (lane_ent_t){offset, false};
     *ticket = l->first_ticket + l->count;
     l->count++;
     t->in_flight++;
@@ -122,11 +123,11 @@ rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
 */
 bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
 {
-    lane_t *l = lane_get(t, lane, false);
+    lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : NULL;
     if (!l || ticket < l->first_ticket || ticket - l->first_ticket >= l->count) {
         return false;
     }
-    lane_ent_t *e = &l->ring[(l->head + (ticket - l->first_ticket)) % l->cap];
+    lane_ent_t *e = &l->ring[(l->head + (ticket - l->first_ticket)) & (l->cap - 1)];
     if (e->done) {
         return false;
     }
@@ -136,7 +137,7 @@ bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
     while (l->count && l->ring[l->head].done) {
         l->pos = l->ring[l->head].offset;
         l->has_pos = true;
-        l->head = (l->head + 1) % l->cap;
+        l->head = (l->head + 1) & (l->cap - 1);
         l->count--;
         l->first_ticket++;
         advanced = true;
@@ -195,7 +196,7 @@ int64_t rsql_offtrack_lane_in_flight(const rsql_offtrack_t *t, uint32_t lane)
     const lane_t *l = &t->lanes[lane];
     int64_t n = 0;
     for (uint64_t i = 0; i < l->count; i++) {
-        n += !l->ring[(l->head + i) % l->cap].done;
+        n += !l->ring[(l->head + i) & (l->cap - 1)].done;
     }
     return n;
 }

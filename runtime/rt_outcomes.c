@@ -26,6 +26,33 @@ static const char aborted_msg[] = "aborted: the pipeline stopped after an earlie
 
 /* ---- outcomes (worker) */
 
+/* Apply the completions gathered in p->done to the tracker, under one lock. @locality worker */
+static void done_flush(rsql_pipeline_t *p)
+{
+    if (p->done_n == 0) {
+        return;
+    }
+    pthread_mutex_lock(&p->track_lock);
+    for (int i = 0; i < p->done_n; i++) {
+        rsql_offtrack_done(p->track, p->done[i].partition, p->done[i].ticket);
+    }
+    pthread_mutex_unlock(&p->track_lock);
+    p->done_n = 0;
+}
+
+/* Gather the tracker's completions from now on (to done_end). @locality worker */
+static void done_begin(rsql_pipeline_t *p)
+{
+    p->done_defer = true;
+}
+
+/* Apply what was gathered since done_begin, and complete records one by one again. */
+static void done_end(rsql_pipeline_t *p)
+{
+    done_flush(p);
+    p->done_defer = false;
+}
+
 /*
 ** Report a record's outcome. See pipeline_int.h.
 */
@@ -55,9 +82,19 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
         break;
     }
     if (o->kind != RSQL_OUTCOME_FAILED && ib->registered[idx]) {
-        pthread_mutex_lock(&p->track_lock);
-        rsql_offtrack_done(p->track, rec->partition, ib->tickets[idx]);
-        pthread_mutex_unlock(&p->track_lock);
+        if (p->done_defer) {
+            /* the ticket and partition are values: they outlive ib, freed below */
+            if (p->done_n == (int)(sizeof p->done / sizeof p->done[0])) {
+                done_flush(p);
+            }
+            p->done[p->done_n].partition = rec->partition;
+            p->done[p->done_n].ticket = ib->tickets[idx];
+            p->done_n++;
+        } else {
+            pthread_mutex_lock(&p->track_lock);
+            rsql_offtrack_done(p->track, rec->partition, ib->tickets[idx]);
+            pthread_mutex_unlock(&p->track_lock);
+        }
     }
     if (--ib->pending == 0) {
         int n = ib->b->n;
@@ -108,6 +145,7 @@ static void fail_aborted(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx)
 
 void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
 {
+    done_begin(p);
     for (int i = 0; i < oo->n; i++) {
         rt_item_t *it = &oo->items[i];
         if (it->kind == RT_ITEM_FILTERED) {
@@ -119,6 +157,7 @@ void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
             fail_aborted(p, oo->ib, it->idx);
         }
     }
+    done_end(p);
     rsql_pipeline__free_outcomes(oo);
 }
 
@@ -147,6 +186,7 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
             atomic_store(&st->sink_down, false);
         }
     }
+    done_begin(p);
     for (int i = 0; i < n; i++) {
         const rsql_sink_result_t *r = i < d->n ? &d->results[i] : NULL;
         if (r && r->code == RSQL_OK) {
@@ -186,6 +226,7 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
         }
         record_error(p, wb->ib, wb->idx[i], "sink", &cause);
     }
+    done_end(p);
     if (n_retry > 0) {
         wb->n = n_retry;
         wb->has_retry = true;
@@ -238,9 +279,14 @@ void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
     for (int i = 0; i < d->n; i++) {
         /* the code and the two texts up to their ends, not 356 bytes a row */
         rsql_sink_result_t *r = &d->results[i];
+        r->code = results[i].code;
+        if (!results[i].meta[0] && !results[i].msg[0]) { /* most: written, nothing to say */
+            r->meta[0] = '\0';
+            r->msg[0] = '\0';
+            continue;
+        }
         size_t m = strnlen(results[i].meta, sizeof r->meta - 1);
         size_t g = strnlen(results[i].msg, sizeof r->msg - 1);
-        r->code = results[i].code;
         memcpy(r->meta, results[i].meta, m);
         r->meta[m] = '\0';
         memcpy(r->msg, results[i].msg, g);

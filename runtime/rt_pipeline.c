@@ -97,7 +97,8 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
         return NULL;
     }
     /* a stage blocked on a full queue resumes once half of it has drained (fewer wakes) */
-    rsql_queue_set_stage(p->q1, p->conf.queue_capacity / 2);
+    /* the poll thread (faster than the transform) refills q1 from a quarter, not half */
+    rsql_queue_set_stage(p->q1, p->conf.queue_capacity / 4);
     rsql_queue_set_stage(p->q2, p->conf.queue_capacity / 2);
     pthread_mutex_init(&p->lock, NULL);
     pthread_mutex_init(&p->track_lock, NULL);
@@ -118,8 +119,9 @@ static rt_wbatch_t *wbatch_new(rt_inbatch_t *ib, int cap)
     wb->op.type = RT_OP_WRITE;
     wb->ib = ib;
     wb->cap = cap;
-    wb->rows = rsql_calloc((size_t)cap, sizeof(rsql_sink_row_t));
-    wb->idx = rsql_calloc((size_t)cap, sizeof(int));
+    /* rows and idx are written (up to n) before they are read: not zeroed */
+    wb->rows = rsql_malloc((size_t)cap * sizeof(rsql_sink_row_t));
+    wb->idx = rsql_malloc((size_t)cap * sizeof(int));
     /* the results (356 bytes a row) are written by the delivery callback before they are
        read: only the header is zeroed, not cap results per batch */
     wb->dop = rsql_malloc(sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
@@ -144,7 +146,7 @@ rt_inbatch_t *rsql_pipeline__inbatch_new(int cap)
     }
     ib->cap = cap;
     ib->b = rsql_batch_new(cap);
-    ib->tickets = rsql_calloc((size_t)cap, sizeof(uint64_t));
+    ib->tickets = rsql_malloc((size_t)cap * sizeof(uint64_t)); /* read only if registered */
     ib->registered = rsql_calloc((size_t)cap, 1);
     ib->resolved = rsql_calloc((size_t)cap, 1);
     /* items are written before they are read (up to oo->n): only the header is zeroed */
@@ -182,6 +184,10 @@ void rsql_pipeline__free_inbatch(rt_inbatch_t *ib)
 void rsql_pipeline__free_wbatch(rt_wbatch_t *wb)
 {
     if (wb) {
+        for (rsql_qop_t *o = wb->outcomes, *next; o; o = next) { /* not handed on */
+            next = o->next;
+            rsql_pipeline__free_outcomes((rt_outcomes_op_t *)o);
+        }
         rsql_free(wb->rows);
         rsql_free(wb->idx);
         rsql_free(wb->dop);

@@ -28,6 +28,7 @@
 #include "base/rsql_buf.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_mem_int.h"
 #include "base/rsql_value.h"
 #include "planner/rsql_plan.h"
 #include "runtime/rsql_result.h"
@@ -45,6 +46,10 @@ typedef struct xform {
     rsql_eval_ctx_t ectx;
     rsql_value_t *tmp; /* plan->n_outputs scratch values */
     const rsql_batch_t *last_batch;
+    /* plan->n_outputs: the output's strings may be the evaluator's scratch, so they are
+       copied into the batch; false for a physical column of the source (its strings are
+       in the batch already: rsql_decode, rsql_io.h) and a constant (in the plan) */
+    bool *own;
     bool has_decimal; /* the source table has a DECIMAL column (rows from the source rescaled) */
 } xform_t;
 
@@ -179,10 +184,16 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         }
     }
     *stage = "eval";
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    rsql_err_t rc = rsql_plan_apply(x->plan, rec->row, &x->ectx, x->tmp, keep, &e);
+    /* err is clear on entry (rsql_transform_cb) and after a decode that succeeded (checked:
+       one load): the evaluator's error goes there first and is rewritten with its place in
+       the statement below */
+    if (err && err->code) {
+        rsql_error_clear(err);
+    }
+    rsql_err_t rc = rsql_plan_apply(x->plan, rec->row, &x->ectx, x->tmp, keep, err);
     if (rc != RSQL_OK) {
+        rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
+        rsql_error_clear(err);
         char msg[sizeof e.msg];
         if (e.code == RSQL_ERR_NOMEM) {
             snprintf(msg, sizeof msg, "%s", e.msg);
@@ -197,11 +208,14 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         return RSQL_OK;
     }
     int n = x->plan->n_outputs;
-    rsql_value_t *o = rsql_arena_alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
+    /* every value is written below */
+    rsql_value_t *o = rsql_arena__alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
     bool ok = o != NULL;
     for (int i = 0; ok && i < n; i++) {
         o[i] = x->tmp[i];
-        ok = own_value(batch, &o[i]);
+        if (x->own[i]) {
+            ok = own_value(batch, &o[i]);
+        }
     }
     rsql_eval_ctx_reset(&x->ectx);
     if (!ok) {
@@ -482,7 +496,14 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
         }
     }
     x.tmp = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(rsql_value_t));
-    ok = ok && x.tmp;
+    x.own = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(bool));
+    ok = ok && x.tmp && x.own;
+    for (int i = 0; ok && i < plan->n_outputs; i++) {
+        const rsql_bexpr_t *e = plan->outputs[i].expr;
+        bool meta = e->kind == RSQL_BX_COLUMN && plan->source_meta && e->column >= 0 &&
+                    e->column < sdef->n_columns && plan->source_meta[e->column];
+        x.own[i] = !(e->kind == RSQL_BX_CONST || (e->kind == RSQL_BX_COLUMN && !meta));
+    }
     if (preview) {
         out_names = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(char *));
         out_types = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1),
@@ -648,6 +669,7 @@ done:
     rsql_decoder_destroy(x.dec);
     rsql_eval_ctx_deinit(&x.ectx);
     rsql_free(x.tmp);
+    rsql_free(x.own);
     rsql_result_destroy(res);
     rsql_free(out_names);
     rsql_free(out_types);

@@ -204,9 +204,15 @@ void *rsql_pipeline__transform_main(void *arg)
     op_list_init(&rows);
     while (rsql_queue_pop(p->q1, held ? 0 : -1, &op) == RSQL_OK || held) {
         if (!op || held >= XFORM_HAND_ON_MAX) {
-            /* Hand on what is held: the outcomes first, then the rows (as per batch before);
+            /* Hand on what is held: the outcomes ride with the first write batch (the write
+               thread hands them to the worker before that batch's report, so the worker
+               wakes once per group), or go to the worker at once when no row is written;
                after this, those batches are not touched here. */
-            rsql_queue_push_list(p->wq, outs.head); /* wq is never closed: cannot fail */
+            if (rows.head) {
+                ((rt_wbatch_t *)rows.head)->outcomes = outs.head;
+            } else {
+                rsql_queue_push_list(p->wq, outs.head); /* wq is never closed: cannot fail */
+            }
             if (rsql_queue_push_list(p->q2, rows.head) != RSQL_OK) {
                 /* cannot happen: q2 closes only after every record has an outcome */
                 abort();
@@ -399,6 +405,20 @@ void *rsql_pipeline__write_main(void *arg)
             continue;
         }
         rt_wbatch_t *wb = (rt_wbatch_t *)op;
+        if (wb->outcomes) {
+            /* the transform's outcomes of its group: held like the reports, so they reach
+               the worker before this batch's report and never wait behind anything that
+               waits (every wait above and below hands on first) */
+            rsql_qop_t *o = wb->outcomes;
+            wb->outcomes = NULL;
+            *p->held_tail = o;
+            for (; o; o = o->next) {
+                p->held_tail = &o->next; /* not counted in held_n: they ride with reports */
+            }
+            if (!p->reports_inline) {
+                hand_on_deliveries(p); /* the sink reports elsewhere: nothing to ride with */
+            }
+        }
         if (atomic_load(&p->abort_sink)) {
             post_write_failed(p, wb, true, NULL);
             continue;
@@ -429,8 +449,11 @@ void *rsql_pipeline__write_main(void *arg)
             int n = wb->n;
             atomic_fetch_add(&p->unreported, n);
             wb->write_us = rsql_now_ns() / 1000;
+            int held_before = p->held_n;
             rsql_err_t rc = ops->write(p->snk, (uint64_t)(uintptr_t)wb, n, wb->rows, &e);
             if (rc == RSQL_OK) {
+                /* did the sink report within write (held here: blackhole, filesystem)? */
+                p->reports_inline = p->held_n > held_before;
                 if (!first && p->conf.stats) {
                     atomic_store(&p->conf.stats->sink_down, false);
                 }

@@ -103,9 +103,13 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (rc != RSQL_OK) {
         return rc;
     }
-    memset(k->results, 0, (size_t)n * sizeof *k->results);
     rsql_buf_reset(&k->buf);
     for (int i = 0; i < n; i++) {
+        /* written, nothing to say: the texts are read up to their NUL (not 352 bytes a row
+           zeroed); a refused row's result is set in full by rsql_io_encode_row */
+        k->results[i].code = RSQL_OK;
+        k->results[i].meta[0] = '\0';
+        k->results[i].msg[0] = '\0';
         /* a row the format refuses fails on its own; the others are written */
         rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, k->buf.len, &k->results[i],
                                 err);

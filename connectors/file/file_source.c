@@ -32,6 +32,7 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/file/file_conf.h"
 #include "connectors/formats/rsql_format.h"
+#include "base/rsql_mem_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +49,8 @@
 
 struct rsql_source {
     char *path;
+    char *ident_prefix; /* "file:<path>", every record's ident up to its "@<offset>" */
+    size_t prefix_len;
     int fd;
     bool follow, skip_blank;
     char quote;         /* csv: records may span lines inside quotes; 0 otherwise */
@@ -67,6 +70,7 @@ struct rsql_source {
     bool woken;
     /* METADATA columns the statement reads (column index, -1 = not read) */
     int n_columns, col_path, col_off, col_line;
+    bool has_meta; /* any of them is read (else no set_meta call per line) */
     rsql_type_t type_path, type_off, type_line;
     int64_t line_no;   /* line ends before buf[start] in the file (col_line >= 0) */
     int64_t long_line; /* line_no at the start of the over-long line being skipped */
@@ -170,6 +174,7 @@ static void fs_free(rsql_source_t *s)
     }
     rsql_free(s->buf);
     rsql_free(s->long_head);
+    rsql_free(s->ident_prefix);
     rsql_free(s->path);
     rsql_free(s);
 }
@@ -190,9 +195,15 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s->fd = -1;
     s->path = rsql_strdup(path);
+    s->prefix_len = 5 + strlen(path);
+    s->ident_prefix = rsql_malloc(s->prefix_len + 1);
+    if (s->ident_prefix) {
+        memcpy(s->ident_prefix, "file:", 5);
+        memcpy(s->ident_prefix + 5, path, s->prefix_len - 5 + 1);
+    }
     s->cap = FILE_BUF_INIT;
     s->buf = rsql_malloc(s->cap);
-    if (!s->path || !s->buf) {
+    if (!s->path || !s->ident_prefix || !s->buf) {
         fs_free(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
@@ -224,6 +235,7 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->col_path = meta_col(ctx, "path", &s->type_path);
     s->col_off = meta_col(ctx, "offset", &s->type_off);
     s->col_line = meta_col(ctx, "line", &s->type_line);
+    s->has_meta = s->col_path >= 0 || s->col_off >= 0 || s->col_line >= 0;
     rsql_err_t rc;
     if (s->col_line >= 0 && (rc = count_lines_before(s, s->buf_pos, err)) != RSQL_OK) {
         fs_free(s);
@@ -268,24 +280,47 @@ static size_t ident_at(char *buf, int64_t off)
                                 "25262728293031323334353637383940414243444546474849"
                                 "50515253545556575859606162636465666768697071727374"
                                 "75767778798081828384858687888990919293949596979899";
-    char digits[20];
-    size_t n = 0;
+    static const uint64_t pow10[20] = {1u,
+                                       10u,
+                                       100u,
+                                       1000u,
+                                       10000u,
+                                       100000u,
+                                       1000000u,
+                                       10000000u,
+                                       100000000u,
+                                       1000000000u,
+                                       10000000000u,
+                                       100000000000u,
+                                       1000000000000u,
+                                       10000000000000u,
+                                       100000000000000u,
+                                       1000000000000000u,
+                                       10000000000000000u,
+                                       100000000000000000u,
+                                       1000000000000000000u,
+                                       10000000000000000000u};
     uint64_t u = off < 0 ? 0 : (uint64_t)off; /* a byte offset: never negative */
-    while (u >= 100) { /* two digits per division: half the dependent divisions */
+    /* its digits: t = floor(bits * log10(2)) is the count or one more (1233 / 4096) */
+    unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1u);
+    unsigned t = (bits * 1233u) >> 12;
+    size_t n = t + 1 - ((u | 1u) < pow10[t]);
+    /* from the last digit back, two per division (half the dependent divisions), in place */
+    char *d = buf + 1 + n;
+    *d = '\0';
+    while (u >= 100) {
         unsigned r = (unsigned)(u % 100);
         u /= 100;
-        digits[n++] = pairs[2 * r + 1];
-        digits[n++] = pairs[2 * r];
+        *--d = pairs[2 * r + 1];
+        *--d = pairs[2 * r];
     }
-    do {
-        digits[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    if (u >= 10) {
+        *--d = pairs[2 * u + 1];
+        *--d = pairs[2 * u];
+    } else {
+        *--d = (char)('0' + u);
+    }
     buf[0] = '@';
-    for (size_t i = 0; i < n; i++) {
-        buf[1 + i] = digits[n - 1 - i];
-    }
-    buf[1 + n] = '\0';
     return 1 + n;
 }
 
@@ -297,7 +332,6 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     size_t len = line_end - s->start;
     int64_t line_off = s->buf_pos + (int64_t)s->start;
     int64_t line = s->line_no + 1;
-    char ident[64];
     *added = false;
     if (s->col_line >= 0) {
         s->line_no += count_nl(p, next - s->start);
@@ -317,25 +351,29 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
             return RSQL_OK;
         }
     }
-    rsql_record_t *r = rsql_batch_add(batch);
-    if (!r) {
+    if (batch->n >= batch->cap) {
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
     }
-    size_t pl = strlen(s->path), il = ident_at(ident, line_off);
-    char *id = rsql_arena_alloc_raw(batch->arena, 5 + pl + il + 1); /* written in full */
-    r->raw = rsql_batch_copy(batch, p, len);
-    if (!id || !r->raw) {
-        batch->n--;
+    /* the line (NUL-terminated, as rsql_batch_copy makes it) and its ident in one
+       allocation: the ident is the prefix made at open and "@<offset>" */
+    size_t pl = s->prefix_len;
+    /* room for the longest "@<offset>" (ident_at): written in full up to its NUL */
+    char *raw = rsql_arena__alloc(batch->arena, len + 1 + pl + 22);
+    if (!raw) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    memcpy(id, "file:", 5);
-    memcpy(id + 5, s->path, pl);
-    memcpy(id + 5 + pl, ident, il + 1);
-    r->ident = id;
-    r->raw_len = len;
-    r->partition = 0;
-    r->offset = s->buf_pos + (int64_t)next;
-    if (!set_meta(s, batch, r, line_off, line)) {
+    memcpy(raw, p, len);
+    raw[len] = '\0';
+    char *id = raw + len + 1;
+    memcpy(id, s->ident_prefix, pl);
+    ident_at(id + pl, line_off);
+    rsql_record_t *r = &batch->recs[batch->n++];
+    *r = (rsql_record_t){.partition = 0,
+                         .offset = s->buf_pos + (int64_t)next,
+                         .raw = (const uint8_t *)raw,
+                         .raw_len = len,
+                         .ident = id};
+    if (s->has_meta && !set_meta(s, batch, r, line_off, line)) {
         batch->n--;
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }

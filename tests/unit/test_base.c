@@ -10,6 +10,7 @@
 #include "config.h"
 #include "base/rsql_error.h"
 #include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -100,7 +101,52 @@ static void test_core_buf_size_overflow(void)
     rsql_buf_deinit(&b);
 }
 
+/* The arena: aligned, distinct, zeroed when asked; a large piece does not end the block. */
+static void test_core_arena(void)
+{
+    rsql_arena_t *a = rsql_arena_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    unsigned char *prev = NULL;
+    for (int i = 0; i < 5000; i++) { /* several blocks */
+        size_t n = (size_t)(i % 40);
+        unsigned char *p = rsql_arena_alloc_raw(a, n);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        CU_ASSERT_EQUAL((uintptr_t)p % 16, 0);
+        memset(p, 0xab, n); /* all n bytes are usable */
+        if (prev && p > prev) {
+            CU_ASSERT_TRUE(p - prev >= 16); /* no overlap with the last piece (>= 1 byte) */
+        }
+        prev = p;
+    }
+    unsigned char *x = rsql_arena_alloc_raw(a, 16);
+    unsigned char *big = rsql_arena_alloc(a, 100000); /* a block of its own, zeroed */
+    unsigned char *y = rsql_arena_alloc_raw(a, 16);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    size_t zero = 0;
+    for (size_t i = 0; i < 100000; i++) {
+        zero += big[i] == 0;
+    }
+    CU_ASSERT_EQUAL(zero, 100000);
+    memset(big, 0xcd, 100000);
+    if (y != x + 16) { /* the current block was full: a new one */
+        CU_ASSERT_TRUE(y < big || y >= big + 100000);
+    }
+    unsigned char *z = rsql_arena_alloc(a, 0); /* 0 bytes: a valid (16-byte) piece */
+    CU_ASSERT_PTR_NOT_NULL(z);
+    CU_ASSERT_PTR_NULL(rsql_arena_alloc_raw(a, SIZE_MAX));     /* rounding would wrap */
+    CU_ASSERT_PTR_NULL(rsql_arena_alloc_raw(a, SIZE_MAX - 20));
+    rsql_mem_fail_after(1); /* the next block fails: NULL, nothing else changes */
+    CU_ASSERT_PTR_NULL(rsql_arena_alloc_raw(a, 200000));
+    rsql_mem_fail_after(0);
+    CU_ASSERT_PTR_NOT_NULL(rsql_arena_alloc_raw(a, 8));
+    rsql_arena_destroy(a);
+    rsql_arena_destroy(NULL);
+}
+
 static CU_TestInfo core_tests[] = {
+    {"test_core_arena", test_core_arena},
     {"test_core_render_ascii", test_core_render_ascii},
     {"test_core_render_utf8", test_core_render_utf8},
     {"test_core_render_tabs_crlf", test_core_render_tabs_crlf},

@@ -320,6 +320,19 @@ static void test_eval_string_functions(void)
     expect_str("h || '|' || b", "abc|h\xc3\xa9llo");
     expect_null("h || s");
     expect_str("UPPER(h) || LOWER('X')", "ABCx");
+    /* 8 bytes at a time while ASCII: every byte next to the ranges ('@' 'A' 'Z' '[', '`' 'a'
+       'z' '{'), a word, a tail, and a non-ASCII byte in the middle of a word */
+    expect_str("UPPER('@AZ[`az{ @AZ[`az{ user-000001 ~')", "@AZ[`AZ{ @AZ[`AZ{ USER-000001 ~");
+    expect_str("LOWER('@AZ[`az{ @AZ[`az{ USER-000001 ~')", "@az[`az{ @az[`az{ user-000001 ~");
+    expect_str("UPPER('abcdefghijklmnopqrstuvwxyz')", "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    expect_str("LOWER('ABCDEFGHIJKLMNOPQRSTUVWXYZ')", "abcdefghijklmnopqrstuvwxyz");
+    expect_str("UPPER('abcd\xc3\xa9" "fghijkl')", "ABCD\xc3\x89" "FGHIJKL");
+    expect_str("LOWER('ABCDEFG\xc3\x89IJKLMNOP')", "abcdefg\xc3\xa9ijklmnop");
+    expect_str("UPPER('')", "");
+    expect_str("UPPER('abcdefgh')", "ABCDEFGH");   /* one word, no tail */
+    expect_str("UPPER('abcdefghi')", "ABCDEFGHI"); /* a tail of one, as an overlapping word */
+    expect_str("UPPER('abcdefghij\xc3\xa9')", "ABCDEFGHIJ\xc3\x89"); /* non-ASCII in the tail */
+    expect_str("LOWER('user-000001')", "user-000001");
 }
 
 static void test_eval_numeric_functions(void)
