@@ -70,6 +70,9 @@
  * runtime then retries them per errors.retry.*). Writing: pg_copy.c; the exactly-once
  * record: pg_applied.c.
  *
+ * Fencing: every connection of a sink that stores positions takes the pipeline's writer lock
+ * before anything reads the positions (writer_lock below; docs/EXACTLY-ONCE.md).
+ *
  * Threads: one connection, used by the write thread (open, write, flush, close);
  * stored_positions is called before writing starts.
  */
@@ -208,6 +211,44 @@ out:
 }
 
 /* See pg_sink_int.h. */
+/*
+** Fencing, for a sink that stores positions: the connection holds the advisory lock of
+** ("rocketsql", the table, the pipeline) for as long as it lives. The server backend of an
+** earlier connection of the same pipeline (a process killed with kill -9, a connection that
+** broke) may still be running the transaction it was sent, COMMIT included, after its
+** client is gone; it holds that lock until it ends, so this connection waits for it and the
+** positions read next are final (reading them sooner would write that transaction's rows a
+** second time). At most 30 s (lock_timeout): then another writer of the pipeline is alive,
+** and this one fails rather than write beside it.
+*/
+static rsql_err_t writer_lock(rsql_sink_t *k, rsql_error_t *err)
+{
+    rsql_buf_t key = RSQL_BUF_INIT;
+    rsql_buf_printf(&key, "rocketsql:%s:%s", k->table, k->pipeline);
+    if (key.oom) {
+        rsql_buf_deinit(&key);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    rsql_err_t rc = rsql_pg__exec(k, "SET lock_timeout = '30s'", "cannot set lock_timeout", err);
+    if (rc == RSQL_OK) {
+        const char *params[1] = {rsql_buf_str(&key)};
+        PGresult *r = PQexecParams(k->conn, "SELECT pg_advisory_lock(hashtextextended($1, 0))",
+                                   1, NULL, params, NULL, NULL, 0);
+        if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+            rc = rsql_pg__error(k->conn, r, err,
+                                "postgres sink %s: cannot take the writer lock of pipeline '%s' "
+                                "(is another run of it still writing?)",
+                                k->table, k->pipeline);
+        }
+        PQclear(r);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_pg__exec(k, "RESET lock_timeout", "cannot reset lock_timeout", err);
+    }
+    rsql_buf_deinit(&key);
+    return rc;
+}
+
 rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err)
 {
     char what[300];
@@ -224,6 +265,9 @@ rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err)
     rsql_err_t rc = rsql_pg__exec(k, k->pos_create, "cannot create rocketsql_positions", err);
     if (rc == RSQL_OK && k->by_ident) {
         rc = rsql_pg__exec(k, k->app_create, "cannot create rocketsql_applied", err);
+    }
+    if (rc == RSQL_OK && !k->by_ident) {
+        rc = writer_lock(k, err);
     }
     return rc;
 }

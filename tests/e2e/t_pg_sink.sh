@@ -27,7 +27,10 @@
 #      default sink.buffer-flush.* (pipeline batches gathered into transactions of up to 8192
 #      rows): the table equals the input exactly (count, distinct ids, sha256 of every row),
 #      and the rows were committed in fewer transactions than there were batches, none
-#      holding more than 8192 rows (by xmin).
+#      holding more than 8192 rows (by xmin);
+#   6. fencing: a run waits for its pipeline's writer lock (held here by psql, as by the
+#      backend of a killed run that is still committing) and writes nothing until it is free,
+#      then resumes from the stored position.
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -422,4 +425,50 @@ xacts=$(psql_q "SELECT count(*) || '|' || max(c) FROM (SELECT count(*) AS c FROM
 [ "${xacts%|*}" -lt $((N / 256 / 2)) ] ||
     fail "$xacts transactions|largest: pipeline batches were not gathered"
 ok "gathered: $xacts (transactions|largest), at most 8192 rows each"
+
+# ---- 6. fencing: a run takes its pipeline's writer lock before it reads the positions, so it
+#      waits for a backend still committing for a killed run (that backend holds the lock
+#      until it ends; psql holds it here), and writes nothing meanwhile
+echo '{"id":1,"name":"a","v":1}' >small.jsonl
+cat >fence.sql <<SQL
+CREATE TABLE fencesrc (id BIGINT, name VARCHAR, v BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'small.jsonl');
+CREATE TABLE fencedst (id BIGINT, name VARCHAR, v BIGINT) WITH ('connector' = 'postgres',
+  'url' = '$URL', 'table-name' = '$S.small');
+CREATE JOB fence AS INSERT INTO fencedst SELECT * FROM fencesrc;
+SQL
+rsql -f fence.sql
+expect_rc 0 "create the fencing job"
+rsql run fence
+expect_rc 0 "the fencing job's first run (one row)"
+PIPE=$(psql_q "SELECT pipeline FROM $S.rocketsql_positions WHERE \"partition\" LIKE '%small.jsonl'")
+[ -n "$PIPE" ] || fail "no stored position for the fencing job"
+python3 -c '
+for i in range(2, 1001):
+    print("{\"id\":%d,\"name\":\"n\",\"v\":%d}" % (i, i))' >>small.jsonl
+PGAPPNAME=rsql_fence "$PGS" psql -tA -c "SELECT pg_advisory_lock(hashtextextended(
+    'rocketsql:$S.small:$PIPE', 0)), pg_sleep(300)" >/dev/null 2>&1 &
+fence_psql=$!
+held() { [ "$(psql_q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+                       WHERE l.locktype = 'advisory' AND l.granted
+                         AND a.application_name = 'rsql_fence'")" = 1 ]; }
+wait_until 20 held || fail "psql did not take the writer lock"
+"$RSQL" --catalog "$CAT" run fence >fence.out 2>fence.err &
+fence_run=$!
+e2e_pids="$fence_run $fence_psql"
+waiting() { [ "$(psql_q "SELECT count(*) FROM pg_stat_activity
+                          WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'")" = 1 ]; }
+wait_until 20 waiting || fail "the run did not wait for the writer lock"
+same "$(psql_q "SELECT count(*) FROM $S.small")" "1" "nothing written while the lock is held"
+psql_q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'rsql_fence'" >/dev/null
+set +e
+wait "$fence_run"
+rc=$?
+set -e
+e2e_pids=""
+wait "$fence_psql" 2>/dev/null || true
+[ "$rc" = 0 ] || fail "the run after the lock was released: exit $rc: $(cat fence.err)"
+same "$(psql_q "SELECT count(*), count(DISTINCT id) FROM $S.small")" "1000|1000" \
+    "once the lock is free the run resumes from the stored position: 1000 rows, once each"
 echo PASS
