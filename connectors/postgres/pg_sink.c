@@ -218,8 +218,9 @@ out:
 ** broke) may still be running the transaction it was sent, COMMIT included, after its
 ** client is gone; it holds that lock until it ends, so this connection waits for it and the
 ** positions read next are final (reading them sooner would write that transaction's rows a
-** second time). At most 30 s (lock_timeout): then another writer of the pipeline is alive,
-** and this one fails rather than write beside it.
+** second time). At most 30 s (lock_timeout): then another writer of the pipeline is alive
+** (or a backend the server has not found dead yet): a transient error, retried per
+** errors.retry.*; this one never writes beside it.
 */
 static rsql_err_t writer_lock(rsql_sink_t *k, rsql_error_t *err)
 {
@@ -235,10 +236,16 @@ static rsql_err_t writer_lock(rsql_sink_t *k, rsql_error_t *err)
         PGresult *r = PQexecParams(k->conn, "SELECT pg_advisory_lock(hashtextextended($1, 0))",
                                    1, NULL, params, NULL, NULL, 0);
         if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+            const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
             rc = rsql_pg__error(k->conn, r, err,
                                 "postgres sink %s: cannot take the writer lock of pipeline '%s' "
                                 "(is another run of it still writing?)",
                                 k->table, k->pipeline);
+            if (st && strcmp(st, "55P03") == 0 && err && err->code == rc) {
+                /* lock_timeout: the holder may yet end (a backend the server has not found
+                   dead): transient, retried per errors.retry.* */
+                rc = err->code = RSQL_ERR_BUSY;
+            }
         }
         PQclear(r);
     }
