@@ -441,8 +441,9 @@ void *rsql_pipeline__write_main(void *arg)
                     p->conf.src_ops->partition_name(p->src, wb->rows[i].rec->partition);
             }
         }
+        /* the batch's retry state: one errors.retry.timeout window for its rows, whether
+           write refuses them or their delivery fails (rt_outcomes.c goes on with it) */
         bool first = !wb->has_retry;
-        rsql_retry_t retry = wb->retry;
         for (;;) {
             rsql_error_t e;
             rsql_error_clear(&e);
@@ -466,12 +467,13 @@ void *rsql_pipeline__write_main(void *arg)
             now = rsql_now_ms();
             int64_t wait = -1;
             if (rsql_error_retriable(&e) && !atomic_load(&p->abort_sink)) {
-                if (first) {
-                    rsql_retry_init(&retry, p->conf.retry_timeout_ms,
+                if (!wb->has_retry) {
+                    rsql_retry_init(&wb->retry, p->conf.retry_timeout_ms,
                                     p->conf.retry_backoff_max_ms, now);
-                    first = false;
+                    wb->has_retry = true;
                 }
-                wait = rsql_retry_next(&retry, now);
+                first = false;
+                wait = rsql_retry_next(&wb->retry, now);
             }
             if (wait < 0) {
                 post_write_failed(p, wb, atomic_load(&p->abort_sink), &e);
@@ -480,7 +482,7 @@ void *rsql_pipeline__write_main(void *arg)
             if (p->conf.stats) {
                 atomic_store(&p->conf.stats->sink_down, true);
             }
-            rsql_pipeline__retrying(p, "sink write", &e, wait, retry.attempts);
+            rsql_pipeline__retrying(p, "sink write", &e, wait, wb->retry.attempts);
             hand_on_deliveries(p);
             rsql_pipeline__sleep_interruptible(p, wait, false);
         }

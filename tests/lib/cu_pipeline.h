@@ -261,6 +261,7 @@ typedef struct fake_snk {
     /* failure rules */
     int64_t fail_mod, fail_rem;     /* non-retriable when v % mod == rem (mod > 0) */
     int64_t retry_mod;              /* retriable for the first 2 attempts when v % mod == 0 */
+    bool retry_forever;             /* ... for every attempt, not the first 2 */
     int write_fails;                /* first write() calls refused, retriable */
     int write_calls;
     int stored_n;                   /* stored positions to report */
@@ -377,7 +378,7 @@ static rsql_err_t fsnk_write(rsql_sink_t *snk, uint64_t id, int n, const rsql_si
             snprintf(res[i].msg, sizeof res[i].msg, "rejected %" PRId64, v);
             continue;
         }
-        if (s->retry_mod > 0 && v % s->retry_mod == 0 && v < MAXREC && s->attempts[v]++ < 2) {
+        if (s->retry_mod > 0 && v % s->retry_mod == 0 && v < MAXREC && (s->attempts[v]++ < 2 || s->retry_forever)) {
             res[i].code = RSQL_ERR_UNAVAILABLE; /* transient: the runtime writes it again */
             snprintf(res[i].msg, sizeof res[i].msg, "busy");
             continue;

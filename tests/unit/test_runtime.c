@@ -277,6 +277,39 @@ static void test_pipeline_retry_timeout_fails(void)
     assert_one_outcome_each(src_store.polled);
 }
 
+/*
+** errors.retry.timeout is the total time a record is retried: write refusals and failed
+** deliveries of the same rows draw on one window. The sink refuses the first writes (about
+** two thirds of the window at backoff-max), then accepts the row and fails its delivery,
+** transiently, every time. With waits of backoff-max each, one window holds at most
+** timeout / backoff-max + 1 attempts: a count, so a slow machine only makes it fewer.
+*/
+static void test_pipeline_retry_timeout_total(void)
+{
+    harness_reset(1, 1, DELIVER_SYNC);
+    out_store.write_fails = 20;
+    out_store.retry_mod = 1;
+    out_store.retry_forever = true;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    c.retry_timeout_ms = 600;
+    c.retry_backoff_max_ms = 20;
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    int64_t t0 = rsql_now_ms();
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_ERR_UNAVAILABLE);
+    int64_t el = rsql_now_ms() - t0;
+    CU_ASSERT_STRING_EQUAL(err.msg, "sink error at fake@0: busy");
+    /* it got past the refusals and retried the delivery too */
+    CU_ASSERT(out_store.attempts[0] >= 1);
+    /* every write after the first is a retry, each after a wait of 20 ms at most */
+    CU_ASSERT(out_store.write_calls <= 600 / 20 + 1);
+    CU_ASSERT(el >= 600);
+    CU_ASSERT_EQUAL(k.failed, 1);
+    CU_ASSERT_EQUAL(saved_offset("p0"), -1);
+    assert_one_outcome_each(1);
+}
+
 static void test_pipeline_resume_positions(void)
 {
     harness_reset(10, 3, DELIVER_SYNC);
@@ -473,6 +506,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_sink_failure_all", test_pipeline_sink_failure_tolerance_all},
     {"test_runtime_sink_retries", test_pipeline_sink_retries},
     {"test_runtime_retry_timeout_fails", test_pipeline_retry_timeout_fails},
+    {"test_runtime_retry_timeout_total", test_pipeline_retry_timeout_total},
     {"test_runtime_resume_positions", test_pipeline_resume_positions},
     {"test_runtime_preview_commits_nothing", test_pipeline_preview_commits_nothing},
     {"test_runtime_summary_line", test_pipeline_summary_line},
