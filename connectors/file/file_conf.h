@@ -22,4 +22,10 @@ typedef struct rsql_file_conf {
     bool sync; /* sink.sync */
 } rsql_file_conf_t;
 
+/*
+** The fdatasync the filesystem sink calls at each flush (fdatasync(2)); tests put a failing
+** one in its place to see what a failed sync does.
+*/
+extern int (*rsql_file_fdatasync)(int fd);
+
 #endif

@@ -34,7 +34,8 @@ static const rsql_opt_def_t file_opts[] = {
     RSQL_OPT_ROW_F("sink.sync", RSQL_OPT_BOOL, RSQL_OPT_F_SINK, "true", 0, 0, NULL,
                  "Sync the file to disk (fsync) at each flush, before the source positions of "
                  "the flushed rows are committed, so a committed row survives a crash or power "
-                 "loss. `false`: only write, faster.",
+                 "loss; a failed sync fails the rows it was to cover. `false`: only write, "
+                 "faster.",
                    RSQL_OPT_FIELD(rsql_file_conf_t, sync, bool)),
     RSQL_OPT_END,
 };

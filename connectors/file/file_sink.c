@@ -3,9 +3,13 @@
  *
  * The filesystem sink: appends one encoded row per line (format json by
  * default, csv or raw), creating the file (mode 0644) when missing. Each
- * batch is encoded into one buffer and written with write(2) (O_APPEND),
- * then its delivery is reported, all rows written; flush fsyncs the file
- * when sink.sync (default true). A failed write is undone (the file is cut
+ * batch is encoded into one buffer and written with write(2) (O_APPEND).
+ * With sink.sync (the default) a batch's delivery is reported only at the
+ * flush whose fdatasync covers it, so no source position is committed and
+ * no message acked before its rows are on disk; a failed fdatasync fails
+ * the rows it was to cover (their results carry its error) and the flush.
+ * Without sink.sync the delivery is reported right after write(2), and
+ * flush does nothing. A failed write is undone (the file is cut
  * back to its length before the batch) and returned, so no half line is
  * left and no callback comes. Its code says what errno meant
  * (rsql_err_from_errno): a full disk (ENOSPC), a read-only file or a
@@ -13,7 +17,7 @@
  * or a timeout is transient and retried by the runtime.
  *
  * Threads: open, write, flush and close on the write thread; the delivery
- * callback runs on it too, inside write.
+ * callback runs on it too, inside flush (or write without sink.sync).
  */
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
@@ -23,9 +27,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int (*rsql_file_fdatasync)(int fd) = fdatasync;
+
+/* A batch written, not yet synced (sink.sync): its id, rows and the rows the format refused. */
+typedef struct unsynced {
+    uint64_t batch_id;
+    int n;
+    int n_refused;
+    int *refused_idx;
+    rsql_sink_result_t *refused; /* their results */
+} unsynced_t;
 
 struct rsql_sink {
     char *path;
@@ -37,7 +53,15 @@ struct rsql_sink {
     int results_cap;
     rsql_delivery_cb deliver;
     void *deliver_opaque;
+    unsynced_t *unsynced; /* written since the last fdatasync, in order */
+    int n_unsynced, cap_unsynced;
 };
+
+static void unsynced_free(unsynced_t *u)
+{
+    rsql_free(u->refused_idx);
+    rsql_free(u->refused);
+}
 
 static void fk_close(rsql_sink_t *k)
 {
@@ -47,6 +71,10 @@ static void fk_close(rsql_sink_t *k)
     if (k->fd >= 0) {
         close(k->fd);
     }
+    for (int i = 0; i < k->n_unsynced; i++) { /* never flushed: never reported */
+        unsynced_free(&k->unsynced[i]);
+    }
+    rsql_free(k->unsynced);
     rsql_encoder_destroy(k->enc);
     rsql_buf_deinit(&k->buf);
     rsql_free(k->results);
@@ -96,6 +124,48 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     return RSQL_OK;
 }
 
+/*
+** Remember batch_id (n rows, their results in k->results) as written and not yet synced;
+** *out is its entry, the last. Nothing is kept on failure (out of memory).
+*/
+static rsql_err_t remember(rsql_sink_t *k, uint64_t batch_id, int n, unsynced_t **out,
+                           rsql_error_t *err)
+{
+    if (k->n_unsynced == k->cap_unsynced) {
+        int cap = k->cap_unsynced ? 2 * k->cap_unsynced : 8;
+        unsynced_t *nu = rsql_realloc(k->unsynced, (size_t)cap * sizeof *nu);
+        if (!nu) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        k->unsynced = nu;
+        k->cap_unsynced = cap;
+    }
+    unsynced_t *u = &k->unsynced[k->n_unsynced];
+    memset(u, 0, sizeof *u);
+    u->batch_id = batch_id;
+    u->n = n;
+    for (int i = 0; i < n; i++) {
+        u->n_refused += k->results[i].code != RSQL_OK;
+    }
+    if (u->n_refused > 0) {
+        u->refused_idx = rsql_malloc((size_t)u->n_refused * sizeof *u->refused_idx);
+        u->refused = rsql_malloc((size_t)u->n_refused * sizeof *u->refused);
+        if (!u->refused_idx || !u->refused) {
+            unsynced_free(u);
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        for (int i = 0, j = 0; i < n; i++) {
+            if (k->results[i].code != RSQL_OK) {
+                u->refused_idx[j] = i;
+                u->refused[j++] = k->results[i];
+            }
+        }
+    }
+    k->n_unsynced++;
+    *out = u;
+    return RSQL_OK;
+}
+
 static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
                            rsql_error_t *err)
 {
@@ -123,6 +193,13 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (k->buf.oom) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
+    unsynced_t *u = NULL;
+    if (k->sync && k->buf.len > 0) {
+        /* room to remember the batch until the fdatasync that covers it, before writing */
+        if ((rc = remember(k, batch_id, n, &u, err)) != RSQL_OK) {
+            return rc;
+        }
+    }
     struct stat st;
     off_t before = fstat(k->fd, &st) == 0 ? st.st_size : -1;
     size_t done = 0;
@@ -136,12 +213,17 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             if (done > 0 && before >= 0 && ftruncate(k->fd, before) != 0) {
                 /* the partial line stays; the retry appends a whole one after it */
             }
+            if (u) {
+                unsynced_free(u);
+                k->n_unsynced--;
+            }
             return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "cannot write %s: %s",
                                   k->path, strerror(e));
         }
         done += (size_t)w;
     }
-    if (k->deliver) {
+    if (!u && k->deliver) {
+        /* not synced (sink.sync false), or nothing written to sync */
         k->deliver(k->deliver_opaque, batch_id, n, k->results);
     }
     return RSQL_OK;
@@ -150,12 +232,38 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
 static rsql_err_t fk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 {
     (void)timeout_ms;
-    if (k->sync && fdatasync(k->fd) != 0) {
-        int e = errno;
-        return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "cannot sync %s: %s",
-                              k->path, strerror(e));
+    if (!k->sync) {
+        return RSQL_OK;
     }
-    return RSQL_OK;
+    rsql_err_t rc = RSQL_OK;
+    if (rsql_file_fdatasync(k->fd) != 0) {
+        int e = errno;
+        rc = rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "cannot sync %s: %s",
+                            k->path, strerror(e));
+    }
+    /* report what this fdatasync covered: written, or failed with its error */
+    for (int b = 0; b < k->n_unsynced; b++) {
+        unsynced_t *u = &k->unsynced[b];
+        /* k->results has room for u->n: its write reserved it */
+        for (int i = 0; i < u->n; i++) {
+            rsql_sink_result_t *r = &k->results[i];
+            r->code = rc;
+            r->meta[0] = '\0';
+            r->msg[0] = '\0';
+            if (rc != RSQL_OK) {
+                snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1, err->msg);
+            }
+        }
+        for (int j = 0; j < u->n_refused; j++) {
+            k->results[u->refused_idx[j]] = u->refused[j];
+        }
+        if (k->deliver) {
+            k->deliver(k->deliver_opaque, u->batch_id, u->n, k->results);
+        }
+        unsynced_free(u);
+    }
+    k->n_unsynced = 0;
+    return rc;
 }
 
 /*

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
+#include "connectors/file/file_conf.h"
 #include "connectors/postgres/pg_int.h"
 #include "connectors/sqlite/sqlite_int.h"
 #include "runtime/rsql_result.h"
@@ -503,6 +504,55 @@ static void test_errors_file_sink_no_space(void)
     rsql_session_destroy(s);
 }
 
+static int fdatasync_eio(int fd)
+{
+    (void)fd;
+    errno = EIO;
+    return -1;
+}
+
+/*
+** A filesystem sink whose fdatasync fails (through its seam, rsql_file_fdatasync): no row is
+** reported delivered before the sync that covers it, so the run fails with the sync's error
+** and no source position is committed; with a working sync the same job commits them all.
+*/
+static void test_errors_file_sink_sync_fails(void)
+{
+    rsql_session_t *s = new_session("sync");
+    char cat[128], out[128], sql[1024];
+    snprintf(cat, sizeof cat, "%s/sync.catalog", tmpdir);
+    snprintf(out, sizeof out, "%s/synced.json", tmpdir);
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE src (v INT) WITH ('connector'='filesystem', 'path'='%s/sync_in.json');"
+             "CREATE TABLE dst (v INT) WITH ('connector'='filesystem', 'path'='%s');"
+             "CREATE JOB j AS INSERT INTO dst SELECT v FROM src;",
+             tmpdir, out);
+    char in[128];
+    snprintf(in, sizeof in, "%s/sync_in.json", tmpdir);
+    FILE *f = fopen(in, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("{\"v\":1}\n{\"v\":2}\n{\"v\":3}\n", f);
+    fclose(f);
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(cu_exec_all(s, sql, &err), RSQL_OK);
+    rsql_file_fdatasync = fdatasync_eio;
+    logcap_t log;
+    log_begin(&log);
+    rsql_err_t rc = cu_exec_all(s, "RUN JOB j", &err);
+    log_end(&log);
+    rsql_file_fdatasync = fdatasync;
+    CU_ASSERT_EQUAL(rc, RSQL_ERR_IO);
+    char want[256];
+    snprintf(want, sizeof want, "cannot sync %s: Input/output error", out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+    CU_ASSERT_PTR_NULL(strstr(log.text, RETRY_MARK)); /* EIO is permanent */
+    CU_ASSERT_EQUAL(sqlite_count(cat, "SELECT count(*) FROM offsets"), 0);
+    /* the same job with a sync that works: every position committed */
+    CU_ASSERT_EQUAL(cu_exec_all(s, "RUN JOB j", &err), RSQL_OK);
+    CU_ASSERT_EQUAL(sqlite_count(cat, "SELECT count(*) FROM offsets"), 1);
+    rsql_session_destroy(s);
+}
+
 /* ---- tolerance for every source */
 
 #define DLQ_SQL                                                                             \
@@ -653,6 +703,7 @@ static CU_TestInfo error_tests[] = {
     {"test_errors_sqlite_all_isolates_the_row", test_errors_sqlite_all_isolates_the_row},
     {"test_errors_sqlite_busy_transient", test_errors_sqlite_busy_transient},
     {"test_errors_file_sink_no_space", test_errors_file_sink_no_space},
+    {"test_errors_file_sink_sync_fails", test_errors_file_sink_sync_fails},
     {"test_tolerance_sqlite_source_bad_value", test_tolerance_sqlite_source_bad_value},
     {"test_tolerance_file_long_line", test_tolerance_file_long_line},
     CU_TEST_INFO_NULL,

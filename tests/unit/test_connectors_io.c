@@ -487,11 +487,12 @@ static void test_conn_file_sink(void)
     CU_ASSERT_EQUAL_FATAL(snk_open(&x, "filesystem", kv, 2, c2, t2), RSQL_OK);
     make_rows(&rows, 4, 1, "p", 10);
     CU_ASSERT_EQUAL(x.ops->write(x.k, 7, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.d.calls, 0); /* sink.sync: delivered only once synced, at flush */
+    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
     CU_ASSERT_EQUAL(x.d.calls, 1);
     CU_ASSERT_EQUAL(x.d.rows, 4);
     CU_ASSERT_EQUAL(x.d.failed, 0);
     CU_ASSERT_EQUAL(x.d.last_batch, 7);
-    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
     CU_ASSERT_STRING_EQUAL(read_file(path),
                            "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b,c\"}\n"
                            "{\"id\":3,\"name\":\"d\\\"e\"}\n{\"id\":4,\"name\":null}\n");
@@ -502,6 +503,7 @@ static void test_conn_file_sink(void)
                          "sink.sync", "false", NULL};
     CU_ASSERT_EQUAL_FATAL(snk_open(&x, "filesystem", kv2, 2, c2, t2), RSQL_OK);
     CU_ASSERT_EQUAL(x.ops->write(x.k, 8, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.d.calls, 1); /* no sync: delivered at once */
     CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(read_file(path), "null}\n1,a\n2,\"b,c\"\n3,\"d\"\"e\"\n4,\n"));
     snk_close(&x);
@@ -549,6 +551,7 @@ static void test_conn_file_sink_refused_row(void)
     x.ops->close(x.k);
     CU_ASSERT_EQUAL_FATAL(x.ops->open(&ctx, &x.k, &x.err), RSQL_OK);
     CU_ASSERT_EQUAL(x.ops->write(x.k, 1, 4, rows.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK); /* reported once synced */
     CU_ASSERT_EQUAL(x.d.calls, 1);
     CU_ASSERT_EQUAL(x.d.rows, 4);
     CU_ASSERT_EQUAL(x.d.failed, 1);
@@ -558,7 +561,6 @@ static void test_conn_file_sink_refused_row(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(last_results[1].msg, "column 'name'"));
     CU_ASSERT_PTR_NOT_NULL(strstr(last_results[1].msg, "field delimiter"));
     CU_ASSERT_EQUAL(last_results[2].code, RSQL_OK);
-    CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
     CU_ASSERT_STRING_EQUAL(read_file(path), "1,a\n3,d\"e\n4,\n");
     snk_close(&x);
 }
