@@ -41,11 +41,16 @@ static const rsql_opt_def_t settings_table[] = {
         "source the row as a JSON object; for an over-long line its first 64 KiB), `stage` "
         "(VARCHAR: decode, eval or sink), `error` (VARCHAR), `source` (VARCHAR: the record's "
         "identity, such as file and byte offset, or topic, lite topic and message id) and `ts` "
-        "(TIMESTAMP(3)); this is checked when the statement is planned. Unset: tolerated records "
-        "are only counted (and, for RocketMQ with `source.dead-letter` = `native`, forwarded)."),
+        "(TIMESTAMP(3)); this is checked when the statement is planned. A record is acked or "
+        "committed only once its dead-letter row is delivered; that write is retried like a "
+        "sink's (`errors.retry.*`), and still failing it fails the job. Unset: tolerated "
+        "records are only counted (and, for RocketMQ with `source.dead-letter` = `native`, "
+        "forwarded)."),
     ROW("errors.retry.timeout", RSQL_OPT_DURATION, J, "30s", 0, 24 * HOUR, NULL,
         "How long a retriable failure (a timeout, an unavailable broker, a busy database) is "
-        "retried, with exponential backoff, before it counts as an error. `0` disables retries."),
+        "retried, with exponential backoff, before it counts as an error: for a record, the "
+        "total time its write is retried, whether the sink refuses it or fails its delivery. "
+        "`0` disables retries."),
     ROW("errors.retry.backoff-max", RSQL_OPT_DURATION, J, "5s", 10, 10 * MINUTE, NULL,
         "The longest wait between two retries; the wait starts at 100ms and doubles after "
         "each failed attempt, up to this."),

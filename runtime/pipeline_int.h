@@ -202,7 +202,7 @@ const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, c
 /* rt_offsets.c: save advanced positions to the catalog. @locality worker */
 rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err);
 
-/* rt_dlq.c (all @locality worker) */
+/* rt_dlq.c (all @locality worker; the dead-letter sink is written on a thread of its own) */
 rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err);
 /* A tolerated failure: dead-letter record idx of ib (err copied). */
 void rsql_pipeline__dlq_add(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,

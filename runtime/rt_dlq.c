@@ -9,13 +9,19 @@
  * sink), error, source (the record's ident) and ts (now). Other columns of
  * the table get NULL.
  *
- * The worker queues dead letters and writes them in batches when its queue
- * is idle (or a batch is full), then flushes the dead-letter sink. A
- * record's outcome becomes DEAD_LETTERED only when the dead-letter sink
- * confirms its row; a failed dead-letter write FAILS the record and the
- * run. A batch's delivery report is allocated with the batch, so the
- * delivery callback never allocates; out of memory fails the records it
- * concerns and the run (RSQL_ERR_NOMEM), it never waits or aborts.
+ * The worker queues dead letters and, when its queue is idle (or a batch
+ * is full), builds them into a batch that it hands to the dead-letter
+ * thread (rsql_pipeline__dlq_pump never waits). That thread writes the
+ * batch, retrying a transient refusal per errors.retry.*, and flushes the
+ * dead-letter sink when nothing more waits. A record's outcome becomes
+ * DEAD_LETTERED only when the dead-letter sink confirms its row (its
+ * delivery report, on the worker); rows reported with a transient error
+ * go back to the thread within the same errors.retry.timeout window (one
+ * per batch); a permanent failure, or the retry time used up, FAILS the
+ * record and the run. A batch's delivery report is allocated with the
+ * batch, so the delivery callback never allocates; out of memory fails
+ * the records it concerns and the run (RSQL_ERR_NOMEM), it never waits or
+ * aborts.
  * Without a dead-letter table, tolerated records are only counted.
  * The dead-letter sink is opened with pipeline id "<id>#dlq" so an
  * exactly-once sink keeps its positions apart from the main sink's.
@@ -41,12 +47,20 @@ typedef struct dlq_item {
 } dlq_item_t;
 
 typedef struct rt_dlqbatch {
+    rsql_qop_t op; /* worker -> dead-letter thread (rt_dlq_t.q) */
     int n;
     dlq_item_t *items;
     rsql_sink_row_t *rows;
     rsql_arena_t *arena;   /* the row values and their bytes */
     rt_delivery_op_t *dop; /* its delivery report: room for n results */
+    bool has_retry;
+    rsql_retry_t retry;    /* one errors.retry.timeout window for its rows */
+    int64_t not_before_ms; /* a retry waits until then */
+    bool final;            /* the thread gave up on it: its report is not retried */
 } rt_dlqbatch_t;
+
+#define DLQ_IDLE_FLUSH_MS 50 /* the thread flushes after this long without work */
+#define DLQ_FLUSH_TIMEOUT_MS 30000
 
 enum { C_RAW, C_STAGE, C_ERROR, C_SOURCE, C_TS, C_N };
 static const char *const dlq_cols[C_N] = {"raw", "stage", "error", "source", "ts"};
@@ -57,8 +71,22 @@ struct rt_dlq {
     int col[C_N]; /* index in the table, -1 when absent */
     dlq_item_t *pending;
     int n_pending, cap_pending;
-    int64_t outstanding; /* rows written, delivery not yet seen */
+    int64_t outstanding; /* worker: rows handed to the thread, outcome not yet seen */
+    rsql_queue_t *q;     /* batches to write; unbounded: the worker never waits on it */
+    pthread_t th;
+    bool started;
+    atomic_int_least64_t unreported; /* rows the sink accepted, not yet reported */
 };
+
+static void dlqbatch_free(rt_dlqbatch_t *db);
+static void *dlq_main(void *arg);
+static int64_t dlq_retry_wait(rsql_pipeline_t *p, rt_dlqbatch_t *db, const rsql_error_t *cause,
+                              const char *what, int64_t now);
+
+static void free_leftover(rsql_qop_t *op)
+{
+    dlqbatch_free((rt_dlqbatch_t *)op);
+}
 
 /* The dead-letter sink's delivery callback: into the batch's own report. Any thread. */
 static void dlq_deliver_cb(void *opaque, uint64_t batch_id, int n,
@@ -67,6 +95,7 @@ static void dlq_deliver_cb(void *opaque, uint64_t batch_id, int n,
     rsql_pipeline_t *p = opaque;
     rt_dlqbatch_t *db = (rt_dlqbatch_t *)(uintptr_t)batch_id;
     rt_delivery_op_t *d = db->dop;
+    atomic_fetch_sub(&p->dlq->unreported, db->n);
     memset(&d->op, 0, sizeof d->op);
     d->op.type = RT_OP_DLQ_DELIVERY;
     d->batch = db;
@@ -117,6 +146,14 @@ rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err)
         return rsql_error_set(err, rc, RSQL_NOPOS, "opening the dead-letter table '%s': %s",
                               c->table ? c->table : "?", e.code ? e.msg : rsql_err_str(rc));
     }
+    if (!(d->q = rsql_queue_new(0))) {
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    if (pthread_create(&d->th, NULL, dlq_main, p) != 0) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                              "cannot start the dead-letter thread");
+    }
+    d->started = true;
     return RSQL_OK;
 }
 
@@ -126,6 +163,13 @@ void rsql_pipeline__dlq_close(rsql_pipeline_t *p)
     rt_dlq_t *d = p->dlq;
     if (!d) {
         return;
+    }
+    if (d->q) {
+        rsql_queue_close(d->q); /* the thread writes what is queued, then ends */
+        if (d->started) {
+            pthread_join(d->th, NULL);
+        }
+        rsql_queue_destroy(d->q, free_leftover);
     }
     if (d->snk && p->conf.dlq_ops->close) {
         p->conf.dlq_ops->close(d->snk);
@@ -398,30 +442,13 @@ void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force)
         dlqbatch_free(db);
         return;
     }
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    d->outstanding += n;
-    rsql_err_t rc = p->conf.dlq_ops->write(d->snk, (uint64_t)(uintptr_t)db, n, db->rows, &e);
-    if (rc != RSQL_OK) {
-        d->outstanding -= n;
-        for (int i = 0; i < db->n; i++) {
-            dlq_item_fail(p, &db->items[i], rc, e.code ? e.msg : rsql_err_str(rc));
-        }
-        dlqbatch_free(db);
-        return;
+    db->op.type = RT_OP_WRITE;
+    db->op.weight = 0; /* unbounded queue: the worker never waits */
+    if (rsql_queue_push(d->q, &db->op) != RSQL_OK) {
+        /* cannot happen: the queue is closed only after the worker ends */
+        abort();
     }
-    /* db belongs to the sink until its delivery (maybe already posted) */
-    if (p->conf.dlq_ops->flush) {
-        rsql_error_clear(&e);
-        rc = p->conf.dlq_ops->flush(d->snk, 30000, &e);
-        if (rc != RSQL_OK) {
-            rsql_error_t f;
-            rsql_error_clear(&f);
-            rsql_error_set(&f, rc, RSQL_NOPOS, "dead-letter table: flush failed: %s",
-                           e.code ? e.msg : rsql_err_str(rc));
-            rsql_pipeline__fail(p, &f, false);
-        }
-    }
+    d->outstanding += n; /* db belongs to the thread, then the sink, until its report */
 }
 
 /*
@@ -432,20 +459,175 @@ void rsql_pipeline__dlq_delivered(rsql_pipeline_t *p, rt_delivery_op_t *op)
 {
     rt_dlqbatch_t *db = op->batch;
     rt_dlq_t *d = p->dlq;
-    for (int i = 0; i < db->n; i++) {
+    int n = db->n, n_retry = 0; /* rows kept for another write, compacted to the front */
+    int64_t now = rsql_now_ms();
+    int64_t wait = -2; /* not computed yet */
+    for (int i = 0; i < n; i++) {
         dlq_item_t *it = &db->items[i];
         const rsql_sink_result_t *r = i < op->n ? &op->results[i] : NULL;
         if (r && r->code == RSQL_OK) {
             rsql_outcome_t o = {RSQL_OUTCOME_DEAD_LETTERED, &it->err, NULL};
             rsql_pipeline__resolve(p, it->ib, it->idx, &o);
-        } else {
-            dlq_item_fail(p, it, r ? r->code : RSQL_ERR_SINK,
-                          r ? (r->msg[0] ? r->msg : rsql_err_str(r->code))
-                            : "the sink reported no result");
+            continue;
+        }
+        if (r && rsql_err_code_retriable(r->code) && !db->final && !atomic_load(&p->aborting)) {
+            if (wait == -2) {
+                rsql_error_t cause;
+                rsql_error_clear(&cause);
+                rsql_error_set(&cause, r->code, RSQL_NOPOS, "%s",
+                               r->msg[0] ? r->msg : rsql_err_str(r->code));
+                wait = dlq_retry_wait(p, db, &cause, "dead-letter delivery", now);
+            }
+            if (wait >= 0) {
+                db->items[n_retry] = db->items[i];
+                db->rows[n_retry] = db->rows[i];
+                n_retry++;
+                continue;
+            }
+        }
+        dlq_item_fail(p, it, r ? r->code : RSQL_ERR_SINK,
+                      r ? (r->msg[0] ? r->msg : rsql_err_str(r->code))
+                        : "the sink reported no result");
+    }
+    d->outstanding -= n - n_retry;
+    if (n_retry > 0) {
+        /* again, to the thread: db (and op in it) belong to it again */
+        db->n = n_retry;
+        db->not_before_ms = now + wait;
+        memset(&db->op, 0, sizeof db->op);
+        db->op.type = RT_OP_WRITE;
+        if (rsql_queue_push_urgent(d->q, &db->op) == RSQL_OK) {
+            return;
+        }
+        d->outstanding -= n_retry;
+        for (int i = 0; i < n_retry; i++) {
+            dlq_item_fail(p, &db->items[i], RSQL_ERR_SINK, "retry refused: the writer stopped");
         }
     }
-    if (d) {
-        d->outstanding -= db->n;
-    }
     dlqbatch_free(db); /* op lives in it */
+}
+
+/* ---- the dead-letter thread */
+
+/*
+** After a transient failure (cause) of db at now: the wait before its next attempt, or -1
+** when its retry time (one window per batch, from its first failure) is used up. Logged as
+** a retry (what). Any thread that holds db.
+*/
+static int64_t dlq_retry_wait(rsql_pipeline_t *p, rt_dlqbatch_t *db, const rsql_error_t *cause,
+                              const char *what, int64_t now)
+{
+    if (!db->has_retry) {
+        rsql_retry_init(&db->retry, p->conf.retry_timeout_ms, p->conf.retry_backoff_max_ms,
+                        now);
+        db->has_retry = true;
+    }
+    int64_t wait = rsql_retry_next(&db->retry, now);
+    if (wait >= 0) {
+        rsql_pipeline__retrying(p, what, cause, wait, db->retry.attempts);
+    }
+    return wait;
+}
+
+/* Post db's report with every row failed by e (the thread gave up on it). */
+static void dlq_post_failed(rsql_pipeline_t *p, rt_dlqbatch_t *db, const rsql_error_t *e)
+{
+    rt_delivery_op_t *d = db->dop;
+    memset(&d->op, 0, sizeof d->op);
+    d->op.type = RT_OP_DLQ_DELIVERY;
+    d->batch = db;
+    d->n = db->n;
+    for (int i = 0; i < db->n; i++) {
+        memset(&d->results[i], 0, sizeof d->results[i]);
+        d->results[i].code = e->code;
+        snprintf(d->results[i].msg, sizeof d->results[i].msg, "%.*s",
+                 (int)sizeof d->results[i].msg - 1, e->msg);
+    }
+    db->final = true;
+    rsql_queue_push(p->wq, &d->op); /* wq is never closed: cannot fail */
+}
+
+/* Write db, retrying a transient refusal; on giving up, its report fails every row. */
+static void dlq_write(rsql_pipeline_t *p, rt_dlqbatch_t *db)
+{
+    rt_dlq_t *d = p->dlq;
+    int64_t now = rsql_now_ms();
+    if (db->not_before_ms > now) {
+        rsql_pipeline__sleep_interruptible(p, db->not_before_ms - now, false);
+    }
+    for (;;) {
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        int n = db->n;
+        atomic_fetch_add(&d->unreported, n);
+        rsql_err_t rc = p->conf.dlq_ops->write(d->snk, (uint64_t)(uintptr_t)db, n, db->rows, &e);
+        if (rc == RSQL_OK) {
+            return; /* db belongs to the sink until its report (maybe already posted) */
+        }
+        atomic_fetch_sub(&d->unreported, n);
+        if (!e.code) {
+            rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+        }
+        int64_t wait = -1;
+        if (rsql_error_retriable(&e) && !atomic_load(&p->aborting)) {
+            wait = dlq_retry_wait(p, db, &e, "dead-letter write", rsql_now_ms());
+        }
+        if (wait < 0) {
+            dlq_post_failed(p, db, &e);
+            return;
+        }
+        rsql_pipeline__sleep_interruptible(p, wait, false);
+    }
+}
+
+/* Flush the dead-letter sink; a permanent failure fails the run (a transient one: later). */
+static void dlq_flush(rsql_pipeline_t *p)
+{
+    if (!p->conf.dlq_ops->flush) {
+        return;
+    }
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_err_t rc = p->conf.dlq_ops->flush(p->dlq->snk, DLQ_FLUSH_TIMEOUT_MS, &e);
+    if (rc != RSQL_OK && !e.code) {
+        rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+    }
+    if (rc != RSQL_OK && !rsql_error_retriable(&e)) {
+        rsql_error_t f;
+        rsql_error_clear(&f);
+        rsql_error_set(&f, rc, RSQL_NOPOS, "dead-letter table: flush failed: %s", e.msg);
+        rsql_pipeline__fail(p, &f, false);
+    }
+}
+
+/*
+** The dead-letter thread: writes the batches the worker hands it, and flushes the sink when
+** none waits (or, while rows are unreported, every DLQ_IDLE_FLUSH_MS). Ends once its queue
+** is closed and empty.
+*/
+static void *dlq_main(void *arg)
+{
+    rsql_pipeline_t *p = arg;
+    rt_dlq_t *d = p->dlq;
+    rsql_pipeline__log_context(p);
+    for (;;) {
+        rsql_qop_t *op;
+        int64_t unrep = atomic_load(&d->unreported);
+        rsql_err_t rc = rsql_queue_pop(d->q, unrep > 0 ? DLQ_IDLE_FLUSH_MS : -1, &op);
+        if (rc == RSQL_ERR_INTERRUPTED) {
+            break;
+        }
+        if (rc == RSQL_ERR_TIMEOUT) {
+            dlq_flush(p);
+            continue;
+        }
+        dlq_write(p, (rt_dlqbatch_t *)op);
+        if (rsql_queue_len(d->q) == 0) {
+            dlq_flush(p);
+        }
+    }
+    if (atomic_load(&d->unreported) > 0) {
+        dlq_flush(p);
+    }
+    return NULL;
 }

@@ -86,6 +86,7 @@ typedef struct fake_src {
     int64_t hold;
     event_t held, woken; /* woken: every wakeup (the pipeline stopping) */
     event_t polls;       /* every poll that gave records */
+    event_t committed_ev; /* every commit_record */
 } fake_src_t;
 
 static fake_src_t *g_src;
@@ -194,6 +195,7 @@ static void fsrc_commit_record(rsql_source_t *src, const rsql_record_t *rec,
     s->kinds[i] = o->kind;
     s->resolved++;
     pthread_mutex_unlock(&s->lock);
+    event_signal(&s->committed_ev);
 }
 
 static void fsrc_committed(rsql_source_t *src, uint32_t partition, int64_t offset)
@@ -274,6 +276,7 @@ typedef struct fake_snk {
     char dl_stage[64][16], dl_error[64][160], dl_source[64][32], dl_raw[64][64];
     int n_dl;
     int64_t dl_total;
+    int dl_row_fails; /* the first dead-letter rows fail, transiently, in the report */
 } fake_snk_t;
 
 static fake_snk_t *g_out, *g_dlq;
@@ -353,6 +356,12 @@ static rsql_err_t fsnk_write(rsql_sink_t *snk, uint64_t id, int n, const rsql_si
     }
     rsql_sink_result_t *res = calloc((size_t)n, sizeof(*res));
     for (int i = 0; i < n; i++) {
+        if (s == g_dlq && s->dl_row_fails > 0) {
+            s->dl_row_fails--;
+            res[i].code = RSQL_ERR_UNAVAILABLE;
+            snprintf(res[i].msg, sizeof res[i].msg, "busy");
+            continue;
+        }
         if (s == g_dlq) {
             s->dl_total++;
             if (s->n_dl < 64) {
@@ -508,6 +517,7 @@ static void harness_reset(int64_t n, int parts, int mode)
     event_init(&src_store.held);
     event_init(&src_store.woken);
     event_init(&src_store.polls);
+    event_init(&src_store.committed_ev);
     event_init(&out_store.entered);
     event_init(&out_store.release);
     event_init(&dlq_store.entered);

@@ -190,6 +190,81 @@ static void test_pipeline_dlq_row_as_json(void)
     CU_ASSERT_STRING_EQUAL(dlq_store.dl_stage[0], "eval");
 }
 
+/*
+** The dead-letter sink refuses its first writes and fails its first rows in the report, all
+** transiently: they are written again per errors.retry.*, the run succeeds and every failed
+** record is dead-lettered exactly once.
+*/
+static void test_pipeline_dlq_transient_retried(void)
+{
+    harness_reset(1000, 2, DELIVER_THREAD);
+    xf_store.fail_mod = 100;
+    xf_store.fail_rem = 7; /* 10 eval errors */
+    dlq_store.write_fails = 3;
+    dlq_store.dl_row_fails = 4;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    with_dlq(&c);
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(k.dead_lettered, 10);
+    CU_ASSERT_EQUAL(k.failed, 0);
+    CU_ASSERT_EQUAL(dlq_store.dl_total, 10); /* each once */
+    CU_ASSERT(dlq_store.write_calls > 3);
+    counts_add_up(&k);
+    assert_one_outcome_each(1000);
+    for (int i = 0; i < 10; i++) {
+        CU_ASSERT_EQUAL(src_store.kinds[i * 100 + 7], RSQL_OUTCOME_DEAD_LETTERED);
+    }
+    CU_ASSERT_EQUAL(saved_offset("p0"), 500);
+    CU_ASSERT_EQUAL(saved_offset("p1"), 500);
+}
+
+typedef struct run_arg {
+    rsql_pipeline_conf_t *c;
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    rsql_err_t rc;
+} run_arg_t;
+
+static void *run_thread(void *arg)
+{
+    run_arg_t *a = arg;
+    a->rc = run(a->c, &a->k, &a->err);
+    return NULL;
+}
+
+/*
+** A dead-letter write that does not finish does not hold up the worker: every other record
+** gets its outcome meanwhile, and the dead-lettered one is committed only once its
+** dead-letter write is reported.
+*/
+static void test_pipeline_dlq_slow_write(void)
+{
+    harness_reset(2000, 2, DELIVER_THREAD);
+    xf_store.fail_at = 5;
+    dlq_store.stall = true;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    with_dlq(&c);
+    run_arg_t a = {&c, {0}, {0}, RSQL_OK};
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, run_thread, &a), 0);
+    CU_ASSERT_TRUE(event_wait(&dlq_store.entered, 1, EVENT_TIMEOUT_MS));
+    CU_ASSERT_TRUE(event_wait(&src_store.committed_ev, 1999, 20000));
+    pthread_mutex_lock(&src_store.lock);
+    CU_ASSERT_EQUAL(src_store.commits[5], 0); /* its dead-letter write is not done */
+    pthread_mutex_unlock(&src_store.lock);
+    event_signal(&dlq_store.release);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(a.rc, RSQL_OK);
+    CU_ASSERT_EQUAL(a.k.dead_lettered, 1);
+    CU_ASSERT_EQUAL(dlq_store.dl_total, 1);
+    CU_ASSERT_EQUAL(src_store.kinds[5], RSQL_OUTCOME_DEAD_LETTERED);
+    assert_one_outcome_each(2000);
+}
+
 static void test_pipeline_tolerance_all_without_dlq_counts(void)
 {
     harness_reset(1000, 1, DELIVER_SYNC);
@@ -501,6 +576,8 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_eval_failure_none", test_pipeline_eval_failure_tolerance_none},
     {"test_runtime_tolerance_all_dlq", test_pipeline_tolerance_all_dead_letters},
     {"test_runtime_dlq_row_json", test_pipeline_dlq_row_as_json},
+    {"test_runtime_dlq_transient_retried", test_pipeline_dlq_transient_retried},
+    {"test_runtime_dlq_slow_write", test_pipeline_dlq_slow_write},
     {"test_runtime_tolerance_all_no_dlq", test_pipeline_tolerance_all_without_dlq_counts},
     {"test_runtime_sink_failure_none", test_pipeline_sink_failure_tolerance_none},
     {"test_runtime_sink_failure_all", test_pipeline_sink_failure_tolerance_all},
