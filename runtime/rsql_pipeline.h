@@ -29,9 +29,10 @@
  *   held there and handed on together, before it waits for anything),
  *   outcomes from the transform thread, signals.
  *   It is the only thread that calls source.commit_record (exactly once per
- *   record), advances the offset tracker, writes dead letters, saves
- *   positions to the catalog (every flush interval and at the end), and
- *   draws the status line.
+ *   record), advances the offset tracker, hands dead letters to the
+ *   dead-letter thread (rt_dlq.c: the dead-letter sink's write, retries and
+ *   flush) and resolves them on its reports, saves positions to the catalog
+ *   (every flush interval and at the end), and draws the status line.
  *
  * Queue capacity (pipeline.queue-capacity) is in RECORDS: q1 and q2 each
  * hold at most that many records (whole batches; a batch, or a group of
