@@ -23,7 +23,8 @@
  * found), the row fails with a permanent code (the runtime does not write it again), and so do
  * the rows of its group queued behind it (their order could not be kept otherwise), so their
  * source messages are never acked.
- * A written row reports meta "msgid=<id> offset=<queue offset>".
+ * A written row reports meta "msgid=<id> offset=<queue offset>". A row the format cannot
+ * encode fails on its own with the format's error; the other rows of its write are sent.
  *
  * Batches (sink.batch-size > 1): NORMAL messages (no message group, lite topic or delivery
  * timestamp) next to each other in the queue go out together in one SendMessage, at most
@@ -80,6 +81,7 @@ typedef struct smsg {
     int64_t delivery_ms;      /* the delivery_timestamp METADATA (epoch ms, >= 1), else 0 */
     char *meta_why;           /* owned: why the row's METADATA cannot be sent (a permanent
                                  failure of the row), or NULL */
+    rsql_err_t why_code;      /* the code of that failure; RSQL_OK: RSQL_ERR_SINK */
     uint32_t glane;
     int attempts;
     int64_t not_before;
@@ -750,8 +752,17 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         m->b = b;
         m->idx = i;
         rsql_buf_reset(&k->buf);
-        if ((rc = rsql_encode(k->enc, rows[i].values, &k->buf, err)) != RSQL_OK) {
+        rsql_sink_result_t bad;
+        rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, 0, &bad, err);
+        if (rc == RSQL_ERR_NOMEM) {
             break;
+        }
+        if (rc != RSQL_OK) {
+            /* the format refuses this row: it fails on its own, the others are sent */
+            m->why_code = rc;
+            rc = RSQL_OK;
+            oom = !(m->meta_why = rsql_strdup(bad.msg));
+            continue;
         }
         m->len = k->buf.len;
         m->body = k->buf.oom ? NULL : rsql_malloc(m->len ? m->len : 1);
@@ -825,6 +836,9 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         if (why) {
             rsql_sink_result_t fr;
             fail_result(&fr, "%s", why);
+            if (why == m->meta_why && m->why_code != RSQL_OK) {
+                fr.code = m->why_code;
+            }
             sbatch_t *db = finish0(k, m, &fr);
             if (db) {
                 db->next = done;
