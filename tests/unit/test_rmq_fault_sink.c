@@ -337,6 +337,49 @@ static void test_fault_sink_fifo(void)
     fake_rmq_stop(f);
 }
 
+/*
+** lanes.idle-timeout 0: while A's first row waits for a late refusal (then its retry) and A's
+** second is queued behind it, 300 other message groups come and go one after the other (their
+** state freed, their numbers reused), none of them held up by A; A's state is kept: A's rows
+** are stored in order, every row is written.
+*/
+static void test_fault_sink_groups_go(void)
+{
+    enum { N = 300 };
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
+    snk_t x;
+    static const char *const kv[] = {"lanes.idle-timeout", "0ms", NULL};
+    snk_open(&x, f, true, kv, 20000);
+    fake_answer_t late_refusal = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS, .delay_ms = 6000};
+    fake_rmq_script(f, FAKE_SEND, 1, &late_refusal);
+    snk_write(&x, 0, "a1", "A");
+    FAKE_WAIT_CALLS(f, FAKE_SEND, 1);
+    snk_write(&x, 1, "a2", "A");
+    for (int i = 0; i < N; i++) {
+        char body[16], group[16];
+        snprintf(body, sizeof body, "g%03d", i);
+        snprintf(group, sizeof group, "G%03d", i);
+        snk_write(&x, (uint64_t)(2 + i), body, group);
+        CU_ASSERT_TRUE_FATAL(snk_wait(&x, i + 1)); /* its group is done, so it can go */
+    }
+    pthread_mutex_lock(&x.mu);
+    CU_ASSERT_EQUAL(x.batches, N); /* A's rows still wait: no other group waited behind them */
+    pthread_mutex_unlock(&x.mu);
+    snk_write(&x, N + 2, "a3", "A");
+    CU_ASSERT_TRUE_FATAL(snk_wait(&x, N + 3));
+    CU_ASSERT_EQUAL(x.failed, 0);
+    snk_close(&x);
+    size_t a1 = fake_rmq_find_text(f, OUT, "\"a1\""), a2 = fake_rmq_find_text(f, OUT, "\"a2\"");
+    size_t a3 = fake_rmq_find_text(f, OUT, "\"a3\"");
+    CU_ASSERT(a1 != SIZE_MAX && a2 != SIZE_MAX && a3 != SIZE_MAX);
+    CU_ASSERT(a1 < a2 && a2 < a3); /* A's order kept while other groups came and went */
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.sent_ok, N + 3);
+    fake_rmq_stop(f);
+}
+
 /* ---- a row the format refuses ------------------------------------------------------------- */
 
 /*
@@ -422,6 +465,7 @@ static CU_TestInfo sink_tests[] = {
     {"fault_sink_fifo", test_fault_sink_fifo},
     {"fault_sink_drop", test_fault_sink_drop},
     {"fault_sink_bad_row", test_fault_sink_bad_row},
+    {"fault_sink_groups_go", test_fault_sink_groups_go},
     CU_TEST_INFO_NULL,
 };
 
