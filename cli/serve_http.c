@@ -111,7 +111,8 @@ static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
                                         "rocketsql_lite_topic_in_flight",
                                         "rocketsql_lite_topic_deferred"};
     static const char *const helps[] = {
-        "Lite topics (or message groups) the job's RocketMQ source has seen.",
+        "Lite topics (or message groups) the job's RocketMQ source keeps (active within "
+        "lanes.idle-timeout).",
         "Messages the job's RocketMQ source deferred (fair throttling), now invisible.",
         "In-flight messages of one of the busiest lite topics (top 10 per job).",
         "Deferred messages of one of the busiest lite topics (top 10 per job)."};

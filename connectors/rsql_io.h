@@ -188,7 +188,11 @@ typedef struct rsql_source_ops {
     */
     rsql_err_t (*poll)(rsql_source_t *src, rsql_batch_t *batch, int max, int timeout_ms,
                        bool *eof, rsql_error_t *err);
-    /* Number of partitions known so far and the name of one (stable, e.g. a path). */
+    /*
+    ** Number of partitions known so far and the name of one (stable, e.g. a path). A source
+    ** whose partitions come and go (RocketMQ: one per lite topic or message group) keeps a
+    ** partition's name at least while a record of it is in flight, then may reuse its number.
+    */
     int (*partition_count)(rsql_source_t *src);
     const char *(*partition_name)(rsql_source_t *src, uint32_t partition);
     /*

@@ -14,6 +14,9 @@
  * letters) complete their position like any other outcome (no stall,
  * cf. KAFKA-14079). A ticket is a per-lane sequence number: the ring slot
  * of ticket k is k - first ticket in the ring.
+ * A lane's ring is freed when it empties while more than KEEP_RINGS lanes
+ * have one (a source with many lanes, each lite topic one, keeps rings only
+ * for the lanes with records in flight); its position stays.
  */
 #include "config.h"
 #include "runtime/pipeline_int.h"
@@ -21,6 +24,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#define KEEP_RINGS 64
 
 typedef struct lane_ent {
     int64_t offset;
@@ -39,6 +44,7 @@ typedef struct lane {
 struct rsql_offtrack {
     lane_t *lanes;
     uint32_t n_lanes;
+    uint32_t rings; /* lanes with a ring */
     int64_t in_flight;
 };
 
@@ -107,8 +113,15 @@ rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
                              uint64_t *ticket)
 {
     lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : lane_get(t, lane, true);
-    if (!l || (l->count == l->cap && !lane_grow(l))) {
+    if (!l) {
         return RSQL_ERR_NOMEM;
+    }
+    if (l->count == l->cap) {
+        bool fresh = l->cap == 0;
+        if (!lane_grow(l)) {
+            return RSQL_ERR_NOMEM;
+        }
+        t->rings += fresh;
     }
     l->ring[(l->head + l->count) & (l->cap - 1)] = (lane_ent_t){offset, false};
     *ticket = l->first_ticket + l->count;
@@ -144,6 +157,12 @@ bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
     }
     if (advanced) {
         l->dirty = true;
+    }
+    if (l->count == 0 && t->rings > KEEP_RINGS) {
+        rsql_free(l->ring);
+        l->ring = NULL;
+        l->cap = l->head = 0;
+        t->rings--;
     }
     return advanced;
 }

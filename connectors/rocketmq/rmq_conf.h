@@ -42,6 +42,7 @@ typedef struct rsql_rmq_conf {
     const char *tls_cert_file;   /* mutual TLS, with tls_key_file */
     const char *tls_key_file;
     int64_t request_timeout_ms;
+    int64_t lane_idle_ms; /* lanes.idle-timeout */
     const char *topic;
     int format; /* index in rsql_rmq_formats */
 

@@ -38,18 +38,32 @@ rsql_rmq_inflight_t *rsql_rmq_inflight_new(const char *prefix);
 /* Free the map and its names. NULL-safe. */
 void rsql_rmq_inflight_destroy(rsql_rmq_inflight_t *t);
 /*
-** The lane of key (NULL = ""), created on first use (lanes are numbered 0, 1, 2, ... in order
-** of first use and never removed). RSQL_ERR_NOMEM when a new lane cannot be made.
+** The lane of key (NULL = ""), created on first use (lanes are numbered 0, 1, 2, ...; the number
+** of a lane that went is reused by the next new key). RSQL_ERR_NOMEM when a new lane cannot be
+** made.
 */
 rsql_err_t rsql_rmq_inflight_lane(rsql_rmq_inflight_t *t, const char *key, uint32_t *lane,
                                   rsql_error_t *err);
 /* The lane of key if it exists (false otherwise). */
 bool rsql_rmq_inflight_find(const rsql_rmq_inflight_t *t, const char *key, uint32_t *lane);
-/* Number of lanes. */
+/* Lane numbers used so far, live or free: every lane is below it. */
 uint32_t rsql_rmq_inflight_count(const rsql_rmq_inflight_t *t);
+/* Number of live lanes. */
+uint32_t rsql_rmq_inflight_live(const rsql_rmq_inflight_t *t);
 /*
-** The lane's name ("<prefix>/<key>") and key (borrowed: stable until the map is destroyed),
-** or NULL for a lane that does not exist.
+** Let idle lanes go, at most every idle_ms / 2 (a call before that returns 0 at once): a lane
+** goes when it has nothing in flight, saw no activity (new message, outcome, lookup by key) for
+** idle_ms, and may_go (when given) agrees; may_go is asked last, so its true is final: it drops
+** its own state of the lane then. Returns how many went. Their counts stay summed
+** (rsql_rmq_inflight_gone).
+*/
+uint32_t rsql_rmq_inflight_sweep(rsql_rmq_inflight_t *t, int64_t now_ms, int64_t idle_ms,
+                                 bool (*may_go)(void *opaque, uint32_t lane), void *opaque);
+/* The counts of the lanes that went, summed. */
+void rsql_rmq_inflight_gone(const rsql_rmq_inflight_t *t, rsql_rmq_lane_stats_t *out);
+/*
+** The lane's name ("<prefix>/<key>") and key (borrowed: stable until the lane goes), or NULL for
+** a lane that does not exist.
 */
 const char *rsql_rmq_inflight_name(const rsql_rmq_inflight_t *t, uint32_t lane);
 const char *rsql_rmq_inflight_key(const rsql_rmq_inflight_t *t, uint32_t lane);
@@ -111,6 +125,12 @@ rsql_rmq_throttle_action_t rsql_rmq_throttle_decide(rsql_rmq_throttle_t *t, uint
                                                     int64_t in_flight, int32_t attempt,
                                                     int64_t now_ms, int64_t *defer_ms);
 /*
+** Drop the state of lane (a lane that goes: rsql_rmq_inflight_sweep) and return true, when it is
+** where a new lane starts: no deferred message still to come back at a spaced return slot, and
+** its bucket refilled by now_ms. False (state kept) otherwise. NULL t: true.
+*/
+bool rsql_rmq_throttle_forget(rsql_rmq_throttle_t *t, uint32_t lane, int64_t now_ms);
+/*
 ** The deferral of a message at delivery attempt `attempt`: defer_ms x 2^(attempt - 1), never
 ** more than max_invisible_ms (and never negative).
 */
@@ -120,6 +140,7 @@ int64_t rsql_rmq_throttle_defer_ms(const rsql_rmq_throttle_conf_t *conf, int32_t
 ** NUL-terminated when size > 0): as JSON
 **   {"lite_topics":[{"name":"t1","in_flight":3,"deferred":120,"delivered":900},...],
 **    "lanes":N,"deferred":D}
+** (N: the live lanes; D: every deferral, lanes that went included)
 ** or, with text, as a short status text "lite t1 3/120/900, t2 ..." (in flight/deferred/
 ** delivered). Returns the length written (0 when there are no lanes, buf then ""); output that
 ** does not fit is cut at a whole entry.

@@ -277,6 +277,13 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
 
 /* ---- the housekeeping thread */
 
+/* A lane with nothing held may go when its throttle state is back to a new lane's. @locks s->mu */
+static bool lane_may_go(void *opaque, uint32_t lane)
+{
+    rsql_source_t *s = opaque;
+    return rsql_rmq_throttle_forget(s->thr, lane, rsql_now_ms());
+}
+
 /* See rmq_source_int.h. */
 void *rsql_rmq__hk_main(void *arg)
 {
@@ -287,6 +294,8 @@ void *rsql_rmq__hk_main(void *arg)
     while (!s->closing) {
         int64_t now = rsql_now_ms();
         int64_t wake = now + 1000;
+        /* 0. lanes idle for lanes.idle-timeout go (a lane with a message held never does) */
+        rsql_rmq_inflight_sweep(s->lanes, now, s->lane_idle_ms, lane_may_go, s);
         /* 1. long polls: `fetch` per identity, the one with the fewest out first; the buffer
            bound grows with the identities (each brings its own lite topics per round) */
         int buf_cap = 2 * s->fetch * s->batch * s->n_clis;

@@ -22,8 +22,10 @@
  * attempts in all; then, or at once for a non-retriable error (body too large, topic not
  * found), the row fails with a permanent code (the runtime does not write it again), and so do
  * the rows of its group queued behind it (their order could not be kept otherwise), so their
- * source messages are never acked.
- * A written row reports meta "msgid=<id> offset=<queue offset>".
+ * source messages are never acked. A message group's state goes once nothing of it has been in
+ * flight or queued for `lanes.idle-timeout` (rmq_inflight.c), so memory follows the groups in use.
+ * A written row reports meta "msgid=<id> offset=<queue offset>". A row the format cannot
+ * encode fails on its own with the format's error; the other rows of its write are sent.
  *
  * Batches (sink.batch-size > 1): NORMAL messages (no message group, lite topic or delivery
  * timestamp) next to each other in the queue go out together in one SendMessage, at most
@@ -80,6 +82,7 @@ typedef struct smsg {
     int64_t delivery_ms;      /* the delivery_timestamp METADATA (epoch ms, >= 1), else 0 */
     char *meta_why;           /* owned: why the row's METADATA cannot be sent (a permanent
                                  failure of the row), or NULL */
+    rsql_err_t why_code;      /* the code of that failure; RSQL_OK: RSQL_ERR_SINK */
     uint32_t glane;
     int attempts;
     int64_t not_before;
@@ -121,6 +124,7 @@ struct rsql_sink {
     rsql_rmq_inflight_t *groups;
     gstate_t *gs;
     uint32_t n_gs;
+    int64_t group_idle_ms; /* lanes.idle-timeout: an idle message group's state goes after it */
 };
 
 static void smsg_free(smsg_t *m)
@@ -596,6 +600,7 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     k->topic = rsql_strdup(topic);
     k->groups = rsql_rmq_inflight_new("");
+    k->group_idle_ms = c->lane_idle_ms;
     bool oom = !k->topic || !k->groups;
     if (c->tag) {
         oom |= !(k->tag = rsql_strdup(c->tag));
@@ -720,6 +725,13 @@ static bool row_meta(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
     return !oom;
 }
 
+/* A message group may go when nothing of it is in flight or queued. @locks k->mu */
+static bool group_may_go(void *opaque, uint32_t lane)
+{
+    rsql_sink_t *k = opaque;
+    return lane >= k->n_gs || (!k->gs[lane].busy && !k->gs[lane].head);
+}
+
 /*
 ** Queue n rows as messages; returns at once. See the file comment. @locality write thread
 */
@@ -750,8 +762,17 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         m->b = b;
         m->idx = i;
         rsql_buf_reset(&k->buf);
-        if ((rc = rsql_encode(k->enc, rows[i].values, &k->buf, err)) != RSQL_OK) {
+        rsql_sink_result_t bad;
+        rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, 0, &bad, err);
+        if (rc == RSQL_ERR_NOMEM) {
             break;
+        }
+        if (rc != RSQL_OK) {
+            /* the format refuses this row: it fails on its own, the others are sent */
+            m->why_code = rc;
+            rc = RSQL_OK;
+            oom = !(m->meta_why = rsql_strdup(bad.msg));
+            continue;
         }
         m->len = k->buf.len;
         m->body = k->buf.oom ? NULL : rsql_malloc(m->len ? m->len : 1);
@@ -789,6 +810,7 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     pthread_mutex_lock(&k->mu);
     k->outstanding += n;
     int64_t now = rsql_now_ms();
+    rsql_rmq_inflight_sweep(k->groups, now, k->group_idle_ms, group_may_go, k);
     for (int i = 0; i < n; i++) {
         smsg_t *m = ms[i];
         m->queued_ms = now;
@@ -825,6 +847,9 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         if (why) {
             rsql_sink_result_t fr;
             fail_result(&fr, "%s", why);
+            if (why == m->meta_why && m->why_code != RSQL_OK) {
+                fr.code = m->why_code;
+            }
             sbatch_t *db = finish0(k, m, &fr);
             if (db) {
                 db->next = done;

@@ -60,6 +60,9 @@
  * group, else one lane for the topic. The lane is the record's partition (so the runtime's
  * offset tracker keys in-flight by lite topic) and carries in-flight/delivered counts. The
  * runtime stores no positions for this source (manages_own_positions): the broker keeps them.
+ * A lane with nothing held goes after `lanes.idle-timeout` idle (the housekeeping thread sweeps;
+ * its number, a partition, is then reused by a new lite topic or message group): a record's
+ * partition always names the lane of its message, which is held until its outcome.
  *
  * This file owns the vtable: open (the client's configuration, the housekeeping thread), poll
  * (buffered messages out as records), commit_record (an outcome becomes an ack, a forward or a
@@ -199,6 +202,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->ahead_ms = c->renewal_ahead_ms;
     s->max_attempts = (int)c->max_delivery_attempts;
     s->idle_ms = c->idle_timeout_given ? c->idle_timeout_ms : -1;
+    s->lane_idle_ms = c->lane_idle_ms;
     s->debug = rsql_log_enabled(RSQL_LOG_TRACE) ? 2 : rsql_log_enabled(RSQL_LOG_DEBUG) ? 1 : 0;
     bool throttle_oom = false;
     if (s->lite && (c->max_inflight_per_lite_given || c->rate_per_lite_given)) {

@@ -95,6 +95,7 @@ struct rsql_source {
     rsql_error_t fatal; /* a non-retriable receive error: poll reports it */
 
     rsql_rmq_inflight_t *lanes;
+    int64_t lane_idle_ms;     /* lanes.idle-timeout: an idle lane goes after it */
     rsql_rmq_throttle_t *thr; /* lite mode with throttle.* options; else NULL */
     int debug;                /* log level: 1 = debug (summary at close), 2 = trace (decisions) */
     int64_t n_acked, n_ack_invalid, n_renewed, n_renew_failed, n_forwarded;

@@ -180,6 +180,26 @@ rsql_rmq_throttle_action_t rsql_rmq_throttle_decide(rsql_rmq_throttle_t *t, uint
     return RSQL_RMQ_DEFER;
 }
 
+/*
+** Forget lane if its state is back where a new lane starts. See rmq_conn_int.h.
+*/
+bool rsql_rmq_throttle_forget(rsql_rmq_throttle_t *t, uint32_t lane, int64_t now_ms)
+{
+    if (!t || lane >= t->n_b || !t->b[lane].seen) {
+        return true;
+    }
+    bucket_t *b = &t->b[lane];
+    double tokens = b->tokens;
+    if (now_ms > b->last_ms) {
+        tokens += (double)(now_ms - b->last_ms) * t->c.rate / 1000.0;
+    }
+    if (b->next_slot_ms > now_ms || tokens < t->c.burst) {
+        return false; /* deferred returns still spaced, or a bucket not yet refilled */
+    }
+    memset(b, 0, sizeof *b);
+    return true;
+}
+
 /* ---- description of the busiest lanes */
 
 typedef struct rank {
@@ -232,11 +252,23 @@ size_t rsql_rmq_throttle_describe(const rsql_rmq_inflight_t *lanes, int top_n, b
     if (!r) {
         return 0;
     }
-    int64_t deferred = 0;
+    rsql_rmq_lane_stats_t gone;
+    rsql_rmq_inflight_gone(lanes, &gone);
+    int64_t deferred = gone.deferred;
+    uint32_t live = 0;
     for (uint32_t i = 0; i < n; i++) {
-        r[i].lane = i;
-        rsql_rmq_inflight_stats(lanes, i, &r[i].st);
-        deferred += r[i].st.deferred;
+        if (!rsql_rmq_inflight_key(lanes, i)) {
+            continue; /* a lane that went */
+        }
+        r[live].lane = i;
+        rsql_rmq_inflight_stats(lanes, i, &r[live].st);
+        deferred += r[live].st.deferred;
+        live++;
+    }
+    n = live;
+    if (n == 0 && text) {
+        rsql_free(r);
+        return 0;
     }
     qsort(r, n, sizeof *r, rank_cmp);
     uint32_t k = (uint32_t)top_n < n ? (uint32_t)top_n : n;

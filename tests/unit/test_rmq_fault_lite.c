@@ -5,7 +5,7 @@
  * fake proxy: N identities over one connection, each with its own client id, Settings,
  * heartbeat, lite subscription and long polls; every message acked and renewed by the identity
  * that received it (the fake counts the others: fake_rmq_ids.c); each identity says goodbye at
- * close.
+ * close. Lanes of lite topics with nothing held go after lanes.idle-timeout; one held stays.
  */
 #include "config.h"
 
@@ -204,10 +204,84 @@ static void test_fault_lite_one_client(void)
     fake_rmq_stop(f);
 }
 
+/* Wait (at most FAULT_WAIT_MS) until the source describes n live lanes. */
+static bool wait_lanes(src_t *x, int n)
+{
+    char want[32], buf[4096];
+    snprintf(want, sizeof want, "\"lanes\":%d,", n);
+    int64_t dl = rsql_now_ms() + FAULT_WAIT_MS;
+    for (;;) {
+        x->ops->describe(x->s, false, buf, sizeof buf);
+        if (strstr(buf, want)) {
+            return true;
+        }
+        if (rsql_now_ms() >= dl) {
+            fprintf(stderr, "\n  describe: %s\n", buf);
+            return false;
+        }
+        struct timespec ts = {0, 5 * 1000 * 1000}; /* a bounded poll of the source's state */
+        nanosleep(&ts, NULL);
+    }
+}
+
+/*
+** lanes.idle-timeout 0: 200 lite topics of one message each, written and acked, go; the lite
+** topic whose message is still held stays, under its name. A new lite topic then takes a number
+** that was freed, with its own name.
+*/
+static void test_fault_lite_lanes_go(void)
+{
+    enum { N = 200 };
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_LITE, 1);
+    put_lite(f, "keep", "keep-1");
+    for (int i = 0; i < N; i++) {
+        char lite[16], body[32];
+        snprintf(lite, sizeof lite, "t-%03d", i);
+        snprintf(body, sizeof body, "m-%03d", i);
+        put_lite(f, lite, body);
+    }
+    static const char *const kv[] = {"source.mode", "lite", "lanes.idle-timeout", "0ms", NULL};
+    src_t x;
+    src_open(&x, f, kv);
+    static polled_t p[N + 1];
+    CU_ASSERT_EQUAL_FATAL(src_take(&x, N + 1, NULL, NULL, p), N + 1);
+    polled_t *kept = NULL;
+    uint32_t max_part = 0;
+    for (int i = 0; i <= N; i++) {
+        max_part = p[i].rec.partition > max_part ? p[i].rec.partition : max_part;
+        if (strcmp(p[i].body, "keep-1") == 0) {
+            kept = &p[i];
+        } else {
+            src_commit(&x, &p[i], RSQL_OUTCOME_WRITTEN);
+        }
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
+    CU_ASSERT_EQUAL(max_part, N); /* one lane each */
+    CU_ASSERT_TRUE(src_wait_acked(&x, N));
+    CU_ASSERT_TRUE(wait_lanes(&x, 1));
+    const char *name = x.ops->partition_name(x.s, kept->rec.partition);
+    CU_ASSERT_STRING_EQUAL(name ? name : "", T "/keep");
+    put_lite(f, "fresh", "fresh-1");
+    polled_t q;
+    CU_ASSERT_EQUAL_FATAL(src_take(&x, 1, NULL, NULL, &q), 1);
+    CU_ASSERT(q.rec.partition < N + 1);
+    CU_ASSERT_NOT_EQUAL(q.rec.partition, kept->rec.partition);
+    name = x.ops->partition_name(x.s, q.rec.partition);
+    CU_ASSERT_STRING_EQUAL(name ? name : "", T "/fresh");
+    src_commit(&x, &q, RSQL_OUTCOME_WRITTEN);
+    src_commit(&x, kept, RSQL_OUTCOME_WRITTEN);
+    CU_ASSERT_TRUE(src_wait_acked(&x, N + 2));
+    CU_ASSERT_TRUE(wait_lanes(&x, 0));
+    src_close(&x);
+    fake_rmq_stop(f);
+}
+
 static CU_TestInfo lite_tests[] = {
     {"fault_lite_clients", test_fault_lite_clients},
     {"fault_lite_clients_close", test_fault_lite_clients_close},
     {"fault_lite_one_client", test_fault_lite_one_client},
+    {"fault_lite_lanes_go", test_fault_lite_lanes_go},
     CU_TEST_INFO_NULL,
 };
 

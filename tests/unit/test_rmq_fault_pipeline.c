@@ -6,7 +6,7 @@
  * of the same fake, a raw relay, bounded by scan.idle-timeout. Faults are scripted on both
  * sides while it runs (throttled sends, a failing ack RPC, an expired ack entry, a throttled
  * long poll, every connection cut in the middle) and, in the other runs, a permanent send
- * refusal under errors.tolerance none and all. The checks are the at-least-once promise, at
+ * refusal under errors.tolerance none and all, and a row the sink's format refuses. The checks are the at-least-once promise, at
  * the broker: nothing is acked that was not delivered (the body of every acked message of T is
  * in "out", the sink's confirmed rows), every message of T ends with exactly one outcome
  * (acked once, or forwarded to the dead-letter queue once, or left to be delivered again), and
@@ -289,6 +289,60 @@ static void test_fault_pipeline_dead_letter(void)
 }
 
 /*
+** A row the sink's format refuses (csv without quoting, a body holding the delimiter) under
+** errors.tolerance all with source.dead-letter = native: that row alone is dead-lettered, its
+** message forwarded to the DLQ; the other rows of its batch are written and their messages
+** acked.
+*/
+static void test_fault_pipeline_bad_row(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_NORMAL, 1);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    size_t first = put_n(f, 5, "m"); /* m-000 .. m-004 */
+    fake_rmq_put_text(f, T, "bad,row");
+    for (int i = 6; i < 10; i++) {
+        char body[16];
+        snprintf(body, sizeof body, "m-%03d", i);
+        fake_rmq_put_text(f, T, body);
+    }
+    static const char *const native[] = {"source.dead-letter", "native", NULL};
+    relay_t r;
+    relay_init(&r, f, native, true);
+    /* the sink again, as csv without quoting */
+    rsql_optset_destroy(r.snk_opts);
+    rsql_opt_kv_t skv[5] = {
+        {"connector", "rocketmq-grpc", RSQL_NOPOS, RSQL_NOPOS},
+        {"endpoints", fake_rmq_endpoint(f), RSQL_NOPOS, RSQL_NOPOS},
+        {"topic", OUT, RSQL_NOPOS, RSQL_NOPOS},
+        {"format", "csv", RSQL_NOPOS, RSQL_NOPOS},
+        {"csv.quote-character", "", RSQL_NOPOS, RSQL_NOPOS},
+    };
+    const rsql_connector_def_t *conn = NULL;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    r.snk_opts = rsql_connector_validate(skv, 5, relay_cols, 1, RSQL_NOPOS, &conn, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.snk_opts);
+    r.conf.snk_ctx.opts = r.snk_opts;
+    r.conf.snk_ctx.conf = rsql_optset_conf(r.snk_opts, RSQL_CONF_CONNECTOR);
+    r.conf.snk_ctx.format_conf = rsql_optset_conf(r.snk_opts, RSQL_CONF_FORMAT);
+    relay_start(&r);
+    relay_join(&r);
+    if (r.rc != RSQL_OK) {
+        fprintf(stderr, "relay: %s\n", r.err.msg);
+    }
+    CU_ASSERT_EQUAL(r.rc, RSQL_OK);
+    int acked, dead;
+    assert_promise(f, first, 10, false, &acked, &dead);
+    CU_ASSERT_EQUAL(acked, 9);
+    CU_ASSERT_EQUAL(dead, 1);
+    CU_ASSERT_EQUAL(info(f, first + 5).state, FAKE_DEAD); /* the bad row's message */
+    CU_ASSERT_EQUAL(r.counts.dead_lettered, 1);
+    CU_ASSERT_EQUAL(r.counts.written, 9);
+    fake_rmq_stop(f);
+}
+
+/*
 ** The proxy is not ready when the job starts: QueryRoute answers UNAVAILABLE five times, more
 ** than one client start tries (three), so the sink's first open fails transiently and the
 ** pipeline opens it again after a backoff (within errors.retry.timeout): the relay then runs
@@ -340,6 +394,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"fault_pipeline_relay", test_fault_pipeline_relay},
     {"fault_pipeline_permanent", test_fault_pipeline_permanent},
     {"fault_pipeline_dead_letter", test_fault_pipeline_dead_letter},
+    {"fault_pipeline_bad_row", test_fault_pipeline_bad_row},
     {"fault_pipeline_open_retry", test_fault_pipeline_open_retry},
     CU_TEST_INFO_NULL,
 };

@@ -8,7 +8,8 @@
  * at the fake); permanent ones (bad topic, permission, type conflict, body too large) fail at
  * once, in under a second, with the broker's status. FIFO order holds across a retry, and the
  * rows queued behind a permanent failure of their message group fail without being sent. A
- * cut connection is survived (the row is sent again). Every row gets exactly one result.
+ * cut connection is survived (the row is sent again). A row the format cannot encode fails on
+ * its own, the other rows of its write are sent. Every row gets exactly one result.
  */
 #include "config.h"
 
@@ -39,6 +40,8 @@ typedef struct snk {
     int batches, rows, failed;
     rsql_sink_result_t results[16]; /* by batch id (ids < 16) */
     int calls[16];                  /* deliveries per batch id: must be 1 */
+    rsql_sink_result_t last[8];     /* the rows of the last batch delivered */
+    int last_n;
 } snk_t;
 
 static void on_deliver(void *opaque, uint64_t id, int n, const rsql_sink_result_t *r)
@@ -53,6 +56,10 @@ static void on_deliver(void *opaque, uint64_t id, int n, const rsql_sink_result_
     if (id < 16 && n > 0) {
         x->results[id] = r[0];
         x->calls[id]++;
+    }
+    x->last_n = n < 8 ? n : 8;
+    for (int i = 0; i < x->last_n; i++) {
+        x->last[i] = r[i];
     }
     pthread_cond_broadcast(&x->cv);
     pthread_mutex_unlock(&x->mu);
@@ -74,7 +81,13 @@ static void snk_open(snk_t *x, fake_rmq_t *f, bool fifo, const char *const *kv,
     kvs[n++] = (rsql_opt_kv_t){"connector", "rocketmq-grpc", RSQL_NOPOS, RSQL_NOPOS};
     kvs[n++] = (rsql_opt_kv_t){"endpoints", fake_rmq_endpoint(f), RSQL_NOPOS, RSQL_NOPOS};
     kvs[n++] = (rsql_opt_kv_t){"topic", OUT, RSQL_NOPOS, RSQL_NOPOS};
-    kvs[n++] = (rsql_opt_kv_t){"format", fifo ? "json" : "raw", RSQL_NOPOS, RSQL_NOPOS};
+    bool format_given = false;
+    for (int i = 0; kv && kv[i]; i += 2) {
+        format_given |= strcmp(kv[i], "format") == 0;
+    }
+    if (!format_given) {
+        kvs[n++] = (rsql_opt_kv_t){"format", fifo ? "json" : "raw", RSQL_NOPOS, RSQL_NOPOS};
+    }
     if (fifo) {
         kvs[n++] = (rsql_opt_kv_t){"sink.message-group-column", "grp", RSQL_NOPOS, RSQL_NOPOS};
     }
@@ -324,6 +337,97 @@ static void test_fault_sink_fifo(void)
     fake_rmq_stop(f);
 }
 
+/*
+** lanes.idle-timeout 0: while A's first row waits for a late refusal (then its retry) and A's
+** second is queued behind it, 300 other message groups come and go one after the other (their
+** state freed, their numbers reused), none of them held up by A; A's state is kept: A's rows
+** are stored in order, every row is written.
+*/
+static void test_fault_sink_groups_go(void)
+{
+    enum { N = 300 };
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
+    snk_t x;
+    static const char *const kv[] = {"lanes.idle-timeout", "0ms", NULL};
+    snk_open(&x, f, true, kv, 20000);
+    fake_answer_t late_refusal = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS, .delay_ms = 6000};
+    fake_rmq_script(f, FAKE_SEND, 1, &late_refusal);
+    snk_write(&x, 0, "a1", "A");
+    FAKE_WAIT_CALLS(f, FAKE_SEND, 1);
+    snk_write(&x, 1, "a2", "A");
+    for (int i = 0; i < N; i++) {
+        char body[16], group[16];
+        snprintf(body, sizeof body, "g%03d", i);
+        snprintf(group, sizeof group, "G%03d", i);
+        snk_write(&x, (uint64_t)(2 + i), body, group);
+        CU_ASSERT_TRUE_FATAL(snk_wait(&x, i + 1)); /* its group is done, so it can go */
+    }
+    pthread_mutex_lock(&x.mu);
+    CU_ASSERT_EQUAL(x.batches, N); /* A's rows still wait: no other group waited behind them */
+    pthread_mutex_unlock(&x.mu);
+    snk_write(&x, N + 2, "a3", "A");
+    CU_ASSERT_TRUE_FATAL(snk_wait(&x, N + 3));
+    CU_ASSERT_EQUAL(x.failed, 0);
+    snk_close(&x);
+    size_t a1 = fake_rmq_find_text(f, OUT, "\"a1\""), a2 = fake_rmq_find_text(f, OUT, "\"a2\"");
+    size_t a3 = fake_rmq_find_text(f, OUT, "\"a3\"");
+    CU_ASSERT(a1 != SIZE_MAX && a2 != SIZE_MAX && a3 != SIZE_MAX);
+    CU_ASSERT(a1 < a2 && a2 < a3); /* A's order kept while other groups came and went */
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.sent_ok, N + 3);
+    fake_rmq_stop(f);
+}
+
+/* ---- a row the format refuses ------------------------------------------------------------- */
+
+/*
+** One write of three rows whose second cannot be encoded (csv without quoting, a value holding
+** the delimiter): that row fails on its own with the format's error, a permanent one; the
+** other two are sent, in one delivery that reports each row.
+*/
+static void test_fault_sink_bad_row(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    snk_t x;
+    static const char *const kv[] = {"format", "csv", "csv.quote-character", "", NULL};
+    snk_open(&x, f, false, kv, 2000);
+    static const char *const bodies[3] = {"good-1", "bad,row", "good-2"};
+    rsql_value_t v[3];
+    rsql_sink_row_t rows[3];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < 3; i++) {
+        v[i].type = RSQL_TYPE_VARCHAR;
+        v[i].v.s.p = bodies[i];
+        v[i].v.s.len = strlen(bodies[i]);
+        rows[i] = (rsql_sink_row_t){&v[i], NULL, NULL};
+    }
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(x.ops->write(x.k, 0, 3, rows, &err), RSQL_OK);
+    CU_ASSERT_TRUE_FATAL(snk_wait(&x, 1));
+    pthread_mutex_lock(&x.mu);
+    CU_ASSERT_EQUAL(x.calls[0], 1);
+    CU_ASSERT_EQUAL_FATAL(x.last_n, 3);
+    CU_ASSERT_EQUAL(x.last[0].code, RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(x.last[1].code, RSQL_OK);
+    CU_ASSERT_FALSE(rsql_err_code_retriable(x.last[1].code));
+    CU_ASSERT_PTR_NOT_NULL(strstr(x.last[1].msg, "csv.quote-character"));
+    CU_ASSERT_EQUAL(x.last[2].code, RSQL_OK);
+    CU_ASSERT_EQUAL(x.failed, 1);
+    pthread_mutex_unlock(&x.mu);
+    snk_close(&x);
+    CU_ASSERT_NOT_EQUAL(fake_rmq_find_text(f, OUT, "good-1"), SIZE_MAX);
+    CU_ASSERT_NOT_EQUAL(fake_rmq_find_text(f, OUT, "good-2"), SIZE_MAX);
+    CU_ASSERT_EQUAL(fake_rmq_find_text(f, OUT, "bad"), SIZE_MAX);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.sent_ok, 2);
+    fake_rmq_stop(f);
+}
+
 /* ---- a cut connection ---------------------------------------------------------------------- */
 
 /*
@@ -360,6 +464,8 @@ static CU_TestInfo sink_tests[] = {
     {"fault_sink_permanent", test_fault_sink_permanent},
     {"fault_sink_fifo", test_fault_sink_fifo},
     {"fault_sink_drop", test_fault_sink_drop},
+    {"fault_sink_bad_row", test_fault_sink_bad_row},
+    {"fault_sink_groups_go", test_fault_sink_groups_go},
     CU_TEST_INFO_NULL,
 };
 
