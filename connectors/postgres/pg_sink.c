@@ -656,26 +656,42 @@ static rsql_err_t sk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 }
 
 /*
-** Positions stored for this pipeline. partitions[i] are heap strings the caller frees with
-** rsql_free. Returns the count (0 on error).
+** Positions stored for this pipeline, each through add (rsql_io.h). All of them or an error
+** (PostgreSQL's, classed by its SQLSTATE: a lost connection is transient, a missing
+** privilege is not). A connection found broken is made again first (with the writer lock),
+** so a retried open can succeed once the server is back.
 */
-static int sk_stored_positions(rsql_sink_t *k, int max, char **partitions, int64_t *offsets)
+static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void *opaque,
+                                      rsql_error_t *err)
 {
+    if (!k->conn || PQstatus(k->conn) == CONNECTION_BAD) {
+        rsql_err_t rc = rsql_pg__sink_connect(k, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
     const char *param = k->pipeline;
-    int m = 0;
     PGresult *r = PQexecParams(k->conn, k->pos_list, 1, NULL, &param, NULL, NULL, 0);
-    if (r && PQresultStatus(r) == PGRES_TUPLES_OK) {
-        for (int i = 0; i < PQntuples(r) && m < max; i++) {
-            char *name = rsql_strdup(PQgetvalue(r, i, 0));
-            if (!name) {
-                break;
-            }
-            partitions[m] = name;
-            offsets[m++] = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+    rsql_err_t rc = RSQL_OK;
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot read rocketsql_positions",
+                            k->table);
+    }
+    for (int i = 0; rc == RSQL_OK && i < PQntuples(r); i++) {
+        char *end = NULL;
+        const char *v = PQgetvalue(r, i, 1);
+        long long off = strtoll(v, &end, 10);
+        if (end == v || *end) {
+            rc = rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                                "postgres sink %s: rocketsql_positions holds offset '%s' for "
+                                "partition '%s'",
+                                k->table, v, PQgetvalue(r, i, 0));
+        } else if (add(opaque, PQgetvalue(r, i, 0), off) != RSQL_OK) {
+            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
     }
     PQclear(r);
-    return m;
+    return rc;
 }
 
 /* sink.buffer-flush.max-rows: the runtime lets that many rows gather before it flushes. */
