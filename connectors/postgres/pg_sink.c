@@ -486,8 +486,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                            " WHERE pipeline = $1 AND applied_at < now() - $2::bigint * "
                            "interval '1 millisecond'");
     k->table_create = table_create_sql(k, ctx);
-    bool pos_ok = !b.oom && k->table_create && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list &&
-                  k->pos_head && k->pos_tail &&
+    bool pos_ok = !b.oom && k->table_create && k->pos_create && k->pos_upsert && k->pos_get &&
+                  k->pos_list && k->pos_head && k->pos_tail &&
                   k->app_create && k->app_mark && k->app_prune;
     rsql_buf_deinit(&b);
     if (!pos_ok || !up_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||

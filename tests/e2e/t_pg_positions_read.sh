@@ -61,7 +61,8 @@ fresh 2
 rsql -e "INSERT INTO dst SELECT * FROM src"
 expect_rc 2 "a run that cannot read rocketsql_positions"
 case "$ERR" in
-*"reading the positions stored with the sink's rows: postgres sink $S.t: cannot read rocketsql_positions: permission denied for table rocketsql_positions (SQLSTATE 42501)"*)
+*"reading the positions stored with the sink's rows: postgres sink $S.t: cannot read \
+rocketsql_positions: permission denied for table rocketsql_positions (SQLSTATE 42501)"*)
     ok "it fails with PostgreSQL's message" ;;
 *) fail "the error: $ERR" ;;
 esac
@@ -87,7 +88,10 @@ fresh 3
 "$RSQL" --catalog "$CAT" -e "INSERT INTO dst SELECT * FROM src" >run3.out 2>run3.err &
 run=$!
 e2e_pids="$holder $run"
-retried() { grep -q "source open failed (BUSY, transient), retry .*reading the positions stored with the sink's rows: .*cannot read rocketsql_positions: .*(SQLSTATE 55P03)" run3.err; }
+retried() {
+    grep -q "source open failed (BUSY, transient), retry .*reading the positions stored with \
+the sink's rows: .*cannot read rocketsql_positions: .*(SQLSTATE 55P03)" run3.err
+}
 storing() { [ "$(psql_q "SELECT count(*) FROM pg_stat_activity WHERE usename = '$R'
                           AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO%'")" != 0 ]; }
 retried_or_storing() { retried || storing; }
