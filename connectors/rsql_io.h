@@ -268,6 +268,13 @@ typedef struct rsql_sink_result {
 typedef void (*rsql_delivery_cb)(void *opaque, uint64_t batch_id, int n,
                                  const rsql_sink_result_t *results);
 
+/*
+** What a sink's stored_positions reports each stored position through: a partition
+** (borrowed for the call: the callee copies it) and its offset. RSQL_OK, or
+** RSQL_ERR_NOMEM: stored_positions then stops and returns that error.
+*/
+typedef rsql_err_t (*rsql_position_cb)(void *opaque, const char *partition, int64_t offset);
+
 typedef struct rsql_sink_ctx {
     const char *table;
     const char *pipeline;
@@ -326,11 +333,17 @@ typedef struct rsql_sink_ops {
     /* Make everything accepted so far durable and reported; wait up to timeout_ms. */
     rsql_err_t (*flush)(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err);
     /*
-    ** Exactly-once sinks (sqlite): the source positions stored with the data
-    ** (same transaction). Fills up to max names/offsets; returns the count.
+    ** Exactly-once sinks (sqlite, postgres): every source position stored with the data
+    ** (same transaction), each reported once through add(opaque, partition, offset); there
+    ** is no limit to their number. RSQL_OK when all of them were reported; otherwise an
+    ** error (err set; a busy or unreachable database is transient), never a part of the
+    ** list: the runtime then fails the source's open (retrying it per errors.retry.* when
+    ** the error is transient) rather than resume from the catalog's older positions, which
+    ** would write committed rows a second time. Called on the worker before writing starts.
     ** Optional (NULL = at-least-once sink; the catalog offsets are used).
     */
-    int (*stored_positions)(rsql_sink_t *snk, int max, char **partitions, int64_t *offsets);
+    rsql_err_t (*stored_positions)(rsql_sink_t *snk, rsql_position_cb add, void *opaque,
+                                   rsql_error_t *err);
     void (*close)(rsql_sink_t *snk);
     /*
     ** Optional: how many rows the sink gathers before it commits them by itself (conf: its

@@ -366,72 +366,133 @@ void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wak
 
 /* ---- opening and resume positions */
 
+/* The positions a source resumes from, any number: partition names (ours) and offsets. */
+typedef struct resume_pos {
+    char *name;
+    int64_t off;
+} resume_pos_t;
+
+typedef struct resume_list {
+    resume_pos_t *v;
+    int n, cap;
+} resume_list_t;
+
+/* Append (partition, offset) to the resume_list_t at opaque (an rsql_position_cb). */
+static rsql_err_t resume_add(void *opaque, const char *partition, int64_t offset)
+{
+    resume_list_t *l = opaque;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        resume_pos_t *v = rsql_realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            return RSQL_ERR_NOMEM;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n].name = rsql_strdup(partition ? partition : ""))) {
+        return RSQL_ERR_NOMEM;
+    }
+    l->v[l->n++].off = offset;
+    return RSQL_OK;
+}
+
+static void resume_free(resume_list_t *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        rsql_free(l->v[i].name);
+    }
+    rsql_free(l->v);
+}
+
+static int resume_cmp(const void *a, const void *b)
+{
+    return strcmp(((const resume_pos_t *)a)->name, ((const resume_pos_t *)b)->name);
+}
+
+/*
+** The positions the source resumes from: an exactly-once sink's own (all of them: a sink
+** that cannot read them fails this, transiently or not, and the open with it), then the
+** catalog's where missing or further (a later dead letter or filtered record completed it).
+*/
+static rsql_err_t resume_positions(rsql_pipeline_t *p, resume_list_t *l, rsql_error_t *err)
+{
+    if (p->conf.snk_ops->stored_positions) {
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rsql_err_t rc = p->conf.snk_ops->stored_positions(p->snk, resume_add, l, &e);
+        if (rc == RSQL_ERR_NOMEM && !e.code) {
+            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        if (rc != RSQL_OK) {
+            return rsql_error_set(err, e.code ? e.code : rc, RSQL_NOPOS,
+                                  "reading the positions stored with the sink's rows: %s",
+                                  e.code ? e.msg : rsql_err_str(rc));
+        }
+    }
+    if (!p->conf.cat) {
+        return RSQL_OK;
+    }
+    int n_sink = l->n;
+    if (n_sink > 1) {
+        qsort(l->v, (size_t)n_sink, sizeof *l->v, resume_cmp);
+    }
+    rsql_kv_t *kv = NULL;
+    int nkv = 0;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (rsql_catalog_offset_list(p->conf.cat, p->id, &kv, &nkv, &e) != RSQL_OK) {
+        return rsql_error_set(err, e.code, RSQL_NOPOS, "reading source positions: %s", e.msg);
+    }
+    rsql_err_t rc = RSQL_OK;
+    for (int i = 0; rc == RSQL_OK && i < nkv; i++) {
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(kv[i].value ? kv[i].value : "", &end, 10);
+        if (errno || !end || *end || end == kv[i].value) {
+            continue; /* not ours */
+        }
+        resume_pos_t key = {kv[i].key, 0};
+        resume_pos_t *at = n_sink ? bsearch(&key, l->v, (size_t)n_sink, sizeof *l->v, resume_cmp)
+                                  : NULL;
+        if (at) {
+            if (v > at->off) {
+                at->off = v;
+            }
+        } else if (resume_add(l, kv[i].key, v) != RSQL_OK) {
+            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+    }
+    rsql_kv_array_free(kv, nkv);
+    return rc;
+}
+
 static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
 {
-    enum { MAXP = 1024 };
     rsql_source_ctx_t ctx = p->conf.src_ctx;
     ctx.pipeline = p->id;
     ctx.n_resume = 0;
     ctx.not_before_ms = p->not_before_ms;
     ctx.counters = p->conf.stats ? &p->conf.stats->src : NULL;
-    char **names = NULL;
+    resume_list_t l = {0};
+    const char **names = NULL;
     int64_t *offs = NULL;
-    int n = 0;
     rsql_err_t rc = RSQL_OK;
     if (!p->conf.preview) {
-        names = rsql_calloc(MAXP, sizeof(char *));
-        offs = rsql_calloc(MAXP, sizeof(int64_t));
-        if (!names || !offs) {
-            rsql_free(names);
-            rsql_free(offs);
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        }
-        /* an exactly-once sink's own positions first */
-        if (p->conf.snk_ops->stored_positions) {
-            n = p->conf.snk_ops->stored_positions(p->snk, MAXP, names, offs);
-            if (n < 0) {
-                n = 0;
+        rc = resume_positions(p, &l, err);
+        if (rc == RSQL_OK && l.n > 0) {
+            names = rsql_calloc((size_t)l.n, sizeof *names);
+            offs = rsql_calloc((size_t)l.n, sizeof *offs);
+            if (!names || !offs) {
+                rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            for (int i = 0; rc == RSQL_OK && i < l.n; i++) {
+                names[i] = l.v[i].name;
+                offs[i] = l.v[i].off;
             }
         }
-        /* then the catalog's, where missing or further (a later dead letter or filtered
-           record completed it) */
-        rsql_kv_t *kv = NULL;
-        int nkv = 0;
-        if (p->conf.cat) {
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            if (rsql_catalog_offset_list(p->conf.cat, p->id, &kv, &nkv, &e) != RSQL_OK) {
-                rc = rsql_error_set(err, e.code, RSQL_NOPOS, "reading source positions: %s",
-                                    e.msg);
-            }
-        }
-        for (int i = 0; rc == RSQL_OK && i < nkv; i++) {
-            char *end = NULL;
-            errno = 0;
-            long long v = strtoll(kv[i].value ? kv[i].value : "", &end, 10);
-            if (errno || !end || *end || end == kv[i].value) {
-                continue; /* not ours */
-            }
-            int j = 0;
-            while (j < n && strcmp(names[j], kv[i].key) != 0) {
-                j++;
-            }
-            if (j < n) {
-                if (v > offs[j]) {
-                    offs[j] = v;
-                }
-            } else if (n < MAXP) {
-                names[n] = rsql_strdup(kv[i].key);
-                if (!names[n]) {
-                    rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-                    break;
-                }
-                offs[n++] = v;
-            }
-        }
-        rsql_kv_array_free(kv, nkv);
-        ctx.n_resume = n;
-        ctx.resume_partitions = (const char *const *)names;
+        ctx.n_resume = rc == RSQL_OK ? l.n : 0;
+        ctx.resume_partitions = names;
         ctx.resume_offsets = offs;
     }
     if (rc == RSQL_OK) {
@@ -443,11 +504,9 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
             rsql_error_set(err, rc, e.pos, "%s", e.code ? e.msg : rsql_err_str(rc));
         }
     }
-    for (int i = 0; names && i < n; i++) {
-        rsql_free(names[i]);
-    }
     rsql_free(names);
     rsql_free(offs);
+    resume_free(&l);
     return rc;
 }
 

@@ -4,8 +4,8 @@
  * pg_conn: what the postgres connector's source and sink share: connecting with the
  * table's options (pg_int.h) and PostgreSQL's errors as rsql errors. The SQLSTATE says what
  * happened, so the one retriable predicate (rsql_error_retriable) decides from the code: a
- * lost connection or a serialization failure is retried, a constraint violation is not. The
- * message is always PostgreSQL's own, with its SQLSTATE.
+ * lost connection, a serialization failure or a lock wait that timed out is retried, a
+ * constraint violation is not. The message is always PostgreSQL's own, with its SQLSTATE.
  */
 #include "config.h"
 #include "connectors/postgres/pg_int.h"
@@ -20,7 +20,8 @@ rsql_err_t rsql_pg__code(const char *st, bool conn_bad)
     if (!st || strlen(st) != 5) {
         return conn_bad ? RSQL_ERR_UNAVAILABLE : RSQL_ERR_REMOTE;
     }
-    if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0) {
+    /* a serialization failure, a deadlock, a lock_timeout (its holder may yet end) */
+    if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0 || strcmp(st, "55P03") == 0) {
         return RSQL_ERR_BUSY;
     }
     if (strcmp(st, "53100") == 0) {

@@ -27,7 +27,8 @@ static const rsql_opt_def_t pg_opts[] = {
                    F(url, const char *)),
     RSQL_OPT_ROW_F("table-name", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                    "The table, optionally schema-qualified (`public.orders`). A sink creates it "
-                   "when missing, with the rocketsql table's columns; an existing table's "
+                   "(and its schema) when missing, with the rocketsql table's columns (any "
+                   "number of processes starting at once may do so); an existing table's "
                    "columns are matched by name and checked against the rocketsql types when "
                    "the job starts (a mismatch is an error naming the column). Types: BOOLEAN "
                    "`boolean`, INT `integer`, BIGINT `bigint`, DOUBLE `double precision`, "

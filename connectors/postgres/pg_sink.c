@@ -125,6 +125,7 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->stage_sql);
     rsql_free(k->merge_sql);
     rsql_free(k->key);
+    rsql_free(k->table_create);
     rsql_free(k->pos_create);
     rsql_free(k->pos_upsert);
     rsql_free(k->pos_get);
@@ -143,14 +144,12 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k);
 }
 
-/* Create the table when missing, then check its columns against the rocketsql table's. */
-static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_error_t *err)
+/* CREATE TABLE IF NOT EXISTS for the rocketsql table's columns (and key), on the heap. */
+static char *table_create_sql(rsql_sink_t *k, const rsql_sink_ctx_t *ctx)
 {
-    rsql_buf_t q = RSQL_BUF_INIT, qt = RSQL_BUF_INIT;
-    rsql_err_t rc = RSQL_OK;
-    rsql_pg__quote_table(&qt, k->table);
+    rsql_buf_t q = RSQL_BUF_INIT;
     rsql_buf_puts(&q, "CREATE TABLE IF NOT EXISTS ");
-    rsql_buf_puts(&q, rsql_buf_str(&qt));
+    rsql_pg__quote_table(&q, k->table);
     rsql_buf_putc(&q, '(');
     for (int i = 0; i < k->n; i++) {
         rsql_buf_puts(&q, i ? ", " : "");
@@ -164,11 +163,81 @@ static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_e
         rsql_buf_puts(&q, j + 1 == k->n_key ? ")" : "");
     }
     rsql_buf_putc(&q, ')');
-    if (q.oom || qt.oom) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        goto out;
+    char *sql = q.oom ? NULL : rsql_strdup(rsql_buf_str(&q));
+    rsql_buf_deinit(&q);
+    return sql;
+}
+
+/*
+** Create what is missing of what the sink writes to: the table's schema and the table itself
+** (with_table), rocketsql_positions and (by_ident) rocketsql_applied. Several processes may
+** do so at the same moment (a scale-out start), and PostgreSQL's IF NOT EXISTS does not
+** make two concurrent creations of one name safe (the second fails with a unique violation
+** on its catalogs), so the statements run in one transaction that first takes the
+** database's rocketsql DDL lock (a transaction-level advisory lock): a second process waits
+** for the first to commit and then finds everything there. The schema is looked up before
+** it is created, so a user without the database's CREATE privilege can write into an
+** existing schema. At most 30 s for a lock (lock_timeout: a transient error, retried per
+** errors.retry.*). RSQL_OK, or err set and the transaction rolled back.
+*/
+static rsql_err_t create_missing(rsql_sink_t *k, bool with_table, rsql_error_t *err)
+{
+    rsql_err_t rc = rsql_pg__exec(k,
+                                  "BEGIN; SET LOCAL lock_timeout = '30s'; "
+                                  "SELECT pg_advisory_xact_lock(hashtextextended('rocketsql:ddl', "
+                                  "0))",
+                                  "cannot take the lock for creating tables", err);
+    const char *dot = strchr(k->table, '.');
+    if (rc == RSQL_OK && with_table && dot) {
+        char *schema = rsql_strndup(k->table, (size_t)(dot - k->table));
+        rsql_buf_t q = RSQL_BUF_INIT;
+        rsql_buf_puts(&q, "CREATE SCHEMA ");
+        rsql_pg__quote_ident(&q, k->table, (size_t)(dot - k->table));
+        if (!schema || q.oom) {
+            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        } else {
+            const char *params[1] = {schema};
+            PGresult *r = PQexecParams(k->conn, "SELECT 1 FROM pg_namespace WHERE nspname = $1",
+                                       1, NULL, params, NULL, NULL, 0);
+            if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+                rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot look up schema %s",
+                                    k->table, schema);
+            } else if (PQntuples(r) == 0) {
+                rc = rsql_pg__exec(k, rsql_buf_str(&q), "cannot create the schema", err);
+            }
+            PQclear(r);
+        }
+        rsql_free(schema);
+        rsql_buf_deinit(&q);
     }
-    if ((rc = rsql_pg__exec(k, rsql_buf_str(&q), "cannot create the table", err)) != RSQL_OK) {
+    if (rc == RSQL_OK && with_table) {
+        rc = rsql_pg__exec(k, k->table_create, "cannot create the table", err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_pg__exec(k, k->pos_create, "cannot create rocketsql_positions", err);
+    }
+    if (rc == RSQL_OK && k->by_ident) {
+        rc = rsql_pg__exec(k, k->app_create, "cannot create rocketsql_applied", err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_pg__exec(k, "COMMIT", "cannot commit the created tables", err);
+    }
+    if (rc != RSQL_OK) {
+        if (k->conn && PQtransactionStatus(k->conn) != PQTRANS_IDLE) {
+            PQclear(PQexec(k->conn, "ROLLBACK"));
+        }
+    }
+    return rc;
+}
+
+/* Check the table's columns against the rocketsql table's (it exists: create_missing). */
+static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_error_t *err)
+{
+    rsql_buf_t qt = RSQL_BUF_INIT;
+    rsql_err_t rc = RSQL_OK;
+    rsql_pg__quote_table(&qt, k->table);
+    if (qt.oom) {
+        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         goto out;
     }
     const char *param = rsql_buf_str(&qt);
@@ -205,7 +274,6 @@ static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_e
     }
     PQclear(r);
 out:
-    rsql_buf_deinit(&q);
     rsql_buf_deinit(&qt);
     return rc;
 }
@@ -236,16 +304,10 @@ static rsql_err_t writer_lock(rsql_sink_t *k, rsql_error_t *err)
         PGresult *r = PQexecParams(k->conn, "SELECT pg_advisory_lock(hashtextextended($1, 0))",
                                    1, NULL, params, NULL, NULL, 0);
         if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-            const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
             rc = rsql_pg__error(k->conn, r, err,
                                 "postgres sink %s: cannot take the writer lock of pipeline '%s' "
                                 "(is another run of it still writing?)",
                                 k->table, k->pipeline);
-            if (st && strcmp(st, "55P03") == 0 && err && err->code == rc) {
-                /* lock_timeout: the holder may yet end (a backend the server has not found
-                   dead): transient, retried per errors.retry.* */
-                rc = err->code = RSQL_ERR_BUSY;
-            }
         }
         PQclear(r);
     }
@@ -269,10 +331,9 @@ rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err)
     if (!k->conn) {
         return err ? err->code : RSQL_ERR_UNAVAILABLE;
     }
-    rsql_err_t rc = rsql_pg__exec(k, k->pos_create, "cannot create rocketsql_positions", err);
-    if (rc == RSQL_OK && k->by_ident) {
-        rc = rsql_pg__exec(k, k->app_create, "cannot create rocketsql_applied", err);
-    }
+    /* at open (not checked yet) the table too; when connecting again only what the
+       exactly-once record needs */
+    rsql_err_t rc = create_missing(k, !k->checked, err);
     if (rc == RSQL_OK && !k->by_ident) {
         rc = writer_lock(k, err);
     }
@@ -424,8 +485,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->app_prune = rsql_pg__sql3("DELETE FROM ", pt,
                            " WHERE pipeline = $1 AND applied_at < now() - $2::bigint * "
                            "interval '1 millisecond'");
-    bool pos_ok = !b.oom && k->pos_create && k->pos_upsert && k->pos_get && k->pos_list &&
-                  k->pos_head && k->pos_tail &&
+    k->table_create = table_create_sql(k, ctx);
+    bool pos_ok = !b.oom && k->table_create && k->pos_create && k->pos_upsert && k->pos_get &&
+                  k->pos_list && k->pos_head && k->pos_tail &&
                   k->app_create && k->app_mark && k->app_prune;
     rsql_buf_deinit(&b);
     if (!pos_ok || !up_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
@@ -594,26 +656,42 @@ static rsql_err_t sk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 }
 
 /*
-** Positions stored for this pipeline. partitions[i] are heap strings the caller frees with
-** rsql_free. Returns the count (0 on error).
+** Positions stored for this pipeline, each through add (rsql_io.h). All of them or an error
+** (PostgreSQL's, classed by its SQLSTATE: a lost connection is transient, a missing
+** privilege is not). A connection found broken is made again first (with the writer lock),
+** so a retried open can succeed once the server is back.
 */
-static int sk_stored_positions(rsql_sink_t *k, int max, char **partitions, int64_t *offsets)
+static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void *opaque,
+                                      rsql_error_t *err)
 {
+    if (!k->conn || PQstatus(k->conn) == CONNECTION_BAD) {
+        rsql_err_t rc = rsql_pg__sink_connect(k, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
     const char *param = k->pipeline;
-    int m = 0;
     PGresult *r = PQexecParams(k->conn, k->pos_list, 1, NULL, &param, NULL, NULL, 0);
-    if (r && PQresultStatus(r) == PGRES_TUPLES_OK) {
-        for (int i = 0; i < PQntuples(r) && m < max; i++) {
-            char *name = rsql_strdup(PQgetvalue(r, i, 0));
-            if (!name) {
-                break;
-            }
-            partitions[m] = name;
-            offsets[m++] = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+    rsql_err_t rc = RSQL_OK;
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot read rocketsql_positions",
+                            k->table);
+    }
+    for (int i = 0; rc == RSQL_OK && i < PQntuples(r); i++) {
+        char *end = NULL;
+        const char *v = PQgetvalue(r, i, 1);
+        long long off = strtoll(v, &end, 10);
+        if (end == v || *end) {
+            rc = rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                                "postgres sink %s: rocketsql_positions holds offset '%s' for "
+                                "partition '%s'",
+                                k->table, v, PQgetvalue(r, i, 0));
+        } else if (add(opaque, PQgetvalue(r, i, 0), off) != RSQL_OK) {
+            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
     }
     PQclear(r);
-    return m;
+    return rc;
 }
 
 /* sink.buffer-flush.max-rows: the runtime lets that many rows gather before it flushes. */

@@ -34,6 +34,7 @@ struct rsql_sink {
     bool checked;   /* the table was created/checked (the stage can be made) */
     bool tolerate_all;     /* errors.tolerance = all */
     rsql_error_t poisoned; /* under 'none': the permanent failure that stops the run */
+    char *table_create; /* CREATE TABLE IF NOT EXISTS t(cols) */
     char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
     char *pos_head, *pos_tail; /* INSERT INTO positions ... VALUES | ON CONFLICT ... (literal) */
     char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
@@ -61,7 +62,10 @@ struct rsql_sink {
     int64_t backoff_ms;
 };
 
-/* pg_sink.c: connect (again) and make sure the positions (and applied) tables exist. */
+/*
+** pg_sink.c: connect (again) and make sure the positions (and applied) tables exist (at
+** open, before the table was checked, the table and its schema too).
+*/
 rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err);
 
 /* pg_copy.c: run sql (no result rows wanted); RSQL_OK or err set, naming what failed. */

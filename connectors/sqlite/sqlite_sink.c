@@ -540,30 +540,34 @@ static rsql_err_t sk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 }
 
 /*
-** Positions stored for this pipeline. partitions[i] are heap strings the
-** caller frees with rsql_free. Returns the count (0 on error).
+** Positions stored for this pipeline, each through add (rsql_io.h). All of them or an error
+** (SQLite's; a busy or locked database is transient): a step that fails ends the read with
+** that error, never with the rows read before it.
 */
-static int sk_stored_positions(rsql_sink_t *k, int max, char **partitions, int64_t *offsets)
+static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void *opaque,
+                                      rsql_error_t *err)
 {
     sqlite3_stmt *st = NULL;
-    int m = 0;
-    if (sqlite3_prepare_v2(k->db,
-                           "SELECT \"partition\", \"offset\" FROM rocketsql_positions WHERE "
-                           "pipeline = ?1 ORDER BY \"partition\"",
-                           -1, &st, NULL) != SQLITE_OK) {
-        return 0;
+    int rc = sqlite3_prepare_v2(k->db,
+                                "SELECT \"partition\", \"offset\" FROM rocketsql_positions WHERE "
+                                "pipeline = ?1 ORDER BY \"partition\"",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        return sk_db_error(k, rc, err, "cannot read rocketsql_positions");
     }
     sqlite3_bind_text(st, 1, k->pipeline, -1, SQLITE_STATIC);
-    while (m < max && sqlite3_step(st) == SQLITE_ROW) {
-        char *name = rsql_strdup((const char *)sqlite3_column_text(st, 0));
-        if (!name) {
-            break;
+    rsql_err_t out = RSQL_OK;
+    while (out == RSQL_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (!name || add(opaque, name, sqlite3_column_int64(st, 1)) != RSQL_OK) {
+            out = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }
-        partitions[m] = name;
-        offsets[m++] = sqlite3_column_int64(st, 1);
+    }
+    if (out == RSQL_OK && rc != SQLITE_DONE) {
+        out = sk_db_error(k, rc, err, "cannot read rocketsql_positions");
     }
     sqlite3_finalize(st);
-    return m;
+    return out;
 }
 
 /*

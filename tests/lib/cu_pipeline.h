@@ -79,6 +79,9 @@ typedef struct fake_src {
     int n_resume;
     char resume_names[8][16];
     int64_t resume_offs[8];
+    int n_resume_all; /* every resume position given at open */
+    int n_resume_q;   /* of them, "q<i>" at offset i (a sink's past 8) */
+    int opens;
     pthread_t poll_thread, commit_thread;
     bool threads_differ;
     /* unbounded (n < 0) with hold > 0: give hold records, then hold (signal 'held' and wait
@@ -95,6 +98,14 @@ static rsql_err_t fsrc_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, r
 {
     (void)err;
     fake_src_t *s = g_src;
+    s->opens++;
+    s->n_resume_all = ctx->n_resume;
+    s->n_resume_q = 0;
+    for (int i = 0; i < ctx->n_resume; i++) {
+        char q[16];
+        snprintf(q, sizeof q, "q%" PRId64, ctx->resume_offsets[i]);
+        s->n_resume_q += strcmp(ctx->resume_partitions[i], q) == 0;
+    }
     s->n_resume = ctx->n_resume < 8 ? ctx->n_resume : 8;
     for (int i = 0; i < s->n_resume; i++) {
         snprintf(s->resume_names[i], sizeof s->resume_names[i], "%s",
@@ -266,8 +277,11 @@ typedef struct fake_snk {
     bool retry_forever;             /* ... for every attempt, not the first 2 */
     int write_fails;                /* first write() calls refused, retriable */
     int write_calls;
-    int stored_n;                   /* stored positions to report */
-    int64_t stored[8];
+    int stored_n;                   /* stored positions to report (p0.. and then q8..) */
+    int64_t stored[8];              /* of p0..p7; partitions past 8 are "q<i>" at offset i */
+    int stored_fails;               /* first stored_positions calls fail with stored_code */
+    rsql_err_t stored_code;
+    int stored_calls;
     event_t entered;                /* every write() */
     int64_t gate_in_flight;         /* > 0: writes wait until the source has this many in flight */
     bool stall;                     /* writes wait for 'release' (a sink that never finishes) */
@@ -426,15 +440,26 @@ static rsql_err_t fsnk_flush(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err
     return RSQL_OK;
 }
 
-static int fsnk_stored(rsql_sink_t *snk, int max, char **parts, int64_t *offs)
+static rsql_err_t fsnk_stored(rsql_sink_t *snk, rsql_position_cb add, void *opaque,
+                              rsql_error_t *err)
 {
     fake_snk_t *s = (fake_snk_t *)snk;
-    int n = s->stored_n < max ? s->stored_n : max;
-    for (int i = 0; i < n; i++) {
-        parts[i] = rsql_strdup(part_names[i]);
-        offs[i] = s->stored[i];
+    if (s->stored_calls++ < s->stored_fails) {
+        /* a failure after some positions were read: none of them may be used */
+        if (s->stored_n > 0) {
+            add(opaque, part_names[0], s->stored[0]);
+        }
+        return rsql_error_set(err, s->stored_code, RSQL_NOPOS, "positions table locked");
     }
-    return n;
+    for (int i = 0; i < s->stored_n; i++) {
+        char q[16];
+        snprintf(q, sizeof q, "q%d", i);
+        rsql_err_t rc = add(opaque, i < 8 ? part_names[i] : q, i < 8 ? s->stored[i] : i);
+        if (rc != RSQL_OK) {
+            return rsql_error_set(err, rc, RSQL_NOPOS, "out of memory");
+        }
+    }
+    return RSQL_OK;
 }
 
 static void fsnk_close(rsql_sink_t *snk)

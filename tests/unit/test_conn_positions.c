@@ -5,13 +5,26 @@
  * positions the exactly-once sinks (sqlite, postgres) store with their rows: the last offset
  * of every partition, in groups of at most RSQL_IO_POS_GROUP with no partition twice in a
  * group, skipped rows without a partition, and the first failure stopping the rest.
+ *
+ * And reading them back (stored_positions, rsql_io.h) from the sqlite sink: every one of
+ * them (thousands), or an error when SQLite cannot read them, never a part of the list (the
+ * runtime would resume the missing partitions from the catalog's older offsets and write
+ * committed rows again). The fault comes from a VFS the test puts in front of the default
+ * one, as tests/fakes/ stands in front of RocketMQ: while armed it refuses every shared lock
+ * of the WAL index (SQLITE_BUSY), as a reader finds them while another process holds the
+ * database, and its sleeps return at once so SQLite gives up without waiting.
  */
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/rsql_connector.h"
+#include "tests/lib/cu_positions.h"
 
 #include <CUnit/CUnit.h>
+#include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NPART 80
 #define NROWS 2000
@@ -107,8 +120,141 @@ static void test_positions_last_offset_per_partition(void)
     CU_ASSERT_EQUAL(st.groups, 2);
 }
 
+/* ---- the sqlite sink's stored positions, read back */
+
+static sqlite3_vfs shim_vfs, *real_vfs;
+static sqlite3_io_methods shim_io;
+static const sqlite3_io_methods *real_io;
+static volatile int shim_busy; /* armed: refuse shared WAL-index locks */
+
+static int shim_shm_lock(sqlite3_file *f, int offset, int n, int flags)
+{
+    if (shim_busy && (flags & SQLITE_SHM_LOCK) && (flags & SQLITE_SHM_SHARED)) {
+        return SQLITE_BUSY;
+    }
+    return real_io->xShmLock(f, offset, n, flags);
+}
+
+static int shim_sleep(sqlite3_vfs *v, int us)
+{
+    (void)v;
+    return shim_busy ? us : real_vfs->xSleep(real_vfs, us);
+}
+
+static int shim_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags, int *out)
+{
+    (void)v;
+    int rc = real_vfs->xOpen(real_vfs, name, f, flags, out);
+    if (rc == SQLITE_OK && f->pMethods && f->pMethods->iVersion >= 2) {
+        if (!real_io) {
+            real_io = f->pMethods;
+            shim_io = *real_io;
+            shim_io.xShmLock = shim_shm_lock;
+        }
+        if (f->pMethods == real_io) {
+            f->pMethods = &shim_io;
+        }
+    }
+    return rc;
+}
+
+static void shim_install(void)
+{
+    real_vfs = sqlite3_vfs_find(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(real_vfs);
+    shim_vfs = *real_vfs;
+    shim_vfs.zName = "rsql-test-busy";
+    shim_vfs.xOpen = shim_open;
+    shim_vfs.xSleep = shim_sleep;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_vfs_register(&shim_vfs, 1), SQLITE_OK);
+}
+
+static void shim_remove(void)
+{
+    sqlite3_vfs_register(real_vfs, 1);
+    sqlite3_vfs_unregister(&shim_vfs);
+}
+
+static void sqlite_exec(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static void test_positions_sqlite_read(void)
+{
+    char dir[] = "/tmp/rsql-pos-XXXXXX", path[64], sql[160];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.db", dir);
+    /* 3,000 positions of this pipeline (and one of another) */
+    sqlite_exec(path, "PRAGMA journal_mode=WAL; CREATE TABLE rocketsql_positions(pipeline TEXT "
+                      "NOT NULL, \"partition\" TEXT NOT NULL, \"offset\" INTEGER NOT NULL, "
+                      "PRIMARY KEY(pipeline, \"partition\"));");
+    snprintf(sql, sizeof sql,
+             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999) "
+             "INSERT INTO rocketsql_positions SELECT 'pipe-1', 'f' || i, i * 10 FROM n");
+    sqlite_exec(path, sql);
+    sqlite_exec(path, "INSERT INTO rocketsql_positions VALUES ('pipe-2', 'f0', 1)");
+
+    shim_install();
+    static const char *const names[] = {"id"};
+    static const rsql_type_t types[] = {RSQL_TYPE_BIGINT};
+    rsql_opt_kv_t kv[] = {{"connector", "sqlite", RSQL_NOPOS, RSQL_NOPOS},
+                          {"path", path, RSQL_NOPOS, RSQL_NOPOS},
+                          {"table", "t", RSQL_NOPOS, RSQL_NOPOS}};
+    const rsql_connector_def_t *def = NULL;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_optset_t *opts = rsql_connector_validate(kv, 3, names, 1, RSQL_NOPOS, &def, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(opts);
+    rsql_sink_ctx_t ctx = {.table = "out",
+                           .pipeline = "pipe-1",
+                           .opts = opts,
+                           .conf = rsql_optset_conf(opts, RSQL_CONF_CONNECTOR),
+                           .n_columns = 1,
+                           .column_names = names,
+                           .column_types = types};
+    rsql_sink_t *k = NULL;
+    CU_ASSERT_EQUAL_FATAL(def->sink->open(&ctx, &k, &err), RSQL_OK);
+
+    /* every one of them */
+    static posl_t l;
+    CU_ASSERT_EQUAL(def->sink->stored_positions(k, posl_add, &l, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(l.n, 3000);
+    int right = 0;
+    for (int i = 0; i < l.n; i++) {
+        right += atoi(l.parts[i] + 1) * 10 == l.offs[i];
+    }
+    CU_ASSERT_EQUAL(right, 3000);
+    posl_free(&l);
+
+    /* SQLite cannot read them: an error, transient, naming the table and SQLite's reason */
+    shim_busy = 1;
+    rsql_error_clear(&err);
+    rsql_err_t rc = def->sink->stored_positions(k, posl_add, &l, &err);
+    shim_busy = 0;
+    CU_ASSERT_EQUAL(rc, RSQL_ERR_BUSY);
+    CU_ASSERT_EQUAL(err.code, RSQL_ERR_BUSY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot read rocketsql_positions: "));
+    posl_free(&l);
+
+    /* and once it can, all of them again */
+    CU_ASSERT_EQUAL(def->sink->stored_positions(k, posl_add, &l, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(l.n, 3000);
+    posl_free(&l);
+    def->sink->close(k);
+    rsql_optset_destroy(opts);
+    shim_remove();
+    snprintf(sql, sizeof sql, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(sql), 0);
+}
+
 static CU_TestInfo positions_tests[] = {
     {"test_positions_last_offset_per_partition", test_positions_last_offset_per_partition},
+    {"test_positions_sqlite_read", test_positions_sqlite_read},
     CU_TEST_INFO_NULL,
 };
 

@@ -18,6 +18,7 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/rsql_connector.h"
 #include "base/rsql_time.h"
+#include "tests/lib/cu_positions.h"
 
 #include <CUnit/CUnit.h>
 #include <fcntl.h>
@@ -789,17 +790,14 @@ static void test_conn_sqlite_sink_source(void)
     CU_ASSERT_EQUAL(k.d.rows, 5);
     CU_ASSERT_EQUAL(k.d.failed, 0);
     CU_ASSERT_EQUAL(k.ops->flush(k.k, 1000, &k.err), RSQL_OK);
-    char *parts[8];
-    int64_t offs[8];
-    int n = k.ops->stored_positions(k.k, 8, parts, offs);
-    CU_ASSERT_EQUAL_FATAL(n, 2);
-    CU_ASSERT_STRING_EQUAL(parts[0], "in.json");
-    CU_ASSERT_EQUAL(offs[0], 130);
-    CU_ASSERT_STRING_EQUAL(parts[1], "other");
-    CU_ASSERT_EQUAL(offs[1], 140);
-    for (int i = 0; i < n; i++) {
-        rsql_free(parts[i]);
-    }
+    static posl_t l;
+    CU_ASSERT_EQUAL(k.ops->stored_positions(k.k, posl_add, &l, &k.err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(l.n, 2);
+    CU_ASSERT_STRING_EQUAL(l.parts[0], "in.json");
+    CU_ASSERT_EQUAL(l.offs[0], 130);
+    CU_ASSERT_STRING_EQUAL(l.parts[1], "other");
+    CU_ASSERT_EQUAL(l.offs[1], 140);
+    posl_free(&l);
     snk_close(&k);
     CU_ASSERT_EQUAL(count_rows(db, "SELECT count(*) FROM t", &v), SQLITE_OK);
     CU_ASSERT_EQUAL(v, 5);
@@ -892,17 +890,14 @@ static void test_conn_exactly_once_file_to_sqlite(void)
     for (int round = 0; round < 4; round++) {
         snk_t k;
         src_t x;
-        char *parts[4];
-        int64_t offs[4];
+        static posl_t l;
         CU_ASSERT_EQUAL_FATAL(snk_open(&k, "sqlite", kkv, 2, c2, t2), RSQL_OK);
-        int np = k.ops->stored_positions(k.k, 4, parts, offs);
-        CU_ASSERT_EQUAL(np, round == 0 ? 0 : 1);
-        CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", skv, 2, c2, t2, np,
-                                       (const char *const *)parts, offs),
+        CU_ASSERT_EQUAL(k.ops->stored_positions(k.k, posl_add, &l, &k.err), RSQL_OK);
+        CU_ASSERT_EQUAL(l.n, round == 0 ? 0 : 1);
+        CU_ASSERT_EQUAL_FATAL(src_open(&x, "filesystem", skv, 2, c2, t2, l.n,
+                                       (const char *const *)l.parts, l.offs),
                               RSQL_OK);
-        for (int i = 0; i < np; i++) {
-            rsql_free(parts[i]);
-        }
+        posl_free(&l);
         rsql_decoder_t *dec = rsql_decoder_new("json", rsql_optset_conf(x.opts, RSQL_CONF_FORMAT), 2, c2, t2, &x.err);
         rsql_batch_t *b = rsql_batch_new(7);
         bool eof = false;

@@ -410,6 +410,69 @@ static void test_pipeline_resume_positions(void)
     CU_ASSERT_EQUAL(got[2], 9);
 }
 
+/* Every position the sink stored, however many, with the catalog's merged in. */
+static void test_pipeline_resume_many_positions(void)
+{
+    harness_reset(10, 1, DELIVER_SYNC);
+    rsql_catalog_offset_put(g_cat, "job1", "p0", "7", NULL);
+    rsql_catalog_offset_put(g_cat, "job1", "q100", "250", NULL); /* further than the sink's */
+    rsql_catalog_offset_put(g_cat, "job1", "c1", "3", NULL);     /* the catalog's only */
+    out_store.stored_n = 3000; /* p0..p7, then q8..q2999 at offset i */
+    out_store.stored[0] = 5;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(src_store.n_resume_all, 3001);
+    CU_ASSERT_EQUAL(src_store.n_resume_q, 2992 - 1); /* q100 is the catalog's 250 */
+}
+
+/*
+** A sink that cannot read its stored positions fails the source's open, never resumes from
+** the catalog's (older) offsets: transiently, and the open is retried until it reads them all.
+*/
+static void test_pipeline_stored_positions_transient(void)
+{
+    harness_reset(10, 1, DELIVER_SYNC);
+    rsql_catalog_offset_put(g_cat, "job1", "p0", "2", NULL); /* behind the sink's */
+    out_store.stored_n = 2;
+    out_store.stored[0] = 8;
+    out_store.stored[1] = 4;
+    out_store.stored_fails = 2;
+    out_store.stored_code = RSQL_ERR_BUSY;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(out_store.stored_calls, 3);
+    CU_ASSERT_EQUAL(src_store.opens, 1); /* opened only once they were read */
+    CU_ASSERT_EQUAL_FATAL(src_store.n_resume, 2);
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(src_store.resume_offs[i], src_store.resume_names[i][1] == '0' ? 8 : 4);
+    }
+}
+
+/* ... and permanently: the run fails with the sink's message, nothing read or written. */
+static void test_pipeline_stored_positions_permanent(void)
+{
+    harness_reset(10, 1, DELIVER_SYNC);
+    out_store.stored_n = 1;
+    out_store.stored_fails = 1000;
+    out_store.stored_code = RSQL_ERR_PERMISSION;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_ERR_PERMISSION);
+    CU_ASSERT_STRING_EQUAL(err.msg, "reading the positions stored with the sink's rows: "
+                                    "positions table locked");
+    CU_ASSERT_EQUAL(out_store.stored_calls, 1);
+    CU_ASSERT_EQUAL(src_store.opens, 0);
+    CU_ASSERT_EQUAL(out_store.rows, 0);
+}
+
 static void test_pipeline_preview_commits_nothing(void)
 {
     harness_reset(1000, 1, DELIVER_SYNC);
@@ -586,6 +649,9 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_retry_timeout_fails", test_pipeline_retry_timeout_fails},
     {"test_runtime_retry_timeout_total", test_pipeline_retry_timeout_total},
     {"test_runtime_resume_positions", test_pipeline_resume_positions},
+    {"test_runtime_resume_many_positions", test_pipeline_resume_many_positions},
+    {"test_runtime_stored_positions_transient", test_pipeline_stored_positions_transient},
+    {"test_runtime_stored_positions_permanent", test_pipeline_stored_positions_permanent},
     {"test_runtime_preview_commits_nothing", test_pipeline_preview_commits_nothing},
     {"test_runtime_summary_line", test_pipeline_summary_line},
     {"test_runtime_sigint_drains", test_pipeline_sigint_drains_and_commits},
