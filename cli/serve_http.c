@@ -17,6 +17,7 @@
 #include "config.h"
 #include "cli/serve_int.h"
 #include "base/rsql_buf.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 
 #include <arpa/inet.h>
@@ -243,6 +244,12 @@ void serve__metrics(serve_t *srv, rsql_buf_t *out)
               "From an ack request of the job's RocketMQ source to the broker's answer.",
               offsetof(rsql_pipeline_stats_t, src.ack));
     pthread_mutex_unlock(&srv->mu);
+    rsql_buf_printf(out,
+                    "# HELP rocketsql_log_lines_dropped_total Log lines dropped because the log "
+                    "output (standard error) was not read fast enough.\n"
+                    "# TYPE rocketsql_log_lines_dropped_total counter\n"
+                    "rocketsql_log_lines_dropped_total %llu\n",
+                    (unsigned long long)rsql_log_dropped());
 }
 
 /* Ready when every job is up, or ended by itself (a bounded job that finished). */
