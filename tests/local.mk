@@ -61,6 +61,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_serve.sh \
+	tests/integration/t_serve_drain.sh \
 	tests/integration/t_serve_restart.sh \
 	tests/integration/t_serve_script.sh \
 	tests/integration/t_sdk_header.sh \
