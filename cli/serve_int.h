@@ -42,7 +42,7 @@ typedef struct serve {
     pthread_cond_t cv; /* retire / ended */
     serve_job_t **jobs;
     int n_jobs, cap_jobs;
-    void *http; /* struct MHD_Daemon * */
+    void *http; /* the endpoint (serve_http.c) */
     bool reload_pending; /* a changed job waits for its old self to drain (main thread) */
 } serve_t;
 
