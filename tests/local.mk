@@ -63,6 +63,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_serve.sh \
 	tests/integration/t_serve_drain.sh \
 	tests/integration/t_serve_http_slow.sh \
+	tests/integration/t_serve_log_stalled.sh \
 	tests/integration/t_serve_restart.sh \
 	tests/integration/t_serve_script.sh \
 	tests/integration/t_sdk_header.sh \
