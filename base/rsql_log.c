@@ -354,11 +354,18 @@ static void *writer_main(void *arg)
         while (ring_len == 0) {
             pthread_cond_wait(&ring_more, &log_mu);
         }
+        /* whole lines only, so that a line is one write(2) that nothing else written to the
+           same fd (user-facing output) can split */
         size_t n = ring_len < LOG_CHUNK ? ring_len : LOG_CHUNK;
-        if (n > LOG_RING_SIZE - ring_head) {
-            n = LOG_RING_SIZE - ring_head;
+        size_t first = n < LOG_RING_SIZE - ring_head ? n : LOG_RING_SIZE - ring_head;
+        memcpy(chunk, ring + ring_head, first);
+        memcpy(chunk + first, ring, n - first);
+        while (n > 0 && chunk[n - 1] != '\n') {
+            n--; /* (the ring holds whole lines, each shorter than a chunk) */
         }
-        memcpy(chunk, ring + ring_head, n);
+        if (n == 0) {
+            n = ring_len < LOG_CHUNK ? ring_len : LOG_CHUNK; /* cannot happen: no newline */
+        }
         ring_head = (ring_head + n) % LOG_RING_SIZE;
         ring_len -= n;
         writer_busy = true;
@@ -399,9 +406,10 @@ static void fork_child(void)
 {
     ring_head = ring_len = 0;
     writer_started = writer_busy = false;
-    pthread_mutex_init(&log_mu, NULL);
+    dropped_pending = 0;
     pthread_cond_init(&ring_more, NULL);
     rsql_cond_init_monotonic(&ring_progress);
+    pthread_mutex_unlock(&log_mu); /* taken by this thread in fork_prepare */
 }
 
 /*
