@@ -9,9 +9,10 @@
  * the catalog (a new job starts, a dropped one drains and stops, a changed one - its
  * statement, its settings or its creation time differ - drains and starts again once drained;
  * the others go on untouched). The main thread never waits for a drain: a draining job stays
- * in the set (and in /metrics, /jobs) until its thread has ended, then it is reaped. The first SIGTERM/SIGINT drains every job (positions saved, messages
- * acked only once written) and the process exits 0; a second one exits at once, which stays
- * at-least-once (positions only ever cover delivered records).
+ * in the set (and in /metrics, /jobs) until its thread has ended, then it is reaped. The
+ * first SIGTERM/SIGINT drains every job (positions saved, messages acked only once written)
+ * and the process exits 0; a second one exits at once, which stays at-least-once (positions
+ * only ever cover delivered records).
  *
  * Each job runs on a thread of its own with its own session (its own catalog connection):
  * a run, then per its restart strategy (settings restart-strategy.*, Flink's names) a wait

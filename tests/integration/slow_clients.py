@@ -34,7 +34,8 @@ def main():
     t0 = time.monotonic()
     print("connected %d failed %d" % (len(socks), failed), flush=True)
 
-    drib = socket.create_connection(("127.0.0.1", port), timeout=1.0, source_address=("127.0.0.3", 0))
+    drib = socket.create_connection(("127.0.0.1", port), timeout=1.0,
+                                    source_address=("127.0.0.3", 0))
     request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 100
     sent, d0, dribbler_closed = 0, time.monotonic(), -1.0
     next_byte = d0
