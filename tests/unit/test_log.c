@@ -6,13 +6,15 @@
  * came from), level filtering, the line format (prefix, CR/LF flattened, long lines cut),
  * deferred lines written only at flush, several threads logging at once producing whole
  * lines, none interleaved and any lost counted, and an output nobody reads that never makes
- * a caller wait. Lines go to a temporary file or a pipe (rsql_log_set_fd).
+ * a caller wait, and a process that exits right after logging losing no line. Lines go to a
+ * temporary file or a pipe (rsql_log_set_fd).
  */
 #include "config.h"
 #include "base/rsql_log.h"
 #include "base/rsql_time.h"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -454,6 +456,36 @@ static void test_log_stalled_output(void)
     rsql_log_set_level(saved);
 }
 
+/*
+** A process that logs and exits at once (exit, not _exit) loses no line: what the writer had
+** not written yet is written at exit. The child logs 5,000 lines into a file and exits; the
+** file then holds all of them.
+*/
+static void test_log_exit_flush(void)
+{
+    int fd = capture_start();
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        rsql_log_set_level(RSQL_LOG_INFO);
+        for (int i = 0; i < 5000; i++) {
+            rsql_log(RSQL_LOG_INFO, "exit", "line %d of 5000, padded to be longer", i);
+        }
+        exit(0);
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *text = capture_end(fd);
+    int lines = 0;
+    for (const char *l = text; (l = strstr(l, "rocketsql: info: exit: line ")); l++) {
+        lines++;
+    }
+    CU_ASSERT_EQUAL(lines, 5000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "line 4999 of 5000"));
+    free(text);
+}
+
 static CU_TestInfo log_tests[] = {
     {"test_log_level_parse", test_log_level_parse},
     {"test_log_configure", test_log_configure},
@@ -464,6 +496,7 @@ static CU_TestInfo log_tests[] = {
     {"test_log_thread_inherits_context", test_log_thread_inherits_context},
     {"test_log_threads_whole_lines", test_log_threads_whole_lines},
     {"test_log_stalled_output", test_log_stalled_output},
+    {"test_log_exit_flush", test_log_exit_flush},
     CU_TEST_INFO_NULL,
 };
 
