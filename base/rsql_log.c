@@ -3,19 +3,23 @@
  *
  * rsql_log: levels, line formatting and the one writer of log lines (base/rsql_log.h).
  *
- * The level and the output fd are atomics, read without a lock; writing takes log_mu so
- * that a line is one write(2) (continued on a short write) that no other line can split.
- * Formatting happens before the mutex, in the caller's stack buffer, so the mutex is held
- * only for the write itself, and nothing under it calls out of this file.
+ * The level and the output fd are atomics, read without a lock. A line is formatted in the
+ * caller's stack buffer, then copied under log_mu into a bounded ring (or dropped and counted
+ * when the ring is full); a writer thread started on the first line takes chunks out of the
+ * ring and writes them with no lock held, so a stalled output stalls the writer alone.
+ * Nothing under log_mu calls out of this file but libc.
  */
 #include "config.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_time.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -101,6 +105,7 @@ bool rsql_log_enabled(rsql_log_level_t level)
 /* See rsql_log.h. */
 int rsql_log_set_fd(int fd)
 {
+    rsql_log_sync(); /* the lines logged so far go where they were meant to */
     return atomic_exchange(&log_fd, fd < 0 ? -1 : fd);
 }
 
@@ -273,26 +278,250 @@ static size_t format_line(char *buf, rsql_log_level_t level, const char *compone
     return len;
 }
 
-/* Write p[0..n) to the log fd in one write (continued on a short write). */
-static void write_lines(const char *p, size_t n)
+static size_t format_linef(char *buf, rsql_log_level_t level, const char *component,
+                           const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static size_t format_linef(char *buf, rsql_log_level_t level, const char *component,
+                           const char *fmt, ...)
 {
-    pthread_mutex_lock(&log_mu);
-    int fd = atomic_load(&log_fd);
-    if (fd < 0) {
-        fd = STDERR_FILENO;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = format_line(buf, level, component, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* The line that says how many lines were dropped (RSQL_LOG_LINE_MAX bytes; no job context:
+   the lines lost were anyone's). */
+static size_t format_note(char *buf, uint64_t dropped)
+{
+    char job[sizeof ctx_job];
+    int64_t run = ctx_run;
+    memcpy(job, ctx_job, sizeof job);
+    ctx_job[0] = '\0';
+    ctx_run = 0;
+    size_t n = format_linef(buf, RSQL_LOG_WARN, "log",
+                            "%llu log line(s) dropped: the log output was not read fast enough",
+                            (unsigned long long)dropped);
+    memcpy(ctx_job, job, sizeof job);
+    ctx_run = run;
+    return n;
+}
+
+/* ---- the writer: a bounded ring of whole lines, emptied by one thread of its own */
+
+#define LOG_RING_SIZE (1024 * 1024) /* bytes of lines waiting for the writer */
+#define LOG_CHUNK (32 * 1024)      /* bytes the writer takes per write(2) */
+#define LOG_STALL_MS 2000          /* rsql_log_sync gives up after this long without progress */
+
+static pthread_once_t ring_once = PTHREAD_ONCE_INIT;
+static pthread_cond_t ring_more;     /* lines arrived: the writer waits on it */
+static pthread_cond_t ring_progress; /* the writer wrote a chunk: rsql_log_sync waits on it */
+static char ring[LOG_RING_SIZE];
+static size_t ring_head, ring_len;   /* lines are ring[head .. head + len), wrapping; log_mu */
+static bool writer_started, writer_busy, writer_failed; /* log_mu */
+static uint64_t writer_rounds;       /* chunks written; log_mu */
+static uint64_t dropped_pending;     /* lines dropped since the last note; log_mu */
+static atomic_uint_fast64_t dropped_total;
+
+/* Write p[0..n) to fd, continued on a short write; errors are dropped (nowhere to say). */
+static void write_all(int fd, const char *p, size_t n)
+{
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR) {
                 continue;
             }
-            break; /* nowhere to report it */
+            return;
         }
         p += w;
         n -= (size_t)w;
     }
+}
+
+static int out_fd(void)
+{
+    int fd = atomic_load(&log_fd);
+    return fd < 0 ? STDERR_FILENO : fd;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    static char chunk[LOG_CHUNK];
+    pthread_mutex_lock(&log_mu);
+    for (;;) {
+        while (ring_len == 0) {
+            pthread_cond_wait(&ring_more, &log_mu);
+        }
+        /* whole lines only, so that a line is one write(2) that nothing else written to the
+           same fd (user-facing output) can split */
+        size_t n = ring_len < LOG_CHUNK ? ring_len : LOG_CHUNK;
+        size_t first = n < LOG_RING_SIZE - ring_head ? n : LOG_RING_SIZE - ring_head;
+        memcpy(chunk, ring + ring_head, first);
+        memcpy(chunk + first, ring, n - first);
+        while (n > 0 && chunk[n - 1] != '\n') {
+            n--; /* (the ring holds whole lines, each shorter than a chunk) */
+        }
+        if (n == 0) {
+            n = ring_len < LOG_CHUNK ? ring_len : LOG_CHUNK; /* cannot happen: no newline */
+        }
+        ring_head = (ring_head + n) % LOG_RING_SIZE;
+        ring_len -= n;
+        writer_busy = true;
+        int fd = out_fd();
+        pthread_mutex_unlock(&log_mu);
+        write_all(fd, chunk, n); /* may block as long as the reader likes: no lock held */
+        pthread_mutex_lock(&log_mu);
+        writer_busy = false;
+        writer_rounds++;
+        pthread_cond_broadcast(&ring_progress);
+    }
+    return NULL;
+}
+
+static void ring_init(void)
+{
+    pthread_cond_init(&ring_more, NULL);
+    rsql_cond_init_monotonic(&ring_progress);
+}
+
+static void log_atexit(void)
+{
+    rsql_log_sync();
+}
+
+/* fork: the child has no writer thread; it starts its own, without the parent's lines */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&log_mu);
+}
+
+static void fork_parent(void)
+{
     pthread_mutex_unlock(&log_mu);
+}
+
+static void fork_child(void)
+{
+    ring_head = ring_len = 0;
+    writer_started = writer_busy = false;
+    dropped_pending = 0;
+    pthread_cond_init(&ring_more, NULL);
+    rsql_cond_init_monotonic(&ring_progress);
+    pthread_mutex_unlock(&log_mu); /* taken by this thread in fork_prepare */
+}
+
+/*
+** Start the writer thread once (with every signal blocked: it must never take one meant for
+** the thread that waits for them). False when it cannot start: lines are then written by the
+** caller. @locks log_mu held
+*/
+static bool writer_start0(void)
+{
+    if (writer_started || writer_failed) {
+        return writer_started;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    bool ok = pthread_create(&th, NULL, writer_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!ok) {
+        writer_failed = true;
+        return false;
+    }
+    pthread_detach(th);
+    writer_started = true;
+    static bool registered;
+    if (!registered) {
+        registered = true;
+        atexit(log_atexit);
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+    }
+    return true;
+}
+
+static void ring_copy0(const char *p, size_t n)
+{
+    size_t tail = (ring_head + ring_len) % LOG_RING_SIZE;
+    size_t first = n < LOG_RING_SIZE - tail ? n : LOG_RING_SIZE - tail;
+    memcpy(ring + tail, p, first);
+    memcpy(ring, p + first, n - first);
+    ring_len += n;
+}
+
+static size_t format_note(char *buf, uint64_t dropped);
+
+/*
+** Queue p[0..n) (lines whole lines) for the writer; when the ring has no room for all of
+** them they are dropped and counted, and a note with the count goes before the next lines
+** that fit. Never waits for the output. @locks log_mu held
+*/
+static void ring_put0(const char *p, size_t n, uint64_t lines)
+{
+    if (dropped_pending > 0) {
+        char note[RSQL_LOG_LINE_MAX];
+        size_t m = format_note(note, dropped_pending);
+        if (m + n > LOG_RING_SIZE - ring_len) {
+            dropped_pending += lines;
+            atomic_fetch_add(&dropped_total, lines);
+            return;
+        }
+        ring_copy0(note, m);
+        dropped_pending = 0;
+    }
+    if (n > LOG_RING_SIZE - ring_len) {
+        dropped_pending += lines;
+        atomic_fetch_add(&dropped_total, lines);
+        return;
+    }
+    ring_copy0(p, n);
+    pthread_cond_signal(&ring_more);
+}
+
+/* Hand p[0..n) to the writer (or write it here when the writer cannot run). */
+static void write_lines(const char *p, size_t n)
+{
+    uint64_t lines = 0;
+    for (size_t i = 0; i < n; i++) {
+        lines += p[i] == '\n';
+    }
+    pthread_once(&ring_once, ring_init);
+    pthread_mutex_lock(&log_mu);
+    if (writer_start0()) {
+        ring_put0(p, n, lines ? lines : 1);
+        pthread_mutex_unlock(&log_mu);
+        return;
+    }
+    write_all(out_fd(), p, n); /* no thread to write for us: the old way, one write */
+    pthread_mutex_unlock(&log_mu);
+}
+
+/* See rsql_log.h. */
+void rsql_log_sync(void)
+{
+    pthread_once(&ring_once, ring_init);
+    pthread_mutex_lock(&log_mu);
+    uint64_t seen = writer_rounds;
+    int64_t since = rsql_now_ms();
+    while (writer_started && (ring_len > 0 || writer_busy)) {
+        if (writer_rounds != seen) {
+            seen = writer_rounds;
+            since = rsql_now_ms();
+        } else if (rsql_now_ms() - since >= LOG_STALL_MS) {
+            break; /* nobody reads the output: what is left stays unwritten */
+        }
+        rsql_cond_wait_until(&ring_progress, &log_mu, since + LOG_STALL_MS);
+    }
+    pthread_mutex_unlock(&log_mu);
+}
+
+/* See rsql_log.h. */
+uint64_t rsql_log_dropped(void)
+{
+    return atomic_load(&dropped_total);
 }
 
 /* See rsql_log.h. */

@@ -7,8 +7,13 @@
  *     rocketsql: LEVEL: COMPONENT: message
  *
  * (LEVEL one of error, warn, info, debug, trace; COMPONENT e.g. "rocketmq", "runtime",
- * "sqlite"), written to standard error by default with one write(2) under the logger's own
- * mutex, so lines from different threads never interleave. Lines above the process-wide
+ * "sqlite"), written to standard error by default. A line is never split by another: it is
+ * copied whole into a bounded ring (1 MiB) that one writer thread of the logger's own
+ * empties, so a logging thread never waits for the output: when standard error is not read
+ * (a full pipe) the ring fills and further lines are dropped and counted (rsql_log_dropped);
+ * once there is room again a warning with the count goes out first. At exit (atexit) the
+ * ring is written out (rsql_log_sync). Fatal errors that end the process are written to
+ * standard error directly, not through here. Lines above the process-wide
  * level are dropped before they are formatted (default RSQL_LOG_WARN); the command line sets
  * the level from `--log-level LEVEL` or $ROCKETSQL_LOG (rsql_log_configure).
  *
@@ -69,10 +74,21 @@ rsql_log_level_t rsql_log_get_level(void);
 bool rsql_log_enabled(rsql_log_level_t level);
 
 /*
-** Send log lines to fd instead (the caller keeps it open; -1 = standard error again).
-** Returns the previous fd (-1 for standard error). For tests.
+** Send log lines to fd instead (the caller keeps it open; -1 = standard error again); the
+** lines logged before go to the old fd first (rsql_log_sync). Returns the previous fd (-1 for
+** standard error). For tests.
 */
 int rsql_log_set_fd(int fd);
+
+/*
+** Wait until the lines logged so far are written, or until the writer has made no progress
+** for 2 s (nobody reads the output): what is left then stays unwritten. Run at exit.
+** @locality any thread, no lock of the caller's held
+*/
+void rsql_log_sync(void);
+
+/* Lines dropped so far because the output was not read fast enough (a counter). */
+uint64_t rsql_log_dropped(void);
 
 /* Line format: the text line above, or one JSON object per line. */
 typedef enum rsql_log_format { RSQL_LOG_FORMAT_TEXT = 0, RSQL_LOG_FORMAT_JSON = 1 } rsql_log_format_t;
@@ -121,7 +137,7 @@ void rsql_log_deferv(rsql_buf_t *pending, rsql_log_level_t level, const char *co
                      const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
 /*
-** Write the lines of pending (whole, in one write) and free its memory (the buffer is left
+** Write the lines of pending (together, none split) and free its memory (the buffer is left
 ** empty and reusable). A no-op on an empty buffer. @locks none of the caller's held
 */
 void rsql_log_flush(rsql_buf_t *pending);

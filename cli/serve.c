@@ -7,10 +7,12 @@
  * The process owns the signals: SIGINT, SIGTERM and SIGHUP are blocked in every thread
  * before any is started, and the main thread takes them with sigtimedwait. SIGHUP re-reads
  * the catalog (a new job starts, a dropped one drains and stops, a changed one - its
- * statement, its settings or its creation time differ - drains and starts again; the others
- * go on untouched). The first SIGTERM/SIGINT drains every job (positions saved, messages
- * acked only once written) and the process exits 0; a second one exits at once, which stays
- * at-least-once (positions only ever cover delivered records).
+ * statement, its settings or its creation time differ - drains and starts again once drained;
+ * the others go on untouched). The main thread never waits for a drain: a draining job stays
+ * in the set (and in /metrics, /jobs) until its thread has ended, then it is reaped. The
+ * first SIGTERM/SIGINT drains every job (positions saved, messages acked only once written)
+ * and the process exits 0; a second one exits at once, which stays at-least-once (positions
+ * only ever cover delivered records).
  *
  * Each job runs on a thread of its own with its own session (its own catalog connection):
  * a run, then per its restart strategy (settings restart-strategy.*, Flink's names) a wait
@@ -222,7 +224,9 @@ static void *job_main(void *arg)
         rsql_log(RSQL_LOG_WARN, "serve", "job %s: restart %lld in %lld ms", j->name,
                  (long long)attempt, (long long)wait);
         pthread_mutex_lock(&srv->mu);
-        j->state = "restarting";
+        if (!j->retire) {
+            j->state = "restarting";
+        }
         j->restarts++;
         int64_t until = rsql_now_ms() + wait;
         while (!j->retire && !rsql_deadline_passed(until)) {
@@ -275,11 +279,14 @@ static serve_job_t *job_start(serve_t *srv, const rsql_job_def_t *def)
     return j;
 }
 
-/* Ask j to drain and stop (any thread). */
+/* Ask j to drain and stop (any thread); it stays listed, "draining", until reaped. */
 static void job_retire(serve_job_t *j)
 {
     pthread_mutex_lock(&j->srv->mu);
     j->retire = true;
+    if (!j->ended) {
+        j->state = "draining";
+    }
     pthread_cond_broadcast(&j->srv->cv);
     pthread_mutex_unlock(&j->srv->mu);
     rsql_pipeline_stats_stop(j->st);
@@ -309,9 +316,24 @@ static bool wanted(const char *name, char **only, int n_only)
     return false;
 }
 
+/* The job named name in the set, draining or not. @locks srv->mu held */
+static serve_job_t *job_find0(serve_t *srv, const char *name)
+{
+    for (int k = 0; k < srv->n_jobs; k++) {
+        if (strcmp(srv->jobs[k]->name, name) == 0) {
+            return srv->jobs[k];
+        }
+    }
+    return NULL;
+}
+
 /*
-** Bring the running set in line with the catalog: stop (and join) the dropped and changed
-** jobs, then start the new and changed ones. @locality main thread
+** Bring the running set in line with the catalog without waiting for anything: ask the
+** dropped and changed jobs to drain (they stay in the set, "draining", visible in /metrics
+** and /jobs, until reap_retired takes them out), and start the new ones. A changed job starts
+** again only once its old self is gone (two runs of one job must not overlap): then
+** srv->reload_pending is set and the caller reconciles again after the next reap.
+** @locality main thread
 */
 static rsql_err_t reconcile(serve_t *srv, rsql_catalog_t *cat, char **only, int n_only,
                             rsql_error_t *err)
@@ -322,55 +344,46 @@ static rsql_err_t reconcile(serve_t *srv, rsql_catalog_t *cat, char **only, int 
     if (rc != RSQL_OK) {
         return rc;
     }
+    srv->reload_pending = false;
     char **fps = rsql_calloc((size_t)(n ? n : 1), sizeof(char *));
-    bool *keep = rsql_calloc((size_t)(n ? n : 1), sizeof(bool));
-    if (!fps || !keep) {
+    if (!fps) {
         rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         goto done;
     }
     for (int i = 0; i < n; i++) {
         fps[i] = fingerprint(defs[i]);
     }
-    /* which running jobs stay: present, wanted, unchanged */
-    serve_job_t **gone = rsql_calloc((size_t)(srv->n_jobs ? srv->n_jobs : 1), sizeof *gone);
-    int n_gone = 0;
-    if (!gone) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-        goto done;
-    }
+    /* the jobs that go: absent, unwanted or changed (those already draining go on draining) */
     pthread_mutex_lock(&srv->mu);
-    for (int k = 0; k < srv->n_jobs;) {
-        serve_job_t *j = srv->jobs[k];
+    int n_jobs = srv->n_jobs;
+    pthread_mutex_unlock(&srv->mu);
+    for (int k = 0; k < n_jobs; k++) {
+        serve_job_t *j = srv->jobs[k]; /* only this thread changes the set */
+        pthread_mutex_lock(&srv->mu);
+        bool retired = j->retire;
+        pthread_mutex_unlock(&srv->mu);
         int found = -1;
         for (int i = 0; i < n; i++) {
             if (strcmp(defs[i]->name, j->name) == 0) {
                 found = i;
             }
         }
-        if (found >= 0 && fps[found] && strcmp(fps[found], j->fingerprint) == 0 &&
-            wanted(j->name, only, n_only)) {
-            keep[found] = true;
-            k++;
+        if (retired || (found >= 0 && fps[found] && strcmp(fps[found], j->fingerprint) == 0 &&
+                        wanted(j->name, only, n_only))) {
             continue;
         }
-        gone[n_gone++] = j;
-        srv->jobs[k] = srv->jobs[--srv->n_jobs];
+        rsql_log(RSQL_LOG_INFO, "serve", "job %s: dropped or changed, draining", j->name);
+        job_retire(j);
     }
-    pthread_mutex_unlock(&srv->mu);
-    for (int k = 0; k < n_gone; k++) {
-        rsql_log(RSQL_LOG_INFO, "serve", "job %s: dropped or changed, draining", gone[k]->name);
-        job_retire(gone[k]);
-    }
-    for (int k = 0; k < n_gone; k++) {
-        job_free(gone[k]);
-    }
-    rsql_free(gone);
+    /* the jobs that start: wanted and not in the set (a draining one starts after it) */
     for (int i = 0; i < n; i++) {
-        if (keep[i] || !wanted(defs[i]->name, only, n_only)) {
+        if (!wanted(defs[i]->name, only, n_only)) {
             continue;
         }
         pthread_mutex_lock(&srv->mu);
-        if (srv->n_jobs == srv->cap_jobs) {
+        serve_job_t *cur = job_find0(srv, defs[i]->name);
+        bool draining = cur && cur->retire;
+        if (!cur && srv->n_jobs == srv->cap_jobs) {
             int cap = srv->cap_jobs ? srv->cap_jobs * 2 : 8;
             serve_job_t **nj = rsql_realloc(srv->jobs, (size_t)cap * sizeof *nj);
             if (nj) {
@@ -380,6 +393,13 @@ static rsql_err_t reconcile(serve_t *srv, rsql_catalog_t *cat, char **only, int 
         }
         bool room = srv->n_jobs < srv->cap_jobs;
         pthread_mutex_unlock(&srv->mu);
+        if (draining) {
+            srv->reload_pending = true;
+            continue;
+        }
+        if (cur) {
+            continue; /* unchanged */
+        }
         serve_job_t *j = room ? job_start(srv, defs[i]) : NULL;
         if (!j) {
             rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "cannot start job %s",
@@ -395,12 +415,39 @@ done:
         rsql_free(fps[i]);
     }
     rsql_free(fps);
-    rsql_free(keep);
     for (int i = 0; i < n; i++) {
         rsql_job_def_free(defs[i]);
     }
     rsql_free(defs);
     return rc;
+}
+
+/*
+** Take the drained jobs (asked to stop, thread ended) out of the set and free them; the join
+** does not wait, their threads are done. Returns how many. @locality main thread
+*/
+static int reap_retired(serve_t *srv)
+{
+    int reaped = 0;
+    for (;;) {
+        serve_job_t *gone = NULL;
+        pthread_mutex_lock(&srv->mu);
+        for (int k = 0; k < srv->n_jobs; k++) {
+            serve_job_t *j = srv->jobs[k];
+            if (j->retire && j->ended) {
+                gone = j;
+                srv->jobs[k] = srv->jobs[--srv->n_jobs];
+                break;
+            }
+        }
+        pthread_mutex_unlock(&srv->mu);
+        if (!gone) {
+            return reaped;
+        }
+        rsql_log(RSQL_LOG_INFO, "serve", "job %s: drained", gone->name);
+        job_free(gone);
+        reaped++;
+    }
 }
 
 static bool all_ended(serve_t *srv)
@@ -517,6 +564,13 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
         }
         if (draining && all_ended(&srv)) {
             break;
+        }
+        /* never waits: a drained job's thread is done; a changed one then starts again */
+        if (!draining && reap_retired(&srv) > 0 && srv.reload_pending) {
+            rsql_error_clear(&err);
+            if (reconcile(&srv, cat, only, n_only, &err) != RSQL_OK) {
+                rsql_log(RSQL_LOG_ERROR, "serve", "reload: %s", err.msg);
+            }
         }
     }
     for (int k = 0; k < srv.n_jobs; k++) {

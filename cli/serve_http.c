@@ -8,8 +8,10 @@
  *
  * Every answer is built in memory under srv->mu (job states) from the atomics the pipelines
  * publish (rsql_pipeline_stats_t), then handed to libmicrohttpd as a copy; no lock is held
- * while it writes to the socket, and a connection idle for 10 s is closed, so a slow or
- * stuck scraper costs a connection slot, never a job's progress.
+ * while it writes to the socket, so a slow or stuck scraper costs a connection slot, never a
+ * job's progress. The slots are guarded too: a connection idle for 10 s is closed, a request
+ * whose headers are not in after 5 s is cut (the guard below), and one client address holds
+ * at most 16 connections, so probes from elsewhere are answered whatever one client does.
  *
  * The listening socket is made here (bind errors such as "address already in use" are then
  * reported as they are, at start-up) and given to libmicrohttpd.
@@ -17,13 +19,16 @@
 #include "config.h"
 #include "cli/serve_int.h"
 #include "base/rsql_buf.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_time.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +249,12 @@ void serve__metrics(serve_t *srv, rsql_buf_t *out)
               "From an ack request of the job's RocketMQ source to the broker's answer.",
               offsetof(rsql_pipeline_stats_t, src.ack));
     pthread_mutex_unlock(&srv->mu);
+    rsql_buf_printf(out,
+                    "# HELP rocketsql_log_lines_dropped_total Log lines dropped because the log "
+                    "output (standard error) was not read fast enough.\n"
+                    "# TYPE rocketsql_log_lines_dropped_total counter\n"
+                    "rocketsql_log_lines_dropped_total %llu\n",
+                    (unsigned long long)rsql_log_dropped());
 }
 
 /* Ready when every job is up, or ended by itself (a bounded job that finished). */
@@ -305,6 +316,122 @@ void serve__jobs_json(serve_t *srv, rsql_buf_t *out)
 
 /* ---- the daemon */
 
+/*
+** The endpoint's own state: the daemon, and a guard over its connections. libmicrohttpd
+** closes a connection idle for 10 s, but a client that sends its request a byte at a time
+** is never idle: the guard gives every request HEADER_TIMEOUT_MS to bring its headers (from
+** the connection's start, or the end of the request before on it), and a thread of its own
+** shuts down the connections past that. libmicrohttpd then closes them; it reports a
+** connection closed (guard_notify, CLOSED) before it closes its socket, and the record goes
+** under h->mu then, so the guard never touches a socket number that was reused.
+*/
+#define HEADER_TIMEOUT_MS 5000
+#define PER_ADDRESS_LIMIT 16 /* connections from one client address */
+#define CONNECTION_LIMIT 256 /* connections in all */
+
+typedef struct http_conn {
+    struct http_conn *next, *prev;
+    int fd;
+    int64_t since_ms;  /* the start of the wait for the current request's headers */
+    bool headers_in;   /* the current request's headers are all in */
+    bool cut;          /* shut down by the guard */
+} http_conn_t;
+
+typedef struct http {
+    serve_t *srv;
+    struct MHD_Daemon *d;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    http_conn_t conns; /* list head, under mu */
+    bool stop;         /* under mu */
+    pthread_t guard;
+    bool guard_started;
+} http_t;
+
+/* libmicrohttpd's connection callback: a connection starts or ends. @locality MHD thread */
+static void guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                         enum MHD_ConnectionNotificationCode toe)
+{
+    http_t *h = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        http_conn_t *c = rsql_calloc(1, sizeof *c);
+        if (!c || !ci) {
+            rsql_free(c); /* not guarded: the idle timeout still applies */
+            *socket_context = NULL;
+            return;
+        }
+        c->fd = ci->connect_fd;
+        c->since_ms = rsql_now_ms();
+        pthread_mutex_lock(&h->mu);
+        c->next = h->conns.next;
+        c->prev = &h->conns;
+        h->conns.next->prev = c;
+        h->conns.next = c;
+        pthread_mutex_unlock(&h->mu);
+        *socket_context = c;
+        return;
+    }
+    http_conn_t *c = *socket_context;
+    if (c) {
+        pthread_mutex_lock(&h->mu);
+        c->prev->next = c->next;
+        c->next->prev = c->prev;
+        pthread_mutex_unlock(&h->mu);
+        rsql_free(c);
+        *socket_context = NULL;
+    }
+}
+
+/* The headers of the connection's request are in: its clock stops. @locality MHD thread */
+static void guard_headers_in(http_t *h, void *socket_context)
+{
+    http_conn_t *c = socket_context;
+    if (c) {
+        pthread_mutex_lock(&h->mu);
+        c->headers_in = true;
+        pthread_mutex_unlock(&h->mu);
+    }
+}
+
+/* A request is done: the clock starts again for the next one. @locality MHD thread */
+static void guard_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                            enum MHD_RequestTerminationCode toe)
+{
+    (void)con_cls;
+    (void)toe;
+    http_t *h = cls;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    http_conn_t *c = ci ? ci->socket_context : NULL;
+    if (c) {
+        pthread_mutex_lock(&h->mu);
+        c->headers_in = false;
+        c->since_ms = rsql_now_ms();
+        pthread_mutex_unlock(&h->mu);
+    }
+}
+
+/* The guard's thread: every 200 ms, shut down the connections past their header time. */
+static void *guard_main(void *arg)
+{
+    http_t *h = arg;
+    pthread_mutex_lock(&h->mu);
+    while (!h->stop) {
+        int64_t now = rsql_now_ms();
+        for (http_conn_t *c = h->conns.next; c != &h->conns; c = c->next) {
+            if (!c->headers_in && !c->cut && now - c->since_ms >= HEADER_TIMEOUT_MS) {
+                shutdown(c->fd, SHUT_RDWR); /* libmicrohttpd sees the end and closes it */
+                c->cut = true;
+            }
+        }
+        rsql_cond_wait_until(&h->cv, &h->mu, now + 200);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
 static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, const char *type,
                               const char *body, size_t len, bool allow)
 {
@@ -329,8 +456,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
     (void)version;
     (void)upload_data;
-    serve_t *srv = cls;
-    if (!*con_cls) { /* the first call is for the headers only */
+    http_t *h = cls;
+    serve_t *srv = h->srv;
+    if (!*con_cls) { /* the first call is for the headers only: they are all in */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        guard_headers_in(h, ci ? ci->socket_context : NULL);
         *con_cls = srv;
         return MHD_YES;
     }
@@ -420,30 +551,66 @@ rsql_err_t serve__http_start(serve_t *srv, const char *addr, rsql_error_t *err)
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 64) != 0) {
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 128) != 0) {
         int e = errno;
         close(fd);
         return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot listen: %s", strerror(e));
     }
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, srv,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned int)10, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
-    if (!d) {
+    http_t *h = rsql_calloc(1, sizeof *h);
+    if (!h) {
         close(fd);
+        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    h->srv = srv;
+    h->conns.next = h->conns.prev = &h->conns;
+    pthread_mutex_init(&h->mu, NULL);
+    rsql_cond_init_monotonic(&h->cv);
+    /* libmicrohttpd's thread and the guard's take no signal (serve's main thread does) */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    h->d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, h,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned int)10, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONNECTION_LIMIT,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PER_ADDRESS_LIMIT,
+        MHD_OPTION_NOTIFY_CONNECTION, guard_notify, h, MHD_OPTION_NOTIFY_COMPLETED,
+        guard_completed, h, MHD_OPTION_END);
+    h->guard_started = h->d && pthread_create(&h->guard, NULL, guard_main, h) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!h->guard_started) {
+        srv->http = h;
+        serve__http_stop(srv);
+        if (!h->d) {
+            close(fd);
+        }
         return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot start the HTTP server");
     }
-    srv->http = d;
+    srv->http = h;
     return RSQL_OK;
 }
 
 /* See serve_int.h. NULL-safe, idempotent. */
 void serve__http_stop(serve_t *srv)
 {
-    if (srv->http) {
-        MHD_stop_daemon(srv->http);
-        srv->http = NULL;
+    http_t *h = srv->http;
+    if (!h) {
+        return;
     }
+    srv->http = NULL;
+    if (h->guard_started) {
+        pthread_mutex_lock(&h->mu);
+        h->stop = true;
+        pthread_cond_broadcast(&h->cv);
+        pthread_mutex_unlock(&h->mu);
+        pthread_join(h->guard, NULL);
+    }
+    if (h->d) {
+        MHD_stop_daemon(h->d); /* reports every connection closed: the list empties */
+    }
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->mu);
+    rsql_free(h);
 }
 
 /* ---- SET 'http.address' in a script or the shell: one run's endpoint */

@@ -27,7 +27,7 @@ typedef struct serve_job {
     bool th_started;
     struct serve *srv;
     /* under srv->mu */
-    const char *state; /* starting, running, restarting, failed, finished, stopped */
+    const char *state; /* starting, running, restarting, draining, failed, finished, stopped */
     char last_error[sizeof(((rsql_error_t *)0)->msg)];
     int64_t restarts, runs, last_run_id;
     rsql_job_counts_t base; /* totals of the runs that ended */
@@ -42,7 +42,8 @@ typedef struct serve {
     pthread_cond_t cv; /* retire / ended */
     serve_job_t **jobs;
     int n_jobs, cap_jobs;
-    void *http; /* struct MHD_Daemon * */
+    void *http; /* the endpoint (serve_http.c) */
+    bool reload_pending; /* a changed job waits for its old self to drain (main thread) */
 } serve_t;
 
 /*

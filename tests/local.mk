@@ -61,6 +61,9 @@ INTEGRATION_TESTS = \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_serve.sh \
+	tests/integration/t_serve_drain.sh \
+	tests/integration/t_serve_http_slow.sh \
+	tests/integration/t_serve_log_stalled.sh \
 	tests/integration/t_serve_restart.sh \
 	tests/integration/t_serve_script.sh \
 	tests/integration/t_sdk_header.sh \
@@ -69,7 +72,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/pty_shell.py tests/integration/ptylib.py \
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/slow_clients.py tests/integration/pty_shell.py tests/integration/ptylib.py \
 	tests/integration/pty_nul.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).

@@ -4,11 +4,17 @@
  * Unit tests of base/rsql_log.c: level names and parsing, the command line's rule (the
  * --log-level flag wins over $ROCKETSQL_LOG; a bad value is a usage error naming where it
  * came from), level filtering, the line format (prefix, CR/LF flattened, long lines cut),
- * deferred lines written only at flush, and several threads logging at once producing whole
- * lines, none lost or interleaved. Lines go to a temporary file (rsql_log_set_fd).
+ * deferred lines written only at flush, several threads logging at once producing whole
+ * lines, none interleaved and any lost counted, and an output nobody reads that never makes
+ * a caller wait, and a process that exits right after logging losing no line. Lines go to a
+ * temporary file or a pipe (rsql_log_set_fd).
  */
 #include "config.h"
 #include "base/rsql_log.h"
+#include "base/rsql_time.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
 
 #include <pthread.h>
 #include <stdint.h>
@@ -289,6 +295,7 @@ static void test_log_threads_whole_lines(void)
     rsql_log_level_t saved = rsql_log_get_level();
     rsql_log_set_level(RSQL_LOG_INFO);
     int fd = capture_start();
+    uint64_t dropped0 = rsql_log_dropped();
     pthread_t th[N_THREADS];
     for (int i = 0; i < N_THREADS; i++) {
         CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, logger_main, (void *)(intptr_t)i), 0);
@@ -297,8 +304,11 @@ static void test_log_threads_whole_lines(void)
         pthread_join(th[i], NULL);
     }
     char *text = capture_end(fd);
+    /* the writer may fall behind the eight threads: what the ring had no room for is dropped,
+       counted and noted; every line that is there is whole and in its thread's order */
+    int dropped = (int)(rsql_log_dropped() - dropped0);
     int next_seq[N_THREADS] = {0};
-    int bad = 0, lines = 0;
+    int bad = 0, lines = 0, noted = 0;
     for (char *line = text, *nl; *line; line = nl + 1) {
         nl = strchr(line, '\n');
         if (!nl) {
@@ -306,14 +316,18 @@ static void test_log_threads_whole_lines(void)
             break;
         }
         *nl = '\0';
+        int id = -1, seq = -1, off = 0, k = 0;
+        if (sscanf(line, "rocketsql: warn: log: %d log line(s) dropped", &k) == 1) {
+            noted += k;
+            continue;
+        }
         lines++;
-        int id = -1, seq = -1, off = 0;
         if (sscanf(line, "rocketsql: info: t%d: seq=%d %n", &id, &seq, &off) != 2 || id < 0 ||
-            id >= N_THREADS || seq != next_seq[id]) {
+            id >= N_THREADS || seq < next_seq[id] || (seq > next_seq[id] && dropped == 0)) {
             bad++;
             continue;
         }
-        next_seq[id]++;
+        next_seq[id] = seq + 1;
         int want = (seq * 37 + id * 101) % 900;
         const char *p = line + off;
         char pad_char[2] = {(char)('a' + id), '\0'};
@@ -322,12 +336,154 @@ static void test_log_threads_whole_lines(void)
         }
     }
     CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT_EQUAL(lines, N_THREADS * N_LINES);
-    for (int i = 0; i < N_THREADS; i++) {
+    CU_ASSERT_EQUAL(lines + dropped, N_THREADS * N_LINES);
+    CU_ASSERT(noted <= dropped); /* the last drops are noted only before a next line */
+    for (int i = 0; i < N_THREADS && dropped == 0; i++) {
         CU_ASSERT_EQUAL(next_seq[i], N_LINES);
     }
     free(text);
     rsql_log_set_level(saved);
+}
+
+/* ---- an output nobody reads */
+
+#define STALL_LINES 20000
+
+typedef struct stall {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    int fd;         /* the pipe's read end (the reader) */
+    rsql_buf_t got; /* what the reader read */
+} stall_t;
+
+static void *stall_logger(void *arg)
+{
+    stall_t *st = arg;
+    char pad[201];
+    memset(pad, 'x', 200);
+    pad[200] = '\0';
+    for (int i = 0; i < STALL_LINES; i++) {
+        rsql_log(RSQL_LOG_INFO, "stall", "line %d %s", i, pad);
+    }
+    pthread_mutex_lock(&st->mu);
+    st->done = true;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+static void *stall_reader(void *arg)
+{
+    stall_t *st = arg;
+    char buf[65536];
+    ssize_t r;
+    while ((r = read(st->fd, buf, sizeof buf)) > 0) {
+        rsql_buf_append(&st->got, buf, (size_t)r);
+    }
+    return NULL;
+}
+
+/*
+** The log goes to a pipe nobody reads (made as small as the kernel allows): 20,000 lines of
+** 240 bytes, more than the pipe and the logger's ring hold, are all logged without waiting;
+** the ones that found no room are counted (rsql_log_dropped). Once the pipe is read, the
+** next line goes out after a warning that says how many were dropped, and the lines that
+** were kept come out whole.
+*/
+static void test_log_stalled_output(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_INFO);
+    int p[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+    fcntl(p[1], F_SETPIPE_SZ, 4096);
+    stall_t st = {.fd = p[0], .got = RSQL_BUF_INIT};
+    pthread_mutex_init(&st.mu, NULL);
+    rsql_cond_init_monotonic(&st.cv);
+    uint64_t dropped0 = rsql_log_dropped();
+    int prev = rsql_log_set_fd(p[1]);
+    pthread_t lt, rt;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&lt, NULL, stall_logger, &st), 0);
+    int64_t until = rsql_now_ms() + 20000;
+    pthread_mutex_lock(&st.mu);
+    while (!st.done && !rsql_deadline_passed(until)) {
+        rsql_cond_wait_until(&st.cv, &st.mu, until);
+    }
+    bool done = st.done;
+    pthread_mutex_unlock(&st.mu);
+    CU_ASSERT_TRUE(done); /* else logging waited for the output */
+    uint64_t dropped = rsql_log_dropped() - dropped0;
+    CU_ASSERT(dropped > 0);
+    /* now read it: the next line comes after the note with the count */
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&rt, NULL, stall_reader, &st), 0);
+    pthread_join(lt, NULL);
+    rsql_log_sync(); /* what the ring holds is written: there is room again */
+    rsql_log(RSQL_LOG_INFO, "stall", "after");
+    rsql_log_set_fd(prev); /* writes out what is left first */
+    close(p[1]);
+    pthread_join(rt, NULL);
+    rsql_buf_putc(&st.got, '\0');
+    const char *text = st.got.data ? st.got.data : "";
+    char note[128];
+    snprintf(note, sizeof note, "rocketsql: warn: log: %llu log line(s) dropped: ",
+             (unsigned long long)dropped);
+    const char *n = strstr(text, note);
+    const char *after = strstr(text, "rocketsql: info: stall: after\n");
+    CU_ASSERT_PTR_NOT_NULL(n);
+    CU_ASSERT_PTR_NOT_NULL(after);
+    CU_ASSERT(n && after && n < after);
+    int lines = 0, bad = 0;
+    for (const char *l = text; *l;) {
+        const char *nl = strchr(l, '\n');
+        if (!nl) {
+            bad++;
+            break;
+        }
+        int i = -1, off = 0;
+        if (sscanf(l, "rocketsql: info: stall: line %d %n", &i, &off) == 1) {
+            lines++;
+            bad += nl - (l + off) != 200;
+        }
+        l = nl + 1;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL((uint64_t)lines + dropped, (uint64_t)STALL_LINES);
+    rsql_buf_deinit(&st.got);
+    close(p[0]);
+    pthread_cond_destroy(&st.cv);
+    pthread_mutex_destroy(&st.mu);
+    rsql_log_set_level(saved);
+}
+
+/*
+** A process that logs and exits at once (exit, not _exit) loses no line: what the writer had
+** not written yet is written at exit. The child logs 5,000 lines into a file and exits; the
+** file then holds all of them.
+*/
+static void test_log_exit_flush(void)
+{
+    int fd = capture_start();
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        rsql_log_set_level(RSQL_LOG_INFO);
+        for (int i = 0; i < 5000; i++) {
+            rsql_log(RSQL_LOG_INFO, "exit", "line %d of 5000, padded to be longer", i);
+        }
+        exit(0);
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *text = capture_end(fd);
+    int lines = 0;
+    for (const char *l = text; (l = strstr(l, "rocketsql: info: exit: line ")); l++) {
+        lines++;
+    }
+    CU_ASSERT_EQUAL(lines, 5000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "line 4999 of 5000"));
+    free(text);
 }
 
 static CU_TestInfo log_tests[] = {
@@ -339,6 +495,8 @@ static CU_TestInfo log_tests[] = {
     {"test_log_context_and_json", test_log_context_and_json},
     {"test_log_thread_inherits_context", test_log_thread_inherits_context},
     {"test_log_threads_whole_lines", test_log_threads_whole_lines},
+    {"test_log_stalled_output", test_log_stalled_output},
+    {"test_log_exit_flush", test_log_exit_flush},
     CU_TEST_INFO_NULL,
 };
 

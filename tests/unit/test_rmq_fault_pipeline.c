@@ -10,15 +10,19 @@
  * the broker: nothing is acked that was not delivered (the body of every acked message of T is
  * in "out", the sink's confirmed rows), every message of T ends with exactly one outcome
  * (acked once, or forwarded to the dead-letter queue once, or left to be delivered again), and
- * the run's counts add up. This is also the fake-broker pipeline the ThreadSanitizer build runs.
+ * the run's counts add up; and a run logging at trace level into a pipe nobody reads keeps
+ * acking. This is also the fake-broker pipeline the ThreadSanitizer build runs.
  */
 #include "config.h"
 
 #include <CUnit/CUnit.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/rsql_log.h"
 #include "connectors/rocketmq/rmq_client.h"
 #include "runtime/rsql_pipeline.h"
 #include "tests/fakes/fake_rmq_src.h"
@@ -390,12 +394,75 @@ static void test_fault_pipeline_open_retry(void)
     fake_rmq_stop(g);
 }
 
+typedef struct drain {
+    int fd;
+    size_t bytes;
+    bool noted; /* the logger's "log line(s) dropped" warning came out (when any was) */
+} drain_t;
+
+static void *drain_main(void *arg)
+{
+    drain_t *d = arg;
+    char buf[65536 + 1];
+    ssize_t r;
+    while ((r = read(d->fd, buf, sizeof buf - 1)) > 0) {
+        buf[r] = '\0';
+        d->bytes += (size_t)r;
+        d->noted = d->noted || strstr(buf, "log line(s) dropped") != NULL;
+    }
+    return NULL;
+}
+
+/*
+** Trace logging into a pipe nobody reads (as small as the kernel allows; a line per message
+** from the gRPC completion callbacks): the relay keeps receiving, writing and acking, every
+** message acked with its body in OUT, while nothing of the log is read. Then the pipe is
+** read and the relay ends.
+*/
+static void test_fault_pipeline_log_stalled(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, T, FAKE_NORMAL, 4);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 4);
+    int n = 3000;
+    size_t first = put_n(f, n, "m");
+    int p[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+    fcntl(p[1], F_SETPIPE_SZ, 4096);
+    rsql_log_level_t level = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_TRACE);
+    int prev = rsql_log_set_fd(p[1]);
+    relay_t r;
+    relay_init(&r, f, NULL, false);
+    relay_start(&r);
+    FAKE_WAIT(f, pred_acked_some, &n);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.acked, n);
+    drain_t d = {.fd = p[0]};
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, drain_main, &d), 0);
+    relay_join(&r);
+    rsql_log_set_level(level);
+    rsql_log_set_fd(prev);
+    close(p[1]);
+    pthread_join(th, NULL);
+    close(p[0]);
+    CU_ASSERT_EQUAL(r.rc, RSQL_OK);
+    CU_ASSERT(d.bytes > 4096); /* the log did fill the pipe */
+    int acked, dead;
+    assert_promise(f, first, n, false, &acked, &dead);
+    CU_ASSERT_EQUAL(acked, n);
+    fake_rmq_stop(f);
+}
+
 static CU_TestInfo pipeline_tests[] = {
     {"fault_pipeline_relay", test_fault_pipeline_relay},
     {"fault_pipeline_permanent", test_fault_pipeline_permanent},
     {"fault_pipeline_dead_letter", test_fault_pipeline_dead_letter},
     {"fault_pipeline_bad_row", test_fault_pipeline_bad_row},
     {"fault_pipeline_open_retry", test_fault_pipeline_open_retry},
+    {"fault_pipeline_log_stalled", test_fault_pipeline_log_stalled},
     CU_TEST_INFO_NULL,
 };
 
