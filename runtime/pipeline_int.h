@@ -214,6 +214,8 @@ void rsql_pipeline__dlq_delivered(rsql_pipeline_t *p, rt_delivery_op_t *op);
 void rsql_pipeline__dlq_free_report(rt_delivery_op_t *op);
 /* Dead letters queued or awaiting their delivery. */
 int64_t rsql_pipeline__dlq_busy(rsql_pipeline_t *p);
+/* End the dead-letter thread (before the source closes); dlq_close does it too. */
+void rsql_pipeline__dlq_stop(rsql_pipeline_t *p);
 void rsql_pipeline__dlq_close(rsql_pipeline_t *p);
 
 /* rt_status.c (worker) */

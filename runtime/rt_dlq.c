@@ -157,6 +157,24 @@ rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/*
+** End the dead-letter thread (it writes what is queued, then ends), so nothing of it runs
+** once the worker goes on to close the source: a failure it reports is the run's. Idempotent.
+** @locality worker
+*/
+void rsql_pipeline__dlq_stop(rsql_pipeline_t *p)
+{
+    rt_dlq_t *d = p->dlq;
+    if (!d || !d->q) {
+        return;
+    }
+    rsql_queue_close(d->q);
+    if (d->started) {
+        pthread_join(d->th, NULL);
+        d->started = false;
+    }
+}
+
 /* Close the dead-letter sink and drop anything left. @locality worker */
 void rsql_pipeline__dlq_close(rsql_pipeline_t *p)
 {
@@ -165,10 +183,7 @@ void rsql_pipeline__dlq_close(rsql_pipeline_t *p)
         return;
     }
     if (d->q) {
-        rsql_queue_close(d->q); /* the thread writes what is queued, then ends */
-        if (d->started) {
-            pthread_join(d->th, NULL);
-        }
+        rsql_pipeline__dlq_stop(p);
         rsql_queue_destroy(d->q, free_leftover);
     }
     if (d->snk && p->conf.dlq_ops->close) {

@@ -885,6 +885,9 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         if (p->write_started) {
             pthread_join(p->write_th, NULL);
         }
+        /* the dead-letter thread too: it may still be in a flush that reported its last rows
+           (and may fail the run), and must not outlive the source */
+        rsql_pipeline__dlq_stop(p);
         /* late ops (e.g. a delivery racing the end) */
         rsql_qop_t *op;
         while (rsql_queue_pop(p->wq, 0, &op) == RSQL_OK) {

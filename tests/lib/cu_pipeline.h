@@ -90,6 +90,8 @@ typedef struct fake_src {
     event_t held, woken; /* woken: every wakeup (the pipeline stopping) */
     event_t polls;       /* every poll that gave records */
     event_t committed_ev; /* every commit_record */
+    event_t closed;       /* close */
+    int closed_in_dlq_flush; /* closes while the dead-letter sink was in flush */
 } fake_src_t;
 
 static fake_src_t *g_src;
@@ -223,9 +225,17 @@ static int64_t fsrc_total(rsql_source_t *src)
     return ((fake_src_t *)src)->n;
 }
 
+struct fake_snk;
+static bool fsnk_in_flush(struct fake_snk *s);
+static struct fake_snk *g_dlq;
+
 static void fsrc_close(rsql_source_t *src)
 {
-    (void)src;
+    fake_src_t *s = (fake_src_t *)src;
+    if (g_dlq && fsnk_in_flush(g_dlq)) {
+        s->closed_in_dlq_flush++;
+    }
+    event_signal(&s->closed);
 }
 
 static void fsrc_wakeup(rsql_source_t *src)
@@ -291,6 +301,10 @@ typedef struct fake_snk {
     int n_dl;
     int64_t dl_total;
     int dl_row_fails; /* the first dead-letter rows fail, transiently, in the report */
+    /* > 0: a flush that reported rows then waits up to this long for the source to close and
+       fails (not retriable), as a sink whose last step after its reports failed */
+    int flush_fail_wait_ms;
+    bool in_flush;
 } fake_snk_t;
 
 static fake_snk_t *g_out, *g_dlq;
@@ -429,13 +443,34 @@ static rsql_err_t fsnk_write(rsql_sink_t *snk, uint64_t id, int n, const rsql_si
     return RSQL_OK;
 }
 
+static bool fsnk_in_flush(fake_snk_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool in = s->in_flush;
+    pthread_mutex_unlock(&s->lock);
+    return in;
+}
+
 static rsql_err_t fsnk_flush(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err)
 {
     (void)timeout_ms;
-    (void)err;
     fake_snk_t *s = (fake_snk_t *)snk;
+    pthread_mutex_lock(&s->lock);
+    bool reports = s->n_pend > 0;
+    s->in_flush = true;
+    pthread_mutex_unlock(&s->lock);
     if (s->mode == DELIVER_ON_FLUSH) {
         deliver_all(s);
+    }
+    bool fail = reports && s->flush_fail_wait_ms > 0;
+    if (fail) {
+        event_wait(&g_src->closed, 1, s->flush_fail_wait_ms);
+    }
+    pthread_mutex_lock(&s->lock);
+    s->in_flush = false;
+    pthread_mutex_unlock(&s->lock);
+    if (fail) {
+        return rsql_error_set(err, RSQL_ERR_SINK, RSQL_NOPOS, "commit failed");
     }
     return RSQL_OK;
 }
@@ -543,6 +578,7 @@ static void harness_reset(int64_t n, int parts, int mode)
     event_init(&src_store.woken);
     event_init(&src_store.polls);
     event_init(&src_store.committed_ev);
+    event_init(&src_store.closed);
     event_init(&out_store.entered);
     event_init(&out_store.release);
     event_init(&dlq_store.entered);

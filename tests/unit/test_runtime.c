@@ -265,6 +265,29 @@ static void test_pipeline_dlq_slow_write(void)
     assert_one_outcome_each(2000);
 }
 
+/*
+** The dead-letter sink reports its rows in flush, then that flush fails (not retriably): the
+** failure is the run's, and the dead-letter thread has ended before the source is closed (it
+** must not call into a closed source, nor fail the run after its outcome was taken).
+*/
+static void test_pipeline_dlq_flush_fails_at_end(void)
+{
+    harness_reset(100, 1, DELIVER_SYNC);
+    xf_store.fail_at = 5;
+    dlq_store.mode = DELIVER_ON_FLUSH;
+    dlq_store.flush_fail_wait_ms = 1500;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    with_dlq(&c);
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_NOT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "dead-letter table: flush failed: commit failed"));
+    CU_ASSERT_EQUAL(src_store.closed_in_dlq_flush, 0);
+    CU_ASSERT_EQUAL(src_store.kinds[5], RSQL_OUTCOME_DEAD_LETTERED);
+    assert_one_outcome_each(100);
+}
+
 static void test_pipeline_tolerance_all_without_dlq_counts(void)
 {
     harness_reset(1000, 1, DELIVER_SYNC);
@@ -642,6 +665,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_dlq_row_json", test_pipeline_dlq_row_as_json},
     {"test_runtime_dlq_transient_retried", test_pipeline_dlq_transient_retried},
     {"test_runtime_dlq_slow_write", test_pipeline_dlq_slow_write},
+    {"test_runtime_dlq_flush_fails_at_end", test_pipeline_dlq_flush_fails_at_end},
     {"test_runtime_tolerance_all_no_dlq", test_pipeline_tolerance_all_without_dlq_counts},
     {"test_runtime_sink_failure_none", test_pipeline_sink_failure_tolerance_none},
     {"test_runtime_sink_failure_all", test_pipeline_sink_failure_tolerance_all},
