@@ -64,9 +64,12 @@ static const rsql_opt_def_t pg_opts[] = {
                    "`bigserial` id: the outbox pattern): rows above the last committed value, in "
                    "its order, so a later run resumes after the last row it committed. A row "
                    "committed later with a smaller value than one already read (concurrent "
-                   "writers) is not seen. Unset: the table is read once in its physical order, "
-                   "and a later run skips as many rows as were committed (exact only while the "
-                   "table does not change between runs).",
+                   "writers) is not seen. Unset: the table is read once, in its physical order, "
+                   "in one snapshot (a REPEATABLE READ transaction and a cursor: rows written "
+                   "while it reads are neither skipped nor read twice; the transaction stays "
+                   "open until the last row is read), and a later run skips as many rows as "
+                   "were committed (exact only while the table does not change between runs; "
+                   "so does a read that lost its connection).",
                    F(inc_column, const char *)),
     RSQL_OPT_ROW_F("scan.incremental.interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, NULL, 10,
                    RSQL_MS_H, NULL,
