@@ -128,10 +128,22 @@ static void kv_spans(const char *s, void (*fn)(size_t at, size_t len, void *arg)
     }
 }
 
-/* The password spans of a URL (it holds "://") or else of a key=value connection string. */
+/* Does s start with a URL scheme and "://" (RFC 3986: a letter, then letters, digits, +-.)? */
+static bool is_url(const char *s)
+{
+    if (!isalpha((unsigned char)*s)) {
+        return false;
+    }
+    while (isalnum((unsigned char)*s) || *s == '+' || *s == '-' || *s == '.') {
+        s++;
+    }
+    return strncmp(s, "://", 3) == 0;
+}
+
+/* The password spans of a URL, or else of a key=value connection string. */
 static void secret_spans(const char *s, void (*fn)(size_t at, size_t len, void *arg), void *arg)
 {
-    if (strstr(s, "://")) {
+    if (is_url(s)) {
         url_spans(s, fn, arg);
     } else {
         kv_spans(s, fn, arg);

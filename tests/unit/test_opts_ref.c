@@ -270,6 +270,9 @@ static void test_shown_url(void)
         {"host=h password=secret dbname=d", "host=h password=****** dbname=d"},
         {"host=h password = 'se cr\\'et' dbname=d", "host=h password = ****** dbname=d"},
         {"host=h sslpassword=k user=u", "host=h sslpassword=****** user=u"},
+        /* "://" inside a key=value string does not make it a URL */
+        {"host=h sslrootcert=file://ca.pem password=pw",
+         "host=h sslrootcert=file://ca.pem password=******"},
         {"mydb", "mydb"},
         {"${env:PG_URL}", "${env:PG_URL}"},
         {"${file:/run/secrets/pg}", "${file:/run/secrets/pg}"},
