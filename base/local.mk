@@ -10,7 +10,7 @@ librocketsql_a_SOURCES += \
 	base/rsql_time.c base/rsql_time.h \
 	base/rsql_log.c base/rsql_log.h
 librocketsql_a_SOURCES += \
-	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts_ref.c base/rsql_opts_doc.c base/rsql_opts.h base/rsql_opts_int.h \
+	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts_ref.c base/rsql_opts_show.c base/rsql_opts_doc.c base/rsql_opts.h base/rsql_opts_int.h \
 	base/rsql_settings.c base/rsql_settings.h \
 	base/rsql_conf.c base/rsql_conf.h
 

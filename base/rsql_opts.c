@@ -7,7 +7,7 @@
  * list of valid ones and a "did you mean", duplicates, values checked by
  * type, range, enum and the row's own hook, REQUIRED rows), the validated
  * option set with typed getters that fall back to the row's default (parsed
- * like user input), masking of SECRET values, and the Markdown tables of
+ * like user input), showing values (rsql_opts_show.c), and the Markdown tables of
  * docs/CONNECTORS.md (rsql_opts_doc.c).  Value parsers live in rsql_opts_parse.c,
  * references to values outside the catalog in rsql_opts_ref.c.
  *
@@ -929,19 +929,13 @@ const rsql_opt_def_t *rsql_optset_def_at(const rsql_optset_t *set, int i)
     return (set && i >= 0 && i < set->n) ? set->defs[i] : NULL;
 }
 
-/*
-** The i-th value as it may be shown: "******" for SECRET rows, a reference
-** as written (never its resolved value). Borrowed.
-*/
-const char *rsql_optset_display_value(const rsql_optset_t *set, int i)
+/* See rsql_opts.h. */
+void rsql_optset_put_shown(const rsql_optset_t *set, int i, rsql_buf_t *out)
 {
     if (!set || i < 0 || i >= set->n) {
-        return NULL;
+        return;
     }
-    if (set->defs[i]->flags & RSQL_OPT_F_SECRET) {
-        return "******";
-    }
-    return set->raw[i] ? set->raw[i] : set->kvs[i].value;
+    rsql_opt_put_shown(out, set->defs[i], set->raw[i] ? set->raw[i] : set->kvs[i].value);
 }
 
 /*

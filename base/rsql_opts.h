@@ -39,6 +39,7 @@ typedef enum rsql_opt_type {
 #define RSQL_OPT_F_HIDDEN 0x10u     /* accepted, not listed */
 #define RSQL_OPT_F_DEPRECATED 0x20u /* accepted with a warning */
 #define RSQL_OPT_F_NONEMPTY 0x40u   /* STR/CSV: '' is rejected (REQUIRED rows imply it) */
+#define RSQL_OPT_F_URL 0x80u        /* a URL or connection string: its passwords masked when shown */
 
 typedef struct rsql_opt_def {
     const char *name; /* may hold one '#' standing for a column name: "fields.#.kind" */
@@ -167,9 +168,35 @@ double rsql_optset_double(const rsql_optset_t *set, const char *name); /* DOUBLE
 /* The given keys in order (for iteration: '#' rows, SHOW CREATE). */
 int rsql_optset_count(const rsql_optset_t *set);
 const rsql_opt_kv_t *rsql_optset_at(const rsql_optset_t *set, int i);
-/* value, or "******" when the key is SECRET in its table. */
-const char *rsql_optset_display_value(const rsql_optset_t *set, int i);
+/*
+** Append the i-th given value to out as it may be shown (rsql_opt_put_shown): a reference as
+** written, never its resolved value.
+*/
+void rsql_optset_put_shown(const rsql_optset_t *set, int i, rsql_buf_t *out);
 bool rsql_opt_is_secret(const rsql_opt_def_t *const *tables, int n_tables, const char *key);
+
+/* ---- showing values (rsql_opts_show.c): the one rule for SHOW, EXPLAIN, logs, messages */
+
+/*
+** Append value, an option's value as written, as it may be shown: a reference (${env:NAME},
+** ${file:PATH}) as written (it names where the value is, not the value); "******" for a
+** SECRET row's inline value; a URL row's (RSQL_OPT_F_URL) with each password in it replaced
+** by "******" (scheme://user:PASSWORD@host, and parameters whose name ends in "password":
+** ?password=..., sslpassword=..., password='...' in a key=value connection string); else as
+** written. def NULL (an option of no known row): as written.
+*/
+void rsql_opt_put_shown(rsql_buf_t *out, const rsql_opt_def_t *def, const char *value);
+
+/* Secrets shorter than this are not searched for in messages (they would mask ordinary text). */
+#define RSQL_OPT_MASK_MIN_LEN 3
+/*
+** Replace every occurrence of secret (len bytes, not NUL-terminated) in text (NUL-terminated,
+** a buffer of size bytes) by "******", in place, cut to fit. For messages of a library that
+** may echo a secret it was given.
+*/
+void rsql_opt_mask_secret(char *text, size_t size, const char *secret, size_t len);
+/* rsql_opt_mask_secret for each password of url (a URL or connection string, as above). */
+void rsql_opt_mask_url_secrets(char *text, size_t size, const char *url);
 
 /* Markdown table of rows (for docs/CONNECTORS.md). */
 void rsql_opts_markdown(const rsql_opt_def_t *table, rsql_buf_t *out);
@@ -244,8 +271,9 @@ const rsql_opt_def_t *rsql_optset_lookup_def(const rsql_optset_t *set, const cha
 ** keeps it as written, and a set built with RSQL_OPTSET_RESOLVE (when a job
 ** is planned) replaces it by the variable's value or the file's contents
 ** (one trailing newline dropped, at most 64 KiB, no NUL byte). Resolved
-** values are never shown: SHOW and EXPLAIN print the reference (or
-** "******" for a SECRET row), messages name the variable or file only.
+** values are never shown: SHOW and EXPLAIN print the reference as written
+** (for a SECRET row too: it is not the secret), messages name the variable
+** or file only.
 */
 typedef enum rsql_opt_ref_kind {
     RSQL_OPT_REF_NONE, /* a plain value */

@@ -72,7 +72,10 @@ void rsql_opts_markdown(const rsql_opt_def_t *table, rsql_buf_t *out)
             }
         }
         if (d->flags & RSQL_OPT_F_SECRET) {
-            rsql_buf_puts(out, " Secret: shown as `******`.");
+            rsql_buf_puts(out, " Secret: shown as `******` (a reference as written).");
+        }
+        if (d->flags & RSQL_OPT_F_URL) {
+            rsql_buf_puts(out, " Its password is shown as `******`.");
         }
         if (d->flags & RSQL_OPT_F_DEPRECATED) {
             rsql_buf_puts(out, " Deprecated.");

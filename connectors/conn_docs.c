@@ -56,9 +56,10 @@ void rsql_connector_docs_markdown(rsql_buf_t *out)
                   "Options marked *to read* are required only when the table is read from "
                   "(`FROM`), *to write* only when it is written to (`INSERT INTO`). Options "
                   "starting with `source.` or `scan.` apply when reading, `sink.` when writing. "
-                  "Secret options are shown as `******` by `SHOW CREATE TABLE` and `EXPLAIN`. "
-                  "Any value may be `${env:NAME}` or `${file:PATH}`, read when a statement is "
-                  "planned and never stored or shown (docs/SQL.md).\n\n"
+                  "Secret options written inline are shown as `******` by `SHOW CREATE TABLE` "
+                  "and `EXPLAIN`, and so is a password inside a URL option. Any value may be "
+                  "`${env:NAME}` or `${file:PATH}`, read when a statement is planned and never "
+                  "stored or shown: the reference is shown as written (docs/SQL.md).\n\n"
                   "| connector | sides | formats |\n|---|---|---|\n");
     const rsql_connector_def_t *const *cs = rsql_connector_list();
     for (int i = 0; cs[i]; i++) {

@@ -476,19 +476,29 @@ const rsql_format_def_t *rsql_connector_format(const rsql_connector_def_t *conn,
     return rsql_format_find(rsql_optset_str(set, "format"));
 }
 
+/* The row of key in conn's table or one of its formats' tables, or NULL. */
+static const rsql_opt_def_t *option_row(const rsql_connector_def_t *conn, const char *key)
+{
+    const rsql_opt_def_t *d = rsql_opt_find(conn->opts, key);
+    for (const char *const *f = conn->formats; !d && f && *f; f++) {
+        const rsql_format_def_t *fd = rsql_format_find(*f);
+        d = fd ? rsql_opt_find(fd->opts, key) : NULL;
+    }
+    return d;
+}
+
 /* True when key is SECRET in conn's table or one of its formats' tables. */
 bool rsql_connector_is_secret(const rsql_connector_def_t *conn, const char *key)
 {
-    const rsql_opt_def_t *tables[8];
-    int n = 0;
-    tables[n++] = conn->opts;
-    for (const char *const *f = conn->formats; f && *f && n < 8; f++) {
-        const rsql_format_def_t *fd = rsql_format_find(*f);
-        if (fd) {
-            tables[n++] = fd->opts;
-        }
-    }
-    return rsql_opt_is_secret(tables, n, key);
+    const rsql_opt_def_t *d = option_row(conn, key);
+    return d && (d->flags & RSQL_OPT_F_SECRET);
+}
+
+/* See rsql_connector.h. */
+void rsql_connector_put_shown(rsql_buf_t *out, const rsql_connector_def_t *conn, const char *key,
+                              const char *value)
+{
+    rsql_opt_put_shown(out, conn ? option_row(conn, key) : NULL, value);
 }
 
 /* ---- helpers for finalize hooks */

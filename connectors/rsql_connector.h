@@ -244,6 +244,14 @@ rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
 /* True when key is a secret option of connector conn (or its formats). */
 bool rsql_connector_is_secret(const rsql_connector_def_t *conn, const char *key);
 
+/*
+** Append value, the value of option key of a table of connector conn (NULL: not known) as
+** written in the catalog, to out as it may be shown (rsql_opt_put_shown: references as
+** written, secrets masked, the passwords of a URL masked).
+*/
+void rsql_connector_put_shown(rsql_buf_t *out, const rsql_connector_def_t *conn, const char *key,
+                              const char *value);
+
 /* docs/CONNECTORS.md, generated from the tables. */
 void rsql_connector_docs_markdown(rsql_buf_t *out);
 

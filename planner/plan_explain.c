@@ -379,7 +379,9 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         } else {
             rsql_buf_puts(x->out, ", ");
         }
-        rsql_buf_printf(x->out, "'%s'='%s'", kv->key, rsql_optset_display_value(t->opts, i));
+        rsql_buf_printf(x->out, "'%s'='", kv->key);
+        rsql_optset_put_shown(t->opts, i, x->out);
+        rsql_buf_putc(x->out, '\'');
     }
     if (shown) {
         rsql_buf_putc(x->out, '\n');

@@ -219,8 +219,11 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
         rsql_buf_puts(&b, "  ");
         put_string(&b, def->options[i].key);
         rsql_buf_puts(&b, " = ");
-        bool secret = conn && rsql_connector_is_secret(conn, def->options[i].key);
-        put_string(&b, secret ? "******" : def->options[i].value);
+        rsql_buf_t v = RSQL_BUF_INIT;
+        rsql_connector_put_shown(&v, conn, def->options[i].key, def->options[i].value);
+        b.oom |= v.oom;
+        put_string(&b, rsql_buf_str(&v));
+        rsql_buf_deinit(&v);
         rsql_buf_puts(&b, i + 1 < def->n_options ? ",\n" : "\n");
     }
     rsql_buf_puts(&b, ")");

@@ -16,7 +16,8 @@ typedef struct rsql_pg_conf {
     const char *table_name; /* table-name, maybe schema-qualified ("s.t") */
     const char *username;
     const char *password; /* secret */
-    int sslmode;          /* index into rsql_pg_sslmodes */
+    int sslmode;          /* index into rsql_pg_sslmodes, when sslmode_set */
+    bool sslmode_set;     /* sslmode given: it overrides the url's */
     int64_t max_rows;     /* sink.buffer-flush.max-rows */
     int64_t interval_ms;  /* sink.buffer-flush.interval */
     int64_t max_retries;  /* sink.max-retries */

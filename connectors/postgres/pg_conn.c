@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "connectors/postgres/pg_int.h"
+#include "base/rsql_opts.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,11 +92,55 @@ rsql_err_t rsql_pg__error(PGconn *conn, const PGresult *res, rsql_error_t *err, 
     return rsql_error_set(err, code, RSQL_NOPOS, "%s: %s", prefix, *msg ? msg : "failed");
 }
 
+/* libpq's message in msg (one line), with the passwords of conf masked. */
+static void conn_msg(const rsql_pg_conf_t *conf, const char *m, char *msg, size_t size)
+{
+    clean_msg(m, msg, size);
+    /* libpq may echo a part of the url it cannot parse, the password included */
+    rsql_opt_mask_url_secrets(msg, size, conf->url);
+    if (conf->password) {
+        rsql_opt_mask_secret(msg, size, conf->password, strlen(conf->password));
+    }
+}
+
+/*
+** A url that libpq cannot parse is a permanent error (BAD_OPTION), found before connecting.
+** libpq takes a url as a connection string when it starts with postgresql:// or
+** postgres://, or holds '='; else it is a database name.
+*/
+static rsql_err_t check_url(const rsql_pg_conf_t *conf, const char *what, rsql_error_t *err)
+{
+    const char *u = conf->url;
+    if (strncmp(u, "postgresql://", 13) != 0 && strncmp(u, "postgres://", 11) != 0 &&
+        !strchr(u, '=')) {
+        return RSQL_OK;
+    }
+    char *why = NULL;
+    PQconninfoOption *opts = PQconninfoParse(u, &why);
+    if (opts) {
+        PQconninfoFree(opts);
+        return RSQL_OK;
+    }
+    char msg[256];
+    conn_msg(conf, why ? why : "out of memory", msg, sizeof msg);
+    PQfreemem(why);
+    return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS, "%s: invalid url: %s", what, msg);
+}
+
 /* See pg_int.h. */
 PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_error_t *err)
 {
+    if (check_url(conf, what, err) != RSQL_OK) {
+        return NULL;
+    }
+    /* libpq keeps the last value of a key, and the url (expanded in place of dbname) sets
+       what it holds: our defaults go before it, the options the user set after it */
     const char *keys[8], *vals[8];
     int n = 0;
+    keys[n] = "application_name";
+    vals[n++] = "rocketsql";
+    keys[n] = "connect_timeout";
+    vals[n++] = "10";
     keys[n] = "dbname";
     vals[n++] = conf->url;
     if (conf->username) {
@@ -106,12 +151,10 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
         keys[n] = "password";
         vals[n++] = conf->password;
     }
-    keys[n] = "sslmode";
-    vals[n++] = rsql_pg_sslmodes[conf->sslmode];
-    keys[n] = "application_name";
-    vals[n++] = "rocketsql";
-    keys[n] = "connect_timeout";
-    vals[n++] = "10";
+    if (conf->sslmode_set) {
+        keys[n] = "sslmode";
+        vals[n++] = rsql_pg_sslmodes[conf->sslmode];
+    }
     keys[n] = NULL;
     vals[n] = NULL;
     PGconn *c = PQconnectdbParams(keys, vals, 1);
@@ -121,8 +164,13 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
     }
     if (PQstatus(c) != CONNECTION_OK) {
         char msg[256];
-        clean_msg(PQerrorMessage(c), msg, sizeof msg);
-        rsql_err_t code = strstr(msg, "authentication failed") || strstr(msg, "password")
+        conn_msg(conf, PQerrorMessage(c), msg, sizeof msg);
+        /* refused credentials, a server certificate that does not verify (wrong CA or
+           name) and a server that takes no connection of this kind (pg_hba.conf: without
+           TLS, say) are permanent: retrying cannot fix them */
+        rsql_err_t code = strstr(msg, "authentication failed") || strstr(msg, "password") ||
+                                  strstr(msg, "certificate") ||
+                                  strstr(msg, "no pg_hba.conf entry")
                               ? RSQL_ERR_PERMISSION
                               : RSQL_ERR_UNAVAILABLE;
         if (strstr(msg, "does not exist")) {

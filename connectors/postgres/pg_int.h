@@ -43,9 +43,12 @@ rsql_err_t rsql_pg__error(PGconn *conn, const PGresult *res, rsql_error_t *err, 
                           ...) __attribute__((format(printf, 4, 5)));
 
 /*
-** Connect with conf's url, username, password and sslmode (libpq's expand_dbname: the url is
-** a full connection string). Returns the connection, or NULL with err set (UNAVAILABLE when
-** the server cannot be reached, PERMISSION when authentication failed), naming what.
+** Connect with conf's url (libpq's expand_dbname: the url is a full connection string), and
+** username, password and sslmode where set: they override the url's; what the url sets
+** overrides our defaults (application_name rocketsql, connect_timeout 10 s). Returns the
+** connection, or NULL with err set (UNAVAILABLE when the server cannot be reached,
+** PERMISSION when authentication failed), naming what; the passwords are masked in libpq's
+** message.
 */
 PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_error_t *err);
 

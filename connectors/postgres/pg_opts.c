@@ -19,11 +19,14 @@ const char *const rsql_pg_sslmodes[] = {"prefer", "disable", "allow", "require",
 
 static const rsql_opt_def_t pg_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("postgres"),
-    RSQL_OPT_ROW_F("url", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_F("url", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED | RSQL_OPT_F_URL, NULL, 0, 0, NULL,
                    "The database, as a libpq connection URI: "
                    "`postgresql://host:port/dbname` (user, password and parameters such as "
-                   "`?connect_timeout=5` may be in it too; `username`, `password` and "
-                   "`sslmode` override them).",
+                   "`?sslmode=verify-full&sslrootcert=ca.pem` or `?connect_timeout=5` may be "
+                   "in it too; the options `username`, `password` and `sslmode`, when set, "
+                   "override them). Without `connect_timeout` a connection attempt gives up "
+                   "after 10 s. Given as a reference (`${env:PG_URL}`, `${file:/run/secrets/pg-url}`) "
+                   "the catalog does not keep a password it holds.",
                    F(url, const char *)),
     RSQL_OPT_ROW_F("table-name", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                    "The table, optionally schema-qualified (`public.orders`). A sink creates it "
@@ -51,17 +54,23 @@ static const rsql_opt_def_t pg_opts[] = {
                    "The password of `username`. Stored in the catalog as written, so protect "
                    "the catalog file (it is created with mode 0600).",
                    F(password, const char *)),
-    RSQL_OPT_ROW_F("sslmode", RSQL_OPT_ENUM, 0, "prefer", 0, 0, rsql_pg_sslmodes,
-                   "libpq's `sslmode`: whether and how TLS is used.", F(sslmode, int)),
+    RSQL_OPT_ROW_FG("sslmode", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_pg_sslmodes,
+                    "libpq's `sslmode`: whether and how TLS is used; it overrides the url's "
+                    "`?sslmode=`. Unset: the url's, else libpq's default (`prefer`, or the "
+                    "`PGSSLMODE` environment variable).",
+                    F(sslmode, int), F(sslmode_set, bool)),
     RSQL_OPT_ROW_F("scan.incremental.column", RSQL_OPT_STR, RSQL_OPT_F_SOURCE | RSQL_OPT_F_NONEMPTY,
                    NULL, 0, 0, NULL,
                    "Read incrementally by this integer column that only grows (such as a "
                    "`bigserial` id: the outbox pattern): rows above the last committed value, in "
                    "its order, so a later run resumes after the last row it committed. A row "
                    "committed later with a smaller value than one already read (concurrent "
-                   "writers) is not seen. Unset: the table is read once in its physical order, "
-                   "and a later run skips as many rows as were committed (exact only while the "
-                   "table does not change between runs).",
+                   "writers) is not seen. Unset: the table is read once, in its physical order, "
+                   "in one snapshot (a REPEATABLE READ transaction and a cursor: rows written "
+                   "while it reads are neither skipped nor read twice; the transaction stays "
+                   "open until the last row is read), and a later run skips as many rows as "
+                   "were committed (exact only while the table does not change between runs; "
+                   "so does a read that lost its connection).",
                    F(inc_column, const char *)),
     RSQL_OPT_ROW_F("scan.incremental.interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, NULL, 10,
                    RSQL_MS_H, NULL,

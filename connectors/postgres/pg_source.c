@@ -12,9 +12,15 @@
  * (sleeping on a condition variable, woken by wakeup), unbounded. A row committed later with
  * a smaller value than one already read (concurrent writers taking ids out of commit order)
  * is not seen: let one writer insert, or read with a delay.
- * Without it, the table is read once in its physical order (ctid), offset = the number of
- * rows read, and a later run skips that many: exact only while the table does not change
- * between runs.
+ * Without it, the table is read once, in one snapshot: a REPEATABLE READ, READ ONLY
+ * transaction that declares a cursor over the table and fetches from it batch by batch, so
+ * rows written while it reads are neither skipped nor read twice, and each batch costs what
+ * its rows cost (no OFFSET rescanning what was read). The cursor is a sequential scan in the
+ * table's physical order (ctid; synchronize_seqscans off, so it starts at the first block
+ * rather than where another scan is): no sort, rows stream as they are read. A record's
+ * offset is the number of rows read; a later run, or a read that lost its connection, opens
+ * a new snapshot and skips (MOVE) that many rows: exact only while the table does not change
+ * between the two.
  *
  * Values arrive as PostgreSQL's text, with BOOLEAN as true/false, BYTES as base64 and
  * TIMESTAMP(3) as UTC "YYYY-MM-DD HH:MM:SS.mmm" (the select list asks for these forms), and
@@ -49,7 +55,7 @@ struct rsql_source {
     PGconn *conn;
     rsql_pg_conf_t conf; /* a copy: url, username, password owned */
     char *table;
-    char *select_sql; /* SELECT exprs..., position FROM t WHERE ... ORDER BY ... LIMIT $2 */
+    char *select_sql; /* SELECT exprs..., position FROM t [WHERE ... ORDER BY ... LIMIT $2] */
     int n;
     rsql_type_t *types;
     rsql_decoder_t *dec; /* ROW/ARRAY/MAP columns: the json decoder of their object */
@@ -57,6 +63,9 @@ struct rsql_source {
     int *nested; /* nested[j] = the column of the decoder's column j */
     rsql_value_t *nested_row;
     int64_t position; /* the last incremental value read, or rows read */
+    bool in_snapshot; /* without inc_column: the snapshot's transaction and cursor are open */
+    PGresult *fetched; /* the snapshot's rows fetched, handed out from fetched_next on */
+    int fetched_next;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool woken, sync_init;
@@ -67,6 +76,7 @@ static void ps_close(rsql_source_t *s)
     if (!s) {
         return;
     }
+    PQclear(s->fetched);
     if (s->conn) {
         PQfinish(s->conn);
     }
@@ -188,6 +198,10 @@ static rsql_err_t ps_connect(rsql_source_t *s, rsql_error_t *err)
         s->conn = NULL;
     }
     snprintf(what, sizeof what, "postgres source %s", s->table);
+    s->in_snapshot = false; /* and the rows fetched in it: the next snapshot moves past
+                               the rows handed out (position) */
+    PQclear(s->fetched);
+    s->fetched = NULL;
     s->conn = rsql_pg__connect(&s->conf, what, err);
     return s->conn ? RSQL_OK : (err ? err->code : RSQL_ERR_UNAVAILABLE);
 }
@@ -316,8 +330,7 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rsql_buf_puts(&b, " LIMIT $2::bigint");
     } else {
         rsql_buf_puts(&b, "0::bigint AS rsql_pos FROM ");
-        rsql_pg__quote_table(&b, conf->table_name);
-        rsql_buf_puts(&b, " ORDER BY ctid OFFSET $1::bigint LIMIT $2::bigint");
+        rsql_pg__quote_table(&b, conf->table_name); /* the snapshot cursor's query */
     }
     s->select_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
     rsql_buf_deinit(&b);
@@ -349,11 +362,13 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     return RSQL_OK;
 }
 
-/* Append the rows of r (from the select) to batch as records. Returns how many, or -1 (OOM). */
-static int add_rows(rsql_source_t *s, PGresult *r, rsql_batch_t *batch)
+/*
+** Append n rows of r (from the select) from row from on to batch as records. Returns how
+** many, or -1 (OOM).
+*/
+static int add_rows(rsql_source_t *s, PGresult *r, int from, int n, rsql_batch_t *batch)
 {
-    int nt = PQntuples(r);
-    for (int t = 0; t < nt; t++) {
+    for (int t = from; t < from + n; t++) {
         rsql_record_t *rec = rsql_batch_add(batch);
         rsql_value_t *row = rsql_arena_alloc(batch->arena, (size_t)(s->n + 1) * sizeof *row);
         char *ident = rsql_arena_alloc(batch->arena, strlen(s->table) + 48);
@@ -420,7 +435,67 @@ static int add_rows(rsql_source_t *s, PGresult *r, rsql_batch_t *batch)
         }
         s->position = pos;
     }
-    return nt;
+    return n;
+}
+
+/* The cursor of the snapshot read (one per connection). */
+#define SNAPSHOT_CURSOR "rsql_snapshot"
+/*
+** Rows per FETCH: several pipeline batches per round trip (the read waits on round trips
+** more than on rows), at most SNAPSHOT_FETCH_MAX rows held.
+*/
+#define SNAPSHOT_FETCH_BATCHES 8
+#define SNAPSHOT_FETCH_MAX 4096
+
+/*
+** Without scan.incremental.column: the next at most max rows of the snapshot, opening it
+** (one round trip: the transaction, the cursor, and MOVE past the rows already read) when
+** it is not open. Returns the FETCH's result (the caller clears it) or NULL with err set;
+** after an error the snapshot is closed, and the next call opens a new one.
+*/
+static PGresult *snapshot_fetch(rsql_source_t *s, int max, rsql_error_t *err)
+{
+    char sql[96];
+    PGresult *r;
+    if (!s->in_snapshot) {
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_buf_printf(&b,
+                        "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; "
+                        "SET LOCAL synchronize_seqscans = off; "
+                        "DECLARE " SNAPSHOT_CURSOR " NO SCROLL CURSOR FOR %s; "
+                        "MOVE FORWARD %" PRId64 " IN " SNAPSHOT_CURSOR,
+                        s->select_sql, s->position);
+        if (b.oom) {
+            rsql_buf_deinit(&b);
+            rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return NULL;
+        }
+        r = PQexec(s->conn, rsql_buf_str(&b));
+        rsql_buf_deinit(&b);
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rsql_pg__error(s->conn, r, err, "postgres source %s: cannot open the snapshot",
+                           s->table);
+            PQclear(r);
+            PQclear(PQexec(s->conn, "ROLLBACK"));
+            return NULL;
+        }
+        PQclear(r);
+        s->in_snapshot = true;
+    }
+    snprintf(sql, sizeof sql, "FETCH FORWARD %d FROM " SNAPSHOT_CURSOR, max);
+    r = PQexec(s->conn, sql);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rsql_pg__error(s->conn, r, err, "postgres source %s: cannot read", s->table);
+        PQclear(r);
+        PQclear(PQexec(s->conn, "ROLLBACK"));
+        s->in_snapshot = false;
+        return NULL;
+    }
+    if (PQntuples(r) == 0) { /* the end: the snapshot is released */
+        PQclear(PQexec(s->conn, "COMMIT"));
+        s->in_snapshot = false;
+    }
+    return r;
 }
 
 static rsql_err_t ps_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
@@ -431,6 +506,9 @@ static rsql_err_t ps_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
     if (max > batch->cap - batch->n) {
         max = batch->cap - batch->n;
     }
+    if (max <= 0) {
+        return RSQL_OK; /* no room: FETCH 0 would return the current row again */
+    }
     for (;;) {
         if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
             rsql_err_t rc = ps_connect(s, err);
@@ -438,19 +516,36 @@ static rsql_err_t ps_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
                 return rc;
             }
         }
-        char p1[32], p2[32];
-        snprintf(p1, sizeof p1, "%" PRId64, s->position);
-        snprintf(p2, sizeof p2, "%d", max);
-        const char *params[2] = {p1, p2};
-        PGresult *r = PQexecParams(s->conn, s->select_sql, 2, NULL, params, NULL, NULL, 0);
-        if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-            rsql_err_t rc = rsql_pg__error(s->conn, r, err, "postgres source %s: cannot read",
-                                           s->table);
+        int added;
+        if (!s->conf.inc_column) {
+            if (!s->fetched || s->fetched_next >= PQntuples(s->fetched)) {
+                PQclear(s->fetched);
+                int n = max * SNAPSHOT_FETCH_BATCHES;
+                s->fetched = snapshot_fetch(s, n < SNAPSHOT_FETCH_MAX ? n : SNAPSHOT_FETCH_MAX,
+                                            err);
+                s->fetched_next = 0;
+                if (!s->fetched) {
+                    return err && err->code ? err->code : RSQL_ERR_UNAVAILABLE;
+                }
+            }
+            int left = PQntuples(s->fetched) - s->fetched_next;
+            added = add_rows(s, s->fetched, s->fetched_next, left < max ? left : max, batch);
+            s->fetched_next += added > 0 ? added : 0;
+        } else {
+            char p1[32], p2[32];
+            snprintf(p1, sizeof p1, "%" PRId64, s->position);
+            snprintf(p2, sizeof p2, "%d", max);
+            const char *params[2] = {p1, p2};
+            PGresult *r = PQexecParams(s->conn, s->select_sql, 2, NULL, params, NULL, NULL, 0);
+            if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+                rsql_err_t rc = rsql_pg__error(s->conn, r, err,
+                                               "postgres source %s: cannot read", s->table);
+                PQclear(r);
+                return rc;
+            }
+            added = add_rows(s, r, 0, PQntuples(r), batch);
             PQclear(r);
-            return rc;
         }
-        int added = add_rows(s, r, batch);
-        PQclear(r);
         if (added < 0) {
             return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         }

@@ -20,6 +20,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The i-th value of set as shown (rsql_optset_put_shown), in a static buffer. */
+static const char *shown(const rsql_optset_t *set, int i)
+{
+    static char out[512];
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_optset_put_shown(set, i, &b);
+    snprintf(out, sizeof out, "%s", rsql_buf_str(&b));
+    rsql_buf_deinit(&b);
+    return out;
+}
+
 /* Key i at offset 100*i, its value at 100*i + 50. */
 static rsql_optset_t *with(const char *const *kv, unsigned flags, rsql_error_t *err)
 {
@@ -113,8 +124,8 @@ static void test_ref_kept_unresolved(void)
     CU_ASSERT_TRUE(rsql_optset_pending(set));
     CU_ASSERT_TRUE(rsql_optset_pending_at(set, 4));
     CU_ASSERT_FALSE(rsql_optset_pending_at(set, 3));
-    CU_ASSERT_STRING_EQUAL(rsql_optset_display_value(set, 4), "******");
-    CU_ASSERT_STRING_EQUAL(rsql_optset_display_value(set, 5), "${file:/nonexistent/rsql-ref}");
+    CU_ASSERT_STRING_EQUAL(shown(set, 4), "${env:RSQL_REF_UNSET}"); /* not the secret */
+    CU_ASSERT_STRING_EQUAL(shown(set, 5), "${file:/nonexistent/rsql-ref}");
     CU_ASSERT_EQUAL(rsql_optset_int(set, "source.batch-size"), 32); /* not known: default */
     CU_ASSERT_STRING_EQUAL(rsql_optset_str(set, "secret-key"), "${env:RSQL_REF_UNSET}");
     rsql_optset_destroy(set);
@@ -141,9 +152,9 @@ static void test_ref_resolved_env_and_file(void)
     CU_ASSERT_STRING_EQUAL(rsql_optset_str(set, "secret-key"), "s3cr3t-from-file");
     CU_ASSERT_EQUAL(rsql_optset_int(set, "source.batch-size"), 8);
     CU_ASSERT_STRING_EQUAL(rsql_optset_str(set, "source.mode"), "simple"); /* canonical */
-    /* shown: the reference, or ****** for a secret; never the value */
-    CU_ASSERT_STRING_EQUAL(rsql_optset_display_value(set, 4), "******");
-    CU_ASSERT_STRING_EQUAL(rsql_optset_display_value(set, 5), "${env:RSQL_REF_BATCH}");
+    /* shown: the reference as written, for a secret too; never the value */
+    CU_ASSERT_STRING_EQUAL(shown(set, 4), ref);
+    CU_ASSERT_STRING_EQUAL(shown(set, 5), "${env:RSQL_REF_BATCH}");
     rsql_optset_destroy(set);
     unlink(path);
     /* a file without a trailing newline is taken whole */
@@ -236,7 +247,95 @@ static void test_ref_finalize_after_resolve(void)
     unsetenv("RSQL_REF_AK");
 }
 
+/* A URL row's value: each password masked, the rest as written; a reference as written. */
+static void test_shown_url(void)
+{
+    static const rsql_opt_def_t url_row =
+        RSQL_OPT_ROW("url", RSQL_OPT_STR, RSQL_OPT_F_URL, NULL, 0, 0, NULL, "a url");
+    static const rsql_opt_def_t secret_row =
+        RSQL_OPT_ROW("pw", RSQL_OPT_STR, RSQL_OPT_F_SECRET, NULL, 0, 0, NULL, "a secret");
+    static const char *const cases[][2] = {
+        {"postgresql://h:5432/db", "postgresql://h:5432/db"},
+        {"postgresql://u@h/db", "postgresql://u@h/db"},
+        {"postgresql://u:pw@h/db", "postgresql://u:******@h/db"},
+        {"postgresql://u:@h/db", "postgresql://u:@h/db"},
+        /* unencoded '@', '?' and '#' in a password: masked whole */
+        {"postgresql://u:a@b?c#d@h1:1,h2:2/db", "postgresql://u:******@h1:1,h2:2/db"},
+        {"postgres://h/db?sslmode=require&password=x1&sslpassword=k2&user=u",
+         "postgres://h/db?sslmode=require&password=******&sslpassword=******&user=u"},
+        {"postgresql://u:p@h?PASSWORD=q#frag", "postgresql://u:******@h?PASSWORD=******#frag"},
+        {"postgresql://h/db?password=&x=1", "postgresql://h/db?password=&x=1"},
+        {"postgresql://h/db?flag&password=z", "postgresql://h/db?flag&password=******"},
+        {"https://user:tok@example.com/x?a=1", "https://user:******@example.com/x?a=1"},
+        {"host=h password=secret dbname=d", "host=h password=****** dbname=d"},
+        {"host=h password = 'se cr\\'et' dbname=d", "host=h password = ****** dbname=d"},
+        {"host=h sslpassword=k user=u", "host=h sslpassword=****** user=u"},
+        /* "://" inside a key=value string does not make it a URL */
+        {"host=h sslrootcert=file://ca.pem password=pw",
+         "host=h sslrootcert=file://ca.pem password=******"},
+        {"mydb", "mydb"},
+        {"${env:PG_URL}", "${env:PG_URL}"},
+        {"${file:/run/secrets/pg}", "${file:/run/secrets/pg}"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_opt_put_shown(&b, &url_row, cases[i][0]);
+        CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), cases[i][1]);
+        if (strcmp(rsql_buf_str(&b), cases[i][1]) != 0) {
+            fprintf(stderr, "\n  %s\n  got:  %s\n  want: %s\n", cases[i][0], rsql_buf_str(&b),
+                    cases[i][1]);
+        }
+        rsql_buf_deinit(&b);
+    }
+    /* a secret: ****** inline, a reference as written (not the secret), a bad one masked */
+    static const char *const secrets[][2] = {
+        {"hunter2", "******"},
+        {"${env:PG_PW}", "${env:PG_PW}"},
+        {"${file:/run/pw}", "${file:/run/pw}"},
+        {"${hunter2}", "******"},
+    };
+    for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++) {
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_opt_put_shown(&b, &secret_row, secrets[i][0]);
+        CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), secrets[i][1]);
+        rsql_buf_deinit(&b);
+    }
+    /* no row known: as written */
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_opt_put_shown(&b, NULL, "postgresql://u:pw@h/db");
+    CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "postgresql://u:pw@h/db");
+    rsql_buf_deinit(&b);
+}
+
+/* A library's message that echoes a password: masked in place, cut to fit. */
+static void test_mask_in_message(void)
+{
+    char msg[64];
+    snprintf(msg, sizeof msg, "invalid percent-encoded token: \"p%%zzword\"");
+    rsql_opt_mask_url_secrets(msg, sizeof msg, "postgresql://u:p%zzword@h/db");
+    CU_ASSERT_STRING_EQUAL(msg, "invalid percent-encoded token: \"******\"");
+    snprintf(msg, sizeof msg, "a xyz b xyz");
+    rsql_opt_mask_secret(msg, sizeof msg, "xyz", 3);
+    CU_ASSERT_STRING_EQUAL(msg, "a ****** b ******");
+    /* longer than the buffer: cut, the secret gone */
+    char small[12];
+    snprintf(small, sizeof small, "ab cd ab cd");
+    rsql_opt_mask_secret(small, sizeof small, "cd ", 3);
+    CU_ASSERT_STRING_EQUAL(small, "ab ******ab");
+    /* too short to search for */
+    snprintf(msg, sizeof msg, "a b");
+    rsql_opt_mask_secret(msg, sizeof msg, "a", 1);
+    CU_ASSERT_STRING_EQUAL(msg, "a b");
+    /* a url without a password: nothing changes */
+    snprintf(msg, sizeof msg, "could not connect to h");
+    rsql_opt_mask_url_secrets(msg, sizeof msg, "postgresql://u@h/db");
+    CU_ASSERT_STRING_EQUAL(msg, "could not connect to h");
+}
+
 static CU_TestInfo ref_tests[] = {
+    {"test_shown_url", test_shown_url},
+    {"test_mask_in_message", test_mask_in_message},
     {"test_ref_parse_forms", test_ref_parse_forms},
     {"test_ref_kept_unresolved", test_ref_kept_unresolved},
     {"test_ref_resolved_env_and_file", test_ref_resolved_env_and_file},
