@@ -23,6 +23,7 @@
 #include "config.h"
 #include "cli/serve_int.h"
 #include "catalog/rsql_catalog.h"
+#include "base/rsql_backoff.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
@@ -33,7 +34,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,10 +103,7 @@ static int64_t restart_delay(const restart_conf_t *rc, int64_t attempt, unsigned
     if (attempt > rc->exp_attempts) {
         return -1;
     }
-    double d = (double)rc->initial_ms * pow(rc->multiplier, (double)(attempt - 1));
-    if (d > (double)rc->max_ms) {
-        d = (double)rc->max_ms;
-    }
+    double d = (double)rsql_backoff_nth(rc->initial_ms, rc->multiplier, rc->max_ms, attempt);
     if (rc->jitter > 0) {
         double r = (double)rand_r(seed) / RAND_MAX * 2.0 - 1.0; /* -1 .. 1 */
         d += d * rc->jitter * r;

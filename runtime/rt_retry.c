@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "runtime/rsql_pipeline.h"
+#include "base/rsql_backoff.h"
 
 /*
 ** Start a retry sequence at now_ms (the first failure). Caller's storage.
@@ -20,10 +21,7 @@ void rsql_retry_init(rsql_retry_t *r, int64_t timeout_ms, int64_t backoff_max_ms
     r->start_ms = now_ms;
     r->timeout_ms = timeout_ms < 0 ? 0 : timeout_ms;
     r->backoff_max_ms = backoff_max_ms < 1 ? 1 : backoff_max_ms;
-    r->next_backoff_ms = RSQL_RETRY_BACKOFF_START_MS;
-    if (r->next_backoff_ms > r->backoff_max_ms) {
-        r->next_backoff_ms = r->backoff_max_ms;
-    }
+    r->next_backoff_ms = rsql_backoff_next(0, RSQL_RETRY_BACKOFF_START_MS, r->backoff_max_ms);
     r->attempts = 0;
 }
 
@@ -41,10 +39,8 @@ int64_t rsql_retry_next(rsql_retry_t *r, int64_t now_ms)
     if (wait > deadline - now_ms) {
         wait = deadline - now_ms;
     }
-    r->next_backoff_ms *= 2;
-    if (r->next_backoff_ms > r->backoff_max_ms) {
-        r->next_backoff_ms = r->backoff_max_ms;
-    }
+    r->next_backoff_ms =
+        rsql_backoff_next(r->next_backoff_ms, RSQL_RETRY_BACKOFF_START_MS, r->backoff_max_ms);
     r->attempts++;
     return wait;
 }

@@ -77,6 +77,7 @@
  * stored_positions is called before writing starts.
  */
 #include "config.h"
+#include "base/rsql_backoff.h"
 #include "base/rsql_log.h"
 #include "base/rsql_time.h"
 #include "connectors/postgres/pg_sink_int.h"
@@ -570,10 +571,7 @@ static rsql_err_t commit_pending(rsql_sink_t *k, rsql_error_t *err)
             k->fail_since_ms = now;
             k->backoff_ms = 0;
         }
-        k->backoff_ms = k->backoff_ms ? k->backoff_ms * 2 : 100;
-        if (k->backoff_ms > BACKOFF_MAX_MS) {
-            k->backoff_ms = BACKOFF_MAX_MS;
-        }
+        k->backoff_ms = rsql_backoff_next(k->backoff_ms, 100, BACKOFF_MAX_MS);
         k->retry_at_ms = now + k->backoff_ms;
         rsql_error_copy(err, &e);
         return rc;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rsql_backoff.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
@@ -202,10 +203,8 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
             if (!retry && err->remote_code != 0 && s->fatal.code == RSQL_OK) {
                 rsql_error_copy(&s->fatal, err);
             }
-            s->recv_backoff = s->recv_backoff ? s->recv_backoff * 2 : RECV_BACKOFF_MIN;
-            if (s->recv_backoff > RECV_BACKOFF_MAX) {
-                s->recv_backoff = RECV_BACKOFF_MAX;
-            }
+            s->recv_backoff =
+                rsql_backoff_next(s->recv_backoff, RECV_BACKOFF_MIN, RECV_BACKOFF_MAX);
             if (rsql_rmq_settings_missing(err->remote_code, err->msg) &&
                 s->recv_backoff > RSQL_RMQ_SETTINGS_RESEND_MS) {
                 /* the proxy lost our Settings (its restart) and the client sends them again
@@ -335,10 +334,8 @@ void *rsql_rmq__hk_main(void *arg)
             if (rc != RSQL_OK) {
                 s->recv_outstanding--;
                 s->recv_per[ci]--;
-                s->recv_backoff = s->recv_backoff ? s->recv_backoff * 2 : RECV_BACKOFF_MIN;
-                if (s->recv_backoff > RECV_BACKOFF_MAX) {
-                    s->recv_backoff = RECV_BACKOFF_MAX;
-                }
+                s->recv_backoff =
+                    rsql_backoff_next(s->recv_backoff, RECV_BACKOFF_MIN, RECV_BACKOFF_MAX);
                 s->recv_not_before = now + s->recv_backoff;
                 rsql_buf_t logq = RSQL_BUF_INIT;
                 rsql_rmq__source_warn(&logq, &s->warned_recv, "cannot start a receive: %s", e.msg);

@@ -50,6 +50,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/rsql_backoff.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
@@ -206,11 +207,8 @@ static void complete0(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
     } else {
         bool retriable = rsql_error_retriable(err);
         if (retriable && m->attempts < k->max_attempts && !k->closing) {
-            int64_t back = BACKOFF_START_MS;
-            for (int i = 1; i < m->attempts && back < BACKOFF_MAX_MS; i++) {
-                back *= 2;
-            }
-            m->not_before = rsql_now_ms() + (back < BACKOFF_MAX_MS ? back : BACKOFF_MAX_MS);
+            m->not_before =
+                rsql_now_ms() + rsql_backoff_nth(BACKOFF_START_MS, 2, BACKOFF_MAX_MS, m->attempts);
             m->next = k->retry;
             k->retry = m;
             pthread_cond_signal(&k->cv);
@@ -296,11 +294,8 @@ static void batch_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
     k->inflight--;
     bool retriable = err && rsql_error_retriable(err);
     if (err && retriable && h->attempts < k->max_attempts && !k->closing) {
-        int64_t back = BACKOFF_START_MS;
-        for (int i = 1; i < h->attempts && back < BACKOFF_MAX_MS; i++) {
-            back *= 2;
-        }
-        h->not_before = rsql_now_ms() + (back < BACKOFF_MAX_MS ? back : BACKOFF_MAX_MS);
+        h->not_before =
+            rsql_now_ms() + rsql_backoff_nth(BACKOFF_START_MS, 2, BACKOFF_MAX_MS, h->attempts);
         h->next = k->retry;
         k->retry = h;
     } else if (err && !retriable && h->bn > 1) {

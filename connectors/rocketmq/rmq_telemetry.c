@@ -21,6 +21,7 @@
 #include <grpc/grpc.h>
 
 #include "connectors/rocketmq/rmq_client_int.h"
+#include "base/rsql_backoff.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
@@ -252,10 +253,8 @@ void rsql_rmq__tele_broken(rmq_call_t *k)
     rsql_error_copy(&c->telemetry_err, &e);
     if (!closing) {
         c->telemetry_reopen_at = rsql_now_ms() + c->telemetry_backoff_ms;
-        c->telemetry_backoff_ms *= 2;
-        if (c->telemetry_backoff_ms > RMQ_TELEMETRY_BACKOFF_MAX_MS) {
-            c->telemetry_backoff_ms = RMQ_TELEMETRY_BACKOFF_MAX_MS;
-        }
+        c->telemetry_backoff_ms = (int)rsql_backoff_next(
+            c->telemetry_backoff_ms, RMQ_TELEMETRY_BACKOFF_MIN_MS, RMQ_TELEMETRY_BACKOFF_MAX_MS);
     }
     pthread_cond_broadcast(&c->cond);
     pthread_mutex_unlock(&c->mu);

@@ -5,10 +5,12 @@
  * one-line form, the source line and a caret that lines up with the error
  * under multi-byte UTF-8 characters, tabs and CRLF line ends, with '~' under
  * the rest of the span (clipped at the end of the line); and rsql_buf's
- * size arithmetic failing cleanly (sticky oom) instead of wrapping around.
+ * size arithmetic failing cleanly (sticky oom) instead of wrapping around; the one
+ * exponential backoff (rsql_backoff: growth, cap, no overflow).
  */
 #include "config.h"
 #include "base/rsql_error.h"
+#include "base/rsql_backoff.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 
@@ -145,7 +147,27 @@ static void test_core_arena(void)
     rsql_arena_destroy(NULL);
 }
 
+/* Backoff: starts at the first wait, doubles (or grows by the factor), stops at the cap. */
+static void test_core_backoff(void)
+{
+    int64_t w = 0;
+    const int64_t want[] = {100, 200, 400, 800, 1600, 3200, 5000, 5000};
+    for (int i = 0; i < 8; i++) {
+        w = rsql_backoff_next(w, 100, 5000);
+        CU_ASSERT_EQUAL(w, want[i]);
+        CU_ASSERT_EQUAL(rsql_backoff_nth(100, 2, 5000, i + 1), want[i]);
+    }
+    CU_ASSERT_EQUAL(rsql_backoff_next(0, 100, 50), 50);             /* cap under the first */
+    CU_ASSERT_EQUAL(rsql_backoff_next(INT64_MAX / 2 + 1, 1, INT64_MAX), INT64_MAX); /* saturates */
+    CU_ASSERT_EQUAL(rsql_backoff_nth(100, 2, 5000, 0), 100);        /* before any failure */
+    CU_ASSERT_EQUAL(rsql_backoff_nth(100, 2, 5000, INT64_MAX), 5000); /* pow -> inf, capped */
+    CU_ASSERT_EQUAL(rsql_backoff_nth(1000, 1.5, 60000, 3), 2250);
+    CU_ASSERT_EQUAL(rsql_backoff_nth(1000, 1, 60000, 50), 1000);    /* factor 1: fixed */
+    CU_ASSERT_EQUAL(rsql_backoff_nth(1000, 0.5, 60000, 5), 1000);   /* never shrinks */
+}
+
 static CU_TestInfo core_tests[] = {
+    {"test_core_backoff", test_core_backoff},
     {"test_core_arena", test_core_arena},
     {"test_core_render_ascii", test_core_render_ascii},
     {"test_core_render_utf8", test_core_render_utf8},
