@@ -141,3 +141,43 @@ char *rsql_buf_steal(rsql_buf_t *b)
     rsql_buf_init(b);
     return s;
 }
+
+/* See rsql_buf.h. */
+void rsql_buf_quote_identn(rsql_buf_t *b, const char *name, size_t len)
+{
+    rsql_buf_putc(b, '"');
+    for (size_t i = 0; name && i < len && name[i]; i++) {
+        if (name[i] == '"') {
+            rsql_buf_putc(b, '"');
+        }
+        rsql_buf_putc(b, name[i]);
+    }
+    rsql_buf_putc(b, '"');
+}
+
+/* See rsql_buf.h. */
+void rsql_buf_quote_ident(rsql_buf_t *b, const char *name)
+{
+    rsql_buf_quote_identn(b, name, name ? strlen(name) : 0);
+}
+
+/* A letter or '_' (first), or also a digit (rest): ASCII only, whatever the locale. */
+static bool ident_char(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+/* See rsql_buf.h. */
+void rsql_buf_put_ident(rsql_buf_t *b, const char *name)
+{
+    bool plain = name && ident_char(name[0], true);
+    for (const char *p = name; plain && *p; p++) {
+        plain = ident_char(*p, false);
+    }
+    if (plain) {
+        rsql_buf_puts(b, name);
+    } else {
+        rsql_buf_quote_ident(b, name);
+    }
+}

@@ -35,4 +35,18 @@ const char *rsql_buf_str(const rsql_buf_t *b);
 /* Hand the heap string to the caller (NULL on oom); the buffer is left empty. */
 char *rsql_buf_steal(rsql_buf_t *b);
 
+/*
+** SQL identifiers: the one quoting of names in the SQL rocketsql writes (statement dumps,
+** EXPLAIN, SHOW, RUN JOB, the SQLite and PostgreSQL connectors' generated statements), in
+** the standard form both databases and our own parser read back.
+**
+** rsql_buf_quote_ident appends name double-quoted with every '"' in it doubled ("a""b");
+** rsql_buf_quote_identn does the same for the first len bytes of name (stopping early at a
+** NUL, so the text never holds one); rsql_buf_put_ident appends name bare when it is a plain
+** word ([A-Za-z_][A-Za-z0-9_]*), quoted otherwise. A NULL name is the empty identifier "".
+*/
+void rsql_buf_quote_ident(rsql_buf_t *b, const char *name);
+void rsql_buf_quote_identn(rsql_buf_t *b, const char *name, size_t len);
+void rsql_buf_put_ident(rsql_buf_t *b, const char *name);
+
 #endif

@@ -9,6 +9,7 @@
 #include "runtime/rt_int.h"
 #include "catalog/rsql_catalog.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_buf.h"
 
 #include <string.h>
 
@@ -56,20 +57,14 @@ int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
 int rsql_session_run_job(rsql_session_t *s, const char *job, FILE *out, FILE *errf)
 {
     /* RUN JOB <name> through the same path as the statement. */
-    size_t n = strlen(job);
-    char *text = rsql_malloc(n * 2 + 16);
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_puts(&b, "RUN JOB ");
+    rsql_buf_quote_ident(&b, job);
+    char *text = rsql_buf_steal(&b);
     if (!text) {
         fprintf(errf, "error: out of memory\n");
         return 1;
     }
-    char *w = text + sprintf(text, "RUN JOB \"");
-    for (const char *r = job; *r; r++) {
-        if (*r == '"') {
-            *w++ = '"';
-        }
-        *w++ = *r;
-    }
-    strcpy(w, "\"");
     int status = rsql_session_run_script(s, text, RSQL_PRINT_TABLE, out, errf);
     rsql_free(text);
     return status;

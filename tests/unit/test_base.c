@@ -6,7 +6,8 @@
  * under multi-byte UTF-8 characters, tabs and CRLF line ends, with '~' under
  * the rest of the span (clipped at the end of the line); and rsql_buf's
  * size arithmetic failing cleanly (sticky oom) instead of wrapping around; the one
- * exponential backoff (rsql_backoff: growth, cap, no overflow).
+ * exponential backoff (rsql_backoff: growth, cap, no overflow); and the one quoting of SQL
+ * identifiers (rsql_buf_quote_ident and friends: embedded quotes doubled, no NUL written).
  */
 #include "config.h"
 #include "base/rsql_error.h"
@@ -166,7 +167,48 @@ static void test_core_backoff(void)
     CU_ASSERT_EQUAL(rsql_backoff_nth(1000, 0.5, 60000, 5), 1000);   /* never shrinks */
 }
 
+/* The text one identifier quoting call appends to an empty buffer (static storage). */
+static const char *ident(int how, const char *name, size_t len)
+{
+    static char out[128];
+    rsql_buf_t b = RSQL_BUF_INIT;
+    if (how == 0) {
+        rsql_buf_quote_ident(&b, name);
+    } else if (how == 1) {
+        rsql_buf_quote_identn(&b, name, len);
+    } else {
+        rsql_buf_put_ident(&b, name);
+    }
+    CU_ASSERT_FALSE(b.oom);
+    CU_ASSERT_EQUAL(strlen(rsql_buf_str(&b)), b.len); /* no NUL inside */
+    snprintf(out, sizeof out, "%s", rsql_buf_str(&b));
+    rsql_buf_deinit(&b);
+    return out;
+}
+
+/* Identifiers: quotes doubled, plain words bare only where asked, NUL never copied. */
+static void test_core_quote_ident(void)
+{
+    CU_ASSERT_STRING_EQUAL(ident(0, "t", 0), "\"t\"");
+    CU_ASSERT_STRING_EQUAL(ident(0, "a\"b", 0), "\"a\"\"b\"");
+    CU_ASSERT_STRING_EQUAL(ident(0, "\"", 0), "\"\"\"\"");
+    CU_ASSERT_STRING_EQUAL(ident(0, "", 0), "\"\"");
+    CU_ASSERT_STRING_EQUAL(ident(0, NULL, 0), "\"\"");
+    CU_ASSERT_STRING_EQUAL(ident(1, "s.t", 1), "\"s\"");
+    CU_ASSERT_STRING_EQUAL(ident(1, "x\"y", 3), "\"x\"\"y\"");
+    CU_ASSERT_STRING_EQUAL(ident(1, "ab\0cd", 5), "\"ab\""); /* stops at the NUL */
+    CU_ASSERT_STRING_EQUAL(ident(2, "orders_2", 0), "orders_2");
+    CU_ASSERT_STRING_EQUAL(ident(2, "_x", 0), "_x");
+    CU_ASSERT_STRING_EQUAL(ident(2, "2x", 0), "\"2x\"");
+    CU_ASSERT_STRING_EQUAL(ident(2, "my col", 0), "\"my col\"");
+    CU_ASSERT_STRING_EQUAL(ident(2, "a\"b", 0), "\"a\"\"b\"");
+    CU_ASSERT_STRING_EQUAL(ident(2, "caf\xc3\xa9", 0), "\"caf\xc3\xa9\"");
+    CU_ASSERT_STRING_EQUAL(ident(2, "", 0), "\"\"");
+    CU_ASSERT_STRING_EQUAL(ident(2, NULL, 0), "\"\"");
+}
+
 static CU_TestInfo core_tests[] = {
+    {"test_core_quote_ident", test_core_quote_ident},
     {"test_core_backoff", test_core_backoff},
     {"test_core_arena", test_core_arena},
     {"test_core_render_ascii", test_core_render_ascii},
