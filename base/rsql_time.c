@@ -38,6 +38,14 @@ int64_t rsql_wall_ms(void)
 }
 
 /* See rsql_time.h. */
+int64_t rsql_wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* See rsql_time.h. */
 int64_t rsql_deadline_in(int64_t timeout_ms)
 {
     if (timeout_ms < 0) {

@@ -8,7 +8,8 @@
  * it, a deadline is an absolute rsql_now_ms() time (int64_t ms; RSQL_DEADLINE_NEVER = no
  * deadline), and condition variables are created on the same clock (rsql_cond_init_monotonic)
  * so that rsql_cond_wait_until() can wait for a deadline directly. rsql_wall_ms() is the wall
- * clock, for timestamps that are stored or shown (never for timeouts).
+ * clock (rsql_wall_ns in nanoseconds), for timestamps that are stored or shown and for
+ * seeds (never for timeouts). Nothing else in the tree reads a clock directly.
  *
  * Base layer: libc and pthreads only. Every function is thread-safe.
  */
@@ -31,6 +32,10 @@ int64_t rsql_now_ns(void);
 
 /* Milliseconds since the Unix epoch on CLOCK_REALTIME: for timestamps, never for timeouts. */
 int64_t rsql_wall_ms(void);
+
+/* Nanoseconds since the Unix epoch on CLOCK_REALTIME (the clock of rsql_wall_ms): for
+   timestamps and seeds, never for timeouts. */
+int64_t rsql_wall_ns(void);
 
 /*
 ** The deadline timeout_ms from now: rsql_now_ms() + timeout_ms, RSQL_DEADLINE_NEVER when

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/datagen/datagen_conf.h"
+#include "base/rsql_time.h"
 #include "base/rsql_value.h"
 
 #include <errno.h>
@@ -125,9 +126,9 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (conf->seed_given) {
         s->seed = (uint64_t)conf->seed;
     } else {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        s->seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
+        int64_t ns = rsql_wall_ns();
+        s->seed = (uint64_t)(ns % 1000000000) ^ ((uint64_t)(ns / 1000000000) << 20) ^
+                  (uint64_t)getpid();
     }
     s->hard_limit = s->limit;
     for (int i = 0; i < s->n; i++) {

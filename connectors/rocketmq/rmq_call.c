@@ -30,6 +30,7 @@
 
 #include "connectors/rocketmq/rmq_client_int.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_time.h"
 
 /*
 ** Who frees a call, and when (the call/tag release state machine)
@@ -200,7 +201,7 @@ rmq_call_t *rsql_rmq__call_new(rsql_rmq_client_t *c, rmq_rpc_id_t id, const rmq_
     grpc_metadata_array_init(&k->md_trail);
     char reqid[37], dt[17], auth[512];
     rsql_rmq__uuid(reqid);
-    rsql_rmq__datetime(time(NULL), dt);
+    rsql_rmq__datetime((time_t)(rsql_wall_ms() / 1000), dt);
     md_add(k, "x-mq-language", "CPP");
     md_add(k, "x-mq-protocol", "v2");
     md_add(k, "x-mq-client-version", RMQ_CLIENT_VERSION);

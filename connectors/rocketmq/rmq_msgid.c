@@ -106,8 +106,8 @@ void rsql_rmq__msgid_new(char out[35])
 {
     pthread_once(&mac_once, mac_init);
     uint32_t seq = atomic_fetch_add(&msg_seq, 1u);
-    rsql_rmq__msgid_format(proc_mac, (uint32_t)getpid(), rsql_rmq__msgid_secs(time(NULL)), seq,
-                           out);
+    uint32_t secs = rsql_rmq__msgid_secs((time_t)(rsql_wall_ms() / 1000));
+    rsql_rmq__msgid_format(proc_mac, (uint32_t)getpid(), secs, seq, out);
 }
 
 /* See rmq_int.h. */
@@ -115,10 +115,9 @@ void rsql_rmq__uuid(char out[37])
 {
     uint8_t b[16];
     if (RAND_bytes(b, sizeof(b)) != 1) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t ns = (uint64_t)(rsql_wall_ns() % 1000000000);
         for (int i = 0; i < 16; i++) {
-            b[i] = (uint8_t)((uint64_t)ts.tv_nsec >> (i % 8 * 4)) ^ (uint8_t)(i * 37);
+            b[i] = (uint8_t)(ns >> (i % 8 * 4)) ^ (uint8_t)(i * 37);
         }
     }
     b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);

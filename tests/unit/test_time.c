@@ -30,6 +30,9 @@ static void test_time_clock(void)
     int64_t wall = rsql_wall_ms();
     int64_t secs = (int64_t)time(NULL);
     CU_ASSERT_TRUE(wall / 1000 >= secs - 1 && wall / 1000 <= secs + 1);
+    int64_t wns = rsql_wall_ns(); /* the same clock, in nanoseconds */
+    int64_t wall2 = rsql_wall_ms();
+    CU_ASSERT_TRUE(wns / 1000000 >= wall && wns / 1000000 <= wall2);
 }
 
 static void test_time_deadline_arithmetic(void)
