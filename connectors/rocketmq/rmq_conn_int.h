@@ -227,6 +227,19 @@ extern const rsql_sink_ops_t rsql_rmq_sink_ops;
 
 #include "connectors/rocketmq/rmq_client.h"
 
+/* ---- the client configuration of a table (rmq_opts.c) */
+
+/*
+** Fill *conf (zeroed first) with what the source and the sink share: the connection of
+** table options c (endpoints, namespace, credentials, TLS, request timeout) and client_type;
+** the caller adds the rest (topics, group, filter, ...). Strings are borrowed from c, except
+** the endpoints in the client's form (';'-separated), returned on the heap: the caller frees
+** it after rsql_rmq_client_new. NULL when out of memory.
+*/
+struct rsql_rmq_conf;
+char *rsql_rmq__client_config(const struct rsql_rmq_conf *c, rsql_rmq_client_type_t client_type,
+                              rsql_rmq_config_t *conf);
+
 /* ---- METADATA columns (rmq_meta.c; the key table is rmq_meta in rmq_opts.c) */
 
 typedef enum rmq_meta_id {

@@ -413,3 +413,26 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
     .explain = rsql_rmq__explain,
     .metadata = rmq_meta,
 };
+
+/* See rmq_conn_int.h. */
+char *rsql_rmq__client_config(const rsql_rmq_conf_t *c, rsql_rmq_client_type_t client_type,
+                              rsql_rmq_config_t *conf)
+{
+    memset(conf, 0, sizeof *conf);
+    char *eps = rsql_strdup(c->endpoints ? c->endpoints : "");
+    for (char *p = eps; p && *p; p++) {
+        *p = *p == ',' ? ';' : *p;
+    }
+    conf->endpoints = eps;
+    conf->name_space = c->namespace_;
+    conf->access_key = c->access_key;
+    conf->secret_key = c->secret_key;
+    conf->tls = c->tls;
+    conf->tls_ca_file = c->tls_ca_file;
+    conf->tls_server_name = c->tls_server_name;
+    conf->tls_cert_file = c->tls_cert_file;
+    conf->tls_key_file = c->tls_key_file;
+    conf->request_timeout_ms = (int)c->request_timeout_ms;
+    conf->client_type = client_type;
+    return eps;
+}

@@ -603,14 +603,12 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (c->lite_topic) {
         oom |= !(k->lite_fixed = rsql_strdup(c->lite_topic));
     }
-    char *eps = rsql_strdup(c->endpoints); /* REQUIRED: never NULL */
+    rsql_rmq_config_t conf;
+    char *eps = rsql_rmq__client_config(c, RSQL_RMQ_PRODUCER, &conf);
     if (oom || !eps) {
         rsql_free(eps);
         rk_close(k);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-    }
-    for (char *p = eps; *p; p++) {
-        *p = *p == ',' ? ';' : *p;
     }
     k->enc = rsql_encoder_new(rsql_rmq_formats[c->format], ctx->format_conf, ctx->n_columns,
                               ctx->column_names, ctx->column_types, err);
@@ -620,19 +618,6 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return err && err->code ? err->code : RSQL_ERR_INTERNAL;
     }
     const char *topics[1] = {topic};
-    rsql_rmq_config_t conf;
-    memset(&conf, 0, sizeof conf);
-    conf.endpoints = eps;
-    conf.name_space = c->namespace_;
-    conf.access_key = c->access_key;
-    conf.secret_key = c->secret_key;
-    conf.tls = c->tls;
-    conf.tls_ca_file = c->tls_ca_file;
-    conf.tls_server_name = c->tls_server_name;
-    conf.tls_cert_file = c->tls_cert_file;
-    conf.tls_key_file = c->tls_key_file;
-    conf.request_timeout_ms = (int)c->request_timeout_ms;
-    conf.client_type = RSQL_RMQ_PRODUCER;
     conf.topics = topics;
     conf.n_topics = 1;
     k->cli = rsql_rmq_client_new(&conf, err);

@@ -142,17 +142,6 @@ static void free_list(char **l, size_t n)
 }
 
 /* "a:1,b:2" → "a:1;b:2" (the client's separator). Caller frees. */
-static char *endpoints_arg(const char *v)
-{
-    char *r = rsql_strdup(v ? v : "");
-    for (char *p = r; p && *p; p++) {
-        if (*p == ',') {
-            *p = ';';
-        }
-    }
-    return r;
-}
-
 static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
     const rsql_rmq_conf_t *c = ctx->conf;
@@ -219,26 +208,15 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s->topic = rsql_strdup(topic);
     s->lanes = rsql_rmq_inflight_new(topic);
-    char *eps = endpoints_arg(c->endpoints);
+    rsql_rmq_config_t conf;
+    char *eps = rsql_rmq__client_config(
+        c, s->lite ? RSQL_RMQ_LITE_PUSH_CONSUMER : RSQL_RMQ_SIMPLE_CONSUMER, &conf);
     if (!s->topic || !s->lanes || !eps || throttle_oom) {
         rsql_free(eps);
         rs_close(s);
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
     const char *topics[1] = {topic};
-    rsql_rmq_config_t conf;
-    memset(&conf, 0, sizeof conf);
-    conf.endpoints = eps;
-    conf.name_space = c->namespace_;
-    conf.access_key = c->access_key;
-    conf.secret_key = c->secret_key;
-    conf.tls = c->tls;
-    conf.tls_ca_file = c->tls_ca_file;
-    conf.tls_server_name = c->tls_server_name;
-    conf.tls_cert_file = c->tls_cert_file;
-    conf.tls_key_file = c->tls_key_file;
-    conf.request_timeout_ms = (int)c->request_timeout_ms;
-    conf.client_type = s->lite ? RSQL_RMQ_LITE_PUSH_CONSUMER : RSQL_RMQ_SIMPLE_CONSUMER;
     conf.group = group;
     conf.topics = topics;
     conf.n_topics = 1;

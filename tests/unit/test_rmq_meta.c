@@ -4,7 +4,9 @@
  * Unit tests of rmq_meta.c: the METADATA values of a received message (only the columns
  * read, widened to the column's type, keys an ARRAY<STRING>, properties a MAP<STRING, STRING>
  * without the broker's own) and a row's keys and properties values turned back into a
- * message's (NULL and empty keys left out; a NULL property value fails the row).
+ * message's (NULL and empty keys left out; a NULL property value fails the row); and the
+ * client configuration the source and the sink build from the same table options
+ * (rsql_rmq__client_config).
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 
 #include "base/rsql_mem.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
+#include "connectors/rocketmq/rmq_conf.h"
 
 static void test_rmq_meta_ids(void)
 {
@@ -157,7 +160,48 @@ static void test_rmq_meta_sink_values(void)
     rsql_arena_destroy(a);
 }
 
+/* The connection options reach the client config whole; endpoints in the client's form. */
+static void test_rmq_client_config(void)
+{
+    rsql_rmq_conf_t c;
+    memset(&c, 0, sizeof c);
+    c.endpoints = "a:8081,b:8081";
+    c.namespace_ = "ns";
+    c.access_key = "ak";
+    c.secret_key = "sk";
+    c.tls = true;
+    c.tls_ca_file = "ca.pem";
+    c.tls_server_name = "proxy";
+    c.tls_cert_file = "cert.pem";
+    c.tls_key_file = "key.pem";
+    c.request_timeout_ms = 1234;
+    rsql_rmq_config_t conf;
+    memset(&conf, 0xff, sizeof conf); /* zeroed by the call */
+    char *eps = rsql_rmq__client_config(&c, RSQL_RMQ_PRODUCER, &conf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(eps);
+    CU_ASSERT_STRING_EQUAL(eps, "a:8081;b:8081");
+    CU_ASSERT_PTR_EQUAL(conf.endpoints, eps);
+    CU_ASSERT_STRING_EQUAL(conf.name_space, "ns");
+    CU_ASSERT_STRING_EQUAL(conf.access_key, "ak");
+    CU_ASSERT_STRING_EQUAL(conf.secret_key, "sk");
+    CU_ASSERT_TRUE(conf.tls);
+    CU_ASSERT_STRING_EQUAL(conf.tls_ca_file, "ca.pem");
+    CU_ASSERT_STRING_EQUAL(conf.tls_server_name, "proxy");
+    CU_ASSERT_STRING_EQUAL(conf.tls_cert_file, "cert.pem");
+    CU_ASSERT_STRING_EQUAL(conf.tls_key_file, "key.pem");
+    CU_ASSERT_EQUAL(conf.request_timeout_ms, 1234);
+    CU_ASSERT_EQUAL(conf.client_type, RSQL_RMQ_PRODUCER);
+    CU_ASSERT_PTR_NULL(conf.group); /* the caller's part */
+    CU_ASSERT_PTR_NULL(conf.topics);
+    CU_ASSERT_EQUAL(conf.n_topics, 0);
+    rsql_free(eps);
+    rsql_mem_fail_after(1); /* the endpoints copy fails: NULL */
+    CU_ASSERT_PTR_NULL(rsql_rmq__client_config(&c, RSQL_RMQ_SIMPLE_CONSUMER, &conf));
+    rsql_mem_fail_after(0);
+}
+
 static CU_TestInfo meta_tests[] = {
+    {"rmq_client_config", test_rmq_client_config},
     {"rmq_meta_ids", test_rmq_meta_ids},
     {"rmq_meta_record", test_rmq_meta_record},
     {"rmq_meta_sink_values", test_rmq_meta_sink_values},
