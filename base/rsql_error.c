@@ -66,6 +66,12 @@ rsql_err_t rsql_error_set(rsql_error_t *err, rsql_err_t code, rsql_pos_t pos, co
     return code;
 }
 
+/* See rsql_error.h. */
+rsql_err_t rsql_error_nomem(rsql_error_t *err)
+{
+    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "%s", rsql_err_str(RSQL_ERR_NOMEM));
+}
+
 void rsql_error_copy(rsql_error_t *dst, const rsql_error_t *src)
 {
     if (dst && src && dst->code == RSQL_OK) {

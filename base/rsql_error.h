@@ -92,6 +92,13 @@ rsql_err_t rsql_error_set(rsql_error_t *err, rsql_err_t code, rsql_pos_t pos, co
 rsql_err_t rsql_error_setv(rsql_error_t *err, rsql_err_t code, rsql_pos_t pos, const char *fmt,
                            va_list ap);
 
+/*
+** The one out-of-memory error: set err (as rsql_error_set: NULL-safe, the first error wins)
+** to RSQL_ERR_NOMEM "out of memory" and return RSQL_ERR_NOMEM, so callers write
+** `return rsql_error_nomem(err);`. It formats nothing and allocates nothing.
+*/
+rsql_err_t rsql_error_nomem(rsql_error_t *err);
+
 /* Copy src into dst when dst is still clear. */
 void rsql_error_copy(rsql_error_t *dst, const rsql_error_t *src);
 

@@ -7,7 +7,8 @@
  * the rest of the span (clipped at the end of the line); and rsql_buf's
  * size arithmetic failing cleanly (sticky oom) instead of wrapping around; the one
  * exponential backoff (rsql_backoff: growth, cap, no overflow); and the one quoting of SQL
- * identifiers (rsql_buf_quote_ident and friends: embedded quotes doubled, no NUL written).
+ * identifiers (rsql_buf_quote_ident and friends: embedded quotes doubled, no NUL written);
+ * the one out-of-memory error (rsql_error_nomem).
  */
 #include "config.h"
 #include "base/rsql_error.h"
@@ -207,7 +208,26 @@ static void test_core_quote_ident(void)
     CU_ASSERT_STRING_EQUAL(ident(2, NULL, 0), "\"\"");
 }
 
+/* The out-of-memory error: code, text, returned code, and the first error still wins. */
+static void test_core_error_nomem(void)
+{
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_error_nomem(&err), RSQL_ERR_NOMEM);
+    CU_ASSERT_EQUAL(err.code, RSQL_ERR_NOMEM);
+    CU_ASSERT_STRING_EQUAL(err.msg, "out of memory");
+    CU_ASSERT_EQUAL(err.pos.off, RSQL_POS_NONE);
+    CU_ASSERT_FALSE(rsql_error_retriable(&err));
+    rsql_error_clear(&err);
+    rsql_error_set(&err, RSQL_ERR_IO, RSQL_NOPOS, "disk");
+    CU_ASSERT_EQUAL(rsql_error_nomem(&err), RSQL_ERR_NOMEM); /* returned, not recorded */
+    CU_ASSERT_EQUAL(err.code, RSQL_ERR_IO);
+    CU_ASSERT_STRING_EQUAL(err.msg, "disk");
+    CU_ASSERT_EQUAL(rsql_error_nomem(NULL), RSQL_ERR_NOMEM);
+}
+
 static CU_TestInfo core_tests[] = {
+    {"test_core_error_nomem", test_core_error_nomem},
     {"test_core_quote_ident", test_core_quote_ident},
     {"test_core_backoff", test_core_backoff},
     {"test_core_arena", test_core_arena},
