@@ -26,6 +26,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "base/rsql_buf.h"
 #include "base/rsql_value.h"
 
 #include <ctype.h>
@@ -60,26 +61,6 @@ const char *rsql_plan__op_text(rsql_op_t op)
     case RSQL_OP_NONE: break;
     }
     return "?";
-}
-
-static void put_ident(rsql_buf_t *out, const char *name)
-{
-    bool plain = name[0] && (isalpha((unsigned char)name[0]) || name[0] == '_');
-    for (const char *p = name; plain && *p; p++) {
-        plain = isalnum((unsigned char)*p) || *p == '_';
-    }
-    if (plain) {
-        rsql_buf_puts(out, name);
-        return;
-    }
-    rsql_buf_putc(out, '"');
-    for (const char *p = name; *p; p++) {
-        if (*p == '"') {
-            rsql_buf_putc(out, '"');
-        }
-        rsql_buf_putc(out, *p);
-    }
-    rsql_buf_putc(out, '"');
 }
 
 static void put_string(rsql_buf_t *out, const char *s, size_t n)
@@ -155,7 +136,7 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
     }
     switch (e->kind) {
     case RSQL_BX_CONST: put_const(out, e); break;
-    case RSQL_BX_COLUMN: put_ident(out, e->name); break;
+    case RSQL_BX_COLUMN: rsql_buf_put_ident(out, e->name); break;
     case RSQL_BX_UNARY:
         if (e->op == RSQL_OP_NOT) {
             rsql_buf_puts(out, "NOT ");
@@ -236,7 +217,7 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
     case RSQL_BX_FIELD:
         print_expr(e->args[0], out, true);
         rsql_buf_putc(out, '.');
-        put_ident(out, e->name);
+        rsql_buf_put_ident(out, e->name);
         break;
     case RSQL_BX_INDEX:
         print_expr(e->args[0], out, true);
@@ -390,7 +371,7 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
     for (int i = 0; i < t->def->n_columns; i++) {
         const rsql_col_t *c = &t->def->columns[i];
         rsql_buf_puts(x->out, i ? ", " : "");
-        put_ident(x->out, c->name);
+        rsql_buf_put_ident(x->out, c->name);
         rsql_buf_printf(x->out, " %s%s", c->desc ? c->desc->text : rsql_type_name(c->type),
                         c->not_null ? " NOT NULL" : "");
         if (c->metadata) {
@@ -411,7 +392,7 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
                     attr(x, d, "primary key");
                 }
                 rsql_buf_puts(x->out, n_key ? ", " : "");
-                put_ident(x->out, t->def->columns[i].name);
+                rsql_buf_put_ident(x->out, t->def->columns[i].name);
                 found = true;
                 n_key++;
             }
@@ -469,7 +450,7 @@ static void sink_node(explain_t *x)
         return;
     }
     node(x, 0, "Sink: ");
-    put_ident(x->out, t->def->name);
+    rsql_buf_put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, 0, t);
     meta_line(x, 0, true);
@@ -496,7 +477,7 @@ static void source_node(explain_t *x, int d)
     const rsql_plan_t *p = x->plan;
     const rsql_plan_table_t *t = &p->source;
     node(x, d, "Source: ");
-    put_ident(x->out, t->def->name);
+    rsql_buf_put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, d, t);
     meta_line(x, d, false);
@@ -542,7 +523,7 @@ static void errors_line(explain_t *x)
                               "committed or acked)");
     } else if (e->dlq.def) {
         rsql_buf_puts(x->out, "tolerance all (a failed row goes to dead-letter table ");
-        put_ident(x->out, e->dlq.def->name);
+        rsql_buf_put_ident(x->out, e->dlq.def->name);
         rsql_buf_printf(x->out, " [%s] and the job goes on)", e->dlq.conn->name);
     } else {
         rsql_buf_puts(x->out, "tolerance all (a failed row is counted and skipped; no "
@@ -550,7 +531,7 @@ static void errors_line(explain_t *x)
     }
     if (!e->tolerate_all && e->dlq.def) {
         rsql_buf_puts(x->out, "; dead-letter table ");
-        put_ident(x->out, e->dlq.def->name);
+        rsql_buf_put_ident(x->out, e->dlq.def->name);
         rsql_buf_puts(x->out, " unused");
     }
     conn_explain(x, 0, &p->source, RSQL_EXPLAIN_ERRORS);
@@ -575,7 +556,7 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
     for (int i = 0; i < plan->n_outputs; i++) {
         const rsql_plan_output_t *o = &plan->outputs[i];
         indent(out, 8);
-        put_ident(out, o->name);
+        rsql_buf_put_ident(out, o->name);
         rsql_buf_puts(out, " := ");
         print_expr(o->expr, out, false);
         rsql_buf_printf(out, " (%s)\n", o->desc ? o->desc->text : rsql_type_name(o->type));

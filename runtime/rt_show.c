@@ -81,29 +81,6 @@ rsql_err_t rsql_rt__show_tables(rsql_session_t *s, rsql_result_t **out, rsql_err
     return RSQL_OK;
 }
 
-/* An identifier, double-quoted when it is not a plain lower/upper-case word. */
-static void put_ident(rsql_buf_t *b, const char *name)
-{
-    bool plain = (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') ||
-                 name[0] == '_';
-    for (const char *p = name; *p && plain; p++) {
-        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                *p == '_';
-    }
-    if (plain) {
-        rsql_buf_puts(b, name);
-        return;
-    }
-    rsql_buf_putc(b, '"');
-    for (const char *p = name; *p; p++) {
-        if (*p == '"') {
-            rsql_buf_putc(b, '"');
-        }
-        rsql_buf_putc(b, *p);
-    }
-    rsql_buf_putc(b, '"');
-}
-
 static void put_string(rsql_buf_t *b, const char *s)
 {
     rsql_buf_putc(b, '\'');
@@ -187,7 +164,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     const rsql_connector_def_t *conn = rsql_connector_find(def->connector);
     rsql_buf_t b = RSQL_BUF_INIT;
     rsql_buf_puts(&b, "CREATE TABLE ");
-    put_ident(&b, def->name);
+    rsql_buf_put_ident(&b, def->name);
     rsql_buf_puts(&b, " (\n");
     int n_key = 0;
     for (int i = 0; i < def->n_columns; i++) {
@@ -195,7 +172,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     }
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
-        put_ident(&b, def->columns[i].name);
+        rsql_buf_put_ident(&b, def->columns[i].name);
         rsql_buf_printf(&b, " %s%s", def->columns[i].desc ? def->columns[i].desc->text
                                                 : rsql_type_name(def->columns[i].type),
                         def->columns[i].not_null ? " NOT NULL" : "");
@@ -208,7 +185,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
             for (int i = 0; i < def->n_columns; i++) {
                 if (def->columns[i].pk_ord == k) {
                     rsql_buf_puts(&b, k > 1 ? ", " : "");
-                    put_ident(&b, def->columns[i].name);
+                    rsql_buf_put_ident(&b, def->columns[i].name);
                 }
             }
         }

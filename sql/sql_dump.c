@@ -19,27 +19,6 @@
 
 #include <string.h>
 
-static void put_name(rsql_buf_t *b, const char *s)
-{
-    bool plain = s && *s && !(*s >= '0' && *s <= '9');
-    for (const char *c = s; plain && *c; c++) {
-        plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                (*c >= '0' && *c <= '9') || *c == '_';
-    }
-    if (plain) {
-        rsql_buf_puts(b, s);
-        return;
-    }
-    rsql_buf_putc(b, '"');
-    for (const char *c = s ? s : ""; *c; c++) {
-        if (*c == '"') {
-            rsql_buf_putc(b, '"');
-        }
-        rsql_buf_putc(b, *c);
-    }
-    rsql_buf_putc(b, '"');
-}
-
 static void put_string(rsql_buf_t *b, const char *s, size_t n)
 {
     rsql_buf_putc(b, '\'');
@@ -134,10 +113,10 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
     case RSQL_EX_COLUMN:
         rsql_buf_puts(b, "(col ");
         if (e->qualifier) {
-            put_name(b, e->qualifier);
+            rsql_buf_put_ident(b, e->qualifier);
             rsql_buf_putc(b, '.');
         }
-        put_name(b, e->name);
+        rsql_buf_put_ident(b, e->name);
         break;
     case RSQL_EX_STAR: rsql_buf_puts(b, "(star"); break;
     case RSQL_EX_UNARY:
@@ -210,7 +189,7 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
         static const char *const wrappers[] = {"", "without", "conditional", "unconditional"};
         static const char *const events[] = {"empty", "error", "null"};
         rsql_buf_puts(b, e->kv_pairs ? "(func-kv " : "(func ");
-        put_name(b, e->name);
+        rsql_buf_put_ident(b, e->name);
         put_args(b, &e->args);
         if (e->has_returning) {
             rsql_buf_puts(b, " (returning ");
@@ -234,7 +213,7 @@ static void put_expr(rsql_buf_t *b, const rsql_expr_t *e)
         rsql_buf_puts(b, "(field ");
         put_expr(b, e->left);
         rsql_buf_putc(b, ' ');
-        put_name(b, e->name);
+        rsql_buf_put_ident(b, e->name);
         break;
     case RSQL_EX_INDEX:
         rsql_buf_puts(b, "(index ");
@@ -257,14 +236,14 @@ static void put_select(rsql_buf_t *b, const rsql_select_t *s)
             rsql_buf_puts(b, "(as ");
             put_expr(b, it->expr);
             rsql_buf_putc(b, ' ');
-            put_name(b, it->alias.name);
+            rsql_buf_put_ident(b, it->alias.name);
             rsql_buf_putc(b, ')');
         } else {
             put_expr(b, it->expr);
         }
     }
     rsql_buf_puts(b, ") (from ");
-    put_name(b, s->from.name);
+    rsql_buf_put_ident(b, s->from.name);
     rsql_buf_putc(b, ')');
     if (s->where) {
         rsql_buf_puts(b, " (where ");
@@ -280,12 +259,12 @@ static void put_select(rsql_buf_t *b, const rsql_select_t *s)
 static void put_insert(rsql_buf_t *b, const rsql_insert_t *ins)
 {
     rsql_buf_puts(b, "(insert ");
-    put_name(b, ins->target.name);
+    rsql_buf_put_ident(b, ins->target.name);
     if (ins->n_columns) {
         rsql_buf_puts(b, " (columns");
         for (int i = 0; i < ins->n_columns; i++) {
             rsql_buf_putc(b, ' ');
-            put_name(b, ins->columns[i].name);
+            rsql_buf_put_ident(b, ins->columns[i].name);
         }
         rsql_buf_putc(b, ')');
     }
@@ -333,7 +312,7 @@ static void put_stmt(rsql_buf_t *b, const rsql_stmt_t *s)
     rsql_buf_printf(b, "(%s", stmt_name(s->kind));
     if (s->name.name) {
         rsql_buf_putc(b, ' ');
-        put_name(b, s->name.name);
+        rsql_buf_put_ident(b, s->name.name);
     }
     if (s->if_not_exists) {
         rsql_buf_puts(b, " if-not-exists");
@@ -346,7 +325,7 @@ static void put_stmt(rsql_buf_t *b, const rsql_stmt_t *s)
         for (int i = 0; i < s->n_columns; i++) {
             const rsql_column_def_t *c = &s->columns[i];
             rsql_buf_puts(b, " (");
-            put_name(b, c->name.name);
+            rsql_buf_put_ident(b, c->name.name);
             rsql_buf_putc(b, ' ');
             put_type(b, &c->type);
             rsql_buf_puts(b, c->not_null ? " not-null" : "");

@@ -235,26 +235,13 @@ bool rsql_pg__type_fits(rsql_type_t t, const char *pg, bool reading)
 }
 
 /* See pg_int.h. */
-void rsql_pg__quote_ident(rsql_buf_t *b, const char *name, size_t len)
-{
-    rsql_buf_putc(b, '"');
-    for (size_t i = 0; i < len; i++) {
-        if (name[i] == '"') {
-            rsql_buf_putc(b, '"');
-        }
-        rsql_buf_putc(b, name[i]);
-    }
-    rsql_buf_putc(b, '"');
-}
-
-/* See pg_int.h. */
 void rsql_pg__quote_table(rsql_buf_t *b, const char *name)
 {
     const char *dot = strchr(name, '.');
     if (dot) {
-        rsql_pg__quote_ident(b, name, (size_t)(dot - name));
+        rsql_buf_quote_identn(b, name, (size_t)(dot - name));
         rsql_buf_putc(b, '.');
         name = dot + 1;
     }
-    rsql_pg__quote_ident(b, name, strlen(name));
+    rsql_buf_quote_identn(b, name, strlen(name));
 }

@@ -54,6 +54,5 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
 
 /* Append name to b as a quoted identifier; "s.t" becomes "s"."t". */
 void rsql_pg__quote_table(rsql_buf_t *b, const char *name);
-void rsql_pg__quote_ident(rsql_buf_t *b, const char *name, size_t len);
 
 #endif

@@ -154,13 +154,13 @@ static char *table_create_sql(rsql_sink_t *k, const rsql_sink_ctx_t *ctx)
     rsql_buf_putc(&q, '(');
     for (int i = 0; i < k->n; i++) {
         rsql_buf_puts(&q, i ? ", " : "");
-        rsql_pg__quote_ident(&q, ctx->column_names[i], strlen(ctx->column_names[i]));
+        rsql_buf_quote_identn(&q, ctx->column_names[i], strlen(ctx->column_names[i]));
         rsql_buf_printf(&q, " %s", pg_type(ctx->column_types[i]));
     }
     for (int j = 0; j < k->n_key; j++) {
         const char *c = ctx->column_names[k->key[j]];
         rsql_buf_puts(&q, j ? ", " : ", PRIMARY KEY (");
-        rsql_pg__quote_ident(&q, c, strlen(c));
+        rsql_buf_quote_identn(&q, c, strlen(c));
         rsql_buf_puts(&q, j + 1 == k->n_key ? ")" : "");
     }
     rsql_buf_putc(&q, ')');
@@ -193,7 +193,7 @@ static rsql_err_t create_missing(rsql_sink_t *k, bool with_table, rsql_error_t *
         char *schema = rsql_strndup(k->table, (size_t)(dot - k->table));
         rsql_buf_t q = RSQL_BUF_INIT;
         rsql_buf_puts(&q, "CREATE SCHEMA ");
-        rsql_pg__quote_ident(&q, k->table, (size_t)(dot - k->table));
+        rsql_buf_quote_identn(&q, k->table, (size_t)(dot - k->table));
         if (!schema || q.oom) {
             rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         } else {
@@ -386,18 +386,18 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
             in_key = in_key || k->key[j] == i;
         }
         rsql_buf_puts(&cols, i ? ", " : "");
-        rsql_pg__quote_ident(&cols, c, strlen(c));
+        rsql_buf_quote_identn(&cols, c, strlen(c));
         if (!in_key) {
             rsql_buf_puts(&sets, sets.len ? ", " : "");
-            rsql_pg__quote_ident(&sets, c, strlen(c));
+            rsql_buf_quote_identn(&sets, c, strlen(c));
             rsql_buf_puts(&sets, " = excluded.");
-            rsql_pg__quote_ident(&sets, c, strlen(c));
+            rsql_buf_quote_identn(&sets, c, strlen(c));
         }
     }
     for (int j = 0; j < k->n_key; j++) {
         const char *c = ctx->column_names[k->key[j]];
         rsql_buf_puts(&keys, j ? ", " : "");
-        rsql_pg__quote_ident(&keys, c, strlen(c));
+        rsql_buf_quote_identn(&keys, c, strlen(c));
     }
     /* ON CONFLICT (keys) DO UPDATE SET ... (DO NOTHING when every column is in the key) */
     rsql_buf_t conflict = RSQL_BUF_INIT;
@@ -432,7 +432,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_putc(&b, '(');
     for (int i = 0; i < k->n; i++) {
         rsql_buf_puts(&b, i ? ", " : "");
-        rsql_pg__quote_ident(&b, ctx->column_names[i], strlen(ctx->column_names[i]));
+        rsql_buf_quote_identn(&b, ctx->column_names[i], strlen(ctx->column_names[i]));
     }
     rsql_buf_puts(&b, ") VALUES (");
     for (int i = 0; i < k->n; i++) {
@@ -451,7 +451,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     const char *dot = strchr(conf->table_name, '.');
     rsql_buf_reset(&b);
     if (dot) {
-        rsql_pg__quote_ident(&b, conf->table_name, (size_t)(dot - conf->table_name));
+        rsql_buf_quote_identn(&b, conf->table_name, (size_t)(dot - conf->table_name));
         rsql_buf_putc(&b, '.');
     }
     rsql_buf_puts(&b, "rocketsql_positions");
@@ -472,7 +472,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                           " WHERE pipeline = $1 ORDER BY \"partition\"");
     rsql_buf_reset(&b);
     if (dot) {
-        rsql_pg__quote_ident(&b, conf->table_name, (size_t)(dot - conf->table_name));
+        rsql_buf_quote_identn(&b, conf->table_name, (size_t)(dot - conf->table_name));
         rsql_buf_putc(&b, '.');
     }
     rsql_buf_puts(&b, "rocketsql_applied");

@@ -107,16 +107,16 @@ static void put_expr(rsql_buf_t *b, const char *c, rsql_type_t t)
     case RSQL_TYPE_MAP: rsql_buf_puts(b, "NULL::text"); break; /* in the JSON object */
     case RSQL_TYPE_TIMESTAMP:
         rsql_buf_puts(b, "to_char(");
-        rsql_pg__quote_ident(b, c, strlen(c));
+        rsql_buf_quote_identn(b, c, strlen(c));
         rsql_buf_puts(b, "::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')");
         break;
     case RSQL_TYPE_BYTES:
         rsql_buf_puts(b, "translate(encode(");
-        rsql_pg__quote_ident(b, c, strlen(c));
+        rsql_buf_quote_identn(b, c, strlen(c));
         rsql_buf_puts(b, ", 'base64'), E'\\n', '')");
         break;
     default:
-        rsql_pg__quote_ident(b, c, strlen(c));
+        rsql_buf_quote_identn(b, c, strlen(c));
         rsql_buf_puts(b, "::text");
         break;
     }
@@ -316,17 +316,17 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rsql_buf_puts(&b, j ? ", " : "json_build_object(");
         put_literal(&b, c);
         rsql_buf_puts(&b, ", ");
-        rsql_pg__quote_ident(&b, c, strlen(c));
+        rsql_buf_quote_identn(&b, c, strlen(c));
     }
     rsql_buf_puts(&b, s->n_nested ? ")::text AS rsql_nested, " : "");
     if (conf->inc_column) {
-        rsql_pg__quote_ident(&b, conf->inc_column, strlen(conf->inc_column));
+        rsql_buf_quote_identn(&b, conf->inc_column, strlen(conf->inc_column));
         rsql_buf_puts(&b, "::bigint AS rsql_pos FROM ");
         rsql_pg__quote_table(&b, conf->table_name);
         rsql_buf_puts(&b, " WHERE ");
-        rsql_pg__quote_ident(&b, conf->inc_column, strlen(conf->inc_column));
+        rsql_buf_quote_identn(&b, conf->inc_column, strlen(conf->inc_column));
         rsql_buf_puts(&b, " > $1::bigint ORDER BY ");
-        rsql_pg__quote_ident(&b, conf->inc_column, strlen(conf->inc_column));
+        rsql_buf_quote_identn(&b, conf->inc_column, strlen(conf->inc_column));
         rsql_buf_puts(&b, " LIMIT $2::bigint");
     } else {
         rsql_buf_puts(&b, "0::bigint AS rsql_pos FROM ");

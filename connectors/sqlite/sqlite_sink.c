@@ -48,6 +48,7 @@
  */
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
+#include "base/rsql_buf.h"
 #include "base/rsql_log.h"
 #include "base/rsql_path.h"
 #include "base/rsql_value.h"
@@ -79,18 +80,6 @@ struct rsql_sink {
     rsql_delivery_cb deliver;
     void *deliver_opaque;
 };
-
-static void quote_ident(rsql_buf_t *b, const char *name)
-{
-    rsql_buf_putc(b, '"');
-    for (const char *p = name; *p; p++) {
-        if (*p == '"') {
-            rsql_buf_putc(b, '"');
-        }
-        rsql_buf_putc(b, *p);
-    }
-    rsql_buf_putc(b, '"');
-}
 
 static const char *sql_type(rsql_type_t t)
 {
@@ -180,18 +169,18 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                             "ON rocketsql_applied(pipeline, applied_at); ");
     }
     rsql_buf_puts(&sql, "CREATE TABLE IF NOT EXISTS ");
-    quote_ident(&sql, table);
+    rsql_buf_quote_ident(&sql, table);
     rsql_buf_putc(&sql, '(');
     for (int i = 0; i < k->n; i++) {
         if (i) {
             rsql_buf_puts(&sql, ", ");
         }
-        quote_ident(&sql, ctx->column_names[i]);
+        rsql_buf_quote_ident(&sql, ctx->column_names[i]);
         rsql_buf_printf(&sql, " %s", sql_type(ctx->column_types[i]));
     }
     for (int j = 0; j < ctx->n_key; j++) {
         rsql_buf_puts(&sql, j ? ", " : ", PRIMARY KEY (");
-        quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
+        rsql_buf_quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
         rsql_buf_puts(&sql, j + 1 == ctx->n_key ? ")" : "");
     }
     rsql_buf_puts(&sql, ");");
@@ -206,13 +195,13 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     rsql_buf_reset(&sql);
     rsql_buf_puts(&sql, "INSERT INTO ");
-    quote_ident(&sql, table);
+    rsql_buf_quote_ident(&sql, table);
     rsql_buf_putc(&sql, '(');
     for (int i = 0; i < k->n; i++) {
         if (i) {
             rsql_buf_puts(&sql, ", ");
         }
-        quote_ident(&sql, ctx->column_names[i]);
+        rsql_buf_quote_ident(&sql, ctx->column_names[i]);
     }
     rsql_buf_puts(&sql, ") VALUES (");
     for (int i = 0; i < k->n; i++) {
@@ -222,7 +211,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     /* PRIMARY KEY (...) NOT ENFORCED: an upsert, the last row of a key wins */
     for (int j = 0; j < ctx->n_key; j++) {
         rsql_buf_puts(&sql, j ? ", " : " ON CONFLICT (");
-        quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
+        rsql_buf_quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
     }
     if (ctx->n_key) {
         int n_set = 0;
@@ -236,9 +225,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                 continue;
             }
             rsql_buf_puts(&sql, n_set++ ? ", " : "UPDATE SET ");
-            quote_ident(&sql, ctx->column_names[i]);
+            rsql_buf_quote_ident(&sql, ctx->column_names[i]);
             rsql_buf_puts(&sql, " = excluded.");
-            quote_ident(&sql, ctx->column_names[i]);
+            rsql_buf_quote_ident(&sql, ctx->column_names[i]);
         }
         if (!n_set) {
             rsql_buf_puts(&sql, "NOTHING");

@@ -23,6 +23,7 @@
  */
 #include "config.h"
 #include "base/rsql_value.h"
+#include "base/rsql_buf.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "connectors/sqlite/sqlite_conf.h"
@@ -51,19 +52,6 @@ struct rsql_source {
     pthread_cond_t cv;
     bool woken, sync_init;
 };
-
-/* Append "name" quoted as an SQL identifier. */
-static void quote_ident(rsql_buf_t *b, const char *name)
-{
-    rsql_buf_putc(b, '"');
-    for (const char *p = name; *p; p++) {
-        if (*p == '"') {
-            rsql_buf_putc(b, '"');
-        }
-        rsql_buf_putc(b, *p);
-    }
-    rsql_buf_putc(b, '"');
-}
 
 static void sq_close(rsql_source_t *s)
 {
@@ -143,11 +131,11 @@ static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         if (key) { /* METADATA: 'rowid' (the only key), or NULL when the statement skips it */
             rsql_buf_puts(&sql, *key ? "rowid" : "NULL");
         } else {
-            quote_ident(&sql, s->names[i]);
+            rsql_buf_quote_ident(&sql, s->names[i]);
         }
     }
     rsql_buf_puts(&sql, " FROM ");
-    quote_ident(&sql, table);
+    rsql_buf_quote_ident(&sql, table);
     rsql_buf_puts(&sql, " WHERE rowid > ?1 ORDER BY rowid LIMIT ?2");
     if (sql.oom) {
         goto nomem;
@@ -165,7 +153,7 @@ static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         sqlite3_stmt *cnt = NULL;
         rsql_buf_reset(&sql);
         rsql_buf_puts(&sql, "SELECT count(*) FROM ");
-        quote_ident(&sql, table);
+        rsql_buf_quote_ident(&sql, table);
         rsql_buf_puts(&sql, " WHERE rowid > ?1");
         if (!sql.oom && sqlite3_prepare_v2(s->db, sql.data, -1, &cnt, NULL) == SQLITE_OK) {
             sqlite3_bind_int64(cnt, 1, s->last_rowid);
