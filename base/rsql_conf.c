@@ -126,7 +126,7 @@ void *rsql_conf_build(rsql_optset_t *set, int slot, size_t size, const rsql_opt_
     rsql_arena_t *a = rsql_optset_arena(set);
     void *conf = a ? rsql_arena_alloc(a, size ? size : 1) : NULL;
     if (!conf) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     if (rsql_conf_fill(conf, size, table, set, err) != RSQL_OK) {

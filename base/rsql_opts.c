@@ -542,7 +542,7 @@ static rsql_err_t unknown_key(const rsql_opt_def_t *const *tables, int n_tables,
     }
     rsql_opts__names(tables, n_tables, &list);
     if (head.oom || list.oom) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
     } else {
         rsql_opts__set_listed(err, RSQL_ERR_BAD_OPTION, pos, rsql_buf_str(&head), "valid options",
                               rsql_buf_str(&list));
@@ -596,7 +596,7 @@ rsql_optset_t *rsql_optset_new_ex(const rsql_opt_def_t *const *tables, int n_tab
 {
     rsql_optset_t *set = rsql_calloc(1, sizeof *set);
     if (!set) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     set->tables = rsql_calloc(n_tables > 0 ? (size_t)n_tables : 1, sizeof *set->tables);
@@ -700,7 +700,7 @@ rsql_optset_t *rsql_optset_new_ex(const rsql_opt_def_t *const *tables, int n_tab
     return set;
 
 nomem:
-    rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    rsql_error_nomem(err);
 fail:
     rsql_optset_destroy(set);
     return NULL;

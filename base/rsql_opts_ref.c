@@ -77,7 +77,7 @@ static rsql_err_t read_ref_file(const char *key, const char *path, rsql_pos_t po
     char *buf = rsql_malloc(REF_FILE_MAX + 2);
     if (!buf) {
         fclose(f);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     size_t n = fread(buf, 1, REF_FILE_MAX + 1, f);
     int rerr = ferror(f) ? errno : 0;
@@ -134,7 +134,7 @@ rsql_err_t rsql_opt_ref_resolve(const char *key, const rsql_opt_ref_t *ref, rsql
                               key, name, name);
     }
     *out = rsql_strdup(v);
-    return *out ? RSQL_OK : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    return *out ? RSQL_OK : rsql_error_nomem(err);
 }
 
 /* See rsql_opts.h. */

@@ -205,7 +205,7 @@ static rsql_err_t unknown_setting(const char *key, rsql_pos_t pos, rsql_error_t 
     }
     rsql_opts__names(tables, 1, &list);
     if (head.oom || list.oom) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
     } else {
         rsql_opts__set_listed(err, RSQL_ERR_BAD_SETTING, pos, rsql_buf_str(&head),
                               "valid settings", rsql_buf_str(&list));
@@ -248,7 +248,7 @@ rsql_err_t rsql_settings_set(rsql_settings_t *s, const char *key, const char *va
     }
     char *copy = rsql_strdup(v);
     if (!copy) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     rsql_free(s->values[i]);
     s->values[i] = copy;
@@ -405,7 +405,7 @@ rsql_err_t rsql_settings_import(rsql_settings_t *s, const rsql_opt_kv_t *kvs, in
 {
     rsql_settings_t *tmp = rsql_settings_dup(s);
     if (!tmp) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     for (int i = 0; i < n; i++) {
         rsql_err_t rc = rsql_settings_set(tmp, kvs[i].key, kvs[i].value, kvs[i].key_pos,

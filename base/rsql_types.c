@@ -595,7 +595,7 @@ rsql_err_t rsql_tdesc_parse(const char *s, size_t n, const rsql_tdesc_t **out, u
         }
     }
     if (!d) {
-        return p.rc ? p.rc : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return p.rc ? p.rc : rsql_error_nomem(err);
     }
     *out = d;
     return RSQL_OK;

@@ -319,7 +319,7 @@ rsql_err_t rsql_value_parse_double(const char *s, size_t n, double *out, rsql_er
     }
     char small[128], *text = n < sizeof small ? small : rsql_malloc(n + 1);
     if (!text) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memcpy(text, s, n);
     text[n] = '\0';
@@ -757,7 +757,7 @@ rsql_err_t rsql_value_parse_bytes(const char *s, size_t n, rsql_arena_t *arena,
     uint32_t acc = 0;
     int bits = 0;
     if (!o) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     for (size_t i = 0; i < n; i++) {
         int v = b64_val(s[i]);
@@ -808,7 +808,7 @@ rsql_err_t rsql_value_parse(rsql_type_t t, const char *s, size_t n, rsql_arena_t
     case RSQL_TYPE_VARCHAR: {
         char *p = rsql_arena_strndup(arena, s, n);
         if (!p) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         out->v.s.p = p;
         out->v.s.len = n;

@@ -118,13 +118,13 @@ rsql_err_t rsql_catalog__col_dup(sqlite3_stmt *stmt, int i, char **out, rsql_err
     const unsigned char *s = sqlite3_column_text(stmt, i);
     if (!s) {
         if (sqlite3_column_type(stmt, i) != SQLITE_NULL) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         return RSQL_OK;
     }
     *out = rsql_strndup((const char *)s, (size_t)sqlite3_column_bytes(stmt, i));
     if (!*out) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     return RSQL_OK;
 }
@@ -196,7 +196,7 @@ rsql_catalog_t *rsql_catalog_open(const char *path, rsql_error_t *err)
     rsql_catalog_t *cat = rsql_calloc(1, sizeof(*cat));
     if (!cat || !(cat->path = rsql_strdup(path))) {
         rsql_free(cat);
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     bool memory = strcmp(path, ":memory:") == 0;
@@ -344,11 +344,6 @@ void *rsql_catalog__grow(void *arr, int *cap, int n, size_t elem)
     return np;
 }
 
-static rsql_err_t oom(rsql_error_t *err)
-{
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-}
-
 /* Report the bind failure recorded on the connection. */
 static rsql_err_t bind_err(rsql_catalog_t *cat, rsql_error_t *err)
 {
@@ -424,7 +419,7 @@ static rsql_err_t load_kvs(rsql_catalog_t *cat, const char *sql, const char *own
     while (rc == RSQL_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
         rsql_kv_t *grown = rsql_catalog__grow(*kv, &cap, *n, sizeof(**kv));
         if (!grown) {
-            rc = oom(err);
+            rc = rsql_error_nomem(err);
             break;
         }
         *kv = grown;
@@ -608,7 +603,7 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         rsql_col_t *grown = rsql_catalog__grow(def->columns, &cap, def->n_columns,
                                                sizeof(rsql_col_t));
         if (!grown) {
-            rc = oom(err);
+            rc = rsql_error_nomem(err);
             break;
         }
         def->columns = grown;
@@ -655,7 +650,7 @@ static rsql_err_t load_table(rsql_catalog_t *cat, sqlite3_stmt *st, rsql_table_d
 {
     rsql_table_def_t *def = rsql_calloc(1, sizeof(*def));
     if (!def) {
-        return oom(err);
+        return rsql_error_nomem(err);
     }
     def->created_ms = sqlite3_column_int64(st, 2);
     rsql_err_t rc = rsql_catalog__col_dup(st, 0, &def->name, err);
@@ -764,7 +759,7 @@ rsql_err_t rsql_catalog_table_list(rsql_catalog_t *cat, char ***names, int *n, r
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         char **grown = rsql_catalog__grow(*names, &cap, *n, sizeof(char *));
         if (!grown) {
-            rc = oom(err);
+            rc = rsql_error_nomem(err);
             break;
         }
         *names = grown;
@@ -857,7 +852,7 @@ static rsql_err_t load_job(rsql_catalog_t *cat, sqlite3_stmt *st, rsql_job_def_t
 {
     rsql_job_def_t *def = rsql_calloc(1, sizeof(*def));
     if (!def) {
-        return oom(err);
+        return rsql_error_nomem(err);
     }
     def->created_ms = sqlite3_column_int64(st, 2);
     rsql_err_t rc = rsql_catalog__col_dup(st, 0, &def->name, err);
@@ -900,7 +895,7 @@ static rsql_err_t query_jobs(rsql_catalog_t *cat, const char *sql, const char *n
         while (rc == RSQL_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
             rsql_job_def_t **grown = rsql_catalog__grow(*jobs, &cap, *n, sizeof(*grown));
             if (!grown) {
-                rc = oom(err);
+                rc = rsql_error_nomem(err);
                 break;
             }
             *jobs = grown;

@@ -226,7 +226,7 @@ static rsql_err_t load_run(sqlite3_stmt *st, rsql_job_run_t **out, rsql_error_t 
 {
     rsql_job_run_t *r = rsql_calloc(1, sizeof(*r));
     if (!r) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     r->id = sqlite3_column_int64(st, 0);
     r->start_ms = sqlite3_column_int64(st, 3);
@@ -285,7 +285,7 @@ rsql_err_t rsql_catalog_run_list(rsql_catalog_t *cat, const char *job, int limit
     while (rc == RSQL_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
         rsql_job_run_t **grown = rsql_catalog__grow(*runs, &cap, *n, sizeof(*grown));
         if (!grown) {
-            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            rc = rsql_error_nomem(err);
             break;
         }
         *runs = grown;

@@ -109,7 +109,7 @@ rsql_err_t rsql_catalog_offset_list(rsql_catalog_t *cat, const char *pipeline, r
     while (rc == RSQL_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
         rsql_kv_t *grown = rsql_catalog__grow(*out, &cap, *n, sizeof(*grown));
         if (!grown) {
-            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            rc = rsql_error_nomem(err);
             break;
         }
         *out = grown;

@@ -344,7 +344,7 @@ static rsql_err_t reconcile(serve_t *srv, rsql_catalog_t *cat, char **only, int 
     srv->reload_pending = false;
     char **fps = rsql_calloc((size_t)(n ? n : 1), sizeof(char *));
     if (!fps) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
         goto done;
     }
     for (int i = 0; i < n; i++) {

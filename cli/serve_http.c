@@ -559,7 +559,7 @@ rsql_err_t serve__http_start(serve_t *srv, const char *addr, rsql_error_t *err)
     http_t *h = rsql_calloc(1, sizeof *h);
     if (!h) {
         close(fd);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     h->srv = srv;
     h->conns.next = h->conns.prev = &h->conns;
@@ -633,7 +633,7 @@ rsql_err_t serve__run_http_begin(void *opaque, const char *addr, const char *nam
     if (!r || !nm) {
         rsql_free(r);
         rsql_free(nm);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     pthread_mutex_init(&r->srv.mu, NULL);
     r->job.name = nm;

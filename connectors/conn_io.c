@@ -21,7 +21,7 @@ rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n
     }
     rsql_sink_result_t *nr = rsql_realloc(*results, (size_t)n * sizeof *nr);
     if (!nr) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memset(nr + *cap, 0, (size_t)(n - *cap) * sizeof *nr);
     *results = nr;
@@ -86,7 +86,7 @@ rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql
         return RSQL_OK;
     }
     if (rc == RSQL_ERR_NOMEM || buf->oom) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     buf->len = mark < buf->len ? mark : buf->len;
     if (buf->data) {

@@ -215,7 +215,7 @@ rsql_err_t rsql_connector_register(const rsql_connector_def_t *const *defs, cons
         rsql_free(na);
         rsql_free(no);
         rsql_free(label);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     for (int i = 0; i < have; i++) {
         na[i] = cur[i];

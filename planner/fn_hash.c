@@ -121,7 +121,7 @@ rsql_err_t rsql_fn_eval_from_base64(const rsql_bexpr_t *call, const rsql_value_t
 {
     rsql_arena_t *a = rsql_arena_new();
     if (!a) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     const uint8_t *d = NULL;
     size_t dn = 0;

@@ -52,7 +52,7 @@ static inline rsql_err_t rsql_fn_out_str(rsql_eval_ctx_t *ctx, size_t n, char **
                                          rsql_error_t *err)
 {
     *p = rsql_eval_scratch(ctx, n ? n : 1);
-    return *p ? RSQL_OK : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    return *p ? RSQL_OK : rsql_error_nomem(err);
 }
 
 /* A copy of b's bytes as the VARCHAR result *out (b is left as it is). */

@@ -173,11 +173,6 @@ rsql_jfound_t rsql_json_path_text(const rsql_jpath_t *path, const char *doc, siz
 
 /* ---- binding */
 
-static rsql_err_t nomem(rsql_error_t *err)
-{
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-}
-
 static const char *beh_name(rsql_json_beh_t b)
 {
     static const char *const names[] = {"NULL",    "ERROR",   "ABSENT",      "TRUE",
@@ -261,7 +256,7 @@ static rsql_err_t bind_doc_path(rsql_bind_t *b, rsql_bexpr_t *call, jfn_t **out,
     }
     jfn_t *j = rsql_arena_alloc(b->arena, sizeof(*j));
     if (!j) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     const rsql_bexpr_t *p = call->args[1];
     if (p->kind == RSQL_BX_CONST && !p->value.is_null) {
@@ -278,7 +273,7 @@ static rsql_err_t bind_doc_path(rsql_bind_t *b, rsql_bexpr_t *call, jfn_t **out,
         }
         free(jp);
         if (!copy) {
-            return nomem(err);
+            return rsql_error_nomem(err);
         }
         j->path = copy;
     }
@@ -378,7 +373,7 @@ static rsql_err_t bind_ctor(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_
     jfn_t *j = rsql_arena_alloc(b->arena, sizeof(*j));
     bool *raw = rsql_arena_alloc(b->arena, (size_t)call->n_args + 1);
     if (!j || !raw) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     j->on_null = on_null;
     j->raw = raw;
@@ -590,7 +585,7 @@ rsql_err_t rsql_fn_eval_json_query(const rsql_bexpr_t *call, const rsql_value_t 
         size_t n = t ? strlen(t) : 0;
         char *p;
         if (!t) {
-            rc = nomem(err);
+            rc = rsql_error_nomem(err);
         } else if (!(rc = rsql_fn_out_str(ctx, n + 2, &p, err))) {
             memcpy(p + wrap, t, n);
             if (wrap) {

@@ -168,7 +168,7 @@ static rsql_err_t match_error(const rsql_bexpr_t *call, int rc, rsql_error_t *er
                                                              : "heap");
     }
     if (rc == PCRE2_ERROR_NOMEMORY) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     PCRE2_UCHAR msg[160];
     if (pcre2_get_error_message(rc, msg, sizeof(msg)) < 0) {
@@ -270,7 +270,7 @@ rsql_err_t rsql_fn_eval_regexp_replace(const rsql_bexpr_t *call, const rsql_valu
     pcre2_match_data *md = new_match_data(code);
     if (!md) {
         pcre2_code_free(owned);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     PCRE2_SIZE cap = args[0].v.s.len * 2 + 64;
     for (int attempt = 0; attempt < 2 && !rc; attempt++) {

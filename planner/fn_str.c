@@ -28,7 +28,7 @@ rsql_err_t rsql_fn_out_buf(rsql_eval_ctx_t *ctx, const rsql_buf_t *b, rsql_value
                            rsql_error_t *err)
 {
     if (b->oom) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     char *p;
     if (rsql_fn_out_str(ctx, b->len, &p, err)) {
@@ -138,7 +138,7 @@ static rsql_err_t unify_args(rsql_bind_t *b, rsql_bexpr_t *call, int from, rsql_
             call->args[i] = td ? rsql_plan__cast_desc(b->arena, call->args[i], td, true)
                                : rsql_plan__cast(b->arena, call->args[i], t, true);
             if (!call->args[i]) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
         }
     }

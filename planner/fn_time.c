@@ -168,7 +168,7 @@ static rsql_err_t widen_date(rsql_bind_t *b, rsql_bexpr_t *call, int i, rsql_err
     }
     rsql_bexpr_t *c = rsql_plan__cast(b->arena, call->args[i], RSQL_TYPE_TIMESTAMP, true);
     if (!c) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     call->args[i] = c;
     return RSQL_OK;

@@ -146,7 +146,7 @@ bool rsql_plan__unify_expr(rsql_type_t *t, const rsql_tdesc_t **d, const rsql_be
 
 static rsql_bexpr_t *nomem(rsql_error_t *err)
 {
-    rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    rsql_error_nomem(err);
     return NULL;
 }
 
@@ -193,7 +193,7 @@ static rsql_err_t coerce_timestamp(rsql_bind_t *b, rsql_bexpr_t *ts_side, rsql_b
     }
     rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_CONST, RSQL_TYPE_TIMESTAMP, l->pos, 0);
     if (!c) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     c->value.v.ts = ms;
     *lit = c;
@@ -232,7 +232,7 @@ static rsql_err_t check_comparable(rsql_bind_t *b, rsql_bexpr_t **x, rsql_bexpr_
                        : (*y)->type == RSQL_TYPE_DATE && (*x)->type == RSQL_TYPE_TIMESTAMP ? y
                                                                                          : NULL;
     if (d && !(*d = rsql_plan__cast(b->arena, *d, RSQL_TYPE_TIMESTAMP, true))) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     if (!comparable((*x)->type, (*y)->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, where, "cannot compare %s with %s",

@@ -23,11 +23,6 @@
 
 /* ---- tables */
 
-static rsql_err_t nomem_err(rsql_error_t *err)
-{
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-}
-
 /* Index of the column named name in def, or -1. */
 static int column_index(const rsql_table_def_t *def, const char *name)
 {
@@ -52,7 +47,7 @@ static rsql_err_t validate_stored(rsql_plan_table_t *t, rsql_pos_t pos, rsql_err
     if (!kvs || !cols) {
         rsql_free(kvs);
         rsql_free(cols);
-        return nomem_err(err);
+        return rsql_error_nomem(err);
     }
     for (int i = 0; i < def->n_options; i++) {
         kvs[i].key = def->options[i].key;
@@ -103,7 +98,7 @@ static rsql_err_t check_columns(const rsql_plan_table_t *t, rsql_pos_t pos, rsql
     rsql_type_t *types = rsql_calloc((size_t)(def->n_columns + 1), sizeof *types);
     rsql_err_t rc;
     if (!names || !types) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
     } else {
         for (int i = 0; i < def->n_columns; i++) { /* the body's columns, not METADATA ones */
             if (!def->columns[i].metadata) {
@@ -258,7 +253,7 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
     }
     sel_item_t *items = rsql_arena_alloc(b->arena, sizeof(sel_item_t) * (size_t)(n ? n : 1));
     if (!items) {
-        return nomem_err(err);
+        return rsql_error_nomem(err);
     }
     int k = 0;
     for (int i = 0; i < sel->n_items; i++) {
@@ -273,7 +268,7 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                 rsql_bexpr_t *col = rsql_plan__node(b->arena, RSQL_BX_COLUMN,
                                                     t->columns[c].type, e->pos, 0);
                 if (!col) {
-                    return nomem_err(err);
+                    return rsql_error_nomem(err);
                 }
                 col->column = c;
                 col->name = t->columns[c].name;
@@ -299,7 +294,7 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
             items[k].name = rsql_arena_strndup(b->arena, b->sql + e->pos.off, e->pos.len);
         }
         if (!items[k].name) {
-            return nomem_err(err);
+            return rsql_error_nomem(err);
         }
         k++;
     }
@@ -346,7 +341,7 @@ static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel
             rsql_error_t cerr;
             rsql_error_clear(&cerr);
             if (!c) {
-                return nomem_err(err);
+                return rsql_error_nomem(err);
             }
             if (rsql_plan__cast_value_desc(&x->value, RSQL_TYPE_DECIMAL, cd, NULL, plan->arena,
                                            x->pos, &c->value, &cerr) != RSQL_OK) {
@@ -358,7 +353,7 @@ static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel
             return RSQL_OK;
         }
         o->expr = rsql_plan__cast_desc(plan->arena, x, cd, true);
-        return o->expr ? RSQL_OK : nomem_err(err);
+        return o->expr ? RSQL_OK : rsql_error_nomem(err);
     }
     if (!rsql_type_widens(x->type, col->type)) {
         return rsql_error_set(err, RSQL_ERR_TYPE, it->pos,
@@ -368,12 +363,12 @@ static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel
     if (x->type == RSQL_TYPE_NULL) {
         rsql_bexpr_t *c = rsql_plan__node(plan->arena, RSQL_BX_CONST, col->type, x->pos, 0);
         if (!c) {
-            return nomem_err(err);
+            return rsql_error_nomem(err);
         }
         c->value.is_null = true;
         o->expr = c;
     } else if (!(o->expr = rsql_plan__cast(plan->arena, x, col->type, true))) {
-        return nomem_err(err);
+        return rsql_error_nomem(err);
     }
     return RSQL_OK;
 }
@@ -415,14 +410,14 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
     int *decl = rsql_arena_alloc(plan->arena, sizeof(int) * nc);
     int *src_of = rsql_arena_alloc(plan->arena, sizeof(int) * nc);
     if (!out_of || !decl || !src_of) {
-        return nomem_err(err);
+        return rsql_error_nomem(err);
     }
     int n_targets = sink_targets(sink, out_of, decl, &plan->n_sink_meta);
     plan->n_outputs = n_targets;
     plan->outputs =
         rsql_arena_alloc(plan->arena, sizeof(rsql_plan_output_t) * (size_t)(n_targets + 1));
     if (!plan->outputs) {
-        return nomem_err(err);
+        return rsql_error_nomem(err);
     }
     memset(plan->outputs, 0, sizeof(rsql_plan_output_t) * (size_t)(n_targets + 1));
     rsql_err_t rc;
@@ -499,7 +494,7 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
         o->not_null = false;
         o->expr = rsql_plan__node(plan->arena, RSQL_BX_CONST, col->type, RSQL_NOPOS, 0);
         if (!o->expr) {
-            return nomem_err(err);
+            return rsql_error_nomem(err);
         }
         o->expr->value.is_null = true;
     }
@@ -618,7 +613,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
         plan->outputs = rsql_arena_alloc(plan->arena, sizeof(rsql_plan_output_t) *
                                                           (size_t)(n_items ? n_items : 1));
         if (!plan->outputs) {
-            return nomem_err(err);
+            return rsql_error_nomem(err);
         }
         for (int i = 0; i < n_items; i++) {
             plan->outputs[i].name = items[i].name;
@@ -657,7 +652,7 @@ rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const
     }
     rsql_plan_t *plan = rsql_calloc(1, sizeof(*plan));
     if (!plan) {
-        nomem_err(err);
+        rsql_error_nomem(err);
         return NULL;
     }
     /* up to the statement's end as the parser saw the text: the positions (and the names
@@ -674,7 +669,7 @@ rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const
     }
     rsql_err_t rc;
     if (!plan->sql || !plan->arena || !settings) {
-        rc = nomem_err(err);
+        rc = rsql_error_nomem(err);
     } else {
         rc = build(cat, plan, stmt, settings, err);
     }

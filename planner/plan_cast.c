@@ -69,7 +69,7 @@ static rsql_err_t set_str(rsql_eval_ctx_t *ctx, rsql_arena_t *a, const char *s, 
 {
     char *p = out_alloc(ctx, a, n + 1);
     if (!p) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memcpy(p, s, n);
     p[n] = '\0';
@@ -220,7 +220,7 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
         } else if (v->type == RSQL_TYPE_VARCHAR) {
             rc = rsql_value_parse_double(v->v.s.p, v->v.s.len, &r.v.d, NULL);
             if (rc == RSQL_ERR_NOMEM) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             if (rc != RSQL_OK) {
                 return cast_fail(v, to, pos, err);
@@ -261,7 +261,7 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
             rsql_buf_t tb;
             rsql_buf_init(&tb);
             rsql_value_format(v, &tb);
-            rc = tb.oom ? rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory")
+            rc = tb.oom ? rsql_error_nomem(err)
                         : set_str(ctx, a, tb.data ? tb.data : "", tb.len, &r, err);
             rsql_buf_deinit(&tb);
             break;

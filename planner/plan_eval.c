@@ -464,7 +464,7 @@ static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
         size_t n = x.v.s.len + y.v.s.len;
         char *p = rsql_eval_scratch(ctx, n ? n : 1);
         if (!p) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         if (x.v.s.len) {
             memcpy(p, x.v.s.p, x.v.s.len);
@@ -661,7 +661,7 @@ static rsql_err_t eval_func(const rsql_bexpr_t *e, const rsql_value_t *row, rsql
     if (e->n_args > 8) {
         args = rsql_eval_scratch(ctx, sizeof(rsql_value_t) * (size_t)e->n_args);
         if (!args) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
     }
     for (int i = 0; i < e->n_args; i++) {

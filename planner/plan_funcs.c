@@ -212,7 +212,7 @@ static rsql_err_t bind_concat(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_exp
         if (t != RSQL_TYPE_VARCHAR && t != RSQL_TYPE_NULL) {
             call->args[i] = rsql_plan__cast(b->arena, call->args[i], RSQL_TYPE_VARCHAR, true);
             if (!call->args[i]) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
         }
     }
@@ -243,7 +243,7 @@ static rsql_err_t bind_coalesce(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_e
             call->args[i] = td ? rsql_plan__cast_desc(b->arena, call->args[i], td, true)
                                : rsql_plan__cast(b->arena, call->args[i], t, true);
             if (!call->args[i]) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
         }
     }
@@ -323,7 +323,7 @@ static rsql_err_t bind_numeric_round(rsql_bind_t *b, rsql_bexpr_t *call, const r
     call->type = RSQL_TYPE_DECIMAL;
     call->desc = rsql_tdesc_decimal(p, sc);
     if (!call->desc) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     return RSQL_OK;
 }
@@ -343,7 +343,7 @@ static rsql_err_t bind_now(rsql_bind_t *b, rsql_bexpr_t *call, const rsql_expr_t
 static rsql_err_t out_str(rsql_eval_ctx_t *ctx, size_t n, char **p, rsql_error_t *err)
 {
     *p = rsql_eval_scratch(ctx, n ? n : 1);
-    return *p ? RSQL_OK : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    return *p ? RSQL_OK : rsql_error_nomem(err);
 }
 
 static locale_t utf8_locale;

@@ -79,7 +79,7 @@ rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err)
     bool *used = rsql_arena_alloc(plan->arena, sizeof(bool) * (size_t)n);
     const char **keys = rsql_arena_alloc(plan->arena, sizeof(char *) * (size_t)n);
     if (!used || !keys) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memset(used, 0, sizeof(bool) * (size_t)n);
     mark_used(plan->filter, used, n);

@@ -113,7 +113,7 @@ rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err)
 {
     rt_dlq_t *d = rsql_calloc(1, sizeof(*d));
     if (!d) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     p->dlq = d;
     if (!p->conf.dlq_ops) {
@@ -131,7 +131,7 @@ rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err)
     size_t len = strlen(p->id) + 5;
     d->pipeline_id = rsql_malloc(len);
     if (!d->pipeline_id) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     snprintf(d->pipeline_id, len, "%s#dlq", p->id);
     rsql_sink_ctx_t ctx = *c;
@@ -147,7 +147,7 @@ rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err)
                               c->table ? c->table : "?", e.code ? e.msg : rsql_err_str(rc));
     }
     if (!(d->q = rsql_queue_new(0))) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     if (pthread_create(&d->th, NULL, dlq_main, p) != 0) {
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,

@@ -51,7 +51,7 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     }
     rsql_pipeline_t *p = rsql_calloc(1, sizeof(*p));
     if (!p) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     p->conf = *conf;
@@ -93,7 +93,7 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     p->track = rsql_offtrack_new();
     if (!p->id || !p->q1 || !p->q2 || !p->wq || !p->track) {
         rsql_pipeline_destroy(p);
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     /* a stage blocked on a full queue resumes once half of it has drained (fewer wakes) */
@@ -422,7 +422,7 @@ static rsql_err_t resume_positions(rsql_pipeline_t *p, resume_list_t *l, rsql_er
         rsql_error_clear(&e);
         rsql_err_t rc = p->conf.snk_ops->stored_positions(p->snk, resume_add, l, &e);
         if (rc == RSQL_ERR_NOMEM && !e.code) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         if (rc != RSQL_OK) {
             return rsql_error_set(err, e.code ? e.code : rc, RSQL_NOPOS,
@@ -460,7 +460,7 @@ static rsql_err_t resume_positions(rsql_pipeline_t *p, resume_list_t *l, rsql_er
                 at->off = v;
             }
         } else if (resume_add(l, kv[i].key, v) != RSQL_OK) {
-            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            rc = rsql_error_nomem(err);
         }
     }
     rsql_kv_array_free(kv, nkv);
@@ -484,7 +484,7 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
             names = rsql_calloc((size_t)l.n, sizeof *names);
             offs = rsql_calloc((size_t)l.n, sizeof *offs);
             if (!names || !offs) {
-                rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                rc = rsql_error_nomem(err);
             }
             for (int i = 0; rc == RSQL_OK && i < l.n; i++) {
                 names[i] = l.v[i].name;

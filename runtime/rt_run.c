@@ -24,7 +24,7 @@ static rsql_err_t run_with_http(rsql_session_t *s, const rsql_plan_t *plan, cons
 {
     rsql_pipeline_stats_t *st = rsql_malloc(sizeof *st);
     if (!st) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     rsql_pipeline_stats_init(st);
     char name[300];
@@ -95,7 +95,7 @@ static rsql_err_t run_job_named(rsql_session_t *s, const char *name, rsql_pos_t 
                                      sizeof(*kvs));
     rsql_parse_t *p = rsql_parse_new(job->sql, strlen(job->sql));
     if (!settings || !kvs || !p) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
         goto done;
     }
     for (int i = 0; i < job->n_settings; i++) {

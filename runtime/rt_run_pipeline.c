@@ -135,13 +135,13 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         rsql_value_t *row = rsql_arena_alloc(batch->arena,
                                              (size_t)(x->n_in ? x->n_in : 1) * sizeof(*row));
         if (!row) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         rsql_value_t *body = row;
         if (x->phys) { /* decode the body's columns, then place them and the metadata */
             body = rsql_arena_alloc(batch->arena, (size_t)(x->n_phys + 1) * sizeof(*body));
             if (!body) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
         }
         rsql_err_t rc = rsql_decode(x->dec, rec->raw, rec->raw_len, batch->arena, body, err);
@@ -219,7 +219,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     }
     rsql_eval_ctx_reset(&x->ectx);
     if (!ok) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     *out = o;
     return RSQL_OK;
@@ -243,7 +243,7 @@ static rsql_err_t preview_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rs
 {
     preview_sink_t *s = rsql_calloc(1, sizeof(*s));
     if (!s) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     s->res = preview_result;
     s->n = ctx->n_columns;
@@ -263,7 +263,7 @@ static rsql_err_t preview_write(rsql_sink_t *snk, uint64_t batch_id, int n,
     if (!res || !cells) {
         rsql_free(res);
         rsql_free(cells);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     for (int i = 0; i < n; i++) {
         bool ok = true;
@@ -527,7 +527,7 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     id = rsql_buf_steal(&idb);
     ok = ok && id;
     if (!ok) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
         goto done;
     }
     if (plan->source.format) {

@@ -25,7 +25,7 @@ rsql_session_t *rsql_session_new(const char *catalog_path, rsql_error_t *err)
 {
     rsql_session_t *s = rsql_calloc(1, sizeof(*s));
     if (!s) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     s->cat = rsql_catalog_open(catalog_path, err);
@@ -37,7 +37,7 @@ rsql_session_t *rsql_session_new(const char *catalog_path, rsql_error_t *err)
     if (!s->settings) {
         rsql_catalog_close(s->cat);
         rsql_free(s);
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     return s;
@@ -88,7 +88,7 @@ static rsql_err_t status_new(rsql_result_t **out, rsql_error_t *err, const char 
     if (!*out || rsql_result_set_status(*out, "%s", text) != RSQL_OK) {
         rsql_result_destroy(*out);
         *out = NULL;
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     return RSQL_OK;
 }
@@ -117,7 +117,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     def.columns = rsql_calloc((size_t)st->n_columns, sizeof(rsql_col_t));
     def.options = rsql_calloc((size_t)(st->n_options ? st->n_options : 1), sizeof(rsql_kv_t));
     if (!names || !types || !kvs || !def.columns || !def.options) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
         goto done;
     }
     for (int i = 0; i < st->n_columns; i++) {
@@ -356,7 +356,7 @@ static rsql_err_t exec_create_job(rsql_session_t *s, const rsql_stmt_t *st, cons
     def.settings = settings;
     def.n_settings = n < 64 ? n : 64;
     if (!def.sql) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     rsql_err_t rc = status_result(out, err, "created", "job", st->name.name);
     if (rc == RSQL_OK) {

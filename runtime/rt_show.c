@@ -18,11 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static rsql_err_t nomem(rsql_error_t *err)
-{
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-}
-
 static rsql_result_t *table_result(int n, const char *const *cols)
 {
     rsql_result_t *r = rsql_result_new(RSQL_RESULT_TABLE);
@@ -75,7 +70,7 @@ rsql_err_t rsql_rt__show_tables(rsql_session_t *s, rsql_result_t **out, rsql_err
     }
     rsql_strv_free(names, n);
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -147,7 +142,7 @@ rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
     }
     rsql_table_def_free(def);
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -212,7 +207,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     }
     rsql_buf_deinit(&b);
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -245,7 +240,7 @@ rsql_err_t rsql_rt__show_connectors(rsql_result_t **out, rsql_error_t *err)
         rsql_buf_deinit(&f);
     }
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -311,7 +306,7 @@ rsql_err_t rsql_rt__show_metadata(const rsql_stmt_t *st, rsql_result_t **out, rs
         }
     }
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -337,7 +332,7 @@ rsql_err_t rsql_rt__show_options(const rsql_stmt_t *st, rsql_result_t **out, rsq
     }
     if (rc != RSQL_OK) {
         rsql_result_destroy(r);
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -360,7 +355,7 @@ rsql_err_t rsql_rt__show_settings(rsql_session_t *s, rsql_result_t **out, rsql_e
         }
     }
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -406,7 +401,7 @@ rsql_err_t rsql_rt__show_jobs(rsql_session_t *s, rsql_result_t **out, rsql_error
     }
     rsql_free(jobs);
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;
@@ -449,7 +444,7 @@ rsql_err_t rsql_rt__show_job_runs(rsql_session_t *s, const rsql_stmt_t *st, rsql
     }
     rsql_free(runs);
     if (!r) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     *out = r;
     return RSQL_OK;

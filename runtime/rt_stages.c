@@ -272,7 +272,7 @@ void *rsql_pipeline__transform_main(void *arg)
                     /* no room for the message: the record is aborted and the run fails */
                     rsql_error_t f;
                     rsql_error_clear(&f);
-                    rsql_error_set(&f, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                    rsql_error_nomem(&f);
                     rsql_pipeline__fail(p, &f, false);
                 }
                 oo->items[oo->n++] =

@@ -194,7 +194,7 @@ rsql_err_t rsql_parse_next(rsql_parse_t *p, rsql_stmt_t **out, rsql_error_t *err
     void *lemon = rsql_sql_parserAlloc(rsql_malloc, p);
     if (!lemon) {
         skip_statement(p);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     uint32_t first = (uint32_t)p->cursor, last_end = (uint32_t)p->cursor;
     rsql_stmt_t *s = parse_one(p, lemon, &first, &last_end);

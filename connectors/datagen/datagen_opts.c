@@ -136,13 +136,13 @@ static rsql_err_t datagen_configure(void *conf, const rsql_optset_t *set,
     c->n_cols = n_columns > 0 ? n_columns : 0;
     c->cols = rsql_arena_alloc(arena, sizeof *c->cols * (size_t)(c->n_cols ? c->n_cols : 1));
     if (!c->cols) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     for (int i = 0; i < c->n_cols; i++) {
         rsql_datagen_col_conf_t *k = &c->cols[i];
         k->name = rsql_arena_strdup(arena, columns[i]);
         if (!k->name) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
 #define KEY(attr) (snprintf(key, sizeof key, "fields.%s.%s", columns[i], attr), key)
         k->kind = strcasecmp(rsql_optset_str(set, KEY("kind")), "sequence") == 0

@@ -113,7 +113,7 @@ static rsql_err_t dg_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (!s || !(s->cols = rsql_calloc((size_t)(ctx->n_columns > 0 ? ctx->n_columns : 1),
                                       sizeof *s->cols))) {
         rsql_free(s);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     s->n = ctx->n_columns;
     s->limit = INT64_MAX;
@@ -198,7 +198,7 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
                 v->v.s.p = rsql_arena_strndup(arena, buf, (size_t)k);
                 v->v.s.len = (size_t)k;
                 if (!v->v.s.p) {
-                    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                    return rsql_error_nomem(err);
                 }
                 break;
             }
@@ -230,7 +230,7 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
         case RSQL_TYPE_BYTES: {
             char *p = rsql_arena_alloc(arena, (size_t)c->length + 1);
             if (!p) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             for (int64_t k = 0; k < c->length; k++) {
                 uint64_t r = splitmix64(&st);
@@ -299,7 +299,7 @@ static rsql_err_t dg_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         r->ident = (const char *)rsql_batch_copy(batch, ident, (size_t)il);
         if (!row || !r->ident || dg_row(s, idx, batch->arena, row, err) != RSQL_OK) {
             batch->n--;
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         r->partition = 0;
         r->offset = idx + 1;

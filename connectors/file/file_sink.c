@@ -94,7 +94,7 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     k = rsql_calloc(1, sizeof *k);
     if (!k) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     k->fd = -1;
     rsql_buf_init(&k->buf);
@@ -104,7 +104,7 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->path = rsql_strdup(path);
     if (!k->path) {
         fk_close(k);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     k->enc = rsql_encoder_new(format, ctx->format_conf, ctx->n_columns, ctx->column_names,
                               ctx->column_types, err);
@@ -135,7 +135,7 @@ static rsql_err_t remember(rsql_sink_t *k, uint64_t batch_id, int n, unsynced_t 
         int cap = k->cap_unsynced ? 2 * k->cap_unsynced : 8;
         unsynced_t *nu = rsql_realloc(k->unsynced, (size_t)cap * sizeof *nu);
         if (!nu) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         k->unsynced = nu;
         k->cap_unsynced = cap;
@@ -152,7 +152,7 @@ static rsql_err_t remember(rsql_sink_t *k, uint64_t batch_id, int n, unsynced_t 
         u->refused = rsql_malloc((size_t)u->n_refused * sizeof *u->refused);
         if (!u->refused_idx || !u->refused) {
             unsynced_free(u);
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         for (int i = 0, j = 0; i < n; i++) {
             if (k->results[i].code != RSQL_OK) {
@@ -191,7 +191,7 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         }
     }
     if (k->buf.oom) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     unsynced_t *u = NULL;
     if (k->sync && k->buf.len > 0) {

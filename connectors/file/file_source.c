@@ -191,7 +191,7 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s = rsql_calloc(1, sizeof *s);
     if (!s) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     s->fd = -1;
     s->path = rsql_strdup(path);
@@ -205,7 +205,7 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->buf = rsql_malloc(s->cap);
     if (!s->path || !s->ident_prefix || !s->buf) {
         fs_free(s);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     s->follow = conf->follow;
     s->poll_ms = conf->poll_ms;
@@ -360,7 +360,7 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     /* room for the longest "@<offset>" (ident_at): written in full up to its NUL */
     char *raw = rsql_arena__alloc(batch->arena, len + 1 + pl + 22);
     if (!raw) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memcpy(raw, p, len);
     raw[len] = '\0';
@@ -375,7 +375,7 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
                          .ident = id};
     if (s->has_meta && !set_meta(s, batch, r, line_off, line)) {
         batch->n--;
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     *added = true;
     return RSQL_OK;
@@ -400,7 +400,7 @@ static rsql_err_t emit_long(rsql_source_t *s, rsql_batch_t *batch, size_t line_e
     r->raw = rsql_batch_copy(batch, s->long_head, FILE_LONG_KEEP);
     if (!e || !id || !r->raw) {
         batch->n--;
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memcpy(id, "file:", 5);
     memcpy(id + 5, s->path, pl);
@@ -418,7 +418,7 @@ static rsql_err_t emit_long(rsql_source_t *s, rsql_batch_t *batch, size_t line_e
     r->offset = s->buf_pos + (int64_t)next;
     if (!set_meta(s, batch, r, s->long_off, s->long_line + 1)) {
         batch->n--;
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     if (s->col_line >= 0) {
         s->line_no += count_nl(s->buf + s->start, next - s->start);
@@ -447,7 +447,7 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
            (find_record's scan state, csv quote parity included, carries on) */
         if (!s->skipping) {
             if (!s->long_head && !(s->long_head = rsql_malloc(FILE_LONG_KEEP))) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             memcpy(s->long_head, s->buf, FILE_LONG_KEEP);
             s->long_off = s->buf_pos;
@@ -464,7 +464,7 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
     size_t ncap = s->cap * 2 > FILE_MAX_LINE ? FILE_MAX_LINE : s->cap * 2;
     uint8_t *nb = rsql_realloc(s->buf, ncap);
     if (!nb) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     s->buf = nb;
     s->cap = ncap;

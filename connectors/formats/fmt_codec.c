@@ -116,7 +116,7 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
     }
     return RSQL_OK;
 nomem:
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    return rsql_error_nomem(err);
 }
 
 /*
@@ -128,7 +128,7 @@ rsql_decoder_t *rsql_decoder_new(const char *format, const void *format_conf, in
 {
     rsql_decoder_t *dec = rsql_calloc(1, sizeof *dec);
     if (!dec) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     rsql_buf_init(&dec->scratch);
@@ -142,7 +142,7 @@ rsql_decoder_t *rsql_decoder_new(const char *format, const void *format_conf, in
     dec->flen = rsql_calloc(n, sizeof *dec->flen);
     dec->fquoted = rsql_calloc(n, sizeof *dec->fquoted);
     if (!dec->seen || !dec->fstart || !dec->flen || !dec->fquoted) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         rsql_decoder_destroy(dec);
         return NULL;
     }
@@ -194,7 +194,7 @@ rsql_encoder_t *rsql_encoder_new(const char *format, const void *format_conf, in
 {
     rsql_encoder_t *enc = rsql_calloc(1, sizeof *enc);
     if (!enc) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     rsql_buf_init(&enc->scratch);
@@ -233,7 +233,7 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
     default: rc = RSQL_ERR_INTERNAL; break;
     }
     if (rc == RSQL_OK && out->oom) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
     }
     return rc;
 }
@@ -268,7 +268,7 @@ rsql_err_t rsql_decoder_prune(rsql_decoder_t *dec, rsql_error_t *err)
     if (!dec->c.needs) {
         dec->c.needs = rsql_calloc((size_t)(dec->c.n ? dec->c.n : 1), sizeof(fmt_need_t));
         if (!dec->c.needs) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
     }
     return RSQL_OK;
@@ -294,7 +294,7 @@ rsql_err_t rsql_decoder_use(rsql_decoder_t *dec, int col, const int *path, int d
             break;
         }
         if (!node->kids && !(node->kids = rsql_calloc((size_t)d->n, sizeof(fmt_need_t)))) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         node = &node->kids[path[k]];
         node->used = true;

@@ -126,7 +126,7 @@ rsql_err_t rsql_fmt__csv_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
                 }
             }
             if (dec->scratch.oom) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             f = dec->scratch.data;
             n = dec->scratch.len;
@@ -137,7 +137,7 @@ rsql_err_t rsql_fmt__csv_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
             rsql_error_clear(&why);
             rsql_value_parse_as(c->types[i], c->descs[i], f, n, arena, v, &why);
             if (why.code == RSQL_ERR_NOMEM) {
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             rsql_fmt__quote_for_msg(f, n, q, sizeof q);
             return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,

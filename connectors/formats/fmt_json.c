@@ -464,14 +464,14 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
                 return RSQL_ERR_DECODE;
             }
             if (dec->scratch.oom) {
-                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(p->err);
             }
             raw = dec->scratch.data ? dec->scratch.data : "";
             n = dec->scratch.len;
         }
         char *cp = rsql_arena_strndup(arena, raw, n);
         if (!cp) {
-            return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(p->err);
         }
         v->v.s.p = cp;
         v->v.s.len = n;
@@ -482,7 +482,7 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
             return RSQL_ERR_DECODE;
         }
         if (dec->scratch.oom) {
-            return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(p->err);
         }
         const char *s = dec->scratch.data ? dec->scratch.data : "";
         size_t n = dec->scratch.len;
@@ -490,7 +490,7 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
         case RSQL_TYPE_VARCHAR: {
             char *cp = rsql_arena_strndup(arena, s, n);
             if (!cp) {
-                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(p->err);
             }
             v->v.s.p = cp;
             v->v.s.len = n;
@@ -500,7 +500,7 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
             const uint8_t *b = NULL;
             rsql_err_t rc = rsql_value_parse_bytes(s, n, arena, &b, &v->v.s.len, NULL);
             if (rc == RSQL_ERR_NOMEM) {
-                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(p->err);
             }
             if (rc != RSQL_OK) {
                 rsql_fmt__quote_for_msg(s, n, q, sizeof q);
@@ -575,7 +575,7 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
                      : rsql_value_parse_int(t, p->s + at, len,
                                             t == RSQL_TYPE_TIMESTAMP ? &v->v.ts : &v->v.i, NULL);
             if (rc == RSQL_ERR_NOMEM) {
-                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(p->err);
             }
             if (rc != RSQL_OK) { /* a JSON number is valid text: it can only be out of range */
                 JP_NUMBER_GOT();
@@ -595,7 +595,7 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
     /* VARCHAR from a non-string value: its JSON text as written */
     char *cp = rsql_arena_strndup(arena, p->s + at, p->i - at);
     if (!cp) {
-        return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(p->err);
     }
     v->v.s.p = cp;
     v->v.s.len = p->i - at;

@@ -53,7 +53,7 @@ static rsql_err_t make_composite(jp_t *p, const rsql_tdesc_t *d, const rsql_valu
     rsql_composite_t *c =
         rsql_arena_alloc(arena, sizeof *c + (size_t)n_items * sizeof(rsql_value_t));
     if (!c) {
-        return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(p->err);
     }
     c->desc = d;
     c->n = n;
@@ -117,7 +117,7 @@ rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
                 return RSQL_ERR_DECODE;
             }
             if (dec->scratch.oom) {
-                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(p->err);
             }
             s = dec->scratch.data ? dec->scratch.data : "";
             n = dec->scratch.len;
@@ -170,7 +170,7 @@ rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
         for (int f = 0; f < d->n; f++) {
             rsql_value_t *slot = items_add(&it);
             if (!slot) {
-                rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                rc = rsql_error_nomem(p->err);
                 goto done;
             }
             slot->type = d->children[f]->type;
@@ -198,7 +198,7 @@ rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
                     goto done;
                 }
                 if (dec->scratch.oom) {
-                    rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                    rc = rsql_error_nomem(p->err);
                     goto done;
                 }
                 key = dec->scratch.data ? dec->scratch.data : "";
@@ -239,7 +239,7 @@ rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
                 rsql_value_t *vv = kv ? items_add(&it) : NULL;
                 char *k = vv ? rsql_arena_strndup(arena, key, key_len) : NULL;
                 if (!k) {
-                    rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                    rc = rsql_error_nomem(p->err);
                     goto done;
                 }
                 kv = &it.v[it.n - 2];
@@ -266,7 +266,7 @@ rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
             } else {
                 rsql_value_t *ev = items_add(&it);
                 if (!ev) {
-                    rc = rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                    rc = rsql_error_nomem(p->err);
                     goto done;
                 }
                 child_name(cname, sizeof cname, name, d, n, NULL, 0);

@@ -20,7 +20,7 @@ rsql_err_t rsql_fmt__raw_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
 {
     char *p = rsql_arena_strndup(arena, (const char *)raw, len);
     if (!p) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memset(&row[0], 0, sizeof row[0]);
     row[0].type = dec->c.types[0];

@@ -68,7 +68,7 @@ static rsql_err_t sql_group(void *opaque, const char *const *names, const int64_
         if (!lp || !ln) {
             PQfreemem(lp);
             PQfreemem(ln);
-            return rsql_error_set(c->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(c->err);
         }
         rsql_buf_printf(c->q, "%s(%s, %s, %" PRId64 ")", p ? ", " : "", lp, ln, offs[p]);
         PQfreemem(lp);
@@ -93,7 +93,7 @@ rsql_err_t rsql_pg__positions_sql(rsql_sink_t *k, const rsql_sink_row_t *rows, i
     pos_ctx_t c = {k, q, err};
     rsql_err_t rc = rsql_io_positions_each(rows, from, to, sql_group, &c);
     if (rc == RSQL_OK && q->oom) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
     }
     return rc;
 }
@@ -163,7 +163,7 @@ rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, in
     }
     if (arr.oom) {
         rsql_buf_deinit(&arr);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     const char *params[2] = {k->pipeline, rsql_buf_str(&arr)};
     PGresult *r = PQexecParams(k->conn, k->app_mark, 2, NULL, params, NULL, NULL, 0);
@@ -180,7 +180,7 @@ rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, in
     bool *used = rsql_calloc((size_t)nt + 1, sizeof *used);
     if (!used) {
         PQclear(r);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     int next = 0; /* RETURNING gives them in the rows' order: try the next one first */
     for (int i = from; i < to; i++) {

@@ -159,7 +159,7 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
     vals[n] = NULL;
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c) {
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return NULL;
     }
     if (PQstatus(c) != CONNECTION_OK) {

@@ -132,7 +132,7 @@ static rsql_err_t send_rows(rsql_sink_t *k, const rsql_sink_row_t *rows, int fro
             if (data.oom) {
                 PQputCopyEnd(k->conn, "out of memory");
                 rsql_buf_deinit(&data);
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             if (PQputCopyData(k->conn, data.data, (int)data.len) != 1) {
                 break; /* the result says why */
@@ -171,7 +171,7 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
     rsql_buf_puts(&q, "COMMIT");
     if (q.oom) {
         rsql_buf_deinit(&q);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     PGresult *r = PQexec(k->conn, rsql_buf_str(&q));
     rsql_buf_deinit(&q);
@@ -256,7 +256,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     bool out_of_mem = send_rows(k, rows, from, to, &oom) != RSQL_OK;
     r = PQgetResult(k->conn);
     if (out_of_mem) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
     } else if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: COPY failed", k->table);
     }
@@ -296,7 +296,7 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
     if (!params || !vals) {
         rsql_free(params);
         rsql_free(vals);
-        rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(err);
         return -1;
     }
     if (rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err) != RSQL_OK) {
@@ -373,7 +373,7 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
     if (n > k->dup_cap) {
         bool *d = rsql_realloc(k->dup, (size_t)n * sizeof *d);
         if (!d) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         k->dup = d;
         k->dup_cap = n;

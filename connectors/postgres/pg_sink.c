@@ -195,7 +195,7 @@ static rsql_err_t create_missing(rsql_sink_t *k, bool with_table, rsql_error_t *
         rsql_buf_puts(&q, "CREATE SCHEMA ");
         rsql_buf_quote_identn(&q, k->table, (size_t)(dot - k->table));
         if (!schema || q.oom) {
-            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            rc = rsql_error_nomem(err);
         } else {
             const char *params[1] = {schema};
             PGresult *r = PQexecParams(k->conn, "SELECT 1 FROM pg_namespace WHERE nspname = $1",
@@ -238,7 +238,7 @@ static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_e
     rsql_err_t rc = RSQL_OK;
     rsql_pg__quote_table(&qt, k->table);
     if (qt.oom) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
         goto out;
     }
     const char *param = rsql_buf_str(&qt);
@@ -297,7 +297,7 @@ static rsql_err_t writer_lock(rsql_sink_t *k, rsql_error_t *err)
     rsql_buf_printf(&key, "rocketsql:%s:%s", k->table, k->pipeline);
     if (key.oom) {
         rsql_buf_deinit(&key);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     rsql_err_t rc = rsql_pg__exec(k, "SET lock_timeout = '30s'", "cannot set lock_timeout", err);
     if (rc == RSQL_OK) {
@@ -351,7 +351,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     rsql_sink_t *k = rsql_calloc(1, sizeof *k);
     if (!k) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     k->own = *conf;
     k->own.url = rsql_strdup(conf->url);
@@ -369,7 +369,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->key = rsql_calloc((size_t)k->n_key + 1, sizeof *k->key);
     if (!k->key) {
         sk_close(k);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     for (int j = 0; j < k->n_key; j++) {
         k->key[j] = ctx->key_columns[j];
@@ -494,7 +494,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (!pos_ok || !up_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
         (conf->username && !k->own.username) || (conf->password && !k->own.password)) {
         sk_close(k);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     rsql_err_t rc = rsql_pg__sink_connect(k, err);
     if (rc == RSQL_OK) {
@@ -551,7 +551,7 @@ static rsql_err_t commit_pending(rsql_sink_t *k, rsql_error_t *err)
     if (total > k->gather_cap) {
         rsql_sink_row_t *g = rsql_realloc(k->gather, (size_t)total * sizeof *g);
         if (!g) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         k->gather = g;
         k->gather_cap = total;
@@ -603,7 +603,7 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         int cap = k->pend_cap ? 2 * k->pend_cap : 8;
         rsql_pg_pending_t *p = rsql_realloc(k->pend, (size_t)cap * sizeof *p);
         if (!p) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         k->pend = p;
         k->pend_cap = cap;
@@ -685,7 +685,7 @@ static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
                                 "partition '%s'",
                                 k->table, v, PQgetvalue(r, i, 0));
         } else if (add(opaque, PQgetvalue(r, i, 0), off) != RSQL_OK) {
-            rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            rc = rsql_error_nomem(err);
         }
     }
     PQclear(r);

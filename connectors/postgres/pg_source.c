@@ -165,7 +165,7 @@ static rsql_err_t open_decoder(rsql_source_t *s, const rsql_source_ctx_t *ctx, r
     if (!names || !types || !s->nested_row) {
         rsql_free(names);
         rsql_free(types);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     for (int j = 0; j < s->n_nested; j++) {
         names[j] = ctx->column_names[s->nested[j]];
@@ -274,7 +274,7 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     rsql_source_t *s = rsql_calloc(1, sizeof *s);
     if (!s) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     s->conf = *conf;
     s->conf.url = rsql_strdup(conf->url);
@@ -336,7 +336,7 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     rsql_buf_deinit(&b);
     if (!ok || !s->sync_init || !s->select_sql) {
         ps_close(s);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     if (s->n_nested) {
         rc_dec = open_decoder(s, ctx, err);
@@ -467,7 +467,7 @@ static PGresult *snapshot_fetch(rsql_source_t *s, int max, rsql_error_t *err)
                         s->select_sql, s->position);
         if (b.oom) {
             rsql_buf_deinit(&b);
-            rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            rsql_error_nomem(err);
             return NULL;
         }
         r = PQexec(s->conn, rsql_buf_str(&b));
@@ -547,7 +547,7 @@ static rsql_err_t ps_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
             PQclear(r);
         }
         if (added < 0) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         if (added > 0) {
             return RSQL_OK;

@@ -187,7 +187,7 @@ rmq_call_t *rsql_rmq__call_new(rsql_rmq_client_t *c, rmq_rpc_id_t id, const rmq_
 {
     rmq_call_t *k = rsql_calloc(1, sizeof(*k));
     if (!k) {
-        rsql_rmq__nomem(err);
+        rsql_error_nomem(err);
         return NULL;
     }
     k->c = c;

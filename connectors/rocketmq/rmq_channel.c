@@ -50,7 +50,7 @@ static rsql_err_t read_pem(const char *option, const char *path, char **out, rsq
     bool bad = buf && (ferror(f) || n > PEM_MAX || n == 0 || !strstr(buf, "-----BEGIN "));
     fclose(f);
     if (!buf) {
-        return rsql_rmq__nomem(err);
+        return rsql_error_nomem(err);
     }
     buf[n > PEM_MAX ? PEM_MAX : n] = '\0';
     if (bad || !strstr(buf, "-----BEGIN ")) {
@@ -148,7 +148,7 @@ static rsql_err_t multi_target(rsql_rmq_client_t *c, rsql_error_t *err)
     }
     if (list.oom) {
         rsql_buf_deinit(&list);
-        return rsql_rmq__nomem(err);
+        return rsql_error_nomem(err);
     }
     if (list.len == 0) {
         rsql_buf_deinit(&list);
@@ -161,7 +161,7 @@ static rsql_err_t multi_target(rsql_rmq_client_t *c, rsql_error_t *err)
     }
     rsql_buf_deinit(&list);
     c->chan_target = t;
-    return t ? RSQL_OK : rsql_rmq__nomem(err);
+    return t ? RSQL_OK : rsql_error_nomem(err);
 }
 
 /* See rmq_client_int.h. */
@@ -189,14 +189,14 @@ rsql_err_t rsql_rmq__channel_config(rsql_rmq_client_t *c, const rsql_rmq_config_
     }
     if (rc == RSQL_OK && conf->tls_server_name && *conf->tls_server_name) {
         c->tls_server_name = rsql_strdup(conf->tls_server_name);
-        rc = c->tls_server_name ? RSQL_OK : rsql_rmq__nomem(err);
+        rc = c->tls_server_name ? RSQL_OK : rsql_error_nomem(err);
     }
     if (rc == RSQL_OK) {
         if (c->n_ap > 1) {
             rc = multi_target(c, err);
         } else {
             c->chan_target = rsql_strdup(c->target);
-            rc = c->chan_target ? RSQL_OK : rsql_rmq__nomem(err);
+            rc = c->chan_target ? RSQL_OK : rsql_error_nomem(err);
         }
     }
     return rc;

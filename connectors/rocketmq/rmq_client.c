@@ -59,7 +59,7 @@ static rsql_err_t parse_endpoints(rsql_rmq_client_t *c, const char *s, rsql_erro
     }
     c->ap = rsql_calloc(cnt, sizeof(rmq_addr_t));
     if (!c->ap) {
-        return rsql_rmq__nomem(err);
+        return rsql_error_nomem(err);
     }
     const char *p = s;
     while (*p) {
@@ -79,7 +79,7 @@ static rsql_err_t parse_endpoints(rsql_rmq_client_t *c, const char *s, rsql_erro
         c->ap[c->n_ap].host = rsql_strndup(p, (size_t)(colon - p));
         c->ap[c->n_ap].port = (int32_t)port;
         if (!c->ap[c->n_ap].host) {
-            return rsql_rmq__nomem(err);
+            return rsql_error_nomem(err);
         }
         c->n_ap++;
         p = *e ? e + 1 : e;
@@ -91,7 +91,7 @@ static rsql_err_t parse_endpoints(rsql_rmq_client_t *c, const char *s, rsql_erro
     char target[300];
     snprintf(target, sizeof(target), "%s:%d", c->ap[0].host, (int)c->ap[0].port);
     c->target = rsql_strdup(target);
-    return c->target ? RSQL_OK : rsql_rmq__nomem(err);
+    return c->target ? RSQL_OK : rsql_error_nomem(err);
 }
 
 static void client_free(rsql_rmq_client_t *c)
@@ -154,7 +154,7 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
     }
     rsql_rmq_client_t *c = rsql_calloc(1, sizeof(*c));
     if (!c) {
-        rsql_rmq__nomem(err);
+        rsql_error_nomem(err);
         return NULL;
     }
     pthread_mutex_init(&c->mu, NULL);
@@ -197,7 +197,7 @@ rsql_rmq_client_t *rsql_rmq_client_new(const rsql_rmq_config_t *conf, rsql_error
         }
     }
     if (oom) {
-        rsql_rmq__nomem(err);
+        rsql_error_nomem(err);
         client_free(c);
         return NULL;
     }

@@ -150,12 +150,6 @@ struct rsql_rmq_client {
     unsigned settings_resends; /* re-sends done (tests, logs) */
 };
 
-/* Set err to "out of memory"; returns RSQL_ERR_NOMEM. */
-static inline rsql_err_t rsql_rmq__nomem(rsql_error_t *err)
-{
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-}
-
 /* ---- rmq_call.c ---------------------------------------------------------------------------- */
 
 /*

@@ -29,18 +29,13 @@ static char *S(const char *s)
     return (char *)(s ? s : "");
 }
 
-static rsql_err_t nomem(rsql_error_t *err)
-{
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-}
-
 static rsql_err_t pack(const ProtobufCMessage *m, rmq_bytes_t *out, rsql_error_t *err)
 {
     size_t n = protobuf_c_message_get_packed_size(m);
     out->data = rsql_malloc(n ? n : 1);
     if (!out->data) {
         out->len = 0;
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     out->len = protobuf_c_message_pack(m, out->data);
     return RSQL_OK;
@@ -159,7 +154,7 @@ rsql_err_t rsql_rmq__enc_settings(const rmq_settings_out_t *s, rmq_bytes_t *out,
     PB(FilterExpression) fe = PBC(FILTER_EXPRESSION__INIT);
     rsql_err_t rc;
     if (!res || !pres || !se || !pse) {
-        rc = nomem(err);
+        rc = rsql_error_nomem(err);
         goto out;
     }
     st._client_type_case = PBC(SETTINGS___CLIENT_TYPE_CLIENT_TYPE);
@@ -283,7 +278,7 @@ rsql_err_t rsql_rmq__enc_send(const char *ns, const rsql_rmq_out_msg_t *msgs, si
     PB(Message) **pm = rsql_calloc(n ? n : 1, sizeof(*pm));
     rsql_err_t rc = RSQL_OK;
     if (!h || !pm) {
-        rc = nomem(err);
+        rc = rsql_error_nomem(err);
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
@@ -301,7 +296,7 @@ rsql_err_t rsql_rmq__enc_send(const char *ns, const rsql_rmq_out_msg_t *msgs, si
             x->pe = rsql_calloc(m->n_props, sizeof(*x->pe));
             x->ppe = rsql_calloc(m->n_props, sizeof(*x->ppe));
             if (!x->pe || !x->ppe) {
-                rc = nomem(err);
+                rc = rsql_error_nomem(err);
                 goto out;
             }
             for (size_t k = 0; k < m->n_props; k++) {
@@ -411,7 +406,7 @@ rsql_err_t rsql_rmq__enc_ack(const char *ns, const char *group, const char *topi
     PB(AckMessageEntry) **pe = rsql_calloc(n ? n : 1, sizeof(*pe));
     rsql_err_t rc;
     if (!e || !pe) {
-        rc = nomem(err);
+        rc = rsql_error_nomem(err);
         goto out;
     }
     resource(&g, ns, group);

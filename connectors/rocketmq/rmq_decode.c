@@ -34,11 +34,6 @@
 typedef Google__Protobuf__Duration pb_duration_t;
 typedef Google__Protobuf__Timestamp pb_timestamp_t;
 
-static rsql_err_t nomem(rsql_error_t *err)
-{
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
-}
-
 static rsql_err_t undecodable(const char *what, rsql_error_t *err)
 {
     return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
@@ -151,7 +146,7 @@ rsql_err_t rsql_rmq__dec_query_route(const uint8_t *p, size_t n, int32_t *code, 
         rsql_rmq__route_deinit(route);
         rsql_free(*message);
         *message = NULL;
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     return RSQL_OK;
 }
@@ -250,7 +245,7 @@ rsql_err_t rsql_rmq__dec_resp(int rpc, const uint8_t *p, size_t n, rmq_resp_t *o
     }
     if (oom) {
         rsql_rmq__resp_deinit(out);
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     return RSQL_OK;
 }
@@ -310,7 +305,7 @@ rsql_err_t rsql_rmq__inflate(const uint8_t *p, size_t n, size_t max, uint8_t **o
     z_stream zs;
     memset(&zs, 0, sizeof(zs));
     if (inflateInit2(&zs, 15 + 32) != Z_OK) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     /* output room: a first guess, then doubling; never more than max + 1 bytes (one byte over
        the limit tells "too large"); zlib counts in uInt, so input and output are fed in pieces
@@ -353,7 +348,7 @@ rsql_err_t rsql_rmq__inflate(const uint8_t *p, size_t n, size_t max, uint8_t **o
     }
     inflateEnd(&zs);
     if (!buf) {
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     if (len > max) {
         rsql_free(buf);
@@ -594,7 +589,7 @@ static rsql_rmq_msg_t *msg_from_pb(const PB(Message) *pm, const char *endpoint, 
 {
     rsql_rmq_msg_t *m = rsql_calloc(1, sizeof(*m));
     if (!m) {
-        nomem(err);
+        rsql_error_nomem(err);
         return NULL;
     }
     rsql_error_clear(&m->bad);
@@ -629,7 +624,7 @@ static rsql_rmq_msg_t *msg_from_pb(const PB(Message) *pm, const char *endpoint, 
     }
     if (oom) {
         rsql_rmq_msg_destroy(m);
-        nomem(err);
+        rsql_error_nomem(err);
         return NULL;
     }
     return m;
@@ -667,7 +662,7 @@ rsql_err_t rsql_rmq__dec_receive(const uint8_t *p, size_t n, const char *endpoin
         out->code = r->status ? (int32_t)r->status->code : 0;
         out->message = dup_str(r->status ? r->status->message : "", &oom);
         if (oom) {
-            rc = nomem(err);
+            rc = rsql_error_nomem(err);
         }
         break;
     case PBC(RECEIVE_MESSAGE_RESPONSE__CONTENT_MESSAGE):
@@ -781,7 +776,7 @@ rsql_err_t rsql_rmq__dec_telemetry(const uint8_t *p, size_t n, rmq_tcmd_t *out,
     apache__rocketmq__v2__telemetry_command__free_unpacked(c, NULL);
     if (oom) {
         rsql_rmq__tcmd_deinit(out);
-        return nomem(err);
+        return rsql_error_nomem(err);
     }
     return RSQL_OK;
 }

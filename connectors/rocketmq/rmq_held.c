@@ -195,7 +195,7 @@ void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b)
     rsql_free(ents);
     /* could not even start: treat as an RPC failure */
     if (!ents) {
-        rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(&e);
     }
     ack_cb(cli, &e, NULL, 0, b);
 }

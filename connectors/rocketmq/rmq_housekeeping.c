@@ -325,7 +325,7 @@ void *rsql_rmq__hk_main(void *arg)
                 rc = rsql_rmq_receive(s->clis[ci], NULL, s->batch, s->invisible_ms, recv_cb,
                                       rctx, &e);
             } else {
-                rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                rsql_error_nomem(&e);
             }
             if (rc != RSQL_OK) {
                 rsql_free(rctx); /* no callback comes */

@@ -150,18 +150,18 @@ rsql_err_t rsql_rmq_inflight_lane(rsql_rmq_inflight_t *t, const char *key, uint3
         return RSQL_OK;
     }
     if ((t->n - t->n_free + 1) * 2 > t->n_slots && !grow_slots(t)) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     if (t->n_free == 0 && t->n == t->cap) {
         uint32_t nc = t->cap ? t->cap * 2 : 8;
         lane_t *nl = rsql_realloc(t->lanes, (size_t)nc * sizeof *nl);
         if (!nl) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         t->lanes = nl;
         uint32_t *nf = rsql_realloc(t->free_ids, (size_t)nc * sizeof *nf);
         if (!nf) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         t->free_ids = nf;
         t->cap = nc;
@@ -180,7 +180,7 @@ rsql_err_t rsql_rmq_inflight_lane(rsql_rmq_inflight_t *t, const char *key, uint3
         rsql_free(l->name);
         rsql_free(l->key);
         l->name = l->key = NULL;
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     l->touched = true;
     t->slots[probe(t, key)] = id + 1;

@@ -157,7 +157,7 @@ void rsql_rmq__recv_element(rmq_call_t *k)
                 k->msgs[k->n_msgs++] = el.msg;
                 el.msg = NULL;
             } else {
-                rsql_rmq__nomem(&k->decode_err);
+                rsql_error_nomem(&k->decode_err);
             }
         }
         rsql_free(el.message);
@@ -274,7 +274,7 @@ rsql_err_t rsql_rmq_send(rsql_rmq_client_t *c, const rsql_rmq_out_msg_t *msgs, s
     if (!ids || !pids) {
         rsql_free(ids);
         rsql_free(pids);
-        return rsql_rmq__nomem(err);
+        return rsql_error_nomem(err);
     }
     for (size_t i = 0; i < n; i++) {
         rsql_rmq__msgid_new(ids[i]);

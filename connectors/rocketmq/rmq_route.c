@@ -142,7 +142,7 @@ rsql_err_t rsql_rmq__pick_queue(rsql_rmq_client_t *c, const char *topic, rmq_rou
         }
         if (oom) {
             rsql_rmq__route_deinit(one);
-            rc = rsql_rmq__nomem(err);
+            rc = rsql_error_nomem(err);
         }
     }
     pthread_mutex_unlock(&c->mu);

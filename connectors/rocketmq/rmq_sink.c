@@ -410,7 +410,7 @@ static void send_batch(rsql_sink_t *k, smsg_t *h)
     rsql_error_t e;
     rsql_error_clear(&e);
     if (!om || !key1) {
-        rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rsql_error_nomem(&e);
         batch_cb(k->cli, &e, NULL, 0, h);
     } else {
         int i = 0;
@@ -556,7 +556,7 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     rsql_sink_t *k = rsql_calloc(1, sizeof *k);
     if (!k) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     pthread_mutex_init(&k->mu, NULL);
     rsql_cond_init_monotonic(&k->cv);
@@ -608,7 +608,7 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (oom || !eps) {
         rsql_free(eps);
         rk_close(k);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     k->enc = rsql_encoder_new(rsql_rmq_formats[c->format], ctx->format_conf, ctx->n_columns,
                               ctx->column_names, ctx->column_types, err);
@@ -726,7 +726,7 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             rsql_free(b->results);
         }
         rsql_free(b);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     b->id = batch_id;
     b->n = b->remaining = n;
@@ -784,7 +784,7 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         rsql_free(b->results);
         rsql_free(b);
         return rc != RSQL_OK ? rc
-                             : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                             : rsql_error_nomem(err);
     }
     sbatch_t *done = NULL;
     pthread_mutex_lock(&k->mu);

@@ -154,7 +154,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     rsql_source_t *s = rsql_calloc(1, sizeof *s);
     if (!s) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     bool reads_meta = false;
     for (int i = 0; ctx->column_meta && i < ctx->n_columns; i++) {
@@ -168,7 +168,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
             rsql_free(s->meta_ids);
             rsql_free(s->meta_types);
             rsql_free(s);
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         for (int i = 0; i < ctx->n_columns; i++) {
             s->meta_ids[i] = rsql_rmq__meta_id(ctx->column_meta[i]);
@@ -214,7 +214,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (!s->topic || !s->lanes || !eps || throttle_oom) {
         rsql_free(eps);
         rs_close(s);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     const char *topics[1] = {topic};
     conf.group = group;
@@ -236,7 +236,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     size_t n_lt = 0;
     char **lt = s->lite && c->lite_topics ? split_csv(c->lite_topics, &n_lt) : NULL;
     if (s->lite && c->lite_topics && !lt) {
-        rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        rc = rsql_error_nomem(err);
     }
     for (int i = 0; rc == RSQL_OK && i < n_clis; i++) {
         conf.share_channel = i > 0 ? s->clis[0] : NULL;
@@ -405,10 +405,10 @@ static rsql_err_t rs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
         if (s->meta_ids && m->bad.code == RSQL_OK &&
             !(r->meta = rsql_rmq__record_meta(batch->arena, m, s->topic, s->n_columns,
                                               s->meta_ids, s->meta_types))) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         if ((!r->raw && m->body_len > 0) || (m->bad.code != RSQL_OK && !bad)) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
     }
     return RSQL_OK;

@@ -133,7 +133,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     k = rsql_calloc(1, sizeof *k);
     if (!k) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     k->n = ctx->n_columns;
     k->deliver = ctx->deliver;
@@ -148,7 +148,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->path = rsql_strdup(path);
     if (!k->pipeline || !k->path) {
         sk_close(k);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     rsql_path_mkdir_parents(path); /* a failure shows in sqlite3_open_v2 below */
     rc = sqlite3_open_v2(path, &k->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
@@ -260,7 +260,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     *out = k;
     return RSQL_OK;
 nomem:
-    rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    rsql_error_nomem(err);
 fail:
     rsql_buf_deinit(&sql);
     sk_close(k);
@@ -449,7 +449,7 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (n > k->dup_cap) {
         bool *d = rsql_realloc(k->dup, (size_t)n * sizeof *d);
         if (!d) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         k->dup = d;
         k->dup_cap = n;
@@ -549,7 +549,7 @@ static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
     while (out == RSQL_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         if (!name || add(opaque, name, sqlite3_column_int64(st, 1)) != RSQL_OK) {
-            out = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            out = rsql_error_nomem(err);
         }
     }
     if (out == RSQL_OK && rc != SQLITE_DONE) {

@@ -94,7 +94,7 @@ static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s = rsql_calloc(1, sizeof *s);
     if (!s) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     s->n = ctx->n_columns;
     s->types = rsql_calloc((size_t)s->n + 1, sizeof *s->types);
@@ -172,7 +172,7 @@ static rsql_err_t sq_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
 nomem:
     rsql_buf_deinit(&sql);
     sq_close(s);
-    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    return rsql_error_nomem(err);
 }
 
 static const char *sqlite_type_name(int t)
@@ -279,7 +279,7 @@ static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t
         size_t n = (size_t)sqlite3_column_bytes(st, k);
         char *cp = rsql_arena_strndup(arena, p ? p : "", n);
         if (!cp) {
-            return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            return rsql_error_nomem(err);
         }
         v->v.s.p = cp;
         v->v.s.len = n;
@@ -387,7 +387,7 @@ static rsql_err_t sq_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
                     batch->n--;
                 }
                 sqlite3_reset(s->sel);
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             rsql_error_t bad;
             rsql_error_clear(&bad);
@@ -412,7 +412,7 @@ static rsql_err_t sq_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
             if (e != RSQL_OK) {
                 batch->n--;
                 sqlite3_reset(s->sel);
-                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                return rsql_error_nomem(err);
             }
             sprintf(ident, "sqlite:%s@%" PRId64, s->partition, rowid);
             r->ident = ident;

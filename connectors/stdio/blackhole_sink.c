@@ -22,7 +22,7 @@ static rsql_err_t bh_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
 {
     rsql_sink_t *k = rsql_calloc(1, sizeof *k);
     if (!k) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;

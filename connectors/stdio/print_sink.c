@@ -55,7 +55,7 @@ static rsql_err_t pr_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     const char *format = conf && conf->format >= 0 ? rsql_print_formats[conf->format] : NULL;
     const char *ident = conf ? conf->identifier : NULL;
     if (!k) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     rsql_buf_init(&k->buf);
     k->n = ctx->n_columns;
@@ -64,7 +64,7 @@ static rsql_err_t pr_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver_opaque = ctx->deliver_opaque;
     if (ident && *ident && !(k->ident = rsql_strdup(ident))) {
         pr_close(k);
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     if (format && *format) {
         k->enc = rsql_encoder_new(format, ctx->format_conf, ctx->n_columns, ctx->column_names,
@@ -120,7 +120,7 @@ static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         rsql_buf_putc(&k->buf, '\n');
     }
     if (k->buf.oom) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     errno = 0;
     if (k->buf.len > 0 && (fwrite(k->buf.data, 1, k->buf.len, k->out) != k->buf.len ||

@@ -18,7 +18,7 @@ static inline rsql_err_t cu_exec_all(rsql_session_t *s, const char *sql, rsql_er
 {
     rsql_error_clear(err);
     rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
-    rsql_err_t rc = p ? RSQL_OK : rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    rsql_err_t rc = p ? RSQL_OK : rsql_error_nomem(err);
     while (rc == RSQL_OK) {
         rsql_stmt_t *st = NULL;
         rc = rsql_parse_next(p, &st, err);

@@ -38,7 +38,7 @@ static rsql_err_t relay_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec,
     (void)stage;
     rsql_value_t *v = rsql_arena_alloc(b->arena, sizeof *v);
     if (!v) {
-        return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        return rsql_error_nomem(err);
     }
     memset(v, 0, sizeof *v);
     v->type = RSQL_TYPE_VARCHAR;
