@@ -321,6 +321,8 @@ void rsql_pipeline_stop(rsql_pipeline_t *p)
 
 static void request_stop_interrupted(rsql_pipeline_t *p)
 {
+    rsql_log(RSQL_LOG_INFO, "runtime", "%s: interrupted: the source stops, what is in flight "
+             "drains and commits", p->id);
     atomic_store(&p->interrupted, true);
     rsql_pipeline_stop(p);
 }
