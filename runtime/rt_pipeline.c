@@ -732,6 +732,7 @@ static void worker_loop(rsql_pipeline_t *p)
         /* dead letters: write when the queue is idle or enough are waiting */
         rsql_pipeline__dlq_pump(p, rsql_queue_len(p->wq) == 0);
         now = rsql_now_ms();
+        rsql_pipeline__status_note(p, now);
         if (now - p->last_flush_ms >= p->conf.flush_interval_ms) {
             rsql_error_t e;
             rsql_error_clear(&e);
