@@ -878,12 +878,36 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
 ** Bind e against b->table. Returns a node in b->arena, or NULL with err set
 ** at the offending span.
 */
+static rsql_bexpr_t *bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
+
 rsql_bexpr_t *rsql_plan__bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
 {
     if (!e) {
         rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "missing expression");
         return NULL;
     }
+    /* one call per level: a tree deeper than the parser allows (built some other way)
+       stops here, not at the end of the stack */
+    if (b->depth >= RSQL_SQL_MAX_EXPR_DEPTH) {
+        rsql_error_set(err, RSQL_ERR_SEMANTIC, e->op_pos.off != RSQL_POS_NONE ? e->op_pos : e->pos,
+                       "expression tree is too deep (maximum depth %d)", RSQL_SQL_MAX_EXPR_DEPTH);
+        return NULL;
+    }
+    b->depth++;
+    rsql_bexpr_t *x = bind_expr(b, e, err);
+    b->depth--;
+    /* the whole bound expression: the evaluator's recursion is bounded too */
+    if (x && b->depth == 0 && !rsql_expr_depth_ok(x, RSQL_EVAL_MAX_DEPTH)) {
+        rsql_error_set(err, RSQL_ERR_SEMANTIC, e->pos,
+                       "expression tree is too deep to evaluate (maximum depth %d)",
+                       RSQL_EVAL_MAX_DEPTH);
+        return NULL;
+    }
+    return x;
+}
+
+static rsql_bexpr_t *bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
+{
     switch (e->kind) {
     case RSQL_EX_LITERAL: return bind_literal(b, e, err);
     case RSQL_EX_COLUMN: return bind_column(b, e, err);

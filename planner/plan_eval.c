@@ -708,6 +708,20 @@ static rsql_err_t eval_index(const rsql_bexpr_t *e, const rsql_value_t *row,
     return RSQL_OK;
 }
 
+/* Whether e is at most limit levels deep (see rsql_plan.h); recurses at most limit deep. */
+bool rsql_expr_depth_ok(const rsql_bexpr_t *e, int limit)
+{
+    if (limit <= 0) {
+        return false;
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        if (e->args[i] && !rsql_expr_depth_ok(e->args[i], limit - 1)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /*
 ** Evaluate e over row into *out (typed e->type). Strings in *out point into
 ** row, the plan or ctx's scratch. RSQL_ERR_EVAL at e's position on a row

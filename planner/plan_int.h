@@ -20,6 +20,7 @@ typedef struct rsql_bind {
     rsql_arena_t *arena;
     const char *sql;               /* the statement text (positions) */
     const rsql_table_def_t *table; /* the FROM table (its columns are the row) */
+    int depth;                     /* rsql_plan__bind_expr calls under way */
 } rsql_bind_t;
 
 /* CAST(v AS the type of desc): rsql_plan__cast_value with DECIMAL's precision and scale. */

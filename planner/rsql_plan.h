@@ -224,6 +224,16 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
                           rsql_value_t *out, rsql_error_t *err);
 
 /*
+** rsql_expr_eval recurses once per level of e: the planner refuses (at bind time) any
+** expression deeper than RSQL_EVAL_MAX_DEPTH, so evaluation cannot run out of stack. Bound
+** trees are deeper than their SQL (implicit casts), hence the margin over the parser's limit.
+** rsql_expr_depth_ok says whether e is at most limit levels deep; its own recursion stops at
+** the limit, so it is safe on any tree.
+*/
+#define RSQL_EVAL_MAX_DEPTH (4 * RSQL_SQL_MAX_EXPR_DEPTH)
+bool rsql_expr_depth_ok(const rsql_bexpr_t *e, int limit);
+
+/*
 ** The runtime's per-row transform: evaluate the filter (a NULL or FALSE
 ** filter sets *keep = false and leaves out_row alone), then every output
 ** into out_row[0..plan->n_outputs). A NULL for a NOT NULL sink column is

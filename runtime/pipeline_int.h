@@ -148,6 +148,7 @@ struct rsql_pipeline {
     atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */
     atomic_int_least64_t retry_warned_ms; /* when a retry was last logged at warn (0 = never) */
     atomic_int_least64_t read;
+    atomic_int_least64_t first_read_ms; /* when the first record was read (0: none yet) */
     int64_t written, filtered, dead_lettered, failed; /* worker only */
     bool poll_done;                                   /* worker only */
     uint64_t next_seq;                                /* poll thread only */
@@ -168,6 +169,8 @@ struct rsql_pipeline {
     int64_t run_id;
     int64_t start_ms, end_ms;
     int64_t last_status_ms, last_status_done, last_flush_ms;
+    int64_t last_done_ms, last_done_seen; /* worker: when the last record got its outcome,
+                                             and the outcomes counted then */
     bool status_tty, status_drawn;
     int64_t total; /* source total or -1 */
     char pname[32];
@@ -220,8 +223,10 @@ void rsql_pipeline__dlq_close(rsql_pipeline_t *p);
 
 /* rt_status.c (worker) */
 void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms);
+/* Note when the last record got its outcome (the summary's flowing and idle times). */
+void rsql_pipeline__status_note(rsql_pipeline_t *p, int64_t now_ms);
 void rsql_pipeline__status_final(rsql_pipeline_t *p);
-/* "read=N written=N ... elapsed=1.23s rate=N rows/s" into buf. */
+/* "read=N written=N ... elapsed=12.34s flowing=0.85s idle=11.49s rate=N rows/s" into buf. */
 void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size);
 
 /* rt_hold.c (worker): what a run may leave invisible to the next one */

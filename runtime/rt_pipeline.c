@@ -321,6 +321,8 @@ void rsql_pipeline_stop(rsql_pipeline_t *p)
 
 static void request_stop_interrupted(rsql_pipeline_t *p)
 {
+    rsql_log(RSQL_LOG_INFO, "runtime", "%s: interrupted: the source stops, what is in flight "
+             "drains and commits", p->id);
     atomic_store(&p->interrupted, true);
     rsql_pipeline_stop(p);
 }
@@ -789,6 +791,7 @@ static void worker_loop(rsql_pipeline_t *p)
         /* dead letters: write when the queue is idle or enough are waiting */
         rsql_pipeline__dlq_pump(p, rsql_queue_len(p->wq) == 0);
         now = rsql_now_ms();
+        rsql_pipeline__status_note(p, now);
         if (now - p->last_flush_ms >= p->conf.flush_interval_ms) {
             rsql_error_t e;
             rsql_error_clear(&e);

@@ -134,7 +134,9 @@ void *rsql_pipeline__poll_main(void *arg)
         p->in_flight += n;
         p->live++;
         pthread_mutex_unlock(&p->lock);
-        atomic_fetch_add(&p->read, n);
+        if (atomic_fetch_add(&p->read, n) == 0 && atomic_load(&p->first_read_ms) == 0) {
+            atomic_store(&p->first_read_ms, rsql_now_ms()); /* the summary's rate starts here */
+        }
         ib->op.type = 0;
         ib->op.weight = n;
         rt_inbatch_t *sent = ib;

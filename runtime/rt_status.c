@@ -12,8 +12,13 @@
  * the run ends the line is cleared and the summary is printed whether or
  * not the output is a terminal:
  *
- *   read=N written=N filtered=N dead_lettered=N failed=N elapsed=1.23s rate=N rows/s
+ *   read=N written=N filtered=N dead_lettered=N failed=N elapsed=12.34s flowing=0.85s
+ *   idle=11.49s rate=N rows/s
  *
+ * (one line): flowing is the time records flowed, from the first one read to the last one
+ * given its outcome (written, filtered, dead-lettered or failed), and the rate is over that
+ * time; idle is the time after the last outcome until the run ended (a bounded run's
+ * scan.idle-timeout, a drain); elapsed also holds the start before the first record.
  * followed, when the source says the run leaves messages the next run cannot see yet (its
  * leftover hook), by "; " and that text: "...rows/s; rocketmq: left 3 held and 12 deferred
  * messages, invisible for up to 30min".
@@ -28,6 +33,16 @@
 static int64_t done_count(rsql_pipeline_t *p)
 {
     return p->written + p->filtered + p->dead_lettered + p->failed;
+}
+
+/* Note when the last record got its outcome (for the summary). @locality worker */
+void rsql_pipeline__status_note(rsql_pipeline_t *p, int64_t now_ms)
+{
+    int64_t done = done_count(p);
+    if (done != p->last_done_seen) {
+        p->last_done_seen = done;
+        p->last_done_ms = now_ms;
+    }
 }
 
 /*
@@ -72,19 +87,28 @@ void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms)
 }
 
 /*
-** The summary line (no newline) into buf. elapsed has two decimals; the
-** rate is records read per second over the whole run.
+** The summary line (no newline) into buf (see the file comment). Times have two decimals;
+** the rate is records read per second while they flowed.
 */
 void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size)
 {
     int64_t ms = rsql_pipeline_elapsed_ms(p);
+    int64_t end = p->start_ms + ms;
     int64_t read = atomic_load(&p->read);
-    int64_t rate = read * 1000 / (ms > 0 ? ms : 1);
+    int64_t first = atomic_load(&p->first_read_ms);
+    int64_t flowing = first && p->last_done_ms > first ? p->last_done_ms - first : 0;
+    int64_t idle = p->last_done_ms ? end - p->last_done_ms : ms;
+    if (idle < 0) {
+        idle = 0;
+    }
+    int64_t rate = read * 1000 / (flowing > 0 ? flowing : 1);
     snprintf(buf, size,
              "read=%" PRId64 " written=%" PRId64 " filtered=%" PRId64 " dead_lettered=%" PRId64
-             " failed=%" PRId64 " elapsed=%" PRId64 ".%02" PRId64 "s rate=%" PRId64 " rows/s",
+             " failed=%" PRId64 " elapsed=%" PRId64 ".%02" PRId64 "s flowing=%" PRId64
+             ".%02" PRId64 "s idle=%" PRId64 ".%02" PRId64 "s rate=%" PRId64 " rows/s",
              read, p->written, p->filtered, p->dead_lettered, p->failed, ms / 1000,
-             (ms % 1000) / 10, rate);
+             (ms % 1000) / 10, flowing / 1000, (flowing % 1000) / 10, idle / 1000,
+             (idle % 1000) / 10, rate);
     size_t n = strlen(buf);
     if (p->leftover[0] && n + 2 < size) {
         snprintf(buf + n, size - n, "; %s", p->leftover); /* what the next run cannot see yet */

@@ -110,6 +110,14 @@ typedef struct rsql_json_clause {
     rsql_pos_t pos;    /* the whole clause */
 } rsql_json_clause_t;
 
+/*
+** The deepest expression tree a statement may hold (SQLite's SQLITE_MAX_EXPR_DEPTH): a leaf
+** has depth 1, an operator or call one more than its deepest operand. The parser refuses a
+** deeper expression at the operator that goes past it; the binder and the evaluator, which
+** recurse once per level, refuse deeper trees too, so no input can overflow their stacks.
+*/
+#define RSQL_SQL_MAX_EXPR_DEPTH 1000
+
 typedef struct rsql_expr_list {
     int n;
     rsql_expr_t **items;
@@ -135,6 +143,7 @@ struct rsql_expr {
     rsql_json_clause_t *clauses;
     int wrapper;            /* JSON_QUERY's RSQL_JW_*, 0 when not written */
     rsql_pos_t wrapper_pos; /* the whole WITH ... WRAPPER */
+    int height; /* 1 for a leaf, else 1 + its deepest operand's (<= RSQL_SQL_MAX_EXPR_DEPTH) */
 };
 
 /* ---- statements */

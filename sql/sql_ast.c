@@ -86,7 +86,8 @@ void rsql_sql__syntax_error(rsql_parse_t *p, int major, const rsql_token_t *tok)
 /* lemon's %stack_overflow: nesting deeper than the parser stack. */
 void rsql_sql__stack_overflow(rsql_parse_t *p)
 {
-    rsql_sql__error(p, RSQL_ERR_SYNTAX, rsql_sql__tok_pos(&p->cur), "parser stack overflow");
+    rsql_sql__error(p, RSQL_ERR_SYNTAX, rsql_sql__tok_pos(&p->cur),
+                    "parser stack overflow (parentheses or calls nested too deep)");
 }
 
 /* Zeroed memory from the parse arena, or NULL with a NOMEM error. */
@@ -285,6 +286,38 @@ static rsql_expr_t *expr_new(rsql_parse_t *p, rsql_expr_kind_t kind, rsql_pos_t 
         e->op_pos = RSQL_NOPOS;
         e->cast_type.precision = -1;
         e->cast_type.pos = RSQL_NOPOS;
+        e->height = 1;
+    }
+    return e;
+}
+
+static int max_height(int h, const rsql_expr_t *x)
+{
+    return x && x->height > h ? x->height : h;
+}
+
+/*
+** Set e's height from its operands (built before it) and refuse it, at its operator, when
+** it goes past RSQL_SQL_MAX_EXPR_DEPTH. Returns e, or NULL on an error.
+*/
+rsql_expr_t *rsql_sql__expr_height(rsql_parse_t *p, rsql_expr_t *e)
+{
+    if (!e || p->failed) {
+        return NULL;
+    }
+    int h = max_height(max_height(max_height(0, e->left), e->right), e->third);
+    for (int i = 0; i < e->args.n; i++) {
+        h = max_height(h, e->args.items[i]);
+    }
+    for (int i = 0; i < e->n_clauses; i++) {
+        h = max_height(h, e->clauses[i].dflt);
+    }
+    e->height = h + 1;
+    if (e->height > RSQL_SQL_MAX_EXPR_DEPTH) {
+        rsql_sql__error(p, RSQL_ERR_SYNTAX, e->op_pos.off != RSQL_POS_NONE ? e->op_pos : e->pos,
+                        "expression tree is too deep (maximum depth %d)",
+                        RSQL_SQL_MAX_EXPR_DEPTH);
+        return NULL;
     }
     return e;
 }
@@ -408,7 +441,7 @@ rsql_expr_t *rsql_sql__expr_unary(rsql_parse_t *p, rsql_op_t op, const rsql_toke
         e->op_pos = rsql_sql__tok_pos(optok);
         e->left = x;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* l op r; op_pos is the operator token. */
@@ -425,7 +458,7 @@ rsql_expr_t *rsql_sql__expr_binary(rsql_parse_t *p, rsql_op_t op, const rsql_tok
         e->left = l;
         e->right = r;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* l IS [NOT] NULL; op_pos spans IS .. NULL. */
@@ -442,7 +475,7 @@ rsql_expr_t *rsql_sql__expr_is_null(rsql_parse_t *p, rsql_expr_t *l, const rsql_
         e->negated = negated;
         e->left = l;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* l [NOT] LIKE r [ESCAPE esc]: right = pattern, third = escape or NULL. */
@@ -460,7 +493,7 @@ rsql_expr_t *rsql_sql__expr_like(rsql_parse_t *p, rsql_expr_t *l, sql_flag_t op,
         e->right = r;
         e->third = esc;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* l [NOT] IN (list): args = the list. */
@@ -477,7 +510,7 @@ rsql_expr_t *rsql_sql__expr_in(rsql_parse_t *p, rsql_expr_t *l, sql_flag_t op,
         e->left = l;
         e->args = *list;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* l [NOT] BETWEEN lo AND hi: right = lo, third = hi. */
@@ -495,7 +528,7 @@ rsql_expr_t *rsql_sql__expr_between(rsql_parse_t *p, rsql_expr_t *l, sql_flag_t 
         e->right = lo;
         e->third = hi;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /*
@@ -514,7 +547,7 @@ rsql_expr_t *rsql_sql__expr_case(rsql_parse_t *p, const rsql_token_t *case_tok,
         e->args = *whens;
         e->right = else_expr;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* CAST(x AS type): left = x, cast_type = type. */
@@ -528,7 +561,7 @@ rsql_expr_t *rsql_sql__expr_cast(rsql_parse_t *p, const rsql_token_t *cast_tok, 
         e->left = x;
         e->cast_type = *type;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* The upper-cased (and unquoted) name of a function token. */
@@ -562,7 +595,7 @@ rsql_expr_t *rsql_sql__expr_func(rsql_parse_t *p, const rsql_token_t *name,
             e->args = *args;
         }
     }
-    return p->failed ? NULL : e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /*
@@ -591,7 +624,7 @@ rsql_expr_t *rsql_sql__expr_substring(rsql_parse_t *p, const rsql_token_t *name,
         rsql_sql__expr_list_push(p, &args, count);
     }
     e->args = args;
-    return p->failed ? NULL : e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* Append x to the expression list l (in the arena). */
@@ -661,7 +694,7 @@ rsql_expr_t *rsql_sql__expr_field(rsql_parse_t *p, rsql_expr_t *x, const rsql_id
         e->name = name->name;
         e->op_pos = name->pos;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* x[i]: an ARRAY element or a MAP value. */
@@ -677,7 +710,7 @@ rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *
         e->right = i;
         e->op_pos = i->pos;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 /* name type [NOT NULL | NULL]; pos spans the whole definition. */

@@ -86,7 +86,7 @@ rsql_expr_t *rsql_sql__expr_func_ext(rsql_parse_t *p, const rsql_token_t *name,
         e->wrapper = tail->wrapper;
         e->wrapper_pos = tail->wrapper_pos;
     }
-    return e;
+    return rsql_sql__expr_height(p, e);
 }
 
 rsql_json_clause_t rsql_sql__json_beh(rsql_json_beh_t beh, const rsql_token_t *t,

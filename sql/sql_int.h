@@ -179,6 +179,8 @@ rsql_json_clause_t rsql_sql__json_beh(rsql_json_beh_t beh, const rsql_token_t *t
 int rsql_sql__context_token(rsql_parse_t *p, const rsql_token_t *t);
 
 void rsql_sql__expr_list_push(rsql_parse_t *p, rsql_expr_list_t *l, rsql_expr_t *x);
+/* Set e's height from its operands; NULL with an error past RSQL_SQL_MAX_EXPR_DEPTH. */
+rsql_expr_t *rsql_sql__expr_height(rsql_parse_t *p, rsql_expr_t *e);
 
 rsql_type_spec_t rsql_sql__type_text(rsql_parse_t *p, rsql_type_t type, const rsql_token_t *first,
                                      const rsql_token_t *last);

@@ -55,6 +55,7 @@ EXTRA_DIST += $(SLT_TESTS)
 INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
+	tests/integration/t_expr_depth.sh \
 	tests/integration/t_log_level.sh \
 	tests/integration/t_nested_json.sh \
 	tests/integration/t_nested_compare.sh \
@@ -69,6 +70,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_sql_nul.sh \
+	tests/integration/t_runner_skips.sh \
 	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)

@@ -14,8 +14,10 @@
  * every value round-trips. With quoting disabled (csv.quote-character '')
  * such a value cannot be written so that it reads back: the encoder
  * refuses the row (RSQL_ERR_SINK naming the column; sinks make that the
- * row's own failure). Values are in their text forms (base/rsql_value.h),
- * read and written by that module.
+ * row's own failure), and by the same rule (csv_unquotable) the decoder
+ * refuses a record holding one (a field with a line end, a BYTES field of
+ * blanks that is an empty value): what csv reads, csv writes. Values are in
+ * their text forms (base/rsql_value.h), read and written by that module.
  */
 #include "config.h"
 #include "connectors/formats/fmt_int.h"
@@ -23,6 +25,32 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/*
+** Why the text s[0..n) of a value of type t cannot be written unquoted so that it reads
+** back the same (NULL when it can): it would read back as NULL (the null literal; an empty
+** non-VARCHAR field without one: an empty BYTES value, say) or split (a delimiter, a quote,
+** a line end: a VARCHAR, or any text with an unusual delimiter). The one rule of the
+** encoder (which quotes such a value, or refuses it without a quote character) and of the
+** decoder without a quote character (which refuses what could not be written back).
+*/
+static const char *csv_unquotable(const fmt_conf_t *c, rsql_type_t t, const char *s, size_t n)
+{
+    if (c->csv_null ? (n == c->csv_null_len && memcmp(s, c->csv_null, n) == 0)
+                    : (n == 0 && t != RSQL_TYPE_VARCHAR)) {
+        return n ? "equals 'csv.null-literal'" : "is empty (it would read back as NULL)";
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (s[j] == c->csv_delim) {
+            return "holds the field delimiter";
+        } else if (s[j] == '\n' || s[j] == '\r') {
+            return "holds a line end";
+        } else if (c->csv_quote && s[j] == c->csv_quote) {
+            return "holds the quote character";
+        }
+    }
+    return NULL;
+}
 
 /*
 ** Split raw into at most n + 1 fields (spans in dec->fstart/flen/fquoted)
@@ -144,6 +172,26 @@ rsql_err_t rsql_fmt__csv_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
                                   "field '%s': expected %s, got %s (%s)", c->names[i],
                                   rsql_type_name(c->types[i]), q, why.msg);
         }
+        if (!c->csv_quote) { /* the value as the encoder would write it */
+            const char *w = f;
+            size_t wn = n;
+            if (c->types[i] != RSQL_TYPE_VARCHAR) {
+                rsql_buf_reset(&dec->scratch);
+                rsql_value_format(v, &dec->scratch);
+                if (dec->scratch.oom) {
+                    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                }
+                w = dec->scratch.data ? dec->scratch.data : "";
+                wn = dec->scratch.len;
+            }
+            const char *why = csv_unquotable(c, c->types[i], w, wn);
+            if (why) {
+                return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                                      "field '%s': its value %s, which csv cannot write back "
+                                      "without quoting ('csv.quote-character' is empty)",
+                                      c->names[i], why);
+            }
+        }
     }
     return RSQL_OK;
 }
@@ -179,23 +227,7 @@ rsql_err_t rsql_fmt__csv_encode(rsql_encoder_t *enc, const rsql_value_t *row, rs
             s = rsql_buf_str(&enc->scratch);
             n = enc->scratch.len;
         }
-        /* quoted when it would otherwise read back as NULL (the null literal; an empty
-           non-VARCHAR field without one: an empty BYTES value, say) or split (a delimiter,
-           a quote, a line end: a VARCHAR, or any text with an unusual delimiter) */
-        const char *why = NULL;
-        if (c->csv_null ? (n == c->csv_null_len && memcmp(s, c->csv_null, n) == 0)
-                        : (n == 0 && v->type != RSQL_TYPE_VARCHAR)) {
-            why = n ? "equals 'csv.null-literal'" : "is empty (it would read back as NULL)";
-        }
-        for (size_t j = 0; !why && j < n; j++) {
-            if (s[j] == d) {
-                why = "holds the field delimiter";
-            } else if (s[j] == '\n' || s[j] == '\r') {
-                why = "holds a line end";
-            } else if (q && s[j] == q) {
-                why = "holds the quote character";
-            }
-        }
+        const char *why = csv_unquotable(c, v->type, s, n);
         if (!why) {
             rsql_buf_append(out, s, n);
             continue;

@@ -110,7 +110,8 @@ static const rsql_opt_def_t csv_opts[] = {
                     "(or whose text is the null literal); a quote inside such a field is "
                     "doubled. Empty: no quoting, and a row with such a value cannot be written "
                     "so that it reads back: it fails on its own (dead-lettered under "
-                    "`errors.tolerance` = `all`).",
+                    "`errors.tolerance` = `all`), whether written or read (a record with a line "
+                    "end inside a field, or a BYTES field of blanks, fails to decode).",
                     check_quote, RSQL_OPT_FIELD(rsql_csv_conf_t, quote_text, const char *)),
     RSQL_OPT_ROW_F("csv.null-literal", RSQL_OPT_STR, 0, "", 0, 0, NULL,
                    "A field with exactly this text is NULL (and NULL is written as it; it may "

@@ -22,8 +22,8 @@ SQL
 rsql -f tables.sql
 expect_rc 0 "create the tables"
 
-start_insert() {
-    "$RSQL" --catalog "$CAT" -e "INSERT INTO dst SELECT * FROM gen;" >run.out 2>run.err &
+start_insert() { # [rocketsql options]
+    "$RSQL" --catalog "$CAT" "$@" -e "INSERT INTO dst SELECT * FROM gen;" >run.out 2>run.err &
     pid=$!
     e2e_pids="$pid"
 }
@@ -81,7 +81,7 @@ same "$R_WRITTEN" "$((P - P1))" "the rerun wrote only rows after $P1"
 P2=$P
 
 # 3. a second signal exits at once, committing nothing undelivered
-start_insert
+start_insert --log-level debug
 wait_until 30 rows_after "$P2" || fail "the rerun added no rows after 30s"
 python3 - <<'PY' &
 import os, sqlite3, time
@@ -96,11 +96,19 @@ c.execute("ROLLBACK")
 PY
 locker=$!
 wait_until 30 test -f locked || fail "could not lock the sink"
-sleep 0.3
 kill -INT "$pid"
-sleep 0.5
+wait_until 30 grep -q "interrupted: the source stops" run.err ||
+    fail "the first SIGINT did not start the drain: $(tail -n 3 run.err)"
+# draining: the sink's write is retried (its database is locked) after the interrupt, so the
+# run is still alive and waiting for its sink, not gone
+retried_after_interrupt() {
+    awk '/interrupted: the source stops/ { i = 1 } i && /sink [a-z]* failed \(BUSY/ { f = 1 }
+         END { exit !f }' run.err
+}
+wait_until 30 retried_after_interrupt ||
+    fail "no retry of the locked sink after the first SIGINT: $(tail -n 3 run.err)"
 kill -0 "$pid" 2>/dev/null || fail "the run exited on the first SIGINT while its sink was locked"
-ok "after a first SIGINT the run waits for its locked sink to drain"
+ok "after a first SIGINT the run drains: it retries its locked sink"
 kill -INT "$pid"
 wait_pid "$pid" 10
 same "$RC" 130 "a second SIGINT exits at once"

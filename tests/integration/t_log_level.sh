@@ -17,7 +17,7 @@ START="rocketsql: debug: runtime: pipeline insert:t->s: starting (datagen -> bla
 fresh() { rm -f "$CAT" "$CAT-wal" "$CAT-shm"; }
 # stderr without log lines, timings masked
 user_err() {
-    echo "$ERR" | grep -v '^rocketsql: [a-z]*: ' | sed 's/elapsed=[^ ]* rate=[^ ]*/elapsed rate/'
+    echo "$ERR" | grep -v '^rocketsql: [a-z]*: ' | sed "s/elapsed=.* rows\/s/elapsed rate/"
 }
 
 fresh; run_rsql -e "$SQL"

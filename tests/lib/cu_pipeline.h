@@ -87,6 +87,10 @@ typedef struct fake_src {
     /* unbounded (n < 0) with hold > 0: give hold records, then hold (signal 'held' and wait
        for a wakeup, as a real source waits for data) until the pipeline stops */
     int64_t hold;
+    /* bounded (n >= 0) with idle_ms > 0: after the last record, one poll waits idle_ms for
+       more before the end, as a bounded source's idle timeout does */
+    int64_t idle_ms;
+    bool idled;
     event_t held, woken; /* woken: every wakeup (the pipeline stopping) */
     event_t polls;       /* every poll that gave records */
     event_t committed_ev; /* every commit_record */
@@ -145,6 +149,14 @@ static rsql_err_t fsrc_poll(rsql_source_t *src, rsql_batch_t *b, int max, int ti
     }
     for (int k = 0; k < max && !(s->hold > 0 && s->next >= s->hold); k++) {
         if (s->n >= 0 && s->next >= s->n) {
+            if (s->idle_ms > 0 && !s->idled) {
+                if (k > 0) {
+                    break; /* these first; the next poll waits */
+                }
+                s->idled = true; /* the idle timeout: nothing came for idle_ms */
+                struct timespec ts = {s->idle_ms / 1000, (long)(s->idle_ms % 1000) * 1000000L};
+                nanosleep(&ts, NULL);
+            }
             *eof = true;
             break;
         }

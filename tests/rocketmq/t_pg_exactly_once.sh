@@ -130,10 +130,15 @@ for k in $(seq 1 "$KILLS"); do
     before_pg=$(pg_rows)
     before_sq=$(sq_rows)
     # wait (at most 60 s) until both wrote rows in this run, then a random 0-1.5 s more
+    wrote=""
     for i in $(seq 1 600); do
-        [ "$(pg_rows)" -gt "$before_pg" ] && [ "$(sq_rows)" -gt "$before_sq" ] && break
+        if [ "$(pg_rows)" -gt "$before_pg" ] && [ "$(sq_rows)" -gt "$before_sq" ]; then
+            wrote=1
+            break
+        fi
         sleep 0.1
     done
+    [ -n "$wrote" ] || { tail -n 5 "$WORK/pg$k.out" "$WORK/sq$k.out"; die "run $k: no new row in both sinks within 60 s"; }
     sleep "$((RANDOM % 2)).$((RANDOM % 10))"
     for j in $JPG $JSQ; do
         kill -0 "$j" 2>/dev/null || { tail -n 5 "$WORK/pg$k.out" "$WORK/sq$k.out"; die "run $k ended before kill $k"; }
@@ -150,7 +155,12 @@ for k in $(seq 1 "$KILLS"); do
     fi
 done
 
-ok "$KILLS kills in $(($(date +%s) - t1))s"
+# the kills landed mid-stream: neither sink holds every message yet, so the final run has
+# work left after them (and what they left unacked comes back to it)
+got=$(pg_rows)/$(sq_rows)
+[ "${got%/*}" -lt "$N" ] && [ "${got#*/}" -lt "$N" ] ||
+    die "after $KILLS kills the sinks already hold every message (postgres/sqlite $got of $N): the kills did not land mid-stream"
+ok "$KILLS kills landed mid-stream: postgres/sqlite $got of $N rows ($(($(date +%s) - t1))s)"
 t1=$(date +%s)
 # the last run ends once the topic is drained (15 s without a message: longer than the
 # invisible duration, so the messages the last killed run held are back before it ends)
@@ -188,10 +198,11 @@ got=$(psql_q "SELECT count(*) FROM $S.rocketsql_applied")
 got=$(sqlite3 "$WORK/out.db" "SELECT count(*) FROM rocketsql_applied")
 [ "$got" = "$N" ] || die "sqlite: rocketsql_applied holds $got message ids, expected $N"
 ok "both sinks recorded each applied message id once ($N)"
-# what the kills left written but not acked came back; how often is up to timing (not asserted)
+# what the kills left written but not acked came back; how often depends on where each kill
+# landed, so this is a note, not a check: the replay below asserts the recognition itself
 dups() { cat "$@" | grep -o "[0-9]* redelivered messages were applied before" |
     awk '{s += $1} END {print s + 0}'; }
-ok "redeliveries recognized during the kills: postgres $(dups "$WORK"/pg[0-9f]*.out), sqlite $(dups "$WORK"/sq[0-9f]*.out)"
+echo "note: redeliveries recognized during the kills: postgres $(dups "$WORK"/pg[0-9f]*.out), sqlite $(dups "$WORK"/sq[0-9f]*.out)"
 # messages delivered again, deterministically: the same jobs (pipelines) read the topic's
 # "replay" messages once more through new consumer groups; each is recognized as applied,
 # none written

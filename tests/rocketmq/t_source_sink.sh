@@ -169,9 +169,40 @@ EOF
     "$BIN" --catalog "$WORK/c2.db" -f "$WORK/2.sql" >"$WORK/2.sql.out" 2>&1 &
     pid=$!
     BG="$BG $pid"
-    sleep 4
+    # the job is running once it has delivered rows of the old lite topics: wait for that
+    # (at most 120 s), then produce to 20 new lite topics while it still runs
+    if python3 - "$WORK/out2.db" "$pid" <<'EOF'
+import os, sqlite3, sys, time
+path, pid = sys.argv[1], int(sys.argv[2])
+deadline = time.time() + 120
+while time.time() < deadline:
+    try:
+        state = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        state = "Z"
+    if state == "Z":
+        sys.exit("the job ended before delivering a row")
+    try:
+        db = sqlite3.connect(path, timeout=5)
+        n = db.execute("select count(*) from out2").fetchone()[0]
+        db.close()
+        if n > 0:
+            print("job delivering: %d rows in out2" % n)
+            sys.exit(0)
+    except sqlite3.Error:
+        pass  # not created yet
+    time.sleep(0.1)
+sys.exit("no row in out2 after 120 s")
+EOF
+    then ok "lite job started: rows of the old lite topics delivered"
+    else fail "lite job did not start delivering"; fi
     "$JAVA" produce --endpoint "$EP" --topic "${P}l" --type lite --lite-topics 20 --lite-prefix new- \
         --count "$N2B" >"$WORK/2p2.out" 2>&1 || fail "Java produce to new lite topics"
+    if ps -o stat= -p "$pid" | grep -qv '^Z'; then
+        ok "the 20 new lite topics were produced while the job ran"
+    else
+        fail "the lite job ended before the new lite topics were produced (not mid-run)"
+    fi
     wait "$pid"
     rc=$?
     [ "$rc" = 0 ] || { tail -5 "$WORK/2.sql.out"; fail "lite job (rc=$rc)"; }

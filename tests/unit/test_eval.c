@@ -413,7 +413,68 @@ static int eval_suite_clean(void)
     return suite_clean();
 }
 
+/*
+** Depth limits past the parser: an AST deeper than RSQL_SQL_MAX_EXPR_DEPTH (built by hand,
+** as no parse can) is refused by the binder at its operator, and the evaluator's bound
+** (rsql_expr_depth_ok, which the binder applies) holds on any tree without recursing past
+** its limit: 100,000 levels are refused, no stack overflow.
+*/
+static void test_eval_depth_limits(void)
+{
+    const char *sql = "SELECT a + a FROM t";
+    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
+    rsql_stmt_t *st = NULL;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(rsql_parse_next(p, &st, &err), RSQL_OK);
+    rsql_expr_t *plus = st->select->items[0].expr; /* a + a: its operands are the leaves */
+    enum { DEEP = 100000 };
+    rsql_expr_t *chain = rsql_calloc(DEEP, sizeof *chain);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(chain);
+    for (int i = 0; i < DEEP; i++) {
+        chain[i] = *plus;
+        chain[i].left = i ? &chain[i - 1] : plus->left;
+    }
+    st->select->items[0].expr = &chain[DEEP - 1];
+    rsql_error_clear(&err);
+    CU_ASSERT_PTR_NULL(rsql_plan_build(cat, st, sql, NULL, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "expression tree is too deep (maximum depth 1000)");
+    CU_ASSERT_EQUAL(err.pos.off, plus->op_pos.off);
+    /* at the limit: bound and planned */
+    st->select->items[0].expr = &chain[RSQL_SQL_MAX_EXPR_DEPTH - 2]; /* depth 1000 */
+    rsql_plan_t *plan = rsql_plan_build(cat, st, sql, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL(plan);
+    if (plan) {
+        CU_ASSERT_TRUE(rsql_expr_depth_ok(plan->outputs[0].expr, RSQL_EVAL_MAX_DEPTH));
+        rsql_plan_destroy(plan);
+    }
+    rsql_free(chain);
+    rsql_parse_destroy(p);
+
+    /* the evaluator's bound on a bound tree of 100,000 levels */
+    rsql_bexpr_t *nodes = rsql_calloc(DEEP, sizeof *nodes);
+    rsql_bexpr_t **args = rsql_calloc(DEEP, sizeof *args);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nodes);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+    for (int i = 0; i < DEEP; i++) {
+        nodes[i].kind = i ? RSQL_BX_UNARY : RSQL_BX_COLUMN;
+        nodes[i].type = RSQL_TYPE_BIGINT;
+        nodes[i].op = RSQL_OP_NEG;
+        if (i) {
+            args[i] = &nodes[i - 1];
+            nodes[i].n_args = 1;
+            nodes[i].args = &args[i];
+        }
+    }
+    CU_ASSERT_FALSE(rsql_expr_depth_ok(&nodes[DEEP - 1], RSQL_EVAL_MAX_DEPTH));
+    CU_ASSERT_TRUE(rsql_expr_depth_ok(&nodes[RSQL_EVAL_MAX_DEPTH - 1], RSQL_EVAL_MAX_DEPTH));
+    CU_ASSERT_FALSE(rsql_expr_depth_ok(&nodes[RSQL_EVAL_MAX_DEPTH], RSQL_EVAL_MAX_DEPTH));
+    rsql_free(args);
+    rsql_free(nodes);
+}
+
 static CU_TestInfo eval_tests[] = {
+    {"test_eval_depth_limits", test_eval_depth_limits},
     {"test_eval_arithmetic", test_eval_arithmetic},
     {"test_eval_overflow_and_division", test_eval_overflow_and_division},
     {"test_eval_comparisons", test_eval_comparisons},

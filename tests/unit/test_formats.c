@@ -595,6 +595,70 @@ static void test_formats_csv_round_trip(void)
                                     "delimiter, the quote character or a line end");
 }
 
+/* text with its first "from" replaced by "to" (rsql_malloc'd) */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    size_t a = (size_t)(at - text), fn = strlen(from), tn = strlen(to);
+    char *r = rsql_malloc(strlen(text) - fn + tn + 1);
+    memcpy(r, text, a);
+    memcpy(r + a, to, tn);
+    strcpy(r + a + tn, at + fn);
+    return r;
+}
+
+/*
+** Without a quote character the csv reader and writer follow one rule: what the writer
+** writes reads back and writes again the same, and a field whose value the writer would
+** refuse (a line end in a VARCHAR, a BYTES field of blanks: an empty value) is refused by
+** the reader, naming the field, so a csv -> csv copy never fails a row it read.
+*/
+static void test_formats_csv_one_rule(void)
+{
+    const char *noquote[] = {"csv.quote-character", "", NULL};
+    fx_t f;
+    rsql_value_t row[NCOLS];
+    fx_init(&f, "csv", noquote);
+    sample_row(row);
+    row[1].v.s.p = "plain";
+    row[1].v.s.len = 5;
+    char *good = enc_str(&f, row);
+    CU_ASSERT_EQUAL(dec(&f, good), RSQL_OK);
+    char *again = enc_str(&f, f.row);
+    CU_ASSERT_STRING_EQUAL(again, good);
+    rsql_free(again);
+
+    static const struct {
+        const char *from, *to, *field;
+    } bad[] = {{"plain", "a\rb", "name"}, {"plain", "a\nb", "name"}, {"aGk=", "   ", "b"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *text = replaced(good, bad[i].from, bad[i].to);
+        char want[160];
+        snprintf(want, sizeof want, "field '%s': its value", bad[i].field);
+        CU_ASSERT_EQUAL(dec(&f, text), RSQL_ERR_DECODE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(f.err.msg, want));
+        CU_ASSERT_PTR_NOT_NULL(strstr(f.err.msg, "'csv.quote-character' is empty"));
+        /* the writer refuses the same value */
+        sample_row(row);
+        row[1].v.s.p = "plain";
+        row[1].v.s.len = 5;
+        if (strcmp(bad[i].field, "name") == 0) {
+            row[1].v.s.p = bad[i].to;
+            row[1].v.s.len = strlen(bad[i].to);
+        } else {
+            row[5].v.s.len = 0; /* "   " reads as the empty BYTES value */
+        }
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_error_clear(&f.err);
+        CU_ASSERT_EQUAL(rsql_encode(f.enc, row, &b, &f.err), RSQL_ERR_SINK);
+        rsql_buf_deinit(&b);
+        rsql_free(text);
+    }
+    rsql_free(good);
+    fx_deinit(&f);
+}
+
 /* json into nested and exact columns: values, paths in errors, and the pushdown */
 static void test_formats_json_nested(void)
 {
@@ -692,6 +756,7 @@ static CU_TestInfo format_tests[] = {
     {"test_formats_raw", test_formats_raw},
     {"test_formats_timestamp_range", test_formats_timestamp_range},
     {"test_formats_csv_round_trip", test_formats_csv_round_trip},
+    {"test_formats_csv_one_rule", test_formats_csv_one_rule},
     {"test_formats_json_nested", test_formats_json_nested},
     CU_TEST_INFO_NULL,
 };

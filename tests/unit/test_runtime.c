@@ -537,6 +537,40 @@ static void test_pipeline_summary_line(void)
     CU_ASSERT(len > 9 && strcmp(line + len - 8, " rows/s\n") == 0);
 }
 
+/*
+** A bounded run whose source waits (its idle timeout) after the last record: the summary's
+** rate is over the time records flowed, and the idle wait is reported on its own, not
+** spread into the rate.
+*/
+static void test_pipeline_summary_idle(void)
+{
+    harness_reset(1000, 1, DELIVER_SYNC);
+    src_store.idle_ms = 600;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    FILE *f = tmpfile();
+    c.status_out = f;
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    char line[256] = "";
+    rewind(f);
+    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+    fclose(f);
+    const char *at = strstr(line, " elapsed=");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    double elapsed = 0, flowing = -1, idle = -1;
+    long rate = 0;
+    CU_ASSERT_EQUAL_FATAL(sscanf(at, " elapsed=%lfs flowing=%lfs idle=%lfs rate=%ld rows/s",
+                                 &elapsed, &flowing, &idle, &rate), 4);
+    CU_ASSERT(idle >= 0.59);                      /* the source's idle wait, on its own */
+    CU_ASSERT(flowing + idle <= elapsed + 0.011); /* both within the run */
+    CU_ASSERT(flowing < idle);
+    /* over the run's whole time the rate would be read / elapsed (under 1,700/s here) */
+    CU_ASSERT((double)rate * elapsed > 1.5 * 1000);
+    CU_ASSERT(rate >= (long)(1000 / (flowing + 0.01)) - 1);
+}
+
 /* True when a handler (not the default action, not ignored) is installed for SIGINT. */
 static bool sigint_handled(void)
 {
@@ -678,6 +712,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_stored_positions_permanent", test_pipeline_stored_positions_permanent},
     {"test_runtime_preview_commits_nothing", test_pipeline_preview_commits_nothing},
     {"test_runtime_summary_line", test_pipeline_summary_line},
+    {"test_runtime_summary_idle", test_pipeline_summary_idle},
     {"test_runtime_sigint_drains", test_pipeline_sigint_drains_and_commits},
     {"test_runtime_second_signal", test_pipeline_second_signal_exits_at_once},
     CU_TEST_INFO_NULL,
