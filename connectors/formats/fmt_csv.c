@@ -179,7 +179,7 @@ rsql_err_t rsql_fmt__csv_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
                 rsql_buf_reset(&dec->scratch);
                 rsql_value_format(v, &dec->scratch);
                 if (dec->scratch.oom) {
-                    return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+                    return rsql_error_nomem(err);
                 }
                 w = dec->scratch.data ? dec->scratch.data : "";
                 wn = dec->scratch.len;
