@@ -27,7 +27,7 @@
 #include "base/rsql_opts.h"
 #include "base/rsql_settings.h"
 #include "base/rsql_time.h"
-#include "runtime/rsql_session.h"
+#include "session/rsql_session.h"
 
 #include <errno.h>
 #include <getopt.h>

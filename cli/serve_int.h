@@ -16,7 +16,7 @@
 
 #include "base/rsql_buf.h"
 #include "base/rsql_error.h"
-#include "runtime/rsql_pipeline.h"
+#include "engine/rsql_pipeline.h"
 
 typedef struct serve_job {
     char *name;

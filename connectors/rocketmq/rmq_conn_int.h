@@ -204,7 +204,7 @@ size_t rsql_rmq_leftover_format(const rsql_rmq_leftover_t *lo, bool json, char *
 extern const rsql_source_ops_t rsql_rmq_source_ops;
 extern const rsql_sink_ops_t rsql_rmq_sink_ops;
 
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 
 /* ---- METADATA columns (rmq_meta.c; the key table is rmq_meta in rmq_opts.c) */
 

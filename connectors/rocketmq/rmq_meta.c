@@ -10,7 +10,7 @@
  */
 #include "config.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
-#include "connectors/rocketmq/rmq_int.h"
+#include "rmqclient/rmq_int.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -22,7 +22,7 @@
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 #include "catalog/rsql_catalog.h"
-#include "runtime/rsql_pipeline.h"
+#include "engine/rsql_pipeline.h"
 
 /* ---- events: a counter and a condition variable */
 

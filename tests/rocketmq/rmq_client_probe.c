@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 #include "base/rsql_mem.h"
 
 typedef struct args {

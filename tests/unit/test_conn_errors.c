@@ -26,8 +26,8 @@
 #include "base/rsql_mem.h"
 #include "connectors/postgres/pg_int.h"
 #include "connectors/sqlite/sqlite_int.h"
-#include "runtime/rsql_result.h"
-#include "runtime/rsql_session.h"
+#include "base/rsql_result.h"
+#include "session/rsql_session.h"
 #include "sql/rsql_sql.h"
 #include "tests/lib/cu_session.h"
 

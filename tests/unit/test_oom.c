@@ -35,8 +35,8 @@
 #include <CUnit/CUnit.h>
 
 #include "base/rsql_mem.h"
-#include "runtime/rsql_result.h"
-#include "runtime/rsql_session.h"
+#include "base/rsql_result.h"
+#include "session/rsql_session.h"
 #include "sql/rsql_sql.h"
 #include "tests/lib/cu_session.h"
 

@@ -16,7 +16,7 @@
 
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 #include "tests/fakes/fake_rmq_cu.h"
 
 #define T "orders"

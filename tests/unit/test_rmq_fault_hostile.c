@@ -22,7 +22,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 #include "tests/fakes/fake_rmq_src.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

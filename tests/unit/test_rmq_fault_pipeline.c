@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "connectors/rocketmq/rmq_client.h"
-#include "runtime/rsql_pipeline.h"
+#include "rmqclient/rmq_client.h"
+#include "engine/rsql_pipeline.h"
 #include "tests/fakes/fake_rmq_src.h"
 
 #define OUT "out"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "apache/rocketmq/v2/service.pb-c.h"
-#include "connectors/rocketmq/rmq_int.h"
+#include "rmqclient/rmq_int.h"
 #include "connectors/rocketmq/rmq_source_int.h"
 #include "base/rsql_mem.h"
 

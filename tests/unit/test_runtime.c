@@ -16,8 +16,8 @@
  * bug into a failure instead of a hang.
  */
 #include "config.h"
-#include "runtime/rsql_pipeline.h"
-#include "runtime/rsql_queue.h"
+#include "engine/rsql_pipeline.h"
+#include "engine/rsql_queue.h"
 #include "catalog/rsql_catalog.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"

@@ -8,8 +8,8 @@
  * what the source leaves behind (its leftover hook).
  */
 #include "config.h"
-#include "runtime/pipeline_int.h"
-#include "runtime/rsql_pipeline.h"
+#include "engine/pipeline_int.h"
+#include "engine/rsql_pipeline.h"
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_conn_io.h"
 #include "base/rsql_mem.h"

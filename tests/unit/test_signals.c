@@ -10,8 +10,8 @@
  */
 #include "config.h"
 #include "catalog/rsql_catalog.h"
-#include "runtime/rsql_pipeline.h"
-#include "runtime/rsql_session.h"
+#include "engine/rsql_pipeline.h"
+#include "session/rsql_session.h"
 #include "base/rsql_time.h"
 
 #include <CUnit/CUnit.h>
