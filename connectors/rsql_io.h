@@ -17,7 +17,7 @@
  * outcome is not known yet, and a tolerated failure (dead-lettered)
  * completes its position, so it never stalls the partition.
  *
- * Threads (see runtime/): poll runs on the pipeline's poll thread; decode,
+ * Threads (see engine/): poll runs on the pipeline's poll thread; decode,
  * filter, projection and encode on its transform thread; sink.write and
  * sink.flush on its write thread; sink deliveries may be reported from any
  * thread (e.g. a RocketMQ client thread) and are posted to the worker; the

@@ -74,7 +74,7 @@
 #include "connectors/rsql_io.h"
 #include "base/rsql_error.h"
 
-/* ---- offset tracker (runtime/rt_offsets.c) */
+/* ---- offset tracker (engine/rt_offsets.c) */
 
 /*
 ** Per-lane in-flight bookkeeping. A lane is a uint32 key: today the
@@ -113,7 +113,7 @@ void rsql_offtrack_mark_dirty(rsql_offtrack_t *t, uint32_t lane);
 int64_t rsql_offtrack_in_flight(const rsql_offtrack_t *t);
 int64_t rsql_offtrack_lane_in_flight(const rsql_offtrack_t *t, uint32_t lane);
 
-/* ---- retry with exponential backoff (runtime/rt_retry.c) */
+/* ---- retry with exponential backoff (engine/rt_retry.c) */
 
 /*
 ** Backoff starts at 100 ms and doubles up to backoff_max_ms; the retries
@@ -278,7 +278,7 @@ int64_t rsql_pipeline_elapsed_ms(rsql_pipeline_t *p);
 
 void rsql_pipeline_destroy(rsql_pipeline_t *p); /* NULL-safe; not while running */
 
-/* ---- the session's entry point (runtime/rt_run_pipeline.c) */
+/* ---- the session's entry point (engine/rt_run_pipeline.c) */
 
 typedef struct rsql_plan rsql_plan_t;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The bounded blocking op queue (runtime/rsql_queue.h): a singly linked
+ * The bounded blocking op queue (engine/rsql_queue.h): a singly linked
  * FIFO guarded by one mutex, with one condition variable for consumers
  * (not empty) and one for producers (room). Timed waits use
  * CLOCK_MONOTONIC (base/rsql_time.h) so a clock change never stretches a timeout.

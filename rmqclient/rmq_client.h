@@ -46,8 +46,9 @@
  * access point channel; received messages record that endpoint string.
  *
  * This header owns the client's public API and the one table of the protocol's numbers (status
- * codes, permissions, ...). It must not expose a gRPC or protobuf-c type, nor anything of the
- * client's implementation (rmq_int.h and the engine's own headers).
+ * codes, permissions, ...): the connector (connectors/rocketmq/) includes it and no other header
+ * of rmqclient/, and the client depends on base/ only. It must not expose a gRPC or protobuf-c
+ * type, nor anything of the client's implementation (rmq_int.h and the engine's own headers).
  */
 #ifndef RSQL_RMQ_CLIENT_H
 #define RSQL_RMQ_CLIENT_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Private to runtime/: the session struct and the statement handlers shared
+ * Private to session/: the session struct and the statement handlers shared
  * between rt_session.c, rt_show.c and rt_run.c.
  */
 #ifndef RSQL_RT_INT_H

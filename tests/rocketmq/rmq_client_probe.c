@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rmq_client_probe: drives the rocketsql RocketMQ gRPC client (connectors/rocketmq) against a
+ * rmq_client_probe: drives the rocketsql RocketMQ gRPC client (rmqclient/) against a
  * real proxy, for tests/rocketmq/t_client.sh. Each sub-command does one scenario and prints
  * machine-checkable lines; the exit status is 0 only when the scenario held.
  *

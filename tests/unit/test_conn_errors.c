@@ -17,7 +17,7 @@
  * 'none' the run stops at it, with what came before it delivered.
  *
  * "At once" is shown without a clock: the runtime logs every retry it makes
- * (runtime/rt_pipeline.c, rsql_pipeline__retrying), and the tests read that
+ * (engine/rt_pipeline.c, rsql_pipeline__retrying), and the tests read that
  * log: a permanent failure leaves no retry line. The transient test waits for
  * the retry line (an event) before it releases the lock.
  */

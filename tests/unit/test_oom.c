@@ -6,7 +6,7 @@
  * succeeds.
  *
  * The statement path: one statement through parse (sql/), the session
- * (runtime/rt_session.c: options engine, catalog, planner, EXPLAIN) and
+ * (session/rt_session.c: options engine, catalog, planner, EXPLAIN) and
  * result printing (rt_result.c). Each run must end with either exactly the
  * output of a run without faults, or an RSQL_ERR_NOMEM error.
  *

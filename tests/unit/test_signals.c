@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The process, not a pipeline, owns SIGINT/SIGTERM (runtime/rt_signal.c): several pipelines
+ * The process, not a pipeline, owns SIGINT/SIGTERM (engine/rt_signal.c): several pipelines
  * run at once in one process, each registered for the signals (it used to be refused:
  * "another pipeline already handles the signals"); one SIGINT drains and interrupts every
  * one of them, and the previous disposition is back once the last has ended. Also the
