@@ -120,6 +120,8 @@ typedef struct rsql_latency_hist {
 } rsql_latency_hist_t;
 /* Record one observation of us microseconds, n times. Any thread. */
 void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n);
+/* The upper bounds (seconds) of the buckets but the last. */
+extern const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1];
 
 /*
 ** What a source that acknowledges messages itself (a broker consumer) publishes while it runs

@@ -146,8 +146,6 @@ typedef struct rsql_pipeline rsql_pipeline_t;
 ** rsql_pipeline_stats_init; it must outlive every run it is given to (conf.stats), and one
 ** run at a time uses it. Counts are those of the current (or last) run.
 */
-/* The upper bounds (seconds) of rsql_latency_hist_t's buckets (connectors/rsql_io.h). */
-extern const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1];
 
 typedef struct rsql_pipeline_stats {
     atomic_int_least64_t read, written, filtered, dead_lettered, failed;

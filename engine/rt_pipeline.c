@@ -504,27 +504,6 @@ static rsql_err_t open_retrying(rsql_pipeline_t *p, const char *what,
 
 /* ---- published stats (rsql_pipeline_stats_t) */
 
-const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1] = {
-    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30};
-
-/* See rsql_pipeline.h. */
-void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n)
-{
-    if (n <= 0) {
-        return;
-    }
-    if (us < 0) {
-        us = 0;
-    }
-    int b = 0;
-    while (b < RSQL_LATENCY_BUCKETS - 1 && (double)us > rsql_latency_bounds_s[b] * 1e6) {
-        b++;
-    }
-    atomic_fetch_add(&h->bucket[b], n);
-    atomic_fetch_add(&h->count, n);
-    atomic_fetch_add(&h->sum_us, us * n);
-}
-
 /* A stage thread of a supervised run logs with its job and run (rsql_log_set_context). */
 void rsql_pipeline__log_context(rsql_pipeline_t *p)
 {
