@@ -77,10 +77,8 @@
 /* ---- offset tracker (engine/rt_offsets.c) */
 
 /*
-** Per-lane in-flight bookkeeping. A lane is a uint32 key: today the
-** source partition index; a RocketMQ lite source can later key lanes by
-** lite topic (map topic -> lane id) and read rsql_offtrack_lane_in_flight
-** for fair throttling. Each lane is a FIFO of its records in poll order;
+** Per-lane in-flight bookkeeping. A lane is a uint32 key: the source
+** partition index. Each lane is a FIFO of its records in poll order;
 ** the committable position is the offset of the last record of the
 ** longest completed prefix. Not thread-safe: the pipeline guards it.
 */
@@ -100,8 +98,6 @@ rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
 ** lane's committable position advanced. Completing twice is ignored.
 */
 bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket);
-/* The lane's committable position, if it ever had one (false otherwise). */
-bool rsql_offtrack_position(const rsql_offtrack_t *t, uint32_t lane, int64_t *offset);
 /*
 ** Lanes whose position advanced since the last take: fills up to max of
 ** lanes/offsets, clears their "dirty" mark and returns the count taken.
@@ -109,9 +105,6 @@ bool rsql_offtrack_position(const rsql_offtrack_t *t, uint32_t lane, int64_t *of
 int rsql_offtrack_take_dirty(rsql_offtrack_t *t, uint32_t *lanes, int64_t *offsets, int max);
 /* Put a lane back to dirty (its save failed). */
 void rsql_offtrack_mark_dirty(rsql_offtrack_t *t, uint32_t lane);
-/* Records registered and not yet completed: all lanes / one lane. */
-int64_t rsql_offtrack_in_flight(const rsql_offtrack_t *t);
-int64_t rsql_offtrack_lane_in_flight(const rsql_offtrack_t *t, uint32_t lane);
 
 /* ---- retry with exponential backoff (engine/rt_retry.c) */
 
@@ -256,8 +249,8 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
 ** further one wins), open the source, run every stage until the source ends
 ** (bounded), rsql_pipeline_stop, a signal or a failure, drain what is in
 ** flight, save positions, close both ends and end the job run. The calling
-** thread is the worker. Returns RSQL_OK when done or stopped cleanly
-** (rsql_pipeline_interrupted tells which), else the first error (err set).
+** thread is the worker. Returns RSQL_OK when done or stopped cleanly (the
+** job run's status tells which), else the first error (err set).
 */
 rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err);
 
@@ -269,8 +262,6 @@ void rsql_pipeline_stop(rsql_pipeline_t *p);
 
 /* Counts of the run so far (after rsql_pipeline_run: final). */
 void rsql_pipeline_counts(rsql_pipeline_t *p, rsql_job_counts_t *out);
-/* True when the run ended because of a stop request or a signal. */
-bool rsql_pipeline_interrupted(rsql_pipeline_t *p);
 /* Elapsed run time in ms (after run: the whole run). */
 int64_t rsql_pipeline_elapsed_ms(rsql_pipeline_t *p);
 

@@ -39,7 +39,6 @@ typedef struct lane {
 struct rsql_offtrack {
     lane_t *lanes;
     uint32_t n_lanes;
-    int64_t in_flight;
 };
 
 /* A new empty tracker (caller destroys), NULL on OOM. */
@@ -113,7 +112,6 @@ rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
     l->ring[(l->head + l->count) & (l->cap - 1)] = (lane_ent_t){offset, false};
     *ticket = l->first_ticket + l->count;
     l->count++;
-    t->in_flight++;
     return RSQL_OK;
 }
 
@@ -132,7 +130,6 @@ bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
         return false;
     }
     e->done = true;
-    t->in_flight--;
     bool advanced = false;
     while (l->count && l->ring[l->head].done) {
         l->pos = l->ring[l->head].offset;
@@ -146,16 +143,6 @@ bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
         l->dirty = true;
     }
     return advanced;
-}
-
-/* The committable position of lane; false when it never had one. */
-bool rsql_offtrack_position(const rsql_offtrack_t *t, uint32_t lane, int64_t *offset)
-{
-    if (lane >= t->n_lanes || !t->lanes[lane].has_pos) {
-        return false;
-    }
-    *offset = t->lanes[lane].pos;
-    return true;
 }
 
 /* Take up to max lanes whose position changed since the last take. */
@@ -179,26 +166,6 @@ void rsql_offtrack_mark_dirty(rsql_offtrack_t *t, uint32_t lane)
     if (lane < t->n_lanes && t->lanes[lane].has_pos) {
         t->lanes[lane].dirty = true;
     }
-}
-
-/* Registered records not yet completed, over all lanes. */
-int64_t rsql_offtrack_in_flight(const rsql_offtrack_t *t)
-{
-    return t->in_flight;
-}
-
-/* Registered records not yet completed in one lane (fair throttling reads this). */
-int64_t rsql_offtrack_lane_in_flight(const rsql_offtrack_t *t, uint32_t lane)
-{
-    if (lane >= t->n_lanes) {
-        return 0;
-    }
-    const lane_t *l = &t->lanes[lane];
-    int64_t n = 0;
-    for (uint64_t i = 0; i < l->count; i++) {
-        n += !l->ring[(l->head + i) & (l->cap - 1)].done;
-    }
-    return n;
 }
 
 /* ---- saving positions (worker) */

@@ -621,12 +621,6 @@ void rsql_pipeline_counts(rsql_pipeline_t *p, rsql_job_counts_t *out)
     counts_now(p, out);
 }
 
-/* True when a stop request or signal ended the run. */
-bool rsql_pipeline_interrupted(rsql_pipeline_t *p)
-{
-    return atomic_load(&p->interrupted);
-}
-
 /* Elapsed ms of the run (so far, or the whole run once it ended). */
 int64_t rsql_pipeline_elapsed_ms(rsql_pipeline_t *p)
 {

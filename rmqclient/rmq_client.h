@@ -462,26 +462,9 @@ rsql_err_t rsql_rmq_sync_lite(rsql_rmq_client_t *c, rsql_rmq_lite_action_t actio
                               const char *const *lite_topics, size_t n, rsql_rmq_status_cb cb,
                               void *opaque, rsql_error_t *err);
 
-/* ---- blocking helpers (tests, tools; NOT for the client thread) ---------------------------- */
+/* ---- blocking (NOT for the client thread) -------------------------------------------------- */
 
-/*
-** Run one of the operations above and wait for its callback. The results are copied out:
-** rsql_rmq_send_sync fills ids[i] (caller frees with rsql_free; may be NULL), receive returns
-** owned messages in *msgs (free each with rsql_rmq_msg_destroy and the array with rsql_free),
-** ack_sync fills codes[i] (may be NULL), change_invisible_sync returns the new handle (rsql_free).
-*/
-rsql_err_t rsql_rmq_send_sync(rsql_rmq_client_t *c, const rsql_rmq_out_msg_t *msgs, size_t n,
-                              char **ids, rsql_error_t *err);
-rsql_err_t rsql_rmq_receive_sync(rsql_rmq_client_t *c, const char *topic, int batch_size,
-                                 int64_t invisible_ms, rsql_rmq_msg_t ***msgs, size_t *n,
-                                 rsql_error_t *err);
-rsql_err_t rsql_rmq_ack_sync(rsql_rmq_client_t *c, const char *topic,
-                             const rsql_rmq_ack_entry_t *entries, size_t n, int32_t *codes,
-                             rsql_error_t *err);
-rsql_err_t rsql_rmq_change_invisible_sync(rsql_rmq_client_t *c, const char *topic,
-                                          const char *message_id, const char *receipt_handle,
-                                          const char *lite_topic, int64_t invisible_ms,
-                                          bool suspend, char **new_handle, rsql_error_t *err);
+/* rsql_rmq_sync_lite, waited for. */
 rsql_err_t rsql_rmq_sync_lite_sync(rsql_rmq_client_t *c, rsql_rmq_lite_action_t action,
                                    const char *const *lite_topics, size_t n, rsql_error_t *err);
 

@@ -272,12 +272,6 @@ typedef struct rmq_sync {
     pthread_cond_t cond;
     bool done;
     rsql_error_t err;
-    char **ids;
-    int32_t *codes;
-    size_t n;
-    rsql_rmq_msg_t **msgs;
-    size_t n_msgs;
-    char *handle;
 } rmq_sync_t;
 
 void rsql_rmq__sync_init(rmq_sync_t *s);

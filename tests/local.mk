@@ -1,6 +1,6 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
 EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_eval.h tests/lib/cu_pipeline.h \
-	tests/lib/cu_session.h tests/tsan.supp
+	tests/lib/cu_session.h tests/lib/cu_state.h tests/lib/rmq_sync.h tests/tsan.supp
 
 check_PROGRAMS += tests/sql/slt_runner
 tests_sql_slt_runner_SOURCES = tests/sql/slt_runner.c

@@ -65,8 +65,6 @@ void rsql_rmq_inflight_deferred(rsql_rmq_inflight_t *t, uint32_t lane);
 /* The lane's counts (zeros for a lane that does not exist). */
 void rsql_rmq_inflight_stats(const rsql_rmq_inflight_t *t, uint32_t lane,
                              rsql_rmq_lane_stats_t *out);
-/* Sum of in_flight over every lane. */
-int64_t rsql_rmq_inflight_total(const rsql_rmq_inflight_t *t);
 
 /* ---- fair per-lite-topic throttling (rmq_throttle.c) -------------------------------------- */
 

@@ -251,15 +251,3 @@ void rsql_rmq_inflight_stats(const rsql_rmq_inflight_t *t, uint32_t lane,
         *out = t->lanes[lane].st;
     }
 }
-
-/*
-** Messages in flight over all lanes.
-*/
-int64_t rsql_rmq_inflight_total(const rsql_rmq_inflight_t *t)
-{
-    int64_t s = 0;
-    for (uint32_t i = 0; i < t->n; i++) {
-        s += t->lanes[i].st.in_flight;
-    }
-    return s;
-}

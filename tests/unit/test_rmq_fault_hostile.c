@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "rmqclient/rmq_client.h"
+#include "tests/lib/rmq_sync.h"
 #include "tests/fakes/fake_rmq_src.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -403,7 +404,7 @@ static void test_hostile_oversized_response(void)
     CU_ASSERT_EQUAL_FATAL(rsql_rmq_client_start(c, &err), RSQL_OK);
     rsql_rmq_msg_t **m = NULL;
     size_t n = 0;
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_receive_sync(c, NULL, 1, 30000, &m, &n, &err), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(tsync_receive(c, NULL, 1, 30000, &m, &n, &err), RSQL_OK);
     CU_ASSERT_EQUAL(n, 0);
     for (size_t i = 0; i < n; i++) {
         rsql_rmq_msg_destroy(m[i]);
