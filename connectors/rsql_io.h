@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rsql_io: the connector domain model's data path (PRODUCT.md, "The
- * connector domain model"). A worker drives one source and one sink per
- * pipeline:
+ * rsql_io: the connector domain model's data path. A worker drives one
+ * source and one sink per pipeline:
  *
  *   source.poll ──► [queue] ──► decode / filter / project / encode ──► [queue] ──► sink.write
  *        ▲                                                                         │

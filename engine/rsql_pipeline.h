@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rsql_pipeline: the pipeline runtime (PRODUCT.md, "The connector domain
- * model"). One pipeline drives one source and one sink (rsql_io.h):
+ * rsql_pipeline: the pipeline engine. One pipeline drives one source and
+ * one sink (rsql_io.h):
  *
  *   poll thread --[q1]--> transform thread --[q2]--> write thread --> sink.write
  *        | registers every record                              |

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Dead letters (PRODUCT.md, "Errors"): under errors.tolerance = all a
+ * Dead letters: under errors.tolerance = all a
  * record that fails to decode, evaluate or be written goes to the catalog
  * table named by errors.dlq.table, through that table's own sink connector
  * (sqlite, filesystem, print, ...): columns raw (the body as received, or

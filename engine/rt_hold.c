@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * What a run may leave invisible to the next one (issue 11, item 10). A source whose connector
+ * What a run may leave invisible to the next one. A source whose connector
  * has a hold hook (rsql_connector_def_t.hold: a RocketMQ consumer, whose held messages come
  * back only after their invisible duration) runs with a hold key (what later runs share: its
  * consumer group and topic) and a hold time. The run records in the catalog until when what it

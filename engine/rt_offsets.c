@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Worker-managed offsets (PRODUCT.md, "The connector domain model"): the
- * in-flight tracker (rsql_offtrack_*, declared in rsql_pipeline.h) and the
- * worker's periodic save of committable positions to the catalog.
+ * Worker-managed offsets: the in-flight tracker (rsql_offtrack_*, declared
+ * in rsql_pipeline.h) and the worker's periodic save of committable
+ * positions to the catalog.
  *
- * The tracker keeps, per lane (a source partition today; a lite topic
- * later), a ring of the records registered in poll order: their resume
- * offset and whether their outcome completed them. Completing a record pops
- * the completed prefix of the ring and moves the committable position to
- * the offset of the last record popped, so a position never passes a record
- * whose outcome is unknown or FAILED, while tolerated failures (dead
- * letters) complete their position like any other outcome (no stall,
- * cf. KAFKA-14079). A ticket is a per-lane sequence number: the ring slot
- * of ticket k is k - first ticket in the ring.
+ * The tracker keeps, per lane (a source partition; the rocketmq-grpc
+ * source reports each lite topic as one), a ring of the records registered
+ * in poll order: their resume offset and whether their outcome completed
+ * them. Completing a record pops the completed prefix of the ring and moves
+ * the committable position to the offset of the last record popped, so a
+ * position never passes a record whose outcome is unknown or FAILED, while
+ * tolerated failures (dead letters) complete their position like any other
+ * outcome (no stall, cf. KAFKA-14079). A ticket is a per-lane sequence
+ * number: the ring slot of ticket k is k - first ticket in the ring.
  */
 #include "config.h"
 #include "engine/pipeline_int.h"

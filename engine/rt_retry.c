@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Retries with exponential backoff and a cap (PRODUCT.md, "Errors"):
+ * Retries with exponential backoff and a cap:
  * errors.retry.timeout bounds how long a retriable failure is retried,
  * errors.retry.backoff-max caps the wait between two attempts. The waits
  * are 100 ms, 200 ms, 400 ms, ... up to the cap, and the last one is cut

@@ -544,7 +544,7 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
                 rsql_decoder_set_desc(x.dec, k, plan->source.def->columns[i].desc);
             }
         }
-        /* decode only what the filter and the outputs read (issue 12, item 4) */
+        /* decode only what the filter and the outputs read */
         rc = rsql_decoder_prune(x.dec, err);
         if (rc == RSQL_OK && plan->filter) {
             rc = mark_reads(&x, plan->filter, err);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * SIGINT / SIGTERM while pipelines run (PRODUCT.md, "Errors"): the first
+ * SIGINT / SIGTERM while pipelines run: the first
  * signal stops polling in every running pipeline that asked for the signals,
  * drains what is in flight, commits and ends each run as "interrupted"; a
  * second one ends the process at once (the default action of that signal),

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The live status line and the final summary of a run (PRODUCT.md,
- * "Command line"). On a terminal the worker redraws one line with '\r'
- * every status.interval:
+ * The live status line and the final summary of a run. On a terminal the
+ * worker redraws one line with '\r' every status.interval:
  *
  *   12345 rows/s  in flight 512  read=100000 written=97000 filtered=2000
  *   dead_lettered=0 failed=0  41.2%

@@ -5,7 +5,7 @@
  * on top of the client (rmq_client.h): the lane map of rmq_inflight.c, which gives every lite
  * topic (source), message group (FIFO source and sink) or other string key a small stable lane
  * number and keeps per-lane counts: messages in flight (received, outcome not yet known),
- * delivered (acked), deferred (throttling, issue 6) and a per-lane offset sequence. The source
+ * delivered (acked), deferred (throttling) and a per-lane offset sequence. The source
  * reports lanes as its partitions, so the runtime's offset tracker keys in-flight by lite topic
  * too. Also the fair per-lite-topic throttling policy (rmq_throttle.c). Not thread-safe: the
  * owner guards them with its own lock.

@@ -5,7 +5,7 @@
  * number for a string key: a lite topic (lite source: one lane per lite topic, which becomes
  * the record's partition, so the runtime's offset tracker counts in-flight per lite topic), a
  * message group (FIFO source, FIFO sink) or "" (one lane for a whole simple topic). Lanes keep
- * the counts that fair throttling (issue 6) and the status line read: in flight, received,
+ * the counts that fair throttling (rmq_throttle.c) and the status line read: in flight, received,
  * delivered, released, deferred. Keys are found through an open-addressing hash table (FNV-1a,
  * linear probing, grown at 50 % load); lane data lives in an array indexed by lane.
  * Not thread-safe: the source or sink guards it with its lock.

@@ -9,7 +9,7 @@
  * unbounded memory; its neighbours are good records; each is committed as the pipeline would
  * (a decode failure dead-lettered, i.e. acked) and acked once when it has a receipt handle.
  *
- * (Written against the client before the input limits of issue 11 item 3: then a message
+ * (Written against the client before its input limits: then a message
  * without system properties crashed rs_poll, the timestamps overflowed, an IDENTITY gzip body
  * was inflated, the bomb inflated whole and the 16 MiB element was taken. Those cases were kept
  * as inactive reproducers until the limits work landed; they are its regression tests now.)

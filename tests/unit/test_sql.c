@@ -572,7 +572,7 @@ static const char *first_error(const char *sql, size_t len)
     return buf;
 }
 
-/* Issue 11: a NUL byte anywhere (in a string, a comment, a name) is an error at the NUL. */
+/* A NUL byte anywhere (in a string, a comment, a name) is an error at the NUL. */
 static void test_sql_nul_byte(void)
 {
     static const struct {
