@@ -45,7 +45,7 @@
 /* ---- records and batches */
 
 typedef struct rsql_record {
-    uint32_t partition; /* index into the source's partitions (rsql_source_partition) */
+    uint32_t partition; /* index into the source's partitions (rsql_source_ops_t.partition_name) */
     int64_t offset;     /* the partition position AFTER this record (resume point) */
     uint64_t seq;       /* set by the runtime: global poll order */
     /* The record as received (body bytes), for formats and the dead-letter table.

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The json format's nested values: a JSON value read as a DECIMAL(p, s)
- * (a number or a numeric string, exactly), a DATE (a string), a ROW (an
+ * The json format's values: one JSON value read as a value of a column's (or a nested
+ * field's) type, over the scanner of fmt_json_scan.c. Scalars (json_scalar): the rules and
+ * fast paths of fmt_json.c's file comment. Nested and exact types (json_typed): a
+ * DECIMAL(p, s) (a number or a numeric string, exactly), a DATE (a string), a ROW (an
  * object: keys matched to fields case-insensitively, unknown keys and the
  * fields the statement does not read skipped without building values,
  * missing fields NULL), an ARRAY (an array) or a MAP (an object; the last
  * of duplicate keys wins). A JSON value of the wrong type anywhere is
- * "field 'o.items[2].qty': expected INT, got string \"x\"". Split from
- * fmt_json.c (whose scanner it uses) by size.
+ * "field 'o.items[2].qty': expected INT, got string \"x\"". The two call each other (a ROW
+ * holds scalars; a scalar column read as VARCHAR may hold any JSON).
  */
 #include "config.h"
 #include "connectors/formats/fmt_int.h"
@@ -23,6 +25,260 @@ static rsql_err_t type_error_at(jp_t *p, const char *name, const char *type, con
     return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "field '%s': expected %s, got %s",
                           name, type, got);
 }
+
+/* ---- scalars */
+
+#define type_error(p, c, col, got) type_error_at(p, name, rsql_type_name(t), got)
+
+
+/*
+** The fast paths of the two commonest numbers, scanned and converted in one
+** pass: [-]digits with no fraction or exponent and at most 18 digits (an
+** integer column), and [-]digits[.digits] with at most 15 digits (a DOUBLE
+** column, rsql_value_double_exact). Each returns true with p->i past the
+** number and *out set; false with p unchanged for anything else (a leading
+** zero before a digit, an exponent, more digits, out of range), which the
+** general path scans and reports as before.
+*/
+static bool jp_int_fast(jp_t *p, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *s = p->s;
+    size_t i = p->i, n = p->n, d0;
+    bool neg = i < n && s[i] == '-';
+    uint64_t m = 0;
+    i += neg;
+    for (d0 = i; i < n && i - d0 < 19 && s[i] >= '0' && s[i] <= '9'; i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    size_t nd = i - d0;
+    if (nd == 0 || nd > 18 || (s[d0] == '0' && nd > 1)) {
+        return false;
+    }
+    if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E')) {
+        return false;
+    }
+    int64_t v = neg ? -(int64_t)m : (int64_t)m; /* |m| < 10^18: no overflow */
+    if (v < lo || v > hi) {
+        return false;
+    }
+    *out = v;
+    p->i = i;
+    return true;
+}
+
+static bool jp_double_fast(jp_t *p, double *out)
+{
+    const char *s = p->s;
+    size_t i = p->i, n = p->n, d0;
+    bool neg = i < n && s[i] == '-';
+    uint64_t m = 0;
+    int frac = 0;
+    i += neg;
+    for (d0 = i; i < n && i - d0 < 16 && s[i] >= '0' && s[i] <= '9'; i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    size_t nd = i - d0;
+    if (nd == 0 || (s[d0] == '0' && nd > 1)) {
+        return false;
+    }
+    if (i < n && s[i] == '.') {
+        size_t f0 = ++i;
+        for (; i < n && nd < 16 && s[i] >= '0' && s[i] <= '9'; i++, nd++) {
+            m = m * 10 + (uint64_t)(s[i] - '0');
+        }
+        if (i == f0) {
+            return false;
+        }
+        frac = (int)(i - f0);
+    }
+    if (nd > 15 || (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == 'e' || s[i] == 'E'))) {
+        return false;
+    }
+    if (!rsql_value_double_exact(m, frac, neg, out)) {
+        return false;
+    }
+    p->i = i;
+    return true;
+}
+
+/*
+** One JSON value as a scalar column of type t (not DECIMAL, DATE or a
+** nested type); name is the field's path for errors. See the file comment.
+*/
+rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
+                       rsql_arena_t *arena, rsql_value_t *v)
+{
+    size_t at = p->i;
+    char got[80], q[56];
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    if (p->i >= p->n) {
+        return jp_unexpected(p);
+    }
+    char ch = p->s[p->i];
+    if (ch == 'n') {
+        if (!jp_word(p, "null")) {
+            return jp_unexpected(p);
+        }
+        v->is_null = true;
+        return RSQL_OK;
+    }
+    if (ch == '"' && t == RSQL_TYPE_VARCHAR) {
+        /* a string without escapes goes from the input to the arena in one copy */
+        const char *raw;
+        size_t n;
+        bool escaped = false;
+        if (!jp_string_plain(p, &raw, &n) &&
+            jp_string(p, NULL, &raw, &n, &escaped) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        if (escaped) {
+            jp_t sp = {p->s, p->n, at, p->err};
+            if (jp_string(&sp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            if (dec->scratch.oom) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            raw = dec->scratch.data ? dec->scratch.data : "";
+            n = dec->scratch.len;
+        }
+        char *cp = rsql_arena_strndup(arena, raw, n);
+        if (!cp) {
+            return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        v->v.s.p = cp;
+        v->v.s.len = n;
+        return RSQL_OK;
+    }
+    if (ch == '"') {
+        if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        if (dec->scratch.oom) {
+            return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+        }
+        const char *s = dec->scratch.data ? dec->scratch.data : "";
+        size_t n = dec->scratch.len;
+        switch (t) {
+        case RSQL_TYPE_VARCHAR: {
+            char *cp = rsql_arena_strndup(arena, s, n);
+            if (!cp) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            v->v.s.p = cp;
+            v->v.s.len = n;
+            return RSQL_OK;
+        }
+        case RSQL_TYPE_BYTES: {
+            const uint8_t *b = NULL;
+            rsql_err_t rc = rsql_value_parse_bytes(s, n, arena, &b, &v->v.s.len, NULL);
+            if (rc == RSQL_ERR_NOMEM) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (rc != RSQL_OK) {
+                rsql_fmt__quote_for_msg(s, n, q, sizeof q);
+                snprintf(got, sizeof got, "string %s (not base64)", q);
+                return type_error(p, c, col, got);
+            }
+            v->v.s.p = (const char *)b;
+            return RSQL_OK;
+        }
+        case RSQL_TYPE_TIMESTAMP:
+            if (rsql_value_parse_timestamp(s, n, &v->v.ts, NULL) == RSQL_OK) {
+                return RSQL_OK;
+            }
+            break;
+        case RSQL_TYPE_DOUBLE:
+            if (rsql_value_parse_double_word(s, n, &v->v.d)) {
+                return RSQL_OK;
+            }
+            break;
+        default: break;
+        }
+        rsql_fmt__quote_for_msg(s, n, q, sizeof q);
+        snprintf(got, sizeof got, "string %s", q);
+        return type_error(p, c, col, got);
+    }
+    if (ch == 't' || ch == 'f') {
+        bool b = ch == 't';
+        if (!jp_word(p, b ? "true" : "false")) {
+            return jp_unexpected(p);
+        }
+        if (t == RSQL_TYPE_BOOLEAN) {
+            v->v.b = b;
+            return RSQL_OK;
+        }
+        if (t != RSQL_TYPE_VARCHAR) {
+            return type_error(p, c, col, b ? "boolean true" : "boolean false");
+        }
+        /* VARCHAR: the JSON text, below */
+    } else if (ch == '{' || ch == '[') {
+        if (jp_skip(p, 1) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        if (t != RSQL_TYPE_VARCHAR) {
+            return type_error(p, c, col, ch == '{' ? "object" : "array");
+        }
+    } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+        bool is_int;
+        rsql_err_t rc;
+        if ((t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_INT) &&
+            jp_int_fast(p, t == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN,
+                        t == RSQL_TYPE_INT ? INT32_MAX : INT64_MAX, &v->v.i)) {
+            return RSQL_OK;
+        }
+        if (t == RSQL_TYPE_DOUBLE && jp_double_fast(p, &v->v.d)) {
+            return RSQL_OK;
+        }
+        if (jp_number(p, &is_int) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        size_t len = p->i - at;
+        int cut = len > 40 ? 40 : (int)len;
+        /* "got" is written only on the error paths below: no formatting per row */
+#define JP_NUMBER_GOT() \
+    snprintf(got, sizeof got, "number %.*s%s", cut, p->s + at, len > 40 ? "..." : "")
+        if (t == RSQL_TYPE_VARCHAR) {
+            /* below */
+        } else if (t == RSQL_TYPE_DOUBLE || (is_int && (t == RSQL_TYPE_INT ||
+                                                        t == RSQL_TYPE_BIGINT ||
+                                                        t == RSQL_TYPE_TIMESTAMP))) {
+            rc = t == RSQL_TYPE_DOUBLE
+                     ? rsql_value_parse_double(p->s + at, len, &v->v.d, NULL)
+                     : rsql_value_parse_int(t, p->s + at, len,
+                                            t == RSQL_TYPE_TIMESTAMP ? &v->v.ts : &v->v.i, NULL);
+            if (rc == RSQL_ERR_NOMEM) {
+                return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
+            if (rc != RSQL_OK) { /* a JSON number is valid text: it can only be out of range */
+                JP_NUMBER_GOT();
+                return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                                      "field '%s': %s out of range for %s", name, got + 7,
+                                      rsql_type_name(t));
+            }
+            return RSQL_OK;
+        } else {
+            JP_NUMBER_GOT();
+            return type_error(p, c, col, got);
+        }
+#undef JP_NUMBER_GOT
+    } else {
+        return jp_unexpected(p);
+    }
+    /* VARCHAR from a non-string value: its JSON text as written */
+    char *cp = rsql_arena_strndup(arena, p->s + at, p->i - at);
+    if (!cp) {
+        return rsql_error_set(p->err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+    }
+    v->v.s.p = cp;
+    v->v.s.len = p->i - at;
+    return RSQL_OK;
+}
+
+#undef type_error
+
+/* ---- nested and exact types */
 
 /* The growing list of a nested value's items while it is read (heap; copied into the arena). */
 typedef struct items {
