@@ -1,15 +1,17 @@
-# base/: errors, memory, buffers, types, the monotonic clock and deadlines, backoff, the logger,
+# base/: errors, memory, buffers, types, result sets, the monotonic clock and deadlines, backoff,
+# the logger,
 # the options engine, session settings.
 librocketsql_a_SOURCES += \
 	base/rsql_error.c base/rsql_error.h \
 	base/rsql_mem.c base/rsql_mem.h base/rsql_mem_int.h \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
-	base/rsql_value.c base/rsql_value_exact.c base/rsql_value.h \
+	base/rsql_value.c base/rsql_value_exact.c base/rsql_value_text.c base/rsql_value.h \
 	base/rsql_path.c base/rsql_path.h \
 	base/rsql_time.c base/rsql_time.h \
 	base/rsql_backoff.c base/rsql_backoff.h \
-	base/rsql_log.c base/rsql_log.h
+	base/rsql_log.c base/rsql_log.h \
+	base/rsql_result.c base/rsql_result.h
 librocketsql_a_SOURCES += \
 	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts_ref.c base/rsql_opts_show.c base/rsql_opts_doc.c base/rsql_opts.h base/rsql_opts_int.h \
 	base/rsql_settings.c base/rsql_settings.h \

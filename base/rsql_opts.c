@@ -229,34 +229,6 @@ bool rsql_opt_suggest_key(const rsql_opt_def_t *const *tables, int n_tables, con
 }
 
 /*
-** The row name nearest to key (a '#' row is returned as declared), or NULL.
-** Static string from the table.
-*/
-const char *rsql_opt_suggest(const rsql_opt_def_t *const *tables, int n_tables, const char *key)
-{
-    int best = -1;
-    const char *name = NULL;
-    char cand[256];
-    if (!key || !*key) {
-        return NULL;
-    }
-    for (int t = 0; t < n_tables; t++) {
-        for (const rsql_opt_def_t *d = tables[t]; d && d->name; d++) {
-            if (d->flags & RSQL_OPT_F_HIDDEN) {
-                continue;
-            }
-            candidate_for(d, key, cand, sizeof cand);
-            int s = rsql_opts__near(key, cand);
-            if (s >= 0 && (best < 0 || s < best)) {
-                best = s;
-                name = d->name;
-            }
-        }
-    }
-    return name;
-}
-
-/*
 ** Append the non-hidden names of tables to out, comma-separated.
 */
 void rsql_opts__names(const rsql_opt_def_t *const *tables, int n_tables, rsql_buf_t *out)

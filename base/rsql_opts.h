@@ -122,9 +122,6 @@ const rsql_opt_def_t *rsql_opt_find(const rsql_opt_def_t *table, const char *key
 rsql_err_t rsql_opt_check_value(const rsql_opt_def_t *def, const char *key, const char *value,
                                 rsql_pos_t value_pos, rsql_error_t *err);
 
-/* The entry of an unknown key, closest by edit distance among names, or NULL if none is near. */
-const char *rsql_opt_suggest(const rsql_opt_def_t *const *tables, int n_tables, const char *key);
-
 /* ---- a validated set of options */
 
 typedef struct rsql_optset rsql_optset_t;
@@ -221,9 +218,9 @@ rsql_err_t rsql_opt_check_value_as(const rsql_opt_def_t *def, const char *noun, 
                                    rsql_error_t *err);
 
 /*
-** The nearest name to an unknown key, written into out: like
-** rsql_opt_suggest, but a '#' row is offered with the key's own segment in
-** place of '#' ("fields.id.kinf" -> "fields.id.kind"). False when none is near.
+** The nearest name to an unknown key by edit distance, written into out; a
+** '#' row is offered with the key's own segment in place of '#'
+** ("fields.id.kinf" -> "fields.id.kind"). False when none is near.
 */
 bool rsql_opt_suggest_key(const rsql_opt_def_t *const *tables, int n_tables, const char *key,
                           char *out, size_t size);

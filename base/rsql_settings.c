@@ -293,13 +293,6 @@ const char *rsql_settings_get(const rsql_settings_t *s, const char *key)
     return s->values[i] ? s->values[i] : settings_table[i].def;
 }
 
-/* True when key was SET explicitly. */
-bool rsql_settings_is_set(const rsql_settings_t *s, const char *key)
-{
-    int i = index_of(key);
-    return i >= 0 && s->values[i] != NULL;
-}
-
 static int must_index(const char *key, const char *fn)
 {
     int i = index_of(key);

@@ -48,8 +48,6 @@ rsql_err_t rsql_settings_reset(rsql_settings_t *s, const char *key, rsql_pos_t k
 ** next set/reset of key.
 */
 const char *rsql_settings_get(const rsql_settings_t *s, const char *key);
-/* True when key was SET explicitly (and not RESET since). */
-bool rsql_settings_is_set(const rsql_settings_t *s, const char *key);
 
 /*
 ** Typed values (given, else default; 0/false when neither). key must be a

@@ -35,7 +35,7 @@ typedef enum rsql_type {
 
 /*
 ** A type descriptor: a kind and, for DECIMAL, ROW, ARRAY and MAP, its
-** parameters. Descriptors are interned (rsql_tdesc_parse, rsql_tdesc_make):
+** parameters. Descriptors are interned (rsql_tdesc_parse, rsql_tdesc_decimal, ...):
 ** one immutable descriptor per distinct type for the life of the process,
 ** so two descriptors are the same type exactly when the pointers are equal,
 ** they may be shared between threads, and nothing frees them. Columns, bound

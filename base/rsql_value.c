@@ -5,8 +5,10 @@
  * printing of booleans, range-checked integers, doubles that read back
  * exactly, ISO-8601 timestamps (UTC, milliseconds, proleptic Gregorian
  * calendar by civil-date arithmetic, no time-zone database) and base64
- * bytes. Used by the formats, the planner and evaluator, and every sink or
- * result that shows a value; nothing else converts values to or from text.
+ * bytes: the scalar forms, which call no other part of the module (the exact
+ * types are rsql_value_exact.c, any type by its type rsql_value_text.c). Used
+ * by the formats, the planner and evaluator, and every sink or result that
+ * shows a value; nothing else converts values to or from text.
  */
 #include "config.h"
 #include "base/rsql_value.h"
@@ -774,82 +776,6 @@ rsql_err_t rsql_value_parse_bytes(const char *s, size_t n, rsql_arena_t *arena,
     *out = o;
     *out_len = k;
     return RSQL_OK;
-}
-
-/* ---- any type */
-
-/*
-** Parse text s as a value of type t (see rsql_value.h).
-*/
-rsql_err_t rsql_value_parse(rsql_type_t t, const char *s, size_t n, rsql_arena_t *arena,
-                            rsql_value_t *out, rsql_error_t *err)
-{
-    memset(out, 0, sizeof *out);
-    out->type = t;
-    switch (t) {
-    case RSQL_TYPE_NULL: out->is_null = true; return RSQL_OK;
-    case RSQL_TYPE_BOOLEAN: return rsql_value_parse_bool(s, n, &out->v.b, err);
-    case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT: return rsql_value_parse_int(t, s, n, &out->v.i, err);
-    case RSQL_TYPE_DOUBLE: return rsql_value_parse_double(s, n, &out->v.d, err);
-    case RSQL_TYPE_TIMESTAMP: return rsql_value_parse_timestamp(s, n, &out->v.ts, err);
-    case RSQL_TYPE_BYTES: {
-        const uint8_t *p = NULL;
-        rsql_err_t rc = rsql_value_parse_bytes(s, n, arena, &p, &out->v.s.len, err);
-        out->v.s.p = (const char *)p;
-        return rc;
-    }
-    case RSQL_TYPE_DECIMAL:
-        return rsql_value_parse_decimal(s, n, RSQL_DECIMAL_DEFAULT_PRECISION, 0, out, err);
-    case RSQL_TYPE_DATE: return rsql_value_parse_date(s, n, &out->v.i, err);
-    case RSQL_TYPE_ROW:
-    case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: return fail(err, "nested values have no text form to read");
-    case RSQL_TYPE_VARCHAR: {
-        char *p = rsql_arena_strndup(arena, s, n);
-        if (!p) {
-            return rsql_error_nomem(err);
-        }
-        out->v.s.p = p;
-        out->v.s.len = n;
-        return RSQL_OK;
-    }
-    }
-    return fail(err, "unknown type");
-}
-
-/*
-** Append the canonical text of v to out (see rsql_value.h).
-*/
-void rsql_value_format(const rsql_value_t *v, rsql_buf_t *out)
-{
-    char buf[RSQL_VALUE_TEXT_MAX];
-    if (v->is_null) {
-        return;
-    }
-    switch (v->type) {
-    case RSQL_TYPE_NULL: break;
-    case RSQL_TYPE_BOOLEAN: rsql_buf_puts(out, rsql_value_bool_text(v->v.b)); break;
-    case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT: rsql_buf_append(out, buf, rsql_value_format_int(v->v.i, buf)); break;
-    case RSQL_TYPE_DOUBLE:
-        rsql_buf_append(out, buf, rsql_value_format_double(v->v.d, buf));
-        break;
-    case RSQL_TYPE_TIMESTAMP:
-        rsql_buf_append(out, buf, rsql_value_format_timestamp(v->v.ts, buf));
-        break;
-    case RSQL_TYPE_VARCHAR: rsql_buf_append(out, v->v.s.p, v->v.s.len); break;
-    case RSQL_TYPE_BYTES:
-        rsql_value_format_bytes((const uint8_t *)v->v.s.p, v->v.s.len, out);
-        break;
-    case RSQL_TYPE_DECIMAL:
-        rsql_buf_append(out, buf, rsql_value_format_decimal(v, buf));
-        break;
-    case RSQL_TYPE_DATE: rsql_buf_append(out, buf, rsql_value_format_date(v->v.i, buf)); break;
-    case RSQL_TYPE_ROW:
-    case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: rsql_value_format_json(v, out); break;
-    }
 }
 
 /* ---- UTF-8 */

@@ -152,7 +152,7 @@ void rsql_value_format(const rsql_value_t *v, rsql_buf_t *out);
 */
 bool rsql_value_utf8_valid(const char *s, size_t n);
 
-/* ---- DECIMAL, DATE and JSON text (rsql_value_exact.c) */
+/* ---- DECIMAL, DATE (rsql_value_exact.c) and JSON text (rsql_value_text.c) */
 
 /*
 ** DECIMAL text (see the file comment) as a DECIMAL(prec, scale) value into

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The second half of the value module (rsql_value.h has the rules): the
+ * The exact types of the value module (rsql_value.h has the rules): the
  * text forms and arithmetic of DECIMAL(p, s) (a 128-bit unscaled integer,
- * never a binary floating-point number between text and text), the text of
- * DATE (days since the epoch), and the JSON text of ROW, ARRAY and MAP
- * values (CAST(x AS VARCHAR), the SELECT preview, sinks without a nested
- * encoding). Split from rsql_value.c by size; the same callers use both.
+ * never a binary floating-point number between text and text) and the text
+ * of DATE (days since the epoch). Built on the scalar text forms of
+ * rsql_value.c (DOUBLE, TIMESTAMP); the text of any value, by type, is
+ * rsql_value_text.c.
  */
 #include "config.h"
 #include "base/rsql_value.h"
@@ -488,16 +488,6 @@ void rsql_value_decimal_type(char op, int p1, int s1, int p2, int s2, int *prec,
     *scale = s;
 }
 
-rsql_err_t rsql_value_parse_as(rsql_type_t t, const rsql_tdesc_t *desc, const char *s, size_t n,
-                               rsql_arena_t *arena, rsql_value_t *out, rsql_error_t *err)
-{
-    if (t == RSQL_TYPE_DECIMAL) {
-        const rsql_tdesc_t *d = rsql_tdesc_of(t, desc);
-        return rsql_value_parse_decimal(s, n, d->precision, d->scale, out, err);
-    }
-    return rsql_value_parse(t, s, n, arena, out, err);
-}
-
 /* ---- DATE */
 
 rsql_err_t rsql_value_parse_date(const char *s, size_t n, int64_t *days, rsql_error_t *err)
@@ -616,93 +606,4 @@ size_t rsql_value_format_date(int64_t days, char *buf)
         n = (size_t)(sp - buf);
     }
     return n;
-}
-
-/* ---- JSON text of values (nested values print as JSON) */
-
-void rsql_value_json_string(const char *s, size_t n, rsql_buf_t *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    rsql_buf_putc(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"': rsql_buf_puts(out, "\\\""); break;
-        case '\\': rsql_buf_puts(out, "\\\\"); break;
-        case '\n': rsql_buf_puts(out, "\\n"); break;
-        case '\r': rsql_buf_puts(out, "\\r"); break;
-        case '\t': rsql_buf_puts(out, "\\t"); break;
-        case '\b': rsql_buf_puts(out, "\\b"); break;
-        case '\f': rsql_buf_puts(out, "\\f"); break;
-        default:
-            if (c < 0x20) {
-                char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-                rsql_buf_puts(out, u);
-            } else {
-                rsql_buf_putc(out, (char)c);
-            }
-        }
-    }
-    rsql_buf_putc(out, '"');
-}
-
-void rsql_value_format_json(const rsql_value_t *v, rsql_buf_t *out)
-{
-    char buf[RSQL_VALUE_TEXT_MAX];
-    if (v->is_null || v->type == RSQL_TYPE_NULL) {
-        rsql_buf_puts(out, "null");
-        return;
-    }
-    switch (v->type) {
-    case RSQL_TYPE_BOOLEAN:
-    case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT:
-    case RSQL_TYPE_DECIMAL: rsql_value_format(v, out); return;
-    case RSQL_TYPE_DOUBLE:
-        if (v->v.d != v->v.d || v->v.d - v->v.d != 0) { /* NaN, Infinity: no JSON number */
-            size_t n = rsql_value_format_double(v->v.d, buf);
-            rsql_value_json_string(buf, n, out);
-        } else {
-            rsql_value_format(v, out);
-        }
-        return;
-    case RSQL_TYPE_ROW:
-    case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: {
-        const rsql_composite_t *c = v->v.c;
-        bool obj = v->type != RSQL_TYPE_ARRAY;
-        rsql_buf_putc(out, obj ? '{' : '[');
-        for (uint32_t i = 0; i < c->n; i++) {
-            if (i) {
-                rsql_buf_putc(out, ',');
-            }
-            if (v->type == RSQL_TYPE_ROW) {
-                const char *name = c->desc->names[i];
-                rsql_value_json_string(name, strlen(name), out);
-                rsql_buf_putc(out, ':');
-                rsql_value_format_json(&c->items[i], out);
-            } else if (v->type == RSQL_TYPE_MAP) {
-                const rsql_value_t *k = &c->items[2 * i];
-                rsql_value_json_string(k->v.s.p, k->v.s.len, out);
-                rsql_buf_putc(out, ':');
-                rsql_value_format_json(&c->items[2 * i + 1], out);
-            } else {
-                rsql_value_format_json(&c->items[i], out);
-            }
-        }
-        rsql_buf_putc(out, obj ? '}' : ']');
-        return;
-    }
-    default: {
-        rsql_buf_t tmp;
-        rsql_buf_init(&tmp);
-        rsql_value_format(v, &tmp);
-        rsql_value_json_string(tmp.data ? tmp.data : "", tmp.len, out);
-        if (tmp.oom) {
-            out->oom = true;
-        }
-        rsql_buf_deinit(&tmp);
-        return;
-    }
-    }
 }

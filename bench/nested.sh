@@ -3,7 +3,7 @@
 # Copyright 2026 The rocketsql authors
 #
 # bench/nested.sh: reading two fields of a 1 KB nested JSON body costs close to reading two
-# fields of a 1 KB flat one (issue 12, item 4: the json decoder builds only the columns and
+# fields of a 1 KB flat one (the json decoder builds only the columns and
 # ROW fields a statement reads). Generates N rows of each body (python3), runs
 #   file -> WHERE + projection -> blackhole
 # for: flat (two top-level fields of a flat body), nested (two fields two levels down in a

@@ -305,30 +305,6 @@ rsql_err_t rsql_catalog_run_list(rsql_catalog_t *cat, const char *job, int limit
     return rc;
 }
 
-/* One run by id: *out a new copy (rsql_job_run_free), or NULL when there is none. */
-rsql_err_t rsql_catalog_run_get(rsql_catalog_t *cat, int64_t run_id, rsql_job_run_t **out,
-                                rsql_error_t *err)
-{
-    *out = NULL;
-    sqlite3_stmt *st;
-    rsql_err_t rc = rsql_catalog__prepare(cat, RUN_COLUMNS " WHERE id = ?1", &st, err);
-    if (rc != RSQL_OK) {
-        return rc;
-    }
-    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK) {
-        rc = bind_err(cat, err);
-    } else {
-        int src = sqlite3_step(st);
-        if (src == SQLITE_ROW) {
-            rc = load_run(st, out, err);
-        } else if (src != SQLITE_DONE) {
-            rc = rsql_catalog__sqlerr(cat, src, err);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* See rsql_catalog.h. */
 rsql_err_t rsql_catalog_run_hold(rsql_catalog_t *cat, int64_t run_id, const char *key,
                                  int64_t hold_until_ms, rsql_error_t *err)

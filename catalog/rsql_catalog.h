@@ -146,9 +146,6 @@ rsql_err_t rsql_catalog_run_list(rsql_catalog_t *cat, const char *job, int limit
 void rsql_job_run_free(rsql_job_run_t *run);
 
 /* ---- source offsets: an opaque text position per (pipeline, partition) */
-/* *value = heap copy or NULL when none stored. */
-rsql_err_t rsql_catalog_offset_get(rsql_catalog_t *cat, const char *pipeline,
-                                   const char *partition, char **value, rsql_error_t *err);
 /* Insert or overwrite, committed on return (unless inside rsql_catalog_begin); NULL deletes. */
 rsql_err_t rsql_catalog_offset_put(rsql_catalog_t *cat, const char *pipeline,
                                    const char *partition, const char *value, rsql_error_t *err);
@@ -173,9 +170,6 @@ rsql_err_t rsql_catalog_rollback(rsql_catalog_t *cat, rsql_error_t *err);
 /* How long a call waits for another connection's lock (default 5000 ms). */
 void rsql_catalog_set_busy_timeout(rsql_catalog_t *cat, int timeout_ms);
 
-/* One run by id: *out = new copy (rsql_job_run_free), or NULL when not found (RSQL_OK). */
-rsql_err_t rsql_catalog_run_get(rsql_catalog_t *cat, int64_t run_id, rsql_job_run_t **out,
-                                rsql_error_t *err);
 
 /*
 ** All offsets of a pipeline, sorted by partition: *out is a heap array of n

@@ -24,35 +24,6 @@ static rsql_err_t bind_err(rsql_catalog_t *cat, rsql_error_t *err)
 }
 
 /*
-** The stored value for (pipeline, partition): *value a heap copy owned by
-** the caller (rsql_free), or NULL when none is stored (RSQL_OK).
-*/
-rsql_err_t rsql_catalog_offset_get(rsql_catalog_t *cat, const char *pipeline,
-                                   const char *partition, char **value, rsql_error_t *err)
-{
-    *value = NULL;
-    sqlite3_stmt *st;
-    rsql_err_t rc = rsql_catalog__prepare(
-        cat, "SELECT value FROM offsets WHERE pipeline = ?1 AND partition = ?2", &st, err);
-    if (rc != RSQL_OK) {
-        return rc;
-    }
-    if (rsql_catalog__bind_text(st, 1, pipeline) != SQLITE_OK ||
-        rsql_catalog__bind_text(st, 2, partition) != SQLITE_OK) {
-        rc = bind_err(cat, err);
-    } else {
-        int src = sqlite3_step(st);
-        if (src == SQLITE_ROW) {
-            rc = rsql_catalog__col_dup(st, 0, value, err);
-        } else if (src != SQLITE_DONE) {
-            rc = rsql_catalog__sqlerr(cat, src, err);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/*
 ** Store (insert or overwrite) the value for (pipeline, partition); committed
 ** when it returns unless the caller holds a transaction. value NULL deletes
 ** the stored value. Strings are copied.

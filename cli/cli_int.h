@@ -6,7 +6,7 @@
 #ifndef RSQL_CLI_INT_H
 #define RSQL_CLI_INT_H
 
-#include "runtime/rsql_session.h"
+#include "session/rsql_session.h"
 
 /* Run the interactive shell on the terminal; returns the exit status. */
 int rsql_shell_run(rsql_session_t *s, const char *catalog_path);

@@ -17,7 +17,7 @@
 #include "base/rsql_error.h"
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
-#include "runtime/rsql_session.h"
+#include "session/rsql_session.h"
 
 #include <errno.h>
 #include <getopt.h>

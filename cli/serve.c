@@ -30,7 +30,7 @@
 #include "base/rsql_opts.h"
 #include "base/rsql_settings.h"
 #include "base/rsql_time.h"
-#include "runtime/rsql_session.h"
+#include "session/rsql_session.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -112,18 +112,6 @@ static int64_t restart_delay(const restart_conf_t *rc, int64_t attempt, unsigned
 }
 
 /* ---- one job's thread */
-
-/* See serve_int.h. @locks srv->mu held */
-void serve__totals0(const serve_job_t *j, rsql_job_counts_t *c, int64_t *retries)
-{
-    const rsql_pipeline_stats_t *st = j->st;
-    c->read = j->base.read + atomic_load(&st->read);
-    c->written = j->base.written + atomic_load(&st->written);
-    c->filtered = j->base.filtered + atomic_load(&st->filtered);
-    c->dead_lettered = j->base.dead_lettered + atomic_load(&st->dead_lettered);
-    c->failed = j->base.failed + atomic_load(&st->failed);
-    *retries = j->base_retries + atomic_load(&st->retries);
-}
 
 /* A job that did not plan: record a failed run with its error (SHOW JOB RUNS). */
 static void record_plan_failure(rsql_catalog_t *cat, serve_job_t *j, const char *msg)

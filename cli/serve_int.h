@@ -16,7 +16,7 @@
 
 #include "base/rsql_buf.h"
 #include "base/rsql_error.h"
-#include "runtime/rsql_pipeline.h"
+#include "engine/rsql_pipeline.h"
 
 typedef struct serve_job {
     char *name;
@@ -47,10 +47,20 @@ typedef struct serve {
 } serve_t;
 
 /*
-** The job's totals over all its runs (counters never go back when it restarts).
-** @locks srv->mu held
+** The job's totals over all its runs (counters never go back when it restarts): the ended
+** runs' plus the running one's. Read by the job's thread (serve.c) and the endpoints
+** (serve_http.c). @locks srv->mu held
 */
-void serve__totals0(const serve_job_t *j, rsql_job_counts_t *c, int64_t *retries);
+static inline void serve__totals0(const serve_job_t *j, rsql_job_counts_t *c, int64_t *retries)
+{
+    const rsql_pipeline_stats_t *st = j->st;
+    c->read = j->base.read + atomic_load(&st->read);
+    c->written = j->base.written + atomic_load(&st->written);
+    c->filtered = j->base.filtered + atomic_load(&st->filtered);
+    c->dead_lettered = j->base.dead_lettered + atomic_load(&st->dead_lettered);
+    c->failed = j->base.failed + atomic_load(&st->failed);
+    *retries = j->base_retries + atomic_load(&st->retries);
+}
 
 /*
 ** Start the HTTP endpoint on addr ("HOST:PORT", "PORT" = 127.0.0.1:PORT); RSQL_ERR_USAGE

@@ -5,7 +5,7 @@
  * (rsql_connector_def_t.metadata) and the table's Markdown for docs/CONNECTORS.md. The
  * session calls rsql_connector_check_meta at CREATE TABLE, the planner again for every
  * table it binds (the catalog may be older than the build); SHOW METADATA FOR CONNECTOR
- * (runtime/rt_show.c) and EXPLAIN read the same table.
+ * (session/rt_show.c) and EXPLAIN read the same table.
  */
 #include "config.h"
 #include "connectors/rsql_connector.h"

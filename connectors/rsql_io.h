@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rsql_io: the connector domain model's data path (PRODUCT.md, "The
- * connector domain model"). A worker drives one source and one sink per
- * pipeline:
+ * rsql_io: the connector domain model's data path. A worker drives one
+ * source and one sink per pipeline:
  *
  *   source.poll ──► [queue] ──► decode / filter / project / encode ──► [queue] ──► sink.write
  *        ▲                                                                         │
@@ -17,7 +16,7 @@
  * outcome is not known yet, and a tolerated failure (dead-lettered)
  * completes its position, so it never stalls the partition.
  *
- * Threads (see runtime/): poll runs on the pipeline's poll thread; decode,
+ * Threads (see engine/): poll runs on the pipeline's poll thread; decode,
  * filter, projection and encode on its transform thread; sink.write and
  * sink.flush on its write thread; sink deliveries may be reported from any
  * thread (e.g. a RocketMQ client thread) and are posted to the worker; the
@@ -46,7 +45,7 @@
 /* ---- records and batches */
 
 typedef struct rsql_record {
-    uint32_t partition; /* index into the source's partitions (rsql_source_partition) */
+    uint32_t partition; /* index into the source's partitions (rsql_source_ops_t.partition_name) */
     int64_t offset;     /* the partition position AFTER this record (resume point) */
     uint64_t seq;       /* set by the runtime: global poll order */
     /* The record as received (body bytes), for formats and the dead-letter table.
@@ -120,6 +119,8 @@ typedef struct rsql_latency_hist {
 } rsql_latency_hist_t;
 /* Record one observation of us microseconds, n times. Any thread. */
 void rsql_latency_observe(rsql_latency_hist_t *h, int64_t us, int64_t n);
+/* The upper bounds (seconds) of the buckets but the last. */
+extern const double rsql_latency_bounds_s[RSQL_LATENCY_BUCKETS - 1];
 
 /*
 ** What a source that acknowledges messages itself (a broker consumer) publishes while it runs

@@ -127,7 +127,7 @@ typedef struct rsql_plan_output {
     const char *meta_key;
 } rsql_plan_output_t;
 
-/* What happens to a failed record (PRODUCT.md "Errors"). */
+/* What happens to a failed record (the errors.* settings). */
 typedef struct rsql_plan_errors {
     bool tolerate_all;         /* errors.tolerance = all */
     rsql_plan_table_t dlq;     /* errors.dlq.table, or def == NULL */

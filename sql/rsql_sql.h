@@ -264,9 +264,6 @@ void rsql_parse_destroy(rsql_parse_t *p);
 */
 rsql_err_t rsql_parse_next(rsql_parse_t *p, rsql_stmt_t **out, rsql_error_t *err);
 
-/* The SQL text the parser reads (for rendering errors and statement text). */
-const char *rsql_parse_sql(const rsql_parse_t *p);
-
 /*
 ** True when text holds at least one complete statement: it ends (ignoring
 ** trailing whitespace and comments) with a ';' that is outside any string,

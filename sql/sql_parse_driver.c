@@ -50,12 +50,6 @@ void rsql_parse_destroy(rsql_parse_t *p)
     }
 }
 
-/* The text the parser reads (borrowed from the caller of rsql_parse_new). */
-const char *rsql_parse_sql(const rsql_parse_t *p)
-{
-    return p->sql;
-}
-
 /* The token at p->cursor (type 0 at the end of the text). */
 static rsql_token_t peek(const rsql_parse_t *p)
 {

@@ -1,6 +1,7 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
 EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_eval.h tests/lib/cu_pipeline.h \
-	tests/lib/cu_session.h tests/lib/cu_positions.h tests/tsan.supp
+	tests/lib/cu_session.h tests/lib/cu_positions.h tests/lib/cu_state.h tests/lib/rmq_sync.h \
+	tests/tsan.supp
 
 check_PROGRAMS += tests/sql/slt_runner
 tests_sql_slt_runner_SOURCES = tests/sql/slt_runner.c
@@ -56,6 +57,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_expr_depth.sh \
+	tests/integration/t_layers.sh \
 	tests/integration/t_log_level.sh \
 	tests/integration/t_nested_json.sh \
 	tests/integration/t_nested_compare.sh \

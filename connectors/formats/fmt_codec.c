@@ -239,15 +239,6 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
 }
 
 /*
-** Quote s (n bytes) for an error message, cut at 40 bytes with "...".
-*/
-void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size)
-{
-    int cut = n > 40 ? 40 : (int)n;
-    snprintf(buf, size, "\"%.*s%s\"", cut, s, n > 40 ? "..." : "");
-}
-
-/*
 ** Give column col of dec its full type (DECIMAL(p, s), ROW, ARRAY, MAP);
 ** interned, so nothing is copied. Without it a DECIMAL column reads as
 ** DECIMAL(10, 0) and a nested column as NULL.

@@ -10,6 +10,7 @@
 
 #include "connectors/formats/rsql_format.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef enum fmt_kind { FMT_JSON, FMT_CSV, FMT_RAW } fmt_kind_t;
@@ -73,10 +74,15 @@ rsql_err_t rsql_fmt__raw_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
 rsql_err_t rsql_fmt__raw_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *out,
                                 rsql_error_t *err);
 
-/* A value's text for messages: `string "abc"`, `number 1.5`, quoted and cut at 40 bytes. */
-void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size);
+/* Quote s (n bytes) for an error message, cut at 40 bytes with "...". */
+static inline void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size)
+{
+    int cut = n > 40 ? 40 : (int)n;
+    snprintf(buf, size, "\"%.*s%s\"", cut, s, n > 40 ? "..." : "");
+}
 
-/* ---- the json scanner (fmt_json.c), shared with the nested decoder (fmt_json_nested.c) */
+/* ---- the json scanner (fmt_json_scan.c), under the value reader (fmt_json_value.c) and the
+ * row codec (fmt_json.c) */
 
 #define JSON_MAX_DEPTH 64
 
@@ -167,10 +173,10 @@ rsql_err_t jp_number(jp_t *p, bool *is_int);
 bool jp_word(jp_t *p, const char *w);
 /* validate and skip any value */
 rsql_err_t jp_skip(jp_t *p, int depth);
-/* a JSON value as scalar type t (fmt_json.c) */
+/* a JSON value as scalar type t (fmt_json_value.c) */
 rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
                        rsql_arena_t *arena, rsql_value_t *v);
-/* a JSON value as type d, reading only what need says (NULL = all) (fmt_json_nested.c) */
+/* a JSON value as type d, reading only what need says (NULL = all) (fmt_json_value.c) */
 rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d, const fmt_need_t *need,
                       const char *name, rsql_arena_t *arena, rsql_value_t *v, int depth);
 

@@ -2,7 +2,7 @@
 librocketsql_a_SOURCES += \
 	connectors/formats/rsql_format.h connectors/formats/fmt_int.h \
 	connectors/formats/fmt_opts.c connectors/formats/fmt_codec.c \
-	connectors/formats/fmt_json.c connectors/formats/fmt_json_nested.c \
+	connectors/formats/fmt_json.c connectors/formats/fmt_json_value.c connectors/formats/fmt_json_scan.c \
 	connectors/formats/fmt_csv.c connectors/formats/fmt_raw.c
 
 # the nested-body benchmark (run by hand; bench/README.md)

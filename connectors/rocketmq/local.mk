@@ -1,16 +1,16 @@
 # connectors/rocketmq/: the rocketmq-grpc connector. Its descriptor, options and EXPLAIN
-# lines are always built; its data path, the RocketMQ 5 gRPC client (grpc C core +
-# protobuf-c), only when configure found grpc, libprotobuf-c and protoc-c (HAVE_RMQ). The .proto files are ours
-# (proto/); protoc-c generates their C code into the BUILD tree (never the source tree).
+# lines are always built; its data path (source, sink, held messages, housekeeping,
+# throttling, lanes, bounded reads, metadata), built on the RocketMQ 5 gRPC client of
+# rmqclient/ through its public header alone, only when configure found grpc,
+# libprotobuf-c and protoc-c (HAVE_RMQ).
 # This fragment owns the folder's sources (every .c and .h here is listed, so it is in the
-# tarball), the RocketMQ tests, scripts and benchmarks it distributes and the protobuf-c step;
-# it must not put generated code in the source tree or compile protobuf-c output with warnings.
+# tarball) and the RocketMQ tests, scripts and benchmarks it distributes (the client's
+# included).
 RSQL_CONNECTORS += rmq
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \
 	connectors/rocketmq/rmq_explain.c
-EXTRA_DIST += proto/apache/rocketmq/v2/definition.proto proto/apache/rocketmq/v2/service.proto \
-	tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.sh \
+EXTRA_DIST += tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.sh \
 	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
 	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh \
 	tests/rocketmq/t_interop_normal.sh tests/rocketmq/t_interop_fifo.sh tests/rocketmq/t_interop_lite.sh \
@@ -34,57 +34,13 @@ EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
 	bench/fairness/run bench/fairness/fairness.py
 
 if HAVE_RMQ
-RMQ_PROTO_GEN = \
-	proto/google/protobuf/duration.pb-c.c proto/google/protobuf/duration.pb-c.h \
-	proto/google/protobuf/timestamp.pb-c.c proto/google/protobuf/timestamp.pb-c.h \
-	proto/apache/rocketmq/v2/definition.pb-c.c proto/apache/rocketmq/v2/definition.pb-c.h \
-	proto/apache/rocketmq/v2/service.pb-c.c proto/apache/rocketmq/v2/service.pb-c.h
-BUILT_SOURCES += $(RMQ_PROTO_GEN)
-CLEANFILES += $(RMQ_PROTO_GEN) proto/.stamp
-
-# duration/timestamp come from libprotobuf-dev (/usr/include/google/protobuf).
-PROTOBUF_INCLUDEDIR ?= /usr/include
-proto/.stamp: $(srcdir)/proto/apache/rocketmq/v2/definition.proto \
-		$(srcdir)/proto/apache/rocketmq/v2/service.proto
-	$(AM_V_GEN)$(MKDIR_P) proto && \
-	$(PROTOC_C) --c_out=proto -I$(srcdir)/proto -I$(PROTOBUF_INCLUDEDIR) \
-		$(srcdir)/proto/apache/rocketmq/v2/definition.proto \
-		$(srcdir)/proto/apache/rocketmq/v2/service.proto \
-		$(PROTOBUF_INCLUDEDIR)/google/protobuf/duration.proto \
-		$(PROTOBUF_INCLUDEDIR)/google/protobuf/timestamp.proto && \
-	touch $@
-$(RMQ_PROTO_GEN): proto/.stamp
-
-# generated code: no warnings (protoc-c output is not ours)
-noinst_LIBRARIES += librmqproto.a
-librmqproto_a_SOURCES =
-nodist_librmqproto_a_SOURCES = $(RMQ_PROTO_GEN)
-librmqproto_a_CFLAGS = -w $(SAN_CFLAGS) $(GRPC_CFLAGS)
-librmqproto_a_CPPFLAGS = -I$(top_builddir)/proto $(GRPC_CFLAGS)
-
 librocketsql_a_SOURCES += \
-	connectors/rocketmq/rmq_client.h connectors/rocketmq/rmq_int.h \
-	connectors/rocketmq/rmq_client_int.h connectors/rocketmq/rmq_client.c \
-	connectors/rocketmq/rmq_channel.c \
-	connectors/rocketmq/rmq_call.c connectors/rocketmq/rmq_telemetry.c \
-	connectors/rocketmq/rmq_route.c connectors/rocketmq/rmq_ops.c \
-	connectors/rocketmq/rmq_sync.c connectors/rocketmq/rmq_codec.c \
-	connectors/rocketmq/rmq_decode.c \
-	connectors/rocketmq/rmq_rpc.c connectors/rocketmq/rmq_status.c \
-	connectors/rocketmq/rmq_sign.c connectors/rocketmq/rmq_msgid.c \
 	connectors/rocketmq/rmq_conn_int.h connectors/rocketmq/rmq_inflight.c \
 	connectors/rocketmq/rmq_throttle.c connectors/rocketmq/rmq_bounded.c \
 	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
 	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
 	connectors/rocketmq/rmq_sink.c connectors/rocketmq/rmq_meta.c
-# (rmq_codec.c and rmq_decode.c include the generated headers)
-AM_CPPFLAGS += -I$(top_builddir)/proto $(GRPC_CFLAGS)
-# The objects that include the generated headers depend on them, so targets that skip
-# BUILT_SOURCES (`make librocketsql.a`, `make tests/unit/test_rmq_codec`) generate them
-# first; automake's dependency tracking takes over after the first build.
-RMQ_PROTO_H = $(filter %.h,$(RMQ_PROTO_GEN))
-connectors/rocketmq/rmq_codec.$(OBJEXT) connectors/rocketmq/rmq_decode.$(OBJEXT): $(RMQ_PROTO_H)
-RSQL_LIBS += librmqproto.a $(GRPC_LIBS)
+
 
 check_PROGRAMS += tests/rocketmq/rmq_client_probe
 tests_rocketmq_rmq_client_probe_SOURCES = tests/rocketmq/rmq_client_probe.c

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rmq_bounded: the rules that make a bounded read of the rocketmq-grpc source tell the truth
- * (issue 11, item 10), as pure state machines the source drives with its own clock (tests pass
+ * rmq_bounded: the rules that make a bounded read of the rocketmq-grpc source tell the truth,
+ * as pure state machines the source drives with its own clock (tests pass
  * a fake one):
  *
  *   - the idle clock (scan.idle-timeout): it counts only time the broker answered for. Every

@@ -5,7 +5,7 @@
  * on top of the client (rmq_client.h): the lane map of rmq_inflight.c, which gives every lite
  * topic (source), message group (FIFO source and sink) or other string key a small stable lane
  * number and keeps per-lane counts: messages in flight (received, outcome not yet known),
- * delivered (acked), deferred (throttling, issue 6) and a per-lane offset sequence. The source
+ * delivered (acked), deferred (throttling) and a per-lane offset sequence. The source
  * reports lanes as its partitions, so the runtime's offset tracker keys in-flight by lite topic
  * too. Also the fair per-lite-topic throttling policy (rmq_throttle.c). Not thread-safe: the
  * owner guards them with its own lock.
@@ -79,8 +79,6 @@ void rsql_rmq_inflight_deferred(rsql_rmq_inflight_t *t, uint32_t lane);
 /* The lane's counts (zeros for a lane that does not exist). */
 void rsql_rmq_inflight_stats(const rsql_rmq_inflight_t *t, uint32_t lane,
                              rsql_rmq_lane_stats_t *out);
-/* Sum of in_flight over every lane. */
-int64_t rsql_rmq_inflight_total(const rsql_rmq_inflight_t *t);
 
 /* ---- fair per-lite-topic throttling (rmq_throttle.c) -------------------------------------- */
 
@@ -225,7 +223,7 @@ size_t rsql_rmq_leftover_format(const rsql_rmq_leftover_t *lo, bool json, char *
 extern const rsql_source_ops_t rsql_rmq_source_ops;
 extern const rsql_sink_ops_t rsql_rmq_sink_ops;
 
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 
 /* ---- the client configuration of a table (rmq_opts.c) */
 

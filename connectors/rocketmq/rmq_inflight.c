@@ -5,7 +5,7 @@
  * number for a string key: a lite topic (lite source: one lane per lite topic, which becomes
  * the record's partition, so the runtime's offset tracker counts in-flight per lite topic), a
  * message group (FIFO source, FIFO sink) or "" (one lane for a whole simple topic). Lanes keep
- * the counts that fair throttling (issue 6) and the status line read: in flight, received,
+ * the counts that fair throttling (rmq_throttle.c) and the status line read: in flight, received,
  * delivered, released, deferred. Keys are found through an open-addressing hash table (FNV-1a,
  * linear probing, grown at 50 % load, backward-shift deletion); lane data lives in an array
  * indexed by lane.
@@ -364,16 +364,4 @@ void rsql_rmq_inflight_stats(const rsql_rmq_inflight_t *t, uint32_t lane,
     if (lane < t->n && t->lanes[lane].key) {
         *out = t->lanes[lane].st;
     }
-}
-
-/*
-** Messages in flight over all lanes.
-*/
-int64_t rsql_rmq_inflight_total(const rsql_rmq_inflight_t *t)
-{
-    int64_t s = 0;
-    for (uint32_t i = 0; i < t->n; i++) {
-        s += t->lanes[i].st.in_flight;
-    }
-    return s;
 }

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
-#include "connectors/rocketmq/rmq_int.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -38,7 +38,7 @@
 #include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 #include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rsql_conn_io.h"
 

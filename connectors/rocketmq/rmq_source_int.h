@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "base/rsql_buf.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
 #include "connectors/rsql_conn_io.h"
 

@@ -2,7 +2,7 @@
  * Copyright 2026 The rocketsql authors
  *
  * rmq_throttle: the fair per-lite-topic throttling policy of the rocketmq-grpc lite source
- * (issue 6; declared in rmq_conn_int.h) and the description of the busiest lanes for the
+ * (declared in rmq_conn_int.h) and the description of the busiest lanes for the
  * status line and SHOW JOB RUNS.
  *
  * For every message received the source asks the policy, for the message's lane (lite topic):

@@ -6,7 +6,7 @@
  * the planner asks of a validated table: each side's check, the format's and the connector's
  * column checks, whether a read is bounded, the EXPLAIN lines, the masking of secrets. The
  * datagen source, the one whose open touches nothing outside the process, is also opened and
- * polled for a few rows (its options are where the use-after-free of issue 11 was).
+ * polled for a few rows (its options once led to a use-after-free).
  *
  * Input: the first line holds the columns, "name TYPE" separated by ',' (an unknown or
  * missing type is VARCHAR); every further line is one option, "key=value" (split at the first

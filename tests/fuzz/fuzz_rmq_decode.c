@@ -18,8 +18,8 @@
 #include "tests/fuzz/fuzz_util.h"
 
 #include "base/rsql_mem.h"
-#include "connectors/rocketmq/rmq_client.h"
-#include "connectors/rocketmq/rmq_int.h"
+#include "rmqclient/rmq_client.h"
+#include "rmqclient/rmq_int.h"
 
 static const char endpoint[] = "127.0.0.1:8081";
 /* source.max-body-size for the decoders: small, so the over-limit paths are reached too */

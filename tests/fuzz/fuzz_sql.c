@@ -20,8 +20,8 @@
 #include "base/rsql_mem.h"
 #include "base/rsql_opts.h"
 #include "connectors/rsql_connector.h"
-#include "runtime/rsql_result.h"
-#include "runtime/rsql_session.h"
+#include "base/rsql_result.h"
+#include "session/rsql_session.h"
 #include "sql/rsql_sql.h"
 
 /* The script that creates one table per connector (made once). */

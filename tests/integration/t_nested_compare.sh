@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# = and <> (and IN, CASE x WHEN, NULLIF) on ROW, ARRAY and MAP values read from json (issue 12
-# follow-up): field by field, element by element in order, a MAP by its entries in any order,
+# = and <> (and IN, CASE x WHEN, NULLIF) on ROW, ARRAY and MAP values read from json:
+# field by field, element by element in order, a MAP by its entries in any order,
 # a NULL inside equal only to a NULL, a NULL value NULL; and DECIMAL / % ROUND FLOOR CEIL ABS
 # on decoded DECIMAL values (exact, the quotient rounded half up, a zero divisor a row error).
 set -e

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nested and exact types through the json format (issue 12, item 2): a filesystem json source
+# Nested and exact types through the json format: a filesystem json source
 # with ROW, ARRAY, MAP, DECIMAL and DATE columns -> a filesystem json sink, read back exactly;
 # nested values of the wrong JSON type and DECIMALs that do not fit are per-record decode
 # failures naming their path (dead-lettered under errors.tolerance 'all', stopping the job

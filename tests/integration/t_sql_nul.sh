@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A NUL byte in SQL text is an error at its line:col everywhere (issue 11): in a -f file (it
+# A NUL byte in SQL text is an error at its line:col everywhere: in a -f file (it
 # used to end the script silently), on stdin, and in the interactive shell (with and without
 # line editing). The statements before it run, none after it. (-e cannot carry a NUL: a
 # command-line argument is a C string and ends at it.)

@@ -22,7 +22,8 @@
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 #include "catalog/rsql_catalog.h"
-#include "runtime/rsql_pipeline.h"
+#include "tests/lib/cu_state.h"
+#include "engine/rsql_pipeline.h"
 
 /* ---- events: a counter and a condition variable */
 
@@ -673,7 +674,7 @@ static void assert_one_outcome_each(int64_t polled)
 static int64_t saved_offset(const char *part)
 {
     char *v = NULL;
-    rsql_catalog_offset_get(g_cat, "job1", part, &v, NULL);
+    cu_offset_get(g_cat, "job1", part, &v, NULL);
     int64_t o = v ? atoll(v) : -1;
     rsql_free(v);
     return o;

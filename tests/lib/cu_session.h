@@ -2,7 +2,7 @@
  * Copyright 2026 The rocketsql authors
  *
  * cu_session.h: for unit tests that drive the engine through a session.
- * Include after runtime/rsql_session.h and sql/rsql_sql.h.
+ * Include after session/rsql_session.h and sql/rsql_sql.h.
  */
 #ifndef RSQL_CU_SESSION_H
 #define RSQL_CU_SESSION_H

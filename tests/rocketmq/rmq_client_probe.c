@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rmq_client_probe: drives the rocketsql RocketMQ gRPC client (connectors/rocketmq) against a
+ * rmq_client_probe: drives the rocketsql RocketMQ gRPC client (rmqclient/) against a
  * real proxy, for tests/rocketmq/t_client.sh. Each sub-command does one scenario and prints
  * machine-checkable lines; the exit status is 0 only when the scenario held.
  *
@@ -26,7 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
+#include "tests/lib/rmq_sync.h"
 #include "base/rsql_mem.h"
 
 typedef struct args {
@@ -114,7 +115,7 @@ static int cmd_produce(const args_t *a)
         }
         rsql_error_t e;
         rsql_error_clear(&e);
-        if (rsql_rmq_send_sync(c, msgs, (size_t)n, ids, &e) != RSQL_OK) {
+        if (tsync_send(c, msgs, (size_t)n, ids, &e) != RSQL_OK) {
             rc = fail("send", &e);
         }
         for (int i = 0; i < n; i++) {
@@ -152,7 +153,7 @@ static int cmd_consume(const args_t *a)
         size_t n = 0;
         rsql_error_t e;
         rsql_error_clear(&e);
-        if (rsql_rmq_receive_sync(c, a->topic, 32, 30000, &msgs, &n, &e) != RSQL_OK) {
+        if (tsync_receive(c, a->topic, 32, 30000, &msgs, &n, &e) != RSQL_OK) {
             if (rsql_error_retriable(&e)) {
                 fprintf(stderr, "retriable receive error: %s\n", e.msg);
                 continue;
@@ -190,7 +191,7 @@ static int cmd_consume(const args_t *a)
         }
         if (n) {
             rsql_error_clear(&e);
-            if (rsql_rmq_ack_sync(c, a->topic, ents, n, codes, &e) != RSQL_OK) {
+            if (tsync_ack(c, a->topic, ents, n, codes, &e) != RSQL_OK) {
                 rc = fail("ack", &e);
             }
         }
@@ -207,7 +208,7 @@ static int cmd_consume(const args_t *a)
         size_t n = 0;
         rsql_error_t e;
         rsql_error_clear(&e);
-        if (rsql_rmq_receive_sync(c, a->topic, 32, 10000, &msgs, &n, &e) != RSQL_OK) {
+        if (tsync_receive(c, a->topic, 32, 10000, &msgs, &n, &e) != RSQL_OK) {
             rc = fail("re-poll", &e);
         }
         for (size_t i = 0; i < n; i++) {
@@ -267,7 +268,7 @@ static int cmd_change(const args_t *a)
     }
     rsql_rmq_out_msg_t m[2] = {{.topic = a->topic, .body = "{\"id\":0}", .body_len = 8},
                                {.topic = a->topic, .body = "{\"id\":1}", .body_len = 8}};
-    if (rsql_rmq_send_sync(p, m, 2, NULL, &e) != RSQL_OK) {
+    if (tsync_send(p, m, 2, NULL, &e) != RSQL_OK) {
         fail("send", &e);
         goto out;
     }
@@ -275,7 +276,7 @@ static int cmd_change(const args_t *a)
         rsql_rmq_msg_t **msgs = NULL;
         size_t n = 0;
         rsql_error_clear(&e);
-        if (rsql_rmq_receive_sync(c, a->topic, 2, 20000, &msgs, &n, &e) != RSQL_OK) {
+        if (tsync_receive(c, a->topic, 2, 20000, &msgs, &n, &e) != RSQL_OK) {
             fail("receive", &e);
             goto out;
         }
@@ -294,7 +295,7 @@ static int cmd_change(const args_t *a)
     }
     for (int i = 0; i < 2; i++) {
         rsql_error_clear(&e);
-        if (rsql_rmq_change_invisible_sync(c, a->topic, got[i]->message_id,
+        if (tsync_change_invisible(c, a->topic, got[i]->message_id,
                                            got[i]->receipt_handle, NULL, 10000, false, &nh[i],
                                            &e) != RSQL_OK) {
             fail("change_invisible", &e);
@@ -305,15 +306,15 @@ static int cmd_change(const args_t *a)
     int32_t code = 0;
     rsql_rmq_ack_entry_t olda = {got[0]->message_id, got[0]->receipt_handle, NULL};
     rsql_error_clear(&e);
-    rsql_err_t r = rsql_rmq_ack_sync(c, a->topic, &olda, 1, &code, &e);
+    rsql_err_t r = tsync_ack(c, a->topic, &olda, 1, &code, &e);
     printf("A old handle ack: %s (%d)\n", r == RSQL_OK ? "ok" : "failed", (int)code);
     rsql_rmq_ack_entry_t newa = {got[0]->message_id, nh[0], NULL};
     rsql_error_clear(&e);
-    rsql_err_t ra = rsql_rmq_ack_sync(c, a->topic, &newa, 1, &code, &e);
+    rsql_err_t ra = tsync_ack(c, a->topic, &newa, 1, &code, &e);
     printf("A new handle ack: %s (%d) %s\n", ra == RSQL_OK ? "ok" : "failed", (int)code, e.msg);
     rsql_rmq_ack_entry_t oldb = {got[1]->message_id, got[1]->receipt_handle, NULL};
     rsql_error_clear(&e);
-    r = rsql_rmq_ack_sync(c, a->topic, &oldb, 1, &code, &e);
+    r = tsync_ack(c, a->topic, &oldb, 1, &code, &e);
     printf("B old handle ack: %s (%d)\n", r == RSQL_OK ? "ok" : "failed", (int)code);
     bool a_back = false, b_back = false;
     time_t end = time(NULL) + 25;
@@ -321,7 +322,7 @@ static int cmd_change(const args_t *a)
         rsql_rmq_msg_t **msgs = NULL;
         size_t n = 0;
         rsql_error_clear(&e);
-        if (rsql_rmq_receive_sync(c, a->topic, 2, 10000, &msgs, &n, &e) != RSQL_OK) {
+        if (tsync_receive(c, a->topic, 2, 10000, &msgs, &n, &e) != RSQL_OK) {
             fail("re-receive", &e);
             break;
         }
@@ -331,7 +332,7 @@ static int cmd_change(const args_t *a)
                 b_back = true;
                 printf("B came back: attempt %d\n", (int)msgs[k]->delivery_attempt);
                 rsql_rmq_ack_entry_t x = {msgs[k]->message_id, msgs[k]->receipt_handle, NULL};
-                rsql_rmq_ack_sync(c, a->topic, &x, 1, NULL, NULL);
+                tsync_ack(c, a->topic, &x, 1, NULL, NULL);
             }
             rsql_rmq_msg_destroy(msgs[k]);
         }
@@ -360,7 +361,7 @@ static int cmd_errors(const args_t *a)
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_rmq_out_msg_t m = {.topic = a->missing, .body = "x", .body_len = 1};
-    rsql_err_t r = rsql_rmq_send_sync(p, &m, 1, NULL, &e);
+    rsql_err_t r = tsync_send(p, &m, 1, NULL, &e);
     printf("missing topic: rc=%d remote=%d retriable=%d msg=%s\n", (int)r, (int)e.remote_code,
            (int)rsql_error_retriable(&e), e.msg);
     if (r == RSQL_OK || e.remote_code != RSQL_RMQ_CODE_TOPIC_NOT_FOUND || rsql_error_retriable(&e)) {
@@ -371,7 +372,7 @@ static int cmd_errors(const args_t *a)
     memset(big, 'a', big_len);
     rsql_error_clear(&e);
     rsql_rmq_out_msg_t b = {.topic = a->topic, .body = big, .body_len = big_len};
-    r = rsql_rmq_send_sync(p, &b, 1, NULL, &e);
+    r = tsync_send(p, &b, 1, NULL, &e);
     printf("oversized body: rc=%d remote=%d retriable=%d msg=%s\n", (int)r, (int)e.remote_code,
            (int)rsql_error_retriable(&e), e.msg);
     if (r == RSQL_OK || rsql_error_retriable(&e)) {
@@ -418,7 +419,7 @@ static int cmd_fifo(const args_t *a)
         size_t n = 0;
         rsql_error_t e;
         rsql_error_clear(&e);
-        if (rsql_rmq_receive_sync(c, a->topic, 32, 30000, &msgs, &n, &e) != RSQL_OK) {
+        if (tsync_receive(c, a->topic, 32, 30000, &msgs, &n, &e) != RSQL_OK) {
             rc = fail("receive", &e);
             break;
         }
@@ -434,7 +435,7 @@ static int cmd_fifo(const args_t *a)
             got++;
             ents[i] = (rsql_rmq_ack_entry_t){msgs[i]->message_id, msgs[i]->receipt_handle, NULL};
         }
-        if (n && rsql_rmq_ack_sync(c, a->topic, ents, n, NULL, &e) != RSQL_OK) {
+        if (n && tsync_ack(c, a->topic, ents, n, NULL, &e) != RSQL_OK) {
             rc = fail("ack", &e);
         }
         for (size_t i = 0; i < n; i++) {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The rocketsql authors
 #
-# t_client.sh: the rocketsql RocketMQ gRPC client (connectors/rocketmq) against the real broker
+# t_client.sh: the rocketsql RocketMQ gRPC client (rmqclient/) against the real broker
 # (scripts/rocketmq), with the official Java client (tests/interop/rmq-interop) as the peer:
 #   1. 1000 NORMAL messages sent by our client are all consumed by the Java client;
 #   2. 1000 sent by the Java client are received and acked by ours: every id once, nothing comes

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The rocketsql authors
 #
-# t_lite_clients.sh: one lite source with several client identities (source.lite-clients,
-# issue 16) against the real broker. The official Java client (tests/interop/rmq-interop)
+# t_lite_clients.sh: one lite source with several client identities (source.lite-clients)
+# against the real broker. The official Java client (tests/interop/rmq-interop)
 # produces a backlog of 3,000 messages over 300 lite topics of one LITE parent topic before the
 # consumer starts; rocketsql reads it through a wildcard lite group with 'source.lite-clients'
 # = 4 (a bounded read) and must write every message exactly once: every id once, 10 per lite

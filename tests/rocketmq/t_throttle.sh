@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The rocketsql authors
 #
-# t_throttle.sh: fair per-lite-topic throttling (issue 6) against the real broker
+# t_throttle.sh: fair per-lite-topic throttling against the real broker
 # (scripts/rocketmq), with the official Java client (tests/interop/rmq-interop) as producer.
 #   1. fairness (bench/fairness/run, moderate sizes): one hot lite topic at 50x the rate of each
 #      of 50 cold ones into a sink taking a fixed time per row. With throttling on, the cold

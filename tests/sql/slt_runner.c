@@ -26,7 +26,7 @@
 #include "config.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
-#include "runtime/rsql_session.h"
+#include "session/rsql_session.h"
 #include "sql/rsql_sql.h"
 
 #include <errno.h>

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "catalog/rsql_catalog.h"
+#include "tests/lib/cu_state.h"
 
 #include <dirent.h>
 #include <sqlite3.h>
@@ -319,7 +320,7 @@ static void test_catalog_runs(void)
     rsql_job_counts_t c = {10, 7, 2, 1, 0};
     CU_ASSERT_EQUAL(rsql_catalog_run_progress(cat, r1, &c, "{\"lite\":[\"a\"]}", &err), RSQL_OK);
     rsql_job_run_t *run = NULL;
-    CU_ASSERT_EQUAL(rsql_catalog_run_get(cat, r1, &run, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_run_get(cat, r1, &run, &err), RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT_STRING_EQUAL(run->status, "running");
     CU_ASSERT_EQUAL(run->end_ms, 0);
@@ -381,7 +382,7 @@ static void test_catalog_runs(void)
     CU_ASSERT_EQUAL(rsql_catalog_run_end(cat, r3, "running", NULL, NULL, NULL, &err),
                     RSQL_ERR_INTERNAL);
     CU_ASSERT_STRING_EQUAL(err.msg, "catalog: invalid final job run status 'running'");
-    CU_ASSERT_EQUAL(rsql_catalog_run_get(cat, 999, &run, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_run_get(cat, 999, &run, NULL), RSQL_OK);
     CU_ASSERT_PTR_NULL(run);
     rsql_catalog_close(cat);
 }
@@ -399,20 +400,20 @@ static void test_catalog_offsets(void)
     rsql_error_t err;
     rsql_error_clear(&err);
     char *v = (char *)"x";
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_PTR_NULL(v);
     CU_ASSERT_EQUAL(rsql_catalog_offset_put(cat, "p", "0", "100", &err), RSQL_OK);
     CU_ASSERT_EQUAL(rsql_catalog_offset_put(cat, "p", "1", "7", &err), RSQL_OK);
     CU_ASSERT_EQUAL(rsql_catalog_offset_put(cat, "q", "0", "5", &err), RSQL_OK);
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_STRING_EQUAL(v, "100");
     rsql_free(v);
     CU_ASSERT_EQUAL(rsql_catalog_offset_put(cat, "p", "0", "250", &err), RSQL_OK);
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_STRING_EQUAL(v, "250");
     rsql_free(v);
     /* pipelines are distinct (and case-sensitive: they are opaque keys) */
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(cat, "P", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(cat, "P", "0", &v, &err), RSQL_OK);
     CU_ASSERT_PTR_NULL(v);
 
     rsql_kv_t *kv = NULL;
@@ -500,7 +501,7 @@ static void test_catalog_file_mode_version_reopen(void)
         return;
     }
     char *v = NULL;
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_STRING_EQUAL_FATAL(v, "42");
     rsql_free(v);
     rsql_table_def_t *got = NULL;
@@ -627,7 +628,7 @@ static void test_catalog_transactions(void)
     rsql_error_clear(&err);
     CU_ASSERT_EQUAL(rsql_catalog_offset_put(cat, "p", "0", "1", &err), RSQL_OK);
     CU_ASSERT_EQUAL(rsql_catalog_rollback(cat, &err), RSQL_OK);
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_PTR_NULL(v);
 
     /* a failing call inside the transaction undoes only itself */
@@ -640,7 +641,7 @@ static void test_catalog_transactions(void)
     rsql_table_def_t def2 = mkdef("u", cols3, 2);
     CU_ASSERT_EQUAL(rsql_catalog_table_create(cat, &def2, false, &err), RSQL_OK);
     CU_ASSERT_EQUAL(rsql_catalog_commit(cat, &err), RSQL_OK);
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(cat, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_STRING_EQUAL_FATAL(v, "2");
     rsql_free(v);
     char **names;
@@ -679,11 +680,11 @@ static void test_catalog_busy_error(void)
     /* readers are not blocked by a writer in WAL mode */
     rsql_error_clear(&err);
     char *v = (char *)"x";
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(b, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(b, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_PTR_NULL(v); /* a's write is not committed yet */
     CU_ASSERT_EQUAL(rsql_catalog_commit(a, &err), RSQL_OK);
     CU_ASSERT_EQUAL(rsql_catalog_offset_put(b, "p", "1", "1", &err), RSQL_OK);
-    CU_ASSERT_EQUAL(rsql_catalog_offset_get(b, "p", "0", &v, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_offset_get(b, "p", "0", &v, &err), RSQL_OK);
     CU_ASSERT_STRING_EQUAL(v, "1");
     rsql_free(v);
     rsql_catalog_close(a);

@@ -17,7 +17,7 @@
  * 'none' the run stops at it, with what came before it delivered.
  *
  * "At once" is shown without a clock: the runtime logs every retry it makes
- * (runtime/rt_pipeline.c, rsql_pipeline__retrying), and the tests read that
+ * (engine/rt_pipeline.c, rsql_pipeline__retrying), and the tests read that
  * log: a permanent failure leaves no retry line. The transient test waits for
  * the retry line (an event) before it releases the lock.
  */
@@ -27,8 +27,8 @@
 #include "connectors/file/file_conf.h"
 #include "connectors/postgres/pg_int.h"
 #include "connectors/sqlite/sqlite_int.h"
-#include "runtime/rsql_result.h"
-#include "runtime/rsql_session.h"
+#include "base/rsql_result.h"
+#include "session/rsql_session.h"
 #include "sql/rsql_sql.h"
 #include "tests/lib/cu_session.h"
 

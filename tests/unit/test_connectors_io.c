@@ -533,7 +533,7 @@ static void keep_results(void *opaque, uint64_t batch_id, int n, const rsql_sink
 }
 
 /*
-** Issue 11: with csv quoting off, a row holding the delimiter cannot be written so that it
+** With csv quoting off, a row holding the delimiter cannot be written so that it
 ** reads back: that row alone fails (its result names the column), the others are written.
 */
 static void test_conn_file_sink_refused_row(void)
@@ -637,7 +637,7 @@ static rsql_err_t dg_open1(src_t *x, const char *const *kv, rsql_type_t type)
 }
 
 /*
-** Issue 11: options that do not fit the column's type are refused at open (as at CREATE
+** Options that do not fit the column's type are refused at open (as at CREATE
 ** and planning; the error used to be formatted after the column array was freed), and no
 ** sequence or bound overflows its type.
 */

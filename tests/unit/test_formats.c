@@ -482,7 +482,7 @@ static void round_trip(fx_t *f, const rsql_value_t *row, char **text)
 }
 
 /*
-** Issue 11: TIMESTAMP values after year 9999 and before year 1 round-trip through json (each
+** TIMESTAMP values after year 9999 and before year 1 round-trip through json (each
 ** json.timestamp-format) and csv.
 */
 static void test_formats_timestamp_range(void)
@@ -519,7 +519,7 @@ static void test_formats_timestamp_range(void)
 }
 
 /*
-** Issue 11: an empty BYTES value (and any value whose text is the null literal) is written
+** An empty BYTES value (and any value whose text is the null literal) is written
 ** quoted and reads back as itself, not NULL; with quoting off such a value, or one holding
 ** the delimiter or a line end, is refused with an error naming its column; a null literal
 ** that could not be read back is refused at validation.

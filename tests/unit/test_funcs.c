@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Unit tests of the SQL functions of issue 12 (planner/fn_*.c): each
+ * Unit tests of the SQL functions (planner/fn_*.c): each
  * expression is planned as "SELECT expr FROM t" against an in-memory
  * catalog and evaluated over one fixed row, as in test_eval.c: normal
  * values, NULLs, per-row errors with their positions, and hostile inputs

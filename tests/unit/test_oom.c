@@ -6,7 +6,7 @@
  * succeeds.
  *
  * The statement path: one statement through parse (sql/), the session
- * (runtime/rt_session.c: options engine, catalog, planner, EXPLAIN) and
+ * (session/rt_session.c: options engine, catalog, planner, EXPLAIN) and
  * result printing (rt_result.c). Each run must end with either exactly the
  * output of a run without faults, or an RSQL_ERR_NOMEM error.
  *
@@ -35,8 +35,8 @@
 #include <CUnit/CUnit.h>
 
 #include "base/rsql_mem.h"
-#include "runtime/rsql_result.h"
-#include "runtime/rsql_session.h"
+#include "base/rsql_result.h"
+#include "session/rsql_session.h"
 #include "sql/rsql_sql.h"
 #include "tests/lib/cu_session.h"
 

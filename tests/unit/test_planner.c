@@ -148,7 +148,7 @@ static void test_planner_sides(void)
                  "table 'rawint' is INT");
 }
 
-/* Issue 11: a stored table whose options do not fit its types fails at planning, not open. */
+/* A stored table whose options do not fit its types fails at planning, not open. */
 static void test_planner_connector_column_check(void)
 {
     expect_error("SELECT b FROM boolseq LIMIT 1", RSQL_ERR_BAD_OPTION,
@@ -157,7 +157,7 @@ static void test_planner_connector_column_check(void)
 }
 
 /*
-** Issue 11: a statement after a NUL byte (the parser reports the NUL and resumes after the
+** A statement after a NUL byte (the parser reports the NUL and resumes after the
 ** next ';') is planned against the whole text: the planner used to copy the text only up to
 ** the NUL (strlen) and then read the select item's name past that copy.
 */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Unit tests of rmq_bounded.c (issue 11, item 10) on a fake clock: the idle clock of
+ * Unit tests of rmq_bounded.c on a fake clock: the idle clock of
  * scan.idle-timeout counts only time the broker answered for (an outage never ends a batch job)
  * and nothing before a not-before time; the long poll of a bounded read; the times at which
  * messages let go are visible again, and the summary text a run's leftovers make.

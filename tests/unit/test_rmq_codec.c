@@ -13,8 +13,8 @@
 #include <zlib.h>
 
 #include "apache/rocketmq/v2/service.pb-c.h"
-#include "connectors/rocketmq/rmq_client.h"
-#include "connectors/rocketmq/rmq_int.h"
+#include "rmqclient/rmq_client.h"
+#include "rmqclient/rmq_int.h"
 #include "base/rsql_mem.h"
 
 #define PB(x) Apache__Rocketmq__V2__##x

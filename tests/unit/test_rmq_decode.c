@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Unit tests of the RocketMQ client's decoder on hostile input (issue 11, items 3 and 5): messages
+ * Unit tests of the RocketMQ client's decoder on hostile input: messages
  * built by hand with protobuf-c as a broken or malicious server could send them. A message
  * without system properties, with a malformed id, without a receipt handle, with a timestamp
  * that overflows when turned into milliseconds, with a malformed property map or with a body
@@ -19,9 +19,9 @@
 #include <zlib.h>
 
 #include "apache/rocketmq/v2/service.pb-c.h"
-#include "connectors/rocketmq/rmq_client.h"
-#include "connectors/rocketmq/rmq_client_int.h"
-#include "connectors/rocketmq/rmq_int.h"
+#include "rmqclient/rmq_client.h"
+#include "rmqclient/rmq_client_int.h"
+#include "rmqclient/rmq_int.h"
 #include "base/rsql_mem.h"
 
 #define PB(x) Apache__Rocketmq__V2__##x

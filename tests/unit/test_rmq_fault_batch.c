@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "base/rsql_time.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 #include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rsql_connector.h"
 #include "connectors/rsql_io.h"

@@ -16,7 +16,8 @@
 
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
+#include "tests/lib/rmq_sync.h"
 #include "tests/fakes/fake_rmq_cu.h"
 
 #define T "orders"
@@ -144,18 +145,18 @@ static void test_fault_client_handshake(void)
     size_t n = 0;
     rsql_error_t err;
     rsql_error_clear(&err);
-    CU_ASSERT_EQUAL(rsql_rmq_receive_sync(c, NULL, 8, 10000, &msgs, &n, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_receive(c, NULL, 8, 10000, &msgs, &n, &err), RSQL_OK);
     CU_ASSERT_EQUAL(n, 0); /* MESSAGE_NOT_FOUND at the end of the long poll */
     free_msgs(msgs, n);
 
     size_t idx = fake_rmq_put_text(f, T, "hello");
-    CU_ASSERT_EQUAL(rsql_rmq_receive_sync(c, NULL, 8, 10000, &msgs, &n, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_receive(c, NULL, 8, 10000, &msgs, &n, &err), RSQL_OK);
     CU_ASSERT_EQUAL_FATAL(n, 1);
     CU_ASSERT_STRING_EQUAL((char *)msgs[0]->body, "hello");
     CU_ASSERT_EQUAL(msgs[0]->delivery_attempt, 1);
     rsql_rmq_ack_entry_t e = {msgs[0]->message_id, msgs[0]->receipt_handle, NULL};
     int32_t code = 0;
-    CU_ASSERT_EQUAL(rsql_rmq_ack_sync(c, T, &e, 1, &code, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_ack(c, T, &e, 1, &code, &err), RSQL_OK);
     CU_ASSERT_EQUAL(code, RSQL_RMQ_CODE_OK);
     free_msgs(msgs, n);
     fake_msg_info_t mi;
@@ -307,7 +308,7 @@ static rsql_err_t send_text(rsql_rmq_client_t *c, const char *topic, const char 
     m.body_len = strlen(body);
     char *id = NULL;
     rsql_error_clear(err);
-    rsql_err_t rc = rsql_rmq_send_sync(c, &m, 1, &id, err);
+    rsql_err_t rc = tsync_send(c, &m, 1, &id, err);
     rsql_free(id);
     return rc;
 }
@@ -375,7 +376,7 @@ static void test_fault_client_send(void)
         b[i].body = bodies[i];
         b[i].body_len = 2;
     }
-    CU_ASSERT_EQUAL(rsql_rmq_send_sync(c, b, 3, ids, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_send(c, b, 3, ids, &err), RSQL_OK);
     for (int i = 0; i < 3; i++) {
         size_t idx = fake_rmq_find_body(f, T, bodies[i], 2);
         fake_msg_info_t mi;
@@ -402,7 +403,7 @@ static rsql_rmq_msg_t **receive_n(rsql_rmq_client_t *c, size_t n, int64_t invisi
         size_t k = 0;
         rsql_error_t err;
         rsql_error_clear(&err);
-        rsql_rmq_receive_sync(c, NULL, (int)(n - got), invisible_ms, &m, &k, &err);
+        tsync_receive(c, NULL, (int)(n - got), invisible_ms, &m, &k, &err);
         for (size_t i = 0; i < k; i++) {
             all[got++] = m[i];
         }
@@ -436,7 +437,7 @@ static void test_fault_client_ack_partial(void)
     int32_t codes[3] = {0, 0, 0};
     rsql_error_t err;
     rsql_error_clear(&err);
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_ack_sync(c, T, e, 3, codes, &err), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(tsync_ack(c, T, e, 3, codes, &err), RSQL_OK);
     CU_ASSERT_EQUAL(codes[0], RSQL_RMQ_CODE_OK);
     CU_ASSERT_EQUAL(codes[1], RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE);
     CU_ASSERT_EQUAL(codes[2], RSQL_RMQ_CODE_TOO_MANY_REQUESTS);
@@ -445,7 +446,7 @@ static void test_fault_client_ack_partial(void)
     CU_ASSERT_EQUAL(mi.state, FAKE_ACKED);
     fake_rmq_msg_info(f, idx[2], &mi);
     CU_ASSERT_EQUAL(mi.state, FAKE_INFLIGHT);
-    CU_ASSERT_EQUAL(rsql_rmq_ack_sync(c, T, &e[2], 1, codes, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_ack(c, T, &e[2], 1, codes, &err), RSQL_OK);
     fake_rmq_msg_info(f, idx[2], &mi);
     CU_ASSERT_EQUAL(mi.state, FAKE_ACKED);
     free_msgs(m, 3);
@@ -475,19 +476,19 @@ static void test_fault_client_handles(void)
     rsql_error_t err;
     rsql_error_clear(&err);
     char *nh = NULL;
-    CU_ASSERT_EQUAL(rsql_rmq_change_invisible_sync(c, T, m[0]->message_id, m[0]->receipt_handle,
+    CU_ASSERT_EQUAL(tsync_change_invisible(c, T, m[0]->message_id, m[0]->receipt_handle,
                                                    NULL, 30000, false, &nh, &err),
                     RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(nh);
     CU_ASSERT_STRING_NOT_EQUAL(nh, m[0]->receipt_handle);
     rsql_rmq_ack_entry_t old = {m[0]->message_id, m[0]->receipt_handle, NULL};
     rsql_rmq_ack_entry_t cur = {m[0]->message_id, nh, NULL};
-    CU_ASSERT_EQUAL(rsql_rmq_ack_sync(c, T, &old, 1, NULL, &err), RSQL_OK); /* OK, no effect */
+    CU_ASSERT_EQUAL(tsync_ack(c, T, &old, 1, NULL, &err), RSQL_OK); /* OK, no effect */
     fake_msg_info_t mi;
     fake_rmq_msg_info(f, i0, &mi);
     CU_ASSERT_EQUAL(mi.stale_acks, 1);
     CU_ASSERT_EQUAL(mi.state, FAKE_INFLIGHT);
-    CU_ASSERT_EQUAL(rsql_rmq_ack_sync(c, T, &cur, 1, NULL, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_ack(c, T, &cur, 1, NULL, &err), RSQL_OK);
     fake_rmq_msg_info(f, i0, &mi);
     CU_ASSERT_EQUAL(mi.state, FAKE_ACKED);
     rsql_free(nh);
@@ -500,12 +501,12 @@ static void test_fault_client_handles(void)
     FAKE_WAIT(f, pred_ready, &one); /* its invisible duration ended */
     rsql_rmq_ack_entry_t exp = {m[0]->message_id, m[0]->receipt_handle, NULL};
     int32_t code = 0;
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_ack_sync(c, T, &exp, 1, &code, &err), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(tsync_ack(c, T, &exp, 1, &code, &err), RSQL_OK);
     CU_ASSERT_EQUAL(code, RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE);
     CU_ASSERT_EQUAL(err.remote_code, RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE);
     rsql_error_clear(&err);
     nh = NULL;
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_change_invisible_sync(c, T, m[0]->message_id,
+    CU_ASSERT_NOT_EQUAL(tsync_change_invisible(c, T, m[0]->message_id,
                                                        m[0]->receipt_handle, NULL, 30000, false,
                                                        &nh, &err),
                         RSQL_OK);
@@ -599,25 +600,25 @@ static void test_fault_client_receive(void)
     size_t n = 0;
     fake_answer_t throttled = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS};
     fake_rmq_script(f, FAKE_RECEIVE, 1, &throttled);
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_receive_sync(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(tsync_receive(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
     CU_ASSERT_EQUAL(err.remote_code, RSQL_RMQ_CODE_TOO_MANY_REQUESTS);
     CU_ASSERT_EQUAL(n, 0);
     fake_answer_t unavailable = {.grpc_status = 14};
     fake_rmq_script(f, FAKE_RECEIVE, 1, &unavailable);
     rsql_error_clear(&err);
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_receive_sync(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(tsync_receive(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "UNAVAILABLE"));
     fake_answer_t silent = {.hang = true};
     fake_rmq_script(f, FAKE_RECEIVE, 1, &silent);
     rsql_error_clear(&err);
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_receive_sync(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(tsync_receive(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
     CU_ASSERT_EQUAL(err.code, RSQL_ERR_TIMEOUT);
 
     fake_rmq_put_text(f, T, "a");
     fake_rmq_put_text(f, T, "b");
     fake_rmq_script_broken_stream(f, 13 /* INTERNAL */, 1);
     rsql_error_clear(&err);
-    CU_ASSERT_EQUAL(rsql_rmq_receive_sync(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_receive(c, NULL, 4, 30000, &m, &n, &err), RSQL_OK);
     CU_ASSERT_EQUAL(n, 2);
     free_msgs(m, n);
 

@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "base/rsql_mem.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
+#include "tests/lib/rmq_sync.h"
 #include "tests/fakes/fake_rmq_cu.h"
 
 #define T "orders"
@@ -69,7 +70,7 @@ static rsql_err_t send_text(rsql_rmq_client_t *c, const char *body, rsql_error_t
     m.body_len = strlen(body);
     char *id = NULL;
     rsql_error_clear(err);
-    rsql_err_t rc = rsql_rmq_send_sync(c, &m, 1, &id, err);
+    rsql_err_t rc = tsync_send(c, &m, 1, &id, err);
     rsql_free(id);
     return rc;
 }

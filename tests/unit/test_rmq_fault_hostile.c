@@ -9,7 +9,7 @@
  * unbounded memory; its neighbours are good records; each is committed as the pipeline would
  * (a decode failure dead-lettered, i.e. acked) and acked once when it has a receipt handle.
  *
- * (Written against the client before the input limits of issue 11 item 3: then a message
+ * (Written against the client before its input limits: then a message
  * without system properties crashed rs_poll, the timestamps overflowed, an IDENTITY gzip body
  * was inflated, the bomb inflated whole and the 16 MiB element was taken. Those cases were kept
  * as inactive reproducers until the limits work landed; they are its regression tests now.)
@@ -22,7 +22,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
+#include "tests/lib/rmq_sync.h"
 #include "tests/fakes/fake_rmq_src.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -403,7 +404,7 @@ static void test_hostile_oversized_response(void)
     CU_ASSERT_EQUAL_FATAL(rsql_rmq_client_start(c, &err), RSQL_OK);
     rsql_rmq_msg_t **m = NULL;
     size_t n = 0;
-    CU_ASSERT_NOT_EQUAL(rsql_rmq_receive_sync(c, NULL, 1, 30000, &m, &n, &err), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(tsync_receive(c, NULL, 1, 30000, &m, &n, &err), RSQL_OK);
     CU_ASSERT_EQUAL(n, 0);
     for (size_t i = 0; i < n; i++) {
         rsql_rmq_msg_destroy(m[i]);

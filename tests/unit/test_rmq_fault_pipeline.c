@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The whole path through the fake proxy: a pipeline (runtime/rsql_pipeline.h) whose source is
+ * The whole path through the fake proxy: a pipeline (engine/rsql_pipeline.h) whose source is
  * the rocketmq-grpc source of topic T and whose sink is the rocketmq-grpc sink of topic "out"
  * of the same fake, a raw relay, bounded by scan.idle-timeout. Faults are scripted on both
  * sides while it runs (throttled sends, a failing ack RPC, an expired ack entry, a throttled
@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "base/rsql_log.h"
-#include "connectors/rocketmq/rmq_client.h"
-#include "runtime/rsql_pipeline.h"
+#include "rmqclient/rmq_client.h"
+#include "engine/rsql_pipeline.h"
 #include "tests/fakes/fake_rmq_src.h"
 
 #define OUT "out"

@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "base/rsql_mem.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
+#include "tests/lib/rmq_sync.h"
 #include "tests/fakes/fake_rmq_cu.h"
 
 #define T "orders"
@@ -53,7 +54,7 @@ static rsql_err_t receive_one(rsql_rmq_client_t *c, rsql_error_t *err, size_t *n
     rsql_rmq_msg_t **m = NULL;
     *n = 0;
     rsql_error_clear(err);
-    rsql_err_t rc = rsql_rmq_receive_sync(c, NULL, 1, 10000, &m, n, err);
+    rsql_err_t rc = tsync_receive(c, NULL, 1, 10000, &m, n, err);
     for (size_t i = 0; i < *n; i++) {
         rsql_rmq_msg_destroy(m[i]);
     }

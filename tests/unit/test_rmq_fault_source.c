@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
 #include "tests/fakes/fake_rmq_src.h"
 
 /* ---- acks ---------------------------------------------------------------------------------- */

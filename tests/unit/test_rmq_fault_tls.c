@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "base/rsql_mem.h"
-#include "connectors/rocketmq/rmq_client.h"
+#include "rmqclient/rmq_client.h"
+#include "tests/lib/rmq_sync.h"
 #include "tests/fakes/fake_rmq_cu.h"
 
 #define T "orders"
@@ -99,7 +100,7 @@ static void expect_works(fake_rmq_t *f, const tls_conf_t *t)
     m.body_len = 8;
     char *id = NULL;
     rsql_error_clear(&err);
-    CU_ASSERT_EQUAL(rsql_rmq_send_sync(c, &m, 1, &id, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(tsync_send(c, &m, 1, &id, &err), RSQL_OK);
     rsql_free(id);
     CU_ASSERT_NOT_EQUAL(fake_rmq_find_text(f, T, "over tls"), SIZE_MAX);
     rsql_rmq_client_destroy(c);

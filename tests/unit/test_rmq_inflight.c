@@ -10,7 +10,7 @@
  */
 #include "config.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
-#include "runtime/rsql_pipeline.h"
+#include "engine/rsql_pipeline.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -19,6 +19,18 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The messages in flight over every lane, from the lanes' counts. */
+static int64_t total_in_flight(const rsql_rmq_inflight_t *t)
+{
+    int64_t n = 0;
+    rsql_rmq_lane_stats_t st;
+    for (uint32_t lane = 0; lane < rsql_rmq_inflight_count(t); lane++) {
+        rsql_rmq_inflight_stats(t, lane, &st);
+        n += st.in_flight;
+    }
+    return n;
+}
 
 static void test_lanes_and_names(void)
 {
@@ -73,7 +85,7 @@ static void test_counts(void)
     CU_ASSERT_EQUAL(st.delivered, 2);
     CU_ASSERT_EQUAL(st.released, 1);
     CU_ASSERT_EQUAL(st.deferred, 1);
-    CU_ASSERT_EQUAL(rsql_rmq_inflight_total(t), 2);
+    CU_ASSERT_EQUAL(total_in_flight(t), 2);
     /* never below zero */
     rsql_rmq_inflight_done(t, cold, true);
     rsql_rmq_inflight_done(t, cold, true);
@@ -108,7 +120,7 @@ static void test_many_lanes(void)
     }
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT_STRING_EQUAL(rsql_rmq_inflight_name(t, 4321), "parent/lite-4321");
-    CU_ASSERT_EQUAL(rsql_rmq_inflight_total(t), 5000);
+    CU_ASSERT_EQUAL(total_in_flight(t), 5000);
     rsql_rmq_inflight_destroy(t);
 }
 

@@ -2,7 +2,7 @@
  * Copyright 2026 The rocketsql authors
  *
  * Unit tests of the rocketmq-grpc source's broker-free parts: its poll and commit_record on
- * messages the client marked bad (issue 11, item 5: a received message without system
+ * messages the client marked bad (a received message without system
  * properties reached strlen(NULL) in the poll), driven on a source built by hand with no client
  * and no housekeeping thread, and the record ident.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "apache/rocketmq/v2/service.pb-c.h"
-#include "connectors/rocketmq/rmq_int.h"
+#include "rmqclient/rmq_int.h"
 #include "connectors/rocketmq/rmq_source_int.h"
 #include "base/rsql_mem.h"
 

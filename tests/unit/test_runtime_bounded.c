@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Unit tests of what the runtime does for bounded reads that must tell the truth (issue 11,
- * item 10), over an in-memory catalog and a fake source: a run records what its source may
+ * Unit tests of what the runtime does for bounded reads that must tell the truth,
+ * over an in-memory catalog and a fake source: a run records what its source may
  * leave invisible to the next one (rt_hold.c), a run after an interrupted or failed one of the
  * same hold key gets that run's hold-until time as not_before_ms, and the summary line says
  * what the source leaves behind (its leftover hook).
  */
 #include "config.h"
-#include "runtime/pipeline_int.h"
-#include "runtime/rsql_pipeline.h"
+#include "engine/pipeline_int.h"
+#include "engine/rsql_pipeline.h"
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_conn_io.h"
 #include "base/rsql_mem.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The process, not a pipeline, owns SIGINT/SIGTERM (runtime/rt_signal.c): several pipelines
+ * The process, not a pipeline, owns SIGINT/SIGTERM (engine/rt_signal.c): several pipelines
  * run at once in one process, each registered for the signals (it used to be refused:
  * "another pipeline already handles the signals"); one SIGINT drains and interrupts every
  * one of them, and the previous disposition is back once the last has ended. Also the
@@ -10,8 +10,9 @@
  */
 #include "config.h"
 #include "catalog/rsql_catalog.h"
-#include "runtime/rsql_pipeline.h"
-#include "runtime/rsql_session.h"
+#include "tests/lib/cu_state.h"
+#include "engine/rsql_pipeline.h"
+#include "session/rsql_session.h"
 #include "base/rsql_time.h"
 
 #include <CUnit/CUnit.h>
@@ -190,7 +191,7 @@ static void test_signals_stats_and_stop(void)
     CU_ASSERT_FALSE(atomic_load(&st.open));
     rsql_catalog_t *cat = rsql_catalog_open(cat_path, NULL);
     rsql_job_run_t *run = NULL;
-    CU_ASSERT_EQUAL(rsql_catalog_run_get(cat, atomic_load(&st.run_id), &run, NULL), RSQL_OK);
+    CU_ASSERT_EQUAL(cu_run_get(cat, atomic_load(&st.run_id), &run, NULL), RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(run);
     CU_ASSERT_STRING_EQUAL(run->status, "interrupted");
     CU_ASSERT_EQUAL(run->counts.written, atomic_load(&st.written)); /* the final counts */

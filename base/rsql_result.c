@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Result sets of text cells and their printing: aligned tables (columns
+ * padded to the widest cell, counting UTF-8 characters) and TSV.
+ */
+#include "config.h"
+#include "base/rsql_result.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_mem.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+rsql_result_t *rsql_result_new(rsql_result_kind_t kind)
+{
+    rsql_result_t *r = rsql_calloc(1, sizeof(*r));
+    if (r) {
+        r->kind = kind;
+        if (kind == RSQL_RESULT_LINES) {
+            const char *col = "plan";
+            if (rsql_result_set_cols(r, 1, &col) != RSQL_OK) {
+                rsql_result_destroy(r);
+                return NULL;
+            }
+        }
+    }
+    return r;
+}
+
+void rsql_result_destroy(rsql_result_t *r)
+{
+    if (!r) {
+        return;
+    }
+    for (int i = 0; i < r->n_cols; i++) {
+        rsql_free(r->cols[i]);
+    }
+    rsql_free(r->cols);
+    for (int i = 0; i < r->n_rows * r->n_cols; i++) {
+        rsql_free(r->cells[i]);
+    }
+    rsql_free(r->cells);
+    rsql_free(r->status);
+    rsql_free(r);
+}
+
+rsql_err_t rsql_result_set_cols(rsql_result_t *r, int n, const char *const *names)
+{
+    r->cols = rsql_calloc((size_t)n, sizeof(char *));
+    if (!r->cols) {
+        return RSQL_ERR_NOMEM;
+    }
+    r->n_cols = n;
+    for (int i = 0; i < n; i++) {
+        r->cols[i] = rsql_strdup(names[i]);
+        if (!r->cols[i]) {
+            return RSQL_ERR_NOMEM;
+        }
+    }
+    return RSQL_OK;
+}
+
+rsql_err_t rsql_result_add_row(rsql_result_t *r, const char *const *cells)
+{
+    if (r->n_rows == r->cap_rows) {
+        int cap = r->cap_rows ? r->cap_rows * 2 : 16;
+        char **p = rsql_realloc(r->cells, (size_t)cap * (size_t)r->n_cols * sizeof(char *));
+        if (!p) {
+            return RSQL_ERR_NOMEM;
+        }
+        r->cells = p;
+        r->cap_rows = cap;
+    }
+    char **row = r->cells + (size_t)r->n_rows * (size_t)r->n_cols;
+    for (int i = 0; i < r->n_cols; i++) {
+        row[i] = NULL;
+    }
+    r->n_rows++;
+    for (int i = 0; i < r->n_cols; i++) {
+        if (cells[i]) {
+            row[i] = rsql_strdup(cells[i]);
+            if (!row[i]) {
+                return RSQL_ERR_NOMEM;
+            }
+        }
+    }
+    return RSQL_OK;
+}
+
+rsql_err_t rsql_result_add_lines(rsql_result_t *r, const char *s)
+{
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        char *line = rsql_strndup(s, n);
+        if (!line) {
+            return RSQL_ERR_NOMEM;
+        }
+        const char *cell = line;
+        rsql_err_t rc = rsql_result_add_row(r, &cell);
+        rsql_free(line);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        s += n + (nl ? 1 : 0);
+    }
+    return RSQL_OK;
+}
+
+rsql_err_t rsql_result_set_status(rsql_result_t *r, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    rsql_free(r->status);
+    r->status = rsql_strdup(buf);
+    return r->status ? RSQL_OK : RSQL_ERR_NOMEM;
+}
+
+const char *rsql_result_cell(const rsql_result_t *r, int row, int col)
+{
+    return r->cells[(size_t)row * (size_t)r->n_cols + (size_t)col];
+}
+
+/* Display width: UTF-8 characters (continuation bytes do not count). */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++) {
+        if (((unsigned char)*s & 0xC0) != 0x80) {
+            w++;
+        }
+    }
+    return w;
+}
+
+static void pad(FILE *f, size_t n, char c)
+{
+    while (n--) {
+        fputc(c, f);
+    }
+}
+
+static void print_rule(FILE *f, const size_t *w, int n)
+{
+    fputc('+', f);
+    for (int i = 0; i < n; i++) {
+        pad(f, w[i] + 2, '-');
+        fputc('+', f);
+    }
+    fputc('\n', f);
+}
+
+void rsql_result_print(const rsql_result_t *r, rsql_print_style_t style, FILE *f)
+{
+    if (!r) {
+        return;
+    }
+    if (r->kind == RSQL_RESULT_STATUS) {
+        if (style == RSQL_PRINT_TABLE && r->status) {
+            fprintf(f, "%s\n", r->status);
+        }
+        return;
+    }
+    if (r->kind == RSQL_RESULT_LINES || style == RSQL_PRINT_TSV) {
+        for (int i = 0; i < r->n_rows; i++) {
+            for (int c = 0; c < r->n_cols; c++) {
+                const char *v = rsql_result_cell(r, i, c);
+                fprintf(f, "%s%s", c ? "\t" : "", v ? v : "NULL");
+            }
+            fputc('\n', f);
+        }
+        return;
+    }
+    if (r->kind != RSQL_RESULT_TABLE || r->n_cols == 0) {
+        return;
+    }
+    size_t *w = rsql_calloc((size_t)r->n_cols, sizeof(size_t));
+    if (!w) {
+        return;
+    }
+    for (int c = 0; c < r->n_cols; c++) {
+        w[c] = text_width(r->cols[c]);
+        for (int i = 0; i < r->n_rows; i++) {
+            const char *v = rsql_result_cell(r, i, c);
+            size_t cw = text_width(v ? v : "NULL");
+            if (cw > w[c]) {
+                w[c] = cw;
+            }
+        }
+    }
+    print_rule(f, w, r->n_cols);
+    fputc('|', f);
+    for (int c = 0; c < r->n_cols; c++) {
+        fprintf(f, " %s", r->cols[c]);
+        pad(f, w[c] - text_width(r->cols[c]) + 1, ' ');
+        fputc('|', f);
+    }
+    fputc('\n', f);
+    print_rule(f, w, r->n_cols);
+    for (int i = 0; i < r->n_rows; i++) {
+        fputc('|', f);
+        for (int c = 0; c < r->n_cols; c++) {
+            const char *v = rsql_result_cell(r, i, c);
+            v = v ? v : "NULL";
+            fprintf(f, " %s", v);
+            pad(f, w[c] - text_width(v) + 1, ' ');
+            fputc('|', f);
+        }
+        fputc('\n', f);
+    }
+    print_rule(f, w, r->n_cols);
+    fprintf(f, "%d row%s\n", r->n_rows, r->n_rows == 1 ? "" : "s");
+    rsql_free(w);
+}

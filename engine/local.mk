@@ -1,0 +1,36 @@
+# engine/: the pipeline engine (threads, queues, offsets, retries, dead letters, status
+# line, signals) and its unit tests. Included from Makefile.am.
+librocketsql_a_SOURCES += \
+	engine/rsql_queue.h engine/rsql_pipeline.h engine/pipeline_int.h \
+	engine/rt_queue.c engine/rt_offsets.c engine/rt_retry.c \
+	engine/rt_pipeline.c engine/rt_outcomes.c engine/rt_stages.c engine/rt_dlq.c engine/rt_status.c engine/rt_signal.c \
+	engine/rt_hold.c \
+	engine/rt_run_pipeline.c
+
+EXTRA_DIST += bench/rss.sh bench/engine/run
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_queue
+TESTS += tests/unit/test_queue
+tests_unit_test_queue_SOURCES = tests/unit/test_queue.c
+tests_unit_test_queue_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_queue_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_runtime
+TESTS += tests/unit/test_runtime
+tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c
+tests_unit_test_runtime_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_runtime_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_runtime_bounded
+TESTS += tests/unit/test_runtime_bounded
+tests_unit_test_runtime_bounded_SOURCES = tests/unit/test_runtime_bounded.c
+tests_unit_test_runtime_bounded_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_runtime_bounded_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_signals
+TESTS += tests/unit/test_signals
+tests_unit_test_signals_SOURCES = tests/unit/test_signals.c
+tests_unit_test_signals_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_signals_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif

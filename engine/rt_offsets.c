@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Worker-managed offsets: the in-flight tracker (rsql_offtrack_*, declared
+ * in rsql_pipeline.h) and the worker's periodic save of committable
+ * positions to the catalog.
+ *
+ * The tracker keeps, per lane (a source partition; the rocketmq-grpc
+ * source reports each lite topic as one), a ring of the records registered in poll order: their resume
+ * offset and whether their outcome completed them. Completing a record pops
+ * the completed prefix of the ring and moves the committable position to
+ * the offset of the last record popped, so a position never passes a record
+ * whose outcome is unknown or FAILED, while tolerated failures (dead
+ * letters) complete their position like any other outcome (no stall,
+ * cf. KAFKA-14079). A ticket is a per-lane sequence number: the ring slot
+ * of ticket k is k - first ticket in the ring.
+ * A lane's ring is freed when it empties while more than KEEP_RINGS lanes
+ * have one (a source with many lanes, each lite topic one, keeps rings only
+ * for the lanes with records in flight); its position stays.
+ */
+#include "config.h"
+#include "engine/pipeline_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KEEP_RINGS 64
+
+typedef struct lane_ent {
+    int64_t offset;
+    bool done;
+} lane_ent_t;
+
+typedef struct lane {
+    lane_ent_t *ring;
+    uint64_t cap, head, count; /* ring slots (a power of two: 64 doubled), index of the oldest,
+                                  entries; a slot index is taken modulo cap with & (cap - 1) */
+    uint64_t first_ticket;     /* ticket of ring[head] */
+    bool has_pos, dirty;
+    int64_t pos;
+} lane_t;
+
+struct rsql_offtrack {
+    lane_t *lanes;
+    uint32_t n_lanes;
+    uint32_t rings; /* lanes with a ring */
+};
+
+/* A new empty tracker (caller destroys), NULL on OOM. */
+rsql_offtrack_t *rsql_offtrack_new(void)
+{
+    return rsql_calloc(1, sizeof(rsql_offtrack_t));
+}
+
+/* Free t. NULL-safe. */
+void rsql_offtrack_destroy(rsql_offtrack_t *t)
+{
+    if (!t) {
+        return;
+    }
+    for (uint32_t i = 0; i < t->n_lanes; i++) {
+        rsql_free(t->lanes[i].ring);
+    }
+    rsql_free(t->lanes);
+    rsql_free(t);
+}
+
+static lane_t *lane_get(rsql_offtrack_t *t, uint32_t id, bool create)
+{
+    if (id < t->n_lanes) {
+        return &t->lanes[id];
+    }
+    if (!create) {
+        return NULL;
+    }
+    uint32_t n = t->n_lanes ? t->n_lanes : 4;
+    while (n <= id) {
+        n *= 2;
+    }
+    lane_t *l = rsql_realloc(t->lanes, (size_t)n * sizeof(lane_t));
+    if (!l) {
+        return NULL;
+    }
+    memset(l + t->n_lanes, 0, (size_t)(n - t->n_lanes) * sizeof(lane_t));
+    t->lanes = l;
+    t->n_lanes = n;
+    return &t->lanes[id];
+}
+
+static bool lane_grow(lane_t *l)
+{
+    uint64_t cap = l->cap ? l->cap * 2 : 64;
+    lane_ent_t *r = rsql_malloc((size_t)cap * sizeof(lane_ent_t));
+    if (!r) {
+        return false;
+    }
+    for (uint64_t i = 0; i < l->count; i++) {
+        r[i] = l->ring[(l->head + i) & (l->cap - 1)];
+    }
+    rsql_free(l->ring);
+    l->ring = r;
+    l->cap = cap;
+    l->head = 0;
+    return true;
+}
+
+/*
+** Register a record of lane with resume offset; *ticket identifies it.
+*/
+rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
+                             uint64_t *ticket)
+{
+    lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : lane_get(t, lane, true);
+    if (!l) {
+        return RSQL_ERR_NOMEM;
+    }
+    if (l->count == l->cap) {
+        bool fresh = l->cap == 0;
+        if (!lane_grow(l)) {
+            return RSQL_ERR_NOMEM;
+        }
+        t->rings += fresh;
+    }
+    l->ring[(l->head + l->count) & (l->cap - 1)] = (lane_ent_t){offset, false};
+    *ticket = l->first_ticket + l->count;
+    l->count++;
+    return RSQL_OK;
+}
+
+/*
+** Complete the record (lane, ticket); pop the completed prefix. Returns
+** true when the committable position advanced.
+*/
+bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
+{
+    lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : NULL;
+    if (!l || ticket < l->first_ticket || ticket - l->first_ticket >= l->count) {
+        return false;
+    }
+    lane_ent_t *e = &l->ring[(l->head + (ticket - l->first_ticket)) & (l->cap - 1)];
+    if (e->done) {
+        return false;
+    }
+    e->done = true;
+    bool advanced = false;
+    while (l->count && l->ring[l->head].done) {
+        l->pos = l->ring[l->head].offset;
+        l->has_pos = true;
+        l->head = (l->head + 1) & (l->cap - 1);
+        l->count--;
+        l->first_ticket++;
+        advanced = true;
+    }
+    if (advanced) {
+        l->dirty = true;
+    }
+    if (l->count == 0 && t->rings > KEEP_RINGS) {
+        rsql_free(l->ring);
+        l->ring = NULL;
+        l->cap = l->head = 0;
+        t->rings--;
+    }
+    return advanced;
+}
+
+/* Take up to max lanes whose position changed since the last take. */
+int rsql_offtrack_take_dirty(rsql_offtrack_t *t, uint32_t *lanes, int64_t *offsets, int max)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < t->n_lanes && n < max; i++) {
+        if (t->lanes[i].dirty) {
+            t->lanes[i].dirty = false;
+            lanes[n] = i;
+            offsets[n] = t->lanes[i].pos;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Mark lane dirty again (its save failed and must be retried). */
+void rsql_offtrack_mark_dirty(rsql_offtrack_t *t, uint32_t lane)
+{
+    if (lane < t->n_lanes && t->lanes[lane].has_pos) {
+        t->lanes[lane].dirty = true;
+    }
+}
+
+/* ---- saving positions (worker) */
+
+/*
+** Save every position that advanced since the last save to the catalog, in
+** one transaction, then tell the source (source.committed). A failed save
+** marks the lanes dirty again; with final set the failure is returned
+** (err set), otherwise it is retried at the next interval unless it is not
+** retriable. Previews save nothing.
+** @locality worker thread
+*/
+rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err)
+{
+    enum { MAXL = 64 };
+    uint32_t lanes[MAXL];
+    int64_t offs[MAXL];
+    if (p->conf.preview || p->conf.src_ops->manages_own_positions) {
+        return RSQL_OK;
+    }
+    for (;;) {
+        pthread_mutex_lock(&p->track_lock);
+        int n = rsql_offtrack_take_dirty(p->track, lanes, offs, MAXL);
+        pthread_mutex_unlock(&p->track_lock);
+        if (n == 0) {
+            return RSQL_OK;
+        }
+        rsql_error_t local;
+        rsql_error_clear(&local);
+        rsql_err_t rc = RSQL_OK;
+        if (p->conf.cat) {
+            rc = rsql_catalog_begin(p->conf.cat, &local);
+            for (int i = 0; rc == RSQL_OK && i < n; i++) {
+                char val[32];
+                snprintf(val, sizeof val, "%" PRId64, offs[i]);
+                const char *name = rsql_pipeline__partition_name(p, lanes[i]);
+                rc = rsql_catalog_offset_put(p->conf.cat, p->id, name, val, &local);
+            }
+            if (rc == RSQL_OK) {
+                rc = rsql_catalog_commit(p->conf.cat, &local);
+            } else {
+                rsql_catalog_rollback(p->conf.cat, NULL);
+            }
+        }
+        if (rc != RSQL_OK) {
+            pthread_mutex_lock(&p->track_lock);
+            for (int i = 0; i < n; i++) {
+                rsql_offtrack_mark_dirty(p->track, lanes[i]);
+            }
+            pthread_mutex_unlock(&p->track_lock);
+            if (!local.code) {
+                rsql_error_set(&local, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+            }
+            if (final || !rsql_error_retriable(&local)) {
+                return rsql_error_set(err, rc, RSQL_NOPOS, "saving source positions: %s",
+                                      local.msg);
+            }
+            return RSQL_OK;
+        }
+        p->positions_saved += n;
+        for (int i = 0; i < n; i++) {
+            if (p->conf.src_ops->committed) {
+                p->conf.src_ops->committed(p->src, lanes[i], offs[i]);
+            }
+        }
+        if (n < MAXL) {
+            return RSQL_OK;
+        }
+    }
+}

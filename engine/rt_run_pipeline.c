@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rsql_pipeline_run_plan: the one entry point the session uses to run an
+ * INSERT, a RUN JOB or a SELECT preview. It turns a plan into a pipeline
+ * configuration: the source and sink data paths of the plan's connectors
+ * (rsql_conn_io.h), the dead-letter table's sink, the settings the planner
+ * captured (batch size, queue capacity, errors.*), and the transform: decode
+ * (with the source table's format, when the source hands raw bodies), then
+ * rsql_plan_apply (filter + projection). Encoding is the sink's business.
+ *
+ * A preview has no sink connector: an in-memory sink collects the rows as
+ * text (each value's canonical text, base/rsql_value.h) and they are printed as an aligned table at the end, followed by the
+ * summary line on errf (no live status line); a preview calls no
+ * commit_record and saves no position, so a RocketMQ source acks nothing.
+ * It reads at most max(LIMIT, 1) records per poll and stops at the LIMIT
+ * (or sql.preview-limit, which the planner folds into plan->limit).
+ *
+ * Pipeline ids (the offset key in the catalog): the job name for a job,
+ * "insert:<source>-><sink>" for an ad-hoc INSERT, "preview:<source>" for a
+ * preview (never saved).
+ */
+#include "config.h"
+#include "engine/rsql_pipeline.h"
+#include "engine/pipeline_int.h"
+#include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_conn_io.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_log.h"
+#include "base/rsql_mem.h"
+#include "base/rsql_mem_int.h"
+#include "base/rsql_value.h"
+#include "planner/rsql_plan.h"
+#include "base/rsql_result.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The transform state: one per run, used on the transform thread only. */
+typedef struct xform {
+    const rsql_plan_t *plan;
+    rsql_decoder_t *dec; /* NULL when the source has no format */
+    int n_in;            /* source columns */
+    int n_phys;          /* of which physical (decoded from the body), the rest METADATA */
+    int *phys;           /* n_phys: the source column of each decoded value; NULL = identity */
+    rsql_eval_ctx_t ectx;
+    rsql_value_t *tmp; /* plan->n_outputs scratch values */
+    const rsql_batch_t *last_batch;
+    /* plan->n_outputs: the output's strings may be the evaluator's scratch, so they are
+       copied into the batch; false for a physical column of the source (its strings are
+       in the batch already: rsql_decode, rsql_io.h) and a constant (in the plan) */
+    bool *own;
+    bool has_decimal; /* the source table has a DECIMAL column (rows from the source rescaled) */
+} xform_t;
+
+/* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
+static int decoded_col(const xform_t *x, int col)
+{
+    if (!x->phys) {
+        return col;
+    }
+    for (int k = 0; k < x->n_phys; k++) {
+        if (x->phys[k] == col) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/*
+** Tell the decoder what e reads of the source row: a ROW field path
+** (r.a.b) marks only that path, a column the whole column; METADATA columns
+** are not decoded from the body. RSQL_OK or NOMEM.
+*/
+static rsql_err_t mark_reads(const xform_t *xf, const rsql_bexpr_t *e, rsql_error_t *err)
+{
+    int path[32], depth = 0;
+    const rsql_bexpr_t *x = e;
+    while (x->kind == RSQL_BX_FIELD && depth < (int)(sizeof path / sizeof path[0])) {
+        path[depth++] = x->column;
+        x = x->args[0];
+    }
+    if (x->kind == RSQL_BX_COLUMN) {
+        int col = decoded_col(xf, x->column);
+        if (col < 0) {
+            return RSQL_OK;
+        }
+        for (int i = 0; i < depth / 2; i++) { /* outermost field first */
+            int t = path[i];
+            path[i] = path[depth - 1 - i];
+            path[depth - 1 - i] = t;
+        }
+        return rsql_decoder_use(xf->dec, col, path, depth, err);
+    }
+    rsql_err_t rc = RSQL_OK;
+    for (int i = 0; rc == RSQL_OK && i < x->n_args; i++) {
+        rc = mark_reads(xf, x->args[i], err);
+    }
+    return rc;
+}
+
+/* Copy v's string bytes into the batch arena (values of rsql_plan_apply point at scratch). */
+static bool own_value(rsql_batch_t *b, rsql_value_t *v)
+{
+    if (v->is_null || (v->type != RSQL_TYPE_VARCHAR && v->type != RSQL_TYPE_BYTES)) {
+        return true;
+    }
+    const uint8_t *c = rsql_batch_copy(b, v->v.s.p ? v->v.s.p : "", v->v.s.len);
+    if (!c) {
+        return false;
+    }
+    v->v.s.p = (const char *)c;
+    return true;
+}
+
+/*
+** The transform callback (see rsql_transform_cb): decode, filter, project.
+** @locality transform thread
+*/
+static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
+                              const rsql_value_t **out, bool *keep, const char **stage,
+                              rsql_error_t *err)
+{
+    xform_t *x = opaque;
+    if (batch != x->last_batch) {
+        rsql_eval_ctx_set_now(&x->ectx, 0);
+        x->last_batch = batch;
+    }
+    if (!rec->row) {
+        *stage = "decode";
+        if (!x->dec) {
+            return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                                  "the source gave a body but the table has no format");
+        }
+        rsql_value_t *row = rsql_arena_alloc(batch->arena,
+                                             (size_t)(x->n_in ? x->n_in : 1) * sizeof(*row));
+        if (!row) {
+            return rsql_error_nomem(err);
+        }
+        rsql_value_t *body = row;
+        if (x->phys) { /* decode the body's columns, then place them and the metadata */
+            body = rsql_arena_alloc(batch->arena, (size_t)(x->n_phys + 1) * sizeof(*body));
+            if (!body) {
+                return rsql_error_nomem(err);
+            }
+        }
+        rsql_err_t rc = rsql_decode(x->dec, rec->raw, rec->raw_len, batch->arena, body, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        if (x->phys) {
+            const char *const *meta = x->plan->source_meta;
+            for (int i = 0; i < x->n_in; i++) {
+                row[i] = (rsql_value_t){.type = x->plan->source.def->columns[i].type,
+                                        .is_null = true};
+                if (meta && meta[i] && *meta[i] && rec->meta) {
+                    row[i] = rec->meta[i];
+                }
+            }
+            for (int i = 0; i < x->n_phys; i++) {
+                row[x->phys[i]] = body[i];
+            }
+        }
+        rec->row = row;
+    } else if (x->has_decimal) {
+        /* a source that gives rows (sqlite) reads DECIMAL text at its own scale: bring each
+           value to its column's DECIMAL(p, s) (the decoders already do) */
+        *stage = "decode";
+        const rsql_table_def_t *def = x->plan->source.def;
+        rsql_value_t *row = (rsql_value_t *)rec->row;
+        for (int i = 0; i < x->n_in && i < def->n_columns; i++) {
+            const rsql_tdesc_t *d = rsql_tdesc_of(def->columns[i].type, def->columns[i].desc);
+            rsql_value_t *v = &row[i];
+            if (def->columns[i].type != RSQL_TYPE_DECIMAL || v->is_null ||
+                v->type != RSQL_TYPE_DECIMAL || (v->scale == d->scale && v->prec == d->precision)) {
+                continue;
+            }
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            if (rsql_value_decimal_rescale(v, d->precision, d->scale, v, &e) != RSQL_OK) {
+                return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "column '%s': %s",
+                                      def->columns[i].name, e.msg);
+            }
+        }
+    }
+    *stage = "eval";
+    /* err is clear on entry (rsql_transform_cb) and after a decode that succeeded (checked:
+       one load): the evaluator's error goes there first and is rewritten with its place in
+       the statement below */
+    if (err && err->code) {
+        rsql_error_clear(err);
+    }
+    rsql_err_t rc = rsql_plan_apply(x->plan, rec->row, &x->ectx, x->tmp, keep, err);
+    if (rc != RSQL_OK) {
+        rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
+        rsql_error_clear(err);
+        char msg[sizeof e.msg];
+        if (e.code == RSQL_ERR_NOMEM) {
+            snprintf(msg, sizeof msg, "%s", e.msg);
+        } else {
+            rsql_plan_error_format(x->plan, &e, msg, sizeof msg);
+        }
+        rsql_eval_ctx_reset(&x->ectx);
+        return rsql_error_set(err, e.code ? e.code : rc, RSQL_NOPOS, "%s", msg);
+    }
+    if (!*keep) {
+        rsql_eval_ctx_reset(&x->ectx);
+        return RSQL_OK;
+    }
+    int n = x->plan->n_outputs;
+    /* every value is written below */
+    rsql_value_t *o = rsql_arena__alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
+    bool ok = o != NULL;
+    for (int i = 0; ok && i < n; i++) {
+        o[i] = x->tmp[i];
+        if (x->own[i]) {
+            ok = own_value(batch, &o[i]);
+        }
+    }
+    rsql_eval_ctx_reset(&x->ectx);
+    if (!ok) {
+        return rsql_error_nomem(err);
+    }
+    *out = o;
+    return RSQL_OK;
+}
+
+/* ---- the preview sink: rows as text cells in a result */
+
+typedef struct preview_sink {
+    rsql_result_t *res;
+    int n;
+    rsql_delivery_cb deliver;
+    void *opaque;
+    rsql_buf_t cell;
+} preview_sink_t;
+
+/* handed over through open, which runs on the thread that runs the pipeline: one preview at a
+   time per thread (several pipelines may run at once in one process) */
+static _Thread_local rsql_result_t *preview_result;
+
+static rsql_err_t preview_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
+{
+    preview_sink_t *s = rsql_calloc(1, sizeof(*s));
+    if (!s) {
+        return rsql_error_nomem(err);
+    }
+    s->res = preview_result;
+    s->n = ctx->n_columns;
+    s->deliver = ctx->deliver;
+    s->opaque = ctx->deliver_opaque;
+    rsql_buf_init(&s->cell);
+    *out = (rsql_sink_t *)s;
+    return RSQL_OK;
+}
+
+static rsql_err_t preview_write(rsql_sink_t *snk, uint64_t batch_id, int n,
+                                const rsql_sink_row_t *rows, rsql_error_t *err)
+{
+    preview_sink_t *s = (preview_sink_t *)snk;
+    rsql_sink_result_t *res = rsql_calloc((size_t)(n ? n : 1), sizeof(*res));
+    char **cells = rsql_calloc((size_t)(s->n ? s->n : 1), sizeof(char *));
+    if (!res || !cells) {
+        rsql_free(res);
+        rsql_free(cells);
+        return rsql_error_nomem(err);
+    }
+    for (int i = 0; i < n; i++) {
+        bool ok = true;
+        for (int c = 0; c < s->n; c++) {
+            const rsql_value_t *v = &rows[i].values[c];
+            cells[c] = NULL;
+            if (v->is_null || v->type == RSQL_TYPE_NULL) {
+                continue;
+            }
+            rsql_buf_reset(&s->cell);
+            rsql_value_format(v, &s->cell);
+            cells[c] = rsql_strdup(rsql_buf_str(&s->cell));
+            ok = ok && cells[c] && !s->cell.oom;
+        }
+        if (!ok || rsql_result_add_row(s->res, (const char *const *)cells) != RSQL_OK) {
+            res[i].code = RSQL_ERR_NOMEM;
+            snprintf(res[i].msg, sizeof res[i].msg, "out of memory");
+        }
+        for (int c = 0; c < s->n; c++) {
+            rsql_free(cells[c]);
+        }
+    }
+    rsql_free(cells);
+    s->deliver(s->opaque, batch_id, n, res);
+    rsql_free(res);
+    return RSQL_OK;
+}
+
+static void preview_close(rsql_sink_t *snk)
+{
+    preview_sink_t *s = (preview_sink_t *)snk;
+    rsql_buf_deinit(&s->cell);
+    rsql_free(s);
+}
+
+static const rsql_sink_ops_t preview_ops = {
+    .open = preview_open, .write = preview_write, .close = preview_close};
+
+/* ---- building the configuration */
+
+typedef struct cols {
+    int n;
+    const char **names;
+    rsql_type_t *types;
+    int n_key;
+    int *key; /* PRIMARY KEY: column indexes, in key order */
+} cols_t;
+
+/* def's columns; phys: its physical ones only (what a format decodes or encodes). */
+static bool cols_of(const rsql_table_def_t *def, cols_t *c, bool phys)
+{
+    memset(c, 0, sizeof(*c));
+    if (!def) {
+        return true;
+    }
+    c->names = rsql_calloc((size_t)(def->n_columns + 1), sizeof(char *));
+    c->types = rsql_calloc((size_t)(def->n_columns + 1), sizeof(rsql_type_t));
+    if (!c->names || !c->types) {
+        return false;
+    }
+    for (int i = 0; i < def->n_columns; i++) {
+        if (!phys || !def->columns[i].metadata) {
+            c->names[c->n] = def->columns[i].name;
+            c->types[c->n++] = def->columns[i].type;
+        }
+    }
+    return true;
+}
+
+/*
+** The table's PRIMARY KEY (...) NOT ENFORCED as indexes into c->names, in key
+** order (c->key, c->n_key; none when the table has no key). False when out of memory.
+*/
+static bool key_of(const rsql_table_def_t *def, cols_t *c)
+{
+    c->key = rsql_calloc((size_t)(def->n_columns + 1), sizeof(int));
+    if (!c->key) {
+        return false;
+    }
+    for (int i = 0; i < def->n_columns; i++) {
+        int k = def->columns[i].pk_ord;
+        if (k <= 0 || k > def->n_columns) {
+            continue;
+        }
+        for (int j = 0; j < c->n; j++) {
+            if (strcasecmp(c->names[j], def->columns[i].name) == 0) {
+                c->key[k - 1] = j;
+                c->n_key = k > c->n_key ? k : c->n_key;
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+/*
+** The sink's columns from the plan's outputs: the physical ones in c, the metadata keys
+** and types (the last plan->n_sink_meta outputs) in keys/types (caller frees both).
+*/
+static bool sink_cols_of(const rsql_plan_t *plan, cols_t *c, const char ***keys,
+                         rsql_type_t **types)
+{
+    memset(c, 0, sizeof(*c));
+    *keys = NULL;
+    *types = NULL;
+    if (!plan->sink.def) {
+        return true;
+    }
+    size_t n = (size_t)plan->n_outputs + 1;
+    c->names = rsql_calloc(n, sizeof(char *));
+    c->types = rsql_calloc(n, sizeof(rsql_type_t));
+    *keys = rsql_calloc(n, sizeof(char *));
+    *types = rsql_calloc(n, sizeof(rsql_type_t));
+    if (!c->names || !c->types || !*keys || !*types) {
+        return false;
+    }
+    int m = 0;
+    for (int i = 0; i < plan->n_outputs; i++) {
+        const rsql_plan_output_t *o = &plan->outputs[i];
+        if (o->meta_key) {
+            (*keys)[m] = o->meta_key;
+            (*types)[m++] = o->type;
+        } else {
+            c->names[c->n] = o->name;
+            c->types[c->n++] = o->type;
+        }
+    }
+    return key_of(plan->sink.def, c);
+}
+
+static void cols_free(cols_t *c)
+{
+    rsql_free(c->names);
+    rsql_free(c->types);
+    rsql_free(c->key);
+}
+
+static const char *conn_name(const rsql_plan_table_t *t)
+{
+    if (t->conn && t->conn->name) {
+        return t->conn->name;
+    }
+    return t->def ? t->def->connector : NULL;
+}
+
+/*
+** Run plan: see rsql_pipeline.h. @locality the calling thread is the worker
+*/
+rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
+                                  const rsql_plan_t *plan, const char *job, FILE *out,
+                                  FILE *errf, rsql_error_t *err)
+{
+    (void)catalog_path; /* the worker uses cat; connectors open their own files */
+    return rsql_pipeline_run_plan_ex(cat, plan, job, out, errf, NULL, true, err);
+}
+
+/*
+** Run plan, supervised: see rsql_pipeline.h. @locality the calling thread is the worker
+*/
+rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *plan,
+                                     const char *job, FILE *out, FILE *errf,
+                                     rsql_pipeline_stats_t *stats, bool handle_signals,
+                                     rsql_error_t *err)
+{
+    bool preview = plan->kind == RSQL_PLAN_SELECT || !plan->sink.def;
+    const rsql_table_def_t *sdef = plan->source.def;
+    if (!sdef) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "plan has no source");
+    }
+    const rsql_source_ops_t *src_ops = plan->source.conn ? plan->source.conn->source : NULL;
+    if (!src_ops) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "connector '%s' cannot be read from in this build",
+                              conn_name(&plan->source) ? conn_name(&plan->source) : "?");
+    }
+    const rsql_sink_ops_t *snk_ops = &preview_ops;
+    if (!preview) {
+        snk_ops = plan->sink.conn ? plan->sink.conn->sink : NULL;
+        if (!snk_ops) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "connector '%s' cannot be written to in this build",
+                                  conn_name(&plan->sink) ? conn_name(&plan->sink) : "?");
+        }
+    }
+    const rsql_sink_ops_t *dlq_ops = NULL;
+    if (!preview && plan->errors.tolerate_all && plan->errors.dlq.def) {
+        dlq_ops = plan->errors.dlq.conn ? plan->errors.dlq.conn->sink : NULL;
+        if (!dlq_ops) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "dead-letter table '%s': connector '%s' cannot be written to",
+                                  plan->errors.dlq.def->name, conn_name(&plan->errors.dlq));
+        }
+    }
+
+    rsql_err_t rc = RSQL_OK;
+    cols_t src_cols, snk_cols, dlq_cols;
+    const char **out_names = NULL;
+    rsql_type_t *out_types = NULL;
+    char *id = NULL;
+    rsql_result_t *res = NULL;
+    rsql_pipeline_t *p = NULL;
+    xform_t x;
+    memset(&x, 0, sizeof x);
+    rsql_eval_ctx_init(&x.ectx);
+    cols_t phys_cols;
+    const char **meta_keys = NULL;
+    rsql_type_t *meta_types = NULL;
+    /* the full types of the source's columns (src_cols holds every column, in order) */
+    const rsql_tdesc_t **src_descs = rsql_calloc((size_t)sdef->n_columns + 1, sizeof *src_descs);
+    for (int i = 0; src_descs && i < sdef->n_columns; i++) {
+        src_descs[i] = sdef->columns[i].desc;
+    }
+    bool ok = cols_of(sdef, &src_cols, false) & cols_of(sdef, &phys_cols, true) &
+              sink_cols_of(plan, &snk_cols, &meta_keys, &meta_types) &
+              cols_of(plan->errors.dlq.def, &dlq_cols, false);
+    ok = ok && src_descs;
+    x.plan = plan;
+    x.n_in = sdef->n_columns;
+    for (int i = 0; i < sdef->n_columns; i++) {
+        x.has_decimal = x.has_decimal || sdef->columns[i].type == RSQL_TYPE_DECIMAL;
+    }
+    x.n_phys = phys_cols.n;
+    if (ok && phys_cols.n < src_cols.n) {
+        x.phys = rsql_calloc((size_t)phys_cols.n + 1, sizeof(int));
+        ok = x.phys != NULL;
+        for (int i = 0, k = 0; ok && i < sdef->n_columns; i++) {
+            if (!sdef->columns[i].metadata) {
+                x.phys[k++] = i;
+            }
+        }
+    }
+    x.tmp = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(rsql_value_t));
+    x.own = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(bool));
+    ok = ok && x.tmp && x.own;
+    for (int i = 0; ok && i < plan->n_outputs; i++) {
+        const rsql_bexpr_t *e = plan->outputs[i].expr;
+        bool meta = e->kind == RSQL_BX_COLUMN && plan->source_meta && e->column >= 0 &&
+                    e->column < sdef->n_columns && plan->source_meta[e->column];
+        x.own[i] = !(e->kind == RSQL_BX_CONST || (e->kind == RSQL_BX_COLUMN && !meta));
+    }
+    if (preview) {
+        out_names = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(char *));
+        out_types = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1),
+                                sizeof(rsql_type_t));
+        res = rsql_result_new(RSQL_RESULT_TABLE);
+        ok = ok && out_names && out_types && res;
+        for (int i = 0; ok && i < plan->n_outputs; i++) {
+            out_names[i] = plan->outputs[i].name;
+            out_types[i] = plan->outputs[i].type;
+        }
+        ok = ok && rsql_result_set_cols(res, plan->n_outputs, out_names) == RSQL_OK;
+    }
+    rsql_buf_t idb = RSQL_BUF_INIT;
+    if (job) {
+        rsql_buf_puts(&idb, job);
+    } else if (preview) {
+        rsql_buf_printf(&idb, "preview:%s", sdef->name);
+    } else {
+        rsql_buf_printf(&idb, "insert:%s->%s", sdef->name, plan->sink.def->name);
+    }
+    id = rsql_buf_steal(&idb);
+    ok = ok && id;
+    if (!ok) {
+        rc = rsql_error_nomem(err);
+        goto done;
+    }
+    if (plan->source.format) {
+        x.dec = rsql_decoder_new(plan->source.format,
+                                 rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT),
+                                 phys_cols.n, phys_cols.names, phys_cols.types, err);
+        if (!x.dec) {
+            rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
+            goto done;
+        }
+        for (int k = 0; k < phys_cols.n; k++) {
+            int i = x.phys ? x.phys[k] : k;
+            if (i < plan->source.def->n_columns) {
+                rsql_decoder_set_desc(x.dec, k, plan->source.def->columns[i].desc);
+            }
+        }
+        /* decode only what the filter and the outputs read */
+        rc = rsql_decoder_prune(x.dec, err);
+        if (rc == RSQL_OK && plan->filter) {
+            rc = mark_reads(&x, plan->filter, err);
+        }
+        for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
+            rc = mark_reads(&x, plan->outputs[i].expr, err);
+        }
+        if (rc != RSQL_OK) {
+            goto done;
+        }
+    }
+
+    rsql_pipeline_conf_t conf;
+    rsql_pipeline_conf_init(&conf);
+    conf.id = id;
+    conf.preview = preview;
+    if (plan->batch_size > 0) {
+        conf.batch_size = (int)plan->batch_size;
+    }
+    if (plan->queue_capacity > 0) {
+        conf.queue_capacity = (int)plan->queue_capacity;
+    }
+    conf.retry_timeout_ms = plan->errors.retry_timeout_ms;
+    conf.retry_backoff_max_ms = plan->errors.retry_backoff_max_ms;
+    conf.tolerate_all = plan->errors.tolerate_all;
+    conf.limit = preview && plan->has_limit ? plan->limit : -1;
+    if (preview && conf.limit >= 0 && conf.limit < conf.batch_size) {
+        conf.batch_size = conf.limit > 0 ? (int)conf.limit : 1; /* read no more than shown */
+    }
+    conf.src_ops = src_ops;
+    conf.src_ctx.table = sdef->name;
+    conf.src_ctx.opts = plan->source.opts;
+    conf.src_ctx.conf = rsql_optset_conf(plan->source.opts, RSQL_CONF_CONNECTOR);
+    conf.src_ctx.format_conf = rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT);
+    conf.src_ctx.n_columns = src_cols.n;
+    conf.src_ctx.column_names = src_cols.names;
+    conf.src_ctx.column_types = src_cols.types;
+    conf.src_ctx.column_meta = plan->source_meta;
+    conf.src_ctx.column_descs = src_descs;
+    conf.snk_ops = snk_ops;
+    if (snk_ops && snk_ops->gather_rows && plan->sink.opts) {
+        conf.flush_rows = snk_ops->gather_rows(rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR));
+    }
+    if (preview) {
+        conf.snk_ctx.table = "(preview)";
+        conf.snk_ctx.n_columns = plan->n_outputs;
+        conf.snk_ctx.column_names = out_names;
+        conf.snk_ctx.column_types = out_types;
+        preview_result = res;
+    } else {
+        conf.snk_ctx.table = plan->sink.def->name;
+        conf.snk_ctx.opts = plan->sink.opts;
+        conf.snk_ctx.conf = rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR);
+        conf.snk_ctx.format_conf = rsql_optset_conf(plan->sink.opts, RSQL_CONF_FORMAT);
+        conf.snk_ctx.n_columns = snk_cols.n;
+        conf.snk_ctx.column_names = snk_cols.names;
+        conf.snk_ctx.column_types = snk_cols.types;
+        conf.snk_ctx.n_meta = plan->n_sink_meta;
+        conf.snk_ctx.meta_keys = meta_keys;
+        conf.snk_ctx.meta_types = meta_types;
+        conf.snk_ctx.n_key = snk_cols.n_key;
+        conf.snk_ctx.key_columns = snk_cols.key;
+    }
+    if (dlq_ops) {
+        conf.dlq_ops = dlq_ops;
+        conf.dlq_ctx.table = plan->errors.dlq.def->name;
+        conf.dlq_ctx.opts = plan->errors.dlq.opts;
+        conf.dlq_ctx.conf = rsql_optset_conf(plan->errors.dlq.opts, RSQL_CONF_CONNECTOR);
+        conf.dlq_ctx.format_conf = rsql_optset_conf(plan->errors.dlq.opts, RSQL_CONF_FORMAT);
+        conf.dlq_ctx.n_columns = dlq_cols.n;
+        conf.dlq_ctx.column_names = dlq_cols.names;
+        conf.dlq_ctx.column_types = dlq_cols.types;
+    }
+    conf.transform = xform_apply;
+    conf.transform_opaque = &x;
+    conf.cat = cat;
+    conf.record_run = !preview;
+    conf.job = job;
+    conf.sql = plan->sql ? plan->sql + plan->stmt_off : NULL;
+    conf.handle_signals = handle_signals;
+    conf.stats = stats;
+    conf.status_out = preview ? NULL : errf; /* a preview's summary follows its table */
+    /* what the source may leave invisible to the next run (a RocketMQ consumer group) */
+    char hold_key[512] = "";
+    if (!preview && plan->source.conn && plan->source.conn->hold) {
+        conf.hold_ms = plan->source.conn->hold(conf.src_ctx.conf, hold_key, sizeof hold_key);
+        conf.hold_key = conf.hold_ms > 0 && *hold_key ? hold_key : NULL;
+    }
+    conf.source_bounded = plan->source_bounded;
+
+    p = rsql_pipeline_new(&conf, err);
+    if (!p) {
+        rc = err && err->code ? err->code : RSQL_ERR_NOMEM;
+        goto done;
+    }
+    const char *from = conn_name(&plan->source), *to = conn_name(&plan->sink);
+    rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: starting (%s -> %s)", id, from ? from : "?",
+             preview ? "preview" : to ? to : "?");
+    rc = rsql_pipeline_run(p, err);
+    if (rsql_log_enabled(RSQL_LOG_DEBUG)) {
+        char sum[512];
+        rsql_pipeline__summary(p, sum, sizeof sum);
+        rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: %s: %s", id,
+                 rc == RSQL_OK ? "finished" : "failed", sum);
+    }
+    if (preview) {
+        if (out) {
+            rsql_result_print(res, RSQL_PRINT_TABLE, out);
+            fflush(out);
+        }
+        if (errf) {
+            char line[512];
+            rsql_pipeline__summary(p, line, sizeof line);
+            fprintf(errf, "%s\n", line);
+            fflush(errf);
+        }
+    }
+
+done:
+    preview_result = NULL;
+    rsql_pipeline_destroy(p);
+    rsql_decoder_destroy(x.dec);
+    rsql_eval_ctx_deinit(&x.ectx);
+    rsql_free(x.tmp);
+    rsql_free(x.own);
+    rsql_result_destroy(res);
+    rsql_free(out_names);
+    rsql_free(out_types);
+    rsql_free(id);
+    cols_free(&src_cols);
+    rsql_free(src_descs);
+    cols_free(&phys_cols);
+    cols_free(&snk_cols);
+    cols_free(&dlq_cols);
+    rsql_free(meta_keys);
+    rsql_free(meta_types);
+    rsql_free(x.phys);
+    return rc;
+}

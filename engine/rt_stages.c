@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The pipeline's three stage threads: poll (the source's poll into
+ * batches, with retries), transform (decode, filter, projection, encode)
+ * and write (the sink's write and flush). Each loops on its input queue and
+ * posts to the next queue or, for outcomes and failures, to the worker
+ * queue; none of them resolves a record's outcome or touches the offset
+ * tracker (that is rt_outcomes.c, on the worker).
+ */
+#include "config.h"
+#include "engine/pipeline_int.h"
+#include "base/rsql_log.h"
+#include "base/rsql_time.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IDLE_FLUSH_MS 50 /* the write thread flushes after this long without work */
+#define FLUSH_TIMEOUT_MS 30000
+
+/* ---- poll thread */
+
+static void poll_oom(rsql_pipeline_t *p)
+{
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_error_set(&e, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory polling the source");
+    rsql_pipeline__fail(p, &e, false);
+}
+
+void *rsql_pipeline__poll_main(void *arg)
+{
+    rsql_pipeline_t *p = arg;
+    rsql_pipeline__log_context(p);
+    const rsql_source_ops_t *ops = p->conf.src_ops;
+    int bs = p->conf.batch_size;
+    rsql_retry_t retry;
+    bool retrying = false;
+    rsql_error_t e;
+    rt_inbatch_t *ib = NULL; /* allocated ahead, kept across empty polls */
+    while (!atomic_load(&p->stopping)) {
+        /* credit: bound the records in flight */
+        pthread_mutex_lock(&p->lock);
+        if (p->in_flight > 0 && p->in_flight + bs > p->conf.max_in_flight) {
+            /* full: wait until in_flight is down to credit_resume (see pipeline_int.h), so
+               this thread and the worker meet once per several batches */
+            p->credit_waiting = true;
+            while (!atomic_load(&p->stopping) && p->in_flight > p->credit_resume) {
+                pthread_cond_wait(&p->credit_cv, &p->lock);
+            }
+            p->credit_waiting = false;
+        }
+        pthread_mutex_unlock(&p->lock);
+        if (atomic_load(&p->stopping)) {
+            break;
+        }
+        /* everything this batch needs downstream, before anything is polled into it */
+        if (!ib && !(ib = rsql_pipeline__inbatch_new(bs))) {
+            poll_oom(p);
+            break;
+        }
+        bool eof = false;
+        rsql_error_clear(&e);
+        rsql_err_t rc = ops->poll(p->src, ib->b, bs, p->conf.poll_timeout_ms, &eof, &e);
+        if (rc != RSQL_OK) {
+            /* nothing of a failed poll is kept (rsql_io.h) */
+            rsql_pipeline__free_inbatch(ib);
+            ib = NULL;
+            if (!e.code) {
+                rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+            }
+            bool retriable = rsql_error_retriable(&e);
+            int64_t now = rsql_now_ms();
+            if (retriable) {
+                if (!retrying) {
+                    rsql_retry_init(&retry, p->conf.retry_timeout_ms,
+                                    p->conf.retry_backoff_max_ms, now);
+                    retrying = true;
+                }
+                int64_t wait = rsql_retry_next(&retry, now);
+                if (wait >= 0) {
+                    if (p->conf.stats) {
+                        atomic_store(&p->conf.stats->source_down, true);
+                    }
+                    rsql_pipeline__retrying(p, "source poll", &e, wait, retry.attempts);
+                    rsql_pipeline__sleep_interruptible(p, wait, true);
+                    continue;
+                }
+            }
+            rsql_error_t f;
+            rsql_error_clear(&f);
+            rsql_error_set(&f, rc, RSQL_NOPOS, "source error: %s", e.msg);
+            rsql_pipeline__fail(p, &f, false);
+            break;
+        }
+        if (retrying && p->conf.stats) {
+            atomic_store(&p->conf.stats->source_down, false);
+        }
+        retrying = false;
+        int n = ib->b->n;
+        ib->poll_us = rsql_now_ns() / 1000;
+        if (n == 0) {
+            if (eof) {
+                break;
+            }
+            continue; /* a timeout: the same (empty) batch polls again */
+        }
+        pthread_mutex_lock(&p->track_lock);
+        bool tracked = true;
+        for (int i = 0; i < n; i++) {
+            rsql_record_t *r = &ib->b->recs[i];
+            r->seq = p->next_seq++;
+            if (tracked && rsql_offtrack_add(p->track, r->partition, r->offset,
+                                             &ib->tickets[i]) == RSQL_OK) {
+                ib->registered[i] = 1;
+            } else {
+                tracked = false;
+            }
+        }
+        pthread_mutex_unlock(&p->track_lock);
+        if (!tracked) {
+            /* Out of memory in the offset tracker: the run fails, and the batch still goes on
+               so that every polled record gets its outcome (aborted, never committed; the
+               records registered so far stay unknown, so no position passes them). */
+            poll_oom(p);
+        }
+        ib->pending = n;
+        pthread_mutex_lock(&p->lock);
+        p->in_flight += n;
+        p->live++;
+        pthread_mutex_unlock(&p->lock);
+        if (atomic_fetch_add(&p->read, n) == 0 && atomic_load(&p->first_read_ms) == 0) {
+            atomic_store(&p->first_read_ms, rsql_now_ms()); /* the summary's rate starts here */
+        }
+        ib->op.type = 0;
+        ib->op.weight = n;
+        rt_inbatch_t *sent = ib;
+        ib = NULL;
+        if (rsql_queue_push(p->q1, &sent->op) != RSQL_OK) {
+            /* cannot happen: q1 is closed only by this thread */
+            abort();
+        }
+        if (eof || !tracked) {
+            break;
+        }
+    }
+    rsql_pipeline__free_inbatch(ib);
+    rsql_queue_close(p->q1);
+    p->poll_done_op.type = RT_OP_POLL_DONE;
+    rsql_queue_push(p->wq, &p->poll_done_op);
+    return NULL;
+}
+
+/* ---- transform thread */
+
+/* Ops a stage hands on together (rsql_queue_push_list): a singly linked list with its tail. */
+typedef struct op_list {
+    rsql_qop_t *head, **tail;
+} op_list_t;
+
+static void op_list_init(op_list_t *l)
+{
+    l->head = NULL;
+    l->tail = &l->head;
+}
+
+static void op_list_add(op_list_t *l, rsql_qop_t *op)
+{
+    op->next = NULL;
+    *l->tail = op;
+    l->tail = &op->next;
+}
+
+static void hold_outcomes(op_list_t *l, rt_outcomes_op_t *oo)
+{
+    if (oo->n == 0) {
+        rsql_free(oo);
+        return;
+    }
+    oo->op.type = RT_OP_OUTCOMES;
+    op_list_add(l, &oo->op);
+}
+
+/*
+** The transform thread hands on the batches it transformed together, up to this many: as
+** long as the next batch is already waiting in q1 it goes on, so the worker and the write
+** thread wake once per group, not twice per batch; it never waits while it holds any (the
+** records in flight stay bounded by the poll thread's credit).
+*/
+#define XFORM_HAND_ON_MAX 4
+
+void *rsql_pipeline__transform_main(void *arg)
+{
+    rsql_pipeline_t *p = arg;
+    rsql_pipeline__log_context(p);
+    int64_t kept_total = 0;
+    rsql_qop_t *op;
+    op_list_t outs, rows;
+    int held = 0;
+    op_list_init(&outs);
+    op_list_init(&rows);
+    while (rsql_queue_pop(p->q1, held ? 0 : -1, &op) == RSQL_OK || held) {
+        if (!op || held >= XFORM_HAND_ON_MAX) {
+            /* Hand on what is held: the outcomes ride with the first write batch (the write
+               thread hands them to the worker before that batch's report, so the worker
+               wakes once per group), or go to the worker at once when no row is written;
+               after this, those batches are not touched here. */
+            if (rows.head) {
+                ((rt_wbatch_t *)rows.head)->outcomes = outs.head;
+            } else {
+                rsql_queue_push_list(p->wq, outs.head); /* wq is never closed: cannot fail */
+            }
+            if (rsql_queue_push_list(p->q2, rows.head) != RSQL_OK) {
+                /* cannot happen: q2 closes only after every record has an outcome */
+                abort();
+            }
+            op_list_init(&outs);
+            op_list_init(&rows);
+            held = 0;
+            if (!op) {
+                continue;
+            }
+        }
+        held++;
+        rt_inbatch_t *ib = (rt_inbatch_t *)op;
+        int n = ib->b->n;
+        /* allocated ahead by the poll thread (rsql_pipeline__inbatch_new): no memory is
+           needed here to hand the records on or to report their outcomes */
+        rt_outcomes_op_t *oo = ib->oo;
+        rt_wbatch_t *wb = ib->wb;
+        ib->oo = NULL;
+        ib->wb = NULL;
+        for (int i = 0; i < n; i++) {
+            rsql_record_t *rec = &ib->b->recs[i];
+            if (atomic_load(&p->aborting)) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
+                continue;
+            }
+            if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
+                continue;
+            }
+            const rsql_value_t *out = NULL;
+            bool keep = true;
+            const char *stage = "eval";
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            rsql_err_t rc;
+            if (rec->error) {
+                /* the source could not make it a row: a decode failure of this record */
+                stage = "decode";
+                e = *rec->error;
+                if (!e.code) {
+                    e.code = RSQL_ERR_DECODE;
+                }
+                rc = e.code;
+            } else {
+                rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage,
+                                       &e);
+            }
+            if (rc != RSQL_OK) {
+                if (!e.code) {
+                    e.code = rc;
+                }
+                rsql_error_t *copy = rsql_malloc(sizeof(rsql_error_t));
+                if (copy) {
+                    *copy = e;
+                } else {
+                    /* no room for the message: the record is aborted and the run fails */
+                    rsql_error_t f;
+                    rsql_error_clear(&f);
+                    rsql_error_nomem(&f);
+                    rsql_pipeline__fail(p, &f, false);
+                }
+                oo->items[oo->n++] =
+                    (rt_item_t){i, copy ? RT_ITEM_ERROR : RT_ITEM_ABORTED, stage, copy};
+                if (!p->conf.tolerate_all || e.code == RSQL_ERR_NOMEM) {
+                    /* stop at once: nothing after a failure travels on */
+                    rsql_error_t f;
+                    rsql_error_clear(&f);
+                    char ibuf[64];
+                    rsql_error_set(&f, e.code ? e.code : rc, RSQL_NOPOS, "%s error at %s: %s",
+                                   stage, rsql_pipeline__ident(p, rec, ibuf, sizeof ibuf),
+                                   e.msg);
+                    rsql_pipeline__fail(p, &f, false);
+                }
+                continue;
+            }
+            if (!keep) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
+                continue;
+            }
+            wb->rows[wb->n].values = out;
+            wb->rows[wb->n].rec = rec;
+            wb->rows[wb->n].partition_name = NULL; /* set by the write thread */
+            wb->idx[wb->n] = i;
+            wb->n++;
+            kept_total++;
+            if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
+                rsql_pipeline_stop(p);
+            }
+        }
+        /* held, handed on above */
+        hold_outcomes(&outs, oo);
+        if (wb->n > 0) {
+            wb->op.weight = wb->n;
+            op_list_add(&rows, &wb->op);
+        } else {
+            rsql_pipeline__free_wbatch(wb);
+        }
+    }
+    return NULL;
+}
+
+/* ---- write thread */
+
+_Thread_local rsql_pipeline_t *rsql_pipeline__write_thread_of;
+
+/*
+** The write thread holds the delivery reports its sink makes on it (a sink that reports within
+** write or flush) and hands them to the worker in one push: when this many are held, and
+** before anything that may wait (an empty q2, a flush, a retry's sleep, a failure report, the
+** end). So they wait at most for the writes already queued behind them.
+*/
+#define WRITE_HOLD_MAX 4
+
+static void hand_on_deliveries(rsql_pipeline_t *p)
+{
+    if (p->held_head) {
+        rsql_queue_push_list(p->wq, p->held_head); /* wq is never closed: cannot fail */
+    }
+    p->held_head = NULL;
+    p->held_tail = &p->held_head;
+    p->held_n = 0;
+}
+
+static void post_write_failed(rsql_pipeline_t *p, rt_wbatch_t *wb, bool aborted,
+                              const rsql_error_t *e)
+{
+    hand_on_deliveries(p); /* the reports made before it go first */
+    rt_write_failed_op_t *f = &wb->failed; /* lives in the batch: no allocation */
+    memset(&f->op, 0, sizeof f->op);
+    f->op.type = RT_OP_WRITE_FAILED;
+    f->wb = wb;
+    f->aborted = aborted;
+    rsql_error_clear(&f->err);
+    if (e) {
+        f->err = *e;
+    }
+    rsql_queue_push(p->wq, &f->op);
+}
+
+static void do_flush(rsql_pipeline_t *p)
+{
+    if (!p->conf.snk_ops->flush) {
+        return;
+    }
+    hand_on_deliveries(p); /* a flush may wait */
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_err_t rc = p->conf.snk_ops->flush(p->snk, FLUSH_TIMEOUT_MS, &e);
+    if (rc != RSQL_OK && !e.code) {
+        rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+    }
+    if (rc != RSQL_OK && !rsql_error_retriable(&e)) {
+        rsql_error_t f;
+        rsql_error_clear(&f);
+        rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
+        rsql_pipeline__fail(p, &f, true);
+    }
+}
+
+void *rsql_pipeline__write_main(void *arg)
+{
+    rsql_pipeline_t *p = arg;
+    rsql_pipeline__log_context(p);
+    const rsql_sink_ops_t *ops = p->conf.snk_ops;
+    int64_t last_flush = rsql_now_ms();
+    p->held_head = NULL;
+    p->held_tail = &p->held_head;
+    p->held_n = 0;
+    rsql_pipeline__write_thread_of = p;
+    for (;;) {
+        rsql_qop_t *op;
+        rsql_err_t prc = rsql_queue_pop(p->q2, 0, &op);
+        if (prc != RSQL_OK) {
+            hand_on_deliveries(p); /* before waiting for rows */
+            if (prc == RSQL_ERR_TIMEOUT) {
+                int64_t unrep = atomic_load(&p->unreported);
+                prc = rsql_queue_pop(p->q2, unrep > 0 ? IDLE_FLUSH_MS : 500, &op);
+            }
+        }
+        if (prc == RSQL_ERR_INTERRUPTED) {
+            break;
+        }
+        int64_t now = rsql_now_ms();
+        if (prc == RSQL_ERR_TIMEOUT) {
+            if (atomic_load(&p->unreported) > 0) {
+                do_flush(p);
+                last_flush = now;
+            }
+            continue;
+        }
+        rt_wbatch_t *wb = (rt_wbatch_t *)op;
+        if (wb->outcomes) {
+            /* the transform's outcomes of its group: held like the reports, so they reach
+               the worker before this batch's report and never wait behind anything that
+               waits (every wait above and below hands on first) */
+            rsql_qop_t *o = wb->outcomes;
+            wb->outcomes = NULL;
+            *p->held_tail = o;
+            for (; o; o = o->next) {
+                p->held_tail = &o->next; /* not counted in held_n: they ride with reports */
+            }
+            if (!p->reports_inline) {
+                hand_on_deliveries(p); /* the sink reports elsewhere: nothing to ride with */
+            }
+        }
+        if (atomic_load(&p->abort_sink)) {
+            post_write_failed(p, wb, true, NULL);
+            continue;
+        }
+        if (wb->not_before_ms > now) {
+            hand_on_deliveries(p);
+            rsql_pipeline__sleep_interruptible(p, wb->not_before_ms - now, false);
+            if (atomic_load(&p->abort_sink)) {
+                post_write_failed(p, wb, true, NULL);
+                continue;
+            }
+        }
+        for (int i = 0; i < wb->n; i++) {
+            wb->rows[i].partition_name = NULL;
+        }
+        /* partition names: the source's, read here (sinks storing positions need them) */
+        if (p->conf.src_ops->partition_name) {
+            for (int i = 0; i < wb->n; i++) {
+                wb->rows[i].partition_name =
+                    p->conf.src_ops->partition_name(p->src, wb->rows[i].rec->partition);
+            }
+        }
+        /* the batch's retry state: one errors.retry.timeout window for its rows, whether
+           write refuses them or their delivery fails (rt_outcomes.c goes on with it) */
+        bool first = !wb->has_retry;
+        for (;;) {
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            int n = wb->n;
+            atomic_fetch_add(&p->unreported, n);
+            wb->write_us = rsql_now_ns() / 1000;
+            int held_before = p->held_n;
+            rsql_err_t rc = ops->write(p->snk, (uint64_t)(uintptr_t)wb, n, wb->rows, &e);
+            if (rc == RSQL_OK) {
+                /* did the sink report within write (held here: blackhole, filesystem)? */
+                p->reports_inline = p->held_n > held_before;
+                if (!first && p->conf.stats) {
+                    atomic_store(&p->conf.stats->sink_down, false);
+                }
+                break; /* wb now belongs to the sink until its delivery */
+            }
+            atomic_fetch_sub(&p->unreported, n);
+            if (!e.code) {
+                rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+            }
+            now = rsql_now_ms();
+            int64_t wait = -1;
+            if (rsql_error_retriable(&e) && !atomic_load(&p->abort_sink)) {
+                if (!wb->has_retry) {
+                    rsql_retry_init(&wb->retry, p->conf.retry_timeout_ms,
+                                    p->conf.retry_backoff_max_ms, now);
+                    wb->has_retry = true;
+                }
+                first = false;
+                wait = rsql_retry_next(&wb->retry, now);
+            }
+            if (wait < 0) {
+                post_write_failed(p, wb, atomic_load(&p->abort_sink), &e);
+                break;
+            }
+            if (p->conf.stats) {
+                atomic_store(&p->conf.stats->sink_down, true);
+            }
+            rsql_pipeline__retrying(p, "sink write", &e, wait, wb->retry.attempts);
+            hand_on_deliveries(p);
+            rsql_pipeline__sleep_interruptible(p, wait, false);
+        }
+        if (p->held_n >= WRITE_HOLD_MAX) {
+            hand_on_deliveries(p);
+        }
+        now = rsql_now_ms();
+        if (atomic_load(&p->unreported) >= p->conf.flush_rows ||
+            now - last_flush >= p->conf.flush_interval_ms) {
+            do_flush(p);
+            last_flush = now;
+        }
+    }
+    if (atomic_load(&p->unreported) > 0) {
+        do_flush(p);
+    }
+    hand_on_deliveries(p);
+    rsql_pipeline__write_thread_of = NULL;
+    return NULL;
+}
