@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * Private to the pipeline runtime (rt_pipeline.c, rt_offsets.c, rt_dlq.c,
- * rt_status.c, rt_signal.c): the pipeline struct, the ops its threads post
- * to each other, and the functions shared between those files. See
- * rsql_pipeline.h for the threading model.
+ * Private to the pipeline engine (the rt_*.c files of engine/ but
+ * rt_queue.c and rt_run_pipeline.c): the pipeline struct, the ops its
+ * threads post to each other, and the functions shared between those files.
+ * See rsql_pipeline.h for the threading model.
  */
 #ifndef RSQL_PIPELINE_INT_H
 #define RSQL_PIPELINE_INT_H
@@ -179,18 +179,11 @@ struct rsql_pipeline {
     char leftover[256];    /* the source's leftovers at the end, for the summary; "" = none */
 };
 
-/*
-** A transient failure of what ("source poll", "sink write", "sink delivery") is retried after
-** wait_ms (the err's code decided: rsql_error_retriable). Logs it with the underlying message:
-** at warn for the first retry of a streak (attempt 1), at most once per 10 s per pipeline;
-** otherwise at debug. Any thread, no lock held.
-*/
-void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_error_t *err,
-                             int64_t wait_ms, int attempt);
-/* Record the pipeline's first failure (thread-safe); with stop, abort the run. */
-void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_stage);
+/* rt_pipeline.c */
 /* The name of source partition lane (borrowed until the next call). @locality worker */
 const char *rsql_pipeline__partition_name(rsql_pipeline_t *p, uint32_t lane);
+
+/* rt_outcomes.c */
 /*
 ** Report one record's outcome: commit_record (not in previews), counts,
 ** the offset tracker, and the batch's release when it was the last.
@@ -198,9 +191,6 @@ const char *rsql_pipeline__partition_name(rsql_pipeline_t *p, uint32_t lane);
 */
 void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
                             const rsql_outcome_t *o);
-/* A record's ident for messages: rec->ident, else "<partition>@<offset>". */
-const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
-                                 size_t size);
 
 /* rt_offsets.c: save advanced positions to the catalog. @locality worker */
 rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err);
@@ -248,18 +238,39 @@ void rsql_pipeline__hold_touch(rsql_pipeline_t *p, bool final);
 rsql_err_t rsql_pipeline__signals_start(rsql_pipeline_t *p, rsql_error_t *err);
 void rsql_pipeline__signals_stop(rsql_pipeline_t *p);
 
-/* ---- shared by rt_pipeline.c, rt_outcomes.c and rt_stages.c */
-/* Free batches and ops (rt_pipeline.c). */
+/* rt_retry.c: the pipeline's side of the error rules */
+/*
+** A transient failure of what ("source poll", "sink write", "sink delivery") is retried after
+** wait_ms (the err's code decided: rsql_error_retriable). Logs it with the underlying message:
+** at warn for the first retry of a streak (attempt 1), at most once per 10 s per pipeline;
+** otherwise at debug. Any thread, no lock held.
+*/
+void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_error_t *err,
+                             int64_t wait_ms, int attempt);
+/* Record the pipeline's first failure (thread-safe); with stop, abort the run. */
+void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_stage);
+/* A record's ident for messages: rec->ident, else "<partition>@<offset>". */
+const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
+                                 size_t size);
+/* Sleep up to ms on p's sleep condition; returns early when the pipeline aborts (or, with
+   wake_on_stop, stops). */
+void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop);
+
+/* rt_batch.c: a batch's life */
+/* A batch for cap records with everything its way through the stages needs (NULL on OOM). */
+rt_inbatch_t *rsql_pipeline__inbatch_new(int cap);
+/* Free batches and ops. NULL-safe (but free_outcomes). */
 void rsql_pipeline__free_inbatch(rt_inbatch_t *ib);
 void rsql_pipeline__free_wbatch(rt_wbatch_t *wb);
 void rsql_pipeline__free_outcomes(rt_outcomes_op_t *oo);
-void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop);
-/* Worker-side handlers of the worker queue's ops (rt_outcomes.c). */
-void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo);
-/* A batch for cap records with everything its way through the stages needs (NULL on OOM). */
-rt_inbatch_t *rsql_pipeline__inbatch_new(int cap);
-/* Free an op left on a queue at the end (rt_pipeline.c). */
+/* Free an op left on a queue at the end. */
 void rsql_pipeline__free_op(rsql_pipeline_t *p, rsql_qop_t *op);
+/* A delivery report's latencies, in conf.stats (none without). @locality worker */
+void rsql_pipeline__wbatch_observe(rsql_pipeline_t *p, const rt_wbatch_t *wb,
+                                   const rt_delivery_op_t *d);
+
+/* rt_outcomes.c: worker-side handlers of the worker queue's ops */
+void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo);
 void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d);
 void rsql_pipeline__on_write_failed(rsql_pipeline_t *p, rt_write_failed_op_t *f);
 /* The sink delivery callback (any thread; posts to the worker queue). */

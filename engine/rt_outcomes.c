@@ -174,18 +174,7 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
     int64_t wait = -2; /* not computed yet */
     int n = wb->n;
     rsql_pipeline_stats_t *st = p->conf.stats;
-    if (st) {
-        int64_t now_us = rsql_now_ns() / 1000;
-        int ok = 0;
-        for (int i = 0; i < n && i < d->n; i++) {
-            ok += d->results[i].code == RSQL_OK;
-        }
-        rsql_latency_observe(&st->send, now_us - wb->write_us, 1);
-        rsql_latency_observe(&st->e2e, now_us - wb->ib->poll_us, ok);
-        if (ok > 0) {
-            atomic_store(&st->sink_down, false);
-        }
-    }
+    rsql_pipeline__wbatch_observe(p, wb, d);
     done_begin(p);
     for (int i = 0; i < n; i++) {
         const rsql_sink_result_t *r = i < d->n ? &d->results[i] : NULL;

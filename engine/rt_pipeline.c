@@ -6,10 +6,11 @@
  * poll, transform and write threads, and the worker loop that serves the
  * worker queue on the calling thread until the run ends. It owns
  * rsql_pipeline_t's life; it must not touch a record's outcome itself (that
- * is rt_outcomes.c) nor run a stage's loop (rt_stages.c). The threading
- * model, back-pressure and the error rules are described in
- * rsql_pipeline.h; dead letters live in rt_dlq.c, positions in
- * rt_offsets.c, the status line in rt_status.c and signals in rt_signal.c.
+ * is rt_outcomes.c), a batch's life (rt_batch.c) nor run a stage's loop
+ * (rt_stages.c). The threading model, back-pressure and the error rules
+ * are described in rsql_pipeline.h; retrying and failing live in
+ * rt_retry.c, dead letters in rt_dlq.c, positions in rt_offsets.c, the
+ * status line in rt_status.c and signals in rt_signal.c.
  */
 #include "config.h"
 #include "engine/pipeline_int.h"
@@ -109,132 +110,6 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     return p;
 }
 
-/* A write batch for cap rows of ib, with room for its delivery report. NULL on OOM. */
-static rt_wbatch_t *wbatch_new(rt_inbatch_t *ib, int cap)
-{
-    rt_wbatch_t *wb = rsql_calloc(1, sizeof(*wb));
-    if (!wb) {
-        return NULL;
-    }
-    wb->op.type = RT_OP_WRITE;
-    wb->ib = ib;
-    wb->cap = cap;
-    /* rows and idx are written (up to n) before they are read: not zeroed */
-    wb->rows = rsql_malloc((size_t)cap * sizeof(rsql_sink_row_t));
-    wb->idx = rsql_malloc((size_t)cap * sizeof(int));
-    /* the results (356 bytes a row) are written by the delivery callback before they are
-       read: only the header is zeroed, not cap results per batch */
-    wb->dop = rsql_malloc(sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
-    if (!wb->rows || !wb->idx || !wb->dop) {
-        rsql_pipeline__free_wbatch(wb);
-        return NULL;
-    }
-    memset(wb->dop, 0, sizeof(rt_delivery_op_t));
-    return wb;
-}
-
-/*
-** A batch for cap records and everything it needs on its way (see pipeline_int.h): the
-** records, tickets, the outcomes op and the write batch. NULL when out of memory.
-** @locality poll thread
-*/
-rt_inbatch_t *rsql_pipeline__inbatch_new(int cap)
-{
-    rt_inbatch_t *ib = rsql_calloc(1, sizeof(*ib));
-    if (!ib) {
-        return NULL;
-    }
-    ib->cap = cap;
-    ib->b = rsql_batch_new(cap);
-    ib->tickets = rsql_malloc((size_t)cap * sizeof(uint64_t)); /* read only if registered */
-    ib->registered = rsql_calloc((size_t)cap, 1);
-    ib->resolved = rsql_calloc((size_t)cap, 1);
-    /* items are written before they are read (up to oo->n): only the header is zeroed */
-    ib->oo = rsql_malloc(sizeof(rt_outcomes_op_t) + (size_t)cap * sizeof(rt_item_t));
-    if (ib->oo) {
-        memset(ib->oo, 0, sizeof(rt_outcomes_op_t));
-    }
-    ib->wb = wbatch_new(ib, cap);
-    if (!ib->b || !ib->tickets || !ib->registered || !ib->resolved || !ib->oo || !ib->wb) {
-        rsql_pipeline__free_inbatch(ib);
-        return NULL;
-    }
-    ib->oo->op.type = RT_OP_OUTCOMES;
-    ib->oo->ib = ib;
-    return ib;
-}
-
-/* Free ib and what it still holds of its ahead-allocated parts. NULL-safe. */
-void rsql_pipeline__free_inbatch(rt_inbatch_t *ib)
-{
-    if (ib) {
-        rsql_batch_destroy(ib->b);
-        rsql_free(ib->tickets);
-        rsql_free(ib->registered);
-        rsql_free(ib->resolved);
-        if (ib->oo) {
-            rsql_pipeline__free_outcomes(ib->oo);
-        }
-        rsql_pipeline__free_wbatch(ib->wb);
-        rsql_free(ib);
-    }
-}
-
-/* Free wb and its delivery report. NULL-safe. */
-void rsql_pipeline__free_wbatch(rt_wbatch_t *wb)
-{
-    if (wb) {
-        for (rsql_qop_t *o = wb->outcomes, *next; o; o = next) { /* not handed on */
-            next = o->next;
-            rsql_pipeline__free_outcomes((rt_outcomes_op_t *)o);
-        }
-        rsql_free(wb->rows);
-        rsql_free(wb->idx);
-        rsql_free(wb->dop);
-        rsql_free(wb);
-    }
-}
-
-void rsql_pipeline__free_outcomes(rt_outcomes_op_t *oo)
-{
-    for (int i = 0; i < oo->n; i++) {
-        rsql_free(oo->items[i].err);
-    }
-    rsql_free(oo);
-}
-
-/*
-** Free an op nobody will serve (a queue destroyed after a failed start, or the worker
-** queue's leftovers): each type by what owns it. Ops that live inside the pipeline or a
-** batch are not freed on their own.
-*/
-void rsql_pipeline__free_op(rsql_pipeline_t *p, rsql_qop_t *op)
-{
-    (void)p;
-    switch (op->type) {
-    case RT_OP_WRITE:
-        rsql_pipeline__free_wbatch((rt_wbatch_t *)op);
-        break;
-    case RT_OP_OUTCOMES:
-        rsql_pipeline__free_outcomes((rt_outcomes_op_t *)op);
-        break;
-    case RT_OP_DELIVERY:
-        rsql_pipeline__free_wbatch(((rt_delivery_op_t *)op)->batch);
-        break;
-    case RT_OP_WRITE_FAILED:
-        rsql_pipeline__free_wbatch(((rt_write_failed_op_t *)op)->wb);
-        break;
-    case RT_OP_DLQ_DELIVERY:
-        rsql_pipeline__dlq_free_report((rt_delivery_op_t *)op);
-        break;
-    case RT_OP_POLL_DONE:
-    case RT_OP_SIGNAL:
-        break; /* inside the pipeline */
-    default:
-        rsql_free(op);
-    }
-}
-
 static void free_leftover(rsql_qop_t *op)
 {
     rsql_pipeline__free_op(NULL, op);
@@ -265,47 +140,7 @@ void rsql_pipeline_destroy(rsql_pipeline_t *p)
     rsql_free(p);
 }
 
-/* ---- shared helpers */
-
-/*
-** Record the first failure and stop: stop polling, fail what is not yet
-** transformed (and, for a sink failure, not yet written). Any thread.
-*/
-void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_stage)
-{
-    pthread_mutex_lock(&p->lock);
-    rsql_error_copy(&p->err, e);
-    atomic_store(&p->aborting, true);
-    if (sink_stage) {
-        atomic_store(&p->abort_sink, true);
-    }
-    atomic_store(&p->stopping, true);
-    pthread_cond_broadcast(&p->credit_cv);
-    pthread_cond_broadcast(&p->sleep_cv);
-    pthread_mutex_unlock(&p->lock);
-    if (p->src && p->conf.src_ops->wakeup) {
-        p->conf.src_ops->wakeup(p->src);
-    }
-}
-
-/* A transient failure about to be retried: see pipeline_int.h. */
-void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_error_t *err,
-                             int64_t wait_ms, int attempt)
-{
-    bool warn = false;
-    if (p->conf.stats) {
-        atomic_fetch_add(&p->conf.stats->retries, 1);
-    }
-    if (attempt <= 1) {
-        int64_t now = rsql_now_ms();
-        int_least64_t last = atomic_load(&p->retry_warned_ms);
-        warn = (last == 0 || now - last >= 10000) &&
-               atomic_compare_exchange_strong(&p->retry_warned_ms, &last, now);
-    }
-    rsql_log(warn ? RSQL_LOG_WARN : RSQL_LOG_DEBUG, "runtime",
-             "%s: %s failed (%s, transient), retry %d in %" PRId64 " ms: %s", p->id, what,
-             rsql_err_name(err->code), attempt, wait_ms, err->msg);
-}
+/* ---- stopping, and partition names */
 
 /* Stop polling, drain, commit. Any thread. */
 void rsql_pipeline_stop(rsql_pipeline_t *p)
@@ -339,31 +174,6 @@ const char *rsql_pipeline__partition_name(rsql_pipeline_t *p, uint32_t lane)
         n = p->pname;
     }
     return n;
-}
-
-/* rec->ident, else "<partition index>@<offset>" in buf. */
-const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
-                                 size_t size)
-{
-    (void)p;
-    if (rec->ident && *rec->ident) {
-        return rec->ident;
-    }
-    snprintf(buf, size, "partition %" PRIu32 "@%" PRId64, rec->partition, rec->offset);
-    return buf;
-}
-
-/* Sleep up to ms on p's sleep condition; returns early when the pipeline aborts. */
-void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop)
-{
-    int64_t dl = rsql_deadline_in(ms > 0 ? ms : 0);
-    pthread_mutex_lock(&p->lock);
-    while (!atomic_load(&p->aborting) && !(wake_on_stop && atomic_load(&p->stopping))) {
-        if (rsql_cond_wait_until(&p->sleep_cv, &p->lock, dl) == ETIMEDOUT) {
-            break;
-        }
-    }
-    pthread_mutex_unlock(&p->lock);
 }
 
 /* ---- opening and resume positions */

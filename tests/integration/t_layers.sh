@@ -3,9 +3,11 @@
 # only the headers of the folders listed before it (never one after), the rocketmq connector
 # includes no header of the RocketMQ client but its public one (rmqclient/rmq_client.h), and no
 # object of a lower folder calls a function (or reads a variable) defined in a higher one.
+# Inside a folder, the files of each chain in CHAINS call one way: a file calls none before it.
 set -e
 . "$RSQL_SRCDIR/tests/integration/lib.sh"
 LAYERS="base sql catalog rmqclient connectors planner engine session cli"
+CHAINS="engine/rt_pipeline engine/rt_outcomes engine/rt_batch"
 
 rank() {
     local i=0 l
@@ -73,4 +75,26 @@ for dir in $LAYERS; do
 done
 [ "$bad" = 0 ] || fail "a lower layer calls up"
 ok "no object calls a function of a layer above it"
+
+# 3. chains of files, from the objects of the build tree
+bad=0
+while IFS= read -r chain; do
+    before=""
+    for f in $chain; do
+        o="$RSQL_BUILDDIR/$f.o"
+        [ -f "$o" ] || fail "no object $f.o (build first)"
+        nm -u "$o" | awk '{ print $2 }' | LC_ALL=C sort -u >"$T/und"
+        for b in $before; do
+            nm -g --defined-only "$RSQL_BUILDDIR/$b.o" | awk 'NF == 3 { print $3 }' |
+                LC_ALL=C sort -u >"$T/def"
+            for s in $(LC_ALL=C comm -12 "$T/und" "$T/def"); do
+                echo "$f.o uses $s, defined in $b.c (before it in its chain)" >&2
+                bad=1
+            done
+        done
+        before="$before $f"
+    done
+done <<<"$CHAINS"
+[ "$bad" = 0 ] || fail "a file calls back up its chain"
+ok "the files of each chain call one way"
 echo "$n_checks passed, 0 failed"
