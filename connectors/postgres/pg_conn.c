@@ -6,9 +6,15 @@
  * happened, so the one retriable predicate (rsql_error_retriable) decides from the code: a
  * lost connection, a serialization failure or a lock wait that timed out is retried, a
  * constraint violation is not. The message is always PostgreSQL's own, with its SQLSTATE.
+ *
+ * And the sink's connection (pg_sink_int.h), which writing (pg_copy.c) and the exactly-once
+ * record (pg_applied.c) open again after a failure: connecting, creating what the sink
+ * writes to, the writer lock, and running a statement on it. Nothing here calls back into
+ * the sink's other files.
  */
 #include "config.h"
 #include "connectors/postgres/pg_int.h"
+#include "connectors/postgres/pg_sink_int.h"
 #include "base/rsql_opts.h"
 
 #include <stdarg.h>
@@ -244,4 +250,143 @@ void rsql_pg__quote_table(rsql_buf_t *b, const char *name)
         name = dot + 1;
     }
     rsql_buf_quote_identn(b, name, strlen(name));
+}
+
+/* ---- the sink's connection */
+
+/* See pg_sink_int.h. */
+rsql_err_t rsql_pg__exec(rsql_sink_t *k, const char *sql, const char *what, rsql_error_t *err)
+{
+    PGresult *r = PQexec(k->conn, sql);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    rsql_err_t rc = RSQL_OK;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: %s", k->table, what);
+    }
+    PQclear(r);
+    return rc;
+}
+
+/*
+** Create what is missing of what the sink writes to: the table's schema and the table itself
+** (with_table), rocketsql_positions and (by_ident) rocketsql_applied. Several processes may
+** do so at the same moment (a scale-out start), and PostgreSQL's IF NOT EXISTS does not
+** make two concurrent creations of one name safe (the second fails with a unique violation
+** on its catalogs), so the statements run in one transaction that first takes the
+** database's rocketsql DDL lock (a transaction-level advisory lock): a second process waits
+** for the first to commit and then finds everything there. The schema is looked up before
+** it is created, so a user without the database's CREATE privilege can write into an
+** existing schema. At most 30 s for a lock (lock_timeout: a transient error, retried per
+** errors.retry.*). RSQL_OK, or err set and the transaction rolled back.
+*/
+static rsql_err_t create_missing(rsql_sink_t *k, bool with_table, rsql_error_t *err)
+{
+    rsql_err_t rc = rsql_pg__exec(k,
+                                  "BEGIN; SET LOCAL lock_timeout = '30s'; "
+                                  "SELECT pg_advisory_xact_lock(hashtextextended('rocketsql:ddl', "
+                                  "0))",
+                                  "cannot take the lock for creating tables", err);
+    const char *dot = strchr(k->table, '.');
+    if (rc == RSQL_OK && with_table && dot) {
+        char *schema = rsql_strndup(k->table, (size_t)(dot - k->table));
+        rsql_buf_t q = RSQL_BUF_INIT;
+        rsql_buf_puts(&q, "CREATE SCHEMA ");
+        rsql_buf_quote_identn(&q, k->table, (size_t)(dot - k->table));
+        if (!schema || q.oom) {
+            rc = rsql_error_nomem(err);
+        } else {
+            const char *params[1] = {schema};
+            PGresult *r = PQexecParams(k->conn, "SELECT 1 FROM pg_namespace WHERE nspname = $1",
+                                       1, NULL, params, NULL, NULL, 0);
+            if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+                rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot look up schema %s",
+                                    k->table, schema);
+            } else if (PQntuples(r) == 0) {
+                rc = rsql_pg__exec(k, rsql_buf_str(&q), "cannot create the schema", err);
+            }
+            PQclear(r);
+        }
+        rsql_free(schema);
+        rsql_buf_deinit(&q);
+    }
+    if (rc == RSQL_OK && with_table) {
+        rc = rsql_pg__exec(k, k->table_create, "cannot create the table", err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_pg__exec(k, k->pos_create, "cannot create rocketsql_positions", err);
+    }
+    if (rc == RSQL_OK && k->by_ident) {
+        rc = rsql_pg__exec(k, k->app_create, "cannot create rocketsql_applied", err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_pg__exec(k, "COMMIT", "cannot commit the created tables", err);
+    }
+    if (rc != RSQL_OK) {
+        if (k->conn && PQtransactionStatus(k->conn) != PQTRANS_IDLE) {
+            PQclear(PQexec(k->conn, "ROLLBACK"));
+        }
+    }
+    return rc;
+}
+
+/*
+** Fencing, for a sink that stores positions: the connection holds the advisory lock of
+** ("rocketsql", the table, the pipeline) for as long as it lives. The server backend of an
+** earlier connection of the same pipeline (a process killed with kill -9, a connection that
+** broke) may still be running the transaction it was sent, COMMIT included, after its
+** client is gone; it holds that lock until it ends, so this connection waits for it and the
+** positions read next are final (reading them sooner would write that transaction's rows a
+** second time). At most 30 s (lock_timeout): then another writer of the pipeline is alive
+** (or a backend the server has not found dead yet): a transient error, retried per
+** errors.retry.*; this one never writes beside it.
+*/
+static rsql_err_t writer_lock(rsql_sink_t *k, rsql_error_t *err)
+{
+    rsql_buf_t key = RSQL_BUF_INIT;
+    rsql_buf_printf(&key, "rocketsql:%s:%s", k->table, k->pipeline);
+    if (key.oom) {
+        rsql_buf_deinit(&key);
+        return rsql_error_nomem(err);
+    }
+    rsql_err_t rc = rsql_pg__exec(k, "SET lock_timeout = '30s'", "cannot set lock_timeout", err);
+    if (rc == RSQL_OK) {
+        const char *params[1] = {rsql_buf_str(&key)};
+        PGresult *r = PQexecParams(k->conn, "SELECT pg_advisory_lock(hashtextextended($1, 0))",
+                                   1, NULL, params, NULL, NULL, 0);
+        if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+            rc = rsql_pg__error(k->conn, r, err,
+                                "postgres sink %s: cannot take the writer lock of pipeline '%s' "
+                                "(is another run of it still writing?)",
+                                k->table, k->pipeline);
+        }
+        PQclear(r);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_pg__exec(k, "RESET lock_timeout", "cannot reset lock_timeout", err);
+    }
+    rsql_buf_deinit(&key);
+    return rc;
+}
+
+/* See pg_sink_int.h. */
+rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err)
+{
+    char what[300];
+    if (k->conn) {
+        PQfinish(k->conn);
+        k->conn = NULL;
+    }
+    snprintf(what, sizeof what, "postgres sink %s", k->table);
+    k->staged = false; /* a temporary table lives as long as its connection */
+    k->conn = rsql_pg__connect(k->conf, what, err);
+    if (!k->conn) {
+        return err ? err->code : RSQL_ERR_UNAVAILABLE;
+    }
+    /* at open (not checked yet) the table too; when connecting again only what the
+       exactly-once record needs */
+    rsql_err_t rc = create_missing(k, !k->checked, err);
+    if (rc == RSQL_OK && !k->by_ident) {
+        rc = writer_lock(k, err);
+    }
+    return rc;
 }

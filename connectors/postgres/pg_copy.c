@@ -18,19 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* See pg_sink_int.h. */
-rsql_err_t rsql_pg__exec(rsql_sink_t *k, const char *sql, const char *what, rsql_error_t *err)
-{
-    PGresult *r = PQexec(k->conn, sql);
-    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    rsql_err_t rc = RSQL_OK;
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: %s", k->table, what);
-    }
-    PQclear(r);
-    return rc;
-}
-
 static void rollback(rsql_sink_t *k)
 {
     if (k->conn && PQstatus(k->conn) == CONNECTION_OK &&

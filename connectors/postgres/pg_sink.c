@@ -70,7 +70,7 @@
  * record: pg_applied.c.
  *
  * Fencing: every connection of a sink that stores positions takes the pipeline's writer lock
- * before anything reads the positions (writer_lock below; docs/EXACTLY-ONCE.md).
+ * before anything reads the positions (writer_lock in pg_conn.c; docs/EXACTLY-ONCE.md).
  *
  * Threads: one connection, used by the write thread (open, write, flush, close);
  * stored_positions is called before writing starts.
@@ -168,68 +168,6 @@ static char *table_create_sql(rsql_sink_t *k, const rsql_sink_ctx_t *ctx)
     return sql;
 }
 
-/*
-** Create what is missing of what the sink writes to: the table's schema and the table itself
-** (with_table), rocketsql_positions and (by_ident) rocketsql_applied. Several processes may
-** do so at the same moment (a scale-out start), and PostgreSQL's IF NOT EXISTS does not
-** make two concurrent creations of one name safe (the second fails with a unique violation
-** on its catalogs), so the statements run in one transaction that first takes the
-** database's rocketsql DDL lock (a transaction-level advisory lock): a second process waits
-** for the first to commit and then finds everything there. The schema is looked up before
-** it is created, so a user without the database's CREATE privilege can write into an
-** existing schema. At most 30 s for a lock (lock_timeout: a transient error, retried per
-** errors.retry.*). RSQL_OK, or err set and the transaction rolled back.
-*/
-static rsql_err_t create_missing(rsql_sink_t *k, bool with_table, rsql_error_t *err)
-{
-    rsql_err_t rc = rsql_pg__exec(k,
-                                  "BEGIN; SET LOCAL lock_timeout = '30s'; "
-                                  "SELECT pg_advisory_xact_lock(hashtextextended('rocketsql:ddl', "
-                                  "0))",
-                                  "cannot take the lock for creating tables", err);
-    const char *dot = strchr(k->table, '.');
-    if (rc == RSQL_OK && with_table && dot) {
-        char *schema = rsql_strndup(k->table, (size_t)(dot - k->table));
-        rsql_buf_t q = RSQL_BUF_INIT;
-        rsql_buf_puts(&q, "CREATE SCHEMA ");
-        rsql_buf_quote_identn(&q, k->table, (size_t)(dot - k->table));
-        if (!schema || q.oom) {
-            rc = rsql_error_nomem(err);
-        } else {
-            const char *params[1] = {schema};
-            PGresult *r = PQexecParams(k->conn, "SELECT 1 FROM pg_namespace WHERE nspname = $1",
-                                       1, NULL, params, NULL, NULL, 0);
-            if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-                rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot look up schema %s",
-                                    k->table, schema);
-            } else if (PQntuples(r) == 0) {
-                rc = rsql_pg__exec(k, rsql_buf_str(&q), "cannot create the schema", err);
-            }
-            PQclear(r);
-        }
-        rsql_free(schema);
-        rsql_buf_deinit(&q);
-    }
-    if (rc == RSQL_OK && with_table) {
-        rc = rsql_pg__exec(k, k->table_create, "cannot create the table", err);
-    }
-    if (rc == RSQL_OK) {
-        rc = rsql_pg__exec(k, k->pos_create, "cannot create rocketsql_positions", err);
-    }
-    if (rc == RSQL_OK && k->by_ident) {
-        rc = rsql_pg__exec(k, k->app_create, "cannot create rocketsql_applied", err);
-    }
-    if (rc == RSQL_OK) {
-        rc = rsql_pg__exec(k, "COMMIT", "cannot commit the created tables", err);
-    }
-    if (rc != RSQL_OK) {
-        if (k->conn && PQtransactionStatus(k->conn) != PQTRANS_IDLE) {
-            PQclear(PQexec(k->conn, "ROLLBACK"));
-        }
-    }
-    return rc;
-}
-
 /* Check the table's columns against the rocketsql table's (it exists: create_missing). */
 static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_error_t *err)
 {
@@ -275,68 +213,6 @@ static rsql_err_t check_table(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_e
     PQclear(r);
 out:
     rsql_buf_deinit(&qt);
-    return rc;
-}
-
-/* See pg_sink_int.h. */
-/*
-** Fencing, for a sink that stores positions: the connection holds the advisory lock of
-** ("rocketsql", the table, the pipeline) for as long as it lives. The server backend of an
-** earlier connection of the same pipeline (a process killed with kill -9, a connection that
-** broke) may still be running the transaction it was sent, COMMIT included, after its
-** client is gone; it holds that lock until it ends, so this connection waits for it and the
-** positions read next are final (reading them sooner would write that transaction's rows a
-** second time). At most 30 s (lock_timeout): then another writer of the pipeline is alive
-** (or a backend the server has not found dead yet): a transient error, retried per
-** errors.retry.*; this one never writes beside it.
-*/
-static rsql_err_t writer_lock(rsql_sink_t *k, rsql_error_t *err)
-{
-    rsql_buf_t key = RSQL_BUF_INIT;
-    rsql_buf_printf(&key, "rocketsql:%s:%s", k->table, k->pipeline);
-    if (key.oom) {
-        rsql_buf_deinit(&key);
-        return rsql_error_nomem(err);
-    }
-    rsql_err_t rc = rsql_pg__exec(k, "SET lock_timeout = '30s'", "cannot set lock_timeout", err);
-    if (rc == RSQL_OK) {
-        const char *params[1] = {rsql_buf_str(&key)};
-        PGresult *r = PQexecParams(k->conn, "SELECT pg_advisory_lock(hashtextextended($1, 0))",
-                                   1, NULL, params, NULL, NULL, 0);
-        if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-            rc = rsql_pg__error(k->conn, r, err,
-                                "postgres sink %s: cannot take the writer lock of pipeline '%s' "
-                                "(is another run of it still writing?)",
-                                k->table, k->pipeline);
-        }
-        PQclear(r);
-    }
-    if (rc == RSQL_OK) {
-        rc = rsql_pg__exec(k, "RESET lock_timeout", "cannot reset lock_timeout", err);
-    }
-    rsql_buf_deinit(&key);
-    return rc;
-}
-
-rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err)
-{
-    char what[300];
-    if (k->conn) {
-        PQfinish(k->conn);
-        k->conn = NULL;
-    }
-    snprintf(what, sizeof what, "postgres sink %s", k->table);
-    k->staged = false; /* a temporary table lives as long as its connection */
-    k->conn = rsql_pg__connect(k->conf, what, err);
-    if (!k->conn) {
-        return err ? err->code : RSQL_ERR_UNAVAILABLE;
-    }
-    /* at open (not checked yet) the table too; when connecting again only what the
-       exactly-once record needs */
-    rsql_err_t rc = create_missing(k, !k->checked, err);
-    if (rc == RSQL_OK && !k->by_ident) {
-        rc = writer_lock(k, err);
-    }
     return rc;
 }
 

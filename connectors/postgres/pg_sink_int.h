@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * pg_sink_int: private to the postgres sink: its state, shared by the sink's three files:
- * pg_sink.c (open, close, gathering pipeline batches into transactions, the vtable),
- * pg_copy.c (writing gathered rows: COPY, upsert, finding a failed row) and pg_applied.c
- * (the exactly-once record: rocketsql_positions, rocketsql_applied).
+ * pg_sink_int: private to the postgres sink: its state, shared by the sink's files, each
+ * calling only those after it: pg_sink.c (open, close, gathering pipeline batches into
+ * transactions, the vtable), pg_copy.c (writing gathered rows: COPY, upsert, finding a failed
+ * row), pg_applied.c (the exactly-once record: rocketsql_positions, rocketsql_applied) and
+ * pg_conn.c (the sink's connection: connecting again, the tables, the writer lock).
  */
 #ifndef RSQL_PG_SINK_INT_H
 #define RSQL_PG_SINK_INT_H
@@ -63,12 +64,12 @@ struct rsql_sink {
 };
 
 /*
-** pg_sink.c: connect (again) and make sure the positions (and applied) tables exist (at
+** pg_conn.c: connect (again) and make sure the positions (and applied) tables exist (at
 ** open, before the table was checked, the table and its schema too).
 */
 rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err);
 
-/* pg_copy.c: run sql (no result rows wanted); RSQL_OK or err set, naming what failed. */
+/* pg_conn.c: run sql (no result rows wanted); RSQL_OK or err set, naming what failed. */
 rsql_err_t rsql_pg__exec(rsql_sink_t *k, const char *sql, const char *what, rsql_error_t *err);
 
 /*

@@ -7,7 +7,8 @@
 set -e
 . "$RSQL_SRCDIR/tests/integration/lib.sh"
 LAYERS="base sql catalog rmqclient connectors planner engine session cli"
-CHAINS="engine/rt_pipeline engine/rt_outcomes engine/rt_batch"
+CHAINS="engine/rt_pipeline engine/rt_outcomes engine/rt_batch
+connectors/postgres/pg_sink connectors/postgres/pg_copy connectors/postgres/pg_applied connectors/postgres/pg_conn"
 
 rank() {
     local i=0 l
