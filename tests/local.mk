@@ -61,7 +61,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
 	tests/integration/t_serve.sh \
-	tests/integration/t_serve_drain.sh tests/integration/t_serve_reload_retry.sh \
+	tests/integration/t_serve_drain.sh \
+	tests/integration/t_serve_reload_retry.sh \
 	tests/integration/t_serve_http_slow.sh \
 	tests/integration/t_serve_log_stalled.sh \
 	tests/integration/t_serve_restart.sh \
