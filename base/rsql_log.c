@@ -320,6 +320,7 @@ static char ring[LOG_RING_SIZE];
 static size_t ring_head, ring_len;   /* lines are ring[head .. head + len), wrapping; log_mu */
 static bool writer_started, writer_busy, writer_failed; /* log_mu */
 static uint64_t writer_rounds;       /* chunks written; log_mu */
+static uint64_t bytes_queued, bytes_written; /* ever put in the ring / written out; log_mu */
 static uint64_t dropped_pending;     /* lines dropped since the last note; log_mu */
 static atomic_uint_fast64_t dropped_total;
 
@@ -375,6 +376,7 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&log_mu);
         writer_busy = false;
         writer_rounds++;
+        bytes_written += n;
         pthread_cond_broadcast(&ring_progress);
     }
     return NULL;
@@ -407,6 +409,7 @@ static void fork_child(void)
     ring_head = ring_len = 0;
     writer_started = writer_busy = false;
     dropped_pending = 0;
+    bytes_written = bytes_queued;
     pthread_cond_init(&ring_more, NULL);
     rsql_cond_init_monotonic(&ring_progress);
     pthread_mutex_unlock(&log_mu); /* taken by this thread in fork_prepare */
@@ -450,6 +453,7 @@ static void ring_copy0(const char *p, size_t n)
     memcpy(ring + tail, p, first);
     memcpy(ring, p + first, n - first);
     ring_len += n;
+    bytes_queued += n;
 }
 
 static size_t format_note(char *buf, uint64_t dropped);
@@ -505,8 +509,9 @@ void rsql_log_sync(void)
     pthread_once(&ring_once, ring_init);
     pthread_mutex_lock(&log_mu);
     uint64_t seen = writer_rounds;
+    uint64_t upto = bytes_queued; /* not the lines others log meanwhile: they may never stop */
     int64_t since = rsql_now_ms();
-    while (writer_started && (ring_len > 0 || writer_busy)) {
+    while (writer_started && bytes_written < upto) {
         if (writer_rounds != seen) {
             seen = writer_rounds;
             since = rsql_now_ms();

@@ -81,8 +81,9 @@ bool rsql_log_enabled(rsql_log_level_t level);
 int rsql_log_set_fd(int fd);
 
 /*
-** Wait until the lines logged so far are written, or until the writer has made no progress
-** for 2 s (nobody reads the output): what is left then stays unwritten. Run at exit.
+** Wait until the lines logged so far are written (not those other threads log meanwhile: they
+** may never stop), or until the writer has made no progress for 2 s (nobody reads the
+** output): what is left then stays unwritten. Run at exit.
 ** @locality any thread, no lock of the caller's held
 */
 void rsql_log_sync(void);

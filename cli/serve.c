@@ -524,6 +524,8 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
     }
     rsql_log(RSQL_LOG_INFO, "serve", "serving %d job(s) from %s", srv.n_jobs, catalog_path);
     bool draining = false;
+    bool reload_again = false; /* a reload after a drain failed: tried again (reload_at) */
+    int64_t reload_at = 0;
     while (status == 0) {
         struct timespec tick = {0, 200 * 1000 * 1000};
         int sig = sigtimedwait(&set, NULL, &tick);
@@ -550,11 +552,16 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
         if (draining && all_ended(&srv)) {
             break;
         }
-        /* never waits: a drained job's thread is done; a changed one then starts again */
-        if (!draining && reap_retired(&srv) > 0 && srv.reload_pending) {
+        /* never waits: a drained job's thread is done; a changed one then starts again (its
+           old self is gone, so a reload that fails here is tried again until it starts) */
+        bool reaped = !draining && reap_retired(&srv) > 0;
+        if (!draining && ((reaped && srv.reload_pending) ||
+                          (reload_again && rsql_deadline_passed(reload_at)))) {
             rsql_error_clear(&err);
-            if (reconcile(&srv, cat, only, n_only, &err) != RSQL_OK) {
-                rsql_log(RSQL_LOG_ERROR, "serve", "reload: %s", err.msg);
+            reload_again = reconcile(&srv, cat, only, n_only, &err) != RSQL_OK;
+            if (reload_again) {
+                rsql_log(RSQL_LOG_ERROR, "serve", "reload: %s (trying again in 1 s)", err.msg);
+                reload_at = rsql_now_ms() + 1000;
             }
         }
     }

@@ -388,5 +388,11 @@ rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err)
     if (rc == RSQL_OK && !k->by_ident) {
         rc = writer_lock(k, err);
     }
+    if (rc != RSQL_OK) {
+        /* never written on: without the writer lock (its wait timed out) a write could go
+           beside the transaction of the lock's holder; the next attempt connects again */
+        PQfinish(k->conn);
+        k->conn = NULL;
+    }
     return rc;
 }

@@ -65,7 +65,9 @@ struct rsql_sink {
 
 /*
 ** pg_conn.c: connect (again) and make sure the positions (and applied) tables exist (at
-** open, before the table was checked, the table and its schema too).
+** open, before the table was checked, the table and its schema too), then take the writer
+** lock. On failure k->conn is NULL (the next use connects again), never a connection that
+** lacks the lock.
 */
 rsql_err_t rsql_pg__sink_connect(rsql_sink_t *k, rsql_error_t *err);
 

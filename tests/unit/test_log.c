@@ -5,9 +5,10 @@
  * --log-level flag wins over $ROCKETSQL_LOG; a bad value is a usage error naming where it
  * came from), level filtering, the line format (prefix, CR/LF flattened, long lines cut),
  * deferred lines written only at flush, several threads logging at once producing whole
- * lines, none interleaved and any lost counted, and an output nobody reads that never makes
- * a caller wait, and a process that exits right after logging losing no line. Lines go to a
- * temporary file or a pipe (rsql_log_set_fd).
+ * lines, none interleaved and any lost counted, an output nobody reads that never makes a
+ * caller wait, a sync that returns while another thread goes on logging, and a process that
+ * exits right after logging losing no line. Lines go to a temporary file or a pipe
+ * (rsql_log_set_fd).
  */
 #include "config.h"
 #include "base/rsql_log.h"
@@ -17,6 +18,7 @@
 #include <sys/wait.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,11 +427,20 @@ static void test_log_stalled_output(void)
     pthread_join(rt, NULL);
     rsql_buf_putc(&st.got, '\0');
     const char *text = st.got.data ? st.got.data : "";
-    char note[128];
-    snprintf(note, sizeof note, "rocketsql: warn: log: %llu log line(s) dropped: ",
-             (unsigned long long)dropped);
-    const char *n = strstr(text, note);
+    /* one note, or several when the writer took a chunk (making room) after drops began:
+       together they count every line dropped, the last before the line after */
+    static const char note[] = "rocketsql: warn: log: ";
+    unsigned long long noted = 0;
+    const char *n = NULL;
+    for (const char *at = strstr(text, note); at; at = strstr(at + 1, note)) {
+        unsigned long long c = 0;
+        if (sscanf(at + sizeof note - 1, "%llu log line(s) dropped: ", &c) == 1) {
+            noted += c;
+            n = at;
+        }
+    }
     const char *after = strstr(text, "rocketsql: info: stall: after\n");
+    CU_ASSERT_EQUAL(noted, (unsigned long long)dropped);
     CU_ASSERT_PTR_NOT_NULL(n);
     CU_ASSERT_PTR_NOT_NULL(after);
     CU_ASSERT(n && after && n < after);
@@ -453,6 +464,99 @@ static void test_log_stalled_output(void)
     close(p[0]);
     pthread_cond_destroy(&st.cv);
     pthread_mutex_destroy(&st.mu);
+    rsql_log_set_level(saved);
+}
+
+/* A logger that never stops until told, and a slow reader of the pipe it logs into. */
+typedef struct busy {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int logged;      /* under mu */
+    bool synced;     /* rsql_log_sync returned; under mu */
+    atomic_bool stop;
+    int fd;          /* the pipe's read end */
+} busy_t;
+
+static void *busy_logger(void *arg)
+{
+    busy_t *b = arg;
+    char pad[801];
+    memset(pad, 'y', 800);
+    pad[800] = '\0';
+    while (!atomic_load(&b->stop)) {
+        rsql_log(RSQL_LOG_INFO, "busy", "%s", pad);
+        pthread_mutex_lock(&b->mu);
+        b->logged++;
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+    }
+    return NULL;
+}
+
+static void *busy_reader(void *arg)
+{
+    busy_t *b = arg;
+    char buf[16]; /* slower than the logger: the ring never empties while it logs */
+    while (read(b->fd, buf, sizeof buf) > 0) {
+    }
+    return NULL;
+}
+
+static void *busy_syncer(void *arg)
+{
+    busy_t *b = arg;
+    rsql_log_sync();
+    pthread_mutex_lock(&b->mu);
+    b->synced = true;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return NULL;
+}
+
+/*
+** rsql_log_sync (run at exit) waits for the lines logged before it, not for the ring to be
+** empty: while another thread goes on logging faster than the output is read, the ring never
+** empties, yet the writer makes progress, so a sync waiting for an empty ring never returns
+** (the process never exits). Here a thread logs without end into a pipe read slowly; a sync
+** must return while it still logs.
+*/
+static void test_log_sync_busy(void)
+{
+    rsql_log_level_t saved = rsql_log_get_level();
+    rsql_log_set_level(RSQL_LOG_INFO);
+    int p[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+    fcntl(p[1], F_SETPIPE_SZ, 4096);
+    busy_t b = {.fd = p[0]};
+    pthread_mutex_init(&b.mu, NULL);
+    rsql_cond_init_monotonic(&b.cv);
+    int prev = rsql_log_set_fd(p[1]);
+    pthread_t lt, rt, st;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&rt, NULL, busy_reader, &b), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&lt, NULL, busy_logger, &b), 0);
+    pthread_mutex_lock(&b.mu);
+    while (b.logged < 5000) { /* the ring is full by now: more than 1 MiB was logged */
+        pthread_cond_wait(&b.cv, &b.mu);
+    }
+    pthread_mutex_unlock(&b.mu);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&st, NULL, busy_syncer, &b), 0);
+    int64_t until = rsql_now_ms() + 15000;
+    pthread_mutex_lock(&b.mu);
+    while (!b.synced && !rsql_deadline_passed(until)) {
+        rsql_cond_wait_until(&b.cv, &b.mu, until);
+    }
+    bool synced = b.synced;
+    pthread_mutex_unlock(&b.mu);
+    CU_ASSERT_TRUE(synced); /* else the sync waited for the logger to stop */
+    atomic_store(&b.stop, true);
+    pthread_join(lt, NULL);
+    pthread_join(st, NULL);
+    rsql_log_set_fd(prev); /* writes out what is left first */
+    close(p[1]);
+    pthread_join(rt, NULL);
+    close(p[0]);
+    pthread_cond_destroy(&b.cv);
+    pthread_mutex_destroy(&b.mu);
     rsql_log_set_level(saved);
 }
 
@@ -496,6 +600,7 @@ static CU_TestInfo log_tests[] = {
     {"test_log_thread_inherits_context", test_log_thread_inherits_context},
     {"test_log_threads_whole_lines", test_log_threads_whole_lines},
     {"test_log_stalled_output", test_log_stalled_output},
+    {"test_log_sync_busy", test_log_sync_busy},
     {"test_log_exit_flush", test_log_exit_flush},
     CU_TEST_INFO_NULL,
 };
