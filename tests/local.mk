@@ -10,14 +10,17 @@ tests_sql_slt_runner_LDADD = $(RSQL_LIBS)
 TEST_EXTENSIONS = .slt .sh
 SLT_LOG_COMPILER = $(top_builddir)/tests/sql/slt_runner
 SH_LOG_COMPILER = bash
-# (TSAN_OPTIONS matters only in a --enable-sanitizers=thread build: tests/tsan.supp says why.)
+# (TSAN_OPTIONS matters only in a --enable-sanitizers=thread build: tests/tsan.supp says why.
+# die_after_fork=0: the logger's writer thread runs from the first line logged, so a test that
+# forks a child which starts threads of its own (a pipeline, the child's logger) forks a
+# multi-threaded process; TSan would end such a child at its first thread.)
 AM_TESTS_ENVIRONMENT = \
 	RSQL_SRCDIR='$(abs_top_srcdir)'; export RSQL_SRCDIR; \
 	RSQL_BUILDDIR='$(abs_top_builddir)'; export RSQL_BUILDDIR; \
 	RSQL_CC='$(CC)'; export RSQL_CC; \
 	RSQL_TEST_SECRET='env-s3cr3t'; export RSQL_TEST_SECRET; \
 	RSQL_TEST_BATCH=8; export RSQL_TEST_BATCH; unset RSQL_TEST_UNSET; \
-	TSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/tsan.supp $${TSAN_OPTIONS:-}"; \
+	TSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/tsan.supp die_after_fork=0 $${TSAN_OPTIONS:-}"; \
 	export TSAN_OPTIONS;
 
 # Every golden file, listed (t_tests_listed.sh fails when one is missing here).
