@@ -579,9 +579,10 @@ rsql_err_t serve__http_start(serve_t *srv, const char *addr, rsql_error_t *err)
     h->guard_started = h->d && pthread_create(&h->guard, NULL, guard_main, h) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!h->guard_started) {
+        bool daemon_started = h->d != NULL; /* serve__http_stop frees h */
         srv->http = h;
         serve__http_stop(srv);
-        if (!h->d) {
+        if (!daemon_started) {
             close(fd);
         }
         return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "cannot start the HTTP server");
