@@ -173,6 +173,7 @@ struct rsql_pipeline {
     char pname[32];
     int64_t not_before_ms; /* the source's not_before_ms (rt_hold.c); 0 = none */
     bool hold_active;      /* the source was opened: the run's hold time is recorded */
+    bool resume_noted;     /* where the run resumes was said (once, not per open retry) */
     char leftover[256];    /* the source's leftovers at the end, for the summary; "" = none */
 };
 
@@ -201,6 +202,9 @@ const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, c
 
 /* rt_offsets.c: save advanced positions to the catalog. @locality worker */
 rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err);
+/* Say (status output, job run) that the run resumes from n saved positions; n = 0: nothing. */
+void rsql_pipeline__resume_note(rsql_pipeline_t *p, int n, char *const *names,
+                                const int64_t *offs);
 
 /* rt_dlq.c (all @locality worker) */
 rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err);

@@ -195,7 +195,8 @@ typedef rsql_err_t (*rsql_transform_cb)(void *opaque, rsql_batch_t *batch, rsql_
                                         rsql_error_t *err);
 
 typedef struct rsql_pipeline_conf {
-    const char *id;     /* pipeline id: the offset key in the catalog (copied) */
+    const char *id;     /* pipeline id: the offset key in the catalog and sinks (copied) */
+    const char *name;   /* the name said to users (RESET POSITIONS takes it); NULL = id */
     bool preview;       /* SELECT preview: no commit_record, no offsets saved */
     int batch_size;     /* records per poll / per sink write (pipeline.batch-size) */
     int queue_capacity; /* records per stage queue (pipeline.queue-capacity) */

@@ -16,9 +16,10 @@
  * It reads at most max(LIMIT, 1) records per poll and stops at the LIMIT
  * (or sql.preview-limit, which the planner folds into plan->limit).
  *
- * Pipeline ids (the offset key in the catalog): the job name for a job,
- * "insert:<source>-><sink>" for an ad-hoc INSERT, "preview:<source>" for a
- * preview (never saved).
+ * Pipeline names: the job name for a job, "insert:<source>-><sink>" for an
+ * ad-hoc INSERT, "preview:<source>" for a preview (never saved). Positions are
+ * kept under the name's key (rsql_catalog_position_key: the name, the uids of
+ * both tables as created and how often they were forgotten).
  */
 #include "config.h"
 #include "runtime/rsql_pipeline.h"
@@ -462,7 +463,7 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     cols_t src_cols, snk_cols, dlq_cols;
     const char **out_names = NULL;
     rsql_type_t *out_types = NULL;
-    char *id = NULL;
+    char *id = NULL, *key = NULL;
     rsql_result_t *res = NULL;
     rsql_pipeline_t *p = NULL;
     xform_t x;
@@ -530,6 +531,12 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
         rc = rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
         goto done;
     }
+    /* positions belong to the tables as created (and to base's epoch) */
+    if (!preview && cat &&
+        (rc = rsql_catalog_position_key(cat, id, sdef->name, plan->sink.def->name, &key, err)) !=
+            RSQL_OK) {
+        goto done;
+    }
     if (plan->source.format) {
         x.dec = rsql_decoder_new(plan->source.format,
                                  rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT),
@@ -559,7 +566,8 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
 
     rsql_pipeline_conf_t conf;
     rsql_pipeline_conf_init(&conf);
-    conf.id = id;
+    conf.id = key ? key : id;
+    conf.name = id;
     conf.preview = preview;
     if (plan->batch_size > 0) {
         conf.batch_size = (int)plan->batch_size;
@@ -674,6 +682,7 @@ done:
     rsql_free(out_names);
     rsql_free(out_types);
     rsql_free(id);
+    rsql_free(key);
     cols_free(&src_cols);
     rsql_free(src_descs);
     cols_free(&phys_cols);

@@ -443,8 +443,8 @@ rsql_err_t rsql_rt__show_job_runs(rsql_session_t *s, const rsql_stmt_t *st, rsql
     }
     static const char *const cols[] = {"run", "job", "started", "ended", "status", "read",
                                        "written", "filtered", "dead_lettered", "failed",
-                                       "error", "detail"};
-    rsql_result_t *r = table_result(12, cols);
+                                       "error", "detail", "resumed_from"};
+    rsql_result_t *r = table_result(13, cols);
     for (int i = 0; r && i < n; i++) {
         const rsql_job_run_t *run = runs[i];
         char id[24], c[5][24], start[RSQL_VALUE_TEXT_MAX], end[RSQL_VALUE_TEXT_MAX];
@@ -458,7 +458,8 @@ rsql_err_t rsql_rt__show_job_runs(rsql_session_t *s, const rsql_stmt_t *st, rsql
         fmt_time(run->end_ms, end);
         const char *row[] = {id,   run->job ? run->job : "", start, end,  run->status,
                              c[0], c[1], c[2], c[3], c[4], run->error ? run->error : "",
-                             run->detail ? run->detail : ""};
+                             run->detail ? run->detail : "",
+                             run->resumed_from ? run->resumed_from : ""};
         if (rsql_result_add_row(r, row) != RSQL_OK) {
             rsql_result_destroy(r);
             r = NULL;

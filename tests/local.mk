@@ -60,6 +60,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_nested_compare.sh \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
+	tests/integration/t_resume.sh \
 	tests/integration/t_serve.sh \
 	tests/integration/t_serve_restart.sh \
 	tests/integration/t_serve_script.sh \
