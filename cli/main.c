@@ -5,7 +5,8 @@
  * it is not a terminal), a catalog job (`run JOB`, for cron), or the
  * interactive shell. Exit status: 0 done, 1 statement error (that statement
  * did not run), 2 a job failed while running, 64 bad usage (a bad
- * --log-level or $ROCKETSQL_LOG included).
+ * --log-level or $ROCKETSQL_LOG included), 128 + the signal after SIGINT
+ * (130) or SIGTERM (143) ended a statement and the script.
  */
 #include "config.h"
 #include "cli/cli_int.h"
@@ -61,7 +62,8 @@ static void usage(FILE *f)
             "  -h, --help           this help\n"
             "  -V, --version        print the version\n"
             "\n"
-            "exit status: 0 done, 1 statement error, 2 a job failed while running, 64 bad usage\n");
+            "exit status: 0 done, 1 statement error, 2 a job failed while running, 64 bad usage,\n"
+            "             130 / 143 interrupted by SIGINT / SIGTERM\n");
 }
 
 /* run JOB --from-start: forget the job's saved positions (an unknown job is RUN JOB's error). */

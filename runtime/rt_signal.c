@@ -44,6 +44,7 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static rsql_pipeline_t *registered[MAX_REGISTERED]; /* under list_lock */
 static int n_registered;                             /* under list_lock */
 static int signals_seen;                             /* under list_lock; reset at install */
+static int signal_taken; /* under list_lock: the first signal of an install, until taken */
 
 static void on_signal(int sig)
 {
@@ -76,6 +77,9 @@ static void *watch_main(void *arg)
         }
         pthread_mutex_lock(&list_lock);
         int seen = ++signals_seen;
+        if (seen == 1) {
+            signal_taken = b;
+        }
         FILE *status = NULL;
         for (int i = 0; i < n_registered; i++) {
             if (seen == 1) {
@@ -206,4 +210,14 @@ void rsql_pipeline__signals_stop(rsql_pipeline_t *p)
         uninstall0();
     }
     pthread_mutex_unlock(&sig_lock);
+}
+
+/* See rsql_pipeline.h: the signal that interrupted runs since the last call (then forgotten). */
+int rsql_pipeline_signal_taken(void)
+{
+    pthread_mutex_lock(&list_lock);
+    int sig = signal_taken;
+    signal_taken = 0;
+    pthread_mutex_unlock(&list_lock);
+    return sig;
 }

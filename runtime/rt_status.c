@@ -86,6 +86,10 @@ void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size)
              read, p->written, p->filtered, p->dead_lettered, p->failed, ms / 1000,
              (ms % 1000) / 10, rate);
     size_t n = strlen(buf);
+    if (atomic_load(&p->interrupted) && n + 2 < size) {
+        snprintf(buf + n, size - n, " interrupted");
+        n = strlen(buf);
+    }
     if (p->leftover[0] && n + 2 < size) {
         snprintf(buf + n, size - n, "; %s", p->leftover); /* what the next run cannot see yet */
     }

@@ -55,6 +55,7 @@ EXTRA_DIST += $(SLT_TESTS)
 INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
 	tests/integration/t_docs_fresh.sh \
+	tests/integration/t_interrupt.sh \
 	tests/integration/t_log_level.sh \
 	tests/integration/t_nested_json.sh \
 	tests/integration/t_nested_compare.sh \

@@ -346,7 +346,7 @@ wait_until 90 rows_are "$S.follow" 3000 ||
 kill -TERM "$fpid"
 wait_pid "$fpid" 30
 e2e_pids=""
-same "$RC" 0 "the job stops cleanly on SIGTERM"
+same "$RC" 143 "the job stops cleanly on SIGTERM (status 143: interrupted)"
 same "$(psql_q "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM $S.follow")" \
     "3000|3000|1|3000" "nothing lost or doubled across the restart"
 
