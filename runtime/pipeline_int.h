@@ -53,7 +53,13 @@ typedef struct rt_inbatch {
 } rt_inbatch_t;
 
 /* What the transform thread says about one record. */
-typedef enum rt_item_kind { RT_ITEM_FILTERED, RT_ITEM_ERROR, RT_ITEM_ABORTED } rt_item_kind_t;
+/* RT_ITEM_PAST_LIMIT: read after a preview's LIMIT was reached, not shown (nor filtered) */
+typedef enum rt_item_kind {
+    RT_ITEM_FILTERED,
+    RT_ITEM_ERROR,
+    RT_ITEM_ABORTED,
+    RT_ITEM_PAST_LIMIT
+} rt_item_kind_t;
 typedef struct rt_item {
     int idx;
     rt_item_kind_t kind;
@@ -145,10 +151,12 @@ struct rsql_pipeline {
     atomic_bool aborting;   /* a failure: fail everything not yet transformed */
     atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
     atomic_bool interrupted;
+    atomic_bool limit_reached; /* a preview kept its LIMIT (or sql.preview-limit) rows */
     atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */
     atomic_int_least64_t retry_warned_ms; /* when a retry was last logged at warn (0 = never) */
     atomic_int_least64_t read;
     int64_t written, filtered, dead_lettered, failed; /* worker only */
+    int64_t past_limit; /* worker only: read after a preview's LIMIT was reached, not shown */
     bool poll_done;                                   /* worker only */
     uint64_t next_seq;                                /* poll thread only */
 

@@ -211,6 +211,7 @@ typedef struct rsql_pipeline_conf {
     int64_t retry_backoff_max_ms; /* errors.retry.backoff-max */
     bool tolerate_all;            /* errors.tolerance = all */
     int64_t limit;                /* rows to keep, then stop (LIMIT); < 0 = none */
+    bool limit_from_setting;      /* limit is sql.preview-limit, not a LIMIT written */
 
     /* the source: ops and its ctx (pipeline, resume filled in by the pipeline) */
     const rsql_source_ops_t *src_ops;

@@ -579,6 +579,7 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     conf.retry_backoff_max_ms = plan->errors.retry_backoff_max_ms;
     conf.tolerate_all = plan->errors.tolerate_all;
     conf.limit = preview && plan->has_limit ? plan->limit : -1;
+    conf.limit_from_setting = plan->limit_from_setting;
     if (preview && conf.limit >= 0 && conf.limit < conf.batch_size) {
         conf.batch_size = conf.limit > 0 ? (int)conf.limit : 1; /* read no more than shown */
     }

@@ -110,4 +110,23 @@ run_rsql run nosuchjob
 echo "$ERR" | grep -q 'no such job: nosuchjob' || fail "missing job: $ERR"
 ok "run JOB of a missing job: exit 1"
 
+# a preview says where it stopped: at its LIMIT (rows read past it are not "filtered"), or
+# cut at sql.preview-limit
+run_rsql -e "CREATE TABLE seq (id BIGINT) WITH ('connector'='datagen', 'number-of-rows'='1000', 'fields.id.kind'='sequence', 'fields.id.start'='1');
+SELECT id FROM seq WHERE id % 2 = 0 LIMIT 2;"
+[ "$RC" = 0 ] || fail "preview with LIMIT: $ERR"
+line=$(printf '%s\n' "$ERR" | grep '^read=')
+case "$line" in *" written=2 filtered=2 "*"; stopped at LIMIT 2"*) ;;
+*) fail "preview with LIMIT: want filtered=2 (WHERE only) and 'stopped at LIMIT 2': $line" ;; esac
+case "$line" in *"cut at"*) fail "a LIMIT written is not a cut: $line" ;; esac
+run_rsql -e "SET 'sql.preview-limit' = '3'; SELECT id FROM seq;"
+line=$(printf '%s\n' "$ERR" | grep '^read=')
+case "$line" in *"written=3 filtered=0 "*"; cut at sql.preview-limit (3 rows): there may be more (add a LIMIT, or SET 'sql.preview-limit')"*) ;;
+*) fail "a preview cut at sql.preview-limit does not say so: $line" ;; esac
+run_rsql -e "SELECT id FROM seq WHERE id <= 2;"
+line=$(printf '%s\n' "$ERR" | grep '^read=')
+case "$line" in *"read=1000 written=2 filtered=998 "*"rows/s") ;;
+*) fail "a preview that ends by itself says nothing more: $line" ;; esac
+ok "a preview says it stopped at its LIMIT or was cut at sql.preview-limit; rows past a LIMIT are not filtered"
+
 echo "$n_checks passed, 0 failed"
