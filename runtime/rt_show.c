@@ -14,6 +14,7 @@
 #include "base/rsql_mem.h"
 #include "base/rsql_settings.h"
 #include "base/rsql_value.h"
+#include "planner/rsql_plan.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -43,8 +44,7 @@ static rsql_err_t get_table(rsql_session_t *s, const rsql_ident_t *name, rsql_ta
         return rsql_error_set(err, local.code, name->pos, "%s", local.msg);
     }
     if (!*def) {
-        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name->pos, "no such table: %s",
-                              name->name);
+        return rsql_plan_no_such_table(s->cat, name->name, name->pos, err);
     }
     return RSQL_OK;
 }

@@ -526,7 +526,7 @@ static void test_sql_ast_fields(void)
 
 static void test_sql_errors(void)
 {
-    CHECK_DUMP("SELECT a FORM t", "1:10: near \"FORM\": syntax error");
+    CHECK_DUMP("SELECT a FORM t", "1:10: near \"FORM\": syntax error (did you mean FROM?)");
     CHECK_DUMP("CREATE TABLE t (a INT", "1:22: incomplete input");
     CHECK_DUMP("SELECT a FROM", "1:14: incomplete input");
     CHECK_DUMP("SELECT a FROM;", "1:14: near \";\": syntax error");
@@ -628,7 +628,7 @@ static void test_sql_script(void)
         "(create-table t (columns (a INT)) (with ('connector' 'file')))",
         "(select (items (col a)) (from t))",
         "(select (items (as (string 'semi;colon') \"x;y\")) (from t))",
-        "5:10: near \"FORM\": syntax error",
+        "5:10: near \"FORM\": syntax error (did you mean FROM?)",
         "(show-tables)",
         "6:8: unrecognized token: \"#\"",
         "(show-jobs)",
