@@ -90,12 +90,16 @@ static int forget_positions(rsql_session_t *s, const char *job)
     return 0;
 }
 
-/* Read a whole file (or stdin for "-") into a heap string of *len bytes (NULs kept). */
-static char *read_all(const char *path, size_t *len, FILE *errf)
+/*
+** Read a whole file (or stdin for "-") into a heap string of *len bytes (NULs kept). A file
+** that cannot be opened is bad usage (*usage set), one that cannot be read an error.
+*/
+static char *read_all(const char *path, size_t *len, bool *usage, FILE *errf)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f) {
-        fprintf(errf, "error: cannot open '%s': %s\n", path, strerror(errno));
+        fprintf(errf, "rocketsql: cannot open '%s': %s\n", path, strerror(errno));
+        *usage = true;
         return NULL;
     }
     rsql_buf_t b = RSQL_BUF_INIT;
@@ -236,8 +240,14 @@ int main(int argc, char **argv)
         status = rsql_session_run_script(s, exec_sql, style, stdout, stderr);
     } else if (file || !isatty(STDIN_FILENO)) {
         size_t len = 0;
-        char *text = read_all(file ? file : "-", &len, stderr);
-        status = text ? rsql_session_run_script_n(s, text, len, style, stdout, stderr) : 1;
+        bool usage_err = false;
+        char *text = read_all(file ? file : "-", &len, &usage_err, stderr);
+        if (file && strcmp(file, "-") != 0) {
+            rsql_session_set_script_name(s, file);
+        }
+        status = text ? rsql_session_run_script_n(s, text, len, style, stdout, stderr)
+                      : usage_err ? EXIT_USAGE
+                                  : 1;
         rsql_free(text);
     } else {
         status = rsql_shell_run(s, path);

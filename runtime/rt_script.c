@@ -16,6 +16,21 @@
 #include <signal.h>
 #include <string.h>
 
+/* See rsql_session.h. */
+void rsql_session_set_script_name(rsql_session_t *s, const char *name)
+{
+    s->script_name = name;
+}
+
+/* An error with its place, after the script's file name when there is one ("job.sql:4:7:"). */
+static void render(const rsql_session_t *s, const rsql_error_t *err, const char *sql, FILE *errf)
+{
+    if (s->script_name && err->pos.off != RSQL_POS_NONE) {
+        fprintf(errf, "%s:", s->script_name);
+    }
+    rsql_error_render(err, sql, errf);
+}
+
 int rsql_session_run_script(rsql_session_t *s, const char *sql, rsql_print_style_t style,
                             FILE *out, FILE *errf)
 {
@@ -37,7 +52,7 @@ int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
         rsql_error_clear(&err);
         rsql_stmt_t *st = NULL;
         if (rsql_parse_next(p, &st, &err) != RSQL_OK) {
-            rsql_error_render(&err, sql, errf);
+            render(s, &err, sql, errf);
             status = 1;
             break;
         }
@@ -46,7 +61,7 @@ int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
         }
         rsql_result_t *res = NULL;
         if (rsql_session_exec(s, st, sql, &res, &err) != RSQL_OK) {
-            rsql_error_render(&err, sql, errf);
+            render(s, &err, sql, errf);
             status = rsql_session_last_job_failed(s) ? 2 : 1;
             rsql_pipeline_signal_taken();
             break;

@@ -208,7 +208,17 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     }
     def.name = (char *)st->name.name;
     def.connector = (char *)conn->name;
-    rc = status_new(out, err, "created table %s", st->name.name);
+    bool kept = false;
+    if (st->if_not_exists) { /* say so when an existing table is kept */
+        rsql_table_def_t *old = NULL;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        kept = rsql_catalog_table_get(s->cat, st->name.name, &old, &e) == RSQL_OK && old;
+        rsql_table_def_free(old);
+    }
+    rc = kept ? status_new(out, err, "table %s already exists; kept it (IF NOT EXISTS)",
+                           st->name.name)
+              : status_new(out, err, "created table %s", st->name.name);
     if (rc != RSQL_OK) {
         goto done;
     }
@@ -425,7 +435,17 @@ static rsql_err_t exec_create_job(rsql_session_t *s, const rsql_stmt_t *st, cons
     if (!def.sql) {
         return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
     }
-    rsql_err_t rc = status_result(out, err, "created", "job", st->name.name);
+    bool kept = false;
+    if (st->if_not_exists) { /* say so when an existing job is kept */
+        rsql_job_def_t *old = NULL;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        kept = rsql_catalog_job_get(s->cat, st->name.name, &old, &e) == RSQL_OK && old;
+        rsql_job_def_free(old);
+    }
+    rsql_err_t rc = kept ? status_new(out, err, "job %s already exists; kept it (IF NOT EXISTS)",
+                                      st->name.name)
+                         : status_result(out, err, "created", "job", st->name.name);
     if (rc == RSQL_OK) {
         rsql_error_t local;
         rsql_error_clear(&local);

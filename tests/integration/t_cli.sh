@@ -59,14 +59,14 @@ ok "a script on stdin runs"
 printf -- '-- a comment\nSHOW TABLES;\n\nDESCRIBE nope;\nSHOW TABLES;\n' >"$T/script.sql"
 run_rsql -f "$T/script.sql"
 [ "$RC" = 1 ] || fail "script with a bad statement exited $RC"
-echo "$ERR" | head -1 | grep -q '^4:10: no such table: nope' || fail "script error: $ERR"
+echo "$ERR" | head -1 | grep -qF "$T/script.sql:4:10: no such table: nope" || fail "script error: $ERR"
 ok "-f script stops at the first error with its line:col"
 
 printf 'SHOW TABLES;\r\nCREATE TABLE c (a INT) WITH (\r\n\t'"'"'connector'"'"'='"'"'datagen'"'"', '"'"'nmber-of-rows'"'"'='"'"'3'"'"');\r\n' \
     >"$T/crlf.sql"
 run_rsql -f "$T/crlf.sql"
 [ "$RC" = 1 ] || fail "CRLF script exited $RC, want 1"
-echo "$ERR" | head -1 | grep -q "^3:25: unknown option 'nmber-of-rows'" || fail "CRLF error: $ERR"
+echo "$ERR" | head -1 | grep -qF "$T/crlf.sql:3:25: unknown option 'nmber-of-rows'" || fail "CRLF error: $ERR"
 printf '%s\n' "$ERR" | grep -q "$(printf '\r')" && fail "CRLF: a carriage return was echoed: $ERR"
 [ "$(echo "$ERR" | sed -n 3p)" = "$(printf '  \t                       ^~~~~~~~~~~~~~~')" ] ||
     fail "CRLF caret: $ERR"
@@ -128,5 +128,30 @@ line=$(printf '%s\n' "$ERR" | grep '^read=')
 case "$line" in *"read=1000 written=2 filtered=998 "*"rows/s") ;;
 *) fail "a preview that ends by itself says nothing more: $line" ;; esac
 ok "a preview says it stopped at its LIMIT or was cut at sql.preview-limit; rows past a LIMIT are not filtered"
+
+# a script's errors name its file; a script that cannot be opened is bad usage
+printf 'SHOW TABLES;\n\nSELECT a\n  FORM seq;\n' >"$T/job.sql"
+run_rsql -f "$T/job.sql"
+[ "$RC" = 1 ] || fail "a script error exited $RC"
+printf '%s\n' "$ERR" | head -1 | grep -qF "$T/job.sql:4:3: near \"FORM\": syntax error" ||
+    fail "a script error does not name the file: $ERR"
+run_rsql -f "$T/missing.sql"
+[ "$RC" = 64 ] || fail "-f of a missing file exited $RC, want 64"
+case "$ERR" in *"cannot open '$T/missing.sql': No such file or directory"*) ;;
+*) fail "-f missing: $ERR" ;; esac
+ok "a script's errors name its file (FILE:line:col:); -f of a missing file is bad usage (64)"
+
+# CREATE ... IF NOT EXISTS says whether it created or kept
+run_rsql -e "CREATE TABLE IF NOT EXISTS seq (id BIGINT) WITH ('connector'='blackhole');
+CREATE TABLE IF NOT EXISTS seq2 (id BIGINT) WITH ('connector'='blackhole');
+CREATE JOB IF NOT EXISTS jj AS INSERT INTO seq2 SELECT id FROM seq;
+CREATE JOB IF NOT EXISTS jj AS INSERT INTO seq2 SELECT id FROM seq;"
+[ "$RC" = 0 ] || fail "IF NOT EXISTS: $ERR"
+want="table seq already exists; kept it (IF NOT EXISTS)
+created table seq2
+created job jj
+job jj already exists; kept it (IF NOT EXISTS)"
+[ "$OUT" = "$want" ] || fail "IF NOT EXISTS says: $OUT"
+ok "CREATE ... IF NOT EXISTS says 'created' only when it created, else that it kept one"
 
 echo "$n_checks passed, 0 failed"
