@@ -152,11 +152,13 @@ struct rsql_pipeline {
     atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
     atomic_bool interrupted;
     atomic_bool limit_reached; /* a preview kept its LIMIT (or sql.preview-limit) rows */
+    int signal_no; /* the signal that stops the run (set before its op is posted), 0 = none */
     atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */
     atomic_int_least64_t retry_warned_ms; /* when a retry was last logged at warn (0 = never) */
     atomic_int_least64_t read;
     int64_t written, filtered, dead_lettered, failed; /* worker only */
-    int64_t past_limit; /* worker only: read after a preview's LIMIT was reached, not shown */
+    int64_t past_limit; /* worker only: read after a preview's LIMIT was reached, not shown
+                           (and taken off read) */
     bool poll_done;                                   /* worker only */
     uint64_t next_seq;                                /* poll thread only */
 
@@ -210,6 +212,8 @@ const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, c
 
 /* rt_offsets.c: save advanced positions to the catalog. @locality worker */
 rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err);
+/* At the end of p's run on its worker thread: remember the signal that interrupted it. */
+void rsql_pipeline__signal_note(rsql_pipeline_t *p);
 /* Say (status output, job run) that the run resumes from n saved positions; n = 0: nothing. */
 void rsql_pipeline__resume_note(rsql_pipeline_t *p, int n, char *const *names,
                                 const int64_t *offs);

@@ -276,7 +276,7 @@ void rsql_pipeline_counts(rsql_pipeline_t *p, rsql_job_counts_t *out);
 /* True when the run ended because of a stop request or a signal. */
 bool rsql_pipeline_interrupted(rsql_pipeline_t *p);
 /*
-** The signal (SIGINT, SIGTERM) that interrupted the runs that handle the signals since the
+** The signal (SIGINT, SIGTERM) that interrupted a run of this thread (its worker) since the
 ** last call, 0 = none; taking it forgets it. A script ends after the statement a signal
 ** interrupted (rsql_session_run_script).
 */

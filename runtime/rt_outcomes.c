@@ -152,9 +152,12 @@ void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
             rsql_outcome_t o = {RSQL_OUTCOME_FILTERED, NULL, NULL};
             bool fresh = !oo->ib->resolved[it->idx];
             rsql_pipeline__resolve(p, oo->ib, it->idx, &o);
-            if (fresh && it->kind == RT_ITEM_PAST_LIMIT) { /* resolved as filtered, apart */
+            if (fresh && it->kind == RT_ITEM_PAST_LIMIT) {
+                /* resolved as filtered, but neither filtered nor processed: not counted as
+                   read (read = written + filtered + ...), only as read past the LIMIT */
                 p->filtered--;
                 p->past_limit++;
+                atomic_fetch_sub(&p->read, 1);
             }
         } else if (it->kind == RT_ITEM_ERROR) {
             record_error(p, oo->ib, it->idx, it->stage, it->err);

@@ -878,6 +878,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     rsql_pipeline__dlq_close(p);
     if (signals) {
         rsql_pipeline__signals_stop(p);
+        rsql_pipeline__signal_note(p);
     }
     stats_attach(p, false);
     stats_publish(p, 0);

@@ -27,7 +27,7 @@
 
 static int64_t done_count(rsql_pipeline_t *p)
 {
-    return p->written + p->filtered + p->dead_lettered + p->failed + p->past_limit;
+    return p->written + p->filtered + p->dead_lettered + p->failed;
 }
 
 /*
