@@ -73,6 +73,7 @@
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_io.h"
 #include "base/rsql_error.h"
+#include "runtime/rsql_result.h"
 
 /* ---- offset tracker (runtime/rt_offsets.c) */
 
@@ -295,14 +296,15 @@ typedef struct rsql_plan rsql_plan_t;
 ** run in the catalog (job may be NULL for an ad-hoc INSERT), prints the
 ** status line and summary to errf. Returns RSQL_OK when done or
 ** interrupted cleanly; on a job failure returns the error with err set.
-** For SELECT previews (plan has no sink) prints rows as an aligned table to
-** out and never commits or acks anything.
+** For SELECT previews (plan has no sink) prints rows in style (an aligned
+** table, or TSV) to out, unless the run failed, and never commits or acks
+** anything.
 **
 ** The pipeline id (offset key) is the job name for jobs, else
 ** "insert:<source>-><sink>" for an INSERT and "preview:<source>" for a
 ** preview. The catalog connection cat is used from this thread only.
 */
-rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
+rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, rsql_print_style_t style,
                                   const rsql_plan_t *plan, const char *job, FILE *out,
                                   FILE *errf, rsql_error_t *err);
 

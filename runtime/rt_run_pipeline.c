@@ -410,15 +410,18 @@ static const char *conn_name(const rsql_plan_table_t *t)
     return t->def ? t->def->connector : NULL;
 }
 
+static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const char *job,
+                           FILE *out, FILE *errf, rsql_pipeline_stats_t *stats,
+                           bool handle_signals, rsql_print_style_t style, rsql_error_t *err);
+
 /*
 ** Run plan: see rsql_pipeline.h. @locality the calling thread is the worker
 */
-rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
+rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, rsql_print_style_t style,
                                   const rsql_plan_t *plan, const char *job, FILE *out,
                                   FILE *errf, rsql_error_t *err)
 {
-    (void)catalog_path; /* the worker uses cat; connectors open their own files */
-    return rsql_pipeline_run_plan_ex(cat, plan, job, out, errf, NULL, true, err);
+    return run_plan(cat, plan, job, out, errf, NULL, true, style, err);
 }
 
 /*
@@ -428,6 +431,14 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
                                      const char *job, FILE *out, FILE *errf,
                                      rsql_pipeline_stats_t *stats, bool handle_signals,
                                      rsql_error_t *err)
+{
+    return run_plan(cat, plan, job, out, errf, stats, handle_signals, RSQL_PRINT_TABLE, err);
+}
+
+/* Both entry points: a preview's rows printed in style. */
+static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const char *job,
+                           FILE *out, FILE *errf, rsql_pipeline_stats_t *stats,
+                           bool handle_signals, rsql_print_style_t style, rsql_error_t *err)
 {
     bool preview = plan->kind == RSQL_PLAN_SELECT || !plan->sink.def;
     const rsql_table_def_t *sdef = plan->source.def;
@@ -660,8 +671,8 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
                  rc == RSQL_OK ? "finished" : "failed", sum);
     }
     if (preview) {
-        if (out) {
-            rsql_result_print(res, RSQL_PRINT_TABLE, out);
+        if (out && rc == RSQL_OK) { /* a failed run: its error only, no half table */
+            rsql_result_print(res, style, out);
             fflush(out);
         }
         if (errf) {

@@ -47,6 +47,7 @@ int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
     }
     int status = 0;
     rsql_pipeline_signal_taken(); /* one from before this script is not ours */
+    s->style = style;
     for (;;) {
         rsql_error_t err;
         rsql_error_clear(&err);

@@ -154,4 +154,22 @@ job jj already exists; kept it (IF NOT EXISTS)"
 [ "$OUT" = "$want" ] || fail "IF NOT EXISTS says: $OUT"
 ok "CREATE ... IF NOT EXISTS says 'created' only when it created, else that it kept one"
 
+# --tsv: SELECT previews too, one line per row, a tab/newline/backslash in a value escaped
+printf '{"s":"a\\tb\\nc\\\\d"}\n' >"$T/tabs.json"
+TAB=$(printf '\t')
+run_rsql --tsv -e "CREATE TABLE tabs (s VARCHAR, \"x${TAB}y\" INT) WITH ('connector'='filesystem', 'path'='$T/tabs.json', 'format'='json'); SELECT s FROM tabs; DESCRIBE tabs;"
+[ "$RC" = 0 ] || fail "--tsv SELECT: $ERR"
+want=$(printf 'a\\tb\\nc\\\\d\ns\tVARCHAR\tYES\t\nx\\ty\tINT\tYES\t')
+[ "$OUT" = "$want" ] || fail "--tsv SELECT/DESCRIBE: got
+$OUT
+want
+$want"
+ok "--tsv applies to SELECT previews; tabs, newlines and backslashes in values are escaped"
+
+# a preview that fails prints its error only, no empty table
+run_rsql -e "CREATE TABLE gone (id INT) WITH ('connector'='filesystem', 'path'='$T/nonexistent.json', 'format'='json'); SELECT id FROM gone;"
+[ "$RC" != 0 ] || fail "a failed preview exited 0"
+case "$OUT" in *"+--"*|*"| id"*) fail "a failed preview printed a table: $OUT" ;; esac
+ok "a failed preview prints no empty table"
+
 echo "$n_checks passed, 0 failed"
