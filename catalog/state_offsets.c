@@ -184,6 +184,13 @@ rsql_err_t rsql_catalog_position_key(rsql_catalog_t *cat, const char *base, cons
             const char *su = (const char *)sqlite3_column_text(st, 0);
             const char *ku = (const char *)sqlite3_column_text(st, 1);
             int64_t epoch = sqlite3_column_int64(st, 2);
+            /* a NULL text of a non-NULL column is SQLite out of memory: never a key without
+               the uids (the positions would be kept under another key) */
+            if ((!su && sqlite3_column_type(st, 0) != SQLITE_NULL) ||
+                (!ku && sqlite3_column_type(st, 1) != SQLITE_NULL)) {
+                sqlite3_finalize(st);
+                return rsql_error_set(err, RSQL_ERR_NOMEM, RSQL_NOPOS, "out of memory");
+            }
             rsql_buf_t b = RSQL_BUF_INIT;
             rsql_buf_puts(&b, base);
             if (su || ku) {
