@@ -162,6 +162,32 @@ int rsql_opts__near(const char *key, const char *candidate)
     return -1;
 }
 
+/* See rsql_opts.h: the nearest of names[0..n) to key, or NULL. */
+const char *rsql_nearest_name(const char *key, const char *const *names, int n)
+{
+    const char *best = NULL;
+    int best_d = -1;
+    /* stricter than for options: short SQL names are many and near each other */
+    int max_d = key && strlen(key) >= 8 ? 2 : 1;
+    if (!key || strlen(key) < 3) {
+        return NULL; /* "x": any one-letter name is as near */
+    }
+    for (int i = 0; key && i < n; i++) {
+        int d = names[i] ? rsql_opts__near(key, names[i]) : -1;
+        if (d > max_d) {
+            continue;
+        }
+        /* a tie goes to a name of the key's length (FORM: FROM, not FOR) */
+        if (d >= 0 && (best_d < 0 || d < best_d ||
+                       (d == best_d && strlen(names[i]) == strlen(key) &&
+                        strlen(best) != strlen(key)))) {
+            best = names[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
 /*
 ** The name of row d offered for key: for a '#' row with as many segments as
 ** key, the row's name with key's segment in place of '#'.

@@ -122,6 +122,14 @@ const rsql_opt_def_t *rsql_opt_find(const rsql_opt_def_t *table, const char *key
 rsql_err_t rsql_opt_check_value(const rsql_opt_def_t *def, const char *key, const char *value,
                                 rsql_pos_t value_pos, rsql_error_t *err);
 
+/*
+** The nearest of names[0..n) to key, an unknown name (a column, function, table or keyword),
+** by edit distance (at most 1, 2 for a key of 8 characters or more; none for a key shorter
+** than 3), or NULL when none is
+** near. For "did you mean".
+*/
+const char *rsql_nearest_name(const char *key, const char *const *names, int n);
+
 /* ---- a validated set of options */
 
 typedef struct rsql_optset rsql_optset_t;

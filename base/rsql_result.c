@@ -166,10 +166,29 @@ void rsql_result_print(const rsql_result_t *r, rsql_print_style_t style, FILE *f
         return;
     }
     if (r->kind == RSQL_RESULT_LINES || style == RSQL_PRINT_TSV) {
+        bool esc = r->kind != RSQL_RESULT_LINES; /* a TSV cell keeps to its cell and line */
         for (int i = 0; i < r->n_rows; i++) {
             for (int c = 0; c < r->n_cols; c++) {
                 const char *v = rsql_result_cell(r, i, c);
-                fprintf(f, "%s%s", c ? "\t" : "", v ? v : "NULL");
+                if (c) {
+                    fputc('\t', f);
+                }
+                if (!esc || !v) {
+                    fputs(v ? v : "NULL", f);
+                    continue;
+                }
+                for (const char *p = v; *p; p++) { /* \t \n \r \\ as two characters */
+                    const char *e = *p == '\t'   ? "\\t"
+                                    : *p == '\n' ? "\\n"
+                                    : *p == '\r' ? "\\r"
+                                    : *p == '\\' ? "\\\\"
+                                                  : NULL;
+                    if (e) {
+                        fputs(e, f);
+                    } else {
+                        fputc(*p, f);
+                    }
+                }
             }
             fputc('\n', f);
         }

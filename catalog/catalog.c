@@ -519,8 +519,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
 {
     sqlite3_stmt *st;
     rsql_err_t rc = insert_named(cat,
-                                 "INSERT INTO tables(name, connector, created_ms) "
-                                 "VALUES (?1, ?2, ?3)",
+                                 "INSERT INTO tables(name, connector, created_ms, uid) "
+                                 "VALUES (?1, ?2, ?3, lower(hex(randomblob(6))))",
                                  def->name, def->connector, def->created_ms, err);
     if (rc != RSQL_OK || def->n_columns == 0) {
         return rc;

@@ -103,6 +103,24 @@ static const char *const steps[] = {
     /* 5: PRIMARY KEY (col, ...) NOT ENFORCED: a column's position in the table's key (from
        1; NULL = not in it), the key of an upsert sink */
     "ALTER TABLE table_columns ADD COLUMN pk_ord INTEGER;\n",
+    /* 6: positions belong to the tables as created. uid: a random id given at CREATE TABLE
+       (NULL for a table created before), part of the key a statement's positions are kept
+       under (rsql_catalog_position_key), so a dropped and re-created table starts over, and
+       its positions go with it; position_epochs: how often a pipeline's positions were
+       forgotten (RESET POSITIONS, run --from-start), also part of the key, so an
+       exactly-once sink's positions (kept in the sink under the same key) are forgotten too;
+       job_runs.resumed_from: where a run resumed (NULL: from the start) */
+    "ALTER TABLE tables ADD COLUMN uid TEXT;\n"
+    "ALTER TABLE job_runs ADD COLUMN resumed_from TEXT;\n"
+    "CREATE TABLE position_epochs (\n"
+    "  pipeline TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,\n"
+    "  epoch INTEGER NOT NULL\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TRIGGER tables_forget_positions AFTER DELETE ON tables WHEN old.uid IS NOT NULL\n"
+    "BEGIN\n"
+    "  DELETE FROM offsets WHERE instr(pipeline, '@' || old.uid || '.') > 0\n"
+    "    OR instr(pipeline, '.' || old.uid) > 0;\n"
+    "END;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

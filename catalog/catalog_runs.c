@@ -217,9 +217,29 @@ rsql_err_t rsql_catalog_run_end(rsql_catalog_t *cat, int64_t run_id, const char 
     return rc;
 }
 
+/* See rsql_catalog.h: where run_id resumed (copied). */
+rsql_err_t rsql_catalog_run_resumed(rsql_catalog_t *cat, int64_t run_id, const char *from,
+                                    rsql_error_t *err)
+{
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(
+        cat, "UPDATE job_runs SET resumed_from = ?2 WHERE id = ?1", &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (sqlite3_bind_int64(st, 1, run_id) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 2, from) != SQLITE_OK) {
+        rc = bind_err(cat, err);
+    } else {
+        rc = update_run(cat, st, run_id, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 #define RUN_COLUMNS                                                                           \
     "SELECT id, job, sql, start_ms, end_ms, status, rows_read, rows_written, rows_filtered," \
-    " rows_dead_lettered, rows_failed, error, detail FROM job_runs"
+    " rows_dead_lettered, rows_failed, error, detail, resumed_from FROM job_runs"
 
 /* A run from the current row of a RUN_COLUMNS query. */
 static rsql_err_t load_run(sqlite3_stmt *st, rsql_job_run_t **out, rsql_error_t *err)
@@ -248,6 +268,9 @@ static rsql_err_t load_run(sqlite3_stmt *st, rsql_job_run_t **out, rsql_error_t 
     }
     if (rc == RSQL_OK) {
         rc = rsql_catalog__col_dup(st, 12, &r->detail, err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog__col_dup(st, 13, &r->resumed_from, err);
     }
     if (rc != RSQL_OK) {
         rsql_job_run_free(r);
@@ -376,6 +399,7 @@ void rsql_job_run_free(rsql_job_run_t *run)
     rsql_free(run->status);
     rsql_free(run->error);
     rsql_free(run->detail);
+    rsql_free(run->resumed_from);
     rsql_free(run);
 }
 

@@ -91,6 +91,7 @@ typedef struct rsql_job_run {
     rsql_job_counts_t counts;
     char *error;  /* NULL when none */
     char *detail; /* JSON with per-connector detail (e.g. busiest lite topics), or NULL */
+    char *resumed_from; /* the saved positions the run resumed from, NULL = from the start */
 } rsql_job_run_t;
 
 /*
@@ -140,6 +141,9 @@ rsql_err_t rsql_catalog_run_progress(rsql_catalog_t *cat, int64_t run_id,
 rsql_err_t rsql_catalog_run_end(rsql_catalog_t *cat, int64_t run_id, const char *status,
                                 const rsql_job_counts_t *counts, const char *error,
                                 const char *detail, rsql_error_t *err);
+/* Where run_id resumed: the saved positions it started from, as text (copied). */
+rsql_err_t rsql_catalog_run_resumed(rsql_catalog_t *cat, int64_t run_id, const char *from,
+                                    rsql_error_t *err);
 /* Runs, newest first; job NULL = all. limit <= 0 = all. */
 rsql_err_t rsql_catalog_run_list(rsql_catalog_t *cat, const char *job, int limit,
                                  rsql_job_run_t ***runs, int *n, rsql_error_t *err);
@@ -183,6 +187,24 @@ rsql_err_t rsql_catalog_offset_list(rsql_catalog_t *cat, const char *pipeline, r
 */
 rsql_err_t rsql_catalog_offset_delete(rsql_catalog_t *cat, const char *pipeline,
                                       const char *partition, int *deleted, rsql_error_t *err);
+
+/*
+** The key the positions of pipeline base (a job's name, "insert:<source>-><sink>") are kept
+** under, in the catalog and in an exactly-once sink: positions belong to the tables as
+** created, so the key names the uid of the source and the sink table (given at CREATE
+** TABLE; "@<source uid>.<sink uid>", "-" for one created before uids or missing) and how
+** often base's positions were forgotten ("~<n>", rsql_catalog_positions_forget). *key is a
+** heap string owned by the caller (rsql_free).
+*/
+rsql_err_t rsql_catalog_position_key(rsql_catalog_t *cat, const char *base, const char *source,
+                                     const char *sink, char **key, rsql_error_t *err);
+/*
+** Forget every position of pipeline base (any key of it, its dead-letter sink's included,
+** case-insensitively): deleted from the catalog, and base's key changes, so what a sink
+** keeps under the old key is not read again. *forgotten = catalog rows removed.
+*/
+rsql_err_t rsql_catalog_positions_forget(rsql_catalog_t *cat, const char *base, int *forgotten,
+                                         rsql_error_t *err);
 
 /*
 ** What run_id may leave invisible to later runs that share key (a RocketMQ consumer group: its

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "catalog/catalog_int.h"
 
+#include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 
 static rsql_err_t bind_err(rsql_catalog_t *cat, rsql_error_t *err)
@@ -126,4 +127,88 @@ rsql_err_t rsql_catalog_offset_delete(rsql_catalog_t *cat, const char *pipeline,
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+/* See rsql_catalog.h: base, then "@<source uid>.<sink uid>" and "~<epoch>" when known. */
+rsql_err_t rsql_catalog_position_key(rsql_catalog_t *cat, const char *base, const char *source,
+                                     const char *sink, char **key, rsql_error_t *err)
+{
+    *key = NULL;
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(
+        cat,
+        "SELECT (SELECT uid FROM tables WHERE name = ?2), (SELECT uid FROM tables WHERE name = "
+        "?3), (SELECT epoch FROM position_epochs WHERE pipeline = ?1)",
+        &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (rsql_catalog__bind_text(st, 1, base) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 2, source) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 3, sink) != SQLITE_OK) {
+        rc = bind_err(cat, err);
+    } else {
+        int src = sqlite3_step(st);
+        if (src != SQLITE_ROW) {
+            rc = rsql_catalog__sqlerr(cat, src, err);
+        } else {
+            const char *su = (const char *)sqlite3_column_text(st, 0);
+            const char *ku = (const char *)sqlite3_column_text(st, 1);
+            int64_t epoch = sqlite3_column_int64(st, 2);
+            /* a NULL text of a non-NULL column is SQLite out of memory: never a key without
+               the uids (the positions would be kept under another key) */
+            if ((!su && sqlite3_column_type(st, 0) != SQLITE_NULL) ||
+                (!ku && sqlite3_column_type(st, 1) != SQLITE_NULL)) {
+                sqlite3_finalize(st);
+                return rsql_error_nomem(err);
+            }
+            rsql_buf_t b = RSQL_BUF_INIT;
+            rsql_buf_puts(&b, base);
+            if (su || ku) {
+                rsql_buf_printf(&b, "@%s.%s", su ? su : "-", ku ? ku : "-");
+            }
+            if (epoch > 0) {
+                rsql_buf_printf(&b, "~%lld", (long long)epoch);
+            }
+            *key = rsql_buf_steal(&b);
+            if (!*key) {
+                rc = rsql_error_nomem(err);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* See rsql_catalog.h: one write transaction; a key of base is base itself or base + one of @~#. */
+rsql_err_t rsql_catalog_positions_forget(rsql_catalog_t *cat, const char *base, int *forgotten,
+                                         rsql_error_t *err)
+{
+    *forgotten = 0;
+    rsql_catalog_tx_t tx;
+    rsql_err_t rc = rsql_catalog__tx_begin(cat, true, &tx, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    static const char *const sql[] = {
+        "DELETE FROM offsets WHERE lower(substr(pipeline, 1, length(?1))) = lower(?1) AND "
+        "(length(pipeline) = length(?1) OR substr(pipeline, length(?1) + 1, 1) IN ('@', '~', "
+        "'#'))",
+        "INSERT INTO position_epochs(pipeline, epoch) VALUES (?1, 1) ON CONFLICT(pipeline) DO "
+        "UPDATE SET epoch = epoch + 1",
+    };
+    for (int i = 0; rc == RSQL_OK && i < 2; i++) {
+        sqlite3_stmt *st;
+        if ((rc = rsql_catalog__prepare(cat, sql[i], &st, err)) != RSQL_OK) {
+            break;
+        }
+        if (rsql_catalog__bind_text(st, 1, base) != SQLITE_OK) {
+            rc = bind_err(cat, err);
+        } else if ((rc = rsql_catalog__step_done(cat, st, err)) == RSQL_OK && i == 0) {
+            *forgotten = sqlite3_changes(cat->db);
+        }
+        sqlite3_finalize(st);
+    }
+    rsql_err_t erc = rsql_catalog__tx_end(cat, tx, rc == RSQL_OK, err);
+    return rc != RSQL_OK ? rc : erc;
 }

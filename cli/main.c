@@ -5,7 +5,8 @@
  * it is not a terminal), a catalog job (`run JOB`, for cron), or the
  * interactive shell. Exit status: 0 done, 1 statement error (that statement
  * did not run), 2 a job failed while running, 64 bad usage (a bad
- * --log-level or $ROCKETSQL_LOG included).
+ * --log-level or $ROCKETSQL_LOG included), 128 + the signal after SIGINT
+ * (130) or SIGTERM (143) ended a statement and the script.
  */
 #include "config.h"
 #include "cli/cli_int.h"
@@ -37,7 +38,10 @@ static void usage(FILE *f)
             "usage: rocketsql [--catalog FILE] [-f FILE | -e SQL]   run a script or one statement\n"
             "       rocketsql [--catalog FILE]                      interactive shell (on a terminal;\n"
             "                                                       else a script from stdin)\n"
-            "       rocketsql [--catalog FILE] run JOB              run a catalog job (bounded)\n"
+            "       rocketsql [--catalog FILE] run JOB [--from-start]\n"
+            "                                                       run a catalog job (bounded);\n"
+            "                                                       --from-start forgets its saved\n"
+            "                                                       positions first\n"
             "       rocketsql [--catalog FILE] serve [--job NAME ...] [--http ADDR:PORT]\n"
             "                                                       run the catalog's jobs as a\n"
             "                                                       service (docs/OPERATIONS.md)\n"
@@ -58,15 +62,44 @@ static void usage(FILE *f)
             "  -h, --help           this help\n"
             "  -V, --version        print the version\n"
             "\n"
-            "exit status: 0 done, 1 statement error, 2 a job failed while running, 64 bad usage\n");
+            "exit status: 0 done, 1 statement error, 2 a job failed while running, 64 bad usage,\n"
+            "             130 / 143 interrupted by SIGINT / SIGTERM\n");
 }
 
-/* Read a whole file (or stdin for "-") into a heap string of *len bytes (NULs kept). */
-static char *read_all(const char *path, size_t *len, FILE *errf)
+/* run JOB --from-start: forget the job's saved positions (an unknown job is RUN JOB's error). */
+static int forget_positions(rsql_session_t *s, const char *job)
+{
+    rsql_catalog_t *cat = rsql_session_catalog(s);
+    rsql_job_def_t *def = NULL;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_err_t rc = rsql_catalog_job_get(cat, job, &def, &err);
+    int n = 0;
+    if (rc == RSQL_OK && def) {
+        rc = rsql_catalog_positions_forget(cat, def->name, &n, &err);
+        if (rc == RSQL_OK) {
+            fprintf(stderr, "forgot the positions of %s (%d saved); this run starts from the "
+                            "beginning\n", def->name, n);
+        }
+    }
+    rsql_job_def_free(def);
+    if (rc != RSQL_OK) {
+        rsql_error_render(&err, NULL, stderr);
+        return 1;
+    }
+    return 0;
+}
+
+/*
+** Read a whole file (or stdin for "-") into a heap string of *len bytes (NULs kept). A file
+** that cannot be opened is bad usage (*usage set), one that cannot be read an error.
+*/
+static char *read_all(const char *path, size_t *len, bool *usage, FILE *errf)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f) {
-        fprintf(errf, "error: cannot open '%s': %s\n", path, strerror(errno));
+        fprintf(errf, "rocketsql: cannot open '%s': %s\n", path, strerror(errno));
+        *usage = true;
         return NULL;
     }
     rsql_buf_t b = RSQL_BUF_INIT;
@@ -163,6 +196,7 @@ int main(int argc, char **argv)
         return 0;
     }
     const char *job = NULL;
+    bool from_start = false;
     if (optind < argc && strcmp(argv[optind], "serve") == 0) {
         if (file || exec_sql) {
             fprintf(stderr, "rocketsql: choose one of -f, -e, run and serve\n");
@@ -172,8 +206,10 @@ int main(int argc, char **argv)
                                argv + optind);
     }
     if (optind < argc) {
-        if (strcmp(argv[optind], "run") == 0 && optind + 2 == argc) {
+        if (strcmp(argv[optind], "run") == 0 && optind + 2 <= argc && optind + 3 >= argc &&
+            (optind + 2 == argc || strcmp(argv[optind + 2], "--from-start") == 0)) {
             job = argv[optind + 1];
+            from_start = optind + 3 == argc;
         } else {
             fprintf(stderr, "rocketsql: unexpected argument '%s'\n", argv[optind]);
             usage(stderr);
@@ -196,13 +232,22 @@ int main(int argc, char **argv)
     int status;
     rsql_print_style_t style = tsv ? RSQL_PRINT_TSV : RSQL_PRINT_TABLE;
     if (job) {
-        status = rsql_session_run_job(s, job, stdout, stderr);
+        status = from_start ? forget_positions(s, job) : 0;
+        if (status == 0) {
+            status = rsql_session_run_job(s, job, stdout, stderr);
+        }
     } else if (exec_sql) {
         status = rsql_session_run_script(s, exec_sql, style, stdout, stderr);
     } else if (file || !isatty(STDIN_FILENO)) {
         size_t len = 0;
-        char *text = read_all(file ? file : "-", &len, stderr);
-        status = text ? rsql_session_run_script_n(s, text, len, style, stdout, stderr) : 1;
+        bool usage_err = false;
+        char *text = read_all(file ? file : "-", &len, &usage_err, stderr);
+        if (file && strcmp(file, "-") != 0) {
+            rsql_session_set_script_name(s, file);
+        }
+        status = text ? rsql_session_run_script_n(s, text, len, style, stdout, stderr)
+                      : usage_err ? EXIT_USAGE
+                                  : 1;
         rsql_free(text);
     } else {
         status = rsql_shell_run(s, path);

@@ -53,7 +53,13 @@ typedef struct rt_inbatch {
 } rt_inbatch_t;
 
 /* What the transform thread says about one record. */
-typedef enum rt_item_kind { RT_ITEM_FILTERED, RT_ITEM_ERROR, RT_ITEM_ABORTED } rt_item_kind_t;
+/* RT_ITEM_PAST_LIMIT: read after a preview's LIMIT was reached, not shown (nor filtered) */
+typedef enum rt_item_kind {
+    RT_ITEM_FILTERED,
+    RT_ITEM_ERROR,
+    RT_ITEM_ABORTED,
+    RT_ITEM_PAST_LIMIT
+} rt_item_kind_t;
 typedef struct rt_item {
     int idx;
     rt_item_kind_t kind;
@@ -145,11 +151,15 @@ struct rsql_pipeline {
     atomic_bool aborting;   /* a failure: fail everything not yet transformed */
     atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
     atomic_bool interrupted;
+    atomic_bool limit_reached; /* a preview kept its LIMIT (or sql.preview-limit) rows */
+    int signal_no; /* the signal that stops the run (set before its op is posted), 0 = none */
     atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */
     atomic_int_least64_t retry_warned_ms; /* when a retry was last logged at warn (0 = never) */
     atomic_int_least64_t read;
     atomic_int_least64_t first_read_ms; /* when the first record was read (0: none yet) */
     int64_t written, filtered, dead_lettered, failed; /* worker only */
+    int64_t past_limit; /* worker only: read after a preview's LIMIT was reached, not shown
+                           (and taken off read) */
     bool poll_done;                                   /* worker only */
     uint64_t next_seq;                                /* poll thread only */
 
@@ -176,6 +186,7 @@ struct rsql_pipeline {
     char pname[32];
     int64_t not_before_ms; /* the source's not_before_ms (rt_hold.c); 0 = none */
     bool hold_active;      /* the source was opened: the run's hold time is recorded */
+    bool resume_noted;     /* where the run resumes was said (once, not per open retry) */
     char leftover[256];    /* the source's leftovers at the end, for the summary; "" = none */
 };
 
@@ -194,6 +205,11 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
 
 /* rt_offsets.c: save advanced positions to the catalog. @locality worker */
 rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err);
+/* At the end of p's run on its worker thread: remember the signal that interrupted it. */
+void rsql_pipeline__signal_note(rsql_pipeline_t *p);
+/* Say (status output, job run) that the run resumes from n saved positions; n = 0: nothing. */
+void rsql_pipeline__resume_note(rsql_pipeline_t *p, int n, const char *const *names,
+                                const int64_t *offs);
 
 /* rt_dlq.c (all @locality worker; the dead-letter sink is written on a thread of its own) */
 rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err);

@@ -74,6 +74,7 @@
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_io.h"
 #include "base/rsql_error.h"
+#include "base/rsql_result.h"
 
 /* ---- offset tracker (engine/rt_offsets.c) */
 
@@ -187,7 +188,8 @@ typedef rsql_err_t (*rsql_transform_cb)(void *opaque, rsql_batch_t *batch, rsql_
                                         rsql_error_t *err);
 
 typedef struct rsql_pipeline_conf {
-    const char *id;     /* pipeline id: the offset key in the catalog (copied) */
+    const char *id;     /* pipeline id: the offset key in the catalog and sinks (copied) */
+    const char *name;   /* the name said to users (RESET POSITIONS takes it); NULL = id */
     bool preview;       /* SELECT preview: no commit_record, no offsets saved */
     int batch_size;     /* records per poll / per sink write (pipeline.batch-size) */
     int queue_capacity; /* records per stage queue (pipeline.queue-capacity) */
@@ -202,6 +204,7 @@ typedef struct rsql_pipeline_conf {
     int64_t retry_backoff_max_ms; /* errors.retry.backoff-max */
     bool tolerate_all;            /* errors.tolerance = all */
     int64_t limit;                /* rows to keep, then stop (LIMIT); < 0 = none */
+    bool limit_from_setting;      /* limit is sql.preview-limit, not a LIMIT written */
 
     /* the source: ops and its ctx (pipeline, resume filled in by the pipeline) */
     const rsql_source_ops_t *src_ops;
@@ -263,6 +266,12 @@ void rsql_pipeline_stop(rsql_pipeline_t *p);
 
 /* Counts of the run so far (after rsql_pipeline_run: final). */
 void rsql_pipeline_counts(rsql_pipeline_t *p, rsql_job_counts_t *out);
+/*
+** The signal (SIGINT, SIGTERM) that interrupted a run of this thread (its worker) since the
+** last call, 0 = none; taking it forgets it. A script ends after the statement a signal
+** interrupted (rsql_session_run_script).
+*/
+int rsql_pipeline_signal_taken(void);
 /* Elapsed run time in ms (after run: the whole run). */
 int64_t rsql_pipeline_elapsed_ms(rsql_pipeline_t *p);
 
@@ -277,14 +286,15 @@ typedef struct rsql_plan rsql_plan_t;
 ** run in the catalog (job may be NULL for an ad-hoc INSERT), prints the
 ** status line and summary to errf. Returns RSQL_OK when done or
 ** interrupted cleanly; on a job failure returns the error with err set.
-** For SELECT previews (plan has no sink) prints rows as an aligned table to
-** out and never commits or acks anything.
+** For SELECT previews (plan has no sink) prints rows in style (an aligned
+** table, or TSV) to out, unless the run failed, and never commits or acks
+** anything.
 **
 ** The pipeline id (offset key) is the job name for jobs, else
 ** "insert:<source>-><sink>" for an INSERT and "preview:<source>" for a
 ** preview. The catalog connection cat is used from this thread only.
 */
-rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
+rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, rsql_print_style_t style,
                                   const rsql_plan_t *plan, const char *job, FILE *out,
                                   FILE *errf, rsql_error_t *err);
 

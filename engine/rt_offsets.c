@@ -20,6 +20,7 @@
  */
 #include "config.h"
 #include "engine/pipeline_int.h"
+#include "base/rsql_log.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -253,5 +254,48 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
         if (n < MAXL) {
             return RSQL_OK;
         }
+    }
+}
+
+/* ---- saying where a run resumes */
+
+/*
+** A run resumes from n saved positions (names[i] at offs[i]): say so on the status output
+** ("resuming NAME where it left off: PART at OFF, ...", with how to start over) and record it
+** in the job run (SHOW JOB RUNS: resumed_from). Nothing for n = 0 (from the start).
+** @locality worker thread
+*/
+void rsql_pipeline__resume_note(rsql_pipeline_t *p, int n, const char *const *names,
+                                const int64_t *offs)
+{
+    if (n <= 0 || p->resume_noted) {
+        return;
+    }
+    p->resume_noted = true;
+    char from[512];
+    size_t len = 0;
+    from[0] = '\0';
+    for (int i = 0; i < n && len < sizeof from; i++) {
+        int w = i < 3 ? snprintf(from + len, sizeof from - len, "%s%s at %" PRId64,
+                                 i ? ", " : "", names[i], offs[i])
+                      : snprintf(from + len, sizeof from - len, " and %d more", n - i);
+        if (w < 0) {
+            break;
+        }
+        len += (size_t)w;
+        if (i >= 3) {
+            break;
+        }
+    }
+    const char *name = p->conf.name ? p->conf.name : p->id;
+    if (p->conf.status_out) {
+        fprintf(p->conf.status_out,
+                "resuming %s where it left off: %s (RESET POSITIONS '%s' starts over)\n", name,
+                from, name);
+        fflush(p->conf.status_out);
+    }
+    rsql_log(RSQL_LOG_INFO, "runtime", "%s: resuming where it left off: %s", name, from);
+    if (p->run_id > 0 && p->conf.cat) {
+        rsql_catalog_run_resumed(p->conf.cat, p->run_id, from, NULL);
     }
 }

@@ -148,9 +148,17 @@ void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
     done_begin(p);
     for (int i = 0; i < oo->n; i++) {
         rt_item_t *it = &oo->items[i];
-        if (it->kind == RT_ITEM_FILTERED) {
+        if (it->kind == RT_ITEM_FILTERED || it->kind == RT_ITEM_PAST_LIMIT) {
             rsql_outcome_t o = {RSQL_OUTCOME_FILTERED, NULL, NULL};
+            bool fresh = !oo->ib->resolved[it->idx];
             rsql_pipeline__resolve(p, oo->ib, it->idx, &o);
+            if (fresh && it->kind == RT_ITEM_PAST_LIMIT) {
+                /* resolved as filtered, but neither filtered nor processed: not counted as
+                   read (read = written + filtered + ...), only as read past the LIMIT */
+                p->filtered--;
+                p->past_limit++;
+                atomic_fetch_sub(&p->read, 1);
+            }
         } else if (it->kind == RT_ITEM_ERROR) {
             record_error(p, oo->ib, it->idx, it->stage, it->err);
         } else {

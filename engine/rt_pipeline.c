@@ -303,6 +303,9 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
                 offs[i] = l.v[i].off;
             }
         }
+        if (rc == RSQL_OK) {
+            rsql_pipeline__resume_note(p, l.n, names, offs);
+        }
         ctx.n_resume = rc == RSQL_OK ? l.n : 0;
         ctx.resume_partitions = names;
         ctx.resume_offsets = offs;
@@ -722,6 +725,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     rsql_pipeline__dlq_close(p);
     if (signals) {
         rsql_pipeline__signals_stop(p);
+        rsql_pipeline__signal_note(p);
     }
     stats_attach(p, false);
     stats_publish(p, 0);

@@ -93,7 +93,8 @@ void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_er
                atomic_compare_exchange_strong(&p->retry_warned_ms, &last, now);
     }
     rsql_log(warn ? RSQL_LOG_WARN : RSQL_LOG_DEBUG, "runtime",
-             "%s: %s failed (%s, transient), retry %d in %" PRId64 " ms: %s", p->id, what,
+             "%s: %s failed (%s, transient), retry %d in %" PRId64 " ms: %s",
+             p->conf.name ? p->conf.name : p->id, what,
              rsql_err_name(err->code), attempt, wait_ms, err->msg);
 }
 

@@ -16,9 +16,10 @@
  * It reads at most max(LIMIT, 1) records per poll and stops at the LIMIT
  * (or sql.preview-limit, which the planner folds into plan->limit).
  *
- * Pipeline ids (the offset key in the catalog): the job name for a job,
- * "insert:<source>-><sink>" for an ad-hoc INSERT, "preview:<source>" for a
- * preview (never saved).
+ * Pipeline names: the job name for a job, "insert:<source>-><sink>" for an
+ * ad-hoc INSERT, "preview:<source>" for a preview (never saved). Positions are
+ * kept under the name's key (rsql_catalog_position_key: the name, the uids of
+ * both tables as created and how often they were forgotten).
  */
 #include "config.h"
 #include "engine/rsql_pipeline.h"
@@ -409,15 +410,18 @@ static const char *conn_name(const rsql_plan_table_t *t)
     return t->def ? t->def->connector : NULL;
 }
 
+static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const char *job,
+                           FILE *out, FILE *errf, rsql_pipeline_stats_t *stats,
+                           bool handle_signals, rsql_print_style_t style, rsql_error_t *err);
+
 /*
 ** Run plan: see rsql_pipeline.h. @locality the calling thread is the worker
 */
-rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, const char *catalog_path,
+rsql_err_t rsql_pipeline_run_plan(rsql_catalog_t *cat, rsql_print_style_t style,
                                   const rsql_plan_t *plan, const char *job, FILE *out,
                                   FILE *errf, rsql_error_t *err)
 {
-    (void)catalog_path; /* the worker uses cat; connectors open their own files */
-    return rsql_pipeline_run_plan_ex(cat, plan, job, out, errf, NULL, true, err);
+    return run_plan(cat, plan, job, out, errf, NULL, true, style, err);
 }
 
 /*
@@ -427,6 +431,14 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
                                      const char *job, FILE *out, FILE *errf,
                                      rsql_pipeline_stats_t *stats, bool handle_signals,
                                      rsql_error_t *err)
+{
+    return run_plan(cat, plan, job, out, errf, stats, handle_signals, RSQL_PRINT_TABLE, err);
+}
+
+/* Both entry points: a preview's rows printed in style. */
+static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const char *job,
+                           FILE *out, FILE *errf, rsql_pipeline_stats_t *stats,
+                           bool handle_signals, rsql_print_style_t style, rsql_error_t *err)
 {
     bool preview = plan->kind == RSQL_PLAN_SELECT || !plan->sink.def;
     const rsql_table_def_t *sdef = plan->source.def;
@@ -462,7 +474,7 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     cols_t src_cols, snk_cols, dlq_cols;
     const char **out_names = NULL;
     rsql_type_t *out_types = NULL;
-    char *id = NULL;
+    char *id = NULL, *key = NULL;
     rsql_result_t *res = NULL;
     rsql_pipeline_t *p = NULL;
     xform_t x;
@@ -530,6 +542,12 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
         rc = rsql_error_nomem(err);
         goto done;
     }
+    /* positions belong to the tables as created (and to base's epoch) */
+    if (!preview && cat &&
+        (rc = rsql_catalog_position_key(cat, id, sdef->name, plan->sink.def->name, &key, err)) !=
+            RSQL_OK) {
+        goto done;
+    }
     if (plan->source.format) {
         x.dec = rsql_decoder_new(plan->source.format,
                                  rsql_optset_conf(plan->source.opts, RSQL_CONF_FORMAT),
@@ -559,7 +577,8 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
 
     rsql_pipeline_conf_t conf;
     rsql_pipeline_conf_init(&conf);
-    conf.id = id;
+    conf.id = key ? key : id;
+    conf.name = id;
     conf.preview = preview;
     if (plan->batch_size > 0) {
         conf.batch_size = (int)plan->batch_size;
@@ -571,6 +590,7 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
     conf.retry_backoff_max_ms = plan->errors.retry_backoff_max_ms;
     conf.tolerate_all = plan->errors.tolerate_all;
     conf.limit = preview && plan->has_limit ? plan->limit : -1;
+    conf.limit_from_setting = plan->limit_from_setting;
     if (preview && conf.limit >= 0 && conf.limit < conf.batch_size) {
         conf.batch_size = conf.limit > 0 ? (int)conf.limit : 1; /* read no more than shown */
     }
@@ -651,8 +671,8 @@ rsql_err_t rsql_pipeline_run_plan_ex(rsql_catalog_t *cat, const rsql_plan_t *pla
                  rc == RSQL_OK ? "finished" : "failed", sum);
     }
     if (preview) {
-        if (out) {
-            rsql_result_print(res, RSQL_PRINT_TABLE, out);
+        if (out && rc == RSQL_OK) { /* a failed run: its error only, no half table */
+            rsql_result_print(res, style, out);
             fflush(out);
         }
         if (errf) {
@@ -674,6 +694,7 @@ done:
     rsql_free(out_names);
     rsql_free(out_types);
     rsql_free(id);
+    rsql_free(key);
     cols_free(&src_cols);
     rsql_free(src_descs);
     cols_free(&phys_cols);

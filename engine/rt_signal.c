@@ -44,6 +44,9 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static rsql_pipeline_t *registered[MAX_REGISTERED]; /* under list_lock */
 static int n_registered;                             /* under list_lock */
 static int signals_seen;                             /* under list_lock; reset at install */
+static int first_signal; /* under list_lock: the first signal since the install */
+/* the signal that interrupted the last run of this thread's pipelines, until taken */
+static _Thread_local int thread_signal;
 
 static void on_signal(int sig)
 {
@@ -76,9 +79,13 @@ static void *watch_main(void *arg)
         }
         pthread_mutex_lock(&list_lock);
         int seen = ++signals_seen;
+        if (seen == 1) {
+            first_signal = b;
+        }
         FILE *status = NULL;
         for (int i = 0; i < n_registered; i++) {
             if (seen == 1) {
+                registered[i]->signal_no = b;
                 post_signal0(registered[i]);
             } else if (!status) {
                 status = registered[i]->conf.status_out;
@@ -119,6 +126,7 @@ static rsql_err_t install0(rsql_error_t *err)
     fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
     pthread_mutex_lock(&list_lock);
     signals_seen = 0;
+    first_signal = 0;
     pthread_mutex_unlock(&list_lock);
     if (pthread_create(&watcher, NULL, watch_main, NULL) != 0) {
         close(sig_pipe[0]);
@@ -173,6 +181,7 @@ rsql_err_t rsql_pipeline__signals_start(rsql_pipeline_t *p, rsql_error_t *err)
         } else {
             registered[n_registered++] = p;
             if (signals_seen > 0) {
+                p->signal_no = first_signal;
                 post_signal0(p); /* it started after the first signal */
             }
         }
@@ -206,4 +215,20 @@ void rsql_pipeline__signals_stop(rsql_pipeline_t *p)
         uninstall0();
     }
     pthread_mutex_unlock(&sig_lock);
+}
+
+/* Record that p's run (on this thread, its worker) ended interrupted by its signal. */
+void rsql_pipeline__signal_note(rsql_pipeline_t *p)
+{
+    if (p->signal_no && atomic_load(&p->interrupted)) {
+        thread_signal = p->signal_no;
+    }
+}
+
+/* See rsql_pipeline.h: the signal that interrupted this thread's runs since the last call. */
+int rsql_pipeline_signal_taken(void)
+{
+    int sig = thread_signal;
+    thread_signal = 0;
+    return sig;
 }

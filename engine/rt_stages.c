@@ -242,7 +242,7 @@ void *rsql_pipeline__transform_main(void *arg)
                 continue;
             }
             if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
-                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_PAST_LIMIT, NULL, NULL};
                 continue;
             }
             const rsql_value_t *out = NULL;
@@ -302,6 +302,7 @@ void *rsql_pipeline__transform_main(void *arg)
             wb->n++;
             kept_total++;
             if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
+                atomic_store(&p->limit_reached, true);
                 rsql_pipeline_stop(p);
             }
         }

@@ -109,6 +109,24 @@ void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size)
              (ms % 1000) / 10, flowing / 1000, (flowing % 1000) / 10, idle / 1000,
              (idle % 1000) / 10, rate);
     size_t n = strlen(buf);
+    if (atomic_load(&p->limit_reached) && p->conf.limit_from_setting) {
+        snprintf(buf + n, size - n,
+                 "; cut at sql.preview-limit (%" PRId64 " rows): there may be more (add a LIMIT, "
+                 "or SET 'sql.preview-limit')",
+                 p->conf.limit);
+    } else if (atomic_load(&p->limit_reached)) {
+        snprintf(buf + n, size - n, "; stopped at LIMIT %" PRId64, p->conf.limit);
+    }
+    n = strlen(buf);
+    if (p->past_limit > 0 && n + 2 < size) {
+        snprintf(buf + n, size - n, "; %" PRId64 " more row%s read and not shown", p->past_limit,
+                 p->past_limit == 1 ? "" : "s");
+    }
+    n = strlen(buf);
+    if (atomic_load(&p->interrupted) && n + 2 < size) {
+        snprintf(buf + n, size - n, " interrupted");
+        n = strlen(buf);
+    }
     if (p->leftover[0] && n + 2 < size) {
         snprintf(buf + n, size - n, "; %s", p->leftover); /* what the next run cannot see yet */
     }

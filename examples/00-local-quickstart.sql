@@ -6,7 +6,12 @@
 -- datagen makes 1000 orders (ids 1..1000, amounts 1..500, seed 42, so always the same ones);
 -- the orders over 100 go to the table big_orders of quickstart-orders.db, customer upper-cased.
 -- The expected content of big_orders is 00-local-quickstart.expected.
-CREATE TABLE orders (
+--
+-- The tables are qs_orders and qs_big_orders, so the examples share a catalog in any order.
+-- Run again, the script changes nothing: the INSERT resumes where it stopped (after the
+-- 1000 rows; it says so) and writes no row twice. RESET POSITIONS 'insert:qs_orders->qs_big_orders'
+-- would start it over (docs/SQL.md, "Where a run resumes").
+CREATE TABLE IF NOT EXISTS qs_orders (
   id BIGINT NOT NULL,
   customer STRING,
   amount DOUBLE
@@ -21,7 +26,7 @@ CREATE TABLE orders (
   'fields.amount.max' = '500'
 );
 
-CREATE TABLE big_orders (
+CREATE TABLE IF NOT EXISTS qs_big_orders (
   id BIGINT NOT NULL,
   customer STRING,
   amount DOUBLE
@@ -32,8 +37,8 @@ CREATE TABLE big_orders (
 );
 
 SHOW TABLES;
-DESCRIBE orders;
-EXPLAIN INSERT INTO big_orders SELECT id, UPPER(customer), amount FROM orders WHERE amount > 100;
-INSERT INTO big_orders SELECT id, UPPER(customer), amount FROM orders WHERE amount > 100;
-SELECT * FROM big_orders LIMIT 5;
+DESCRIBE qs_orders;
+EXPLAIN INSERT INTO qs_big_orders SELECT id, UPPER(customer), amount FROM qs_orders WHERE amount > 100;
+INSERT INTO qs_big_orders SELECT id, UPPER(customer), amount FROM qs_orders WHERE amount > 100;
+SELECT * FROM qs_big_orders LIMIT 5;
 SHOW JOB RUNS;

@@ -6,9 +6,13 @@
 -- (a fixed seed, so every run makes the same rows). The INSERT keeps orders of 100 or more
 -- that are not from the 'test' shard, and writes one JSON object per line to
 -- big_orders.json in the working directory (the file is created, and appended
--- to by later runs). The expected result is 01-datagen-to-file.expected (the file, sorted).
+-- to). The expected result is 01-datagen-to-file.expected (the file, sorted).
+--
+-- The tables are gen_orders and gen_big_orders, so the examples share a catalog in any
+-- order. Run again, the script appends nothing: the INSERT resumes after the 20 rows it read
+-- (it says so); RESET POSITIONS 'insert:gen_orders->gen_big_orders' would start it over.
 
-CREATE TABLE orders (
+CREATE TABLE IF NOT EXISTS gen_orders (
   id BIGINT NOT NULL,
   customer STRING,
   amount INT
@@ -24,7 +28,7 @@ CREATE TABLE orders (
   'fields.amount.max' = '500'
 );
 
-CREATE TABLE big_orders (
+CREATE TABLE IF NOT EXISTS gen_big_orders (
   id BIGINT,
   customer STRING,
   amount_cents BIGINT,
@@ -35,12 +39,12 @@ CREATE TABLE big_orders (
   'format' = 'json'
 );
 
-INSERT INTO big_orders
+INSERT INTO gen_big_orders
 SELECT id,
        UPPER(customer),
        CAST(amount AS BIGINT) * 100,
        CASE WHEN amount >= 400 THEN 'large' ELSE 'medium' END
-FROM orders
+FROM gen_orders
 WHERE amount >= 100 AND id % 10 <> 0;
 
 SHOW JOB RUNS;

@@ -10,9 +10,10 @@
 -- the stage that failed, the error and where it came from (file and byte offset). The SQLite
 -- sink commits its rows together with the file position, so running the script again copies
 -- nothing twice. The expected result is 02-json-to-sqlite-dlq.expected (both tables, without
--- the dead letters' timestamps).
+-- the dead letters' timestamps). The tables are shop_*, so the examples share a catalog in
+-- any order.
 
-CREATE TABLE IF NOT EXISTS orders_file (
+CREATE TABLE IF NOT EXISTS shop_orders_file (
   id BIGINT NOT NULL,
   customer STRING,
   amount DOUBLE,
@@ -23,7 +24,7 @@ CREATE TABLE IF NOT EXISTS orders_file (
   'format' = 'json'
 );
 
-CREATE TABLE IF NOT EXISTS orders (
+CREATE TABLE IF NOT EXISTS shop_orders (
   id BIGINT NOT NULL,
   customer STRING,
   amount DOUBLE,
@@ -34,7 +35,7 @@ CREATE TABLE IF NOT EXISTS orders (
   'table' = 'orders'
 );
 
-CREATE TABLE IF NOT EXISTS dead_letters (
+CREATE TABLE IF NOT EXISTS shop_dead_letters (
   raw STRING,          -- the line as read
   stage STRING,        -- decode, eval or sink
   error STRING,
@@ -47,8 +48,8 @@ CREATE TABLE IF NOT EXISTS dead_letters (
 );
 
 SET 'errors.tolerance' = 'all';
-SET 'errors.dlq.table' = 'dead_letters';
+SET 'errors.dlq.table' = 'shop_dead_letters';
 
-INSERT INTO orders SELECT * FROM orders_file;
+INSERT INTO shop_orders SELECT * FROM shop_orders_file;
 
 SHOW JOB RUNS;

@@ -320,12 +320,7 @@ static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
             return c;
         }
     }
-    if (e->qualifier) {
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such column: %s.%s", e->qualifier,
-                       e->name);
-    } else {
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such column: %s", e->name);
-    }
+    rsql_plan__no_such_column(t, e->qualifier, e->name, e->pos, err);
     return NULL;
 }
 
@@ -796,7 +791,7 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
         name_pos.len = e->pos.len;
     }
     if (!f) {
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name_pos, "no such function: %s", name);
+        rsql_plan__no_such_function(name, name_pos, err);
         return NULL;
     }
     if (e->kv_pairs && !(f->flags & RSQL_FN_KV)) {

@@ -131,7 +131,7 @@ static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t p
         return cerr.code;
     }
     if (!t->def) {
-        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos, "no such table: %s", name);
+        return rsql_plan_no_such_table(cat, name, pos, err);
     }
     rsql_err_t rc = validate_stored(t, pos, err);
     if (rc) {

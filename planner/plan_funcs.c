@@ -753,6 +753,7 @@ static const rsql_func_t funcs[] = {
     {"RPAD", 3, 3, S, rsql_fn_bind_rpad, rsql_fn_eval_rpad, NULL},
     {"SHA256", 1, 1, S, rsql_fn_bind_sha256, rsql_fn_eval_sha256, NULL},
     {"SPLIT_INDEX", 3, 3, S, rsql_fn_bind_split_index, rsql_fn_eval_split_index, NULL},
+    {"SUBSTR", 2, 3, S, bind_substring, eval_substring, NULL}, /* Flink's alias */
     {"SUBSTRING", 2, 3, S, bind_substring, eval_substring, NULL},
     {"TIMESTAMPADD", 3, 3, S | RSQL_FN_UNIT,
      rsql_fn_bind_timestampadd, rsql_fn_eval_timestampadd, rsql_fn_print_unit_call},
@@ -767,6 +768,12 @@ static const rsql_func_t funcs[] = {
     {"UUID", 0, 0, 0, rsql_fn_bind_uuid, rsql_fn_eval_uuid, NULL},
 };
 #undef S
+
+/* The name of function i (0, 1, ...), NULL past the last: for suggestions. */
+const char *rsql_plan__func_name(int i)
+{
+    return i >= 0 && (size_t)i < sizeof(funcs) / sizeof(funcs[0]) ? funcs[i].name : NULL;
+}
 
 /* The function table row named name (case-insensitive), or NULL. Static. */
 const rsql_func_t *rsql_plan__func_find(const char *name)

@@ -80,6 +80,15 @@ struct rsql_func {
 
 /* The row for name (case-insensitive), or NULL. */
 const rsql_func_t *rsql_plan__func_find(const char *name);
+/* The name of function i (0, 1, ...), NULL past the last. */
+const char *rsql_plan__func_name(int i);
+
+/* ---- unknown names, with the nearest known one (plan_suggest.c); each returns err's code */
+/* "no such column: [qualifier.]name (did you mean ...?)" among t's columns. */
+rsql_err_t rsql_plan__no_such_column(const rsql_table_def_t *t, const char *qualifier,
+                                     const char *name, rsql_pos_t pos, rsql_error_t *err);
+/* "no such function: name (did you mean ...?)"; an aggregate: not supported yet. */
+rsql_err_t rsql_plan__no_such_function(const char *name, rsql_pos_t pos, rsql_error_t *err);
 /* Free ctx's cached JSON document (fn_json.c); rsql_eval_ctx_reset/deinit call it. */
 void rsql_plan__json_doc_drop(rsql_eval_ctx_t *ctx);
 

@@ -251,4 +251,11 @@ rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
 void rsql_plan_error_format(const rsql_plan_t *plan, const rsql_error_t *err, char *buf,
                             size_t size);
 
+/*
+** The error of an unknown table name at pos: "no such table: name (did you mean x?)" with the
+** nearest of the catalog's tables (RSQL_ERR_UNKNOWN_NAME, returned).
+*/
+rsql_err_t rsql_plan_no_such_table(rsql_catalog_t *cat, const char *name, rsql_pos_t pos,
+                                   rsql_error_t *err);
+
 #endif

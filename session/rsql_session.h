@@ -49,6 +49,9 @@ int rsql_session_run_script(rsql_session_t *s, const char *sql, rsql_print_style
 ** error at its line:col, like any character that starts no token (the
 ** statements before it run). sql[len] must be a NUL.
 */
+/* The file the next scripts come from (borrowed; NULL = none): their errors start with it. */
+void rsql_session_set_script_name(rsql_session_t *s, const char *name);
+
 int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
                               rsql_print_style_t style, FILE *out, FILE *errf);
 

@@ -17,6 +17,8 @@ struct rsql_session {
     rsql_catalog_t *cat;
     rsql_settings_t *settings;
     int job_failed; /* the last statement started a job that failed */
+    const char *script_name; /* the script's file (-f FILE): errors start "FILE:line:col:" */
+    rsql_print_style_t style; /* how the running script prints results (previews too) */
     /* rocketsql serve: the supervised job's stats; its pipelines leave the signals to the
        process and print no status line (NULL otherwise) */
     struct rsql_pipeline_stats *serve_stats;

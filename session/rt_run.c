@@ -67,7 +67,7 @@ static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const c
     rsql_err_t rc = s->serve_stats
                         ? rsql_pipeline_run_plan_ex(s->cat, plan, job, NULL, NULL,
                                                     s->serve_stats, false, err)
-                        : rsql_pipeline_run_plan(s->cat, rsql_catalog_path(s->cat), plan, job,
+                        : rsql_pipeline_run_plan(s->cat, s->style, plan, job,
                                                  stdout, stderr, err);
     if (rc != RSQL_OK) {
         s->job_failed = 1;

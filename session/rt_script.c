@@ -3,15 +3,34 @@
  *
  * Scripts (rocketsql -f / -e / stdin) and catalog jobs (rocketsql run JOB):
  * parse statement by statement, execute, print results; stop at the first
- * error, drawn with its line:col and a caret.
+ * error, drawn with its line:col and a caret, or after a statement that a
+ * signal interrupted (SIGINT, SIGTERM: status 128 + the signal, 130 for
+ * SIGINT, as a shell reports a command a signal ended).
  */
 #include "config.h"
 #include "session/rt_int.h"
 #include "catalog/rsql_catalog.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_buf.h"
+#include "engine/rsql_pipeline.h"
 
+#include <signal.h>
 #include <string.h>
+
+/* See rsql_session.h. */
+void rsql_session_set_script_name(rsql_session_t *s, const char *name)
+{
+    s->script_name = name;
+}
+
+/* An error with its place, after the script's file name when there is one ("job.sql:4:7:"). */
+static void render(const rsql_session_t *s, const rsql_error_t *err, const char *sql, FILE *errf)
+{
+    if (s->script_name && err->pos.off != RSQL_POS_NONE) {
+        fprintf(errf, "%s:", s->script_name);
+    }
+    rsql_error_render(err, sql, errf);
+}
 
 int rsql_session_run_script(rsql_session_t *s, const char *sql, rsql_print_style_t style,
                             FILE *out, FILE *errf)
@@ -28,12 +47,14 @@ int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
         return 1;
     }
     int status = 0;
+    rsql_pipeline_signal_taken(); /* one from before this script is not ours */
+    s->style = style;
     for (;;) {
         rsql_error_t err;
         rsql_error_clear(&err);
         rsql_stmt_t *st = NULL;
         if (rsql_parse_next(p, &st, &err) != RSQL_OK) {
-            rsql_error_render(&err, sql, errf);
+            render(s, &err, sql, errf);
             status = 1;
             break;
         }
@@ -42,13 +63,23 @@ int rsql_session_run_script_n(rsql_session_t *s, const char *sql, size_t len,
         }
         rsql_result_t *res = NULL;
         if (rsql_session_exec(s, st, sql, &res, &err) != RSQL_OK) {
-            rsql_error_render(&err, sql, errf);
+            render(s, &err, sql, errf);
             status = rsql_session_last_job_failed(s) ? 2 : 1;
+            rsql_pipeline_signal_taken();
             break;
         }
         rsql_result_print(res, style, out);
         rsql_result_destroy(res);
         fflush(out);
+        int sig = rsql_pipeline_signal_taken();
+        if (sig) {
+            bool more = rsql_parse_next(p, &st, &err) != RSQL_OK || st;
+            fprintf(errf, "interrupted by %s%s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+                    more ? "; the rest of the script was not run" : "");
+            fflush(errf);
+            status = 128 + sig;
+            break;
+        }
     }
     rsql_parse_destroy(p);
     return status;

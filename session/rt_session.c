@@ -208,7 +208,17 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     }
     def.name = (char *)st->name.name;
     def.connector = (char *)conn->name;
-    rc = status_new(out, err, "created table %s", st->name.name);
+    bool kept = false;
+    if (st->if_not_exists) { /* say so when an existing table is kept */
+        rsql_table_def_t *old = NULL;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        kept = rsql_catalog_table_get(s->cat, st->name.name, &old, &e) == RSQL_OK && old;
+        rsql_table_def_free(old);
+    }
+    rc = kept ? status_new(out, err, "table %s already exists; kept it (IF NOT EXISTS)",
+                           st->name.name)
+              : status_new(out, err, "created table %s", st->name.name);
     if (rc != RSQL_OK) {
         goto done;
     }
@@ -300,7 +310,71 @@ static rsql_err_t exec_reset(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
     return rc;
 }
 
+/* RESET POSITIONS name: the next run of name (a job, 'insert:<source>-><sink>') starts over. */
+static rsql_err_t exec_reset_positions(rsql_session_t *s, const rsql_stmt_t *st,
+                                       rsql_result_t **out, rsql_error_t *err)
+{
+    int n = 0;
+    rsql_error_t local;
+    rsql_error_clear(&local);
+    rsql_err_t rc = rsql_catalog_positions_forget(s->cat, st->setting.key, &n, &local);
+    if (rc != RSQL_OK) {
+        return rsql_error_set(err, rc, st->setting.key_pos,
+                              "cannot forget the positions of '%s': %s", st->setting.key,
+                              local.msg);
+    }
+    return status_new(out, err,
+                      "forgot the positions of %s (%d saved); its next run starts from the "
+                      "beginning",
+                      st->setting.key, n);
+}
+
 /* ---- EXPLAIN */
+
+/* EXPLAIN INSERT: whether a run would resume (the positions saved in the catalog) and how not. */
+static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsql_buf_t *buf,
+                                 rsql_error_t *err)
+{
+    if (plan->kind == RSQL_PLAN_SELECT || !plan->sink.def || !plan->source.def) {
+        return RSQL_OK;
+    }
+    const rsql_source_ops_t *ops = plan->source.conn ? plan->source.conn->source : NULL;
+    if (ops && ops->manages_own_positions) {
+        rsql_buf_puts(buf, "Resume: the source keeps its own positions (its consumer group)\n");
+        return RSQL_OK;
+    }
+    char *base = NULL, *key = NULL;
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_printf(&b, "insert:%s->%s", plan->source.def->name, plan->sink.def->name);
+    base = rsql_buf_steal(&b);
+    if (!base) {
+        return rsql_error_nomem(err);
+    }
+    rsql_kv_t *kv = NULL;
+    int n = 0;
+    rsql_err_t rc = rsql_catalog_position_key(s->cat, base, plan->source.def->name,
+                                              plan->sink.def->name, &key, err);
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog_offset_list(s->cat, key, &kv, &n, err);
+    }
+    if (rc == RSQL_OK && n == 0) {
+        rsql_buf_printf(buf, "Resume: no saved positions for %s; a run starts from the beginning\n",
+                        base);
+    } else if (rc == RSQL_OK) {
+        rsql_buf_printf(buf, "Resume: a run resumes where %s left off:", base);
+        for (int i = 0; i < n && i < 3; i++) {
+            rsql_buf_printf(buf, "%s %s at %s", i ? "," : "", kv[i].key, kv[i].value);
+        }
+        if (n > 3) {
+            rsql_buf_printf(buf, " and %d more", n - 3);
+        }
+        rsql_buf_printf(buf, " (RESET POSITIONS '%s' starts over)\n", base);
+    }
+    rsql_kv_array_free(kv, n);
+    rsql_free(key);
+    rsql_free(base);
+    return rc;
+}
 
 static rsql_err_t exec_explain(rsql_session_t *s, const rsql_stmt_t *st, const char *sql,
                                rsql_result_t **out, rsql_error_t *err)
@@ -311,6 +385,9 @@ static rsql_err_t exec_explain(rsql_session_t *s, const rsql_stmt_t *st, const c
     }
     rsql_buf_t buf = RSQL_BUF_INIT;
     rsql_err_t rc = rsql_plan_explain(plan, &buf);
+    if (rc == RSQL_OK) {
+        rc = explain_resume(s, plan, &buf, err);
+    }
     rsql_plan_destroy(plan);
     if (rc == RSQL_OK && buf.oom) {
         rc = RSQL_ERR_NOMEM;
@@ -358,7 +435,17 @@ static rsql_err_t exec_create_job(rsql_session_t *s, const rsql_stmt_t *st, cons
     if (!def.sql) {
         return rsql_error_nomem(err);
     }
-    rsql_err_t rc = status_result(out, err, "created", "job", st->name.name);
+    bool kept = false;
+    if (st->if_not_exists) { /* say so when an existing job is kept */
+        rsql_job_def_t *old = NULL;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        kept = rsql_catalog_job_get(s->cat, st->name.name, &old, &e) == RSQL_OK && old;
+        rsql_job_def_free(old);
+    }
+    rsql_err_t rc = kept ? status_new(out, err, "job %s already exists; kept it (IF NOT EXISTS)",
+                                      st->name.name)
+                         : status_result(out, err, "created", "job", st->name.name);
     if (rc == RSQL_OK) {
         rsql_error_t local;
         rsql_error_clear(&local);
@@ -394,6 +481,7 @@ rsql_err_t rsql_session_exec(rsql_session_t *s, const rsql_stmt_t *st, const cha
         }
         return exec_set(s, st, out, err);
     case RSQL_STMT_RESET: return exec_reset(s, st, out, err);
+    case RSQL_STMT_RESET_POSITIONS: return exec_reset_positions(s, st, out, err);
     case RSQL_STMT_SHOW_SETTINGS: return rsql_rt__show_settings(s, out, err);
     case RSQL_STMT_EXPLAIN: return exec_explain(s, st, sql, out, err);
     case RSQL_STMT_CREATE_JOB: return exec_create_job(s, st, sql, out, err);

@@ -14,6 +14,7 @@
 #include "base/rsql_mem.h"
 #include "base/rsql_settings.h"
 #include "base/rsql_value.h"
+#include "planner/rsql_plan.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,8 +39,7 @@ static rsql_err_t get_table(rsql_session_t *s, const rsql_ident_t *name, rsql_ta
         return rsql_error_set(err, local.code, name->pos, "%s", local.msg);
     }
     if (!*def) {
-        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, name->pos, "no such table: %s",
-                              name->name);
+        return rsql_plan_no_such_table(s->cat, name->name, name->pos, err);
     }
     return RSQL_OK;
 }
@@ -418,8 +418,8 @@ rsql_err_t rsql_rt__show_job_runs(rsql_session_t *s, const rsql_stmt_t *st, rsql
     }
     static const char *const cols[] = {"run", "job", "started", "ended", "status", "read",
                                        "written", "filtered", "dead_lettered", "failed",
-                                       "error", "detail"};
-    rsql_result_t *r = table_result(12, cols);
+                                       "error", "detail", "resumed_from"};
+    rsql_result_t *r = table_result(13, cols);
     for (int i = 0; r && i < n; i++) {
         const rsql_job_run_t *run = runs[i];
         char id[24], c[5][24], start[RSQL_VALUE_TEXT_MAX], end[RSQL_VALUE_TEXT_MAX];
@@ -433,7 +433,8 @@ rsql_err_t rsql_rt__show_job_runs(rsql_session_t *s, const rsql_stmt_t *st, rsql
         fmt_time(run->end_ms, end);
         const char *row[] = {id,   run->job ? run->job : "", start, end,  run->status,
                              c[0], c[1], c[2], c[3], c[4], run->error ? run->error : "",
-                             run->detail ? run->detail : ""};
+                             run->detail ? run->detail : "",
+                             run->resumed_from ? run->resumed_from : ""};
         if (rsql_result_add_row(r, row) != RSQL_OK) {
             rsql_result_destroy(r);
             r = NULL;

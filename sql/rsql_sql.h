@@ -213,7 +213,8 @@ typedef enum rsql_stmt_kind {
     RSQL_STMT_SHOW_JOBS,
     RSQL_STMT_RUN_JOB,
     RSQL_STMT_SHOW_JOB_RUNS, /* name optional */
-    RSQL_STMT_SHOW_METADATA  /* SHOW METADATA FOR CONNECTOR 'name' (setting.value) */
+    RSQL_STMT_SHOW_METADATA, /* SHOW METADATA FOR CONNECTOR 'name' (setting.value) */
+    RSQL_STMT_RESET_POSITIONS /* RESET POSITIONS name (setting.key): forget saved positions */
 } rsql_stmt_kind_t;
 
 typedef struct rsql_stmt rsql_stmt_t;

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 #include "sql/sql_int.h"
+#include "base/rsql_opts.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -74,13 +75,28 @@ rsql_err_t rsql_sql__error(rsql_parse_t *p, rsql_err_t code, rsql_pos_t pos, con
 */
 void rsql_sql__syntax_error(rsql_parse_t *p, int major, const rsql_token_t *tok)
 {
+    if ((major != 0 || !p->at_semi || p->stmt_kw == RSQL_TK_SELECT) &&
+        rsql_sql__unsupported(p, major, tok)) {
+        return;
+    }
     if (major == 0 && !p->at_semi) {
         rsql_sql__error(p, RSQL_ERR_INCOMPLETE, (rsql_pos_t){(uint32_t)p->len, 0},
                         "incomplete input");
         return;
     }
-    rsql_sql__error(p, RSQL_ERR_SYNTAX, rsql_sql__tok_pos(tok), "near \"%.*s\": syntax error",
-                    (int)tok->n, tok->z);
+    /* a misspelt keyword: the nearest one (words of 4 letters or more) */
+    const char *near = NULL;
+    char word[64];
+    if (tok->type == RSQL_TK_ID && tok->n >= 4 && tok->n < sizeof word) {
+        int n = 0;
+        const char *const *kw = rsql_sql_keywords(&n);
+        memcpy(word, tok->z, tok->n);
+        word[tok->n] = '\0';
+        near = rsql_nearest_name(word, kw, n);
+    }
+    rsql_sql__error(p, RSQL_ERR_SYNTAX, rsql_sql__tok_pos(tok), "near \"%.*s\": syntax error%s%s%s",
+                    (int)tok->n, tok->z, near ? " (did you mean " : "", near ? near : "",
+                    near ? "?)" : "");
 }
 
 /* lemon's %stack_overflow: nesting deeper than the parser stack. */

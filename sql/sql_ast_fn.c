@@ -38,6 +38,7 @@ int rsql_sql__context_token(rsql_parse_t *p, const rsql_token_t *t)
         if (p->depth < RSQL_SQL_CTX_DEPTH) {
             p->paren_kind[p->depth] = word_is(&p->prev, "POSITION")      ? 1
                                       : word_is(&p->prev, "JSON_OBJECT") ? 3
+                                      : word_is(&p->prev, "TRY_CAST")    ? RSQL_SQL_CTX_TRY_CAST
                                                                          : 0;
         }
         p->depth++;
@@ -54,6 +55,14 @@ int rsql_sql__context_token(rsql_parse_t *p, const rsql_token_t *t)
                (p->prev.type == RSQL_TK_LP || p->prev.type == RSQL_TK_COMMA)) {
         type = RSQL_TK_KEY;
     }
+    if (!p->prev.z) {
+        p->stmt_kw = type;
+    }
+    if (type == RSQL_TK_FROM) {
+        p->seen_from = true;
+    }
+    p->before[1] = p->before[0];
+    p->before[0] = p->prev;
     p->prev = *t;
     return type;
 }

@@ -295,6 +295,7 @@ static const char *stmt_name(rsql_stmt_kind_t k)
     case RSQL_STMT_SHOW_JOBS: return "show-jobs";
     case RSQL_STMT_RUN_JOB: return "run-job";
     case RSQL_STMT_SHOW_JOB_RUNS: return "show-job-runs";
+    case RSQL_STMT_RESET_POSITIONS: return "reset-positions";
     }
     return "?";
 }

@@ -38,11 +38,18 @@ struct rsql_parse {
     /* contextual tokens (rsql_sql__context_token): the last token fed and, for each open
        parenthesis up to RSQL_SQL_CTX_DEPTH deep, whose call it opens */
     rsql_token_t prev;
+    rsql_token_t before[2]; /* the two tokens fed before prev, the nearer first */
+    int stmt_kw;            /* the type of the statement's first token */
+    bool seen_from;         /* a FROM was fed (sql_unsupported.c) */
     int depth;
     unsigned char paren_kind[32]; /* RSQL_SQL_CTX_DEPTH: 0 other, 1 POSITION, 2 POSITION after
                                      its IN, 3 JSON_OBJECT */
 };
 #define RSQL_SQL_CTX_DEPTH 32
+#define RSQL_SQL_CTX_TRY_CAST 4 /* paren_kind of TRY_CAST( (not supported: a clear error) */
+
+/* Set the error of a construct that is not supported yet at tok; false: not one of them. */
+bool rsql_sql__unsupported(rsql_parse_t *p, int major, const rsql_token_t *tok);
 
 /* A growable array in the arena (capacity = next power of two of n). */
 typedef struct sql_vec {

@@ -28,7 +28,8 @@
     X("JOBS", JOBS) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)                          \
     X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("NUMERIC", DECIMAL)              \
     X("OBJECT", OBJECT) X("ON", ON) X("OPTIONS", OPTIONS) X("OR", OR)                        \
-    X("PRIMARY", PRIMARY) X("RESET", RESET) X("RETURNING", RETURNING) X("ROW", ROW)          \
+    X("POSITIONS", POSITIONS) X("PRIMARY", PRIMARY) X("RESET", RESET)                        \
+    X("RETURNING", RETURNING) X("ROW", ROW)                                                  \
     X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT) X("SET", SET)                          \
     X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR) X("TABLE", TABLE)           \
     X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP) X("TRUE", TRUE)            \

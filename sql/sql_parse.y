@@ -46,7 +46,8 @@
  * has no action in the current state, the parser retries it as ID. */
 %fallback ID
     BIGINT BOOLEAN BYTES CONNECTOR CONNECTORS DESCRIBE DOUBLE DROP ESCAPE EXISTS EXPLAIN
-    FOR IF INSERT INT JOB JOBS METADATA OPTIONS RESET RUN RUNS SET SETTINGS SHOW TABLE TABLES
+    FOR IF INSERT INT JOB JOBS METADATA OPTIONS POSITIONS RESET RUN RUNS SET SETTINGS SHOW TABLE
+    TABLES
     TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
     ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY
     CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER.
@@ -213,6 +214,10 @@ cmd(A) ::= SET setkey(K) EQ setval(V). {
 }
 cmd(A) ::= RESET. { A = rsql_sql__stmt_setting(pctx, RSQL_STMT_RESET, NULL, NULL); }
 cmd(A) ::= RESET setkey(K). { A = rsql_sql__stmt_setting(pctx, RSQL_STMT_RESET, &K, NULL); }
+/* forget the saved positions of a job or of 'insert:<source>-><sink>' */
+cmd(A) ::= RESET POSITIONS setkey(K). {
+    A = rsql_sql__stmt_setting(pctx, RSQL_STMT_RESET_POSITIONS, &K, NULL);
+}
 
 /* 'key' or a dotted name (errors.tolerance) */
 %type setkey {sql_text_t}

@@ -174,6 +174,9 @@ rsql_err_t rsql_parse_next(rsql_parse_t *p, rsql_stmt_t **out, rsql_error_t *err
     p->stmt = NULL;
     p->depth = 0;
     p->prev = (rsql_token_t){0, NULL, 0, 0};
+    p->before[0] = p->before[1] = p->prev;
+    p->stmt_kw = 0;
+    p->seen_from = false;
     /* skip blanks and empty statements */
     for (;;) {
         rsql_token_t t = peek(p);

@@ -61,11 +61,13 @@ INTEGRATION_TESTS = \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_expr_depth.sh \
 	tests/integration/t_layers.sh \
+	tests/integration/t_interrupt.sh \
 	tests/integration/t_log_level.sh \
 	tests/integration/t_nested_json.sh \
 	tests/integration/t_nested_compare.sh \
 	tests/integration/t_metadata_local.sh \
 	tests/integration/t_plugins.sh \
+	tests/integration/t_resume.sh \
 	tests/integration/t_serve.sh \
 	tests/integration/t_serve_drain.sh \
 	tests/integration/t_serve_reload_retry.sh \

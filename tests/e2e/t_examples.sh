@@ -3,12 +3,13 @@
 # Copyright 2026 The rocketsql authors
 #
 # t_examples.sh: every examples/NN-*.sql runs, in a fresh directory holding a copy of
-# examples/data, and leaves exactly the data of its examples/NN-*.expected:
+# examples/data, twice, and leaves exactly the data of its examples/NN-*.expected; then all of
+# them in one directory and catalog, in order and in reverse order, leave the same:
 #   00-local-quickstart: the table big_orders of quickstart-orders.db;
 #   01-datagen-to-file: big_orders.json, sorted;
 #   02-json-to-sqlite-dlq: the tables orders and dead_letters of shop.db, dumped by the query
-#   below (without the dead letters' timestamps, which vary); the script is run twice, and the
-#   second run must add nothing (the sink resumes from the position it committed).
+#   below (without the dead letters' timestamps, which vary).
+# A second run adds nothing: each INSERT resumes from the position it committed.
 . "$(dirname "$0")/lib.sh"
 
 EX="$RSQL_SRCDIR/examples"
@@ -30,25 +31,44 @@ result() {
     esac
 }
 
+# check NAME: the data the example left equals its .expected
+check() {
+    result "$1" >result.txt
+    if ! diff -u "$EX/$1.expected" result.txt; then
+        fail "$1: the result differs from $1.expected ($2)"
+    fi
+}
+
+# each on its own, twice: the second run adds nothing (it resumes where the first stopped)
 n=0
+names=""
 for sql in "$EX"/[0-9][0-9]-*.sql; do
     name=$(basename "$sql" .sql)
+    names="$names $name"
     n=$((n + 1))
     [ -f "$EX/$name.expected" ] || fail "$name: no $name.expected"
     rm -rf "$T/ex" && mkdir "$T/ex" && cp -r "$EX/data" "$T/ex/" && cd "$T/ex"
     CAT="$T/ex/demo.db"
-    runs=1
-    [ "$name" = 02-json-to-sqlite-dlq ] && runs=2
-    for i in $(seq "$runs"); do
+    for i in 1 2; do
         rsql -f "$sql"
         expect_rc 0 "$name: run $i"
     done
-    result "$name" >result.txt
-    if ! diff -u "$EX/$name.expected" result.txt; then
-        fail "$name: the result differs from $name.expected"
-    fi
-    ok "$name: the result equals $name.expected"
+    check "$name" "run twice"
+    ok "$name: the result equals $name.expected, after a second run too"
     cd "$T"
 done
 [ "$n" -ge 2 ] || fail "found $n examples, expected at least 2"
+
+# all in one directory and catalog (the README's tour), in order and then in reverse order
+rm -rf "$T/all" && mkdir "$T/all" && cp -r "$EX/data" "$T/all/" && cd "$T/all"
+CAT="$T/all/demo.db"
+rev=$(echo $names | tr ' ' '\n' | tac | tr '\n' ' ')
+for name in $names $rev; do
+    rsql -f "$EX/$name.sql"
+    expect_rc 0 "$name in a shared catalog"
+done
+for name in $names; do
+    check "$name" "all examples in one catalog, in order and in reverse"
+done
+ok "the examples share a catalog, run in any order and again"
 echo PASS

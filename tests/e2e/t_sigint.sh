@@ -3,7 +3,7 @@
 # Copyright 2026 The rocketsql authors
 #
 # t_sigint.sh: an unbounded datagen (a sequence id from 1) -> sqlite INSERT, stopped by signals.
-#   1. SIGINT while rows flow: the run drains, commits and exits 0; SHOW JOB RUNS says
+#   1. SIGINT while rows flow: the run drains, commits and exits 130; SHOW JOB RUNS says
 #      interrupted with read = written; the sink holds exactly ids 1..P, where P is the
 #      position committed in the sink (rocketsql_positions) and in the catalog (offsets).
 #   2. The same INSERT again, stopped with SIGTERM: it resumed after P (ids 1..P2, none twice).
@@ -57,7 +57,7 @@ wait_until 30 rows_after 0 || fail "no rows in the sink after 30s"
 sleep 0.$((RANDOM % 5))
 kill -INT "$pid"
 wait_pid "$pid" 30
-same "$RC" 0 "SIGINT: the INSERT drains and exits 0"
+same "$RC" 130 "SIGINT: the INSERT drains and exits 130 (interrupted)"
 last_run
 same "$R_STATUS" interrupted "SHOW JOB RUNS: status"
 same "$R_READ" "$R_WRITTEN" "SHOW JOB RUNS: read = written"
@@ -73,7 +73,7 @@ wait_until 30 rows_after "$P1" || fail "the rerun added no rows after 30s"
 sleep 0.$((RANDOM % 5))
 kill -TERM "$pid"
 wait_pid "$pid" 30
-same "$RC" 0 "SIGTERM: the INSERT drains and exits 0"
+same "$RC" 143 "SIGTERM: the INSERT drains and exits 143 (interrupted)"
 last_run
 same "$R_STATUS" interrupted "SHOW JOB RUNS: status"
 check_prefix "after the rerun and SIGTERM"
@@ -121,7 +121,7 @@ start_insert
 wait_until 30 rows_after "$P3" || fail "the last run added no rows after 30s"
 kill -INT "$pid"
 wait_pid "$pid" 30
-same "$RC" 0 "the last run exits 0 on SIGINT"
+same "$RC" 130 "the last run exits 130 on SIGINT"
 check_prefix "after the last run"
 last_run
 same "$R_WRITTEN" "$((P - P3))" "the last run wrote only rows after $P3"

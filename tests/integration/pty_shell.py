@@ -5,7 +5,9 @@ Types a CREATE TABLE over two lines, checks it ran, then presses the up
 arrow and Enter: the recalled statement must run again (and fail with
 "already exists", which proves it was the same statement). Then Ctrl-C in
 the middle of a statement must discard it and keep the shell (the next
-statement runs on its own), and non-ASCII input must reach the engine.
+statement runs on its own), and non-ASCII input must reach the engine. Last,
+Ctrl-C while a line of statements runs stops the running INSERT (its summary
+says interrupted) and the rest of the line, and the shell stays.
 """
 import os
 import sys
@@ -41,6 +43,17 @@ sh.read_until("| t2 ")
 sh.read_until("rocketsql> ")
 sh.write("DESCRIBE t\u00e4\u00df;\r".encode())
 sh.read_until("no such table: t\u00e4\u00df")
+sh.read_until("rocketsql> ")
+sh.write(b"CREATE TABLE gen (a INT) WITH ('connector'='datagen', 'rows-per-second'='100');\r")
+sh.read_until("created table gen")
+sh.read_until("rocketsql> ")
+# Ctrl-C while a line of statements runs: the running INSERT stops (its summary says
+# interrupted), the rest of the line does not run, and the shell stays
+sh.write(b"INSERT INTO t2 SELECT a FROM gen; INSERT INTO t2 SELECT a FROM gen; SHOW TABLES;\r")
+sh.read_until("read=")  # the live status line: the run handles the signal
+sh.write(b"\x03")
+sh.read_until(" interrupted")
+sh.read_until("interrupted by SIGINT; the rest of the script was not run")
 sh.read_until("rocketsql> ")
 sh.write(b"quit\r")
 sys.exit(sh.wait())

@@ -59,14 +59,14 @@ ok "a script on stdin runs"
 printf -- '-- a comment\nSHOW TABLES;\n\nDESCRIBE nope;\nSHOW TABLES;\n' >"$T/script.sql"
 run_rsql -f "$T/script.sql"
 [ "$RC" = 1 ] || fail "script with a bad statement exited $RC"
-echo "$ERR" | head -1 | grep -q '^4:10: no such table: nope' || fail "script error: $ERR"
+echo "$ERR" | head -1 | grep -qF "$T/script.sql:4:10: no such table: nope" || fail "script error: $ERR"
 ok "-f script stops at the first error with its line:col"
 
 printf 'SHOW TABLES;\r\nCREATE TABLE c (a INT) WITH (\r\n\t'"'"'connector'"'"'='"'"'datagen'"'"', '"'"'nmber-of-rows'"'"'='"'"'3'"'"');\r\n' \
     >"$T/crlf.sql"
 run_rsql -f "$T/crlf.sql"
 [ "$RC" = 1 ] || fail "CRLF script exited $RC, want 1"
-echo "$ERR" | head -1 | grep -q "^3:25: unknown option 'nmber-of-rows'" || fail "CRLF error: $ERR"
+echo "$ERR" | head -1 | grep -qF "$T/crlf.sql:3:25: unknown option 'nmber-of-rows'" || fail "CRLF error: $ERR"
 printf '%s\n' "$ERR" | grep -q "$(printf '\r')" && fail "CRLF: a carriage return was echoed: $ERR"
 [ "$(echo "$ERR" | sed -n 3p)" = "$(printf '  \t                       ^~~~~~~~~~~~~~~')" ] ||
     fail "CRLF caret: $ERR"
@@ -109,5 +109,67 @@ run_rsql run nosuchjob
 [ "$RC" = 1 ] || fail "run of a missing job exited $RC, want 1"
 echo "$ERR" | grep -q 'no such job: nosuchjob' || fail "missing job: $ERR"
 ok "run JOB of a missing job: exit 1"
+
+# a preview says where it stopped: at its LIMIT (rows read past it are not "filtered"), or
+# cut at sql.preview-limit
+run_rsql -e "CREATE TABLE seq (id BIGINT) WITH ('connector'='datagen', 'number-of-rows'='1000', 'fields.id.kind'='sequence', 'fields.id.start'='1');
+SELECT id FROM seq WHERE id % 2 = 0 LIMIT 2;"
+[ "$RC" = 0 ] || fail "preview with LIMIT: $ERR"
+line=$(printf '%s\n' "$ERR" | grep '^read=')
+case "$line" in *" written=2 filtered=2 "*"; stopped at LIMIT 2"*) ;;
+*) fail "preview with LIMIT: want filtered=2 (WHERE only) and 'stopped at LIMIT 2': $line" ;; esac
+case "$line" in *"cut at"*) fail "a LIMIT written is not a cut: $line" ;; esac
+run_rsql -e "SET 'sql.preview-limit' = '3'; SELECT id FROM seq;"
+line=$(printf '%s\n' "$ERR" | grep '^read=')
+case "$line" in *"written=3 filtered=0 "*"; cut at sql.preview-limit (3 rows): there may be more (add a LIMIT, or SET 'sql.preview-limit')"*) ;;
+*) fail "a preview cut at sql.preview-limit does not say so: $line" ;; esac
+run_rsql -e "SELECT id FROM seq WHERE id <= 2;"
+line=$(printf '%s\n' "$ERR" | grep '^read=')
+case "$line" in *"read=1000 written=2 filtered=998 "*"rows/s") ;;
+*) fail "a preview that ends by itself says nothing more: $line" ;; esac
+ok "a preview says it stopped at its LIMIT or was cut at sql.preview-limit; rows past a LIMIT are not filtered"
+
+# a script's errors name its file; a script that cannot be opened is bad usage
+printf 'SHOW TABLES;\n\nSELECT a\n  FORM seq;\n' >"$T/job.sql"
+run_rsql -f "$T/job.sql"
+[ "$RC" = 1 ] || fail "a script error exited $RC"
+printf '%s\n' "$ERR" | head -1 | grep -qF "$T/job.sql:4:3: near \"FORM\": syntax error" ||
+    fail "a script error does not name the file: $ERR"
+run_rsql -f "$T/missing.sql"
+[ "$RC" = 64 ] || fail "-f of a missing file exited $RC, want 64"
+case "$ERR" in *"cannot open '$T/missing.sql': No such file or directory"*) ;;
+*) fail "-f missing: $ERR" ;; esac
+ok "a script's errors name its file (FILE:line:col:); -f of a missing file is bad usage (64)"
+
+# CREATE ... IF NOT EXISTS says whether it created or kept
+run_rsql -e "CREATE TABLE IF NOT EXISTS seq (id BIGINT) WITH ('connector'='blackhole');
+CREATE TABLE IF NOT EXISTS seq2 (id BIGINT) WITH ('connector'='blackhole');
+CREATE JOB IF NOT EXISTS jj AS INSERT INTO seq2 SELECT id FROM seq;
+CREATE JOB IF NOT EXISTS jj AS INSERT INTO seq2 SELECT id FROM seq;"
+[ "$RC" = 0 ] || fail "IF NOT EXISTS: $ERR"
+want="table seq already exists; kept it (IF NOT EXISTS)
+created table seq2
+created job jj
+job jj already exists; kept it (IF NOT EXISTS)"
+[ "$OUT" = "$want" ] || fail "IF NOT EXISTS says: $OUT"
+ok "CREATE ... IF NOT EXISTS says 'created' only when it created, else that it kept one"
+
+# --tsv: SELECT previews too, one line per row, a tab/newline/backslash in a value escaped
+printf '{"s":"a\\tb\\nc\\\\d"}\n' >"$T/tabs.json"
+TAB=$(printf '\t')
+run_rsql --tsv -e "CREATE TABLE tabs (s VARCHAR, \"x${TAB}y\" INT) WITH ('connector'='filesystem', 'path'='$T/tabs.json', 'format'='json'); SELECT s FROM tabs; DESCRIBE tabs;"
+[ "$RC" = 0 ] || fail "--tsv SELECT: $ERR"
+want=$(printf 'a\\tb\\nc\\\\d\ns\tVARCHAR\tYES\t\nx\\ty\tINT\tYES\t')
+[ "$OUT" = "$want" ] || fail "--tsv SELECT/DESCRIBE: got
+$OUT
+want
+$want"
+ok "--tsv applies to SELECT previews; tabs, newlines and backslashes in values are escaped"
+
+# a preview that fails prints its error only, no empty table
+run_rsql -e "CREATE TABLE gone (id INT) WITH ('connector'='filesystem', 'path'='$T/nonexistent.json', 'format'='json'); SELECT id FROM gone;"
+[ "$RC" != 0 ] || fail "a failed preview exited 0"
+case "$OUT" in *"+--"*|*"| id"*) fail "a failed preview printed a table: $OUT" ;; esac
+ok "a failed preview prints no empty table"
 
 echo "$n_checks passed, 0 failed"

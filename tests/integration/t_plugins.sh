@@ -35,6 +35,12 @@ make -s -C "$T/exec-src" PREFIX="$prefix" CC="$CC" CFLAGS="-O2 -Wall -Wextra -We
 mkdir "$T/plugins"
 cp "$T/exec-src/exec.so" "$T/plugins/exec.so"
 ok "examples/plugins/exec builds with its Makefile against the installed header only"
+make -s -C "$T/exec-src" clean >/dev/null
+make -s -C "$T/exec-src" PREFIX=/nonexistent SDK_INCLUDE="$RSQL_BUILDDIR/sdk" CC="$CC" \
+    CFLAGS="-O2 -Wall -Wextra -Werror" >"$T/plugin.log" 2>&1 ||
+    fail "building the exec plugin against the build tree failed: $(cat "$T/plugin.log")"
+[ -f "$T/exec-src/exec.so" ] || fail "SDK_INCLUDE build left no exec.so"
+ok "examples/plugins/exec builds against a build tree's header (SDK_INCLUDE), not installed"
 
 # ---- like a built-in
 run_rsql --plugin-dir "$T/plugins" --tsv -e "SHOW CONNECTORS"

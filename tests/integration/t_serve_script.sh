@@ -35,9 +35,9 @@ ok "an address in use fails the statement before it runs"
 
 kill -INT "$SPID"
 serve_wait_exit
-[ "$SRC" = 0 ] || fail "SIGINT: exit $SRC: $(cat "$T/serve.err")"
+[ "$SRC" = 130 ] || fail "SIGINT: exit $SRC, want 130 (interrupted): $(cat "$T/serve.err")"
 grep -q "^read=[1-9][0-9]* written=[1-9]" "$T/serve.err" || fail "no summary: $(cat "$T/serve.err")"
 http /healthz
 [ "$CODE" = 000 ] || fail "the endpoint outlived the INSERT: $CODE"
-ok "SIGINT drains the INSERT as before (summary, exit 0); the endpoint goes with it"
+ok "SIGINT drains the INSERT as before (summary, exit 130); the endpoint goes with it"
 echo "$n_checks passed, 0 failed"

@@ -10,7 +10,7 @@ printf "CREATE TABLE a (x INT) WITH ('connector'='blackhole');\nSHOW TABLES; SEL
 run_rsql -f "$T/nul.sql"
 [ "$RC" = 1 ] || fail "-f: exit $RC, want 1 ($ERR)"
 echo "$OUT" | grep -q '^created table a$' || fail "-f: the statement before the NUL did not run: $OUT"
-echo "$ERR" | grep -q '^2:23: NUL byte (character 0) in SQL text$' ||
+echo "$ERR" | grep -qxF "$T/nul.sql:2:23: NUL byte (character 0) in SQL text" ||
     fail "-f: no NUL error at 2:23: $ERR"
 run_rsql -e "SHOW TABLES" --tsv
 echo "$OUT" | grep -q '^b' && fail "-f: a statement after the NUL ran: $OUT"
@@ -27,7 +27,7 @@ ok "stdin: NUL reported at 2:23 with the line and a caret"
 
 printf 'SHOW TABLES;\0' >"$T/tail.sql"
 run_rsql -f "$T/tail.sql"
-[ "$RC" = 1 ] && echo "$ERR" | grep -q '^1:13: NUL byte' || fail "trailing NUL: $RC $ERR"
+[ "$RC" = 1 ] && echo "$ERR" | grep -qF "$T/tail.sql:1:13: NUL byte" || fail "trailing NUL: $RC $ERR"
 ok "a NUL after the last statement is an error too"
 
 python3 "$RSQL_SRCDIR/tests/integration/pty_nul.py" "$RSQL" "$T/sh.db" >"$T/screen" 2>&1 ||

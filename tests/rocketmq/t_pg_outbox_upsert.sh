@@ -81,7 +81,7 @@ kill -TERM "$JOB"
 wait "$JOB"
 rc=$?
 JOB=""
-[ "$rc" = 0 ] || { tail -5 "$WORK/outbox1.out"; die "the outbox job exit $rc on SIGTERM"; }
+[ "$rc" = 143 ] || { tail -5 "$WORK/outbox1.out"; die "the outbox job exit $rc on SIGTERM (want 143: interrupted)"; }
 grep -q "read=$N written=$N " "$WORK/outbox1.out" || { tail -3 "$WORK/outbox1.out"; die "summary"; }
 ok "the outbox job read and wrote $N rows and stopped on SIGTERM"
 outbox_sql "" >"$WORK/outbox.sql"

@@ -208,8 +208,8 @@ static int64_t sql_int(const char *db_path, const char *sql)
 /* The position job j committed in the catalog for partition part, -1 when none. */
 static int64_t committed(const char *catalog, const char *part)
 {
-    char *q = sqlite3_mprintf("SELECT CAST(value AS INTEGER) FROM offsets WHERE pipeline = 'j' "
-                              "AND partition = %Q",
+    char *q = sqlite3_mprintf("SELECT CAST(value AS INTEGER) FROM offsets WHERE pipeline "
+                              "GLOB 'j@*' AND pipeline NOT GLOB '*#dlq' AND partition = %Q",
                               part);
     int64_t v = sql_int(catalog, q);
     sqlite3_free(q);
@@ -380,8 +380,8 @@ static void check_file_sqlite(const char *dir, const char *catalog, rsql_err_t r
     snprintf(part, sizeof part, "%s/in.json", dir);
     int64_t pos = committed(catalog, part);
     /* the exactly-once sink: its rows are exactly the good lines before its stored position */
-    char *q = sqlite3_mprintf("SELECT \"offset\" FROM rocketsql_positions WHERE pipeline = 'j' "
-                              "AND partition = %Q",
+    char *q = sqlite3_mprintf("SELECT \"offset\" FROM rocketsql_positions WHERE pipeline "
+                              "GLOB 'j@*' AND pipeline NOT GLOB '*#dlq' AND partition = %Q",
                               part);
     int64_t stored = sql_int(db, q);
     sqlite3_free(q);

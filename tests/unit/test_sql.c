@@ -178,7 +178,7 @@ static void test_sql_keywords(void)
 {
     int n = 0;
     const char *const *kw = rsql_sql_keywords(&n);
-    CU_ASSERT_EQUAL(n, 81);
+    CU_ASSERT_EQUAL(n, 82);
     for (int i = 0; i < n; i++) {
         if (i > 0) {
             CU_ASSERT(strcmp(kw[i - 1], kw[i]) < 0); /* sorted for the binary search */
@@ -253,6 +253,8 @@ static void test_sql_settings(void)
     CHECK_DUMP("SHOW SETTINGS", "(show-settings)");
     CHECK_DUMP("RESET", "(reset)");
     CHECK_DUMP("RESET 'errors.tolerance'", "(reset 'errors.tolerance')");
+    CHECK_DUMP("RESET POSITIONS 'insert:a->b'", "(reset-positions 'insert:a->b')");
+    CHECK_DUMP("RESET POSITIONS nightly", "(reset-positions 'nightly')");
     CHECK_DUMP("reset errors.tolerance", "(reset 'errors.tolerance')");
 }
 
@@ -523,7 +525,7 @@ static void test_sql_ast_fields(void)
 
 static void test_sql_errors(void)
 {
-    CHECK_DUMP("SELECT a FORM t", "1:10: near \"FORM\": syntax error");
+    CHECK_DUMP("SELECT a FORM t", "1:10: near \"FORM\": syntax error (did you mean FROM?)");
     CHECK_DUMP("CREATE TABLE t (a INT", "1:22: incomplete input");
     CHECK_DUMP("SELECT a FROM", "1:14: incomplete input");
     CHECK_DUMP("SELECT a FROM;", "1:14: near \";\": syntax error");
@@ -625,7 +627,7 @@ static void test_sql_script(void)
         "(create-table t (columns (a INT)) (with ('connector' 'file')))",
         "(select (items (col a)) (from t))",
         "(select (items (as (string 'semi;colon') \"x;y\")) (from t))",
-        "5:10: near \"FORM\": syntax error",
+        "5:10: near \"FORM\": syntax error (did you mean FROM?)",
         "(show-tables)",
         "6:8: unrecognized token: \"#\"",
         "(show-jobs)",
