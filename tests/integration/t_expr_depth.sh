@@ -14,12 +14,12 @@ run_rsql -e "CREATE TABLE t (a INT, d DOUBLE, s VARCHAR) WITH ('connector'='data
 gen() {
     python3 -c "import sys; print('-- line 1'); print('SELECT ' + $2 + ' FROM t;')" >"$T/$1.sql"
 }
-# refused NAME REGEX: the script fails with exit 1 and an error "2:<col>: ..." matching REGEX
+# refused NAME REGEX: the script fails with exit 1 and an error "FILE:2:<col>: ..." matching REGEX
 refused() {
     run_rsql -f "$T/$1.sql"
     [ "$RC" = 1 ] || fail "$1: exit $RC, expected 1 (a crash is 128+signal): $(echo "$ERR" | cut -c1-300 | tail -n 3)"
-    echo "$ERR" | grep -Eq "^2:[0-9]+: $2" || fail "$1: no error at line:col matching /$2/: $(echo "$ERR" | cut -c1-300 | tail -n 3)"
-    ok "$1: $(echo "$ERR" | grep -Eo "^2:[0-9]+: $2.*" | head -n 1)"
+    echo "$ERR" | grep -Eq "^$T/$1.sql:2:[0-9]+: $2" || fail "$1: no error at line:col matching /$2/: $(echo "$ERR" | cut -c1-300 | tail -n 3)"
+    ok "$1: $(echo "$ERR" | grep -Eo "^$T/$1.sql:2:[0-9]+: $2.*" | head -n 1)"
 }
 
 gen plus "'+'.join(['a'] * 100000)"
@@ -44,7 +44,7 @@ echo "$OUT" | grep -qx "0" || echo "$OUT" | grep -q "| *0 *|" || fail "a chain o
 ok "depth 1000 (999 operators) is planned and evaluated"
 gen past_limit "'+'.join(['a'] * 1001)"
 refused past_limit 'expression tree is too deep'
-echo "$ERR" | grep -q "^2:2007: " || fail "past the limit: not at the 1000th operator (2:2007): $(echo "$ERR" | grep -o '^2:[0-9]*:')"
+echo "$ERR" | grep -q "^$T/past_limit.sql:2:2007: " || fail "past the limit: not at the 1000th operator (2:2007): $(echo "$ERR" | grep -o ':2:[0-9]*:' | head -n 1)"
 ok "the error is at the operator that goes past the limit (2:2007)"
 
 # mixed types at the limit (implicit casts deepen the bound tree): still evaluated
