@@ -91,7 +91,7 @@ tests_unit_test_rmq_throttle_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_LIBRARIES = tests/fakes/libfake_rmq.a
 tests_fakes_libfake_rmq_a_SOURCES = tests/fakes/fake_rmq.h tests/fakes/fake_rmq_int.h \
 	tests/fakes/fake_rmq.c tests/fakes/fake_rmq_svc.c tests/fakes/fake_rmq_store.c \
-	tests/fakes/fake_rmq_ids.c \
+	tests/fakes/fake_rmq_ids.c tests/fakes/fake_rmq_synth.c \
 	tests/fakes/fake_rmq_cu.h \
 	tests/fakes/fake_rmq_src.h
 tests/fakes/fake_rmq.$(OBJEXT) tests/fakes/fake_rmq_svc.$(OBJEXT): $(RMQ_PROTO_H)
@@ -146,6 +146,11 @@ TESTS += tests/unit/test_rmq_fault_pipeline
 tests_unit_test_rmq_fault_pipeline_SOURCES = tests/unit/test_rmq_fault_pipeline.c
 tests_unit_test_rmq_fault_pipeline_LDADD = $(RMQ_FAULT_LIBS)
 tests_unit_test_rmq_fault_pipeline_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_fault_rss
+TESTS += tests/unit/test_rmq_fault_rss
+tests_unit_test_rmq_fault_rss_SOURCES = tests/unit/test_rmq_fault_rss.c
+tests_unit_test_rmq_fault_rss_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_fault_rss_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 endif
 

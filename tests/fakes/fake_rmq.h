@@ -138,6 +138,7 @@ typedef struct fake_stats {
     int foreign_acks;              /* ack entries with a current handle sent under another
                                       client id than the one that received the message */
     int foreign_changes;           /* the same for ChangeInvisibleDuration */
+    int synth_made, synth_acked;   /* fake_rmq_synth: messages made / acked */
 } fake_stats_t;
 
 #define FAKE_MAX_IDS 32
@@ -178,6 +179,23 @@ void fake_rmq_script_broken_stream(fake_rmq_t *f, int grpc_status, int n);
 size_t fake_rmq_put(fake_rmq_t *f, const char *topic, const fake_msg_t *m);
 /* A normal message with this body (a string). Returns its index. */
 size_t fake_rmq_put_text(fake_rmq_t *f, const char *topic, const char *body);
+
+/*
+** Made messages, for runs too long to store (memory tests): from now on, long polls of topic
+** get count messages made on the fly, never stored: message i has body "m-<i>" and, by kind,
+** the lite topic (FAKE_LITE) or message group (FAKE_FIFO) "x-<i % distinct>" (FAKE_NORMAL:
+** neither). Their handles are "fs:<i>"; an ack of one is counted (synth_acked) and nothing else
+** happens (no invisibility, no redelivery: a message not acked is lost to the test, which sees
+** synth_acked short); ChangeInvisibleDuration answers OK. With discard_sends, SendMessage
+** answers OK and keeps nothing (sent_ok counts). The fake's memory stays flat however many.
+*/
+typedef struct fake_synth {
+    const char *topic;
+    fake_topic_kind_t kind;
+    int count, distinct;
+    bool discard_sends;
+} fake_synth_t;
+void fake_rmq_synth(fake_rmq_t *f, const fake_synth_t *s);
 
 /*
 ** Pause (true) or resume (false) deliveries: while paused, long polls wait and messages put

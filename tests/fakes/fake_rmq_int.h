@@ -137,6 +137,11 @@ struct fake_rmq {
     /* distinct client ids that polled (fake_rmq_ids.c) */
     char *poll_ids[FAKE_MAX_IDS];
     bool deliveries_paused; /* fake_rmq_pause_delivery */
+    /* fake_rmq_synth (fake_rmq_synth.c) */
+    char *synth_topic;       /* NULL: off */
+    fake_topic_kind_t synth_kind;
+    uint64_t synth_count, synth_distinct, synth_made;
+    bool synth_discard;
 };
 
 /* One message of a SendMessage attempt, as recorded. */
@@ -187,6 +192,8 @@ int fk_store_check_handle(fake_rmq_t *f, const char *h, fmsg_t **out);
 int64_t fk_store_expire(fake_rmq_t *f, int64_t now);
 /* Free the store, the topics and the scripts at stop. */
 void fk_store_free(fake_rmq_t *f);
+/* Record a SendMessage attempt's body (fake_rmq_send_attempts). */
+void fk_store_record_send(fake_rmq_t *f, const uint8_t *body, size_t len);
 /* fake_rmq_msg_info with f->mu held. */
 bool fk_store_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out);
 /* Recompute the per-state counts of f->st. */
@@ -205,6 +212,21 @@ void fk_ids_delivered(fcall_t *k, fmsg_t *m);
 void fk_ids_check(fcall_t *k, const fmsg_t *m, bool ack);
 /* Free what the identities use (at stop; f->mu not needed). */
 void fk_ids_free(fake_rmq_t *f);
+
+/* ---- fake_rmq_synth.c: made messages (f->mu held) */
+
+/* How many made messages (up to cap) a poll of topic gets now: 0 when topic is not the made
+   one or all were made. */
+int fk_synth_ready(fake_rmq_t *f, const char *topic, int cap);
+/* The packer of fake_rmq_svc.c. */
+typedef uint8_t *(*fk_pack_fn)(const fmsg_t *m, const char *handle, int64_t invisible_ms,
+                               size_t *n);
+/* Make the next message and pack it with pack (caller frees); NULL on OOM. */
+uint8_t *fk_synth_pack(fake_rmq_t *f, int64_t invisible_ms, size_t *n, fk_pack_fn pack);
+/* Whether h is the handle of a made message. */
+bool fk_synth_is(const char *h);
+/* An ack entry with handle h: true (and counted) when it names a made message. */
+bool fk_synth_ack(fake_rmq_t *f, const char *h);
 
 /* ---- fake_rmq_svc.c (f->mu held) */
 

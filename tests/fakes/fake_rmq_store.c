@@ -271,6 +271,33 @@ size_t fake_rmq_find_text(fake_rmq_t *f, const char *topic, const char *text)
     return r;
 }
 
+/* See fake_rmq_int.h. */
+void fk_store_record_send(fake_rmq_t *f, const uint8_t *body, size_t len)
+{
+    if (f->synth_discard) {
+        return; /* fake_rmq_synth: nothing kept */
+    }
+    if (f->n_sends == f->cap_sends) {
+        size_t nc = f->cap_sends ? f->cap_sends * 2 : 64;
+        fsend_t *ns = realloc(f->sends, nc * sizeof *ns);
+        if (!ns) {
+            return;
+        }
+        f->sends = ns;
+        f->cap_sends = nc;
+    }
+    fsend_t *s = &f->sends[f->n_sends];
+    s->body = malloc(len ? len : 1);
+    if (!s->body) {
+        return;
+    }
+    if (len) {
+        memcpy(s->body, body, len);
+    }
+    s->len = len;
+    f->n_sends++;
+}
+
 /* See fake_rmq.h. */
 int fake_rmq_send_attempts(fake_rmq_t *f, const void *body, size_t len)
 {
@@ -365,6 +392,7 @@ void fk_store_free(fake_rmq_t *f)
         free(f->settings_ids[i]);
     }
     free(f->settings_ids);
+    free(f->synth_topic);
 }
 
 /* ---- receipt handles ----------------------------------------------------------------------- */

@@ -78,10 +78,10 @@ static int64_t wall_s(void)
 
 /* ---- encoding a stored message ------------------------------------------------------------- */
 
-/* Pack message idx as a ReceiveMessageResponse element (caller frees); NULL on OOM. */
-static uint8_t *pack_message(fake_rmq_t *f, size_t idx, int64_t invisible_ms, size_t *n)
+/* Pack message m with handle as a ReceiveMessageResponse element (caller frees); NULL on OOM. */
+static uint8_t *pack_message(const fmsg_t *m, const char *handle, int64_t invisible_ms,
+                             size_t *n)
 {
-    fmsg_t *m = f->msgs[idx];
     PB(ReceiveMessageResponse) r = PBC(RECEIVE_MESSAGE_RESPONSE__INIT);
     PB(Message) pm = PBC(MESSAGE__INIT);
     PB(Resource) t = PBC(RESOURCE__INIT);
@@ -89,8 +89,6 @@ static uint8_t *pack_message(fake_rmq_t *f, size_t idx, int64_t invisible_ms, si
     Google__Protobuf__Timestamp born = GOOGLE__PROTOBUF__TIMESTAMP__INIT;
     Google__Protobuf__Timestamp stored = GOOGLE__PROTOBUF__TIMESTAMP__INIT;
     Google__Protobuf__Duration inv = GOOGLE__PROTOBUF__DURATION__INIT;
-    char handle[64];
-    fk_store_handle_of(idx, m, handle, sizeof handle);
     t.name = m->topic;
     pm.topic = &t;
     pm.body.data = m->body;
@@ -111,7 +109,7 @@ static uint8_t *pack_message(fake_rmq_t *f, size_t idx, int64_t invisible_ms, si
     sp.store_timestamp = &stored;
     sp.store_host = (char *)"127.0.0.1:10911";
     sp._receipt_handle_case = PBC(SYSTEM_PROPERTIES___RECEIPT_HANDLE_RECEIPT_HANDLE);
-    sp.receipt_handle = handle;
+    sp.receipt_handle = (char *)handle;
     sp.queue_id = 0;
     sp._queue_offset_case = PBC(SYSTEM_PROPERTIES___QUEUE_OFFSET_QUEUE_OFFSET);
     sp.queue_offset = m->queue_offset;
@@ -204,19 +202,28 @@ static bool try_deliver(fcall_t *k)
     if (f->deliveries_paused) {
         return false; /* fake_rmq_pause_delivery */
     }
-    for (size_t i = 0; i < f->n_msgs && n < cap; i++) {
+    int synth = fk_synth_ready(f, k->topic, cap); /* fake_rmq_synth: made, never stored */
+    for (size_t i = 0; i < f->n_msgs && n < cap && !synth; i++) {
         fmsg_t *m = f->msgs[i];
         if (m->state == FAKE_READY && k->topic && strcmp(m->topic, k->topic) == 0) {
             take[n++] = i;
         }
     }
-    if (n == 0) {
+    if (n == 0 && synth == 0) {
         return false;
     }
     k->waiting = false;
     k->due = 0;
     recv_status(k, CODE_OK, "OK");
     int64_t inv = k->invisible_ms > 0 ? k->invisible_ms : 60000;
+    for (int i = 0; i < synth; i++) {
+        size_t len;
+        uint8_t *b = fk_synth_pack(f, inv, &len, pack_message);
+        if (b) {
+            fk_out_msg(k, b, len);
+            free(b);
+        }
+    }
     for (int i = 0; i < n; i++) {
         fmsg_t *m = f->msgs[take[i]];
         m->state = FAKE_INFLIGHT;
@@ -226,7 +233,9 @@ static bool try_deliver(fcall_t *k)
         m->invisible_until = now + inv;
         m->last_invisible_ms = inv;
         size_t len;
-        uint8_t *b = pack_message(f, take[i], inv, &len);
+        char handle[64];
+        fk_store_handle_of(take[i], m, handle, sizeof handle);
+        uint8_t *b = pack_message(m, handle, inv, &len);
         if (b) {
             fk_out_msg(k, b, len);
             free(b);
@@ -472,29 +481,6 @@ static void on_query_route(fcall_t *k, const uint8_t *p, size_t n, const fake_an
     }
 }
 
-static void record_send(fake_rmq_t *f, const uint8_t *body, size_t len)
-{
-    if (f->n_sends == f->cap_sends) {
-        size_t nc = f->cap_sends ? f->cap_sends * 2 : 64;
-        fsend_t *ns = realloc(f->sends, nc * sizeof *ns);
-        if (!ns) {
-            return;
-        }
-        f->sends = ns;
-        f->cap_sends = nc;
-    }
-    fsend_t *s = &f->sends[f->n_sends];
-    s->body = malloc(len ? len : 1);
-    if (!s->body) {
-        return;
-    }
-    if (len) {
-        memcpy(s->body, body, len);
-    }
-    s->len = len;
-    f->n_sends++;
-}
-
 static void on_send(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t *a)
 {
     fake_rmq_t *f = k->f;
@@ -533,7 +519,7 @@ static void on_send(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t 
         in.tag = sp && sp->_tag_case ? sp->tag : NULL;
         in.encoding = sp && sp->body_encoding == PBC(ENCODING__GZIP) ? 2 : 0;
         const char *topic = m->topic ? m->topic->name : "";
-        size_t idx = fk_store_add(f, topic, &in);
+        size_t idx = f->synth_discard ? (f->st.sent_ok++, SIZE_MAX) : fk_store_add(f, topic, &in);
         if (idx != SIZE_MAX) {
             offset = f->msgs[idx]->queue_offset;
             f->st.sent_ok++;
@@ -587,6 +573,8 @@ static void on_ack(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t *
         if (a->code) {
             code = a->code;
             msg = "fake_rmq: scripted status";
+        } else if (fk_synth_ack(f, e->receipt_handle)) {
+            /* a made message: counted, nothing kept */
         } else {
             int h = fk_store_check_handle(f, e->receipt_handle, &m);
             if (h == H_OK && m) {
@@ -666,6 +654,8 @@ static void on_change(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_
     if (a->code) {
         st.code = (PB(Code))a->code;
         st.message = (char *)"fake_rmq: scripted status";
+    } else if (fk_synth_is(q->receipt_handle)) {
+        snprintf(handle, sizeof handle, "%s", q->receipt_handle); /* a made message: OK */
     } else {
         fmsg_t *m = NULL;
         int h = fk_store_check_handle(f, q->receipt_handle, &m);
@@ -906,7 +896,7 @@ static void count_named(fcall_t *k, const uint8_t *p, size_t n)
     } else if (k->rpc == FAKE_SEND) {
         PB(SendMessageRequest) *q = apache__rocketmq__v2__send_message_request__unpack(NULL, n, p);
         for (size_t i = 0; q && i < q->n_messages; i++) {
-            record_send(f, q->messages[i]->body.data, q->messages[i]->body.len);
+            fk_store_record_send(f, q->messages[i]->body.data, q->messages[i]->body.len);
         }
         if (q) {
             apache__rocketmq__v2__send_message_request__free_unpacked(q, NULL);
