@@ -16,6 +16,7 @@
  * bug into a failure instead of a hang.
  */
 #include "config.h"
+#include "engine/pipeline_int.h"
 #include "engine/rsql_pipeline.h"
 #include "engine/rsql_queue.h"
 #include "catalog/rsql_catalog.h"
@@ -688,6 +689,29 @@ static int suite_clean(void)
     return 0;
 }
 
+/* The run reports the first failure, not whichever one came last. */
+static void test_pipeline_first_failure_kept(void)
+{
+    harness_reset(0, 1, 0);
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_pipeline_t *p = rsql_pipeline_new(&c, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    rsql_error_t e1, e2;
+    rsql_error_clear(&e1);
+    rsql_error_clear(&e2);
+    rsql_error_set(&e1, RSQL_ERR_IO, RSQL_NOPOS, "sink error: the first");
+    rsql_error_set(&e2, RSQL_ERR_NOMEM, RSQL_NOPOS, "a later one");
+    rsql_pipeline__fail(p, &e1, true);
+    rsql_pipeline__fail(p, &e2, false);
+    CU_ASSERT_EQUAL(p->err.code, RSQL_ERR_IO);
+    CU_ASSERT_STRING_EQUAL(p->err.msg, "sink error: the first");
+    CU_ASSERT(atomic_load(&p->abort_sink));
+    rsql_pipeline_destroy(p);
+}
+
 static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_all_written_sync", test_pipeline_all_written_sync},
     {"test_runtime_all_written_on_flush", test_pipeline_all_written_on_flush},
@@ -714,6 +738,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_summary_idle", test_pipeline_summary_idle},
     {"test_runtime_sigint_drains", test_pipeline_sigint_drains_and_commits},
     {"test_runtime_second_signal", test_pipeline_second_signal_exits_at_once},
+    {"test_runtime_first_failure_kept", test_pipeline_first_failure_kept},
     CU_TEST_INFO_NULL,
 };
 
