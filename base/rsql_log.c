@@ -382,16 +382,6 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static void ring_init(void)
-{
-    pthread_cond_init(&ring_more, NULL);
-    rsql_cond_init_monotonic(&ring_progress);
-}
-
-static void log_atexit(void)
-{
-    rsql_log_sync();
-}
 
 /* fork: the child has no writer thread; it starts its own, without the parent's lines */
 static void fork_prepare(void)
@@ -413,6 +403,23 @@ static void fork_child(void)
     pthread_cond_init(&ring_more, NULL);
     rsql_cond_init_monotonic(&ring_progress);
     pthread_mutex_unlock(&log_mu); /* taken by this thread in fork_prepare */
+}
+
+static void log_atexit(void)
+{
+    rsql_log_sync();
+}
+
+/*
+** Once, before log_mu is first taken: the fork handlers must be in place before any thread
+** can hold log_mu, or a fork while it is held would leave the child's copy locked.
+*/
+static void ring_init(void)
+{
+    pthread_cond_init(&ring_more, NULL);
+    rsql_cond_init_monotonic(&ring_progress);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    atexit(log_atexit);
 }
 
 /*
@@ -437,12 +444,6 @@ static bool writer_start0(void)
     }
     pthread_detach(th);
     writer_started = true;
-    static bool registered;
-    if (!registered) {
-        registered = true;
-        atexit(log_atexit);
-        pthread_atfork(fork_prepare, fork_parent, fork_child);
-    }
     return true;
 }
 
