@@ -20,6 +20,7 @@
 #include "engine/rsql_pipeline.h"
 #include "engine/rsql_queue.h"
 #include "catalog/rsql_catalog.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
@@ -682,6 +683,74 @@ static void test_pipeline_second_signal_exits_at_once(void)
     }
 }
 
+static int g_told_fd = -1;
+
+/* As send_two_sigints, then tell the parent (one byte on g_told_fd) the second is sent. */
+static void *send_two_sigints_and_tell(void *arg)
+{
+    send_two_sigints(arg);
+    char c = 'x';
+    if (write(g_told_fd, &c, 1) != 1) {
+        _exit(5);
+    }
+    return NULL;
+}
+
+/*
+** Log lines still queued when the second signal ends the process are written out: the child
+** logs more than its log pipe holds, so the writer is stuck until the parent reads, and the
+** parent reads only once the second signal is sent.
+*/
+static void test_pipeline_second_signal_writes_the_log(void)
+{
+    int logp[2], told[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(logp), 0);
+    CU_ASSERT_EQUAL_FATAL(pipe(told), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(logp[0]);
+        close(told[0]);
+        g_told_fd = told[1];
+        rsql_log_set_fd(logp[1]);
+        for (int i = 0; i < 4000; i++) { /* about 400 KiB: far more than a pipe holds */
+            rsql_log(RSQL_LOG_ERROR, "test", "filler line %d ........................", i);
+        }
+        rsql_log(RSQL_LOG_ERROR, "test", "the last line before the signals");
+        harness_reset(-1, 1, DELIVER_SYNC);
+        out_store.stall = true;
+        rsql_pipeline_conf_t c;
+        conf_base(&c);
+        c.handle_signals = true;
+        rsql_pipeline_t *p = rsql_pipeline_new(&c, NULL);
+        pthread_t th;
+        pthread_create(&th, NULL, send_two_sigints_and_tell, p);
+        pthread_detach(th);
+        rsql_pipeline_run(p, NULL);
+        _exit(0);
+    }
+    close(logp[1]);
+    close(told[1]);
+    char c;
+    (void)!read(told[0], &c, 1); /* the second signal is sent (or the child is gone) */
+    close(told[0]);
+    size_t cap = 1 << 20, len = 0;
+    char *all = rsql_malloc(cap + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    ssize_t n;
+    while (len < cap && (n = read(logp[0], all + len, cap - len)) > 0) {
+        len += (size_t)n;
+    }
+    all[len] = '\0';
+    close(logp[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CU_ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(all, "filler line 3999 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(all, "the last line before the signals"));
+    rsql_free(all);
+}
+
 static int suite_clean(void)
 {
     rsql_catalog_close(g_cat);
@@ -738,6 +807,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_summary_idle", test_pipeline_summary_idle},
     {"test_runtime_sigint_drains", test_pipeline_sigint_drains_and_commits},
     {"test_runtime_second_signal", test_pipeline_second_signal_exits_at_once},
+    {"test_runtime_second_signal_log", test_pipeline_second_signal_writes_the_log},
     {"test_runtime_first_failure_kept", test_pipeline_first_failure_kept},
     CU_TEST_INFO_NULL,
 };
