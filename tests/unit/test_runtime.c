@@ -237,6 +237,56 @@ static void *run_thread(void *arg)
     return NULL;
 }
 
+static rsql_err_t g_run_rc;
+
+static void *run_pipeline_thread(void *arg)
+{
+    g_run_rc = rsql_pipeline_run(arg, NULL);
+    return NULL;
+}
+
+/*
+** A dead-letter batch waiting out its backoff first has the batches written before it
+** flushed, so with a sink that reports only at a flush their records do not wait too: X
+** (record 7's) is written while Y (record 507's) waits in the queue, Y's first write is
+** refused, and a flush comes before Y's next attempt.
+*/
+static void test_pipeline_dlq_flush_before_backoff(void)
+{
+    harness_reset(1000, 1, DELIVER_SYNC);
+    src_store.pause_at = 100; /* record 507 only once X is being written */
+    xf_store.fail_mod = 500;
+    xf_store.fail_rem = 7;
+    dlq_store.mode = DELIVER_ON_FLUSH;
+    dlq_store.stall = true;      /* X's write waits until Y is queued behind it */
+    dlq_store.write_fail_at = 2; /* Y's first write */
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    with_dlq(&c);
+    run_arg_t a = {.c = &c};
+    rsql_error_clear(&a.err);
+    rsql_pipeline_t *p = rsql_pipeline_new(&c, &a.err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, run_pipeline_thread, p), 0);
+    CU_ASSERT_TRUE(event_wait(&dlq_store.entered, 1, EVENT_TIMEOUT_MS));
+    event_signal(&src_store.go);
+    int64_t dl = rsql_now_ms() + EVENT_TIMEOUT_MS;
+    while (rsql_pipeline__dlq_queued(p) < 1 && rsql_now_ms() < dl) {
+        struct timespec ts = {0, 1000 * 1000}; /* a bounded poll of the queue */
+        nanosleep(&ts, NULL);
+    }
+    CU_ASSERT_EQUAL(rsql_pipeline__dlq_queued(p), 1);
+    event_signal(&dlq_store.release);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(g_run_rc, RSQL_OK);
+    rsql_pipeline_counts(p, &a.k);
+    rsql_pipeline_destroy(p);
+    CU_ASSERT_EQUAL(a.k.dead_lettered, 2);
+    CU_ASSERT_EQUAL(dlq_store.write_calls, 3);
+    CU_ASSERT(dlq_store.flushes_at_write[3] > dlq_store.flushes_at_write[2]);
+}
+
 /*
 ** A dead-letter write that does not finish does not hold up the worker: every other record
 ** gets its outcome meanwhile, and the dead-lettered one is committed only once its
@@ -791,6 +841,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_dlq_row_json", test_pipeline_dlq_row_as_json},
     {"test_runtime_dlq_transient_retried", test_pipeline_dlq_transient_retried},
     {"test_runtime_dlq_slow_write", test_pipeline_dlq_slow_write},
+    {"test_runtime_dlq_flush_before_backoff", test_pipeline_dlq_flush_before_backoff},
     {"test_runtime_dlq_flush_fails_at_end", test_pipeline_dlq_flush_fails_at_end},
     {"test_runtime_tolerance_all_no_dlq", test_pipeline_tolerance_all_without_dlq_counts},
     {"test_runtime_sink_failure_none", test_pipeline_sink_failure_tolerance_none},
