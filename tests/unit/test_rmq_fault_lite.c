@@ -226,8 +226,8 @@ static bool wait_lanes(src_t *x, int n)
 
 /*
 ** lanes.idle-timeout 100ms (its least): 200 lite topics of one message each, written and
-** acked, go; the lite topic whose message is still held stays, under its name. A new lite topic then takes a number
-** that was freed, with its own name.
+** acked, go; the lite topic whose message is still held stays, under its name. A new lite
+** topic then takes a number that was freed, with its own name.
 */
 static void test_fault_lite_lanes_go(void)
 {
