@@ -312,6 +312,8 @@ static size_t format_note(char *buf, uint64_t dropped)
 #define LOG_RING_SIZE (1024 * 1024) /* bytes of lines waiting for the writer */
 #define LOG_CHUNK (32 * 1024)      /* bytes the writer takes per write(2) */
 #define LOG_STALL_MS 2000          /* rsql_log_sync gives up after this long without progress */
+#define LOG_BRIEF_STALL_MS 250     /* rsql_log_sync_brief: this long without progress, */
+#define LOG_BRIEF_TOTAL_MS 1000    /* or this long in all */
 
 static pthread_once_t ring_once = PTHREAD_ONCE_INIT;
 static pthread_cond_t ring_more;     /* lines arrived: the writer waits on it */
@@ -382,16 +384,6 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static void ring_init(void)
-{
-    pthread_cond_init(&ring_more, NULL);
-    rsql_cond_init_monotonic(&ring_progress);
-}
-
-static void log_atexit(void)
-{
-    rsql_log_sync();
-}
 
 /* fork: the child has no writer thread; it starts its own, without the parent's lines */
 static void fork_prepare(void)
@@ -413,6 +405,23 @@ static void fork_child(void)
     pthread_cond_init(&ring_more, NULL);
     rsql_cond_init_monotonic(&ring_progress);
     pthread_mutex_unlock(&log_mu); /* taken by this thread in fork_prepare */
+}
+
+static void log_atexit(void)
+{
+    rsql_log_sync();
+}
+
+/*
+** Once, before log_mu is first taken: the fork handlers must be in place before any thread
+** can hold log_mu, or a fork while it is held would leave the child's copy locked.
+*/
+static void ring_init(void)
+{
+    pthread_cond_init(&ring_more, NULL);
+    rsql_cond_init_monotonic(&ring_progress);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    atexit(log_atexit);
 }
 
 /*
@@ -437,12 +446,6 @@ static bool writer_start0(void)
     }
     pthread_detach(th);
     writer_started = true;
-    static bool registered;
-    if (!registered) {
-        registered = true;
-        atexit(log_atexit);
-        pthread_atfork(fork_prepare, fork_parent, fork_child);
-    }
     return true;
 }
 
@@ -503,24 +506,50 @@ static void write_lines(const char *p, size_t n)
     pthread_mutex_unlock(&log_mu);
 }
 
-/* See rsql_log.h. */
-void rsql_log_sync(void)
+/*
+** Wait until the lines queued so far are written, or the writer has made no progress for
+** stall_ms, or (total_ms >= 0) total_ms have passed in all.
+*/
+static void sync_within(int64_t stall_ms, int64_t total_ms)
 {
     pthread_once(&ring_once, ring_init);
     pthread_mutex_lock(&log_mu);
     uint64_t seen = writer_rounds;
     uint64_t upto = bytes_queued; /* not the lines others log meanwhile: they may never stop */
-    int64_t since = rsql_now_ms();
+    int64_t start = rsql_now_ms();
+    int64_t since = start;
     while (writer_started && bytes_written < upto) {
+        int64_t now = rsql_now_ms();
         if (writer_rounds != seen) {
             seen = writer_rounds;
-            since = rsql_now_ms();
-        } else if (rsql_now_ms() - since >= LOG_STALL_MS) {
+            since = now;
+        } else if (now - since >= stall_ms) {
             break; /* nobody reads the output: what is left stays unwritten */
         }
-        rsql_cond_wait_until(&ring_progress, &log_mu, since + LOG_STALL_MS);
+        int64_t until = since + stall_ms;
+        if (total_ms >= 0) {
+            if (now - start >= total_ms) {
+                break;
+            }
+            if (until > start + total_ms) {
+                until = start + total_ms;
+            }
+        }
+        rsql_cond_wait_until(&ring_progress, &log_mu, until);
     }
     pthread_mutex_unlock(&log_mu);
+}
+
+/* See rsql_log.h. */
+void rsql_log_sync(void)
+{
+    sync_within(LOG_STALL_MS, -1);
+}
+
+/* See rsql_log.h. */
+void rsql_log_sync_brief(void)
+{
+    sync_within(LOG_BRIEF_STALL_MS, LOG_BRIEF_TOTAL_MS);
 }
 
 /* See rsql_log.h. */

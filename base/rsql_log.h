@@ -88,6 +88,14 @@ int rsql_log_set_fd(int fd);
 */
 void rsql_log_sync(void);
 
+/*
+** As rsql_log_sync, but brief, for a process about to die at once (a second SIGINT/SIGTERM,
+** which skips the exit handlers): gives up after 250 ms without progress or 1 s in all, so a
+** stalled output cannot hold the exit. Not for a signal handler (it takes a lock).
+** @locality any thread, no lock of the caller's held
+*/
+void rsql_log_sync_brief(void);
+
 /* Lines dropped so far because the output was not read fast enough (a counter). */
 uint64_t rsql_log_dropped(void);
 

@@ -537,7 +537,9 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
             }
         } else if (sig == SIGINT || sig == SIGTERM) {
             if (draining) {
-                /* a second signal: exit at once (positions only cover delivered records) */
+                /* a second signal: exit at once (positions only cover delivered records),
+                   with the log lines still queued written if the output takes them soon */
+                rsql_log_sync_brief();
                 _exit(128 + sig);
             }
             draining = true;

@@ -226,6 +226,9 @@ int64_t rsql_pipeline__dlq_busy(rsql_pipeline_t *p);
 /* End the dead-letter thread (before the source closes); dlq_close does it too. */
 void rsql_pipeline__dlq_stop(rsql_pipeline_t *p);
 void rsql_pipeline__dlq_close(rsql_pipeline_t *p);
+/* Batches waiting for the dead-letter thread (0 without one); for tests. Any thread, while
+   the pipeline runs. */
+int64_t rsql_pipeline__dlq_queued(rsql_pipeline_t *p);
 
 /* rt_status.c (worker) */
 void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms);

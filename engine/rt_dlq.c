@@ -175,6 +175,12 @@ void rsql_pipeline__dlq_stop(rsql_pipeline_t *p)
     }
 }
 
+/* See pipeline_int.h. */
+int64_t rsql_pipeline__dlq_queued(rsql_pipeline_t *p)
+{
+    return p->dlq ? rsql_queue_len(p->dlq->q) : 0;
+}
+
 /* Close the dead-letter sink and drop anything left. @locality worker */
 void rsql_pipeline__dlq_close(rsql_pipeline_t *p)
 {
@@ -562,13 +568,28 @@ static void dlq_post_failed(rsql_pipeline_t *p, rt_dlqbatch_t *db, const rsql_er
     rsql_queue_push(p->wq, &d->op); /* wq is never closed: cannot fail */
 }
 
+static void dlq_flush(rsql_pipeline_t *p);
+
+/*
+** Wait ms before a retry of a batch. Batches written before it and not yet reported are
+** flushed first: with a sink that reports only at a flush, their records would otherwise
+** wait out this batch's backoff too.
+*/
+static void dlq_backoff(rsql_pipeline_t *p, int64_t ms)
+{
+    if (atomic_load(&p->dlq->unreported) > 0) {
+        dlq_flush(p);
+    }
+    rsql_pipeline__sleep_interruptible(p, ms, false);
+}
+
 /* Write db, retrying a transient refusal; on giving up, its report fails every row. */
 static void dlq_write(rsql_pipeline_t *p, rt_dlqbatch_t *db)
 {
     rt_dlq_t *d = p->dlq;
     int64_t now = rsql_now_ms();
     if (db->not_before_ms > now) {
-        rsql_pipeline__sleep_interruptible(p, db->not_before_ms - now, false);
+        dlq_backoff(p, db->not_before_ms - now);
     }
     for (;;) {
         rsql_error_t e;
@@ -591,7 +612,7 @@ static void dlq_write(rsql_pipeline_t *p, rt_dlqbatch_t *db)
             dlq_post_failed(p, db, &e);
             return;
         }
-        rsql_pipeline__sleep_interruptible(p, wait, false);
+        dlq_backoff(p, wait);
     }
 }
 

@@ -64,7 +64,7 @@ int64_t rsql_retry_next(rsql_retry_t *r, int64_t now_ms)
 void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_stage)
 {
     pthread_mutex_lock(&p->lock);
-    rsql_error_copy(&p->err, e);
+    rsql_error_copy(&p->err, e); /* copies only into a clear error: the first one stays */
     atomic_store(&p->aborting, true);
     if (sink_stage) {
         atomic_store(&p->abort_sink, true);

@@ -24,6 +24,7 @@
  */
 #include "config.h"
 #include "engine/pipeline_int.h"
+#include "base/rsql_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +110,7 @@ static void *watch_main(void *arg)
             fputs("\n", status);
             fflush(status);
         }
+        rsql_log_sync_brief(); /* the exit handlers do not run: lines still queued would be lost */
         raise(b);
         _exit(128 + b);
     }

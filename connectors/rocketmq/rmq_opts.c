@@ -266,12 +266,14 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "With `sink.batch-size` > 1: the longest a message waits for its batch to fill "
                  "before the batch is sent as it is (a batch also goes out at once while "
                  "nothing else is in flight).", F(linger_ms, int64_t)),
-    RSQL_OPT_ROW_F("lanes.idle-timeout", RSQL_OPT_DURATION, 0, "1min", 0, 24 * RSQL_MS_H, NULL,
+    RSQL_OPT_ROW_F("lanes.idle-timeout", RSQL_OPT_DURATION, 0, "1min", 100, 24 * RSQL_MS_H, NULL,
                  "How long the state of a lite topic or message group (a lane: its counts, its "
                  "throttle bucket, the sink's order queue) is kept once nothing of it is in "
                  "flight, held or queued; then it is freed, so memory follows the lite topics "
                  "and message groups active within this time, not every one ever seen. A lane "
-                 "seen again starts afresh.", F(lane_idle_ms, int64_t)),
+                 "seen again starts afresh. Idle lanes are looked for at most every half of "
+                 "this time, each look a walk over every lane, hence the lower bound.",
+                 F(lane_idle_ms, int64_t)),
     RSQL_OPT_END,
 };
 

@@ -92,6 +92,9 @@ typedef struct fake_src {
        more before the end, as a bounded source's idle timeout does */
     int64_t idle_ms;
     bool idled;
+    /* pause_at > 0: records from pause_at on are given only once 'go' is signalled */
+    int64_t pause_at;
+    event_t go;
     event_t held, woken; /* woken: every wakeup (the pipeline stopping) */
     event_t polls;       /* every poll that gave records */
     event_t committed_ev; /* every commit_record */
@@ -148,7 +151,13 @@ static rsql_err_t fsrc_poll(rsql_source_t *src, rsql_batch_t *b, int max, int ti
         pthread_mutex_unlock(&s->woken.mu);
         return RSQL_OK;
     }
+    if (s->pause_at > 0 && s->next >= s->pause_at) {
+        event_wait(&s->go, 1, EVENT_TIMEOUT_MS);
+    }
     for (int k = 0; k < max && !(s->hold > 0 && s->next >= s->hold); k++) {
+        if (s->pause_at > 0 && s->next == s->pause_at && k > 0) {
+            break; /* the rest once 'go' is signalled */
+        }
         if (s->n >= 0 && s->next >= s->n) {
             if (s->idle_ms > 0 && !s->idled) {
                 if (k > 0) {
@@ -299,7 +308,10 @@ typedef struct fake_snk {
     int64_t retry_mod;              /* retriable for the first 2 attempts when v % mod == 0 */
     bool retry_forever;             /* ... for every attempt, not the first 2 */
     int write_fails;                /* first write() calls refused, retriable */
+    int write_fail_at;              /* > 0: that write() call (from 1) refused, retriable */
     int write_calls;
+    int flushes;                    /* flush() calls */
+    int flushes_at_write[8];        /* flushes before write() call i (from 1) began */
     int stored_n;                   /* stored positions to report (p0.. and then q8..) */
     int64_t stored[8];              /* of p0..p7; partitions past 8 are "q<i>" at offset i */
     int stored_fails;               /* first stored_positions calls fail with stored_code */
@@ -392,6 +404,13 @@ static rsql_err_t fsnk_write(rsql_sink_t *snk, uint64_t id, int n, const rsql_si
     if (s->stall) {
         event_wait(&s->release, 1, EVENT_TIMEOUT_MS);
     }
+    if (s->write_calls < 8) {
+        s->flushes_at_write[s->write_calls + 1] = s->flushes;
+    }
+    if (s->write_calls + 1 == s->write_fail_at) {
+        s->write_calls++;
+        return rsql_error_set(err, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS, "try later");
+    }
     if (s->write_calls++ < s->write_fails) {
         return rsql_error_set(err, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS, "try later");
     }
@@ -471,6 +490,7 @@ static rsql_err_t fsnk_flush(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err
     pthread_mutex_lock(&s->lock);
     bool reports = s->n_pend > 0;
     s->in_flush = true;
+    s->flushes++;
     pthread_mutex_unlock(&s->lock);
     if (s->mode == DELIVER_ON_FLUSH) {
         deliver_all(s);
@@ -592,6 +612,7 @@ static void harness_reset(int64_t n, int parts, int mode)
     event_init(&src_store.polls);
     event_init(&src_store.committed_ev);
     event_init(&src_store.closed);
+    event_init(&src_store.go);
     event_init(&out_store.entered);
     event_init(&out_store.release);
     event_init(&dlq_store.entered);

@@ -286,6 +286,9 @@ static void test_opts_error_values(void)
                 350);
     expect_fail((const char *const[]){RMQ, "request-timeout", "10min", NULL}, RSQL_ERR_BAD_OPTION,
                 "option 'request-timeout' must be between 100ms and 5min, got '10min'", 350);
+    expect_fail((const char *const[]){RMQ, "lanes.idle-timeout", "0ms", NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'lanes.idle-timeout' must be between 100ms and 1d, got '0ms'", 350);
     expect_fail((const char *const[]){RMQ, "source.invisible-duration", "5s", NULL},
                 RSQL_ERR_BAD_OPTION,
                 "option 'source.invisible-duration' must be between 10s and 12h, got '5s'", 350);

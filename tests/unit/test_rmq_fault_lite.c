@@ -225,9 +225,9 @@ static bool wait_lanes(src_t *x, int n)
 }
 
 /*
-** lanes.idle-timeout 0: 200 lite topics of one message each, written and acked, go; the lite
-** topic whose message is still held stays, under its name. A new lite topic then takes a number
-** that was freed, with its own name.
+** lanes.idle-timeout 100ms (its least): 200 lite topics of one message each, written and
+** acked, go; the lite topic whose message is still held stays, under its name. A new lite
+** topic then takes a number that was freed, with its own name.
 */
 static void test_fault_lite_lanes_go(void)
 {
@@ -241,7 +241,7 @@ static void test_fault_lite_lanes_go(void)
         snprintf(body, sizeof body, "m-%03d", i);
         put_lite(f, lite, body);
     }
-    static const char *const kv[] = {"source.mode", "lite", "lanes.idle-timeout", "0ms", NULL};
+    static const char *const kv[] = {"source.mode", "lite", "lanes.idle-timeout", "100ms", NULL};
     src_t x;
     src_open(&x, f, kv);
     static polled_t p[N + 1];

@@ -338,10 +338,10 @@ static void test_fault_sink_fifo(void)
 }
 
 /*
-** lanes.idle-timeout 0: while A's first row waits for a late refusal (then its retry) and A's
-** second is queued behind it, 300 other message groups come and go one after the other (their
-** state freed, their numbers reused), none of them held up by A; A's state is kept: A's rows
-** are stored in order, every row is written.
+** lanes.idle-timeout 100ms (its least): while A's first row waits for a late refusal (then its
+** retry) and A's second is queued behind it, 300 other message groups come and go one after the
+** other (their state freed once idle that long), none of them held up by A; A's state is kept
+** through the sweeps of those seconds: A's rows are stored in order, every row is written.
 */
 static void test_fault_sink_groups_go(void)
 {
@@ -349,7 +349,7 @@ static void test_fault_sink_groups_go(void)
     FAKE_START(f);
     fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
     snk_t x;
-    static const char *const kv[] = {"lanes.idle-timeout", "0ms", NULL};
+    static const char *const kv[] = {"lanes.idle-timeout", "100ms", NULL};
     snk_open(&x, f, true, kv, 20000);
     fake_answer_t late_refusal = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS, .delay_ms = 6000};
     fake_rmq_script(f, FAKE_SEND, 1, &late_refusal);

@@ -16,9 +16,11 @@
  * bug into a failure instead of a hang.
  */
 #include "config.h"
+#include "engine/pipeline_int.h"
 #include "engine/rsql_pipeline.h"
 #include "engine/rsql_queue.h"
 #include "catalog/rsql_catalog.h"
+#include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
@@ -233,6 +235,56 @@ static void *run_thread(void *arg)
     run_arg_t *a = arg;
     a->rc = run(a->c, &a->k, &a->err);
     return NULL;
+}
+
+static rsql_err_t g_run_rc;
+
+static void *run_pipeline_thread(void *arg)
+{
+    g_run_rc = rsql_pipeline_run(arg, NULL);
+    return NULL;
+}
+
+/*
+** A dead-letter batch waiting out its backoff first has the batches written before it
+** flushed, so with a sink that reports only at a flush their records do not wait too: X
+** (record 7's) is written while Y (record 507's) waits in the queue, Y's first write is
+** refused, and a flush comes before Y's next attempt.
+*/
+static void test_pipeline_dlq_flush_before_backoff(void)
+{
+    harness_reset(1000, 1, DELIVER_SYNC);
+    src_store.pause_at = 100; /* record 507 only once X is being written */
+    xf_store.fail_mod = 500;
+    xf_store.fail_rem = 7;
+    dlq_store.mode = DELIVER_ON_FLUSH;
+    dlq_store.stall = true;      /* X's write waits until Y is queued behind it */
+    dlq_store.write_fail_at = 2; /* Y's first write */
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    with_dlq(&c);
+    run_arg_t a = {.c = &c};
+    rsql_error_clear(&a.err);
+    rsql_pipeline_t *p = rsql_pipeline_new(&c, &a.err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pthread_t th;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, run_pipeline_thread, p), 0);
+    CU_ASSERT_TRUE(event_wait(&dlq_store.entered, 1, EVENT_TIMEOUT_MS));
+    event_signal(&src_store.go);
+    int64_t dl = rsql_now_ms() + EVENT_TIMEOUT_MS;
+    while (rsql_pipeline__dlq_queued(p) < 1 && rsql_now_ms() < dl) {
+        struct timespec ts = {0, 1000 * 1000}; /* a bounded poll of the queue */
+        nanosleep(&ts, NULL);
+    }
+    CU_ASSERT_EQUAL(rsql_pipeline__dlq_queued(p), 1);
+    event_signal(&dlq_store.release);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(g_run_rc, RSQL_OK);
+    rsql_pipeline_counts(p, &a.k);
+    rsql_pipeline_destroy(p);
+    CU_ASSERT_EQUAL(a.k.dead_lettered, 2);
+    CU_ASSERT_EQUAL(dlq_store.write_calls, 3);
+    CU_ASSERT(dlq_store.flushes_at_write[3] > dlq_store.flushes_at_write[2]);
 }
 
 /*
@@ -681,11 +733,102 @@ static void test_pipeline_second_signal_exits_at_once(void)
     }
 }
 
+static int g_told_fd = -1;
+
+/* As send_two_sigints, then tell the parent (one byte on g_told_fd) the second is sent. */
+static void *send_two_sigints_and_tell(void *arg)
+{
+    send_two_sigints(arg);
+    char c = 'x';
+    if (write(g_told_fd, &c, 1) != 1) {
+        _exit(5);
+    }
+    return NULL;
+}
+
+/*
+** Log lines still queued when the second signal ends the process are written out: the child
+** logs more than its log pipe holds, so the writer is stuck until the parent reads, and the
+** parent reads only once the second signal is sent.
+*/
+static void test_pipeline_second_signal_writes_the_log(void)
+{
+    int logp[2], told[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(logp), 0);
+    CU_ASSERT_EQUAL_FATAL(pipe(told), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(logp[0]);
+        close(told[0]);
+        g_told_fd = told[1];
+        rsql_log_set_fd(logp[1]);
+        for (int i = 0; i < 4000; i++) { /* about 400 KiB: far more than a pipe holds */
+            rsql_log(RSQL_LOG_ERROR, "test", "filler line %d ........................", i);
+        }
+        rsql_log(RSQL_LOG_ERROR, "test", "the last line before the signals");
+        harness_reset(-1, 1, DELIVER_SYNC);
+        out_store.stall = true;
+        rsql_pipeline_conf_t c;
+        conf_base(&c);
+        c.handle_signals = true;
+        rsql_pipeline_t *p = rsql_pipeline_new(&c, NULL);
+        pthread_t th;
+        pthread_create(&th, NULL, send_two_sigints_and_tell, p);
+        pthread_detach(th);
+        rsql_pipeline_run(p, NULL);
+        _exit(0);
+    }
+    close(logp[1]);
+    close(told[1]);
+    char c;
+    (void)!read(told[0], &c, 1); /* the second signal is sent (or the child is gone) */
+    close(told[0]);
+    size_t cap = 1 << 20, len = 0;
+    char *all = rsql_malloc(cap + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    ssize_t n;
+    while (len < cap && (n = read(logp[0], all + len, cap - len)) > 0) {
+        len += (size_t)n;
+    }
+    all[len] = '\0';
+    close(logp[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CU_ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(all, "filler line 3999 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(all, "the last line before the signals"));
+    rsql_free(all);
+}
+
 static int suite_clean(void)
 {
     rsql_catalog_close(g_cat);
     g_cat = NULL;
     return 0;
+}
+
+/* The run reports the first failure, not whichever one came last. */
+static void test_pipeline_first_failure_kept(void)
+{
+    harness_reset(0, 1, 0);
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_pipeline_t *p = rsql_pipeline_new(&c, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    rsql_error_t e1, e2;
+    rsql_error_clear(&e1);
+    rsql_error_clear(&e2);
+    rsql_error_set(&e1, RSQL_ERR_IO, RSQL_NOPOS, "sink error: the first");
+    rsql_error_set(&e2, RSQL_ERR_NOMEM, RSQL_NOPOS, "a later one");
+    rsql_pipeline__fail(p, &e1, true);
+    rsql_pipeline__fail(p, &e2, false);
+    CU_ASSERT_EQUAL(p->err.code, RSQL_ERR_IO);
+    CU_ASSERT_STRING_EQUAL(p->err.msg, "sink error: the first");
+    CU_ASSERT(atomic_load(&p->abort_sink));
+    rsql_pipeline_destroy(p);
 }
 
 static CU_TestInfo pipeline_tests[] = {
@@ -698,6 +841,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_dlq_row_json", test_pipeline_dlq_row_as_json},
     {"test_runtime_dlq_transient_retried", test_pipeline_dlq_transient_retried},
     {"test_runtime_dlq_slow_write", test_pipeline_dlq_slow_write},
+    {"test_runtime_dlq_flush_before_backoff", test_pipeline_dlq_flush_before_backoff},
     {"test_runtime_dlq_flush_fails_at_end", test_pipeline_dlq_flush_fails_at_end},
     {"test_runtime_tolerance_all_no_dlq", test_pipeline_tolerance_all_without_dlq_counts},
     {"test_runtime_sink_failure_none", test_pipeline_sink_failure_tolerance_none},
@@ -714,6 +858,8 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_summary_idle", test_pipeline_summary_idle},
     {"test_runtime_sigint_drains", test_pipeline_sigint_drains_and_commits},
     {"test_runtime_second_signal", test_pipeline_second_signal_exits_at_once},
+    {"test_runtime_second_signal_log", test_pipeline_second_signal_writes_the_log},
+    {"test_runtime_first_failure_kept", test_pipeline_first_failure_kept},
     CU_TEST_INFO_NULL,
 };
 
