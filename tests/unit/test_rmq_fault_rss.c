@@ -48,7 +48,7 @@
 static const char *lane_idle(void)
 {
     const char *e = getenv("RSQL_TEST_LANE_IDLE");
-    return e && *e ? e : "50ms";
+    return e && *e ? e : "100ms";
 }
 
 /* The relay's transform: the record's body as the row's one VARCHAR value. */
