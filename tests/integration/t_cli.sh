@@ -178,6 +178,13 @@ case "$ERR" in
 *) fail "the decode error does not name the line or errors.tolerance: $ERR" ;;
 esac
 ok "a decode error names its line (blank lines counted) and errors.tolerance"
+run_rsql -e "CREATE TABLE badsink (id INT) WITH ('connector'='blackhole'); INSERT INTO badsink SELECT id FROM bad;"
+run_rsql -e "INSERT INTO badsink SELECT id FROM bad;"
+case "$ERR" in
+*"resuming "*"error: decode error at file:$T/bad.jsonl@10 line 3: "*) ;;
+*) fail "a resumed run's decode error does not name the line: $ERR" ;;
+esac
+ok "a resumed run's decode error names the line too"
 
 # a missing source file or sqlite database is an error of the statement, at the table's name,
 # with the path and the system's message, before anything runs (no summary, no table)
