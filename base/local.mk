@@ -1,5 +1,5 @@
 # base/: errors, memory, buffers, types, result sets, the monotonic clock and deadlines, backoff,
-# the logger,
+# the logger, the line drawn in place on a terminal,
 # the options engine, session settings.
 librocketsql_a_SOURCES += \
 	base/rsql_error.c base/rsql_error.h \
@@ -11,6 +11,7 @@ librocketsql_a_SOURCES += \
 	base/rsql_time.c base/rsql_time.h \
 	base/rsql_backoff.c base/rsql_backoff.h \
 	base/rsql_log.c base/rsql_log.h \
+	base/rsql_term.c base/rsql_term.h \
 	base/rsql_result.c base/rsql_result.h
 librocketsql_a_SOURCES += \
 	base/rsql_opts.c base/rsql_opts_parse.c base/rsql_opts_ref.c base/rsql_opts_show.c base/rsql_opts_doc.c base/rsql_opts.h base/rsql_opts_int.h \

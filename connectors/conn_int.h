@@ -45,6 +45,13 @@ rsql_err_t rsql_conn__requires(const rsql_optset_t *set, const char *key, const 
 rsql_err_t rsql_conn__exclusive(const rsql_optset_t *set, const char *a, const char *b,
                                 rsql_error_t *err);
 
+/*
+** For check_source hooks: path names a file that can be opened for reading (not a directory).
+** Else the error, with the path and the system's message: "cannot open in.jsonl: No such
+** file or directory" (its code from the errno: a missing file is permanent).
+*/
+rsql_err_t rsql_conn__check_readable(const char *path, rsql_error_t *err);
+
 /* Position of a given key (RSQL_NOPOS when not given). */
 rsql_pos_t rsql_conn__key_pos(const rsql_optset_t *set, const char *key);
 rsql_pos_t rsql_conn__value_pos(const rsql_optset_t *set, const char *key);

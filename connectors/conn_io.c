@@ -7,11 +7,15 @@
  */
 #include "config.h"
 #include "connectors/rsql_conn_io.h"
+#include "connectors/conn_int.h"
 #include "base/rsql_mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n,
                                    rsql_error_t *err)
@@ -97,4 +101,26 @@ rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql
     snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1,
              why.msg[0] ? why.msg : rsql_err_str(rc));
     return rc;
+}
+
+/* See conn_int.h. */
+rsql_err_t rsql_conn__check_readable(const char *path, rsql_error_t *err)
+{
+    struct stat st;
+    int e = 0;
+    if (!path || !*path) {
+        return RSQL_OK; /* the open reports a missing option */
+    }
+    if (stat(path, &st) != 0) {
+        e = errno;
+    } else if (S_ISDIR(st.st_mode)) {
+        e = EISDIR;
+    } else if (access(path, R_OK) != 0) {
+        e = errno;
+    }
+    if (e == 0) {
+        return RSQL_OK;
+    }
+    return rsql_error_set(err, rsql_err_from_errno(e), RSQL_NOPOS, "cannot open %s: %s", path,
+                          strerror(e));
 }

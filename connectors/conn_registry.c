@@ -466,6 +466,24 @@ rsql_err_t rsql_connector_check_columns(const rsql_connector_def_t *conn, const 
     return rc;
 }
 
+/* The connector's check before a read (see rsql_connector.h). */
+rsql_err_t rsql_connector_check_source(const rsql_connector_def_t *conn, const rsql_optset_t *set,
+                                       const char *table_name, rsql_pos_t pos,
+                                       rsql_error_t *err)
+{
+    if (!conn->check_source) {
+        return RSQL_OK;
+    }
+    rsql_error_t local;
+    rsql_error_clear(&local);
+    rsql_err_t rc = conn->check_source(rsql_optset_conf(set, RSQL_CONF_CONNECTOR), &local);
+    if (rc == RSQL_OK || rc == RSQL_ERR_NOMEM) {
+        return rc == RSQL_OK ? RSQL_OK : rsql_error_nomem(err);
+    }
+    return rsql_error_set(err, rc, pos, "table '%s' cannot be read: %s",
+                          table_name ? table_name : "?", local.msg);
+}
+
 /* The chosen format (given or default), or NULL. */
 const rsql_format_def_t *rsql_connector_format(const rsql_connector_def_t *conn,
                                                const rsql_optset_t *set)

@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 5
+#define RSQL_CONNECTOR_ABI_VERSION 6
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -186,6 +186,15 @@ typedef struct rsql_connector_def {
     ** rsql_sink_ctx_t.meta_keys.
     */
     const rsql_meta_def_t *metadata;
+    /*
+    ** Source side, optional: can a read start now? What the source reads that must exist
+    ** before a run (a file, a database file) is looked up, and a missing one reported with
+    ** its path and the system's message ("cannot open in.jsonl: No such file or directory").
+    ** Run when a statement is about to run (rsql_connector_check_source), not at CREATE TABLE,
+    ** CREATE JOB, EXPLAIN or a job's run (what is read may appear later). conf is the typed
+    ** configuration.
+    */
+    rsql_err_t (*check_source)(const void *conf, rsql_error_t *err);
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */
@@ -280,6 +289,14 @@ rsql_err_t rsql_connector_check_columns(const rsql_connector_def_t *conn, const 
                                         const char *table_name, int n_columns,
                                         const char *const *names, const rsql_type_t *types,
                                         rsql_pos_t pos, rsql_error_t *err);
+
+/*
+** Run conn's check_source hook (if any) for table table_name read with options set; its error
+** is reported at pos (the table's name in the statement), prefixed with the table.
+*/
+rsql_err_t rsql_connector_check_source(const rsql_connector_def_t *conn, const rsql_optset_t *set,
+                                       const char *table_name, rsql_pos_t pos,
+                                       rsql_error_t *err);
 
 /* ---- metadata columns (conn_meta.c) */
 

@@ -72,6 +72,9 @@ typedef struct rsql_record {
        bodies, when any column_meta is non-NULL; the decode stage puts them in the row.
        A row-native source puts them in row itself. NULL = all NULL. */
     rsql_value_t *meta;
+    /* The line of the source the record starts on (from 1), for a source of lines: errors
+       name it after the ident ("decode error at file:in.jsonl@8 line 2: ..."). 0 = none. */
+    int64_t line;
 } rsql_record_t;
 
 typedef struct rsql_batch {

@@ -271,6 +271,17 @@ void rsql_pipeline__fail(rsql_pipeline_t *p, const rsql_error_t *e, bool sink_st
 /* A record's ident for messages: rec->ident, else "<partition>@<offset>". */
 const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
                                  size_t size);
+/*
+** Where a record is, for an error: its ident and, when its source knows it, " line N"
+** (rsql_record_t.line), in buf (cut to size); returns buf.
+*/
+const char *rsql_pipeline__where(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
+                                 size_t size);
+/* What the error of a record that does not decode adds when it stops the run: how to go on
+   past bad records (errors.tolerance). */
+#define RSQL_PIPELINE_TOLERANCE_HINT                                                           \
+    " (SET 'errors.tolerance' = 'all' to skip bad records, and 'errors.dlq.table' to keep "     \
+    "them)"
 /* Sleep up to ms on p's sleep condition; returns early when the pipeline aborts (or, with
    wake_on_stop, stops). */
 void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop);

@@ -116,15 +116,20 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
 static void record_error(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
                          const rsql_error_t *cause)
 {
-    char ibuf[64];
+    char wbuf[512];
     rsql_error_t e;
     rsql_error_clear(&e);
-    const char *ident = rsql_pipeline__ident(p, &ib->b->recs[idx], ibuf, sizeof ibuf);
+    const char *where = rsql_pipeline__where(p, &ib->b->recs[idx], wbuf, sizeof wbuf);
     rsql_error_set(&e, cause->code ? cause->code : RSQL_ERR_INTERNAL, RSQL_NOPOS,
-                   "%s error at %s: %s", stage, ident, cause->msg);
+                   "%s error at %s: %s", stage, where, cause->msg);
     if (p->conf.tolerate_all && e.code != RSQL_ERR_NOMEM) {
         rsql_pipeline__dlq_add(p, ib, idx, stage, &e);
         return;
+    }
+    if (strcmp(stage, "decode") == 0) {
+        rsql_error_t h = e; /* the run stops at a bad record: say how to go on past them */
+        rsql_error_clear(&e);
+        rsql_error_set(&e, h.code, RSQL_NOPOS, "%s%s", h.msg, RSQL_PIPELINE_TOLERANCE_HINT);
     }
     rsql_pipeline__fail(p, &e, strcmp(stage, "sink") == 0);
     rsql_outcome_t o = {RSQL_OUTCOME_FAILED, &e, NULL};

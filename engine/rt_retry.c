@@ -98,6 +98,23 @@ void rsql_pipeline__retrying(rsql_pipeline_t *p, const char *what, const rsql_er
              rsql_err_name(err->code), attempt, wait_ms, err->msg);
 }
 
+/*
+** Where a record is, for an error: its ident (else "<partition index>@<offset>") and, when the
+** source knows it, " line N". Written into buf (cut to size); returns buf.
+*/
+const char *rsql_pipeline__where(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
+                                 size_t size)
+{
+    char ibuf[64];
+    const char *ident = rsql_pipeline__ident(p, rec, ibuf, sizeof ibuf);
+    if (rec->line > 0) {
+        snprintf(buf, size, "%s line %" PRId64, ident, rec->line);
+    } else {
+        snprintf(buf, size, "%s", ident);
+    }
+    return buf;
+}
+
 /* rec->ident, else "<partition index>@<offset>" in buf. */
 const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, char *buf,
                                  size_t size)

@@ -283,10 +283,12 @@ void *rsql_pipeline__transform_main(void *arg)
                     /* stop at once: nothing after a failure travels on */
                     rsql_error_t f;
                     rsql_error_clear(&f);
-                    char ibuf[64];
-                    rsql_error_set(&f, e.code ? e.code : rc, RSQL_NOPOS, "%s error at %s: %s",
-                                   stage, rsql_pipeline__ident(p, rec, ibuf, sizeof ibuf),
-                                   e.msg);
+                    char wbuf[512];
+                    rsql_error_set(&f, e.code ? e.code : rc, RSQL_NOPOS, "%s error at %s: %s%s",
+                                   stage, rsql_pipeline__where(p, rec, wbuf, sizeof wbuf),
+                                   e.msg,
+                                   strcmp(stage, "decode") == 0 ? RSQL_PIPELINE_TOLERANCE_HINT
+                                                                : "");
                     rsql_pipeline__fail(p, &f, false);
                 }
                 continue;

@@ -24,6 +24,7 @@
  */
 #include "config.h"
 #include "engine/pipeline_int.h"
+#include "base/rsql_term.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -79,9 +80,9 @@ void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms)
             at[1] = ' ';
         }
     }
-    /* \r, the line, then clear to the end of the line */
-    fprintf(p->conf.status_out, "\r%s\033[K", line);
-    fflush(p->conf.status_out);
+    /* \r, the line, then clear to the end of the line; a sink printing to the same terminal
+       clears it before its rows and draws it again after them (base/rsql_term.h) */
+    rsql_term_line_draw(p->conf.status_out, line);
     p->status_drawn = true;
 }
 
@@ -141,7 +142,8 @@ void rsql_pipeline__status_final(rsql_pipeline_t *p)
         return;
     }
     if (p->status_drawn) {
-        fputs("\r\033[K", p->conf.status_out);
+        rsql_term_line_clear(p->conf.status_out);
+        p->status_drawn = false;
     }
     char line[512];
     rsql_pipeline__summary(p, line, sizeof line);

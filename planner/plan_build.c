@@ -133,6 +133,7 @@ static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t p
     if (!t->def) {
         return rsql_plan_no_such_table(cat, name, pos, err);
     }
+    t->pos = pos;
     rsql_err_t rc = validate_stored(t, pos, err);
     if (rc) {
         return rc;
@@ -142,6 +143,16 @@ static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t p
         return rc;
     }
     return check_columns(t, pos, err);
+}
+
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_check_source(const rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_plan_table_t *t = &plan->source;
+    if (!t->conn || !t->def) {
+        return RSQL_OK;
+    }
+    return rsql_connector_check_source(t->conn, t->opts, t->def->name, t->pos, err);
 }
 
 static void table_deinit(rsql_plan_table_t *t)

@@ -113,6 +113,7 @@ typedef struct rsql_plan_table {
     const rsql_connector_def_t *conn;  /* static registry entry */
     rsql_optset_t *opts;               /* owned, validated against conn (and its format) */
     const char *format;                /* the 'format' option (or its default), or NULL */
+    rsql_pos_t pos;                    /* its name in the statement (RSQL_NOPOS: none) */
 } rsql_plan_table_t;
 
 /* One output column, in sink column order (INSERT) or select-list order (SELECT). */
@@ -175,6 +176,14 @@ typedef struct rsql_plan {
 */
 rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const char *sql,
                              const rsql_settings_t *settings, rsql_error_t *err);
+
+/*
+** Can the plan's source be read now (rsql_connector_check_source: its file or database file
+** exists)? Called before a statement runs; EXPLAIN, CREATE JOB and a job's run do not (what
+** is read may appear later; a job's run records the error of its open as its failure).
+** RSQL_OK, or the error at the source table's name in the statement.
+*/
+rsql_err_t rsql_plan_check_source(const rsql_plan_t *plan, rsql_error_t *err);
 
 /*
 ** Append the plan's EXPLAIN text (stable, ASCII, several lines, each ending

@@ -56,6 +56,13 @@ static rsql_err_t plan_and_run(rsql_session_t *s, const rsql_stmt_t *st, const c
     if (!plan) {
         return err ? err->code : RSQL_ERR_INTERNAL;
     }
+    /* a statement's missing input is reported now, at the table's place, before anything runs
+       (a job's run records it as its failure, as any error of a run) */
+    rsql_err_t crc = job ? RSQL_OK : rsql_plan_check_source(plan, err);
+    if (crc != RSQL_OK) {
+        rsql_plan_destroy(plan);
+        return crc;
+    }
     fflush(stdout);
     const char *http = rsql_settings_get(s->settings, "http.address");
     if (http && *http && s->http_begin && !s->serve_stats && plan->kind != RSQL_PLAN_SELECT &&

@@ -17,7 +17,8 @@ static const rsql_opt_def_t file_opts[] = {
     RSQL_OPT_ROW_F("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                  "The file. A source reads it line by line from the start and keeps its byte "
                  "position in the catalog, so a job run again resumes after the last line it "
-                 "committed. A sink appends to it, creating it when missing.",
+                 "committed (a file that does not exist is an error of the statement that reads "
+                 "it, before it runs). A sink appends to it, creating it when missing.",
                    RSQL_OPT_FIELD(rsql_file_conf_t, path, const char *)),
     RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_file_formats,
                  "How a line becomes a row, and a row a line (`json`: one JSON object per line).",
@@ -54,6 +55,13 @@ static bool file_bounded(const void *conf, const char **why)
     return !c->follow;
 }
 
+/* The file a source reads exists and can be read (before a statement runs). */
+static rsql_err_t file_check_source(const void *conf, rsql_error_t *err)
+{
+    const rsql_file_conf_t *c = conf;
+    return rsql_conn__check_readable(c ? c->path : NULL, err);
+}
+
 /* METADATA columns of a filesystem source (rsql_meta_def_t). */
 static const rsql_meta_def_t file_meta[] = {
     RSQL_META_ROW("path", "VARCHAR", RSQL_META_READ, "The path of the file the line was read from, as given in `path`."),
@@ -77,4 +85,5 @@ const rsql_connector_def_t rsql_file_conn_def = {
     .source = &rsql_file_source_ops,
     .sink = &rsql_file_sink_ops,
     .metadata = file_meta,
+    .check_source = file_check_source,
 };

@@ -19,7 +19,10 @@
  *
  * METADATA columns (file_opts.c): path, offset (the line's first byte) and line (its
  * number, from 1) are set only when the statement reads them; line numbers after a resume
- * come from counting the line ends before the resume point once, at open.
+ * come from counting the line ends before the resume point once, at open. Every record
+ * carries its line number for errors (rsql_record_t.line: "file:in.jsonl@8 line 2"), except
+ * after a resume past FILE_COUNT_MAX bytes when the statement does not read the line (then
+ * the counting is not worth it, and errors name the byte offset only).
  *
  * A trailing "\r" is dropped (CRLF files). json: blank lines are skipped.
  * csv: a line end inside a quoted field continues the record, so quoted
@@ -46,6 +49,7 @@
 #define FILE_BUF_INIT (64 * 1024)
 #define FILE_MAX_LINE (16 * 1024 * 1024)
 #define FILE_LONG_KEEP FILE_BUF_INIT /* bytes of an over-long line kept as its raw form */
+#define FILE_COUNT_MAX (256 * 1024 * 1024) /* resume points up to here count their lines */
 
 struct rsql_source {
     char *path;
@@ -72,7 +76,8 @@ struct rsql_source {
     int n_columns, col_path, col_off, col_line;
     bool has_meta; /* any of them is read (else no set_meta call per line) */
     rsql_type_t type_path, type_off, type_line;
-    int64_t line_no;   /* line ends before buf[start] in the file (col_line >= 0) */
+    int64_t line_no;   /* line ends before buf[start] in the file (when lines_known) */
+    bool lines_known;  /* line_no counts from the file's start (false: after a long resume) */
     int64_t long_line; /* line_no at the start of the over-long line being skipped */
 };
 
@@ -237,7 +242,8 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->col_line = meta_col(ctx, "line", &s->type_line);
     s->has_meta = s->col_path >= 0 || s->col_off >= 0 || s->col_line >= 0;
     rsql_err_t rc;
-    if (s->col_line >= 0 && (rc = count_lines_before(s, s->buf_pos, err)) != RSQL_OK) {
+    s->lines_known = s->col_line >= 0 || s->buf_pos <= FILE_COUNT_MAX;
+    if (s->lines_known && (rc = count_lines_before(s, s->buf_pos, err)) != RSQL_OK) {
         fs_free(s);
         return rc;
     }
@@ -331,10 +337,10 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     const uint8_t *p = s->buf + s->start;
     size_t len = line_end - s->start;
     int64_t line_off = s->buf_pos + (int64_t)s->start;
-    int64_t line = s->line_no + 1;
+    int64_t line = s->lines_known ? s->line_no + 1 : 0;
     *added = false;
-    if (s->col_line >= 0) {
-        s->line_no += count_nl(p, next - s->start);
+    if (s->lines_known) { /* a record of a line holds one line end (or none, the last) */
+        s->line_no += s->quote ? count_nl(p, next - s->start) : next > line_end;
     }
     s->start = next;
     s->scan = 0;
@@ -372,7 +378,8 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
                          .offset = s->buf_pos + (int64_t)next,
                          .raw = (const uint8_t *)raw,
                          .raw_len = len,
-                         .ident = id};
+                         .ident = id,
+                         .line = line};
     if (s->has_meta && !set_meta(s, batch, r, line_off, line)) {
         batch->n--;
         return rsql_error_nomem(err);
@@ -416,11 +423,12 @@ static rsql_err_t emit_long(rsql_source_t *s, rsql_batch_t *batch, size_t line_e
     r->error = e;
     r->partition = 0;
     r->offset = s->buf_pos + (int64_t)next;
+    r->line = s->lines_known ? s->long_line + 1 : 0;
     if (!set_meta(s, batch, r, s->long_off, s->long_line + 1)) {
         batch->n--;
         return rsql_error_nomem(err);
     }
-    if (s->col_line >= 0) {
+    if (s->lines_known) {
         s->line_no += count_nl(s->buf + s->start, next - s->start);
     }
     s->start = next;
@@ -454,7 +462,7 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
             s->long_line = s->line_no;
             s->skipping = true;
         }
-        if (s->col_line >= 0) { /* csv: quoted line ends inside the dropped part */
+        if (s->lines_known) { /* csv: quoted line ends inside the dropped part */
             s->line_no += count_nl(s->buf, s->end);
         }
         s->buf_pos += (int64_t)s->end;

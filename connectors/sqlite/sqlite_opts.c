@@ -10,10 +10,13 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/sqlite/sqlite_conf.h"
 
+#include <string.h>
+
 static const rsql_opt_def_t sqlite_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("sqlite"),
     RSQL_OPT_ROW_F("path", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
-                 "The SQLite database file.",
+                 "The SQLite database file. A source's must exist (else the statement that reads "
+                 "it fails before it runs); a sink creates it when missing.",
                    RSQL_OPT_FIELD(rsql_sqlite_conf_t, path, const char *)),
     RSQL_OPT_ROW_F("table", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                  "The table in that database. Its columns are matched to the rocketsql table's "
@@ -51,6 +54,20 @@ static bool sqlite_bounded(const void *conf, const char **why)
     return !c->follow;
 }
 
+/*
+** The database file a source reads exists and can be read (before a statement runs): opened
+** read-only, a missing one would otherwise say only "unable to open database file". A URI
+** ("file:...") or ":memory:" is left to the open.
+*/
+static rsql_err_t sqlite_check_source(const void *conf, rsql_error_t *err)
+{
+    const rsql_sqlite_conf_t *c = conf;
+    if (!c || !c->path || strncmp(c->path, "file:", 5) == 0 || strcmp(c->path, ":memory:") == 0) {
+        return RSQL_OK;
+    }
+    return rsql_conn__check_readable(c->path, err);
+}
+
 /* METADATA columns of a sqlite source (rsql_meta_def_t). */
 static const rsql_meta_def_t sqlite_meta[] = {
     RSQL_META_ROW("rowid", "BIGINT", RSQL_META_READ, "The row's SQLite rowid (the source reads in rowid order)."),
@@ -72,4 +89,5 @@ const rsql_connector_def_t rsql_sqlite_conn_def = {
     .sink = &rsql_sqlite_sink_ops,
     .exactly_once = true,
     .metadata = sqlite_meta,
+    .check_source = sqlite_check_source,
 };

@@ -7,11 +7,13 @@
  * else in Flink's print form: +I[1, abc, null] (values in their canonical
  * text, base/rsql_value.h: timestamps "YYYY-MM-DD HH:MM:SS.mmm", bytes
  * base64; NULL as null). One fwrite and one fflush per batch, then the
- * delivery (all rows written).
+ * delivery (all rows written). A live status line drawn on the same terminal
+ * is cleared before the rows and drawn again after them (base/rsql_term.h).
  *
  * Threads: everything on the write thread.
  */
 #include "config.h"
+#include "base/rsql_term.h"
 #include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
@@ -122,10 +124,17 @@ static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (k->buf.oom) {
         return rsql_error_nomem(err);
     }
-    errno = 0;
-    if (k->buf.len > 0 && (fwrite(k->buf.data, 1, k->buf.len, k->out) != k->buf.len ||
-                           fflush(k->out) != 0)) {
-        int e = errno;
+    /* a live status line on the same terminal is cleared first, so no row runs into it */
+    int e = 0;
+    bool failed = false;
+    if (k->buf.len > 0) {
+        rsql_term_write_begin(k->out);
+        errno = 0;
+        failed = fwrite(k->buf.data, 1, k->buf.len, k->out) != k->buf.len || fflush(k->out) != 0;
+        e = errno;
+        rsql_term_write_end();
+    }
+    if (failed) {
         clearerr(k->out);
         return rsql_error_set(err, e ? rsql_err_from_errno(e) : RSQL_ERR_IO, RSQL_NOPOS,
                               "cannot write to %s%s%s",

@@ -73,7 +73,7 @@ for n in range(1, N + 1):
             err = "invalid JSON at byte %d: unexpected end of input" % len(line)
         src = "file:in.jsonl@%d" % pos
         dlq.append({"raw": line, "stage": "decode", "source": src,
-                    "error": "decode error at %s: %s" % (src, err)})
+                    "error": "decode error at %s line %d: %s" % (src, n, err)})
     else:
         obj = {"id": n, "customer": cust, "amount": cents / 100}
         if n % 13 == 0:

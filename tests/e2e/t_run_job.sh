@@ -62,10 +62,10 @@ rsql run strict
 expect_rc 2 "the job created without the setting fails on the bad line"
 last_run strict
 same "$R_STATUS" failed "status of the strict run"
-same "$R_ERROR" "decode error at file:in2.jsonl@9: invalid JSON at byte 0: unexpected character 'n'" \
+same "$R_ERROR" "decode error at file:in2.jsonl@9 line 2: invalid JSON at byte 0: unexpected character 'n' (SET 'errors.tolerance' = 'all' to skip bad records, and 'errors.dlq.table' to keep them)" \
     "the strict run's error"
 case "$ERR" in
-*"error: job 'strict': decode error at file:in2.jsonl@9:"*) ok "the error is printed" ;;
+*"error: job 'strict': decode error at file:in2.jsonl@9 line 2:"*) ok "the error is printed" ;;
 *) fail "stderr: $ERR" ;;
 esac
 

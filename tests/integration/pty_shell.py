@@ -5,11 +5,14 @@ Types a CREATE TABLE over two lines, checks it ran, then presses the up
 arrow and Enter: the recalled statement must run again (and fail with
 "already exists", which proves it was the same statement). Then Ctrl-C in
 the middle of a statement must discard it and keep the shell (the next
-statement runs on its own), and non-ASCII input must reach the engine. Last,
+statement runs on its own), and non-ASCII input must reach the engine.
 Ctrl-C while a line of statements runs stops the running INSERT (its summary
-says interrupted) and the rest of the line, and the shell stays.
+says interrupted) and the rest of the line, and the shell stays. Last, a print
+sink's rows on the terminal never run into the live status line: the line is
+cleared ("\\r" then clear to the end of the line) before each batch of rows.
 """
 import os
+import re
 import sys
 import time
 
@@ -55,5 +58,25 @@ sh.write(b"\x03")
 sh.read_until(" interrupted")
 sh.read_until("interrupted by SIGINT; the rest of the script was not run")
 sh.read_until("rocketsql> ")
+# rows printed while the status line is drawn start on a clean line
+sh.write(b"CREATE TABLE pr (a INT) WITH ('connector'='print');\r")
+sh.read_until("created table pr")
+sh.read_until("rocketsql> ")
+sh.write(b"SET 'status.interval'='100ms';\r")
+sh.read_until("rocketsql> ")
+sh.write(b"INSERT INTO pr SELECT a FROM gen;\r")
+seen = sh.read_until(" rows/s")  # the first status line is drawn
+seen += sh.read_until("+I[")  # a row after it
+seen += sh.read_until(" rows/s")  # and the line drawn again after the row
+sh.write(b"\x03")
+seen += sh.read_until(" interrupted")
+sh.read_until("rocketsql> ")
+rows = [m.start() for m in re.finditer(re.escape("+I["), seen)]
+after_status = [i for i in rows if "rows/s" in seen[:i]]
+if not after_status:
+    raise SystemExit(f"no row printed after the status line: {seen!r}")
+for i in rows:
+    if not (seen[:i].endswith("\n") or seen[:i].endswith("\r\x1b[K")):
+        raise SystemExit(f"a row runs into the status line: {seen[max(0, i - 120):i + 20]!r}")
 sh.write(b"quit\r")
 sys.exit(sh.wait())

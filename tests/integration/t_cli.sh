@@ -166,10 +166,44 @@ want
 $want"
 ok "--tsv applies to SELECT previews; tabs, newlines and backslashes in values are escaped"
 
-# a preview that fails prints its error only, no empty table
-run_rsql -e "CREATE TABLE gone (id INT) WITH ('connector'='filesystem', 'path'='$T/nonexistent.json', 'format'='json'); SELECT id FROM gone;"
-[ "$RC" != 0 ] || fail "a failed preview exited 0"
+# a preview that fails prints its error only, no empty table; a decode error names the line
+# as well as the byte, and says how to go on past bad records
+printf '{"id":1}\n\n{"id":\n{"id":3}\n' >"$T/bad.jsonl"
+run_rsql -e "CREATE TABLE bad (id INT) WITH ('connector'='filesystem', 'path'='$T/bad.jsonl', 'format'='json'); SELECT id FROM bad;"
+[ "$RC" = 2 ] || fail "a failed preview exited $RC: $ERR"
 case "$OUT" in *"+--"*|*"| id"*) fail "a failed preview printed a table: $OUT" ;; esac
 ok "a failed preview prints no empty table"
+case "$ERR" in
+*"error: decode error at file:$T/bad.jsonl@10 line 3: invalid JSON at byte 6: unexpected end of input (SET 'errors.tolerance' = 'all' to skip bad records, and 'errors.dlq.table' to keep them)"*) ;;
+*) fail "the decode error does not name the line or errors.tolerance: $ERR" ;;
+esac
+ok "a decode error names its line (blank lines counted) and errors.tolerance"
+run_rsql -e "CREATE TABLE badsink (id INT) WITH ('connector'='blackhole'); INSERT INTO badsink SELECT id FROM bad;"
+run_rsql -e "INSERT INTO badsink SELECT id FROM bad;"
+case "$ERR" in
+*"resuming "*"error: decode error at file:$T/bad.jsonl@10 line 3: "*) ;;
+*) fail "a resumed run's decode error does not name the line: $ERR" ;;
+esac
+ok "a resumed run's decode error names the line too"
+
+# a missing source file or sqlite database is an error of the statement, at the table's name,
+# with the path and the system's message, before anything runs (no summary, no table)
+run_rsql -e "CREATE TABLE gone (id INT) WITH ('connector'='filesystem', 'path'='$T/nonexistent.json', 'format'='json');
+CREATE TABLE gonedb (id INT) WITH ('connector'='sqlite', 'path'='$T/nonexistent.db', 'table'='t');
+CREATE TABLE sink (id INT) WITH ('connector'='blackhole');"
+[ "$RC" = 0 ] || fail "create: $ERR"
+for q in "SELECT id FROM gone" "INSERT INTO sink SELECT id FROM gone" "SELECT id FROM gonedb" \
+    "INSERT INTO sink SELECT id FROM gonedb"; do
+    case "$q" in *gonedb) t=gonedb f=$T/nonexistent.db ;; *) t=gone f=$T/nonexistent.json ;; esac
+    col=$(($(printf '%s' "$q" | sed 's/FROM .*//' | wc -c) + 6))
+    run_rsql -e "$q;"
+    [ "$RC" = 1 ] || fail "$q: exited $RC: $ERR"
+    case "$ERR" in
+    "1:$col: table '$t' cannot be read: cannot open $f: No such file or directory"*) ;;
+    *) fail "$q: not reported at planning with its place, path and OS error: $ERR" ;;
+    esac
+    case "$OUT$ERR" in *"read="*|*"+--"*) fail "$q: it ran: $OUT$ERR" ;; esac
+done
+ok "a missing source file or sqlite database is reported when the statement is planned"
 
 echo "$n_checks passed, 0 failed"

@@ -48,11 +48,11 @@ for l in open("dlq.json"):
     print(r["source"], r["stage"], r["error"], sep="|")
 PY
 cat >want_dlq.txt <<'TXT'
-file:in.json@187|decode|decode error at file:in.json@187: field 'o.a': expected INT, got string "nope"
-file:in.json@303|decode|decode error at file:in.json@303: field 'p': '123456789.5': out of range for DECIMAL(10, 2)
-file:in.json@363|decode|decode error at file:in.json@363: field 'o.m['k']': expected INT, got string "x"
-file:in.json@424|decode|decode error at file:in.json@424: field 'o': expected ROW<a INT, b ROW<c VARCHAR>, tags ARRAY<VARCHAR>, m MAP<VARCHAR, INT>>, got array
-file:in.json@473|decode|decode error at file:in.json@473: field 'd': '2024-13-01': not a date
+file:in.json@187|decode|decode error at file:in.json@187 line 3: field 'o.a': expected INT, got string "nope"
+file:in.json@303|decode|decode error at file:in.json@303 line 5: field 'p': '123456789.5': out of range for DECIMAL(10, 2)
+file:in.json@363|decode|decode error at file:in.json@363 line 6: field 'o.m['k']': expected INT, got string "x"
+file:in.json@424|decode|decode error at file:in.json@424 line 7: field 'o': expected ROW<a INT, b ROW<c VARCHAR>, tags ARRAY<VARCHAR>, m MAP<VARCHAR, INT>>, got array
+file:in.json@473|decode|decode error at file:in.json@473 line 8: field 'd': '2024-13-01': not a date
 TXT
 diff -u want_dlq.txt dlq.txt || fail "dead letters differ"
 ok "wrong nested JSON types and DECIMALs that do not fit are dead-lettered, naming the path"
