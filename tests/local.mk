@@ -77,6 +77,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_serve_script.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
+	tests/integration/t_show_options.sh \
 	tests/integration/t_sql_nul.sh \
 	tests/integration/t_runner_skips.sh \
 	tests/integration/t_slt_runner.sh \
