@@ -85,7 +85,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/slow_clients.py tests/integration/pty_shell.py tests/integration/ptylib.py \
-	tests/integration/pty_nul.py
+	tests/integration/pty_nul.py tests/integration/pty_width.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
 EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh \
