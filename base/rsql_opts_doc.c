@@ -30,7 +30,10 @@ const char *rsql_opts_required_text(const rsql_opt_def_t *d)
     if (!(d->flags & RSQL_OPT_F_REQUIRED)) {
         return "no";
     }
-    return (d->flags & RSQL_OPT_F_SOURCE) ? "to read" : (d->flags & RSQL_OPT_F_SINK) ? "to write" : "yes";
+    if (d->flags & RSQL_OPT_F_SOURCE) {
+        return "to read";
+    }
+    return (d->flags & RSQL_OPT_F_SINK) ? "to write" : "yes";
 }
 
 /* See rsql_opts.h. */
