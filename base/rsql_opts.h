@@ -205,6 +205,13 @@ void rsql_opt_mask_url_secrets(char *text, size_t size, const char *url);
 
 /* Markdown table of rows (for docs/CONNECTORS.md). */
 void rsql_opts_markdown(const rsql_opt_def_t *table, rsql_buf_t *out);
+/* "yes", "to read", "to write" or "no": when the option must be given (docs, SHOW OPTIONS). */
+const char *rsql_opts_required_text(const rsql_opt_def_t *d);
+/*
+** Append the facts the docs add after an option's description, each a sentence starting
+** with a space: its enum values, range, secrecy, deprecation (docs, SHOW OPTIONS).
+*/
+void rsql_opts_facts(const rsql_opt_def_t *d, rsql_buf_t *out);
 
 /* ---- additions (after the first API freeze) */
 

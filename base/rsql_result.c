@@ -2,7 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * Result sets of text cells and their printing: aligned tables (columns
- * padded to the widest cell, counting UTF-8 characters) and TSV.
+ * padded to the widest cell, counting UTF-8 characters; a description
+ * column word-wrapped to the terminal's width) and TSV.
  */
 #include "config.h"
 #include "base/rsql_result.h"
@@ -10,7 +11,10 @@
 #include "base/rsql_mem.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 rsql_result_t *rsql_result_new(rsql_result_kind_t kind)
 {
@@ -154,7 +158,69 @@ static void print_rule(FILE *f, const size_t *w, int n)
     fputc('\n', f);
 }
 
+/* See rsql_result.h. */
+int rsql_result_width(FILE *f)
+{
+    const char *env = getenv("COLUMNS");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (!*end && v > 0 && v < 100000) {
+            return (int)v;
+        }
+    }
+    struct winsize ws;
+    int fd = fileno(f);
+    if (fd >= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+        return ws.ws_col;
+    }
+    return RSQL_RESULT_WIDTH;
+}
+
+/*
+** The next line of *p wrapped at width w: its length in bytes (*len) and characters
+** (*chars); *p moves past it and the blank it was broken at. A word longer than w is cut.
+*/
+static void wrap_piece(const char **p, size_t w, size_t *len, size_t *chars)
+{
+    const char *s = *p, *brk = NULL;
+    size_t n = 0, brk_chars = 0;
+    const char *q = s;
+    for (; *q && *q != '\n'; q++) {
+        if (((unsigned char)*q & 0xC0) == 0x80) {
+            continue;
+        }
+        if (*q == ' ') {
+            brk = q;
+            brk_chars = n;
+        }
+        if (n == w) {
+            break;
+        }
+        n++;
+    }
+    if (*q && *q != '\n' && *q != ' ' && brk) { /* cut at the last blank */
+        q = brk;
+        n = brk_chars;
+    }
+    *len = (size_t)(q - s);
+    *chars = n;
+    while (*q == ' ') {
+        q++;
+    }
+    if (*q == '\n') {
+        q++;
+    }
+    *p = q;
+}
+
 void rsql_result_print(const rsql_result_t *r, rsql_print_style_t style, FILE *f)
+{
+    rsql_result_print_width(r, style, rsql_result_width(f), f);
+}
+
+void rsql_result_print_width(const rsql_result_t *r, rsql_print_style_t style, int width,
+                             FILE *f)
 {
     if (!r) {
         return;
@@ -211,25 +277,48 @@ void rsql_result_print(const rsql_result_t *r, rsql_print_style_t style, FILE *f
             }
         }
     }
+    int last = r->n_cols - 1;
+    if (r->wrap_last) { /* the table is sum(w) + 3 per column + 1 wide */
+        size_t rest = 1;
+        for (int c = 0; c < last; c++) {
+            rest += w[c] + 3;
+        }
+        size_t room = (size_t)width > rest + 3 ? (size_t)width - rest - 3 : 0;
+        room = room < 20 ? 20 : room;
+        w[last] = w[last] > room ? room : w[last];
+    }
     print_rule(f, w, r->n_cols);
     fputc('|', f);
     for (int c = 0; c < r->n_cols; c++) {
         fprintf(f, " %s", r->cols[c]);
-        pad(f, w[c] - text_width(r->cols[c]) + 1, ' ');
+        pad(f, w[c] > text_width(r->cols[c]) ? w[c] - text_width(r->cols[c]) + 1 : 1, ' ');
         fputc('|', f);
     }
     fputc('\n', f);
     print_rule(f, w, r->n_cols);
     for (int i = 0; i < r->n_rows; i++) {
-        fputc('|', f);
-        for (int c = 0; c < r->n_cols; c++) {
-            const char *v = rsql_result_cell(r, i, c);
-            v = v ? v : "NULL";
-            fprintf(f, " %s", v);
-            pad(f, w[c] - text_width(v) + 1, ' ');
+        const char *rest = NULL; /* the wrapped cell's text still to print */
+        bool first = true;
+        do {
             fputc('|', f);
-        }
-        fputc('\n', f);
+            for (int c = 0; c < r->n_cols; c++) {
+                const char *v = rsql_result_cell(r, i, c);
+                v = v ? v : "NULL";
+                size_t len = strlen(v), chars = text_width(v);
+                if (r->wrap_last && c == last) {
+                    v = rest ? rest : v;
+                    rest = v;
+                    wrap_piece(&rest, w[c], &len, &chars);
+                } else if (!first) { /* a continuation line: the other cells are blank */
+                    len = chars = 0;
+                }
+                fprintf(f, " %.*s", (int)len, v);
+                pad(f, w[c] - chars + 1, ' ');
+                fputc('|', f);
+            }
+            fputc('\n', f);
+            first = false;
+        } while (rest && *rest);
     }
     print_rule(f, w, r->n_cols);
     fprintf(f, "%d row%s\n", r->n_rows, r->n_rows == 1 ? "" : "s");

@@ -28,6 +28,7 @@ typedef struct rsql_result {
     int n_rows, cap_rows;
     char **cells; /* n_rows * n_cols; NULL cell = SQL NULL */
     char *status;
+    bool wrap_last; /* the last column (a description) is word-wrapped to the print width */
 } rsql_result_t;
 
 rsql_result_t *rsql_result_new(rsql_result_kind_t kind);
@@ -46,5 +47,18 @@ const char *rsql_result_cell(const rsql_result_t *r, int row, int col);
    tab-separated rows without a header (slt golden files). */
 typedef enum rsql_print_style { RSQL_PRINT_TABLE, RSQL_PRINT_TSV } rsql_print_style_t;
 void rsql_result_print(const rsql_result_t *r, rsql_print_style_t style, FILE *f);
+/*
+** rsql_result_print with the width (characters) a table may take: a wrap_last column is
+** word-wrapped so that the table fits when it can (never below 20 characters). TSV and
+** lines are never wrapped.
+*/
+void rsql_result_print_width(const rsql_result_t *r, rsql_print_style_t style, int width,
+                             FILE *f);
+/*
+** The width rsql_result_print uses for f: $COLUMNS when set to a number, else the terminal's
+** width when f is a terminal, else RSQL_RESULT_WIDTH.
+*/
+#define RSQL_RESULT_WIDTH 100
+int rsql_result_width(FILE *f);
 
 #endif

@@ -225,6 +225,9 @@ rsql_err_t rsql_rt__show_connectors(rsql_result_t **out, rsql_error_t *err)
 {
     static const char *const cols[] = {"connector", "sides", "formats", "description"};
     rsql_result_t *r = table_result(4, cols);
+    if (r) {
+        r->wrap_last = true;
+    }
     const rsql_connector_def_t *const *list = rsql_connector_list();
     for (int i = 0; r && list[i]; i++) {
         rsql_buf_t f = RSQL_BUF_INIT;
@@ -254,21 +257,27 @@ static const char *side_text(unsigned flags)
     return (flags & RSQL_OPT_F_SINK) ? "sink" : "both";
 }
 
+/* One row per visible option; the description carries the same facts as docs/CONNECTORS.md. */
 static rsql_err_t add_option_rows(rsql_result_t *r, const char *owner, const rsql_opt_def_t *t)
 {
     for (int i = 0; t && t[i].name; i++) {
         if (t[i].flags & RSQL_OPT_F_HIDDEN) {
             continue;
         }
+        rsql_buf_t doc = RSQL_BUF_INIT;
+        rsql_buf_puts(&doc, t[i].doc ? t[i].doc : "");
+        rsql_opts_facts(&t[i], &doc);
         const char *row[] = {owner,
                              t[i].name,
                              side_text(t[i].flags),
                              rsql_opt_type_name(t[i].type),
-                             t[i].def ? t[i].def : "",
-                             (t[i].flags & RSQL_OPT_F_REQUIRED) ? "yes" : "no",
-                             t[i].doc ? t[i].doc : ""};
-        if (rsql_result_add_row(r, row) != RSQL_OK) {
-            return RSQL_ERR_NOMEM;
+                             !t[i].def ? "" : *t[i].def ? t[i].def : "(empty)",
+                             rsql_opts_required_text(&t[i]),
+                             rsql_buf_str(&doc)};
+        rsql_err_t rc = doc.oom ? RSQL_ERR_NOMEM : rsql_result_add_row(r, row);
+        rsql_buf_deinit(&doc);
+        if (rc != RSQL_OK) {
+            return rc;
         }
     }
     return RSQL_OK;
@@ -297,6 +306,9 @@ rsql_err_t rsql_rt__show_metadata(const rsql_stmt_t *st, rsql_result_t **out, rs
     }
     static const char *const cols[] = {"key", "type", "read", "write", "description"};
     rsql_result_t *r = table_result(5, cols);
+    if (r) {
+        r->wrap_last = true;
+    }
     for (const rsql_meta_def_t *m = conn->metadata; r && m && m->key; m++) {
         const char *row[] = {m->key, m->type, (m->flags & RSQL_META_READ) ? "yes" : "no",
                              (m->flags & RSQL_META_WRITE) ? "yes" : "no", m->doc ? m->doc : ""};
@@ -323,6 +335,9 @@ rsql_err_t rsql_rt__show_options(const rsql_stmt_t *st, rsql_result_t **out, rsq
                                        "default", "required", "description"};
 
     rsql_result_t *r = table_result(7, cols);
+    if (r) {
+        r->wrap_last = true;
+    }
     rsql_err_t rc = r ? add_option_rows(r, conn->name, conn->opts) : RSQL_ERR_NOMEM;
     for (int i = 0; rc == RSQL_OK && conn->formats && conn->formats[i]; i++) {
         const rsql_format_def_t *f = rsql_format_find(conn->formats[i]);
@@ -342,6 +357,9 @@ rsql_err_t rsql_rt__show_settings(rsql_session_t *s, rsql_result_t **out, rsql_e
 {
     static const char *const cols[] = {"setting", "value", "default", "description"};
     rsql_result_t *r = table_result(4, cols);
+    if (r) {
+        r->wrap_last = true;
+    }
     int n = rsql_settings_count();
     for (int i = 0; r && i < n; i++) {
         rsql_setting_info_t info;

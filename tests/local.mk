@@ -58,6 +58,7 @@ EXTRA_DIST += $(SLT_TESTS)
 # End-to-end checks of the rocketsql binary (shell scripts, run by make check).
 INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
+	tests/integration/t_csv_header.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_expr_depth.sh \
 	tests/integration/t_layers.sh \
@@ -77,13 +78,14 @@ INTEGRATION_TESTS = \
 	tests/integration/t_serve_script.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
+	tests/integration/t_show_options.sh \
 	tests/integration/t_sql_nul.sh \
 	tests/integration/t_runner_skips.sh \
 	tests/integration/t_slt_runner.sh \
 	tests/integration/t_tests_listed.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/serve_lib.sh tests/integration/slow_clients.py tests/integration/pty_shell.py tests/integration/ptylib.py \
-	tests/integration/pty_nul.py
+	tests/integration/pty_nul.py tests/integration/pty_width.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
 EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh \

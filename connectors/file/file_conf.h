@@ -20,6 +20,7 @@ typedef struct rsql_file_conf {
     bool follow; /* scan.follow */
     int64_t poll_ms;
     bool sync; /* sink.sync */
+    bool header; /* csv.header */
 } rsql_file_conf_t;
 
 /*

@@ -23,6 +23,16 @@ static const rsql_opt_def_t file_opts[] = {
     RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_file_formats,
                  "How a line becomes a row, and a row a line (`json`: one JSON object per line).",
                    RSQL_OPT_FIELD(rsql_file_conf_t, format, int)),
+    RSQL_OPT_ROW_F("csv.header", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                 "With `format` = `csv`: the file's first line is a header naming the columns. "
+                 "A source skips it: it is never a row, and its fields are counted (a header "
+                 "with more or fewer fields than the table's physical columns fails the read, "
+                 "naming the file and line 1; names are not compared: fields go to columns by "
+                 "position). The header counts in the `line` and `offset` metadata (the first "
+                 "row is line 2), and a read resumed after a committed row does not see it "
+                 "again. A sink writes the column names as the header when it starts a file "
+                 "(missing or empty), so appending to a file adds no second header.",
+                   RSQL_OPT_FIELD(rsql_file_conf_t, header, bool)),
     RSQL_OPT_ROW_F("scan.follow", RSQL_OPT_BOOL, RSQL_OPT_F_SOURCE, "false", 0, 0, NULL,
                  "Keep reading data appended to the file (like `tail -f`) instead of ending at "
                  "its end; the source is then unbounded.",
@@ -41,10 +51,11 @@ static const rsql_opt_def_t file_opts[] = {
     RSQL_OPT_END,
 };
 
-/* scan.poll-interval only means something when following the file. */
+/* scan.poll-interval only means something when following the file, csv.header with csv. */
 static rsql_err_t file_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
-    return rsql_conn__requires(set, "scan.poll-interval", "scan.follow", "true", err);
+    rsql_err_t rc = rsql_conn__requires(set, "scan.poll-interval", "scan.follow", "true", err);
+    return rc != RSQL_OK ? rc : rsql_conn__requires(set, "csv.header", "format", "csv", err);
 }
 
 /* Ends at the end of the file unless it follows appended data. */

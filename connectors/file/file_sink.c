@@ -2,7 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * The filesystem sink: appends one encoded row per line (format json by
- * default, csv or raw), creating the file (mode 0644) when missing. Each
+ * default, csv or raw), creating the file (mode 0644) when missing. With
+ * csv.header, a batch written to an empty file starts with the header line
+ * (the column names), cut back with the batch when its write fails. Each
  * batch is encoded into one buffer and written with write(2) (O_APPEND).
  * With sink.sync (the default) a batch's delivery is reported only at the
  * flush whose fdatasync covers it, so no source position is committed and
@@ -48,6 +50,7 @@ struct rsql_sink {
     int fd;
     bool sync;
     rsql_encoder_t *enc;
+    rsql_buf_t header; /* csv.header: the header line, written first into an empty file */
     rsql_buf_t buf;
     rsql_sink_result_t *results;
     int results_cap;
@@ -77,9 +80,45 @@ static void fk_close(rsql_sink_t *k)
     rsql_free(k->unsynced);
     rsql_encoder_destroy(k->enc);
     rsql_buf_deinit(&k->buf);
+    rsql_buf_deinit(&k->header);
     rsql_free(k->results);
     rsql_free(k->path);
     rsql_free(k);
+}
+
+/*
+** csv.header: the physical column names as one csv record (quoted as the format quotes a
+** VARCHAR value) and its line end, into k->header.
+*/
+static rsql_err_t make_header(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, const char *format,
+                              rsql_error_t *err)
+{
+    int n = ctx->n_columns;
+    rsql_type_t *types = rsql_calloc((size_t)n + 1, sizeof *types);
+    rsql_value_t *row = rsql_calloc((size_t)n + 1, sizeof *row);
+    rsql_encoder_t *enc = NULL;
+    rsql_err_t rc = RSQL_OK;
+    if (!types || !row) {
+        rc = rsql_error_nomem(err);
+    }
+    for (int i = 0; rc == RSQL_OK && i < n; i++) {
+        types[i] = RSQL_TYPE_VARCHAR;
+        row[i].type = RSQL_TYPE_VARCHAR;
+        row[i].v.s.p = ctx->column_names[i];
+        row[i].v.s.len = strlen(ctx->column_names[i]);
+    }
+    if (rc == RSQL_OK) {
+        enc = rsql_encoder_new(format, ctx->format_conf, n, ctx->column_names, types, err);
+        rc = enc ? rsql_encode(enc, row, &k->header, err) : err->code;
+    }
+    if (rc == RSQL_OK) {
+        rsql_buf_putc(&k->header, '\n');
+        rc = k->header.oom ? rsql_error_nomem(err) : RSQL_OK;
+    }
+    rsql_encoder_destroy(enc);
+    rsql_free(types);
+    rsql_free(row);
+    return rc;
 }
 
 static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
@@ -98,6 +137,7 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     }
     k->fd = -1;
     rsql_buf_init(&k->buf);
+    rsql_buf_init(&k->header);
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
     k->sync = conf->sync;
@@ -111,6 +151,10 @@ static rsql_err_t fk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (!k->enc) {
         fk_close(k);
         return err ? err->code : RSQL_ERR_INTERNAL;
+    }
+    if (conf->header && make_header(k, ctx, format, err) != RSQL_OK) {
+        fk_close(k);
+        return err->code;
     }
     rsql_path_mkdir_parents(path); /* a failure shows in open() below */
     k->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -174,6 +218,11 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         return rc;
     }
     rsql_buf_reset(&k->buf);
+    struct stat st;
+    off_t before = fstat(k->fd, &st) == 0 ? st.st_size : -1;
+    if (k->header.len > 0 && before == 0) { /* a file started: its header first */
+        rsql_buf_append(&k->buf, k->header.data, k->header.len);
+    }
     for (int i = 0; i < n; i++) {
         /* written, nothing to say: the texts are read up to their NUL (not 352 bytes a row
            zeroed); a refused row's result is set in full by rsql_io_encode_row */
@@ -200,8 +249,6 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             return rc;
         }
     }
-    struct stat st;
-    off_t before = fstat(k->fd, &st) == 0 ? st.st_size : -1;
     size_t done = 0;
     while (done < k->buf.len) {
         ssize_t w = write(k->fd, k->buf.data + done, k->buf.len - done);

@@ -27,6 +27,9 @@
  * A trailing "\r" is dropped (CRLF files). json: blank lines are skipped.
  * csv: a line end inside a quoted field continues the record, so quoted
  * fields may hold line ends (as the csv encoder writes them).
+ * csv.header: the record at byte 0 is the header: not emitted, its fields
+ * counted against the physical columns (a mismatch fails the poll); it
+ * counts in line and offset, and a resume (always after a row) is past it.
  *
  * Threads: poll on the poll thread, wakeup from any thread; offsets are
  * worker-managed (no commit_record).
@@ -79,6 +82,10 @@ struct rsql_source {
     int64_t line_no;   /* line ends before buf[start] in the file (when lines_known) */
     bool lines_known;  /* line_no counts from the file's start (false: after a long resume) */
     int64_t long_line; /* line_no at the start of the over-long line being skipped */
+    /* csv.header: the record at byte 0 is the header, its fields counted by hdr_dec (made
+       for the physical columns, all VARCHAR) and not emitted; NULL when there is none */
+    rsql_decoder_t *hdr_dec;
+    int hdr_n; /* the physical columns */
 };
 
 /* A failed system call: the code says what errno e means (a missing file is permanent). */
@@ -179,9 +186,56 @@ static void fs_free(rsql_source_t *s)
     }
     rsql_free(s->buf);
     rsql_free(s->long_head);
+    rsql_decoder_destroy(s->hdr_dec);
     rsql_free(s->ident_prefix);
     rsql_free(s->path);
     rsql_free(s);
+}
+
+/* The decoder that counts the header's fields: the physical columns, read as VARCHAR. */
+static rsql_err_t open_header(rsql_source_t *s, const rsql_source_ctx_t *ctx, rsql_error_t *err)
+{
+    const char **names = rsql_calloc((size_t)ctx->n_columns + 1, sizeof *names);
+    rsql_type_t *types = rsql_calloc((size_t)ctx->n_columns + 1, sizeof *types);
+    int n = 0;
+    for (int i = 0; names && types && i < ctx->n_columns; i++) {
+        if (!ctx->column_meta || !ctx->column_meta[i]) {
+            names[n] = ctx->column_names[i];
+            types[n++] = RSQL_TYPE_VARCHAR;
+        }
+    }
+    if (names && types) {
+        s->hdr_dec = rsql_decoder_new("csv", ctx->format_conf, n, names, types, err);
+    } else {
+        rsql_error_nomem(err);
+    }
+    s->hdr_n = n;
+    rsql_free(names);
+    rsql_free(types);
+    return s->hdr_dec ? RSQL_OK : err->code;
+}
+
+/*
+** The header p[0..len): its fields must be as many as the physical columns (names are not
+** compared; fields go to columns by position). A mismatch fails the read: the rows after it
+** would land in the wrong columns.
+*/
+static rsql_err_t check_header(rsql_source_t *s, const uint8_t *p, size_t len, rsql_error_t *err)
+{
+    rsql_arena_t *arena = rsql_arena_new();
+    rsql_value_t *row = rsql_calloc((size_t)s->hdr_n + 1, sizeof *row);
+    rsql_error_t local;
+    rsql_error_clear(&local);
+    rsql_err_t rc = !arena || !row ? rsql_error_nomem(&local)
+                                   : rsql_decode(s->hdr_dec, p, len, arena, row, &local);
+    rsql_free(row);
+    rsql_arena_destroy(arena);
+    if (rc == RSQL_OK) {
+        return RSQL_OK;
+    }
+    return rsql_error_set(err, rc == RSQL_ERR_NOMEM ? rc : RSQL_ERR_DECODE, RSQL_NOPOS,
+                          "%s line 1 (the header, 'csv.header' = 'true'): %s",
+                          s->ident_prefix, local.msg);
 }
 
 static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
@@ -218,6 +272,10 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     if (strcasecmp(format, "csv") == 0) {
         const rsql_csv_conf_t *csv = ctx->format_conf;
         s->quote = csv ? csv->quote : '"';
+        if (conf->header && open_header(s, ctx, err) != RSQL_OK) {
+            fs_free(s);
+            return err->code;
+        }
     }
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0) {
@@ -347,6 +405,9 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     s->in_quote = false;
     if (len > 0 && p[len - 1] == '\r') {
         len--;
+    }
+    if (s->hdr_dec && line_off == 0) { /* the header: counted, never a row */
+        return check_header(s, p, len, err);
     }
     if (s->skip_blank) {
         size_t k = 0;

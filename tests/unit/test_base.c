@@ -8,13 +8,16 @@
  * size arithmetic failing cleanly (sticky oom) instead of wrapping around; the one
  * exponential backoff (rsql_backoff: growth, cap, no overflow); and the one quoting of SQL
  * identifiers (rsql_buf_quote_ident and friends: embedded quotes doubled, no NUL written);
- * the one out-of-memory error (rsql_error_nomem).
+ * the one out-of-memory error (rsql_error_nomem); the table printer word-wrapping a
+ * description column to a width (rsql_result_print_width: blanks, a word longer than the
+ * column cut, UTF-8 counted as characters, TSV never wrapped).
  */
 #include "config.h"
 #include "base/rsql_error.h"
 #include "base/rsql_backoff.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_result.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -226,7 +229,60 @@ static void test_core_error_nomem(void)
     CU_ASSERT_EQUAL(rsql_error_nomem(NULL), RSQL_ERR_NOMEM);
 }
 
+/* r printed at width (table, or TSV when tsv) into a static buffer. */
+static const char *printed(const rsql_result_t *r, int width, bool tsv)
+{
+    static char out[2048];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    rsql_result_print_width(r, tsv ? RSQL_PRINT_TSV : RSQL_PRINT_TABLE, width, f);
+    fclose(f);
+    return out;
+}
+
+static void test_core_result_wrap(void)
+{
+    static const char *const cols[] = {"k", "description"};
+    rsql_result_t *r = rsql_result_new(RSQL_RESULT_TABLE);
+    CU_ASSERT_EQUAL_FATAL(rsql_result_set_cols(r, 2, cols), RSQL_OK);
+    const char *a[] = {"a", "caf\xc3\xa9 au lait, served hot: 0123456789012345678901234 end"};
+    const char *b[] = {"bb", "short"};
+    CU_ASSERT_EQUAL_FATAL(rsql_result_add_row(r, a), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(rsql_result_add_row(r, b), RSQL_OK);
+    /* not marked: one line a row, whatever the width */
+    CU_ASSERT_PTR_NOT_NULL(strstr(printed(r, 30, false), "| a  | caf\xc3\xa9 au lait, served hot: "
+                                                         "0123456789012345678901234 end |\n"));
+    r->wrap_last = true;
+    /* too narrow for the table (10): the description keeps 20 characters; "served" ends
+       exactly at 20, a 25-digit word is cut */
+    CU_ASSERT_STRING_EQUAL(printed(r, 10, false),
+                           "+----+----------------------+\n"
+                           "| k  | description          |\n"
+                           "+----+----------------------+\n"
+                           "| a  | caf\xc3\xa9 au lait, served |\n"
+                           "|    | hot:                 |\n"
+                           "|    | 01234567890123456789 |\n"
+                           "|    | 01234 end            |\n"
+                           "| bb | short                |\n"
+                           "+----+----------------------+\n"
+                           "2 rows\n");
+    /* 30 wide: 9 for the first column and the rules, 21 for the description */
+    CU_ASSERT_PTR_NOT_NULL(strstr(printed(r, 30, false), "| a  | caf\xc3\xa9 au lait, served  |\n"
+                                                         "|    | hot:                  |\n"
+                                                         "|    | 012345678901234567890 |\n"
+                                                         "|    | 1234 end              |\n"));
+    /* wide enough: as unmarked */
+    CU_ASSERT_PTR_NOT_NULL(strstr(printed(r, 200, false), "| a  | caf\xc3\xa9 au lait, served hot: "
+                                                          "0123456789012345678901234 end |\n"));
+    /* TSV: never wrapped */
+    CU_ASSERT_STRING_EQUAL(printed(r, 30, true),
+                           "a\tcaf\xc3\xa9 au lait, served hot: 0123456789012345678901234 end\n"
+                           "bb\tshort\n");
+    rsql_result_destroy(r);
+}
+
 static CU_TestInfo core_tests[] = {
+    {"test_core_result_wrap", test_core_result_wrap},
     {"test_core_error_nomem", test_core_error_nomem},
     {"test_core_quote_ident", test_core_quote_ident},
     {"test_core_backoff", test_core_backoff},

@@ -232,8 +232,8 @@ static void test_opts_error_unknown_key(void)
                                       NULL},
                 RSQL_ERR_BAD_OPTION,
                 "unknown option 'pth' for connector 'filesystem' (did you mean 'path'?); valid "
-                "options: connector, path, format, scan.follow, scan.poll-interval, sink.sync, "
-                "json.fail-on-missing-field, json.timestamp-format",
+                "options: connector, path, format, csv.header, scan.follow, scan.poll-interval, "
+                "sink.sync, json.fail-on-missing-field, json.timestamp-format",
                 200);
     expect_fail((const char *const[]){"connector", "blackhole", "zzz", "1", NULL},
                 RSQL_ERR_BAD_OPTION,
