@@ -26,18 +26,10 @@
 #include <unistd.h>
 
 #include "engine/rsql_pipeline.h"
+#include "tests/lib/cu_sanitized.h"
 #include "tests/fakes/fake_rmq_src.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RSS_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define RSS_SANITIZED 1
-#endif
-#endif
-#ifndef RSS_SANITIZED
-#define RSS_SANITIZED 0
-#endif
+#define RSS_SANITIZED RSQL_TEST_SANITIZED
 
 #define OUT "out"
 #define SMALL 1000
