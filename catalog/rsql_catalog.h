@@ -195,9 +195,15 @@ rsql_err_t rsql_catalog_offset_delete(rsql_catalog_t *cat, const char *pipeline,
 ** TABLE; "@<source uid>.<sink uid>", "-" for one created before uids or missing) and how
 ** often base's positions were forgotten ("~<n>", rsql_catalog_positions_forget). *key is a
 ** heap string owned by the caller (rsql_free).
+** *shared (when not NULL) is the key an exactly-once sink stores its positions and applied
+** message ids under: base and "~<n>" without the uids, so that every catalog built from the
+** same script (the processes of a fleet, a catalog rebuilt after a loss, a script that drops
+** and re-creates its tables) finds what the sink committed and never writes it again; the
+** sink's own rows, not the catalog, say what is there.
 */
 rsql_err_t rsql_catalog_position_key(rsql_catalog_t *cat, const char *base, const char *source,
-                                     const char *sink, char **key, rsql_error_t *err);
+                                     const char *sink, char **key, char **shared,
+                                     rsql_error_t *err);
 /*
 ** Forget every position of pipeline base (any key of it, its dead-letter sink's included,
 ** case-insensitively): deleted from the catalog, and base's key changes, so what a sink

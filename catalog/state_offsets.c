@@ -131,9 +131,13 @@ rsql_err_t rsql_catalog_offset_delete(rsql_catalog_t *cat, const char *pipeline,
 
 /* See rsql_catalog.h: base, then "@<source uid>.<sink uid>" and "~<epoch>" when known. */
 rsql_err_t rsql_catalog_position_key(rsql_catalog_t *cat, const char *base, const char *source,
-                                     const char *sink, char **key, rsql_error_t *err)
+                                     const char *sink, char **key, char **shared,
+                                     rsql_error_t *err)
 {
     *key = NULL;
+    if (shared) {
+        *shared = NULL;
+    }
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(
         cat,
@@ -173,6 +177,18 @@ rsql_err_t rsql_catalog_position_key(rsql_catalog_t *cat, const char *base, cons
             *key = rsql_buf_steal(&b);
             if (!*key) {
                 rc = rsql_error_nomem(err);
+            }
+            if (rc == RSQL_OK && shared) {
+                rsql_buf_puts(&b, base);
+                if (epoch > 0) {
+                    rsql_buf_printf(&b, "~%lld", (long long)epoch);
+                }
+                *shared = rsql_buf_steal(&b);
+                if (!*shared) {
+                    rsql_free(*key);
+                    *key = NULL;
+                    rc = rsql_error_nomem(err);
+                }
             }
         }
     }

@@ -117,6 +117,7 @@ typedef struct rt_dlq rt_dlq_t; /* rt_dlq.c */
 struct rsql_pipeline {
     rsql_pipeline_conf_t conf;
     char *id;
+    char *sink_id; /* conf.sink_id or id: the key of what the sink stores with its rows */
     rsql_source_t *src;
     rsql_sink_t *snk;
 

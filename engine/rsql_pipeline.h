@@ -188,7 +188,9 @@ typedef rsql_err_t (*rsql_transform_cb)(void *opaque, rsql_batch_t *batch, rsql_
                                         rsql_error_t *err);
 
 typedef struct rsql_pipeline_conf {
-    const char *id;     /* pipeline id: the offset key in the catalog and sinks (copied) */
+    const char *id;     /* pipeline id: the offset key in the catalog (copied) */
+    const char *sink_id; /* the key of what a sink stores with its rows (positions, applied
+                            ids; copied); NULL = id */
     const char *name;   /* the name said to users (RESET POSITIONS takes it); NULL = id */
     bool preview;       /* SELECT preview: no commit_record, no offsets saved */
     int batch_size;     /* records per poll / per sink write (pipeline.batch-size) */

@@ -128,12 +128,12 @@ rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err)
             }
         }
     }
-    size_t len = strlen(p->id) + 5;
+    size_t len = strlen(p->sink_id) + 5;
     d->pipeline_id = rsql_malloc(len);
     if (!d->pipeline_id) {
         return rsql_error_nomem(err);
     }
-    snprintf(d->pipeline_id, len, "%s#dlq", p->id);
+    snprintf(d->pipeline_id, len, "%s#dlq", p->sink_id);
     rsql_sink_ctx_t ctx = *c;
     ctx.pipeline = d->pipeline_id;
     ctx.deliver = dlq_deliver_cb;

@@ -88,11 +88,12 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
         p->conf.status_interval_ms = 1000;
     }
     p->id = rsql_strdup(conf->id ? conf->id : "pipeline");
+    p->sink_id = rsql_strdup(conf->sink_id ? conf->sink_id : p->id ? p->id : "pipeline");
     p->q1 = rsql_queue_new(p->conf.queue_capacity);
     p->q2 = rsql_queue_new(p->conf.queue_capacity);
     p->wq = rsql_queue_new(0);
     p->track = rsql_offtrack_new();
-    if (!p->id || !p->q1 || !p->q2 || !p->wq || !p->track) {
+    if (!p->id || !p->sink_id || !p->q1 || !p->q2 || !p->wq || !p->track) {
         rsql_pipeline_destroy(p);
         rsql_error_nomem(err);
         return NULL;
@@ -137,6 +138,7 @@ void rsql_pipeline_destroy(rsql_pipeline_t *p)
     rsql_queue_destroy(p->wq, free_leftover);
     rsql_offtrack_destroy(p->track);
     rsql_free(p->id);
+    rsql_free(p->sink_id);
     rsql_free(p);
 }
 
@@ -282,7 +284,7 @@ static rsql_err_t resume_positions(rsql_pipeline_t *p, resume_list_t *l, rsql_er
 static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
 {
     rsql_source_ctx_t ctx = p->conf.src_ctx;
-    ctx.pipeline = p->id;
+    ctx.pipeline = p->sink_id;
     ctx.n_resume = 0;
     ctx.not_before_ms = p->not_before_ms;
     ctx.counters = p->conf.stats ? &p->conf.stats->src : NULL;
@@ -328,7 +330,7 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
 static rsql_err_t open_sink(rsql_pipeline_t *p, rsql_error_t *err)
 {
     rsql_sink_ctx_t ctx = p->conf.snk_ctx;
-    ctx.pipeline = p->id;
+    ctx.pipeline = p->sink_id;
     ctx.deliver = rsql_pipeline__deliver_cb;
     ctx.deliver_opaque = p;
     ctx.source_own_positions = !p->conf.preview && p->conf.src_ops->manages_own_positions;

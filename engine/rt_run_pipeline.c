@@ -474,7 +474,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     cols_t src_cols, snk_cols, dlq_cols;
     const char **out_names = NULL;
     rsql_type_t *out_types = NULL;
-    char *id = NULL, *key = NULL;
+    char *id = NULL, *key = NULL, *shared = NULL;
     rsql_result_t *res = NULL;
     rsql_pipeline_t *p = NULL;
     xform_t x;
@@ -544,7 +544,8 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     }
     /* positions belong to the tables as created (and to base's epoch) */
     if (!preview && cat &&
-        (rc = rsql_catalog_position_key(cat, id, sdef->name, plan->sink.def->name, &key, err)) !=
+        (rc = rsql_catalog_position_key(cat, id, sdef->name, plan->sink.def->name, &key, &shared,
+                                   err)) !=
             RSQL_OK) {
         goto done;
     }
@@ -578,6 +579,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     rsql_pipeline_conf_t conf;
     rsql_pipeline_conf_init(&conf);
     conf.id = key ? key : id;
+    conf.sink_id = shared;
     conf.name = id;
     conf.preview = preview;
     if (plan->batch_size > 0) {
@@ -695,6 +697,7 @@ done:
     rsql_free(out_types);
     rsql_free(id);
     rsql_free(key);
+    rsql_free(shared);
     cols_free(&src_cols);
     rsql_free(src_descs);
     cols_free(&phys_cols);

@@ -353,11 +353,18 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
     rsql_kv_t *kv = NULL;
     int n = 0;
     rsql_err_t rc = rsql_catalog_position_key(s->cat, base, plan->source.def->name,
-                                              plan->sink.def->name, &key, err);
+                                              plan->sink.def->name, &key, NULL, err);
     if (rc == RSQL_OK) {
         rc = rsql_catalog_offset_list(s->cat, key, &kv, &n, err);
     }
-    if (rc == RSQL_OK && n == 0) {
+    bool own_rows = plan->sink.conn && plan->sink.conn->exactly_once;
+    if (rc == RSQL_OK && n == 0 && own_rows) {
+        rsql_buf_printf(buf,
+                        "Resume: no positions of %s in the catalog; a run resumes after what the "
+                        "%s sink holds of it (its stored positions), else from the beginning "
+                        "(RESET POSITIONS '%s' starts over)\n",
+                        base, plan->sink.conn->name, base);
+    } else if (rc == RSQL_OK && n == 0) {
         rsql_buf_printf(buf, "Resume: no saved positions for %s; a run starts from the beginning\n",
                         base);
     } else if (rc == RSQL_OK) {

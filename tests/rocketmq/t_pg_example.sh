@@ -23,7 +23,7 @@ P="ex$(date +%s)$$"
 cleanup() {
     [ -z "$JOB" ] || kill -KILL "$JOB" 2>/dev/null
     psql_q "DROP TABLE IF EXISTS ${P}_big_orders; DELETE FROM rocketsql_applied WHERE pipeline
-            LIKE 'insert:orders->big_orders@%' AND id LIKE '${P}%'" >/dev/null 2>&1
+            = 'insert:orders->big_orders' AND id LIKE '${P}%'" >/dev/null 2>&1
     rm -rf "$WORK"
 }
 trap cleanup EXIT

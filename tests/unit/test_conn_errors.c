@@ -609,7 +609,7 @@ static void test_tolerance_sqlite_source_bad_value(void)
             CU_ASSERT_EQUAL(sqlite_count(out, q), 1);
             sqlite3_free(q);
             CU_ASSERT_EQUAL(sqlite_count(out, "SELECT \"offset\" FROM rocketsql_positions WHERE "
-                                              "pipeline GLOB 'j@*' AND pipeline NOT GLOB '*#dlq'"),
+                                              "pipeline = 'j'"),
                             4);
         } else {
             CU_ASSERT_EQUAL(rc, RSQL_ERR_DECODE);
@@ -627,7 +627,7 @@ static void test_tolerance_sqlite_source_bad_value(void)
             CU_ASSERT(sqlite_count(out, "SELECT count(*) FROM dlq") < 1); /* none, or no table */
             /* stopped at its position: the next run starts at the bad row again */
             CU_ASSERT_EQUAL(sqlite_count(out, "SELECT \"offset\" FROM rocketsql_positions WHERE "
-                                              "pipeline GLOB 'j@*' AND pipeline NOT GLOB '*#dlq'"),
+                                              "pipeline = 'j'"),
                             1);
         }
         rsql_session_destroy(s);
