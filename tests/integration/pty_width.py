@@ -24,5 +24,5 @@ if not lines or widths != [120]:
     sys.stdout.write(screen)
     raise SystemExit(f"table line widths {widths}, want every line 120")
 sh.read_until("rocketsql> ")
-sh.write(b"\x04")  # Ctrl-D: leave
+sh.write(b"quit\r")
 raise SystemExit(sh.wait())

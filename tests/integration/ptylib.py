@@ -2,6 +2,7 @@
 import os
 import pty
 import select
+import signal
 import sys
 import time
 
@@ -47,7 +48,24 @@ class Shell:
         seen, self.buf = self.buf[:idx], self.buf[idx:]
         return seen.decode(errors="replace")
 
-    def wait(self):
-        """0 when the shell exited with status 0, else 1."""
-        _, status = os.waitpid(self.pid, 0)
-        return 0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1
+    def wait(self, timeout=30.0):
+        """0 when the shell exited with status 0, else 1 (also when it has not exited within
+        timeout seconds: it is killed then, and what it printed meanwhile is shown)."""
+        end = time.time() + timeout
+        while True:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid == self.pid:
+                return 0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1
+            left = end - time.time()
+            if left <= 0:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                sys.stdout.write(self.buf.decode(errors="replace"))
+                sys.stdout.write("\nthe shell did not exit\n")
+                return 1
+            r, _, _ = select.select([self.fd], [], [], min(left, 0.5))
+            if r:
+                try:
+                    self.buf += os.read(self.fd, 4096)
+                except OSError:
+                    pass

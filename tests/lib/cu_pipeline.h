@@ -404,7 +404,7 @@ static rsql_err_t fsnk_write(rsql_sink_t *snk, uint64_t id, int n, const rsql_si
     if (s->stall) {
         event_wait(&s->release, 1, EVENT_TIMEOUT_MS);
     }
-    if (s->write_calls < 8) {
+    if (s->write_calls + 1 < 8) {
         s->flushes_at_write[s->write_calls + 1] = s->flushes;
     }
     if (s->write_calls + 1 == s->write_fail_at) {
