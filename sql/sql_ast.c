@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * sql_ast: the builders the grammar's actions call to make the AST, plus the
- * parse-time error helpers.  Every node and string is allocated in the
- * parser's arena and every node gets the byte span of its whole text
- * (first byte of its first token to the end of its last one).
+ * sql_ast: the builders the grammar's actions call to make the AST, plus the parse-time error
+ * helpers. Every node and string is allocated in the parser's arena and every node gets the byte
+ * span of its whole text (first byte of its first token to the end of its last one).
  *
- * Error discipline: the first error of a statement wins and sets
- * p->failed; from then on every builder returns NULL (or a zeroed value)
- * without touching its arguments, and the driver stops feeding tokens.  So
- * while p->failed is false, every non-optional child is non-NULL.
+ * Error discipline: the first error of a statement wins and sets p->failed; from then on every
+ * builder returns NULL (or a zeroed value) without touching its arguments, and the driver stops
+ * feeding tokens. So while p->failed is false, every non-optional child is non-NULL.
  *
- * Folding: a unary minus (or plus) applied to a numeric literal is folded
- * into the literal, so `-5` is the INT literal -5 spanning "-5".  The one
- * integer literal beyond INT64_MAX that is allowed, 9223372036854775808, is
- * kept "pending" (lit.b set) until a minus folds it into INT64_MIN;
- * rsql_sql__check() rejects any still pending when the statement ends.
+ * Folding: a unary minus (or plus) applied to a numeric literal is folded into the literal, so
+ * `-5` is the INT literal -5 spanning "-5". The one integer literal beyond INT64_MAX that is
+ * allowed, 9223372036854775808, is kept "pending" (lit.b set) until a minus folds it into
+ * INT64_MIN; rsql_sql__check() rejects any still pending when the statement ends.
  */
 #include "config.h"
 #include "sql/sql_int.h"
