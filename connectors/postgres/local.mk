@@ -8,4 +8,5 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pg_source.c
 # its tests against the real PostgreSQL (and RocketMQ) of scripts/postgres, scripts/rocketmq
 EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
-	tests/rocketmq/t_pg_example.sh examples/rocketmq-orders-to-postgres.sql bench/postgres/run
+	tests/rocketmq/t_pg_example.sh examples/rocketmq-orders-to-postgres.sql bench/postgres/run \
+	bench/postgres/source-read
