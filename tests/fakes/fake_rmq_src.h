@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "base/rsql_mem.h"
+#include "base/rsql_error.h"
+#include "engine/rsql_pipeline.h"
 #include "base/rsql_time.h"
 #include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rsql_connector.h"
@@ -203,6 +205,26 @@ static inline void assert_all_acked_once(fake_rmq_t *f, size_t first, int n)
     }
     CU_ASSERT_EQUAL(bad, 0);
     fk_assert_clean_acks(f);
+}
+
+/* The relay's transform: the record's body as the row's one VARCHAR value. */
+static inline rsql_err_t fake_rmq_relay_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec,
+                                           const rsql_value_t **out, bool *keep, const char **stage,
+                                           rsql_error_t *err)
+{
+    (void)opaque;
+    (void)stage;
+    rsql_value_t *v = rsql_arena_alloc(b->arena, sizeof *v);
+    if (!v) {
+        return rsql_error_nomem(err);
+    }
+    memset(v, 0, sizeof *v);
+    v->type = RSQL_TYPE_VARCHAR;
+    v->v.s.p = (const char *)rec->raw;
+    v->v.s.len = rec->raw_len;
+    *out = v;
+    *keep = true;
+    return RSQL_OK;
 }
 
 #endif

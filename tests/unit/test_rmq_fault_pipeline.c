@@ -29,25 +29,6 @@
 
 #define OUT "out"
 
-/* The relay's transform: the record's body as the row's one VARCHAR value. */
-static rsql_err_t relay_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec,
-                           const rsql_value_t **out, bool *keep, const char **stage,
-                           rsql_error_t *err)
-{
-    (void)opaque;
-    (void)stage;
-    rsql_value_t *v = rsql_arena_alloc(b->arena, sizeof *v);
-    if (!v) {
-        return rsql_error_nomem(err);
-    }
-    memset(v, 0, sizeof *v);
-    v->type = RSQL_TYPE_VARCHAR;
-    v->v.s.p = (const char *)rec->raw;
-    v->v.s.len = rec->raw_len;
-    *out = v;
-    *keep = true;
-    return RSQL_OK;
-}
 
 typedef struct relay {
     src_t src;                 /* only its options (the pipeline opens the source) */
@@ -111,7 +92,7 @@ static void relay_init(relay_t *r, fake_rmq_t *f, const char *const *src_kv, boo
     c->snk_ctx.n_columns = 1;
     c->snk_ctx.column_names = relay_cols;
     c->snk_ctx.column_types = relay_types;
-    c->transform = relay_xf;
+    c->transform = fake_rmq_relay_xf;
 }
 
 static void *relay_main(void *arg)

@@ -43,25 +43,6 @@ static const char *lane_idle(void)
     return e && *e ? e : "100ms";
 }
 
-/* The relay's transform: the record's body as the row's one VARCHAR value. */
-static rsql_err_t body_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec,
-                          const rsql_value_t **out, bool *keep, const char **stage,
-                          rsql_error_t *err)
-{
-    (void)opaque;
-    (void)stage;
-    rsql_value_t *v = rsql_arena_alloc(b->arena, sizeof *v);
-    if (!v) {
-        return rsql_error_nomem(err);
-    }
-    memset(v, 0, sizeof *v);
-    v->type = RSQL_TYPE_VARCHAR;
-    v->v.s.p = (const char *)rec->raw;
-    v->v.s.len = rec->raw_len;
-    *out = v;
-    *keep = true;
-    return RSQL_OK;
-}
 
 static rsql_optset_t *opts(const rsql_opt_kv_t *kv, int n)
 {
@@ -129,7 +110,7 @@ static int child_run(fake_topic_kind_t kind, int n)
     c.snk_ctx.n_columns = 1;
     c.snk_ctx.column_names = cols;
     c.snk_ctx.column_types = types;
-    c.transform = body_xf;
+    c.transform = fake_rmq_relay_xf;
     fake_synth_t syn = {T, kind, n, n, true};
     fake_rmq_synth(f, &syn);
     rsql_error_t err;
