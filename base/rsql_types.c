@@ -18,6 +18,22 @@
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 
+const char *rsql_rowkind_short(int kind)
+{
+    switch (kind) {
+    case RSQL_ROW_INSERT: return "+I";
+    case RSQL_ROW_UPDATE_BEFORE: return "-U";
+    case RSQL_ROW_UPDATE_AFTER: return "+U";
+    case RSQL_ROW_DELETE: return "-D";
+    }
+    return "?";
+}
+
+bool rsql_rowkind_adds(int kind)
+{
+    return kind == RSQL_ROW_INSERT || kind == RSQL_ROW_UPDATE_AFTER;
+}
+
 const char *rsql_type_name(rsql_type_t t)
 {
     switch (t) {

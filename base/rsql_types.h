@@ -85,6 +85,22 @@ rsql_err_t rsql_tdesc_parse(const char *s, size_t n, const rsql_tdesc_t **out, u
                             struct rsql_error *err);
 
 
+/*
+** The kind of a row in a changelog (a table that changes, not only grows): an insert, the
+** old and the new image of an update, a delete. Every append-only source gives INSERT only
+** (0, the zero of every record). Written +I, -U, +U, -D (rsql_rowkind_short).
+*/
+typedef enum rsql_rowkind {
+    RSQL_ROW_INSERT = 0,
+    RSQL_ROW_UPDATE_BEFORE,
+    RSQL_ROW_UPDATE_AFTER,
+    RSQL_ROW_DELETE
+} rsql_rowkind_t;
+/* "+I", "-U", "+U", "-D" ("?" for anything else). */
+const char *rsql_rowkind_short(int kind);
+/* True for the kinds that add a row (INSERT, UPDATE_AFTER), false for those that retract one. */
+bool rsql_rowkind_adds(int kind);
+
 /* "BOOLEAN", "INT", ..., "TIMESTAMP(3)" (precision 3 is the only one kept). */
 const char *rsql_type_name(rsql_type_t t);
 /* Parse a canonical or alias name ("STRING", "INTEGER", "TIMESTAMP(3)"); -1 if unknown. */

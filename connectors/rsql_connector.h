@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 6
+#define RSQL_CONNECTOR_ABI_VERSION 7
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -107,6 +107,9 @@ struct rsql_explain {
 ** folder (or in a plugin); conn_registry.c lists them all, built-ins first,
 ** then the plugins'. Nothing else in the tree knows a connector by its name.
 */
+/* rsql_connector_def_t.changes */
+enum { RSQL_CHANGES_NONE = 0, RSQL_CHANGES_BY_KEY, RSQL_CHANGES_BY_FORMAT, RSQL_CHANGES_ALL };
+
 typedef struct rsql_connector_def {
     const char *name; /* "rocketmq-grpc" */
     const char *description;
@@ -157,6 +160,23 @@ typedef struct rsql_connector_def {
     ** stored_positions.
     */
     bool exactly_once;
+    /*
+    ** Sink side: what the sink does with a changelog (rows that update or delete, not only
+    ** insert; rsql_sink_ctx_t.changelog). RSQL_CHANGES_NONE: it only appends, and the
+    ** planner refuses a changelog into it. RSQL_CHANGES_BY_KEY: applies them by the
+    ** table's PRIMARY KEY (the planner refuses a changelog into such a table without one).
+    ** RSQL_CHANGES_BY_FORMAT: writes them in its format when that is a changelog format
+    ** (rsql_format_changelog). RSQL_CHANGES_ALL: takes any (print shows the kinds).
+    */
+    int changes;
+    /*
+    ** Sink side, optional: may a changelog go into this table as configured (conf: its
+    ** typed configuration; n_key: its PRIMARY KEY's columns, 0 = none)? Run at planning
+    ** when the rows are a changelog and `changes` is not NONE; RSQL_OK, or an error that
+    ** says what to set (e.g. a RocketMQ topic that does not keep the order per key).
+    */
+    rsql_err_t (*accept_changes)(const void *conf, const rsql_optset_t *set, int n_key,
+                                 rsql_error_t *err);
     /* Optional extra EXPLAIN output (see rsql_explain_t). */
     void (*explain)(const rsql_explain_t *x);
     /*

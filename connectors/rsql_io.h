@@ -75,6 +75,19 @@ typedef struct rsql_record {
     /* The line of the source the record starts on (from 1), for a source of lines: errors
        name it after the ident ("decode error at file:in.jsonl@8 line 2: ..."). 0 = none. */
     int64_t line;
+    /* The row's kind (rsql_rowkind_t): INSERT (0) from every append-only source; a change
+       source (or the decode stage, for a changelog format) sets the others. */
+    uint8_t kind;
+    /* A record that holds several rows (a canal-json message of many rows, a debezium-json
+       update as UPDATE_BEFORE and UPDATE_AFTER): n_rows > 1, rows[0..n_rows) and
+       kinds[0..n_rows) in the batch arena (row == rows[0], kind == kinds[0]). Each row goes
+       through the statement on its own, in order; the record is written once every row it
+       keeps is, and fails as a whole when one of them fails. n_rows < 0: the record holds
+       no row at all (a tombstone, a skipped DDL message): it is done as filtered. 0 or 1:
+       the one row above. */
+    int n_rows;
+    rsql_value_t **rows;
+    uint8_t *kinds;
 } rsql_record_t;
 
 typedef struct rsql_batch {
@@ -251,6 +264,8 @@ typedef struct rsql_sink_row {
     const rsql_value_t *values;
     const rsql_record_t *rec; /* partition/offset/ident of the source record */
     const char *partition_name; /* the source partition's name (exactly-once sinks store it) */
+    /* The row's kind (rsql_rowkind_t). INSERT unless rsql_sink_ctx_t.changelog. */
+    uint8_t kind;
 } rsql_sink_row_t;
 
 /*
@@ -314,6 +329,14 @@ typedef struct rsql_sink_ctx {
     */
     int n_key;
     const int *key_columns;
+    /*
+    ** The rows are a changelog: their kind (rsql_sink_row_t.kind) may be any, not only
+    ** INSERT. The planner sends one only to a sink that takes changes
+    ** (rsql_connector_def_t.changes): applied by the key (postgres, sqlite: INSERT and
+    ** UPDATE_AFTER are upserts, UPDATE_BEFORE and DELETE delete the key, in row order),
+    ** written in a changelog format, or shown with their kind (print).
+    */
+    bool changelog;
     /*
     ** errors.tolerance = all. Under 'none' (false) a row that fails permanently
     ** stops the run, and nothing past it may be committed: a sink that commits

@@ -9,6 +9,7 @@
 #ifndef RSQL_PIPELINE_INT_H
 #define RSQL_PIPELINE_INT_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -39,6 +40,8 @@ struct rt_outcomes_op;
 struct rt_wbatch;
 
 /* A polled batch in flight: freed by the worker once every record has its outcome. */
+#define RT_ROWS_FAILING INT_MIN
+
 typedef struct rt_inbatch {
     rsql_qop_t op; /* poll -> transform (q1); weight = records */
     rsql_batch_t *b;
@@ -46,6 +49,9 @@ typedef struct rt_inbatch {
     uint64_t *tickets; /* per record: offset tracker ticket */
     uint8_t *registered; /* per record: in the offset tracker */
     uint8_t *resolved; /* per record: outcome reported */
+    /* per record: rows still to be written before it is (a record of several rows kept;
+       NULL until one comes: transform thread, then the worker's once handed on) */
+    int *rows_left; /* RT_ROWS_FAILING: one of its rows failed, its outcome is on its way */
     int pending;       /* records without an outcome */
     int64_t poll_us;   /* when it was polled (rsql_now_ns() / 1000), for the latency stats */
     struct rt_outcomes_op *oo; /* allocated ahead; handed to the worker by transform */
@@ -290,6 +296,8 @@ void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wak
 /* rt_batch.c: a batch's life */
 /* A batch for cap records with everything its way through the stages needs (NULL on OOM). */
 rt_inbatch_t *rsql_pipeline__inbatch_new(int cap);
+/* Room in wb for need rows (grows rows, idx and the report). RSQL_OK or RSQL_ERR_NOMEM. */
+rsql_err_t rsql_pipeline__wbatch_reserve(rt_wbatch_t *wb, int need);
 /* Free batches and ops. NULL-safe (but free_outcomes). */
 void rsql_pipeline__free_inbatch(rt_inbatch_t *ib);
 void rsql_pipeline__free_wbatch(rt_wbatch_t *wb);

@@ -175,17 +175,19 @@ void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop);
 void rsql_pipeline_stats_stop(rsql_pipeline_stats_t *st);
 
 /*
-** The per-record transform, called on the transform thread in poll order:
-** decode (when rec->row is NULL), filter and project rec into *out, n_out
-** values (sink column order) that must live as long as the batch (allocate
-** them and their strings in batch->arena, e.g. with rsql_batch_copy).
-** *keep = false drops the record (FILTERED). An error return fails the
-** record; *stage names where ("decode", "eval") and err says why (err is
-** clear on entry).
+** The per-row transform, called on the transform thread in poll order: row k of rec, from
+** 0. For k = 0 it decodes when rec->row is NULL; a record that holds several rows then says
+** so (rsql_record_t.n_rows: the call is made again for k = 1 .. n_rows - 1, in order; n_rows
+** < 0: no row, the record is filtered). It filters and projects that row into *out, n_out
+** values (sink column order) that must live as long as the batch (allocate them and their
+** strings in batch->arena, e.g. with rsql_batch_copy); the row keeps its kind. *keep =
+** false drops the row (a record none of whose rows is kept is FILTERED). An error return
+** fails the record, with every row of it; *stage names where ("decode", "eval") and err
+** says why (err is clear on entry).
 */
 typedef rsql_err_t (*rsql_transform_cb)(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
-                                        const rsql_value_t **out, bool *keep, const char **stage,
-                                        rsql_error_t *err);
+                                        int k, const rsql_value_t **out, bool *keep,
+                                        const char **stage, rsql_error_t *err);
 
 typedef struct rsql_pipeline_conf {
     const char *id;     /* pipeline id: the offset key in the catalog (copied) */

@@ -39,6 +39,40 @@ static rt_wbatch_t *wbatch_new(rt_inbatch_t *ib, int cap)
 }
 
 /*
+** Make room in wb for at least need rows (a record of several rows: more rows than the
+** records it was allocated for), with room for their delivery report. RSQL_OK or NOMEM (wb
+** unchanged). @locality transform thread, before wb is handed on
+*/
+rsql_err_t rsql_pipeline__wbatch_reserve(rt_wbatch_t *wb, int need)
+{
+    if (need <= wb->cap) {
+        return RSQL_OK;
+    }
+    int cap = wb->cap;
+    while (cap < need) {
+        cap = cap < 64 ? 64 : cap * 2;
+    }
+    rsql_sink_row_t *rows = rsql_realloc(wb->rows, (size_t)cap * sizeof(*rows));
+    if (!rows) {
+        return RSQL_ERR_NOMEM;
+    }
+    wb->rows = rows;
+    int *idx = rsql_realloc(wb->idx, (size_t)cap * sizeof(*idx));
+    if (!idx) {
+        return RSQL_ERR_NOMEM;
+    }
+    wb->idx = idx;
+    rt_delivery_op_t *dop =
+        rsql_realloc(wb->dop, sizeof(rt_delivery_op_t) + (size_t)cap * sizeof(rsql_sink_result_t));
+    if (!dop) {
+        return RSQL_ERR_NOMEM;
+    }
+    wb->dop = dop;
+    wb->cap = cap;
+    return RSQL_OK;
+}
+
+/*
 ** A batch for cap records and everything it needs on its way (see pipeline_int.h): the
 ** records, tickets, the outcomes op and the write batch. NULL when out of memory.
 ** @locality poll thread
@@ -77,6 +111,7 @@ void rsql_pipeline__free_inbatch(rt_inbatch_t *ib)
         rsql_free(ib->tickets);
         rsql_free(ib->registered);
         rsql_free(ib->resolved);
+        rsql_free(ib->rows_left);
         if (ib->oo) {
             rsql_pipeline__free_outcomes(ib->oo);
         }

@@ -62,6 +62,12 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
     if (ib->resolved[idx]) {
         return; /* never twice */
     }
+    if (o->kind == RSQL_OUTCOME_WRITTEN && ib->rows_left &&
+        (ib->rows_left[idx] == RT_ROWS_FAILING || --ib->rows_left[idx] > 0)) {
+        /* a record of several rows is written once all its kept rows are, and not at all
+           once one of them failed (its outcome is that failure's) */
+        return;
+    }
     ib->resolved[idx] = 1;
     rsql_record_t *rec = &ib->b->recs[idx];
     if (!p->conf.preview && p->conf.src_ops->commit_record) {
@@ -116,6 +122,12 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
 static void record_error(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
                          const rsql_error_t *cause)
 {
+    if (ib->rows_left) { /* another row of the same record failed first: that is its outcome */
+        if (ib->resolved[idx] || ib->rows_left[idx] == RT_ROWS_FAILING) {
+            return;
+        }
+        ib->rows_left[idx] = RT_ROWS_FAILING;
+    }
     char wbuf[512];
     rsql_error_t e;
     rsql_error_clear(&e);
@@ -138,6 +150,9 @@ static void record_error(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const ch
 
 static void fail_aborted(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx)
 {
+    if (ib->resolved[idx]) {
+        return; /* another row of the same record had it already */
+    }
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_error_set(&e, RSQL_ERR_INTERRUPTED, RSQL_NOPOS, "%s", aborted_msg);

@@ -52,6 +52,11 @@ typedef struct xform {
        in the batch already: rsql_decode, rsql_io.h) and a constant (in the plan) */
     bool *own;
     bool has_decimal; /* the source table has a DECIMAL column (rows from the source rescaled) */
+    bool changes;     /* the format is a changelog format: a body holds 0..n rows of any kind */
+    /* n_fmeta format metadata keys the decoder fills after the body's columns
+       (rsql_decoder_want_meta): fmeta[k] is the source column of the k-th */
+    int n_fmeta;
+    int *fmeta;
 } xform_t;
 
 /* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
@@ -118,7 +123,91 @@ static bool own_value(rsql_batch_t *b, rsql_value_t *v)
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
 */
-static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
+/*
+** The source row of a decoded body (n_phys values, then n_fmeta format metadata values):
+** the body's columns and the format's metadata in their places, the connector's metadata
+** from rec->meta. body itself when the table has no METADATA column.
+*/
+static rsql_value_t *place_row(const xform_t *x, rsql_batch_t *batch, const rsql_record_t *rec,
+                               rsql_value_t *body)
+{
+    if (!x->phys) {
+        return body;
+    }
+    rsql_value_t *row = rsql_arena_alloc(batch->arena,
+                                         (size_t)(x->n_in ? x->n_in : 1) * sizeof(*row));
+    if (!row) {
+        return NULL;
+    }
+    const char *const *meta = x->plan->source_meta;
+    for (int i = 0; i < x->n_in; i++) {
+        row[i] = (rsql_value_t){.type = x->plan->source.def->columns[i].type, .is_null = true};
+        if (meta && meta[i] && *meta[i] && rec->meta) {
+            row[i] = rec->meta[i];
+        }
+    }
+    for (int i = 0; i < x->n_phys; i++) {
+        row[x->phys[i]] = body[i];
+    }
+    for (int k = 0; k < x->n_fmeta; k++) {
+        row[x->fmeta[k]] = body[x->n_phys + k];
+    }
+    return row;
+}
+
+/*
+** Decode rec's body into its row, or its rows (a changelog format: rec->n_rows, rows, kinds).
+*/
+static rsql_err_t decode_record(xform_t *x, rsql_batch_t *batch, rsql_record_t *rec,
+                                rsql_error_t *err)
+{
+    if (!x->dec) {
+        return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                              "the source gave a body but the table has no format");
+    }
+    if (x->changes) {
+        rsql_changes_t ch;
+        rsql_err_t rc = rsql_decode_changes(x->dec, rec->raw, rec->raw_len, batch->arena, &ch,
+                                            err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        if (ch.n == 0) {
+            rec->n_rows = -1; /* nothing to apply: done as filtered */
+            return RSQL_OK;
+        }
+        for (int j = 0; j < ch.n; j++) {
+            if (!(ch.rows[j] = place_row(x, batch, rec, ch.rows[j]))) {
+                return rsql_error_nomem(err);
+            }
+        }
+        rec->row = ch.rows[0];
+        rec->kind = ch.kinds[0];
+        rec->n_rows = ch.n;
+        rec->rows = ch.rows;
+        rec->kinds = ch.kinds;
+        return RSQL_OK;
+    }
+    rsql_value_t *body = rsql_arena_alloc(batch->arena,
+                                          (size_t)(x->n_phys + x->n_fmeta + 1) * sizeof(*body));
+    if (!body) {
+        return rsql_error_nomem(err);
+    }
+    rsql_err_t rc = rsql_decode(x->dec, rec->raw, rec->raw_len, batch->arena, body, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (!(rec->row = place_row(x, batch, rec, body))) {
+        return rsql_error_nomem(err);
+    }
+    return RSQL_OK;
+}
+
+/*
+** The transform callback (see rsql_transform_cb): decode, filter, project.
+** @locality transform thread
+*/
+static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *rec, int k,
                               const rsql_value_t **out, bool *keep, const char **stage,
                               rsql_error_t *err)
 {
@@ -127,42 +216,20 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         rsql_eval_ctx_set_now(&x->ectx, 0);
         x->last_batch = batch;
     }
-    if (!rec->row) {
+    const rsql_value_t *in = rec->row;
+    if (k > 0) {
+        in = rec->rows[k];
+    } else if (!rec->row) {
         *stage = "decode";
-        if (!x->dec) {
-            return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
-                                  "the source gave a body but the table has no format");
-        }
-        rsql_value_t *row = rsql_arena_alloc(batch->arena,
-                                             (size_t)(x->n_in ? x->n_in : 1) * sizeof(*row));
-        if (!row) {
-            return rsql_error_nomem(err);
-        }
-        rsql_value_t *body = row;
-        if (x->phys) { /* decode the body's columns, then place them and the metadata */
-            body = rsql_arena_alloc(batch->arena, (size_t)(x->n_phys + 1) * sizeof(*body));
-            if (!body) {
-                return rsql_error_nomem(err);
-            }
-        }
-        rsql_err_t rc = rsql_decode(x->dec, rec->raw, rec->raw_len, batch->arena, body, err);
+        rsql_err_t rc = decode_record(x, batch, rec, err);
         if (rc != RSQL_OK) {
             return rc;
         }
-        if (x->phys) {
-            const char *const *meta = x->plan->source_meta;
-            for (int i = 0; i < x->n_in; i++) {
-                row[i] = (rsql_value_t){.type = x->plan->source.def->columns[i].type,
-                                        .is_null = true};
-                if (meta && meta[i] && *meta[i] && rec->meta) {
-                    row[i] = rec->meta[i];
-                }
-            }
-            for (int i = 0; i < x->n_phys; i++) {
-                row[x->phys[i]] = body[i];
-            }
+        if (rec->n_rows < 0) {
+            *keep = false;
+            return RSQL_OK;
         }
-        rec->row = row;
+        in = rec->row;
     } else if (x->has_decimal) {
         /* a source that gives rows (sqlite) reads DECIMAL text at its own scale: bring each
            value to its column's DECIMAL(p, s) (the decoders already do) */
@@ -191,7 +258,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     if (err && err->code) {
         rsql_error_clear(err);
     }
-    rsql_err_t rc = rsql_plan_apply(x->plan, rec->row, &x->ectx, x->tmp, keep, err);
+    rsql_err_t rc = rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
     if (rc != RSQL_OK) {
         rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
         rsql_error_clear(err);
@@ -557,6 +624,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
             rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
             goto done;
         }
+        x.changes = rsql_format_changelog(plan->source.format);
         for (int k = 0; k < phys_cols.n; k++) {
             int i = x.phys ? x.phys[k] : k;
             if (i < plan->source.def->n_columns) {
@@ -706,5 +774,6 @@ done:
     rsql_free(meta_keys);
     rsql_free(meta_types);
     rsql_free(x.phys);
+    rsql_free(x.fmeta);
     return rc;
 }

@@ -245,25 +245,49 @@ void *rsql_pipeline__transform_main(void *arg)
                 oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_PAST_LIMIT, NULL, NULL};
                 continue;
             }
-            const rsql_value_t *out = NULL;
-            bool keep = true;
+            /* each row of the record in turn (most records hold one); the rows kept go to
+               wb from first on, and are taken back if a later row of the record fails */
+            int first = wb->n, n_rows = 1, kept = 0;
             const char *stage = "eval";
             rsql_error_t e;
             rsql_error_clear(&e);
-            rsql_err_t rc;
-            if (rec->error) {
-                /* the source could not make it a row: a decode failure of this record */
-                stage = "decode";
-                e = *rec->error;
-                if (!e.code) {
-                    e.code = RSQL_ERR_DECODE;
+            rsql_err_t rc = RSQL_OK;
+            for (int k = 0; k < n_rows && rc == RSQL_OK; k++) {
+                const rsql_value_t *out = NULL;
+                bool keep = true;
+                if (rec->error) {
+                    /* the source could not make it a row: a decode failure of this record */
+                    stage = "decode";
+                    e = *rec->error;
+                    if (!e.code) {
+                        e.code = RSQL_ERR_DECODE;
+                    }
+                    rc = e.code;
+                    break;
                 }
-                rc = e.code;
-            } else {
-                rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, &out, &keep, &stage,
-                                       &e);
+                rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, k, &out, &keep,
+                                       &stage, &e);
+                if (k == 0) {
+                    n_rows = rec->n_rows > 1 ? rec->n_rows : rec->n_rows < 0 ? 0 : 1;
+                }
+                if (rc != RSQL_OK || !keep || (k == 0 && n_rows == 0)) {
+                    continue;
+                }
+                if (wb->n == wb->cap && rsql_pipeline__wbatch_reserve(wb, wb->n + 1) != RSQL_OK) {
+                    stage = "eval";
+                    rc = rsql_error_nomem(&e);
+                    continue;
+                }
+                wb->rows[wb->n].values = out;
+                wb->rows[wb->n].kind = k == 0 ? rec->kind : rec->kinds[k];
+                wb->rows[wb->n].rec = rec;
+                wb->rows[wb->n].partition_name = NULL; /* set by the write thread */
+                wb->idx[wb->n] = i;
+                wb->n++;
+                kept++;
             }
             if (rc != RSQL_OK) {
+                wb->n = first; /* none of its rows travels on */
                 if (!e.code) {
                     e.code = rc;
                 }
@@ -293,16 +317,24 @@ void *rsql_pipeline__transform_main(void *arg)
                 }
                 continue;
             }
-            if (!keep) {
+            if (kept == 0) {
                 oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
                 continue;
             }
-            wb->rows[wb->n].values = out;
-            wb->rows[wb->n].rec = rec;
-            wb->rows[wb->n].partition_name = NULL; /* set by the write thread */
-            wb->idx[wb->n] = i;
-            wb->n++;
-            kept_total++;
+            if (kept > 1) {
+                if (!ib->rows_left && !(ib->rows_left = rsql_calloc((size_t)ib->cap, sizeof(int)))) {
+                    /* cannot count its rows: the record is aborted and the run fails */
+                    wb->n = first;
+                    rsql_error_t f;
+                    rsql_error_clear(&f);
+                    rsql_error_nomem(&f);
+                    rsql_pipeline__fail(p, &f, false);
+                    oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
+                    continue;
+                }
+                ib->rows_left[i] = kept;
+            }
+            kept_total += kept;
             if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
                 atomic_store(&p->limit_reached, true);
                 rsql_pipeline_stop(p);

@@ -13,13 +13,48 @@
 #include <string.h>
 #include <strings.h>
 
+/* The formats this build has: one row each (a changelog format adds its own). */
+typedef struct fmt_def {
+    const char *name;
+    fmt_kind_t kind;
+    bool changelog;
+    const rsql_format_meta_t *meta; /* ended by a NULL key, or NULL */
+} fmt_def_t;
+
+static const fmt_def_t fmt_defs[] = {
+    {"csv", FMT_CSV, false, NULL},
+    {"json", FMT_JSON, false, NULL},
+    {"raw", FMT_RAW, false, NULL},
+};
+
+static const fmt_def_t *fmt_def(const char *format)
+{
+    for (size_t i = 0; format && i < sizeof fmt_defs / sizeof fmt_defs[0]; i++) {
+        if (strcasecmp(format, fmt_defs[i].name) == 0) {
+            return &fmt_defs[i];
+        }
+    }
+    return NULL;
+}
+
 /*
 ** True when format names a format this build has.
 */
 bool rsql_format_known(const char *format)
 {
-    return format && (strcasecmp(format, "json") == 0 || strcasecmp(format, "csv") == 0 ||
-                      strcasecmp(format, "raw") == 0);
+    return fmt_def(format) != NULL;
+}
+
+bool rsql_format_changelog(const char *format)
+{
+    const fmt_def_t *d = fmt_def(format);
+    return d && d->changelog;
+}
+
+const rsql_format_meta_t *rsql_format_metadata(const char *format)
+{
+    const fmt_def_t *d = fmt_def(format);
+    return d ? d->meta : NULL;
 }
 
 static void need_free(fmt_need_t *kids, int n, const rsql_tdesc_t *d)
@@ -54,14 +89,19 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
                             rsql_error_t *err)
 {
     memset(c, 0, sizeof *c);
-    if (!format || !rsql_format_known(format)) {
+    const fmt_def_t *def = fmt_def(format);
+    if (!def) {
+        char known[256] = "";
+        for (size_t i = 0, o = 0; i < sizeof fmt_defs / sizeof fmt_defs[0]; i++) {
+            int w = snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "", fmt_defs[i].name);
+            o = w > 0 && (size_t)w < sizeof known - o ? o + (size_t)w : sizeof known - 1;
+        }
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
-                              "unknown format '%s' (formats are: csv, json, raw)",
-                              format ? format : "");
+                              "unknown format '%s' (formats are: %s)", format ? format : "",
+                              known);
     }
-    c->kind = strcasecmp(format, "json") == 0 ? FMT_JSON
-              : strcasecmp(format, "csv") == 0 ? FMT_CSV
-                                                : FMT_RAW;
+    c->kind = def->kind;
+    c->def_meta = def->meta;
     if (n < 1) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
                               "format '%s' needs at least one column", format);
@@ -162,6 +202,7 @@ void rsql_decoder_destroy(rsql_decoder_t *dec)
     rsql_free(dec->fstart);
     rsql_free(dec->flen);
     rsql_free(dec->fquoted);
+    rsql_free(dec->want);
     rsql_buf_deinit(&dec->scratch);
     rsql_free(dec);
 }
@@ -183,6 +224,52 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
     case FMT_RAW: return rsql_fmt__raw_decode(dec, raw, len, arena, row, err);
     }
     return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "bad format kind");
+}
+
+/*
+** Decode one body into its changes (see rsql_format.h): the plain formats give one INSERT.
+*/
+rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
+                               rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err)
+{
+    out->n = 0;
+    out->rows = rsql_arena_alloc(arena, sizeof *out->rows);
+    out->kinds = rsql_arena_alloc(arena, 1);
+    rsql_value_t *row = rsql_arena_alloc(arena, (size_t)(dec->c.n + dec->n_want) * sizeof *row);
+    if (!out->rows || !out->kinds || !row) {
+        return rsql_error_nomem(err);
+    }
+    rsql_err_t rc = rsql_decode(dec, raw, len, arena, row, err);
+    if (rc == RSQL_OK) {
+        out->rows[0] = row;
+        out->kinds[0] = RSQL_ROW_INSERT;
+        out->n = 1;
+    }
+    return rc;
+}
+
+/*
+** Fill format metadata key into each decoded row after its columns (see rsql_format.h).
+*/
+rsql_err_t rsql_decoder_want_meta(rsql_decoder_t *dec, const char *key, rsql_error_t *err)
+{
+    int id = -1;
+    for (int i = 0; key && dec->c.def_meta && dec->c.def_meta[i].key; i++) {
+        if (strcasecmp(dec->c.def_meta[i].key, key) == 0) {
+            id = i;
+        }
+    }
+    if (id < 0) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "the format has no metadata key '%s'", key ? key : "");
+    }
+    int *grown = rsql_realloc(dec->want, (size_t)(dec->n_want + 1) * sizeof *grown);
+    if (!grown) {
+        return rsql_error_nomem(err);
+    }
+    dec->want = grown;
+    dec->want[dec->n_want++] = id;
+    return RSQL_OK;
 }
 
 /*
@@ -236,6 +323,20 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
         rc = rsql_error_nomem(err);
     }
     return rc;
+}
+
+/*
+** Append the encoding of row with its kind (see rsql_format.h).
+*/
+rsql_err_t rsql_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                              rsql_buf_t *out, rsql_error_t *err)
+{
+    if (kind != RSQL_ROW_INSERT) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "a %s row cannot be written in an append-only format",
+                              rsql_rowkind_short(kind));
+    }
+    return rsql_encode(enc, row, out, err);
 }
 
 /*

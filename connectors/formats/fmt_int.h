@@ -34,6 +34,7 @@ typedef struct fmt_conf {
     rsql_type_t *types;
     const rsql_tdesc_t **descs; /* per column: DECIMAL/ROW/ARRAY/MAP's full type, or NULL */
     fmt_need_t *needs;          /* per column once rsql_decoder_prune ran, else NULL (all) */
+    const rsql_format_meta_t *def_meta; /* the format's metadata keys, or NULL */
     bool json_fail_missing; /* json.fail-on-missing-field */
     bool json_ts_millis;    /* json.timestamp-format = epoch-millis (write numbers) */
     bool json_ts_iso;       /* json.timestamp-format = iso-8601 (write ...T...Z) */
@@ -50,6 +51,10 @@ struct rsql_decoder {
     size_t *flen;
     bool *fquoted;
     rsql_buf_t scratch; /* unescaped text */
+    /* rsql_decoder_want_meta: the k-th wanted key is def_meta[want[k]], filled into value
+       c.n + k of every row a changelog format decodes */
+    int *want;
+    int n_want;
 };
 
 struct rsql_encoder {

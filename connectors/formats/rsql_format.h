@@ -124,7 +124,65 @@ void rsql_encoder_destroy(rsql_encoder_t *enc);
 rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *out,
                        rsql_error_t *err);
 
-/* True when format is one of json, csv, raw. */
+/* True when format is one this build has (json, csv, raw and the changelog formats). */
 bool rsql_format_known(const char *format);
+
+/* ---- changelogs (docs/CHANGELOGS.md) */
+
+/*
+** True for a changelog format (debezium-json, canal-json, maxwell-json): a body holds
+** changes (inserts, updates, deletes, several rows in one body), not one row to append.
+*/
+bool rsql_format_changelog(const char *format);
+
+/*
+** The rows of one body: n rows (0 = nothing to apply: a tombstone, a DDL message or a
+** truncate the options skip), each an array of the decoder's n_columns values plus one per
+** rsql_decoder_want_meta, in arena; kinds[i] is rows[i]'s rsql_rowkind_t.
+*/
+typedef struct rsql_changes {
+    int n;
+    rsql_value_t **rows;
+    uint8_t *kinds;
+} rsql_changes_t;
+
+/*
+** Decode one body into its changes (arena as rsql_decode). Every format: json, csv and raw
+** give one INSERT row. An update of a changelog format gives UPDATE_BEFORE then
+** UPDATE_AFTER (the before image as far as the format has it). Errors as rsql_decode.
+** @locality one thread at a time per decoder
+*/
+rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
+                               rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err);
+
+/*
+** A format's own metadata, readable as METADATA columns (a changelog format's database,
+** table, timestamps...): its key and type. rsql_format_metadata gives the list, ended by
+** a NULL key, or NULL when the format has none.
+*/
+typedef struct rsql_format_meta {
+    const char *key;
+    rsql_type_t type;
+    const char *doc;
+} rsql_format_meta_t;
+const rsql_format_meta_t *rsql_format_metadata(const char *format);
+
+/*
+** Make dec fill the format metadata key (one of rsql_format_metadata's) into each decoded
+** row, after its n_columns values: the k-th call's key into value n_columns + k (NULL when
+** a body does not have it). Call before the first decode. RSQL_ERR_SEMANTIC for a key the
+** format does not have.
+*/
+rsql_err_t rsql_decoder_want_meta(rsql_decoder_t *dec, const char *key, rsql_error_t *err);
+
+/*
+** APPEND the encoding of row with its kind (rsql_rowkind_t) to out, as rsql_encode. A
+** changelog format writes the kind in its envelope; json, csv and raw write an INSERT as
+** rsql_encode does and refuse the other kinds (RSQL_ERR_UNSUPPORTED: the planner sends
+** changes only to a changelog format).
+** @locality one thread at a time per encoder
+*/
+rsql_err_t rsql_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                              rsql_buf_t *out, rsql_error_t *err);
 
 #endif

@@ -208,10 +208,11 @@ static inline void assert_all_acked_once(fake_rmq_t *f, size_t first, int n)
 }
 
 /* The relay's transform: the record's body as the row's one VARCHAR value. */
-static inline rsql_err_t fake_rmq_relay_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec,
+static inline rsql_err_t fake_rmq_relay_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec, int k,
                                            const rsql_value_t **out, bool *keep, const char **stage,
                                            rsql_error_t *err)
 {
+    (void)k;
     (void)opaque;
     (void)stage;
     rsql_value_t *v = rsql_arena_alloc(b->arena, sizeof *v);

@@ -557,10 +557,11 @@ typedef struct xf {
     int64_t fail_at;            /* eval error at exactly this value (>= 0) */
 } xf_t;
 
-static rsql_err_t xf_apply(void *opaque, rsql_batch_t *b, rsql_record_t *rec,
+static rsql_err_t xf_apply(void *opaque, rsql_batch_t *b, rsql_record_t *rec, int k,
                            const rsql_value_t **out, bool *keep, const char **stage,
                            rsql_error_t *err)
 {
+    (void)k;
     xf_t *x = opaque;
     if (!rec->row) {
         *stage = "decode";

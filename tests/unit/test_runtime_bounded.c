@@ -72,9 +72,10 @@ static void fk_close(rsql_source_t *s)
 static const rsql_source_ops_t fake_ops = {
     .open = fk_open, .poll = fk_poll, .close = fk_close, .leftover = fk_leftover};
 
-static rsql_err_t xf(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
+static rsql_err_t xf(void *opaque, rsql_batch_t *batch, rsql_record_t *rec, int k,
                      const rsql_value_t **out, bool *keep, const char **stage, rsql_error_t *err)
 {
+    (void)k;
     (void)opaque;
     (void)batch;
     (void)stage;
