@@ -55,7 +55,11 @@ struct fmt_dbz {
     char **names;      /* 2n error names: "before.<column>" then "after.<column>" */
     rsql_buf_t schema; /* writing with schema-include: {"schema":...,"payload": built once */
     const rsql_tdesc_t *props; /* MAP<VARCHAR, VARCHAR>: source.properties */
+    bool any_ts;               /* the table has a TIMESTAMP column */
 };
+
+/* 9999-12-31 23:59:59.999 UTC: a later timestamp in an event is not epoch milliseconds */
+#define TS_MAX_MS INT64_C(253402300799999)
 
 /*
 ** The format's state from its typed configuration (rsql_debezium_conf_t; NULL = defaults).
@@ -75,6 +79,9 @@ rsql_err_t rsql_fmt__dbz_init(fmt_conf_t *c, const void *format_conf, rsql_error
     z->ignore_truncate = o->ignore_truncate;
     c->json_ts_iso = o->timestamp_standard == RSQL_JSON_TS_ISO8601;
     z->props = rsql_tdesc_map(rsql_tdesc_scalar(RSQL_TYPE_VARCHAR));
+    for (int i = 0; i < c->n; i++) {
+        z->any_ts = z->any_ts || c->types[i] == RSQL_TYPE_TIMESTAMP;
+    }
     z->names = rsql_calloc((size_t)c->n * 2, sizeof *z->names);
     if (!z->names || !z->props) {
         return rsql_error_nomem(err);
@@ -403,6 +410,29 @@ static rsql_err_t read_envelope(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_
     return RSQL_OK;
 }
 
+/*
+** A TIMESTAMP column past the year 9999 (or as far before 1970): Debezium's microseconds or
+** nanoseconds since the epoch (a PostgreSQL `timestamp` with time.precision.mode adaptive)
+** read as milliseconds. An error, not a silently wrong value.
+*/
+static rsql_err_t check_timestamps(const rsql_decoder_t *dec, const rsql_value_t *row,
+                                   bool before, rsql_error_t *err)
+{
+    const fmt_conf_t *c = &dec->c;
+    for (int i = 0; i < c->n; i++) {
+        const rsql_value_t *v = &row[i];
+        if (c->types[i] == RSQL_TYPE_TIMESTAMP && !v->is_null &&
+            (v->v.ts > TS_MAX_MS || v->v.ts < -TS_MAX_MS)) {
+            return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                                  "field '%s': %lld is past the year 9999 as epoch "
+                                  "milliseconds (microseconds? declare the column BIGINT, or "
+                                  "set Debezium's time.precision.mode to connect)",
+                                  c->dbz->names[(before ? 0 : c->n) + i], (long long)v->v.ts);
+        }
+    }
+    return RSQL_OK;
+}
+
 /* The rows of the event ev (see the file comment). */
 static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *arena,
                              rsql_changes_t *out, rsql_error_t *err)
@@ -456,6 +486,11 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
         return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                               "debezium-json: unknown op '%s%s' (expected c, r, u, d or t)",
                               ev->op, ev->op_len > 7 ? "..." : "");
+    }
+    for (int i = 0; z->any_ts && i < n; i++) {
+        if (check_timestamps(dec, rows[i], rows[i] == ev->before, err) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
     }
     out->rows = rsql_arena_alloc(arena, (size_t)n * sizeof *out->rows);
     out->kinds = rsql_arena_alloc(arena, (size_t)n);

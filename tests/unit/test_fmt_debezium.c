@@ -289,6 +289,15 @@ static void test_dbz_parse_errors(void)
         {"{\"after\":{\"id\":1},\"op\":\"c\",\"source\":{\"db\":tru}}",
          "invalid JSON at byte 42: unexpected character 't'"},
         {"{\"after\":{\"id\":1},\"op\":\"c\",\"ts_ms\":\"soon\"}", NULL}, /* not read: no error */
+        /* a PostgreSQL timestamp in Debezium's default microseconds */
+        {"{\"after\":{\"id\":1,\"placed\":1772360130250000},\"op\":\"c\"}",
+         "field 'after.placed': 1772360130250000 is past the year 9999 as epoch milliseconds "
+         "(microseconds? declare the column BIGINT, or set Debezium's time.precision.mode to "
+         "connect)"},
+        {"{\"before\":{\"placed\":-1772360130250000},\"op\":\"d\"}",
+         "field 'before.placed': -1772360130250000 is past the year 9999 as epoch milliseconds "
+         "(microseconds? declare the column BIGINT, or set Debezium's time.precision.mode to "
+         "connect)"},
     };
     static const char *const lenient[] = {"debezium-json.ignore-parse-errors", "true", NULL};
     fx_t f, g;
