@@ -120,6 +120,7 @@ typedef struct event {
     rsql_value_t *before, *after; /* NULL until the key is read with an object */
     char op[8];                   /* the op's text (cut), "" when absent or null */
     size_t op_len;
+    bool op_given; /* op was a string (maybe empty) */
     bool top_op, top_envelope; /* the object had "op"/"before"/"after", or "schema"/"payload" */
     rsql_value_t meta[M_N];
     bool want[M_N];
@@ -307,7 +308,8 @@ static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_are
             ev->top_op = true;
             ev->op_len = 0;
             ev->op[0] = 0;
-            if (p->s[p->i] == '"') {
+            ev->op_given = p->s[p->i] == '"';
+            if (ev->op_given) {
                 if (!jp_string_plain(p, &s, &n)) {
                     if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
                         return RSQL_ERR_DECODE;
@@ -441,7 +443,7 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
     rsql_value_t *rows[2];
     uint8_t kinds[2];
     int n = 0;
-    if (ev->op_len == 0) {
+    if (!ev->op_given) {
         if (ev->top_envelope && !z->schema_include) {
             return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                                   "debezium-json: missing 'op': the body has the schema "

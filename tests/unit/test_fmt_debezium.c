@@ -276,6 +276,9 @@ static void test_dbz_parse_errors(void)
          "debezium-json: unknown op 'x' (expected c, r, u, d or t)"},
         {"{\"after\":{\"id\":1},\"op\":\"create-it\"}",
          "debezium-json: unknown op 'create-...' (expected c, r, u, d or t)"},
+        {"{\"after\":{\"id\":1},\"op\":\"\"}",
+         "debezium-json: unknown op '' (expected c, r, u, d or t)"},
+        {"{\"after\":{\"id\":1},\"op\":\"\\u0063\"}", NULL}, /* an escaped "c" */
         {"{\"after\":{\"id\":1},\"op\":1}", "debezium-json: 'op' must be a string, got a number"},
         {"{\"after\":null,\"op\":\"c\"}", "debezium-json: op 'c' without 'after'"},
         {"{\"before\":null,\"op\":\"u\"}", "debezium-json: op 'u' without 'after'"},
