@@ -22,8 +22,10 @@ typedef struct fmt_def {
 } fmt_def_t;
 
 static const fmt_def_t fmt_defs[] = {
+    {"canal-json", FMT_CANAL, true, rsql_fmt__canal_meta},
     {"csv", FMT_CSV, false, NULL},
     {"json", FMT_JSON, false, NULL},
+    {"maxwell-json", FMT_MAXWELL, true, rsql_fmt__maxwell_meta},
     {"raw", FMT_RAW, false, NULL},
 };
 
@@ -81,6 +83,7 @@ static void conf_deinit(fmt_conf_t *c)
     rsql_free(c->types);
     rsql_free(c->descs);
     rsql_free(c->csv_null);
+    rsql_fmt__cdc_conf_deinit(c);
     memset(c, 0, sizeof *c);
 }
 
@@ -154,6 +157,9 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
             c->csv_null_len = strlen(nl);
         }
     }
+    if (c->kind == FMT_CANAL || c->kind == FMT_MAXWELL) {
+        return rsql_fmt__cdc_conf_init(c, format_conf, err);
+    }
     return RSQL_OK;
 nomem:
     return rsql_error_nomem(err);
@@ -222,6 +228,12 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
     case FMT_JSON: return rsql_fmt__json_decode(dec, raw, len, arena, row, err);
     case FMT_CSV: return rsql_fmt__csv_decode(dec, raw, len, arena, row, err);
     case FMT_RAW: return rsql_fmt__raw_decode(dec, raw, len, arena, row, err);
+    case FMT_CANAL:
+    case FMT_MAXWELL: break;
+    }
+    if (dec->c.kind == FMT_CANAL || dec->c.kind == FMT_MAXWELL) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "a changelog format decodes into changes (rsql_decode_changes)");
     }
     return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "bad format kind");
 }
@@ -232,6 +244,10 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
 rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
                                rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err)
 {
+    if (dec->c.kind == FMT_CANAL || dec->c.kind == FMT_MAXWELL) {
+        return rsql_fmt__cdc_decode(dec, raw ? raw : (const uint8_t *)"", raw ? len : 0, arena,
+                                    out, err);
+    }
     out->n = 0;
     out->rows = rsql_arena_alloc(arena, sizeof *out->rows);
     out->kinds = rsql_arena_alloc(arena, 1);
@@ -270,6 +286,14 @@ rsql_err_t rsql_decoder_want_meta(rsql_decoder_t *dec, const char *key, rsql_err
     dec->want = grown;
     dec->want[dec->n_want++] = id;
     return RSQL_OK;
+}
+
+/*
+** The bodies dec gave no rows for, by cause (see rsql_format.h).
+*/
+void rsql_decoder_skips(const rsql_decoder_t *dec, rsql_decode_skips_t *out)
+{
+    *out = dec->skips;
 }
 
 /*
@@ -317,6 +341,8 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
     case FMT_JSON: rc = rsql_fmt__json_encode(enc, row, out, err); break;
     case FMT_CSV: rc = rsql_fmt__csv_encode(enc, row, out, err); break;
     case FMT_RAW: rc = rsql_fmt__raw_encode(enc, row, out, err); break;
+    case FMT_CANAL:
+    case FMT_MAXWELL: rc = rsql_fmt__cdc_encode(enc, row, RSQL_ROW_INSERT, out, err); break;
     default: rc = RSQL_ERR_INTERNAL; break;
     }
     if (rc == RSQL_OK && out->oom) {
@@ -331,6 +357,10 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
 rsql_err_t rsql_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
                               rsql_buf_t *out, rsql_error_t *err)
 {
+    if (enc->c.kind == FMT_CANAL || enc->c.kind == FMT_MAXWELL) {
+        rsql_err_t rc = rsql_fmt__cdc_encode(enc, row, kind, out, err);
+        return rc == RSQL_OK && out->oom ? rsql_error_nomem(err) : rc;
+    }
     if (kind != RSQL_ROW_INSERT) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                               "a %s row cannot be written in an append-only format",

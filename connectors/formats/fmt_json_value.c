@@ -190,7 +190,22 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
             }
             break;
         case RSQL_TYPE_DOUBLE:
-            if (rsql_value_parse_double_word(s, n, &v->v.d)) {
+            if (rsql_value_parse_double_word(s, n, &v->v.d) ||
+                (dec->c.json_str_scalars && rsql_value_parse_double(s, n, &v->v.d, NULL) ==
+                                                 RSQL_OK)) {
+                return RSQL_OK;
+            }
+            break;
+        case RSQL_TYPE_INT:
+        case RSQL_TYPE_BIGINT: /* canal-json, maxwell-json: "42" (as Flink reads them) */
+            if (dec->c.json_str_scalars && rsql_value_parse_int(t, s, n, &v->v.i, NULL) ==
+                                               RSQL_OK) {
+                return RSQL_OK;
+            }
+            break;
+        case RSQL_TYPE_BOOLEAN: /* "true", "false", "1", "0" (MySQL's BOOLEAN is TINYINT(1)) */
+            if (dec->c.json_str_scalars && rsql_value_parse_bool(s, n, &v->v.b, NULL) ==
+                                               RSQL_OK) {
                 return RSQL_OK;
             }
             break;
