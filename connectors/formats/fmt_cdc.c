@@ -182,8 +182,20 @@ rsql_err_t cdc_fields(cdc_msg_t *m, const char *const *keys, int n, cdc_span_t *
             if (p->i >= p->n || p->s[p->i] != '"') {
                 return p->i >= p->n ? jp_unexpected(p) : jp_fail(p, p->i, "expected a string key");
             }
+            size_t key_at = p->i;
             if (jp_string(p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
                 return RSQL_ERR_DECODE;
+            }
+            if (escaped) { /* rare: the key unescaped into scratch */
+                jp_t kp = {p->s, p->n, key_at, p->err};
+                if (jp_string(&kp, &m->dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                    return RSQL_ERR_DECODE;
+                }
+                if (m->dec->scratch.oom) {
+                    return rsql_error_nomem(p->err);
+                }
+                key = m->dec->scratch.data ? m->dec->scratch.data : "";
+                key_len = m->dec->scratch.len;
             }
             jp_ws(p);
             if (p->i >= p->n || p->s[p->i] != ':') {
@@ -196,7 +208,7 @@ rsql_err_t cdc_fields(cdc_msg_t *m, const char *const *keys, int n, cdc_span_t *
             if (jp_skip(p, 1) != RSQL_OK) {
                 return RSQL_ERR_DECODE;
             }
-            for (int k = 0; k < n && !escaped; k++) {
+            for (int k = 0; k < n; k++) {
                 if (strlen(keys[k]) == key_len && memcmp(keys[k], key, key_len) == 0) {
                     spans[k] = (cdc_span_t){at, p->i};
                 }

@@ -9,7 +9,9 @@
  * fields the statement does not read skipped without building values,
  * missing fields NULL), an ARRAY (an array) or a MAP (an object; the last
  * of duplicate keys wins). A JSON value of the wrong type anywhere is
- * "field 'o.items[2].qty': expected INT, got string \"x\"". The two call each other (a ROW
+ * "field 'o.items[2].qty': expected INT, got string \"x\"". For canal-json and maxwell-json
+ * (fmt_conf_t.json_str_scalars) a string holding a number or a boolean reads into a numeric
+ * or BOOLEAN column, as Flink reads them. The two call each other (a ROW
  * holds scalars; a scalar column read as VARCHAR may hold any JSON).
  */
 #include "config.h"

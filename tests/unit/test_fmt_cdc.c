@@ -172,6 +172,11 @@ static void test_canal_kinds(void)
            "\"ts\":1589373569000,\"type\":\"DELETE\"}",
            1);
     row_is(&f, 0, RSQL_ROW_DELETE, 111, "scooter", "Big 2-wheel scooter", 5.18);
+    /* keys with escapes are the same keys */
+    dec_ok(&f, "{\"d\\u0061ta\":[{\"id\":\"3\",\"name\":\"n\",\"weight\":\"1\"}],"
+               "\"typ\\u0065\":\"DELETE\"}",
+           1);
+    row_is(&f, 0, RSQL_ROW_DELETE, 3, "n", NULL, 1);
     /* typed JSON values are read too; a missing column is NULL */
     dec_ok(&f, "{\"type\":\"INSERT\",\"data\":[{\"id\":7,\"name\":\"x\",\"weight\":0.5}]}", 1);
     row_is(&f, 0, RSQL_ROW_INSERT, 7, "x", NULL, 0.5);
