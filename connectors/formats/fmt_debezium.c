@@ -6,7 +6,8 @@
  *   {"before":{...},"after":{...},"source":{...},"op":"u","ts_ms":1700000000000}
  * or, with debezium-json.schema-include, that object as the "payload" of
  *   {"schema":{...},"payload":{...}}
- * (Kafka Connect's JSON converter with schemas enabled).
+ * (Kafka Connect's JSON converter with schemas enabled); that schema only says the unit of a
+ * TIMESTAMP column's number (Debezium's MicroTimestamp and NanoTimestamp), kept per schema.
  *
  * Reading (rsql_fmt__dbz_decode): op "c" (create) and "r" (a snapshot read) give one INSERT
  * of after; "u" gives UPDATE_BEFORE of before then UPDATE_AFTER of after, or only the
@@ -31,6 +32,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* The metadata keys, in Flink's names; M_* index them. */
 const rsql_format_meta_t rsql_fmt__dbz_meta[] = {
@@ -56,6 +58,12 @@ struct fmt_dbz {
     rsql_buf_t schema; /* writing with schema-include: {"schema":...,"payload": built once */
     const rsql_tdesc_t *props; /* MAP<VARCHAR, VARCHAR>: source.properties */
     bool any_ts;               /* the table has a TIMESTAMP column */
+    /* schema-include: per column, what its number counts in the last schema read (1
+       milliseconds; 1000 Debezium's MicroTimestamp, 1000000 its NanoTimestamp), and that
+       schema's text, so that an event with the same schema is not parsed again */
+    int64_t *ts_per_ms;
+    char *sch;
+    size_t sch_len;
 };
 
 /* 9999-12-31 23:59:59.999 UTC: a later timestamp in an event is not epoch milliseconds */
@@ -81,6 +89,14 @@ rsql_err_t rsql_fmt__dbz_init(fmt_conf_t *c, const void *format_conf, rsql_error
     z->props = rsql_tdesc_map(rsql_tdesc_scalar(RSQL_TYPE_VARCHAR));
     for (int i = 0; i < c->n; i++) {
         z->any_ts = z->any_ts || c->types[i] == RSQL_TYPE_TIMESTAMP;
+    }
+    if (z->any_ts && z->schema_include) {
+        if (!(z->ts_per_ms = rsql_calloc((size_t)c->n, sizeof *z->ts_per_ms))) {
+            return rsql_error_nomem(err);
+        }
+        for (int i = 0; i < c->n; i++) {
+            z->ts_per_ms[i] = 1;
+        }
     }
     z->names = rsql_calloc((size_t)c->n * 2, sizeof *z->names);
     if (!z->names || !z->props) {
@@ -108,6 +124,8 @@ void rsql_fmt__dbz_free(fmt_conf_t *c)
         rsql_free(z->names[i]);
     }
     rsql_free(z->names);
+    rsql_free(z->ts_per_ms);
+    rsql_free(z->sch);
     rsql_buf_deinit(&z->schema);
     rsql_free(z);
     c->dbz = NULL;
@@ -121,6 +139,8 @@ typedef struct event {
     char op[8];                   /* the op's text (cut), "" when absent or null */
     size_t op_len;
     bool op_given; /* op was a string (maybe empty) */
+    const char *sch; /* the envelope's schema (its JSON text), NULL when none */
+    size_t sch_len;
     bool top_op, top_envelope; /* the object had "op"/"before"/"after", or "schema"/"payload" */
     rsql_value_t meta[M_N];
     bool want[M_N];
@@ -373,9 +393,13 @@ static rsql_err_t read_envelope(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_
             }
             *payload = !is_null;
             rc = is_null ? RSQL_OK : read_event(dec, p, ev, arena);
-        } else if (key_is(key, len, "schema") && ev->want[M_SCHEMA]) {
+        } else if (key_is(key, len, "schema") && (ev->want[M_SCHEMA] || dec->c.dbz->ts_per_ms)) {
             size_t at = p->i;
-            if ((rc = jp_skip(p, 1)) == RSQL_OK) {
+            if ((rc = jp_skip(p, 1)) == RSQL_OK && p->s[at] == '{') {
+                ev->sch = p->s + at;
+                ev->sch_len = p->i - at;
+            }
+            if (rc == RSQL_OK && ev->want[M_SCHEMA]) {
                 rsql_value_t *v = &ev->meta[M_SCHEMA];
                 char *text = p->s[at] == 'n' ? NULL : rsql_arena_strndup(arena, p->s + at,
                                                                          p->i - at);
@@ -410,6 +434,145 @@ static rsql_err_t read_envelope(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_
                                            "{\"schema\":...,\"payload\":...})");
     }
     return RSQL_OK;
+}
+
+/* Step through an array: on the first call p->i is on its '['. 1 on an item, 0 past ']'. */
+static int next_item(jp_t *p, bool *first)
+{
+    jp_ws(p);
+    if (*first) {
+        *first = false;
+        p->i++;
+        jp_ws(p);
+    } else if (p->i < p->n && p->s[p->i] == ',') {
+        p->i++;
+        jp_ws(p);
+        return p->i < p->n ? 1 : -1;
+    }
+    if (p->i < p->n && p->s[p->i] == ']') {
+        p->i++;
+        return 0;
+    }
+    return p->i < p->n ? 1 : -1;
+}
+
+/*
+** One schema object at p->i ({"type":..,"fields":[..],"name":..,"field":..}): the spans of
+** its "fields" array, its "name" and its "field" strings (raw, unescaped: Debezium's names
+** have no escapes). -1 when it is not such an object.
+*/
+typedef struct sch_node {
+    size_t fields_at;
+    const char *name, *field;
+    size_t name_len, field_len;
+} sch_node_t;
+
+static int sch_read_node(rsql_decoder_t *dec, jp_t *p, sch_node_t *nd)
+{
+    bool first = true;
+    const char *key;
+    size_t len;
+    int r;
+    memset(nd, 0, sizeof *nd);
+    if (p->s[p->i] != '{') {
+        return jp_skip(p, 2) == RSQL_OK ? 0 : -1;
+    }
+    while ((r = next_key(dec, p, &first, &key, &len)) == 1) {
+        bool is_name = key_is(key, len, "name"), is_field = key_is(key, len, "field");
+        if (key_is(key, len, "fields") && p->s[p->i] == '[') {
+            nd->fields_at = p->i;
+        } else if ((is_name || is_field) && p->s[p->i] == '"') {
+            const char *s;
+            size_t n;
+            if (!jp_string_plain(p, &s, &n)) {
+                if (jp_skip(p, 2) != RSQL_OK) {
+                    return -1;
+                }
+                continue;
+            }
+            *(is_name ? &nd->name : &nd->field) = s;
+            *(is_name ? &nd->name_len : &nd->field_len) = n;
+            continue;
+        }
+        if (jp_skip(p, 2) != RSQL_OK) {
+            return -1;
+        }
+    }
+    return r;
+}
+
+/*
+** From the envelope's schema (sch, n bytes of valid JSON), what each TIMESTAMP column's
+** number counts: Debezium's io.debezium.time.MicroTimestamp microseconds, NanoTimestamp
+** nanoseconds, anything else milliseconds. Kept with the schema's text: the next event
+** with the same schema reuses it. A schema of another shape changes nothing.
+*/
+static void schema_units(rsql_decoder_t *dec, const char *sch, size_t n)
+{
+    fmt_dbz_t *z = dec->c.dbz;
+    const fmt_conf_t *c = &dec->c;
+    if (z->sch && z->sch_len == n && memcmp(z->sch, sch, n) == 0) {
+        return;
+    }
+    for (int i = 0; i < c->n; i++) {
+        z->ts_per_ms[i] = 1;
+    }
+    rsql_free(z->sch);
+    z->sch = rsql_malloc(n ? n : 1);
+    z->sch_len = z->sch ? n : 0;
+    if (z->sch) {
+        memcpy(z->sch, sch, n);
+    }
+    rsql_error_t ignored;
+    rsql_error_clear(&ignored);
+    jp_t p = {sch, n, 0, &ignored};
+    sch_node_t top, side, col;
+    bool first = true;
+    if (sch_read_node(dec, &p, &top) < 0 || !top.fields_at) {
+        return;
+    }
+    p.i = top.fields_at;
+    while (next_item(&p, &first) == 1) { /* before, after, source, op, ... */
+        if (sch_read_node(dec, &p, &side) < 0) {
+            return;
+        }
+        if (!side.fields_at || !side.field || !key_is(side.field, side.field_len, "after")) {
+            continue;
+        }
+        jp_t q = {sch, n, side.fields_at, &ignored};
+        bool f2 = true;
+        while (next_item(&q, &f2) == 1) {
+            if (sch_read_node(dec, &q, &col) < 0) {
+                return;
+            }
+            int64_t per_ms = !col.name ? 1
+                             : key_is(col.name, col.name_len, "io.debezium.time.MicroTimestamp")
+                                 ? 1000
+                             : key_is(col.name, col.name_len, "io.debezium.time.NanoTimestamp")
+                                 ? 1000000
+                                 : 1;
+            for (int i = 0; per_ms > 1 && col.field && i < c->n; i++) {
+                if (c->types[i] == RSQL_TYPE_TIMESTAMP && c->name_lens[i] == col.field_len &&
+                    strncasecmp(c->names[i], col.field, col.field_len) == 0) {
+                    z->ts_per_ms[i] = per_ms;
+                }
+            }
+        }
+        return;
+    }
+}
+
+/* A row's TIMESTAMP columns of Debezium's micro- and nanoseconds into milliseconds. */
+static void convert_timestamps(const rsql_decoder_t *dec, rsql_value_t *row)
+{
+    const fmt_conf_t *c = &dec->c;
+    for (int i = 0; i < c->n; i++) {
+        int64_t d = c->dbz->ts_per_ms[i];
+        rsql_value_t *v = &row[i];
+        if (d > 1 && v->type == RSQL_TYPE_TIMESTAMP && !v->is_null) {
+            v->v.ts = v->v.ts / d - (v->v.ts % d < 0); /* floor: before 1970 too */
+        }
+    }
 }
 
 /*
@@ -488,6 +651,12 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
         return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                               "debezium-json: unknown op '%s%s' (expected c, r, u, d or t)",
                               ev->op, ev->op_len > 7 ? "..." : "");
+    }
+    if (z->ts_per_ms && ev->sch) {
+        schema_units(dec, ev->sch, ev->sch_len);
+        for (int i = 0; i < n; i++) {
+            convert_timestamps(dec, rows[i]);
+        }
     }
     for (int i = 0; z->any_ts && i < n; i++) {
         if (check_timestamps(dec, rows[i], rows[i] == ev->before, err) != RSQL_OK) {

@@ -14,7 +14,7 @@
  * the k-th key, in the table's order); byte 2 the projection (0: every column; else bit i:
  * column i is read); the rest is the body. The table is fixed: c0 INT, c1 VARCHAR,
  * c2 DOUBLE, c3 TIMESTAMP(3), c4 DECIMAL(10, 2), c5 ROW<a INT, b ARRAY<VARCHAR>>,
- * c6 MAP<STRING, BIGINT>, c7 BYTES.
+ * c6 MAP<STRING, BIGINT>, c7 BYTES (c3 reads Debezium's microseconds when a schema says so).
  */
 #include "config.h"
 #include "tests/fuzz/fuzz_util.h"

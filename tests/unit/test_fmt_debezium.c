@@ -225,6 +225,35 @@ static void test_dbz_schema_envelope(void)
     fx_deinit(&f);
 }
 
+/* With the envelope, the schema says a timestamp counts microseconds: read as milliseconds */
+static void test_dbz_schema_units(void)
+{
+    static const char *const on[] = {"debezium-json.schema-include", "true", NULL};
+    fx_t f;
+    fx_init(&f, on);
+    for (int round = 0; round < 2; round++) { /* the second reuses the parsed schema */
+        CU_ASSERT_EQUAL_FATAL(decode_fixture(&f, "pg_update_schema_micro.json"), RSQL_OK);
+        CU_ASSERT_EQUAL_FATAL(f.ch.n, 2);
+        CU_ASSERT_EQUAL(f.ch.rows[0][3].v.ts, -1); /* -1 us is 1 ms before 1970 (floor) */
+        CU_ASSERT_EQUAL(f.ch.rows[1][3].v.ts, PLACED_1);
+        CU_ASSERT_TRUE(str_is(&f.ch.rows[1][1], "Edsger W. Dijkstra"));
+    }
+    /* a ZonedTimestamp schema (a string) in between and after changes the unit back */
+    CU_ASSERT_EQUAL_FATAL(decode_fixture(&f, "pg_create_schema.json"), RSQL_OK);
+    CU_ASSERT_EQUAL(f.ch.rows[0][3].v.ts, INT64_C(1772440200500));
+    CU_ASSERT_EQUAL_FATAL(decode_text(&f, "{\"schema\":{\"type\":\"struct\"},\"payload\":"
+                                          "{\"after\":{\"placed\":1772360130250},\"op\":\"c\"}}"),
+                          RSQL_OK);
+    CU_ASSERT_EQUAL(f.ch.rows[0][3].v.ts, PLACED_1);
+    fx_deinit(&f);
+    /* without the envelope nothing says so: microseconds are refused, not misread */
+    fx_init(&f, NULL);
+    CU_ASSERT_EQUAL(decode_text(&f, "{\"after\":{\"placed\":1772360130250999},\"op\":\"c\"}"),
+                    RSQL_ERR_DECODE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f.err.msg, "field 'after.placed': 1772360130250999 is past"));
+    fx_deinit(&f);
+}
+
 /* A null or empty body (the tombstone after a delete) has no rows; NULL raw too. */
 static void test_dbz_tombstone(void)
 {
@@ -662,6 +691,7 @@ static void test_dbz_options(void)
 static CU_TestInfo dbz_tests[] = {
     {"test_dbz_ops", test_dbz_ops},
     {"test_dbz_schema_envelope", test_dbz_schema_envelope},
+    {"test_dbz_schema_units", test_dbz_schema_units},
     {"test_dbz_tombstone", test_dbz_tombstone},
     {"test_dbz_truncate", test_dbz_truncate},
     {"test_dbz_parse_errors", test_dbz_parse_errors},
