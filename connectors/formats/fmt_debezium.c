@@ -86,6 +86,7 @@ rsql_err_t rsql_fmt__dbz_init(fmt_conf_t *c, const void *format_conf, rsql_error
     z->ignore_errors = o->ignore_parse_errors;
     z->ignore_truncate = o->ignore_truncate;
     c->json_ts_iso = o->timestamp_standard == RSQL_JSON_TS_ISO8601;
+    c->json_date_days = true;
     z->props = rsql_tdesc_map(rsql_tdesc_scalar(RSQL_TYPE_VARCHAR));
     for (int i = 0; i < c->n; i++) {
         z->any_ts = z->any_ts || c->types[i] == RSQL_TYPE_TIMESTAMP;

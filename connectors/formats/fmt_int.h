@@ -51,6 +51,7 @@ typedef struct fmt_conf {
     char csv_quote;         /* csv.quote-character ('\0': quoting disabled) */
     char *csv_null;         /* csv.null-literal, NULL when not set */
     size_t csv_null_len;
+    bool json_date_days; /* a JSON integer in a DATE is days since 1970-01-01 (debezium-json) */
     fmt_dbz_t *dbz; /* debezium-json: its options and names (fmt_debezium.c) */
     bool json_str_scalars;  /* a JSON string holding a number or boolean reads as one */
     bool cdc_ignore_errors; /* canal/maxwell: a body that fails to decode gives no rows */
@@ -124,6 +125,7 @@ static inline void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, s
  * row codec (fmt_json.c) */
 
 #define JSON_MAX_DEPTH 64
+#define JSON_DATE_MAX_DAYS INT64_C(2932896) /* 9999-12-31 (and as far before 1970) */
 
 typedef struct jp {
     const char *s;

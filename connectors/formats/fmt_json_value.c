@@ -400,6 +400,23 @@ rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d,
             }
             s = p->s + at;
             n = p->i - at;
+        } else if (t == RSQL_TYPE_DATE && dec->c.json_date_days &&
+                   (ch == '-' || (ch >= '0' && ch <= '9'))) {
+            /* a day count since 1970-01-01 (Debezium's and Kafka Connect's Date) */
+            int64_t days = 0;
+            if (jp_number(p, &is_int) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            n = p->i - at;
+            if (!is_int || rsql_value_parse_int(RSQL_TYPE_BIGINT, p->s + at, n, &days, NULL) ||
+                days < -JSON_DATE_MAX_DAYS || days > JSON_DATE_MAX_DAYS) {
+                int cut = n > 40 ? 40 : (int)n;
+                return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS,
+                                      "field '%s': number %.*s is not a count of days since "
+                                      "1970-01-01 (up to the year 9999)", name, cut, p->s + at);
+            }
+            v->v.i = days;
+            return RSQL_OK;
         } else {
             if (jp_skip(p, depth) != RSQL_OK) {
                 return RSQL_ERR_DECODE;

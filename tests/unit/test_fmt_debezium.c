@@ -499,6 +499,68 @@ static void test_dbz_projection(void)
     fx_deinit(&f);
 }
 
+/* DATE: Debezium's (and Kafka Connect's) day count since 1970-01-01, or a date text */
+static void test_dbz_date(void)
+{
+    static const char *const dcols[] = {"id", "d"};
+    const rsql_type_t dt[] = {RSQL_TYPE_INT, RSQL_TYPE_DATE};
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_decoder_t *dec = rsql_decoder_new("debezium-json", NULL, 2, dcols, dt, &err);
+    rsql_encoder_t *enc = rsql_encoder_new("debezium-json", NULL, 2, dcols, dt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dec);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(enc);
+    rsql_decoder_set_desc(dec, 1, rsql_tdesc_scalar(RSQL_TYPE_DATE));
+    rsql_arena_t *a = rsql_arena_new();
+    rsql_changes_t ch;
+    const char *body = "{\"before\":{\"id\":1,\"d\":-1},\"after\":{\"id\":1,\"d\":20513},"
+                       "\"op\":\"u\"}";
+    CU_ASSERT_EQUAL_FATAL(rsql_decode_changes(dec, (const uint8_t *)body, strlen(body), a, &ch,
+                                              &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(ch.n, 2);
+    CU_ASSERT_EQUAL(ch.rows[0][1].v.i, -1);
+    CU_ASSERT_EQUAL(ch.rows[1][1].v.i, 20513); /* 2026-03-01 */
+    rsql_buf_t out;
+    rsql_buf_init(&out);
+    CU_ASSERT_EQUAL(rsql_encode_change(enc, ch.rows[1], RSQL_ROW_INSERT, &out, &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rsql_buf_str(&out), "\"d\":\"2026-03-01\""));
+    CU_ASSERT_EQUAL_FATAL(rsql_decode_changes(dec, (const uint8_t *)out.data, out.len, a, &ch,
+                                              &err), RSQL_OK);
+    CU_ASSERT_EQUAL(ch.rows[0][1].v.i, 20513);
+    rsql_buf_deinit(&out);
+    const struct {
+        const char *body, *msg;
+    } bad[] = {
+        {"{\"after\":{\"d\":1.5},\"op\":\"c\"}",
+         "field 'after.d': number 1.5 is not a count of days since 1970-01-01 (up to the year "
+         "9999)"},
+        {"{\"after\":{\"d\":2932897},\"op\":\"c\"}",
+         "field 'after.d': number 2932897 is not a count of days since 1970-01-01 (up to the "
+         "year 9999)"},
+        {"{\"after\":{\"d\":true},\"op\":\"c\"}", "field 'after.d': expected DATE, got boolean"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rsql_error_clear(&err);
+        CU_ASSERT_EQUAL(rsql_decode_changes(dec, (const uint8_t *)bad[i].body,
+                                            strlen(bad[i].body), a, &ch, &err), RSQL_ERR_DECODE);
+        if (strcmp(err.msg, bad[i].msg) != 0) {
+            fprintf(stderr, "date case %zu: got '%s'\n", i, err.msg);
+        }
+        CU_ASSERT_STRING_EQUAL(err.msg, bad[i].msg);
+    }
+    /* the json format keeps its rule: a number is no DATE */
+    rsql_decoder_t *js = rsql_decoder_new("json", NULL, 2, dcols, dt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+    rsql_decoder_set_desc(js, 1, rsql_tdesc_scalar(RSQL_TYPE_DATE));
+    rsql_value_t row[2];
+    CU_ASSERT_EQUAL(rsql_decode(js, (const uint8_t *)"{\"d\":20513}", 11, a, row, &err),
+                    RSQL_ERR_DECODE);
+    rsql_decoder_destroy(js);
+    rsql_arena_destroy(a);
+    rsql_decoder_destroy(dec);
+    rsql_encoder_destroy(enc);
+}
+
 /* ROW, ARRAY, MAP and DECIMAL columns in before and after, with paths in errors */
 static void test_dbz_nested(void)
 {
@@ -698,6 +760,7 @@ static CU_TestInfo dbz_tests[] = {
     {"test_dbz_metadata", test_dbz_metadata},
     {"test_dbz_projection", test_dbz_projection},
     {"test_dbz_nested", test_dbz_nested},
+    {"test_dbz_date", test_dbz_date},
     {"test_dbz_round_trip", test_dbz_round_trip},
     {"test_dbz_options", test_dbz_options},
     CU_TEST_INFO_NULL,
