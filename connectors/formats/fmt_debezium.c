@@ -34,6 +34,9 @@
 #include <string.h>
 #include <strings.h>
 
+#define next_key rsql_fmt__dbz_next_key
+#define key_is rsql_fmt__key_is
+
 /* The metadata keys, in Flink's names; M_* index them. */
 const rsql_format_meta_t rsql_fmt__dbz_meta[] = {
     {"schema", RSQL_TYPE_VARCHAR,
@@ -52,19 +55,6 @@ const rsql_format_meta_t rsql_fmt__dbz_meta[] = {
 };
 enum { M_SCHEMA, M_INGEST, M_SRC_TS, M_SRC_DB, M_SRC_SCHEMA, M_SRC_TABLE, M_SRC_PROPS, M_N };
 
-struct fmt_dbz {
-    bool schema_include, ignore_errors, ignore_truncate;
-    char **names;      /* 2n error names: "before.<column>" then "after.<column>" */
-    rsql_buf_t schema; /* writing with schema-include: {"schema":...,"payload": built once */
-    const rsql_tdesc_t *props; /* MAP<VARCHAR, VARCHAR>: source.properties */
-    bool any_ts;               /* the table has a TIMESTAMP column */
-    /* schema-include: per column, what its number counts in the last schema read (1
-       milliseconds; 1000 Debezium's MicroTimestamp, 1000000 its NanoTimestamp), and that
-       schema's text, so that an event with the same schema is not parsed again */
-    int64_t *ts_per_ms;
-    char *sch;
-    size_t sch_len;
-};
 
 /* 9999-12-31 23:59:59.999 UTC: a later timestamp in an event is not epoch milliseconds */
 #define TS_MAX_MS INT64_C(253402300799999)
@@ -91,12 +81,19 @@ rsql_err_t rsql_fmt__dbz_init(fmt_conf_t *c, const void *format_conf, rsql_error
     for (int i = 0; i < c->n; i++) {
         z->any_ts = z->any_ts || c->types[i] == RSQL_TYPE_TIMESTAMP;
     }
-    if (z->any_ts && z->schema_include) {
-        if (!(z->ts_per_ms = rsql_calloc((size_t)c->n, sizeof *z->ts_per_ms))) {
+    bool any_dec = false;
+    for (int i = 0; i < c->n; i++) {
+        any_dec = any_dec || c->types[i] == RSQL_TYPE_DECIMAL;
+    }
+    if ((z->any_ts || any_dec) && z->schema_include) {
+        z->ts_per_ms = rsql_calloc((size_t)c->n, sizeof *z->ts_per_ms);
+        z->dec_scale = rsql_calloc((size_t)c->n, sizeof *z->dec_scale);
+        if (!z->ts_per_ms || !z->dec_scale) {
             return rsql_error_nomem(err);
         }
         for (int i = 0; i < c->n; i++) {
             z->ts_per_ms[i] = 1;
+            z->dec_scale[i] = -1;
         }
     }
     z->names = rsql_calloc((size_t)c->n * 2, sizeof *z->names);
@@ -126,6 +123,7 @@ void rsql_fmt__dbz_free(fmt_conf_t *c)
     }
     rsql_free(z->names);
     rsql_free(z->ts_per_ms);
+    rsql_free(z->dec_scale);
     rsql_free(z->sch);
     rsql_buf_deinit(&z->schema);
     rsql_free(z);
@@ -165,7 +163,8 @@ static const char *json_kind(char ch)
 ** key in *key and *len (borrowed from the body or dec's scratch, valid until the next value is
 ** read) and p->i on its value; 0 past the closing '}'; -1 on invalid JSON (err set).
 */
-static int next_key(rsql_decoder_t *dec, jp_t *p, bool *first, const char **key, size_t *len)
+int rsql_fmt__dbz_next_key(rsql_decoder_t *dec, jp_t *p, bool *first, const char **key,
+                            size_t *len)
 {
     jp_ws(p);
     if (*first) {
@@ -217,10 +216,6 @@ static int next_key(rsql_decoder_t *dec, jp_t *p, bool *first, const char **key,
     return 1;
 }
 
-static bool key_is(const char *key, size_t len, const char *word)
-{
-    return strlen(word) == len && memcmp(key, word, len) == 0;
-}
 
 /* A value that must be a JSON object or null: true when it is null (and skipped). */
 static rsql_err_t object_or_null(jp_t *p, const char *what, bool *is_null)
@@ -393,12 +388,32 @@ static rsql_err_t read_envelope(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_
                 return RSQL_ERR_DECODE;
             }
             *payload = !is_null;
-            rc = is_null ? RSQL_OK : read_event(dec, p, ev, arena);
+            if (!is_null) {
+                rsql_fmt__dbz_swap_decimals(dec, true);
+                rc = read_event(dec, p, ev, arena);
+                rsql_fmt__dbz_swap_decimals(dec, false);
+                for (int i = 0; rc == RSQL_OK && dec->c.dbz->dec_scale && i < dec->c.n; i++) {
+                    if (dec->c.dbz->dec_scale[i] < 0) {
+                        continue;
+                    }
+                    if (ev->before) {
+                        rc = rsql_fmt__dbz_connect_decimal(dec, i, true, &ev->before[i], p->err);
+                    }
+                    if (rc == RSQL_OK && ev->after) {
+                        rc = rsql_fmt__dbz_connect_decimal(dec, i, false, &ev->after[i], p->err);
+                    }
+                }
+            } else {
+                rc = RSQL_OK;
+            }
         } else if (key_is(key, len, "schema") && (ev->want[M_SCHEMA] || dec->c.dbz->ts_per_ms)) {
             size_t at = p->i;
             if ((rc = jp_skip(p, 1)) == RSQL_OK && p->s[at] == '{') {
                 ev->sch = p->s + at;
                 ev->sch_len = p->i - at;
+                if (dec->c.dbz->ts_per_ms) { /* before the payload: its decimals need it */
+                    rsql_fmt__dbz_schema(dec, ev->sch, ev->sch_len);
+                }
             }
             if (rc == RSQL_OK && ev->want[M_SCHEMA]) {
                 rsql_value_t *v = &ev->meta[M_SCHEMA];
@@ -435,145 +450,6 @@ static rsql_err_t read_envelope(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_
                                            "{\"schema\":...,\"payload\":...})");
     }
     return RSQL_OK;
-}
-
-/* Step through an array: on the first call p->i is on its '['. 1 on an item, 0 past ']'. */
-static int next_item(jp_t *p, bool *first)
-{
-    jp_ws(p);
-    if (*first) {
-        *first = false;
-        p->i++;
-        jp_ws(p);
-    } else if (p->i < p->n && p->s[p->i] == ',') {
-        p->i++;
-        jp_ws(p);
-        return p->i < p->n ? 1 : -1;
-    }
-    if (p->i < p->n && p->s[p->i] == ']') {
-        p->i++;
-        return 0;
-    }
-    return p->i < p->n ? 1 : -1;
-}
-
-/*
-** One schema object at p->i ({"type":..,"fields":[..],"name":..,"field":..}): the spans of
-** its "fields" array, its "name" and its "field" strings (raw, unescaped: Debezium's names
-** have no escapes). -1 when it is not such an object.
-*/
-typedef struct sch_node {
-    size_t fields_at;
-    const char *name, *field;
-    size_t name_len, field_len;
-} sch_node_t;
-
-static int sch_read_node(rsql_decoder_t *dec, jp_t *p, sch_node_t *nd)
-{
-    bool first = true;
-    const char *key;
-    size_t len;
-    int r;
-    memset(nd, 0, sizeof *nd);
-    if (p->s[p->i] != '{') {
-        return jp_skip(p, 2) == RSQL_OK ? 0 : -1;
-    }
-    while ((r = next_key(dec, p, &first, &key, &len)) == 1) {
-        bool is_name = key_is(key, len, "name"), is_field = key_is(key, len, "field");
-        if (key_is(key, len, "fields") && p->s[p->i] == '[') {
-            nd->fields_at = p->i;
-        } else if ((is_name || is_field) && p->s[p->i] == '"') {
-            const char *s;
-            size_t n;
-            if (!jp_string_plain(p, &s, &n)) {
-                if (jp_skip(p, 2) != RSQL_OK) {
-                    return -1;
-                }
-                continue;
-            }
-            *(is_name ? &nd->name : &nd->field) = s;
-            *(is_name ? &nd->name_len : &nd->field_len) = n;
-            continue;
-        }
-        if (jp_skip(p, 2) != RSQL_OK) {
-            return -1;
-        }
-    }
-    return r;
-}
-
-/*
-** From the envelope's schema (sch, n bytes of valid JSON), what each TIMESTAMP column's
-** number counts: Debezium's io.debezium.time.MicroTimestamp microseconds, NanoTimestamp
-** nanoseconds, anything else milliseconds. Kept with the schema's text: the next event
-** with the same schema reuses it. A schema of another shape changes nothing.
-*/
-static void schema_units(rsql_decoder_t *dec, const char *sch, size_t n)
-{
-    fmt_dbz_t *z = dec->c.dbz;
-    const fmt_conf_t *c = &dec->c;
-    if (z->sch && z->sch_len == n && memcmp(z->sch, sch, n) == 0) {
-        return;
-    }
-    for (int i = 0; i < c->n; i++) {
-        z->ts_per_ms[i] = 1;
-    }
-    rsql_free(z->sch);
-    z->sch = rsql_malloc(n ? n : 1);
-    z->sch_len = z->sch ? n : 0;
-    if (z->sch) {
-        memcpy(z->sch, sch, n);
-    }
-    rsql_error_t ignored;
-    rsql_error_clear(&ignored);
-    jp_t p = {sch, n, 0, &ignored};
-    sch_node_t top, side, col;
-    bool first = true;
-    if (sch_read_node(dec, &p, &top) < 0 || !top.fields_at) {
-        return;
-    }
-    p.i = top.fields_at;
-    while (next_item(&p, &first) == 1) { /* before, after, source, op, ... */
-        if (sch_read_node(dec, &p, &side) < 0) {
-            return;
-        }
-        if (!side.fields_at || !side.field || !key_is(side.field, side.field_len, "after")) {
-            continue;
-        }
-        jp_t q = {sch, n, side.fields_at, &ignored};
-        bool f2 = true;
-        while (next_item(&q, &f2) == 1) {
-            if (sch_read_node(dec, &q, &col) < 0) {
-                return;
-            }
-            int64_t per_ms = !col.name ? 1
-                             : key_is(col.name, col.name_len, "io.debezium.time.MicroTimestamp")
-                                 ? 1000
-                             : key_is(col.name, col.name_len, "io.debezium.time.NanoTimestamp")
-                                 ? 1000000
-                                 : 1;
-            for (int i = 0; per_ms > 1 && col.field && i < c->n; i++) {
-                if (c->types[i] == RSQL_TYPE_TIMESTAMP && c->name_lens[i] == col.field_len &&
-                    strncasecmp(c->names[i], col.field, col.field_len) == 0) {
-                    z->ts_per_ms[i] = per_ms;
-                }
-            }
-        }
-        return;
-    }
-}
-
-/* A row's TIMESTAMP columns of Debezium's micro- and nanoseconds into milliseconds. */
-static void convert_timestamps(const rsql_decoder_t *dec, rsql_value_t *row)
-{
-    const fmt_conf_t *c = &dec->c;
-    for (int i = 0; i < c->n; i++) {
-        int64_t d = c->dbz->ts_per_ms[i];
-        rsql_value_t *v = &row[i];
-        if (d > 1 && v->type == RSQL_TYPE_TIMESTAMP && !v->is_null) {
-            v->v.ts = v->v.ts / d - (v->v.ts % d < 0); /* floor: before 1970 too */
-        }
-    }
 }
 
 /*
@@ -654,9 +530,9 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
                               ev->op, ev->op_len > 7 ? "..." : "");
     }
     if (z->ts_per_ms && ev->sch) {
-        schema_units(dec, ev->sch, ev->sch_len);
+        rsql_fmt__dbz_schema(dec, ev->sch, ev->sch_len);
         for (int i = 0; i < n; i++) {
-            convert_timestamps(dec, rows[i]);
+            rsql_fmt__dbz_convert_ts(dec, rows[i]);
         }
     }
     for (int i = 0; z->any_ts && i < n; i++) {

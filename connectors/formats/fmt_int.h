@@ -298,4 +298,40 @@ bool rsql_fmt__regex_valid(const char *re, char *why, size_t size);
 rsql_err_t rsql_fmt__canal_decode(cdc_msg_t *m);
 rsql_err_t rsql_fmt__maxwell_decode(cdc_msg_t *m);
 
+/* ---- debezium-json (fmt_debezium.c, fmt_debezium_schema.c) */
+
+/* debezium-json's state (fmt_debezium.c, fmt_debezium_schema.c) */
+struct fmt_dbz {
+    bool schema_include, ignore_errors, ignore_truncate;
+    char **names;      /* 2n error names: "before.<column>" then "after.<column>" */
+    rsql_buf_t schema; /* writing with schema-include: {"schema":...,"payload": built once */
+    const rsql_tdesc_t *props; /* MAP<VARCHAR, VARCHAR>: source.properties */
+    bool any_ts;               /* the table has a TIMESTAMP column */
+    /* schema-include: per column, what its number counts in the last schema read (1
+       milliseconds; 1000 Debezium's MicroTimestamp, 1000000 its NanoTimestamp), and that
+       schema's text, so that an event with the same schema is not parsed again */
+    int64_t *ts_per_ms;
+    int *dec_scale; /* per column: the scale of a Kafka Connect Decimal (base64 bytes), or -1 */
+    char *sch;
+    size_t sch_len;
+};
+
+/* key is word (len bytes, not NUL-terminated) */
+static inline bool rsql_fmt__key_is(const char *key, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(key, word, len) == 0;
+}
+/* an object's next key (1, p->i on its value), its end (0, past '}') or invalid JSON (-1) */
+int rsql_fmt__dbz_next_key(rsql_decoder_t *dec, jp_t *p, bool *first, const char **key,
+                           size_t *len);
+/* what the envelope's schema sch (n bytes of JSON) says of the columns, once per text */
+void rsql_fmt__dbz_schema(rsql_decoder_t *dec, const char *sch, size_t n);
+/* the Decimal columns read as BYTES (swap true) or DECIMAL again (false) */
+void rsql_fmt__dbz_swap_decimals(rsql_decoder_t *dec, bool swap);
+/* a Decimal read as BYTES (v, of column col of the before or after image) into its DECIMAL */
+rsql_err_t rsql_fmt__dbz_connect_decimal(const rsql_decoder_t *dec, int col, bool before,
+                                         rsql_value_t *v, rsql_error_t *err);
+/* a row's MicroTimestamp and NanoTimestamp columns into milliseconds */
+void rsql_fmt__dbz_convert_ts(const rsql_decoder_t *dec, rsql_value_t *row);
+
 #endif

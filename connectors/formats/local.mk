@@ -5,6 +5,7 @@ librocketsql_a_SOURCES += \
 	connectors/formats/fmt_opts.c connectors/formats/fmt_codec.c \
 	connectors/formats/fmt_json.c connectors/formats/fmt_json_value.c connectors/formats/fmt_json_scan.c \
 	connectors/formats/fmt_csv.c connectors/formats/fmt_raw.c connectors/formats/fmt_debezium.c \
+	connectors/formats/fmt_debezium_schema.c \
 	connectors/formats/fmt_cdc.c connectors/formats/fmt_canal.c connectors/formats/fmt_maxwell.c
 
 # the nested-body benchmark (run by hand; bench/README.md)

@@ -254,6 +254,75 @@ static void test_dbz_schema_units(void)
     fx_deinit(&f);
 }
 
+/* With the envelope, a Kafka Connect Decimal (base64 bytes, scale in the schema) into DECIMAL */
+static void test_dbz_schema_decimal(void)
+{
+    static const char *const on[] = {"debezium-json.schema-include", "true", NULL};
+    static const char *const dcols[] = {"id", "customer", "amount", "placed", "tags"};
+    const rsql_type_t dt[] = {RSQL_TYPE_INT, RSQL_TYPE_VARCHAR, RSQL_TYPE_DECIMAL,
+                              RSQL_TYPE_TIMESTAMP, RSQL_TYPE_ARRAY};
+    fx_t f;
+    fx_init(&f, on);
+    rsql_decoder_t *dec = rsql_decoder_new("debezium-json",
+                                           rsql_optset_conf(f.opts, RSQL_CONF_FORMAT), 5, dcols,
+                                           dt, &f.err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dec);
+    rsql_decoder_set_desc(dec, 2, rsql_tdesc_decimal(10, 3));
+    rsql_decoder_set_desc(dec, 4, rsql_tdesc_array(rsql_tdesc_scalar(RSQL_TYPE_VARCHAR)));
+    size_t len;
+    char *body = fixture("pg_update_schema_decimal.json", &len);
+    rsql_changes_t ch;
+    for (int round = 0; round < 2; round++) {
+        rsql_error_clear(&f.err);
+        CU_ASSERT_EQUAL_FATAL(rsql_decode_changes(dec, (const uint8_t *)body, len, f.arena, &ch,
+                                                  &f.err), RSQL_OK);
+        CU_ASSERT_EQUAL_FATAL(ch.n, 2);
+        const rsql_value_t *b = &ch.rows[0][2], *a = &ch.rows[1][2];
+        CU_ASSERT_EQUAL(a->type, RSQL_TYPE_DECIMAL);
+        CU_ASSERT_EQUAL(a->scale, 3); /* 89.99 at the column's scale: 89990 */
+        CU_ASSERT_EQUAL(a->v.dec.lo, 89990u);
+        CU_ASSERT_EQUAL(a->v.dec.hi, 0);
+        CU_ASSERT_EQUAL((int64_t)b->v.dec.lo, -12500); /* -12.50 */
+        CU_ASSERT_EQUAL(b->v.dec.hi, -1);
+        CU_ASSERT_EQUAL(ch.rows[1][3].v.ts, PLACED_1); /* and the microseconds as before */
+    }
+    /* the columns' types are the table's again after each event */
+    const char *plain =
+        "{\"schema\":{},\"payload\":{\"after\":{\"amount\":\"1.5\"},\"op\":\"c\"}}";
+    rsql_error_clear(&f.err);
+    CU_ASSERT_EQUAL_FATAL(rsql_decode_changes(dec, (const uint8_t *)plain, strlen(plain), f.arena,
+                                              &ch, &f.err), RSQL_OK);
+    CU_ASSERT_EQUAL(ch.rows[0][2].v.dec.lo, 1500u);
+    /* other values in the after image: 0x7fffff, one that does not fit, one not base64 */
+    static const struct {
+        const char *b64, *msg;
+        uint64_t lo;
+    } vals[] = {
+        {"f///", NULL, 83886070u}, /* 83886.07 */
+        {"f////w==", "field 'after.amount': ", 0}, /* 21474836.47: 8 integer digits */
+        {"!!!!", "field 'after.amount': expected BYTES", 0},
+    };
+    char *at = strstr(body, "Iyc=");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        char alt[1 << 16];
+        snprintf(alt, sizeof alt, "%.*s%s%s", (int)(at - body), body, vals[i].b64, at + 4);
+        rsql_error_clear(&f.err);
+        rsql_err_t rc = rsql_decode_changes(dec, (const uint8_t *)alt, strlen(alt), f.arena, &ch,
+                                            &f.err);
+        if (!vals[i].msg) {
+            CU_ASSERT_EQUAL(rc, RSQL_OK);
+            CU_ASSERT_EQUAL(ch.rows[1][2].v.dec.lo, vals[i].lo);
+        } else {
+            CU_ASSERT_EQUAL(rc, RSQL_ERR_DECODE);
+            CU_ASSERT_PTR_NOT_NULL(strstr(f.err.msg, vals[i].msg));
+        }
+    }
+    free(body);
+    rsql_decoder_destroy(dec);
+    fx_deinit(&f);
+}
+
 /* A null or empty body (the tombstone after a delete) has no rows; NULL raw too. */
 static void test_dbz_tombstone(void)
 {
@@ -754,6 +823,7 @@ static CU_TestInfo dbz_tests[] = {
     {"test_dbz_ops", test_dbz_ops},
     {"test_dbz_schema_envelope", test_dbz_schema_envelope},
     {"test_dbz_schema_units", test_dbz_schema_units},
+    {"test_dbz_schema_decimal", test_dbz_schema_decimal},
     {"test_dbz_tombstone", test_dbz_tombstone},
     {"test_dbz_truncate", test_dbz_truncate},
     {"test_dbz_parse_errors", test_dbz_parse_errors},
