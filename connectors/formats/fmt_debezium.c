@@ -6,8 +6,9 @@
  *   {"before":{...},"after":{...},"source":{...},"op":"u","ts_ms":1700000000000}
  * or, with debezium-json.schema-include, that object as the "payload" of
  *   {"schema":{...},"payload":{...}}
- * (Kafka Connect's JSON converter with schemas enabled); that schema only says the unit of a
- * TIMESTAMP column's number (Debezium's MicroTimestamp and NanoTimestamp), kept per schema.
+ * (Kafka Connect's JSON converter with schemas enabled); that schema says only the units the
+ * columns cannot (a timestamp's micro- or nanoseconds, a Decimal's scale: see
+ * fmt_debezium_schema.c). A DATE column also takes Debezium's day count (a JSON integer).
  *
  * Reading (rsql_fmt__dbz_decode): op "c" (create) and "r" (a snapshot read) give one INSERT
  * of after; "u" gives UPDATE_BEFORE of before then UPDATE_AFTER of after, or only the
