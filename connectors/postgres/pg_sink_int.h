@@ -29,6 +29,11 @@ struct rsql_sink {
     char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) [ON CONFLICT ...] */
     char *stage_sql;  /* upsert: CREATE TEMP TABLE rsql_stage ... */
     char *merge_sql;  /* upsert: INSERT INTO t SELECT ... FROM rsql_stage ON CONFLICT ... */
+    /* changes (rsql_sink_ctx_t.changelog, with the key): rsql_stage has rsql_del, the rows
+       that remove their key; DELETE FROM t WHERE (k) IN (those keys), before merge_sql, and
+       DELETE FROM t WHERE k = $1 ... for one row (find_bad_row) */
+    bool changelog;
+    char *stage_delete_sql, *delete_sql;
     int n_key;
     int *key;       /* upsert: key column indexes */
     bool staged;    /* rsql_stage exists on this connection */
