@@ -59,9 +59,9 @@ static void put_text(rsql_buf_t *b, const rsql_value_t *v)
 
 /*
 ** One row as a line of COPY's text format: tab-separated, \N for NULL, escaped; into the
-** stage, with its row number (and for a changelog whether it deletes its key).
+** stage, with its row number (and del >= 0: whether it deletes its key, rsql_del).
 */
-static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, bool del,
+static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, int del,
                           rsql_buf_t *out)
 {
     for (int i = 0; i < k->n; i++) {
@@ -104,7 +104,7 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, boo
     if (k->n_key) {
         rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
     }
-    if (k->changelog) {
+    if (del >= 0) {
         rsql_buf_puts(out, del ? "\tt" : "\tf"); /* rsql_stage.rsql_del */
     }
     rsql_buf_putc(out, '\n');
@@ -116,13 +116,13 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, boo
 ** the COPY's result.
 */
 static rsql_err_t send_rows(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                            rsql_error_t *err)
+                            bool with_del, rsql_error_t *err)
 {
     rsql_buf_t data = RSQL_BUF_INIT;
     for (int i = from; i < to; i++) {
         int op = k->changelog ? rsql_io_change_op(rows, i, to, k->n_key, k->key) : RSQL_IO_UPSERT;
         if (!k->dup[i] && op != RSQL_IO_SKIP) {
-            put_copy_line(k, rows[i].values, i, op == RSQL_IO_DELETE, &data);
+            put_copy_line(k, rows[i].values, i, with_del ? op == RSQL_IO_DELETE : -1, &data);
         }
         if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
             if (data.oom) {
@@ -169,14 +169,15 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
         rsql_buf_deinit(&q);
         return rc;
     }
-    rsql_buf_puts(&q, k->copy_sql);
+    bool del = chunk_deletes(k, rows, from, to);
+    rsql_buf_puts(&q, del ? k->copy_del_sql : k->copy_sql);
     rsql_buf_puts(&q, "; ");
-    if (chunk_deletes(k, rows, from, to)) {
+    if (del) {
         rsql_buf_puts(&q, k->stage_delete_sql);
         rsql_buf_puts(&q, "; ");
     }
     if (k->n_key) {
-        rsql_buf_puts(&q, k->merge_sql);
+        rsql_buf_puts(&q, del ? k->merge_del_sql : k->merge_sql);
         rsql_buf_puts(&q, "; ");
     }
     rsql_buf_puts(&q, "COMMIT");
@@ -196,7 +197,7 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
         return rc;
     }
     PQclear(r);
-    rc = send_rows(k, rows, from, to, err);
+    rc = send_rows(k, rows, from, to, del, err);
     /* the COPY's result, the merge's, the COMMIT's: the first failure says why */
     bool committed = false;
     while ((r = PQgetResult(k->conn))) {
@@ -254,7 +255,8 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
         rollback(k);
         return rc;
     }
-    PGresult *r = PQexec(k->conn, k->copy_sql);
+    bool del = chunk_deletes(k, rows, from, to);
+    PGresult *r = PQexec(k->conn, del ? k->copy_del_sql : k->copy_sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
         PQclear(r);
@@ -264,7 +266,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     PQclear(r);
     rsql_error_t oom;
     rsql_error_clear(&oom);
-    bool out_of_mem = send_rows(k, rows, from, to, &oom) != RSQL_OK;
+    bool out_of_mem = send_rows(k, rows, from, to, del, &oom) != RSQL_OK;
     r = PQgetResult(k->conn);
     if (out_of_mem) {
         rc = rsql_error_nomem(err);
@@ -275,11 +277,12 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     while ((r = PQgetResult(k->conn))) {
         PQclear(r);
     }
-    if (rc == RSQL_OK && chunk_deletes(k, rows, from, to)) {
+    if (rc == RSQL_OK && del) {
         rc = rsql_pg__exec(k, k->stage_delete_sql, "cannot delete the rows", err);
     }
     if (rc == RSQL_OK && k->n_key) {
-        rc = rsql_pg__exec(k, k->merge_sql, "cannot upsert the rows", err);
+        rc = rsql_pg__exec(k, del ? k->merge_del_sql : k->merge_sql, "cannot upsert the rows",
+                           err);
     }
     if (rc == RSQL_OK) {
         r = PQexec(k->conn, "COMMIT");

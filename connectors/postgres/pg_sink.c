@@ -55,7 +55,7 @@
  * in row order: +I and +U upsert, -D and -U delete the key (rsql_io_change_op: a -U directly
  * followed by the +U of the same key is left to that upsert). A chunk keeps the COPY into
  * rsql_stage, with a column rsql_del for the rows that delete, and applies it with two
- * statements in its transaction:
+ * statements in its transaction (a chunk without a delete is merged as an append is):
  *   DELETE FROM t WHERE (k) IN (SELECT k FROM rsql_stage WHERE rsql_del)   (when it has any)
  *   INSERT INTO t SELECT ... FROM (the last row of each key) WHERE NOT rsql_del ON CONFLICT ...
  * which leaves each key as its changes in order would: no row when its last change deletes,
@@ -136,6 +136,8 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->stage_sql);
     rsql_free(k->merge_sql);
     rsql_free(k->stage_delete_sql);
+    rsql_free(k->copy_del_sql);
+    rsql_free(k->merge_del_sql);
     rsql_free(k->delete_sql);
     rsql_free(k->key);
     rsql_free(k->table_create);
@@ -308,19 +310,20 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_reset(&b);
         rsql_buf_puts(&b, "INSERT INTO ");
         rsql_pg__quote_table(&b, conf->table_name);
-        if (k->changelog) { /* the last change of each key, when it is an upsert */
-            rsql_buf_printf(&b, "(%s) SELECT %s FROM (SELECT DISTINCT ON (%s) %s, rsql_del FROM "
-                                "rsql_stage ORDER BY %s, rsql_seq DESC) rsql_last WHERE NOT "
-                                "rsql_del%s",
-                            rsql_buf_str(&cols), rsql_buf_str(&cols), rsql_buf_str(&keys),
-                            rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&conflict));
-        } else {
-            rsql_buf_printf(&b, "(%s) SELECT DISTINCT ON (%s) %s FROM rsql_stage ORDER BY %s, "
-                                "rsql_seq DESC%s",
-                            rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&cols),
-                            rsql_buf_str(&keys), rsql_buf_str(&conflict));
-        }
+        rsql_buf_printf(&b, "(%s) SELECT DISTINCT ON (%s) %s FROM rsql_stage ORDER BY %s, "
+                            "rsql_seq DESC%s",
+                        rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&cols),
+                        rsql_buf_str(&keys), rsql_buf_str(&conflict));
         k->merge_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b); /* a chunk with deletes: the last change of each key, if an upsert */
+        rsql_buf_puts(&b, "INSERT INTO ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_printf(&b, "(%s) SELECT %s FROM (SELECT DISTINCT ON (%s) %s, rsql_del FROM "
+                            "rsql_stage ORDER BY %s, rsql_seq DESC) rsql_last WHERE NOT "
+                            "rsql_del%s",
+                        rsql_buf_str(&cols), rsql_buf_str(&cols), rsql_buf_str(&keys),
+                        rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&conflict));
+        k->merge_del_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
         rsql_buf_reset(&b);
         rsql_buf_puts(&b, "DELETE FROM ");
         rsql_pg__quote_table(&b, conf->table_name);
@@ -338,8 +341,11 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         }
         k->delete_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
         rsql_buf_reset(&b);
-        rsql_buf_printf(&b, "COPY rsql_stage(%s, rsql_seq%s) FROM STDIN", rsql_buf_str(&cols),
-                        k->changelog ? ", rsql_del" : "");
+        rsql_buf_printf(&b, "COPY rsql_stage(%s, rsql_seq, rsql_del) FROM STDIN",
+                        rsql_buf_str(&cols));
+        k->copy_del_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b);
+        rsql_buf_printf(&b, "COPY rsql_stage(%s, rsql_seq) FROM STDIN", rsql_buf_str(&cols));
     } else {
         rsql_buf_puts(&b, "COPY ");
         rsql_pg__quote_table(&b, conf->table_name);
@@ -363,7 +369,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->insert_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
     bool up_ok = !cols.oom && !keys.oom && !sets.oom && !conflict.oom &&
                  (!k->n_key || (k->stage_sql && k->merge_sql && k->stage_delete_sql &&
-                                k->delete_sql));
+                                k->delete_sql && k->copy_del_sql && k->merge_del_sql));
     rsql_buf_deinit(&cols);
     rsql_buf_deinit(&keys);
     rsql_buf_deinit(&sets);
