@@ -19,7 +19,9 @@
  *   RSQL_AC_KILL_AFTER=N SIGKILL itself right after the N-th write returned (a crash with
  *                        gathered rows not committed yet); 0 = never
  *   RSQL_AC_CHANGELOG=0  open the sink as an append (no changelog; every row must be +I)
- * Exits 0 once every row was reported written; 1 with the reason on a failure.
+ *   RSQL_AC_TOLERATE=1   errors.tolerance 'all': rows may fail (counted), the others go on
+ * Exits 0 once every row was reported (written, or failed under RSQL_AC_TOLERATE); 1 with the
+ * reason on a failure.
  */
 #include "config.h"
 #include "connectors/rsql_connector.h"
@@ -87,6 +89,7 @@ int main(int argc, char **argv)
     bool own = getenv("RSQL_AC_OWN") && atoi(getenv("RSQL_AC_OWN"));
     int kill_after = getenv("RSQL_AC_KILL_AFTER") ? atoi(getenv("RSQL_AC_KILL_AFTER")) : 0;
     bool changelog = !getenv("RSQL_AC_CHANGELOG") || atoi(getenv("RSQL_AC_CHANGELOG"));
+    bool tolerate = getenv("RSQL_AC_TOLERATE") && atoi(getenv("RSQL_AC_TOLERATE"));
     batch = batch > 0 ? batch : 7;
 
     /* the changes: every row and record kept until the end (rows stay valid until reported) */
@@ -185,7 +188,8 @@ int main(int argc, char **argv)
                            .source_own_positions = own,
                            .n_key = 1,
                            .key_columns = key,
-                           .changelog = changelog};
+                           .changelog = changelog,
+                           .tolerate_all = tolerate};
     rsql_sink_t *k = NULL;
     if (def->sink->open(&ctx, &k, &err) != RSQL_OK) {
         return die("open", &err);
@@ -230,9 +234,10 @@ int main(int argc, char **argv)
     }
     def->sink->close(k);
     rsql_optset_destroy(opts);
-    if (d.failed) {
+    if (d.failed && !tolerate) {
         return die("some rows failed", NULL);
     }
-    printf("applied %lld rows from row %d\n", (long long)sent, from);
+    printf("applied %lld rows from row %d, %lld failed\n", (long long)sent, from,
+           (long long)d.failed);
     return 0;
 }

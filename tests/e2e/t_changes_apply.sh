@@ -16,7 +16,9 @@
 #   3. message ids (a source that keeps its own positions): a killed run, then every message
 #      delivered again, then the first half delivered once more after the later changes were
 #      applied: nothing applied twice, equal to the reference;
-#   4. appends (not a changelog) into a keyed table: the last row of each key, as before.
+#   4. appends (not a changelog) into a keyed table: the last row of each key, as before;
+#   5. under errors.tolerance 'all', messages whose upsert a CHECK constraint refuses fail
+#      whole (none of their rows applied), the others are applied in order.
 . "$(dirname "$0")/lib.sh"
 
 AC="$RSQL_BUILDDIR/tests/e2e/apply_changes"
@@ -182,5 +184,39 @@ RSQL_AC_CHANGELOG=0 "$AC" postgres url="$URL" table-name="$S.app" sink.buffer-fl
     <inserts >/dev/null || fail "postgres append failed"
 same_rows "$(pg_rows app)" "$(cat want-inserts)" "postgres append"
 ok "appends (not a changelog) into a keyed table: the last row of each key, as before"
+
+# ---- 5. errors.tolerance 'all': a record with a row the table refuses fails whole. The
+# refused values go to every third message whose upserts are each the last change of their key
+# (postgres writes only the last change of a key in a transaction: an upsert that a later
+# change of its key in the same transaction overrides is never written, so never refused)
+python3 - <<'PY'
+last, recs = {}, {}
+rows = [l.split(" ", 3) for l in open("changes").read().splitlines()]
+for i, (seq, kind, k, v) in enumerate(rows):
+    last[k] = i
+    recs.setdefault(seq, []).append(i)
+picked = [s for s, idx in recs.items()
+          if any(rows[i][1] in ("+I", "+U") for i in idx)
+          and all(last[rows[i][2]] == i for i in idx if rows[i][1] in ("+I", "+U"))][::3]
+with open("bad-changes", "w") as out:
+    for seq, kind, k, v in rows:
+        out.write("%s %s %s %s\n" % (seq, kind, k, "bad" if seq in picked else v))
+open("bad-seqs", "w").write("".join(s + "\n" for s in picked))
+PY
+awk 'NR == FNR {bad[$1] = 1; next} !($1 in bad)' bad-seqs bad-changes | reference >want-tolerated
+n_bad_rows=$(awk 'NR == FNR {bad[$1] = 1; next} ($1 in bad)' bad-seqs bad-changes | wc -l)
+[ "$(wc -l <bad-seqs)" -gt 10 ] || fail "too few refused messages: $(wc -l <bad-seqs)"
+sqlite3 "$T/tol.db" "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT CHECK (v <> 'bad'))"
+RSQL_AC_TOLERATE=1 "$AC" sqlite path="$T/tol.db" table=t sink.batch-size=5 <bad-changes \
+    >"$T/tol.out" 2>/dev/null || fail "sqlite under 'all' failed"
+grep -q ", $n_bad_rows failed" "$T/tol.out" || fail "sqlite: not $n_bad_rows rows failed: $(cat "$T/tol.out")"
+same_rows "$(sqlite_rows "$T/tol.db")" "$(cat want-tolerated)" "sqlite under 'all'"
+ok "sqlite under 'all': the $(wc -l <bad-seqs) refused messages ($n_bad_rows rows) not applied at all, the others are"
+psql_q "CREATE TABLE $S.tol(k bigint PRIMARY KEY, v text CHECK (v <> 'bad'))" >/dev/null
+RSQL_AC_TOLERATE=1 "$AC" postgres url="$URL" table-name="$S.tol" sink.buffer-flush.max-rows=13 \
+    <bad-changes >"$T/tol.out" 2>/dev/null || fail "postgres under 'all' failed"
+grep -q ", $n_bad_rows failed" "$T/tol.out" || fail "postgres: not $n_bad_rows rows failed: $(cat "$T/tol.out")"
+same_rows "$(pg_rows tol)" "$(cat want-tolerated)" "postgres under 'all'"
+ok "postgres under 'all': the refused messages not applied at all, the others are (found under savepoints)"
 
 echo "PASS ($n_checks checks)"
