@@ -18,7 +18,9 @@
 #      applied: nothing applied twice, equal to the reference;
 #   4. appends (not a changelog) into a keyed table: the last row of each key, as before;
 #   5. under errors.tolerance 'all', messages whose upsert a CHECK constraint refuses fail
-#      whole (none of their rows applied), the others are applied in order.
+#      whole (none of their rows applied), the others are applied in order;
+#   6. through rocketsql itself: a debezium-json file of 20,000 changes INSERTed into sqlite and
+#      postgres tables with a PRIMARY KEY, each run killed with SIGKILL once and run again.
 . "$(dirname "$0")/lib.sh"
 
 AC="$RSQL_BUILDDIR/tests/e2e/apply_changes"
@@ -218,5 +220,59 @@ RSQL_AC_TOLERATE=1 "$AC" postgres url="$URL" table-name="$S.tol" sink.buffer-flu
 grep -q ", $n_bad_rows failed" "$T/tol.out" || fail "postgres: not $n_bad_rows rows failed: $(cat "$T/tol.out")"
 same_rows "$(pg_rows tol)" "$(cat want-tolerated)" "postgres under 'all'"
 ok "postgres under 'all': the refused messages not applied at all, the others are (found under savepoints)"
+
+# ---- 6. through rocketsql: a debezium-json file (c, r, u, d) INSERTed into sqlite and
+# postgres tables with a PRIMARY KEY, the run killed with SIGKILL once and run again
+python3 - <<'PY'
+import json, random
+r, cur, out, chg = random.Random(7), {}, open("dbz.jsonl", "w"), open("dbz-changes", "w")
+for seq in range(1, 20001):
+    k = r.randrange(500)
+    v = None if r.random() < 0.03 else "n%d'\"x\\" % r.randrange(10**6)
+    if k not in cur:
+        op = r.choice("cr")
+        out.write(json.dumps({"before": None, "after": {"id": k, "name": v}, "op": op}) + "\n")
+        chg.write("%d +I %d %s\n" % (seq, k, "\\N" if v is None else v)); cur[k] = v
+    elif r.random() < 0.7:
+        out.write(json.dumps({"before": {"id": k, "name": cur[k]}, "after": {"id": k, "name": v},
+                              "op": "u", "source": {"table": "t"}}) + "\n")
+        chg.write("%d +U %d %s\n" % (seq, k, "\\N" if v is None else v)); cur[k] = v
+    else:
+        out.write(json.dumps({"before": {"id": k, "name": cur[k]}, "after": None, "op": "d"}) + "\n")
+        chg.write("%d -D %d x\n" % (seq, k)); del cur[k]
+PY
+reference <dbz-changes >want-dbz
+cat >dbz.sql <<SQL
+CREATE TABLE src (id BIGINT, name STRING) WITH ('connector' = 'filesystem', 'path' = 'dbz.jsonl',
+  'format' = 'debezium-json');
+CREATE TABLE lite (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'sqlite', 'path' = '$T/dbz.db', 'table' = 't', 'sink.batch-size' = '50');
+CREATE TABLE pg (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.dbz',
+        'sink.buffer-flush.max-rows' = '100');
+SQL
+rsql -f dbz.sql
+expect_rc 0 "create the debezium-json tables"
+for dst in lite pg; do
+    "$RSQL" --catalog "$CAT" -e "INSERT INTO $dst SELECT * FROM src" >/dev/null 2>&1 &
+    pid=$!
+    e2e_pids="$e2e_pids $pid"
+    for _ in $(seq 1 200); do # the kill lands once rows are in the sink (or the run ended)
+        kill -0 "$pid" 2>/dev/null || break
+        if [ "$dst" = lite ]; then n=$(sqlite3 "$T/dbz.db" "SELECT count(*) FROM t" 2>/dev/null || echo 0)
+        else n=$(psql_q "SELECT count(*) FROM $S.dbz" 2>/dev/null || echo 0); fi
+        [ "${n:-0}" -gt 0 ] && break
+        python3 -c "import select; select.select([], [], [], 0.01)"
+    done
+    kill -9 "$pid" 2>/dev/null && echo "$dst: killed with ${n:-0} rows in the sink" || true
+    wait "$pid" 2>/dev/null || true
+    rsql -e "INSERT INTO $dst SELECT * FROM src"
+    expect_rc 0 "debezium-json -> $dst, run again after a SIGKILL"
+done
+same_rows "$(sqlite3 "$T/dbz.db" "SELECT id, coalesce(name, '<null>') FROM t ORDER BY id")" \
+    "$(cat want-dbz)" "debezium-json -> sqlite"
+same_rows "$(psql_q "SELECT id, coalesce(name, '<null>') FROM $S.dbz ORDER BY id")" \
+    "$(cat want-dbz)" "debezium-json -> postgres"
+ok "debezium-json (20,000 changes over 500 keys) -> sqlite and postgres through rocketsql, killed once: equal to the reference"
 
 echo "PASS ($n_checks checks)"

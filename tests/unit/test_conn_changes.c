@@ -427,6 +427,42 @@ static void test_changes_file_plain_format(void)
     CU_ASSERT_STRING_EQUAL(slurp(path), "{\"k\":1,\"v\":\"a\"}\n{\"k\":2,\"v\":\"b\"}\n");
 }
 
+/* ---- filesystem: a changelog format carries the kinds (Flink's debezium-json encoding: +I and
+   +U an op "c" with after, -U and -D an op "d" with before) */
+
+static void test_changes_file_debezium(void)
+{
+    char path[128];
+    static snk_t x;
+    static rows_t r;
+    static const chg_t c[] = {{1, I, 1, "a"}, {2, UB, 1, "a"}, {2, UA, 1, "b"}, {3, D, 1, "b"}};
+    rows_of(&r, c, 4);
+    snprintf(path, sizeof path, "%s/out.dbz", tmpdir);
+    const char *kv[] = {"connector", "filesystem", "path", path, "format", "debezium-json",
+                        "sink.sync", "false", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, kv, true, 0, false), RSQL_OK);
+    CU_ASSERT_EQUAL(x.ops->write(x.k, 1, 4, r.r, &x.err), RSQL_OK);
+    CU_ASSERT_EQUAL(x.rows, 4);
+    CU_ASSERT_EQUAL(x.failed, 0);
+    snk_close(&x);
+    char *text = slurp(path), *line[5] = {NULL};
+    int n = 0;
+    for (char *p = strtok(text, "\n"); p && n < 5; p = strtok(NULL, "\n")) {
+        line[n++] = p;
+    }
+    CU_ASSERT_EQUAL_FATAL(n, 4);
+    static const char *const op[] = {"\"op\":\"c\"", "\"op\":\"d\"", "\"op\":\"c\"",
+                                     "\"op\":\"d\""};
+    static const char *const img[] = {"\"after\":{\"k\":1,\"v\":\"a\"}",
+                                      "\"before\":{\"k\":1,\"v\":\"a\"}",
+                                      "\"after\":{\"k\":1,\"v\":\"b\"}",
+                                      "\"before\":{\"k\":1,\"v\":\"b\"}"};
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(line[i], op[i]));
+        CU_ASSERT_PTR_NOT_NULL(strstr(line[i], img[i]));
+    }
+}
+
 static CU_TestInfo changes_tests[] = {
     {"test_changes_op_and_chunk_end", test_changes_op_and_chunk_end},
     {"test_changes_sqlite_cases", test_changes_sqlite_cases},
@@ -435,6 +471,7 @@ static CU_TestInfo changes_tests[] = {
     {"test_changes_need_a_key", test_changes_need_a_key},
     {"test_changes_print", test_changes_print},
     {"test_changes_file_plain_format", test_changes_file_plain_format},
+    {"test_changes_file_debezium", test_changes_file_debezium},
     CU_TEST_INFO_NULL,
 };
 
