@@ -631,6 +631,20 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
                 rsql_decoder_set_desc(x.dec, k, plan->source.def->columns[i].desc);
             }
         }
+        /* the format's metadata the statement reads, after the body's columns */
+        x.fmeta = rsql_calloc((size_t)sdef->n_columns + 1, sizeof(int));
+        if (!x.fmeta) {
+            rc = rsql_error_nomem(err);
+            goto done;
+        }
+        for (int i = 0; plan->source_fmeta && i < sdef->n_columns; i++) {
+            if (plan->source_fmeta[i]) {
+                if ((rc = rsql_decoder_want_meta(x.dec, plan->source_fmeta[i], err)) != RSQL_OK) {
+                    goto done;
+                }
+                x.fmeta[x.n_fmeta++] = i;
+            }
+        }
         /* decode only what the filter and the outputs read */
         rc = rsql_decoder_prune(x.dec, err);
         if (rc == RSQL_OK && plan->filter) {
@@ -697,6 +711,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.snk_ctx.meta_types = meta_types;
         conf.snk_ctx.n_key = snk_cols.n_key;
         conf.snk_ctx.key_columns = snk_cols.key;
+        conf.snk_ctx.changelog = plan->mode != RSQL_MODE_APPEND;
     }
     if (dlq_ops) {
         conf.dlq_ops = dlq_ops;
