@@ -590,9 +590,10 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
                     e->column < sdef->n_columns && plan->source_meta[e->column];
         x.own[i] = !(e->kind == RSQL_BX_CONST || (e->kind == RSQL_BX_COLUMN && !meta));
     }
-    /* the rows are a changelog: the sink gets their kinds (a preview shows them first, in
-       an "op" column, as +I -U +U -D) */
-    bool changelog = plan->source.format && rsql_format_changelog(plan->source.format);
+    /* the rows are a changelog (the planner's mode: the source's connector or format makes
+       changes): the sink gets their kinds (a preview shows them first, in an "op" column,
+       as +I -U +U -D) */
+    bool changelog = plan->mode != RSQL_MODE_APPEND;
     if (preview) {
         out_names = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(char *));
         out_types = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(rsql_type_t));
@@ -733,7 +734,6 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.snk_ctx.meta_types = meta_types;
         conf.snk_ctx.n_key = snk_cols.n_key;
         conf.snk_ctx.key_columns = snk_cols.key;
-        conf.snk_ctx.changelog = plan->mode != RSQL_MODE_APPEND;
     }
     conf.snk_ctx.changelog = changelog;
     if (dlq_ops) {

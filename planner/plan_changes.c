@@ -246,7 +246,7 @@ void rsql_plan__explain_changes(const rsql_plan_t *plan, rsql_buf_t *out)
     if (plan->kind != RSQL_PLAN_INSERT || !plan->sink.def) {
         rsql_buf_puts(out, plan->mode == RSQL_MODE_APPEND
                                ? "; the preview prints the rows\n"
-                               : "; the preview prints the rows without their kinds\n");
+                               : "; the preview prints each row with its kind first (op)\n");
         return;
     }
     rsql_buf_puts(out, "; sink ");

@@ -275,7 +275,7 @@ static void test_changes_accepted(void)
                 "kept row by row through filter and projection; sink all_kinds takes it with "
                 "each row's kind\n");
     expect_plan("SELECT id FROM src", RSQL_MODE_FULL,
-                "; the preview prints the rows without their kinds\n");
+                "; the preview prints each row with its kind first (op)\n");
 }
 
 static void test_changes_append_only(void)
