@@ -143,19 +143,20 @@ rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const cha
                                         type_pos, virtual_pos, err);
 }
 
-/* A format metadata key: read-only, of a scalar type that widens to the column's. */
+/* A format metadata key: read-only, of a type that fits the column's (rsql_meta_type_fits). */
 static rsql_err_t check_format_meta(const rsql_format_meta_t *fm, const char *format,
                                     const char *column, rsql_type_t type,
                                     const rsql_tdesc_t *desc, rsql_pos_t type_pos,
                                     rsql_error_t *err)
 {
-    const rsql_tdesc_t *cd = rsql_tdesc_of(type, desc);
-    if (rsql_type_is_param(type) || !rsql_type_widens(fm->type, type)) {
+    const char *kt = fm->type_text ? fm->type_text : rsql_type_name(fm->type);
+    rsql_meta_def_t m = {fm->key, kt, RSQL_META_READ, fm->doc};
+    if (!rsql_meta_type_fits(&m, type, desc, false)) {
+        const rsql_tdesc_t *cd = rsql_tdesc_of(type, desc);
         return rsql_error_set(err, RSQL_ERR_TYPE, type_pos,
                               "column '%s' is %s but metadata key '%s%s' of format '%s' is %s",
                               column, cd ? cd->text : rsql_type_name(type),
-                              RSQL_FORMAT_META_PREFIX, fm->key, format,
-                              rsql_type_name(fm->type));
+                              RSQL_FORMAT_META_PREFIX, fm->key, format, kt);
     }
     return RSQL_OK;
 }
