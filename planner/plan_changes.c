@@ -92,17 +92,26 @@ static void put_takers(rsql_buf_t *out)
     }
 }
 
-/* The changelog formats of this build, "'debezium-json', 'canal-json'". */
-static void put_changelog_formats(rsql_buf_t *out)
+/* The changelog formats conn allows (all of this build's when it does not say), "'a', 'b'". */
+static void put_changelog_formats(const rsql_connector_def_t *conn, rsql_buf_t *out)
 {
     int n = 0;
-    for (const rsql_format_def_t *const *f = rsql_format_list(); f && *f; f++) {
-        if (rsql_format_changelog((*f)->name)) {
-            rsql_buf_printf(out, "%s'%s'", n++ ? ", " : "", (*f)->name);
+    if (conn->formats) {
+        for (const char *const *f = conn->formats; *f; f++) {
+            if (rsql_format_changelog(*f)) {
+                rsql_buf_printf(out, "%s'%s'", n++ ? ", " : "", *f);
+            }
+        }
+    } else {
+        for (const rsql_format_def_t *const *f = rsql_format_list(); f && *f; f++) {
+            if (rsql_format_changelog((*f)->name)) {
+                rsql_buf_printf(out, "%s'%s'", n++ ? ", " : "", (*f)->name);
+            }
         }
     }
     if (!n) {
-        rsql_buf_puts(out, "(none in this build)");
+        rsql_buf_printf(out, "(none: connector '%s' has no changelog format in this build)",
+                        conn->name);
     }
 }
 
@@ -170,7 +179,7 @@ static rsql_err_t check_sink(const rsql_plan_t *plan, rsql_error_t *err)
             rsql_buf_printf(&why, "connector '%s' writes changes in a changelog format and '%s' "
                                   "has format '%s'; choose a changelog format such as ",
                             k->conn->name, def->name, k->format ? k->format : "(none)");
-            put_changelog_formats(&why);
+            put_changelog_formats(k->conn, &why);
             rc = RSQL_ERR_SEMANTIC;
         }
         break;
