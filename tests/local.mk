@@ -26,6 +26,7 @@ AM_TESTS_ENVIRONMENT = \
 
 # Every golden file, listed (t_tests_listed.sh fails when one is missing here).
 SLT_TESTS = \
+	tests/sql/explain/changelog.slt \
 	tests/sql/explain/column_list.slt \
 	tests/sql/explain/datagen_filesystem.slt \
 	tests/sql/explain/expressions.slt \
