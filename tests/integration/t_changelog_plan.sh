@@ -79,3 +79,18 @@ case $ERR in
 *) fail "a format key written: $ERR" ;;
 esac
 ok "format keys checked: unknown (both kinds listed), type, read-only"
+
+# canal-json: several rows in one message; MAP and ARRAY format keys of their full types
+cat >c.json <<'JSON'
+{"data":[{"id":"1","name":"a"},{"id":"2","name":"b"}],"old":null,"type":"INSERT","database":"shop","table":"users","isDdl":false,"pkNames":["id"],"sqlType":{"id":4,"name":12},"es":1589373560000,"ts":1589373560798,"id":9}
+{"data":[{"id":"1","name":"c"}],"old":[{"name":"a"}],"type":"UPDATE","database":"shop","table":"users","isDdl":false,"pkNames":["id"],"sqlType":{"id":4,"name":12},"es":1589373561000,"ts":1589373561798,"id":10}
+JSON
+run_rsql --tsv -e "CREATE TABLE cn (id INT, name STRING, pk ARRAY<STRING> METADATA FROM 'value.pk-names' VIRTUAL, st MAP<STRING, INT> METADATA FROM 'value.sql-type' VIRTUAL, tb STRING METADATA FROM 'value.table' VIRTUAL) WITH ('connector'='filesystem', 'path'='c.json', 'format'='canal-json');
+SELECT id, name, pk[1], st['name'], tb FROM cn;"
+[ "$RC" = 0 ] || fail "canal-json metadata exited $RC: $ERR"
+want=$(printf '+I\t1\ta\tid\t12\tusers\n+I\t2\tb\tid\t12\tusers\n-U\t1\ta\tid\t12\tusers\n+U\t1\tc\tid\t12\tusers')
+[ "$OUT" = "$want" ] || fail "canal-json metadata: got
+$OUT
+want
+$want"
+ok "canal-json: pk-names (ARRAY), sql-type (MAP) and table as 'value.' keys"
