@@ -26,6 +26,7 @@ AM_TESTS_ENVIRONMENT = \
 
 # Every golden file, listed (t_tests_listed.sh fails when one is missing here).
 SLT_TESTS = \
+	tests/sql/explain/changelog.slt \
 	tests/sql/explain/column_list.slt \
 	tests/sql/explain/datagen_filesystem.slt \
 	tests/sql/explain/expressions.slt \
@@ -58,6 +59,7 @@ EXTRA_DIST += $(SLT_TESTS)
 
 # End-to-end checks of the rocketsql binary (shell scripts, run by make check).
 INTEGRATION_TESTS = \
+	tests/integration/t_changelog_plan.sh \
 	tests/integration/t_cli.sh \
 	tests/integration/t_csv_header.sh \
 	tests/integration/t_docs_fresh.sh \
