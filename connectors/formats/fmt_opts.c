@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The options of the formats (json, csv, raw): how a message body or a
+ * The options of the formats (json, csv, raw, canal-json, maxwell-json): how a message body or a
  * line becomes a row and back.  A format's options are valid only in a
  * table whose 'format' chooses it (conn_registry.c checks that).
  */
