@@ -59,6 +59,7 @@ EXTRA_DIST += $(SLT_TESTS)
 # End-to-end checks of the rocketsql binary (shell scripts, run by make check).
 INTEGRATION_TESTS = \
 	tests/integration/t_cli.sh \
+	tests/integration/t_canal_file.sh \
 	tests/integration/t_csv_header.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_expr_depth.sh \
