@@ -32,7 +32,9 @@ INSERT INTO out SELECT * FROM src;"
 [ "$RC" = 0 ] || fail "reading canal-json exited $RC: $ERR"
 echo "$OUT$ERR" | grep -q "read=1500 .*filtered=$skipped dead_lettered=0 failed=0" ||
     fail "want read=1500 filtered=$skipped, no failures; got: $ERR"
-ok "1500 messages read, $skipped DDL and other-table messages skipped, none failed"
+echo "$ERR" | grep -q "^canal-json: $skipped bodies gave no rows: [0-9]* DDL or control, [0-9]* of other databases or tables, 0 that failed" ||
+    fail "the run does not say what canal-json skipped: $ERR"
+ok "1500 messages read, $skipped DDL and other-table messages skipped (and said so), none failed"
 printf '%s\n' "$OUT" | grep -E '^[+-][IUD]\[' >rows.txt || true
 [ "$(wc -l <rows.txt)" = "$want_rows" ] || fail "want $want_rows rows, got $(wc -l <rows.txt)"
 want_kinds=$(python3 -c '
