@@ -10,6 +10,8 @@
  * refused here, when the statement is planned (INSERT, CREATE JOB, EXPLAIN), with what to
  * do: its connector only appends, applies them by a key the table lacks or does not write,
  * writes them in a format that is not a changelog format, or its accept_changes hook says no.
+ * An upsert changelog (no row before an update) also needs a filter on its key alone and,
+ * into a sink that applies by key, that same key.
  *
  * Entry points: rsql_plan__changes, rsql_plan__explain_changes (plan_int.h).
  */
@@ -133,9 +135,10 @@ static rsql_err_t refuse(const rsql_plan_t *plan, rsql_err_t code, const char *w
                          rsql_error_t *err)
 {
     return rsql_error_set(err, code, plan->sink.pos,
-                          "table '%s' reads a %s changelog (%s: updates and deletes, not only "
+                          "table '%s' reads %s %s changelog (%s: updates and deletes, not only "
                           "inserts) that table '%s' cannot take: %s",
-                          plan->source.def->name, mode_name(plan->mode), plan->changes_by,
+                          plan->source.def->name, plan->mode == RSQL_MODE_UPSERT ? "an" : "a",
+                          mode_name(plan->mode), plan->changes_by,
                           plan->sink.def->name, why);
 }
 
@@ -206,6 +209,83 @@ static rsql_err_t check_sink(const rsql_plan_t *plan, rsql_error_t *err)
     return rc;
 }
 
+/* The source column e is, through implicit casts, or -1 when it is not a bare column. */
+static int bare_column(const rsql_bexpr_t *e)
+{
+    while (e->kind == RSQL_BX_CAST && e->implicit) {
+        e = e->args[0];
+    }
+    return e->kind == RSQL_BX_COLUMN ? e->column : -1;
+}
+
+/* The first column e reads that is not in def's key, or NULL. */
+static const rsql_bexpr_t *non_key_column(const rsql_bexpr_t *e, const rsql_table_def_t *def)
+{
+    if (e->kind == RSQL_BX_COLUMN && e->column >= 0 && e->column < def->n_columns &&
+        !def->columns[e->column].pk_ord) {
+        return e;
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        const rsql_bexpr_t *r = non_key_column(e->args[i], def);
+        if (r) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/*
+** An upsert changelog (no row before an update) goes into a sink unchanged only when the
+** filter reads the key alone (a row updated out of it would stay in the sink) and a sink that
+** applies by key has the same key (its key columns written from the source's).
+*/
+static rsql_err_t check_upsert(const rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_table_def_t *src = plan->source.def, *dst = plan->sink.def;
+    const rsql_bexpr_t *r = plan->filter ? non_key_column(plan->filter, src) : NULL;
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_err_t rc = RSQL_OK;
+    if (r) {
+        put_key(src, &b);
+        rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, r->pos,
+                            "the WHERE of an INSERT from '%s', an upsert changelog (%s) by key "
+                            "(%s), reads its column '%s': an upsert has no row before an "
+                            "update, so a row updated out of the filter would stay in '%s'; "
+                            "filter on the key's columns only",
+                            src->name, plan->changes_by, rsql_buf_str(&b), r->name, dst->name);
+        rsql_buf_deinit(&b);
+        return rc;
+    }
+    if (plan->sink.conn->changes != RSQL_CHANGES_BY_KEY) {
+        return RSQL_OK;
+    }
+    bool same = key_count(dst) == key_count(src);
+    for (int c = 0; c < dst->n_columns && same; c++) {
+        if (dst->columns[c].pk_ord) {
+            const rsql_plan_output_t *o = output_of(plan, c);
+            int sc = o ? bare_column(o->expr) : -1;
+            same = sc >= 0 && sc < src->n_columns && src->columns[sc].pk_ord;
+        }
+    }
+    if (same) {
+        return RSQL_OK;
+    }
+    rsql_buf_puts(&b, "an upsert changelog is applied by the key it is made by: write the key "
+                      "of '");
+    rsql_buf_puts(&b, dst->name);
+    rsql_buf_puts(&b, "' (");
+    put_key(dst, &b);
+    rsql_buf_puts(&b, ") from the key of '");
+    rsql_buf_puts(&b, src->name);
+    rsql_buf_puts(&b, "' (");
+    put_key(src, &b);
+    rsql_buf_puts(&b, "), column for column");
+    rc = b.oom ? rsql_error_nomem(err)
+               : refuse(plan, RSQL_ERR_SEMANTIC, rsql_buf_str(&b), err);
+    rsql_buf_deinit(&b);
+    return rc;
+}
+
 /* See plan_int.h. */
 rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
 {
@@ -234,7 +314,11 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
     if (mode == RSQL_MODE_APPEND || plan->kind != RSQL_PLAN_INSERT || !plan->sink.def) {
         return RSQL_OK;
     }
-    return check_sink(plan, err);
+    rsql_err_t rc = check_sink(plan, err);
+    if (rc == RSQL_OK && mode == RSQL_MODE_UPSERT) {
+        rc = check_upsert(plan, err);
+    }
+    return rc;
 }
 
 /* See plan_int.h. */

@@ -288,6 +288,17 @@ static void test_changes_refused(void)
                  "1:13: table 'src' reads a full changelog (connector 't_cdc': updates and "
                  "deletes, not only inserts) that table 'hook2' cannot take: a key of one "
                  "column is needed (the table's has 2)");
+    /* an upsert: the filter reads the key alone, a sink by key has the same key */
+    expect_error("INSERT INTO all_kinds SELECT id, amount FROM ups WHERE id > 2 AND amount > 1",
+                 "1:67: the WHERE of an INSERT from 'ups', an upsert changelog (connector "
+                 "'t_upsert') by key (id), reads its column 'amount': an upsert has no row "
+                 "before an update, so a row updated out of the filter would stay in "
+                 "'all_kinds'; filter on the key's columns only");
+    expect_error("INSERT INTO hook1 SELECT CAST(amount AS BIGINT), 'x' FROM ups",
+                 "1:13: table 'ups' reads an upsert changelog (connector 't_upsert': updates and "
+                 "deletes, not only inserts) that table 'hook1' cannot take: an upsert "
+                 "changelog is applied by the key it is made by: write the key of 'hook1' (id) "
+                 "from the key of 'ups' (id), column for column");
     /* an upsert source needs its key */
     expect_error("INSERT INTO all_kinds SELECT id, amount FROM upsnokey",
                  "1:46: table 'upsnokey' reads an upsert changelog (connector 't_upsert': rows "
@@ -313,6 +324,8 @@ static void test_changes_accepted(void)
                 "\nChangelog: upsert (+I +U -D) by key (id) from ups (connector 't_upsert'), "
                 "kept row by row through filter and projection; sink all_kinds takes it with "
                 "each row's kind\n");
+    expect_plan("INSERT INTO hook1 SELECT id, 'x' FROM ups WHERE id > 2", RSQL_MODE_UPSERT,
+                "; sink hook1 applies it by key (id)\n");
     expect_plan("SELECT id FROM src", RSQL_MODE_FULL,
                 "; the preview prints each row with its kind first (op)\n");
 }
