@@ -66,7 +66,8 @@ run_rsql --tsv -e "SHOW JOBS"
 ! printf '%s\n' "$OUT" | awk -F'\t' '$1 == "j" {f=1} END {exit !f}' ||
     fail "the refused CREATE JOB was stored: $OUT"
 # a blackhole takes any changelog (it discards every row, whatever its kind)
-run_rsql -e "INSERT INTO hole SELECT id, amount FROM cdc"
+run_rsql -e "CREATE TABLE hole (id BIGINT, amount DOUBLE) WITH ('connector'='blackhole');
+INSERT INTO hole SELECT id, amount FROM cdc"
 [ "$RC" = 0 ] || fail "a changelog into blackhole was refused: $ERR"
 ok "a changelog into a sink that cannot take it is refused when planned (INSERT, CREATE JOB)"
 
