@@ -1,7 +1,7 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
 EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_eval.h tests/lib/cu_pipeline.h \
 	tests/lib/cu_session.h tests/lib/cu_positions.h tests/lib/cu_state.h tests/lib/rmq_sync.h \
-	tests/lib/cu_sanitized.h tests/lib/canal_gen.py \
+	tests/lib/cu_sanitized.h tests/lib/canal_gen.py tests/lib/debezium_gen.py \
 	tests/tsan.supp
 
 check_PROGRAMS += tests/sql/slt_runner
@@ -62,6 +62,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_changelog_plan.sh \
 	tests/integration/t_cli.sh \
 	tests/integration/t_canal_file.sh \
+	tests/integration/t_debezium_file.sh \
 	tests/integration/t_csv_header.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_expr_depth.sh \
