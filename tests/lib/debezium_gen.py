@@ -22,6 +22,8 @@ def b64dec(unscaled):
     return base64.b64encode(unscaled.to_bytes(n, "big", signed=True)).decode()
 def row(k):
     ms = clock - r.randrange(0, 86400000 * 400)
+    if r.random() < 0.15:  # before 1970: microseconds round down to the millisecond below
+        ms = -r.randrange(1, 10**11)
     return {"id": k, "name": None if r.random() < 0.1 else "n%d\"\\%d" % (k, r.randrange(999)),
             "qty": r.randrange(-1000, 100000), "price": r.randrange(-10**7, 10**9),
             "updated": ms * 1000 + r.randrange(1000), "born": r.randrange(-3000, 30000)}
