@@ -121,9 +121,17 @@ sql_a "$WORK/init.sql" >"$WORK/init.out" 2>&1 || { tail -3 "$WORK/init.out"; die
 
 mk() { "$RMQ" "$@" >>"$WORK/admin.log" 2>&1 || { tail -5 "$WORK/admin.log"; die "scripts/rocketmq $*"; }; }
 mk topic "${P}cdc" fifo
-mk group "${P}pg" --fifo
-mk group "${P}sq" --fifo
-mk group "${P}v" --fifo
+# the consumer groups (one JVM each) while the relay starts
+"$RMQ" group "${P}pg" --fifo >"$WORK/admin-pg.log" 2>&1 &
+MKPG=$!
+"$RMQ" group "${P}sq" --fifo >"$WORK/admin-sq.log" 2>&1 &
+MKSQ=$!
+if [ "${T_CDC_RELAY_ONLY:-0}" = 1 ]; then
+    "$RMQ" group "${P}v" --fifo >"$WORK/admin-v.log" 2>&1 &
+else
+    true &
+fi
+MKV=$!
 
 # ---- the producer: Debezium -> RocketMQ
 relay_args=(--endpoint "$EP" --topic "${P}cdc" --work "$WORK/relay" --table public.src
@@ -147,6 +155,8 @@ wait_sent() { # COUNT SECONDS WHAT
 }
 # the snapshot is sent once the relay counts its rows: every later change is streamed once
 wait_sent "$SNAP" 120 "the snapshot"
+wait "$MKPG" && wait "$MKSQ" && wait "$MKV" ||
+    { tail -n 3 "$WORK"/admin-*.log; die "creating the consumer groups (scripts/rocketmq group)"; }
 ok "Debezium's snapshot of $SNAP rows is in the topic ($(($(date +%s) - t0))s after the relay started)"
 
 # ---- the workload, in the background while the replicas apply it
