@@ -542,8 +542,7 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             committed = to;
             continue;
         }
-        if (!k->tolerate_all || rsql_error_retriable(&cause) ||
-            rsql_io_chunk_end(rows, committed, 1, n) >= to) {
+        if (!k->tolerate_all || rsql_error_retriable(&cause)) {
             break;
         }
         /* Under 'all' a permanent failure (a constraint) is narrowed down to its records: the

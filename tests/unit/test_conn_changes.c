@@ -304,18 +304,22 @@ static void test_changes_sqlite_random(void)
     }
 }
 
-/* Under errors.tolerance 'all', a record whose row fails fails with all its rows: none applied */
-static void test_changes_sqlite_record_fails_whole(void)
+/*
+** Under errors.tolerance 'all', a record whose row fails fails with all its rows (none applied),
+** and the records after it are written, in transactions of one row or of many.
+*/
+static void record_fails_whole(const char *batch_size)
 {
     char path[128], got[256];
-    snprintf(path, sizeof path, "%s/check.db", tmpdir);
+    snprintf(path, sizeof path, "%s/check%s.db", tmpdir, batch_size);
     sqlite3 *db = NULL;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
     CU_ASSERT_EQUAL(sqlite3_exec(db, "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT CHECK (v <> 'bad'))",
                                  NULL, NULL, NULL),
                     SQLITE_OK);
     sqlite3_close(db);
-    const char *kv[] = {"connector", "sqlite", "path", path, "table", "t", NULL};
+    const char *kv[] = {"connector", "sqlite", "path", path, "table", "t", "sink.batch-size",
+                        batch_size, NULL};
     static snk_t x;
     static rows_t r;
     static const chg_t c[] = {{1, I, 1, "a"}, {2, I, 2, "ok"}, {2, I, 3, "bad"}, {3, D, 1, "a"},
@@ -332,6 +336,12 @@ static void test_changes_sqlite_record_fails_whole(void)
     snk_close(&x);
     db_text(path, got, sizeof got);
     CU_ASSERT_STRING_EQUAL(got, "4|d;");
+}
+
+static void test_changes_sqlite_record_fails_whole(void)
+{
+    record_fails_whole("1000");
+    record_fails_whole("1"); /* a transaction per row: the rows after it were failed too */
 }
 
 static void test_changes_need_a_key(void)
