@@ -10,8 +10,7 @@
 # PRIMARY KEY NOT ENFORCED) to a table of database B of the same server and to a sqlite file
 # (two jobs, FIFO consumer groups of their own), and each job is SIGKILLed three times, once
 # its replica holds 25 %, 50 % and 75 % of the changes (each kill checked to land on a running
-# process),
-# then run until the topic is drained (scan.idle-timeout). At the end both replicas equal A
+# process), then run until the topic is drained (scan.idle-timeout). At the end both replicas equal A
 # row for row: the sha256 of A's ordered rows (psql) is that of B's (psql) and of the sqlite
 # file's (sqlite3); if not, the keys that differ are printed.
 #
