@@ -62,7 +62,7 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
     if (ib->resolved[idx]) {
         return; /* never twice */
     }
-    if (o->kind == RSQL_OUTCOME_WRITTEN && ib->rows_left &&
+    if (ib->rows_left && o->kind == RSQL_OUTCOME_WRITTEN &&
         (ib->rows_left[idx] == RT_ROWS_FAILING || --ib->rows_left[idx] > 0)) {
         /* a record of several rows is written once all its kept rows are, and not at all
            once one of them failed (its outcome is that failure's) */

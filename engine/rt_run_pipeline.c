@@ -224,7 +224,7 @@ static rsql_err_t decode_record(xform_t *x, rsql_batch_t *batch, rsql_record_t *
     if (rc != RSQL_OK) {
         return rc;
     }
-    if (!(rec->row = place_row(x, batch, rec, body))) {
+    if (!(rec->row = x->phys ? place_row(x, batch, rec, body) : body)) {
         return rsql_error_nomem(err);
     }
     return RSQL_OK;

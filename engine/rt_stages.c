@@ -245,46 +245,75 @@ void *rsql_pipeline__transform_main(void *arg)
                 oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_PAST_LIMIT, NULL, NULL};
                 continue;
             }
-            /* each row of the record in turn (most records hold one); the rows kept go to
-               wb from first on, and are taken back if a later row of the record fails */
-            int first = wb->n, n_rows = 1, kept = 0;
             const char *stage = "eval";
             rsql_error_t e;
             rsql_error_clear(&e);
-            rsql_err_t rc = RSQL_OK;
-            for (int k = 0; k < n_rows && rc == RSQL_OK; k++) {
-                const rsql_value_t *out = NULL;
-                bool keep = true;
-                if (rec->error) {
-                    /* the source could not make it a row: a decode failure of this record */
-                    stage = "decode";
-                    e = *rec->error;
-                    if (!e.code) {
-                        e.code = RSQL_ERR_DECODE;
-                    }
-                    rc = e.code;
-                    break;
-                }
-                rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, k, &out, &keep,
+            rsql_err_t rc;
+            const rsql_value_t *out = NULL;
+            bool keep = true;
+            int first = wb->n, kept = 0;
+            if (!rec->error) {
+                rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, 0, &out, &keep,
                                        &stage, &e);
-                if (k == 0) {
-                    n_rows = rec->n_rows > 1 ? rec->n_rows : rec->n_rows < 0 ? 0 : 1;
-                }
-                if (rc != RSQL_OK || !keep || (k == 0 && n_rows == 0)) {
-                    continue;
-                }
-                if (wb->n == wb->cap && rsql_pipeline__wbatch_reserve(wb, wb->n + 1) != RSQL_OK) {
+                if (rc == RSQL_OK && rec->n_rows <= 1) {
+                    /* one row (most records), or none (n_rows < 0: done as filtered) */
+                    if (!keep || rec->n_rows < 0) {
+                        oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
+                        continue;
+                    }
+                    if (wb->n < wb->cap || rsql_pipeline__wbatch_reserve(wb, wb->n + 1) == RSQL_OK) {
+                        rsql_sink_row_t *r = &wb->rows[wb->n];
+                        r->values = out;
+                        r->rec = rec;
+                        r->partition_name = NULL; /* set by the write thread */
+                        r->kind = rec->kind;
+                        wb->idx[wb->n++] = i;
+                        if (p->conf.limit >= 0 && ++kept_total >= p->conf.limit) {
+                            atomic_store(&p->limit_reached, true);
+                            rsql_pipeline_stop(p);
+                        }
+                        continue;
+                    }
                     stage = "eval";
                     rc = rsql_error_nomem(&e);
-                    continue;
+                } else if (rc == RSQL_OK) {
+                    /* a record of several rows: each in turn; the rows kept go to wb from
+                       first on, and are taken back if a later row of the record fails */
+                    for (int k = 0;;) {
+                        if (keep) {
+                            if (wb->n == wb->cap &&
+                                rsql_pipeline__wbatch_reserve(wb, wb->n + 1) != RSQL_OK) {
+                                stage = "eval";
+                                rc = rsql_error_nomem(&e);
+                                break;
+                            }
+                            rsql_sink_row_t *r = &wb->rows[wb->n];
+                            r->values = out;
+                            r->rec = rec;
+                            r->partition_name = NULL;
+                            r->kind = rec->kinds[k];
+                            wb->idx[wb->n++] = i;
+                            kept++;
+                        }
+                        if (++k >= rec->n_rows) {
+                            break;
+                        }
+                        keep = true;
+                        rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, k, &out,
+                                               &keep, &stage, &e);
+                        if (rc != RSQL_OK) {
+                            break;
+                        }
+                    }
                 }
-                wb->rows[wb->n].values = out;
-                wb->rows[wb->n].kind = k == 0 ? rec->kind : rec->kinds[k];
-                wb->rows[wb->n].rec = rec;
-                wb->rows[wb->n].partition_name = NULL; /* set by the write thread */
-                wb->idx[wb->n] = i;
-                wb->n++;
-                kept++;
+            } else {
+                /* the source could not make it a row: a decode failure of this record */
+                stage = "decode";
+                e = *rec->error;
+                if (!e.code) {
+                    e.code = RSQL_ERR_DECODE;
+                }
+                rc = e.code;
             }
             if (rc != RSQL_OK) {
                 wb->n = first; /* none of its rows travels on */

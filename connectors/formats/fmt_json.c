@@ -44,7 +44,8 @@
 
 /* ---- one field into a value (fmt_json_value.c) */
 
-static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, const char *const *names,
+static inline __attribute__((always_inline)) rsql_err_t
+json_field(rsql_decoder_t *dec, jp_t *p, int col, const char *const *names,
                              rsql_arena_t *arena, rsql_value_t *v)
 {
     const fmt_conf_t *c = &dec->c;
@@ -64,7 +65,8 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, const char *
 }
 
 /* The column named by key (exact first, then case-insensitive), or -1. guess is tried first. */
-static int find_column(const fmt_conf_t *c, const char *key, size_t n, int guess)
+static inline __attribute__((always_inline)) int
+find_column(const fmt_conf_t *c, const char *key, size_t n, int guess)
 {
     if (guess >= 0 && guess < c->n && c->name_lens[guess] == n) {
         /* the key in its usual place: compared inline (names are short) */
@@ -96,8 +98,9 @@ static int find_column(const fmt_conf_t *c, const char *key, size_t n, int guess
 ** changelog format's object. Columns not in the object are NULL (see the file comment).
 ** @locality the decoder's thread
 */
-rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names,
-                                 rsql_arena_t *arena, rsql_value_t *row)
+static inline __attribute__((always_inline)) rsql_err_t
+json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t *arena,
+            rsql_value_t *row)
 {
     const fmt_conf_t *c = &dec->c;
     int guess = 0;
@@ -186,6 +189,14 @@ rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const
     return RSQL_OK;
 }
 
+/* The body above, for the changelog formats' objects; rsql_fmt__json_decode has it inlined
+   (with the helpers it calls per field), as the hot path of every json body. */
+rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names,
+                                 rsql_arena_t *arena, rsql_value_t *row)
+{
+    return json_object(dec, p, names, arena, row);
+}
+
 /*
 ** Decode one JSON object into row (see the file comment).
 ** @locality the decoder's thread
@@ -226,7 +237,7 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
         return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                               "expected a JSON object, got %s", what);
     }
-    rsql_err_t rc = rsql_fmt__json_object(dec, &p, NULL, arena, row);
+    rsql_err_t rc = json_object(dec, &p, NULL, arena, row);
     if (rc != RSQL_OK) {
         return rc;
     }

@@ -10,3 +10,8 @@ librocketsql_a_SOURCES += \
 EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
 	tests/rocketmq/t_pg_example.sh examples/rocketmq-orders-to-postgres.sql bench/postgres/run \
 	bench/postgres/source-read
+# Debezium's embedded engine on that PostgreSQL, sending its change events to RocketMQ, and
+# the replica test it drives
+EXTRA_DIST += tests/interop-debezium/dbz-relay tests/interop-debezium/pom.xml \
+	tests/interop-debezium/src/main/java/rocketsql/interop/debezium/DbzRelay.java \
+	tests/rocketmq/t_cdc_debezium.sh tests/rocketmq/cdc_workload.py
