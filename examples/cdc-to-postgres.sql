@@ -19,8 +19,9 @@
 --   canal.mq.topic = cdc_orders
 --   canal.mq.partition = 0             (every message to one queue: the binlog's order)
 -- Changes must be applied in the order MySQL made them, so the topic is a FIFO topic and
--- the consumer group consumes orderly (mqadmin updateTopic -t cdc_orders -a
--- +message.type=FIFO; mqadmin updateSubGroup -g cdc_to_pg -o true; or scripts/rocketmq
+-- the consumer group consumes orderly: a queue's messages are then delivered one batch after
+-- the other, in order (mqadmin updateTopic -n .. -c .. -t cdc_orders -a +message.type=FIFO
+-- and mqadmin updateSubGroup -n .. -c .. -g cdc_to_pg -o true; locally scripts/rocketmq
 -- topic cdc_orders fifo and scripts/rocketmq group cdc_to_pg --fifo). Canal may spread the
 -- rows over queues by key instead (canal.mq.partitionsNum, canal.mq.partitionHash =
 -- shop.orders:id): each key's changes stay in order, as long as no update changes a key.
