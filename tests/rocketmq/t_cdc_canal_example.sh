@@ -10,16 +10,17 @@
 # official Java client sends them in order to a FIFO topic, in one message group (as Canal
 # sends a topic's messages to one queue: an update may move a row to another key, so only the
 # total order is right). A copy of the example (endpoint, names and URL of this run) applies
-# the topic to a PostgreSQL table; it is SIGKILLed once the table holds rows and before every
-# message was applied, and run again to the end (scan.idle-timeout). The table must then equal
-# the generator's final table row for row (final.csv loaded with psql \copy into a table of
-# its own, compared with EXCEPT ALL both ways), and EXPLAIN must say exactly-once and the
-# changelog mode.
+# the topic to a PostgreSQL table while the client sends: it is SIGKILLed once a quarter of
+# the messages are applied (and not all), run again, and once the producer is done run a last
+# time to the end (scan.idle-timeout). The table must then equal the generator's final table
+# row for row (final.csv loaded with psql \copy into a table of its own, compared with EXCEPT
+# ALL both ways), and EXPLAIN must say exactly-once and give the changelog mode.
 #
-# At the same time the same messages with one more in the middle, a canal INSERT of two new keys whose
-# second row has a qty that is not a number, go to a second topic, applied by the example with
-# errors.tolerance = 'all' and a dead-letter table: exactly that message is dead-lettered (its
-# error names the field), neither of its rows is applied, and the table again equals final.csv.
+# At the same time the same messages with one more in the middle, a canal INSERT of two new
+# keys whose second row has a qty that is not a number, go to a second topic, applied by the
+# example with errors.tolerance = 'all' and a dead-letter table: exactly that message is
+# dead-lettered (its error names the field, its raw body is the message), neither of its rows
+# is applied, and that table too equals final.csv.
 # T_CANAL_SEED repeats a run. Last line: "PASS t_cdc_canal_example" or "FAIL ...".
 set -uo pipefail
 
