@@ -11,6 +11,10 @@ librocketsql_a_SOURCES += \
 # the nested-body benchmark (run by hand; bench/README.md)
 EXTRA_DIST += bench/nested.sh
 
+# the canal-json example (RocketMQ -> a PostgreSQL replica) and its test against the real
+# RocketMQ and PostgreSQL of scripts/rocketmq, scripts/postgres
+EXTRA_DIST += examples/cdc-to-postgres.sql tests/rocketmq/t_cdc_canal_example.sh
+
 # the changelog formats' unit tests (canal-json, maxwell-json)
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_fmt_cdc
