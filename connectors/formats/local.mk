@@ -5,5 +5,7 @@ librocketsql_a_SOURCES += \
 	connectors/formats/fmt_json.c connectors/formats/fmt_json_value.c connectors/formats/fmt_json_scan.c \
 	connectors/formats/fmt_csv.c connectors/formats/fmt_raw.c connectors/formats/fmt_debezium.c
 
-# the nested-body benchmark (run by hand; bench/README.md)
-EXTRA_DIST += bench/nested.sh
+# the nested-body and changelog benchmarks (run by hand; bench/README.md)
+EXTRA_DIST += bench/nested.sh bench/changelog/run bench/changelog/gen.py \
+	bench/changelog/flink/flink-sql bench/changelog/flink/pom.xml \
+	bench/changelog/flink/src/main/java/rocketsql/bench/FlinkSql.java
