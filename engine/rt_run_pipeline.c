@@ -120,6 +120,33 @@ static bool own_value(rsql_batch_t *b, rsql_value_t *v)
 }
 
 /*
+** What a changelog decoder skipped without rows (DDL and control messages, other databases or
+** tables, bad bodies it was told to skip): one line after the run when there were any, so a
+** run whose rows were all skipped does not look like one that read nothing (they count as
+** filtered in the summary).
+*/
+static void report_skips(const xform_t *x, const char *format, FILE *errf)
+{
+    rsql_decode_skips_t k;
+    rsql_decoder_skips(x->dec, &k);
+    if (k.ddl + k.filtered + k.bad == 0) {
+        return;
+    }
+    char line[256];
+    snprintf(line, sizeof line,
+             "%s: %llu bodies gave no rows: %llu DDL or control, %llu of other databases or "
+             "tables, %llu that failed to decode (skipped by its ignore-parse-errors)",
+             format, (unsigned long long)(k.ddl + k.filtered + k.bad),
+             (unsigned long long)k.ddl, (unsigned long long)k.filtered,
+             (unsigned long long)k.bad);
+    rsql_log(RSQL_LOG_INFO, "runtime", "%s", line);
+    if (errf && !rsql_log_enabled(RSQL_LOG_INFO)) {
+        fprintf(errf, "%s\n", line);
+        fflush(errf);
+    }
+}
+
+/*
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
 */
@@ -590,9 +617,10 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
                     e->column < sdef->n_columns && plan->source_meta[e->column];
         x.own[i] = !(e->kind == RSQL_BX_CONST || (e->kind == RSQL_BX_COLUMN && !meta));
     }
-    /* the rows are a changelog: the sink gets their kinds (a preview shows them first, in
-       an "op" column, as +I -U +U -D) */
-    bool changelog = plan->source.format && rsql_format_changelog(plan->source.format);
+    /* the rows are a changelog (the planner's mode: the source's connector or format makes
+       changes): the sink gets their kinds (a preview shows them first, in an "op" column,
+       as +I -U +U -D) */
+    bool changelog = plan->mode != RSQL_MODE_APPEND;
     if (preview) {
         out_names = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(char *));
         out_types = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(rsql_type_t));
@@ -651,6 +679,20 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
             int i = x.phys ? x.phys[k] : k;
             if (i < plan->source.def->n_columns) {
                 rsql_decoder_set_desc(x.dec, k, plan->source.def->columns[i].desc);
+            }
+        }
+        /* the format's metadata the statement reads, after the body's columns */
+        x.fmeta = rsql_calloc((size_t)sdef->n_columns + 1, sizeof(int));
+        if (!x.fmeta) {
+            rc = rsql_error_nomem(err);
+            goto done;
+        }
+        for (int i = 0; plan->source_fmeta && i < sdef->n_columns; i++) {
+            if (plan->source_fmeta[i]) {
+                if ((rc = rsql_decoder_want_meta(x.dec, plan->source_fmeta[i], err)) != RSQL_OK) {
+                    goto done;
+                }
+                x.fmeta[x.n_fmeta++] = i;
             }
         }
         /* decode only what the filter and the outputs read */
@@ -757,6 +799,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: starting (%s -> %s)", id, from ? from : "?",
              preview ? "preview" : to ? to : "?");
     rc = rsql_pipeline_run(p, err);
+    if (x.changes) {
+        report_skips(&x, plan->source.format, errf);
+    }
     if (rsql_log_enabled(RSQL_LOG_DEBUG)) {
         char sum[512];
         rsql_pipeline__summary(p, sum, sizeof sum);

@@ -420,12 +420,14 @@ static void meta_line(explain_t *x, int d, bool sink)
         }
     } else {
         for (int i = 0; p->source_meta && i < p->source.def->n_columns; i++) {
-            if (p->source_meta[i] && *p->source_meta[i]) {
+            const char *f = p->source_fmeta ? p->source_fmeta[i] : NULL;
+            if ((p->source_meta[i] && *p->source_meta[i]) || f) {
                 if (n++ == 0) {
                     attr(x, d, "metadata");
                     rsql_buf_puts(x->out, "reads ");
                 }
-                rsql_buf_printf(x->out, "%s%s", n > 1 ? ", " : "", p->source_meta[i]);
+                rsql_buf_printf(x->out, "%s%s%s", n > 1 ? ", " : "",
+                                f ? RSQL_FORMAT_META_PREFIX : "", f ? f : p->source_meta[i]);
             }
         }
     }
@@ -569,6 +571,7 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
         d++;
     }
     source_node(&x, d);
+    rsql_plan__explain_changes(plan, out);
     threads_line(&x);
     errors_line(&x);
     return out->oom ? RSQL_ERR_NOMEM : RSQL_OK;

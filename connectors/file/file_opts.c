@@ -10,7 +10,8 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/file/file_conf.h"
 
-const char *const rsql_file_formats[] = {"json", "csv", "raw", "debezium-json", NULL};
+const char *const rsql_file_formats[] = {"json", "csv", "raw", "debezium-json", "canal-json",
+                                         "maxwell-json", NULL};
 
 static const rsql_opt_def_t file_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("filesystem"),
@@ -95,6 +96,7 @@ const rsql_connector_def_t rsql_file_conn_def = {
     .bounded = file_bounded,
     .source = &rsql_file_source_ops,
     .sink = &rsql_file_sink_ops,
+    .changes = RSQL_CHANGES_BY_FORMAT,
     .metadata = file_meta,
     .check_source = file_check_source,
 };

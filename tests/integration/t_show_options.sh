@@ -15,7 +15,7 @@ run_rsql --tsv -e "SHOW OPTIONS FOR CONNECTOR 'filesystem'"
 [ "$RC" = 0 ] || fail "SHOW OPTIONS filesystem: $ERR"
 printf '%s\n' "$OUT" | grep -q '^filesystem	scan.poll-interval	source	duration	500ms	no	.* From 10ms to 1h\.$' ||
     fail "SHOW OPTIONS lacks the range of scan.poll-interval: $OUT"
-printf '%s\n' "$OUT" | grep -q '^filesystem	format	both	enum	json	no	.* One of: `json`, `csv`, `raw`, `debezium-json`\.$' ||
+printf '%s\n' "$OUT" | grep -q '^filesystem	format	both	enum	json	no	.* One of: `json`, `csv`, `raw`, `debezium-json`, `canal-json`, `maxwell-json`\.$' ||
     fail "SHOW OPTIONS lacks the values of format: $OUT"
 printf '%s\n' "$OUT" | grep -q '^csv	csv.null-literal	both	string	(empty)	no	' ||
     fail "SHOW OPTIONS does not show an empty default as the docs do: $OUT"
@@ -60,7 +60,7 @@ long=$(awk -v w="$w" 'length($0) > w' "$T/out")
 ok "not a terminal and no COLUMNS: SHOW OPTIONS fits 100 columns"
 
 python3 "$RSQL_SRCDIR/tests/integration/pty_width.py" "$RSQL" "$CAT" >"$T/screen" 2>&1 ||
-    fail "on a 120-column terminal: $(cat "$T/screen")"
-ok "on a terminal (TIOCGWINSZ, no COLUMNS) the shell's table takes the terminal's 120 columns"
+    fail "on a 132-column terminal: $(cat "$T/screen")"
+ok "on a terminal (TIOCGWINSZ, no COLUMNS) the shell's table takes the terminal's 132 columns"
 
 echo "$n_checks passed, 0 failed"
