@@ -8,8 +8,10 @@ librocketsql_a_SOURCES += \
 	connectors/formats/fmt_debezium_schema.c \
 	connectors/formats/fmt_cdc.c connectors/formats/fmt_canal.c connectors/formats/fmt_maxwell.c
 
-# the nested-body benchmark (run by hand; bench/README.md)
-EXTRA_DIST += bench/nested.sh
+# the nested-body and changelog benchmarks (run by hand; bench/README.md)
+EXTRA_DIST += bench/nested.sh bench/changelog/run bench/changelog/gen.py \
+	bench/changelog/flink/flink-sql bench/changelog/flink/pom.xml \
+	bench/changelog/flink/src/main/java/rocketsql/bench/FlinkSql.java
 
 # the canal-json example (RocketMQ -> a PostgreSQL replica) and its test against the real
 # RocketMQ and PostgreSQL of scripts/rocketmq, scripts/postgres
