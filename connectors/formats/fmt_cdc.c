@@ -98,12 +98,12 @@ bool cdc_match(const void *re, const char *s, size_t n)
 */
 rsql_err_t rsql_fmt__cdc_conf_init(fmt_conf_t *c, const void *format_conf, rsql_error_t *err)
 {
-    static const rsql_cdc_json_conf_t defaults = {false, RSQL_CDC_TS_SQL, "", ""};
+    static const rsql_cdc_json_conf_t defaults = {false, RSQL_JSON_TS_SQL, "", ""};
     const rsql_cdc_json_conf_t *cc = format_conf ? format_conf : &defaults;
     char why[200];
     c->json_str_scalars = true;
     c->cdc_ignore_errors = cc->ignore_parse_errors;
-    c->json_ts_iso = cc->timestamp_standard == RSQL_CDC_TS_ISO8601;
+    c->json_ts_iso = cc->timestamp_standard == RSQL_JSON_TS_ISO8601;
     const char *res[2] = {cc->database_include, cc->table_include};
     void **dst[2] = {&c->cdc_db_re, &c->cdc_tbl_re};
     for (int i = 0; i < 2; i++) {

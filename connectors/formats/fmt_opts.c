@@ -31,7 +31,8 @@ static const rsql_opt_def_t json_opts[] = {
     RSQL_OPT_END,
 };
 
-static const char *const dbz_ts_standards[] = {"SQL", "ISO-8601", NULL};
+/* the changelog formats' *.timestamp-format.standard (RSQL_JSON_TS_SQL, RSQL_JSON_TS_ISO8601) */
+static const char *const ts_standards[] = {"SQL", "ISO-8601", NULL};
 
 static const rsql_opt_def_t debezium_opts[] = {
     RSQL_OPT_ROW_F("debezium-json.schema-include", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
@@ -51,7 +52,7 @@ static const rsql_opt_def_t debezium_opts[] = {
                    "instead of being a decode error (it names no rows to delete).",
                    RSQL_OPT_FIELD(rsql_debezium_conf_t, ignore_truncate, bool)),
     RSQL_OPT_ROW_F("debezium-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
-                   dbz_ts_standards,
+                   ts_standards,
                    "How TIMESTAMP values are written: `SQL` `2026-01-02 03:04:05.678`, "
                    "`ISO-8601` `2026-01-02T03:04:05.678Z`. Reading takes both, and epoch "
                    "milliseconds (as the json format).",
@@ -198,8 +199,6 @@ const rsql_format_def_t rsql_debezium_format_def = {
 
 /* ---- canal-json and maxwell-json (fmt_canal.c, fmt_maxwell.c; docs/CHANGELOGS.md) */
 
-static const char *const cdc_ts_standards[] = {"SQL", "ISO-8601", NULL};
-
 /* An include option: a regular expression (PCRE2, close to Java's), or empty for all. */
 static rsql_err_t check_regex(const rsql_opt_def_t *def, const char *key, const char *value,
                               rsql_pos_t pos, rsql_error_t *err)
@@ -228,7 +227,7 @@ static const rsql_opt_def_t canal_opts[] = {
                                   "that did decode."),
                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, ignore_parse_errors, bool)),
     RSQL_OPT_ROW_F("canal-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
-                   cdc_ts_standards, CDC_TS_DOC,
+                   ts_standards, CDC_TS_DOC,
                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, timestamp_standard, int)),
     RSQL_OPT_ROW_VF("canal-json.database.include", RSQL_OPT_STR, 0, "", 0, 0, NULL,
                     "Read only the messages whose `database` this regular expression matches "
@@ -249,7 +248,7 @@ static const rsql_opt_def_t maxwell_opts[] = {
                    CDC_IGNORE_DOC(""),
                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, ignore_parse_errors, bool)),
     RSQL_OPT_ROW_F("maxwell-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
-                   cdc_ts_standards, CDC_TS_DOC,
+                   ts_standards, CDC_TS_DOC,
                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, timestamp_standard, int)),
     RSQL_OPT_END,
 };

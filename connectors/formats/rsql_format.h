@@ -53,9 +53,9 @@ typedef struct rsql_debezium_conf {
 
 /*
 ** The typed configuration of canal-json and maxwell-json (fmt_opts.c rows fill it; maxwell
-** has no include options: they stay NULL). *.timestamp-format.standard: RSQL_CDC_TS_*.
+** has no include options: they stay NULL). *.timestamp-format.standard: RSQL_JSON_TS_SQL or
+** RSQL_JSON_TS_ISO8601, as debezium-json's.
 */
-enum { RSQL_CDC_TS_SQL, RSQL_CDC_TS_ISO8601 };
 typedef struct rsql_cdc_json_conf {
     bool ignore_parse_errors;
     int timestamp_standard;
