@@ -79,13 +79,10 @@ bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, i
     return was;
 }
 
-/* See rsql_conn_io.h. */
-rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
-                              size_t mark, rsql_sink_result_t *r, rsql_error_t *err)
+/* rsql_io_encode_row's outcome of an encode that returned rc (why: its error). */
+static rsql_err_t encoded(rsql_err_t rc, const rsql_error_t *why, rsql_buf_t *buf, size_t mark,
+                          rsql_sink_result_t *r, rsql_error_t *err)
 {
-    rsql_error_t why;
-    rsql_error_clear(&why);
-    rsql_err_t rc = rsql_encode(enc, row, buf, &why);
     if (rc == RSQL_OK) {
         return RSQL_OK;
     }
@@ -99,8 +96,29 @@ rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql
     memset(r, 0, sizeof *r);
     r->code = rc;
     snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1,
-             why.msg[0] ? why.msg : rsql_err_str(rc));
+             why->msg[0] ? why->msg : rsql_err_str(rc));
     return rc;
+}
+
+/* See rsql_conn_io.h. */
+rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
+                              size_t mark, rsql_sink_result_t *r, rsql_error_t *err)
+{
+    rsql_error_t why;
+    rsql_error_clear(&why);
+    rsql_err_t rc = rsql_encode(enc, row, buf, &why);
+    return encoded(rc, &why, buf, mark, r, err);
+}
+
+/* See rsql_conn_io.h. */
+rsql_err_t rsql_io_encode_change_row(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                                     rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,
+                                     rsql_error_t *err)
+{
+    rsql_error_t why;
+    rsql_error_clear(&why);
+    rsql_err_t rc = rsql_encode_change(enc, row, kind, buf, &why);
+    return encoded(rc, &why, buf, mark, r, err);
 }
 
 /* See conn_int.h. */

@@ -45,6 +45,10 @@ rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n
 */
 rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
                               size_t mark, rsql_sink_result_t *r, rsql_error_t *err);
+/* The same for a row of a changelog: encoded with its kind (rsql_encode_change). */
+rsql_err_t rsql_io_encode_change_row(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                                     rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,
+                                     rsql_error_t *err);
 
 /*
 ** The source positions an exactly-once sink stores with rows[from, to): the last offset of
