@@ -25,6 +25,11 @@ TESTS += tests/unit/test_runtime_bounded
 tests_unit_test_runtime_bounded_SOURCES = tests/unit/test_runtime_bounded.c
 tests_unit_test_runtime_bounded_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_runtime_bounded_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_runtime_rows
+TESTS += tests/unit/test_runtime_rows
+tests_unit_test_runtime_rows_SOURCES = tests/unit/test_runtime_rows.c
+tests_unit_test_runtime_rows_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_runtime_rows_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 
 if HAVE_CUNIT

@@ -298,6 +298,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
 typedef struct preview_sink {
     rsql_result_t *res;
     int n;
+    bool op; /* a changelog: each row's kind first, in an "op" column */
     rsql_delivery_cb deliver;
     void *opaque;
     rsql_buf_t cell;
@@ -315,6 +316,7 @@ static rsql_err_t preview_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rs
     }
     s->res = preview_result;
     s->n = ctx->n_columns;
+    s->op = ctx->changelog;
     s->deliver = ctx->deliver;
     s->opaque = ctx->deliver_opaque;
     rsql_buf_init(&s->cell);
@@ -327,7 +329,8 @@ static rsql_err_t preview_write(rsql_sink_t *snk, uint64_t batch_id, int n,
 {
     preview_sink_t *s = (preview_sink_t *)snk;
     rsql_sink_result_t *res = rsql_calloc((size_t)(n ? n : 1), sizeof(*res));
-    char **cells = rsql_calloc((size_t)(s->n ? s->n : 1), sizeof(char *));
+    int w = s->n + s->op; /* cells per row */
+    char **cells = rsql_calloc((size_t)w + 1, sizeof(char *));
     if (!res || !cells) {
         rsql_free(res);
         rsql_free(cells);
@@ -335,23 +338,27 @@ static rsql_err_t preview_write(rsql_sink_t *snk, uint64_t batch_id, int n,
     }
     for (int i = 0; i < n; i++) {
         bool ok = true;
+        if (s->op) {
+            ok = (cells[0] = rsql_strdup(rsql_rowkind_short(rows[i].kind))) != NULL;
+        }
         for (int c = 0; c < s->n; c++) {
             const rsql_value_t *v = &rows[i].values[c];
-            cells[c] = NULL;
+            cells[c + s->op] = NULL;
             if (v->is_null || v->type == RSQL_TYPE_NULL) {
                 continue;
             }
             rsql_buf_reset(&s->cell);
             rsql_value_format(v, &s->cell);
-            cells[c] = rsql_strdup(rsql_buf_str(&s->cell));
-            ok = ok && cells[c] && !s->cell.oom;
+            cells[c + s->op] = rsql_strdup(rsql_buf_str(&s->cell));
+            ok = ok && cells[c + s->op] && !s->cell.oom;
         }
         if (!ok || rsql_result_add_row(s->res, (const char *const *)cells) != RSQL_OK) {
             res[i].code = RSQL_ERR_NOMEM;
             snprintf(res[i].msg, sizeof res[i].msg, "out of memory");
         }
-        for (int c = 0; c < s->n; c++) {
+        for (int c = 0; c < w; c++) {
             rsql_free(cells[c]);
+            cells[c] = NULL;
         }
     }
     rsql_free(cells);
@@ -583,17 +590,32 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
                     e->column < sdef->n_columns && plan->source_meta[e->column];
         x.own[i] = !(e->kind == RSQL_BX_CONST || (e->kind == RSQL_BX_COLUMN && !meta));
     }
+    /* the rows are a changelog: the sink gets their kinds (a preview shows them first, in
+       an "op" column, as +I -U +U -D) */
+    bool changelog = plan->source.format && rsql_format_changelog(plan->source.format);
     if (preview) {
-        out_names = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(char *));
-        out_types = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1),
-                                sizeof(rsql_type_t));
+        out_names = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(char *));
+        out_types = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(rsql_type_t));
         res = rsql_result_new(RSQL_RESULT_TABLE);
         ok = ok && out_names && out_types && res;
         for (int i = 0; ok && i < plan->n_outputs; i++) {
             out_names[i] = plan->outputs[i].name;
             out_types[i] = plan->outputs[i].type;
         }
-        ok = ok && rsql_result_set_cols(res, plan->n_outputs, out_names) == RSQL_OK;
+        if (ok && changelog) { /* the result's columns: op first */
+            const char **cols = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(char *));
+            ok = cols != NULL;
+            for (int i = 0; ok && i < plan->n_outputs; i++) {
+                cols[i + 1] = out_names[i];
+            }
+            if (ok) {
+                cols[0] = "op";
+                ok = rsql_result_set_cols(res, plan->n_outputs + 1, cols) == RSQL_OK;
+            }
+            rsql_free(cols);
+        } else {
+            ok = ok && rsql_result_set_cols(res, plan->n_outputs, out_names) == RSQL_OK;
+        }
     }
     rsql_buf_t idb = RSQL_BUF_INIT;
     if (job) {
@@ -698,6 +720,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.snk_ctx.n_key = snk_cols.n_key;
         conf.snk_ctx.key_columns = snk_cols.key;
     }
+    conf.snk_ctx.changelog = changelog;
     if (dlq_ops) {
         conf.dlq_ops = dlq_ops;
         conf.dlq_ctx.table = plan->errors.dlq.def->name;

@@ -95,6 +95,7 @@ until_true 20 "to_file keeps writing" rising to_file "$w1"
 [ "$(job_field to_file run_id)" = "$run1" ] || fail "to_file was restarted by the reload"
 [ "$(job_field to_file runs)" = 1 ] || fail "to_file runs: $(job_field to_file runs)"
 run_rsql --tsv -e "SHOW JOB RUNS to_bh"
+[ "$RC" = 0 ] || fail "SHOW JOB RUNS to_bh exited $RC: $ERR"
 echo "$OUT" | awk -F'\t' '$5=="interrupted" {f=1} END {exit !f}' || fail "to_bh's run: $OUT"
 ok "SIGHUP: the new job runs, the dropped one drained (interrupted), the third untouched"
 

@@ -302,6 +302,8 @@ typedef struct fake_snk {
     int64_t last[8];
     int order_violations;
     int64_t max_value_written;
+    int64_t kinds_seen[4];  /* rows written, by rsql_rowkind_t */
+    uint8_t seen[MAXREC];   /* values written (those below MAXREC) */
     int attempts[MAXREC];
     /* failure rules */
     int64_t fail_mod, fail_rem;     /* non-retriable when v % mod == rem (mod > 0) */
@@ -461,6 +463,10 @@ static rsql_err_t fsnk_write(rsql_sink_t *snk, uint64_t id, int n, const rsql_si
             s->max_value_written = v;
         }
         s->rows++;
+        s->kinds_seen[rows[i].kind & 3]++;
+        if (v >= 0 && v < MAXREC) {
+            s->seen[v] = 1;
+        }
         snprintf(res[i].meta, sizeof res[i].meta, "v=%" PRId64, v);
     }
     if (s->mode == DELIVER_SYNC) {
