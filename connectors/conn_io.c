@@ -111,9 +111,9 @@ rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql
 }
 
 /* See rsql_conn_io.h. */
-rsql_err_t rsql_io_encode_change_row(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
-                                     rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,
-                                     rsql_error_t *err)
+rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                                 rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,
+                                 rsql_error_t *err)
 {
     rsql_error_t why;
     rsql_error_clear(&why);

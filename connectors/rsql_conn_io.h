@@ -45,10 +45,15 @@ rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n
 */
 rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
                               size_t mark, rsql_sink_result_t *r, rsql_error_t *err);
-/* The same for a row of a changelog: encoded with its kind (rsql_encode_change). */
-rsql_err_t rsql_io_encode_change_row(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
-                                     rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,
-                                     rsql_error_t *err);
+
+/*
+** As rsql_io_encode_row, for a row of kind (rsql_rowkind_t): rsql_encode_change, so a
+** changelog format writes the kind and an append-only format refuses any kind but INSERT
+** (that row's own failure, as a value the format refuses).
+*/
+rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                                 rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,
+                                 rsql_error_t *err);
 
 /*
 ** The source positions an exactly-once sink stores with rows[from, to): the last offset of
