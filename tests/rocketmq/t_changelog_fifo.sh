@@ -9,6 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 require_server
 BIN=${RSQL_BUILDDIR:-$REPO/build}/rocketsql
+if ! "$BIN" --list-options=md | grep -q '`debezium-json`'; then
+  echo "this build has no debezium-json format"
+  exit 77
+fi
 W=$(mktemp -d /tmp/t_changelog_fifo.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 P=$(uniq_name clf)
