@@ -29,6 +29,7 @@
 extern const rsql_format_def_t rsql_json_format_def;
 extern const rsql_format_def_t rsql_csv_format_def;
 extern const rsql_format_def_t rsql_raw_format_def;
+extern const rsql_format_def_t rsql_debezium_format_def;
 
 /*
 ** For finalize hooks. When key was given (or, when key ends with '.', any

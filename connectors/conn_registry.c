@@ -37,6 +37,7 @@ static const rsql_format_def_t *const formats[] = {
     &rsql_json_format_def,
     &rsql_csv_format_def,
     &rsql_raw_format_def,
+    &rsql_debezium_format_def,
     NULL,
 };
 

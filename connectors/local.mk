@@ -24,10 +24,10 @@ connectors/conn_registry.$(OBJEXT): connectors/conn_list.h
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
-	tests/unit/test_file_csv_header
+	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
-	tests/unit/test_file_csv_header
+	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium
 check_PROGRAMS += tests/unit/test_opts_ref tests/unit/test_settings
 TESTS += tests/unit/test_opts_ref tests/unit/test_settings
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c
@@ -42,6 +42,10 @@ tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_formats_SOURCES = tests/unit/test_formats.c
 tests_unit_test_formats_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_formats_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_fmt_debezium_SOURCES = tests/unit/test_fmt_debezium.c
+tests_unit_test_fmt_debezium_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_fmt_debezium_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_fmt_debezium_CPPFLAGS = $(AM_CPPFLAGS) -DRSQL_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_connectors_io_SOURCES = tests/unit/test_connectors_io.c
 tests_unit_test_connectors_io_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_connectors_io_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
@@ -58,3 +62,4 @@ tests_unit_test_file_csv_header_SOURCES = tests/unit/test_file_csv_header.c
 tests_unit_test_file_csv_header_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_file_csv_header_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+EXTRA_DIST += tests/fixtures/debezium

@@ -23,9 +23,21 @@ typedef struct fmt_def {
 
 static const fmt_def_t fmt_defs[] = {
     {"csv", FMT_CSV, false, NULL},
+    {"debezium-json", FMT_DEBEZIUM, true, rsql_fmt__dbz_meta},
     {"json", FMT_JSON, false, NULL},
     {"raw", FMT_RAW, false, NULL},
 };
+
+/* The name of the format of kind (the first row of that kind). */
+static const char *fmt_defs_name(fmt_kind_t kind)
+{
+    for (size_t i = 0; i < sizeof fmt_defs / sizeof fmt_defs[0]; i++) {
+        if (fmt_defs[i].kind == kind) {
+            return fmt_defs[i].name;
+        }
+    }
+    return "";
+}
 
 static const fmt_def_t *fmt_def(const char *format)
 {
@@ -81,6 +93,7 @@ static void conf_deinit(fmt_conf_t *c)
     rsql_free(c->types);
     rsql_free(c->descs);
     rsql_free(c->csv_null);
+    rsql_fmt__dbz_free(c);
     memset(c, 0, sizeof *c);
 }
 
@@ -154,6 +167,9 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
             c->csv_null_len = strlen(nl);
         }
     }
+    if (c->kind == FMT_DEBEZIUM) {
+        return rsql_fmt__dbz_init(c, format_conf, err);
+    }
     return RSQL_OK;
 nomem:
     return rsql_error_nomem(err);
@@ -222,6 +238,12 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
     case FMT_JSON: return rsql_fmt__json_decode(dec, raw, len, arena, row, err);
     case FMT_CSV: return rsql_fmt__csv_decode(dec, raw, len, arena, row, err);
     case FMT_RAW: return rsql_fmt__raw_decode(dec, raw, len, arena, row, err);
+    case FMT_DEBEZIUM: break;
+    }
+    if (rsql_format_changelog(fmt_defs_name(dec->c.kind))) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "format '%s' holds changes: its bodies are read as changes",
+                              fmt_defs_name(dec->c.kind));
     }
     return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "bad format kind");
 }
@@ -232,7 +254,11 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
 rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
                                rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err)
 {
+    static const uint8_t empty[1] = {0};
     out->n = 0;
+    if (dec->c.kind == FMT_DEBEZIUM) {
+        return rsql_fmt__dbz_decode(dec, raw ? raw : empty, raw ? len : 0, arena, out, err);
+    }
     out->rows = rsql_arena_alloc(arena, sizeof *out->rows);
     out->kinds = rsql_arena_alloc(arena, 1);
     rsql_value_t *row = rsql_arena_alloc(arena, (size_t)(dec->c.n + dec->n_want) * sizeof *row);
@@ -246,6 +272,11 @@ rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t l
         out->n = 1;
     }
     return rc;
+}
+
+uint64_t rsql_decoder_skipped(const rsql_decoder_t *dec)
+{
+    return dec ? dec->skipped : 0;
 }
 
 /*
@@ -317,6 +348,7 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
     case FMT_JSON: rc = rsql_fmt__json_encode(enc, row, out, err); break;
     case FMT_CSV: rc = rsql_fmt__csv_encode(enc, row, out, err); break;
     case FMT_RAW: rc = rsql_fmt__raw_encode(enc, row, out, err); break;
+    case FMT_DEBEZIUM: rc = rsql_fmt__dbz_encode(enc, row, RSQL_ROW_INSERT, out, err); break;
     default: rc = RSQL_ERR_INTERNAL; break;
     }
     if (rc == RSQL_OK && out->oom) {
@@ -331,6 +363,10 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
 rsql_err_t rsql_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
                               rsql_buf_t *out, rsql_error_t *err)
 {
+    if (enc->c.kind == FMT_DEBEZIUM) {
+        rsql_err_t rc = rsql_fmt__dbz_encode(enc, row, kind, out, err);
+        return rc == RSQL_OK && out->oom ? rsql_error_nomem(err) : rc;
+    }
     if (kind != RSQL_ROW_INSERT) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                               "a %s row cannot be written in an append-only format",

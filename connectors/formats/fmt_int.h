@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum fmt_kind { FMT_JSON, FMT_CSV, FMT_RAW } fmt_kind_t;
+typedef enum fmt_kind { FMT_JSON, FMT_CSV, FMT_RAW, FMT_DEBEZIUM } fmt_kind_t;
+
+typedef struct fmt_dbz fmt_dbz_t; /* fmt_debezium.c */
 
 /*
 ** What a statement reads of one column or ROW field (rsql_decoder_use): used
@@ -42,6 +44,7 @@ typedef struct fmt_conf {
     char csv_quote;         /* csv.quote-character ('\0': quoting disabled) */
     char *csv_null;         /* csv.null-literal, NULL when not set */
     size_t csv_null_len;
+    fmt_dbz_t *dbz; /* debezium-json: its options and names (fmt_debezium.c) */
 } fmt_conf_t;
 
 struct rsql_decoder {
@@ -55,6 +58,7 @@ struct rsql_decoder {
        c.n + k of every row a changelog format decodes */
     int *want;
     int n_want;
+    uint64_t skipped; /* rsql_decoder_skipped */
 };
 
 struct rsql_encoder {
@@ -78,6 +82,16 @@ rsql_err_t rsql_fmt__raw_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
                                 rsql_arena_t *arena, rsql_value_t *row, rsql_error_t *err);
 rsql_err_t rsql_fmt__raw_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *out,
                                 rsql_error_t *err);
+
+/* debezium-json (fmt_debezium.c): its state from its typed configuration (NULL = defaults),
+   freed by rsql_fmt__dbz_free; its changes; one row with its kind */
+extern const rsql_format_meta_t rsql_fmt__dbz_meta[];
+rsql_err_t rsql_fmt__dbz_init(fmt_conf_t *c, const void *format_conf, rsql_error_t *err);
+void rsql_fmt__dbz_free(fmt_conf_t *c);
+rsql_err_t rsql_fmt__dbz_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
+                                rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err);
+rsql_err_t rsql_fmt__dbz_encode(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                                rsql_buf_t *out, rsql_error_t *err);
 
 /* Quote s (n bytes) for an error message, cut at 40 bytes with "...". */
 static inline void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size)
@@ -181,6 +195,9 @@ rsql_err_t jp_skip(jp_t *p, int depth);
 /* a JSON value as scalar type t (fmt_json_value.c) */
 rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
                        rsql_arena_t *arena, rsql_value_t *v);
+/* the object at p->i into row, p->i past it; names for errors (NULL = the columns') (fmt_json.c) */
+rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names,
+                                 rsql_arena_t *arena, rsql_value_t *row);
 /* a JSON value as type d, reading only what need says (NULL = all) (fmt_json_value.c) */
 rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d, const fmt_need_t *need,
                       const char *name, rsql_arena_t *arena, rsql_value_t *v, int depth);

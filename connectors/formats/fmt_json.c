@@ -44,10 +44,11 @@
 
 /* ---- one field into a value (fmt_json_value.c) */
 
-static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t *arena,
-                             rsql_value_t *v)
+static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, const char *const *names,
+                             rsql_arena_t *arena, rsql_value_t *v)
 {
     const fmt_conf_t *c = &dec->c;
+    const char *name = names ? names[col] : c->names[col];
     rsql_type_t t = c->types[col];
     if (t == RSQL_TYPE_DECIMAL || t == RSQL_TYPE_DATE || rsql_type_is_nested(t)) {
         const rsql_tdesc_t *d = rsql_tdesc_of(t, c->descs[col]);
@@ -57,10 +58,9 @@ static rsql_err_t json_field(rsql_decoder_t *dec, jp_t *p, int col, rsql_arena_t
             v->is_null = true;
             return jp_skip(p, 1);
         }
-        return json_typed(dec, p, d, c->needs ? &c->needs[col] : NULL, c->names[col], arena, v,
-                          1);
+        return json_typed(dec, p, d, c->needs ? &c->needs[col] : NULL, name, arena, v, 1);
     }
-    return json_scalar(dec, p, t, c->names[col], arena, v);
+    return json_scalar(dec, p, t, name, arena, v);
 }
 
 /* The column named by key (exact first, then case-insensitive), or -1. guess is tried first. */
@@ -91,16 +91,109 @@ static int find_column(const fmt_conf_t *c, const char *key, size_t n, int guess
 }
 
 /*
+** Read the JSON object at p->i (on its '{') into row, p->i past its '}'; names are the
+** columns' names for error messages (NULL: the column names), e.g. "after.amount" for a
+** changelog format's object. Columns not in the object are NULL (see the file comment).
+** @locality the decoder's thread
+*/
+rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names,
+                                 rsql_arena_t *arena, rsql_value_t *row)
+{
+    const fmt_conf_t *c = &dec->c;
+    int guess = 0;
+    memset(dec->seen, 0, (size_t)c->n * sizeof *dec->seen);
+    p->i++;
+    jp_ws(p);
+    if (p->i < p->n && p->s[p->i] == '}') {
+        p->i++;
+    } else {
+        for (;;) {
+            const char *key;
+            size_t key_len;
+            bool escaped;
+            jp_ws(p);
+            if (p->i >= p->n) {
+                return jp_unexpected(p);
+            }
+            if (p->s[p->i] != '"') {
+                return jp_fail(p, p->i, "expected a string key");
+            }
+            escaped = false;
+            if (!jp_string_plain(p, &key, &key_len) &&
+                jp_string(p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            if (escaped) {
+                /* rare: unescape the key into scratch, then match */
+                jp_t kp = {p->s, p->n, (size_t)(key - p->s) - 1, p->err};
+                if (jp_string(&kp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                    return RSQL_ERR_DECODE;
+                }
+                key = dec->scratch.data ? dec->scratch.data : "";
+                key_len = dec->scratch.len;
+            }
+            int col = find_column(c, key, key_len, guess);
+            jp_ws(p);
+            if (p->i >= p->n) {
+                return jp_unexpected(p);
+            }
+            if (p->s[p->i] != ':') {
+                return jp_fail(p, p->i, "expected ':' after an object key");
+            }
+            p->i++;
+            jp_ws(p);
+            if (col >= 0 && c->needs && !c->needs[col].used) {
+                /* a column the statement does not read: validated and skipped, NULL */
+                if (jp_skip(p, 1) != RSQL_OK) {
+                    return RSQL_ERR_DECODE;
+                }
+                dec->seen[col] = false; /* NULL below (json.fail-on-missing-field: present) */
+                guess = col + 1;
+            } else if (col >= 0) {
+                rsql_err_t rc = json_field(dec, p, col, names, arena, &row[col]);
+                if (rc != RSQL_OK) {
+                    return rc;
+                }
+                dec->seen[col] = true;
+                guess = col + 1;
+            } else if (jp_skip(p, 1) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            jp_ws(p);
+            if (p->i < p->n && p->s[p->i] == ',') {
+                p->i++;
+                continue;
+            }
+            if (p->i < p->n && p->s[p->i] == '}') {
+                p->i++;
+                break;
+            }
+            return p->i >= p->n ? jp_unexpected(p)
+                                : jp_fail(p, p->i, "expected ',' or '}' in an object");
+        }
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (!dec->seen[i]) {
+            if (c->json_fail_missing && !(c->needs && !c->needs[i].used)) {
+                return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "missing field '%s'",
+                                      names ? names[i] : c->names[i]);
+            }
+            memset(&row[i], 0, sizeof row[i]);
+            row[i].type = c->types[i];
+            row[i].is_null = true;
+        }
+    }
+    return RSQL_OK;
+}
+
+/*
 ** Decode one JSON object into row (see the file comment).
 ** @locality the decoder's thread
 */
 rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
                                  rsql_arena_t *arena, rsql_value_t *row, rsql_error_t *err)
 {
-    const fmt_conf_t *c = &dec->c;
     jp_t p = {(const char *)raw, len, 0, err};
-    int guess = 0;
-    memset(dec->seen, 0, (size_t)c->n * sizeof *dec->seen);
     jp_ws(&p);
     if (p.i >= p.n) {
         return jp_unexpected(&p);
@@ -133,90 +226,13 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
         return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                               "expected a JSON object, got %s", what);
     }
-    p.i++;
-    jp_ws(&p);
-    if (p.i < p.n && p.s[p.i] == '}') {
-        p.i++;
-    } else {
-        for (;;) {
-            const char *key;
-            size_t key_len;
-            bool escaped;
-            jp_ws(&p);
-            if (p.i >= p.n) {
-                return jp_unexpected(&p);
-            }
-            if (p.s[p.i] != '"') {
-                return jp_fail(&p, p.i, "expected a string key");
-            }
-            escaped = false;
-            if (!jp_string_plain(&p, &key, &key_len) &&
-                jp_string(&p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            if (escaped) {
-                /* rare: unescape the key into scratch, then match */
-                jp_t kp = {p.s, p.n, (size_t)(key - p.s) - 1, err};
-                if (jp_string(&kp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
-                    return RSQL_ERR_DECODE;
-                }
-                key = dec->scratch.data ? dec->scratch.data : "";
-                key_len = dec->scratch.len;
-            }
-            int col = find_column(c, key, key_len, guess);
-            jp_ws(&p);
-            if (p.i >= p.n) {
-                return jp_unexpected(&p);
-            }
-            if (p.s[p.i] != ':') {
-                return jp_fail(&p, p.i, "expected ':' after an object key");
-            }
-            p.i++;
-            jp_ws(&p);
-            if (col >= 0 && c->needs && !c->needs[col].used) {
-                /* a column the statement does not read: validated and skipped, NULL */
-                if (jp_skip(&p, 1) != RSQL_OK) {
-                    return RSQL_ERR_DECODE;
-                }
-                dec->seen[col] = false; /* NULL below (json.fail-on-missing-field: present) */
-                guess = col + 1;
-            } else if (col >= 0) {
-                rsql_err_t rc = json_field(dec, &p, col, arena, &row[col]);
-                if (rc != RSQL_OK) {
-                    return rc;
-                }
-                dec->seen[col] = true;
-                guess = col + 1;
-            } else if (jp_skip(&p, 1) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            jp_ws(&p);
-            if (p.i < p.n && p.s[p.i] == ',') {
-                p.i++;
-                continue;
-            }
-            if (p.i < p.n && p.s[p.i] == '}') {
-                p.i++;
-                break;
-            }
-            return p.i >= p.n ? jp_unexpected(&p)
-                              : jp_fail(&p, p.i, "expected ',' or '}' in an object");
-        }
+    rsql_err_t rc = rsql_fmt__json_object(dec, &p, NULL, arena, row);
+    if (rc != RSQL_OK) {
+        return rc;
     }
     jp_ws(&p);
     if (p.i < p.n) {
         return jp_fail(&p, p.i, "unexpected data after the object");
-    }
-    for (int i = 0; i < c->n; i++) {
-        if (!dec->seen[i]) {
-            if (c->json_fail_missing && !(c->needs && !c->needs[i].used)) {
-                return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "missing field '%s'",
-                                      c->names[i]);
-            }
-            memset(&row[i], 0, sizeof row[i]);
-            row[i].type = c->types[i];
-            row[i].is_null = true;
-        }
     }
     return RSQL_OK;
 }

@@ -31,6 +31,34 @@ static const rsql_opt_def_t json_opts[] = {
     RSQL_OPT_END,
 };
 
+static const char *const dbz_ts_standards[] = {"SQL", "ISO-8601", NULL};
+
+static const rsql_opt_def_t debezium_opts[] = {
+    RSQL_OPT_ROW_F("debezium-json.schema-include", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                   "The bodies are Kafka Connect's JSON with the schema, "
+                   "`{\"schema\":{...},\"payload\":{...}}` (Debezium with "
+                   "`value.converter.schemas.enable`), and are written so. A body without the "
+                   "envelope when it is expected, or with it when not, is a decode error that "
+                   "says which to set.",
+                   RSQL_OPT_FIELD(rsql_debezium_conf_t, schema_include, bool)),
+    RSQL_OPT_ROW_F("debezium-json.ignore-parse-errors", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                   "Reading: a body that fails to decode (invalid JSON, a value of the wrong "
+                   "type, an unknown or missing `op`) is skipped, with no rows, instead of being "
+                   "a decode error (handled by `errors.tolerance`).",
+                   RSQL_OPT_FIELD(rsql_debezium_conf_t, ignore_parse_errors, bool)),
+    RSQL_OPT_ROW_F("debezium-json.ignore-truncate", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                   "Reading: an event of op `t` (a TRUNCATE of the captured table) is skipped "
+                   "instead of being a decode error (it names no rows to delete).",
+                   RSQL_OPT_FIELD(rsql_debezium_conf_t, ignore_truncate, bool)),
+    RSQL_OPT_ROW_F("debezium-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
+                   dbz_ts_standards,
+                   "How TIMESTAMP values are written: `SQL` `2026-01-02 03:04:05.678`, "
+                   "`ISO-8601` `2026-01-02T03:04:05.678Z`. Reading takes both, and epoch "
+                   "milliseconds (as the json format).",
+                   RSQL_OPT_FIELD(rsql_debezium_conf_t, timestamp_standard, int)),
+    RSQL_OPT_END,
+};
+
 /* See rsql_format.h. */
 int rsql_csv_char(const char *v)
 {
@@ -154,6 +182,18 @@ const rsql_format_def_t rsql_json_format_def = {
         "the statement reads are decoded (SQL.md, \"The json format and nested types\").",
     .opts = json_opts,
     .conf_size = sizeof(rsql_json_conf_t),
+};
+
+const rsql_format_def_t rsql_debezium_format_def = {
+    .name = "debezium-json",
+    .description =
+        "Debezium's change events (`before`, `after`, `op`, `source`, `ts_ms`), read as "
+        "changes: op `c`/`r` an insert, `u` an update (-U of before, +U of after), `d` a "
+        "delete; a null body (Debezium's tombstone) has none. Columns are read from before "
+        "and after as the json format reads an object. Written as Flink does: +I and +U as "
+        "op `c`, -U and -D as op `d` (CHANGELOGS.md, \"debezium-json\").",
+    .opts = debezium_opts,
+    .conf_size = sizeof(rsql_debezium_conf_t),
 };
 
 /* csv has no text form for nested values: a ROW, ARRAY or MAP column is refused. */

@@ -42,6 +42,14 @@ typedef struct rsql_json_conf {
     int timestamp_format; /* RSQL_JSON_TS_* */
 } rsql_json_conf_t;
 
+/* The typed configuration of the debezium-json format (fmt_opts.c rows fill it). */
+typedef struct rsql_debezium_conf {
+    bool schema_include;      /* debezium-json.schema-include */
+    bool ignore_parse_errors; /* debezium-json.ignore-parse-errors */
+    bool ignore_truncate;     /* debezium-json.ignore-truncate */
+    int timestamp_standard;   /* ...timestamp-format.standard: RSQL_JSON_TS_SQL or _ISO8601 */
+} rsql_debezium_conf_t;
+
 /* The typed configuration of the csv format. */
 typedef struct rsql_csv_conf {
     const char *delimiter_text; /* csv.field-delimiter as written */
@@ -174,6 +182,13 @@ const rsql_format_meta_t *rsql_format_metadata(const char *format);
 ** format does not have.
 */
 rsql_err_t rsql_decoder_want_meta(rsql_decoder_t *dec, const char *key, rsql_error_t *err);
+
+/*
+** The bodies dec skipped so far without an error and without rows: a changelog format's
+** parse errors under its *.ignore-parse-errors, and the truncates it is told to ignore.
+** @locality the decoder's thread
+*/
+uint64_t rsql_decoder_skipped(const rsql_decoder_t *dec);
 
 /*
 ** APPEND the encoding of row with its kind (rsql_rowkind_t) to out, as rsql_encode. A

@@ -352,7 +352,9 @@ static void test_opts_error_values(void)
     expect_fail((const char *const[]){"connector", "filesystem", "path", "p", "format", "xml",
                                       NULL},
                 RSQL_ERR_BAD_OPTION,
-                "invalid value 'xml' for option 'format': expected one of json, csv, raw", 250);
+                "invalid value 'xml' for option 'format': expected one of json, csv, raw, "
+                "debezium-json",
+                250);
 
     /* SIZE rows: no connector uses one yet, so a table of our own */
     static const rsql_opt_def_t t[] = {
@@ -762,7 +764,7 @@ static void test_opts_tables_well_formed(void)
             CU_ASSERT(d->field != 0 && fs[nf]->conf_size != 0);
         }
     }
-    CU_ASSERT_EQUAL(nf, 3);
+    CU_ASSERT_EQUAL(nf, 4);
     check_table("settings", rsql_settings_defs(), NULL, NULL);
     CU_ASSERT_STRING_EQUAL(rsql_connector_sides(rsql_connector_find("rocketmq-grpc")),
                            "source, sink");
