@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 require_server
 BIN=${RSQL_BUILDDIR:-$REPO/build}/rocketsql
-if ! "$BIN" --list-options=md | grep -q '`debezium-json`'; then
+if ! grep -q '`debezium-json`' <<<"$("$BIN" --list-options=md)"; then
   echo "this build has no debezium-json format"
   exit 77
 fi
@@ -22,10 +22,11 @@ run "$RMQ" group "${P}_g" --fifo
 run "$RMQ" group "${P}_j" --fifo
 
 # the changelog and the reference replica
-python3 - "$W/changes.jsonl" "$W/ref.db" <<'PY' || fail "cannot write the changelog"
+python3 - "$W/changes.jsonl" "$W/ref.db" "$W/expected.json" <<'PY' || fail "cannot write the changelog"
 import json, random, sqlite3, sys
 rnd = random.Random(20261202)
 state, out = {}, open(sys.argv[1], "w")
+seq = {}  # per key: the messages it must give, in order: (op, n) as debezium-json writes them
 ref = sqlite3.connect(sys.argv[2])
 ref.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT, n INTEGER)")
 for i in range(1500):
@@ -40,11 +41,17 @@ for i in range(1500):
     else:
         ev = {"before": state.pop(k), "after": None, "op": "d"}
     out.write(json.dumps(ev) + "\n")
+    s = seq.setdefault(str(k), [])
+    if ev["before"]:
+        s.append(["d", ev["before"]["n"]])  # -D, or the -U of an update
+    if ev["after"]:
+        s.append(["c", ev["after"]["n"]])  # +I, or the +U of an update
     if ev["op"] == "d":
         ref.execute("DELETE FROM t WHERE id = ?", (k,))
     else:
         ref.execute("INSERT OR REPLACE INTO t VALUES (?, ?, ?)", (k, new["v"], new["n"]))
 ref.commit()
+json.dump(seq, open(sys.argv[3], "w"))
 PY
 
 cat >"$W/tables.sql" <<SQL
@@ -77,8 +84,43 @@ printf '%s\n' "$ERR"
 grep -q "is a NORMAL topic" <<<"$ERR" || fail "the refusal does not name the topic's type"
 grep -q "'sink.changelog-order' = 'none'" <<<"$ERR" || fail "the refusal does not say what to set"
 
-# the changelog through the FIFO topic into the replica
+# the changelog into the FIFO topic
 run "$BIN" --catalog "$W/c.db" -e "INSERT INTO mq SELECT * FROM src"
+
+# every message's group and keys are its row's id, and each key's messages come in the order
+# of its changes (the stored messages read again by a FIFO consumer group, raw, with their
+# message group and keys as METADATA)
+cat >"$W/meta.sql" <<SQL
+CREATE TABLE mq_raw (body VARCHAR, mg VARCHAR METADATA FROM 'message_group' VIRTUAL,
+                     ks ARRAY<STRING> METADATA FROM 'keys' VIRTUAL)
+  WITH ('connector'='rocketmq-grpc', 'endpoints'='$RMQ_ENDPOINT', 'topic'='${P}_f',
+        'source.consumer-group'='${P}_j', 'scan.idle-timeout'='10s', 'format'='raw');
+CREATE TABLE meta_out (body VARCHAR, mg VARCHAR, ks ARRAY<STRING>)
+  WITH ('connector'='filesystem', 'path'='$W/meta.jsonl', 'format'='json');
+INSERT INTO meta_out SELECT body, mg, ks FROM mq_raw;
+SQL
+run "$BIN" --catalog "$W/c.db" -f "$W/meta.sql"
+python3 - "$W/meta.jsonl" "$W/expected.json" <<'PY' || fail "a key's messages are not its changes in order"
+import json, sys
+got = {}
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    ev = json.loads(m["body"])
+    row = ev["after"] if ev["op"] == "c" else ev["before"]
+    key = str(row["id"])
+    if m["mg"] != key or m["ks"] != [key]:
+        sys.exit("bad group or keys: " + line.strip())
+    got.setdefault(key, []).append([ev["op"], row["n"]])
+want = json.load(open(sys.argv[2]))
+for k in want:
+    if got.get(k) != want[k]:
+        sys.exit("key %s: got %s, want %s" % (k, got.get(k), want[k]))
+if set(got) != set(want):
+    sys.exit("unexpected keys: %s" % (set(got) - set(want)))
+print("keys checked: %d, messages: %d" % (len(want), sum(map(len, want.values()))))
+PY
+
+# the topic applied to a sqlite replica, equal to the reference
 run "$BIN" --catalog "$W/c.db" -e "INSERT INTO rep SELECT * FROM mq_in"
 
 dump() { # DB
@@ -92,30 +134,4 @@ dump "$W/rep.db" >"$W/rep.txt"
 diff "$W/ref.txt" "$W/rep.txt" || fail "the replica differs from the reference"
 echo "replica = reference: $(wc -l <"$W/ref.txt") rows"
 
-# every message's group and keys are its row's id (the stored messages read again, raw, with
-# their message group and keys as METADATA)
-cat >"$W/meta.sql" <<SQL
-CREATE TABLE mq_raw (body VARCHAR, mg VARCHAR METADATA FROM 'message_group' VIRTUAL,
-                     ks ARRAY<STRING> METADATA FROM 'keys' VIRTUAL)
-  WITH ('connector'='rocketmq-grpc', 'endpoints'='$RMQ_ENDPOINT', 'topic'='${P}_f',
-        'source.consumer-group'='${P}_j', 'scan.idle-timeout'='10s', 'format'='raw');
-CREATE TABLE meta_out (body VARCHAR, mg VARCHAR, ks ARRAY<STRING>)
-  WITH ('connector'='filesystem', 'path'='$W/meta.jsonl', 'format'='json');
-INSERT INTO meta_out SELECT body, mg, ks FROM mq_raw;
-SQL
-run "$BIN" --catalog "$W/c.db" -f "$W/meta.sql"
-python3 - "$W/meta.jsonl" <<'PY' || fail "a message's group or keys are not its row's id"
-import json, sys
-n = 0
-for line in open(sys.argv[1]):
-    m = json.loads(line)
-    ev = json.loads(m["body"])
-    key = str((ev.get("after") or ev.get("before"))["id"])
-    if m["mg"] != key or m["ks"] != [key]:
-        print("bad: " + line.strip())
-        sys.exit(1)
-    n += 1
-print("messages checked: %d" % n)
-sys.exit(0 if n == 1500 else 1)
-PY
 echo "ok: a changelog through a FIFO topic, grouped and keyed by its primary key"

@@ -308,6 +308,45 @@ static void test_sink_fifo_default(void)
     fake_rmq_stop(f);
 }
 
+/*
+** debezium-json: each change in its envelope (+I/+U op c with after, -U/-D op d with before),
+** every message of one key in its group, in order, keyed by it.
+*/
+static void test_sink_debezium_kinds(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
+    snk_t x;
+    const char *kv[] = {"format", "debezium-json", NULL};
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, true), RSQL_OK);
+    snk_change(&x, 0, RSQL_ROW_INSERT, 5, "k1", "g");
+    snk_change(&x, 1, RSQL_ROW_UPDATE_BEFORE, 5, "k2", "g");
+    snk_change(&x, 2, RSQL_ROW_UPDATE_AFTER, 5, "k3", "g");
+    snk_change(&x, 3, RSQL_ROW_DELETE, 5, "k4", "g");
+    CU_ASSERT_TRUE_FATAL(snk_wait(&x, 4));
+    CU_ASSERT_EQUAL(x.failed, 0);
+    /* the envelope as Flink's debezium-json writes it, in order */
+    const char *bodies[4] = {
+        "{\"before\":null,\"after\":{\"id\":5,\"name\":\"k1\",\"grp\":\"g\"},\"op\":\"c\"}",
+        "{\"before\":{\"id\":5,\"name\":\"k2\",\"grp\":\"g\"},\"after\":null,\"op\":\"d\"}",
+        "{\"before\":null,\"after\":{\"id\":5,\"name\":\"k3\",\"grp\":\"g\"},\"op\":\"c\"}",
+        "{\"before\":{\"id\":5,\"name\":\"k4\",\"grp\":\"g\"},\"after\":null,\"op\":\"d\"}",
+    };
+    size_t prev = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t idx = fake_rmq_find_body(f, OUT, bodies[i], strlen(bodies[i]));
+        CU_ASSERT_NOT_EQUAL_FATAL(idx, SIZE_MAX);
+        CU_ASSERT(i == 0 || idx > prev);
+        prev = idx;
+        fake_msg_info_t mi;
+        CU_ASSERT_TRUE_FATAL(fake_rmq_msg_info(f, idx, &mi));
+        CU_ASSERT_STRING_EQUAL(mi.message_group, "5");
+        CU_ASSERT_STRING_EQUAL(mi.keys, "5");
+    }
+    snk_close(&x);
+    fake_rmq_stop(f);
+}
+
 /* NORMAL topic: refused when the sink starts, before any send, saying what to set. */
 static void test_sink_normal_refused(void)
 {
@@ -399,6 +438,7 @@ static CU_TestInfo tests[] = {
     {"accept_changes", test_accept_changes},
     {"key_order", test_key_order},
     {"sink_fifo_default", test_sink_fifo_default},
+    {"sink_debezium_kinds", test_sink_debezium_kinds},
     {"sink_normal_refused", test_sink_normal_refused},
     {"sink_normal_none", test_sink_normal_none},
     {"sink_fifo_none", test_sink_fifo_none},
