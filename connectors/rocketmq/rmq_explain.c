@@ -119,6 +119,21 @@ static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
             dur(c->renewal_ahead_ms, b1, sizeof b1));
 }
 
+static void batching_line(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
+{
+    x->attr(x, "batching",
+            "up to %" PRId64 " messages per SendMessage, linger %" PRId64
+            " ms (rows with a message group, lite topic or delivery timestamp: single sends)",
+            c->send_batch_size, c->linger_ms);
+}
+
+/* A changelog's messages may be batched: NORMAL ones (sink.changelog-order = none). */
+static bool batched(const rsql_rmq_conf_t *c)
+{
+    return c->send_batch_size > 1 && c->changelog_order == RSQL_RMQ_ORDER_NONE &&
+           !c->message_group_column && !c->lite_topic && !c->lite_topic_column;
+}
+
 /* A changelog: the producer line, and whether the order of one key's changes holds. */
 static void changelog_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
 {
@@ -144,6 +159,9 @@ static void changelog_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
     rsql_buf_printf(&t, "%s; one change per message", meta_keys ? " (or the keys METADATA)" : "");
     x->attr(x, "producer", "%s", rsql_buf_str(&t));
     rsql_buf_reset(&t);
+    if (batched(c)) {
+        batching_line(x, c);
+    }
     bool kept = rsql_rmq__key_order(c, x->n_key, x->key, x->n_meta, x->meta, &t);
     x->attr(x, "per-key order", "%s (%s)", kept ? "guaranteed" : "not guaranteed",
             rsql_buf_str(&t));
@@ -165,11 +183,7 @@ static void sink_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
     } else {
         x->attr(x, "producer", "NORMAL");
         if (c->send_batch_size > 1) {
-            x->attr(x, "batching",
-                    "up to %" PRId64 " messages per SendMessage, linger %" PRId64
-                    " ms (rows with a message group, lite topic or delivery timestamp: single "
-                    "sends)",
-                    c->send_batch_size, c->linger_ms);
+            batching_line(x, c);
         }
     }
 }
