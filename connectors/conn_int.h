@@ -30,6 +30,8 @@ extern const rsql_format_def_t rsql_json_format_def;
 extern const rsql_format_def_t rsql_csv_format_def;
 extern const rsql_format_def_t rsql_raw_format_def;
 extern const rsql_format_def_t rsql_debezium_format_def;
+extern const rsql_format_def_t rsql_canal_format_def;
+extern const rsql_format_def_t rsql_maxwell_format_def;
 
 /*
 ** For finalize hooks. When key was given (or, when key ends with '.', any

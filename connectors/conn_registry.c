@@ -38,6 +38,8 @@ static const rsql_format_def_t *const formats[] = {
     &rsql_csv_format_def,
     &rsql_raw_format_def,
     &rsql_debezium_format_def,
+    &rsql_canal_format_def,
+    &rsql_maxwell_format_def,
     NULL,
 };
 

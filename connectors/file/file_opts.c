@@ -10,7 +10,8 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/file/file_conf.h"
 
-const char *const rsql_file_formats[] = {"json", "csv", "raw", "debezium-json", NULL};
+const char *const rsql_file_formats[] = {"json", "csv", "raw", "debezium-json", "canal-json",
+                                         "maxwell-json", NULL};
 
 static const rsql_opt_def_t file_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("filesystem"),

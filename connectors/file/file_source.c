@@ -268,7 +268,7 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s->follow = conf->follow;
     s->poll_ms = conf->poll_ms;
-    s->skip_blank = strcasecmp(format, "json") == 0;
+    s->skip_blank = strcasecmp(format, "json") == 0 || rsql_format_changelog(format);
     if (strcasecmp(format, "csv") == 0) {
         const rsql_csv_conf_t *csv = ctx->format_conf;
         s->quote = csv ? csv->quote : '"';

@@ -22,9 +22,11 @@ typedef struct fmt_def {
 } fmt_def_t;
 
 static const fmt_def_t fmt_defs[] = {
+    {"canal-json", FMT_CANAL, true, rsql_fmt__canal_meta},
     {"csv", FMT_CSV, false, NULL},
     {"debezium-json", FMT_DEBEZIUM, true, rsql_fmt__dbz_meta},
     {"json", FMT_JSON, false, NULL},
+    {"maxwell-json", FMT_MAXWELL, true, rsql_fmt__maxwell_meta},
     {"raw", FMT_RAW, false, NULL},
 };
 
@@ -94,6 +96,7 @@ static void conf_deinit(fmt_conf_t *c)
     rsql_free(c->descs);
     rsql_free(c->csv_null);
     rsql_fmt__dbz_free(c);
+    rsql_fmt__cdc_conf_deinit(c);
     memset(c, 0, sizeof *c);
 }
 
@@ -170,6 +173,9 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
     if (c->kind == FMT_DEBEZIUM) {
         return rsql_fmt__dbz_init(c, format_conf, err);
     }
+    if (c->kind == FMT_CANAL || c->kind == FMT_MAXWELL) {
+        return rsql_fmt__cdc_conf_init(c, format_conf, err);
+    }
     return RSQL_OK;
 nomem:
     return rsql_error_nomem(err);
@@ -238,7 +244,9 @@ rsql_err_t rsql_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len, rsql
     case FMT_JSON: return rsql_fmt__json_decode(dec, raw, len, arena, row, err);
     case FMT_CSV: return rsql_fmt__csv_decode(dec, raw, len, arena, row, err);
     case FMT_RAW: return rsql_fmt__raw_decode(dec, raw, len, arena, row, err);
-    case FMT_DEBEZIUM: break;
+    case FMT_DEBEZIUM:
+    case FMT_CANAL:
+    case FMT_MAXWELL: break;
     }
     if (rsql_format_changelog(fmt_defs_name(dec->c.kind))) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
@@ -255,6 +263,9 @@ rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t l
                                rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err)
 {
     static const uint8_t empty[1] = {0};
+    if (dec->c.kind == FMT_CANAL || dec->c.kind == FMT_MAXWELL) {
+        return rsql_fmt__cdc_decode(dec, raw ? raw : empty, raw ? len : 0, arena, out, err);
+    }
     out->n = 0;
     if (dec->c.kind == FMT_DEBEZIUM) {
         return rsql_fmt__dbz_decode(dec, raw ? raw : empty, raw ? len : 0, arena, out, err);
@@ -272,11 +283,6 @@ rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t l
         out->n = 1;
     }
     return rc;
-}
-
-uint64_t rsql_decoder_skipped(const rsql_decoder_t *dec)
-{
-    return dec ? dec->skipped : 0;
 }
 
 /*
@@ -301,6 +307,14 @@ rsql_err_t rsql_decoder_want_meta(rsql_decoder_t *dec, const char *key, rsql_err
     dec->want = grown;
     dec->want[dec->n_want++] = id;
     return RSQL_OK;
+}
+
+/*
+** The bodies dec gave no rows for, by cause (see rsql_format.h).
+*/
+void rsql_decoder_skips(const rsql_decoder_t *dec, rsql_decode_skips_t *out)
+{
+    *out = dec->skips;
 }
 
 /*
@@ -349,6 +363,8 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
     case FMT_CSV: rc = rsql_fmt__csv_encode(enc, row, out, err); break;
     case FMT_RAW: rc = rsql_fmt__raw_encode(enc, row, out, err); break;
     case FMT_DEBEZIUM: rc = rsql_fmt__dbz_encode(enc, row, RSQL_ROW_INSERT, out, err); break;
+    case FMT_CANAL:
+    case FMT_MAXWELL: rc = rsql_fmt__cdc_encode(enc, row, RSQL_ROW_INSERT, out, err); break;
     default: rc = RSQL_ERR_INTERNAL; break;
     }
     if (rc == RSQL_OK && out->oom) {
@@ -363,8 +379,9 @@ rsql_err_t rsql_encode(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t 
 rsql_err_t rsql_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
                               rsql_buf_t *out, rsql_error_t *err)
 {
-    if (enc->c.kind == FMT_DEBEZIUM) {
-        rsql_err_t rc = rsql_fmt__dbz_encode(enc, row, kind, out, err);
+    if (enc->c.kind == FMT_DEBEZIUM || enc->c.kind == FMT_CANAL || enc->c.kind == FMT_MAXWELL) {
+        rsql_err_t rc = enc->c.kind == FMT_DEBEZIUM ? rsql_fmt__dbz_encode(enc, row, kind, out, err)
+                                                    : rsql_fmt__cdc_encode(enc, row, kind, out, err);
         return rc == RSQL_OK && out->oom ? rsql_error_nomem(err) : rc;
     }
     if (kind != RSQL_ROW_INSERT) {

@@ -19,7 +19,7 @@
  * "after.amount". The metadata keys (rsql_fmt__dbz_meta) are filled after the columns of
  * each row when asked for (rsql_decoder_want_meta); the source object is read only then.
  * With debezium-json.ignore-parse-errors a body that fails to decode gives no rows and is
- * counted (rsql_decoder_skipped).
+ * counted (rsql_decoder_skips).
  *
  * Writing (rsql_fmt__dbz_encode), as Flink does: INSERT and UPDATE_AFTER are an op "c" with
  * after, UPDATE_BEFORE and DELETE an op "d" with before (an update is a delete and a create:
@@ -446,7 +446,7 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
         break;
     case 't':
         if (z->ignore_truncate) {
-            dec->skipped++;
+            dec->skips.ddl++;
             return RSQL_OK;
         }
         return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
@@ -529,7 +529,7 @@ rsql_err_t rsql_fmt__dbz_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
     if (rc == RSQL_ERR_DECODE && dec->c.dbz->ignore_errors) {
         rsql_error_clear(err);
         out->n = 0;
-        dec->skipped++;
+        dec->skips.bad++;
         return RSQL_OK;
     }
     return rc;

@@ -13,7 +13,14 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum fmt_kind { FMT_JSON, FMT_CSV, FMT_RAW, FMT_DEBEZIUM } fmt_kind_t;
+typedef enum fmt_kind {
+    FMT_JSON,
+    FMT_CSV,
+    FMT_RAW,
+    FMT_DEBEZIUM,
+    FMT_CANAL,
+    FMT_MAXWELL
+} fmt_kind_t;
 
 typedef struct fmt_dbz fmt_dbz_t; /* fmt_debezium.c */
 
@@ -45,6 +52,10 @@ typedef struct fmt_conf {
     char *csv_null;         /* csv.null-literal, NULL when not set */
     size_t csv_null_len;
     fmt_dbz_t *dbz; /* debezium-json: its options and names (fmt_debezium.c) */
+    bool json_str_scalars;  /* a JSON string holding a number or boolean reads as one */
+    bool cdc_ignore_errors; /* canal/maxwell: a body that fails to decode gives no rows */
+    void *cdc_db_re;        /* canal-json.database-/table.include, compiled (pcre2_code) */
+    void *cdc_tbl_re;
 } fmt_conf_t;
 
 struct rsql_decoder {
@@ -58,7 +69,7 @@ struct rsql_decoder {
        c.n + k of every row a changelog format decodes */
     int *want;
     int n_want;
-    uint64_t skipped; /* rsql_decoder_skipped */
+    rsql_decode_skips_t skips; /* changelog formats: bodies without rows, by cause */
 };
 
 struct rsql_encoder {
@@ -92,6 +103,15 @@ rsql_err_t rsql_fmt__dbz_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t 
                                 rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err);
 rsql_err_t rsql_fmt__dbz_encode(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
                                 rsql_buf_t *out, rsql_error_t *err);
+/* canal-json and maxwell-json (fmt_cdc.c, fmt_canal.c, fmt_maxwell.c) */
+rsql_err_t rsql_fmt__cdc_conf_init(fmt_conf_t *c, const void *format_conf, rsql_error_t *err);
+void rsql_fmt__cdc_conf_deinit(fmt_conf_t *c);
+rsql_err_t rsql_fmt__cdc_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
+                                rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err);
+rsql_err_t rsql_fmt__cdc_encode(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
+                                rsql_buf_t *out, rsql_error_t *err);
+extern const rsql_format_meta_t rsql_fmt__canal_meta[];
+extern const rsql_format_meta_t rsql_fmt__maxwell_meta[];
 
 /* Quote s (n bytes) for an error message, cut at 40 bytes with "...". */
 static inline void rsql_fmt__quote_for_msg(const char *s, size_t n, char *buf, size_t size)
@@ -201,5 +221,79 @@ rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const
 /* a JSON value as type d, reading only what need says (NULL = all) (fmt_json_value.c) */
 rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d, const fmt_need_t *need,
                       const char *name, rsql_arena_t *arena, rsql_value_t *v, int depth);
+
+
+/* ---- the changelog envelopes (fmt_cdc.c), shared by canal-json and maxwell-json */
+
+/* The span [at, end) of a value in the body; at == end: absent. */
+typedef struct cdc_span {
+    size_t at, end;
+} cdc_span_t;
+
+#define CDC_MAX_META 8
+
+/* One body being decoded into its changes. */
+typedef struct cdc_msg {
+    rsql_decoder_t *dec;
+    jp_t p;
+    rsql_arena_t *arena;
+    rsql_changes_t *out;
+    int cap;              /* room in out->rows / out->kinds */
+    const char *fmt;      /* "canal-json", for messages */
+    rsql_value_t meta[CDC_MAX_META]; /* by the format's metadata index */
+} cdc_msg_t;
+
+#define cdc_fields rsql_fmt__cdc_fields
+#define cdc_null rsql_fmt__cdc_null
+#define cdc_str rsql_fmt__cdc_str
+#define cdc_int rsql_fmt__cdc_int
+#define cdc_bool rsql_fmt__cdc_bool
+#define cdc_fail rsql_fmt__cdc_fail
+#define cdc_items rsql_fmt__cdc_items
+#define cdc_next rsql_fmt__cdc_next
+#define cdc_reserve rsql_fmt__cdc_reserve
+#define cdc_rows rsql_fmt__cdc_rows
+#define cdc_wants rsql_fmt__cdc_wants
+#define cdc_meta_nested rsql_fmt__cdc_meta_nested
+#define cdc_match rsql_fmt__cdc_match
+
+/* The values of keys[0..n) of the body's top-level object into spans (absent: empty). */
+rsql_err_t cdc_fields(cdc_msg_t *m, const char *const *keys, int n, cdc_span_t *spans);
+/* True when s is absent or null. */
+bool cdc_null(const cdc_msg_t *m, cdc_span_t s);
+/* "<fmt>: '<key>' must be <want>, got <what s holds>" */
+rsql_err_t cdc_fail(cdc_msg_t *m, const char *key, const char *want, cdc_span_t s);
+/* A string (copied into the arena, NUL-terminated), NULL for absent or null; else an error. */
+rsql_err_t cdc_str(cdc_msg_t *m, cdc_span_t s, const char *key, const char **out, size_t *n);
+/* An integer; *set false for absent or null. */
+rsql_err_t cdc_int(cdc_msg_t *m, cdc_span_t s, const char *key, int64_t *out, bool *set);
+/* A boolean (true/false, or the strings "true"/"false"); false for absent or null. */
+rsql_err_t cdc_bool(cdc_msg_t *m, cdc_span_t s, const char *key, bool *out);
+/* The number of items of an array (an error when s is not one; 0 for absent or null). */
+rsql_err_t cdc_items(cdc_msg_t *m, cdc_span_t s, const char *key, int *n);
+/* The next item of an array: *it starts at s.at; false at its end. */
+bool cdc_next(const cdc_msg_t *m, cdc_span_t s, size_t *it, cdc_span_t *item);
+/* Room for n more rows in m->out. */
+rsql_err_t cdc_reserve(cdc_msg_t *m, int n);
+/*
+** The rows of one changed row: data is the row object (after image), old the changed
+** columns' previous values (an update; absent: none known). kind INSERT or DELETE gives one
+** row, UPDATE_AFTER gives UPDATE_BEFORE (data with old's columns) then UPDATE_AFTER. where
+** names the row in messages ("data[2]", "data").
+*/
+rsql_err_t cdc_rows(cdc_msg_t *m, int kind, cdc_span_t data, cdc_span_t old, const char *where,
+                    const char *old_where);
+/* True when metadata index i is wanted (rsql_decoder_want_meta). */
+bool cdc_wants(const cdc_msg_t *m, int i);
+/* Metadata index i from s as type d (a string for VARCHAR, ARRAY/MAP by json_typed). */
+rsql_err_t cdc_meta_nested(cdc_msg_t *m, int i, cdc_span_t s, const char *key,
+                           const rsql_tdesc_t *d);
+/* True when the compiled include expression re (NULL: none) matches all of s. */
+bool cdc_match(const void *re, const char *s, size_t n);
+/* Compile-check a regular expression (why: the reason it is not one). */
+bool rsql_fmt__regex_valid(const char *re, char *why, size_t size);
+
+rsql_err_t rsql_fmt__canal_decode(cdc_msg_t *m);
+rsql_err_t rsql_fmt__maxwell_decode(cdc_msg_t *m);
 
 #endif

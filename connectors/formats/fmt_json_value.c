@@ -9,7 +9,9 @@
  * fields the statement does not read skipped without building values,
  * missing fields NULL), an ARRAY (an array) or a MAP (an object; the last
  * of duplicate keys wins). A JSON value of the wrong type anywhere is
- * "field 'o.items[2].qty': expected INT, got string \"x\"". The two call each other (a ROW
+ * "field 'o.items[2].qty': expected INT, got string \"x\"". For canal-json and maxwell-json
+ * (fmt_conf_t.json_str_scalars) a string holding a number or a boolean reads into a numeric
+ * or BOOLEAN column, as Flink reads them. The two call each other (a ROW
  * holds scalars; a scalar column read as VARCHAR may hold any JSON).
  */
 #include "config.h"
@@ -190,7 +192,22 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
             }
             break;
         case RSQL_TYPE_DOUBLE:
-            if (rsql_value_parse_double_word(s, n, &v->v.d)) {
+            if (rsql_value_parse_double_word(s, n, &v->v.d) ||
+                (dec->c.json_str_scalars && rsql_value_parse_double(s, n, &v->v.d, NULL) ==
+                                                 RSQL_OK)) {
+                return RSQL_OK;
+            }
+            break;
+        case RSQL_TYPE_INT:
+        case RSQL_TYPE_BIGINT: /* canal-json, maxwell-json: "42" (as Flink reads them) */
+            if (dec->c.json_str_scalars && rsql_value_parse_int(t, s, n, &v->v.i, NULL) ==
+                                               RSQL_OK) {
+                return RSQL_OK;
+            }
+            break;
+        case RSQL_TYPE_BOOLEAN: /* "true", "false", "1", "0" (MySQL's BOOLEAN is TINYINT(1)) */
+            if (dec->c.json_str_scalars && rsql_value_parse_bool(s, n, &v->v.b, NULL) ==
+                                               RSQL_OK) {
                 return RSQL_OK;
             }
             break;

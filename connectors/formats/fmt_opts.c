@@ -7,7 +7,7 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
-#include "connectors/formats/rsql_format.h"
+#include "connectors/formats/fmt_int.h"
 
 #include <string.h>
 #include <strings.h>
@@ -194,6 +194,89 @@ const rsql_format_def_t rsql_debezium_format_def = {
         "op `c`, -U and -D as op `d` (CHANGELOGS.md, \"debezium-json\").",
     .opts = debezium_opts,
     .conf_size = sizeof(rsql_debezium_conf_t),
+};
+
+/* ---- canal-json and maxwell-json (fmt_canal.c, fmt_maxwell.c; docs/CHANGELOGS.md) */
+
+static const char *const cdc_ts_standards[] = {"SQL", "ISO-8601", NULL};
+
+/* An include option: a regular expression (PCRE2, close to Java's), or empty for all. */
+static rsql_err_t check_regex(const rsql_opt_def_t *def, const char *key, const char *value,
+                              rsql_pos_t pos, rsql_error_t *err)
+{
+    char why[200];
+    (void)def;
+    if (rsql_fmt__regex_valid(value, why, sizeof why)) {
+        return RSQL_OK;
+    }
+    return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
+                          "invalid value '%s' for option '%s': not a regular expression (%s)",
+                          value, key, why);
+}
+
+#define CDC_IGNORE_DOC(f)                                                                     \
+    "A message that fails to decode (invalid JSON, a value of the wrong type, an unknown "    \
+    "`type`) gives no rows and is counted, instead of failing (then `errors.tolerance` "     \
+    "decides). The whole message is skipped, also the rows of a " f " message that did "     \
+    "decode."
+#define CDC_TS_DOC                                                                            \
+    "How TIMESTAMP values are written: `SQL` (`2020-12-30 12:13:14.123`) or `ISO-8601` "      \
+    "(`2020-12-30T12:13:14.123Z`). Reading takes both, and epoch milliseconds."
+
+static const rsql_opt_def_t canal_opts[] = {
+    RSQL_OPT_ROW_F("canal-json.ignore-parse-errors", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                   CDC_IGNORE_DOC("several-row"),
+                   RSQL_OPT_FIELD(rsql_cdc_json_conf_t, ignore_parse_errors, bool)),
+    RSQL_OPT_ROW_F("canal-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
+                   cdc_ts_standards, CDC_TS_DOC,
+                   RSQL_OPT_FIELD(rsql_cdc_json_conf_t, timestamp_standard, int)),
+    RSQL_OPT_ROW_VF("canal-json.database.include", RSQL_OPT_STR, 0, "", 0, 0, NULL,
+                    "Read only the messages whose `database` this regular expression matches "
+                    "as a whole (PCRE2 syntax, close to Java's); the others give no rows and "
+                    "are counted. Empty: every database.",
+                    check_regex,
+                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, database_include, const char *)),
+    RSQL_OPT_ROW_VF("canal-json.table.include", RSQL_OPT_STR, 0, "", 0, 0, NULL,
+                    "Read only the messages whose `table` this regular expression matches as "
+                    "a whole, as `canal-json.database.include`. Empty: every table.",
+                    check_regex,
+                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, table_include, const char *)),
+    RSQL_OPT_END,
+};
+
+static const rsql_opt_def_t maxwell_opts[] = {
+    RSQL_OPT_ROW_F("maxwell-json.ignore-parse-errors", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                   CDC_IGNORE_DOC("bad"),
+                   RSQL_OPT_FIELD(rsql_cdc_json_conf_t, ignore_parse_errors, bool)),
+    RSQL_OPT_ROW_F("maxwell-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
+                   cdc_ts_standards, CDC_TS_DOC,
+                   RSQL_OPT_FIELD(rsql_cdc_json_conf_t, timestamp_standard, int)),
+    RSQL_OPT_END,
+};
+
+const rsql_format_def_t rsql_canal_format_def = {
+    .name = "canal-json",
+    .description =
+        "A changelog: Canal's JSON messages (MySQL's binlog), one statement's rows each: "
+        "`INSERT` rows are inserts, `DELETE` rows deletes, `UPDATE` rows an update before "
+        "(with the `old` values) and after; DDL messages give no rows. Values are read as "
+        "in `json`, and a string holding a number or boolean reads as one. Written: "
+        "`{\"data\":[{...}],\"type\":\"INSERT\"}` (an update as a DELETE and an INSERT, "
+        "as Flink). See CHANGELOGS.md.",
+    .opts = canal_opts,
+    .conf_size = sizeof(rsql_cdc_json_conf_t),
+};
+
+const rsql_format_def_t rsql_maxwell_format_def = {
+    .name = "maxwell-json",
+    .description =
+        "A changelog: Maxwell's JSON messages (MySQL's binlog), one row each: `insert` and "
+        "`bootstrap-insert` are inserts, `delete` a delete, `update` an update before (with "
+        "the `old` values) and after; bootstrap markers and DDL messages give no rows. "
+        "Written: `{\"data\":{...},\"type\":\"insert\"}` (an update as a delete and an "
+        "insert, as Flink). See CHANGELOGS.md.",
+    .opts = maxwell_opts,
+    .conf_size = sizeof(rsql_cdc_json_conf_t),
 };
 
 /* csv has no text form for nested values: a ROW, ARRAY or MAP column is refused. */

@@ -50,6 +50,18 @@ typedef struct rsql_debezium_conf {
     int timestamp_standard;   /* ...timestamp-format.standard: RSQL_JSON_TS_SQL or _ISO8601 */
 } rsql_debezium_conf_t;
 
+/*
+** The typed configuration of canal-json and maxwell-json (fmt_opts.c rows fill it; maxwell
+** has no include options: they stay NULL). *.timestamp-format.standard: RSQL_CDC_TS_*.
+*/
+enum { RSQL_CDC_TS_SQL, RSQL_CDC_TS_ISO8601 };
+typedef struct rsql_cdc_json_conf {
+    bool ignore_parse_errors;
+    int timestamp_standard;
+    const char *database_include; /* a regular expression the whole name matches, or "" */
+    const char *table_include;
+} rsql_cdc_json_conf_t;
+
 /* The typed configuration of the csv format. */
 typedef struct rsql_csv_conf {
     const char *delimiter_text; /* csv.field-delimiter as written */
@@ -184,13 +196,6 @@ const rsql_format_meta_t *rsql_format_metadata(const char *format);
 rsql_err_t rsql_decoder_want_meta(rsql_decoder_t *dec, const char *key, rsql_error_t *err);
 
 /*
-** The bodies dec skipped so far without an error and without rows: a changelog format's
-** parse errors under its *.ignore-parse-errors, and the truncates it is told to ignore.
-** @locality the decoder's thread
-*/
-uint64_t rsql_decoder_skipped(const rsql_decoder_t *dec);
-
-/*
 ** APPEND the encoding of row with its kind (rsql_rowkind_t) to out, as rsql_encode. A
 ** changelog format writes the kind in its envelope; json, csv and raw write an INSERT as
 ** rsql_encode does and refuse the other kinds (RSQL_ERR_UNSUPPORTED: the planner sends
@@ -199,5 +204,19 @@ uint64_t rsql_decoder_skipped(const rsql_decoder_t *dec);
 */
 rsql_err_t rsql_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
                               rsql_buf_t *out, rsql_error_t *err);
+
+/*
+** The bodies a changelog decoder gave no rows for, by cause, since it was made: DDL and
+** control messages (a canal isDdl message, a maxwell bootstrap-start, a debezium truncate
+** under debezium-json.ignore-truncate), messages of another
+** database or table (canal-json.*.include), and bodies that failed to decode but were
+** skipped (*.ignore-parse-errors). For the runtime to log; all 0 for the other formats.
+*/
+typedef struct rsql_decode_skips {
+    uint64_t ddl;
+    uint64_t filtered;
+    uint64_t bad;
+} rsql_decode_skips_t;
+void rsql_decoder_skips(const rsql_decoder_t *dec, rsql_decode_skips_t *out);
 
 #endif

@@ -19,7 +19,8 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const rsql_rmq_formats[] = {"json", "csv", "raw", "debezium-json", NULL};
+const char *const rsql_rmq_formats[] = {"json", "csv", "raw", "debezium-json", "canal-json",
+                                        "maxwell-json", NULL};
 const char *const rsql_rmq_modes[] = {"simple", "lite", NULL};
 const char *const rsql_rmq_filter_types[] = {"tag", "sql92", NULL};
 const char *const rsql_rmq_dead_letters[] = {"none", "native", NULL};

@@ -2,7 +2,7 @@
 # CC=clang --enable-fuzzing (scripts/fuzz does both and runs them with tests/fuzz/run), never
 # by `make` or `make check`. Seed inputs: tests/fuzz/corpus/<target>/.
 FUZZ_TARGETS = tests/fuzz/fuzz_sql tests/fuzz/fuzz_formats tests/fuzz/fuzz_options \
-	tests/fuzz/fuzz_json_path tests/fuzz/fuzz_funcs
+	tests/fuzz/fuzz_json_path tests/fuzz/fuzz_funcs tests/fuzz/fuzz_fmt_canal tests/fuzz/fuzz_fmt_maxwell
 if HAVE_RMQ
 FUZZ_TARGETS += tests/fuzz/fuzz_rmq_decode
 endif
@@ -24,6 +24,14 @@ tests_fuzz_fuzz_json_path_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_funcs_SOURCES = tests/fuzz/fuzz_funcs.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_funcs_LDADD = $(RSQL_LIBS)
 tests_fuzz_fuzz_funcs_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_fmt_canal_SOURCES = tests/fuzz/fuzz_fmt_canal.c tests/fuzz/fuzz_fmt_cdc.h \
+	tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_fmt_canal_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_fmt_canal_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_fmt_maxwell_SOURCES = tests/fuzz/fuzz_fmt_maxwell.c tests/fuzz/fuzz_fmt_cdc.h \
+	tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_fmt_maxwell_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_fmt_maxwell_LDFLAGS = $(FUZZ_LINK_FLAGS)
 if HAVE_RMQ
 tests_fuzz_fuzz_rmq_decode_SOURCES = tests/fuzz/fuzz_rmq_decode.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_rmq_decode_LDADD = $(RSQL_LIBS)

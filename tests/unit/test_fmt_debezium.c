@@ -21,6 +21,14 @@
 #endif
 
 /* The fixtures' table: public.orders */
+/* the bodies the decoder gave no rows for, whatever the cause */
+static uint64_t skipped_total(const rsql_decoder_t *dec)
+{
+    rsql_decode_skips_t k;
+    rsql_decoder_skips(dec, &k);
+    return k.ddl + k.filtered + k.bad;
+}
+
 static const char *const cols[] = {"id", "customer", "amount", "placed", "tags"};
 static const rsql_type_t types[] = {RSQL_TYPE_INT, RSQL_TYPE_VARCHAR, RSQL_TYPE_DOUBLE,
                                     RSQL_TYPE_TIMESTAMP, RSQL_TYPE_ARRAY};
@@ -178,7 +186,7 @@ static void test_dbz_ops(void)
     CU_ASSERT_EQUAL_FATAL(f.ch.n, 2);
     CU_ASSERT_EQUAL(f.ch.rows[0][0].v.i, 4);
     CU_ASSERT_EQUAL(f.ch.rows[1][0].v.i, 5);
-    CU_ASSERT_EQUAL(rsql_decoder_skipped(f.dec), 0);
+    CU_ASSERT_EQUAL(skipped_total(f.dec), 0);
     fx_deinit(&f);
 }
 
@@ -230,7 +238,7 @@ static void test_dbz_tombstone(void)
     }
     CU_ASSERT_EQUAL(rsql_decode_changes(f.dec, NULL, 0, f.arena, &f.ch, &f.err), RSQL_OK);
     CU_ASSERT_EQUAL(f.ch.n, 0);
-    CU_ASSERT_EQUAL(rsql_decoder_skipped(f.dec), 0); /* a tombstone is not a skipped body */
+    CU_ASSERT_EQUAL(skipped_total(f.dec), 0); /* a tombstone is not a skipped body */
     CU_ASSERT_EQUAL(decode_text(&f, "nul"), RSQL_ERR_DECODE);
     CU_ASSERT_EQUAL(decode_text(&f, "null x"), RSQL_ERR_DECODE);
     CU_ASSERT_STRING_EQUAL(f.err.msg, "invalid JSON at byte 5: unexpected data after the value");
@@ -253,10 +261,10 @@ static void test_dbz_truncate(void)
     fx_init(&f, skip);
     CU_ASSERT_EQUAL(decode_fixture(&f, "pg_truncate.json"), RSQL_OK);
     CU_ASSERT_EQUAL(f.ch.n, 0);
-    CU_ASSERT_EQUAL(rsql_decoder_skipped(f.dec), 1);
+    CU_ASSERT_EQUAL(skipped_total(f.dec), 1);
     CU_ASSERT_EQUAL(decode_fixture(&f, "pg_create.json"), RSQL_OK); /* the rest as before */
     CU_ASSERT_EQUAL(f.ch.n, 1);
-    CU_ASSERT_EQUAL(rsql_decoder_skipped(f.dec), 1);
+    CU_ASSERT_EQUAL(skipped_total(f.dec), 1);
     fx_deinit(&f);
 }
 
@@ -314,12 +322,12 @@ static void test_dbz_parse_errors(void)
                         RSQL_OK);
         CU_ASSERT_EQUAL(g.ch.n, 0);
         CU_ASSERT_EQUAL(g.err.code, RSQL_OK);
-        CU_ASSERT_EQUAL(rsql_decoder_skipped(g.dec), ++skipped);
+        CU_ASSERT_EQUAL(skipped_total(g.dec), ++skipped);
     }
     /* a good body after the bad ones reads as ever */
     CU_ASSERT_EQUAL(decode_fixture(&g, "pg_update_full.json"), RSQL_OK);
     CU_ASSERT_EQUAL(g.ch.n, 2);
-    CU_ASSERT_EQUAL(rsql_decoder_skipped(g.dec), skipped);
+    CU_ASSERT_EQUAL(skipped_total(g.dec), skipped);
     /* every byte string is bounded: each prefix of a real event is an error or no rows */
     size_t len;
     char *body = fixture("pg_update_full.json", &len);

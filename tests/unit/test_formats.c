@@ -463,7 +463,8 @@ static void test_formats_raw(void)
     rsql_error_clear(&err);
     CU_ASSERT_PTR_NULL(rsql_decoder_new("xml", NULL, 1, one, vt, &err));
     CU_ASSERT_EQUAL(err.code, RSQL_ERR_UNSUPPORTED);
-    CU_ASSERT_STRING_EQUAL(err.msg, "unknown format 'xml' (formats are: csv, debezium-json, json, raw)");
+    CU_ASSERT_STRING_EQUAL(err.msg, "unknown format 'xml' (formats are: canal-json, csv, "
+                                    "debezium-json, json, maxwell-json, raw)");
     CU_ASSERT_TRUE(rsql_format_known("Json"));
     CU_ASSERT_FALSE(rsql_format_known("avro"));
     rsql_buf_deinit(&b);

@@ -353,7 +353,7 @@ static void test_opts_error_values(void)
                                       NULL},
                 RSQL_ERR_BAD_OPTION,
                 "invalid value 'xml' for option 'format': expected one of json, csv, raw, "
-                "debezium-json",
+                "debezium-json, canal-json, maxwell-json",
                 250);
 
     /* SIZE rows: no connector uses one yet, so a table of our own */
@@ -764,7 +764,7 @@ static void test_opts_tables_well_formed(void)
             CU_ASSERT(d->field != 0 && fs[nf]->conf_size != 0);
         }
     }
-    CU_ASSERT_EQUAL(nf, 4);
+    CU_ASSERT_EQUAL(nf, 6);
     check_table("settings", rsql_settings_defs(), NULL, NULL);
     CU_ASSERT_STRING_EQUAL(rsql_connector_sides(rsql_connector_find("rocketmq-grpc")),
                            "source, sink");

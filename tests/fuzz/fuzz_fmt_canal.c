@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * fuzz_fmt_canal: a body through the canal-json decoder and every row it gives through the encoder
+ * and back (the checks and the input layout: tests/fuzz/fuzz_fmt_cdc.h).
+ */
+#include "config.h"
+
+#define FZ_CDC_FORMAT "canal-json"
+#include "tests/fuzz/fuzz_fmt_cdc.h"
