@@ -9,6 +9,7 @@
 #include "connectors/rsql_conn_io.h"
 #include "connectors/conn_int.h"
 #include "base/rsql_mem.h"
+#include "base/rsql_value.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,10 +80,13 @@ bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, i
     return was;
 }
 
-/* rsql_io_encode_row's outcome of an encode that returned rc (why: its error). */
-static rsql_err_t encoded(rsql_err_t rc, const rsql_error_t *why, rsql_buf_t *buf, size_t mark,
-                          rsql_sink_result_t *r, rsql_error_t *err)
+/* See rsql_conn_io.h. */
+rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
+                              size_t mark, rsql_sink_result_t *r, rsql_error_t *err)
 {
+    rsql_error_t why;
+    rsql_error_clear(&why);
+    rsql_err_t rc = rsql_encode(enc, row, buf, &why);
     if (rc == RSQL_OK) {
         return RSQL_OK;
     }
@@ -96,18 +100,8 @@ static rsql_err_t encoded(rsql_err_t rc, const rsql_error_t *why, rsql_buf_t *bu
     memset(r, 0, sizeof *r);
     r->code = rc;
     snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1,
-             why->msg[0] ? why->msg : rsql_err_str(rc));
+             why.msg[0] ? why.msg : rsql_err_str(rc));
     return rc;
-}
-
-/* See rsql_conn_io.h. */
-rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
-                              size_t mark, rsql_sink_result_t *r, rsql_error_t *err)
-{
-    rsql_error_t why;
-    rsql_error_clear(&why);
-    rsql_err_t rc = rsql_encode(enc, row, buf, &why);
-    return encoded(rc, &why, buf, mark, r, err);
 }
 
 /* See rsql_conn_io.h. */
@@ -118,7 +112,74 @@ rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, i
     rsql_error_t why;
     rsql_error_clear(&why);
     rsql_err_t rc = rsql_encode_change(enc, row, kind, buf, &why);
-    return encoded(rc, &why, buf, mark, r, err);
+    if (rc == RSQL_OK) {
+        return RSQL_OK;
+    }
+    if (rc == RSQL_ERR_NOMEM || buf->oom) {
+        return rsql_error_nomem(err);
+    }
+    buf->len = mark < buf->len ? mark : buf->len;
+    if (buf->data) {
+        buf->data[buf->len] = '\0';
+    }
+    memset(r, 0, sizeof *r);
+    r->code = rc;
+    snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1,
+             why.msg[0] ? why.msg : rsql_err_str(rc));
+    return rc;
+}
+
+/* Two values of a key column the same, as a sink writes them (NULL never equals). */
+static bool same_key_value(const rsql_value_t *a, const rsql_value_t *b)
+{
+    bool an = a->is_null || a->type == RSQL_TYPE_NULL, bn = b->is_null || b->type == RSQL_TYPE_NULL;
+    if (an || bn || a->type != b->type) {
+        return false;
+    }
+    switch (a->type) {
+    case RSQL_TYPE_BOOLEAN: return a->v.b == b->v.b;
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT:
+    case RSQL_TYPE_DATE: return a->v.i == b->v.i;
+    case RSQL_TYPE_TIMESTAMP: return a->v.ts == b->v.ts;
+    case RSQL_TYPE_DOUBLE: return a->v.d == b->v.d;
+    case RSQL_TYPE_VARCHAR:
+    case RSQL_TYPE_BYTES:
+        return a->v.s.len == b->v.s.len &&
+               (a->v.s.len == 0 || memcmp(a->v.s.p, b->v.s.p, a->v.s.len) == 0);
+    case RSQL_TYPE_DECIMAL: return rsql_value_decimal_cmp(a, b) == 0;
+    default: return false; /* nested: not compared */
+    }
+}
+
+/* See rsql_conn_io.h. */
+int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, const int *key)
+{
+    switch (rows[i].kind) {
+    case RSQL_ROW_DELETE: return RSQL_IO_DELETE;
+    case RSQL_ROW_UPDATE_BEFORE: break;
+    default: return RSQL_IO_UPSERT;
+    }
+    if (i + 1 >= to || rows[i + 1].kind != RSQL_ROW_UPDATE_AFTER || !rows[i].rec ||
+        rows[i + 1].rec != rows[i].rec) {
+        return RSQL_IO_DELETE;
+    }
+    for (int j = 0; j < n_key; j++) {
+        if (!same_key_value(&rows[i].values[key[j]], &rows[i + 1].values[key[j]])) {
+            return RSQL_IO_DELETE;
+        }
+    }
+    return n_key > 0 ? RSQL_IO_SKIP : RSQL_IO_DELETE;
+}
+
+/* See rsql_conn_io.h. */
+int rsql_io_chunk_end(const rsql_sink_row_t *rows, int from, int64_t max, int n)
+{
+    int to = (int64_t)(n - from) > max ? from + (int)max : n;
+    while (to < n && to > from && rows[to].rec && rows[to].rec == rows[to - 1].rec) {
+        to++;
+    }
+    return to;
 }
 
 /* See conn_int.h. */

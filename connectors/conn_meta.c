@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "connectors/rsql_connector.h"
+#include "connectors/formats/rsql_format.h"
 #include "base/rsql_opts_int.h"
 
 #include <stdio.h>
@@ -66,33 +67,64 @@ bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, const rsq
     return write ? rsql_type_widens(cd->type, kd->type) : rsql_type_widens(kd->type, cd->type);
 }
 
-static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *key, rsql_pos_t pos,
-                              rsql_error_t *err)
+/* See rsql_connector.h. */
+const rsql_format_meta_t *rsql_connector_format_meta(const char *format, const char *key)
 {
-    if (!conn->metadata || !conn->metadata[0].key) {
+    size_t np = strlen(RSQL_FORMAT_META_PREFIX);
+    if (!format || !key || strncasecmp(key, RSQL_FORMAT_META_PREFIX, np) != 0) {
+        return NULL;
+    }
+    for (const rsql_format_meta_t *f = rsql_format_metadata(format); f && f->key; f++) {
+        if (strcasecmp(f->key, key + np) == 0) {
+            return f;
+        }
+    }
+    return NULL;
+}
+
+/* Weigh candidate against key for the nearest known one; append it to the list. */
+static void candidate(const char *key, const char *prefix, const char *cand, rsql_buf_t *list,
+                      char *best, size_t size, int *best_score)
+{
+    char full[160];
+    snprintf(full, sizeof full, "%s%s", prefix, cand);
+    int s = rsql_opts__near(key, full);
+    if (s >= 0 && (*best_score < 0 || s < *best_score)) {
+        *best_score = s;
+        snprintf(best, size, "%s", full);
+    }
+    rsql_buf_printf(list, "%s%s", list->len ? ", " : "", full);
+}
+
+static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *format,
+                              const char *key, rsql_pos_t pos, rsql_error_t *err)
+{
+    const rsql_format_meta_t *fm = rsql_format_metadata(format);
+    if ((!conn->metadata || !conn->metadata[0].key) && (!fm || !fm->key)) {
         return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
                               "connector '%s' has no metadata keys (metadata key '%.100s')",
                               conn->name, key);
     }
-    const char *best = NULL;
+    char best[160] = "";
     int best_score = -1;
     rsql_buf_t list = RSQL_BUF_INIT;
-    for (const rsql_meta_def_t *m = conn->metadata; m->key; m++) {
-        int s = rsql_opts__near(key, m->key);
-        if (s >= 0 && (best_score < 0 || s < best_score)) {
-            best_score = s;
-            best = m->key;
-        }
-        rsql_buf_printf(&list, "%s%s", m == conn->metadata ? "" : ", ", m->key);
+    for (const rsql_meta_def_t *m = conn->metadata; m && m->key; m++) {
+        candidate(key, "", m->key, &list, best, sizeof best, &best_score);
     }
-    char head[300];
-    if (best) {
+    for (const rsql_format_meta_t *f = fm; f && f->key; f++) {
+        candidate(key, RSQL_FORMAT_META_PREFIX, f->key, &list, best, sizeof best, &best_score);
+    }
+    char head[400], with[120] = "";
+    if (fm && fm->key) {
+        snprintf(with, sizeof with, " with format '%s'", format);
+    }
+    if (*best) {
         snprintf(head, sizeof head,
-                 "unknown metadata key '%.100s' for connector '%s' (did you mean '%s'?)", key,
-                 conn->name, best);
+                 "unknown metadata key '%.100s' for connector '%s'%s (did you mean '%s'?)", key,
+                 conn->name, with, best);
     } else {
-        snprintf(head, sizeof head, "unknown metadata key '%.100s' for connector '%s'", key,
-                 conn->name);
+        snprintf(head, sizeof head, "unknown metadata key '%.100s' for connector '%s'%s", key,
+                 conn->name, with);
     }
     rsql_err_t rc =
         rsql_opts__set_listed(err, RSQL_ERR_BAD_OPTION, pos, head, "keys", rsql_buf_str(&list));
@@ -107,9 +139,42 @@ rsql_err_t rsql_connector_check_meta(const rsql_connector_def_t *conn, const cha
                                      rsql_pos_t key_pos, rsql_pos_t type_pos,
                                      rsql_pos_t virtual_pos, rsql_error_t *err)
 {
+    return rsql_connector_check_meta_in(conn, NULL, column, type, desc, key, is_virtual, key_pos,
+                                        type_pos, virtual_pos, err);
+}
+
+/* A format metadata key: read-only, of a type that fits the column's (rsql_meta_type_fits). */
+static rsql_err_t check_format_meta(const rsql_format_meta_t *fm, const char *format,
+                                    const char *column, rsql_type_t type,
+                                    const rsql_tdesc_t *desc, rsql_pos_t type_pos,
+                                    rsql_error_t *err)
+{
+    const char *kt = fm->type_text ? fm->type_text : rsql_type_name(fm->type);
+    rsql_meta_def_t m = {fm->key, kt, RSQL_META_READ, fm->doc};
+    if (!rsql_meta_type_fits(&m, type, desc, false)) {
+        const rsql_tdesc_t *cd = rsql_tdesc_of(type, desc);
+        return rsql_error_set(err, RSQL_ERR_TYPE, type_pos,
+                              "column '%s' is %s but metadata key '%s%s' of format '%s' is %s",
+                              column, cd ? cd->text : rsql_type_name(type),
+                              RSQL_FORMAT_META_PREFIX, fm->key, format, kt);
+    }
+    return RSQL_OK;
+}
+
+/* See rsql_connector.h. */
+rsql_err_t rsql_connector_check_meta_in(const rsql_connector_def_t *conn, const char *format,
+                                        const char *column, rsql_type_t type,
+                                        const rsql_tdesc_t *desc, const char *key,
+                                        bool is_virtual, rsql_pos_t key_pos, rsql_pos_t type_pos,
+                                        rsql_pos_t virtual_pos, rsql_error_t *err)
+{
     const rsql_meta_def_t *m = rsql_connector_meta_find(conn, key);
     if (!m) {
-        return unknown_key(conn, key, key_pos, err);
+        const rsql_format_meta_t *fm = rsql_connector_format_meta(format, key);
+        if (fm) {
+            return check_format_meta(fm, format, column, type, desc, type_pos, err);
+        }
+        return unknown_key(conn, format, key, key_pos, err);
     }
     if (is_virtual && !(m->flags & RSQL_META_READ)) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, virtual_pos,

@@ -56,6 +56,26 @@ rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, i
                                  rsql_error_t *err);
 
 /*
+** Applying a changelog by a key (rsql_sink_ctx_t.changelog, .key_columns): what rows[i]
+** does to the table, in row order. UPSERT: INSERT and UPDATE_AFTER (the row of its key is
+** now this one). DELETE: DELETE, and UPDATE_BEFORE (a -U whose +U a filter dropped must
+** remove the row). SKIP: an UPDATE_BEFORE directly followed, in rows[i + 1] (i + 1 < to),
+** by the UPDATE_AFTER of the same key from the same record: the upsert that follows sets
+** the row anyway. n_key key column indexes in key (their values compared as the sink would
+** write them; a key of a nested type is never found the same, which only costs a delete).
+*/
+enum { RSQL_IO_UPSERT, RSQL_IO_DELETE, RSQL_IO_SKIP };
+int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, const int *key);
+
+/*
+** The end of a transaction that holds rows[from, ...): from + max (at most n), moved on so
+** that it does not split the rows of one record (a record of several rows: rsql_record_t
+** .n_rows), which are consecutive in a write and are committed together with the record's
+** position or identity.
+*/
+int rsql_io_chunk_end(const rsql_sink_row_t *rows, int from, int64_t max, int n);
+
+/*
 ** The source positions an exactly-once sink stores with rows[from, to): the last offset of
 ** each partition among them (rows without a partition name or record are skipped), in order
 ** of first appearance, handed to each() in groups of at most RSQL_IO_POS_GROUP partitions

@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 7
+#define RSQL_CONNECTOR_ABI_VERSION 8
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -117,6 +117,14 @@ struct rsql_explain {
 */
 /* rsql_connector_def_t.changes */
 enum { RSQL_CHANGES_NONE = 0, RSQL_CHANGES_BY_KEY, RSQL_CHANGES_BY_FORMAT, RSQL_CHANGES_ALL };
+
+/*
+** The changelog mode of a table's rows (Flink's names; docs/CHANGELOGS.md): APPEND, inserts
+** only (+I); UPSERT, inserts, updates and deletes by the table's PRIMARY KEY without the
+** before image (+I +U -D); FULL, every kind (+I -U +U -D). rsql_connector_def_t.produces_changes
+** returns one; a source whose format is a changelog format (rsql_format_changelog) is FULL.
+*/
+enum { RSQL_MODE_APPEND = 0, RSQL_MODE_UPSERT, RSQL_MODE_FULL };
 
 typedef struct rsql_connector_def {
     const char *name; /* "rocketmq-grpc" */
@@ -223,6 +231,13 @@ typedef struct rsql_connector_def {
     ** configuration.
     */
     rsql_err_t (*check_source)(const void *conf, rsql_error_t *err);
+    /*
+    ** Source side, optional: the changelog mode (RSQL_MODE_*) of the rows this source reads
+    ** under conf, when it makes changes itself (a CDC source: rsql_record_t.kind of each row).
+    ** NULL or RSQL_MODE_APPEND: inserts only, unless the table's format is a changelog format.
+    ** The planner refuses such changes into a sink that cannot take them.
+    */
+    int (*produces_changes)(const void *conf);
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */
@@ -353,6 +368,28 @@ bool rsql_meta_type_fits(const rsql_meta_def_t *m, rsql_type_t column, const rsq
                          bool write);
 /* The interned descriptor of the key's type text (m->type), or NULL when it does not parse. */
 const rsql_tdesc_t *rsql_meta_type(const rsql_meta_def_t *m);
+
+/*
+** Format metadata (a changelog format's database, table, timestamps: rsql_format_metadata)
+** is read through the connector under the key "value.<key>" (Flink's prefix rule), next to
+** the connector's own keys; it is read-only. rsql_connector_format_meta gives the format's
+** row of such a METADATA key of a table in format (NULL when key has no "value." prefix, or
+** the format has no such key). Only a table with a format (rsql_connector_format) has them.
+*/
+#define RSQL_FORMAT_META_PREFIX "value."
+struct rsql_format_meta;
+const struct rsql_format_meta *rsql_connector_format_meta(const char *format, const char *key);
+
+/*
+** rsql_connector_check_meta for a table in format (NULL: none): a "value.<key>" of the
+** format's metadata is a readable key of the format's type; an unknown key's error lists
+** the connector's keys and the format's.
+*/
+rsql_err_t rsql_connector_check_meta_in(const rsql_connector_def_t *conn, const char *format,
+                                        const char *column, rsql_type_t type,
+                                        const rsql_tdesc_t *desc, const char *key,
+                                        bool is_virtual, rsql_pos_t key_pos, rsql_pos_t type_pos,
+                                        rsql_pos_t virtual_pos, rsql_error_t *err);
 
 /* The metadata section of conn for docs/CONNECTORS.md (nothing when conn has none). */
 void rsql_connector_meta_markdown(const rsql_connector_def_t *conn, rsql_buf_t *out);

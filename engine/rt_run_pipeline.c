@@ -590,9 +590,10 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
                     e->column < sdef->n_columns && plan->source_meta[e->column];
         x.own[i] = !(e->kind == RSQL_BX_CONST || (e->kind == RSQL_BX_COLUMN && !meta));
     }
-    /* the rows are a changelog: the sink gets their kinds (a preview shows them first, in
-       an "op" column, as +I -U +U -D) */
-    bool changelog = plan->source.format && rsql_format_changelog(plan->source.format);
+    /* the rows are a changelog (the planner's mode: the source's connector or format makes
+       changes): the sink gets their kinds (a preview shows them first, in an "op" column,
+       as +I -U +U -D) */
+    bool changelog = plan->mode != RSQL_MODE_APPEND;
     if (preview) {
         out_names = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(char *));
         out_types = rsql_calloc((size_t)plan->n_outputs + 1, sizeof(rsql_type_t));
@@ -651,6 +652,20 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
             int i = x.phys ? x.phys[k] : k;
             if (i < plan->source.def->n_columns) {
                 rsql_decoder_set_desc(x.dec, k, plan->source.def->columns[i].desc);
+            }
+        }
+        /* the format's metadata the statement reads, after the body's columns */
+        x.fmeta = rsql_calloc((size_t)sdef->n_columns + 1, sizeof(int));
+        if (!x.fmeta) {
+            rc = rsql_error_nomem(err);
+            goto done;
+        }
+        for (int i = 0; plan->source_fmeta && i < sdef->n_columns; i++) {
+            if (plan->source_fmeta[i]) {
+                if ((rc = rsql_decoder_want_meta(x.dec, plan->source_fmeta[i], err)) != RSQL_OK) {
+                    goto done;
+                }
+                x.fmeta[x.n_fmeta++] = i;
             }
         }
         /* decode only what the filter and the outputs read */

@@ -642,7 +642,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
             plan->limit_from_setting = lim > 0;
         }
     }
-    if ((rc = rsql_plan__source_meta(plan, err))) {
+    if ((rc = rsql_plan__source_meta(plan, err)) || (rc = rsql_plan__changes(plan, err))) {
         return rc;
     }
     decide_bounded(plan);

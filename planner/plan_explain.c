@@ -28,7 +28,6 @@
 #include "planner/plan_int.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_value.h"
-#include "connectors/formats/rsql_format.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -316,12 +315,6 @@ static void conn_text(const rsql_explain_t *e, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Are the rows the sink gets a changelog? (Those a changelog format decodes.) */
-static bool rows_changelog(const rsql_plan_t *p)
-{
-    return p->source.format && rsql_format_changelog(p->source.format);
-}
-
 /* Let table t's connector add its part of the output (when it has a hook). */
 static void conn_explain(explain_t *x, int d, const rsql_plan_table_t *t, rsql_explain_part_t part)
 {
@@ -342,7 +335,7 @@ static void conn_explain(explain_t *x, int d, const rsql_plan_table_t *t, rsql_e
     };
     const char **key = NULL, **meta = NULL;
     if (part == RSQL_EXPLAIN_SINK && t->def) {
-        e.changelog = rows_changelog(p);
+        e.changelog = p->mode != RSQL_MODE_APPEND;
         key = rsql_calloc((size_t)t->def->n_columns + 1, sizeof *key);
         meta = rsql_calloc((size_t)p->n_outputs + 1, sizeof *meta);
         for (int i = 0; key && i < t->def->n_columns; i++) {
@@ -450,12 +443,14 @@ static void meta_line(explain_t *x, int d, bool sink)
         }
     } else {
         for (int i = 0; p->source_meta && i < p->source.def->n_columns; i++) {
-            if (p->source_meta[i] && *p->source_meta[i]) {
+            const char *f = p->source_fmeta ? p->source_fmeta[i] : NULL;
+            if ((p->source_meta[i] && *p->source_meta[i]) || f) {
                 if (n++ == 0) {
                     attr(x, d, "metadata");
                     rsql_buf_puts(x->out, "reads ");
                 }
-                rsql_buf_printf(x->out, "%s%s", n > 1 ? ", " : "", p->source_meta[i]);
+                rsql_buf_printf(x->out, "%s%s%s", n > 1 ? ", " : "",
+                                f ? RSQL_FORMAT_META_PREFIX : "", f ? f : p->source_meta[i]);
             }
         }
     }
@@ -599,6 +594,7 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
         d++;
     }
     source_node(&x, d);
+    rsql_plan__explain_changes(plan, out);
     threads_line(&x);
     errors_line(&x);
     return out->oom ? RSQL_ERR_NOMEM : RSQL_OK;

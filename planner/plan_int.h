@@ -129,4 +129,15 @@ rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_
 /* Set plan->source_meta from the METADATA columns the filter and outputs read. */
 rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err);
 
+/* ---- changelogs (plan_changes.c) */
+
+/*
+** Set plan->mode and changes_by from the source (its connector's produces_changes, its format)
+** and, for an INSERT of changes, check that the sink takes them (rsql_connector_def_t.changes,
+** its PRIMARY KEY, its format, accept_changes). Errors at the source's or the sink's name.
+*/
+rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err);
+/* The EXPLAIN line "Changelog: ..." of plan (the modes of source, plan and sink). */
+void rsql_plan__explain_changes(const rsql_plan_t *plan, rsql_buf_t *out);
+
 #endif

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "connectors/formats/rsql_format.h"
 
 #include <string.h>
 
@@ -26,12 +27,23 @@ rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_
         if (!key) {
             continue;
         }
-        rsql_err_t rc = rsql_connector_check_meta(t->conn, c->name, c->type, c->desc, key,
-                                                  c->is_virtual, pos, pos, pos, err);
+        rsql_err_t rc = rsql_connector_check_meta_in(t->conn, t->format, c->name, c->type,
+                                                     c->desc, key, c->is_virtual, pos, pos, pos,
+                                                     err);
         if (rc != RSQL_OK) {
             return rc;
         }
         const rsql_meta_def_t *m = rsql_connector_meta_find(t->conn, key);
+        if (!m) { /* the format's ("value.<key>"): read-only */
+            if (side == RSQL_SIDE_SINK && !c->is_virtual) {
+                return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                                      "table '%s' cannot be written to: metadata key '%s' of "
+                                      "its column '%s' is format metadata of '%s', read-only "
+                                      "(declare the column VIRTUAL)",
+                                      def->name, key, c->name, t->format);
+            }
+            continue;
+        }
         if (side == RSQL_SIDE_SOURCE && !(m->flags & RSQL_META_READ)) {
             return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
                                   "table '%s' cannot be read from: metadata key '%s' of its "
@@ -78,9 +90,11 @@ rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err)
     }
     bool *used = rsql_arena_alloc(plan->arena, sizeof(bool) * (size_t)n);
     const char **keys = rsql_arena_alloc(plan->arena, sizeof(char *) * (size_t)n);
-    if (!used || !keys) {
+    const char **fkeys = rsql_arena_alloc(plan->arena, sizeof(char *) * (size_t)n);
+    if (!used || !keys || !fkeys) {
         return rsql_error_nomem(err);
     }
+    bool any_fmeta = false;
     memset(used, 0, sizeof(bool) * (size_t)n);
     mark_used(plan->filter, used, n);
     for (int i = 0; i < plan->n_outputs; i++) {
@@ -88,15 +102,23 @@ rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err)
     }
     for (int i = 0; i < n; i++) {
         const char *key = rsql_col_meta_key(&def->columns[i]);
+        const rsql_meta_def_t *m = rsql_connector_meta_find(plan->source.conn, key);
+        const rsql_format_meta_t *fm =
+            m ? NULL : rsql_connector_format_meta(plan->source.format, key);
         keys[i] = NULL;
-        if (key && !used[i]) {
-            keys[i] = ""; /* a METADATA column the statement leaves alone */
+        fkeys[i] = NULL;
+        if (key && (!used[i] || fm)) {
+            keys[i] = ""; /* left alone, or the decoder's (a format's metadata) */
+            if (fm && used[i]) {
+                fkeys[i] = fm->key;
+                any_fmeta = true;
+            }
         } else if (key) {
             /* the connector's own spelling, so a source may compare with strcmp */
-            const rsql_meta_def_t *m = rsql_connector_meta_find(plan->source.conn, key);
             keys[i] = m ? m->key : key;
         }
     }
     plan->source_meta = keys;
+    plan->source_fmeta = any_fmeta ? fkeys : NULL;
     return RSQL_OK;
 }

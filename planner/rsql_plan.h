@@ -160,6 +160,17 @@ typedef struct rsql_plan {
        physical column; NULL as a whole when the table has no METADATA column. */
     const char **source_meta;
     int n_sink_meta; /* INSERT: how many of the outputs are metadata (the last ones) */
+    /* Per source column, the format metadata key (rsql_format_metadata's spelling, without
+       "value.") of a METADATA column the statement reads, else NULL; NULL as a whole when
+       there is none. Such a column is "" in source_meta: the source does not fill it, the
+       decoder does (rsql_decoder_want_meta). */
+    const char **source_fmeta;
+    /* The changelog mode (RSQL_MODE_*, docs/CHANGELOGS.md) of the source's rows. Filter and
+       projection keep each row's kind, so it is the plan's mode and what the sink gets (an
+       INSERT into a sink that cannot take it is refused). changes_by says what makes the
+       changes ("format 'debezium-json'", "connector 'postgres-cdc'"), NULL when APPEND. */
+    int mode;
+    const char *changes_by;
 } rsql_plan_t;
 
 /*

@@ -153,13 +153,20 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     for (int k = 0; k < st->n_pkey; k++) {
         const rsql_ident_t *kc = &st->pkey[k];
         int i = 0;
-        while (i < st->n_columns && strcasecmp(names[i], kc->name) != 0) {
+        while (i < st->n_columns && strcasecmp(st->columns[i].name.name, kc->name) != 0) {
             i++;
         }
         if (i == st->n_columns) {
             rc = rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, kc->pos,
                                 "PRIMARY KEY column '%s' is not a column of table '%s'",
                                 kc->name, st->name.name);
+            goto done;
+        }
+        if (st->columns[i].metadata) {
+            rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, kc->pos,
+                                "PRIMARY KEY column '%s' is a METADATA column; the key is made "
+                                "of columns of the body",
+                                kc->name);
             goto done;
         }
         if (def.columns[i].pk_ord) {
@@ -183,13 +190,15 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
         rc = err ? err->code : RSQL_ERR_BAD_OPTION;
         goto done;
     }
+    const rsql_format_def_t *fmt = rsql_connector_format(conn, set);
     for (int i = 0; i < st->n_columns; i++) {
         const rsql_column_def_t *c = &st->columns[i];
         if (c->metadata &&
-            (rc = rsql_connector_check_meta(conn, c->name.name, c->type.type, c->type.desc,
-                                            c->meta_from ? c->meta_from : c->name.name,
-                                            c->is_virtual, c->meta_pos, c->type.pos,
-                                            c->virtual_pos, err)) != RSQL_OK) {
+            (rc = rsql_connector_check_meta_in(conn, fmt ? fmt->name : NULL, c->name.name,
+                                               c->type.type, c->type.desc,
+                                               c->meta_from ? c->meta_from : c->name.name,
+                                               c->is_virtual, c->meta_pos, c->type.pos,
+                                               c->virtual_pos, err)) != RSQL_OK) {
             goto done;
         }
     }

@@ -26,6 +26,7 @@ AM_TESTS_ENVIRONMENT = \
 
 # Every golden file, listed (t_tests_listed.sh fails when one is missing here).
 SLT_TESTS = \
+	tests/sql/explain/changelog.slt \
 	tests/sql/explain/column_list.slt \
 	tests/sql/explain/datagen_filesystem.slt \
 	tests/sql/explain/expressions.slt \
@@ -59,6 +60,7 @@ EXTRA_DIST += $(SLT_TESTS)
 
 # End-to-end checks of the rocketsql binary (shell scripts, run by make check).
 INTEGRATION_TESTS = \
+	tests/integration/t_changelog_plan.sh \
 	tests/integration/t_cli.sh \
 	tests/integration/t_csv_header.sh \
 	tests/integration/t_docs_fresh.sh \
@@ -95,7 +97,12 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh \
 	tests/e2e/t_kill9.sh tests/e2e/t_pg_positions_read.sh tests/e2e/t_pg_sink.sh \
 	tests/e2e/t_pg_writer_lock.sh \
 	tests/e2e/t_pg_source.sh tests/e2e/t_pg_tls.sh \
-	tests/e2e/t_rss.sh tests/e2e/t_run_job.sh tests/e2e/t_sigint.sh tests/e2e/t_start_race.sh
+	tests/e2e/t_rss.sh tests/e2e/t_run_job.sh tests/e2e/t_sigint.sh tests/e2e/t_start_race.sh \
+	tests/e2e/t_changes_apply.sh
+# the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
+check_PROGRAMS += tests/e2e/apply_changes
+tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c
+tests_e2e_apply_changes_LDADD = $(RSQL_LIBS)
 
 # The libFuzzer targets (make fuzz; scripts/fuzz).
 include tests/fuzz/local.mk

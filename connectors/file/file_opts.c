@@ -96,6 +96,7 @@ const rsql_connector_def_t rsql_file_conn_def = {
     .bounded = file_bounded,
     .source = &rsql_file_source_ops,
     .sink = &rsql_file_sink_ops,
+    .changes = RSQL_CHANGES_BY_FORMAT,
     .metadata = file_meta,
     .check_source = file_check_source,
 };

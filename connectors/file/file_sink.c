@@ -2,7 +2,10 @@
  * Copyright 2026 The rocketsql authors
  *
  * The filesystem sink: appends one encoded row per line (format json by
- * default, csv or raw), creating the file (mode 0644) when missing. With
+ * default, csv or raw), creating the file (mode 0644) when missing. Each row
+ * is encoded with its kind (rsql_encode_change): a changelog format writes
+ * it in its envelope, an append-only one refuses any but +I (that row fails
+ * on its own, as a value the format refuses). With
  * csv.header, a batch written to an empty file starts with the header line
  * (the column names), cut back with the batch when its write fails. Each
  * batch is encoded into one buffer and written with write(2) (O_APPEND).
@@ -225,13 +228,13 @@ static rsql_err_t fk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     }
     for (int i = 0; i < n; i++) {
         /* written, nothing to say: the texts are read up to their NUL (not 352 bytes a row
-           zeroed); a refused row's result is set in full by rsql_io_encode_row */
+           zeroed); a refused row's result is set in full by rsql_io_encode_change */
         k->results[i].code = RSQL_OK;
         k->results[i].meta[0] = '\0';
         k->results[i].msg[0] = '\0';
         /* a row the format refuses fails on its own; the others are written */
-        rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, k->buf.len, &k->results[i],
-                                err);
+        rc = rsql_io_encode_change(k->enc, rows[i].values, rows[i].kind, &k->buf, k->buf.len,
+                                   &k->results[i], err);
         if (rc == RSQL_ERR_NOMEM) {
             return rc;
         }

@@ -31,9 +31,10 @@
 const rsql_format_meta_t rsql_fmt__canal_meta[] = {
     {"database", RSQL_TYPE_VARCHAR, "The database of the change (`database`)."},
     {"table", RSQL_TYPE_VARCHAR, "The table of the change (`table`)."},
-    {"sql-type", RSQL_TYPE_MAP,
-     "MAP<STRING, INT>: each column's JDBC type code (`sqlType`)."},
-    {"pk-names", RSQL_TYPE_ARRAY, "ARRAY<STRING>: the primary key's columns (`pkNames`)."},
+    {"sql-type", RSQL_TYPE_MAP, "MAP<STRING, INT>: each column's JDBC type code (`sqlType`).",
+     "MAP<STRING, INT>"},
+    {"pk-names", RSQL_TYPE_ARRAY, "ARRAY<STRING>: the primary key's columns (`pkNames`).",
+     "ARRAY<STRING>"},
     {"ingestion-timestamp", RSQL_TYPE_TIMESTAMP,
      "When Canal handled the change (`ts`, epoch milliseconds)."},
     {"event-timestamp", RSQL_TYPE_TIMESTAMP,

@@ -45,7 +45,8 @@ const rsql_format_meta_t rsql_fmt__dbz_meta[] = {
     {"source.table", RSQL_TYPE_VARCHAR,
      "The table of the change (`source.table`, or `source.collection`)."},
     {"source.properties", RSQL_TYPE_MAP,
-     "Every field of `source`, as a MAP<VARCHAR, VARCHAR> of their texts."},
+     "Every field of `source`, as a MAP<VARCHAR, VARCHAR> of their texts.",
+     "MAP<VARCHAR, VARCHAR>"},
     {NULL, RSQL_TYPE_NULL, NULL},
 };
 enum { M_SCHEMA, M_INGEST, M_SRC_TS, M_SRC_DB, M_SRC_SCHEMA, M_SRC_TABLE, M_SRC_PROPS, M_N };

@@ -29,7 +29,7 @@ const rsql_format_meta_t rsql_fmt__maxwell_meta[] = {
     {"database", RSQL_TYPE_VARCHAR, "The database of the change (`database`)."},
     {"table", RSQL_TYPE_VARCHAR, "The table of the change (`table`)."},
     {"primary-key-columns", RSQL_TYPE_ARRAY,
-     "ARRAY<STRING>: the primary key's columns (`primary_key_columns`)."},
+     "ARRAY<STRING>: the primary key's columns (`primary_key_columns`).", "ARRAY<STRING>"},
     {"ingestion-timestamp", RSQL_TYPE_TIMESTAMP,
      "When Maxwell handled the change (`ts`, epoch seconds)."},
     {NULL, RSQL_TYPE_NULL, NULL},

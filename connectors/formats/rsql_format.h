@@ -184,6 +184,10 @@ typedef struct rsql_format_meta {
     const char *key;
     rsql_type_t type;
     const char *doc;
+    /* The full type as a column type is written ("MAP<STRING, INT>", "ARRAY<STRING>"), for
+       a MAP, ARRAY, ROW or DECIMAL key: a METADATA column must have it (NULL: type alone,
+       which a column of such a type never matches). */
+    const char *type_text;
 } rsql_format_meta_t;
 const rsql_format_meta_t *rsql_format_metadata(const char *format);
 

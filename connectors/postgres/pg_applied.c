@@ -141,7 +141,9 @@ static void put_array_elem(rsql_buf_t *b, const char *s)
 /*
 ** Own-position sources, inside the chunk's transaction: record the identities of
 ** rows[from, to) as applied, and set dup[i] for each row whose identity was recorded before
-** (or earlier in the same rows). Rows without an identity are written (dup false).
+** (or earlier in the same rows). Rows without an identity are written (dup false). The rows
+** of one record (consecutive, the same rec) share its identity: recorded once, and all of
+** them applied before or none.
 */
 rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
                                  rsql_error_t *err)
@@ -151,6 +153,9 @@ rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, in
     rsql_buf_putc(&arr, '{');
     for (int i = from; i < to; i++) {
         k->dup[i] = false;
+        if (i > from && rows[i].rec && rows[i].rec == rows[i - 1].rec) {
+            continue; /* another row of the record before it */
+        }
         if (rows[i].rec && rows[i].rec->ident) {
             rsql_buf_puts(&arr, n_ids++ ? "," : "");
             put_array_elem(&arr, rows[i].rec->ident);
@@ -184,6 +189,10 @@ rsql_err_t rsql_pg__mark_applied(rsql_sink_t *k, const rsql_sink_row_t *rows, in
     }
     int next = 0; /* RETURNING gives them in the rows' order: try the next one first */
     for (int i = from; i < to; i++) {
+        if (i > from && rows[i].rec && rows[i].rec == rows[i - 1].rec) {
+            k->dup[i] = k->dup[i - 1];
+            continue;
+        }
         if (!rows[i].rec || !rows[i].rec->ident) {
             continue;
         }

@@ -5,7 +5,8 @@
  * STDIN (text format) into the table, or into rsql_stage and then INSERT ... ON CONFLICT for
  * an upsert, with the exactly-once record (pg_applied.c) in the same transaction; retried
  * after a transient failure; after a permanent one, the failed row is found by writing the
- * rows again one by one under savepoints.
+ * rows again one by one under savepoints (one per record). A changelog goes through the
+ * stage too, its deletes applied before the merge (see pg_sink.c).
  */
 #include "config.h"
 #include "base/rsql_log.h"
@@ -56,8 +57,12 @@ static void put_text(rsql_buf_t *b, const rsql_value_t *v)
     }
 }
 
-/* One row as a line of COPY's text format: tab-separated, \N for NULL, escaped. */
-static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsql_buf_t *out)
+/*
+** One row as a line of COPY's text format: tab-separated, \N for NULL, escaped; into the
+** stage, with its row number (and del >= 0: whether it deletes its key, rsql_del).
+*/
+static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, int del,
+                          rsql_buf_t *out)
 {
     for (int i = 0; i < k->n; i++) {
         const rsql_value_t *v = &vals[i];
@@ -99,6 +104,9 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsq
     if (k->n_key) {
         rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
     }
+    if (del >= 0) {
+        rsql_buf_puts(out, del ? "\tt" : "\tf"); /* rsql_stage.rsql_del */
+    }
     rsql_buf_putc(out, '\n');
 }
 
@@ -108,12 +116,13 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, rsq
 ** the COPY's result.
 */
 static rsql_err_t send_rows(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
-                            rsql_error_t *err)
+                            bool with_del, rsql_error_t *err)
 {
     rsql_buf_t data = RSQL_BUF_INIT;
     for (int i = from; i < to; i++) {
-        if (!k->dup[i]) {
-            put_copy_line(k, rows[i].values, i, &data);
+        int op = k->changelog ? rsql_io_change_op(rows, i, to, k->n_key, k->key) : RSQL_IO_UPSERT;
+        if (!k->dup[i] && op != RSQL_IO_SKIP) {
+            put_copy_line(k, rows[i].values, i, with_del ? op == RSQL_IO_DELETE : -1, &data);
         }
         if ((data.len >= 256 * 1024 || i == to - 1) && data.len > 0) {
             if (data.oom) {
@@ -130,6 +139,17 @@ static rsql_err_t send_rows(rsql_sink_t *k, const rsql_sink_row_t *rows, int fro
     rsql_buf_deinit(&data);
     PQputCopyEnd(k->conn, NULL);
     return RSQL_OK;
+}
+
+/* Does a changelog chunk rows[from, to) delete any key (its stage delete must run)? */
+static bool chunk_deletes(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to)
+{
+    for (int i = from; k->changelog && i < to; i++) {
+        if (rsql_io_change_op(rows, i, to, k->n_key, k->key) == RSQL_IO_DELETE) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /*
@@ -149,10 +169,15 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
         rsql_buf_deinit(&q);
         return rc;
     }
-    rsql_buf_puts(&q, k->copy_sql);
+    bool del = chunk_deletes(k, rows, from, to);
+    rsql_buf_puts(&q, del ? k->copy_del_sql : k->copy_sql);
     rsql_buf_puts(&q, "; ");
+    if (del) {
+        rsql_buf_puts(&q, k->stage_delete_sql);
+        rsql_buf_puts(&q, "; ");
+    }
     if (k->n_key) {
-        rsql_buf_puts(&q, k->merge_sql);
+        rsql_buf_puts(&q, del ? k->merge_del_sql : k->merge_sql);
         rsql_buf_puts(&q, "; ");
     }
     rsql_buf_puts(&q, "COMMIT");
@@ -172,7 +197,7 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
         return rc;
     }
     PQclear(r);
-    rc = send_rows(k, rows, from, to, err);
+    rc = send_rows(k, rows, from, to, del, err);
     /* the COPY's result, the merge's, the COMMIT's: the first failure says why */
     bool committed = false;
     while ((r = PQgetResult(k->conn))) {
@@ -230,7 +255,8 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
         rollback(k);
         return rc;
     }
-    PGresult *r = PQexec(k->conn, k->copy_sql);
+    bool del = chunk_deletes(k, rows, from, to);
+    PGresult *r = PQexec(k->conn, del ? k->copy_del_sql : k->copy_sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
         rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot start COPY", k->table);
         PQclear(r);
@@ -240,7 +266,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     PQclear(r);
     rsql_error_t oom;
     rsql_error_clear(&oom);
-    bool out_of_mem = send_rows(k, rows, from, to, &oom) != RSQL_OK;
+    bool out_of_mem = send_rows(k, rows, from, to, del, &oom) != RSQL_OK;
     r = PQgetResult(k->conn);
     if (out_of_mem) {
         rc = rsql_error_nomem(err);
@@ -251,8 +277,12 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     while ((r = PQgetResult(k->conn))) {
         PQclear(r);
     }
+    if (rc == RSQL_OK && del) {
+        rc = rsql_pg__exec(k, k->stage_delete_sql, "cannot delete the rows", err);
+    }
     if (rc == RSQL_OK && k->n_key) {
-        rc = rsql_pg__exec(k, k->merge_sql, "cannot upsert the rows", err);
+        rc = rsql_pg__exec(k, del ? k->merge_del_sql : k->merge_sql, "cannot upsert the rows",
+                           err);
     }
     if (rc == RSQL_OK) {
         r = PQexec(k->conn, "COMMIT");
@@ -268,11 +298,29 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     return rc;
 }
 
+/* The text parameters of vals' columns cols[0, n) (all columns when cols is NULL). */
+static void row_params(const rsql_value_t *vals, const int *cols, int n, rsql_buf_t *bufs,
+                       const char **params)
+{
+    for (int c = 0; c < n; c++) {
+        const rsql_value_t *v = &vals[cols ? cols[c] : c];
+        rsql_buf_reset(&bufs[c]);
+        if (v->is_null || v->type == RSQL_TYPE_NULL) {
+            params[c] = NULL;
+            continue;
+        }
+        put_text(&bufs[c], v);
+        params[c] = rsql_buf_str(&bufs[c]);
+    }
+}
+
 /*
-** After a permanent failure of rows[from, to): write them again one by one under savepoints,
-** in one transaction, up to the first that fails; commit the ones before it with their
-** positions. Returns the index of the failed row (its error in *cause), or to when all went
-** in (the failure was not a row's), or -1 when this transaction failed as a whole (err).
+** After a permanent failure of rows[from, to): write them again one by one (a change by its
+** kind) in one transaction, under a savepoint per record (the rows of a record succeed or
+** fail together), up to the first record that fails; commit the ones before it with their
+** positions. Returns the index of the failed record's first row (its error in *cause), or
+** to when all went in (the failure was not a row's), or -1 when this transaction failed as a
+** whole (err).
 */
 static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to,
                         rsql_error_t *cause, rsql_error_t *err)
@@ -289,36 +337,39 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
     if (rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err) != RSQL_OK) {
         bad = -1;
     }
-    for (int i = from; bad == to && i < to; i++) {
-        for (int c = 0; c < k->n; c++) {
-            const rsql_value_t *v = &rows[i].values[c];
-            rsql_buf_reset(&vals[c]);
-            if (v->is_null || v->type == RSQL_TYPE_NULL) {
-                params[c] = NULL;
-                continue;
-            }
-            put_text(&vals[c], v);
-            params[c] = rsql_buf_str(&vals[c]);
-        }
+    for (int rs = from, re; bad == to && rs < to; rs = re) {
+        re = rsql_io_chunk_end(rows, rs, 1, to); /* the record's rows: [rs, re) */
         PQclear(PQexec(k->conn, "SAVEPOINT rsql_row"));
-        if (k->by_ident && rsql_pg__mark_applied(k, rows, i, i + 1, err) != RSQL_OK) {
+        if (k->by_ident && rsql_pg__mark_applied(k, rows, rs, re, err) != RSQL_OK) {
             bad = -1;
             break;
         }
-        if (k->dup[i]) {
-            continue; /* applied before */
-        }
-        PGresult *r = PQexecParams(k->conn, k->insert_sql, k->n, NULL, params, NULL, NULL, 0);
-        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-            rsql_pg__error(k->conn, r, cause, "postgres sink %s: cannot insert the row of %s",
-                           k->table, rows[i].rec && rows[i].rec->ident ? rows[i].rec->ident
-                                                                        : "(unknown)");
-            bad = rsql_error_retriable(cause) ? -1 : i;
-            if (bad < 0) {
-                rsql_error_copy(err, cause);
+        for (int i = rs; bad == to && i < re; i++) {
+            int op = k->changelog ? rsql_io_change_op(rows, i, re, k->n_key, k->key)
+                                  : RSQL_IO_UPSERT;
+            if (k->dup[i] || op == RSQL_IO_SKIP) {
+                continue; /* applied before, or left to the upsert after it */
             }
+            PGresult *r;
+            if (op == RSQL_IO_DELETE) {
+                row_params(rows[i].values, k->key, k->n_key, vals, params);
+                r = PQexecParams(k->conn, k->delete_sql, k->n_key, NULL, params, NULL, NULL, 0);
+            } else {
+                row_params(rows[i].values, NULL, k->n, vals, params);
+                r = PQexecParams(k->conn, k->insert_sql, k->n, NULL, params, NULL, NULL, 0);
+            }
+            if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+                rsql_pg__error(k->conn, r, cause, "postgres sink %s: cannot %s the row of %s",
+                               k->table, op == RSQL_IO_DELETE ? "delete" : "insert",
+                               rows[i].rec && rows[i].rec->ident ? rows[i].rec->ident
+                                                                 : "(unknown)");
+                bad = rsql_error_retriable(cause) ? -1 : rs;
+                if (bad < 0) {
+                    rsql_error_copy(err, cause);
+                }
+            }
+            PQclear(r);
         }
-        PQclear(r);
     }
     for (int c = 0; c < k->n; c++) {
         rsql_buf_deinit(&vals[c]);
@@ -326,7 +377,9 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
     rsql_free(vals);
     rsql_free(params);
     if (bad >= from) {
-        PQclear(PQexec(k->conn, "ROLLBACK TO SAVEPOINT rsql_row"));
+        if (bad < to) { /* undo the failed record; when none failed, every row stays */
+            PQclear(PQexec(k->conn, "ROLLBACK TO SAVEPOINT rsql_row"));
+        }
         if ((!k->by_ident && rsql_pg__store_positions(k, rows, from, bad, err) != RSQL_OK) ||
             rsql_pg__exec(k, "COMMIT", "cannot commit", err) != RSQL_OK) {
             bad = -1;
@@ -368,7 +421,7 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
     memset(k->dup, 0, (size_t)n * sizeof *k->dup);
     memset(k->results, 0, (size_t)n * sizeof *k->results);
     while (committed < n) {
-        int to = n - committed > k->conf->max_rows ? committed + (int)k->conf->max_rows : n;
+        int to = rsql_io_chunk_end(rows, committed, k->conf->max_rows, n);
         for (int64_t attempt = 0;; attempt++) {
             bool lost = false;
             rsql_error_clear(&cause);
@@ -412,9 +465,12 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
             }
             break;
         }
-        n_bad++;
-        k->results[b].code = row_cause.code;
-        snprintf(k->results[b].msg, sizeof k->results[b].msg, "%.255s", row_cause.msg);
+        int be = rsql_io_chunk_end(rows, b, 1, to); /* the failed record's rows: [b, be) */
+        for (int i = b; i < be; i++) {
+            n_bad++;
+            k->results[i].code = row_cause.code;
+            snprintf(k->results[i].msg, sizeof k->results[i].msg, "%.255s", row_cause.msg);
+        }
         rsql_error_clear(&cause);
         if (!k->tolerate_all) {
             rsql_error_copy(&cause, &row_cause);
@@ -422,7 +478,7 @@ rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *row
             bad = b;
             break;
         }
-        committed = b + 1; /* dead-lettered: go on with the rows after it */
+        committed = be; /* dead-lettered: go on with the rows after it */
     }
     if (!k->tolerate_all && cause.code != RSQL_OK && !rsql_error_retriable(&cause)) {
         rsql_error_copy(&k->poisoned, &cause);

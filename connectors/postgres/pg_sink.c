@@ -51,6 +51,17 @@
  * An existing table needs a unique index on the key (PostgreSQL refuses ON CONFLICT
  * otherwise: a permanent error at the first write).
  *
+ * Changes (rsql_sink_ctx_t.changelog, which needs the key): each row is applied by its kind,
+ * in row order: +I and +U upsert, -D and -U delete the key (rsql_io_change_op: a -U directly
+ * followed by the +U of the same key is left to that upsert). A chunk keeps the COPY into
+ * rsql_stage, with a column rsql_del for the rows that delete, and applies it with two
+ * statements in its transaction (a chunk without a delete is merged as an append is):
+ *   DELETE FROM t WHERE (k) IN (SELECT k FROM rsql_stage WHERE rsql_del)   (when it has any)
+ *   INSERT INTO t SELECT ... FROM (the last row of each key) WHERE NOT rsql_del ON CONFLICT ...
+ * which leaves each key as its changes in order would: no row when its last change deletes,
+ * its last upsert's row otherwise (on a row its earlier change in the chunk deleted, when there
+ * was one). A chunk never splits the rows of one record (rsql_io_chunk_end).
+ *
  * Gathering: write accepts each pipeline batch and holds it (its rows stay valid until it is
  * reported); the held batches are written together, as one transaction of up to
  * sink.buffer-flush.max-rows rows with the positions or message ids of all of them, once
@@ -124,6 +135,10 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->insert_sql);
     rsql_free(k->stage_sql);
     rsql_free(k->merge_sql);
+    rsql_free(k->stage_delete_sql);
+    rsql_free(k->copy_del_sql);
+    rsql_free(k->merge_del_sql);
+    rsql_free(k->delete_sql);
     rsql_free(k->key);
     rsql_free(k->table_create);
     rsql_free(k->pos_create);
@@ -224,6 +239,12 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
                               "postgres sink: options 'url' and 'table-name' are required");
     }
+    if (ctx->changelog && ctx->n_key == 0) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "postgres sink %s: updates and deletes are applied by the table's "
+                              "key: declare PRIMARY KEY (...) NOT ENFORCED",
+                              conf->table_name);
+    }
     rsql_sink_t *k = rsql_calloc(1, sizeof *k);
     if (!k) {
         return rsql_error_nomem(err);
@@ -241,6 +262,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->tolerate_all = ctx->tolerate_all;
     rsql_error_clear(&k->poisoned);
     k->n_key = ctx->n_key;
+    k->changelog = ctx->changelog;
     k->key = rsql_calloc((size_t)k->n_key + 1, sizeof *k->key);
     if (!k->key) {
         sk_close(k);
@@ -280,8 +302,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_printf(&conflict, " ON CONFLICT (%s) DO %s%s", rsql_buf_str(&keys),
                         sets.len ? "UPDATE SET " : "NOTHING", rsql_buf_str(&sets));
         rsql_buf_printf(&b, "CREATE TEMP TABLE IF NOT EXISTS rsql_stage ON COMMIT DELETE ROWS AS "
-                            "SELECT %s, 0::bigint AS rsql_seq FROM ",
-                        rsql_buf_str(&cols));
+                            "SELECT %s, 0::bigint AS rsql_seq%s FROM ",
+                        rsql_buf_str(&cols), k->changelog ? ", false AS rsql_del" : "");
         rsql_pg__quote_table(&b, conf->table_name);
         rsql_buf_puts(&b, " WITH NO DATA");
         k->stage_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
@@ -293,6 +315,35 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                         rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&cols),
                         rsql_buf_str(&keys), rsql_buf_str(&conflict));
         k->merge_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b); /* a chunk with deletes: the last change of each key, if an upsert */
+        rsql_buf_puts(&b, "INSERT INTO ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_printf(&b, "(%s) SELECT %s FROM (SELECT DISTINCT ON (%s) %s, rsql_del FROM "
+                            "rsql_stage ORDER BY %s, rsql_seq DESC) rsql_last WHERE NOT "
+                            "rsql_del%s",
+                        rsql_buf_str(&cols), rsql_buf_str(&cols), rsql_buf_str(&keys),
+                        rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&conflict));
+        k->merge_del_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b);
+        rsql_buf_puts(&b, "DELETE FROM ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        rsql_buf_printf(&b, " WHERE (%s) IN (SELECT %s FROM rsql_stage WHERE rsql_del)",
+                        rsql_buf_str(&keys), rsql_buf_str(&keys));
+        k->stage_delete_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b);
+        rsql_buf_puts(&b, "DELETE FROM ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        for (int j = 0; j < k->n_key; j++) {
+            const char *c = ctx->column_names[k->key[j]];
+            rsql_buf_puts(&b, j ? " AND " : " WHERE ");
+            rsql_buf_quote_identn(&b, c, strlen(c));
+            rsql_buf_printf(&b, " = $%d", j + 1);
+        }
+        k->delete_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b);
+        rsql_buf_printf(&b, "COPY rsql_stage(%s, rsql_seq, rsql_del) FROM STDIN",
+                        rsql_buf_str(&cols));
+        k->copy_del_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
         rsql_buf_reset(&b);
         rsql_buf_printf(&b, "COPY rsql_stage(%s, rsql_seq) FROM STDIN", rsql_buf_str(&cols));
     } else {
@@ -317,7 +368,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_puts(&b, rsql_buf_str(&conflict));
     k->insert_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
     bool up_ok = !cols.oom && !keys.oom && !sets.oom && !conflict.oom &&
-                 (!k->n_key || (k->stage_sql && k->merge_sql));
+                 (!k->n_key || (k->stage_sql && k->merge_sql && k->stage_delete_sql &&
+                                k->delete_sql && k->copy_del_sql && k->merge_del_sql));
     rsql_buf_deinit(&cols);
     rsql_buf_deinit(&keys);
     rsql_buf_deinit(&sets);

@@ -29,6 +29,13 @@ struct rsql_sink {
     char *insert_sql; /* INSERT INTO t(cols) VALUES ($1, ...) [ON CONFLICT ...] */
     char *stage_sql;  /* upsert: CREATE TEMP TABLE rsql_stage ... */
     char *merge_sql;  /* upsert: INSERT INTO t SELECT ... FROM rsql_stage ON CONFLICT ... */
+    /* changes (rsql_sink_ctx_t.changelog, with the key): rsql_stage has rsql_del, the rows
+       that remove their key. A chunk that deletes any is copied by copy_del_sql (rsql_del
+       set), then DELETE FROM t WHERE (k) IN (those keys), then merge_del_sql (the last
+       change of each key, when it is an upsert); one that does not takes copy_sql and
+       merge_sql as an append does. DELETE FROM t WHERE k = $1 ... for one row. */
+    bool changelog;
+    char *copy_del_sql, *merge_del_sql, *stage_delete_sql, *delete_sql;
     int n_key;
     int *key;       /* upsert: key column indexes */
     bool staged;    /* rsql_stage exists on this connection */

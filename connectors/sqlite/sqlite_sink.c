@@ -43,6 +43,13 @@
  * that primary key and each row is INSERT ... ON CONFLICT (k) DO UPDATE SET (the last row of
  * a key wins); an existing table needs a unique index on the key.
  *
+ * Changes (rsql_sink_ctx_t.changelog, which needs the key): each row is applied by its kind,
+ * in row order, in the same transactions: +I and +U as the upsert above, -D and -U as
+ * DELETE ... WHERE k = ? (a key that is not there deletes nothing); a -U directly followed by
+ * the +U of the same key (rsql_io_change_op) is left to that upsert. A transaction never
+ * splits the rows of one record (rsql_io_chunk_end), so a record's rows commit together with
+ * its position or identity.
+ *
  * Threads: one connection, used by the write thread (open, write, flush,
  * close); stored_positions is called before writing starts.
  */
@@ -65,6 +72,9 @@ struct rsql_sink {
     sqlite3 *db;
     sqlite3_stmt *ins, *pos, *begin, *commit, *rollback;
     sqlite3_stmt *mark, *prune; /* rocketsql_applied (own-position sources) */
+    sqlite3_stmt *del;          /* with a key: DELETE ... WHERE k = ? (changes) */
+    int n_key;
+    int *key; /* the key's column indexes */
     bool own;                   /* the source keeps its own positions: record identities */
     int64_t retention_ms, opened_ms, pruned_ms;
     char *pipeline;
@@ -105,7 +115,9 @@ static void sk_close(rsql_sink_t *k)
     sqlite3_finalize(k->rollback);
     sqlite3_finalize(k->mark);
     sqlite3_finalize(k->prune);
+    sqlite3_finalize(k->del);
     sqlite3_close(k->db);
+    rsql_free(k->key);
     rsql_free(k->results);
     rsql_free(k->dup);
     rsql_free(k->pipeline);
@@ -131,6 +143,12 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
                               "sqlite sink: options 'path' and 'table' are required");
     }
+    if (ctx->changelog && ctx->n_key == 0) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "sqlite sink %s: updates and deletes are applied by the table's "
+                              "key: declare PRIMARY KEY (...) NOT ENFORCED",
+                              table);
+    }
     k = rsql_calloc(1, sizeof *k);
     if (!k) {
         return rsql_error_nomem(err);
@@ -146,7 +164,12 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->opened_ms = k->pruned_ms = rsql_now_ms();
     k->pipeline = rsql_strdup(ctx->pipeline ? ctx->pipeline : "");
     k->path = rsql_strdup(path);
-    if (!k->pipeline || !k->path) {
+    k->n_key = ctx->n_key;
+    k->key = rsql_calloc((size_t)ctx->n_key + 1, sizeof *k->key);
+    for (int j = 0; k->key && j < ctx->n_key; j++) {
+        k->key[j] = ctx->key_columns[j];
+    }
+    if (!k->pipeline || !k->path || !k->key) {
         sk_close(k);
         return rsql_error_nomem(err);
     }
@@ -236,7 +259,28 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (sql.oom) {
         goto nomem;
     }
-    if ((rc = sqlite3_prepare_v2(k->db, sql.data, -1, &k->ins, NULL)) != SQLITE_OK ||
+    if ((rc = sqlite3_prepare_v2(k->db, sql.data, -1, &k->ins, NULL)) != SQLITE_OK) {
+        sk_db_error(k, rc, err, "cannot prepare the insert");
+        goto fail;
+    }
+    if (ctx->n_key) { /* a change that removes its key's row */
+        rsql_buf_reset(&sql);
+        rsql_buf_puts(&sql, "DELETE FROM ");
+        rsql_buf_quote_ident(&sql, table);
+        for (int j = 0; j < ctx->n_key; j++) {
+            rsql_buf_puts(&sql, j ? " AND " : " WHERE ");
+            rsql_buf_quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
+            rsql_buf_printf(&sql, " = ?%d", j + 1);
+        }
+        if (sql.oom) {
+            goto nomem;
+        }
+        if ((rc = sqlite3_prepare_v2(k->db, sql.data, -1, &k->del, NULL)) != SQLITE_OK) {
+            sk_db_error(k, rc, err, "cannot prepare the delete");
+            goto fail;
+        }
+    }
+    if (
         (rc = sqlite3_prepare_v2(k->db,
                                  "INSERT INTO rocketsql_positions(pipeline, \"partition\", "
                                  "\"offset\") VALUES (?1, ?2, ?3) ON CONFLICT(pipeline, "
@@ -287,52 +331,66 @@ static int chunk_error(rsql_sink_t *k, int rc, const rsql_sink_row_t *row, const
     return rc;
 }
 
+/* Bind v to parameter p of st, as the table's column holds it. */
+static int bind_value(sqlite3_stmt *st, int p, const rsql_value_t *v)
+{
+    int rc = SQLITE_OK;
+    if (v->is_null || v->type == RSQL_TYPE_NULL) {
+        return sqlite3_bind_null(st, p);
+    }
+    switch (v->type) {
+    case RSQL_TYPE_BOOLEAN: rc = sqlite3_bind_int(st, p, v->v.b ? 1 : 0); break;
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT: rc = sqlite3_bind_int64(st, p, v->v.i); break;
+    case RSQL_TYPE_DOUBLE: rc = sqlite3_bind_double(st, p, v->v.d); break;
+    case RSQL_TYPE_VARCHAR:
+        rc = sqlite3_bind_text(st, p, v->v.s.p ? v->v.s.p : "", (int)v->v.s.len,
+                               SQLITE_STATIC);
+        break;
+    case RSQL_TYPE_BYTES:
+        rc = sqlite3_bind_blob(st, p, v->v.s.p ? v->v.s.p : "", (int)v->v.s.len,
+                               SQLITE_STATIC);
+        break;
+    case RSQL_TYPE_TIMESTAMP: {
+        char ts[RSQL_VALUE_TEXT_MAX];
+        size_t n = rsql_value_format_timestamp(v->v.ts, ts);
+        rc = sqlite3_bind_text(st, p, ts, (int)n, SQLITE_TRANSIENT);
+        break;
+    }
+    case RSQL_TYPE_DECIMAL:
+    case RSQL_TYPE_DATE:
+    case RSQL_TYPE_ROW:
+    case RSQL_TYPE_ARRAY:
+    case RSQL_TYPE_MAP: { /* their text form: exact digits, YYYY-MM-DD, JSON */
+        rsql_buf_t tb;
+        rsql_buf_init(&tb);
+        rsql_value_format(v, &tb);
+        rc = tb.oom ? SQLITE_NOMEM
+                    : sqlite3_bind_text(st, p, tb.data ? tb.data : "", (int)tb.len,
+                                        SQLITE_TRANSIENT);
+        rsql_buf_deinit(&tb);
+        break;
+    }
+    default: rc = sqlite3_bind_null(st, p); break;
+    }
+    return rc;
+}
+
 static int bind_row(rsql_sink_t *k, const rsql_value_t *vals)
 {
-    sqlite3_stmt *st = k->ins;
     int rc = SQLITE_OK;
     for (int i = 0; i < k->n && rc == SQLITE_OK; i++) {
-        const rsql_value_t *v = &vals[i];
-        int p = i + 1;
-        if (v->is_null || v->type == RSQL_TYPE_NULL) {
-            rc = sqlite3_bind_null(st, p);
-            continue;
-        }
-        switch (v->type) {
-        case RSQL_TYPE_BOOLEAN: rc = sqlite3_bind_int(st, p, v->v.b ? 1 : 0); break;
-        case RSQL_TYPE_INT:
-        case RSQL_TYPE_BIGINT: rc = sqlite3_bind_int64(st, p, v->v.i); break;
-        case RSQL_TYPE_DOUBLE: rc = sqlite3_bind_double(st, p, v->v.d); break;
-        case RSQL_TYPE_VARCHAR:
-            rc = sqlite3_bind_text(st, p, v->v.s.p ? v->v.s.p : "", (int)v->v.s.len,
-                                   SQLITE_STATIC);
-            break;
-        case RSQL_TYPE_BYTES:
-            rc = sqlite3_bind_blob(st, p, v->v.s.p ? v->v.s.p : "", (int)v->v.s.len,
-                                   SQLITE_STATIC);
-            break;
-        case RSQL_TYPE_TIMESTAMP: {
-            char ts[RSQL_VALUE_TEXT_MAX];
-            size_t n = rsql_value_format_timestamp(v->v.ts, ts);
-            rc = sqlite3_bind_text(st, p, ts, (int)n, SQLITE_TRANSIENT);
-            break;
-        }
-        case RSQL_TYPE_DECIMAL:
-        case RSQL_TYPE_DATE:
-        case RSQL_TYPE_ROW:
-        case RSQL_TYPE_ARRAY:
-        case RSQL_TYPE_MAP: { /* their text form: exact digits, YYYY-MM-DD, JSON */
-            rsql_buf_t tb;
-            rsql_buf_init(&tb);
-            rsql_value_format(v, &tb);
-            rc = tb.oom ? SQLITE_NOMEM
-                        : sqlite3_bind_text(st, p, tb.data ? tb.data : "", (int)tb.len,
-                                            SQLITE_TRANSIENT);
-            rsql_buf_deinit(&tb);
-            break;
-        }
-        default: rc = sqlite3_bind_null(st, p); break;
-        }
+        rc = bind_value(k->ins, i + 1, &vals[i]);
+    }
+    return rc;
+}
+
+/* The key of vals to k->del's parameters. */
+static int bind_key(rsql_sink_t *k, const rsql_value_t *vals)
+{
+    int rc = SQLITE_OK;
+    for (int j = 0; j < k->n_key && rc == SQLITE_OK; j++) {
+        rc = bind_value(k->del, j + 1, &vals[k->key[j]]);
     }
     return rc;
 }
@@ -378,7 +436,12 @@ static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, in
     }
     for (int i = from; i < to && rc == SQLITE_DONE; i++) {
         dup[i] = false;
-        if (k->own && rows[i].rec && rows[i].rec->ident) {
+        if (k->own && i > from && rows[i].rec && rows[i].rec == rows[i - 1].rec) {
+            dup[i] = dup[i - 1]; /* another row of the same record: its identity is marked */
+            if (dup[i]) {
+                continue;
+            }
+        } else if (k->own && rows[i].rec && rows[i].rec->ident) {
             sqlite3_bind_text(k->mark, 1, k->pipeline, -1, SQLITE_STATIC);
             sqlite3_bind_text(k->mark, 2, rows[i].rec->ident, -1, SQLITE_STATIC);
             sqlite3_bind_int64(k->mark, 3, now);
@@ -392,6 +455,20 @@ static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, in
                 continue;
             }
         }
+        int op = k->n_key ? rsql_io_change_op(rows, i, to, k->n_key, k->key) : RSQL_IO_UPSERT;
+        if (op == RSQL_IO_SKIP) {
+            continue;
+        }
+        if (op == RSQL_IO_DELETE) {
+            rc = bind_key(k, rows[i].values);
+            if (rc == SQLITE_OK) {
+                rc = step_reset(k->del);
+            }
+            if (rc != SQLITE_DONE) {
+                chunk_error(k, rc, &rows[i], "cannot delete", err);
+            }
+            continue;
+        }
         rc = bind_row(k, rows[i].values);
         if (rc == SQLITE_OK) {
             rc = step_reset(k->ins);
@@ -401,6 +478,9 @@ static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, in
         }
     }
     sqlite3_clear_bindings(k->ins);
+    if (k->del) {
+        sqlite3_clear_bindings(k->del);
+    }
     if (k->mark) {
         sqlite3_clear_bindings(k->mark);
     }
@@ -456,22 +536,24 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     }
     memset(k->results, 0, (size_t)n * sizeof *k->results);
     while (committed < n) {
-        int to = n - committed > k->batch_size ? committed + (int)k->batch_size : n;
+        int to = rsql_io_chunk_end(rows, committed, k->batch_size, n);
         rc = write_chunk(k, rows, committed, to, k->dup, &cause);
         if (rc == SQLITE_DONE) {
             committed = to;
             continue;
         }
-        if (!k->tolerate_all || rsql_error_retriable(&cause) || to - committed == 1) {
+        if (!k->tolerate_all || rsql_error_retriable(&cause) ||
+            rsql_io_chunk_end(rows, committed, 1, n) >= to) {
             break;
         }
-        /* Under 'all' a permanent failure (a constraint) is narrowed down to its rows: the
-           chunk again, one row per transaction, so only the rows that fail themselves are
-           dead-lettered and the others are written, in their order. */
-        for (int i = committed; i < to; i++) {
+        /* Under 'all' a permanent failure (a constraint) is narrowed down to its records: the
+           chunk again, one record (its rows) per transaction, so only the records that fail
+           themselves are dead-lettered and the others are written, in their order. */
+        for (int i = committed, e; i < to; i = e) {
             rsql_error_t one;
             rsql_error_clear(&one);
-            rc = write_chunk(k, rows, i, i + 1, k->dup, &one);
+            e = rsql_io_chunk_end(rows, i, 1, to);
+            rc = write_chunk(k, rows, i, e, k->dup, &one);
             if (rc == SQLITE_DONE) {
                 continue;
             }
@@ -480,8 +562,10 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
                 committed = i;
                 break;
             }
-            k->results[i].code = one.code;
-            snprintf(k->results[i].msg, sizeof k->results[i].msg, "%.255s", one.msg);
+            for (int j = i; j < e; j++) {
+                k->results[j].code = one.code;
+                snprintf(k->results[j].msg, sizeof k->results[j].msg, "%.255s", one.msg);
+            }
             rc = SQLITE_DONE;
         }
         if (rc != SQLITE_DONE) {

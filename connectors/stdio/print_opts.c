@@ -36,6 +36,7 @@ const rsql_connector_def_t rsql_print_conn_def = {
     .finalize = NULL,
     .conf_size = sizeof(rsql_print_conf_t),
     .sink = &rsql_print_sink_ops,
+    .changes = RSQL_CHANGES_ALL,
 };
 
 static const rsql_opt_def_t blackhole_opts[] = {
@@ -51,4 +52,5 @@ const rsql_connector_def_t rsql_blackhole_conn_def = {
     .formats = NULL,
     .finalize = NULL,
     .sink = &rsql_blackhole_sink_ops,
+    .changes = RSQL_CHANGES_ALL,
 };

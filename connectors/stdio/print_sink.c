@@ -6,7 +6,11 @@
  * when that is set. With 'format' (json, csv) a row is printed encoded;
  * else in Flink's print form: +I[1, abc, null] (values in their canonical
  * text, base/rsql_value.h: timestamps "YYYY-MM-DD HH:MM:SS.mmm", bytes
- * base64; NULL as null). One fwrite and one fflush per batch, then the
+ * base64; NULL as null). A changelog (rsql_sink_ctx_t.changelog) shows each
+ * row's kind as Flink does: +I[...], -U[...], +U[...], -D[...]; encoded by a
+ * changelog format, a row carries its kind in the format's envelope, and by
+ * an append-only one it is printed after its kind and a space ("-D {...}").
+ * One fwrite and one fflush per batch, then the
  * delivery (all rows written). A live status line drawn on the same terminal
  * is cleared before the rows and drawn again after them (base/rsql_term.h).
  *
@@ -28,6 +32,8 @@ struct rsql_sink {
     char *ident;
     int n;
     rsql_encoder_t *enc; /* NULL: the readable form */
+    bool changelog;      /* show each row's kind */
+    bool enc_changes;    /* enc is a changelog format: it writes the kind */
     rsql_buf_t buf;
     rsql_sink_result_t *results;
     int results_cap;
@@ -64,6 +70,8 @@ static rsql_err_t pr_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->out = conf && conf->standard_error ? stderr : stdout;
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
+    k->changelog = ctx->changelog;
+    k->enc_changes = format && rsql_format_changelog(format);
     if (ident && *ident && !(k->ident = rsql_strdup(ident))) {
         pr_close(k);
         return rsql_error_nomem(err);
@@ -95,9 +103,16 @@ static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             rsql_buf_puts(&k->buf, k->ident);
             rsql_buf_puts(&k->buf, "> ");
         }
+        int kind = k->changelog ? rows[i].kind : RSQL_ROW_INSERT;
         if (k->enc) {
+            if (k->changelog && !k->enc_changes) {
+                rsql_buf_puts(&k->buf, rsql_rowkind_short(kind));
+                rsql_buf_putc(&k->buf, ' ');
+                kind = RSQL_ROW_INSERT; /* the format writes the row, the kind is before it */
+            }
             /* a row the format refuses fails on its own; the others are printed */
-            rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, mark, &k->results[i], err);
+            rc = rsql_io_encode_change(k->enc, rows[i].values, kind, &k->buf, mark,
+                                       &k->results[i], err);
             if (rc == RSQL_ERR_NOMEM) {
                 return rc;
             }
@@ -105,7 +120,8 @@ static rsql_err_t pr_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
                 continue;
             }
         } else {
-            rsql_buf_puts(&k->buf, "+I[");
+            rsql_buf_puts(&k->buf, rsql_rowkind_short(kind));
+            rsql_buf_putc(&k->buf, '[');
             for (int c = 0; c < k->n; c++) {
                 const rsql_value_t *v = &rows[i].values[c];
                 if (c) {

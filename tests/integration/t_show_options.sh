@@ -15,7 +15,7 @@ run_rsql --tsv -e "SHOW OPTIONS FOR CONNECTOR 'filesystem'"
 [ "$RC" = 0 ] || fail "SHOW OPTIONS filesystem: $ERR"
 printf '%s\n' "$OUT" | grep -q '^filesystem	scan.poll-interval	source	duration	500ms	no	.* From 10ms to 1h\.$' ||
     fail "SHOW OPTIONS lacks the range of scan.poll-interval: $OUT"
-printf '%s\n' "$OUT" | grep -q '^filesystem	format	both	enum	json	no	.* One of: `json`, `csv`, `raw`, `debezium-json`\.$' ||
+printf '%s\n' "$OUT" | grep -q '^filesystem	format	both	enum	json	no	.* One of: `json`, `csv`, `raw`, `debezium-json`, `canal-json`, `maxwell-json`\.$' ||
     fail "SHOW OPTIONS lacks the values of format: $OUT"
 printf '%s\n' "$OUT" | grep -q '^csv	csv.null-literal	both	string	(empty)	no	' ||
     fail "SHOW OPTIONS does not show an empty default as the docs do: $OUT"

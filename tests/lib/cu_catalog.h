@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "catalog/rsql_catalog.h"
 #include "sql/rsql_sql.h"
@@ -47,6 +48,13 @@ static int cu_catalog_create(rsql_catalog_t *cat, const char *sql)
         cols[i].metadata = st->columns[i].metadata;
         cols[i].meta_from = (char *)st->columns[i].meta_from;
         cols[i].is_virtual = st->columns[i].is_virtual;
+    }
+    for (int k = 0; k < st->n_pkey; k++) { /* PRIMARY KEY (...) NOT ENFORCED */
+        for (int i = 0; i < st->n_columns; i++) {
+            if (strcasecmp(cols[i].name, st->pkey[k].name) == 0) {
+                cols[i].pk_ord = k + 1;
+            }
+        }
     }
     for (int i = 0; i < st->n_options; i++) {
         opts[i].key = (char *)st->options[i].key;

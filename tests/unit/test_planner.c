@@ -417,6 +417,7 @@ static void test_planner_explain(void)
         "                    read: bounded (number-of-rows)\n"
         "                    offsets: position committed to the catalog up to the first row "
         "whose outcome is unknown\n"
+        "Changelog: append-only (+I) from t; sink s appends the rows\n"
         "Threads: poll -> queue(1024) -> decode/filter/project/encode -> queue(1024) -> write "
         "(batches of 256)\n"
         "Errors: tolerance none (a failed row stops the job; nothing past it is committed or "

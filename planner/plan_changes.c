@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * plan_changes: changelog modes at planning (docs/CHANGELOGS.md, Flink's "dynamic tables").
+ * Every table and plan node is append-only (+I), upsert by a key (+I +U -D) or a full
+ * changelog (+I -U +U -D). The source decides: its connector when it makes changes itself
+ * (rsql_connector_def_t.produces_changes), else its format (a changelog format such as
+ * debezium-json is a full changelog). Filter and projection keep each row's kind, so the
+ * plan's mode is the source's and the sink gets it. A sink that cannot take changes is
+ * refused here, when the statement is planned (INSERT, CREATE JOB, EXPLAIN), with what to
+ * do: its connector only appends, applies them by a key the table lacks or does not write,
+ * writes them in a format that is not a changelog format, or its accept_changes hook says no.
+ *
+ * Entry points: rsql_plan__changes, rsql_plan__explain_changes (plan_int.h).
+ */
+#include "config.h"
+#include "planner/plan_int.h"
+#include "connectors/formats/rsql_format.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const char *mode_name(int mode)
+{
+    return mode == RSQL_MODE_FULL ? "full" : mode == RSQL_MODE_UPSERT ? "upsert" : "append-only";
+}
+
+static const char *mode_kinds(int mode)
+{
+    return mode == RSQL_MODE_FULL ? "+I -U +U -D" : mode == RSQL_MODE_UPSERT ? "+I +U -D" : "+I";
+}
+
+/* Append def's PRIMARY KEY columns, in key order, "a, b"; returns how many. */
+static int put_key(const rsql_table_def_t *def, rsql_buf_t *out)
+{
+    int n = 0;
+    for (bool found = true; found;) {
+        found = false;
+        for (int i = 0; i < def->n_columns && !found; i++) {
+            if (def->columns[i].pk_ord == n + 1) {
+                rsql_buf_puts(out, n ? ", " : "");
+                rsql_buf_put_ident(out, def->columns[i].name);
+                found = true;
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+static int key_count(const rsql_table_def_t *def)
+{
+    int n = 0;
+    for (int i = 0; i < def->n_columns; i++) {
+        n += def->columns[i].pk_ord > 0;
+    }
+    return n;
+}
+
+/* "connector 'x'" / "format 'y'" in the plan's arena. */
+static const char *by_text(rsql_plan_t *plan, const char *what, const char *name)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_printf(&b, "%s '%s'", what, name);
+    const char *s = NULL;
+    if (!b.oom && b.data) {
+        char *c = rsql_arena_alloc(plan->arena, b.len + 1);
+        if (c) {
+            memcpy(c, b.data, b.len + 1);
+        }
+        s = c;
+    }
+    rsql_buf_deinit(&b);
+    return s;
+}
+
+/* The sinks of this build that take changes, for the error of one that does not. */
+static void put_takers(rsql_buf_t *out)
+{
+    int n = 0;
+    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
+        if (!((*c)->caps & RSQL_CAP_SINK) || (*c)->changes == RSQL_CHANGES_NONE) {
+            continue;
+        }
+        rsql_buf_printf(out, "%s%s%s", n++ ? ", " : "", (*c)->name,
+                        (*c)->changes == RSQL_CHANGES_BY_KEY      ? " (by its PRIMARY KEY)"
+                        : (*c)->changes == RSQL_CHANGES_BY_FORMAT ? " (in a changelog format)"
+                                                                  : "");
+    }
+    if (!n) {
+        rsql_buf_puts(out, "none in this build");
+    }
+}
+
+/* The changelog formats conn allows (all of this build's when it does not say), "'a', 'b'". */
+static void put_changelog_formats(const rsql_connector_def_t *conn, rsql_buf_t *out)
+{
+    int n = 0;
+    if (conn->formats) {
+        for (const char *const *f = conn->formats; *f; f++) {
+            if (rsql_format_changelog(*f)) {
+                rsql_buf_printf(out, "%s'%s'", n++ ? ", " : "", *f);
+            }
+        }
+    } else {
+        for (const rsql_format_def_t *const *f = rsql_format_list(); f && *f; f++) {
+            if (rsql_format_changelog((*f)->name)) {
+                rsql_buf_printf(out, "%s'%s'", n++ ? ", " : "", (*f)->name);
+            }
+        }
+    }
+    if (!n) {
+        rsql_buf_printf(out, "(none: connector '%s' has no changelog format in this build)",
+                        conn->name);
+    }
+}
+
+/* The sink's output of table column c (physical columns come first, in table order). */
+static const rsql_plan_output_t *output_of(const rsql_plan_t *plan, int c)
+{
+    const rsql_table_def_t *def = plan->sink.def;
+    const rsql_col_t *col = &def->columns[c];
+    for (int i = 0; i < plan->n_outputs; i++) {
+        if (!plan->outputs[i].meta_key && strcasecmp(plan->outputs[i].name, col->name) == 0) {
+            return &plan->outputs[i];
+        }
+    }
+    return NULL;
+}
+
+/* Refuse the changes with what to do (why) at the sink's name. */
+static rsql_err_t refuse(const rsql_plan_t *plan, rsql_err_t code, const char *why,
+                         rsql_error_t *err)
+{
+    return rsql_error_set(err, code, plan->sink.pos,
+                          "table '%s' reads a %s changelog (%s: updates and deletes, not only "
+                          "inserts) that table '%s' cannot take: %s",
+                          plan->source.def->name, mode_name(plan->mode), plan->changes_by,
+                          plan->sink.def->name, why);
+}
+
+/* Can the sink take the plan's changes? */
+static rsql_err_t check_sink(const rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_plan_table_t *k = &plan->sink;
+    const rsql_table_def_t *def = k->def;
+    rsql_buf_t why = RSQL_BUF_INIT;
+    rsql_err_t rc = RSQL_OK;
+    int n_key = key_count(def);
+    switch (k->conn->changes) {
+    case RSQL_CHANGES_NONE:
+        rsql_buf_printf(&why, "connector '%s' only appends rows; write them to a table whose "
+                              "connector applies changes: ",
+                        k->conn->name);
+        put_takers(&why);
+        rc = RSQL_ERR_SEMANTIC;
+        break;
+    case RSQL_CHANGES_BY_KEY:
+        if (n_key == 0) {
+            rsql_buf_printf(&why, "connector '%s' applies changes by the table's key; declare a "
+                                  "PRIMARY KEY (...) NOT ENFORCED on '%s'",
+                            k->conn->name, def->name);
+            rc = RSQL_ERR_SEMANTIC;
+            break;
+        }
+        for (int c = 0; c < def->n_columns && rc == RSQL_OK; c++) {
+            const rsql_plan_output_t *o = def->columns[c].pk_ord ? output_of(plan, c) : NULL;
+            if (def->columns[c].pk_ord &&
+                (!o || (o->expr->kind == RSQL_BX_CONST && o->expr->pos.off == RSQL_POS_NONE))) {
+                rsql_buf_printf(&why, "its key column '%s' gets no value (connector '%s' applies "
+                                      "changes by the key: list every key column)",
+                                def->columns[c].name, k->conn->name);
+                rc = RSQL_ERR_SEMANTIC;
+            }
+        }
+        break;
+    case RSQL_CHANGES_BY_FORMAT:
+        if (!rsql_format_changelog(k->format)) {
+            rsql_buf_printf(&why, "connector '%s' writes changes in a changelog format and '%s' "
+                                  "has format '%s'; choose a changelog format such as ",
+                            k->conn->name, def->name, k->format ? k->format : "(none)");
+            put_changelog_formats(k->conn, &why);
+            rc = RSQL_ERR_SEMANTIC;
+        }
+        break;
+    default: break;
+    }
+    if (rc == RSQL_OK && k->conn->accept_changes) {
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rc = k->conn->accept_changes(rsql_optset_conf(k->opts, RSQL_CONF_CONNECTOR), k->opts,
+                                     n_key, &e);
+        if (rc == RSQL_ERR_NOMEM) {
+            rsql_buf_deinit(&why);
+            return rsql_error_nomem(err);
+        }
+        if (rc != RSQL_OK) {
+            rsql_buf_puts(&why, e.msg);
+            rc = e.code ? e.code : RSQL_ERR_SEMANTIC;
+        }
+    }
+    if (rc != RSQL_OK) {
+        rc = why.oom ? rsql_error_nomem(err) : refuse(plan, rc, rsql_buf_str(&why), err);
+    }
+    rsql_buf_deinit(&why);
+    return rc;
+}
+
+/* See plan_int.h. */
+rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_plan_table_t *src = &plan->source;
+    int mode = RSQL_MODE_APPEND;
+    if (src->conn->produces_changes) {
+        mode = src->conn->produces_changes(rsql_optset_conf(src->opts, RSQL_CONF_CONNECTOR));
+        if (mode != RSQL_MODE_APPEND) {
+            plan->changes_by = by_text(plan, "connector", src->conn->name);
+        }
+    }
+    if (mode == RSQL_MODE_APPEND && rsql_format_changelog(src->format)) {
+        mode = RSQL_MODE_FULL;
+        plan->changes_by = by_text(plan, "format", src->format);
+    }
+    if (mode != RSQL_MODE_APPEND && !plan->changes_by) {
+        return rsql_error_nomem(err);
+    }
+    plan->mode = mode;
+    if (mode == RSQL_MODE_UPSERT && key_count(src->def) == 0) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, src->pos,
+                              "table '%s' reads an upsert changelog (%s: rows replaced and "
+                              "deleted by their key): declare its PRIMARY KEY (...) NOT ENFORCED",
+                              src->def->name, plan->changes_by);
+    }
+    if (mode == RSQL_MODE_APPEND || plan->kind != RSQL_PLAN_INSERT || !plan->sink.def) {
+        return RSQL_OK;
+    }
+    return check_sink(plan, err);
+}
+
+/* See plan_int.h. */
+void rsql_plan__explain_changes(const rsql_plan_t *plan, rsql_buf_t *out)
+{
+    rsql_buf_printf(out, "Changelog: %s (%s)", mode_name(plan->mode), mode_kinds(plan->mode));
+    if (plan->mode == RSQL_MODE_UPSERT) {
+        rsql_buf_puts(out, " by key (");
+        put_key(plan->source.def, out);
+        rsql_buf_putc(out, ')');
+    }
+    rsql_buf_puts(out, " from ");
+    rsql_buf_put_ident(out, plan->source.def->name);
+    if (plan->mode != RSQL_MODE_APPEND) {
+        rsql_buf_printf(out, " (%s), kept row by row through filter and projection",
+                        plan->changes_by);
+    }
+    if (plan->kind != RSQL_PLAN_INSERT || !plan->sink.def) {
+        rsql_buf_puts(out, plan->mode == RSQL_MODE_APPEND
+                               ? "; the preview prints the rows\n"
+                               : "; the preview prints each row with its kind first (op)\n");
+        return;
+    }
+    rsql_buf_puts(out, "; sink ");
+    rsql_buf_put_ident(out, plan->sink.def->name);
+    if (plan->mode == RSQL_MODE_APPEND) {
+        rsql_buf_puts(out, " appends the rows\n");
+        return;
+    }
+    switch (plan->sink.conn->changes) {
+    case RSQL_CHANGES_BY_KEY:
+        rsql_buf_puts(out, " applies it by key (");
+        put_key(plan->sink.def, out);
+        rsql_buf_puts(out, ")\n");
+        break;
+    case RSQL_CHANGES_BY_FORMAT:
+        rsql_buf_printf(out, " writes it as '%s'\n", plan->sink.format);
+        break;
+    default: rsql_buf_puts(out, " takes it with each row's kind\n"); break;
+    }
+}
