@@ -62,6 +62,7 @@ EXTRA_DIST += $(SLT_TESTS)
 INTEGRATION_TESTS = \
 	tests/integration/t_changelog_plan.sh \
 	tests/integration/t_cli.sh \
+	tests/integration/t_canal_file.sh \
 	tests/integration/t_csv_header.sh \
 	tests/integration/t_docs_fresh.sh \
 	tests/integration/t_expr_depth.sh \

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * fmt_int: what the format files (fmt_json.c, fmt_csv.c, fmt_raw.c) share
+ * fmt_int: what the format files (fmt_json.c, fmt_csv.c, fmt_raw.c, and the changelog
+ * formats fmt_cdc.c, fmt_canal.c, fmt_maxwell.c) share
  * with the dispatcher (fmt_codec.c): the per-table configuration and the
  * scratch memory of decoders and encoders. Private to connectors/formats/.
  */

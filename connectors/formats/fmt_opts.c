@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The options of the formats (json, csv, raw): how a message body or a
+ * The options of the formats (json, csv, raw, canal-json, maxwell-json): how a message body or a
  * line becomes a row and back.  A format's options are valid only in a
  * table whose 'format' chooses it (conn_registry.c checks that).
  */
@@ -214,18 +214,18 @@ static rsql_err_t check_regex(const rsql_opt_def_t *def, const char *key, const 
                           value, key, why);
 }
 
-#define CDC_IGNORE_DOC(f)                                                                     \
+#define CDC_IGNORE_DOC(more)                                                                  \
     "A message that fails to decode (invalid JSON, a value of the wrong type, an unknown "    \
     "`type`) gives no rows and is counted, instead of failing (then `errors.tolerance` "     \
-    "decides). The whole message is skipped, also the rows of a " f " message that did "     \
-    "decode."
+    "decides)." more
 #define CDC_TS_DOC                                                                            \
     "How TIMESTAMP values are written: `SQL` (`2020-12-30 12:13:14.123`) or `ISO-8601` "      \
     "(`2020-12-30T12:13:14.123Z`). Reading takes both, and epoch milliseconds."
 
 static const rsql_opt_def_t canal_opts[] = {
     RSQL_OPT_ROW_F("canal-json.ignore-parse-errors", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
-                   CDC_IGNORE_DOC("several-row"),
+                   CDC_IGNORE_DOC(" The whole message is skipped, also those of its rows "
+                                  "that did decode."),
                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, ignore_parse_errors, bool)),
     RSQL_OPT_ROW_F("canal-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
                    cdc_ts_standards, CDC_TS_DOC,
@@ -246,7 +246,7 @@ static const rsql_opt_def_t canal_opts[] = {
 
 static const rsql_opt_def_t maxwell_opts[] = {
     RSQL_OPT_ROW_F("maxwell-json.ignore-parse-errors", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
-                   CDC_IGNORE_DOC("bad"),
+                   CDC_IGNORE_DOC(""),
                    RSQL_OPT_FIELD(rsql_cdc_json_conf_t, ignore_parse_errors, bool)),
     RSQL_OPT_ROW_F("maxwell-json.timestamp-format.standard", RSQL_OPT_ENUM, 0, "SQL", 0, 0,
                    cdc_ts_standards, CDC_TS_DOC,

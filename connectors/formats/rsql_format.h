@@ -2,7 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * rsql_format: the formats (json, csv, raw) that turn a record body into a
- * row of a table (decode) and a row into a body (encode). The text forms of
+ * row of a table (decode) and a row into a body (encode), and the changelog
+ * formats (canal-json, maxwell-json) whose bodies hold changes (below). The text forms of
  * the values are base/rsql_value.h's, shared with CAST and the sinks.
  *
  * A decoder or encoder is made once per pipeline for one table (its columns

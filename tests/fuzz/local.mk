@@ -2,7 +2,8 @@
 # CC=clang --enable-fuzzing (scripts/fuzz does both and runs them with tests/fuzz/run), never
 # by `make` or `make check`. Seed inputs: tests/fuzz/corpus/<target>/.
 FUZZ_TARGETS = tests/fuzz/fuzz_sql tests/fuzz/fuzz_formats tests/fuzz/fuzz_options \
-	tests/fuzz/fuzz_json_path tests/fuzz/fuzz_funcs tests/fuzz/fuzz_fmt_canal tests/fuzz/fuzz_fmt_maxwell
+	tests/fuzz/fuzz_json_path tests/fuzz/fuzz_funcs tests/fuzz/fuzz_fmt_canal \
+	tests/fuzz/fuzz_fmt_maxwell
 if HAVE_RMQ
 FUZZ_TARGETS += tests/fuzz/fuzz_rmq_decode
 endif

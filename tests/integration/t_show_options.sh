@@ -60,7 +60,7 @@ long=$(awk -v w="$w" 'length($0) > w' "$T/out")
 ok "not a terminal and no COLUMNS: SHOW OPTIONS fits 100 columns"
 
 python3 "$RSQL_SRCDIR/tests/integration/pty_width.py" "$RSQL" "$CAT" >"$T/screen" 2>&1 ||
-    fail "on a 120-column terminal: $(cat "$T/screen")"
-ok "on a terminal (TIOCGWINSZ, no COLUMNS) the shell's table takes the terminal's 120 columns"
+    fail "on a 132-column terminal: $(cat "$T/screen")"
+ok "on a terminal (TIOCGWINSZ, no COLUMNS) the shell's table takes the terminal's 132 columns"
 
 echo "$n_checks passed, 0 failed"
