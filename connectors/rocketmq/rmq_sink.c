@@ -66,6 +66,9 @@
 /* The broker stores a batch as one message, refused over its maxMessageSize (4 MiB by
    default) as a whole: batches stay well under it (bodies summed; a bigger body goes alone). */
 #define BATCH_MAX_BYTES (1024 * 1024)
+/* The longest message group the 5.5 proxy takes (ILLEGAL_MESSAGE_GROUP "message group exceed
+   the max size 64" from 64 bytes on). */
+#define GROUP_MAX 63
 
 typedef struct sbatch {
     uint64_t id;
@@ -761,11 +764,20 @@ static bool change_key(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
     if (k->keys_col < 0 && !(m->key = rsql_strndup(k->tmp.data ? k->tmp.data : "", k->tmp.len))) {
         return false;
     }
-    if (k->group_by_key &&
-        !(m->group = rsql_strndup(k->tmp.data ? k->tmp.data : "", k->tmp.len))) {
-        return false;
+    if (k->group_by_key && k->tmp.len > GROUP_MAX) {
+        /* the proxy refuses a group of 64 bytes or more (docs/CHANGELOGS.md): a longer key's
+           is its first whole UTF-8 characters, '~' and a hash of it all (still one per key) */
+        size_t cut = GROUP_MAX - 9;
+        while (cut > 0 && ((uint8_t)k->tmp.data[cut] & 0xC0) == 0x80) {
+            cut--;
+        }
+        char h[10];
+        snprintf(h, sizeof h, "~%08x", (unsigned)rsql_rmq__hash(k->tmp.data));
+        k->tmp.len = cut;
+        rsql_buf_puts(&k->tmp, h);
     }
-    return true;
+    return !k->group_by_key ||
+           (m->group = rsql_strndup(k->tmp.data ? k->tmp.data : "", k->tmp.len)) != NULL;
 }
 
 /* A message group may go when nothing of it is in flight or queued. @locks k->mu */

@@ -193,12 +193,13 @@ static void on_deliver(void *opaque, uint64_t id, int n, const rsql_sink_result_
 }
 
 static const int key_id[1] = {0};
+static const int key_name[1] = {1};
 
 /*
-** Open a changelog sink of OUT (columns id, name, grp; json) at f, PRIMARY KEY (id) when
-** keyed; returns open's result (x->err holds its error).
+** Open a changelog sink of OUT (columns id, name, grp; json) at f, PRIMARY KEY (key[0]) (NULL:
+** none); returns open's result (x->err holds its error).
 */
-static rsql_err_t snk_open(snk_t *x, fake_rmq_t *f, const char *const *kv, bool keyed)
+static rsql_err_t snk_open(snk_t *x, fake_rmq_t *f, const char *const *kv, const int *key)
 {
     memset(x, 0, sizeof *x);
     pthread_mutex_init(&x->mu, NULL);
@@ -217,8 +218,8 @@ static rsql_err_t snk_open(snk_t *x, fake_rmq_t *f, const char *const *kv, bool 
         .column_types = types3,
         .deliver = on_deliver,
         .deliver_opaque = x,
-        .n_key = keyed ? 1 : 0,
-        .key_columns = keyed ? key_id : NULL,
+        .n_key = key ? 1 : 0,
+        .key_columns = key,
         .changelog = true,
     };
     rsql_error_clear(&x->err);
@@ -274,7 +275,7 @@ static void test_sink_fifo_default(void)
     fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
     snk_t x;
     const char *kv[] = {"request-timeout", "20s", NULL};
-    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, true), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, key_id), RSQL_OK);
     /* the first send is answered late: key 2 goes meanwhile, key 1's next change waits */
     fake_answer_t slow = {.delay_ms = 5000};
     fake_rmq_script(f, FAKE_SEND, 1, &slow);
@@ -318,7 +319,7 @@ static void test_sink_debezium_kinds(void)
     fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
     snk_t x;
     const char *kv[] = {"format", "debezium-json", NULL};
-    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, true), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, key_id), RSQL_OK);
     snk_change(&x, 0, RSQL_ROW_INSERT, 5, "k1", "g");
     snk_change(&x, 1, RSQL_ROW_UPDATE_BEFORE, 5, "k2", "g");
     snk_change(&x, 2, RSQL_ROW_UPDATE_AFTER, 5, "k3", "g");
@@ -353,7 +354,7 @@ static void test_sink_normal_refused(void)
     FAKE_START(f);
     fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
     snk_t x;
-    CU_ASSERT_EQUAL(snk_open(&x, f, NULL, true), RSQL_ERR_BAD_OPTION);
+    CU_ASSERT_EQUAL(snk_open(&x, f, NULL, key_id), RSQL_ERR_BAD_OPTION);
     CU_ASSERT_PTR_NOT_NULL(strstr(x.err.msg, "topic 'cl' is a NORMAL topic"));
     CU_ASSERT_PTR_NOT_NULL(strstr(x.err.msg, "'sink.changelog-order' = 'none'"));
     x.k = NULL;
@@ -371,7 +372,7 @@ static void test_sink_normal_none(void)
     fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
     snk_t x;
     const char *kv[] = {"sink.changelog-order", "none", NULL};
-    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, true), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, key_id), RSQL_OK);
     snk_change(&x, 0, RSQL_ROW_INSERT, 7, "n1", "g");
     CU_ASSERT_TRUE_FATAL(snk_wait(&x, 1));
     CU_ASSERT_EQUAL(x.failed, 0);
@@ -390,7 +391,7 @@ static void test_sink_fifo_none(void)
     fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
     snk_t x;
     const char *kv[] = {"sink.changelog-order", "none", NULL};
-    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, true), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, key_id), RSQL_OK);
     snk_change(&x, 0, RSQL_ROW_INSERT, 9, "f1", "g");
     CU_ASSERT_TRUE_FATAL(snk_wait(&x, 1));
     fake_msg_info_t mi;
@@ -408,7 +409,7 @@ static void test_sink_explicit_group(void)
     fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
     snk_t x;
     const char *kv[] = {"sink.message-group-column", "grp", NULL};
-    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, true), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, kv, key_id), RSQL_OK);
     snk_change(&x, 0, RSQL_ROW_INSERT, 3, "e1", "tenant-a");
     CU_ASSERT_TRUE_FATAL(snk_wait(&x, 1));
     CU_ASSERT_EQUAL(x.failed, 0);
@@ -420,13 +421,51 @@ static void test_sink_explicit_group(void)
     fake_rmq_stop(f);
 }
 
+/*
+** A key text of 64 bytes or more (the proxy's limit for a message group): the group is its
+** first 54 bytes (whole UTF-8 characters), '~' and a hash, 63 bytes, the same for every change
+** of the key and another for another key; the message key stays the whole text.
+*/
+static void test_sink_long_key(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
+    snk_t x;
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, f, NULL, key_name), RSQL_OK);
+    char a[101], b[101];
+    memset(a, 'a', 100);
+    a[100] = '\0';
+    memcpy(b, a, sizeof b);
+    b[99] = 'b';
+    memcpy(a + 53, "\xc3\xa9", 2); /* an e-acute across the cut at 54 */
+    snk_change(&x, 0, RSQL_ROW_INSERT, 1, a, "g");
+    snk_change(&x, 1, RSQL_ROW_INSERT, 2, a, "g");
+    snk_change(&x, 2, RSQL_ROW_INSERT, 3, b, "g");
+    CU_ASSERT_TRUE_FATAL(snk_wait(&x, 3));
+    CU_ASSERT_EQUAL(x.failed, 0);
+    fake_msg_info_t m0, m1, m2; /* by the id in the body (another key's may come first) */
+    CU_ASSERT_TRUE_FATAL(fake_rmq_msg_info(f, fake_rmq_find_text(f, OUT, "{\"id\":1,"), &m0));
+    CU_ASSERT_TRUE_FATAL(fake_rmq_msg_info(f, fake_rmq_find_text(f, OUT, "{\"id\":2,"), &m1));
+    CU_ASSERT_TRUE_FATAL(fake_rmq_msg_info(f, fake_rmq_find_text(f, OUT, "{\"id\":3,"), &m2));
+    CU_ASSERT_EQUAL(strlen(m0.message_group), 53 + 1 + 8); /* the cut moved before the e-acute */
+    CU_ASSERT_NSTRING_EQUAL(m0.message_group, a, 53);
+    CU_ASSERT_EQUAL(m0.message_group[53], '~');
+    CU_ASSERT_STRING_EQUAL(m0.message_group, m1.message_group);
+    CU_ASSERT_EQUAL(strlen(m2.message_group), 63);
+    CU_ASSERT_STRING_NOT_EQUAL(m0.message_group, m2.message_group);
+    CU_ASSERT_STRING_EQUAL(m0.keys, a);
+    CU_ASSERT_STRING_EQUAL(m2.keys, b);
+    snk_close(&x);
+    fake_rmq_stop(f);
+}
+
 /* A changelog without a key is refused at open too (the planner refuses it first). */
 static void test_sink_no_key(void)
 {
     FAKE_START(f);
     fake_rmq_topic(f, OUT, FAKE_FIFO, 2);
     snk_t x;
-    CU_ASSERT_NOT_EQUAL(snk_open(&x, f, NULL, false), RSQL_OK);
+    CU_ASSERT_NOT_EQUAL(snk_open(&x, f, NULL, NULL), RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(x.err.msg, "PRIMARY KEY"));
     x.k = NULL;
     snk_close(&x);
@@ -443,6 +482,7 @@ static CU_TestInfo tests[] = {
     {"sink_normal_none", test_sink_normal_none},
     {"sink_fifo_none", test_sink_fifo_none},
     {"sink_explicit_group", test_sink_explicit_group},
+    {"sink_long_key", test_sink_long_key},
     {"sink_no_key", test_sink_no_key},
     CU_TEST_INFO_NULL,
 };
