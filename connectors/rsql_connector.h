@@ -99,6 +99,14 @@ struct rsql_explain {
     void (*text)(const rsql_explain_t *x, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
     void *priv; /* the planner's */
+    /* The SINK part: whether the rows are a changelog (rsql_sink_ctx_t.changelog), the
+       table's PRIMARY KEY (n_key column names in key order; 0 = none) and the METADATA keys
+       the statement writes (n_meta). */
+    bool changelog;
+    int n_key;
+    const char *const *key;
+    int n_meta;
+    const char *const *meta;
 };
 
 /*

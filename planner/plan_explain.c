@@ -322,17 +322,40 @@ static void conn_explain(explain_t *x, int d, const rsql_plan_table_t *t, rsql_e
         return;
     }
     conn_explain_t c = {x, d};
+    const rsql_plan_t *p = x->plan;
     rsql_explain_t e = {
         .part = part,
         .conf = rsql_optset_conf(t->opts, RSQL_CONF_CONNECTOR),
         .opts = t->opts,
-        .preview = x->plan->kind == RSQL_PLAN_SELECT,
-        .tolerate_all = x->plan->errors.tolerate_all,
+        .preview = p->kind == RSQL_PLAN_SELECT,
+        .tolerate_all = p->errors.tolerate_all,
         .attr = conn_attr,
         .text = conn_text,
         .priv = &c,
     };
+    const char **key = NULL, **meta = NULL;
+    if (part == RSQL_EXPLAIN_SINK && t->def) {
+        e.changelog = p->mode != RSQL_MODE_APPEND;
+        key = rsql_calloc((size_t)t->def->n_columns + 1, sizeof *key);
+        meta = rsql_calloc((size_t)p->n_outputs + 1, sizeof *meta);
+        for (int i = 0; key && i < t->def->n_columns; i++) {
+            int k = t->def->columns[i].pk_ord;
+            if (k > 0 && k <= t->def->n_columns) {
+                key[k - 1] = t->def->columns[i].name;
+                e.n_key = k > e.n_key ? k : e.n_key;
+            }
+        }
+        for (int i = 0; meta && i < p->n_outputs; i++) {
+            if (p->outputs[i].meta_key) {
+                meta[e.n_meta++] = p->outputs[i].meta_key;
+            }
+        }
+        e.key = key;
+        e.meta = meta;
+    }
     t->conn->explain(&e);
+    rsql_free(key);
+    rsql_free(meta);
 }
 
 /* Does the sink keep the source positions in its own transaction (exactly-once)? */

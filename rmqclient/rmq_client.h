@@ -419,6 +419,13 @@ const char *rsql_rmq_client_id(const rsql_rmq_client_t *c);
 /* A copy of the settings the server sent (thread-safe). */
 void rsql_rmq_client_settings(rsql_rmq_client_t *c, rsql_rmq_server_settings_t *out);
 
+/*
+** The message type topic takes, from its route (QueryRoute's accept_message_types; the 5.5
+** proxy names exactly one per topic): RSQL_RMQ_MSG_NORMAL, _FIFO, _LITE, ...; 0 when the
+** route is not known (not queried yet, or it names no type). Thread-safe.
+*/
+rsql_rmq_msg_type_t rsql_rmq_topic_type(rsql_rmq_client_t *c, const char *topic);
+
 /* ---- operations (any thread; one callback each when they return RSQL_OK) ----------------- */
 
 /*

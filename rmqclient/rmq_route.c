@@ -3,9 +3,10 @@
  *
  * rmq_route: routes and lite subscription sets. QueryRoute of a topic (at start, every 30 s from
  * the client thread's timer, and before the first send to a topic), the store of the routes it
- * returns, and the choice of a readable master queue for ReceiveMessage (round robin). Lite
- * consumers: the local lite set that SyncLiteSubscription changes (rsql_rmq_sync_lite) and the
- * server's NotifyUnsubscribeLiteCommand shrinks, re-sent whole as COMPLETE_ADD every 30 s.
+ * returns, the type a topic takes (rsql_rmq_topic_type), and the choice of a readable master
+ * queue for ReceiveMessage (round robin). Lite consumers: the local lite set that
+ * SyncLiteSubscription changes (rsql_rmq_sync_lite) and the server's
+ * NotifyUnsubscribeLiteCommand shrinks, re-sent whole as COMPLETE_ADD every 30 s.
  *
  * It owns c->routes and c->lite_set (always under c->mu); it must not start timers, touch calls
  * other than through rmq_call.c, or free the client's route and lite storage at close
@@ -80,6 +81,24 @@ bool rsql_rmq__route_known(rsql_rmq_client_t *c, const char *topic)
     }
     pthread_mutex_unlock(&c->mu);
     return known;
+}
+
+/* See rmq_client.h: the type the first queue that names one accepts. */
+rsql_rmq_msg_type_t rsql_rmq_topic_type(rsql_rmq_client_t *c, const char *topic)
+{
+    int32_t t = 0;
+    pthread_mutex_lock(&c->mu);
+    for (size_t i = 0; i < c->n_routes && !t; i++) {
+        if (strcmp(c->routes[i].topic, topic) != 0) {
+            continue;
+        }
+        const rmq_route_t *r = &c->routes[i].route;
+        for (size_t j = 0; j < r->n_queues && !t; j++) {
+            t = r->queues[j].n_accept_types ? r->queues[j].accept_types[0] : 0;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return (rsql_rmq_msg_type_t)t;
 }
 
 /* Pick a readable master queue of topic (round-robin); copies it into *q (caller deinit). */

@@ -9,7 +9,7 @@
 RSQL_CONNECTORS += rmq
 librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_opts.c connectors/rocketmq/rmq_conf.h \
-	connectors/rocketmq/rmq_explain.c
+	connectors/rocketmq/rmq_explain.c connectors/rocketmq/rmq_changelog.c
 EXTRA_DIST += tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.sh \
 	tests/rocketmq/t_client.sh tests/rocketmq/t_source_sink.sh \
 	tests/rocketmq/t_throttle.sh tests/rocketmq/t_kill9_relay.sh tests/rocketmq/t_proxy_restart.sh \
@@ -17,7 +17,7 @@ EXTRA_DIST += tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.
 	tests/rocketmq/t_metadata_read.sh tests/rocketmq/t_metadata_write.sh \
 	tests/rocketmq/t_metadata_fifo.sh tests/rocketmq/t_example_route_by_tag.sh \
 	tests/rocketmq/t_secure.sh tests/rocketmq/t_batch_send.sh tests/rocketmq/tcp_forward.py \
-	tests/rocketmq/t_lite_clients.sh bench/lite-drain/run \
+	tests/rocketmq/t_lite_clients.sh tests/rocketmq/t_changelog_fifo.sh bench/lite-drain/run \
 	tests/rocketmq/manual/serve_proxy_restart.sh tests/rocketmq/serve_lib.sh bench/produce.sh
 # the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
 EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \
@@ -131,6 +131,11 @@ TESTS += tests/unit/test_rmq_fault_sink
 tests_unit_test_rmq_fault_sink_SOURCES = tests/unit/test_rmq_fault_sink.c
 tests_unit_test_rmq_fault_sink_LDADD = $(RMQ_FAULT_LIBS)
 tests_unit_test_rmq_fault_sink_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_changelog
+TESTS += tests/unit/test_rmq_changelog
+tests_unit_test_rmq_changelog_SOURCES = tests/unit/test_rmq_changelog.c
+tests_unit_test_rmq_changelog_LDADD = $(RMQ_FAULT_LIBS)
+tests_unit_test_rmq_changelog_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_rmq_fault_batch
 TESTS += tests/unit/test_rmq_fault_batch
 tests_unit_test_rmq_fault_batch_SOURCES = tests/unit/test_rmq_fault_batch.c

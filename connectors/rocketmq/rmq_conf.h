@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rsql_buf.h"
+#include "base/rsql_value.h"
 #include "connectors/rsql_connector.h"
 
 /* source.mode */
@@ -23,12 +25,15 @@ enum { RSQL_RMQ_MODE_SIMPLE, RSQL_RMQ_MODE_LITE };
 enum { RSQL_RMQ_FILTER_TYPE_TAG, RSQL_RMQ_FILTER_TYPE_SQL92 };
 /* source.dead-letter */
 enum { RSQL_RMQ_DLQ_NONE, RSQL_RMQ_DLQ_NATIVE };
+/* sink.changelog-order */
+enum { RSQL_RMQ_ORDER_PER_KEY, RSQL_RMQ_ORDER_NONE };
 
 /* The enum rows' values, in the order of the constants above (NULL-terminated). */
 extern const char *const rsql_rmq_formats[]; /* format: a format name (rsql_format.h) */
 extern const char *const rsql_rmq_modes[];
 extern const char *const rsql_rmq_filter_types[];
 extern const char *const rsql_rmq_dead_letters[];
+extern const char *const rsql_rmq_changelog_orders[];
 
 typedef struct rsql_rmq_conf {
     /* connection */
@@ -82,11 +87,45 @@ typedef struct rsql_rmq_conf {
     int64_t max_inflight;
     int64_t send_batch_size; /* 1: no batching */
     int64_t linger_ms;
+    int changelog_order; /* RSQL_RMQ_ORDER_* (a changelog written to the topic) */
 } rsql_rmq_conf_t;
 
 /* Descriptor hooks (rmq_explain.c). */
 bool rsql_rmq__bounded(const void *conf, const char **why);
 int64_t rsql_rmq__hold(const void *conf, char *key, size_t size);
 void rsql_rmq__explain(const rsql_explain_t *x);
+
+/* ---- a changelog written to RocketMQ (rmq_changelog.c) */
+
+/* See rsql_connector_def_t.accept_changes. */
+rsql_err_t rsql_rmq__accept_changes(const void *conf, const rsql_optset_t *set, int n_key,
+                                    rsql_error_t *err);
+
+/*
+** Is the order of one key's changes kept from the sink to a consumer of the topic, for a
+** changelog written with conf into a table whose PRIMARY KEY is key[0..n_key) and whose
+** statement writes the METADATA keys meta[0..n_meta)? Returns it and appends the reason to
+** why. Planning-time only: the topic's own type is checked when the sink starts
+** (rsql_rmq__changelog_topic).
+*/
+bool rsql_rmq__key_order(const rsql_rmq_conf_t *c, int n_key, const char *const *key,
+                         int n_meta, const char *const *meta, rsql_buf_t *why);
+
+/*
+** May a changelog go out with conf to a topic of this type (rsql_rmq_msg_type_t number as its
+** route names it; 0: unknown)? RSQL_OK, or RSQL_ERR_BAD_OPTION naming the topic, its type and
+** what to set. Also whether each change's message group is its key (*group_by_key: a FIFO
+** topic, or sink.changelog-order = per-key, when no message group is set otherwise).
+*/
+rsql_err_t rsql_rmq__changelog_topic(const rsql_rmq_conf_t *c, int topic_type,
+                                     bool group_given, bool *group_by_key, rsql_error_t *err);
+
+/*
+** Append the message key of a row to out: the text of each PRIMARY KEY column (key[0..n_key),
+** indexes into values) as rsql_value_format writes it, joined with '|' when there are
+** several; a '|' or '\' inside a value is escaped with '\', and a NULL value is written \N,
+** so distinct keys give distinct texts.
+*/
+void rsql_rmq__key_text(const rsql_value_t *values, int n_key, const int *key, rsql_buf_t *out);
 
 #endif

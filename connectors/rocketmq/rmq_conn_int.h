@@ -35,6 +35,8 @@ typedef struct rsql_rmq_lane_stats {
 ** otherwise (prefix copied; NULL = ""). NULL when out of memory. Caller destroys.
 */
 rsql_rmq_inflight_t *rsql_rmq_inflight_new(const char *prefix);
+/* FNV-1a of the NUL-terminated s: the lane map's hash, and the sink's of a long key. */
+uint32_t rsql_rmq__hash(const char *s);
 /* Free the map and its names. NULL-safe. */
 void rsql_rmq_inflight_destroy(rsql_rmq_inflight_t *t);
 /*

@@ -7,7 +7,8 @@
  * the long polls on the Threads line and the native DLQ on the Errors line
  * (rsql_connector_def_t.bounded / .explain); and what a run may leave
  * invisible to the next one: its consumer group's held messages, for up to
- * source.invisible-duration (.hold). Planning-time only: it reads the
+ * source.invisible-duration (.hold). A changelog's sink says whether the order of one key's
+ * changes holds (rmq_changelog.c). Planning-time only: it reads the
  * table's typed configuration, never the data path's state.
  */
 #include "config.h"
@@ -118,8 +119,61 @@ static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
             dur(c->renewal_ahead_ms, b1, sizeof b1));
 }
 
+static void batching_line(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
+{
+    x->attr(x, "batching",
+            "up to %" PRId64 " messages per SendMessage, linger %" PRId64
+            " ms (rows with a message group, lite topic or delivery timestamp: single sends)",
+            c->send_batch_size, c->linger_ms);
+}
+
+/* A changelog's messages may be batched: NORMAL ones (sink.changelog-order = none). */
+static bool batched(const rsql_rmq_conf_t *c)
+{
+    return c->send_batch_size > 1 && c->changelog_order == RSQL_RMQ_ORDER_NONE &&
+           !c->message_group_column && !c->lite_topic && !c->lite_topic_column;
+}
+
+/* A changelog: the producer line, and whether the order of one key's changes holds. */
+static void changelog_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
+{
+    rsql_buf_t t = RSQL_BUF_INIT;
+    if (c->message_group_column) {
+        rsql_buf_printf(&t, "FIFO, message group from column '%s'", c->message_group_column);
+    } else if (c->lite_topic || c->lite_topic_column) {
+        rsql_buf_puts(&t, "LITE");
+    } else if (c->changelog_order == RSQL_RMQ_ORDER_PER_KEY) {
+        rsql_buf_puts(&t, "FIFO, message group = primary key");
+    } else {
+        rsql_buf_puts(&t, "NORMAL (on a FIFO topic: message group = primary key)");
+    }
+    bool meta_keys = false;
+    for (int i = 0; i < x->n_meta; i++) {
+        meta_keys |= x->meta[i] && strcmp(x->meta[i], "keys") == 0;
+    }
+    if (c->keys_column) {
+        rsql_buf_printf(&t, ", message key from column '%s'", c->keys_column);
+    } else {
+        rsql_buf_puts(&t, ", message key = primary key");
+    }
+    rsql_buf_printf(&t, "%s; one change per message", meta_keys ? " (or the keys METADATA)" : "");
+    x->attr(x, "producer", "%s", rsql_buf_str(&t));
+    rsql_buf_reset(&t);
+    if (batched(c)) {
+        batching_line(x, c);
+    }
+    bool kept = rsql_rmq__key_order(c, x->n_key, x->key, x->n_meta, x->meta, &t);
+    x->attr(x, "per-key order", "%s (%s)", kept ? "guaranteed" : "not guaranteed",
+            rsql_buf_str(&t));
+    rsql_buf_deinit(&t);
+}
+
 static void sink_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
 {
+    if (x->changelog) {
+        changelog_lines(x, c);
+        return;
+    }
     if (c->message_group_column) {
         x->attr(x, "producer", "FIFO, message group from column '%s'", c->message_group_column);
     } else if (c->lite_topic_column) {
@@ -129,11 +183,7 @@ static void sink_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
     } else {
         x->attr(x, "producer", "NORMAL");
         if (c->send_batch_size > 1) {
-            x->attr(x, "batching",
-                    "up to %" PRId64 " messages per SendMessage, linger %" PRId64
-                    " ms (rows with a message group, lite topic or delivery timestamp: single "
-                    "sends)",
-                    c->send_batch_size, c->linger_ms);
+            batching_line(x, c);
         }
     }
 }

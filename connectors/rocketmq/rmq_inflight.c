@@ -45,7 +45,8 @@ struct rsql_rmq_inflight {
     rsql_rmq_lane_stats_t gone; /* the counts of the lanes that went, summed */
 };
 
-static uint32_t hash_key(const char *s)
+/* See rmq_conn_int.h. */
+uint32_t rsql_rmq__hash(const char *s)
 {
     uint32_t h = 2166136261u;
     for (; *s; s++) {
@@ -97,7 +98,7 @@ void rsql_rmq_inflight_destroy(rsql_rmq_inflight_t *t)
 static uint32_t probe(const rsql_rmq_inflight_t *t, const char *key)
 {
     uint32_t mask = t->n_slots - 1;
-    uint32_t i = hash_key(key) & mask;
+    uint32_t i = rsql_rmq__hash(key) & mask;
     while (t->slots[i] && strcmp(t->lanes[t->slots[i] - 1].key, key) != 0) {
         i = (i + 1) & mask;
     }
@@ -206,7 +207,7 @@ static void slot_remove(rsql_rmq_inflight_t *t, uint32_t i)
             if (!t->slots[j]) {
                 return;
             }
-            h = hash_key(t->lanes[t->slots[j] - 1].key) & mask;
+            h = rsql_rmq__hash(t->lanes[t->slots[j] - 1].key) & mask;
             /* an entry whose home lies cyclically in (i, j] stays where it is */
         } while (i <= j ? (i < h && h <= j) : (i < h || h <= j));
         t->slots[i] = t->slots[j];

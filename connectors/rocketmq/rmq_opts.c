@@ -24,6 +24,7 @@ const char *const rsql_rmq_formats[] = {"json", "csv", "raw", "debezium-json", "
 const char *const rsql_rmq_modes[] = {"simple", "lite", NULL};
 const char *const rsql_rmq_filter_types[] = {"tag", "sql92", NULL};
 const char *const rsql_rmq_dead_letters[] = {"none", "native", NULL};
+const char *const rsql_rmq_changelog_orders[] = {"per-key", "none", NULL};
 
 /* The member of rsql_rmq_conf_t a row fills. */
 #define F(member, ctype) RSQL_OPT_FIELD(rsql_rmq_conf_t, member, ctype)
@@ -269,6 +270,22 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "With `sink.batch-size` > 1: the longest a message waits for its batch to fill "
                  "before the batch is sent as it is (a batch also goes out at once while "
                  "nothing else is in flight).", F(linger_ms, int64_t)),
+    RSQL_OPT_ROW_F("sink.changelog-order", RSQL_OPT_ENUM, SNK, "per-key", 0, 0,
+                 rsql_rmq_changelog_orders,
+                 "A changelog written to the topic (rows that update and delete, in a changelog "
+                 "format; docs/CHANGELOGS.md): each change is one message whose keys are the "
+                 "row's PRIMARY KEY (the table must have one). `per-key`: the changes of one "
+                 "key stay in order from end to end: each change's message group is its primary "
+                 "key (unless `sink.message-group-column` or the message_group METADATA column "
+                 "sets it; EXPLAIN then says whether the order per key still holds), and the "
+                 "topic must be a FIFO topic: the sink reads its type from its route when it "
+                 "starts and refuses any other type before sending anything. `none`: the order "
+                 "does not matter to the topic's consumers: changes to a NORMAL topic go as "
+                 "NORMAL messages (batched with `sink.batch-size`), which consumers may receive "
+                 "in any order; on a FIFO topic they are still grouped by key. Like Flink's "
+                 "upsert-kafka, which always partitions by the key; this option is the explicit "
+                 "way out.",
+                 F(changelog_order, int)),
     RSQL_OPT_ROW_F("lanes.idle-timeout", RSQL_OPT_DURATION, 0, "1min", 100, 24 * RSQL_MS_H, NULL,
                  "How long the state of a lite topic or message group (a lane: its counts, its "
                  "throttle bucket, the sink's order queue) is kept once nothing of it is in "
@@ -417,6 +434,8 @@ const rsql_connector_def_t rsql_rmq_conn_def = {
     .own_positions = "RocketMQ acks",
     .explain = rsql_rmq__explain,
     .metadata = rmq_meta,
+    .changes = RSQL_CHANGES_BY_FORMAT,
+    .accept_changes = rsql_rmq__accept_changes,
 };
 
 /* See rmq_conn_int.h. */

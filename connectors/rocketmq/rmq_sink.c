@@ -27,6 +27,12 @@
  * A written row reports meta "msgid=<id> offset=<queue offset>". A row the format cannot
  * encode fails on its own with the format's error; the other rows of its write are sent.
  *
+ * A changelog (rsql_sink_ctx_t.changelog; rmq_changelog.c): each row is encoded with its kind,
+ * its message key is its PRIMARY KEY's text (over sink.keys-column only when that is set), and
+ * its message group is that text too when the topic is FIFO or sink.changelog-order is per-key
+ * and no message group is set otherwise; open refuses a topic whose route says it cannot keep
+ * that order. A change the format writes as nothing is done without a message.
+ *
  * Batches (sink.batch-size > 1): NORMAL messages (no message group, lite topic or delivery
  * timestamp) next to each other in the queue go out together in one SendMessage, at most
  * sink.batch-size of them and BATCH_MAX_BYTES of bodies; a partial batch waits up to
@@ -60,6 +66,9 @@
 /* The broker stores a batch as one message, refused over its maxMessageSize (4 MiB by
    default) as a whole: batches stay well under it (bodies summed; a bigger body goes alone). */
 #define BATCH_MAX_BYTES (1024 * 1024)
+/* The longest message group the 5.5 proxy takes (ILLEGAL_MESSAGE_GROUP "message group exceed
+   the max size 64" from 64 bytes on). */
+#define GROUP_MAX 63
 
 typedef struct sbatch {
     uint64_t id;
@@ -84,6 +93,7 @@ typedef struct smsg {
     char *meta_why;           /* owned: why the row's METADATA cannot be sent (a permanent
                                  failure of the row), or NULL */
     rsql_err_t why_code;      /* the code of that failure; RSQL_OK: RSQL_ERR_SINK */
+    bool empty;               /* a change the format writes as nothing: done, not sent */
     uint32_t glane;
     int attempts;
     int64_t not_before;
@@ -103,6 +113,11 @@ struct rsql_sink {
     rsql_rmq_client_t *cli;
     char *topic, *tag, *lite_fixed;
     int group_col, lite_col, keys_col;
+    /* a changelog: its PRIMARY KEY's columns (n_key, key), and whether the key's text is each
+       message's group */
+    bool changelog, group_by_key;
+    int n_key;
+    int *key;
     /* METADATA the rows carry: the index of each key's value in a row, -1 = none */
     int m_tag, m_keys, m_group, m_lite, m_props, m_delivery;
     int max_inflight, max_attempts;
@@ -518,6 +533,7 @@ static void rk_close(rsql_sink_t *k)
     rsql_free(k->topic);
     rsql_free(k->tag);
     rsql_free(k->lite_fixed);
+    rsql_free(k->key);
     pthread_cond_destroy(&k->cv);
     pthread_cond_destroy(&k->done_cv);
     pthread_mutex_destroy(&k->mu);
@@ -544,6 +560,21 @@ static rsql_err_t find_col(const rsql_sink_ctx_t *ctx, const char *opt, const ch
     return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
                           "option '%s': table %s has no column '%s'", opt,
                           ctx->table ? ctx->table : "(sink)", name);
+}
+
+/* A changelog's key columns (the planner sends one only to a table with a PRIMARY KEY). */
+static rsql_err_t changelog_open(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, rsql_error_t *err)
+{
+    if (ctx->n_key <= 0 || !ctx->key_columns) {
+        return rsql_rmq__accept_changes(ctx->conf, ctx->opts, 0, err);
+    }
+    k->changelog = true;
+    k->n_key = ctx->n_key;
+    if (!(k->key = rsql_calloc((size_t)ctx->n_key, sizeof *k->key))) {
+        return rsql_error_nomem(err);
+    }
+    memcpy(k->key, ctx->key_columns, (size_t)ctx->n_key * sizeof *k->key);
+    return RSQL_OK;
 }
 
 static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
@@ -593,6 +624,10 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rk_close(k);
         return rc;
     }
+    if (ctx->changelog && (rc = changelog_open(k, ctx, err)) != RSQL_OK) {
+        rk_close(k);
+        return rc;
+    }
     k->topic = rsql_strdup(topic);
     k->groups = rsql_rmq_inflight_new("");
     k->group_idle_ms = c->lane_idle_ms;
@@ -627,6 +662,14 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return err && err->code ? err->code : RSQL_ERR_INTERNAL;
     }
     if ((rc = rsql_rmq_client_start(k->cli, err)) != RSQL_OK) {
+        rk_close(k);
+        return rc;
+    }
+    /* the topic's type is known from its route only now: refused before anything is sent */
+    if (k->changelog &&
+        (rc = rsql_rmq__changelog_topic(c, (int)rsql_rmq_topic_type(k->cli, topic),
+                                        k->group_col >= 0 || k->m_group >= 0, &k->group_by_key,
+                                        err)) != RSQL_OK) {
         rk_close(k);
         return rc;
     }
@@ -705,6 +748,38 @@ static bool row_meta(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
     return !oom;
 }
 
+/*
+** A change's key text: its message key (unless sink.keys-column gave one) and, when the
+** changes are grouped by key, its message group. m->empty when the format wrote nothing.
+** False when out of memory.
+*/
+static bool change_key(rsql_sink_t *k, smsg_t *m, const rsql_value_t *values)
+{
+    m->empty = m->len == 0;
+    rsql_buf_reset(&k->tmp);
+    rsql_rmq__key_text(values, k->n_key, k->key, &k->tmp);
+    if (k->tmp.oom) {
+        return false;
+    }
+    if (k->keys_col < 0 && !(m->key = rsql_strndup(k->tmp.data ? k->tmp.data : "", k->tmp.len))) {
+        return false;
+    }
+    if (k->group_by_key && k->tmp.len > GROUP_MAX) {
+        /* the proxy refuses a group of 64 bytes or more (docs/CHANGELOGS.md): a longer key's
+           is its first whole UTF-8 characters, '~' and a hash of it all (still one per key) */
+        size_t cut = GROUP_MAX - 9;
+        while (cut > 0 && ((uint8_t)k->tmp.data[cut] & 0xC0) == 0x80) {
+            cut--;
+        }
+        char h[10];
+        snprintf(h, sizeof h, "~%08x", (unsigned)rsql_rmq__hash(k->tmp.data));
+        k->tmp.len = cut;
+        rsql_buf_puts(&k->tmp, h);
+    }
+    return !k->group_by_key ||
+           (m->group = rsql_strndup(k->tmp.data ? k->tmp.data : "", k->tmp.len)) != NULL;
+}
+
 /* A message group may go when nothing of it is in flight or queued. @locks k->mu */
 static bool group_may_go(void *opaque, uint32_t lane)
 {
@@ -743,7 +818,9 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         m->idx = i;
         rsql_buf_reset(&k->buf);
         rsql_sink_result_t bad;
-        rc = rsql_io_encode_row(k->enc, rows[i].values, &k->buf, 0, &bad, err);
+        rc = k->changelog ? rsql_io_encode_change(k->enc, rows[i].values, rows[i].kind,
+                                                  &k->buf, 0, &bad, err)
+                          : rsql_io_encode_row(k->enc, rows[i].values, &k->buf, 0, &bad, err);
         if (rc == RSQL_ERR_NOMEM) {
             break;
         }
@@ -772,6 +849,9 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         if (k->keys_col >= 0) {
             m->key = col_text(k, &rows[i].values[k->keys_col], &oom);
         }
+        if (k->changelog && !oom) {
+            oom = !change_key(k, m, rows[i].values);
+        }
         if (!oom) {
             oom = !row_meta(k, m, rows[i].values);
         }
@@ -795,8 +875,9 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         smsg_t *m = ms[i];
         m->queued_ms = now;
         const char *why = m->meta_why;
-        if (why) {
-            /* the row's METADATA cannot be sent (bad properties): a permanent failure */
+        if (why || m->empty) {
+            /* the row's METADATA cannot be sent (bad properties): a permanent failure; or
+               nothing to send */
         } else if (m->delivery_ms > 0 && ((m->group && *m->group) || (m->lite && *m->lite))) {
             why = "a timer message (delivery_timestamp) cannot have a message group or a lite "
                   "topic";
@@ -806,11 +887,11 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             why = "the lite topic column is NULL or empty";
         }
         uint32_t lane = 0;
-        if (!why && m->group &&
+        if (!why && !m->empty && m->group &&
             rsql_rmq_inflight_lane(k->groups, m->group, &lane, NULL) != RSQL_OK) {
             why = "out of memory";
         }
-        if (!why && m->group && lane >= k->n_gs) {
+        if (!why && !m->empty && m->group && lane >= k->n_gs) {
             uint32_t nc = k->n_gs ? k->n_gs * 2 : 16;
             while (nc <= lane) {
                 nc *= 2;
@@ -824,10 +905,16 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
                 k->n_gs = nc;
             }
         }
-        if (why) {
+        if (why || m->empty) {
             rsql_sink_result_t fr;
-            fail_result(&fr, "%s", why);
-            if (why == m->meta_why && m->why_code != RSQL_OK) {
+            if (why) {
+                fail_result(&fr, "%s", why);
+            } else {
+                memset(&fr, 0, sizeof fr);
+                snprintf(fr.meta, sizeof fr.meta, "not sent: the format writes nothing for %s",
+                         rsql_rowkind_short(rows[i].kind));
+            }
+            if (why && why == m->meta_why && m->why_code != RSQL_OK) {
                 fr.code = m->why_code;
             }
             sbatch_t *db = finish0(k, m, &fr);

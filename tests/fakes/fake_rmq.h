@@ -85,6 +85,7 @@ typedef struct fake_msg {
     const char *lite_topic;   /* lite messages */
     const char *message_group; /* FIFO messages */
     const char *tag;
+    const char *keys;         /* the message's keys joined with ' ' (NULL: none) */
     int encoding;             /* body_encoding: 0 = IDENTITY, 2 = GZIP (the protocol's numbers) */
     bool no_system_properties;
     bool born_set;            /* born timestamp = born_seconds (else now) */
@@ -114,6 +115,9 @@ typedef struct fake_msg_info {
     char message_id[128];      /* truncated copy */
     char client_id[128];       /* x-mq-client-id of the ReceiveMessage that got its last
                                   delivery ("" never delivered; truncated copy) */
+    char message_group[128];   /* its message group ("" none; truncated copy) */
+    char keys[256];            /* its keys joined with ' ' ("" none; truncated copy) */
+    bool has_group;            /* it has a message group (even an empty one) */
 } fake_msg_info_t;
 
 /* A snapshot of what the fake has seen, for fake_rmq_wait predicates. */

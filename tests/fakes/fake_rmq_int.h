@@ -19,7 +19,7 @@
 
 /* A stored message (put by the test or sent by a client). */
 typedef struct fmsg {
-    char *topic, *message_id, *lite_topic, *group, *tag;
+    char *topic, *message_id, *lite_topic, *group, *tag, *keys;
     uint8_t *body;
     size_t body_len;
     int encoding;

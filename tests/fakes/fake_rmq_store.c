@@ -117,6 +117,7 @@ static void msg_free(fmsg_t *m)
         free(m->lite_topic);
         free(m->group);
         free(m->tag);
+        free(m->keys);
         free(m->body);
         free(m);
     }
@@ -145,6 +146,7 @@ size_t fk_store_add(fake_rmq_t *f, const char *topic, const fake_msg_t *in)
     m->lite_topic = xstrdup(in->lite_topic);
     m->group = xstrdup(in->message_group);
     m->tag = xstrdup(in->tag);
+    m->keys = xstrdup(in->keys);
     m->body = malloc(in->body_len ? in->body_len : 1);
     if (m->body && in->body_len) {
         memcpy(m->body, in->body, in->body_len);
@@ -224,6 +226,9 @@ bool fk_store_msg_info(fake_rmq_t *f, size_t idx, fake_msg_info_t *out)
         snprintf(out->message_id, sizeof out->message_id, "%s", m->message_id);
         snprintf(out->client_id, sizeof out->client_id, "%s",
                  m->recv_client ? m->recv_client : "");
+        snprintf(out->message_group, sizeof out->message_group, "%s", m->group ? m->group : "");
+        snprintf(out->keys, sizeof out->keys, "%s", m->keys ? m->keys : "");
+        out->has_group = m->group != NULL;
     }
     return ok;
 }

@@ -517,6 +517,12 @@ static void on_send(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t 
         in.lite_topic = sp && sp->_lite_topic_case ? sp->lite_topic : NULL;
         in.message_group = sp && sp->_message_group_case ? sp->message_group : NULL;
         in.tag = sp && sp->_tag_case ? sp->tag : NULL;
+        char keys[256] = "";
+        for (size_t j = 0; sp && j < sp->n_keys; j++) {
+            size_t used = strlen(keys);
+            snprintf(keys + used, sizeof keys - used, "%s%s", j ? " " : "", sp->keys[j]);
+        }
+        in.keys = sp && sp->n_keys ? keys : NULL;
         in.encoding = sp && sp->body_encoding == PBC(ENCODING__GZIP) ? 2 : 0;
         const char *topic = m->topic ? m->topic->name : "";
         size_t idx = f->synth_discard ? (f->st.sent_ok++, SIZE_MAX) : fk_store_add(f, topic, &in);

@@ -264,8 +264,8 @@ static void test_opts_error_unknown_key(void)
         /* still cut: ends with ", ..." after a whole name */
         CU_ASSERT_STRING_EQUAL(err.msg + len - 5, ", ...");
     } else {
-        CU_ASSERT(strstr(err.msg, "sink.batch-size, sink.linger, lanes.idle-timeout, "
-                                  "json.fail-on-missing-field") != NULL);
+        CU_ASSERT(strstr(err.msg, "sink.batch-size, sink.linger, sink.changelog-order, "
+                                  "lanes.idle-timeout, json.fail-on-missing-field") != NULL);
     }
 }
 
