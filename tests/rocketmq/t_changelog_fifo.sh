@@ -9,10 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 require_server
 BIN=${RSQL_BUILDDIR:-$REPO/build}/rocketsql
-if ! grep -q '`debezium-json`' <<<"$("$BIN" --list-options=md)"; then
-  echo "this build has no debezium-json format"
-  exit 77
-fi
+[ -x "$BIN" ] || fail "rocketsql binary $BIN not built"
 W=$(mktemp -d /tmp/t_changelog_fifo.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 P=$(uniq_name clf)
