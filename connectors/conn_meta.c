@@ -114,16 +114,16 @@ static rsql_err_t unknown_key(const rsql_connector_def_t *conn, const char *form
     for (const rsql_format_meta_t *f = fm; f && f->key; f++) {
         candidate(key, RSQL_FORMAT_META_PREFIX, f->key, &list, best, sizeof best, &best_score);
     }
-    char head[400], with[120] = "";
+    char head[640], with[120] = ""; /* room for every part at its longest: never cut */
     if (fm && fm->key) {
         snprintf(with, sizeof with, " with format '%s'", format);
     }
     if (*best) {
         snprintf(head, sizeof head,
-                 "unknown metadata key '%.100s' for connector '%s'%s (did you mean '%s'?)", key,
+                 "unknown metadata key '%.100s' for connector '%.64s'%s (did you mean '%s'?)", key,
                  conn->name, with, best);
     } else {
-        snprintf(head, sizeof head, "unknown metadata key '%.100s' for connector '%s'%s", key,
+        snprintf(head, sizeof head, "unknown metadata key '%.100s' for connector '%.64s'%s", key,
                  conn->name, with);
     }
     rsql_err_t rc =
