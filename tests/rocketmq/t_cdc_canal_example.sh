@@ -114,7 +114,7 @@ example() { # OUT TOPIC GROUP TABLE
         -e "s|postgresql://rsqlpg@127.0.0.1:54329/rocketsql|$URL|; s|'cdc_orders_replica'|'$4'|" \
         "$REPO/examples/cdc-to-postgres.sql" >"$1"
     grep -q "'$2'" "$1" && grep -q "'$3'" "$1" && grep -q "'$4'" "$1" && grep -qF "'$URL'" "$1" &&
-        ! grep -q "8081\|54329" "$1" || die "the example's names were not replaced"
+        grep -qF "'endpoints' = '$EP'" "$1" || die "the example's names were not replaced"
 }
 example "$WORK/example.sql" "${P}_cdc" "${P}_to_pg" "${P}_replica"
 # the poisoned stream's: under errors.tolerance = 'all', with a dead-letter table
