@@ -81,30 +81,6 @@ bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, i
 }
 
 /* See rsql_conn_io.h. */
-rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
-                              size_t mark, rsql_sink_result_t *r, rsql_error_t *err)
-{
-    rsql_error_t why;
-    rsql_error_clear(&why);
-    rsql_err_t rc = rsql_encode(enc, row, buf, &why);
-    if (rc == RSQL_OK) {
-        return RSQL_OK;
-    }
-    if (rc == RSQL_ERR_NOMEM || buf->oom) {
-        return rsql_error_nomem(err);
-    }
-    buf->len = mark < buf->len ? mark : buf->len;
-    if (buf->data) {
-        buf->data[buf->len] = '\0';
-    }
-    memset(r, 0, sizeof *r);
-    r->code = rc;
-    snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1,
-             why.msg[0] ? why.msg : rsql_err_str(rc));
-    return rc;
-}
-
-/* See rsql_conn_io.h. */
 rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
                                  rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,
                                  rsql_error_t *err)

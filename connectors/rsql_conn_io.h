@@ -36,20 +36,14 @@ rsql_err_t rsql_io_results_reserve(rsql_sink_result_t **results, int *cap, int n
                                    rsql_error_t *err);
 
 /*
-** Append the encoding of row to buf for a line-per-row sink. A row the format refuses (any
-** error but out of memory: e.g. a csv value that cannot be written unquoted) is that row's
-** own failure: what it appended since mark is dropped from buf, *r gets the reason (not
-** retriable: errors.tolerance decides), and the other rows go on. Returns RSQL_OK when
-** the row is in buf, RSQL_ERR_NOMEM (err set) when the whole write must fail, another code
-** when the row was refused (*r filled, err untouched).
-*/
-rsql_err_t rsql_io_encode_row(rsql_encoder_t *enc, const rsql_value_t *row, rsql_buf_t *buf,
-                              size_t mark, rsql_sink_result_t *r, rsql_error_t *err);
-
-/*
-** As rsql_io_encode_row, for a row of kind (rsql_rowkind_t): rsql_encode_change, so a
-** changelog format writes the kind and an append-only format refuses any kind but INSERT
-** (that row's own failure, as a value the format refuses).
+** Append the encoding of row, of kind (rsql_rowkind_t; INSERT for every row that is not part
+** of a changelog), to buf for a sink that encodes rows: rsql_encode_change, so a changelog
+** format writes the kind and an append-only format refuses any kind but INSERT. A row the
+** format refuses (any error but out of memory: e.g. a csv value that cannot be written
+** unquoted, a -D in json) is that row's own failure: what it appended since mark is dropped
+** from buf, *r gets the reason (not retriable: errors.tolerance decides), and the other rows
+** go on. Returns RSQL_OK when the row is in buf, RSQL_ERR_NOMEM (err set) when the whole
+** write must fail, another code when the row was refused (*r filled, err untouched).
 */
 rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, int kind,
                                  rsql_buf_t *buf, size_t mark, rsql_sink_result_t *r,

@@ -194,6 +194,23 @@ static void hold_outcomes(op_list_t *l, rt_outcomes_op_t *oo)
 */
 #define XFORM_HAND_ON_MAX 4
 
+/* Append a kept row (record index i of the batch) to wb, growing it when full; false when out
+   of memory (wb unchanged). */
+static inline bool wb_add(rt_wbatch_t *wb, const rsql_value_t *out, const rsql_record_t *rec,
+                          uint8_t kind, int i)
+{
+    if (wb->n == wb->cap && rsql_pipeline__wbatch_reserve(wb, wb->n + 1) != RSQL_OK) {
+        return false;
+    }
+    rsql_sink_row_t *r = &wb->rows[wb->n];
+    r->values = out;
+    r->rec = rec;
+    r->partition_name = NULL; /* set by the write thread */
+    r->kind = kind;
+    wb->idx[wb->n++] = i;
+    return true;
+}
+
 void *rsql_pipeline__transform_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
@@ -261,13 +278,7 @@ void *rsql_pipeline__transform_main(void *arg)
                         oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
                         continue;
                     }
-                    if (wb->n < wb->cap || rsql_pipeline__wbatch_reserve(wb, wb->n + 1) == RSQL_OK) {
-                        rsql_sink_row_t *r = &wb->rows[wb->n];
-                        r->values = out;
-                        r->rec = rec;
-                        r->partition_name = NULL; /* set by the write thread */
-                        r->kind = rec->kind;
-                        wb->idx[wb->n++] = i;
+                    if (wb_add(wb, out, rec, rec->kind, i)) {
                         if (p->conf.limit >= 0 && ++kept_total >= p->conf.limit) {
                             atomic_store(&p->limit_reached, true);
                             rsql_pipeline_stop(p);
@@ -281,18 +292,11 @@ void *rsql_pipeline__transform_main(void *arg)
                        first on, and are taken back if a later row of the record fails */
                     for (int k = 0;;) {
                         if (keep) {
-                            if (wb->n == wb->cap &&
-                                rsql_pipeline__wbatch_reserve(wb, wb->n + 1) != RSQL_OK) {
+                            if (!wb_add(wb, out, rec, rec->kinds[k], i)) {
                                 stage = "eval";
                                 rc = rsql_error_nomem(&e);
                                 break;
                             }
-                            rsql_sink_row_t *r = &wb->rows[wb->n];
-                            r->values = out;
-                            r->rec = rec;
-                            r->partition_name = NULL;
-                            r->kind = rec->kinds[k];
-                            wb->idx[wb->n++] = i;
                             kept++;
                         }
                         if (++k >= rec->n_rows) {

@@ -818,9 +818,7 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         m->idx = i;
         rsql_buf_reset(&k->buf);
         rsql_sink_result_t bad;
-        rc = k->changelog ? rsql_io_encode_change(k->enc, rows[i].values, rows[i].kind,
-                                                  &k->buf, 0, &bad, err)
-                          : rsql_io_encode_row(k->enc, rows[i].values, &k->buf, 0, &bad, err);
+        rc = rsql_io_encode_change(k->enc, rows[i].values, rows[i].kind, &k->buf, 0, &bad, err);
         if (rc == RSQL_ERR_NOMEM) {
             break;
         }
