@@ -4,7 +4,10 @@
  * rmq_status: RocketMQ Status.code and gRPC status → rsql_error_t, the one place that says
  * which statuses are transient. 20000 is OK. Transient (a transient rsql code, so
  * rsql_error_retriable() is true): 429xx (flow control, too many requests: BUSY), REQUEST_TIMEOUT
- * and the 504xx persistence timeouts (TIMEOUT), every other 5xxxx (UNAVAILABLE). Permanent:
+ * and the 504xx persistence timeouts (TIMEOUT), ILLEGAL_POLLING_TIME (TIMEOUT: this client asks
+ * for a deadline of the long poll plus the request timeout, so the proxy says it only when the
+ * call spent its deadline before reaching it, e.g. waiting for the channel to reconnect), every
+ * other 5xxxx (UNAVAILABLE). Permanent:
  * every other 4xxxx (401/403 PERMISSION, 404xx NOT_FOUND, 413xx/431xx TOO_LARGE, the rest
  * REMOTE) and anything unknown. gRPC: DEADLINE_EXCEEDED (TIMEOUT), RESOURCE_EXHAUSTED (BUSY,
  * unless it is a message over gRPC's size limit: TOO_LARGE), ABORTED/INTERNAL/UNAVAILABLE
@@ -50,7 +53,7 @@ static rsql_err_t status_code(int32_t code)
     if (code >= RSQL_RMQ_CODE_THROTTLED_MIN && code < RSQL_RMQ_CODE_THROTTLED_END) {
         return RSQL_ERR_BUSY;
     }
-    if (code == RSQL_RMQ_CODE_REQUEST_TIMEOUT ||
+    if (code == RSQL_RMQ_CODE_REQUEST_TIMEOUT || code == RSQL_RMQ_CODE_ILLEGAL_POLLING_TIME ||
         (code >= RSQL_RMQ_CODE_PROXY_TIMEOUT && code < RSQL_RMQ_CODE_PROXY_TIMEOUT + 100)) {
         return RSQL_ERR_TIMEOUT;
     }

@@ -60,6 +60,12 @@ static void test_rmq_status_map(void)
     CU_ASSERT_EQUAL(rsql_rmq__status_error(50400, "slow", &e), RSQL_ERR_TIMEOUT);
     CU_ASSERT_TRUE(rsql_error_retriable(&e));
 
+    /* a long poll that waited for a reconnect reaches the proxy with too little deadline left */
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_rmq__status_error(RSQL_RMQ_CODE_ILLEGAL_POLLING_TIME, "late", &e),
+                    RSQL_ERR_TIMEOUT);
+    CU_ASSERT_TRUE(rsql_error_retriable(&e));
+
     rsql_error_clear(&e);
     rsql_rmq__status_error(RSQL_RMQ_CODE_TOPIC_NOT_FOUND,
                            "CODE: 17  DESC: No route\nFor more, see\n", &e);
