@@ -198,6 +198,65 @@ rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const
 }
 
 /*
+** Whether the object at p->i names one of the columns cols marks (see fmt_int.h): its keys
+** matched as json_object matches them, its values validated and skipped, not read.
+** @locality the decoder's thread
+*/
+rsql_err_t rsql_fmt__json_names_any(rsql_decoder_t *dec, jp_t *p, const fmt_need_t *cols,
+                                    bool *any)
+{
+    const fmt_conf_t *c = &dec->c;
+    *any = false;
+    p->i++;
+    jp_ws(p);
+    if (p->i < p->n && p->s[p->i] == '}') {
+        p->i++;
+        return RSQL_OK;
+    }
+    for (;;) {
+        const char *key;
+        size_t key_len;
+        jp_ws(p);
+        if (p->i >= p->n || p->s[p->i] != '"') {
+            return p->i >= p->n ? jp_unexpected(p) : jp_fail(p, p->i, "expected a string key");
+        }
+        if (!jp_string_plain(p, &key, &key_len)) { /* rare: unescaped into scratch */
+            if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            if (dec->scratch.oom) {
+                return rsql_error_nomem(p->err);
+            }
+            key = dec->scratch.data ? dec->scratch.data : "";
+            key_len = dec->scratch.len;
+        }
+        int col = find_column(c, key, key_len, -1);
+        *any = *any || (col >= 0 && cols[col].used);
+        jp_ws(p);
+        if (p->i >= p->n || p->s[p->i] != ':') {
+            return p->i >= p->n ? jp_unexpected(p)
+                                : jp_fail(p, p->i, "expected ':' after an object key");
+        }
+        p->i++;
+        jp_ws(p);
+        if (jp_skip(p, 1) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        jp_ws(p);
+        if (p->i < p->n && p->s[p->i] == ',') {
+            p->i++;
+            continue;
+        }
+        if (p->i < p->n && p->s[p->i] == '}') {
+            p->i++;
+            return RSQL_OK;
+        }
+        return p->i >= p->n ? jp_unexpected(p)
+                            : jp_fail(p, p->i, "expected ',' or '}' in an object");
+    }
+}
+
+/*
 ** Decode one JSON object into row (see the file comment).
 ** @locality the decoder's thread
 */
