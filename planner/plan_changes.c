@@ -340,9 +340,9 @@ static rsql_err_t plan_before(rsql_plan_t *plan, rsql_error_t *err)
     if (!cols) {
         return rsql_error_nomem(err);
     }
-    int k = 0;
-    for (int c = 0; c < dst->n_columns && !b.len; c++) {
-        if (!dst->columns[c].pk_ord) {
+    int k = 0, steps = n * dst->n_columns;
+    for (int c = 0; k < n && !b.len && steps-- > 0; c = (c + 1) % dst->n_columns) {
+        if (dst->columns[c].pk_ord != k + 1) { /* the key's columns in key order */
             continue;
         }
         const rsql_plan_output_t *o = output_of(plan, c);
@@ -362,6 +362,9 @@ static rsql_err_t plan_before(rsql_plan_t *plan, rsql_error_t *err)
                             "the filter whose +U does not deletes its key", r->name);
     } else if (!b.len && plan->filter && (r = volatile_call(plan->filter))) {
         rsql_buf_printf(&b, "the WHERE calls %s(), which differs from row to row", r->name);
+    }
+    if (!b.len && k < n) {
+        rsql_buf_puts(&b, "the sink's key is not known"); /* not reached: keys number from 1 */
     }
     if (b.len) {
         plan->before_kept = arena_text(plan, &b);
