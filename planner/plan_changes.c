@@ -11,7 +11,10 @@
  * do: its connector only appends, applies them by a key the table lacks or does not write,
  * writes them in a format that is not a changelog format, or its accept_changes hook says no.
  * An upsert changelog (no row before an update) also needs a filter on its key alone and,
- * into a sink that applies by key, that same key.
+ * into a sink that applies by key, that same key. A full changelog from a changelog format into
+ * a sink that applies by key needs no -U of an update that keeps the key, when the WHERE cannot
+ * tell the two rows apart: the plan then lists the source columns of the sink's key
+ * (before_key) and the decoder gives such an update as its +U alone.
  *
  * Entry points: rsql_plan__changes, rsql_plan__explain_changes (plan_int.h).
  */
