@@ -218,6 +218,15 @@ static inline bool jp_string_plain(jp_t *p, const char **raw, size_t *len)
 /* the string at p->i (unescaped into out when given; the raw span in *raw) */
 rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len, bool *escaped);
 rsql_err_t jp_number(jp_t *p, bool *is_int);
+/* the word w (k bytes) at p->i: true with p->i past it (inline: a literal's k is a constant) */
+static inline bool jp_word_is(jp_t *p, const char *w, size_t k)
+{
+    if (p->i + k <= p->n && memcmp(p->s + p->i, w, k) == 0) {
+        p->i += k;
+        return true;
+    }
+    return false;
+}
 bool jp_word(jp_t *p, const char *w);
 /* validate and skip any value */
 rsql_err_t jp_skip(jp_t *p, int depth);

@@ -51,7 +51,9 @@ json_field(rsql_decoder_t *dec, jp_t *p, int col, const char *const *names,
     const fmt_conf_t *c = &dec->c;
     const char *name = names ? names[col] : c->names[col];
     rsql_type_t t = c->types[col];
-    if (t == RSQL_TYPE_DECIMAL || t == RSQL_TYPE_DATE || rsql_type_is_nested(t)) {
+    _Static_assert(RSQL_TYPE_DATE == RSQL_TYPE_DECIMAL + 1 && RSQL_TYPE_MAP == RSQL_TYPE_DECIMAL + 4,
+                   "DECIMAL, DATE and the nested types end rsql_type_t");
+    if (t >= RSQL_TYPE_DECIMAL) { /* DECIMAL, DATE, ROW, ARRAY, MAP */
         const rsql_tdesc_t *d = rsql_tdesc_of(t, c->descs[col]);
         if (!d) { /* a nested column without its descriptor: skipped, NULL */
             memset(v, 0, sizeof *v);

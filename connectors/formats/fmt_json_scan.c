@@ -178,55 +178,55 @@ rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len
 /* Scan a number at p->i; *is_int when it has no fraction or exponent. */
 rsql_err_t jp_number(jp_t *p, bool *is_int)
 {
-    size_t at = p->i;
+    const char *s = p->s; /* the scan in locals: p->i is stored once, at the end */
+    size_t n = p->n, i = p->i, at = i;
     *is_int = true;
-    if (p->i < p->n && p->s[p->i] == '-') {
-        p->i++;
+    if (i < n && s[i] == '-') {
+        i++;
     }
-    if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
-        return jp_fail(p, at, "invalid number");
+    if (i >= n || s[i] < '0' || s[i] > '9') {
+        goto bad;
     }
-    if (p->s[p->i] == '0') {
-        p->i++;
+    if (s[i] == '0') {
+        i++;
     } else {
-        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
-            p->i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            i++;
         }
     }
-    if (p->i < p->n && p->s[p->i] == '.') {
+    if (i < n && s[i] == '.') {
         *is_int = false;
-        p->i++;
-        if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
-            return jp_fail(p, at, "invalid number");
+        i++;
+        if (i >= n || s[i] < '0' || s[i] > '9') {
+            goto bad;
         }
-        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
-            p->i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            i++;
         }
     }
-    if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         *is_int = false;
-        p->i++;
-        if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-')) {
-            p->i++;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) {
+            i++;
         }
-        if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
-            return jp_fail(p, at, "invalid number");
+        if (i >= n || s[i] < '0' || s[i] > '9') {
+            goto bad;
         }
-        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
-            p->i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            i++;
         }
     }
+    p->i = i;
     return RSQL_OK;
+bad:
+    p->i = i;
+    return jp_fail(p, at, "invalid number");
 }
 
 bool jp_word(jp_t *p, const char *w)
 {
-    size_t k = strlen(w);
-    if (p->i + k <= p->n && memcmp(p->s + p->i, w, k) == 0) {
-        p->i += k;
-        return true;
-    }
-    return false;
+    return jp_word_is(p, w, strlen(w));
 }
 
 /* Validate and skip any value at p->i (after whitespace). */
@@ -242,9 +242,9 @@ rsql_err_t jp_skip(jp_t *p, int depth)
         size_t n;
         return jp_string_plain(p, &raw, &n) ? RSQL_OK : jp_string(p, NULL, NULL, NULL, NULL);
     }
-    case 't': return jp_word(p, "true") ? RSQL_OK : jp_unexpected(p);
-    case 'f': return jp_word(p, "false") ? RSQL_OK : jp_unexpected(p);
-    case 'n': return jp_word(p, "null") ? RSQL_OK : jp_unexpected(p);
+    case 't': return jp_word_is(p, "true", 4) ? RSQL_OK : jp_unexpected(p);
+    case 'f': return jp_word_is(p, "false", 5) ? RSQL_OK : jp_unexpected(p);
+    case 'n': return jp_word_is(p, "null", 4) ? RSQL_OK : jp_unexpected(p);
     case '{':
     case '[': {
         char close = p->s[p->i] == '{' ? '}' : ']';
@@ -264,7 +264,9 @@ rsql_err_t jp_skip(jp_t *p, int depth)
                     return p->i >= p->n ? jp_unexpected(p)
                                         : jp_fail(p, p->i, "expected a string key");
                 }
-                if (jp_string(p, NULL, NULL, NULL, NULL) != RSQL_OK) {
+                const char *raw;
+                size_t n;
+                if (!jp_string_plain(p, &raw, &n) && jp_string(p, NULL, NULL, NULL, NULL) != RSQL_OK) {
                     return RSQL_ERR_DECODE;
                 }
                 jp_ws(p);
