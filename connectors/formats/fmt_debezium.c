@@ -366,7 +366,10 @@ static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_are
                     n = dec->scratch.len;
                 }
                 ev->op_len = n;
-                snprintf(ev->op, sizeof ev->op, "%.*s", n > 7 ? 7 : (int)n, s);
+                /* the op's text, cut (for messages); copied, not printed: once per event */
+                size_t cut = n < sizeof ev->op - 1 ? n : sizeof ev->op - 1;
+                memcpy(ev->op, s, cut);
+                ev->op[cut] = '\0';
             } else if (p->s[p->i] == 'n') {
                 rc = jp_skip(p, 1);
             } else {

@@ -229,13 +229,10 @@ bool jp_word(jp_t *p, const char *w)
     return jp_word_is(p, w, strlen(w));
 }
 
-/* Validate and skip any value at p->i (after whitespace). */
-rsql_err_t jp_skip(jp_t *p, int depth)
+/* Validate and skip the scalar at p->i (a string, number, true, false or null). */
+static inline __attribute__((always_inline)) rsql_err_t skip_scalar(jp_t *p)
 {
     bool is_int;
-    if (p->i >= p->n) {
-        return jp_unexpected(p);
-    }
     switch (p->s[p->i]) {
     case '"': {
         const char *raw;
@@ -245,60 +242,76 @@ rsql_err_t jp_skip(jp_t *p, int depth)
     case 't': return jp_word_is(p, "true", 4) ? RSQL_OK : jp_unexpected(p);
     case 'f': return jp_word_is(p, "false", 5) ? RSQL_OK : jp_unexpected(p);
     case 'n': return jp_word_is(p, "null", 4) ? RSQL_OK : jp_unexpected(p);
-    case '{':
-    case '[': {
-        char close = p->s[p->i] == '{' ? '}' : ']';
-        if (depth >= JSON_MAX_DEPTH) {
-            return jp_fail(p, p->i, "nesting deeper than 64 levels");
-        }
-        p->i++;
-        jp_ws(p);
-        if (p->i < p->n && p->s[p->i] == close) {
-            p->i++;
-            return RSQL_OK;
-        }
-        for (;;) {
-            jp_ws(p);
-            if (close == '}') {
-                if (p->i >= p->n || p->s[p->i] != '"') {
-                    return p->i >= p->n ? jp_unexpected(p)
-                                        : jp_fail(p, p->i, "expected a string key");
-                }
-                const char *raw;
-                size_t n;
-                if (!jp_string_plain(p, &raw, &n) && jp_string(p, NULL, NULL, NULL, NULL) != RSQL_OK) {
-                    return RSQL_ERR_DECODE;
-                }
-                jp_ws(p);
-                if (p->i >= p->n || p->s[p->i] != ':') {
-                    return p->i >= p->n ? jp_unexpected(p)
-                                        : jp_fail(p, p->i, "expected ':' after an object key");
-                }
-                p->i++;
-                jp_ws(p);
-            }
-            if (jp_skip(p, depth + 1) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            jp_ws(p);
-            if (p->i < p->n && p->s[p->i] == ',') {
-                p->i++;
-                continue;
-            }
-            if (p->i < p->n && p->s[p->i] == close) {
-                p->i++;
-                return RSQL_OK;
-            }
-            return p->i >= p->n ? jp_unexpected(p)
-                                : jp_fail(p, p->i,
-                                          close == '}' ? "expected ',' or '}' in an object"
-                                                       : "expected ',' or ']' in an array");
-        }
-    }
     default:
         if (p->s[p->i] == '-' || (p->s[p->i] >= '0' && p->s[p->i] <= '9')) {
             return jp_number(p, &is_int);
         }
         return jp_unexpected(p);
+    }
+}
+
+/*
+** Validate and skip any value at p->i (after whitespace). The scalars inside an object or
+** array are skipped in its loop (no call per value): a skipped object of a changelog envelope
+** (debezium's "source") is mostly scalars.
+*/
+rsql_err_t jp_skip(jp_t *p, int depth)
+{
+    if (p->i >= p->n) {
+        return jp_unexpected(p);
+    }
+    if (p->s[p->i] != '{' && p->s[p->i] != '[') {
+        return skip_scalar(p);
+    }
+    char close = p->s[p->i] == '{' ? '}' : ']';
+    if (depth >= JSON_MAX_DEPTH) {
+        return jp_fail(p, p->i, "nesting deeper than 64 levels");
+    }
+    p->i++;
+    jp_ws(p);
+    if (p->i < p->n && p->s[p->i] == close) {
+        p->i++;
+        return RSQL_OK;
+    }
+    for (;;) {
+        jp_ws(p);
+        if (close == '}') {
+            if (p->i >= p->n || p->s[p->i] != '"') {
+                return p->i >= p->n ? jp_unexpected(p)
+                                    : jp_fail(p, p->i, "expected a string key");
+            }
+            const char *raw;
+            size_t n;
+            if (!jp_string_plain(p, &raw, &n) && jp_string(p, NULL, NULL, NULL, NULL) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            jp_ws(p);
+            if (p->i >= p->n || p->s[p->i] != ':') {
+                return p->i >= p->n ? jp_unexpected(p)
+                                    : jp_fail(p, p->i, "expected ':' after an object key");
+            }
+            p->i++;
+            jp_ws(p);
+        }
+        if (p->i >= p->n) {
+            return jp_unexpected(p);
+        }
+        char v = p->s[p->i];
+        if ((v == '{' || v == '[' ? jp_skip(p, depth + 1) : skip_scalar(p)) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        jp_ws(p);
+        if (p->i < p->n && p->s[p->i] == ',') {
+            p->i++;
+            continue;
+        }
+        if (p->i < p->n && p->s[p->i] == close) {
+            p->i++;
+            return RSQL_OK;
+        }
+        return p->i >= p->n ? jp_unexpected(p)
+                            : jp_fail(p, p->i,
+                                      close == '}' ? "expected ',' or '}' in an object"
+                                                   : "expected ',' or ']' in an array");
     }
 }
