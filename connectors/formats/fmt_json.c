@@ -105,7 +105,7 @@ json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t
             rsql_value_t *row)
 {
     const fmt_conf_t *c = &dec->c;
-    int guess = 0;
+    int guess = 0, n_seen = 0; /* columns set so far: all of them, and no NULLs are filled in */
     memset(dec->seen, 0, (size_t)c->n * sizeof *dec->seen);
     p->i++;
     jp_ws(p);
@@ -152,13 +152,18 @@ json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t
                 if (jp_skip(p, 1) != RSQL_OK) {
                     return RSQL_ERR_DECODE;
                 }
-                dec->seen[col] = false; /* NULL below (json.fail-on-missing-field: present) */
+                memset(&row[col], 0, sizeof row[col]);
+                row[col].type = c->types[col];
+                row[col].is_null = true;
+                n_seen += !dec->seen[col];
+                dec->seen[col] = true;
                 guess = col + 1;
             } else if (col >= 0) {
                 rsql_err_t rc = json_field(dec, p, col, names, arena, &row[col]);
                 if (rc != RSQL_OK) {
                     return rc;
                 }
+                n_seen += !dec->seen[col];
                 dec->seen[col] = true;
                 guess = col + 1;
             } else if (jp_skip(p, 1) != RSQL_OK) {
@@ -177,7 +182,7 @@ json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t
                                 : jp_fail(p, p->i, "expected ',' or '}' in an object");
         }
     }
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; n_seen < c->n && i < c->n; i++) {
         if (!dec->seen[i]) {
             if (c->json_fail_missing && !(c->needs && !c->needs[i].used)) {
                 return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "missing field '%s'",

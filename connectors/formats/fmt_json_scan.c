@@ -260,10 +260,16 @@ rsql_err_t jp_skip(jp_t *p, int depth)
     if (p->i >= p->n) {
         return jp_unexpected(p);
     }
-    if (p->s[p->i] != '{' && p->s[p->i] != '[') {
+    char close = p->s[p->i];
+    if (close == '"') { /* the most common value skipped: a string without escapes */
+        const char *raw;
+        size_t n;
+        return jp_string_plain(p, &raw, &n) ? RSQL_OK : jp_string(p, NULL, NULL, NULL, NULL);
+    }
+    if (close != '{' && close != '[') {
         return skip_scalar(p);
     }
-    char close = p->s[p->i] == '{' ? '}' : ']';
+    close = close == '{' ? '}' : ']';
     if (depth >= JSON_MAX_DEPTH) {
         return jp_fail(p, p->i, "nesting deeper than 64 levels");
     }
