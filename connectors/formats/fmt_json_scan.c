@@ -176,6 +176,25 @@ rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len
 }
 
 /* Scan a number at p->i; *is_int when it has no fraction or exponent. */
+/* The index past the run of digits from i (before n): eight at a time while there are eight. */
+static inline size_t digits_end(const char *s, size_t i, size_t n)
+{
+    const uint64_t high = UINT64_C(0xF0F0F0F0F0F0F0F0), zeros = UINT64_C(0x3030303030303030);
+    while (n - i >= 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        /* every byte 0x30..0x39: its high nibble 3, and still 3 after adding 6 */
+        if ((x & high) != zeros || ((x + UINT64_C(0x0606060606060606)) & high) != zeros) {
+            break;
+        }
+        i += 8;
+    }
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        i++;
+    }
+    return i;
+}
+
 rsql_err_t jp_number(jp_t *p, bool *is_int)
 {
     const char *s = p->s; /* the scan in locals: p->i is stored once, at the end */
@@ -187,22 +206,14 @@ rsql_err_t jp_number(jp_t *p, bool *is_int)
     if (i >= n || s[i] < '0' || s[i] > '9') {
         goto bad;
     }
-    if (s[i] == '0') {
-        i++;
-    } else {
-        while (i < n && s[i] >= '0' && s[i] <= '9') {
-            i++;
-        }
-    }
+    i = s[i] == '0' ? i + 1 : digits_end(s, i, n);
     if (i < n && s[i] == '.') {
         *is_int = false;
         i++;
         if (i >= n || s[i] < '0' || s[i] > '9') {
             goto bad;
         }
-        while (i < n && s[i] >= '0' && s[i] <= '9') {
-            i++;
-        }
+        i = digits_end(s, i, n);
     }
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         *is_int = false;
