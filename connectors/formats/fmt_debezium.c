@@ -32,6 +32,7 @@
 #include "connectors/formats/fmt_int.h"
 #include "base/rsql_value.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -148,8 +149,9 @@ typedef struct event {
        until the op is known; skip_before: an update that keeps its key, only UPDATE_AFTER */
     bool before_key_only, skip_before;
     size_t before_at;
-    rsql_value_t meta[M_N];
     bool want[M_N];
+    bool want_source; /* one of the source.* keys is wanted */
+    rsql_value_t meta[M_N]; /* last: set for the wanted keys only (not zeroed per event) */
 } event_t;
 
 static const char *json_kind(char ch)
@@ -382,11 +384,7 @@ static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_are
                                       json_kind(ch));
             }
         } else if (key_is(key, len, "source")) {
-            bool any = false;
-            for (int m = M_SRC_TS; m <= M_SRC_PROPS; m++) {
-                any = any || ev->want[m];
-            }
-            rc = any ? read_source(dec, p, ev, arena) : jp_skip(p, 1);
+            rc = ev->want_source ? read_source(dec, p, ev, arena) : jp_skip(p, 1);
         } else if (key_is(key, len, "ts_ms") && ev->want[M_INGEST]) {
             rc = json_scalar(dec, p, RSQL_TYPE_TIMESTAMP, "ts_ms", arena, &ev->meta[M_INGEST]);
         } else {
@@ -593,11 +591,12 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
             return RSQL_ERR_DECODE;
         }
     }
-    out->rows = rsql_arena_alloc(arena, (size_t)n * sizeof *out->rows);
-    out->kinds = rsql_arena_alloc(arena, (size_t)n);
-    if (!out->rows || !out->kinds) {
+    /* room for the two rows an event gives at most, their kinds after them: one allocation */
+    out->rows = rsql_arena_alloc(arena, 2 * sizeof *out->rows + 2);
+    if (!out->rows) {
         return rsql_error_nomem(err);
     }
+    out->kinds = (uint8_t *)(out->rows + 2);
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < dec->n_want; k++) {
             rows[i][dec->c.n + k] = ev->meta[dec->want[k]];
@@ -614,13 +613,14 @@ static rsql_err_t decode_body(rsql_decoder_t *dec, const uint8_t *raw, size_t le
 {
     jp_t p = {(const char *)raw, len, 0, err};
     event_t ev;
-    memset(&ev, 0, sizeof ev);
-    for (int m = 0; m < M_N; m++) {
+    memset(&ev, 0, offsetof(event_t, meta));
+    for (int k = 0; k < dec->n_want; k++) {
+        int m = dec->want[k];
+        ev.want[m] = true;
+        ev.want_source = ev.want_source || (m >= M_SRC_TS && m <= M_SRC_PROPS);
+        memset(&ev.meta[m], 0, sizeof ev.meta[m]);
         ev.meta[m].type = rsql_fmt__dbz_meta[m].type;
         ev.meta[m].is_null = true;
-    }
-    for (int k = 0; k < dec->n_want; k++) {
-        ev.want[dec->want[k]] = true;
     }
     jp_ws(&p);
     if (p.i >= p.n || p.s[p.i] != '{') {
