@@ -809,3 +809,28 @@ bool rsql_value_utf8_valid(const char *str, size_t n)
     }
     return true;
 }
+
+/*
+** Two values of a key column the same (see rsql_value.h).
+*/
+bool rsql_value_same_key(const rsql_value_t *a, const rsql_value_t *b)
+{
+    bool an = a->is_null || a->type == RSQL_TYPE_NULL, bn = b->is_null || b->type == RSQL_TYPE_NULL;
+    if (an || bn || a->type != b->type) {
+        return false;
+    }
+    switch (a->type) {
+    case RSQL_TYPE_BOOLEAN: return a->v.b == b->v.b;
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT:
+    case RSQL_TYPE_DATE: return a->v.i == b->v.i;
+    case RSQL_TYPE_TIMESTAMP: return a->v.ts == b->v.ts;
+    case RSQL_TYPE_DOUBLE: return a->v.d == b->v.d;
+    case RSQL_TYPE_VARCHAR:
+    case RSQL_TYPE_BYTES:
+        return a->v.s.len == b->v.s.len &&
+               (a->v.s.len == 0 || memcmp(a->v.s.p, b->v.s.p, a->v.s.len) == 0);
+    case RSQL_TYPE_DECIMAL: return rsql_value_decimal_cmp(a, b) == 0;
+    default: return false; /* nested: not compared */
+    }
+}

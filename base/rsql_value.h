@@ -152,6 +152,13 @@ void rsql_value_format(const rsql_value_t *v, rsql_buf_t *out);
 */
 bool rsql_value_utf8_valid(const char *s, size_t n);
 
+/*
+** True when a and b are the same value of a key column, as a sink that applies changes by key
+** compares them: same type and value (DECIMAL by value, whatever the scales); a NULL, a nested
+** value or a DOUBLE NaN never equals anything.
+*/
+bool rsql_value_same_key(const rsql_value_t *a, const rsql_value_t *b);
+
 /* ---- DECIMAL, DATE (rsql_value_exact.c) and JSON text (rsql_value_text.c) */
 
 /*

@@ -105,29 +105,6 @@ rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, i
     return rc;
 }
 
-/* Two values of a key column the same, as a sink writes them (NULL never equals). */
-static bool same_key_value(const rsql_value_t *a, const rsql_value_t *b)
-{
-    bool an = a->is_null || a->type == RSQL_TYPE_NULL, bn = b->is_null || b->type == RSQL_TYPE_NULL;
-    if (an || bn || a->type != b->type) {
-        return false;
-    }
-    switch (a->type) {
-    case RSQL_TYPE_BOOLEAN: return a->v.b == b->v.b;
-    case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT:
-    case RSQL_TYPE_DATE: return a->v.i == b->v.i;
-    case RSQL_TYPE_TIMESTAMP: return a->v.ts == b->v.ts;
-    case RSQL_TYPE_DOUBLE: return a->v.d == b->v.d;
-    case RSQL_TYPE_VARCHAR:
-    case RSQL_TYPE_BYTES:
-        return a->v.s.len == b->v.s.len &&
-               (a->v.s.len == 0 || memcmp(a->v.s.p, b->v.s.p, a->v.s.len) == 0);
-    case RSQL_TYPE_DECIMAL: return rsql_value_decimal_cmp(a, b) == 0;
-    default: return false; /* nested: not compared */
-    }
-}
-
 /* See rsql_conn_io.h. */
 int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, const int *key)
 {
@@ -141,7 +118,7 @@ int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, con
         return RSQL_IO_DELETE;
     }
     for (int j = 0; j < n_key; j++) {
-        if (!same_key_value(&rows[i].values[key[j]], &rows[i + 1].values[key[j]])) {
+        if (!rsql_value_same_key(&rows[i].values[key[j]], &rows[i + 1].values[key[j]])) {
             return RSQL_IO_DELETE;
         }
     }

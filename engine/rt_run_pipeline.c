@@ -703,6 +703,20 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
             rc = mark_reads(&x, plan->outputs[i].expr, err);
         }
+        /* a sink that applies by key needs no -U of an update that keeps the key */
+        if (rc == RSQL_OK && x.changes && plan->before_key) {
+            int *bk = rsql_calloc((size_t)plan->n_before_key + 1, sizeof *bk), n = 0;
+            for (int k = 0; bk && k < plan->n_before_key; k++) {
+                int col = decoded_col(&x, plan->before_key[k]);
+                if (col >= 0) {
+                    bk[n++] = col;
+                }
+            }
+            rc = !bk ? rsql_error_nomem(err)
+                 : n  ? rsql_decoder_skip_before(x.dec, bk, n, err)
+                      : RSQL_OK;
+            rsql_free(bk);
+        }
         if (rc != RSQL_OK) {
             goto done;
         }

@@ -11,7 +11,10 @@
  * do: its connector only appends, applies them by a key the table lacks or does not write,
  * writes them in a format that is not a changelog format, or its accept_changes hook says no.
  * An upsert changelog (no row before an update) also needs a filter on its key alone and,
- * into a sink that applies by key, that same key.
+ * into a sink that applies by key, that same key. A full changelog from a changelog format into
+ * a sink that applies by key needs no -U of an update that keeps the key, when the WHERE cannot
+ * tell the two rows apart: the plan then lists the source columns of the sink's key
+ * (before_key) and the decoder gives such an update as its +U alone.
  *
  * Entry points: rsql_plan__changes, rsql_plan__explain_changes (plan_int.h).
  */
@@ -59,19 +62,22 @@ static int key_count(const rsql_table_def_t *def)
     return n;
 }
 
+/* b's text copied into the plan's arena; NULL when out of memory. */
+static const char *arena_text(rsql_plan_t *plan, const rsql_buf_t *b)
+{
+    char *c = b->oom || !b->data ? NULL : rsql_arena_alloc(plan->arena, b->len + 1);
+    if (c) {
+        memcpy(c, b->data, b->len + 1);
+    }
+    return c;
+}
+
 /* "connector 'x'" / "format 'y'" in the plan's arena. */
 static const char *by_text(rsql_plan_t *plan, const char *what, const char *name)
 {
     rsql_buf_t b = RSQL_BUF_INIT;
     rsql_buf_printf(&b, "%s '%s'", what, name);
-    const char *s = NULL;
-    if (!b.oom && b.data) {
-        char *c = rsql_arena_alloc(plan->arena, b.len + 1);
-        if (c) {
-            memcpy(c, b.data, b.len + 1);
-        }
-        s = c;
-    }
+    const char *s = arena_text(plan, &b);
     rsql_buf_deinit(&b);
     return s;
 }
@@ -286,6 +292,94 @@ static rsql_err_t check_upsert(const rsql_plan_t *plan, rsql_error_t *err)
     return rc;
 }
 
+/* The first physical column of src that e reads and that is not one of cols[0..n), or NULL. */
+static const rsql_bexpr_t *other_column(const rsql_bexpr_t *e, const rsql_table_def_t *src,
+                                        const int *cols, int n)
+{
+    if (e->kind == RSQL_BX_COLUMN && e->column >= 0 && e->column < src->n_columns &&
+        !src->columns[e->column].metadata) {
+        bool in = false;
+        for (int k = 0; k < n && !in; k++) {
+            in = cols[k] == e->column;
+        }
+        if (!in) {
+            return e;
+        }
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        const rsql_bexpr_t *r = other_column(e->args[i], src, cols, n);
+        if (r) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* The first call in e of a function whose value differs from row to row (UUID), or NULL. */
+static const rsql_bexpr_t *volatile_call(const rsql_bexpr_t *e)
+{
+    if (e->kind == RSQL_BX_FUNC && e->name && strcasecmp(e->name, "UUID") == 0) {
+        return e;
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        const rsql_bexpr_t *r = volatile_call(e->args[i]);
+        if (r) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/*
+** A full changelog of a changelog format into a sink that applies it by key: are the -U rows
+** needed (plan->before_key, before_kept; see rsql_plan.h)? RSQL_OK or NOMEM.
+*/
+static rsql_err_t plan_before(rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_table_def_t *src = plan->source.def, *dst = plan->sink.def;
+    int n = key_count(dst);
+    int *cols = rsql_arena_alloc(plan->arena, (size_t)(n ? n : 1) * sizeof *cols);
+    rsql_buf_t b = RSQL_BUF_INIT;
+    if (!cols) {
+        return rsql_error_nomem(err);
+    }
+    int k = 0, steps = n * dst->n_columns;
+    for (int c = 0; k < n && !b.len && steps-- > 0; c = (c + 1) % dst->n_columns) {
+        if (dst->columns[c].pk_ord != k + 1) { /* the key's columns in key order */
+            continue;
+        }
+        const rsql_plan_output_t *o = output_of(plan, c);
+        int sc = o ? bare_column(o->expr) : -1;
+        if (sc < 0 || sc >= src->n_columns || src->columns[sc].metadata) {
+            rsql_buf_printf(&b, "its key column %s is not written from a column of ",
+                            dst->columns[c].name);
+            rsql_buf_put_ident(&b, src->name);
+            rsql_buf_puts(&b, ", so an update's key is not known to stay");
+        } else {
+            cols[k++] = sc;
+        }
+    }
+    const rsql_bexpr_t *r = NULL;
+    if (!b.len && plan->filter && (r = other_column(plan->filter, src, cols, k))) {
+        rsql_buf_printf(&b, "the WHERE reads %s, which an update may change: a -U that passes "
+                            "the filter whose +U does not deletes its key", r->name);
+    } else if (!b.len && plan->filter && (r = volatile_call(plan->filter))) {
+        rsql_buf_printf(&b, "the WHERE calls %s(), which differs from row to row", r->name);
+    }
+    if (!b.len && k < n) {
+        rsql_buf_puts(&b, "the sink's key is not known"); /* not reached: keys number from 1 */
+    }
+    if (b.len) {
+        plan->before_kept = arena_text(plan, &b);
+        rsql_buf_deinit(&b);
+        return plan->before_kept ? RSQL_OK : rsql_error_nomem(err);
+    }
+    rsql_buf_deinit(&b);
+    plan->before_key = cols;
+    plan->n_before_key = k;
+    return RSQL_OK;
+}
+
 /* See plan_int.h. */
 rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
 {
@@ -297,7 +391,8 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
             plan->changes_by = by_text(plan, "connector", src->conn->name);
         }
     }
-    if (mode == RSQL_MODE_APPEND && rsql_format_changelog(src->format)) {
+    bool by_format = mode == RSQL_MODE_APPEND && rsql_format_changelog(src->format);
+    if (by_format) {
         mode = RSQL_MODE_FULL;
         plan->changes_by = by_text(plan, "format", src->format);
     }
@@ -317,6 +412,10 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
     rsql_err_t rc = check_sink(plan, err);
     if (rc == RSQL_OK && mode == RSQL_MODE_UPSERT) {
         rc = check_upsert(plan, err);
+    }
+    if (rc == RSQL_OK && by_format && mode == RSQL_MODE_FULL &&
+        plan->sink.conn->changes == RSQL_CHANGES_BY_KEY) {
+        rc = plan_before(plan, err);
     }
     return rc;
 }
@@ -352,7 +451,19 @@ void rsql_plan__explain_changes(const rsql_plan_t *plan, rsql_buf_t *out)
     case RSQL_CHANGES_BY_KEY:
         rsql_buf_puts(out, " applies it by key (");
         put_key(plan->sink.def, out);
-        rsql_buf_puts(out, ")\n");
+        rsql_buf_putc(out, ')');
+        if (plan->before_key) {
+            rsql_buf_puts(out, "; -U dropped: the sink applies by key, so an update that keeps "
+                               "the key (");
+            for (int k = 0; k < plan->n_before_key; k++) {
+                rsql_buf_puts(out, k ? ", " : "");
+                rsql_buf_put_ident(out, plan->source.def->columns[plan->before_key[k]].name);
+            }
+            rsql_buf_puts(out, ") is decoded as its +U alone (one that changes it keeps its -U)");
+        } else if (plan->before_kept) {
+            rsql_buf_printf(out, "; -U kept: %s", plan->before_kept);
+        }
+        rsql_buf_putc(out, '\n');
         break;
     case RSQL_CHANGES_BY_FORMAT:
         rsql_buf_printf(out, " writes it as '%s'\n", plan->sink.format);

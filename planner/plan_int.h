@@ -135,6 +135,7 @@ rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err);
 ** Set plan->mode and changes_by from the source (its connector's produces_changes, its format)
 ** and, for an INSERT of changes, check that the sink takes them (rsql_connector_def_t.changes,
 ** its PRIMARY KEY, its format, accept_changes). Errors at the source's or the sink's name.
+** Then whether the -U rows are needed (plan->before_key, before_kept).
 */
 rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err);
 /* The EXPLAIN line "Changelog: ..." of plan (the modes of source, plan and sink). */

@@ -171,6 +171,19 @@ typedef struct rsql_plan {
        changes ("format 'debezium-json'", "connector 'postgres-cdc'"), NULL when APPEND. */
     int mode;
     const char *changes_by;
+    /* An INSERT of a full changelog that the source's format makes, into a sink that applies
+       it by key (RSQL_CHANGES_BY_KEY), needs no -U row of an update that keeps the sink's key
+       (Flink drops UPDATE_BEFORE for such a sink too): its +U replaces the row of that key.
+       So when every key column of the sink is written from a physical column of the source
+       (through implicit casts) and the WHERE reads no other physical column (a -U that passes
+       the filter while its +U does not must delete the key), before_key lists those
+       n_before_key source columns (in the arena) and the decoder gives such an update as its
+       +U alone (rsql_decoder_skip_before); an update that changes them keeps its -U. NULL
+       when every -U is kept; before_kept then says why for EXPLAIN (NULL: not a by-key sink
+       of a format's changelog). */
+    int n_before_key;
+    int *before_key;
+    const char *before_kept;
 } rsql_plan_t;
 
 /*

@@ -431,7 +431,23 @@ rsql_err_t cdc_rows(cdc_msg_t *m, int kind, cdc_span_t data, cdc_span_t old, con
     if (rc != RSQL_OK) {
         return rc;
     }
-    if (kind != RSQL_ROW_UPDATE_AFTER) {
+    bool alone = kind != RSQL_ROW_UPDATE_AFTER; /* one row: no UPDATE_BEFORE */
+    if (!alone && dec->key_need && cdc_null(m, old)) {
+        alone = true; /* rsql_decoder_skip_before, and no previous values: the same key */
+    } else if (!alone && dec->key_need) {
+        /* rsql_decoder_skip_before: the update keeps its key when old (the changed columns)
+           names none of the key's columns */
+        jp_t op = {m->p.s, old.end, old.at, m->p.err};
+        bool changed;
+        if (m->p.s[old.at] != '{') {
+            return cdc_fail(m, old_where, "an object", old);
+        }
+        if ((rc = rsql_fmt__json_names_any(dec, &op, dec->key_need, &changed)) != RSQL_OK) {
+            return rc;
+        }
+        alone = !changed;
+    }
+    if (alone) {
         rsql_value_t *row = new_row(m, kind);
         return row ? one_row(m, data, where, row) : rsql_error_nomem(m->p.err);
     }

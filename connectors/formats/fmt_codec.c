@@ -225,6 +225,8 @@ void rsql_decoder_destroy(rsql_decoder_t *dec)
     rsql_free(dec->flen);
     rsql_free(dec->fquoted);
     rsql_free(dec->want);
+    rsql_free(dec->key);
+    rsql_free(dec->key_need);
     rsql_buf_deinit(&dec->scratch);
     rsql_free(dec);
 }
@@ -310,6 +312,39 @@ rsql_err_t rsql_decoder_want_meta(rsql_decoder_t *dec, const char *key, rsql_err
     }
     dec->want = grown;
     dec->want[dec->n_want++] = id;
+    return RSQL_OK;
+}
+
+/*
+** Give updates without their UPDATE_BEFORE when they keep the key (see rsql_format.h).
+*/
+rsql_err_t rsql_decoder_skip_before(rsql_decoder_t *dec, const int *key, int n_key,
+                                    rsql_error_t *err)
+{
+    if (n_key < 1 || dec->key) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "decoder: bad key to skip "
+                              "the rows before updates by");
+    }
+    for (int k = 0; k < n_key; k++) {
+        if (key[k] < 0 || key[k] >= dec->c.n) {
+            return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                                  "decoder: key column %d of %d columns", key[k], dec->c.n);
+        }
+    }
+    dec->key = rsql_calloc((size_t)n_key, sizeof *dec->key);
+    dec->key_need = rsql_calloc((size_t)dec->c.n, sizeof *dec->key_need);
+    if (!dec->key || !dec->key_need) {
+        rsql_free(dec->key);
+        rsql_free(dec->key_need);
+        dec->key = NULL;
+        dec->key_need = NULL;
+        return rsql_error_nomem(err);
+    }
+    for (int k = 0; k < n_key; k++) {
+        dec->key[k] = key[k];
+        dec->key_need[key[k]].used = dec->key_need[key[k]].all = true;
+    }
+    dec->n_key = n_key;
     return RSQL_OK;
 }
 

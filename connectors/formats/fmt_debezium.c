@@ -30,7 +30,9 @@
  */
 #include "config.h"
 #include "connectors/formats/fmt_int.h"
+#include "base/rsql_value.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -143,8 +145,13 @@ typedef struct event {
     const char *sch; /* the envelope's schema (its JSON text), NULL when none */
     size_t sch_len;
     bool top_op, top_envelope; /* the object had "op"/"before"/"after", or "schema"/"payload" */
-    rsql_value_t meta[M_N];
+    /* rsql_decoder_skip_before: before holds only the key's columns (read from before_at)
+       until the op is known; skip_before: an update that keeps its key, only UPDATE_AFTER */
+    bool before_key_only, skip_before;
+    size_t before_at;
     bool want[M_N];
+    bool want_source; /* one of the source.* keys is wanted */
+    rsql_value_t meta[M_N]; /* last: set for the wanted keys only (not zeroed per event) */
 } event_t;
 
 static const char *json_kind(char ch)
@@ -293,6 +300,24 @@ static rsql_value_t *new_row(rsql_decoder_t *dec, rsql_arena_t *arena)
     return rsql_arena_alloc(arena, (size_t)(dec->c.n + dec->n_want) * sizeof(rsql_value_t));
 }
 
+/* The op read so far is "u". */
+static bool is_update(const event_t *ev)
+{
+    return ev->op_given && ev->op_len == 1 && ev->op[0] == 'u';
+}
+
+/* The before object at p->i into row, its key's columns alone (rsql_decoder_skip_before). */
+static rsql_err_t before_key(rsql_decoder_t *dec, jp_t *p, rsql_arena_t *arena,
+                             rsql_value_t *row)
+{
+    fmt_need_t *needs = dec->c.needs;
+    dec->c.needs = dec->key_need;
+    rsql_err_t rc = rsql_fmt__json_object(dec, p, (const char *const *)dec->c.dbz->names, arena,
+                                          row);
+    dec->c.needs = needs;
+    return rc;
+}
+
 /* The event object (the body, or the payload) at p->i, on its '{'. */
 static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_arena_t *arena)
 {
@@ -318,8 +343,15 @@ static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_are
             if (!*slot && !(*slot = new_row(dec, arena))) {
                 return rsql_error_nomem(p->err);
             }
-            rc = rsql_fmt__json_object(dec, p, (const char *const *)z->names +
-                                       (is_before ? 0 : dec->c.n), arena, *slot);
+            if (is_before) {
+                /* rsql_decoder_skip_before: an update may need the key alone (the op, which
+                   Debezium writes after the images, decides below) */
+                ev->before_key_only = dec->key_need && (!ev->op_given || is_update(ev));
+                ev->before_at = p->i;
+            }
+            rc = is_before && ev->before_key_only ? before_key(dec, p, arena, ev->before)
+                 : rsql_fmt__json_object(dec, p, (const char *const *)z->names +
+                                         (is_before ? 0 : dec->c.n), arena, *slot);
         } else if (key_is(key, len, "op")) {
             const char *s;
             size_t n;
@@ -336,7 +368,10 @@ static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_are
                     n = dec->scratch.len;
                 }
                 ev->op_len = n;
-                snprintf(ev->op, sizeof ev->op, "%.*s", n > 7 ? 7 : (int)n, s);
+                /* the op's text, cut (for messages); copied, not printed: once per event */
+                size_t cut = n < sizeof ev->op - 1 ? n : sizeof ev->op - 1;
+                memcpy(ev->op, s, cut);
+                ev->op[cut] = '\0';
             } else if (p->s[p->i] == 'n') {
                 rc = jp_skip(p, 1);
             } else {
@@ -349,11 +384,7 @@ static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_are
                                       json_kind(ch));
             }
         } else if (key_is(key, len, "source")) {
-            bool any = false;
-            for (int m = M_SRC_TS; m <= M_SRC_PROPS; m++) {
-                any = any || ev->want[m];
-            }
-            rc = any ? read_source(dec, p, ev, arena) : jp_skip(p, 1);
+            rc = ev->want_source ? read_source(dec, p, ev, arena) : jp_skip(p, 1);
         } else if (key_is(key, len, "ts_ms") && ev->want[M_INGEST]) {
             rc = json_scalar(dec, p, RSQL_TYPE_TIMESTAMP, "ts_ms", arena, &ev->meta[M_INGEST]);
         } else {
@@ -366,7 +397,25 @@ static rsql_err_t read_event(rsql_decoder_t *dec, jp_t *p, event_t *ev, rsql_are
             return rc;
         }
     }
-    return r < 0 ? RSQL_ERR_DECODE : RSQL_OK;
+    if (r < 0) {
+        return RSQL_ERR_DECODE;
+    }
+    if (!ev->before_key_only || !ev->before) {
+        return RSQL_OK;
+    }
+    /* the key alone is read of before: enough for an update that keeps its key (only its
+       UPDATE_AFTER is given), else the whole row again (a delete, a changed key) */
+    ev->skip_before = is_update(ev) && ev->after;
+    for (int k = 0; ev->skip_before && k < dec->n_key; k++) {
+        int c = dec->key[k];
+        ev->skip_before = rsql_value_same_key(&ev->before[c], &ev->after[c]);
+    }
+    if (ev->skip_before) {
+        return RSQL_OK;
+    }
+    jp_t q = {p->s, p->n, ev->before_at, p->err};
+    ev->before_key_only = false;
+    return rsql_fmt__json_object(dec, &q, (const char *const *)z->names, arena, ev->before);
 }
 
 /*
@@ -503,7 +552,7 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
             return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS,
                                   "debezium-json: op '%c' without 'after'", op);
         }
-        if (op == 'u' && ev->before) {
+        if (op == 'u' && ev->before && !ev->skip_before) {
             rows[n] = ev->before;
             kinds[n++] = RSQL_ROW_UPDATE_BEFORE;
         }
@@ -542,11 +591,12 @@ static rsql_err_t event_rows(rsql_decoder_t *dec, event_t *ev, rsql_arena_t *are
             return RSQL_ERR_DECODE;
         }
     }
-    out->rows = rsql_arena_alloc(arena, (size_t)n * sizeof *out->rows);
-    out->kinds = rsql_arena_alloc(arena, (size_t)n);
-    if (!out->rows || !out->kinds) {
+    /* room for the two rows an event gives at most, their kinds after them: one allocation */
+    out->rows = rsql_arena_alloc(arena, 2 * sizeof *out->rows + 2);
+    if (!out->rows) {
         return rsql_error_nomem(err);
     }
+    out->kinds = (uint8_t *)(out->rows + 2);
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < dec->n_want; k++) {
             rows[i][dec->c.n + k] = ev->meta[dec->want[k]];
@@ -563,13 +613,14 @@ static rsql_err_t decode_body(rsql_decoder_t *dec, const uint8_t *raw, size_t le
 {
     jp_t p = {(const char *)raw, len, 0, err};
     event_t ev;
-    memset(&ev, 0, sizeof ev);
-    for (int m = 0; m < M_N; m++) {
+    memset(&ev, 0, offsetof(event_t, meta));
+    for (int k = 0; k < dec->n_want; k++) {
+        int m = dec->want[k];
+        ev.want[m] = true;
+        ev.want_source = ev.want_source || (m >= M_SRC_TS && m <= M_SRC_PROPS);
+        memset(&ev.meta[m], 0, sizeof ev.meta[m]);
         ev.meta[m].type = rsql_fmt__dbz_meta[m].type;
         ev.meta[m].is_null = true;
-    }
-    for (int k = 0; k < dec->n_want; k++) {
-        ev.want[dec->want[k]] = true;
     }
     jp_ws(&p);
     if (p.i >= p.n || p.s[p.i] != '{') {

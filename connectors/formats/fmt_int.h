@@ -72,6 +72,12 @@ struct rsql_decoder {
     int *want;
     int n_want;
     rsql_decode_skips_t skips; /* changelog formats: bodies without rows, by cause */
+    /* rsql_decoder_skip_before: the key's columns, also as needs (key_need[i].used and .all
+       for a key column, else nothing: a row of the key alone); NULL when updates give both
+       rows */
+    int *key;
+    int n_key;
+    fmt_need_t *key_need;
 };
 
 struct rsql_encoder {
@@ -212,6 +218,15 @@ static inline bool jp_string_plain(jp_t *p, const char **raw, size_t *len)
 /* the string at p->i (unescaped into out when given; the raw span in *raw) */
 rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len, bool *escaped);
 rsql_err_t jp_number(jp_t *p, bool *is_int);
+/* the word w (k bytes) at p->i: true with p->i past it (inline: a literal's k is a constant) */
+static inline bool jp_word_is(jp_t *p, const char *w, size_t k)
+{
+    if (p->i + k <= p->n && memcmp(p->s + p->i, w, k) == 0) {
+        p->i += k;
+        return true;
+    }
+    return false;
+}
 bool jp_word(jp_t *p, const char *w);
 /* validate and skip any value */
 rsql_err_t jp_skip(jp_t *p, int depth);
@@ -221,6 +236,10 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
 /* the object at p->i into row, p->i past it; names for errors (NULL = the columns') (fmt_json.c) */
 rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names,
                                  rsql_arena_t *arena, rsql_value_t *row);
+/* Does the object at p->i (on its '{') have a key naming a column whose cols[col].used is set?
+   *any says, p->i past the object; RSQL_ERR_DECODE for invalid JSON (fmt_json.c) */
+rsql_err_t rsql_fmt__json_names_any(rsql_decoder_t *dec, jp_t *p, const fmt_need_t *cols,
+                                    bool *any);
 /* a JSON value as type d, reading only what need says (NULL = all) (fmt_json_value.c) */
 rsql_err_t json_typed(rsql_decoder_t *dec, jp_t *p, const rsql_tdesc_t *d, const fmt_need_t *need,
                       const char *name, rsql_arena_t *arena, rsql_value_t *v, int depth);

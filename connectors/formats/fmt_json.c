@@ -51,7 +51,9 @@ json_field(rsql_decoder_t *dec, jp_t *p, int col, const char *const *names,
     const fmt_conf_t *c = &dec->c;
     const char *name = names ? names[col] : c->names[col];
     rsql_type_t t = c->types[col];
-    if (t == RSQL_TYPE_DECIMAL || t == RSQL_TYPE_DATE || rsql_type_is_nested(t)) {
+    _Static_assert(RSQL_TYPE_DATE == RSQL_TYPE_DECIMAL + 1 && RSQL_TYPE_MAP == RSQL_TYPE_DECIMAL + 4,
+                   "DECIMAL, DATE and the nested types end rsql_type_t");
+    if (t >= RSQL_TYPE_DECIMAL) { /* DECIMAL, DATE, ROW, ARRAY, MAP */
         const rsql_tdesc_t *d = rsql_tdesc_of(t, c->descs[col]);
         if (!d) { /* a nested column without its descriptor: skipped, NULL */
             memset(v, 0, sizeof *v);
@@ -103,7 +105,7 @@ json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t
             rsql_value_t *row)
 {
     const fmt_conf_t *c = &dec->c;
-    int guess = 0;
+    int guess = 0, n_seen = 0; /* columns set so far: all of them, and no NULLs are filled in */
     memset(dec->seen, 0, (size_t)c->n * sizeof *dec->seen);
     p->i++;
     jp_ws(p);
@@ -150,13 +152,18 @@ json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t
                 if (jp_skip(p, 1) != RSQL_OK) {
                     return RSQL_ERR_DECODE;
                 }
-                dec->seen[col] = false; /* NULL below (json.fail-on-missing-field: present) */
+                memset(&row[col], 0, sizeof row[col]);
+                row[col].type = c->types[col];
+                row[col].is_null = true;
+                n_seen += !dec->seen[col];
+                dec->seen[col] = true;
                 guess = col + 1;
             } else if (col >= 0) {
                 rsql_err_t rc = json_field(dec, p, col, names, arena, &row[col]);
                 if (rc != RSQL_OK) {
                     return rc;
                 }
+                n_seen += !dec->seen[col];
                 dec->seen[col] = true;
                 guess = col + 1;
             } else if (jp_skip(p, 1) != RSQL_OK) {
@@ -175,7 +182,7 @@ json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t
                                 : jp_fail(p, p->i, "expected ',' or '}' in an object");
         }
     }
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; n_seen < c->n && i < c->n; i++) {
         if (!dec->seen[i]) {
             if (c->json_fail_missing && !(c->needs && !c->needs[i].used)) {
                 return rsql_error_set(p->err, RSQL_ERR_DECODE, RSQL_NOPOS, "missing field '%s'",
@@ -195,6 +202,65 @@ rsql_err_t rsql_fmt__json_object(rsql_decoder_t *dec, jp_t *p, const char *const
                                  rsql_arena_t *arena, rsql_value_t *row)
 {
     return json_object(dec, p, names, arena, row);
+}
+
+/*
+** Whether the object at p->i names one of the columns cols marks (see fmt_int.h): its keys
+** matched as json_object matches them, its values validated and skipped, not read.
+** @locality the decoder's thread
+*/
+rsql_err_t rsql_fmt__json_names_any(rsql_decoder_t *dec, jp_t *p, const fmt_need_t *cols,
+                                    bool *any)
+{
+    const fmt_conf_t *c = &dec->c;
+    *any = false;
+    p->i++;
+    jp_ws(p);
+    if (p->i < p->n && p->s[p->i] == '}') {
+        p->i++;
+        return RSQL_OK;
+    }
+    for (;;) {
+        const char *key;
+        size_t key_len;
+        jp_ws(p);
+        if (p->i >= p->n || p->s[p->i] != '"') {
+            return p->i >= p->n ? jp_unexpected(p) : jp_fail(p, p->i, "expected a string key");
+        }
+        if (!jp_string_plain(p, &key, &key_len)) { /* rare: unescaped into scratch */
+            if (jp_string(p, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            if (dec->scratch.oom) {
+                return rsql_error_nomem(p->err);
+            }
+            key = dec->scratch.data ? dec->scratch.data : "";
+            key_len = dec->scratch.len;
+        }
+        int col = find_column(c, key, key_len, -1);
+        *any = *any || (col >= 0 && cols[col].used);
+        jp_ws(p);
+        if (p->i >= p->n || p->s[p->i] != ':') {
+            return p->i >= p->n ? jp_unexpected(p)
+                                : jp_fail(p, p->i, "expected ':' after an object key");
+        }
+        p->i++;
+        jp_ws(p);
+        if (jp_skip(p, 1) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        jp_ws(p);
+        if (p->i < p->n && p->s[p->i] == ',') {
+            p->i++;
+            continue;
+        }
+        if (p->i < p->n && p->s[p->i] == '}') {
+            p->i++;
+            return RSQL_OK;
+        }
+        return p->i >= p->n ? jp_unexpected(p)
+                            : jp_fail(p, p->i, "expected ',' or '}' in an object");
+    }
 }
 
 /*

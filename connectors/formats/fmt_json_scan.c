@@ -176,127 +176,159 @@ rsql_err_t jp_string(jp_t *p, rsql_buf_t *out, const char **raw, size_t *raw_len
 }
 
 /* Scan a number at p->i; *is_int when it has no fraction or exponent. */
+/* The index past the run of digits from i (before n): eight at a time while there are eight. */
+static inline size_t digits_end(const char *s, size_t i, size_t n)
+{
+    const uint64_t high = UINT64_C(0xF0F0F0F0F0F0F0F0), zeros = UINT64_C(0x3030303030303030);
+    while (n - i >= 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        /* every byte 0x30..0x39: its high nibble 3, and still 3 after adding 6 */
+        if ((x & high) != zeros || ((x + UINT64_C(0x0606060606060606)) & high) != zeros) {
+            break;
+        }
+        i += 8;
+    }
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        i++;
+    }
+    return i;
+}
+
 rsql_err_t jp_number(jp_t *p, bool *is_int)
 {
-    size_t at = p->i;
+    const char *s = p->s; /* the scan in locals: p->i is stored once, at the end */
+    size_t n = p->n, i = p->i, at = i;
     *is_int = true;
-    if (p->i < p->n && p->s[p->i] == '-') {
-        p->i++;
+    if (i < n && s[i] == '-') {
+        i++;
     }
-    if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
-        return jp_fail(p, at, "invalid number");
+    if (i >= n || s[i] < '0' || s[i] > '9') {
+        goto bad;
     }
-    if (p->s[p->i] == '0') {
-        p->i++;
-    } else {
-        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
-            p->i++;
-        }
-    }
-    if (p->i < p->n && p->s[p->i] == '.') {
+    i = s[i] == '0' ? i + 1 : digits_end(s, i, n);
+    if (i < n && s[i] == '.') {
         *is_int = false;
-        p->i++;
-        if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
-            return jp_fail(p, at, "invalid number");
+        i++;
+        if (i >= n || s[i] < '0' || s[i] > '9') {
+            goto bad;
         }
-        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
-            p->i++;
-        }
+        i = digits_end(s, i, n);
     }
-    if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         *is_int = false;
-        p->i++;
-        if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-')) {
-            p->i++;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) {
+            i++;
         }
-        if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9') {
-            return jp_fail(p, at, "invalid number");
+        if (i >= n || s[i] < '0' || s[i] > '9') {
+            goto bad;
         }
-        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') {
-            p->i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            i++;
         }
     }
+    p->i = i;
     return RSQL_OK;
+bad:
+    p->i = i;
+    return jp_fail(p, at, "invalid number");
 }
 
 bool jp_word(jp_t *p, const char *w)
 {
-    size_t k = strlen(w);
-    if (p->i + k <= p->n && memcmp(p->s + p->i, w, k) == 0) {
-        p->i += k;
-        return true;
-    }
-    return false;
+    return jp_word_is(p, w, strlen(w));
 }
 
-/* Validate and skip any value at p->i (after whitespace). */
-rsql_err_t jp_skip(jp_t *p, int depth)
+/* Validate and skip the scalar at p->i (a string, number, true, false or null). */
+static inline __attribute__((always_inline)) rsql_err_t skip_scalar(jp_t *p)
 {
     bool is_int;
-    if (p->i >= p->n) {
-        return jp_unexpected(p);
-    }
     switch (p->s[p->i]) {
     case '"': {
         const char *raw;
         size_t n;
         return jp_string_plain(p, &raw, &n) ? RSQL_OK : jp_string(p, NULL, NULL, NULL, NULL);
     }
-    case 't': return jp_word(p, "true") ? RSQL_OK : jp_unexpected(p);
-    case 'f': return jp_word(p, "false") ? RSQL_OK : jp_unexpected(p);
-    case 'n': return jp_word(p, "null") ? RSQL_OK : jp_unexpected(p);
-    case '{':
-    case '[': {
-        char close = p->s[p->i] == '{' ? '}' : ']';
-        if (depth >= JSON_MAX_DEPTH) {
-            return jp_fail(p, p->i, "nesting deeper than 64 levels");
-        }
-        p->i++;
-        jp_ws(p);
-        if (p->i < p->n && p->s[p->i] == close) {
-            p->i++;
-            return RSQL_OK;
-        }
-        for (;;) {
-            jp_ws(p);
-            if (close == '}') {
-                if (p->i >= p->n || p->s[p->i] != '"') {
-                    return p->i >= p->n ? jp_unexpected(p)
-                                        : jp_fail(p, p->i, "expected a string key");
-                }
-                if (jp_string(p, NULL, NULL, NULL, NULL) != RSQL_OK) {
-                    return RSQL_ERR_DECODE;
-                }
-                jp_ws(p);
-                if (p->i >= p->n || p->s[p->i] != ':') {
-                    return p->i >= p->n ? jp_unexpected(p)
-                                        : jp_fail(p, p->i, "expected ':' after an object key");
-                }
-                p->i++;
-                jp_ws(p);
-            }
-            if (jp_skip(p, depth + 1) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            jp_ws(p);
-            if (p->i < p->n && p->s[p->i] == ',') {
-                p->i++;
-                continue;
-            }
-            if (p->i < p->n && p->s[p->i] == close) {
-                p->i++;
-                return RSQL_OK;
-            }
-            return p->i >= p->n ? jp_unexpected(p)
-                                : jp_fail(p, p->i,
-                                          close == '}' ? "expected ',' or '}' in an object"
-                                                       : "expected ',' or ']' in an array");
-        }
-    }
+    case 't': return jp_word_is(p, "true", 4) ? RSQL_OK : jp_unexpected(p);
+    case 'f': return jp_word_is(p, "false", 5) ? RSQL_OK : jp_unexpected(p);
+    case 'n': return jp_word_is(p, "null", 4) ? RSQL_OK : jp_unexpected(p);
     default:
         if (p->s[p->i] == '-' || (p->s[p->i] >= '0' && p->s[p->i] <= '9')) {
             return jp_number(p, &is_int);
         }
         return jp_unexpected(p);
+    }
+}
+
+/*
+** Validate and skip any value at p->i (after whitespace). The scalars inside an object or
+** array are skipped in its loop (no call per value): a skipped object of a changelog envelope
+** (debezium's "source") is mostly scalars.
+*/
+rsql_err_t jp_skip(jp_t *p, int depth)
+{
+    if (p->i >= p->n) {
+        return jp_unexpected(p);
+    }
+    char close = p->s[p->i];
+    if (close == '"') { /* the most common value skipped: a string without escapes */
+        const char *raw;
+        size_t n;
+        return jp_string_plain(p, &raw, &n) ? RSQL_OK : jp_string(p, NULL, NULL, NULL, NULL);
+    }
+    if (close != '{' && close != '[') {
+        return skip_scalar(p);
+    }
+    close = close == '{' ? '}' : ']';
+    if (depth >= JSON_MAX_DEPTH) {
+        return jp_fail(p, p->i, "nesting deeper than 64 levels");
+    }
+    p->i++;
+    jp_ws(p);
+    if (p->i < p->n && p->s[p->i] == close) {
+        p->i++;
+        return RSQL_OK;
+    }
+    for (;;) {
+        jp_ws(p);
+        if (close == '}') {
+            if (p->i >= p->n || p->s[p->i] != '"') {
+                return p->i >= p->n ? jp_unexpected(p)
+                                    : jp_fail(p, p->i, "expected a string key");
+            }
+            const char *raw;
+            size_t n;
+            if (!jp_string_plain(p, &raw, &n) && jp_string(p, NULL, NULL, NULL, NULL) != RSQL_OK) {
+                return RSQL_ERR_DECODE;
+            }
+            jp_ws(p);
+            if (p->i >= p->n || p->s[p->i] != ':') {
+                return p->i >= p->n ? jp_unexpected(p)
+                                    : jp_fail(p, p->i, "expected ':' after an object key");
+            }
+            p->i++;
+            jp_ws(p);
+        }
+        if (p->i >= p->n) {
+            return jp_unexpected(p);
+        }
+        char v = p->s[p->i];
+        if ((v == '{' || v == '[' ? jp_skip(p, depth + 1) : skip_scalar(p)) != RSQL_OK) {
+            return RSQL_ERR_DECODE;
+        }
+        jp_ws(p);
+        if (p->i < p->n && p->s[p->i] == ',') {
+            p->i++;
+            continue;
+        }
+        if (p->i < p->n && p->s[p->i] == close) {
+            p->i++;
+            return RSQL_OK;
+        }
+        return p->i >= p->n ? jp_unexpected(p)
+                            : jp_fail(p, p->i,
+                                      close == '}' ? "expected ',' or '}' in an object"
+                                                   : "expected ',' or ']' in an array");
     }
 }

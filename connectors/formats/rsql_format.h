@@ -170,11 +170,30 @@ typedef struct rsql_changes {
 /*
 ** Decode one body into its changes (arena as rsql_decode). Every format: json, csv and raw
 ** give one INSERT row. An update of a changelog format gives UPDATE_BEFORE then
-** UPDATE_AFTER (the before image as far as the format has it). Errors as rsql_decode.
+** UPDATE_AFTER (the before image as far as the format has it), or only the UPDATE_AFTER
+** after rsql_decoder_skip_before (below). Errors as rsql_decode.
 ** @locality one thread at a time per decoder
 */
 rsql_err_t rsql_decode_changes(rsql_decoder_t *dec, const uint8_t *raw, size_t len,
                                rsql_arena_t *arena, rsql_changes_t *out, rsql_error_t *err);
+
+/*
+** Updates without their UPDATE_BEFORE, for a sink that applies changes by a key (an upsert by
+** the key needs only the row after an update). key[0..n_key) are the decoder's columns the
+** sink's key is made of. From now on a changelog format gives an update that keeps those
+** columns' values as its UPDATE_AFTER alone, without building the row before it; an update
+** that changes one of them, or of which the format cannot tell, still gives both rows (the
+** UPDATE_BEFORE deletes the old key). How each format tells:
+**   debezium-json: before's key columns equal after's (rsql_value_same_key: a NULL or nested
+**     value in the key counts as a change); before null gives only UPDATE_AFTER anyway;
+**   canal-json, maxwell-json: "old" (the previous values of the changed columns) holds none
+**     of the key's columns, or is absent.
+** Other formats: no effect (they give no updates). Call before the first decode. The caller
+** (the planner) ensures nothing else reads the UPDATE_BEFORE rows: a filter that may pass one
+** and not its UPDATE_AFTER needs them. RSQL_ERR_INTERNAL for no or a bad column, NOMEM.
+*/
+rsql_err_t rsql_decoder_skip_before(rsql_decoder_t *dec, const int *key, int n_key,
+                                    rsql_error_t *err);
 
 /*
 ** A format's own metadata, readable as METADATA columns (a changelog format's database,

@@ -101,8 +101,10 @@ static void put_copy_line(rsql_sink_t *k, const rsql_value_t *vals, int seq, int
         }
         rsql_buf_append(out, d + run, len - run);
     }
-    if (k->n_key) {
-        rsql_buf_printf(out, "\t%d", seq); /* rsql_stage.rsql_seq: the last row of a key wins */
+    if (k->n_key) { /* rsql_stage.rsql_seq: the last row of a key wins */
+        char num[RSQL_VALUE_TEXT_MAX + 1];
+        num[0] = '\t';
+        rsql_buf_append(out, num, 1 + rsql_value_format_int(seq, num + 1));
     }
     if (del >= 0) {
         rsql_buf_puts(out, del ? "\tt" : "\tf"); /* rsql_stage.rsql_del */

@@ -13,7 +13,9 @@
  * Input: byte 0 chooses the options (bit 0 *.ignore-parse-errors, bit 1
  * *.timestamp-format.standard ISO-8601, bit 2 canal's include options "inv.*" and "p.*",
  * bit 3 projection pushdown: only columns 0, 1 and 4 read, bit 4 every metadata key
- * wanted); the rest is the body. Options go through the format's own validation.
+ * wanted, bit 5 rsql_decoder_skip_before by column 0: then an update's -U, when there is one,
+ * has a column 0 that changed or is NULL); the rest is the body. Options go through the
+ * format's own validation.
  */
 #ifndef RSQL_FUZZ_FMT_CDC_H
 #define RSQL_FUZZ_FMT_CDC_H
@@ -119,6 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         n_meta++;
     }
+    static const int key[] = {0};
+    if (o & 32) {
+        FZ_CHECK(rsql_decoder_skip_before(dec, key, 1, &err) == RSQL_OK, "skip_before");
+    }
     rsql_arena_t *arena = rsql_arena_new();
     rsql_changes_t ch;
     rsql_err_t rc = rsql_decode_changes(dec, body, len, arena, &ch, &err);
@@ -130,6 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ_CHECK(kind >= RSQL_ROW_INSERT && kind <= RSQL_ROW_DELETE, "kind %d", kind);
         if (kind == RSQL_ROW_UPDATE_BEFORE) {
             FZ_CHECK(i + 1 < ch.n && ch.kinds[i + 1] == RSQL_ROW_UPDATE_AFTER, "-U then +U");
+            FZ_CHECK(!(o & 32) || !rsql_value_same_key(&ch.rows[i][0], &ch.rows[i + 1][0]),
+                     "an update that keeps its key gave its -U");
         }
         const rsql_value_t *row = ch.rows[i];
         for (int k = 0; (o & 16) && k < n_meta; k++) {

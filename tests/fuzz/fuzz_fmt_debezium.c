@@ -10,7 +10,8 @@
  * insert, -U and -D as a delete) with the same values.
  *
  * Input: byte 0 the options (bit 0 schema-include, 1 ignore-parse-errors, 2 ignore-truncate,
- * 3 timestamp-format.standard ISO-8601); byte 1 which metadata keys are asked for (bit k:
+ * 3 timestamp-format.standard ISO-8601, 4 rsql_decoder_skip_before by c0: then an update
+ * that gives two rows has a c0 that changed or is NULL); byte 1 which metadata keys are asked for (bit k:
  * the k-th key, in the table's order); byte 2 the projection (0: every column; else bit i:
  * column i is read); the rest is the body. The table is fixed: c0 INT, c1 VARCHAR,
  * c2 DOUBLE, c3 TIMESTAMP(3), c4 DECIMAL(10, 2), c5 ROW<a INT, b ARRAY<VARCHAR>>,
@@ -146,6 +147,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    static const int key[] = {0};
+    if (bits & 16) {
+        FZ_CHECK(rsql_decoder_skip_before(dec, key, 1, &err) == RSQL_OK, "%s", err.msg);
+    }
     rsql_arena_t *arena = rsql_arena_new();
     rsql_buf_t out = RSQL_BUF_INIT;
     rsql_changes_t ch;
@@ -161,6 +166,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(ch.n < 2 || (ch.kinds[0] == RSQL_ROW_UPDATE_BEFORE &&
                           ch.kinds[1] == RSQL_ROW_UPDATE_AFTER),
              "two rows of kinds %d, %d", ch.kinds[0], ch.kinds[1]);
+    FZ_CHECK(!(bits & 16) || ch.n < 2 || !rsql_value_same_key(&ch.rows[0][0], &ch.rows[1][0]),
+             "an update that keeps its key gave its -U");
     for (int j = 0; j < ch.n; j++) {
         const rsql_value_t *row = ch.rows[j];
         int kind = ch.kinds[j];

@@ -6,7 +6,8 @@
  * (Canal's flat message of the products table in Flink's canal format page, Maxwell's
  * README examples), decoded into rows with kinds; DDL and control messages; the include
  * options; metadata; projection pushdown; errors with their place; *.ignore-parse-errors;
- * and round trips through the encoder. Options go through the real options engine.
+ * round trips through the encoder; and updates without their -U (rsql_decoder_skip_before).
+ * Options go through the real options engine.
  */
 #include "config.h"
 #include "base/rsql_value.h"
@@ -575,6 +576,57 @@ static void test_maxwell_round_trip(void)
     CU_ASSERT_FALSE(rsql_format_changelog("json"));
 }
 
+/* rsql_decoder_skip_before: an update whose old names no key column (or without old) is its
+   +U alone, old's values unread; one whose old names a key column (any case) keeps its -U */
+static void test_skip_before(void)
+{
+    static const int key[] = {0};
+    fx_t f;
+    fx_init(&f, "canal-json", NULL);
+    CU_ASSERT_EQUAL_FATAL(rsql_decoder_skip_before(f.dec, key, 1, &f.err), RSQL_OK);
+    dec_ok(&f, canal_update, 1);
+    row_is(&f, 0, RSQL_ROW_UPDATE_AFTER, 111, "scooter", "Big 2-wheel scooter", 5.18);
+    dec_ok(&f,
+           "{\"type\":\"UPDATE\",\"data\":[{\"id\":\"2\",\"name\":\"b\",\"weight\":\"1\"},"
+           "{\"id\":\"5\",\"name\":\"e\",\"weight\":\"2\"},{\"id\":\"6\",\"name\":\"f\","
+           "\"weight\":\"3\"}],\"old\":[{\"name\":\"a\",\"weight\":\"x\"},{\"ID\":\"4\"},"
+           "{\"name\":\"g\",\"id\":\"6\"}]}",
+           5);
+    row_is(&f, 0, RSQL_ROW_UPDATE_AFTER, 2, "b", NULL, 1); /* old's bad weight unread */
+    row_is(&f, 1, RSQL_ROW_UPDATE_BEFORE, 4, "e", NULL, 2);
+    row_is(&f, 2, RSQL_ROW_UPDATE_AFTER, 5, "e", NULL, 2);
+    row_is(&f, 3, RSQL_ROW_UPDATE_BEFORE, 6, "g", NULL, 3); /* named, though the same value */
+    row_is(&f, 4, RSQL_ROW_UPDATE_AFTER, 6, "f", NULL, 3);
+    dec_ok(&f, "{\"type\":\"UPDATE\",\"data\":[{\"id\":\"7\",\"name\":\"n\","
+               "\"weight\":\"1\"}]}",
+           1);
+    row_is(&f, 0, RSQL_ROW_UPDATE_AFTER, 7, "n", NULL, 1);
+    dec_ok(&f, canal_insert2, 2);
+    row_is(&f, 1, RSQL_ROW_INSERT, 102, "car battery", "12V car battery", 8.1);
+    fx_deinit(&f);
+    /* without it, the same old is read: its bad value is an error */
+    fx_init(&f, "canal-json", NULL);
+    dec_fails(&f,
+              "{\"type\":\"UPDATE\",\"data\":[{\"id\":\"2\",\"name\":\"b\",\"weight\":"
+              "\"1\"}],\"old\":[{\"weight\":\"x\"}]}",
+              "field 'old[1].weight': expected DOUBLE, got string \"x\"");
+    fx_deinit(&f);
+
+    fx_init(&f, "maxwell-json", NULL);
+    CU_ASSERT_EQUAL_FATAL(rsql_decoder_skip_before(f.dec, key, 1, &f.err), RSQL_OK);
+    dec_ok(&f, mx_update, 1);
+    row_is(&f, 0, RSQL_ROW_UPDATE_AFTER, 111, "scooter", "Big 2-wheel scooter", 5.15);
+    dec_ok(&f, "{\"type\":\"update\",\"data\":{\"id\":112,\"name\":\"s\",\"weight\":1},"
+               "\"old\":{\"id\":111}}",
+           2);
+    row_is(&f, 0, RSQL_ROW_UPDATE_BEFORE, 111, "s", NULL, 1);
+    row_is(&f, 1, RSQL_ROW_UPDATE_AFTER, 112, "s", NULL, 1);
+    dec_ok(&f, "{\"type\":\"delete\",\"data\":{\"id\":112,\"name\":\"s\",\"weight\":1}}",
+           1);
+    row_is(&f, 0, RSQL_ROW_DELETE, 112, "s", NULL, 1);
+    fx_deinit(&f);
+}
+
 static CU_TestInfo canal_tests[] = {
     {"test_canal_kinds", test_canal_kinds},
     {"test_canal_ddl", test_canal_ddl},
@@ -591,6 +643,7 @@ static CU_TestInfo maxwell_tests[] = {
     {"test_maxwell_kinds", test_maxwell_kinds},
     {"test_maxwell_errors_meta", test_maxwell_errors_meta},
     {"test_maxwell_round_trip", test_maxwell_round_trip},
+    {"test_skip_before", test_skip_before},
     CU_TEST_INFO_NULL,
 };
 

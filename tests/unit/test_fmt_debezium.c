@@ -4,7 +4,8 @@
  * Unit tests of the debezium-json format (connectors/formats/fmt_debezium.c): every op of
  * Debezium's PostgreSQL events (tests/fixtures/debezium/), the schema envelope on and off,
  * tombstones, truncates and parse errors both ways, the metadata keys, projection pushdown,
- * nested types, and encode -> decode round trips. Options go through the real options
+ * nested types, encode -> decode round trips, and updates without their -U
+ * (rsql_decoder_skip_before). Options go through the real options
  * engine (a filesystem table with format 'debezium-json').
  */
 #include "config.h"
@@ -819,6 +820,88 @@ static void test_dbz_options(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "requires 'format' = 'debezium-json'"));
 }
 
+/* rsql_decoder_skip_before: an update that keeps the key is its +U alone, its before image
+   not built (a bad value there is not read); a changed key, a NULL key and a delete as before */
+static void test_dbz_skip_before(void)
+{
+    static const int key[] = {0};
+    fx_t f;
+    fx_init(&f, NULL);
+    CU_ASSERT_EQUAL(rsql_decoder_skip_before(f.dec, key, 0, &f.err), RSQL_ERR_INTERNAL);
+    static const int bad[] = {NCOLS};
+    CU_ASSERT_EQUAL(rsql_decoder_skip_before(f.dec, bad, 1, &f.err), RSQL_ERR_INTERNAL);
+    /* without it a bad value in before is an error */
+    static const char bad_before[] = "{\"before\":{\"id\":4,\"amount\":\"abc\"},"
+                                     "\"after\":{\"id\":4,\"amount\":2},\"op\":\"u\"}";
+    CU_ASSERT_EQUAL(decode_text(&f, bad_before), RSQL_ERR_DECODE);
+    CU_ASSERT_EQUAL_FATAL(rsql_decoder_skip_before(f.dec, key, 1, &f.err), RSQL_OK);
+
+    CU_ASSERT_EQUAL_FATAL(decode_fixture(&f, "pg_update_full.json"), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(f.ch.n, 1);
+    CU_ASSERT_EQUAL(f.ch.kinds[0], RSQL_ROW_UPDATE_AFTER);
+    CU_ASSERT_EQUAL(f.ch.rows[0][0].v.i, 2);
+    CU_ASSERT_EQUAL(f.ch.rows[0][2].v.d, 89.99);
+    CU_ASSERT_TRUE(str_is(&f.ch.rows[0][4].v.c->items[0], "sale"));
+    CU_ASSERT_EQUAL_FATAL(decode_fixture(&f, "pg_update_default.json"), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(f.ch.n, 1);
+    CU_ASSERT_EQUAL(f.ch.kinds[0], RSQL_ROW_UPDATE_AFTER);
+    CU_ASSERT_EQUAL_FATAL(decode_text(&f, bad_before), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(f.ch.n, 1);
+    CU_ASSERT_EQUAL(f.ch.rows[0][2].v.d, 2);
+    /* op first: the same */
+    CU_ASSERT_EQUAL_FATAL(decode_text(&f, "{\"op\":\"u\",\"before\":{\"id\":4,"
+                                          "\"customer\":\"a\"},\"after\":{\"id\":4,"
+                                          "\"customer\":\"b\"}}"), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(f.ch.n, 1);
+    CU_ASSERT_TRUE(str_is(&f.ch.rows[0][1], "b"));
+    /* the key changed: -U of the whole old row (it deletes the old key), then +U */
+    static const char *const moved[] = {
+        "{\"before\":{\"id\":4,\"customer\":\"a\",\"amount\":1.5},\"after\":{\"id\":5,"
+        "\"customer\":\"b\",\"amount\":2.5},\"op\":\"u\"}",
+        "{\"op\":\"u\",\"before\":{\"id\":4,\"customer\":\"a\",\"amount\":1.5},"
+        "\"after\":{\"id\":5,\"customer\":\"b\",\"amount\":2.5}}",
+        "{\"after\":{\"id\":5,\"customer\":\"b\",\"amount\":2.5},\"before\":{\"id\":4,"
+        "\"customer\":\"a\",\"amount\":1.5},\"op\":\"u\"}",
+    };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(decode_text(&f, moved[i]), RSQL_OK);
+        CU_ASSERT_EQUAL_FATAL(f.ch.n, 2);
+        CU_ASSERT_EQUAL(f.ch.kinds[0], RSQL_ROW_UPDATE_BEFORE);
+        CU_ASSERT_EQUAL(f.ch.rows[0][0].v.i, 4);
+        CU_ASSERT_TRUE(str_is(&f.ch.rows[0][1], "a"));
+        CU_ASSERT_EQUAL(f.ch.rows[0][2].v.d, 1.5);
+        CU_ASSERT_EQUAL(f.ch.kinds[1], RSQL_ROW_UPDATE_AFTER);
+        CU_ASSERT_EQUAL(f.ch.rows[1][0].v.i, 5);
+    }
+    /* a NULL key: not known to be the same, so both rows */
+    CU_ASSERT_EQUAL_FATAL(decode_text(&f, "{\"before\":{\"customer\":\"a\"},\"after\":"
+                                          "{\"customer\":\"b\"},\"op\":\"u\"}"), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(f.ch.n, 2);
+    CU_ASSERT_TRUE(str_is(&f.ch.rows[0][1], "a"));
+    /* a delete reads the whole before image, errors included */
+    CU_ASSERT_EQUAL_FATAL(decode_text(&f, "{\"before\":{\"id\":7,\"customer\":\"x\","
+                                          "\"amount\":1.5},\"after\":null,\"op\":\"d\"}"),
+                          RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(f.ch.n, 1);
+    CU_ASSERT_EQUAL(f.ch.kinds[0], RSQL_ROW_DELETE);
+    CU_ASSERT_TRUE(str_is(&f.ch.rows[0][1], "x"));
+    CU_ASSERT_EQUAL(f.ch.rows[0][2].v.d, 1.5);
+    CU_ASSERT_EQUAL(decode_text(&f, "{\"before\":{\"id\":7,\"amount\":\"abc\"},"
+                                    "\"after\":null,\"op\":\"d\"}"), RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(f.err.msg, "field 'before.amount': expected DOUBLE, got string \"abc\"");
+    fx_deinit(&f);
+
+    /* with the envelope: the key compared as read, the +U's timestamp converted */
+    static const char *const on[] = {"debezium-json.schema-include", "true", NULL};
+    fx_init(&f, on);
+    CU_ASSERT_EQUAL_FATAL(rsql_decoder_skip_before(f.dec, key, 1, &f.err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(decode_fixture(&f, "pg_update_schema_micro.json"), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(f.ch.n, 1);
+    CU_ASSERT_EQUAL(f.ch.kinds[0], RSQL_ROW_UPDATE_AFTER);
+    CU_ASSERT_EQUAL(f.ch.rows[0][3].v.ts, PLACED_1);
+    fx_deinit(&f);
+}
+
 static CU_TestInfo dbz_tests[] = {
     {"test_dbz_ops", test_dbz_ops},
     {"test_dbz_schema_envelope", test_dbz_schema_envelope},
@@ -833,6 +916,7 @@ static CU_TestInfo dbz_tests[] = {
     {"test_dbz_date", test_dbz_date},
     {"test_dbz_round_trip", test_dbz_round_trip},
     {"test_dbz_options", test_dbz_options},
+    {"test_dbz_skip_before", test_dbz_skip_before},
     CU_TEST_INFO_NULL,
 };
 

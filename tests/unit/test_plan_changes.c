@@ -9,7 +9,8 @@
  * lacks or does not write; writes a format that is not a changelog format; its
  * accept_changes hook refuses); the sinks that can take it are accepted, with the EXPLAIN
  * line "Changelog: ..." saying the modes of source, plan and sink; append-only plans are
- * unchanged and say so.
+ * unchanged and say so; and when a sink that applies by key needs no -U rows (plan->before_key)
+ * or why it does.
  */
 #include "config.h"
 #include "planner/rsql_plan.h"
@@ -100,6 +101,7 @@ OPTS(t_bykey);
 OPTS(t_byfmt);
 OPTS(t_all);
 OPTS(t_hook);
+OPTS(t_src);
 static const rsql_opt_def_t t_plain_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("t_plain"),
     RSQL_OPT_ROW("format", RSQL_OPT_ENUM, 0, "json", 0, 0, plain_fmts, "The format."),
@@ -122,10 +124,11 @@ static const rsql_connector_def_t t_plain_def = {
     .formats = plain_fmts, .sink = &snk_ops, .changes = RSQL_CHANGES_BY_FORMAT};
 DEF(t_hook, RSQL_CAP_SINK, NULL, &snk_ops, .changes = RSQL_CHANGES_BY_KEY,
     .accept_changes = one_column_key);
+DEF(t_src, RSQL_CAP_SOURCE, &src_ops, NULL, .changes = RSQL_CHANGES_NONE);
 
 static const rsql_connector_def_t *const test_defs[] = {
     &t_cdc_def, &t_upsert_def, &t_append_def, &t_bykey_def, &t_byfmt_def, &t_all_def,
-    &t_hook_def, &t_plain_def, NULL,
+    &t_hook_def, &t_plain_def, &t_src_def, NULL,
 };
 
 /* ---- the catalog */
@@ -166,6 +169,10 @@ static int suite_init(void)
         "WITH ('connector'='t_hook')",
         "CREATE TABLE hook1 (id BIGINT, region VARCHAR, PRIMARY KEY (id) NOT ENFORCED) "
         "WITH ('connector'='t_hook')",
+        "CREATE TABLE dbz (id BIGINT, region VARCHAR, amount DOUBLE) WITH "
+        "('connector'='t_src', 'format'='debezium-json')",
+        "CREATE TABLE dbzint (n INT, id INT, region VARCHAR) WITH "
+        "('connector'='t_src', 'format'='debezium-json')",
         NULL,
     };
     for (int i = 0; tables[i]; i++) {
@@ -343,10 +350,78 @@ static void test_changes_append_only(void)
                 "\nChangelog: append-only (+I) from gen; the preview prints the rows\n");
 }
 
+/* Planning sql gives -U rows dropped by the source columns key[0..n) (n 0: kept) and the
+   EXPLAIN text want. */
+static void expect_before(const char *sql, const int *key, int n, const char *want)
+{
+    rsql_error_t err;
+    rsql_plan_t *plan = plan_of(sql, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    CU_ASSERT_EQUAL(plan->n_before_key, n);
+    CU_ASSERT_EQUAL(plan->before_key != NULL, n > 0);
+    for (int k = 0; plan->before_key && k < n && k < plan->n_before_key; k++) {
+        CU_ASSERT_EQUAL(plan->before_key[k], key[k]);
+    }
+    rsql_buf_t out = RSQL_BUF_INIT;
+    CU_ASSERT_EQUAL(rsql_plan_explain(plan, &out), RSQL_OK);
+    bool has = want ? strstr(rsql_buf_str(&out), want) != NULL
+                    : strstr(rsql_buf_str(&out), "; -U ") == NULL;
+    if (!has) {
+        fprintf(stderr, "\n%s\n  want %s\n  in %s\n", sql, want ? want : "(no -U text)",
+                rsql_buf_str(&out));
+    }
+    CU_ASSERT(has);
+    rsql_buf_deinit(&out);
+    rsql_plan_destroy(plan);
+}
+
+/* A sink that applies by key needs no -U of an update that keeps its key: dropped when the
+   key is written from source columns and the WHERE reads no other, else kept and why */
+static void test_changes_before(void)
+{
+    static const int region_id[] = {1, 0}, id[] = {0}, dbzint_id[] = {1};
+    expect_before("INSERT INTO bykey SELECT id, region, amount FROM dbz", region_id, 2,
+                  "; sink bykey applies it by key (region, id); -U dropped: the sink applies by "
+                  "key, so an update that keeps the key (region, id) is decoded as its +U alone "
+                  "(one that changes it keeps its -U)\n");
+    expect_before("INSERT INTO bykey SELECT id, region, amount FROM dbz WHERE id > 2 AND "
+                  "region IN ('eu', 'us')",
+                  region_id, 2, "; -U dropped: ");
+    expect_before("INSERT INTO hook1 SELECT id, region FROM dbz", id, 1,
+                  "applies it by key (id); -U dropped: the sink applies by key, so an update "
+                  "that keeps the key (id) is decoded as its +U alone");
+    /* through an implicit cast (INT into BIGINT) */
+    expect_before("INSERT INTO hook1 SELECT id, region FROM dbzint WHERE id <> 3", dbzint_id, 1,
+                  "; -U dropped: ");
+    /* a filter on another column: a -U that passes it must delete the key */
+    expect_before("INSERT INTO bykey SELECT id, region, amount FROM dbz WHERE amount > 1", NULL, 0,
+                  "; sink bykey applies it by key (region, id); -U kept: the WHERE reads amount, "
+                  "which an update may change: a -U that passes the filter whose +U does not "
+                  "deletes its key\n");
+    expect_before("INSERT INTO hook1 SELECT id, region FROM dbzint WHERE n > 0", NULL, 0,
+                  "; -U kept: the WHERE reads n, ");
+    expect_before("INSERT INTO hook1 SELECT id, region FROM dbz WHERE UUID() > 'a'", NULL, 0,
+                  "; -U kept: the WHERE calls UUID(), which differs from row to row\n");
+    /* the key not written from a column of the source */
+    expect_before("INSERT INTO bykey (amount, region, id) SELECT amount, 'eu', id FROM dbz", NULL,
+                  0, "; -U kept: its key column region is not written from a column of dbz, so "
+                     "an update's key is not known to stay\n");
+    expect_before("INSERT INTO hook1 SELECT id + 1, region FROM dbz", NULL, 0,
+                  "; -U kept: its key column id is not written from a column of dbz");
+    expect_before("INSERT INTO hook1 SELECT CAST(amount AS BIGINT), region FROM dbz", NULL, 0,
+                  "; -U kept: its key column id is not written from a column of dbz");
+    /* not a by-key sink, or changes a connector makes: nothing to say */
+    expect_before("INSERT INTO all_kinds SELECT id, amount FROM dbz", NULL, 0, NULL);
+    expect_before("INSERT INTO fmtdbz SELECT id, amount FROM dbz", NULL, 0, NULL);
+    expect_before("INSERT INTO hook1 SELECT id, region FROM src", NULL, 0, NULL);
+    expect_before("INSERT INTO hook1 SELECT id, region FROM gen", NULL, 0, NULL);
+}
+
 static CU_TestInfo changes_tests[] = {
     {"test_changes_refused", test_changes_refused},
     {"test_changes_accepted", test_changes_accepted},
     {"test_changes_append_only", test_changes_append_only},
+    {"test_changes_before", test_changes_before},
     CU_TEST_INFO_NULL,
 };
 
