@@ -463,6 +463,7 @@ static void set_row(rsql_pgoutput_event_t *ev, const rsql_pgoutput_rel_t *rel,
     row->key_only = key_only;
     row->cols = cols;
     row->n_unchanged = 0;
+    row->n_filled = 0;
     for (uint16_t i = 0; i < rel->n_cols; i++) {
         row->n_unchanged += cols[i].kind == 'u';
     }
@@ -518,11 +519,13 @@ static bool dec_dml(rsql_pgoutput_t *d, rd_t *r, char type, rsql_pgoutput_event_
     if (!dec_tuple(d, r, rel, 1, "new")) {
         return false;
     }
+    uint16_t filled = 0;
     if (ev->old_tag == 'O') { /* an unchanged TOASTed value is the old one */
         for (uint16_t i = 0; i < rel->n_cols; i++) {
             char k = d->tup[0][i].kind;
             if (d->tup[1][i].kind == 'u' && (k == 't' || k == 'b' || k == 'n')) {
                 d->tup[1][i] = d->tup[0][i];
+                filled++;
             }
         }
     }
@@ -530,6 +533,7 @@ static bool dec_dml(rsql_pgoutput_t *d, rd_t *r, char type, rsql_pgoutput_event_
         set_row(ev, rel, RSQL_ROW_UPDATE_BEFORE, ev->old_tag == 'K', d->tup[0]);
     }
     set_row(ev, rel, RSQL_ROW_UPDATE_AFTER, false, d->tup[1]);
+    ev->rows[ev->n_rows - 1].n_filled = filled;
     return true;
 }
 

@@ -141,6 +141,7 @@ typedef struct rsql_pgoutput_row {
     rsql_rowkind_t kind;
     bool key_only; /* an old key ('K'): the columns outside the key are NULL, not known */
     uint16_t n_unchanged;         /* datums of kind 'u' left in it */
+    uint16_t n_filled;            /* +U after 'O': 'u' datums given the old tuple's value */
     const rsql_pgoutput_datum_t *cols; /* rel->n_cols of them */
 } rsql_pgoutput_row_t;
 

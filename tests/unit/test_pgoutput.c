@@ -401,6 +401,8 @@ static void test_pgoutput_update_delete(void)
     CU_ASSERT_STRING_EQUAL(val(&ev, 0, 0, a), "7");
     CU_ASSERT_STRING_EQUAL(val(&ev, 1, 0, a), "8");
     CU_ASSERT_EQUAL(ev.rows[1].n_unchanged, 0);
+    CU_ASSERT_EQUAL(ev.rows[1].n_filled, 1);
+    CU_ASSERT_EQUAL(ev.rows[0].n_filled, 0);
     CU_ASSERT_STRING_EQUAL(val(&ev, 1, 1, a), "big old value");
 
     /* Delete with the old tuple */
