@@ -377,6 +377,9 @@ static bool dec_relation(rsql_pgoutput_t *d, rd_t *r, rsql_pgoutput_event_t *ev)
             oom(r);
         }
     }
+    if (r->rc == RSQL_OK && r->at != r->n) { /* checked before the cache changes */
+        fail(r, r->at, "%zu bytes after the end of the %s message", r->n - r->at, r->msg);
+    }
     size_t i = rel_index(d, oid);
     if (r->rc != RSQL_OK || (i == d->n_rels && !grow((void **)&d->rels, &d->cap_rels,
                                                      d->n_rels + 1, sizeof *d->rels))) {
@@ -719,7 +722,9 @@ rsql_err_t rsql_pgoutput_value(const rsql_pgoutput_col_t *col, const rsql_pgoutp
     rsql_err_t rc = RSQL_OK;
     switch (d->kind) {
     case 'n': out->is_null = true; return RSQL_OK;
-    case 't': rc = text_value(col->type_oid, (const char *)d->data, d->len, arena, out, &why); break;
+    case 't':
+        rc = text_value(col->type_oid, (const char *)d->data, d->len, arena, out, &why);
+        break;
     case 'b': {
         if (col->type_oid != OID_BYTEA) {
             rc = rsql_error_set(&why, RSQL_ERR_DECODE, RSQL_NOPOS,

@@ -545,8 +545,15 @@ static void test_pgoutput_errors(void)
     e.b[11] = 0xFF; /* the column count's low byte: 255 columns in a short message */
     expect_error(d, &e, "pgoutput: Relation 9 says 255 columns, the message has room for 2 at "
                  "byte 12");
-    /* a failed Relation leaves the cache as it was */
+    /* a failed Relation leaves the cache as it was, even one whose only fault is at its end */
     CU_ASSERT_PTR_NULL(rsql_pgoutput_relation(d, 9));
+    e.n = 0;
+    const tcol_t one[] = {{1, "id", 20, -1}};
+    e_relation(&e, 16403, "public", "t", 'f', one, 1);
+    e_u8(&e, 0);
+    expect_error(d, &e, "pgoutput: 1 bytes after the end of the Relation message at byte 29");
+    CU_ASSERT_EQUAL(rsql_pgoutput_relation(d, 16403)->n_cols, 2);
+    CU_ASSERT_EQUAL(rsql_pgoutput_relation(d, 16403)->replident, 'd');
     CU_ASSERT_EQUAL(rsql_pgoutput_relation(d, 16403)->n_cols, 2);
     e.n = 0;
     expect_error(d, &e, "pgoutput: pgoutput message cut short (0 bytes): expected a message type "
