@@ -14,7 +14,8 @@
  *     whose old values fill the new tuple's unchanged TOASTed ones; 'u' flagged otherwise;
  *   - Delete ('K', 'O'), Truncate (relations, options);
  *   - errors with their byte offsets; every prefix of every message fails cleanly;
- *   - the CopyBoth framing: XLogData, Primary keepalive, Standby Status Update; LSN text.
+ *   - the CopyBoth framing: XLogData, Primary keepalive, Standby Status Update; LSN text;
+ *   - out of memory at each allocation in turn: RSQL_ERR_NOMEM, the relation cache intact.
  */
 #include "config.h"
 #include "connectors/postgres/pgoutput.h"
@@ -731,6 +732,56 @@ static void test_pgoutput_value_errors(void)
     rsql_arena_destroy(a);
 }
 
+/* Out of memory at each allocation in turn: NOMEM, never a crash, the cache as it was. */
+static void test_pgoutput_oom(void)
+{
+    const tcol_t more[] = {kv_cols[0], kv_cols[1], {0, "w", 16, -1}};
+    enc_t rel2 = {.n = 0}, ins = {.n = 0}, trunc = {.n = 0};
+    e_relation(&rel2, 16403, "public", "t", 'f', more, 3);
+    e_u8(&ins, 'I');
+    e_u32(&ins, 16403);
+    e_u8(&ins, 'N');
+    e_u16(&ins, 3);
+    e_text(&ins, "1");
+    e_null(&ins);
+    e_text(&ins, "t");
+    e_u8(&trunc, 'T');
+    e_u32(&trunc, 1);
+    e_u8(&trunc, 0);
+    e_u32(&trunc, 16403);
+    bool done = false;
+    for (long k = 1; k < 200 && !done; k++) {
+        rsql_pgoutput_t *d = kv_decoder('d');
+        rsql_arena_t *a = rsql_arena_new();
+        rsql_pgoutput_event_t ev;
+        rsql_error_t err;
+        rsql_value_t v;
+        rsql_mem_fail_after(k);
+        rsql_err_t rc = dec(d, &rel2, &ev, &err);
+        CU_ASSERT(rc == RSQL_OK || rc == RSQL_ERR_NOMEM);
+        /* a Relation that failed leaves the old definition */
+        CU_ASSERT_EQUAL(rsql_pgoutput_relation(d, 16403)->n_cols, rc == RSQL_OK ? 3 : 2);
+        if (rc == RSQL_OK) {
+            rc = dec(d, &ins, &ev, &err);
+            CU_ASSERT(rc == RSQL_OK || rc == RSQL_ERR_NOMEM);
+        }
+        if (rc == RSQL_OK) {
+            rc = rsql_pgoutput_value(&ev.rel->cols[1], &ev.rows[0].cols[1], a, &v, &err);
+            CU_ASSERT(rc == RSQL_OK);
+            rc = dec(d, &trunc, &ev, &err);
+            CU_ASSERT(rc == RSQL_OK || rc == RSQL_ERR_NOMEM);
+        }
+        if (rc == RSQL_ERR_NOMEM) {
+            CU_ASSERT_EQUAL(err.code, RSQL_ERR_NOMEM);
+        }
+        rsql_mem_fail_after(0);
+        done = rc == RSQL_OK;
+        rsql_arena_destroy(a);
+        rsql_pgoutput_destroy(d);
+    }
+    CU_ASSERT_TRUE(done);
+}
+
 static CU_TestInfo pgoutput_tests[] = {{"transaction", test_pgoutput_transaction},
                                        {"relation", test_pgoutput_relation},
                                        {"insert_values", test_pgoutput_insert_values},
@@ -741,6 +792,7 @@ static CU_TestInfo pgoutput_tests[] = {{"transaction", test_pgoutput_transaction
                                        {"copy_framing", test_pgoutput_copy_framing},
                                        {"lsn", test_pgoutput_lsn},
                                        {"value_errors", test_pgoutput_value_errors},
+                                       {"oom", test_pgoutput_oom},
                                        CU_TEST_INFO_NULL};
 static CU_SuiteInfo suites[] = {{"pgoutput", NULL, NULL, NULL, NULL, pgoutput_tests},
                                 CU_SUITE_INFO_NULL};
