@@ -5,8 +5,8 @@
 # t_pgoutput_peek.sh: the pgoutput decoder (connectors/postgres/pgoutput.c) on the real
 # server's bytes, against the PostgreSQL 15 of scripts/postgres (wal_level = logical; this
 # test fails, never skips, when it cannot be reached). A publication and a logical slot
-# (pgoutput) see inserts, updates and deletes on a table with REPLICA IDENTITY DEFAULT and
-# one with FULL, a transaction of several statements, a key that changes, a TOASTed value
+# (pgoutput) see inserts, updates and deletes on tables with REPLICA IDENTITY DEFAULT, FULL
+# and USING INDEX, a transaction of several statements, a key that changes, a TOASTed value
 # left unchanged by an update, a column added (a new Relation, flagged changed), and a
 # TRUNCATE of both tables (which the server precedes with their Relation messages again,
 # unchanged). The slot's stream, read with
@@ -45,7 +45,10 @@ psql_q "CREATE SCHEMA $S;
   CREATE TABLE $S.kf (id bigint PRIMARY KEY, v text, big text, u uuid, j jsonb, d date,
                       f float8);
   ALTER TABLE $S.kf REPLICA IDENTITY FULL;
-  CREATE PUBLICATION pgo_pub_$$ FOR TABLE $S.kd, $S.kf" >/dev/null
+  CREATE TABLE $S.ki (code text NOT NULL, v int);
+  CREATE UNIQUE INDEX ki_code ON $S.ki (code);
+  ALTER TABLE $S.ki REPLICA IDENTITY USING INDEX ki_code;
+  CREATE PUBLICATION pgo_pub_$$ FOR TABLE $S.kd, $S.kf, $S.ki" >/dev/null
 psql_q "SELECT pg_create_logical_replication_slot('$SLOT', 'pgoutput')" >/dev/null
 ok "publication and slot created"
 
@@ -64,6 +67,10 @@ psql_q "INSERT INTO $S.kf VALUES (1, 'a', $BIG, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd3
                                   '{\"k\": [1, 2]}', '2024-02-29', 'NaN')" >/dev/null
 psql_q "UPDATE $S.kf SET v = 'b' WHERE id = 1" >/dev/null
 psql_q "DELETE FROM $S.kf WHERE id = 1" >/dev/null
+psql_q "INSERT INTO $S.ki VALUES ('a', 1)" >/dev/null
+psql_q "UPDATE $S.ki SET code = 'b'" >/dev/null
+psql_q "UPDATE $S.ki SET v = 2" >/dev/null
+psql_q "DELETE FROM $S.ki" >/dev/null
 psql_q "ALTER TABLE $S.kf ADD COLUMN extra int2; INSERT INTO $S.kf (id, extra) VALUES (2, 7)" \
     >/dev/null
 psql_q "INSERT INTO $S.kd (id) VALUES (3); TRUNCATE $S.kd, $S.kf" >/dev/null
@@ -112,6 +119,20 @@ BEGIN
 COMMIT
 BEGIN
 -D $S.kf id=1 v=b big=$BIGP u=a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 j={"k": [1, 2]} d=2024-02-29 f=NaN
+COMMIT
+BEGIN
+RELATION $S.ki ident=i code:25:-1:key v:23:-1
++I $S.ki code=a v=1
+COMMIT
+BEGIN
+-U key $S.ki code=a
++U $S.ki code=b v=1
+COMMIT
+BEGIN
++U $S.ki code=b v=2
+COMMIT
+BEGIN
+-D key $S.ki code=b
 COMMIT
 BEGIN
 $KF extra:21:-1:key changed
