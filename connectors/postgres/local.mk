@@ -14,6 +14,7 @@ TESTS += tests/unit/test_pgoutput
 tests_unit_test_pgoutput_SOURCES = tests/unit/test_pgoutput.c
 tests_unit_test_pgoutput_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_pgoutput_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_pgoutput_CPPFLAGS = $(AM_CPPFLAGS) -DRSQL_SRCDIR='"$(abs_top_srcdir)"'
 endif
 # its tests against the real PostgreSQL (and RocketMQ) of scripts/postgres, scripts/rocketmq
 EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
