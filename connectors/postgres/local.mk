@@ -5,7 +5,17 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pg_int.h connectors/postgres/pg_conn.c \
 	connectors/postgres/pg_sink.c connectors/postgres/pg_sink_int.h \
 	connectors/postgres/pg_copy.c connectors/postgres/pg_applied.c \
-	connectors/postgres/pg_source.c
+	connectors/postgres/pg_source.c \
+	connectors/postgres/pgoutput.c connectors/postgres/pgoutput.h
+# the pgoutput decoder's unit tests (no server)
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_pgoutput
+TESTS += tests/unit/test_pgoutput
+tests_unit_test_pgoutput_SOURCES = tests/unit/test_pgoutput.c
+tests_unit_test_pgoutput_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_pgoutput_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_pgoutput_CPPFLAGS = $(AM_CPPFLAGS) -DRSQL_SRCDIR='"$(abs_top_srcdir)"'
+endif
 # its tests against the real PostgreSQL (and RocketMQ) of scripts/postgres, scripts/rocketmq
 EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
 	tests/rocketmq/t_pg_example.sh examples/rocketmq-orders-to-postgres.sql bench/postgres/run \

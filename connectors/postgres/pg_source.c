@@ -43,6 +43,7 @@
 #include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/postgres/pg_int.h"
+#include "connectors/postgres/pgoutput.h"
 #include "connectors/rsql_conn_io.h"
 
 #include <inttypes.h>
@@ -132,12 +133,7 @@ static rsql_err_t parse_value(rsql_type_t t, const char *txt, size_t n, rsql_are
     if (t != RSQL_TYPE_DECIMAL) {
         return rsql_value_parse(t, txt, n, arena, out, err);
     }
-    const char *dot = memchr(txt, '.', n);
-    int scale = 0;
-    for (size_t j = dot ? (size_t)(dot - txt) + 1 : n; j < n && scale < 38; j++) {
-        scale += txt[j] >= '0' && txt[j] <= '9';
-    }
-    return rsql_value_parse_decimal(txt, n, RSQL_DECIMAL_MAX_PRECISION, scale, out, err);
+    return rsql_pg__decimal_text(txt, n, out, err);
 }
 
 /* name as an SQL string literal ('...', quotes doubled), appended to b. */
