@@ -472,6 +472,16 @@ rsql_err_t cdc_rows(cdc_msg_t *m, int kind, cdc_span_t data, cdc_span_t old, con
             before[i] = after[i];
         }
     }
+    /* rsql_decoder_skip_before: "old" may name a key column with the value it keeps */
+    bool same = dec->key_need != NULL;
+    for (int k = 0; same && k < dec->n_key; k++) {
+        same = rsql_value_same_key(&before[dec->key[k]], &after[dec->key[k]]);
+    }
+    if (same) { /* the update keeps its key: its UPDATE_AFTER alone */
+        m->out->n--;
+        m->out->rows[m->out->n - 1] = after;
+        m->out->kinds[m->out->n - 1] = (uint8_t)RSQL_ROW_UPDATE_AFTER;
+    }
     return RSQL_OK;
 }
 

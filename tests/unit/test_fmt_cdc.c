@@ -577,7 +577,8 @@ static void test_maxwell_round_trip(void)
 }
 
 /* rsql_decoder_skip_before: an update whose old names no key column (or without old) is its
-   +U alone, old's values unread; one whose old names a key column (any case) keeps its -U */
+   +U alone, old's values unread; one whose old names a key column (any case) keeps its -U
+   when the key's value changed (the fuzz target found one naming it with the same value) */
 static void test_skip_before(void)
 {
     static const int key[] = {0};
@@ -591,12 +592,11 @@ static void test_skip_before(void)
            "{\"id\":\"5\",\"name\":\"e\",\"weight\":\"2\"},{\"id\":\"6\",\"name\":\"f\","
            "\"weight\":\"3\"}],\"old\":[{\"name\":\"a\",\"weight\":\"x\"},{\"ID\":\"4\"},"
            "{\"name\":\"g\",\"id\":\"6\"}]}",
-           5);
+           4);
     row_is(&f, 0, RSQL_ROW_UPDATE_AFTER, 2, "b", NULL, 1); /* old's bad weight unread */
     row_is(&f, 1, RSQL_ROW_UPDATE_BEFORE, 4, "e", NULL, 2);
     row_is(&f, 2, RSQL_ROW_UPDATE_AFTER, 5, "e", NULL, 2);
-    row_is(&f, 3, RSQL_ROW_UPDATE_BEFORE, 6, "g", NULL, 3); /* named, though the same value */
-    row_is(&f, 4, RSQL_ROW_UPDATE_AFTER, 6, "f", NULL, 3);
+    row_is(&f, 3, RSQL_ROW_UPDATE_AFTER, 6, "f", NULL, 3); /* key named, with the same value */
     dec_ok(&f, "{\"type\":\"UPDATE\",\"data\":[{\"id\":\"7\",\"name\":\"n\","
                "\"weight\":\"1\"}]}",
            1);
