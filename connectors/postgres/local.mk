@@ -38,4 +38,4 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pgcdc_conf.h connectors/postgres/pgcdc_int.h \
 	connectors/postgres/pgcdc_opts.c connectors/postgres/pg_repl.c \
 	connectors/postgres/pgcdc_tables.c connectors/postgres/pgcdc_rows.c \
-	connectors/postgres/pgcdc_source.c
+	connectors/postgres/pgcdc_source.c connectors/postgres/pgcdc_snapsrc.c

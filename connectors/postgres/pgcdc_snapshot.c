@@ -370,6 +370,48 @@ static bool room(rsql_pgcdc_snap_t *s, int n, int k)
     return true;
 }
 
+/* t's last key (the read goes on after it): the n_key texts of key. */
+static rsql_err_t set_key(snap_table_t *t, int n_key, const char *const *key, rsql_error_t *err)
+{
+    if (n_key != t->n_key) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
+                              "postgres-cdc snapshot of %s.%s: a resume key of %d values, "
+                              "the primary key has %d columns",
+                              t->rel.nspname, t->rel.relname, n_key, t->n_key);
+    }
+    char **v = rsql_calloc((size_t)t->n_key, sizeof *v);
+    for (int k = 0; v && k < t->n_key; k++) {
+        v[k] = rsql_strdup(key[k] ? key[k] : "");
+        if (!v[k]) {
+            free_strs(v, k);
+            v = NULL;
+        }
+    }
+    if (!v) {
+        return rsql_error_nomem(err);
+    }
+    free_strs(t->last_key, t->n_key);
+    t->last_key = v;
+    return RSQL_OK;
+}
+
+/* See pgcdc_snapshot.h. */
+rsql_err_t rsql_pgcdc_snap_resume_after(rsql_pgcdc_snap_t *s, int table, int n_key,
+                                        const char *const *key, rsql_error_t *err)
+{
+    if (table < 0 || table >= s->n_tables || (s->cur == table && s->res)) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                              "postgres-cdc snapshot: no table %d to resume", table);
+    }
+    return set_key(&s->tables[table], n_key, key, err);
+}
+
+/* See pgcdc_snapshot.h. */
+const rsql_pgoutput_rel_t *rsql_pgcdc_snap_rel(const rsql_pgcdc_snap_t *s, int table)
+{
+    return table >= 0 && table < s->n_tables ? &s->tables[table].rel : NULL;
+}
+
 /* See pgcdc_snapshot.h. */
 int rsql_pgcdc_snap_add_table(rsql_pgcdc_snap_t *s, const char *schema, const char *name,
                               int n_cols, const char *const *cols, int n_key,
@@ -401,23 +443,8 @@ int rsql_pgcdc_snap_add_table(rsql_pgcdc_snap_t *s, const char *schema, const ch
     if (rc == RSQL_OK) {
         rc = look_up(s, t, n_cols, cols, err);
     }
-    if (rc == RSQL_OK && resume_key && n_key != t->n_key) {
-        rc = rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
-                            "postgres-cdc snapshot of %s.%s: a resume key of %d values, "
-                            "the primary key has %d columns",
-                            schema, name, n_key, t->n_key);
-    }
     if (rc == RSQL_OK && resume_key && !resume_done) {
-        t->last_key = rsql_calloc((size_t)t->n_key, sizeof *t->last_key);
-        for (int k = 0; t->last_key && k < t->n_key; k++) {
-            t->last_key[k] = rsql_strdup(resume_key[k] ? resume_key[k] : "");
-            if (!t->last_key[k]) {
-                break;
-            }
-        }
-        if (!t->last_key || !t->last_key[t->n_key - 1]) {
-            rc = rsql_error_nomem(err);
-        }
+        rc = set_key(t, n_key, resume_key, err);
     }
     if (rc == RSQL_OK) {
         rc = make_sql(s, t, err);

@@ -76,6 +76,17 @@ int rsql_pgcdc_snap_add_table(rsql_pgcdc_snap_t *s, const char *schema, const ch
                               const char *const *resume_key, bool resume_done,
                               rsql_error_t *err);
 
+/*
+** Read table (an index from rsql_pgcdc_snap_add_table, before next reached it) after key
+** (n_key texts in the primary key's order), as add_table's resume_key. BAD_OPTION for a key
+** of the wrong length.
+*/
+rsql_err_t rsql_pgcdc_snap_resume_after(rsql_pgcdc_snap_t *s, int table, int n_key,
+                                        const char *const *key, rsql_error_t *err);
+
+/* The table's relation (as rsql_pgcdc_snap_row_t.rel); NULL for a bad index. */
+const rsql_pgoutput_rel_t *rsql_pgcdc_snap_rel(const rsql_pgcdc_snap_t *s, int table);
+
 /* What next gives: one row, or the end of a table. */
 typedef struct rsql_pgcdc_snap_row {
     int table;                      /* its index (rsql_pgcdc_snap_add_table) */
