@@ -41,6 +41,7 @@ SLT_TESTS = \
 	tests/sql/explain/sqlite_print.slt \
 	tests/sql/explain/rocketmq_postgres.slt \
 	tests/sql/explain/rocketmq_changelog.slt \
+	tests/sql/explain/postgres_cdc.slt \
 	tests/sql/semantic/casts.slt \
 	tests/sql/semantic/decimal_math.slt \
 	tests/sql/semantic/date_time.slt \

@@ -189,6 +189,9 @@ static bool pgcdc_bounded(const void *conf, const char **why)
 static int pgcdc_produces_changes(const void *conf)
 {
     const rsql_pgcdc_conf_t *c = conf;
+    if (c->startup == RSQL_PGCDC_SNAPSHOT) {
+        return RSQL_MODE_APPEND; /* the rows, +I only */
+    }
     return c->changelog == RSQL_PGCDC_UPSERT ? RSQL_MODE_UPSERT : RSQL_MODE_FULL;
 }
 
@@ -198,11 +201,24 @@ static void pgcdc_explain(const rsql_explain_t *x)
     if (x->part != RSQL_EXPLAIN_SOURCE || !c) {
         return;
     }
+    if (c->startup == RSQL_PGCDC_SNAPSHOT) {
+        x->attr(x, "tables", "schema ~ '%s', table ~ '%s'", c->schema_re, c->table_re);
+        x->attr(x, "startup", "snapshot (the rows only, +I, by primary key; no slot, no "
+                              "publication)");
+        x->attr(x, "positions", "the last primary key written, per table (partitions "
+                                "'snapshot:<schema>.<table>')");
+        return;
+    }
     x->attr(x, "slot", "'%s' (pgoutput; created when missing, never dropped)%s", c->slot,
-            x->preview ? "; a preview does not create it, and confirms nothing" : "");
+            x->preview ? "; a preview uses a TEMPORARY one when it is missing, and confirms "
+                         "nothing"
+                       : "");
     x->attr(x, "publication", "'%s' (tables: schema ~ '%s', table ~ '%s')", c->publication,
             c->schema_re, c->table_re);
-    x->attr(x, "startup", "%s", startup_modes[c->startup]);
+    x->attr(x, "startup", "%s", c->startup == RSQL_PGCDC_INITIAL
+                                    ? "initial (a snapshot of the rows, by primary key, then "
+                                      "the changes from the slot's consistent point)"
+                                    : "latest-offset (the changes from the slot's position)");
     x->attr(x, "changelog", "%s", c->changelog == RSQL_PGCDC_UPSERT ? "upsert (+I +U -D)"
                                                                      : "all (+I -U +U -D)");
     x->attr(x, "positions",

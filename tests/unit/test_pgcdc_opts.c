@@ -122,7 +122,7 @@ static void test_pgcdc_url(void)
     const rsql_connector_def_t *d = rsql_connector_find("postgres-cdc");
     const char *why = NULL;
     CU_ASSERT_TRUE(d->bounded(c, &why));
-    CU_ASSERT_EQUAL(d->produces_changes(c), RSQL_MODE_UPSERT);
+    CU_ASSERT_EQUAL(d->produces_changes(c), RSQL_MODE_APPEND); /* the snapshot's +I only */
     rsql_optset_destroy(set);
 }
 
