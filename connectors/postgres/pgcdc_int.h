@@ -182,6 +182,7 @@ typedef struct rsql_pgcdc_snapsrc {
     rsql_pgoutput_row_t row; /* the row next gave */
     bool active;             /* opened, rows to read */
     bool broken;             /* a read failed: the next one reopens (a fresh snapshot) */
+    bool finished;           /* read to its end in this run: not needed again */
     const rsql_pg_conf_t *pg; /* the connection's options (the source's) */
     const char *what;        /* the source's name for errors (the source's) */
 } rsql_pgcdc_snapsrc_t;
@@ -200,7 +201,10 @@ typedef struct rsql_pgcdc_snaprow {
 /* Zero ss, keeping the stored positions of ctx's snapshot partitions. */
 rsql_err_t rsql_pgcdc_snapsrc_init(rsql_pgcdc_snapsrc_t *ss, const rsql_source_ctx_t *ctx,
                                    rsql_error_t *err);
-/* Does a table of t lack a stored RSQL_PGCDC_SNAP_DONE (its snapshot is to be read)? */
+/*
+** Does a table of t lack a stored RSQL_PGCDC_SNAP_DONE (its snapshot is to be read)? Never
+** once the snapshot was read to its end in this run (a reconnect of the stream).
+*/
 rsql_err_t rsql_pgcdc_snapsrc_needed(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_tables_t *t,
                                      bool *needed, rsql_error_t *err);
 /* The name of snapshot partition partition (1 + a table's index), NULL for others. */

@@ -95,7 +95,7 @@ rsql_err_t rsql_pgcdc_snapsrc_needed(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_
 {
     rsql_err_t rc = name_parts(ss, t, err);
     *needed = false;
-    for (int i = 0; rc == RSQL_OK && i < t->n; i++) {
+    for (int i = 0; rc == RSQL_OK && !ss->finished && i < t->n; i++) {
         int64_t off;
         if (!stored(ss, ss->part_names[i], &off) || off != RSQL_PGCDC_SNAP_DONE) {
             *needed = true;
@@ -202,6 +202,7 @@ rsql_err_t rsql_pgcdc_snapsrc_next(rsql_pgcdc_snapsrc_t *ss, rsql_pgcdc_snaprow_
     if (rc != RSQL_OK || *done) {
         if (*done) {
             ss->active = false;
+            ss->finished = true;
             rsql_pgcdc_snapsrc_close(ss, false);
         }
         return rc;

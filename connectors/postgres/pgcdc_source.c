@@ -9,6 +9,13 @@
  * (created when missing, never dropped; a preview creates a TEMPORARY one, gone with its
  * connection, and confirms nothing), then START_REPLICATION at the resume position.
  *
+ * Snapshot ('initial' while a table's snapshot is not done, and 'snapshot'): the slot is
+ * created with an exported snapshot (or found: a fresh one), the tables' rows are read in it
+ * (pgcdc_snapsrc.c, pgcdc_snapshot.c) as +I records of one partition per table,
+ * "snapshot:<schema>.<table>", and only then does the stream start, on the same replication
+ * connection: nothing is confirmed to the slot while the snapshot is read. 'snapshot' reads
+ * a fresh snapshot without a slot, and ends.
+ *
  * Positions: LSNs, in one partition named after the slot. A row's offset is the end LSN of
  * the last source transaction completely delivered before it; the last row of a
  * transaction carries its own transaction's end (its offset is set when the Commit comes
@@ -216,8 +223,8 @@ static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
     rsql_pg_slot_t slot = s->slot;
     bool ready = s->slot_ready && s->repl.conn && PQstatus(s->repl.conn) == CONNECTION_OK;
     s->slot_ready = false;
+    bool snap = false;
     if (!ready) {
-        bool snap = false;
         rc = rsql_pg_repl_connect(&s->repl, &s->conf.pg, s->what, err);
         if (rc == RSQL_OK && !s->tables_ready) {
             rc = rsql_pgcdc_tables_find(&s->repl, &s->conf, s->n, (const char *const *)s->names,
@@ -237,15 +244,6 @@ static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
         }
         if (rc == RSQL_OK) {
             rc = rsql_pg_repl_slot(&s->repl, s->conf.slot, true, s->preview, snap, &slot, err);
-        }
-        if (rc == RSQL_OK && snap) {
-            /* before any other command on repl: the exported snapshot lives until then */
-            rc = open_snapshot(s, slot.created && *slot.snapshot ? slot.snapshot : NULL, err);
-            if (rc == RSQL_OK) {
-                s->slot = slot;
-                s->slot_ready = true;
-                return RSQL_OK;
-            }
         }
     }
     if (rc == RSQL_OK && s->has_resume && slot.exists && slot.confirmed > s->resume) {
@@ -267,6 +265,15 @@ static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
                             "job has a stored position %s: the changes since are lost; it "
                             "was created again, restart the job from a new snapshot",
                             s->what, s->conf.slot, b);
+    }
+    if (rc == RSQL_OK && snap) {
+        /* no command on repl before: the exported snapshot lives until its next one */
+        rc = open_snapshot(s, slot.created && *slot.snapshot ? slot.snapshot : NULL, err);
+        if (rc == RSQL_OK) {
+            s->slot = slot;
+            s->slot_ready = true;
+            return RSQL_OK;
+        }
     }
     if (rc == RSQL_OK) {
         rsql_lsn_t from = s->has_resume ? s->resume : 0;

@@ -7,9 +7,12 @@
  *     with one bind per key column), identifiers quoted (a quote, upper case, a dot in a
  *     name), the fetch size as the LIMIT;
  *   - the int64 of an integer key's text, and the texts that are not one;
- *   - open on no connection and on a connection that failed: errors, nothing leaked.
+ *   - open on no connection and on a connection that failed: errors, nothing leaked;
+ *   - the source's snapshot phase (pgcdc_snapsrc.c): the partitions' names, and which stored
+ *     positions make the snapshot needed (a table not done, a table never seen) or not.
  */
 #include "config.h"
+#include "connectors/postgres/pgcdc_int.h"
 #include "connectors/postgres/pgcdc_snapshot.h"
 
 #include <stdio.h>
@@ -101,11 +104,60 @@ static void test_snap_open_errors(void)
     rsql_pgcdc_snap_close(NULL);
 }
 
+/* needed() for tables a and b of schema s with the stored positions (names, offs). */
+static bool needed_with(int n, const char *const *names, const int64_t *offs,
+                        rsql_pgcdc_snapsrc_t *ss)
+{
+    rsql_source_ctx_t ctx = {.n_resume = n, .resume_partitions = names, .resume_offsets = offs};
+    rsql_pgcdc_table_t v[2] = {{.schema = "s", .name = "a"}, {.schema = "s", .name = "b"}};
+    rsql_pgcdc_tables_t t = {.n = 2, .v = v};
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_pgcdc_snapsrc_init(ss, &ctx, &err), RSQL_OK);
+    bool needed = false;
+    CU_ASSERT_EQUAL(rsql_pgcdc_snapsrc_needed(ss, &t, &needed, &err), RSQL_OK);
+    return needed;
+}
+
+static void test_snapsrc_needed(void)
+{
+    rsql_pgcdc_snapsrc_t ss;
+    const char *both[] = {"slot", "snapshot:s.a", "snapshot:s.b"};
+    int64_t done[] = {100, RSQL_PGCDC_SNAP_DONE, RSQL_PGCDC_SNAP_DONE};
+    CU_ASSERT_FALSE(needed_with(3, both, done, &ss));
+    CU_ASSERT_STRING_EQUAL(rsql_pgcdc_snapsrc_part(&ss, 1), "snapshot:s.a");
+    CU_ASSERT_STRING_EQUAL(rsql_pgcdc_snapsrc_part(&ss, 2), "snapshot:s.b");
+    CU_ASSERT_PTR_NULL(rsql_pgcdc_snapsrc_part(&ss, 0)); /* the slot's: the source names it */
+    CU_ASSERT_PTR_NULL(rsql_pgcdc_snapsrc_part(&ss, 3));
+    rsql_pgcdc_snapsrc_close(&ss, true);
+    int64_t half[] = {100, RSQL_PGCDC_SNAP_DONE, 5000};
+    CU_ASSERT_TRUE(needed_with(3, both, half, &ss));
+    rsql_pgcdc_snapsrc_close(&ss, true);
+    int64_t started[] = {100, RSQL_PGCDC_SNAP_DONE, RSQL_PGCDC_SNAP_STARTED};
+    CU_ASSERT_TRUE(needed_with(3, both, started, &ss));
+    /* read to its end in this run: a reconnect of the stream does not read it again */
+    ss.finished = true;
+    rsql_pgcdc_table_t v[2] = {{.schema = "s", .name = "a"}, {.schema = "s", .name = "b"}};
+    rsql_pgcdc_tables_t t = {.n = 2, .v = v};
+    bool needed = true;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_pgcdc_snapsrc_needed(&ss, &t, &needed, &err), RSQL_OK);
+    CU_ASSERT_FALSE(needed);
+    rsql_pgcdc_snapsrc_close(&ss, true);
+    /* b never stored (a new table, or its rows never committed): needed */
+    CU_ASSERT_TRUE(needed_with(2, both, done, &ss));
+    rsql_pgcdc_snapsrc_close(&ss, true);
+    CU_ASSERT_TRUE(needed_with(0, NULL, NULL, &ss));
+    rsql_pgcdc_snapsrc_close(&ss, true);
+}
+
 static CU_TestInfo snap_tests[] = {{"sql_one_key", test_snap_sql_one_key},
                                    {"sql_composite_key", test_snap_sql_composite_key},
                                    {"sql_quoting", test_snap_sql_quoting},
                                    {"key_int", test_snap_key_int},
                                    {"open_errors", test_snap_open_errors},
+                                   {"snapsrc_needed", test_snapsrc_needed},
                                    CU_TEST_INFO_NULL};
 static CU_SuiteInfo suites[] = {{"pgcdc_snapshot", NULL, NULL, NULL, NULL, snap_tests},
                                 CU_SUITE_INFO_NULL};
