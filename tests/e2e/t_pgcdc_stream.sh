@@ -17,7 +17,8 @@
 #   4. a read column dropped stops the job with an error naming the table and the column;
 #   5. an update leaving a TOASTed value of a read column unchanged (DEFAULT identity) stops
 #      the job with an error naming the table, the column and REPLICA IDENTITY FULL;
-#   6. an unknown decoding.plugin.name, and url with hostname, are errors at CREATE.
+#   6. changelog-mode 'upsert' (no -U; a key moved deletes the old key by a -D) converges too;
+#   7. an unknown decoding.plugin.name, and url with hostname, are errors at CREATE.
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -200,7 +201,33 @@ grep -q "table $S.d: an update left column 'v'.*REPLICA IDENTITY FULL" j5.err ||
     fail "TOAST: $(tail -3 j5.err)"
 ok "an unchanged TOASTed value stops the job naming the table, the column and REPLICA IDENTITY FULL"
 
-# ---- 6. option errors at CREATE TABLE
+# ---- 6. changelog-mode 'upsert': no -U; an update moving the key deletes the old key
+as_role "CREATE TABLE $S.e (id int PRIMARY KEY, v text, n numeric(10,2))" >/dev/null
+rsql -e "$(cdc_table srce ${S}_e 'e' ", 'changelog-mode' = 'upsert'" |
+            sed "s/kind STRING METADATA FROM 'row_kind')/&/; s/FROM 'row_kind')/FROM 'row_kind', PRIMARY KEY (id) NOT ENFORCED)/")
+         CREATE TABLE dste (id BIGINT, v STRING, n DECIMAL(10, 2), kinds STRING,
+            PRIMARY KEY (id) NOT ENFORCED)
+          WITH ('connector' = 'sqlite', 'path' = '$T/dste.db', 'table' = 'dste')"
+expect_rc 0 "create srce, dste"
+start_job j6 "INSERT INTO dste SELECT id, v, n, kind FROM srce"
+wait_slot_active ${S}_e
+as_role "INSERT INTO $S.e SELECT i, 'e' || i, i FROM generate_series(1, 20) i;
+         UPDATE $S.e SET v = 'moved', id = 100 WHERE id = 5; UPDATE $S.e SET v = 'kept' WHERE id = 6;
+         DELETE FROM $S.e WHERE id = 7" >/dev/null
+e_src() { psql_q "SELECT id, v, n FROM $S.e ORDER BY id" | tr '|' ' '; }
+e_dst() { sqlite3 "$T/dste.db" "SELECT id, v, printf('%.2f', n) FROM dste ORDER BY id" 2>/dev/null | tr '|' ' '; }
+for ((i = 0; i < 600; i++)); do
+    [ "$(e_src)" = "$(e_dst)" ] && break
+    sleep 0.1
+done
+[ "$(e_src)" = "$(e_dst)" ] || { diff <(e_src) <(e_dst) >&2; fail "upsert: the sink does not equal the source"; }
+ok "changelog-mode upsert: $(e_src | wc -l) rows equal (key 5 moved to 100, 7 deleted)"
+same "$(sqlite3 "$T/dste.db" "SELECT group_concat(DISTINCT kinds) FROM (SELECT kinds FROM dste ORDER BY kinds)")" "+I,+U" \
+    "the rows kept were last written by +I or +U"
+kill -INT "$JOB"
+wait_exit "$JOB" 30
+
+# ---- 7. option errors at CREATE TABLE
 rsql -e "CREATE TABLE bad1 (id BIGINT) WITH ('connector' = 'postgres-cdc', 'url' = '$URL',
            'schema-name' = 's', 'table-name' = 't', 'slot.name' = 'x',
            'decoding.plugin.name' = 'decoderbufs')"
