@@ -45,3 +45,5 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pgcdc_opts.c connectors/postgres/pg_repl.c \
 	connectors/postgres/pgcdc_tables.c connectors/postgres/pgcdc_rows.c \
 	connectors/postgres/pgcdc_source.c connectors/postgres/pgcdc_snapsrc.c
+# its example (EXPLAIN checked; it needs a RocketMQ proxy to run)
+EXTRA_DIST += examples/postgres-cdc-to-rocketmq.sql
