@@ -18,7 +18,8 @@
 #   5. an update leaving a TOASTed value of a read column unchanged (DEFAULT identity) stops
 #      the job with an error naming the table, the column and REPLICA IDENTITY FULL;
 #   6. changelog-mode 'upsert' (no -U; a key moved deletes the old key by a -D) converges too;
-#   7. an unknown decoding.plugin.name, and url with hostname, are errors at CREATE.
+#   7. an unknown decoding.plugin.name, and url with hostname, are errors at CREATE; a column
+#      the PostgreSQL table lacks is an error when the job starts, naming it.
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -238,4 +239,16 @@ rsql -e "CREATE TABLE bad2 (id BIGINT) WITH ('connector' = 'postgres-cdc', 'url'
 [ "$RC" != 0 ] && grep -q "options 'url' and 'hostname' cannot be used together" <<<"$ERR" ||
     fail "url and hostname accepted: $OUT $ERR"
 ok "url and hostname together: $ERR"
+# a column of the rocketsql table that the PostgreSQL table lacks: an error when the job starts
+rsql -e "CREATE TABLE srcx (id BIGINT, nope STRING) WITH ('connector' = 'postgres-cdc',
+           'hostname' = '127.0.0.1', 'port' = '$PORT', 'database-name' = 'rocketsql',
+           'username' = '$ROLE', 'schema-name' = '$S', 'table-name' = 'e',
+           'slot.name' = '${S}_x', 'scan.startup.mode' = 'latest-offset')"
+expect_rc 0 "create srcx"
+rsql -e "INSERT INTO dste (id) SELECT id FROM srcx"
+[ "$RC" != 0 ] && grep -q "column 'nope' does not exist in table $S.e" <<<"$ERR" ||
+    fail "a missing column: $OUT $ERR"
+same "$(psql_q "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '${S}_x'")" 0 \
+    "no slot made for a table whose columns do not match"
+ok "a missing column stops the job at its start, naming the column and the table"
 echo PASS
