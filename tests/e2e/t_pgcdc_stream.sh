@@ -18,6 +18,8 @@
 #   5. an update leaving a TOASTed value of a read column unchanged (DEFAULT identity) stops
 #      the job with an error naming the table, the column and REPLICA IDENTITY FULL;
 #   6. changelog-mode 'upsert' (no -U; a key moved deletes the old key by a -D) converges too;
+#   heartbeat: an idle slot confirms the server's position after heartbeat.interval.ms (WAL written
+#      to a table outside its publication);
 #   7. an unknown decoding.plugin.name, and url with hostname, are errors at CREATE; a column
 #      the PostgreSQL table lacks is an error when the job starts, naming it.
 . "$(dirname "$0")/lib.sh"
@@ -225,6 +227,25 @@ done
 ok "changelog-mode upsert: $(e_src | wc -l) rows equal (key 5 moved to 100, 7 deleted)"
 same "$(sqlite3 "$T/dste.db" "SELECT group_concat(DISTINCT kinds) FROM (SELECT kinds FROM dste ORDER BY kinds)")" "+I,+U" \
     "the rows kept were last written by +I or +U"
+kill -INT "$JOB"
+wait_exit "$JOB" 30
+
+# ---- heartbeat: an idle publication on a busy server lets its slot confirm the server's WAL
+as_role "CREATE TABLE $S.f (id int PRIMARY KEY, v text, n numeric(10,2))" >/dev/null
+rsql -e "$(cdc_table srcf ${S}_f 'f' ", 'heartbeat.interval.ms' = '300ms', 'status-interval' = '300ms'")"
+expect_rc 0 "create srcf"
+start_job j8 "INSERT INTO dste (id, v, n) SELECT id, v, n FROM srcf"
+wait_slot_active ${S}_f
+start_lsn=$(psql_q "SELECT (confirmed_flush_lsn - '0/0')::bigint FROM pg_replication_slots WHERE slot_name = '${S}_f'")
+as_role "INSERT INTO $S.a SELECT i, 'hb', 0 FROM generate_series(50000, 50999) i" >/dev/null
+target=$(psql_q "SELECT (pg_current_wal_lsn() - '0/0')::bigint")
+for ((i = 0; i < 300; i++)); do
+    conf=$(psql_q "SELECT (confirmed_flush_lsn - '0/0')::bigint FROM pg_replication_slots WHERE slot_name = '${S}_f'")
+    [ "$conf" -ge "$target" ] && break
+    sleep 0.1
+done
+[ "$conf" -ge "$target" ] || fail "idle slot ${S}_f confirmed $conf (from $start_lsn), the server's WAL is at $target"
+ok "an idle slot confirms the server's position after heartbeat.interval.ms ($start_lsn -> $conf >= $target)"
 kill -INT "$JOB"
 wait_exit "$JOB" 30
 
