@@ -246,10 +246,8 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     const rsql_value_t *in = rec->row;
     if (k > 0) {
         in = rec->rows[k];
-    } else if (!rec->row && rec->n_rows < 0 && !rec->raw) {
-        /* a record of no row and no body (a change source's position after a transaction
-           none of whose rows it holds): done as filtered, never decoded */
-        *keep = false;
+    } else if (!rec->row && !rec->raw && rec->n_rows < 0) {
+        *keep = false; /* a row-less record of a source that makes rows: done as filtered */
         return RSQL_OK;
     } else if (!rec->row) {
         *stage = "decode";
