@@ -14,7 +14,7 @@
 # inserted, updated and deleted in one transaction, and rolled-back transactions. The rows
 # an update or delete touches are picked by key (`the first key >= K`), so the statements
 # never fail and the same seed against the same history gives the same tables. Keys of
-# segment N start at N * 100000 (a segment is one run of this program).
+# segment N start at N * 100000 + 1 (a segment is one run of this program).
 import random
 import sys
 import time
@@ -43,7 +43,7 @@ class Gen:
 
     def key(self):
         # somewhere among the keys of a segment so far (each makes about one a transaction)
-        b = self.r.randrange(1, self.segment + 1)
+        b = self.r.randrange(0, self.segment + 1)
         return b * 100000 + self.r.randrange(self.txns + 1)
 
     def maybe(self, v, p=0.08):

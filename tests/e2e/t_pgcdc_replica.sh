@@ -8,8 +8,10 @@
 # REPLICA IDENTITY FULL, bigint key, every type, TOASTed texts left alone by updates; rdef:
 # DEFAULT, int key, updates that change the key; rkey: DEFAULT, bigint key, jsonb, bytea,
 # text[]) get a seeded random workload (tests/e2e/pgcdc_workload.py; the seed is printed,
-# RSQL_SEED=N repeats it) while six jobs copy them (exactly-once, a slot each): each table
-# into a database of its own on the same server (postgres sink, PRIMARY KEY) and into SQLite
+# RSQL_SEED=N repeats it): 300 transactions before the jobs start (their rows come from the
+# snapshot of scan.startup.mode 'initial'; RSQL_PGCDC_MODE=latest-offset leaves that out),
+# then the rest while six jobs copy them (exactly-once, a slot each): each table into a
+# database of its own on the same server (postgres sink, PRIMARY KEY) and into SQLite
 # (sqlite sink, a file per table). Meanwhile every job is SIGKILLed five times, each time
 # once the slots have moved on since the jobs started, and started again; and the server is
 # restarted once while the jobs run (they must reconnect, not die). At the end, once every
@@ -28,6 +30,9 @@ S="cdcr$$"       # the source schema, and the replica's in database $RDB
 RDB="rsql_cdcr$$" # the replica database
 SL="rsql_cdcr$$"  # slots and publications: ${SL}_TABLE_SINK
 TABLES="rfull rdef rkey"
+# initial (default): the rows of segment 0, written before the jobs start, come from the
+# snapshot; RSQL_PGCDC_MODE=latest-offset: the jobs start on empty tables
+MODE=${RSQL_PGCDC_MODE:-initial}
 SINKS="pg lite"
 RURL=$(pg_db_url "$RDB")
 job_pids=""
@@ -87,7 +92,7 @@ for t in $TABLES; do
 CREATE TABLE c_${t}_$k (${COLS[$t]}, PRIMARY KEY (id) NOT ENFORCED) WITH (
   'connector' = 'postgres-cdc', 'url' = '$URL', 'schema-name' = '$S', 'table-name' = '$t',
   'slot.name' = '${SL}_${t}_$k', 'publication.name' = '${SL}_${t}_$k',
-  'scan.startup.mode' = 'latest-offset', 'heartbeat.interval.ms' = '500');
+  'scan.startup.mode' = '$MODE', 'heartbeat.interval.ms' = '500');
 SQL
     done
     cat <<SQL
@@ -159,6 +164,11 @@ caught_up() {
                    AND confirmed_flush_lsn >= '$1'")" = 6 ]
 }
 
+if [ "$MODE" = initial ]; then
+    $WL run "$S" "$SEED" 0 300 100000 | "$PGS" psql >wl_0.out 2>&1 || fail "segment 0 failed: $(tail -3 wl_0.out)"
+    ok "segment 0 (300 transactions) written before the jobs start: $(psql_q "SELECT
+        (SELECT count(*) FROM $S.rfull) + (SELECT count(*) FROM $S.rdef) + (SELECT count(*) FROM $S.rkey)") rows"
+fi
 start_jobs
 slots_made() { [ "$(n_slots)" = 6 ]; }
 wait_for 60 "the jobs create their 6 slots" slots_made
