@@ -16,6 +16,12 @@ tests_unit_test_pgoutput_SOURCES = tests/unit/test_pgoutput.c
 tests_unit_test_pgoutput_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_pgoutput_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_pgoutput_CPPFLAGS = $(AM_CPPFLAGS) -DRSQL_SRCDIR='"$(abs_top_srcdir)"'
+# the postgres-cdc connector's options, value conversion and key comparison (no server)
+check_PROGRAMS += tests/unit/test_pgcdc_opts
+TESTS += tests/unit/test_pgcdc_opts
+tests_unit_test_pgcdc_opts_SOURCES = tests/unit/test_pgcdc_opts.c
+tests_unit_test_pgcdc_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_pgcdc_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 # the postgres-cdc snapshot reader's queries and errors (no server)
 check_PROGRAMS += tests/unit/test_pgcdc_snapshot
 TESTS += tests/unit/test_pgcdc_snapshot

@@ -17,7 +17,7 @@
 #   4. a read column dropped stops the job with an error naming the table and the column;
 #   5. an update leaving a TOASTed value of a read column unchanged (DEFAULT identity) stops
 #      the job with an error naming the table, the column and REPLICA IDENTITY FULL;
-#   6. an unknown decoding.plugin.name and a missing 'hostname'/'url' are errors at CREATE.
+#   6. an unknown decoding.plugin.name, and url with hostname, are errors at CREATE.
 . "$(dirname "$0")/lib.sh"
 
 PGS="$RSQL_SRCDIR/scripts/postgres"
@@ -206,8 +206,9 @@ rsql -e "CREATE TABLE bad1 (id BIGINT) WITH ('connector' = 'postgres-cdc', 'url'
            'decoding.plugin.name' = 'decoderbufs')"
 [ "$RC" != 0 ] && grep -q "decoding.plugin.name" <<<"$ERR" || fail "decoderbufs accepted: $OUT $ERR"
 ok "decoding.plugin.name 'decoderbufs' is refused: $ERR"
-rsql -e "CREATE TABLE bad2 (id BIGINT) WITH ('connector' = 'postgres-cdc',
-           'schema-name' = 's', 'table-name' = 't', 'slot.name' = 'x')"
-[ "$RC" != 0 ] && grep -q "hostname" <<<"$ERR" || fail "no server accepted: $OUT $ERR"
-ok "neither hostname nor url: $ERR"
+rsql -e "CREATE TABLE bad2 (id BIGINT) WITH ('connector' = 'postgres-cdc', 'url' = '$URL',
+           'hostname' = 'h', 'schema-name' = 's', 'table-name' = 't', 'slot.name' = 'x')"
+[ "$RC" != 0 ] && grep -q "options 'url' and 'hostname' cannot be used together" <<<"$ERR" ||
+    fail "url and hostname accepted: $OUT $ERR"
+ok "url and hostname together: $ERR"
 echo PASS
