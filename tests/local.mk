@@ -95,14 +95,17 @@ EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/se
 	tests/integration/pty_nul.py tests/integration/pty_width.py
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
-EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh \
+EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
 	tests/e2e/t_datagen_filter_file.sh tests/e2e/t_examples.sh tests/e2e/t_json_dlq.sh \
 	tests/e2e/t_kill9.sh tests/e2e/t_pg_positions_read.sh tests/e2e/t_pg_sink.sh \
 	tests/e2e/t_pg_writer_lock.sh \
 	tests/e2e/t_pg_source.sh tests/e2e/t_pg_tls.sh \
 	tests/e2e/t_rss.sh tests/e2e/t_run_job.sh tests/e2e/t_sigint.sh tests/e2e/t_start_race.sh \
 	tests/e2e/t_changes_apply.sh tests/e2e/t_pgoutput_peek.sh tests/e2e/t_pgcdc_snapshot_reader.sh \
-	tests/e2e/t_pgcdc_snapshot.sh tests/e2e/t_pgcdc_boundary.sh tests/e2e/t_pgcdc_stream.sh
+	tests/e2e/t_pgcdc_snapshot.sh tests/e2e/t_pgcdc_boundary.sh tests/e2e/t_pgcdc_stream.sh \
+	tests/e2e/t_pgcdc_replica.sh tests/e2e/pgcdc_workload.py
+# postgres-cdc -> a FIFO topic, read back by the Java client (tests/rocketmq/run, group b)
+EXTRA_DIST += tests/rocketmq/t_pgcdc_fifo.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
 check_PROGRAMS += tests/e2e/apply_changes
 tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c

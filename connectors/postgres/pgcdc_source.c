@@ -246,10 +246,16 @@ static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
             rc = rsql_pg_repl_slot(&s->repl, s->conf.slot, true, s->preview, snap, &slot, err);
         }
     }
-    if (rc == RSQL_OK && s->has_resume && slot.exists && slot.confirmed > s->resume) {
+    /* what this job may have confirmed itself: its stored position, or, on a reconnect,
+       what this run's runtime committed since (the slot was confirmed up to it) */
+    rsql_lsn_t own = s->resume;
+    if ((rsql_lsn_t)atomic_load(&s->confirmed) > own) {
+        own = (rsql_lsn_t)atomic_load(&s->confirmed);
+    }
+    if (rc == RSQL_OK && s->has_resume && slot.exists && slot.confirmed > own) {
         char a[RSQL_LSN_TEXT_MAX], b[RSQL_LSN_TEXT_MAX];
         rsql_pgoutput_lsn_format(slot.confirmed, a);
-        rsql_pgoutput_lsn_format(s->resume, b);
+        rsql_pgoutput_lsn_format(own, b);
         rc = rsql_error_set(err, RSQL_ERR_CONSTRAINT, RSQL_NOPOS,
                             "%s: replication slot '%s' is confirmed up to %s, past this job's "
                             "stored position %s: the changes between them were consumed by "

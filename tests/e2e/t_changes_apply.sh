@@ -25,12 +25,8 @@
 
 AC="$RSQL_BUILDDIR/tests/e2e/apply_changes"
 [ -x "$AC" ] || fail "no $AC (make -C \$RSQL_BUILDDIR check builds it)"
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -tA -c "$1"; }
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 S="ac$$"
 psql_q "DROP SCHEMA IF EXISTS $S CASCADE; CREATE SCHEMA $S" >/dev/null
 trap 'psql_q "DROP SCHEMA IF EXISTS $S CASCADE" >/dev/null 2>&1 || true; e2e_cleanup' EXIT

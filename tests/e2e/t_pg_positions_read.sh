@@ -18,13 +18,8 @@
 #      positions" wrote the first 200 rows a second time).
 . "$(dirname "$0")/lib.sh"
 
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -tA -c "$1"; }
-psql_q "SELECT 1" >/dev/null || fail "psql cannot reach $URL"
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 S="pr$$" # a schema and a role of our own, dropped at the end
 R="rsql_pr$$"
 pg_cleanup() {

@@ -33,15 +33,10 @@
 #      then resumes from the stored position.
 . "$(dirname "$0")/lib.sh"
 
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -tA -c "$1"; }
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 # rows_are TABLE N: TABLE has N rows now (for wait_until)
 rows_are() { [ "$(psql_q "SELECT count(*) FROM $1" 2>/dev/null)" = "$2" ]; }
-psql_q "SELECT 1" >/dev/null || fail "psql cannot reach $URL"
 S="t$$" # a schema of our own, dropped at the end
 psql_q "DROP SCHEMA IF EXISTS $S CASCADE; CREATE SCHEMA $S" >/dev/null
 pg_cleanup() { psql_q "DROP SCHEMA IF EXISTS $S CASCADE" >/dev/null 2>&1 || true; }

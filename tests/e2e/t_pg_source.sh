@@ -15,12 +15,8 @@
 #      snapshot past the rows it read, and reads to the end: every row once.
 . "$(dirname "$0")/lib.sh"
 
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -tA -c "$1"; }
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 S="t$$"
 psql_q "DROP SCHEMA IF EXISTS $S CASCADE; CREATE SCHEMA $S" >/dev/null || fail "psql cannot reach $URL"
 trap 'psql_q "DROP SCHEMA IF EXISTS $S CASCADE" >/dev/null 2>&1 || true; e2e_cleanup' EXIT

@@ -20,10 +20,8 @@
 #      2 s (not the 10 s default), with libpq's "timeout expired".
 . "$(dirname "$0")/lib.sh"
 
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
+. "$(dirname "$0")/pg_lib.sh"
 export RSQL_PG_TLS=1
-export PGOPTIONS="-c client_min_messages=warning"
 tls_started=""
 if ! "$PGS" status >/dev/null 2>&1; then
     "$PGS" start || fail "cannot start the TLS-only PostgreSQL (scripts/postgres, RSQL_PG_TLS=1)"
@@ -32,7 +30,6 @@ fi
 URL=$("$PGS" url) # postgresql://USER@localhost:PORT/rocketsql?sslmode=verify-full&sslrootcert=CA
 BASE=${URL%%\?*}
 CERTS="$RSQL_BUILD_DIR/postgres-tls/certs"
-psql_q() { "$PGS" psql -tA -c "$1"; }
 S="t$$"
 psql_q "DROP SCHEMA IF EXISTS $S CASCADE; CREATE SCHEMA $S;
         CREATE TABLE $S.src (id bigint, name text);

@@ -13,13 +13,8 @@
 # sqlite sink: eight processes start at once into a new database file, 20 times.
 . "$(dirname "$0")/lib.sh"
 
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -tA -c "$1"; }
-psql_q "SELECT 1" >/dev/null || fail "psql cannot reach $URL"
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 P=8
 ROUNDS=20
 S="race$$" # schemas ${S}_1 .. ${S}_20, dropped at the end

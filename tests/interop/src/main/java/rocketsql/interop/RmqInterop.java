@@ -79,6 +79,8 @@ public final class RmqInterop {
             "consume: receives and acks (SimpleConsumer; --lite: LitePushConsumer bound to the LITE",
             "  parent topic T with no explicit lite subscription, i.e. the group's wildcard) until N",
             "  distinct ids were seen or --timeout seconds (default 30) pass with no new message.",
+            "  The id is --id-field's value in a JSON body (default id), else the first key, else",
+            "  the message id; --id-field @msgid: always the message id (a changelog's messages).",
             "  Prints 'received=R distinct=D missing=M duplicates=X' (+ missing_ids=..., and",
             "  order_violations=V with --check-order-field). Exit 0 only if all N arrived once and",
             "  in order where checked.",
@@ -462,7 +464,9 @@ public final class RmqInterop {
                 // not JSON: fall back to the key
             }
             String id = null;
-            if (obj != null && obj.has(idField) && obj.get(idField).isJsonPrimitive()) {
+            if ("@msgid".equals(idField)) {
+                id = mv.getMessageId().toString(); // every message its own id (a changelog's)
+            } else if (obj != null && obj.has(idField) && obj.get(idField).isJsonPrimitive()) {
                 id = canonical(obj.get(idField).getAsString());
             }
             if (id == null && !mv.getKeys().isEmpty()) {
