@@ -25,3 +25,10 @@ EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_ups
 EXTRA_DIST += tests/interop-debezium/dbz-relay tests/interop-debezium/pom.xml \
 	tests/interop-debezium/src/main/java/rocketsql/interop/debezium/DbzRelay.java \
 	tests/rocketmq/t_cdc_debezium.sh tests/rocketmq/cdc_workload.py
+# the postgres-cdc source (logical replication, pgoutput)
+RSQL_CONNECTORS += postgres_cdc
+librocketsql_a_SOURCES += \
+	connectors/postgres/pgcdc_conf.h connectors/postgres/pgcdc_int.h \
+	connectors/postgres/pgcdc_opts.c connectors/postgres/pg_repl.c \
+	connectors/postgres/pgcdc_tables.c connectors/postgres/pgcdc_rows.c \
+	connectors/postgres/pgcdc_source.c

@@ -136,12 +136,21 @@ static rsql_err_t check_url(const rsql_pg_conf_t *conf, const char *what, rsql_e
 /* See pg_int.h. */
 PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_error_t *err)
 {
+    return rsql_pg__connect_ex(conf, what, NULL, NULL, err);
+}
+
+/* See pg_int.h. */
+PGconn *rsql_pg__connect_ex(const rsql_pg_conf_t *conf, const char *what,
+                            const char *const *xkeys, const char *const *xvals,
+                            rsql_error_t *err)
+{
     if (check_url(conf, what, err) != RSQL_OK) {
         return NULL;
     }
     /* libpq keeps the last value of a key, and the url (expanded in place of dbname) sets
-       what it holds: our defaults go before it, the options the user set after it */
-    const char *keys[8], *vals[8];
+       what it holds: our defaults go before it, the options the user set after it, and the
+       caller's extra keys last (they are the connection's kind, not the user's choice) */
+    const char *keys[16], *vals[16];
     int n = 0;
     keys[n] = "application_name";
     vals[n++] = "rocketsql";
@@ -160,6 +169,10 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
     if (conf->sslmode_set) {
         keys[n] = "sslmode";
         vals[n++] = rsql_pg_sslmodes[conf->sslmode];
+    }
+    for (int i = 0; xkeys && xkeys[i] && n < 15; i++) {
+        keys[n] = xkeys[i];
+        vals[n++] = xvals[i];
     }
     keys[n] = NULL;
     vals[n] = NULL;
@@ -186,8 +199,10 @@ PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_erro
         PQfinish(c);
         return NULL;
     }
-    PGresult *r = PQexec(c, "SET TIME ZONE 'UTC'; SET client_min_messages = warning");
-    PQclear(r);
+    if (!xkeys) { /* the extra keys' connections set their sessions in their options */
+        PGresult *r = PQexec(c, "SET TIME ZONE 'UTC'; SET client_min_messages = warning");
+        PQclear(r);
+    }
     return c;
 }
 

@@ -52,6 +52,16 @@ rsql_err_t rsql_pg__error(PGconn *conn, const PGresult *res, rsql_error_t *err, 
 */
 PGconn *rsql_pg__connect(const rsql_pg_conf_t *conf, const char *what, rsql_error_t *err);
 
+/*
+** rsql_pg__connect with extra connection keywords (NULL-terminated xkeys, and xvals beside
+** them; at most 8) after the user's: `replication` and `options` for a replication
+** connection. Such a connection gets no session SET after connecting (its `options` hold
+** the session settings).
+*/
+PGconn *rsql_pg__connect_ex(const rsql_pg_conf_t *conf, const char *what,
+                            const char *const *xkeys, const char *const *xvals,
+                            rsql_error_t *err);
+
 /* Append name to b as a quoted identifier; "s.t" becomes "s"."t". */
 void rsql_pg__quote_table(rsql_buf_t *b, const char *name);
 

@@ -19,15 +19,7 @@ const char *const rsql_pg_sslmodes[] = {"prefer", "disable", "allow", "require",
 
 static const rsql_opt_def_t pg_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("postgres"),
-    RSQL_OPT_ROW_F("url", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED | RSQL_OPT_F_URL, NULL, 0, 0, NULL,
-                   "The database, as a libpq connection URI: "
-                   "`postgresql://host:port/dbname` (user, password and parameters such as "
-                   "`?sslmode=verify-full&sslrootcert=ca.pem` or `?connect_timeout=5` may be "
-                   "in it too; the options `username`, `password` and `sslmode`, when set, "
-                   "override them). Without `connect_timeout` a connection attempt gives up "
-                   "after 10 s. Given as a reference (`${env:PG_URL}`, `${file:/run/secrets/pg-url}`) "
-                   "the catalog does not keep a password it holds.",
-                   F(url, const char *)),
+    RSQL_PG_ROW_URL(RSQL_OPT_F_REQUIRED, F(url, const char *)),
     RSQL_OPT_ROW_F("table-name", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                    "The table, optionally schema-qualified (`public.orders`). A sink creates it "
                    "(and its schema) when missing, with the rocketsql table's columns (any "
@@ -47,18 +39,9 @@ static const rsql_opt_def_t pg_opts[] = {
                    "also from a PostgreSQL array (`integer[]`, `text[]`, multidimensional into "
                    "nested ARRAYs).",
                    F(table_name, const char *)),
-    RSQL_OPT_ROW_F("username", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
-                   "The database user. Unset: the URL's, else libpq's default.",
-                   F(username, const char *)),
-    RSQL_OPT_ROW_F("password", RSQL_OPT_STR, RSQL_OPT_F_SECRET, NULL, 0, 0, NULL,
-                   "The password of `username`. Stored in the catalog as written, so protect "
-                   "the catalog file (it is created with mode 0600).",
-                   F(password, const char *)),
-    RSQL_OPT_ROW_FG("sslmode", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_pg_sslmodes,
-                    "libpq's `sslmode`: whether and how TLS is used; it overrides the url's "
-                    "`?sslmode=`. Unset: the url's, else libpq's default (`prefer`, or the "
-                    "`PGSSLMODE` environment variable).",
-                    F(sslmode, int), F(sslmode_set, bool)),
+    RSQL_PG_ROW_USERNAME(F(username, const char *)),
+    RSQL_PG_ROW_PASSWORD(F(password, const char *)),
+    RSQL_PG_ROW_SSLMODE(F(sslmode, int), F(sslmode_set, bool)),
     RSQL_OPT_ROW_F("scan.incremental.column", RSQL_OPT_STR, RSQL_OPT_F_SOURCE | RSQL_OPT_F_NONEMPTY,
                    NULL, 0, 0, NULL,
                    "Read incrementally by this integer column that only grows (such as a "

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * pgcdc_int: private to the postgres-cdc connector: its replication connection (pg_repl.c),
+ * the tables it reads (pgcdc_tables.c) and its source's vtable (pgcdc_source.c).
+ */
+#ifndef RSQL_PGCDC_INT_H
+#define RSQL_PGCDC_INT_H
+
+#include <libpq-fe.h>
+
+#include "base/rsql_buf.h"
+#include "base/rsql_error.h"
+#include "connectors/postgres/pgcdc_conf.h"
+#include "connectors/postgres/pgoutput.h"
+#include "connectors/rsql_io.h"
+
+extern const rsql_source_ops_t rsql_pgcdc_source_ops;
+
+/* ---- the replication connection (pg_repl.c) */
+
+typedef struct rsql_pg_repl {
+    PGconn *conn;
+    char what[200]; /* "postgres-cdc source orders": errors start with it */
+    /* IDENTIFY_SYSTEM */
+    char sysid[32];
+    char dbname[128];
+    rsql_lsn_t xlogpos;
+    bool streaming; /* START_REPLICATION answered: CopyBoth */
+} rsql_pg_repl_t;
+
+/* What a slot is (pg_replication_slots), or was made as. */
+typedef struct rsql_pg_slot {
+    bool exists;         /* found (false: created by rsql_pg_repl_slot) */
+    bool created;        /* created now */
+    char plugin[64];
+    rsql_lsn_t confirmed; /* confirmed_flush_lsn (the consistent point when created) */
+    char snapshot[64];    /* created with SNAPSHOT 'export': the snapshot's name */
+} rsql_pg_slot_t;
+
+/*
+** Connect conf's database as a logical replication connection (replication=database) with
+** the session settings the decoder reads (ISO dates, UTC, postgres intervals, 3 extra float
+** digits, UTF8), then IDENTIFY_SYSTEM. what names the source in errors.
+*/
+rsql_err_t rsql_pg_repl_connect(rsql_pg_repl_t *r, const rsql_pg_conf_t *conf, const char *what,
+                                rsql_error_t *err);
+void rsql_pg_repl_close(rsql_pg_repl_t *r);
+
+/* A simple query (no parameters: a replication connection takes none); NULL with err set. */
+PGresult *rsql_pg_repl_query(rsql_pg_repl_t *r, const char *sql, const char *doing,
+                             rsql_error_t *err);
+/* s as an SQL literal appended to b, escaped by the connection's rules. */
+rsql_err_t rsql_pg_repl_literal(rsql_pg_repl_t *r, rsql_buf_t *b, const char *s,
+                                rsql_error_t *err);
+
+/*
+** Look up slot; when missing and create, CREATE_REPLICATION_SLOT ... [TEMPORARY] LOGICAL
+** pgoutput with SNAPSHOT 'export' (export) or 'nothing' (a temporary slot is dropped when
+** the connection ends). A slot of another plugin, or of another database, or invalidated, is
+** an error naming it.
+*/
+rsql_err_t rsql_pg_repl_slot(rsql_pg_repl_t *r, const char *slot, bool create, bool temporary,
+                             bool export, rsql_pg_slot_t *out, rsql_error_t *err);
+
+/*
+** START_REPLICATION SLOT slot LOGICAL from (proto_version 1, publication_names pub). A slot
+** active for another connection (its walsender still exiting) is BUSY (transient); a slot
+** that is gone or invalidated, WAL removed: permanent errors naming the slot.
+*/
+rsql_err_t rsql_pg_repl_start(rsql_pg_repl_t *r, const char *slot, const char *pub,
+                              rsql_lsn_t from, rsql_error_t *err);
+
+/*
+** The next CopyData payload: waits up to timeout_ms (poll on the socket and on wake_fd,
+** readable = woken; -1: none). Returns its length with *buf (PQfreemem it), 0 on a timeout or
+** wake, -1 with err set when the stream ended or failed.
+*/
+int rsql_pg_repl_recv(rsql_pg_repl_t *r, int timeout_ms, int wake_fd, char **buf,
+                      rsql_error_t *err);
+
+/* A Standby Status Update (written, flushed = applied), flushed to the server. */
+rsql_err_t rsql_pg_repl_status(rsql_pg_repl_t *r, rsql_lsn_t written, rsql_lsn_t flushed,
+                               rsql_error_t *err);
+
+/* ---- the tables (pgcdc_tables.c) */
+
+typedef struct rsql_pgcdc_table {
+    uint32_t oid;
+    char *schema, *name;
+    char *qname; /* "schema"."name", quoted */
+    int n_pk;
+    char **pk; /* the primary key's columns, in order (none: n_pk 0) */
+    char **pg_types; /* per rocketsql column: format_type of the matched column, or NULL */
+} rsql_pgcdc_table_t;
+
+typedef struct rsql_pgcdc_tables {
+    int n;
+    rsql_pgcdc_table_t *v;
+} rsql_pgcdc_tables_t;
+
+/*
+** The tables of schema_re and table_re (whole-name regular expressions, PostgreSQL's), each
+** with every physical column of the rocketsql table (names[i] for i with meta[i] NULL) of a
+** type that converts (else an error naming the column and the table), and their primary
+** keys. None matched is an error naming the expressions.
+*/
+rsql_err_t rsql_pgcdc_tables_find(rsql_pg_repl_t *r, const rsql_pgcdc_conf_t *conf, int n,
+                                  const char *const *names, const rsql_type_t *types,
+                                  const char *const *meta, rsql_pgcdc_tables_t *out,
+                                  rsql_error_t *err);
+void rsql_pgcdc_tables_free(rsql_pgcdc_tables_t *t);
+/* The table of oid, or NULL. */
+const rsql_pgcdc_table_t *rsql_pgcdc_tables_get(const rsql_pgcdc_tables_t *t, uint32_t oid);
+
+/*
+** The publication conf->publication: created FOR TABLE the tables when missing (a role that
+** may not: PERMISSION naming the statement to run); an existing one must publish every
+** table (else an error naming the ALTER PUBLICATION to run).
+*/
+rsql_err_t rsql_pgcdc_publication(rsql_pg_repl_t *r, const rsql_pgcdc_conf_t *conf,
+                                  const rsql_pgcdc_tables_t *t, rsql_error_t *err);
+
+/* ---- rows (pgcdc_rows.c) */
+
+/*
+** The value of column col in d as a value of type (the rocketsql column's), into *out: the
+** conversion of rsql_pgoutput_value, then an integer widened to BIGINT, DOUBLE or DECIMAL,
+** and any column's text as VARCHAR. The stream and the snapshot both use it.
+*/
+rsql_err_t rsql_pgcdc_value(const rsql_pgoutput_col_t *col, const rsql_pgoutput_datum_t *d,
+                            rsql_type_t type, rsql_arena_t *arena, rsql_value_t *out,
+                            rsql_error_t *err);
+
+/* A relation of the stream mapped to the rocketsql columns. */
+typedef struct rsql_pgcdc_map {
+    uint32_t oid;
+    const rsql_pgcdc_table_t *table;
+    int *col;           /* per rocketsql column: its index in the relation, -1 = METADATA */
+    uint32_t *type_oid; /* per rocketsql column: its type's OID (0 = METADATA) */
+    int n_pk;
+    int *pk; /* the primary key's columns' indexes in the relation (-1: not in it) */
+} rsql_pgcdc_map_t;
+
+/*
+** (Re)map m to rel, the Relation message of table t: every physical column (names[i] with
+** meta[i] NULL) by name. When m was mapped before (a changed definition), a read column
+** that is gone or changed its type is RSQL_ERR_SEMANTIC naming the table and the column
+** (m is then unchanged); columns the table does not read come and go freely.
+*/
+rsql_err_t rsql_pgcdc_map(rsql_pgcdc_map_t *m, const rsql_pgoutput_rel_t *rel,
+                          const rsql_pgcdc_table_t *t, int n, const char *const *names,
+                          const char *const *meta, const char *what, rsql_error_t *err);
+void rsql_pgcdc_map_free(rsql_pgcdc_map_t *m);
+
+/* Do the old and new rows of an update differ in the key (the primary key, else the
+   replica identity's columns)? */
+bool rsql_pgcdc_key_changed(const rsql_pgcdc_map_t *m, const rsql_pgoutput_rel_t *rel,
+                            const rsql_pgoutput_row_t *old, const rsql_pgoutput_row_t *new_);
+
+#endif

@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The postgres-cdc source: the changes of the tables of schema-name / table-name, streamed
+ * from the logical replication slot slot.name with pgoutput (docs/CDC.md).
+ *
+ * Start (the first poll, and after a lost connection): the replication connection
+ * (pg_repl.c), the tables and the publication (pgcdc_tables.c, first time only), the slot
+ * (created when missing, never dropped; a preview creates a TEMPORARY one, gone with its
+ * connection, and confirms nothing), then START_REPLICATION at the resume position.
+ *
+ * Positions: LSNs, in one partition named after the slot. A row's offset is the end LSN of
+ * the last source transaction completely delivered before it; the last row of a
+ * transaction carries its own transaction's end (its offset is set when the Commit comes
+ * in the same poll, else a row-less record, done as filtered, carries it). So a sink that
+ * commits inside a source transaction stores the previous transaction's end, and a restart
+ * from it replays the whole transaction: applied by key, it converges. A transaction
+ * whose commit LSN is below the resume position is skipped (the server skips those at or
+ * below the slot's confirmed position itself). While no change is pending, every
+ * heartbeat.interval.ms a row-less record carries the server's last keepalive position.
+ *
+ * The slot's confirmed position (the Standby Status Update's flush LSN) is what the runtime
+ * reports committed (committed, on the worker thread: an atomic), never more; the status
+ * goes every status-interval and whenever the server asks.
+ *
+ * Stops (permanent errors, after the rows of the same poll are handed over): a TRUNCATE
+ * (truncate.mode 'fail'), a read column dropped or retyped. An unchanged TOASTed value of a
+ * read column (DEFAULT replica identity) is that row's error, naming the table, the column
+ * and REPLICA IDENTITY FULL.
+ *
+ * Threads: poll (the poll thread) owns the connection; committed (worker) writes an atomic;
+ * wakeup (any thread) writes the wake pipe.
+ */
+#include "config.h"
+#include "base/rsql_time.h"
+#include "connectors/postgres/pg_int.h"
+#include "connectors/postgres/pgcdc_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct rsql_source {
+    rsql_pgcdc_conf_t conf; /* the strings below are copies */
+    char what[200];
+    int n;
+    char **names;
+    rsql_type_t *types;
+    char **meta; /* per column: METADATA key, "" not read, NULL physical; NULL = none */
+    bool preview;
+    rsql_pgcdc_tables_t tables;
+    bool tables_ready;
+    rsql_pg_repl_t repl;
+    rsql_pgoutput_t *dec;
+    rsql_pgcdc_map_t *maps;
+    int n_maps;
+    /* positions */
+    rsql_lsn_t resume;   /* the stored position (0: none) */
+    bool has_resume;
+    rsql_lsn_t last_end; /* end of the last transaction delivered: the rows' offset */
+    rsql_lsn_t received; /* for the status update's written LSN */
+    rsql_lsn_t start_confirmed; /* the slot's confirmed position when started */
+    atomic_uint_least64_t confirmed; /* committed by the runtime */
+    int64_t last_status_ms, last_activity_ms;
+    rsql_lsn_t idle_lsn; /* the last keepalive's position, outside a transaction */
+    /* the transaction being read */
+    bool in_txn, skip_txn;
+    rsql_lsn_t txn_commit;
+    uint32_t txn_xid;
+    int64_t txn_time_us;
+    int txn_rows;    /* rows of it delivered */
+    int txn_last;    /* index in this poll's batch of its last record, -1 none */
+    rsql_lsn_t pending_marker; /* a row-less record still to add (no room), 0 none */
+    rsql_error_t pending; /* an error to report at the next poll (rows went first) */
+    int wake[2];
+};
+
+static void src_close(rsql_source_t *s)
+{
+    if (!s) {
+        return;
+    }
+    rsql_pg_repl_close(&s->repl);
+    rsql_pgoutput_destroy(s->dec);
+    for (int i = 0; i < s->n_maps; i++) {
+        rsql_pgcdc_map_free(&s->maps[i]);
+    }
+    rsql_free(s->maps);
+    rsql_pgcdc_tables_free(&s->tables);
+    for (int i = 0; i < s->n; i++) {
+        rsql_free(s->names ? s->names[i] : NULL);
+        rsql_free(s->meta ? s->meta[i] : NULL);
+    }
+    rsql_free(s->names);
+    rsql_free(s->meta);
+    rsql_free(s->types);
+    rsql_free((char *)s->conf.pg.url);
+    rsql_free((char *)s->conf.pg.username);
+    rsql_free((char *)s->conf.pg.password);
+    rsql_free((char *)s->conf.schema_re);
+    rsql_free((char *)s->conf.table_re);
+    rsql_free((char *)s->conf.slot);
+    rsql_free((char *)s->conf.publication);
+    for (int i = 0; i < 2; i++) {
+        if (s->wake[i] >= 0) {
+            close(s->wake[i]);
+        }
+    }
+    rsql_free(s);
+}
+
+/* A copy of s (NULL stays NULL); *ok false when out of memory. */
+static char *dup_opt(const char *s, bool *ok)
+{
+    char *d = s ? rsql_strdup(s) : NULL;
+    if (s && !d) {
+        *ok = false;
+    }
+    return d;
+}
+
+static rsql_err_t src_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
+{
+    const rsql_pgcdc_conf_t *conf = ctx->conf;
+    if (!conf || !conf->pg.url || !conf->slot || !conf->publication) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "postgres-cdc source: options 'hostname' or 'url', and "
+                              "'slot.name' are required");
+    }
+    rsql_source_t *s = rsql_calloc(1, sizeof *s);
+    if (!s) {
+        return rsql_error_nomem(err);
+    }
+    s->wake[0] = s->wake[1] = -1;
+    bool ok = true;
+    s->conf = *conf;
+    s->conf.pg.url = dup_opt(conf->pg.url, &ok);
+    s->conf.pg.username = dup_opt(conf->pg.username, &ok);
+    s->conf.pg.password = dup_opt(conf->pg.password, &ok);
+    s->conf.schema_re = dup_opt(conf->schema_re, &ok);
+    s->conf.table_re = dup_opt(conf->table_re, &ok);
+    s->conf.slot = dup_opt(conf->slot, &ok);
+    s->conf.publication = dup_opt(conf->publication, &ok);
+    s->conf.hostname = s->conf.database = NULL;
+    s->conf.pg.table_name = s->conf.pg.inc_column = NULL;
+    snprintf(s->what, sizeof s->what, "postgres-cdc source %s", ctx->table ? ctx->table : "");
+    s->preview = ctx->pipeline && strncmp(ctx->pipeline, "preview:", 8) == 0;
+    s->n = ctx->n_columns;
+    s->names = rsql_calloc((size_t)s->n + 1, sizeof *s->names);
+    s->types = rsql_calloc((size_t)s->n + 1, sizeof *s->types);
+    s->meta = ctx->column_meta ? rsql_calloc((size_t)s->n + 1, sizeof *s->meta) : NULL;
+    s->dec = rsql_pgoutput_new();
+    ok = ok && s->names && s->types && (s->meta || !ctx->column_meta) && s->dec;
+    for (int i = 0; ok && i < s->n; i++) {
+        s->names[i] = dup_opt(ctx->column_names[i], &ok);
+        s->types[i] = ctx->column_types[i];
+        if (s->meta) {
+            s->meta[i] = dup_opt(ctx->column_meta[i], &ok);
+        }
+    }
+    if (!ok) {
+        src_close(s);
+        return rsql_error_nomem(err);
+    }
+    if (pipe(s->wake) != 0) {
+        s->wake[0] = s->wake[1] = -1;
+        src_close(s);
+        return rsql_error_set(err, RSQL_ERR_IO, RSQL_NOPOS, "%s: pipe: %s", s->what,
+                              strerror(errno));
+    }
+    fcntl(s->wake[0], F_SETFL, O_NONBLOCK);
+    fcntl(s->wake[1], F_SETFL, O_NONBLOCK);
+    for (int i = 0; i < ctx->n_resume; i++) {
+        if (strcmp(ctx->resume_partitions[i], s->conf.slot) == 0 && ctx->resume_offsets[i] > 0) {
+            s->resume = (rsql_lsn_t)ctx->resume_offsets[i];
+            s->has_resume = true;
+        }
+    }
+    /* the first run with the initial snapshot needs the snapshot reader */
+    if (s->conf.startup != RSQL_PGCDC_LATEST && !s->has_resume) {
+        src_close(s);
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                              "postgres-cdc source %s: scan.startup.mode 'initial' and "
+                              "'snapshot' need the snapshot reader, which this build does not "
+                              "have yet: use 'latest-offset'",
+                              ctx->table ? ctx->table : "");
+    }
+    *out = s;
+    return RSQL_OK;
+}
+
+/* Connect, find the tables and the publication (once), the slot, and start streaming. */
+static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
+{
+    rsql_err_t rc = rsql_pg_repl_connect(&s->repl, &s->conf.pg, s->what, err);
+    if (rc == RSQL_OK && !s->tables_ready) {
+        rc = rsql_pgcdc_tables_find(&s->repl, &s->conf, s->n, (const char *const *)s->names,
+                                    s->types, (const char *const *)s->meta, &s->tables, err);
+        if (rc == RSQL_OK) {
+            rc = rsql_pgcdc_publication(&s->repl, &s->conf, &s->tables, err);
+        }
+        s->tables_ready = rc == RSQL_OK;
+    }
+    rsql_pg_slot_t slot;
+    if (rc == RSQL_OK) {
+        rc = rsql_pg_repl_slot(&s->repl, s->conf.slot, true, s->preview, false, &slot, err);
+    }
+    if (rc == RSQL_OK && s->has_resume && slot.exists && slot.confirmed > s->resume) {
+        char a[RSQL_LSN_TEXT_MAX], b[RSQL_LSN_TEXT_MAX];
+        rsql_pgoutput_lsn_format(slot.confirmed, a);
+        rsql_pgoutput_lsn_format(s->resume, b);
+        rc = rsql_error_set(err, RSQL_ERR_CONSTRAINT, RSQL_NOPOS,
+                            "%s: replication slot '%s' is confirmed up to %s, past this job's "
+                            "stored position %s: the changes between them were consumed by "
+                            "someone else (another job or client on the same slot); give "
+                            "this job its own slot.name",
+                            s->what, s->conf.slot, a, b);
+    }
+    if (rc == RSQL_OK && s->has_resume && slot.created) {
+        char b[RSQL_LSN_TEXT_MAX];
+        rsql_pgoutput_lsn_format(s->resume, b);
+        rc = rsql_error_set(err, RSQL_ERR_NOT_FOUND, RSQL_NOPOS,
+                            "%s: replication slot '%s' was missing (dropped?) although this "
+                            "job has a stored position %s: the changes since are lost; it "
+                            "was created again, restart the job from a new snapshot",
+                            s->what, s->conf.slot, b);
+    }
+    if (rc == RSQL_OK) {
+        rsql_lsn_t from = s->has_resume ? s->resume : 0;
+        s->start_confirmed = slot.confirmed;
+        if (s->last_end < (s->has_resume ? s->resume : slot.confirmed)) {
+            s->last_end = s->has_resume ? s->resume : slot.confirmed;
+        }
+        if (s->last_end > from) {
+            from = s->last_end; /* a reconnect: after what this run delivered */
+        }
+        rc = rsql_pg_repl_start(&s->repl, s->conf.slot, s->conf.publication, from, err);
+    }
+    if (rc != RSQL_OK) {
+        rsql_pg_repl_close(&s->repl);
+        return rc;
+    }
+    s->in_txn = false;
+    s->last_status_ms = s->last_activity_ms = rsql_now_ms();
+    return RSQL_OK;
+}
+
+/* The map of relation oid, or NULL when no table of ours. */
+static rsql_pgcdc_map_t *map_of(rsql_source_t *s, uint32_t oid)
+{
+    for (int i = 0; i < s->n_maps; i++) {
+        if (s->maps[i].oid == oid) {
+            return &s->maps[i];
+        }
+    }
+    return NULL;
+}
+
+/* A Relation message: (re)map it when it is one of our tables. */
+static rsql_err_t on_relation(rsql_source_t *s, const rsql_pgoutput_event_t *ev,
+                              rsql_error_t *err)
+{
+    const rsql_pgcdc_table_t *t = rsql_pgcdc_tables_get(&s->tables, ev->rel->oid);
+    if (!t) {
+        return RSQL_OK; /* published by an existing publication, not read */
+    }
+    rsql_pgcdc_map_t *m = map_of(s, ev->rel->oid);
+    if (!m) {
+        rsql_pgcdc_map_t *v = rsql_realloc(s->maps, (size_t)(s->n_maps + 1) * sizeof *v);
+        if (!v) {
+            return rsql_error_nomem(err);
+        }
+        s->maps = v;
+        m = &s->maps[s->n_maps++];
+        memset(m, 0, sizeof *m);
+    }
+    return rsql_pgcdc_map(m, ev->rel, t, s->n, (const char *const *)s->names,
+                          (const char *const *)s->meta, s->what, err);
+}
+
+/* A record slot in batch, or NULL when full or out of memory. */
+static rsql_record_t *add_record(rsql_source_t *s, rsql_batch_t *batch, rsql_lsn_t offset)
+{
+    rsql_record_t *rec = rsql_batch_add(batch);
+    if (rec) {
+        rec->partition = 0;
+        rec->offset = (int64_t)offset;
+    }
+    (void)s;
+    return rec;
+}
+
+/* A row-less record carrying offset (done as filtered). */
+static rsql_err_t add_marker(rsql_source_t *s, rsql_batch_t *batch, rsql_lsn_t offset,
+                             rsql_error_t *err)
+{
+    rsql_record_t *rec = add_record(s, batch, offset);
+    if (!rec) {
+        s->pending_marker = offset;
+        return RSQL_OK;
+    }
+    char lsn[RSQL_LSN_TEXT_MAX];
+    rsql_pgoutput_lsn_format(offset, lsn);
+    size_t n = strlen(s->conf.slot) + 48;
+    char *ident = rsql_arena_alloc(batch->arena, n);
+    if (!ident) {
+        batch->n--;
+        return rsql_error_nomem(err);
+    }
+    snprintf(ident, n, "postgres-cdc:%s@%s", s->conf.slot, lsn);
+    rec->ident = ident;
+    rec->n_rows = -1;
+    return RSQL_OK;
+}
+
+/* The METADATA value of key for a row of kind in table t, into *v. */
+static rsql_err_t meta_value(rsql_source_t *s, const char *key, const rsql_pgcdc_table_t *t,
+                             int kind, rsql_type_t type, rsql_arena_t *arena, rsql_value_t *v,
+                             rsql_error_t *err)
+{
+    memset(v, 0, sizeof *v);
+    v->type = type;
+    const char *text = NULL;
+    char lsn[RSQL_LSN_TEXT_MAX];
+    if (strcmp(key, "database_name") == 0) {
+        text = s->repl.dbname;
+    } else if (strcmp(key, "schema_name") == 0) {
+        text = t->schema;
+    } else if (strcmp(key, "table_name") == 0) {
+        text = t->name;
+    } else if (strcmp(key, "commit_lsn") == 0) {
+        rsql_pgoutput_lsn_format(s->txn_commit, lsn);
+        text = lsn;
+    } else if (strcmp(key, "row_kind") == 0) {
+        text = rsql_rowkind_short(kind);
+    } else if (strcmp(key, "op_ts") == 0) {
+        v->v.ts = rsql_pgoutput_time_ms(s->txn_time_us);
+        return RSQL_OK;
+    } else if (strcmp(key, "xid") == 0) {
+        v->v.i = s->txn_xid;
+        return RSQL_OK;
+    } else {
+        v->is_null = true;
+        return RSQL_OK;
+    }
+    char *p = rsql_arena_strdup(arena, text);
+    if (!p) {
+        return rsql_error_nomem(err);
+    }
+    v->v.s.p = p;
+    v->v.s.len = strlen(p);
+    return RSQL_OK;
+}
+
+/*
+** One row of an Insert/Update/Delete as a record of kind; a value that does not convert, or
+** an unchanged TOASTed value of a read column, is the record's error.
+*/
+static rsql_err_t add_row(rsql_source_t *s, rsql_batch_t *batch, const rsql_pgcdc_map_t *m,
+                          const rsql_pgoutput_rel_t *rel, const rsql_pgoutput_row_t *row,
+                          int kind, rsql_error_t *err)
+{
+    const rsql_pgcdc_table_t *t = m->table;
+    rsql_record_t *rec = add_record(s, batch, s->last_end);
+    rsql_value_t *vals = rsql_arena_alloc(batch->arena, (size_t)(s->n + 1) * sizeof *vals);
+    char lsn[RSQL_LSN_TEXT_MAX];
+    rsql_pgoutput_lsn_format(s->txn_commit, lsn);
+    size_t n = strlen(s->conf.slot) + strlen(t->schema) + strlen(t->name) + 64;
+    char *ident = rsql_arena_alloc(batch->arena, n);
+    if (!rec || !vals || !ident) {
+        if (rec) {
+            batch->n--;
+        }
+        return rsql_error_nomem(err);
+    }
+    snprintf(ident, n, "postgres-cdc:%s@%s#%d %s.%s", s->conf.slot, lsn, s->txn_rows, t->schema,
+             t->name);
+    rec->ident = ident;
+    rec->kind = (uint8_t)kind;
+    rsql_error_t bad;
+    rsql_error_clear(&bad);
+    for (int i = 0; i < s->n && bad.code == RSQL_OK; i++) {
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rsql_err_t rc;
+        if (s->meta && s->meta[i]) {
+            if (!*s->meta[i]) {
+                memset(&vals[i], 0, sizeof vals[i]);
+                vals[i].type = s->types[i];
+                vals[i].is_null = true;
+                continue;
+            }
+            rc = meta_value(s, s->meta[i], t, kind, s->types[i], batch->arena, &vals[i], &e);
+        } else {
+            const rsql_pgoutput_datum_t *d = &row->cols[m->col[i]];
+            if (d->kind == 'u') {
+                rsql_error_set(&bad, RSQL_ERR_DECODE, RSQL_NOPOS,
+                               "table %s.%s: an update left column '%s' (a large, TOASTed "
+                               "value) unchanged and the server did not send it (REPLICA "
+                               "IDENTITY DEFAULT): run ALTER TABLE %s REPLICA IDENTITY FULL",
+                               t->schema, t->name, s->names[i], t->qname);
+                break;
+            }
+            rc = rsql_pgcdc_value(&rel->cols[m->col[i]], d, s->types[i], batch->arena, &vals[i],
+                                  &e);
+        }
+        if (rc == RSQL_ERR_NOMEM) {
+            batch->n--;
+            return rsql_error_nomem(err);
+        }
+        if (rc != RSQL_OK) {
+            rsql_error_set(&bad, RSQL_ERR_DECODE, RSQL_NOPOS, "table %s.%s: %s", t->schema,
+                           t->name, e.msg);
+        }
+    }
+    if (bad.code != RSQL_OK) {
+        rsql_error_t *be = rsql_arena_alloc(batch->arena, sizeof *be);
+        if (!be) {
+            batch->n--;
+            return rsql_error_nomem(err);
+        }
+        *be = bad;
+        rec->error = be;
+        rec->raw = (const uint8_t *)ident;
+        rec->raw_len = strlen(ident);
+    } else {
+        rec->row = vals;
+    }
+    s->txn_last = batch->n - 1;
+    s->txn_rows++;
+    return RSQL_OK;
+}
+
+/* An Insert, Update or Delete: its rows, by changelog-mode. */
+static rsql_err_t on_change(rsql_source_t *s, rsql_batch_t *batch,
+                            const rsql_pgoutput_event_t *ev, rsql_error_t *err)
+{
+    rsql_pgcdc_map_t *m = map_of(s, ev->rel->oid);
+    if (!m || s->skip_txn) {
+        return RSQL_OK;
+    }
+    rsql_err_t rc = RSQL_OK;
+    for (int r = 0; r < ev->n_rows && rc == RSQL_OK; r++) {
+        int kind = ev->rows[r].kind;
+        if (kind == RSQL_ROW_UPDATE_BEFORE && s->conf.changelog == RSQL_PGCDC_UPSERT) {
+            /* upsert: no -U; an update that moved the key deletes the old key */
+            if (ev->n_rows < 2 || !rsql_pgcdc_key_changed(m, ev->rel, &ev->rows[0], &ev->rows[1])) {
+                continue;
+            }
+            kind = RSQL_ROW_DELETE;
+        }
+        rc = add_row(s, batch, m, ev->rel, &ev->rows[r], kind, err);
+    }
+    return rc;
+}
+
+/* A Truncate of one of our tables: stops the job (truncate.mode 'fail'), or is skipped. */
+static rsql_err_t on_truncate(rsql_source_t *s, const rsql_pgoutput_event_t *ev,
+                              rsql_error_t *err)
+{
+    if (s->skip_txn || s->conf.truncate_mode == RSQL_PGCDC_TRUNC_SKIP) {
+        return RSQL_OK;
+    }
+    for (uint32_t i = 0; i < ev->n_relids; i++) {
+        const rsql_pgcdc_table_t *t = rsql_pgcdc_tables_get(&s->tables, ev->relids[i]);
+        if (t) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
+                                  "%s: table %s.%s was truncated (transaction %u): the sink "
+                                  "still has its rows; empty it yourself and start the job "
+                                  "again past this point, or set truncate.mode 'skip'",
+                                  s->what, t->schema, t->name, s->txn_xid);
+        }
+    }
+    return RSQL_OK;
+}
+
+/* One pgoutput message. */
+static rsql_err_t on_message(rsql_source_t *s, rsql_batch_t *batch, const uint8_t *msg,
+                             size_t len, rsql_error_t *err)
+{
+    rsql_pgoutput_event_t ev;
+    rsql_err_t rc = rsql_pgoutput_decode(s->dec, msg, len, &ev, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    switch (ev.type) {
+    case 'B':
+        s->in_txn = true;
+        s->txn_commit = ev.final_lsn;
+        s->txn_xid = ev.xid;
+        s->txn_time_us = ev.time_us;
+        s->txn_rows = 0;
+        s->txn_last = -1;
+        /* committed before the stored position: delivered by an earlier run */
+        s->skip_txn = s->has_resume && ev.final_lsn < s->resume;
+        return RSQL_OK;
+    case 'C':
+        s->in_txn = false;
+        s->last_activity_ms = rsql_now_ms();
+        if (s->skip_txn) {
+            return RSQL_OK;
+        }
+        if (ev.end_lsn > s->last_end) {
+            s->last_end = ev.end_lsn;
+        }
+        if (s->txn_last >= 0 && s->txn_last < batch->n) {
+            batch->recs[s->txn_last].offset = (int64_t)s->last_end;
+            return RSQL_OK;
+        }
+        return add_marker(s, batch, s->last_end, err);
+    case 'R': return on_relation(s, &ev, err);
+    case 'I':
+    case 'U':
+    case 'D': return on_change(s, batch, &ev, err);
+    case 'T': return on_truncate(s, &ev, err);
+    default: return RSQL_OK; /* Origin, Type, Message */
+    }
+}
+
+/* Send a status update when due (or asked for): received, and what the runtime committed. */
+static rsql_err_t send_status(rsql_source_t *s, bool now, rsql_error_t *err)
+{
+    int64_t t = rsql_now_ms();
+    if (!now && t - s->last_status_ms < s->conf.status_ms) {
+        return RSQL_OK;
+    }
+    rsql_lsn_t flushed = (rsql_lsn_t)atomic_load(&s->confirmed);
+    if (flushed < s->start_confirmed) {
+        flushed = s->start_confirmed;
+    }
+    rsql_lsn_t written = s->received > flushed ? s->received : flushed;
+    s->last_status_ms = t;
+    return rsql_pg_repl_status(&s->repl, written, flushed, err);
+}
+
+static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
+                           bool *eof, rsql_error_t *err)
+{
+    *eof = false;
+    if (s->pending.code != RSQL_OK) {
+        *err = s->pending;
+        rsql_error_clear(&s->pending);
+        return err->code;
+    }
+    if (max > batch->cap - batch->n) {
+        max = batch->cap - batch->n;
+    }
+    if (max <= 0) {
+        return RSQL_OK;
+    }
+    int first = batch->n;
+    s->txn_last = -1; /* the records of earlier polls are handed over */
+    if (s->pending_marker) {
+        rsql_lsn_t m = s->pending_marker;
+        s->pending_marker = 0;
+        rsql_err_t rc = add_marker(s, batch, m, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    if (!s->repl.streaming) {
+        rsql_err_t rc = start(s, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    int64_t deadline = rsql_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    rsql_err_t rc = RSQL_OK;
+    /* room for an update's two rows and a transaction's end marker */
+    while (rc == RSQL_OK && (batch->n - first == 0 || batch->n - first + 3 <= max) &&
+           batch->n + 3 <= batch->cap) {
+        rc = send_status(s, false, &e);
+        if (rc != RSQL_OK) {
+            break;
+        }
+        int64_t now = rsql_now_ms();
+        int wait = batch->n > first || now >= deadline ? 0 : (int)(deadline - now);
+        if (wait > s->conf.status_ms) {
+            wait = (int)s->conf.status_ms;
+        }
+        char *buf = NULL;
+        int n = rsql_pg_repl_recv(&s->repl, wait, s->wake[0], &buf, &e);
+        if (n < 0) {
+            rc = e.code ? e.code : RSQL_ERR_UNAVAILABLE;
+            rsql_pg_repl_close(&s->repl);
+            break;
+        }
+        if (n == 0) {
+            char drain[64];
+            while (read(s->wake[0], drain, sizeof drain) > 0) {
+            }
+            if (batch->n > first || rsql_now_ms() >= deadline) {
+                break;
+            }
+            continue;
+        }
+        rsql_pgoutput_copy_t cp;
+        rc = rsql_pgoutput_copy_parse((const uint8_t *)buf, (size_t)n, &cp, &e);
+        if (rc == RSQL_OK && cp.kind == 'k') {
+            if (cp.end_lsn > s->received) {
+                s->received = cp.end_lsn;
+            }
+            if (!s->in_txn) {
+                s->idle_lsn = cp.end_lsn;
+            }
+            if (cp.reply_requested) {
+                rc = send_status(s, true, &e);
+            }
+        } else if (rc == RSQL_OK) {
+            if (cp.end_lsn > s->received) {
+                s->received = cp.end_lsn;
+            }
+            rc = on_message(s, batch, cp.data, cp.len, &e);
+        }
+        PQfreemem(buf);
+    }
+    /* idle: carry the server's position, so the slot need not keep WAL for nothing */
+    int64_t now = rsql_now_ms();
+    if (rc == RSQL_OK && !s->in_txn && !s->preview && batch->n == first &&
+        now - s->last_activity_ms >= s->conf.heartbeat_ms && s->idle_lsn > s->last_end) {
+        s->last_end = s->idle_lsn;
+        s->last_activity_ms = now;
+        rc = add_marker(s, batch, s->last_end, &e);
+    }
+    if (rc != RSQL_OK && e.code == RSQL_ERR_NOMEM) {
+        return rsql_error_nomem(err);
+    }
+    if (rc != RSQL_OK) {
+        if (batch->n > first) { /* the rows first: the error at the next poll */
+            s->pending = e;
+            return RSQL_OK;
+        }
+        *err = e;
+        return rc;
+    }
+    return RSQL_OK;
+}
+
+static int src_partition_count(rsql_source_t *s)
+{
+    (void)s;
+    return 1;
+}
+
+static const char *src_partition_name(rsql_source_t *s, uint32_t partition)
+{
+    return partition == 0 ? s->conf.slot : NULL;
+}
+
+/* The runtime committed up to offset: the slot may confirm it. */
+static void src_committed(rsql_source_t *s, uint32_t partition, int64_t offset)
+{
+    if (partition != 0 || s->preview || offset <= 0) {
+        return;
+    }
+    uint_least64_t cur = atomic_load(&s->confirmed);
+    while ((uint64_t)offset > cur &&
+           !atomic_compare_exchange_weak(&s->confirmed, &cur, (uint_least64_t)offset)) {
+    }
+}
+
+static void src_wakeup(rsql_source_t *s)
+{
+    if (s->wake[1] >= 0) {
+        ssize_t w = write(s->wake[1], "w", 1);
+        (void)w;
+    }
+}
+
+static size_t src_describe(rsql_source_t *s, bool text, char *buf, size_t size)
+{
+    char a[RSQL_LSN_TEXT_MAX], b[RSQL_LSN_TEXT_MAX];
+    rsql_pgoutput_lsn_format(s->last_end, a);
+    rsql_pgoutput_lsn_format((rsql_lsn_t)atomic_load(&s->confirmed), b);
+    int n = text ? snprintf(buf, size, "slot %s read %s confirmed %s", s->conf.slot, a, b)
+                 : snprintf(buf, size, "{\"slot\":\"%s\",\"read_lsn\":\"%s\",\"confirmed_lsn\":\"%s\"}",
+                            s->conf.slot, a, b);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+/* The postgres-cdc source vtable (rsql_io.h). Static. */
+const rsql_source_ops_t rsql_pgcdc_source_ops = {
+    .open = src_open,
+    .poll = src_poll,
+    .partition_count = src_partition_count,
+    .partition_name = src_partition_name,
+    .committed = src_committed,
+    .wakeup = src_wakeup,
+    .close = src_close,
+    .describe = src_describe,
+};
