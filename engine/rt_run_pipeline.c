@@ -246,6 +246,10 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     const rsql_value_t *in = rec->row;
     if (k > 0) {
         in = rec->rows[k];
+    } else if (!rec->row && !rec->raw && rec->n_rows < 0) {
+        /* a source's row-less record (a position marker): done as filtered */
+        *keep = false;
+        return RSQL_OK;
     } else if (!rec->row) {
         *stage = "decode";
         rsql_err_t rc = decode_record(x, batch, rec, err);
