@@ -151,8 +151,12 @@ public final class DbzBench {
     ExecutorService ex = Executors.newSingleThreadExecutor();
     ex.execute(engine);
     boolean ok = done.await(timeoutS, TimeUnit.SECONDS) && count >= want;
-    engine.close();
-    ex.shutdown();
+    try {
+      engine.close();
+    } catch (Exception e) {
+      // already shut down by a failure: reported above
+    }
+    ex.shutdownNow();
     ex.awaitTermination(30, TimeUnit.SECONDS);
     if (out != null) out.close();
     Arrays.sort(lat, 0, nlat);
