@@ -83,8 +83,9 @@ typedef struct rsql_record {
        kinds[0..n_rows) in the batch arena (row == rows[0], kind == kinds[0]). Each row goes
        through the statement on its own, in order; the record is written once every row it
        keeps is, and fails as a whole when one of them fails. n_rows < 0: the record holds
-       no row at all (a tombstone, a skipped DDL message): it is done as filtered. 0 or 1:
-       the one row above. */
+       no row at all (a tombstone, a skipped DDL message): it is done as filtered; a source
+       that makes rows itself may add one with neither row nor raw to carry a position alone
+       (postgres-cdc: a transaction's end). 0 or 1: the one row above. */
     int n_rows;
     rsql_value_t **rows;
     uint8_t *kinds;

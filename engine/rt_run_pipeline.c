@@ -247,8 +247,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     if (k > 0) {
         in = rec->rows[k];
     } else if (!rec->row && !rec->raw && rec->n_rows < 0) {
-        /* a source's row-less record (a position marker): done as filtered */
-        *keep = false;
+        *keep = false; /* a row-less record of a source that makes rows: done as filtered */
         return RSQL_OK;
     } else if (!rec->row) {
         *stage = "decode";

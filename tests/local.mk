@@ -100,7 +100,8 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh \
 	tests/e2e/t_pg_writer_lock.sh \
 	tests/e2e/t_pg_source.sh tests/e2e/t_pg_tls.sh \
 	tests/e2e/t_rss.sh tests/e2e/t_run_job.sh tests/e2e/t_sigint.sh tests/e2e/t_start_race.sh \
-	tests/e2e/t_changes_apply.sh tests/e2e/t_pgoutput_peek.sh
+	tests/e2e/t_changes_apply.sh tests/e2e/t_pgoutput_peek.sh tests/e2e/t_pgcdc_snapshot_reader.sh \
+	tests/e2e/t_pgcdc_stream.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
 check_PROGRAMS += tests/e2e/apply_changes
 tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c

@@ -6,7 +6,8 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pg_sink.c connectors/postgres/pg_sink_int.h \
 	connectors/postgres/pg_copy.c connectors/postgres/pg_applied.c \
 	connectors/postgres/pg_source.c \
-	connectors/postgres/pgoutput.c connectors/postgres/pgoutput.h
+	connectors/postgres/pgoutput.c connectors/postgres/pgoutput.h \
+	connectors/postgres/pgcdc_snapshot.c connectors/postgres/pgcdc_snapshot.h
 # the pgoutput decoder's unit tests (no server)
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_pgoutput
@@ -15,6 +16,18 @@ tests_unit_test_pgoutput_SOURCES = tests/unit/test_pgoutput.c
 tests_unit_test_pgoutput_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_pgoutput_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_pgoutput_CPPFLAGS = $(AM_CPPFLAGS) -DRSQL_SRCDIR='"$(abs_top_srcdir)"'
+# the postgres-cdc connector's options, value conversion and key comparison (no server)
+check_PROGRAMS += tests/unit/test_pgcdc_opts
+TESTS += tests/unit/test_pgcdc_opts
+tests_unit_test_pgcdc_opts_SOURCES = tests/unit/test_pgcdc_opts.c
+tests_unit_test_pgcdc_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_pgcdc_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+# the postgres-cdc snapshot reader's queries and errors (no server)
+check_PROGRAMS += tests/unit/test_pgcdc_snapshot
+TESTS += tests/unit/test_pgcdc_snapshot
+tests_unit_test_pgcdc_snapshot_SOURCES = tests/unit/test_pgcdc_snapshot.c
+tests_unit_test_pgcdc_snapshot_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_pgcdc_snapshot_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 # its tests against the real PostgreSQL (and RocketMQ) of scripts/postgres, scripts/rocketmq
 EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
@@ -31,4 +44,4 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pgcdc_conf.h connectors/postgres/pgcdc_int.h \
 	connectors/postgres/pgcdc_opts.c connectors/postgres/pg_repl.c \
 	connectors/postgres/pgcdc_tables.c connectors/postgres/pgcdc_rows.c \
-	connectors/postgres/pgcdc_source.c
+	connectors/postgres/pgcdc_source.c connectors/postgres/pgcdc_snapsrc.c

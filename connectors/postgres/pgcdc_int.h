@@ -158,4 +158,70 @@ void rsql_pgcdc_map_free(rsql_pgcdc_map_t *m);
 bool rsql_pgcdc_key_changed(const rsql_pgcdc_map_t *m, const rsql_pgoutput_rel_t *rel,
                             const rsql_pgoutput_row_t *old, const rsql_pgoutput_row_t *new_);
 
+/* ---- the snapshot phase (pgcdc_snapsrc.c) */
+
+/* A table's snapshot partition is named RSQL_PGCDC_SNAP_PREFIX "schema.table". */
+#define RSQL_PGCDC_SNAP_PREFIX "snapshot:"
+/* A table's offset once its snapshot was read to its end. */
+#define RSQL_PGCDC_SNAP_DONE INT64_MAX
+/* A row's offset in a table whose key is not one integer column (not a resume point). */
+#define RSQL_PGCDC_SNAP_STARTED INT64_MIN
+
+typedef struct rsql_pgcdc_snap rsql_pgcdc_snap_t;
+
+typedef struct rsql_pgcdc_snapsrc {
+    int n_resume; /* the stored positions of snapshot partitions */
+    char **resume_names;
+    int64_t *resume_offs;
+    int n_parts;       /* the source's tables: their partition names */
+    char **part_names;
+    rsql_pgcdc_snap_t *snap; /* while reading */
+    int n_tables;            /* in snap */
+    rsql_pgcdc_map_t *maps;  /* per table of snap: its columns to the rocketsql columns */
+    int *table_of;           /* per table of snap: its index in the source's tables */
+    rsql_pgoutput_row_t row; /* the row next gave */
+    bool active;             /* opened, rows to read */
+    bool broken;             /* a read failed: the next one reopens (a fresh snapshot) */
+    const rsql_pg_conf_t *pg; /* the connection's options (the source's) */
+    const char *what;        /* the source's name for errors (the source's) */
+} rsql_pgcdc_snapsrc_t;
+
+/* A row of the snapshot (row NULL: a table's end), with its partition and offset. */
+typedef struct rsql_pgcdc_snaprow {
+    const rsql_pgcdc_map_t *map;
+    const rsql_pgoutput_rel_t *rel;
+    const rsql_pgoutput_row_t *row;
+    uint32_t partition;
+    int64_t offset;
+    int n_key;
+    const char *const *key;
+} rsql_pgcdc_snaprow_t;
+
+/* Zero ss, keeping the stored positions of ctx's snapshot partitions. */
+rsql_err_t rsql_pgcdc_snapsrc_init(rsql_pgcdc_snapsrc_t *ss, const rsql_source_ctx_t *ctx,
+                                   rsql_error_t *err);
+/* Does a table of t lack a stored RSQL_PGCDC_SNAP_DONE (its snapshot is to be read)? */
+rsql_err_t rsql_pgcdc_snapsrc_needed(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_tables_t *t,
+                                     bool *needed, rsql_error_t *err);
+/* The name of snapshot partition partition (1 + a table's index), NULL for others. */
+const char *rsql_pgcdc_snapsrc_part(const rsql_pgcdc_snapsrc_t *ss, uint32_t partition);
+/*
+** Open the snapshot (snapshot_name: the slot's exported one, NULL: a fresh one) on a new
+** ordinary connection of conf, with the tables of t not done (after their stored integer
+** key), mapping the physical columns (names[i], meta[i] NULL) as the stream does.
+*/
+rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_conf_t *conf,
+                                   const rsql_pgcdc_tables_t *t, const char *snapshot_name,
+                                   int n, const char *const *names, const char *const *meta,
+                                   const char *what, rsql_error_t *err);
+/*
+** The next row or table end into *out, valid until the next call; *done at the end (closed).
+** After an error the next call continues on a new connection in a fresh snapshot, after
+** the last key given (rsql_pgcdc_snap_reopen).
+*/
+rsql_err_t rsql_pgcdc_snapsrc_next(rsql_pgcdc_snapsrc_t *ss, rsql_pgcdc_snaprow_t *out,
+                                   bool *done, rsql_error_t *err);
+/* Close the snapshot; all: free everything (ss zeroed). */
+void rsql_pgcdc_snapsrc_close(rsql_pgcdc_snapsrc_t *ss, bool all);
+
 #endif

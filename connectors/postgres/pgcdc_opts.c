@@ -29,12 +29,13 @@ static const rsql_opt_def_t pgcdc_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("postgres-cdc"),
     RSQL_OPT_ROW_F("hostname", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                    "The server's host name or address (with `port` and `database-name`); or "
-                   "give `url` instead.",
+                   "give `url` instead. Neither: libpq's defaults (`PGHOST`, `PGPORT`, "
+                   "`PGDATABASE`, the local socket), as psql's.",
                    F(hostname, const char *)),
     RSQL_OPT_ROW_F("port", RSQL_OPT_INT, 0, "5432", 1, 65535, NULL,
                    "The server's port (with `hostname`).", F(port, int64_t)),
     RSQL_OPT_ROW_F("database-name", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
-                   "The database (with `hostname`).", F(database, const char *)),
+                   "The database (unset: libpq's default, `PGDATABASE` or the user's name).", F(database, const char *)),
     RSQL_PG_ROW_URL(0, F(pg.url, const char *)),
     RSQL_PG_ROW_USERNAME(F(pg.username, const char *)),
     RSQL_PG_ROW_PASSWORD(F(pg.password, const char *)),
@@ -105,30 +106,20 @@ static const rsql_opt_def_t pgcdc_opts[] = {
     RSQL_OPT_END,
 };
 
-/* Either url or hostname with database-name. */
+/*
+** url, or hostname / port / database-name: not both. Neither is libpq's defaults (PGHOST,
+** PGPORT, PGDATABASE, the local socket), as psql's.
+*/
 static rsql_err_t pgcdc_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
-    bool url = rsql_optset_has(set, "url"), host = rsql_optset_has(set, "hostname");
-    if (url) {
-        const char *other = host ? "hostname"
-                            : rsql_optset_has(set, "database-name") ? "database-name"
-                            : rsql_optset_has(set, "port")          ? "port"
-                                                                    : NULL;
-        if (other) {
-            return rsql_conn__exclusive(set, "url", other, err);
-        }
+    if (!rsql_optset_has(set, "url")) {
         return RSQL_OK;
     }
-    if (!host) {
-        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
-                              "connector 'postgres-cdc' needs option 'hostname' (with "
-                              "'database-name') or 'url'");
-    }
-    if (!rsql_optset_has(set, "database-name")) {
-        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, "hostname"),
-                              "option 'hostname' requires 'database-name'");
-    }
-    return RSQL_OK;
+    const char *other = rsql_optset_has(set, "hostname")        ? "hostname"
+                        : rsql_optset_has(set, "database-name") ? "database-name"
+                        : rsql_optset_has(set, "port")          ? "port"
+                                                                : NULL;
+    return other ? rsql_conn__exclusive(set, "url", other, err) : RSQL_OK;
 }
 
 /* v as a libpq connection-string value ('...' with ' and \ escaped) appended to b. */
@@ -148,17 +139,23 @@ static void put_conninfo(rsql_buf_t *b, const char *key, const char *v)
 static rsql_err_t pgcdc_configure(void *conf, const rsql_optset_t *set, const char *const *columns,
                                   int n_columns, rsql_arena_t *arena, rsql_error_t *err)
 {
-    (void)set;
     (void)columns;
     (void)n_columns;
     rsql_pgcdc_conf_t *c = conf;
-    if (!c->pg.url && c->hostname && c->database) {
+    if (!c->pg.url) { /* a connection string of what is given ("": libpq's defaults) */
         char port[24];
         snprintf(port, sizeof port, "%lld", (long long)c->port);
         rsql_buf_t b = RSQL_BUF_INIT;
-        put_conninfo(&b, "host", c->hostname);
-        put_conninfo(&b, "port", port);
-        put_conninfo(&b, "dbname", c->database);
+        rsql_buf_puts(&b, "");
+        if (c->hostname) {
+            put_conninfo(&b, "host", c->hostname);
+        }
+        if (c->hostname || rsql_optset_has(set, "port")) {
+            put_conninfo(&b, "port", port);
+        }
+        if (c->database) {
+            put_conninfo(&b, "dbname", c->database);
+        }
         c->pg.url = b.oom ? NULL : rsql_arena_strdup(arena, rsql_buf_str(&b));
         rsql_buf_deinit(&b);
         if (!c->pg.url) {

@@ -77,6 +77,11 @@ struct rsql_source {
     rsql_lsn_t pending_marker; /* a row-less record still to add (no room), 0 none */
     rsql_error_t pending; /* an error to report at the next poll (rows went first) */
     int wake[2];
+    /* the snapshot (scan.startup.mode 'initial' and 'snapshot', pgcdc_snapsrc.c) */
+    rsql_pgcdc_snapsrc_t ss;
+    bool slot_ready;     /* slot made or found on repl, not started: the snapshot runs */
+    rsql_pg_slot_t slot; /* what it is */
+    bool snap_over;      /* 'snapshot': read to its end */
 };
 
 static void src_close(rsql_source_t *s)
@@ -85,6 +90,7 @@ static void src_close(rsql_source_t *s)
         return;
     }
     rsql_pg_repl_close(&s->repl);
+    rsql_pgcdc_snapsrc_close(&s->ss, true);
     rsql_pgoutput_destroy(s->dec);
     for (int i = 0; i < s->n_maps; i++) {
         rsql_pgcdc_map_free(&s->maps[i]);
@@ -180,34 +186,67 @@ static rsql_err_t src_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rs
             s->has_resume = true;
         }
     }
-    /* the first run with the initial snapshot needs the snapshot reader */
-    if (s->conf.startup != RSQL_PGCDC_LATEST && !s->has_resume) {
+    rsql_err_t rc = rsql_pgcdc_snapsrc_init(&s->ss, ctx, err);
+    if (rc != RSQL_OK) {
         src_close(s);
-        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
-                              "postgres-cdc source %s: scan.startup.mode 'initial' and "
-                              "'snapshot' need the snapshot reader, which this build does not "
-                              "have yet: use 'latest-offset'",
-                              ctx->table ? ctx->table : "");
+        return rc;
     }
     *out = s;
     return RSQL_OK;
 }
 
-/* Connect, find the tables and the publication (once), the slot, and start streaming. */
+/* Open the snapshot (pgcdc_snapsrc.c) of the tables not done yet. */
+static rsql_err_t open_snapshot(rsql_source_t *s, const char *name, rsql_error_t *err)
+{
+    return rsql_pgcdc_snapsrc_open(&s->ss, &s->conf, &s->tables, name, s->n,
+                                   (const char *const *)s->names, (const char *const *)s->meta,
+                                   s->what, err);
+}
+
+/*
+** Connect, find the tables and the publication (once), the slot, and start streaming. When
+** the snapshot is to be read ('initial' and tables not done), the slot is created with an
+** exported snapshot (or found: a fresh snapshot), the snapshot opened, and the stream starts
+** on the next call, after the snapshot's last row, on the same replication connection (idle
+** meanwhile: a temporary slot lives with it). 'snapshot': the snapshot alone, no slot.
+*/
 static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
 {
-    rsql_err_t rc = rsql_pg_repl_connect(&s->repl, &s->conf.pg, s->what, err);
-    if (rc == RSQL_OK && !s->tables_ready) {
-        rc = rsql_pgcdc_tables_find(&s->repl, &s->conf, s->n, (const char *const *)s->names,
-                                    s->types, (const char *const *)s->meta, &s->tables, err);
-        if (rc == RSQL_OK) {
-            rc = rsql_pgcdc_publication(&s->repl, &s->conf, &s->tables, err);
+    rsql_err_t rc = RSQL_OK;
+    rsql_pg_slot_t slot = s->slot;
+    bool ready = s->slot_ready && s->repl.conn && PQstatus(s->repl.conn) == CONNECTION_OK;
+    s->slot_ready = false;
+    if (!ready) {
+        bool snap = false;
+        rc = rsql_pg_repl_connect(&s->repl, &s->conf.pg, s->what, err);
+        if (rc == RSQL_OK && !s->tables_ready) {
+            rc = rsql_pgcdc_tables_find(&s->repl, &s->conf, s->n, (const char *const *)s->names,
+                                        s->types, (const char *const *)s->meta, &s->tables, err);
+            if (rc == RSQL_OK && s->conf.startup != RSQL_PGCDC_SNAPSHOT) {
+                rc = rsql_pgcdc_publication(&s->repl, &s->conf, &s->tables, err);
+            }
+            s->tables_ready = rc == RSQL_OK;
         }
-        s->tables_ready = rc == RSQL_OK;
-    }
-    rsql_pg_slot_t slot;
-    if (rc == RSQL_OK) {
-        rc = rsql_pg_repl_slot(&s->repl, s->conf.slot, true, s->preview, false, &slot, err);
+        if (rc == RSQL_OK && s->conf.startup != RSQL_PGCDC_LATEST) {
+            rc = rsql_pgcdc_snapsrc_needed(&s->ss, &s->tables, &snap, err);
+        }
+        if (rc == RSQL_OK && s->conf.startup == RSQL_PGCDC_SNAPSHOT) {
+            rsql_pg_repl_close(&s->repl);
+            s->snap_over = !snap;
+            return snap ? open_snapshot(s, NULL, err) : RSQL_OK;
+        }
+        if (rc == RSQL_OK) {
+            rc = rsql_pg_repl_slot(&s->repl, s->conf.slot, true, s->preview, snap, &slot, err);
+        }
+        if (rc == RSQL_OK && snap) {
+            /* before any other command on repl: the exported snapshot lives until then */
+            rc = open_snapshot(s, slot.created && *slot.snapshot ? slot.snapshot : NULL, err);
+            if (rc == RSQL_OK) {
+                s->slot = slot;
+                s->slot_ready = true;
+                return RSQL_OK;
+            }
+        }
     }
     if (rc == RSQL_OK && s->has_resume && slot.exists && slot.confirmed > s->resume) {
         char a[RSQL_LSN_TEXT_MAX], b[RSQL_LSN_TEXT_MAX];
@@ -325,6 +364,11 @@ static rsql_err_t meta_value(rsql_source_t *s, const char *key, const rsql_pgcdc
     memset(v, 0, sizeof *v);
     v->type = type;
     const char *text = NULL;
+    if (s->ss.active && (strcmp(key, "commit_lsn") == 0 || strcmp(key, "op_ts") == 0 ||
+                         strcmp(key, "xid") == 0)) {
+        v->is_null = true; /* a snapshot row: no transaction */
+        return RSQL_OK;
+    }
     char lsn[RSQL_LSN_TEXT_MAX];
     if (strcmp(key, "database_name") == 0) {
         text = s->repl.dbname;
@@ -537,6 +581,69 @@ static rsql_err_t send_status(rsql_source_t *s, bool now, rsql_error_t *err)
     return rsql_pg_repl_status(&s->repl, written, flushed, err);
 }
 
+/* The ident of a snapshot row (or table end) r of table t, in arena; NULL when out of memory. */
+static const char *snap_ident(rsql_source_t *s, const rsql_pgcdc_snaprow_t *r,
+                              rsql_arena_t *arena)
+{
+    const rsql_pgcdc_table_t *t = r->map->table;
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_printf(&b, "postgres-cdc:%s@snapshot %s.%s %s", s->conf.slot, t->schema, t->name,
+                    r->row ? "key=" : "end");
+    for (int k = 0; r->row && k < r->n_key; k++) {
+        rsql_buf_printf(&b, "%s%s", k ? "," : "", r->key[k]);
+    }
+    const char *id = b.oom ? NULL : rsql_arena_strdup(arena, rsql_buf_str(&b));
+    rsql_buf_deinit(&b);
+    return id;
+}
+
+/*
+** The snapshot's next rows as +I records of the tables' snapshot partitions (up to max),
+** each table's end as a row-less record. An error after rows waits for the next poll.
+*/
+static rsql_err_t snap_poll(rsql_source_t *s, rsql_batch_t *batch, int max, rsql_error_t *err)
+{
+    int first = batch->n;
+    while (s->ss.active && batch->n - first < max && batch->n < batch->cap) {
+        rsql_pgcdc_snaprow_t r;
+        bool done;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rsql_err_t rc = rsql_pgcdc_snapsrc_next(&s->ss, &r, &done, &e);
+        if (rc == RSQL_OK && done) {
+            s->snap_over = s->conf.startup == RSQL_PGCDC_SNAPSHOT;
+            break;
+        }
+        if (rc == RSQL_OK && r.row) {
+            rc = add_row(s, batch, r.map, r.rel, r.row, RSQL_ROW_INSERT, &e);
+        } else if (rc == RSQL_OK) {
+            rc = add_marker(s, batch, 0, &e); /* room checked: never pending */
+        }
+        if (rc != RSQL_OK) {
+            if (e.code != RSQL_ERR_NOMEM && batch->n > first) {
+                s->pending = e;
+                return RSQL_OK;
+            }
+            *err = e;
+            return rc;
+        }
+        rsql_record_t *rec = &batch->recs[batch->n - 1];
+        const char *id = snap_ident(s, &r, batch->arena);
+        if (!id) {
+            batch->n--;
+            return rsql_error_nomem(err);
+        }
+        rec->partition = r.partition;
+        rec->offset = r.offset;
+        rec->ident = id;
+        if (rec->error) {
+            rec->raw = (const uint8_t *)id;
+            rec->raw_len = strlen(id);
+        }
+    }
+    return RSQL_OK;
+}
+
 static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int timeout_ms,
                            bool *eof, rsql_error_t *err)
 {
@@ -562,7 +669,22 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
             return rc;
         }
     }
-    if (!s->repl.streaming) {
+    if (s->snap_over) { /* 'snapshot': read to its end */
+        *eof = batch->n == first;
+        return RSQL_OK;
+    }
+    if (!s->repl.streaming && !s->ss.active) {
+        rsql_err_t rc = start(s, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    if (s->ss.active || s->snap_over) {
+        rsql_err_t rc = snap_poll(s, batch, max, err);
+        *eof = rc == RSQL_OK && s->snap_over && batch->n == first;
+        return rc;
+    }
+    if (!s->repl.streaming) { /* after the snapshot: the stream, on the slot found or made */
         rsql_err_t rc = start(s, err);
         if (rc != RSQL_OK) {
             return rc;
@@ -644,13 +766,12 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
 
 static int src_partition_count(rsql_source_t *s)
 {
-    (void)s;
-    return 1;
+    return 1 + s->ss.n_parts; /* the slot's stream, then each table's snapshot */
 }
 
 static const char *src_partition_name(rsql_source_t *s, uint32_t partition)
 {
-    return partition == 0 ? s->conf.slot : NULL;
+    return partition == 0 ? s->conf.slot : rsql_pgcdc_snapsrc_part(&s->ss, partition);
 }
 
 /* The runtime committed up to offset: the slot may confirm it. */

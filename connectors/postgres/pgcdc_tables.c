@@ -249,8 +249,9 @@ rsql_err_t rsql_pgcdc_publication(rsql_pg_repl_t *r, const rsql_pgcdc_conf_t *co
             bool perm = st && strcmp(st, "42501") == 0;
             rc = rsql_pg__error(r->conn, res, err,
                                 "%s: cannot create publication '%s'%s%s%s", r->what, pub,
-                                perm ? " (creating a publication FOR TABLE needs the "
-                                       "ownership of each table): have an owner run `"
+                                perm ? " (creating a publication needs the CREATE "
+                                       "privilege on the database and the ownership of each "
+                                       "table): have an owner run `"
                                      : "",
                                 perm ? rsql_buf_str(&stmt) : "", perm ? "`" : "");
         }

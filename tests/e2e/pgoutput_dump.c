@@ -19,8 +19,21 @@
  * and checks what holds between messages: a Begin's xid is the peek's xid, a Commit's LSN
  * is the Begin's final LSN, its end LSN (after it) the peek row's LSN, every message
  * between a Begin and a Commit. A decode error prints "ERROR <message>" and exits 1.
+ *
+ * And the driver of t_pgcdc_snapshot_reader.sh: the postgres-cdc snapshot reader
+ * (connectors/postgres/pgcdc_snapshot.c) on the real server, its rows printed as the stream's
+ * (+I lines, the same conversion), so the two compare line for line:
+ *
+ *   pgoutput_dump snapshot CONNINFO NAME|- FETCH [REOPEN] TABLE...
+ *
+ * NAME: an exported snapshot (- for a fresh one); FETCH: rows per chunk; REOPEN (r<N>): after
+ * N rows, continue on a new connection (rsql_pgcdc_snap_reopen); TABLE: schema.table, or
+ * schema.table:col,col (those columns), then >k1,k2 (resume after that key) or ! (done
+ * before). After each table's rows: "END schema.table key=k1,k2" (its last key). An error
+ * prints "ERROR <message>" and exits 1.
  */
 #include "config.h"
+#include "connectors/postgres/pgcdc_snapshot.h"
 #include "connectors/postgres/pgoutput.h"
 
 #include <stdio.h>
@@ -85,8 +98,98 @@ static void put_row(const rsql_pgoutput_event_t *ev, const rsql_pgoutput_row_t *
     printf("\n");
 }
 
-int main(void)
+/* Split s at commas into v (at most max), in place; returns the count. */
+static int split(char *s, char **v, int max)
 {
+    int n = 0;
+    while (s && n < max) {
+        v[n++] = s;
+        s = strchr(s, ',');
+        if (s) {
+            *s++ = '\0';
+        }
+    }
+    return n;
+}
+
+static int snapshot_main(int argc, char **argv)
+{
+    if (argc < 6) {
+        die("usage: pgoutput_dump snapshot CONNINFO NAME|- FETCH [rN] TABLE...", NULL);
+    }
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_pgcdc_snap_t *s = rsql_pgcdc_snap_open(PQconnectdb(argv[2]),
+                                                strcmp(argv[3], "-") ? argv[3] : NULL,
+                                                strtoll(argv[4], NULL, 10), &err);
+    if (!s) {
+        die("open", err.msg);
+    }
+    int first = 5;
+    long reopen_after = -1;
+    if (argv[5][0] == 'r') {
+        reopen_after = strtol(argv[5] + 1, NULL, 10);
+        first = 6;
+    }
+    for (int i = first; i < argc; i++) {
+        char *spec = argv[i], *cols[64], *key[16];
+        char *resume = strpbrk(spec, ">!");
+        bool done = resume && *resume == '!';
+        if (resume) {
+            *resume++ = '\0';
+        }
+        char *colon = strchr(spec, ':');
+        if (colon) {
+            *colon++ = '\0';
+        }
+        char *dot = strchr(spec, '.');
+        if (!dot) {
+            die("not schema.table", spec);
+        }
+        *dot = '\0';
+        int n_cols = colon ? split(colon, cols, 64) : 0;
+        int n_key = resume && !done ? split(resume, key, 16) : 0;
+        if (rsql_pgcdc_snap_add_table(s, spec, dot + 1, n_cols, (const char *const *)cols, n_key,
+                                      n_key ? (const char *const *)key : NULL, done,
+                                      &err) < 0) {
+            die("table", err.msg);
+        }
+    }
+    rsql_arena_t *a = rsql_arena_new();
+    long rows = 0;
+    for (;;) {
+        rsql_pgcdc_snap_row_t r;
+        bool end;
+        if (rsql_pgcdc_snap_next(s, &r, &end, &err) != RSQL_OK) {
+            die("next", err.msg);
+        }
+        if (end) {
+            break;
+        }
+        if (r.table_end) {
+            printf("END %s.%s key=", r.rel->nspname, r.rel->relname);
+            for (int k = 0; k < r.n_key; k++) {
+                printf("%s%s", k ? "," : "", r.key[k]);
+            }
+            printf("\n");
+            continue;
+        }
+        rsql_pgoutput_event_t ev = {.type = 'I', .rel = r.rel, .n_rows = 1};
+        put_row(&ev, &r.row, a);
+        if (++rows == reopen_after && rsql_pgcdc_snap_reopen(s, PQconnectdb(argv[2]), &err)) {
+            die("reopen", err.msg);
+        }
+    }
+    rsql_arena_destroy(a);
+    rsql_pgcdc_snap_close(s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "snapshot") == 0) {
+        return snapshot_main(argc, argv);
+    }
     rsql_pgoutput_t *d = rsql_pgoutput_new();
     rsql_arena_t *a = rsql_arena_new();
     char *line = NULL;

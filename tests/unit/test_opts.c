@@ -385,11 +385,11 @@ static void test_opts_error_structure(void)
                 "missing required option 'topic' for connector 'rocketmq-grpc'", 7);
     expect_fail((const char *const[]){"connector", "rocketmq", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'rocketmq' (did you mean 'rocketmq-grpc'?); connectors: "
-                "rocketmq-grpc, filesystem, sqlite, datagen, print, blackhole, postgres",
+                "rocketmq-grpc, filesystem, sqlite, datagen, print, blackhole, postgres, postgres-cdc",
                 50);
     expect_fail((const char *const[]){"connector", "kafka", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'kafka'; connectors: rocketmq-grpc, filesystem, sqlite, "
-                "datagen, print, blackhole, postgres",
+                "datagen, print, blackhole, postgres, postgres-cdc",
                 50);
     expect_fail((const char *const[]){"path", "x", NULL}, RSQL_ERR_MISSING_OPTION,
                 "missing required option 'connector'", 7);
