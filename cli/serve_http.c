@@ -108,7 +108,8 @@ static bool job_up0(serve_job_t *j)
 }
 
 /* Per-job source gauges from its detail: active lite topics, deferred, the busiest lite
-   topics (at most 10 per job: describe's top list, so the label set stays bounded). */
+   topics (at most 10 per job: describe's top list, so the label set stays bounded), and a
+   replication slot's lag. */
 static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
 {
     static const char *const names[] = {"rocketsql_lite_topics_active",
@@ -161,6 +162,25 @@ static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
                 rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
             }
         }
+    }
+    /* a replication slot's source (postgres-cdc): the WAL the server keeps for it */
+    static const char lag[] = "rocketsql_replication_slot_lag_bytes";
+    rsql_buf_printf(out,
+                    "# HELP %s WAL bytes between the server's end of WAL (as last heard) and "
+                    "what the job committed, which the server keeps for the job's replication "
+                    "slot.\n# TYPE %s gauge\n",
+                    lag, lag);
+    for (int k = 0; k < srv->n_jobs; k++) {
+        cJSON *slot = cJSON_GetObjectItemCaseSensitive(docs[k], "slot");
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(docs[k], "lag_bytes");
+        if (!cJSON_IsString(slot) || !cJSON_IsNumber(v)) {
+            continue;
+        }
+        rsql_buf_printf(out, "%s{job=\"", lag);
+        put_label(out, srv->jobs[k]->name);
+        rsql_buf_puts(out, "\",slot=\"");
+        put_label(out, slot->valuestring);
+        rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
     }
     for (int k = 0; k < srv->n_jobs; k++) {
         cJSON_Delete(docs[k]);

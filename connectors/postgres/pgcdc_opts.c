@@ -25,6 +25,28 @@ static const char *const toast_modes[] = {"fail", NULL};
 
 #define F(member, ctype) RSQL_OPT_FIELD(rsql_pgcdc_conf_t, member, ctype)
 
+/* slot.name: what PostgreSQL accepts for a replication slot, checked before any server sees it. */
+static rsql_err_t slot_name_valid(const rsql_opt_def_t *def, const char *key, const char *value,
+                                  rsql_pos_t value_pos, rsql_error_t *err)
+{
+    (void)def;
+    size_t n = strlen(value);
+    size_t bad = strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    if (bad < n) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, value_pos,
+                              "option '%s': '%s' is not a replication slot name: character %zu "
+                              "('%c') is not a lower-case letter, a digit or an underscore",
+                              key, value, bad + 1, value[bad]);
+    }
+    if (n == 0 || n > 63) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, value_pos,
+                              "option '%s': a replication slot name has 1 to 63 characters, "
+                              "not %zu",
+                              key, n);
+    }
+    return RSQL_OK;
+}
+
 static const rsql_opt_def_t pgcdc_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("postgres-cdc"),
     RSQL_OPT_ROW_F("hostname", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
@@ -51,13 +73,15 @@ static const rsql_opt_def_t pgcdc_opts[] = {
                    "a missing one is an error naming it and the table when the job starts); "
                    "its other columns are not read.",
                    F(table_re, const char *)),
-    RSQL_OPT_ROW_F("slot.name", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_VF("slot.name", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
                    "The logical replication slot (pgoutput). Created when missing (the role "
                    "needs the REPLICATION attribute), never dropped: drop it with "
                    "`SELECT pg_drop_replication_slot('name')` when the job is gone, or the "
                    "server keeps WAL for it forever. A slot of another plugin is an error. "
-                   "The source's position is the slot's (one partition, named after it).",
-                   F(slot, const char *)),
+                   "The source's position is the slot's (one partition, named after it). "
+                   "PostgreSQL's rule for the name: 1 to 63 lower-case letters, digits and "
+                   "underscores.",
+                   slot_name_valid, F(slot, const char *)),
     RSQL_OPT_ROW_F("decoding.plugin.name", RSQL_OPT_ENUM, 0, "pgoutput", 0, 0, plugins,
                    "The logical decoding plugin: `pgoutput` (built into PostgreSQL) only.",
                    F(plugin, int)),

@@ -72,6 +72,8 @@ struct rsql_source {
     rsql_lsn_t received; /* for the status update's written LSN */
     rsql_lsn_t start_confirmed; /* the slot's confirmed position when started */
     atomic_uint_least64_t confirmed; /* committed by the runtime */
+    /* last_end and received as of the end of the last poll, for describe (worker thread) */
+    atomic_uint_least64_t shown_read, shown_server;
     int64_t last_status_ms, last_activity_ms;
     rsql_lsn_t idle_lsn; /* the last keepalive's position, outside a transaction */
     /* the transaction being read */
@@ -763,6 +765,8 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
         s->last_activity_ms = now;
         rc = add_marker(s, batch, s->last_end, &e);
     }
+    atomic_store_explicit(&s->shown_read, s->last_end, memory_order_relaxed);
+    atomic_store_explicit(&s->shown_server, s->received, memory_order_relaxed);
     if (rc != RSQL_OK && e.code == RSQL_ERR_NOMEM) {
         return rsql_error_nomem(err);
     }
@@ -807,14 +811,29 @@ static void src_wakeup(rsql_source_t *s)
     }
 }
 
+/*
+** The slot's positions: what was read, what the runtime committed (the slot's confirmed
+** flush follows it at the next status update), the server's end of WAL as last heard (every
+** message and keepalive carries it), and the lag: the WAL bytes between that end and the
+** committed position, which the server keeps for the slot (serve mode's
+** rocketsql_replication_slot_lag_bytes).
+*/
 static size_t src_describe(rsql_source_t *s, bool text, char *buf, size_t size)
 {
-    char a[RSQL_LSN_TEXT_MAX], b[RSQL_LSN_TEXT_MAX];
-    rsql_pgoutput_lsn_format(s->last_end, a);
-    rsql_pgoutput_lsn_format((rsql_lsn_t)atomic_load(&s->confirmed), b);
-    int n = text ? snprintf(buf, size, "slot %s read %s confirmed %s", s->conf.slot, a, b)
-                 : snprintf(buf, size, "{\"slot\":\"%s\",\"read_lsn\":\"%s\",\"confirmed_lsn\":\"%s\"}",
-                            s->conf.slot, a, b);
+    char a[RSQL_LSN_TEXT_MAX], b[RSQL_LSN_TEXT_MAX], c[RSQL_LSN_TEXT_MAX];
+    rsql_lsn_t read = (rsql_lsn_t)atomic_load_explicit(&s->shown_read, memory_order_relaxed);
+    rsql_lsn_t server = (rsql_lsn_t)atomic_load_explicit(&s->shown_server, memory_order_relaxed);
+    rsql_lsn_t done = (rsql_lsn_t)atomic_load(&s->confirmed);
+    unsigned long long lag = server > done ? (unsigned long long)(server - done) : 0;
+    rsql_pgoutput_lsn_format(read, a);
+    rsql_pgoutput_lsn_format(done, b);
+    rsql_pgoutput_lsn_format(server, c);
+    int n = text ? snprintf(buf, size, "slot %s read %s confirmed %s lag %llu B", s->conf.slot,
+                            a, b, lag)
+                 : snprintf(buf, size,
+                            "{\"slot\":\"%s\",\"read_lsn\":\"%s\",\"confirmed_lsn\":\"%s\","
+                            "\"server_lsn\":\"%s\",\"lag_bytes\":%llu}",
+                            s->conf.slot, a, b, c, lag);
     return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 

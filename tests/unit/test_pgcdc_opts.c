@@ -152,6 +152,17 @@ static void test_pgcdc_errors(void)
                            NULL};
     expect_fail(toast, RSQL_ERR_BAD_OPTION,
                 "invalid value 'keep' for option 'toast.unchanged': expected one of fail", 550);
+    const char *slot_case[] = {BASE, "url", "db", "slot.name", "Orders_Slot", NULL};
+    expect_fail(slot_case, RSQL_ERR_BAD_OPTION,
+                "option 'slot.name': 'Orders_Slot' is not a replication slot name: character 1 "
+                "('O') is not a lower-case letter, a digit or an underscore",
+                450);
+    const char *slot_long[] = {BASE, "url", "db", "slot.name",
+                               "s123456789012345678901234567890123456789012345678901234567890123",
+                               NULL};
+    expect_fail(slot_long, RSQL_ERR_BAD_OPTION,
+                "option 'slot.name': a replication slot name has 1 to 63 characters, not 64",
+                450);
     const char *port[] = {BASE, "hostname", "h", "database-name", "d", "slot.name", "s",
                           "port", "70000", NULL};
     rsql_error_t err;
