@@ -435,7 +435,11 @@ static void do_flush(rsql_pipeline_t *p)
     if (rc != RSQL_OK && !e.code) {
         rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
     }
-    if (rc != RSQL_OK && !rsql_error_retriable(&e)) {
+    if (rc == RSQL_OK) {
+        p->flush_attempts = 0;
+    } else if (rsql_error_retriable(&e)) { /* tried again at the next flush */
+        rsql_pipeline__retrying(p, "sink flush", &e, IDLE_FLUSH_MS, ++p->flush_attempts);
+    } else {
         rsql_error_t f;
         rsql_error_clear(&f);
         rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
