@@ -202,9 +202,14 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     sqlite3_busy_timeout(k->db, 5000);
     /* a page cache of up to 16 MiB (SQLite's default is 2 MiB): the upserts and deletes of a
        changelog touch a page per key all over the table, and a transaction's pages that do
-       not fit are written out and read back (bench/changelog measures it) */
+       not fit are written out and read back; a WAL checkpoint every 16384 pages (64 MiB;
+       SQLite's default is 1000): a gathered transaction of scattered keys dirties thousands
+       of pages, and checkpointing after each commit copies every one of them into the
+       database again (bench/changelog measures both: 1.6x less system time). synchronous
+       stays NORMAL in WAL mode: a commit survives a kill -9 (the process), and the WAL is
+       synced at each checkpoint */
     rsql_buf_puts(&sql, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                        "PRAGMA cache_size=-16384; "
+                        "PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=16384; "
                         "CREATE TABLE IF NOT EXISTS rocketsql_positions(pipeline TEXT NOT NULL, "
                         "\"partition\" TEXT NOT NULL, \"offset\" INTEGER NOT NULL, "
                         "PRIMARY KEY(pipeline, \"partition\")); ");
