@@ -7,7 +7,7 @@ librocketsql_a_SOURCES += \
 	connectors/rsql_connector.h connectors/conn_int.h \
 	connectors/conn_registry.c connectors/conn_docs.c connectors/conn_meta.c \
 	connectors/rsql_io.h connectors/conn_batch.c connectors/conn_latency.c \
-	connectors/rsql_conn_io.h connectors/conn_io.c \
+	connectors/rsql_conn_io.h connectors/conn_io.c connectors/conn_gather.h connectors/conn_gather.c \
 	connectors/rsql_plugin.h connectors/conn_plugin.c
 
 include connectors/formats/local.mk
@@ -24,10 +24,12 @@ connectors/conn_registry.$(OBJEXT): connectors/conn_list.h
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
-	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes
+	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
+	tests/unit/test_conn_gather
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
-	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes
+	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
+	tests/unit/test_conn_gather
 check_PROGRAMS += tests/unit/test_opts_ref tests/unit/test_settings
 TESTS += tests/unit/test_opts_ref tests/unit/test_settings
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c
@@ -58,6 +60,9 @@ tests_unit_test_conn_errors_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_conn_positions_SOURCES = tests/unit/test_conn_positions.c
 tests_unit_test_conn_positions_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_conn_positions_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_conn_gather_SOURCES = tests/unit/test_conn_gather.c
+tests_unit_test_conn_gather_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_conn_gather_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_conn_changes_SOURCES = tests/unit/test_conn_changes.c
 tests_unit_test_conn_changes_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_conn_changes_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)

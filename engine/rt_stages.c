@@ -435,11 +435,70 @@ static void do_flush(rsql_pipeline_t *p)
     if (rc != RSQL_OK && !e.code) {
         rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
     }
-    if (rc != RSQL_OK && !rsql_error_retriable(&e)) {
+    if (rc == RSQL_OK) {
+        p->flush_attempts = 0;
+    } else if (rsql_error_retriable(&e)) { /* tried again at the next flush */
+        rsql_pipeline__retrying(p, "sink flush", &e, IDLE_FLUSH_MS, ++p->flush_attempts);
+    } else {
         rsql_error_t f;
         rsql_error_clear(&f);
         rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
         rsql_pipeline__fail(p, &f, true);
+    }
+}
+
+/*
+** The last flush, when the writing ends with rows unreported (rows a sink still holds, e.g. at
+** an interrupt): a transient failure is tried again per errors.retry.* (the rows are reported,
+** and so acknowledged, only once they are durable); one that stays is logged with its error
+** ("sink flush failed (...)") and the rows stay unreported: never acknowledged, a later run
+** reads them again. A permanent failure fails the run, as any flush's does.
+*/
+static void final_flush(rsql_pipeline_t *p)
+{
+    if (!p->conf.snk_ops->flush) {
+        return;
+    }
+    rsql_retry_t retry;
+    bool has_retry = false;
+    for (;;) {
+        hand_on_deliveries(p); /* a flush may wait */
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rsql_err_t rc = p->conf.snk_ops->flush(p->snk, FLUSH_TIMEOUT_MS, &e);
+        if (rc == RSQL_OK) {
+            return;
+        }
+        if (!e.code) {
+            rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+        }
+        int64_t now = rsql_now_ms(), wait = -1;
+        bool transient = rsql_error_retriable(&e);
+        if (transient && !atomic_load(&p->aborting)) {
+            if (!has_retry) {
+                rsql_retry_init(&retry, p->conf.retry_timeout_ms, p->conf.retry_backoff_max_ms,
+                                now);
+                has_retry = true;
+            }
+            wait = rsql_retry_next(&retry, now);
+        }
+        if (wait >= 0) {
+            rsql_pipeline__retrying(p, "sink flush", &e, wait, retry.attempts);
+            rsql_pipeline__sleep_interruptible(p, wait, false);
+            continue;
+        }
+        hand_on_deliveries(p);
+        rsql_log(RSQL_LOG_ERROR, "pipeline",
+                 "sink flush failed (%lld rows not written, not acknowledged: read again by the "
+                 "next run): %s",
+                 (long long)atomic_load(&p->unreported), e.msg);
+        if (!transient) {
+            rsql_error_t f;
+            rsql_error_clear(&f);
+            rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
+            rsql_pipeline__fail(p, &f, true);
+        }
+        return;
     }
 }
 
@@ -567,7 +626,7 @@ void *rsql_pipeline__write_main(void *arg)
         }
     }
     if (atomic_load(&p->unreported) > 0) {
-        do_flush(p);
+        final_flush(p);
     }
     hand_on_deliveries(p);
     rsql_pipeline__write_thread_of = NULL;

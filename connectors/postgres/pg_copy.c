@@ -400,18 +400,17 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
 ** handed back to be written again after later batches, which would store a position behind
 ** the one already stored, and behind rows committed with it. Under 'none' it stops there.
 */
-rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *rows,
-                               rsql_error_t *err)
+rsql_err_t rsql_pg__write_rows(void *opaque, int n, const rsql_sink_row_t *rows,
+                               rsql_sink_result_t *results, rsql_error_t *err)
 {
+    rsql_sink_t *k = opaque;
     int committed = 0; /* rows[0, committed) have their result: written, or failed for good */
     int bad = -1;      /* under 'none': the row that failed permanently, if any */
     int n_bad = 0;     /* rows that failed permanently */
     rsql_error_t cause;
     rsql_error_clear(&cause);
-    rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, n, err);
-    if (rc != RSQL_OK) {
-        return rc;
-    }
+    rsql_err_t rc;
+    k->results = results;
     if (n > k->dup_cap) {
         bool *d = rsql_realloc(k->dup, (size_t)n * sizeof *d);
         if (!d) {

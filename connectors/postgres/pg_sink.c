@@ -62,23 +62,17 @@
  * its last upsert's row otherwise (on a row its earlier change in the chunk deleted, when there
  * was one). A chunk never splits the rows of one record (rsql_io_chunk_end).
  *
- * Gathering: write accepts each pipeline batch and holds it (its rows stay valid until it is
- * reported); the held batches are written together, as one transaction of up to
- * sink.buffer-flush.max-rows rows with the positions or message ids of all of them, once
+ * Gathering (connectors/conn_gather.h, shared with the sqlite sink): write accepts each
+ * pipeline batch and holds it; the held batches are written together, as one transaction of
+ * up to sink.buffer-flush.max-rows rows with the positions or message ids of all of them, once
  * they hold max-rows rows, once the first of them is sink.buffer-flush.interval old (checked
  * at each write), or at flush (the runtime flushes when max-rows rows are unreported, as
- * gather_rows tells it, after a second, and when idle). A transaction with positions is one
- * round trip (pg_copy.c: BEGIN, the positions, COPY and COMMIT in one query string, then the
- * data): each COMMIT waits for the WAL flush, so max-rows (default 8192) sets the speed.
- * Each batch's results are reported (the
- * delivery callback) only after its transaction committed. When that write fails
- * transiently (after sink.max-retries), the held batches stay held, in order, and the batch
- * being written is refused with the error (the runtime writes it again after a backoff:
- * each try writes the held ones first), so a later batch never commits before an earlier
- * one (positions only move forward); flush tries again after a backoff (100 ms doubling to
- * 5 s), and after 30 s of failures reports the held rows with the transient error (the
- * runtime then retries them per errors.retry.*). Writing: pg_copy.c; the exactly-once
- * record: pg_applied.c.
+ * gather_rows tells it, every state.flush-interval, and when idle). A transaction with
+ * positions is one round trip (pg_copy.c: BEGIN, the positions, COPY and COMMIT in one query
+ * string, then the data): each COMMIT waits for the WAL flush, so max-rows (default 8192) sets
+ * the speed. Each batch's results are reported only after its transaction committed; a
+ * transient failure keeps the held batches, in order (conn_gather.h says how they are tried
+ * again). Writing: pg_copy.c; the exactly-once record: pg_applied.c.
  *
  * Fencing: every connection of a sink that stores positions takes the pipeline's writer lock
  * before anything reads the positions (writer_lock in pg_conn.c; docs/EXACTLY-ONCE.md).
@@ -87,7 +81,6 @@
  * stored_positions is called before writing starts.
  */
 #include "config.h"
-#include "base/rsql_backoff.h"
 #include "base/rsql_log.h"
 #include "base/rsql_time.h"
 #include "connectors/postgres/pg_sink_int.h"
@@ -97,9 +90,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GIVE_UP_MS 30000   /* flush reports held rows failing transiently this long */
-#define BACKOFF_MAX_MS 5000 /* flush's wait between tries of held rows */
 
 static const char *pg_type(rsql_type_t t)
 {
@@ -128,7 +118,6 @@ static void sk_close(rsql_sink_t *k)
         PQfinish(k->conn);
     }
     rsql_buf_deinit(&k->line);
-    rsql_free(k->results);
     rsql_free(k->pipeline);
     rsql_free(k->table);
     rsql_free(k->copy_sql);
@@ -151,8 +140,8 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->app_mark);
     rsql_free(k->app_prune);
     rsql_free(k->dup);
-    rsql_free(k->pend);
-    rsql_free(k->gather);
+    rsql_gather_deinit(&k->gather);
+    rsql_free(k->what);
     rsql_free((char *)k->own.url);
     rsql_free((char *)k->own.username);
     rsql_free((char *)k->own.password);
@@ -256,8 +245,6 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->conf = &k->own;
     k->n = ctx->n_columns;
     k->types = ctx->column_types;
-    k->deliver = ctx->deliver;
-    k->deliver_opaque = ctx->deliver_opaque;
     k->by_ident = ctx->source_own_positions;
     k->tolerate_all = ctx->tolerate_all;
     rsql_error_clear(&k->poisoned);
@@ -275,6 +262,12 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_init(&k->line);
     k->pipeline = rsql_strdup(ctx->pipeline ? ctx->pipeline : "");
     k->table = rsql_strdup(conf->table_name);
+    size_t wlen = strlen(conf->table_name) + sizeof "postgres sink ";
+    if ((k->what = rsql_malloc(wlen)) != NULL) {
+        snprintf(k->what, wlen, "postgres sink %s", conf->table_name);
+    }
+    rsql_gather_init(&k->gather, conf->max_rows, conf->interval_ms, k->what,
+                     rsql_pg__write_rows, k, ctx->deliver, ctx->deliver_opaque);
     rsql_buf_t cols = RSQL_BUF_INIT, keys = RSQL_BUF_INIT, sets = RSQL_BUF_INIT;
     for (int i = 0; i < k->n; i++) {
         const char *c = ctx->column_names[i];
@@ -418,7 +411,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                   k->pos_list && k->pos_head && k->pos_tail &&
                   k->app_create && k->app_mark && k->app_prune;
     rsql_buf_deinit(&b);
-    if (!pos_ok || !up_ok || !k->pipeline || !k->table || !k->copy_sql || !k->insert_sql || !k->own.url ||
+    if (!pos_ok || !up_ok || !k->pipeline || !k->table || !k->what || !k->copy_sql || !k->insert_sql || !k->own.url ||
         (conf->username && !k->own.username) || (conf->password && !k->own.password)) {
         sk_close(k);
         return rsql_error_nomem(err);
@@ -436,82 +429,6 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     return RSQL_OK;
 }
 
-/* Report each held batch's slice of k->results (n_rows of them set), and hold none. */
-static void report_pending(rsql_sink_t *k)
-{
-    int off = 0;
-    for (int b = 0; b < k->n_pend; b++) {
-        if (k->deliver) {
-            k->deliver(k->deliver_opaque, k->pend[b].id, k->pend[b].n, k->results + off);
-        }
-        off += k->pend[b].n;
-    }
-    k->n_pend = 0;
-    k->pend_rows = 0;
-}
-
-/* Every held row's result: code and msg from e. */
-static void fail_pending(rsql_sink_t *k, const rsql_error_t *e)
-{
-    memset(k->results, 0, (size_t)k->pend_rows * sizeof *k->results);
-    for (int i = 0; i < k->pend_rows; i++) {
-        k->results[i].code = e->code;
-        snprintf(k->results[i].msg, sizeof k->results[i].msg, "%.255s", e->msg);
-    }
-}
-
-/*
-** Write the held batches as one gathered set and report them. RSQL_OK: committed and
-** reported (rows that failed permanently, too: their results say so). A transient error:
-** nothing committed, the batches stay held (k->failing). Out of memory: nothing done.
-*/
-static rsql_err_t commit_pending(rsql_sink_t *k, rsql_error_t *err)
-{
-    if (k->n_pend == 0) {
-        return RSQL_OK;
-    }
-    int total = k->pend_rows;
-    rsql_err_t rc = rsql_io_results_reserve(&k->results, &k->results_cap, total, err);
-    if (rc != RSQL_OK) {
-        return rc;
-    }
-    if (total > k->gather_cap) {
-        rsql_sink_row_t *g = rsql_realloc(k->gather, (size_t)total * sizeof *g);
-        if (!g) {
-            return rsql_error_nomem(err);
-        }
-        k->gather = g;
-        k->gather_cap = total;
-    }
-    int off = 0;
-    for (int b = 0; b < k->n_pend; b++) {
-        memcpy(k->gather + off, k->pend[b].rows, (size_t)k->pend[b].n * sizeof *k->gather);
-        off += k->pend[b].n;
-    }
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    rc = rsql_pg__write_rows(k, total, k->gather, &e);
-    int64_t now = rsql_now_ms();
-    if (rc != RSQL_OK && (rsql_error_retriable(&e) || rc == RSQL_ERR_NOMEM)) {
-        if (!k->failing) {
-            k->failing = true;
-            k->fail_since_ms = now;
-            k->backoff_ms = 0;
-        }
-        k->backoff_ms = rsql_backoff_next(k->backoff_ms, 100, BACKOFF_MAX_MS);
-        k->retry_at_ms = now + k->backoff_ms;
-        rsql_error_copy(err, &e);
-        return rc;
-    }
-    if (rc != RSQL_OK) { /* permanent, and no row of it to blame: every held row fails */
-        fail_pending(k, &e);
-    }
-    k->failing = false;
-    k->backoff_ms = 0;
-    report_pending(k);
-    return RSQL_OK;
-}
-
 static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
                            rsql_error_t *err)
 {
@@ -519,65 +436,13 @@ static rsql_err_t sk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         rsql_error_copy(err, &k->poisoned);
         return k->poisoned.code;
     }
-    rsql_err_t rc;
-    /* held batches that failed, or that this one would push past max-rows, go first */
-    if (k->n_pend > 0 && (k->failing || k->pend_rows + (int64_t)n > k->conf->max_rows)) {
-        if ((rc = commit_pending(k, err)) != RSQL_OK) {
-            return rc; /* this batch is not accepted: the runtime writes it again */
-        }
-    }
-    if (k->n_pend == k->pend_cap) {
-        int cap = k->pend_cap ? 2 * k->pend_cap : 8;
-        rsql_pg_pending_t *p = rsql_realloc(k->pend, (size_t)cap * sizeof *p);
-        if (!p) {
-            return rsql_error_nomem(err);
-        }
-        k->pend = p;
-        k->pend_cap = cap;
-    }
-    int64_t now = rsql_now_ms();
-    if (k->n_pend == 0) {
-        k->pend_since_ms = now;
-    }
-    k->pend[k->n_pend++] = (rsql_pg_pending_t){batch_id, n, rows};
-    k->pend_rows += n;
-    if (k->pend_rows >= k->conf->max_rows || now - k->pend_since_ms >= k->conf->interval_ms) {
-        if ((rc = commit_pending(k, err)) != RSQL_OK) {
-            k->n_pend--; /* not accepted after all: the runtime writes it again */
-            k->pend_rows -= n;
-            return rc;
-        }
-    }
-    return RSQL_OK;
+    return rsql_gather_write(&k->gather, batch_id, n, rows, err);
 }
 
 static rsql_err_t sk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 {
     (void)timeout_ms;
-    if (k->n_pend == 0) {
-        return RSQL_OK;
-    }
-    int64_t now = rsql_now_ms();
-    if (k->failing && now < k->retry_at_ms) {
-        return rsql_error_set(err, RSQL_ERR_BUSY, RSQL_NOPOS,
-                              "postgres sink %s: %d rows wait to be written again", k->table,
-                              k->pend_rows);
-    }
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    rsql_err_t rc = commit_pending(k, &e);
-    if (rc != RSQL_OK && k->failing && now - k->fail_since_ms >= GIVE_UP_MS &&
-        k->results_cap >= k->pend_rows) {
-        rsql_log(RSQL_LOG_WARN, "postgres", "%s (for %d s: reported to be retried)", e.msg,
-                 GIVE_UP_MS / 1000);
-        fail_pending(k, &e);
-        k->failing = false;
-        report_pending(k);
-    }
-    if (rc != RSQL_OK) {
-        rsql_error_copy(err, &e);
-    }
-    return rc;
+    return rsql_gather_flush(&k->gather, err);
 }
 
 /*
@@ -623,7 +488,7 @@ static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
 static int sk_gather_rows(const void *conf)
 {
     const rsql_pg_conf_t *c = conf;
-    return c && c->max_rows > 0 && c->max_rows <= 1000000 ? (int)c->max_rows : 0;
+    return c ? rsql_gather_rows(c->max_rows) : 0;
 }
 
 /* The postgres sink vtable (rsql_io.h). Static. */

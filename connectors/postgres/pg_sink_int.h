@@ -10,14 +10,8 @@
 #ifndef RSQL_PG_SINK_INT_H
 #define RSQL_PG_SINK_INT_H
 
+#include "connectors/conn_gather.h"
 #include "connectors/postgres/pg_int.h"
-
-/* A pipeline batch accepted by write, not reported yet (its rows stay valid until then). */
-typedef struct rsql_pg_pending {
-    uint64_t id;
-    int n;
-    const rsql_sink_row_t *rows;
-} rsql_pg_pending_t;
 
 struct rsql_sink {
     PGconn *conn;
@@ -53,21 +47,10 @@ struct rsql_sink {
     int n;
     const rsql_type_t *types;
     rsql_buf_t line;
-    rsql_sink_result_t *results;
-    int results_cap;
-    rsql_delivery_cb deliver;
-    void *deliver_opaque;
-    /* gathering (pg_sink.c): the batches accepted and not yet committed, in order */
-    rsql_pg_pending_t *pend;
-    int n_pend, pend_cap;
-    int pend_rows;
-    int64_t pend_since_ms; /* when the first of them was accepted */
-    rsql_sink_row_t *gather; /* their rows, one array, for one transaction */
-    int gather_cap;
-    bool failing;          /* the last commit of pend failed transiently */
-    int64_t fail_since_ms; /* since when */
-    int64_t retry_at_ms;   /* flush tries again from then (backoff_ms later) */
-    int64_t backoff_ms;
+    rsql_sink_result_t *results; /* during rsql_pg__write_rows: the gatherer's, for its rows */
+    char *what;                  /* "postgres sink <table>" (messages of the gatherer) */
+    /* gathering (connectors/conn_gather.h): the batches accepted and not yet committed */
+    rsql_gather_t gather;
 };
 
 /*
@@ -83,12 +66,13 @@ rsql_err_t rsql_pg__exec(rsql_sink_t *k, const char *sql, const char *what, rsql
 
 /*
 ** pg_copy.c: write rows[0, n) in transactions of at most sink.buffer-flush.max-rows rows,
-** each with its exactly-once record. RSQL_OK: k->results[0, n) hold every row's result (a
-** row that failed permanently, or rows not written after a transient failure, say so).
-** Otherwise nothing was committed, no result is set, and err says why.
+** each with its exactly-once record (the gatherer's write function, conn_gather.h; opaque is
+** the sink). RSQL_OK: results[0, n) hold every row's result (a row that failed permanently,
+** or rows not written after a transient failure, say so). Otherwise nothing was committed,
+** no result is set, and err says why.
 */
-rsql_err_t rsql_pg__write_rows(rsql_sink_t *k, int n, const rsql_sink_row_t *rows,
-                               rsql_error_t *err);
+rsql_err_t rsql_pg__write_rows(void *opaque, int n, const rsql_sink_row_t *rows,
+                               rsql_sink_result_t *results, rsql_error_t *err);
 
 /* pg_applied.c: head table tail on the heap (NULL when out of memory). */
 char *rsql_pg__sql3(const char *head, const char *table, const char *tail);

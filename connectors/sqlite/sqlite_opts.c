@@ -29,8 +29,11 @@ static const rsql_opt_def_t sqlite_opts[] = {
     RSQL_OPT_ROW_F("scan.poll-interval", RSQL_OPT_DURATION, RSQL_OPT_F_SOURCE, "500ms", 10,
                  RSQL_MS_H, NULL, "With `scan.follow`: how often to look for new rows.",
                    RSQL_OPT_FIELD(rsql_sqlite_conf_t, poll_ms, int64_t)),
-    RSQL_OPT_ROW_F("sink.batch-size", RSQL_OPT_INT, RSQL_OPT_F_SINK, "1000", 1, 1000000, NULL,
-                 "Most rows per transaction. The position of the source being copied is stored "
+    RSQL_OPT_ROW_F("sink.batch-size", RSQL_OPT_INT, RSQL_OPT_F_SINK, "8192", 1, 1000000, NULL,
+                 "Most rows per transaction. The sink gathers the pipeline's batches up to this "
+                 "many rows (or until the runtime flushes it: every `state.flush-interval` while "
+                 "rows come, when none came for a moment, at the end) and reports them only "
+                 "once they are committed. The position of the source being copied is stored "
                  "in the same transaction, so a copy into SQLite is exactly-once, even across a "
                  "kill -9.",
                    RSQL_OPT_FIELD(rsql_sqlite_conf_t, batch_size, int64_t)),

@@ -443,7 +443,8 @@ static void test_errors_sqlite_busy_transient(void)
     busy_run_t b;
     memset(&b, 0, sizeof b);
     snprintf(b.sql, sizeof b.sql,
-             "%s CREATE TABLE dst (v INT) WITH ('connector'='sqlite', 'path'='%s', 'table'='t');"
+             "%s CREATE TABLE dst (v INT) WITH ('connector'='sqlite', 'path'='%s', 'table'='t', "
+             "'sink.batch-size'='1');" /* commits within write (not gathered until a flush) */
              "INSERT INTO dst SELECT v FROM src",
              datagen_src, db);
     logcap_t log;
