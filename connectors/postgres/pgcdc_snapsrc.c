@@ -168,8 +168,10 @@ rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_co
         }
         ss->table_of[k] = i;
         ss->n_tables = k + 1;
+        /* a first mapping: the snapshot's relation does not change while it is read, so
+           schema-change.mode has nothing to follow here */
         rc = rsql_pgcdc_map(&ss->maps[k], rsql_pgcdc_snap_rel(ss->snap, k), &t->v[i], n, names,
-                            meta, what, err);
+                            meta, NULL, what, err);
     }
     rsql_free(cols);
     ss->active = rc == RSQL_OK;
