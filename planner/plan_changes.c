@@ -233,9 +233,10 @@ static rsql_err_t check_clears(const rsql_plan_t *plan, rsql_error_t *err)
     }
     rsql_err_t rc = b.oom ? rsql_error_nomem(err)
                           : rsql_error_set(err, RSQL_ERR_SEMANTIC, plan->sink.pos,
-                                           "table '%s' empties its rows when its source table is "
-                                           "truncated (%s) and table '%s' (connector '%s') "
-                                           "cannot delete every row of its table: write to a "
+                                           "table '%s' passes on a TRUNCATE of what it reads as "
+                                           "'delete every row' (%s), and table '%s' "
+                                           "(connector '%s') cannot delete every row of its "
+                                           "table: write to a "
                                            "table whose connector applies changes by key (%s), "
                                            "or choose another truncate.mode",
                                            plan->source.def->name, plan->clears_by,
