@@ -17,7 +17,8 @@
 #   2. follow: a dropped column the rocketsql table declares NOT NULL still stops the job,
 #      naming the table and the column; a column retyped to a type that does not convert
 #      (int -> text into BIGINT) stops it too;
-#   3. truncate.mode 'apply' into sqlite and into postgres (two jobs, two slots): rows, a
+#   3. truncate.mode 'apply' into sqlite (through a WHERE that a row of NULLs would not pass)
+#      and into postgres (two jobs, two slots): rows, a
 #      TRUNCATE (alone, and inside a transaction between inserts), rows after: each sink
 #      equals the source (psql); kill -9 of both jobs right after a TRUNCATE's transaction
 #      committed, restart: still equal;
@@ -182,7 +183,9 @@ p_src() { psql_q "SELECT id, coalesce(v, '<null>') FROM $S.p ORDER BY id" | tr '
 p_sqlite() { sqlite3 "$T/dstp.db" "SELECT id, coalesce(v, '<null>') FROM dstp ORDER BY id" 2>/dev/null | tr '|' ' '; }
 p_pg() { psql_q "SELECT id, coalesce(v, '<null>') FROM $S.psink ORDER BY id" | tr '|' ' '; }
 start_jobs() {
-    start_job "$1a" "INSERT INTO dstp SELECT id, v FROM srcp1"
+    # WHERE id > 0 keeps every row of the source, and would drop a row of NULLs: the -T
+    # passes it untouched
+    start_job "$1a" "INSERT INTO dstp SELECT id, v FROM srcp1 WHERE id > 0"
     JA=$JOB
     wait_slot_active ${S}_p1
     start_job "$1b" "INSERT INTO pgp SELECT id, v FROM srcp2"
