@@ -75,15 +75,15 @@ bool rsql_pgcdc_converts(uint32_t type_oid, rsql_type_t type)
 }
 
 /*
-** Column i of a relation mapped before (m->col set) is gone from rel: under
-** schema-change.mode 'fail', or for a column the table cannot go without, the job's error;
-** under 'follow' it reads as NULL from now on (a warning, once).
+** Column i is gone from rel: under schema-change.mode 'fail', or for a column the table cannot
+** go without, the job's error; under 'follow' it reads as NULL from now on (a warning when
+** m had it: on a first mapping the check of the tables at the start warned).
 */
 static rsql_err_t column_gone(const rsql_pgcdc_map_t *m, const rsql_pgcdc_table_t *t, int i,
                               const char *name, const rsql_pgcdc_follow_t *follow,
                               const char *what, rsql_error_t *err)
 {
-    if (!follow || !m->col) {
+    if (!follow) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
                               "%s: table %s.%s changed while the job ran: column '%s', "
                               "which the job reads, was dropped or renamed (stop the job, "
@@ -99,7 +99,7 @@ static rsql_err_t column_gone(const rsql_pgcdc_map_t *m, const rsql_pgcdc_table_
                               "read as NULL (schema-change.mode 'follow')",
                               what, t->schema, t->name, name);
     }
-    if (m->col[i] != RSQL_PGCDC_COL_GONE) {
+    if (m->col && m->col[i] != RSQL_PGCDC_COL_GONE) { /* a first mapping: warned at the start */
         rsql_log(RSQL_LOG_WARN, "postgres-cdc",
                  "%s: table %s.%s: column '%s' was dropped or renamed: it reads as NULL from "
                  "now on (schema-change.mode 'follow')",

@@ -215,12 +215,18 @@ static rsql_err_t src_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rs
     return RSQL_OK;
 }
 
+/* What rsql_pgcdc_map follows: NULL under schema-change.mode 'fail'. */
+static const rsql_pgcdc_follow_t *follow_of(const rsql_source_t *s)
+{
+    return s->conf.schema_change == RSQL_PGCDC_SCHEMA_FOLLOW ? &s->follow : NULL;
+}
+
 /* Open the snapshot (pgcdc_snapsrc.c) of the tables not done yet. */
 static rsql_err_t open_snapshot(rsql_source_t *s, const char *name, rsql_error_t *err)
 {
     return rsql_pgcdc_snapsrc_open(&s->ss, &s->conf, &s->tables, name, s->n,
                                    (const char *const *)s->names, (const char *const *)s->meta,
-                                   s->what, err);
+                                   follow_of(s), s->what, err);
 }
 
 /*
@@ -265,7 +271,8 @@ static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
         rc = rsql_pg_repl_connect(&s->repl, &s->conf.pg, s->what, err);
         if (rc == RSQL_OK && !s->tables_ready) {
             rc = rsql_pgcdc_tables_find(&s->repl, &s->conf, s->n, (const char *const *)s->names,
-                                        s->types, (const char *const *)s->meta, &s->tables, err);
+                                        s->types, (const char *const *)s->meta, s->required,
+                                        &s->tables, err);
             if (rc == RSQL_OK && s->conf.startup != RSQL_PGCDC_SNAPSHOT &&
                 s->conf.truncate_mode == RSQL_PGCDC_TRUNC_APPLY && s->tables.n != 1) {
                 rc = one_table(s, err);
@@ -372,9 +379,7 @@ static rsql_err_t on_relation(rsql_source_t *s, const rsql_pgoutput_event_t *ev,
         memset(m, 0, sizeof *m);
     }
     return rsql_pgcdc_map(m, ev->rel, t, s->n, (const char *const *)s->names,
-                          (const char *const *)s->meta,
-                          s->conf.schema_change == RSQL_PGCDC_SCHEMA_FOLLOW ? &s->follow : NULL,
-                          s->what, err);
+                          (const char *const *)s->meta, follow_of(s), s->what, err);
 }
 
 /* A record slot in batch, or NULL when full or out of memory. */

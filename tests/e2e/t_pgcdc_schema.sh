@@ -14,6 +14,9 @@
 #      it had before the drop for the others (kept by psql in a table outside the
 #      publication before the drop; the rows changed after it are marked in the added
 #      column);
+#      a run started after the drop (v missing at its start: a warning, NULL for the rows
+#      changed) converges the same way, and a snapshot ('initial', a new slot) of the table
+#      without v gives v NULL in every row;
 #   2. follow: a dropped column the rocketsql table declares NOT NULL still stops the job,
 #      naming the table and the column; a column retyped to a type that does not convert
 #      (int -> text into BIGINT) stops it too;
@@ -136,6 +139,28 @@ converge "follow: v dropped (NULL for the rows changed after, as before for the 
 kill -0 "$JOB" 2>/dev/null || fail "the job ended after the drop: $(tail -3 j1.err)"
 n_warn=$(grep -c "table $S.t: column 'v' was dropped or renamed: it reads as NULL" j1.err || true)
 same "$n_warn" 1 "one warning names the table and the dropped column"
+kill -INT "$JOB"
+wait_exit "$JOB" 30
+# a run started after the drop: v is missing at the start (a warning), NULL for what changes
+as_role "UPDATE $S.t SET n = n + 1, w = 'after' WHERE id IN (3, 5); INSERT INTO $S.t (id, n, w) VALUES (51, 51, 'after')" >/dev/null
+start_job j1b "INSERT INTO dst SELECT id, v, n FROM src"
+wait_slot_active ${S}_t
+as_role "UPDATE $S.t SET n = n + 1, w = 'after' WHERE id = 6" >/dev/null
+converge "follow: a run started after the drop (the changes in between, and after)" t_src_dropped t_dst
+grep -q "column 'v' does not exist in table $S.t: it reads as NULL (schema-change.mode 'follow')" j1b.err ||
+    fail "no warning at the start: $(tail -3 j1b.err)"
+ok "the run started after the drop warns that v reads as NULL"
+kill -INT "$JOB"
+wait_exit "$JOB" 30
+# a snapshot (scan.startup.mode 'initial', a new slot) of the table without v: v NULL in every row
+rsql -e "$(cdc_table srci ${S}_ti 't' 'id BIGINT, v STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED'             ", 'schema-change.mode' = 'follow'" | sed "s/'latest-offset'/'initial'/")
+         CREATE TABLE dsti (id BIGINT, v STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+          WITH ('connector' = 'sqlite', 'path' = '$T/dsti.db', 'table' = 'dsti')"
+expect_rc 0 "create srci, dsti"
+start_job j1c "INSERT INTO dsti SELECT id, v, n FROM srci"
+t_src_nov() { psql_q "SELECT id, '<null>', n FROM $S.t ORDER BY id" | tr '|' ' '; }
+t_dsti() { sqlite3 "$T/dsti.db" "SELECT id, coalesce(v, '<null>'), n FROM dsti ORDER BY id" 2>/dev/null | tr '|' ' '; }
+converge "follow: the snapshot of the table after the drop (v NULL in every row)" t_src_nov t_dsti
 kill -INT "$JOB"
 wait_exit "$JOB" 30
 

@@ -343,11 +343,16 @@ static void test_pgcdc_map_follow(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "NOT NULL or in its PRIMARY KEY"));
     rsql_pgcdc_map_free(&m);
 
-    /* a first mapping that lacks a read column is the error even under 'follow' */
+    /* a first mapping that lacks a read column (a run started after the drop): the error
+       under 'fail', NULL under 'follow' */
     rsql_pgcdc_map_t f = {0};
     rsql_error_clear(&err);
-    CU_ASSERT_EQUAL(rsql_pgcdc_map(&f, &r1, &t, 3, names, NULL, &follow, "src", &err),
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&f, &r1, &t, 3, names, NULL, NULL, "src", &err),
                     RSQL_ERR_SEMANTIC);
+    CU_ASSERT_PTR_NULL(f.col);
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&f, &r1, &t, 3, names, NULL, &follow, "src", &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.col);
+    CU_ASSERT_EQUAL(f.col[1], RSQL_PGCDC_COL_GONE);
     rsql_pgcdc_map_free(&f);
 
     CU_ASSERT_TRUE(rsql_pgcdc_converts(23, RSQL_TYPE_BIGINT));
