@@ -155,11 +155,43 @@ static bool chunk_deletes(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
 }
 
 /*
+** The transaction of a -T row rows[from] for a sink that stores positions, in one round trip:
+** q is "BEGIN; INSERT INTO rocketsql_positions ...; " (freed here), to which "DELETE FROM t;
+** COMMIT" is added.
+*/
+static rsql_err_t clear_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
+                                        rsql_buf_t *q, bool *commit_lost, rsql_error_t *err)
+{
+    rsql_err_t rc = RSQL_OK;
+    rsql_buf_printf(q, "%s; COMMIT", k->clear_sql);
+    if (q->oom) {
+        rsql_buf_deinit(q);
+        return rsql_error_nomem(err);
+    }
+    PGresult *r = PQexec(k->conn, rsql_buf_str(q)); /* the last statement's result */
+    rsql_buf_deinit(q);
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(r), "COMMIT") != 0) {
+        *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot delete every row for "
+                                             "%s",
+                            k->table,
+                            rows[from].rec && rows[from].rec->ident ? rows[from].rec->ident
+                                                                    : "(unknown)");
+    }
+    PQclear(r);
+    if (rc != RSQL_OK) {
+        rollback(k);
+    }
+    return rc;
+}
+
+/*
 ** The transaction of copy_chunk for a sink that stores positions, in one round trip: one
 ** query string "BEGIN; INSERT INTO rocketsql_positions ... ON CONFLICT ...; COPY ... FROM
 ** STDIN; [the upsert's merge;] COMMIT" (the positions are known before the rows go: the last
 ** offset of each partition among them), then the COPY data; the server runs the statements
-** after the COPY once its data ended, and skips them after an error.
+** after the COPY once its data ended, and skips them after an error. A -T row (a chunk of its
+** own) is "BEGIN; INSERT INTO rocketsql_positions ...; DELETE FROM t; COMMIT" instead.
 */
 static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
                                        int to, bool *commit_lost, rsql_error_t *err)
@@ -170,6 +202,9 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
     if (rc != RSQL_OK) {
         rsql_buf_deinit(&q);
         return rc;
+    }
+    if (k->changelog && rows[from].kind == RSQL_ROW_CLEAR) { /* to == from + 1 */
+        return clear_chunk_positions(k, rows, from, &q, commit_lost, err);
     }
     bool del = chunk_deletes(k, rows, from, to);
     rsql_buf_puts(&q, del ? k->copy_del_sql : k->copy_sql);
@@ -216,42 +251,6 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
     } else if (rc != RSQL_OK && PQstatus(k->conn) == CONNECTION_BAD) {
         *commit_lost = true; /* sent in full, the answer lost: it may have been committed */
     }
-    if (rc != RSQL_OK) {
-        rollback(k);
-    }
-    return rc;
-}
-
-/*
-** The transaction of a -T row rows[from] (to == from + 1) for a sink that stores positions,
-** in one round trip: "BEGIN; INSERT INTO rocketsql_positions ...; DELETE FROM t; COMMIT".
-*/
-static rsql_err_t clear_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
-                                        int to, bool *commit_lost, rsql_error_t *err)
-{
-    rsql_buf_t q = RSQL_BUF_INIT;
-    rsql_buf_puts(&q, "BEGIN; ");
-    rsql_err_t rc = rsql_pg__positions_sql(k, rows, from, to, &q, err);
-    if (rc != RSQL_OK) {
-        rsql_buf_deinit(&q);
-        return rc;
-    }
-    rsql_buf_printf(&q, "%s; COMMIT", k->clear_sql);
-    if (q.oom) {
-        rsql_buf_deinit(&q);
-        return rsql_error_nomem(err);
-    }
-    PGresult *r = PQexec(k->conn, rsql_buf_str(&q)); /* the last statement's result */
-    rsql_buf_deinit(&q);
-    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(r), "COMMIT") != 0) {
-        *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
-        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot delete every row for "
-                                             "%s",
-                            k->table,
-                            rows[from].rec && rows[from].rec->ident ? rows[from].rec->ident
-                                                                    : "(unknown)");
-    }
-    PQclear(r);
     if (rc != RSQL_OK) {
         rollback(k);
     }
@@ -306,8 +305,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     }
     bool clear = k->changelog && rows[from].kind == RSQL_ROW_CLEAR; /* to == from + 1 */
     if (!k->by_ident) {
-        return clear ? clear_chunk_positions(k, rows, from, to, commit_lost, err)
-                     : copy_chunk_positions(k, rows, from, to, commit_lost, err);
+        return copy_chunk_positions(k, rows, from, to, commit_lost, err);
     }
     if ((rc = rsql_pg__exec(k, "BEGIN", "cannot begin a transaction", err)) != RSQL_OK) {
         return rc;

@@ -26,33 +26,13 @@
 #      equals the source (psql); kill -9 of both jobs right after a TRUNCATE's transaction
 #      committed, restart: still equal;
 #   4. 'apply' into print or blackhole is refused at planning, naming truncate.mode and the
-#      sinks that can (sqlite, postgres); with table-name matching two tables the job stops at its start,
-#      naming both.
+#      sinks that can (sqlite, postgres); with table-name matching two tables the job stops at
+#      its start, naming both.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
-pg_connect
-PORT=${URL##*:}
-PORT=${PORT%%/*}
-psql_q() { "$PGS" psql -v ON_ERROR_STOP=1 -tA -c "$1"; }
 S="cdcs$$"
 ROLE="cdcsu$$"
-cleanup() {
-    psql_q "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
-            WHERE slot_name LIKE '${S}%' AND NOT active" >/dev/null 2>&1 || true
-    psql_q "DROP SCHEMA IF EXISTS $S CASCADE" >/dev/null 2>&1 || true
-    psql_q "SELECT 'DROP PUBLICATION ' || quote_ident(pubname) FROM pg_publication
-            WHERE pubname LIKE 'rsql_${S}%'" 2>/dev/null | while read -r q; do
-        [ -n "$q" ] && psql_q "$q" >/dev/null 2>&1 || true
-    done
-    psql_q "REVOKE CREATE ON DATABASE rocketsql FROM $ROLE; DROP OWNED BY $ROLE; DROP ROLE IF EXISTS $ROLE" >/dev/null 2>&1 || true
-    e2e_cleanup
-}
-trap cleanup EXIT
-psql_q "CREATE ROLE $ROLE LOGIN REPLICATION; CREATE SCHEMA $S AUTHORIZATION $ROLE;
-        GRANT CREATE ON DATABASE rocketsql TO $ROLE" >/dev/null ||
-    fail "psql cannot reach $URL"
-ok "PostgreSQL at $URL, schema $S, role $ROLE (REPLICATION, not a superuser)"
-as_role() { psql_q "SET ROLE $ROLE; $1"; }
+. "$(dirname "$0")/pgcdc_lib.sh"
 
 # cdc_table NAME SLOT TABLES COLUMNS [EXTRA-OPTIONS]: a postgres-cdc table of the role
 cdc_table() {
@@ -60,35 +40,6 @@ cdc_table() {
           WITH ('connector' = 'postgres-cdc', 'hostname' = '127.0.0.1', 'port' = '$PORT',
             'database-name' = 'rocketsql', 'username' = '$ROLE', 'schema-name' = '$S',
             'table-name' = '$3', 'slot.name' = '$2', 'scan.startup.mode' = 'latest-offset'${5:-});"
-}
-# start_job NAME SQL: runs SQL in the background (stdout NAME.out, stderr NAME.err), pid in JOB
-start_job() {
-    "$RSQL" --catalog "$CAT" -e "$2" >"$1.out" 2>"$1.err" &
-    JOB=$!
-    e2e_pids="$e2e_pids $JOB"
-}
-wait_slot_active() {
-    local i
-    for ((i = 0; i < 300; i++)); do
-        [ "$(psql_q "SELECT active FROM pg_replication_slots WHERE slot_name = '$1'")" = t ] && return 0
-        kill -0 "$JOB" 2>/dev/null || fail "the job ended before streaming: $(tail -5 ./*.err 2>/dev/null)"
-        sleep 0.1
-    done
-    fail "slot $1 is not active after 30 s"
-}
-wait_exit() {
-    local i
-    for ((i = 0; i < $2 * 10; i++)); do
-        if ! kill -0 "$1" 2>/dev/null; then
-            set +e
-            wait "$1"
-            JRC=$?
-            set -e
-            return 0
-        fi
-        sleep 0.1
-    done
-    fail "the job did not end within $2 s"
 }
 # converge DESCRIPTION SRC-FN DST-FN: until DST-FN prints what SRC-FN prints (60 s at most)
 converge() {
