@@ -147,6 +147,28 @@ static void report_skips(const xform_t *x, const char *format, FILE *errf)
 }
 
 /*
+** A clear record (RSQL_ROW_CLEAR: every row of the table gone, a TRUNCATE): no row to filter
+** or project; the sink gets it as it is, its values NULL, in order with the rows around it.
+*/
+static rsql_err_t clear_row(xform_t *x, rsql_batch_t *batch, const rsql_value_t **out,
+                            bool *keep, rsql_error_t *err)
+{
+    int n = x->plan->n_outputs;
+    rsql_value_t *o = rsql_arena_alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
+    if (!o) {
+        return rsql_error_nomem(err);
+    }
+    for (int i = 0; i < n; i++) {
+        memset(&o[i], 0, sizeof o[i]);
+        o[i].type = x->plan->outputs[i].type;
+        o[i].is_null = true;
+    }
+    *out = o;
+    *keep = true;
+    return RSQL_OK;
+}
+
+/*
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
 */
@@ -244,26 +266,12 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         x->last_batch = batch;
     }
     const rsql_value_t *in = rec->row;
-    if (k == 0 && rec->kind == RSQL_ROW_CLEAR) {
-        /* every row of the table gone (a TRUNCATE): no row to filter or project; the sink
-           gets it as it is, its values NULL, in order with the rows around it */
-        int n = x->plan->n_outputs;
-        rsql_value_t *o = rsql_arena_alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
-        if (!o) {
-            return rsql_error_nomem(err);
-        }
-        for (int i = 0; i < n; i++) {
-            memset(&o[i], 0, sizeof o[i]);
-            o[i].type = x->plan->outputs[i].type;
-            o[i].is_null = true;
-        }
-        *out = o;
-        *keep = true;
-        return RSQL_OK;
-    }
     if (k > 0) {
         in = rec->rows[k];
-    } else if (!rec->row && !rec->raw && rec->n_rows < 0) {
+    } else if (!rec->row && !rec->raw && (rec->n_rows < 0 || rec->kind == RSQL_ROW_CLEAR)) {
+        if (rec->kind == RSQL_ROW_CLEAR) {
+            return clear_row(x, batch, out, keep, err);
+        }
         *keep = false; /* a row-less record of a source that makes rows: done as filtered */
         return RSQL_OK;
     } else if (!rec->row) {
