@@ -329,12 +329,48 @@ static void test_gather_txn_boundaries(void)
     rsql_gather_deinit(&g);
 }
 
+/*
+** The run ends (release): rows up to the cut are committed, the rows that wait are reported
+** RSQL_ERR_INTERRUPTED (not written), a batch cut in two with both; later waiting rows at once.
+*/
+static void test_gather_release(void)
+{
+    rsql_gather_t g;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    setup(&g, 100);
+    in_txn(2, 6); /* row 1 ends a transaction; rows 2..5 wait for one */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 1, 3, rows, &e), RSQL_OK);     /* rows 0..2 */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 2, 3, rows + 3, &e), RSQL_OK); /* rows 3..5 */
+    CU_ASSERT_EQUAL(rsql_gather_waiting(&g), 4);
+    CU_ASSERT_EQUAL(rsql_gather_release(&g), 4);
+    CU_ASSERT_EQUAL(fk.committed, 2); /* rows 0 and 1 */
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 2);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][1], RSQL_OK);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][2], RSQL_ERR_INTERRUPTED);
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(fk.deliv_code[1][i], RSQL_ERR_INTERRUPTED);
+    }
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
+    /* a batch that comes later (a retry): its waiting rows are reported at once */
+    in_txn(10, 12);
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 3, 3, rows + 9, &e), RSQL_OK); /* 9 ends one */
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 3);
+    CU_ASSERT_EQUAL(fk.committed, 3);
+    CU_ASSERT_EQUAL(fk.deliv_code[2][0], RSQL_OK);
+    CU_ASSERT_EQUAL(fk.deliv_code[2][1], RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    rsql_gather_deinit(&g);
+}
+
 static CU_TestInfo gather_tests[] = {
     {"test_gather_reports_after_commit", test_gather_reports_after_commit},
     {"test_gather_failed_commit_fails_all", test_gather_failed_commit_fails_all},
     {"test_gather_transient_keeps_order", test_gather_transient_keeps_order},
     {"test_gather_nomem_refuses", test_gather_nomem_refuses},
     {"test_gather_txn_boundaries", test_gather_txn_boundaries},
+    {"test_gather_release", test_gather_release},
     CU_TEST_INFO_NULL,
 };
 
