@@ -164,11 +164,15 @@ static rsql_err_t commit_held(rsql_gather_t *g, rsql_error_t *err)
 }
 
 /*
-** Report the held rows not committed (those waiting for their source transaction's end, and
-** any before the cut that a failed commit left) as RSQL_ERR_INTERRUPTED: not written.
+** Once everything up to the cut is committed (n_done == cut): report the rows that wait for
+** their source transaction's end as RSQL_ERR_INTERRUPTED, not written. Their number.
 */
-static void release_waiting(rsql_gather_t *g)
+static int64_t release_waiting(rsql_gather_t *g)
 {
+    if (g->n_done != g->cut) {
+        return 0; /* rows before the cut wait to be written again: they go first */
+    }
+    int64_t n = g->n_rows - g->n_done;
     for (int i = g->n_done; i < g->n_rows; i++) {
         rsql_sink_result_t *r = &g->results[i];
         memset(r, 0, sizeof *r);
@@ -178,9 +182,8 @@ static void release_waiting(rsql_gather_t *g)
                  g->what);
     }
     g->n_done = g->cut = g->n_rows;
-    g->failing = false;
-    g->backoff_ms = 0;
     report_done(g);
+    return n;
 }
 
 int64_t rsql_gather_release(rsql_gather_t *g)
@@ -188,10 +191,10 @@ int64_t rsql_gather_release(rsql_gather_t *g)
     g->ending = true;
     rsql_error_t e;
     rsql_error_clear(&e);
-    (void)commit_held(g, &e); /* a failure: those rows are released too, not written */
-    int64_t n = g->n_rows - g->n_done;
-    release_waiting(g);
-    return n;
+    if (commit_held(g, &e) != RSQL_OK) {
+        return 0; /* held: the flushes try again, and release once it went through */
+    }
+    return release_waiting(g);
 }
 
 rsql_err_t rsql_gather_write(rsql_gather_t *g, uint64_t batch_id, int n,
@@ -233,7 +236,7 @@ rsql_err_t rsql_gather_write(rsql_gather_t *g, uint64_t batch_id, int n,
         rsql_error_t e;
         rsql_error_clear(&e);
         if (commit_held(g, &e) == RSQL_OK) { /* else flush tries again */
-            release_waiting(g); /* the run ends: no row will end their transaction */
+            (void)release_waiting(g); /* the run ends: no row will end their transaction */
         }
     }
     return RSQL_OK;
@@ -243,7 +246,7 @@ rsql_err_t rsql_gather_flush(rsql_gather_t *g, rsql_error_t *err)
 {
     if (g->cut == g->n_done) {
         if (g->ending) {
-            release_waiting(g);
+            (void)release_waiting(g);
         }
         report_done(g); /* batches of no row */
         return RSQL_OK; /* nothing held, or only rows waiting for their transaction's end */
@@ -266,7 +269,7 @@ rsql_err_t rsql_gather_flush(rsql_gather_t *g, rsql_error_t *err)
     if (rc != RSQL_OK) {
         rsql_error_copy(err, &e);
     } else if (g->ending) {
-        release_waiting(g);
+        (void)release_waiting(g);
     }
     return rc;
 }

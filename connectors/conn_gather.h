@@ -121,8 +121,10 @@ static inline int rsql_gather_waiting(const rsql_gather_t *g)
 
 /*
 ** The run ends (rsql_sink_ops_t.release): commit the rows up to the cut, then report the rows
-** that wait for their source transaction's end (and any not committed) as RSQL_ERR_INTERRUPTED,
-** not written; from now on rows that wait are so reported at once. Returns their number.
+** that wait for their source transaction's end as RSQL_ERR_INTERRUPTED, not written; from now
+** on rows that wait are so reported once the rows before them are committed (a commit that
+** fails transiently keeps them all held: flush tries again as always, then releases). Returns
+** how many were released now.
 */
 int64_t rsql_gather_release(rsql_gather_t *g);
 

@@ -362,6 +362,27 @@ static void test_gather_release(void)
     CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
     CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
     rsql_gather_deinit(&g);
+
+    /* a commit that fails transiently at release: nothing is released (rows before the cut
+       are tried again, as always); the flush that commits them releases the waiting ones */
+    setup(&g, 100);
+    in_txn(1, 3); /* row 0 ends one, rows 1 and 2 wait */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 1, 3, rows, &e), RSQL_OK);
+    fk.fail = RSQL_ERR_UNAVAILABLE;
+    CU_ASSERT_EQUAL(rsql_gather_release(&g), 0);
+    CU_ASSERT_EQUAL(fk.n_deliv, 0);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 3);
+    fk.fail = RSQL_OK;
+    g.retry_at_ms = 0; /* the backoff is over (its length is not what this tests) */
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(fk.committed, 1);
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 1);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][0], RSQL_OK);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][1], RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][2], RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
+    rsql_gather_deinit(&g);
 }
 
 static CU_TestInfo gather_tests[] = {
