@@ -734,7 +734,8 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_err_t rc = RSQL_OK;
-    if (s->redo_buf) { /* the message the last poll ended on, first */
+    int fresh = first; /* records past it are news: the poll stops waiting for more */
+    if (s->redo_buf) { /* the message the last poll ended on, first: not news */
         s->txn_rows = s->redo_rows;
         rc = on_message(s, batch, s->redo_msg, s->redo_len, err);
         PQfreemem(s->redo_buf);
@@ -743,8 +744,8 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
             batch->n = first; /* nothing of a failed poll is kept */
             return rc;
         }
+        fresh = batch->n;
     }
-    int fresh = batch->n; /* what came before is not news: the poll still waits for some */
     char *last_buf = NULL; /* transaction.atomic: the last message, if it added rows */
     const uint8_t *last_msg = NULL;
     size_t last_len = 0;
