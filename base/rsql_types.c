@@ -25,6 +25,7 @@ const char *rsql_rowkind_short(int kind)
     case RSQL_ROW_UPDATE_BEFORE: return "-U";
     case RSQL_ROW_UPDATE_AFTER: return "+U";
     case RSQL_ROW_DELETE: return "-D";
+    case RSQL_ROW_CLEAR: return "-T";
     }
     return "?";
 }

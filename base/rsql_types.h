@@ -94,9 +94,13 @@ typedef enum rsql_rowkind {
     RSQL_ROW_INSERT = 0,
     RSQL_ROW_UPDATE_BEFORE,
     RSQL_ROW_UPDATE_AFTER,
-    RSQL_ROW_DELETE
+    RSQL_ROW_DELETE,
+    /* Every row of the table gone at once (a TRUNCATE of a CDC source's table): no values.
+       Only a sink that applies changes by key takes it (it deletes every row of its table);
+       the planner refuses it for the others. */
+    RSQL_ROW_CLEAR
 } rsql_rowkind_t;
-/* "+I", "-U", "+U", "-D" ("?" for anything else). */
+/* "+I", "-U", "+U", "-D", "-T" (RSQL_ROW_CLEAR) ("?" for anything else). */
 const char *rsql_rowkind_short(int kind);
 /* True for the kinds that add a row (INSERT, UPDATE_AFTER), false for those that retract one. */
 bool rsql_rowkind_adds(int kind);

@@ -110,6 +110,7 @@ int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, con
 {
     switch (rows[i].kind) {
     case RSQL_ROW_DELETE: return RSQL_IO_DELETE;
+    case RSQL_ROW_CLEAR: return RSQL_IO_CLEAR;
     case RSQL_ROW_UPDATE_BEFORE: break;
     default: return RSQL_IO_UPSERT;
     }

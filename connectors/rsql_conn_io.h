@@ -57,8 +57,9 @@ rsql_err_t rsql_io_encode_change(rsql_encoder_t *enc, const rsql_value_t *row, i
 ** by the UPDATE_AFTER of the same key from the same record: the upsert that follows sets
 ** the row anyway. n_key key column indexes in key (their values compared as the sink would
 ** write them; a key of a nested type is never found the same, which only costs a delete).
+** CLEAR: RSQL_ROW_CLEAR, every row of the table deleted (DELETE FROM t), in row order.
 */
-enum { RSQL_IO_UPSERT, RSQL_IO_DELETE, RSQL_IO_SKIP };
+enum { RSQL_IO_UPSERT, RSQL_IO_DELETE, RSQL_IO_SKIP, RSQL_IO_CLEAR };
 int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, const int *key);
 
 /*

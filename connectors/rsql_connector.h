@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 8
+#define RSQL_CONNECTOR_ABI_VERSION 10
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -246,6 +246,14 @@ typedef struct rsql_connector_def {
     ** The planner refuses such changes into a sink that cannot take them.
     */
     int (*produces_changes)(const void *conf);
+    /*
+    ** Source side, optional: does this source under conf also give RSQL_ROW_CLEAR records
+    ** (every row of its table gone: a TRUNCATE)? NULL, or returning NULL: no. Else the
+    ** setting that makes it, as the planner's error names it ("truncate.mode 'apply'"): the
+    ** planner sends such a source only to a sink that applies changes by key
+    ** (RSQL_CHANGES_BY_KEY: it deletes every row of its table) or to a preview.
+    */
+    const char *(*produces_clears)(const void *conf);
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */

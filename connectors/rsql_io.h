@@ -88,7 +88,10 @@ typedef struct rsql_record {
        keeps is, and fails as a whole when one of them fails. n_rows < 0: the record holds
        no row at all (a tombstone, a skipped DDL message): it is done as filtered; a source
        that makes rows itself may add one with neither row nor raw to carry a position alone
-       (postgres-cdc: a transaction's end). 0 or 1: the one row above. */
+       (postgres-cdc: a transaction's end). 0 or 1: the one row above. A record of kind
+       RSQL_ROW_CLEAR (every row of the table gone: a TRUNCATE; postgres-cdc under
+       truncate.mode 'apply') has n_rows 0 and no row: it goes past filter and projection
+       untouched, to the sink as one row of that kind (its values NULL). */
     int n_rows;
     rsql_value_t **rows;
     uint8_t *kinds;
@@ -195,6 +198,10 @@ typedef struct rsql_source_ctx {
        ARRAY or MAP column, NULL for the others; NULL as a whole when not given. For sources
        that make rows themselves (postgres: jsonb into ROW/ARRAY/MAP). */
     const rsql_tdesc_t *const *column_descs;
+    /* Per column (n_columns): true when the table cannot go without its value (NOT NULL, or
+       in the PRIMARY KEY); NULL as a whole when not given (postgres-cdc: a dropped column
+       read as NULL under schema-change.mode 'follow' is refused for these). */
+    const bool *column_required;
     /* Where the source publishes its acks, renewals, deferrals and held messages, or NULL
        (nobody reads them: publish nothing). Outlives the source. */
     rsql_source_counters_t *counters;

@@ -8,6 +8,8 @@ librocketsql_a_SOURCES += \
 	engine/rt_run_pipeline.c
 
 EXTRA_DIST += bench/rss.sh bench/engine/run
+# helpers shared by the benchmarks: a process's and the server's CPU, one Maven + javac build
+EXTRA_DIST += bench/lib/proc-cpu.sh bench/lib/java-build.sh
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_queue

@@ -244,6 +244,23 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         x->last_batch = batch;
     }
     const rsql_value_t *in = rec->row;
+    if (k == 0 && rec->kind == RSQL_ROW_CLEAR) {
+        /* every row of the table gone (a TRUNCATE): no row to filter or project; the sink
+           gets it as it is, its values NULL, in order with the rows around it */
+        int n = x->plan->n_outputs;
+        rsql_value_t *o = rsql_arena_alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
+        if (!o) {
+            return rsql_error_nomem(err);
+        }
+        for (int i = 0; i < n; i++) {
+            memset(&o[i], 0, sizeof o[i]);
+            o[i].type = x->plan->outputs[i].type;
+            o[i].is_null = true;
+        }
+        *out = o;
+        *keep = true;
+        return RSQL_OK;
+    }
     if (k > 0) {
         in = rec->rows[k];
     } else if (!rec->row && !rec->raw && rec->n_rows < 0) {
@@ -592,10 +609,15 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     for (int i = 0; src_descs && i < sdef->n_columns; i++) {
         src_descs[i] = sdef->columns[i].desc;
     }
+    /* the columns the source table cannot go without (NOT NULL, PRIMARY KEY) */
+    bool *src_required = rsql_calloc((size_t)sdef->n_columns + 1, sizeof *src_required);
+    for (int i = 0; src_required && i < sdef->n_columns; i++) {
+        src_required[i] = sdef->columns[i].not_null || sdef->columns[i].pk_ord > 0;
+    }
     bool ok = cols_of(sdef, &src_cols, false) & cols_of(sdef, &phys_cols, true) &
               sink_cols_of(plan, &snk_cols, &meta_keys, &meta_types) &
               cols_of(plan->errors.dlq.def, &dlq_cols, false);
-    ok = ok && src_descs;
+    ok = ok && src_descs && src_required;
     x.plan = plan;
     x.n_in = sdef->n_columns;
     for (int i = 0; i < sdef->n_columns; i++) {
@@ -755,6 +777,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     conf.src_ctx.column_types = src_cols.types;
     conf.src_ctx.column_meta = plan->source_meta;
     conf.src_ctx.column_descs = src_descs;
+    conf.src_ctx.column_required = src_required;
     conf.snk_ops = snk_ops;
     if (snk_ops && snk_ops->gather_rows && plan->sink.opts) {
         conf.flush_rows = snk_ops->gather_rows(rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR));
@@ -853,6 +876,7 @@ done:
     rsql_free(shared);
     cols_free(&src_cols);
     rsql_free(src_descs);
+    rsql_free(src_required);
     cols_free(&phys_cols);
     cols_free(&snk_cols);
     cols_free(&dlq_cols);

@@ -215,6 +215,37 @@ static rsql_err_t check_sink(const rsql_plan_t *plan, rsql_error_t *err)
     return rc;
 }
 
+/*
+** A source that empties its table (RSQL_ROW_CLEAR rows, plan->clears_by) into a sink that does
+** not apply changes by key: refused, naming what makes the clears and the sinks that take them.
+*/
+static rsql_err_t check_clears(const rsql_plan_t *plan, rsql_error_t *err)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    int n = 0;
+    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
+        if (((*c)->caps & RSQL_CAP_SINK) && (*c)->changes == RSQL_CHANGES_BY_KEY) {
+            rsql_buf_printf(&b, "%s%s", n++ ? ", " : "", (*c)->name);
+        }
+    }
+    if (!n) {
+        rsql_buf_puts(&b, "none in this build");
+    }
+    rsql_err_t rc = b.oom ? rsql_error_nomem(err)
+                          : rsql_error_set(err, RSQL_ERR_SEMANTIC, plan->sink.pos,
+                                           "table '%s' passes on a TRUNCATE of what it reads as "
+                                           "'delete every row' (%s), and table '%s' "
+                                           "(connector '%s') cannot delete every row of its "
+                                           "table: write to a "
+                                           "table whose connector applies changes by key (%s), "
+                                           "or choose another truncate.mode",
+                                           plan->source.def->name, plan->clears_by,
+                                           plan->sink.def->name, plan->sink.conn->name,
+                                           rsql_buf_str(&b));
+    rsql_buf_deinit(&b);
+    return rc;
+}
+
 /* The source column e is, through implicit casts, or -1 when it is not a bare column. */
 static int bare_column(const rsql_bexpr_t *e)
 {
@@ -443,6 +474,19 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
         return rsql_error_nomem(err);
     }
     plan->mode = mode;
+    const char *clears = src->conn->produces_clears
+                             ? src->conn->produces_clears(
+                                   rsql_optset_conf(src->opts, RSQL_CONF_CONNECTOR))
+                             : NULL;
+    if (clears) {
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_buf_printf(&b, "connector '%s', %s", src->conn->name, clears);
+        plan->clears_by = arena_text(plan, &b);
+        rsql_buf_deinit(&b);
+        if (!plan->clears_by) {
+            return rsql_error_nomem(err);
+        }
+    }
     if (mode == RSQL_MODE_UPSERT && key_count(src->def) == 0) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, src->pos,
                               "table '%s' reads an upsert changelog (%s: rows replaced and "
@@ -453,6 +497,9 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
         return RSQL_OK;
     }
     rsql_err_t rc = check_sink(plan, err);
+    if (rc == RSQL_OK && plan->clears_by && plan->sink.conn->changes != RSQL_CHANGES_BY_KEY) {
+        rc = check_clears(plan, err);
+    }
     if (rc == RSQL_OK && mode == RSQL_MODE_UPSERT) {
         rc = check_upsert(plan, err);
     }
@@ -495,6 +542,11 @@ void rsql_plan__explain_changes(const rsql_plan_t *plan, rsql_buf_t *out)
         rsql_buf_puts(out, " applies it by key (");
         put_key(plan->sink.def, out);
         rsql_buf_putc(out, ')');
+        if (plan->clears_by) {
+            rsql_buf_printf(out, "; a TRUNCATE (-T, %s) deletes every row of its table, in "
+                                 "order with the rows",
+                            plan->clears_by);
+        }
         if (plan->before_key) {
             rsql_buf_puts(out, "; -U dropped: the sink applies by key, so an update that keeps "
                                "the key (");

@@ -171,6 +171,11 @@ typedef struct rsql_plan {
        changes ("format 'debezium-json'", "connector 'postgres-cdc'"), NULL when APPEND. */
     int mode;
     const char *changes_by;
+    /* The source also gives RSQL_ROW_CLEAR rows (a TRUNCATE: every row gone;
+       rsql_connector_def_t.produces_clears): what makes them ("connector 'postgres-cdc',
+       truncate.mode 'apply'"), NULL when it does not. Only a sink that applies changes by
+       key (or a preview) takes them. */
+    const char *clears_by;
     /* An INSERT of a full changelog that the source's format makes, into a sink that applies
        it by key (RSQL_CHANGES_BY_KEY), needs no -U row of an update that keeps the sink's key
        (Flink drops UPDATE_BEFORE for such a sink too): its +U replaces the row of that key.

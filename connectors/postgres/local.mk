@@ -33,6 +33,9 @@ endif
 EXTRA_DIST += tests/rocketmq/t_pg_exactly_once.sh tests/rocketmq/t_pg_outbox_upsert.sh \
 	tests/rocketmq/t_pg_example.sh examples/rocketmq-orders-to-postgres.sql bench/postgres/run \
 	bench/postgres/source-read
+# postgres-cdc next to Debezium's embedded engine (bench/README.md)
+EXTRA_DIST += bench/cdc/run bench/cdc/dbz/dbz-bench bench/cdc/dbz/pom.xml \
+	bench/cdc/dbz/src/main/java/rocketsql/bench/DbzBench.java
 # Debezium's embedded engine on that PostgreSQL, sending its change events to RocketMQ, and
 # the replica test it drives
 EXTRA_DIST += tests/interop-debezium/dbz-relay tests/interop-debezium/pom.xml \

@@ -155,11 +155,43 @@ static bool chunk_deletes(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
 }
 
 /*
+** The transaction of a -T row rows[from] for a sink that stores positions, in one round trip:
+** q is "BEGIN; INSERT INTO rocketsql_positions ...; " (freed here), to which "DELETE FROM t;
+** COMMIT" is added.
+*/
+static rsql_err_t clear_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
+                                        rsql_buf_t *q, bool *commit_lost, rsql_error_t *err)
+{
+    rsql_err_t rc = RSQL_OK;
+    rsql_buf_printf(q, "%s; COMMIT", k->clear_sql);
+    if (q->oom) {
+        rsql_buf_deinit(q);
+        return rsql_error_nomem(err);
+    }
+    PGresult *r = PQexec(k->conn, rsql_buf_str(q)); /* the last statement's result */
+    rsql_buf_deinit(q);
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(r), "COMMIT") != 0) {
+        *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
+        rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot delete every row for "
+                                             "%s",
+                            k->table,
+                            rows[from].rec && rows[from].rec->ident ? rows[from].rec->ident
+                                                                    : "(unknown)");
+    }
+    PQclear(r);
+    if (rc != RSQL_OK) {
+        rollback(k);
+    }
+    return rc;
+}
+
+/*
 ** The transaction of copy_chunk for a sink that stores positions, in one round trip: one
 ** query string "BEGIN; INSERT INTO rocketsql_positions ... ON CONFLICT ...; COPY ... FROM
 ** STDIN; [the upsert's merge;] COMMIT" (the positions are known before the rows go: the last
 ** offset of each partition among them), then the COPY data; the server runs the statements
-** after the COPY once its data ended, and skips them after an error.
+** after the COPY once its data ended, and skips them after an error. A -T row (a chunk of its
+** own) is "BEGIN; INSERT INTO rocketsql_positions ...; DELETE FROM t; COMMIT" instead.
 */
 static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *rows, int from,
                                        int to, bool *commit_lost, rsql_error_t *err)
@@ -170,6 +202,9 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
     if (rc != RSQL_OK) {
         rsql_buf_deinit(&q);
         return rc;
+    }
+    if (k->changelog && rows[from].kind == RSQL_ROW_CLEAR) { /* to == from + 1 */
+        return clear_chunk_positions(k, rows, from, &q, commit_lost, err);
     }
     bool del = chunk_deletes(k, rows, from, to);
     rsql_buf_puts(&q, del ? k->copy_del_sql : k->copy_sql);
@@ -223,6 +258,27 @@ static rsql_err_t copy_chunk_positions(rsql_sink_t *k, const rsql_sink_row_t *ro
 }
 
 /*
+** The end of the transaction that starts at rows[from], before (to) as rsql_io_chunk_end made
+** it, cut at a -T row: a -T row is a transaction of its own (DELETE FROM t between the COPY
+** of the rows before it and of the rows after it), so a chunk ends before one.
+*/
+static int clear_cut(const rsql_sink_t *k, const rsql_sink_row_t *rows, int from, int to)
+{
+    if (!k->changelog) {
+        return to;
+    }
+    if (rows[from].kind == RSQL_ROW_CLEAR) {
+        return from + 1;
+    }
+    for (int i = from + 1; i < to; i++) {
+        if (rows[i].kind == RSQL_ROW_CLEAR) {
+            return i;
+        }
+    }
+    return to;
+}
+
+/*
 ** One transaction: COPY rows[from, to) and store their positions. On failure err says why
 ** (PostgreSQL's message) and the transaction is rolled back. *commit_lost = the failure was
 ** the COMMIT's answer (the transaction may have been committed).
@@ -247,6 +303,7 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     for (int i = from; i < to; i++) {
         k->dup[i] = false;
     }
+    bool clear = k->changelog && rows[from].kind == RSQL_ROW_CLEAR; /* to == from + 1 */
     if (!k->by_ident) {
         return copy_chunk_positions(k, rows, from, to, commit_lost, err);
     }
@@ -255,6 +312,25 @@ static rsql_err_t copy_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int fr
     }
     if ((rc = rsql_pg__mark_applied(k, rows, from, to, err)) != RSQL_OK) {
         rollback(k);
+        return rc;
+    }
+    if (clear && k->dup[from]) { /* applied by an earlier delivery */
+        return rsql_pg__exec(k, "COMMIT", "cannot commit", err);
+    }
+    if (clear) {
+        rc = rsql_pg__exec(k, k->clear_sql, "cannot delete every row", err);
+        if (rc == RSQL_OK) {
+            PGresult *r = PQexec(k->conn, "COMMIT");
+            if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+                *commit_lost = PQstatus(k->conn) == CONNECTION_BAD;
+                rc = rsql_pg__error(k->conn, r, err, "postgres sink %s: cannot commit",
+                                    k->table);
+            }
+            PQclear(r);
+        }
+        if (rc != RSQL_OK) {
+            rollback(k);
+        }
         return rc;
     }
     bool del = chunk_deletes(k, rows, from, to);
@@ -353,7 +429,9 @@ static int find_bad_row(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, i
                 continue; /* applied before, or left to the upsert after it */
             }
             PGresult *r;
-            if (op == RSQL_IO_DELETE) {
+            if (op == RSQL_IO_CLEAR) {
+                r = PQexec(k->conn, k->clear_sql);
+            } else if (op == RSQL_IO_DELETE) {
                 row_params(rows[i].values, k->key, k->n_key, vals, params);
                 r = PQexecParams(k->conn, k->delete_sql, k->n_key, NULL, params, NULL, NULL, 0);
             } else {
@@ -422,7 +500,8 @@ rsql_err_t rsql_pg__write_rows(void *opaque, int n, const rsql_sink_row_t *rows,
     memset(k->dup, 0, (size_t)n * sizeof *k->dup);
     memset(k->results, 0, (size_t)n * sizeof *k->results);
     while (committed < n) {
-        int to = rsql_io_chunk_end(rows, committed, k->conf->max_rows, n);
+        int to = clear_cut(k, rows, committed,
+                           rsql_io_chunk_end(rows, committed, k->conf->max_rows, n));
         for (int64_t attempt = 0;; attempt++) {
             bool lost = false;
             rsql_error_clear(&cause);

@@ -52,7 +52,9 @@
  * otherwise: a permanent error at the first write).
  *
  * Changes (rsql_sink_ctx_t.changelog, which needs the key): each row is applied by its kind,
- * in row order: +I and +U upsert, -D and -U delete the key (rsql_io_change_op: a -U directly
+ * in row order: a -T (RSQL_ROW_CLEAR: the source's table was truncated) is DELETE FROM the
+ * table in a transaction of its own with its position (between the rows before and after
+ * it); +I and +U upsert, -D and -U delete the key (rsql_io_change_op: a -U directly
  * followed by the +U of the same key is left to that upsert). A chunk keeps the COPY into
  * rsql_stage, with a column rsql_del for the rows that delete, and applies it with two
  * statements in its transaction (a chunk without a delete is merged as an append is):
@@ -128,6 +130,7 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->copy_del_sql);
     rsql_free(k->merge_del_sql);
     rsql_free(k->delete_sql);
+    rsql_free(k->clear_sql);
     rsql_free(k->key);
     rsql_free(k->table_create);
     rsql_free(k->pos_create);
@@ -334,6 +337,10 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         }
         k->delete_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
         rsql_buf_reset(&b);
+        rsql_buf_puts(&b, "DELETE FROM ");
+        rsql_pg__quote_table(&b, conf->table_name);
+        k->clear_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+        rsql_buf_reset(&b);
         rsql_buf_printf(&b, "COPY rsql_stage(%s, rsql_seq, rsql_del) FROM STDIN",
                         rsql_buf_str(&cols));
         k->copy_del_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
@@ -362,7 +369,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->insert_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
     bool up_ok = !cols.oom && !keys.oom && !sets.oom && !conflict.oom &&
                  (!k->n_key || (k->stage_sql && k->merge_sql && k->stage_delete_sql &&
-                                k->delete_sql && k->copy_del_sql && k->merge_del_sql));
+                                k->delete_sql && k->clear_sql && k->copy_del_sql && k->merge_del_sql));
     rsql_buf_deinit(&cols);
     rsql_buf_deinit(&keys);
     rsql_buf_deinit(&sets);

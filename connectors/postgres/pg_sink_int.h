@@ -30,6 +30,7 @@ struct rsql_sink {
        merge_sql as an append does. DELETE FROM t WHERE k = $1 ... for one row. */
     bool changelog;
     char *copy_del_sql, *merge_del_sql, *stage_delete_sql, *delete_sql;
+    char *clear_sql; /* DELETE FROM t: a -T row (RSQL_ROW_CLEAR), a transaction of its own */
     int n_key;
     int *key;       /* upsert: key column indexes */
     bool staged;    /* rsql_stage exists on this connection */

@@ -18,7 +18,9 @@ enum { RSQL_PGCDC_INITIAL = 0, RSQL_PGCDC_LATEST, RSQL_PGCDC_SNAPSHOT };
 /* changelog-mode */
 enum { RSQL_PGCDC_ALL = 0, RSQL_PGCDC_UPSERT };
 /* truncate.mode */
-enum { RSQL_PGCDC_TRUNC_FAIL = 0, RSQL_PGCDC_TRUNC_SKIP };
+enum { RSQL_PGCDC_TRUNC_FAIL = 0, RSQL_PGCDC_TRUNC_SKIP, RSQL_PGCDC_TRUNC_APPLY };
+/* schema-change.mode */
+enum { RSQL_PGCDC_SCHEMA_FAIL = 0, RSQL_PGCDC_SCHEMA_FOLLOW };
 
 typedef struct rsql_pgcdc_conf {
     /* the connection, as the postgres connector's: url (given, or made by configure from
@@ -36,7 +38,8 @@ typedef struct rsql_pgcdc_conf {
     int changelog;           /* changelog-mode: RSQL_PGCDC_ALL / _UPSERT */
     int64_t heartbeat_ms;    /* heartbeat.interval.ms */
     int64_t status_ms;       /* status-interval */
-    int truncate_mode;       /* truncate.mode */
+    int truncate_mode;       /* truncate.mode: RSQL_PGCDC_TRUNC_* */
+    int schema_change;       /* schema-change.mode: RSQL_PGCDC_SCHEMA_* */
     int toast;               /* toast.unchanged: 0 = fail (the only one) */
     int64_t fetch_size;      /* scan.snapshot.fetch.size (the snapshot reader's chunk) */
     bool txn_atomic;         /* transaction.atomic: rows marked RSQL_REC_IN_TXN but a

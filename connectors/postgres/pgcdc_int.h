@@ -91,7 +91,8 @@ typedef struct rsql_pgcdc_table {
     char *qname; /* "schema"."name", quoted */
     int n_pk;
     char **pk; /* the primary key's columns, in order (none: n_pk 0) */
-    char **pg_types; /* per rocketsql column: format_type of the matched column, or NULL */
+    char **pg_types; /* per rocketsql column: format_type of the matched column, or NULL
+                        (METADATA; or missing under schema-change.mode 'follow') */
 } rsql_pgcdc_table_t;
 
 typedef struct rsql_pgcdc_tables {
@@ -103,12 +104,14 @@ typedef struct rsql_pgcdc_tables {
 ** The tables of schema_re and table_re (whole-name regular expressions, PostgreSQL's), each
 ** with every physical column of the rocketsql table (names[i] for i with meta[i] NULL) of a
 ** type that converts (else an error naming the column and the table), and their primary
-** keys. None matched is an error naming the expressions.
+** keys. None matched is an error naming the expressions. Under schema-change.mode 'follow'
+** a missing column that is not required[i] is a warning (its pg_types[i] stays NULL: it
+** reads as NULL).
 */
 rsql_err_t rsql_pgcdc_tables_find(rsql_pg_repl_t *r, const rsql_pgcdc_conf_t *conf, int n,
                                   const char *const *names, const rsql_type_t *types,
-                                  const char *const *meta, rsql_pgcdc_tables_t *out,
-                                  rsql_error_t *err);
+                                  const char *const *meta, const bool *required,
+                                  rsql_pgcdc_tables_t *out, rsql_error_t *err);
 void rsql_pgcdc_tables_free(rsql_pgcdc_tables_t *t);
 /* The table of oid, or NULL. */
 const rsql_pgcdc_table_t *rsql_pgcdc_tables_get(const rsql_pgcdc_tables_t *t, uint32_t oid);
@@ -132,25 +135,45 @@ rsql_err_t rsql_pgcdc_value(const rsql_pgoutput_col_t *col, const rsql_pgoutput_
                             rsql_type_t type, rsql_arena_t *arena, rsql_value_t *out,
                             rsql_error_t *err);
 
+/* Do values of PostgreSQL type type_oid convert to type (rsql_pgcdc_value)? */
+bool rsql_pgcdc_converts(uint32_t type_oid, rsql_type_t type);
+
+/* rsql_pgcdc_map_t.col of a read column the relation no longer has (schema-change.mode
+   'follow': it reads as NULL). */
+#define RSQL_PGCDC_COL_GONE (-2)
+
 /* A relation of the stream mapped to the rocketsql columns. */
 typedef struct rsql_pgcdc_map {
     uint32_t oid;
     const rsql_pgcdc_table_t *table;
-    int *col;           /* per rocketsql column: its index in the relation, -1 = METADATA */
-    uint32_t *type_oid; /* per rocketsql column: its type's OID (0 = METADATA) */
+    int *col;           /* per rocketsql column: its index in the relation, -1 = METADATA,
+                           RSQL_PGCDC_COL_GONE = dropped (read as NULL) */
+    uint32_t *type_oid; /* per rocketsql column: its type's OID (0 = METADATA or gone) */
     int n_pk;
     int *pk; /* the primary key's columns' indexes in the relation (-1: not in it) */
 } rsql_pgcdc_map_t;
+
+/* schema-change.mode 'follow': the rocketsql columns' types, and the columns it cannot go
+   without (NOT NULL, PRIMARY KEY; NULL: none). */
+typedef struct rsql_pgcdc_follow {
+    const rsql_type_t *types;
+    const bool *required;
+} rsql_pgcdc_follow_t;
 
 /*
 ** (Re)map m to rel, the Relation message of table t: every physical column (names[i] with
 ** meta[i] NULL) by name. When m was mapped before (a changed definition), a read column
 ** that is gone or changed its type is RSQL_ERR_SEMANTIC naming the table and the column
-** (m is then unchanged); columns the table does not read come and go freely.
+** (m is then unchanged); columns the table does not read come and go freely. With follow
+** (schema-change.mode 'follow'), a read column gone is RSQL_PGCDC_COL_GONE (a warning;
+** still the error for a required one), on a first mapping too (a run started after the
+** drop), and a changed type is taken when it converts to follow->types[i]
+** (rsql_pgcdc_converts; else the error).
 */
 rsql_err_t rsql_pgcdc_map(rsql_pgcdc_map_t *m, const rsql_pgoutput_rel_t *rel,
                           const rsql_pgcdc_table_t *t, int n, const char *const *names,
-                          const char *const *meta, const char *what, rsql_error_t *err);
+                          const char *const *meta, const rsql_pgcdc_follow_t *follow,
+                          const char *what, rsql_error_t *err);
 void rsql_pgcdc_map_free(rsql_pgcdc_map_t *m);
 
 /* Do the old and new rows of an update differ in the key (the primary key, else the
@@ -217,7 +240,8 @@ const char *rsql_pgcdc_snapsrc_part(const rsql_pgcdc_snapsrc_t *ss, uint32_t par
 rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_conf_t *conf,
                                    const rsql_pgcdc_tables_t *t, const char *snapshot_name,
                                    int n, const char *const *names, const char *const *meta,
-                                   const char *what, rsql_error_t *err);
+                                   const rsql_pgcdc_follow_t *follow, const char *what,
+                                   rsql_error_t *err);
 /*
 ** The next row or table end into *out, valid until the next call; *done at the end (closed).
 ** After an error the next call continues on a new connection in a fresh snapshot, after

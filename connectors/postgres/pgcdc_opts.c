@@ -20,7 +20,8 @@
 static const char *const plugins[] = {"pgoutput", NULL};
 static const char *const startup_modes[] = {"initial", "latest-offset", "snapshot", NULL};
 static const char *const changelog_modes[] = {"all", "upsert", NULL};
-static const char *const truncate_modes[] = {"fail", "skip", NULL};
+static const char *const truncate_modes[] = {"fail", "skip", "apply", NULL};
+static const char *const schema_modes[] = {"fail", "follow", NULL};
 static const char *const toast_modes[] = {"fail", NULL};
 
 #define F(member, ctype) RSQL_OPT_FIELD(rsql_pgcdc_conf_t, member, ctype)
@@ -116,8 +117,23 @@ static const rsql_opt_def_t pgcdc_opts[] = {
                    F(status_ms, int64_t)),
     RSQL_OPT_ROW_F("truncate.mode", RSQL_OPT_ENUM, 0, "fail", 0, 0, truncate_modes,
                    "What a TRUNCATE of a read table does: `fail` stops the job with an error "
-                   "naming the table (the sink keeps its rows); `skip` ignores it.",
+                   "naming the table (the sink keeps its rows); `skip` ignores it; `apply` "
+                   "empties the sink's table (a `-T` row: the sink deletes every row of its "
+                   "table, in order with the other rows, in the same transaction as their "
+                   "positions). `apply` needs a sink that applies changes by key (postgres, "
+                   "sqlite: the statement is refused at planning otherwise) and a `table-name` "
+                   "that matches exactly one table (checked when the job starts).",
                    F(truncate_mode, int)),
+    RSQL_OPT_ROW_F("schema-change.mode", RSQL_OPT_ENUM, 0, "fail", 0, 0, schema_modes,
+                   "What a change of a read table's definition while the job runs does (a "
+                   "column the rocketsql table does not read comes and goes freely either "
+                   "way): `fail` stops the job when a read column is dropped or changes its "
+                   "type; `follow` reads a dropped column as NULL from then on (a warning "
+                   "names the table and the column; a NOT NULL or PRIMARY KEY column of the "
+                   "rocketsql table dropped still stops the job) and a retyped column by its "
+                   "new type when that converts to the column's type (else the job stops "
+                   "with the conversion's error).",
+                   F(schema_change, int)),
     RSQL_OPT_ROW_F("toast.unchanged", RSQL_OPT_ENUM, 0, "fail", 0, 0, toast_modes,
                    "An update that leaves a large (TOASTed) value alone does not send it under "
                    "the DEFAULT replica identity: `fail` makes such a row an error naming the "
@@ -227,6 +243,16 @@ static int pgcdc_produces_changes(const void *conf)
     return c->changelog == RSQL_PGCDC_UPSERT ? RSQL_MODE_UPSERT : RSQL_MODE_FULL;
 }
 
+/* truncate.mode 'apply' (streamed): a TRUNCATE is a -T row, the sink empties its table. */
+static const char *pgcdc_produces_clears(const void *conf)
+{
+    const rsql_pgcdc_conf_t *c = conf;
+    if (c->startup == RSQL_PGCDC_SNAPSHOT || c->truncate_mode != RSQL_PGCDC_TRUNC_APPLY) {
+        return NULL;
+    }
+    return "truncate.mode 'apply'";
+}
+
 static void pgcdc_explain(const rsql_explain_t *x)
 {
     const rsql_pgcdc_conf_t *c = x->conf;
@@ -253,6 +279,18 @@ static void pgcdc_explain(const rsql_explain_t *x)
                                     : "latest-offset (the changes from the slot's position)");
     x->attr(x, "changelog", "%s", c->changelog == RSQL_PGCDC_UPSERT ? "upsert (+I +U -D)"
                                                                      : "all (+I -U +U -D)");
+    x->attr(x, "truncate", "%s",
+            c->truncate_mode == RSQL_PGCDC_TRUNC_APPLY
+                ? "apply (a -T row: the sink deletes every row of its table; table-name must "
+                  "match one table)"
+            : c->truncate_mode == RSQL_PGCDC_TRUNC_SKIP ? "skip (ignored)"
+                                                        : "fail (stops the job)");
+    x->attr(x, "schema changes", "%s",
+            c->schema_change == RSQL_PGCDC_SCHEMA_FOLLOW
+                ? "follow (a read column dropped reads as NULL, a retyped one by its new "
+                  "type when it converts; columns not read are ignored)"
+                : "fail (a read column dropped or retyped stops the job; columns not read are "
+                  "ignored)");
     x->attr(x, "positions",
             "LSNs, partition '%s': the slot's confirmed position moves only to what the "
             "sink committed; a restart resumes after the last committed transaction",
@@ -299,5 +337,6 @@ const rsql_connector_def_t rsql_postgres_cdc_conn_def = {
     .explain = pgcdc_explain,
     .metadata = pgcdc_meta,
     .produces_changes = pgcdc_produces_changes,
+    .produces_clears = pgcdc_produces_clears,
     .whole_transactions = pgcdc_whole_transactions,
 };

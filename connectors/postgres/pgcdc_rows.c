@@ -4,10 +4,13 @@
  * pgcdc_rows: a pgoutput value as a value of the rocketsql column's type (one conversion
  * for the stream and the snapshot, pgcdc_int.h), and a relation's column map: for each
  * rocketsql column, the index of its column in the Relation message, checked again when the
- * server sends a changed definition (a read column dropped or of another type stops the job;
- * a column added, or dropped, that the rocketsql table does not read is ignored).
+ * server sends a changed definition: a column added, or dropped, that the rocketsql table
+ * does not read is ignored; a read column dropped or of another type stops the job, or,
+ * under schema-change.mode 'follow', reads as NULL (unless the rocketsql table cannot go
+ * without it) or by its new type (when that converts).
  */
 #include "config.h"
+#include "base/rsql_log.h"
 #include "base/rsql_value.h"
 #include "connectors/postgres/pgcdc_int.h"
 
@@ -62,9 +65,54 @@ rsql_err_t rsql_pgcdc_value(const rsql_pgoutput_col_t *col, const rsql_pgoutput_
 }
 
 /* See pgcdc_int.h. */
+bool rsql_pgcdc_converts(uint32_t type_oid, rsql_type_t type)
+{
+    rsql_type_t natural = rsql_pgoutput_type(type_oid);
+    bool integer = natural == RSQL_TYPE_INT || natural == RSQL_TYPE_BIGINT;
+    return natural == type || type == RSQL_TYPE_VARCHAR ||
+           (integer && (type == RSQL_TYPE_BIGINT || type == RSQL_TYPE_DOUBLE ||
+                        type == RSQL_TYPE_DECIMAL));
+}
+
+/*
+** Column i is gone from rel: under schema-change.mode 'fail', or for a column the table cannot
+** go without, the job's error; under 'follow' it reads as NULL from now on (a warning when
+** m had it: on a first mapping the check of the tables at the start warned).
+*/
+static rsql_err_t column_gone(const rsql_pgcdc_map_t *m, const rsql_pgcdc_table_t *t, int i,
+                              const char *name, const rsql_pgcdc_follow_t *follow,
+                              const char *what, rsql_error_t *err)
+{
+    if (!follow) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "%s: table %s.%s changed while the job ran: column '%s', "
+                              "which the job reads, was dropped or renamed (stop the job, "
+                              "change the rocketsql table, start it again; or set "
+                              "schema-change.mode 'follow' to read it as NULL)",
+                              what, t->schema, t->name, name);
+    }
+    if (follow->required && follow->required[i]) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                              "%s: table %s.%s changed while the job ran: column '%s', "
+                              "which the job reads, was dropped or renamed, and the rocketsql "
+                              "table's column is NOT NULL or in its PRIMARY KEY, so it cannot "
+                              "read as NULL (schema-change.mode 'follow')",
+                              what, t->schema, t->name, name);
+    }
+    if (m->col && m->col[i] != RSQL_PGCDC_COL_GONE) { /* a first mapping: warned at the start */
+        rsql_log(RSQL_LOG_WARN, "postgres-cdc",
+                 "%s: table %s.%s: column '%s' was dropped or renamed: it reads as NULL from "
+                 "now on (schema-change.mode 'follow')",
+                 what, t->schema, t->name, name);
+    }
+    return RSQL_OK;
+}
+
+/* See pgcdc_int.h. */
 rsql_err_t rsql_pgcdc_map(rsql_pgcdc_map_t *m, const rsql_pgoutput_rel_t *rel,
                           const rsql_pgcdc_table_t *t, int n, const char *const *names,
-                          const char *const *meta, const char *what, rsql_error_t *err)
+                          const char *const *meta, const rsql_pgcdc_follow_t *follow,
+                          const char *what, rsql_error_t *err)
 {
     int *col = rsql_calloc((size_t)n + 1, sizeof *col);
     int *pk = rsql_calloc((size_t)t->n_pk + 1, sizeof *pk);
@@ -83,18 +131,32 @@ rsql_err_t rsql_pgcdc_map(rsql_pgcdc_map_t *m, const rsql_pgoutput_rel_t *rel,
             col[i] = strcmp(rel->cols[j].name, names[i]) == 0 ? j : -1;
         }
         if (col[i] < 0) {
+            rc = column_gone(m, t, i, names[i], follow, what, err);
+            col[i] = RSQL_PGCDC_COL_GONE;
+            continue;
+        }
+        uint32_t oid = rel->cols[col[i]].type_oid;
+        bool was = m->col && m->col[i] >= 0 && m->type_oid;
+        if (was && m->type_oid[i] != oid && !follow) {
             rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
                                 "%s: table %s.%s changed while the job ran: column '%s', "
-                                "which the job reads, was dropped or renamed (stop the job, "
-                                "change the rocketsql table, start it again)",
-                                what, t->schema, t->name, names[i]);
-        } else if (m->col && m->col[i] >= 0 && m->type_oid &&
-                   m->type_oid[i] != rel->cols[col[i]].type_oid) {
+                                "which the job reads, changed its type (type OID %u, was %u; "
+                                "schema-change.mode 'follow' reads it by its new type when "
+                                "that converts)",
+                                what, t->schema, t->name, names[i], oid, m->type_oid[i]);
+        } else if (was && m->type_oid[i] != oid && !rsql_pgcdc_converts(oid, follow->types[i])) {
             rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
                                 "%s: table %s.%s changed while the job ran: column '%s', "
-                                "which the job reads, changed its type (type OID %u, was %u)",
-                                what, t->schema, t->name, names[i],
-                                rel->cols[col[i]].type_oid, m->type_oid[i]);
+                                "which the job reads, changed its type (type OID %u, was %u), "
+                                "and its values (%s) do not convert to the column's %s",
+                                what, t->schema, t->name, names[i], oid, m->type_oid[i],
+                                rsql_type_name(rsql_pgoutput_type(oid)),
+                                rsql_type_name(follow->types[i]));
+        } else if (was && m->type_oid[i] != oid) {
+            rsql_log(RSQL_LOG_WARN, "postgres-cdc",
+                     "%s: table %s.%s: column '%s' changed its type (type OID %u, was %u): "
+                     "read by its new type from now on (schema-change.mode 'follow')",
+                     what, t->schema, t->name, names[i], oid, m->type_oid[i]);
         }
     }
     for (int k = 0; k < t->n_pk && rc == RSQL_OK; k++) {

@@ -114,7 +114,8 @@ const char *rsql_pgcdc_snapsrc_part(const rsql_pgcdc_snapsrc_t *ss, uint32_t par
 rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_conf_t *conf,
                                    const rsql_pgcdc_tables_t *t, const char *snapshot_name,
                                    int n, const char *const *names, const char *const *meta,
-                                   const char *what, rsql_error_t *err)
+                                   const rsql_pgcdc_follow_t *follow, const char *what,
+                                   rsql_error_t *err)
 {
     rsql_err_t rc = name_parts(ss, t, err);
     if (rc != RSQL_OK) {
@@ -138,13 +139,15 @@ rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_co
     } else if (!cols || !ss->maps || !ss->table_of) {
         rc = rsql_error_nomem(err);
     }
-    int n_cols = 0;
-    for (int i = 0; rc == RSQL_OK && i < n; i++) {
-        if (!meta || !meta[i]) {
-            cols[n_cols++] = names[i];
-        }
-    }
     for (int i = 0; rc == RSQL_OK && i < t->n; i++) {
+        /* the physical columns the table has (under schema-change.mode 'follow' one may be
+           gone: it reads as NULL, pg_types NULL) */
+        int n_cols = 0;
+        for (int j = 0; j < n; j++) {
+            if ((!meta || !meta[j]) && (!follow || (t->v[i].pg_types && t->v[i].pg_types[j]))) {
+                cols[n_cols++] = names[j];
+            }
+        }
         int64_t off = 0;
         bool has = stored(ss, ss->part_names[i], &off);
         if (has && off == RSQL_PGCDC_SNAP_DONE) {
@@ -168,8 +171,10 @@ rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_co
         }
         ss->table_of[k] = i;
         ss->n_tables = k + 1;
+        /* the snapshot's relation does not change while it is read; a column gone before
+           it (schema-change.mode 'follow') reads as NULL */
         rc = rsql_pgcdc_map(&ss->maps[k], rsql_pgcdc_snap_rel(ss->snap, k), &t->v[i], n, names,
-                            meta, what, err);
+                            meta, follow, what, err);
     }
     rsql_free(cols);
     ss->active = rc == RSQL_OK;

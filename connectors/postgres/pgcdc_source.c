@@ -30,8 +30,12 @@
  * reports committed (committed, on the worker thread: an atomic), never more; the status
  * goes every status-interval and whenever the server asks.
  *
- * Stops (permanent errors, after the rows of the same poll are handed over): a TRUNCATE
- * (truncate.mode 'fail'), a read column dropped or retyped. An unchanged TOASTed value of a
+ * TRUNCATE: stops the job under truncate.mode 'fail' (a permanent error, after the rows of
+ * the same poll are handed over); 'skip' ignores it; 'apply' gives a row-less record of kind
+ * RSQL_ROW_CLEAR in its place among the transaction's rows (the sink empties its table;
+ * table-name must match one table, checked at the start). A read column dropped or retyped
+ * stops the job too, unless schema-change.mode 'follow' (pgcdc_rows.c): NULL from then on,
+ * or the new type when it converts. An unchanged TOASTed value of a
  * read column (DEFAULT replica identity) is that row's error, naming the table, the column
  * and REPLICA IDENTITY FULL.
  *
@@ -58,6 +62,8 @@ struct rsql_source {
     char **names;
     rsql_type_t *types;
     char **meta; /* per column: METADATA key, "" not read, NULL physical; NULL = none */
+    bool *required; /* per column: NOT NULL or PRIMARY KEY (never read as NULL) */
+    rsql_pgcdc_follow_t follow; /* schema-change.mode 'follow': types and required */
     bool preview;
     rsql_pgcdc_tables_t tables;
     bool tables_ready;
@@ -123,6 +129,7 @@ static void src_close(rsql_source_t *s)
     rsql_free(s->names);
     rsql_free(s->meta);
     rsql_free(s->types);
+    rsql_free(s->required);
     rsql_free((char *)s->conf.pg.url);
     rsql_free((char *)s->conf.pg.username);
     rsql_free((char *)s->conf.pg.password);
@@ -177,12 +184,14 @@ static rsql_err_t src_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rs
     s->n = ctx->n_columns;
     s->names = rsql_calloc((size_t)s->n + 1, sizeof *s->names);
     s->types = rsql_calloc((size_t)s->n + 1, sizeof *s->types);
+    s->required = rsql_calloc((size_t)s->n + 1, sizeof *s->required);
     s->meta = ctx->column_meta ? rsql_calloc((size_t)s->n + 1, sizeof *s->meta) : NULL;
     s->dec = rsql_pgoutput_new();
-    ok = ok && s->names && s->types && (s->meta || !ctx->column_meta) && s->dec;
+    ok = ok && s->names && s->types && s->required && (s->meta || !ctx->column_meta) && s->dec;
     for (int i = 0; ok && i < s->n; i++) {
         s->names[i] = dup_opt(ctx->column_names[i], &ok);
         s->types[i] = ctx->column_types[i];
+        s->required[i] = ctx->column_required && ctx->column_required[i];
         if (s->meta) {
             s->meta[i] = dup_opt(ctx->column_meta[i], &ok);
         }
@@ -191,6 +200,8 @@ static rsql_err_t src_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rs
         src_close(s);
         return rsql_error_nomem(err);
     }
+    s->follow.types = s->types;
+    s->follow.required = s->required;
     if (pipe(s->wake) != 0) {
         s->wake[0] = s->wake[1] = -1;
         src_close(s);
@@ -214,12 +225,42 @@ static rsql_err_t src_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rs
     return RSQL_OK;
 }
 
+/* What rsql_pgcdc_map follows: NULL under schema-change.mode 'fail'. */
+static const rsql_pgcdc_follow_t *follow_of(const rsql_source_t *s)
+{
+    return s->conf.schema_change == RSQL_PGCDC_SCHEMA_FOLLOW ? &s->follow : NULL;
+}
+
 /* Open the snapshot (pgcdc_snapsrc.c) of the tables not done yet. */
 static rsql_err_t open_snapshot(rsql_source_t *s, const char *name, rsql_error_t *err)
 {
     return rsql_pgcdc_snapsrc_open(&s->ss, &s->conf, &s->tables, name, s->n,
                                    (const char *const *)s->names, (const char *const *)s->meta,
-                                   s->what, err);
+                                   follow_of(s), s->what, err);
+}
+
+/*
+** truncate.mode 'apply' with table-name matching several tables: the sink would empty its
+** whole table for a TRUNCATE of one of them. The error names them.
+*/
+static rsql_err_t one_table(rsql_source_t *s, rsql_error_t *err)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    for (int i = 0; i < s->tables.n && i < 20; i++) {
+        rsql_buf_printf(&b, "%s%s.%s", i ? ", " : "", s->tables.v[i].schema, s->tables.v[i].name);
+    }
+    if (s->tables.n > 20) {
+        rsql_buf_printf(&b, ", ... (%d in all)", s->tables.n);
+    }
+    rsql_err_t rc = b.oom ? rsql_error_nomem(err)
+                          : rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                                           "%s: truncate.mode 'apply' needs schema-name and "
+                                           "table-name to match exactly one table (a TRUNCATE "
+                                           "empties the sink's whole table), and they match "
+                                           "%d: %s",
+                                           s->what, s->tables.n, rsql_buf_str(&b));
+    rsql_buf_deinit(&b);
+    return rc;
 }
 
 /*
@@ -240,7 +281,12 @@ static rsql_err_t start(rsql_source_t *s, rsql_error_t *err)
         rc = rsql_pg_repl_connect(&s->repl, &s->conf.pg, s->what, err);
         if (rc == RSQL_OK && !s->tables_ready) {
             rc = rsql_pgcdc_tables_find(&s->repl, &s->conf, s->n, (const char *const *)s->names,
-                                        s->types, (const char *const *)s->meta, &s->tables, err);
+                                        s->types, (const char *const *)s->meta, s->required,
+                                        &s->tables, err);
+            if (rc == RSQL_OK && s->conf.startup != RSQL_PGCDC_SNAPSHOT &&
+                s->conf.truncate_mode == RSQL_PGCDC_TRUNC_APPLY && s->tables.n != 1) {
+                rc = one_table(s, err);
+            }
             if (rc == RSQL_OK && s->conf.startup != RSQL_PGCDC_SNAPSHOT) {
                 rc = rsql_pgcdc_publication(&s->repl, &s->conf, &s->tables, err);
             }
@@ -343,7 +389,7 @@ static rsql_err_t on_relation(rsql_source_t *s, const rsql_pgoutput_event_t *ev,
         memset(m, 0, sizeof *m);
     }
     return rsql_pgcdc_map(m, ev->rel, t, s->n, (const char *const *)s->names,
-                          (const char *const *)s->meta, s->what, err);
+                          (const char *const *)s->meta, follow_of(s), s->what, err);
 }
 
 /* Forget the message the last poll ended on (the stream starts again: it comes again). */
@@ -473,6 +519,12 @@ static rsql_err_t add_row(rsql_source_t *s, rsql_batch_t *batch, const rsql_pgcd
                 continue;
             }
             rc = meta_value(s, s->meta[i], t, kind, s->types[i], batch->arena, &vals[i], &e);
+        } else if (m->col[i] == RSQL_PGCDC_COL_GONE) {
+            /* dropped while the job ran (schema-change.mode 'follow') */
+            memset(&vals[i], 0, sizeof vals[i]);
+            vals[i].type = s->types[i];
+            vals[i].is_null = true;
+            continue;
         } else {
             const rsql_pgoutput_datum_t *d = &row->cols[m->col[i]];
             if (d->kind == 'u') {
@@ -539,20 +591,54 @@ static rsql_err_t on_change(rsql_source_t *s, rsql_batch_t *batch,
     return rc;
 }
 
-/* A Truncate of one of our tables: stops the job (truncate.mode 'fail'), or is skipped. */
-static rsql_err_t on_truncate(rsql_source_t *s, const rsql_pgoutput_event_t *ev,
-                              rsql_error_t *err)
+/*
+** truncate.mode 'apply': the TRUNCATE of table t as a row-less record of kind RSQL_ROW_CLEAR
+** (the sink deletes every row of its table), positioned as a row of the transaction.
+*/
+static rsql_err_t add_clear(rsql_source_t *s, rsql_batch_t *batch, const rsql_pgcdc_table_t *t,
+                            rsql_error_t *err)
+{
+    rsql_record_t *rec = add_record(s, batch, s->last_end);
+    char lsn[RSQL_LSN_TEXT_MAX];
+    rsql_pgoutput_lsn_format(s->txn_commit, lsn);
+    size_t n = strlen(s->conf.slot) + strlen(t->schema) + strlen(t->name) + 80;
+    char *ident = rec ? rsql_arena_alloc(batch->arena, n) : NULL;
+    if (!ident) {
+        if (rec) {
+            batch->n--;
+        }
+        return rsql_error_nomem(err);
+    }
+    snprintf(ident, n, "postgres-cdc:%s@%s#%d %s.%s TRUNCATE", s->conf.slot, lsn, s->txn_rows,
+             t->schema, t->name);
+    rec->ident = ident;
+    rec->kind = RSQL_ROW_CLEAR;
+    rec->n_rows = 0;
+    s->txn_last = batch->n - 1;
+    s->txn_rows++;
+    return RSQL_OK;
+}
+
+/*
+** A Truncate of one of our tables: stops the job (truncate.mode 'fail'), is skipped, or
+** empties the sink's table ('apply', one table only: checked at the start).
+*/
+static rsql_err_t on_truncate(rsql_source_t *s, rsql_batch_t *batch,
+                              const rsql_pgoutput_event_t *ev, rsql_error_t *err)
 {
     if (s->skip_txn || s->conf.truncate_mode == RSQL_PGCDC_TRUNC_SKIP) {
         return RSQL_OK;
     }
     for (uint32_t i = 0; i < ev->n_relids; i++) {
         const rsql_pgcdc_table_t *t = rsql_pgcdc_tables_get(&s->tables, ev->relids[i]);
+        if (t && s->conf.truncate_mode == RSQL_PGCDC_TRUNC_APPLY) {
+            return add_clear(s, batch, t, err);
+        }
         if (t) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                                   "%s: table %s.%s was truncated (transaction %u): the sink "
                                   "still has its rows; empty it yourself and start the job "
-                                  "again past this point, or set truncate.mode 'skip'",
+                                  "again past this point, or set truncate.mode 'skip' or 'apply'",
                                   s->what, t->schema, t->name, s->txn_xid);
         }
     }
@@ -598,7 +684,7 @@ static rsql_err_t on_message(rsql_source_t *s, rsql_batch_t *batch, const uint8_
     case 'I':
     case 'U':
     case 'D': return on_change(s, batch, &ev, err);
-    case 'T': return on_truncate(s, &ev, err);
+    case 'T': return on_truncate(s, batch, &ev, err);
     default: return RSQL_OK; /* Origin, Type, Message */
     }
 }

@@ -13,6 +13,7 @@
  * connection is needed.
  */
 #include "config.h"
+#include "base/rsql_log.h"
 #include "connectors/postgres/pg_int.h"
 #include "connectors/postgres/pgcdc_int.h"
 
@@ -53,7 +54,8 @@ const rsql_pgcdc_table_t *rsql_pgcdc_tables_get(const rsql_pgcdc_tables_t *t, ui
 /* The columns of x: each physical rocketsql column present and of a type that converts. */
 static rsql_err_t check_columns(rsql_pg_repl_t *r, rsql_pgcdc_table_t *x, int n,
                                 const char *const *names, const rsql_type_t *types,
-                                const char *const *meta, rsql_error_t *err)
+                                const char *const *meta, const bool *follow_required,
+                                rsql_error_t *err)
 {
     char sql[400];
     snprintf(sql, sizeof sql,
@@ -83,6 +85,14 @@ static rsql_err_t check_columns(rsql_pg_repl_t *r, rsql_pgcdc_table_t *x, int n,
         int row = -1;
         for (int j = 0; j < PQntuples(res) && row < 0; j++) {
             row = strcmp(PQgetvalue(res, j, 0), names[i]) == 0 ? j : -1;
+        }
+        if (row < 0 && follow_required && !follow_required[i]) {
+            /* schema-change.mode 'follow': dropped while an earlier run ran, say */
+            rsql_log(RSQL_LOG_WARN, "postgres-cdc",
+                     "%s: column '%s' does not exist in table %s.%s: it reads as NULL "
+                     "(schema-change.mode 'follow')",
+                     r->what, names[i], x->schema, x->name);
+            continue;
         }
         if (row < 0) {
             rc = rsql_error_set(err, RSQL_ERR_NOT_FOUND, RSQL_NOPOS,
@@ -135,8 +145,8 @@ static rsql_err_t read_pk(rsql_pg_repl_t *r, rsql_pgcdc_table_t *x, rsql_error_t
 /* See pgcdc_int.h. */
 rsql_err_t rsql_pgcdc_tables_find(rsql_pg_repl_t *r, const rsql_pgcdc_conf_t *conf, int n,
                                   const char *const *names, const rsql_type_t *types,
-                                  const char *const *meta, rsql_pgcdc_tables_t *out,
-                                  rsql_error_t *err)
+                                  const char *const *meta, const bool *required,
+                                  rsql_pgcdc_tables_t *out, rsql_error_t *err)
 {
     memset(out, 0, sizeof *out);
     rsql_buf_t q = RSQL_BUF_INIT;
@@ -192,7 +202,9 @@ rsql_err_t rsql_pgcdc_tables_find(rsql_pg_repl_t *r, const rsql_pgcdc_conf_t *co
             rc = rsql_error_nomem(err);
             break;
         }
-        rc = check_columns(r, x, n, names, types, meta, err);
+        rc = check_columns(r, x, n, names, types, meta,
+                           conf->schema_change == RSQL_PGCDC_SCHEMA_FOLLOW ? required : NULL,
+                           err);
         if (rc == RSQL_OK) {
             rc = read_pk(r, x, err);
         }

@@ -57,7 +57,8 @@
  * DELETE ... WHERE k = ? (a key that is not there deletes nothing); a -U directly followed by
  * the +U of the same key (rsql_io_change_op) is left to that upsert. A transaction never
  * splits the rows of one record (rsql_io_chunk_end), so a record's rows commit together with
- * its position or identity.
+ * its position or identity. A -T row (RSQL_ROW_CLEAR: the source's table was truncated) is
+ * DELETE FROM the table, in row order in the same transaction.
  *
  * Threads: one connection, used by the write thread (open, write, flush,
  * close); stored_positions is called before writing starts.
@@ -83,6 +84,7 @@ struct rsql_sink {
     sqlite3_stmt *ins, *pos, *begin, *commit, *rollback;
     sqlite3_stmt *mark, *prune; /* rocketsql_applied (own-position sources) */
     sqlite3_stmt *del;          /* with a key: DELETE ... WHERE k = ? (changes) */
+    sqlite3_stmt *clear;        /* with a key: DELETE FROM t (a -T row, changes) */
     int n_key;
     int *key; /* the key's column indexes */
     bool own;                   /* the source keeps its own positions: record identities */
@@ -125,6 +127,7 @@ static void sk_close(rsql_sink_t *k)
     sqlite3_finalize(k->mark);
     sqlite3_finalize(k->prune);
     sqlite3_finalize(k->del);
+    sqlite3_finalize(k->clear);
     sqlite3_close(k->db);
     rsql_free(k->key);
     rsql_gather_deinit(&k->gather);
@@ -307,6 +310,16 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
             sk_db_error(k, rc, err, "cannot prepare the delete");
             goto fail;
         }
+        rsql_buf_reset(&sql); /* a TRUNCATE of the source's table (RSQL_ROW_CLEAR) */
+        rsql_buf_puts(&sql, "DELETE FROM ");
+        rsql_buf_quote_ident(&sql, table);
+        if (sql.oom) {
+            goto nomem;
+        }
+        if ((rc = sqlite3_prepare_v2(k->db, sql.data, -1, &k->clear, NULL)) != SQLITE_OK) {
+            sk_db_error(k, rc, err, "cannot prepare the delete");
+            goto fail;
+        }
     }
     if (
         (rc = sqlite3_prepare_v2(k->db,
@@ -485,6 +498,13 @@ static int write_chunk(rsql_sink_t *k, const rsql_sink_row_t *rows, int from, in
         }
         int op = k->n_key ? rsql_io_change_op(rows, i, to, k->n_key, k->key) : RSQL_IO_UPSERT;
         if (op == RSQL_IO_SKIP) {
+            continue;
+        }
+        if (op == RSQL_IO_CLEAR) {
+            rc = step_reset(k->clear);
+            if (rc != SQLITE_DONE) {
+                chunk_error(k, rc, &rows[i], "cannot delete every row for", err);
+            }
             continue;
         }
         if (op == RSQL_IO_DELETE) {

@@ -17,12 +17,8 @@
 #     and ends.
 . "$(dirname "$0")/lib.sh"
 
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -v ON_ERROR_STOP=1 -tA -c "$1"; }
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 S="cs$$"
 SLOT="cs_slot_$$"
 JOB_PID=

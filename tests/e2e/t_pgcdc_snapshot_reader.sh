@@ -22,12 +22,8 @@
 
 DUMP="$RSQL_BUILDDIR/tests/e2e/pgoutput_dump"
 [ -x "$DUMP" ] || fail "no $DUMP (make -C \$RSQL_BUILDDIR check builds it)"
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -v ON_ERROR_STOP=1 -tA -c "$1"; }
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 S="pgsnap$$"
 SLOT="pgsnap_slot_$$"
 HOLDER=

@@ -23,35 +23,10 @@
 #   7. an unknown decoding.plugin.name, and url with hostname, are errors at CREATE; a column
 #      the PostgreSQL table lacks is an error when the job starts, naming it.
 . "$(dirname "$0")/lib.sh"
-
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-PORT=${URL##*:}
-PORT=${PORT%%/*}
-export PGOPTIONS="-c client_min_messages=warning"
-psql_q() { "$PGS" psql -v ON_ERROR_STOP=1 -tA -c "$1"; }
+. "$(dirname "$0")/pg_lib.sh"
 S="cdc$$"
 ROLE="cdcu$$"
-cleanup() {
-    psql_q "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
-            WHERE slot_name LIKE '${S}%' AND NOT active" >/dev/null 2>&1 || true
-    psql_q "DROP SCHEMA IF EXISTS $S CASCADE" >/dev/null 2>&1 || true
-    psql_q "SELECT 'DROP PUBLICATION ' || quote_ident(pubname) FROM pg_publication
-            WHERE pubname LIKE 'rsql_${S}%'" 2>/dev/null | while read -r q; do
-        [ -n "$q" ] && psql_q "$q" >/dev/null 2>&1 || true
-    done
-    psql_q "REVOKE CREATE ON DATABASE rocketsql FROM $ROLE; DROP OWNED BY $ROLE; DROP ROLE IF EXISTS $ROLE" >/dev/null 2>&1 || true
-    e2e_cleanup
-}
-trap cleanup EXIT
-psql_q "CREATE ROLE $ROLE LOGIN REPLICATION; CREATE SCHEMA $S AUTHORIZATION $ROLE;
-        GRANT CREATE ON DATABASE rocketsql TO $ROLE" >/dev/null ||
-    fail "psql cannot reach $URL"
-[ "$(psql_q "SELECT rolsuper FROM pg_roles WHERE rolname = '$ROLE'")" = f ] || fail "role is a superuser"
-ok "PostgreSQL at $URL, schema $S, role $ROLE (REPLICATION, not a superuser)"
-as_role() { psql_q "SET ROLE $ROLE; $1"; }
+. "$(dirname "$0")/pgcdc_lib.sh"
 as_role "CREATE TABLE $S.a (id int PRIMARY KEY, v text, n numeric(10,2), extra text);
          CREATE TABLE $S.b (id bigint PRIMARY KEY, v text, n numeric(10,2))" >/dev/null
 
@@ -69,37 +44,6 @@ rsql -e "$(cdc_table src ${S}_main 'a|b')
           WITH ('connector' = 'sqlite', 'path' = '$T/dst.db', 'table' = 'dst')"
 expect_rc 0 "create the tables"
 
-# start_job NAME SQL: runs SQL in the background (stdout NAME.out, stderr NAME.err), pid in JOB
-start_job() {
-    "$RSQL" --catalog "$CAT" -e "$2" >"$1.out" 2>"$1.err" &
-    JOB=$!
-    e2e_pids="$e2e_pids $JOB"
-}
-# wait_slot_active SLOT: until the job streams from SLOT (the walsender is attached)
-wait_slot_active() {
-    local i
-    for ((i = 0; i < 300; i++)); do
-        [ "$(psql_q "SELECT active FROM pg_replication_slots WHERE slot_name = '$1'")" = t ] && return 0
-        kill -0 "$JOB" 2>/dev/null || fail "the job ended before streaming: $(cat ./*.err 2>/dev/null | tail -5)"
-        sleep 0.1
-    done
-    fail "slot $1 is not active after 30 s"
-}
-# wait_exit PID SECONDS: until PID ends; sets JRC to its exit status
-wait_exit() {
-    local i
-    for ((i = 0; i < $2 * 10; i++)); do
-        if ! kill -0 "$1" 2>/dev/null; then
-            set +e
-            wait "$1"
-            JRC=$?
-            set -e
-            return 0
-        fi
-        sleep 0.1
-    done
-    fail "the job did not end within $2 s"
-}
 src_rows() {
     psql_q "SELECT 'a', id, coalesce(v, ''), coalesce(n::text, '') FROM $S.a
             UNION ALL SELECT 'b', id, coalesce(v, ''), coalesce(n::text, '') FROM $S.b ORDER BY 1, 2" |

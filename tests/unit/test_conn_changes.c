@@ -4,7 +4,8 @@
  * Unit tests of the sinks that take a changelog (rsql_sink_ctx_t.changelog), driven through
  * their own open / write: the sqlite sink applies each row by its kind and the key, in row
  * order, and its table is compared with what SQLite itself computes from the same changes with
- * plain INSERT OR REPLACE / DELETE statements (an in-memory database of the test's own); the
+ * plain INSERT OR REPLACE / DELETE statements (an in-memory database of the test's own; a -T
+ * row as DELETE FROM t); the
  * print sink shows the kinds as Flink's print sink does; the filesystem sink refuses a change
  * its append-only format cannot carry, that row alone. And the shared helpers that decide what a
  * row does (rsql_io_change_op) and where a transaction may end (rsql_io_chunk_end).
@@ -104,6 +105,10 @@ static void reference(const chg_t *c, int n, char *out, size_t size)
     sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO t(k, v) VALUES (?1, ?2)", -1, &up, NULL);
     sqlite3_prepare_v2(db, "DELETE FROM t WHERE k = ?1", -1, &del, NULL);
     for (int i = 0; i < n; i++) {
+        if (c[i].kind == RSQL_ROW_CLEAR) { /* a TRUNCATE: every row gone */
+            CU_ASSERT_EQUAL(sqlite3_exec(db, "DELETE FROM t", NULL, NULL, NULL), SQLITE_OK);
+            continue;
+        }
         bool adds = c[i].kind == RSQL_ROW_INSERT || c[i].kind == RSQL_ROW_UPDATE_AFTER;
         sqlite3_stmt *st = adds ? up : del;
         sqlite3_bind_int64(st, 1, c[i].k);
@@ -195,7 +200,8 @@ static void db_text(const char *path, char *out, size_t size)
     sqlite3_close(db);
 }
 
-enum { I = RSQL_ROW_INSERT, UB = RSQL_ROW_UPDATE_BEFORE, UA = RSQL_ROW_UPDATE_AFTER, D = RSQL_ROW_DELETE };
+enum { I = RSQL_ROW_INSERT, UB = RSQL_ROW_UPDATE_BEFORE, UA = RSQL_ROW_UPDATE_AFTER, D = RSQL_ROW_DELETE,
+       CL = RSQL_ROW_CLEAR };
 
 /* ---- the helpers */
 
@@ -214,6 +220,9 @@ static void test_changes_op_and_chunk_end(void)
     CU_ASSERT_EQUAL(rsql_io_change_op(x.r, 0, 1, 1, key0), RSQL_IO_DELETE);  /* +U past to */
     CU_ASSERT_EQUAL(rsql_io_change_op(x.r, 7, 11, 1, key0), RSQL_IO_DELETE);
     CU_ASSERT_EQUAL(rsql_io_change_op(x.r, 8, 11, 1, key0), RSQL_IO_UPSERT);
+    x.r[10].kind = CL;
+    CU_ASSERT_EQUAL(rsql_io_change_op(x.r, 10, 11, 1, key0), RSQL_IO_CLEAR);
+    x.r[10].kind = I;
     /* a transaction ends at a record's end: never between rows 0 and 1, nor in 7..9 */
     CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 0, 1, 11), 2);
     CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 0, 2, 11), 2);
@@ -261,6 +270,39 @@ static void test_changes_sqlite_cases(void)
     db_text(path, got, sizeof got);
     reference(c, 13, want, sizeof want);
     CU_ASSERT_STRING_EQUAL(want, "2|b;4|b;5|<null>;");
+    CU_ASSERT_STRING_EQUAL(got, want);
+}
+
+/* -T rows (RSQL_ROW_CLEAR): every row deleted, in order with the rows around them, in the
+   same transactions, as SQLite computes it with DELETE FROM t */
+static void test_changes_sqlite_clear(void)
+{
+    char path[128], got[4096], want[4096];
+    snprintf(path, sizeof path, "%s/clear.db", tmpdir);
+    const char *kv[] = {"connector", "sqlite", "path", path, "table", "t", NULL};
+    static snk_t x;
+    static rows_t r;
+    CU_ASSERT_EQUAL_FATAL(snk_open(&x, kv, true, 1, false), RSQL_OK);
+    static const chg_t c[] = {{1, I, 1, "a"}, {2, I, 2, "b"}, {3, I, 3, "c"}, {4, CL, 0, NULL},
+                              {5, I, 4, "d"}, {6, UB, 4, "d"}, {6, UA, 4, "e"}, {7, I, 5, "f"},
+                              {8, CL, 0, NULL}, {9, I, 6, "g"}, {10, CL, 0, NULL}, {11, CL, 0, NULL},
+                              {12, I, 7, "h"}};
+    static const int cuts[] = {0, 8, 11, 13}; /* a -T within a write, and one ending a write */
+    int batch = 0;
+    for (int b = 0; b + 1 < (int)(sizeof cuts / sizeof cuts[0]); b++) {
+        rows_of(&r, c + cuts[b], cuts[b + 1] - cuts[b]);
+        CU_ASSERT_EQUAL(x.ops->write(x.k, (uint64_t)++batch, r.n, r.r, &x.err), RSQL_OK);
+        CU_ASSERT_EQUAL(x.ops->flush(x.k, 1000, &x.err), RSQL_OK);
+        CU_ASSERT_EQUAL(x.failed, 0);
+        db_text(path, got, sizeof got);
+        reference(c, cuts[b + 1], want, sizeof want);
+        CU_ASSERT_STRING_EQUAL(got, want);
+    }
+    CU_ASSERT_EQUAL(x.rows, 13);
+    snk_close(&x);
+    db_text(path, got, sizeof got);
+    reference(c, 13, want, sizeof want);
+    CU_ASSERT_STRING_EQUAL(want, "7|h;");
     CU_ASSERT_STRING_EQUAL(got, want);
 }
 
@@ -487,6 +529,7 @@ static void test_changes_file_debezium(void)
 }
 
 static CU_TestInfo changes_tests[] = {
+    {"test_changes_sqlite_clear", test_changes_sqlite_clear},
     {"test_changes_op_and_chunk_end", test_changes_op_and_chunk_end},
     {"test_changes_sqlite_cases", test_changes_sqlite_cases},
     {"test_changes_sqlite_random", test_changes_sqlite_random},

@@ -4,8 +4,9 @@
  * test_pgcdc_opts: the postgres-cdc connector without a server: its options (validation,
  * errors with their positions, the configuration they make: the url from hostname, port and
  * database-name, the publication's default name), its semantics (bounded, changelog mode,
- * secrets), and the conversion of pgoutput values into the rocketsql columns' types and the
- * key comparison of an update (pgcdc_rows.c).
+ * secrets; truncate.mode 'apply', schema-change.mode 'follow'), and the conversion of
+ * pgoutput values into the rocketsql columns' types, the column map when a table's
+ * definition changes, and the key comparison of an update (pgcdc_rows.c).
  */
 #include "config.h"
 #include "base/rsql_mem.h"
@@ -69,6 +70,7 @@ static void test_pgcdc_hostname(void)
     CU_ASSERT_EQUAL(c->heartbeat_ms, 30000);
     CU_ASSERT_EQUAL(c->status_ms, 10000);
     CU_ASSERT_EQUAL(c->truncate_mode, RSQL_PGCDC_TRUNC_FAIL);
+    CU_ASSERT_EQUAL(c->schema_change, RSQL_PGCDC_SCHEMA_FAIL);
     const rsql_connector_def_t *d = rsql_connector_find("postgres-cdc");
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     CU_ASSERT_TRUE(rsql_connector_is_secret(d, "password"));
@@ -76,6 +78,7 @@ static void test_pgcdc_hostname(void)
     const char *why = NULL;
     CU_ASSERT_FALSE(d->bounded(c, &why));
     CU_ASSERT_EQUAL(d->produces_changes(c), RSQL_MODE_FULL);
+    CU_ASSERT_PTR_NULL(d->produces_clears(c)); /* truncate.mode 'fail' */
     CU_ASSERT_EQUAL(d->caps, RSQL_CAP_SOURCE);
     rsql_optset_destroy(set);
 
@@ -123,7 +126,46 @@ static void test_pgcdc_url(void)
     const char *why = NULL;
     CU_ASSERT_TRUE(d->bounded(c, &why));
     CU_ASSERT_EQUAL(d->produces_changes(c), RSQL_MODE_APPEND); /* the snapshot's +I only */
+    CU_ASSERT_PTR_NULL(d->produces_clears(c));
     rsql_optset_destroy(set);
+}
+
+/* truncate.mode 'apply' and schema-change.mode 'follow'. */
+static void test_pgcdc_apply_follow(void)
+{
+    const char *kv[] = {BASE, "url", "db", "slot.name", "s", "truncate.mode", "apply",
+                        "schema-change.mode", "follow", NULL};
+    rsql_error_t err;
+    rsql_optset_t *set = with(kv, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+    const rsql_pgcdc_conf_t *c = rsql_optset_conf(set, RSQL_CONF_CONNECTOR);
+    CU_ASSERT_EQUAL(c->truncate_mode, RSQL_PGCDC_TRUNC_APPLY);
+    CU_ASSERT_EQUAL(c->schema_change, RSQL_PGCDC_SCHEMA_FOLLOW);
+    const rsql_connector_def_t *d = rsql_connector_find("postgres-cdc");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d->produces_clears);
+    const char *why = d->produces_clears(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_STRING_EQUAL(why, "truncate.mode 'apply'");
+    rsql_optset_destroy(set);
+    /* 'snapshot' reads no TRUNCATE: nothing to clear */
+    const char *snap[] = {BASE, "url", "db", "slot.name", "s", "truncate.mode", "apply",
+                          "scan.startup.mode", "snapshot", NULL};
+    set = with(snap, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+    CU_ASSERT_PTR_NULL(d->produces_clears(rsql_optset_conf(set, RSQL_CONF_CONNECTOR)));
+    rsql_optset_destroy(set);
+    const char *bad_t[] = {BASE, "url", "db", "slot.name", "s", "truncate.mode", "cascade",
+                           NULL};
+    expect_fail(bad_t, RSQL_ERR_BAD_OPTION,
+                "invalid value 'cascade' for option 'truncate.mode': expected one of fail, "
+                "skip, apply",
+                550);
+    const char *bad_s[] = {BASE, "url", "db", "slot.name", "s", "schema-change.mode",
+                           "evolve", NULL};
+    expect_fail(bad_s, RSQL_ERR_BAD_OPTION,
+                "invalid value 'evolve' for option 'schema-change.mode': expected one of "
+                "fail, follow",
+                550);
 }
 
 static void test_pgcdc_errors(void)
@@ -235,7 +277,93 @@ static void test_pgcdc_key_changed(void)
     CU_ASSERT_TRUE(rsql_pgcdc_key_changed(&by_identity, &rel, &ro, &rm));
 }
 
-static CU_TestInfo pgcdc_tests[] = {{"hostname", test_pgcdc_hostname},
+/* The column map under schema-change.mode 'fail' and 'follow' (pgcdc_rows.c). */
+static void test_pgcdc_map_follow(void)
+{
+    rsql_pgcdc_table_t t = {.oid = 7, .schema = "s", .name = "t", .n_pk = 0};
+    const char *names[] = {"id", "v", "n"};
+    rsql_type_t types[] = {RSQL_TYPE_BIGINT, RSQL_TYPE_VARCHAR, RSQL_TYPE_BIGINT};
+    bool required[] = {true, false, false};
+    rsql_pgcdc_follow_t follow = {types, required};
+    rsql_pgoutput_col_t c0[3] = {{"id", RSQL_PGOUTPUT_COL_KEY, 23, -1}, {"v", 0, 25, -1},
+                                 {"n", 0, 23, -1}};
+    rsql_pgoutput_rel_t r0 = {7, "s", "t", 'd', 3, c0};
+    /* v dropped, w added, n int -> bigint */
+    rsql_pgoutput_col_t c1[3] = {{"id", RSQL_PGOUTPUT_COL_KEY, 23, -1}, {"n", 0, 20, -1},
+                                 {"w", 0, 25, -1}};
+    rsql_pgoutput_rel_t r1 = {7, "s", "t", 'd', 3, c1};
+    /* n int -> text: VARCHAR does not convert to BIGINT */
+    rsql_pgoutput_col_t c2[3] = {{"id", RSQL_PGOUTPUT_COL_KEY, 23, -1}, {"v", 0, 25, -1},
+                                 {"n", 0, 25, -1}};
+    rsql_pgoutput_rel_t r2 = {7, "s", "t", 'd', 3, c2};
+    /* id dropped: the rocketsql table requires it */
+    rsql_pgoutput_col_t c3[2] = {{"v", 0, 25, -1}, {"n", 0, 23, -1}};
+    rsql_pgoutput_rel_t r3 = {7, "s", "t", 'd', 2, c3};
+    rsql_error_t err;
+    rsql_error_clear(&err);
+
+    rsql_pgcdc_map_t m = {0};
+    CU_ASSERT_EQUAL_FATAL(rsql_pgcdc_map(&m, &r0, &t, 3, names, NULL, NULL, "src", &err), RSQL_OK);
+    CU_ASSERT_EQUAL(m.col[1], 1);
+    /* 'fail': the drop is the job's error, m unchanged */
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&m, &r1, &t, 3, names, NULL, NULL, "src", &err),
+                    RSQL_ERR_SEMANTIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "table s.t changed while the job ran: column 'v'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "schema-change.mode 'follow'"));
+    CU_ASSERT_EQUAL(m.col[1], 1);
+    /* 'fail': a retype too */
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&m, &r2, &t, 3, names, NULL, NULL, "src", &err),
+                    RSQL_ERR_SEMANTIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "column 'n', which the job reads, changed its type"));
+
+    /* 'follow': v reads as NULL, n by its new type (int8 reads as BIGINT) */
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(rsql_pgcdc_map(&m, &r1, &t, 3, names, NULL, &follow, "src", &err),
+                          RSQL_OK);
+    CU_ASSERT_EQUAL(m.col[0], 0);
+    CU_ASSERT_EQUAL(m.col[1], RSQL_PGCDC_COL_GONE);
+    CU_ASSERT_EQUAL(m.col[2], 1);
+    CU_ASSERT_EQUAL(m.type_oid[2], 20);
+    CU_ASSERT_EQUAL(m.type_oid[1], 0);
+    /* again (the same definition sent again): still gone, no error */
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&m, &r1, &t, 3, names, NULL, &follow, "src", &err), RSQL_OK);
+    CU_ASSERT_EQUAL(m.col[1], RSQL_PGCDC_COL_GONE);
+    /* 'follow': a retype that does not convert is still the error, naming both types */
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&m, &r2, &t, 3, names, NULL, &follow, "src", &err),
+                    RSQL_ERR_SEMANTIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "its values (VARCHAR) do not convert to the "
+                                           "column's BIGINT"));
+    CU_ASSERT_EQUAL(m.col[2], 1); /* unchanged */
+    /* 'follow': a required column dropped is still the error */
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&m, &r3, &t, 3, names, NULL, &follow, "src", &err),
+                    RSQL_ERR_SEMANTIC);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "column 'id'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "NOT NULL or in its PRIMARY KEY"));
+    rsql_pgcdc_map_free(&m);
+
+    /* a first mapping that lacks a read column (a run started after the drop): the error
+       under 'fail', NULL under 'follow' */
+    rsql_pgcdc_map_t f = {0};
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&f, &r1, &t, 3, names, NULL, NULL, "src", &err),
+                    RSQL_ERR_SEMANTIC);
+    CU_ASSERT_PTR_NULL(f.col);
+    CU_ASSERT_EQUAL(rsql_pgcdc_map(&f, &r1, &t, 3, names, NULL, &follow, "src", &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.col);
+    CU_ASSERT_EQUAL(f.col[1], RSQL_PGCDC_COL_GONE);
+    rsql_pgcdc_map_free(&f);
+
+    CU_ASSERT_TRUE(rsql_pgcdc_converts(23, RSQL_TYPE_BIGINT));
+    CU_ASSERT_TRUE(rsql_pgcdc_converts(20, RSQL_TYPE_DECIMAL));
+    CU_ASSERT_TRUE(rsql_pgcdc_converts(1700, RSQL_TYPE_VARCHAR));
+    CU_ASSERT_FALSE(rsql_pgcdc_converts(20, RSQL_TYPE_INT)); /* bigint into INT may not fit */
+    CU_ASSERT_FALSE(rsql_pgcdc_converts(25, RSQL_TYPE_BIGINT));
+}
+
+static CU_TestInfo pgcdc_tests[] = {{"apply_follow", test_pgcdc_apply_follow},
+                                    {"map_follow", test_pgcdc_map_follow},{"hostname", test_pgcdc_hostname},
                                     {"url", test_pgcdc_url},
                                     {"errors", test_pgcdc_errors},
                                     {"values", test_pgcdc_values},
