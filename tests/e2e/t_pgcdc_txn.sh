@@ -16,12 +16,8 @@
 # the run cleanly, saying its rows were not written, and leave the sink at the boundary before
 # it; the next run, once a later transaction came, writes them.
 . "$(dirname "$0")/lib.sh"
-
-PGS="$RSQL_SRCDIR/scripts/postgres"
-export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
-"$PGS" status >/dev/null || fail "PostgreSQL is not running (scripts/postgres start)"
-URL=$("$PGS" url)
-export PGOPTIONS="-c client_min_messages=warning"
+. "$(dirname "$0")/pg_lib.sh"
+pg_connect
 psql_q() { "$PGS" psql -v ON_ERROR_STOP=1 -tA -c "$1"; }
 S="ctx$$"
 SLOT="ctx_slot_$$"
