@@ -112,9 +112,7 @@ static void src_close(rsql_source_t *s)
         return;
     }
     rsql_pg_repl_close(&s->repl);
-    if (s->redo_buf) {
-        PQfreemem(s->redo_buf);
-    }
+    PQfreemem(s->redo_buf); /* NULL: nothing (free's rule) */
     rsql_pgcdc_snapsrc_close(&s->ss, true);
     rsql_pgoutput_destroy(s->dec);
     for (int i = 0; i < s->n_maps; i++) {
@@ -395,10 +393,8 @@ static rsql_err_t on_relation(rsql_source_t *s, const rsql_pgoutput_event_t *ev,
 /* Forget the message the last poll ended on (the stream starts again: it comes again). */
 static void drop_redo(rsql_source_t *s)
 {
-    if (s->redo_buf) {
-        PQfreemem(s->redo_buf);
-        s->redo_buf = NULL;
-    }
+    PQfreemem(s->redo_buf);
+    s->redo_buf = NULL;
 }
 
 /* A record slot in batch, or NULL when full or out of memory. */
@@ -882,10 +878,8 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
             }
             int before = batch->n, rows_before = s->txn_rows;
             rc = on_message(s, batch, cp.data, cp.len, &e);
-            if (last_buf) { /* another message came after it */
-                PQfreemem(last_buf);
-                last_buf = NULL;
-            }
+            PQfreemem(last_buf); /* another message came after it (if any) */
+            last_buf = NULL;
             if (rc == RSQL_OK && s->conf.txn_atomic && s->in_txn && batch->n > before) {
                 last_buf = buf; /* kept: the poll may end on it */
                 last_msg = cp.data;
@@ -895,9 +889,7 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
                 buf = NULL;
             }
         }
-        if (buf) {
-            PQfreemem(buf);
-        }
+        PQfreemem(buf); /* NULL when kept */
     }
     if (last_buf && rc == RSQL_OK && s->in_txn) {
         /* ended inside a transaction on a change: its rows are taken back and read again
