@@ -187,6 +187,7 @@ struct rsql_pipeline {
     int64_t start_ms, end_ms;
     int64_t last_status_ms, last_status_done, last_flush_ms;
     int flush_attempts; /* write thread: flushes in a row that failed transiently */
+    rsql_retry_t flush_retry; /* write thread: their budget (errors.retry.*), from the first */
     int64_t last_done_ms, last_done_seen; /* worker: when the last record got its outcome,
                                              and the outcomes counted then */
     bool status_tty, status_drawn;

@@ -437,14 +437,25 @@ static void do_flush(rsql_pipeline_t *p)
     }
     if (rc == RSQL_OK) {
         p->flush_attempts = 0;
-    } else if (rsql_error_retriable(&e)) { /* tried again at the next flush */
-        rsql_pipeline__retrying(p, "sink flush", &e, IDLE_FLUSH_MS, ++p->flush_attempts);
-    } else {
-        rsql_error_t f;
-        rsql_error_clear(&f);
-        rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
-        rsql_pipeline__fail(p, &f, true);
+        return;
     }
+    if (rsql_error_retriable(&e)) {
+        /* tried again at the next flush, within errors.retry.timeout of the first failure;
+           past it (or with a timeout of 0) the run fails, as a failed write's does */
+        int64_t now = rsql_now_ms();
+        if (p->flush_attempts == 0) {
+            rsql_retry_init(&p->flush_retry, p->conf.retry_timeout_ms,
+                            p->conf.retry_backoff_max_ms, now);
+        }
+        if (rsql_retry_next(&p->flush_retry, now) >= 0) {
+            rsql_pipeline__retrying(p, "sink flush", &e, IDLE_FLUSH_MS, ++p->flush_attempts);
+            return;
+        }
+    }
+    rsql_error_t f;
+    rsql_error_clear(&f);
+    rsql_error_set(&f, rc, RSQL_NOPOS, "sink error: flush failed: %s", e.msg);
+    rsql_pipeline__fail(p, &f, true);
 }
 
 /*
