@@ -71,7 +71,7 @@ static bool rescale(i128 x, int from, int to, i128 *out)
     if (r < 0) {
         r = -r;
     }
-    if (r * 2 >= d) {
+    if (r >= d - r) { /* r * 2 >= d, without overflowing when d is near 10^38 */
         q += x < 0 ? -1 : 1;
     }
     *out = q;

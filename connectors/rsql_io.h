@@ -365,7 +365,13 @@ typedef struct rsql_sink_ops {
     */
     rsql_err_t (*write)(rsql_sink_t *snk, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
                         rsql_error_t *err);
-    /* Make everything accepted so far durable and reported; wait up to timeout_ms. */
+    /*
+    ** Make everything accepted so far durable and reported; wait up to timeout_ms.
+    ** RSQL_ERR_TIMEOUT = not all reported within timeout_ms, nothing failed: the sink still
+    ** works on them and ends each row by its own policy (the runtime flushes again later,
+    ** with no deadline). Any other transient error is a failed attempt (a commit that could
+    ** not be made), tried again within errors.retry.timeout of the first.
+    */
     rsql_err_t (*flush)(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err);
     /*
     ** Exactly-once sinks (sqlite, postgres): every source position stored with the data

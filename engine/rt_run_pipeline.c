@@ -622,10 +622,12 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     for (int i = 0; src_required && i < sdef->n_columns; i++) {
         src_required[i] = sdef->columns[i].not_null || sdef->columns[i].pk_ord > 0;
     }
-    bool ok = cols_of(sdef, &src_cols, false) & cols_of(sdef, &phys_cols, true) &
-              sink_cols_of(plan, &snk_cols, &meta_keys, &meta_types) &
-              cols_of(plan->errors.dlq.def, &dlq_cols, false);
-    ok = ok && src_descs && src_required;
+    /* each is called whatever the others gave: all four are freed below */
+    bool ok_src = cols_of(sdef, &src_cols, false);
+    bool ok_phys = cols_of(sdef, &phys_cols, true);
+    bool ok_snk = sink_cols_of(plan, &snk_cols, &meta_keys, &meta_types);
+    bool ok_dlq = cols_of(plan->errors.dlq.def, &dlq_cols, false);
+    bool ok = ok_src && ok_phys && ok_snk && ok_dlq && src_descs && src_required;
     x.plan = plan;
     x.n_in = sdef->n_columns;
     for (int i = 0; i < sdef->n_columns; i++) {

@@ -439,6 +439,14 @@ static void do_flush(rsql_pipeline_t *p)
         p->flush_attempts = 0;
         return;
     }
+    if (rc == RSQL_ERR_TIMEOUT) {
+        /* not failed, not finished: the sink still works on the rows, each of which it ends
+           by its own policy (a send's attempts, say); waited for again at the next flush,
+           with no deadline of ours */
+        p->flush_attempts = 0;
+        rsql_log(RSQL_LOG_DEBUG, "pipeline", "sink flush: not finished yet: %s", e.msg);
+        return;
+    }
     if (rsql_error_retriable(&e)) {
         /* tried again at the next flush, within errors.retry.timeout of the first failure;
            past it (or with a timeout of 0) the run fails, as a failed write's does */

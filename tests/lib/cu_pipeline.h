@@ -331,6 +331,10 @@ typedef struct fake_snk {
     /* > 0: a flush that reported rows then waits up to this long for the source to close and
        fails (not retriable), as a sink whose last step after its reports failed */
     int flush_fail_wait_ms;
+    /* the first flush_code_calls flushes with rows to report return flush_code (transient)
+       and report nothing: a sink still sending (TIMEOUT) or one whose commit failed (BUSY) */
+    rsql_err_t flush_code;
+    int flush_code_calls;
     bool in_flush;
 } fake_snk_t;
 
@@ -497,7 +501,17 @@ static rsql_err_t fsnk_flush(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err
     bool reports = s->n_pend > 0;
     s->in_flush = true;
     s->flushes++;
+    bool refuse = reports && s->flush_code_calls > 0;
+    if (refuse) {
+        s->flush_code_calls--;
+        s->in_flush = false;
+    }
     pthread_mutex_unlock(&s->lock);
+    if (refuse) {
+        return rsql_error_set(err, s->flush_code, RSQL_NOPOS, "%s",
+                              s->flush_code == RSQL_ERR_TIMEOUT ? "still sending"
+                                                                : "database is locked");
+    }
     if (s->mode == DELIVER_ON_FLUSH) {
         deliver_all(s);
     }

@@ -5,11 +5,12 @@
 # t_throttle.sh: fair per-lite-topic throttling against the real broker
 # (scripts/rocketmq), with the official Java client (tests/interop/rmq-interop) as producer.
 #   1. fairness (bench/fairness/run, moderate sizes): one hot lite topic at 50x the rate of each
-#      of 50 cold ones into a sink taking a fixed time per row. With throttling on, the cold
-#      topics' p99 latency stays within 2x of their p99 with the hot topic absent (the baseline
-#      p99 is floored at FLOOR_MS so that a very fast baseline does not turn scheduling noise
-#      into a failure) while the hot topic keeps making progress; with throttling off it is
-#      far worse (>= 3x the baseline). Ratios only, no absolute times.
+#      of 50 cold ones (25 msgs/s each side) into a sink taking a fixed time per row (40/s).
+#      With throttling on, the cold topics' p99 latency stays within 2x of their p99 with the
+#      hot topic absent (the baseline p99 is floored at FLOOR_MS so that a very fast baseline
+#      does not turn scheduling noise into a failure) while the hot topic keeps making progress
+#      (at least a quarter of its throttled rate); with throttling off it is far worse (>= 3x
+#      the baseline). Ratios only, no absolute times.
 #   2. the valves hold: one lite topic throttled to 1 in flight, 'throttle.defer'='3s',
 #      'source.max-invisible-duration'='10s', 'source.max-delivery-attempts'='4'. From the
 #      per-message decisions (ROCKETSQL_LOG=trace: "rmq-throttle: admit|valve|defer ... attempt=A
@@ -46,9 +47,14 @@ EP=$("$RMQ" endpoint) || die "no broker endpoint"
 P="thr$(date +%s)$$"
 
 # ------------------------------------------------------------------ 1. fairness (+ 3.)
-"$REPO/bench/fairness/run" --rocketsql "$BIN" --seconds 25 --cold-topics 50 --cold-rate 1 \
-    --hot-factor 50 --sink-rate 80 --throttle-rate 20 --defer 200ms --max-invisible 10s \
-    >"$WORK/fair.out" 2>&1
+# 50 msgs/s offered in all: at twice that, on a 2-core machine that also runs the broker and
+# both Java producers, the broker's answers to the long polls (with the deferred messages
+# coming back) fall behind the offered rate whatever the client does, and every scenario's
+# latency is the broker's backlog
+THROTTLE_RATE=10
+"$REPO/bench/fairness/run" --rocketsql "$BIN" --seconds 25 --cold-topics 50 --cold-rate 0.5 \
+    --hot-factor 50 --sink-rate 40 --throttle-rate "$THROTTLE_RATE" --defer 200ms \
+    --max-invisible 10s >"$WORK/fair.out" 2>&1
 cat "$WORK/fair.out"
 val() { # scenario key
     grep "^scenario=$1 " "$WORK/fair.out" | sed -n "s/.* $2=\([^ ]*\).*/\1/p" | head -1
@@ -64,16 +70,16 @@ for s in off on absent; do
     fi
 done
 if python3 - "$(val absent cold_p99_ms)" "$(val on cold_p99_ms)" "$(val off cold_p99_ms)" \
-    "$(val on hot_msgs_per_s)" "$(val on deferred)" "$FLOOR_MS" <<'EOF'; then
+    "$(val on hot_msgs_per_s)" "$(val on deferred)" "$FLOOR_MS" "$THROTTLE_RATE" <<'EOF'; then
 import sys
-absent, on, off, hot, deferred, floor = (float(x) for x in sys.argv[1:])
+absent, on, off, hot, deferred, floor, rate = (float(x) for x in sys.argv[1:])
 base = max(absent, floor)
 print("cold p99: absent=%d ms on=%d ms (%.2fx) off=%d ms (%.2fx); hot on=%.1f msgs/s; deferred=%d"
       % (absent, on, on / base, off, off / base, hot, deferred))
 bad = []
 if on > 2 * base: bad.append("throttled cold p99 above 2x the baseline")
 if off < 3 * base: bad.append("unthrottled cold p99 not far worse (< 3x the baseline)")
-if hot < 5: bad.append("hot topic made (almost) no progress while throttled")
+if hot < rate / 4: bad.append("hot topic made (almost) no progress while throttled")
 if deferred <= 0: bad.append("nothing was deferred")
 print("; ".join(bad))
 sys.exit(1 if bad else 0)

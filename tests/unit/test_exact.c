@@ -321,6 +321,15 @@ static void test_exact_decimal_compare_convert(void)
     rsql_value_format_decimal(&v, buf);
     CU_ASSERT_STRING_EQUAL(buf, "-1.1");
     CU_ASSERT_EQUAL(rsql_value_decimal_rescale(&a, 2, 2, &v, NULL), RSQL_ERR_DECODE);
+    /* 38 dropped digits: the remainder is near 10^38, twice it past the 128-bit range */
+    rsql_value_t f = dec("0.99999999999999999999999999999999999999", 38, 38);
+    CU_ASSERT_EQUAL(rsql_value_decimal_rescale(&f, 2, 0, &v, NULL), RSQL_OK);
+    rsql_value_format_decimal(&v, buf);
+    CU_ASSERT_STRING_EQUAL(buf, "1");
+    f = dec("-0.49999999999999999999999999999999999999", 38, 38);
+    CU_ASSERT_EQUAL(rsql_value_decimal_rescale(&f, 2, 0, &v, NULL), RSQL_OK);
+    rsql_value_format_decimal(&v, buf);
+    CU_ASSERT_STRING_EQUAL(buf, "0");
 }
 
 static void test_exact_date_text(void)

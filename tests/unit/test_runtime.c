@@ -428,6 +428,45 @@ static void test_pipeline_retry_timeout_fails(void)
 }
 
 /*
+** A flush that fails transiently (a commit refused: BUSY) is tried again only within
+** errors.retry.timeout of its first failure; with a timeout of 0 the first failure ends the
+** run. A flush that is only not finished yet (TIMEOUT: the sink still sends, each row under
+** its own policy) is no failure: the run waits for it whatever the timeout.
+*/
+static void check_flush_refused(rsql_err_t code, rsql_err_t want)
+{
+    harness_reset(500, 1, DELIVER_ON_FLUSH);
+    out_store.flush_code = code;
+    out_store.flush_code_calls = 5;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    c.retry_timeout_ms = 0;
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), want);
+    if (want == RSQL_OK) {
+        CU_ASSERT_EQUAL(out_store.flush_code_calls, 0);
+        CU_ASSERT_EQUAL(k.written + k.filtered, 500);
+        assert_one_outcome_each(500);
+    } else {
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "flush failed: database is locked"));
+        /* rows a later flush made durable (while the run wound down) are reported */
+        CU_ASSERT(out_store.flush_code_calls < 5);
+        assert_one_outcome_each(src_store.polled);
+    }
+}
+
+static void test_pipeline_flush_not_finished_waits(void)
+{
+    check_flush_refused(RSQL_ERR_TIMEOUT, RSQL_OK);
+}
+
+static void test_pipeline_flush_failed_fails(void)
+{
+    check_flush_refused(RSQL_ERR_BUSY, RSQL_ERR_BUSY);
+}
+
+/*
 ** errors.retry.timeout is the total time a record is retried: write refusals and failed
 ** deliveries of the same rows draw on one window. The sink refuses the first writes (about
 ** a third of the window at backoff-max), then accepts the row and fails its delivery,
@@ -843,6 +882,8 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_dlq_slow_write", test_pipeline_dlq_slow_write},
     {"test_runtime_dlq_flush_before_backoff", test_pipeline_dlq_flush_before_backoff},
     {"test_runtime_dlq_flush_fails_at_end", test_pipeline_dlq_flush_fails_at_end},
+    {"test_runtime_flush_not_finished_waits", test_pipeline_flush_not_finished_waits},
+    {"test_runtime_flush_failed_fails", test_pipeline_flush_failed_fails},
     {"test_runtime_tolerance_all_no_dlq", test_pipeline_tolerance_all_without_dlq_counts},
     {"test_runtime_sink_failure_none", test_pipeline_sink_failure_tolerance_none},
     {"test_runtime_sink_failure_all", test_pipeline_sink_failure_tolerance_all},
