@@ -40,7 +40,7 @@ void rsql_gather_deinit(rsql_gather_t *g)
     g->batches = NULL;
     g->rows = NULL;
     g->results = NULL;
-    g->n_batches = g->n_rows = 0;
+    g->n_batches = g->n_rows = g->n_done = g->cut = 0;
 }
 
 int rsql_gather_rows(int64_t max_rows)
@@ -79,46 +79,65 @@ static rsql_err_t reserve(rsql_gather_t *g, int n, rsql_error_t *err)
     return rsql_io_results_reserve(&g->results, &g->results_cap, g->rows_cap, err);
 }
 
-/* Report each held batch its slice of g->results, and hold none. */
-static void report_held(rsql_gather_t *g)
+/*
+** Report each held batch whose rows are all committed (rows[0, n_done)), its slice of
+** g->results, and hold only the others (their rows and results moved to the front).
+*/
+static void report_done(rsql_gather_t *g)
 {
-    int off = 0;
-    for (int b = 0; b < g->n_batches; b++) {
+    int off = 0, b = 0;
+    for (; b < g->n_batches && off + g->batches[b].n <= g->n_done; b++) {
         if (g->deliver) {
             g->deliver(g->deliver_opaque, g->batches[b].id, g->batches[b].n, g->results + off);
         }
         off += g->batches[b].n;
     }
-    g->n_batches = 0;
-    g->n_rows = 0;
+    if (b == 0) {
+        return;
+    }
+    g->n_batches -= b;
+    g->n_rows -= off;
+    g->n_done -= off;
+    g->cut -= off;
+    if (g->n_batches > 0) {
+        memmove(g->batches, g->batches + b, (size_t)g->n_batches * sizeof *g->batches);
+        memmove(g->rows, g->rows + off, (size_t)g->n_rows * sizeof *g->rows);
+        memmove(g->results, g->results + off, (size_t)g->n_done * sizeof *g->results);
+        g->since_ms = rsql_now_ms();
+    }
+}
+
+/* The rows up to the cut not committed yet (rows[n_done, cut)): code and msg from e. */
+static void fail_held(rsql_gather_t *g, const rsql_error_t *e)
+{
+    memset(g->results + g->n_done, 0, (size_t)(g->cut - g->n_done) * sizeof *g->results);
+    for (int i = g->n_done; i < g->cut; i++) {
+        g->results[i].code = e->code;
+        snprintf(g->results[i].msg, sizeof g->results[i].msg, "%.255s", e->msg);
+    }
+    g->n_done = g->cut;
     g->failing = false;
     g->backoff_ms = 0;
 }
 
-/* Every held row's result: code and msg from e. */
-static void fail_held(rsql_gather_t *g, const rsql_error_t *e)
-{
-    memset(g->results, 0, (size_t)g->n_rows * sizeof *g->results);
-    for (int i = 0; i < g->n_rows; i++) {
-        g->results[i].code = e->code;
-        snprintf(g->results[i].msg, sizeof g->results[i].msg, "%.255s", e->msg);
-    }
-}
-
 /*
-** Write the held rows with the sink's function and report them. RSQL_OK: reported (the rows
-** that failed too, their results say so). A transient error: nothing committed, the batches
-** stay held (g->failing), err says why.
+** Write the held rows up to the cut with the sink's function, and report the batches now all
+** committed. RSQL_OK: written (the rows that failed too, their results say so), or nothing to
+** write (the rows held wait for their source transaction's end). A transient error: nothing
+** committed, the batches stay held (g->failing), err says why.
 */
 static rsql_err_t commit_held(rsql_gather_t *g, rsql_error_t *err)
 {
-    if (g->n_batches == 0) {
+    int n = g->cut - g->n_done;
+    if (n <= 0) {
+        report_done(g); /* batches of no row */
         return RSQL_OK;
     }
     rsql_error_t e;
     rsql_error_clear(&e);
-    memset(g->results, 0, (size_t)g->n_rows * sizeof *g->results);
-    rsql_err_t rc = g->write(g->opaque, g->n_rows, g->rows, g->results, &e);
+    rsql_sink_result_t *res = g->results + g->n_done;
+    memset(res, 0, (size_t)n * sizeof *res);
+    rsql_err_t rc = g->write(g->opaque, n, g->rows + g->n_done, res, &e);
     if (rc != RSQL_OK && !e.code) {
         rsql_error_set(&e, rc, RSQL_NOPOS, "%s: %s", g->what, rsql_err_str(rc));
     }
@@ -134,11 +153,48 @@ static rsql_err_t commit_held(rsql_gather_t *g, rsql_error_t *err)
         rsql_error_copy(err, &e);
         return rc;
     }
-    if (rc != RSQL_OK) { /* permanent, and no row of it to blame: every held row fails */
+    if (rc != RSQL_OK) { /* permanent, and no row of it to blame: every row written fails */
         fail_held(g, &e);
     }
-    report_held(g);
+    g->n_done = g->cut;
+    g->failing = false;
+    g->backoff_ms = 0;
+    report_done(g);
     return RSQL_OK;
+}
+
+/*
+** Once everything up to the cut is committed (n_done == cut): report the rows that wait for
+** their source transaction's end as RSQL_ERR_INTERRUPTED, not written. Their number.
+*/
+static int64_t release_waiting(rsql_gather_t *g)
+{
+    if (g->n_done != g->cut) {
+        return 0; /* rows before the cut wait to be written again: they go first */
+    }
+    int64_t n = g->n_rows - g->n_done;
+    for (int i = g->n_done; i < g->n_rows; i++) {
+        rsql_sink_result_t *r = &g->results[i];
+        memset(r, 0, sizeof *r);
+        r->code = RSQL_ERR_INTERRUPTED;
+        snprintf(r->msg, sizeof r->msg,
+                 "%s: not written: its source transaction had not ended when the run stopped",
+                 g->what);
+    }
+    g->n_done = g->cut = g->n_rows;
+    report_done(g);
+    return n;
+}
+
+int64_t rsql_gather_release(rsql_gather_t *g)
+{
+    g->ending = true;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (commit_held(g, &e) != RSQL_OK) {
+        return 0; /* held: the flushes try again, and release once it went through */
+    }
+    return release_waiting(g);
 }
 
 rsql_err_t rsql_gather_write(rsql_gather_t *g, uint64_t batch_id, int n,
@@ -160,12 +216,27 @@ rsql_err_t rsql_gather_write(rsql_gather_t *g, uint64_t batch_id, int n,
     }
     g->batches[g->n_batches++] = (rsql_gather_batch_t){batch_id, n};
     memcpy(g->rows + g->n_rows, rows, (size_t)n * sizeof *rows);
+    int cut = g->cut;
+    for (int i = n - 1; i >= 0; i--) { /* the last row that ends its source transaction */
+        if (!rows[i].rec || !(rows[i].rec->flags & RSQL_REC_IN_TXN)) {
+            g->cut = g->n_rows + i + 1;
+            break;
+        }
+    }
     g->n_rows += n;
     if (g->n_rows >= g->max_rows || (g->interval_ms > 0 && now - g->since_ms >= g->interval_ms)) {
         if ((rc = commit_held(g, err)) != RSQL_OK) {
             g->n_batches--; /* not accepted after all: the runtime writes it again */
             g->n_rows -= n;
+            g->cut = cut;
             return rc;
+        }
+    }
+    if (g->ending) {
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        if (commit_held(g, &e) == RSQL_OK) { /* else flush tries again */
+            (void)release_waiting(g); /* the run ends: no row will end their transaction */
         }
     }
     return RSQL_OK;
@@ -173,13 +244,18 @@ rsql_err_t rsql_gather_write(rsql_gather_t *g, uint64_t batch_id, int n,
 
 rsql_err_t rsql_gather_flush(rsql_gather_t *g, rsql_error_t *err)
 {
-    if (g->n_batches == 0) {
-        return RSQL_OK;
+    if (g->cut == g->n_done) {
+        if (g->ending) {
+            (void)release_waiting(g);
+        }
+        report_done(g); /* batches of no row */
+        return RSQL_OK; /* nothing held, or only rows waiting for their transaction's end */
     }
     int64_t now = rsql_now_ms();
     if (g->failing && now < g->retry_at_ms) {
         return rsql_error_set(err, RSQL_ERR_BUSY, RSQL_NOPOS,
-                              "%s: %d rows wait to be written again", g->what, g->n_rows);
+                              "%s: %d rows wait to be written again", g->what,
+                              g->cut - g->n_done);
     }
     rsql_error_t e;
     rsql_error_clear(&e);
@@ -188,10 +264,12 @@ rsql_err_t rsql_gather_flush(rsql_gather_t *g, rsql_error_t *err)
         rsql_log(RSQL_LOG_WARN, "sink", "%s (for %d s: reported to be retried)", e.msg,
                  GIVE_UP_MS / 1000);
         fail_held(g, &e);
-        report_held(g);
+        report_done(g);
     }
     if (rc != RSQL_OK) {
         rsql_error_copy(err, &e);
+    } else if (g->ending) {
+        (void)release_waiting(g);
     }
     return rc;
 }

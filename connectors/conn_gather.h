@@ -26,6 +26,16 @@
  * the transient error (the runtime then retries them per errors.retry.*). Any other error
  * (out of memory included) fails every held row with it, reported.
  *
+ * Source transactions: a row whose record is marked RSQL_REC_IN_TXN (rsql_io.h) is inside a
+ * source transaction that a later row ends. The gatherer commits only up to the last row that
+ * is not so marked (the cut); the rows after it stay held, across any number of writes and
+ * flushes (held rows waiting for their transaction's end are no failure: flush says RSQL_OK),
+ * until a row that ends their transaction arrives. A batch cut in two is reported once all its
+ * rows are committed (its first rows are committed, with their positions, before that: a
+ * restart resumes after them). Rows of a transaction that never ends in this run are never
+ * reported: the next run reads them again from the stored position. Held rows are then not
+ * bounded by max_rows: a source transaction is held whole.
+ *
  * Threads: one gatherer per sink, used by the sink's write thread only.
  */
 #ifndef RSQL_CONN_GATHER_H
@@ -64,7 +74,12 @@ typedef struct rsql_gather {
     int n_rows, rows_cap;
     rsql_sink_result_t *results; /* rows_cap of them */
     int results_cap;
+    int n_done;       /* rows[0, n_done) are committed (results set): the first held batch's
+                         first rows, when the cut fell inside it */
+    int cut;          /* rows[n_done, cut) may be committed: cut is just past the last held row
+                         not inside a source transaction (RSQL_REC_IN_TXN), or n_done */
     int64_t since_ms; /* when the first held batch was accepted */
+    bool ending;      /* rsql_gather_release was called: waiting rows are reported at once */
     /* a transient failure of the held rows */
     bool failing;
     int64_t fail_since_ms, retry_at_ms, backoff_ms;
@@ -92,11 +107,26 @@ rsql_err_t rsql_gather_write(rsql_gather_t *g, uint64_t batch_id, int n,
 */
 rsql_err_t rsql_gather_flush(rsql_gather_t *g, rsql_error_t *err);
 
-/* How many rows are held. */
+/* How many rows are held (not reported: committed ones of a batch cut in two included). */
 static inline int rsql_gather_held(const rsql_gather_t *g)
 {
     return g->n_rows;
 }
+
+/* How many held rows wait for the end of their source transaction (past the cut). */
+static inline int rsql_gather_waiting(const rsql_gather_t *g)
+{
+    return g->n_rows - g->cut;
+}
+
+/*
+** The run ends (rsql_sink_ops_t.release): commit the rows up to the cut, then report the rows
+** that wait for their source transaction's end as RSQL_ERR_INTERRUPTED, not written; from now
+** on rows that wait are so reported once the rows before them are committed (a commit that
+** fails transiently keeps them all held: flush tries again as always, then releases). Returns
+** how many were released now.
+*/
+int64_t rsql_gather_release(rsql_gather_t *g);
 
 /*
 ** The runtime's gather_rows (rsql_sink_ops_t) for a sink that gathers max_rows: max_rows when

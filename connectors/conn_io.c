@@ -130,7 +130,9 @@ int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, con
 int rsql_io_chunk_end(const rsql_sink_row_t *rows, int from, int64_t max, int n)
 {
     int to = (int64_t)(n - from) > max ? from + (int)max : n;
-    while (to < n && to > from && rows[to].rec && rows[to].rec == rows[to - 1].rec) {
+    /* nor a source transaction: the row before the end must not be inside one */
+    while (to < n && to > from && rows[to - 1].rec &&
+           (rows[to].rec == rows[to - 1].rec || (rows[to - 1].rec->flags & RSQL_REC_IN_TXN))) {
         to++;
     }
     return to;

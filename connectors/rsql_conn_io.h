@@ -66,7 +66,8 @@ int rsql_io_change_op(const rsql_sink_row_t *rows, int i, int to, int n_key, con
 ** The end of a transaction that holds rows[from, ...): from + max (at most n), moved on so
 ** that it does not split the rows of one record (a record of several rows: rsql_record_t
 ** .n_rows), which are consecutive in a write and are committed together with the record's
-** position or identity.
+** position or identity, nor a source transaction (rows marked RSQL_REC_IN_TXN go with the
+** row that ends theirs: a transaction of the source is one of the sink, whatever its size).
 */
 int rsql_io_chunk_end(const rsql_sink_row_t *rows, int from, int64_t max, int n);
 

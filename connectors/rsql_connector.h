@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 9
+#define RSQL_CONNECTOR_ABI_VERSION 10
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -193,6 +193,14 @@ typedef struct rsql_connector_def {
     */
     rsql_err_t (*accept_changes)(const void *conf, const rsql_optset_t *set, int n_key,
                                  rsql_error_t *err);
+    /*
+    ** Source side, optional: the name of the option that makes the sink keep each source
+    ** transaction whole (postgres-cdc's transaction.atomic: its records carry
+    ** RSQL_REC_IN_TXN), when it is set under conf; NULL when not. The planner then refuses a
+    ** sink whose data path cannot (one without rsql_sink_ops_t.release, that is, one that
+    ** does not gather transactions), naming the option.
+    */
+    const char *(*whole_transactions)(const void *conf);
     /* Optional extra EXPLAIN output (see rsql_explain_t). */
     void (*explain)(const rsql_explain_t *x);
     /*

@@ -78,6 +78,9 @@ typedef struct rsql_record {
     /* The row's kind (rsql_rowkind_t): INSERT (0) from every append-only source; a change
        source (or the decode stage, for a changelog format) sets the others. */
     uint8_t kind;
+    /* RSQL_REC_* flags (0 for most records; in the padding after kind: the slot stays the
+       same size and rsql_batch_add's zeroing sets them). */
+    uint8_t flags;
     /* A record that holds several rows (a canal-json message of many rows, a debezium-json
        update as UPDATE_BEFORE and UPDATE_AFTER): n_rows > 1, rows[0..n_rows) and
        kinds[0..n_rows) in the batch arena (row == rows[0], kind == kinds[0]). Each row goes
@@ -93,6 +96,14 @@ typedef struct rsql_record {
     rsql_value_t **rows;
     uint8_t *kinds;
 } rsql_record_t;
+
+/*
+** rsql_record_t.flags: RSQL_REC_IN_TXN marks a record INSIDE a source transaction that has not
+** ended with it (a later record ends it; postgres-cdc's transaction.atomic sets it on every row
+** of a transaction but its last). A sink that gathers transactions (conn_gather.h) then never
+** commits a row of it without the row that ends it. Records without it are units of their own.
+*/
+#define RSQL_REC_IN_TXN 0x01
 
 typedef struct rsql_batch {
     int n, cap;
@@ -393,6 +404,18 @@ typedef struct rsql_sink_ops {
     ** flight, so a transaction can hold them all. 0 or absent: pipeline.queue-capacity.
     */
     int (*gather_rows)(const void *conf);
+    /*
+    ** Optional, for a sink that keeps source transactions whole (it gathers them:
+    ** conn_gather.h; records marked RSQL_REC_IN_TXN). waiting: how many accepted rows wait
+    ** for a later row to end their source transaction (the runtime does not count them
+    ** against its bound of rows in flight, so a transaction larger than that bound can
+    ** end). release: the run ends and no more rows come: report the rows that wait with
+    ** RSQL_ERR_INTERRUPTED (not written; the runtime does not acknowledge them, the next run
+    ** reads them again), and so any row accepted later that waits; returns their number.
+    ** @locality write thread
+    */
+    int64_t (*waiting)(rsql_sink_t *snk);
+    int64_t (*release)(rsql_sink_t *snk);
 } rsql_sink_ops_t;
 
 #endif

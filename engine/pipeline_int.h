@@ -146,6 +146,10 @@ struct rsql_pipeline {
     pthread_mutex_t lock; /* guards in_flight, live, err; credit_cv, sleep_cv */
     pthread_cond_t credit_cv, sleep_cv;
     int64_t in_flight; /* records in live batches */
+    /* rows the sink holds for the end of their source transaction (rsql_sink_ops_t.waiting,
+       set by the write thread): not counted against max_in_flight, so a source transaction
+       larger than it can end */
+    int64_t sink_waiting;
     /* Credit hysteresis: once the poll thread waits for credit (credit_waiting), it is woken
        only when in_flight has fallen to credit_resume (<= max_in_flight - batch_size, at
        most half of max_in_flight), so it wakes once per several batches, not per batch. */
@@ -158,6 +162,7 @@ struct rsql_pipeline {
     atomic_bool aborting;   /* a failure: fail everything not yet transformed */
     atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
     atomic_bool interrupted;
+    atomic_bool xform_done; /* the transform thread ended: nothing new comes to the sink */
     atomic_bool limit_reached; /* a preview kept its LIMIT (or sql.preview-limit) rows */
     int signal_no; /* the signal that stops the run (set before its op is posted), 0 = none */
     atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */

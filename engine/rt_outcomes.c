@@ -148,19 +148,24 @@ static void record_error(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const ch
     rsql_pipeline__resolve(p, ib, idx, &o);
 }
 
-static void fail_aborted(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx)
+static void fail_unprocessed(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *msg)
 {
     if (ib->resolved[idx]) {
         return; /* another row of the same record had it already */
     }
     rsql_error_t e;
     rsql_error_clear(&e);
-    rsql_error_set(&e, RSQL_ERR_INTERRUPTED, RSQL_NOPOS, "%s", aborted_msg);
+    rsql_error_set(&e, RSQL_ERR_INTERRUPTED, RSQL_NOPOS, "%s", msg);
     rsql_outcome_t o = {RSQL_OUTCOME_FAILED, &e, NULL};
     rsql_pipeline__resolve(p, ib, idx, &o);
     /* not processed: the source gets it again next run, so it is not counted as read */
     p->failed--;
     atomic_fetch_sub(&p->read, 1);
+}
+
+static void fail_aborted(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx)
+{
+    fail_unprocessed(p, ib, idx, aborted_msg);
 }
 
 void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
@@ -209,6 +214,12 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
         if (r && r->code == RSQL_OK) {
             rsql_outcome_t o = {RSQL_OUTCOME_WRITTEN, NULL, r->meta[0] ? r->meta : NULL};
             rsql_pipeline__resolve(p, wb->ib, wb->idx[i], &o);
+            continue;
+        }
+        if (r && r->code == RSQL_ERR_INTERRUPTED) {
+            /* not written as the run ends (a source transaction that did not end: release
+               in rsql_io.h): not acknowledged, not counted; the next run reads it again */
+            fail_unprocessed(p, wb->ib, wb->idx[i], r->msg[0] ? r->msg : "interrupted");
             continue;
         }
         rsql_error_t cause;

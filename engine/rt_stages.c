@@ -46,11 +46,12 @@ void *rsql_pipeline__poll_main(void *arg)
     while (!atomic_load(&p->stopping)) {
         /* credit: bound the records in flight */
         pthread_mutex_lock(&p->lock);
-        if (p->in_flight > 0 && p->in_flight + bs > p->conf.max_in_flight) {
+        if (p->in_flight > 0 && p->in_flight - p->sink_waiting + bs > p->conf.max_in_flight) {
             /* full: wait until in_flight is down to credit_resume (see pipeline_int.h), so
                this thread and the worker meet once per several batches */
             p->credit_waiting = true;
-            while (!atomic_load(&p->stopping) && p->in_flight > p->credit_resume) {
+            while (!atomic_load(&p->stopping) &&
+                   p->in_flight - p->sink_waiting > p->credit_resume) {
                 pthread_cond_wait(&p->credit_cv, &p->lock);
             }
             p->credit_waiting = false;
@@ -382,6 +383,7 @@ void *rsql_pipeline__transform_main(void *arg)
             rsql_pipeline__free_wbatch(wb);
         }
     }
+    atomic_store(&p->xform_done, true);
     return NULL;
 }
 
@@ -421,6 +423,42 @@ static void post_write_failed(rsql_pipeline_t *p, rt_wbatch_t *wb, bool aborted,
         f->err = *e;
     }
     rsql_queue_push(p->wq, &f->op);
+}
+
+/*
+** The rows the sink holds for the end of their source transaction, for the poll thread's
+** credit (pipeline_int.h), woken when they make room.
+*/
+static void note_waiting(rsql_pipeline_t *p)
+{
+    int64_t w = p->conf.snk_ops->waiting(p->snk);
+    if (w == p->sink_waiting) { /* written by this thread only: no lock to read it */
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    bool more = w > p->sink_waiting;
+    p->sink_waiting = w;
+    if (more && p->credit_waiting && p->in_flight - w <= p->credit_resume) {
+        pthread_cond_broadcast(&p->credit_cv);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/*
+** Nothing more comes to the sink (the transform thread ended, q2 is empty): the rows it holds
+** for a source transaction that did not end in this run are reported not written
+** (rsql_sink_ops_t.release), so the run can end; the next run reads them again.
+*/
+static void release_waiting(rsql_pipeline_t *p)
+{
+    int64_t n = p->conf.snk_ops->release(p->snk);
+    if (n > 0) {
+        rsql_log(RSQL_LOG_INFO, "pipeline",
+                 "%lld rows of a source transaction that had not ended when the run stopped: "
+                 "not written, not acknowledged (the next run reads them again)",
+                 (long long)n);
+    }
+    hand_on_deliveries(p);
 }
 
 static void do_flush(rsql_pipeline_t *p)
@@ -530,6 +568,7 @@ void *rsql_pipeline__write_main(void *arg)
     p->held_head = NULL;
     p->held_tail = &p->held_head;
     p->held_n = 0;
+    bool released = false; /* release_waiting was called */
     rsql_pipeline__write_thread_of = p;
     for (;;) {
         rsql_qop_t *op;
@@ -549,6 +588,14 @@ void *rsql_pipeline__write_main(void *arg)
             if (atomic_load(&p->unreported) > 0) {
                 do_flush(p);
                 last_flush = now;
+                if (ops->waiting) {
+                    note_waiting(p);
+                }
+                if (ops->release && !released && atomic_load(&p->xform_done) &&
+                    rsql_queue_len(p->q2) == 0) {
+                    released = true;
+                    release_waiting(p);
+                }
             }
             continue;
         }
@@ -642,6 +689,9 @@ void *rsql_pipeline__write_main(void *arg)
             now - last_flush >= p->conf.flush_interval_ms) {
             do_flush(p);
             last_flush = now;
+        }
+        if (ops->waiting) {
+            note_waiting(p);
         }
     }
     if (atomic_load(&p->unreported) > 0) {

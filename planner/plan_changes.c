@@ -411,9 +411,52 @@ static rsql_err_t plan_before(rsql_plan_t *plan, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/* A sink data path that keeps source transactions whole (it gathers them: has release). */
+static bool keeps_transactions(const rsql_connector_def_t *c)
+{
+    return (c->caps & RSQL_CAP_SINK) && c->exactly_once && c->sink && c->sink->release;
+}
+
+/*
+** A source whose option keeps its transactions whole (rsql_connector_def_t.whole_transactions)
+** needs a sink that gathers transactions.
+*/
+static rsql_err_t check_whole_transactions(const rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_plan_table_t *src = &plan->source, *k = &plan->sink;
+    if (plan->kind != RSQL_PLAN_INSERT || !k->def || !src->conn->whole_transactions) {
+        return RSQL_OK;
+    }
+    const char *opt =
+        src->conn->whole_transactions(rsql_optset_conf(src->opts, RSQL_CONF_CONNECTOR));
+    if (!opt || keeps_transactions(k->conn)) {
+        return RSQL_OK;
+    }
+    rsql_buf_t b = RSQL_BUF_INIT;
+    int n = 0;
+    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
+        if (keeps_transactions(*c)) {
+            rsql_buf_printf(&b, "%s%s", n++ ? ", " : "", (*c)->name);
+        }
+    }
+    rsql_error_set(err, RSQL_ERR_SEMANTIC, src->pos,
+                   "table '%s' sets option '%s' (connector '%s'), but the sink of table '%s' "
+                   "(connector '%s') cannot keep a source transaction whole: only a sink that "
+                   "commits transactions with their positions can (%s); set '%s' = 'false' or "
+                   "write to such a table",
+                   src->def->name, opt, src->conn->name, k->def->name, k->conn->name,
+                   b.oom ? "?" : n ? rsql_buf_str(&b) : "none in this build", opt);
+    rsql_buf_deinit(&b);
+    return RSQL_ERR_SEMANTIC;
+}
+
 /* See plan_int.h. */
 rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
 {
+    rsql_err_t wrc = check_whole_transactions(plan, err);
+    if (wrc != RSQL_OK) {
+        return wrc;
+    }
     const rsql_plan_table_t *src = &plan->source;
     int mode = RSQL_MODE_APPEND;
     if (src->conn->produces_changes) {

@@ -104,7 +104,7 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
 	tests/e2e/t_changes_apply.sh tests/e2e/t_pgoutput_peek.sh tests/e2e/t_pgcdc_snapshot_reader.sh \
 	tests/e2e/t_pgcdc_snapshot.sh tests/e2e/t_pgcdc_boundary.sh tests/e2e/t_pgcdc_stream.sh \
 	tests/e2e/t_pgcdc_replica.sh tests/e2e/pgcdc_workload.py tests/e2e/t_pgcdc_serve.sh \
-	tests/e2e/t_pgcdc_schema.sh tests/e2e/pgcdc_lib.sh
+	tests/e2e/t_pgcdc_schema.sh tests/e2e/pgcdc_lib.sh tests/e2e/t_pgcdc_txn.sh
 # postgres-cdc -> a FIFO topic, read back by the Java client (tests/rocketmq/run, group b)
 EXTRA_DIST += tests/rocketmq/t_pgcdc_fifo.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush

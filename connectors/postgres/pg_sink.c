@@ -498,6 +498,17 @@ static int sk_gather_rows(const void *conf)
     return c ? rsql_gather_rows(c->max_rows) : 0;
 }
 
+/* Rows waiting for their source transaction's end, and the run's end (rsql_io.h). */
+static int64_t sk_waiting(rsql_sink_t *k)
+{
+    return rsql_gather_waiting(&k->gather);
+}
+
+static int64_t sk_release(rsql_sink_t *k)
+{
+    return rsql_gather_release(&k->gather);
+}
+
 /* The postgres sink vtable (rsql_io.h). Static. */
 const rsql_sink_ops_t rsql_postgres_sink_ops = {
     .open = sk_open,
@@ -506,4 +517,6 @@ const rsql_sink_ops_t rsql_postgres_sink_ops = {
     .stored_positions = sk_stored_positions,
     .close = sk_close,
     .gather_rows = sk_gather_rows,
+    .waiting = sk_waiting,
+    .release = sk_release,
 };

@@ -42,6 +42,8 @@ typedef struct rsql_pgcdc_conf {
     int schema_change;       /* schema-change.mode: RSQL_PGCDC_SCHEMA_* */
     int toast;               /* toast.unchanged: 0 = fail (the only one) */
     int64_t fetch_size;      /* scan.snapshot.fetch.size (the snapshot reader's chunk) */
+    bool txn_atomic;         /* transaction.atomic: rows marked RSQL_REC_IN_TXN but a
+                                transaction's last */
 } rsql_pgcdc_conf_t;
 
 #endif

@@ -143,6 +143,14 @@ static const rsql_opt_def_t pgcdc_opts[] = {
     RSQL_OPT_ROW_F("scan.snapshot.fetch.size", RSQL_OPT_INT, 0, "8192", 1, 1000000, NULL,
                    "Rows per chunk of the snapshot read (by primary key).",
                    F(fetch_size, int64_t)),
+    RSQL_OPT_ROW_F("transaction.atomic", RSQL_OPT_BOOL, 0, "false", 0, 0, NULL,
+                   "`true`: the sink commits a source transaction's rows together, never a "
+                   "part of one (a reader of the sink's tables sees whole transactions only; "
+                   "snapshot rows are each their own unit). The sink (postgres, sqlite) holds "
+                   "an open transaction's rows in memory until its commit arrives: a large "
+                   "source transaction is held whole. Rows of a transaction that has not ended "
+                   "when the run stops are not written, and the next run reads it again.",
+                   F(txn_atomic, bool)),
     RSQL_OPT_END,
 };
 
@@ -287,6 +295,17 @@ static void pgcdc_explain(const rsql_explain_t *x)
             "LSNs, partition '%s': the slot's confirmed position moves only to what the "
             "sink committed; a restart resumes after the last committed transaction",
             c->slot);
+    if (c->txn_atomic) {
+        x->attr(x, "transactions", "atomic (transaction.atomic: the sink commits each source "
+                                   "transaction whole, holding an open one's rows)");
+    }
+}
+
+/* transaction.atomic: the sink must keep each source transaction whole. */
+static const char *pgcdc_whole_transactions(const void *conf)
+{
+    const rsql_pgcdc_conf_t *c = conf;
+    return c->txn_atomic && c->startup != RSQL_PGCDC_SNAPSHOT ? "transaction.atomic" : NULL;
 }
 
 static const rsql_meta_def_t pgcdc_meta[] = {
@@ -319,4 +338,5 @@ const rsql_connector_def_t rsql_postgres_cdc_conn_def = {
     .metadata = pgcdc_meta,
     .produces_changes = pgcdc_produces_changes,
     .produces_clears = pgcdc_produces_clears,
+    .whole_transactions = pgcdc_whole_transactions,
 };

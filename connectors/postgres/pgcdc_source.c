@@ -90,6 +90,13 @@ struct rsql_source {
     int txn_rows;    /* rows of it delivered */
     int txn_last;    /* index in this poll's batch of its last record, -1 none */
     rsql_lsn_t pending_marker; /* a row-less record still to add (no room), 0 none */
+    /* transaction.atomic: the change message whose rows a poll ended on inside an open
+       transaction, taken back from its batch and read again at the next poll (so the row that
+       ends a transaction is always in the batch of its commit); NULL none */
+    char *redo_buf;
+    const uint8_t *redo_msg;
+    size_t redo_len;
+    int redo_rows; /* txn_rows before it */
     rsql_error_t pending; /* an error to report at the next poll (rows went first) */
     int wake[2];
     /* the snapshot (scan.startup.mode 'initial' and 'snapshot', pgcdc_snapsrc.c) */
@@ -105,6 +112,7 @@ static void src_close(rsql_source_t *s)
         return;
     }
     rsql_pg_repl_close(&s->repl);
+    PQfreemem(s->redo_buf); /* NULL: nothing (free's rule) */
     rsql_pgcdc_snapsrc_close(&s->ss, true);
     rsql_pgoutput_destroy(s->dec);
     for (int i = 0; i < s->n_maps; i++) {
@@ -382,6 +390,13 @@ static rsql_err_t on_relation(rsql_source_t *s, const rsql_pgoutput_event_t *ev,
                           (const char *const *)s->meta, follow_of(s), s->what, err);
 }
 
+/* Forget the message the last poll ended on (the stream starts again: it comes again). */
+static void drop_redo(rsql_source_t *s)
+{
+    PQfreemem(s->redo_buf);
+    s->redo_buf = NULL;
+}
+
 /* A record slot in batch, or NULL when full or out of memory. */
 static rsql_record_t *add_record(rsql_source_t *s, rsql_batch_t *batch, rsql_lsn_t offset)
 {
@@ -565,6 +580,9 @@ static rsql_err_t on_change(rsql_source_t *s, rsql_batch_t *batch,
             kind = RSQL_ROW_DELETE;
         }
         rc = add_row(s, batch, m, ev->rel, &ev->rows[r], kind, err);
+        if (rc == RSQL_OK && s->conf.txn_atomic) {
+            batch->recs[batch->n - 1].flags |= RSQL_REC_IN_TXN; /* until its commit */
+        }
     }
     return rc;
 }
@@ -654,6 +672,7 @@ static rsql_err_t on_message(rsql_source_t *s, rsql_batch_t *batch, const uint8_
         }
         if (s->txn_last >= 0 && s->txn_last < batch->n) {
             batch->recs[s->txn_last].offset = (int64_t)s->last_end;
+            batch->recs[s->txn_last].flags &= (uint8_t)~RSQL_REC_IN_TXN; /* it ends it */
             return RSQL_OK;
         }
         return add_marker(s, batch, s->last_end, err);
@@ -775,6 +794,7 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
         return RSQL_OK;
     }
     if (!s->repl.streaming && !s->ss.active) {
+        drop_redo(s);
         rsql_err_t rc = start(s, err);
         if (rc != RSQL_OK) {
             return rc;
@@ -786,6 +806,7 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
         return rc;
     }
     if (!s->repl.streaming) { /* after the snapshot: the stream, on the slot found or made */
+        drop_redo(s);
         rsql_err_t rc = start(s, err);
         if (rc != RSQL_OK) {
             return rc;
@@ -795,15 +816,31 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
     rsql_error_t e;
     rsql_error_clear(&e);
     rsql_err_t rc = RSQL_OK;
+    int fresh = first; /* records past it are news: the poll stops waiting for more */
+    if (s->redo_buf) { /* the message the last poll ended on, first: not news */
+        s->txn_rows = s->redo_rows;
+        rc = on_message(s, batch, s->redo_msg, s->redo_len, err);
+        PQfreemem(s->redo_buf);
+        s->redo_buf = NULL;
+        if (rc != RSQL_OK) {
+            batch->n = first; /* nothing of a failed poll is kept */
+            return rc;
+        }
+        fresh = batch->n;
+    }
+    char *last_buf = NULL; /* transaction.atomic: the last message, if it added rows */
+    const uint8_t *last_msg = NULL;
+    size_t last_len = 0;
+    int last_first = 0, last_rows = 0;
     /* room for an update's two rows and a transaction's end marker */
-    while (rc == RSQL_OK && (batch->n - first == 0 || batch->n - first + 3 <= max) &&
+    while (rc == RSQL_OK && (batch->n - fresh == 0 || batch->n - first + 3 <= max) &&
            batch->n + 3 <= batch->cap) {
         rc = send_status(s, false, &e);
         if (rc != RSQL_OK) {
             break;
         }
         int64_t now = rsql_now_ms();
-        int wait = batch->n > first || now >= deadline ? 0 : (int)(deadline - now);
+        int wait = batch->n > fresh || now >= deadline ? 0 : (int)(deadline - now);
         if (wait > s->conf.status_ms) {
             wait = (int)s->conf.status_ms;
         }
@@ -818,7 +855,7 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
             char drain[64];
             while (read(s->wake[0], drain, sizeof drain) > 0) {
             }
-            if (batch->n > first || rsql_now_ms() >= deadline) {
+            if (batch->n > fresh || rsql_now_ms() >= deadline) {
                 break;
             }
             continue;
@@ -839,9 +876,32 @@ static rsql_err_t src_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int t
             if (cp.end_lsn > s->received) {
                 s->received = cp.end_lsn;
             }
+            int before = batch->n, rows_before = s->txn_rows;
             rc = on_message(s, batch, cp.data, cp.len, &e);
+            PQfreemem(last_buf); /* another message came after it (if any) */
+            last_buf = NULL;
+            if (rc == RSQL_OK && s->conf.txn_atomic && s->in_txn && batch->n > before) {
+                last_buf = buf; /* kept: the poll may end on it */
+                last_msg = cp.data;
+                last_len = cp.len;
+                last_first = before;
+                last_rows = rows_before;
+                buf = NULL;
+            }
         }
-        PQfreemem(buf);
+        PQfreemem(buf); /* NULL when kept */
+    }
+    if (last_buf && rc == RSQL_OK && s->in_txn) {
+        /* ended inside a transaction on a change: its rows are taken back and read again
+           at the next poll, so the transaction's last row comes with its commit */
+        batch->n = last_first;
+        s->txn_rows = last_rows;
+        s->redo_buf = last_buf;
+        s->redo_msg = last_msg;
+        s->redo_len = last_len;
+        s->redo_rows = last_rows;
+    } else if (last_buf) {
+        PQfreemem(last_buf);
     }
     /* idle: carry the server's position, so the slot need not keep WAL for nothing */
     int64_t now = rsql_now_ms();

@@ -701,6 +701,17 @@ static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
     return out;
 }
 
+/* Rows waiting for their source transaction's end, and the run's end (rsql_io.h). */
+static int64_t sk_waiting(rsql_sink_t *k)
+{
+    return rsql_gather_waiting(&k->gather);
+}
+
+static int64_t sk_release(rsql_sink_t *k)
+{
+    return rsql_gather_release(&k->gather);
+}
+
 /*
 ** The sqlite sink vtable (rsql_io.h). Static.
 */
@@ -711,4 +722,6 @@ const rsql_sink_ops_t rsql_sqlite_sink_ops = {
     .stored_positions = sk_stored_positions,
     .close = sk_close,
     .gather_rows = sk_gather_rows,
+    .waiting = sk_waiting,
+    .release = sk_release,
 };

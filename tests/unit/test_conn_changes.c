@@ -230,6 +230,14 @@ static void test_changes_op_and_chunk_end(void)
     CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 5, 3, 11), 10);
     CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 7, 1, 11), 10);
     CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 9, 100, 11), 11);
+    /* nor inside a source transaction: records 2..4 (rows 2..5) in one that record 5 (row 6)
+       ends (x.rec is indexed by a record's first row) */
+    x.rec[2].flags = x.rec[3].flags = x.rec[4].flags = RSQL_REC_IN_TXN;
+    CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 2, 1, 11), 7);
+    CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 0, 3, 11), 7);
+    CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 0, 2, 11), 2); /* before it: as before */
+    x.rec[7].flags = RSQL_REC_IN_TXN; /* record 6 (rows 7..9) in one that never ends here */
+    CU_ASSERT_EQUAL(rsql_io_chunk_end(x.r, 7, 1, 11), 11);
 }
 
 /* ---- sqlite: changes applied in order, as SQLite computes them */

@@ -6,7 +6,8 @@
  * asked to commit: held rows are reported only after the write that committed them returned,
  * in batch order, with the results it set; a write that fails for good fails every held row; a
  * transient failure keeps them held and refuses the batch that met it; rows that cannot be held
- * (out of memory, through rsql_mem_fail_after) are refused, never lost.
+ * (out of memory, through rsql_mem_fail_after) are refused, never lost; rows inside a source
+ * transaction (RSQL_REC_IN_TXN) are held until the row that ends it.
  */
 #include "config.h"
 #include "base/rsql_mem.h"
@@ -247,11 +248,150 @@ static void test_gather_nomem_refuses(void)
     rsql_gather_deinit(&g);
 }
 
+/* Mark rows [from, to) inside a source transaction (a later row ends it). */
+static void in_txn(int from, int to)
+{
+    for (int i = from; i < to; i++) {
+        fk.recs[i].flags |= RSQL_REC_IN_TXN;
+    }
+}
+
+/*
+** Rows inside a source transaction (RSQL_REC_IN_TXN) past the last row that ends one stay held
+** across flushes and max_rows; a batch cut in two is reported once all its rows committed; they
+** are committed and reported once the row that ends their transaction arrives.
+*/
+static void test_gather_txn_boundaries(void)
+{
+    rsql_gather_t g;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    setup(&g, 4);
+    /* transaction A: rows 0..2 (row 2 ends it); transaction B: rows 3..9 (row 9 ends it) */
+    in_txn(0, 2);
+    in_txn(3, 9);
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 1, 2, rows, &e), RSQL_OK); /* rows 0, 1 */
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);             /* waiting: no failure */
+    CU_ASSERT_EQUAL(fk.calls, 0);
+    CU_ASSERT_EQUAL(fk.n_deliv, 0);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 2);
+    CU_ASSERT_EQUAL(rsql_gather_waiting(&g), 2);
+    /* rows 2 (ends A), 3, 4 (in B): max_rows reached, only A committed; batch 2 is cut */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 2, 3, rows + 2, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(fk.calls, 1);
+    CU_ASSERT_EQUAL(fk.committed, 3);
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 1);
+    CU_ASSERT_EQUAL(fk.deliv_id[0], 1);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 3); /* batch 2: row 2 committed, 3 and 4 waiting */
+    CU_ASSERT_EQUAL(rsql_gather_waiting(&g), 2);
+    /* more of B, past max_rows, and flushes: nothing of B is committed */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 3, 3, rows + 5, &e), RSQL_OK); /* rows 5..7 */
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(fk.calls, 1);
+    CU_ASSERT_EQUAL(fk.committed, 3);
+    CU_ASSERT_EQUAL(fk.n_deliv, 1);
+    CU_ASSERT_EQUAL(rsql_gather_waiting(&g), 5);
+    /* rows 8, 9 (9 ends B), 10 (its own unit), 11 (in C): all but 11 committed and reported */
+    in_txn(11, 12);
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 4, 4, rows + 8, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(fk.calls, 2);
+    CU_ASSERT_EQUAL(fk.committed, 11);
+    for (int i = 0; i < 11; i++) {
+        CU_ASSERT_PTR_EQUAL(fk.order[i], &fk.recs[i]); /* once each, in order */
+    }
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 3);
+    CU_ASSERT_EQUAL(fk.deliv_id[1], 2);
+    CU_ASSERT_EQUAL(fk.deliv_n[1], 3);
+    CU_ASSERT_EQUAL(fk.deliv_committed[1], 11); /* reported after its last rows committed */
+    CU_ASSERT_EQUAL(fk.deliv_id[2], 3);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 4); /* batch 4: rows 8..10 committed, 11 waits */
+    CU_ASSERT_EQUAL(rsql_gather_waiting(&g), 1);
+    /* a failed commit of the cut keeps the waiting row held and unreported */
+    in_txn(12, 13);
+    fk.fail = RSQL_ERR_CONSTRAINT;
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 5, 2, rows + 12, &e), RSQL_OK); /* 12; 13 ends C */
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 5);
+    CU_ASSERT_EQUAL(fk.deliv_id[3], 4);
+    CU_ASSERT_EQUAL(fk.deliv_code[3][0], RSQL_OK);
+    CU_ASSERT_EQUAL(fk.deliv_code[3][3], RSQL_ERR_CONSTRAINT);
+    CU_ASSERT_EQUAL(fk.deliv_id[4], 5);
+    CU_ASSERT_EQUAL(fk.deliv_code[4][1], RSQL_ERR_CONSTRAINT);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
+    /* a run that ends with rows waiting: flush is fine, they are never reported */
+    fk.fail = RSQL_OK;
+    in_txn(20, 22);
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 6, 2, rows + 20, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 2);
+    CU_ASSERT_EQUAL(fk.n_deliv, 5);
+    rsql_gather_deinit(&g);
+}
+
+/*
+** The run ends (release): rows up to the cut are committed, the rows that wait are reported
+** RSQL_ERR_INTERRUPTED (not written), a batch cut in two with both; later waiting rows at once.
+*/
+static void test_gather_release(void)
+{
+    rsql_gather_t g;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    setup(&g, 100);
+    in_txn(2, 6); /* row 1 ends a transaction; rows 2..5 wait for one */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 1, 3, rows, &e), RSQL_OK);     /* rows 0..2 */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 2, 3, rows + 3, &e), RSQL_OK); /* rows 3..5 */
+    CU_ASSERT_EQUAL(rsql_gather_waiting(&g), 4);
+    CU_ASSERT_EQUAL(rsql_gather_release(&g), 4);
+    CU_ASSERT_EQUAL(fk.committed, 2); /* rows 0 and 1 */
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 2);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][1], RSQL_OK);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][2], RSQL_ERR_INTERRUPTED);
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(fk.deliv_code[1][i], RSQL_ERR_INTERRUPTED);
+    }
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
+    /* a batch that comes later (a retry): its waiting rows are reported at once */
+    in_txn(10, 12);
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 3, 3, rows + 9, &e), RSQL_OK); /* 9 ends one */
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 3);
+    CU_ASSERT_EQUAL(fk.committed, 3);
+    CU_ASSERT_EQUAL(fk.deliv_code[2][0], RSQL_OK);
+    CU_ASSERT_EQUAL(fk.deliv_code[2][1], RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    rsql_gather_deinit(&g);
+
+    /* a commit that fails transiently at release: nothing is released (rows before the cut
+       are tried again, as always); the flush that commits them releases the waiting ones */
+    setup(&g, 100);
+    in_txn(1, 3); /* row 0 ends one, rows 1 and 2 wait */
+    CU_ASSERT_EQUAL(rsql_gather_write(&g, 1, 3, rows, &e), RSQL_OK);
+    fk.fail = RSQL_ERR_UNAVAILABLE;
+    CU_ASSERT_EQUAL(rsql_gather_release(&g), 0);
+    CU_ASSERT_EQUAL(fk.n_deliv, 0);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 3);
+    fk.fail = RSQL_OK;
+    g.retry_at_ms = 0; /* the backoff is over (its length is not what this tests) */
+    rsql_error_clear(&e);
+    CU_ASSERT_EQUAL(rsql_gather_flush(&g, &e), RSQL_OK);
+    CU_ASSERT_EQUAL(fk.committed, 1);
+    CU_ASSERT_EQUAL_FATAL(fk.n_deliv, 1);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][0], RSQL_OK);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][1], RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(fk.deliv_code[0][2], RSQL_ERR_INTERRUPTED);
+    CU_ASSERT_EQUAL(rsql_gather_held(&g), 0);
+    rsql_gather_deinit(&g);
+}
+
 static CU_TestInfo gather_tests[] = {
     {"test_gather_reports_after_commit", test_gather_reports_after_commit},
     {"test_gather_failed_commit_fails_all", test_gather_failed_commit_fails_all},
     {"test_gather_transient_keeps_order", test_gather_transient_keeps_order},
     {"test_gather_nomem_refuses", test_gather_nomem_refuses},
+    {"test_gather_txn_boundaries", test_gather_txn_boundaries},
+    {"test_gather_release", test_gather_release},
     CU_TEST_INFO_NULL,
 };
 
