@@ -47,6 +47,7 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pgcdc_conf.h connectors/postgres/pgcdc_int.h \
 	connectors/postgres/pgcdc_opts.c connectors/postgres/pg_repl.c \
 	connectors/postgres/pgcdc_tables.c connectors/postgres/pgcdc_rows.c \
-	connectors/postgres/pgcdc_source.c connectors/postgres/pgcdc_snapsrc.c
+	connectors/postgres/pgcdc_source.c connectors/postgres/pgcdc_snapsrc.c \
+	connectors/postgres/pgcdc_changes.c connectors/postgres/pgcdc_source_int.h
 # its example (EXPLAIN checked; it needs a RocketMQ proxy to run)
 EXTRA_DIST += examples/postgres-cdc-to-rocketmq.sql
