@@ -10,6 +10,8 @@ librocketsql_a_SOURCES += \
 EXTRA_DIST += bench/rss.sh bench/engine/run
 # helpers shared by the benchmarks: a process's and the server's CPU, one Maven + javac build
 EXTRA_DIST += bench/lib/proc-cpu.sh bench/lib/java-build.sh
+# the candidate stores of operator state side by side (RocksDB, SQLite)
+EXTRA_DIST += bench/state/run bench/state/store.c
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_queue
