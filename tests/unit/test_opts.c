@@ -19,6 +19,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tests/lib/cu_opts.h"
+
 /* ---- helpers */
 
 /* True when key was SET explicitly, as SHOW SETTINGS tells (rsql_settings_info). */
@@ -34,23 +36,11 @@ static bool setting_is_set(const rsql_settings_t *s, const char *key)
     return false;
 }
 
-/*
-** Validate WITH options given as key, value, ..., NULL. Key i sits at
-** offset 100*i, its value at 100*i + 50, so tests can check positions.
-*/
+/* Validate WITH options key, value, ..., NULL (cu_opts.h's offsets). */
 static rsql_optset_t *with(const char *const *kv, const char *const *cols, int n_cols,
                            rsql_error_t *err, const rsql_connector_def_t **conn)
 {
-    rsql_opt_kv_t kvs[64];
-    int n = 0;
-    for (; kv[2 * n]; n++) {
-        kvs[n].key = kv[2 * n];
-        kvs[n].value = kv[2 * n + 1];
-        kvs[n].key_pos = (rsql_pos_t){(uint32_t)(100 * n), (uint32_t)strlen(kv[2 * n])};
-        kvs[n].value_pos = (rsql_pos_t){(uint32_t)(100 * n + 50), 1};
-    }
-    rsql_error_clear(err);
-    return rsql_connector_validate(kvs, n, cols, n_cols, (rsql_pos_t){7, 4}, conn, err);
+    return cu_opts_validate(kv, cols, n_cols, 0, conn, err);
 }
 
 /* The i-th value of set as shown (rsql_optset_put_shown), in a static buffer. */
@@ -70,14 +60,7 @@ static void expect_fail(const char *const *kv, rsql_err_t code, const char *msg,
     static const char *const cols[] = {"id", "name", "price"};
     rsql_error_t err;
     rsql_optset_t *set = with(kv, cols, 3, &err, NULL);
-    CU_ASSERT_PTR_NULL(set);
-    rsql_optset_destroy(set);
-    CU_ASSERT_EQUAL(err.code, code);
-    CU_ASSERT_STRING_EQUAL(err.msg, msg);
-    CU_ASSERT_EQUAL(err.pos.off, off);
-    if (strcmp(err.msg, msg) != 0 || err.pos.off != off) {
-        fprintf(stderr, "\n  got:  %u '%s'\n  want: %u '%s'\n", err.pos.off, err.msg, off, msg);
-    }
+    cu_opts_failed(set, &err, code, msg, off);
 }
 
 #define RMQ "connector", "rocketmq-grpc", "endpoints", "127.0.0.1:8081", "topic", "t"

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/lib/cu_opts.h"
+
 /* The i-th value of set as shown (rsql_optset_put_shown), in a static buffer. */
 static const char *shown(const rsql_optset_t *set, int i)
 {
@@ -31,34 +33,18 @@ static const char *shown(const rsql_optset_t *set, int i)
     return out;
 }
 
-/* Key i at offset 100*i, its value at 100*i + 50. */
+/* Validate key, value, ..., NULL with flags (cu_opts.h's offsets). */
 static rsql_optset_t *with(const char *const *kv, unsigned flags, rsql_error_t *err)
 {
     static const char *const cols[] = {"id", "name"};
-    rsql_opt_kv_t kvs[32];
-    int n = 0;
-    for (; kv[2 * n]; n++) {
-        kvs[n].key = kv[2 * n];
-        kvs[n].value = kv[2 * n + 1];
-        kvs[n].key_pos = (rsql_pos_t){(uint32_t)(100 * n), (uint32_t)strlen(kv[2 * n])};
-        kvs[n].value_pos = (rsql_pos_t){(uint32_t)(100 * n + 50), 1};
-    }
-    rsql_error_clear(err);
-    return rsql_connector_validate_ex(kvs, n, cols, 2, (rsql_pos_t){7, 4}, flags, NULL, err);
+    return cu_opts_validate(kv, cols, 2, flags, NULL, err);
 }
 
 static void expect_fail(const char *const *kv, unsigned flags, const char *msg, uint32_t off)
 {
     rsql_error_t err;
     rsql_optset_t *set = with(kv, flags, &err);
-    CU_ASSERT_PTR_NULL(set);
-    rsql_optset_destroy(set);
-    CU_ASSERT_EQUAL(err.code, RSQL_ERR_BAD_OPTION);
-    CU_ASSERT_STRING_EQUAL(err.msg, msg);
-    CU_ASSERT_EQUAL(err.pos.off, off);
-    if (strcmp(err.msg, msg) != 0 || err.pos.off != off) {
-        fprintf(stderr, "\n  got:  %u '%s'\n  want: %u '%s'\n", err.pos.off, err.msg, off, msg);
-    }
+    cu_opts_failed(set, &err, RSQL_ERR_BAD_OPTION, msg, off);
 }
 
 /* A temporary file holding text; its path in path. */

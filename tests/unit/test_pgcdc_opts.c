@@ -19,35 +19,20 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Validate key, value, ..., NULL (key i at offset 100*i, its value at 100*i + 50). */
+#include "tests/lib/cu_opts.h"
+
+/* Validate key, value, ..., NULL for a table of columns id, v (cu_opts.h's offsets). */
 static rsql_optset_t *with(const char *const *kv, rsql_error_t *err)
 {
     static const char *const cols[] = {"id", "v"};
-    rsql_opt_kv_t kvs[32];
-    int n = 0;
-    for (; kv[2 * n]; n++) {
-        kvs[n].key = kv[2 * n];
-        kvs[n].value = kv[2 * n + 1];
-        kvs[n].key_pos = (rsql_pos_t){(uint32_t)(100 * n), (uint32_t)strlen(kv[2 * n])};
-        kvs[n].value_pos = (rsql_pos_t){(uint32_t)(100 * n + 50), 1};
-    }
-    rsql_error_clear(err);
-    const rsql_connector_def_t *conn = NULL;
-    return rsql_connector_validate(kvs, n, cols, 2, (rsql_pos_t){7, 4}, &conn, err);
+    return cu_opts_validate(kv, cols, 2, 0, NULL, err);
 }
 
 static void expect_fail(const char *const *kv, rsql_err_t code, const char *msg, uint32_t off)
 {
     rsql_error_t err;
     rsql_optset_t *set = with(kv, &err);
-    CU_ASSERT_PTR_NULL(set);
-    rsql_optset_destroy(set);
-    CU_ASSERT_EQUAL(err.code, code);
-    CU_ASSERT_STRING_EQUAL(err.msg, msg);
-    CU_ASSERT_EQUAL(err.pos.off, off);
-    if (strcmp(err.msg, msg) != 0 || err.pos.off != off) {
-        fprintf(stderr, "\n  got:  %u '%s'\n  want: %u '%s'\n", err.pos.off, err.msg, off, msg);
-    }
+    cu_opts_failed(set, &err, code, msg, off);
 }
 
 #define BASE "connector", "postgres-cdc", "schema-name", "public", "table-name", "orders"
