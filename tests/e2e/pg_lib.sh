@@ -11,6 +11,9 @@
 #   pg_create_db DB  (re)creates database DB, empty; pg_drop_db DB drops it
 #   pg_db_url DB     the URL of database DB on the same server
 #   psql_db DB SQL   psql_q in database DB
+#   pg_drop_cdc SCHEMA SLOT [PUB]  drops what a change-data-capture test made, quietly: the
+#                    slot SLOT when no walsender holds it, the publication PUB (default
+#                    rsql_SLOT, the postgres-cdc source's) and the schema SCHEMA with its tables
 # The server's port is scripts/postgres's: $RSQL_PG_PORT (and $RSQL_PG_TLS for the TLS one).
 PGS="$RSQL_SRCDIR/scripts/postgres"
 export RSQL_BUILD_DIR=${RSQL_PG_BUILD_DIR:-$RSQL_BUILDDIR}
@@ -34,6 +37,13 @@ pg_db_url() {
 }
 
 psql_db() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -tA "$(pg_db_url "$1")" -c "$2"; }
+
+pg_drop_cdc() {
+    psql_q "SELECT pg_drop_replication_slot('$2') FROM pg_replication_slots
+            WHERE slot_name = '$2' AND NOT active" >/dev/null 2>&1 || true
+    psql_q "DROP PUBLICATION IF EXISTS ${3:-rsql_$2}; DROP SCHEMA IF EXISTS $1 CASCADE" \
+        >/dev/null 2>&1 || true
+}
 
 pg_drop_db() { psql_q "DROP DATABASE IF EXISTS $1 WITH (FORCE)" >/dev/null; }
 

@@ -22,9 +22,7 @@ S="cdcsv$$"
 SLOT="${S}_slot"
 cleanup() {
     [ -z "${SPID:-}" ] || kill -9 "$SPID" 2>/dev/null || true
-    psql_q "SELECT pg_drop_replication_slot('$SLOT') FROM pg_replication_slots
-            WHERE slot_name = '$SLOT'" >/dev/null 2>&1 || true
-    psql_q "DROP PUBLICATION IF EXISTS rsql_$SLOT; DROP SCHEMA IF EXISTS $S CASCADE" >/dev/null 2>&1 || true
+    pg_drop_cdc "$S" "$SLOT"
     e2e_cleanup
 }
 trap cleanup EXIT

@@ -24,10 +24,7 @@ SLOT="cs_slot_$$"
 JOB_PID=
 drop_all() {
     [ -n "$JOB_PID" ] && kill -9 "$JOB_PID" 2>/dev/null
-    psql_q "SELECT pg_drop_replication_slot('$SLOT') FROM pg_replication_slots
-              WHERE slot_name = '$SLOT' AND NOT active" >/dev/null 2>&1 || true
-    psql_q "DROP PUBLICATION IF EXISTS rsql_$SLOT; DROP SCHEMA IF EXISTS $S CASCADE" \
-        >/dev/null 2>&1 || true
+    pg_drop_cdc "$S" "$SLOT"
 }
 trap 'drop_all; e2e_cleanup' EXIT
 N=60000

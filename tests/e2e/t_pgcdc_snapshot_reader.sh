@@ -29,10 +29,7 @@ SLOT="pgsnap_slot_$$"
 HOLDER=
 drop_all() {
     [ -n "$HOLDER" ] && kill "$HOLDER" 2>/dev/null
-    psql_q "SELECT pg_drop_replication_slot('$SLOT') FROM pg_replication_slots
-              WHERE slot_name = '$SLOT'" >/dev/null 2>&1 || true
-    psql_q "DROP PUBLICATION IF EXISTS pgsnap_pub_$$; DROP SCHEMA IF EXISTS $S CASCADE" \
-        >/dev/null 2>&1 || true
+    pg_drop_cdc "$S" "$SLOT" pgsnap_pub_$$
 }
 trap 'drop_all; e2e_cleanup' EXIT
 ok "PostgreSQL at $URL, schema $S"

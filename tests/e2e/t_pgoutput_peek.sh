@@ -26,10 +26,7 @@ pg_connect
 S="pgo$$"
 SLOT="pgo_slot_$$"
 drop_all() {
-    psql_q "SELECT pg_drop_replication_slot('$SLOT') FROM pg_replication_slots
-              WHERE slot_name = '$SLOT'" >/dev/null 2>&1 || true
-    psql_q "DROP PUBLICATION IF EXISTS pgo_pub_$$; DROP SCHEMA IF EXISTS $S CASCADE" \
-        >/dev/null 2>&1 || true
+    pg_drop_cdc "$S" "$SLOT" pgo_pub_$$
 }
 trap 'drop_all; e2e_cleanup' EXIT
 same "$(psql_q "SHOW wal_level")" logical "the server's wal_level"
