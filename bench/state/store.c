@@ -273,11 +273,16 @@ static void phase_end(const char *store, const char *phase, uint64_t ops, uint64
 
 int main(int argc, char **argv)
 {
-    if (argc != 6 || (strcmp(argv[1], "rocksdb") && strcmp(argv[1], "sqlite"))) {
+    static const char *const kinds[] = {"sqlite", "rocksdb"}; /* index: is_rocks */
+    int kind = -1;
+    for (int i = 0; argc == 6 && i < 2; i++) {
+        kind = strcmp(argv[1], kinds[i]) == 0 ? i : kind;
+    }
+    if (kind < 0) {
         fprintf(stderr, "usage: store rocksdb|sqlite DIR N C CACHE_MB\n");
         return 2;
     }
-    is_rocks = strcmp(argv[1], "rocksdb") == 0;
+    is_rocks = kind;
     const char *dir = argv[2];
     uint64_t n = strtoull(argv[3], NULL, 10), c = strtoull(argv[4], NULL, 10);
     int cache_mb = atoi(argv[5]);
