@@ -191,8 +191,9 @@ struct rsql_pipeline {
     int64_t run_id;
     int64_t start_ms, end_ms;
     int64_t last_status_ms, last_status_done, last_flush_ms;
-    int flush_attempts; /* write thread: flushes in a row that failed transiently */
-    rsql_retry_t flush_retry; /* write thread: their budget (errors.retry.*), from the first */
+    /* write thread: the budget (errors.retry.*) of the flushes in a row that failed
+       transiently, from the first; attempts 0 = the last flush did not fail */
+    rsql_retry_t flush_retry;
     int64_t last_done_ms, last_done_seen; /* worker: when the last record got its outcome,
                                              and the outcomes counted then */
     bool status_tty, status_drawn;

@@ -474,14 +474,14 @@ static void do_flush(rsql_pipeline_t *p)
         rsql_error_set(&e, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
     }
     if (rc == RSQL_OK) {
-        p->flush_attempts = 0;
+        p->flush_retry.attempts = 0;
         return;
     }
     if (rc == RSQL_ERR_TIMEOUT) {
         /* not failed, not finished: the sink still works on the rows, each of which it ends
            by its own policy (a send's attempts, say); waited for again at the next flush,
            with no deadline of ours */
-        p->flush_attempts = 0;
+        p->flush_retry.attempts = 0;
         rsql_log(RSQL_LOG_DEBUG, "pipeline", "sink flush: not finished yet: %s", e.msg);
         return;
     }
@@ -489,12 +489,12 @@ static void do_flush(rsql_pipeline_t *p)
         /* tried again at the next flush, within errors.retry.timeout of the first failure;
            past it (or with a timeout of 0) the run fails, as a failed write's does */
         int64_t now = rsql_now_ms();
-        if (p->flush_attempts == 0) {
+        if (p->flush_retry.attempts == 0) { /* the first failure in a row */
             rsql_retry_init(&p->flush_retry, p->conf.retry_timeout_ms,
                             p->conf.retry_backoff_max_ms, now);
         }
         if (rsql_retry_next(&p->flush_retry, now) >= 0) {
-            rsql_pipeline__retrying(p, "sink flush", &e, IDLE_FLUSH_MS, ++p->flush_attempts);
+            rsql_pipeline__retrying(p, "sink flush", &e, IDLE_FLUSH_MS, p->flush_retry.attempts);
             return;
         }
     }
@@ -509,7 +509,9 @@ static void do_flush(rsql_pipeline_t *p)
 ** an interrupt): a transient failure is tried again per errors.retry.* (the rows are reported,
 ** and so acknowledged, only once they are durable); one that stays is logged with its error
 ** ("sink flush failed (...)") and the rows stay unreported: never acknowledged, a later run
-** reads them again. A permanent failure fails the run, as any flush's does.
+** reads them again. A permanent failure fails the run, as any flush's does. Unlike do_flush,
+** a flush that is only not finished yet (TIMEOUT) draws on the same budget here: the run is
+** ending, and its rows are safe unreported.
 */
 static void final_flush(rsql_pipeline_t *p)
 {
