@@ -527,8 +527,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
     }
     rc = rsql_catalog__prepare(cat,
                                "INSERT INTO table_columns(table_name, ord, name, type, not_null, "
-                               "metadata, meta_from, is_virtual, pk_ord) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0))",
+                               "metadata, meta_from, is_virtual, pk_ord, expr) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), ?10)",
                                &st, err);
     for (int i = 0; rc == RSQL_OK && i < def->n_columns; i++) {
         const rsql_col_t *c = &def->columns[i];
@@ -545,7 +545,9 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
                  ? rsql_catalog__bind_text(st, 7, c->meta_from)
                  : sqlite3_bind_null(st, 7)) != SQLITE_OK ||
             sqlite3_bind_int(st, 8, c->metadata && c->is_virtual ? 1 : 0) != SQLITE_OK ||
-            sqlite3_bind_int(st, 9, c->pk_ord) != SQLITE_OK) {
+            sqlite3_bind_int(st, 9, c->pk_ord) != SQLITE_OK ||
+            (c->expr ? rsql_catalog__bind_text(st, 10, c->expr) : sqlite3_bind_null(st, 10)) !=
+                SQLITE_OK) {
             rc = bind_err(cat, err);
         } else {
             rc = rsql_catalog__step_done(cat, st, err);
@@ -589,7 +591,8 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(
         cat,
-        "SELECT name, type, not_null, metadata, meta_from, is_virtual, coalesce(pk_ord, 0) "
+        "SELECT name, type, not_null, metadata, meta_from, is_virtual, coalesce(pk_ord, 0), "
+        "expr "
         "FROM table_columns WHERE table_name = ?1 ORDER BY ord",
         &st, err);
     if (rc != RSQL_OK) {
@@ -615,6 +618,10 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         c->pk_ord = sqlite3_column_int(st, 6);
         if (c->metadata && sqlite3_column_type(st, 4) != SQLITE_NULL &&
             (rc = rsql_catalog__col_dup(st, 4, &c->meta_from, err)) != RSQL_OK) {
+            break;
+        }
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
+            (rc = rsql_catalog__col_dup(st, 7, &c->expr, err)) != RSQL_OK) {
             break;
         }
         const char *tname = (const char *)sqlite3_column_text(st, 1);
@@ -799,6 +806,7 @@ void rsql_table_def_free(rsql_table_def_t *def)
     for (int i = 0; def->columns && i < def->n_columns; i++) {
         rsql_free(def->columns[i].name);
         rsql_free(def->columns[i].meta_from);
+        rsql_free(def->columns[i].expr);
     }
     rsql_free(def->columns);
     rsql_kv_array_free(def->options, def->n_options);

@@ -121,6 +121,9 @@ static const char *const steps[] = {
     "  DELETE FROM offsets WHERE instr(pipeline, '@' || old.uid || '.') > 0\n"
     "    OR instr(pipeline, '.' || old.uid) > 0;\n"
     "END;\n",
+    /* 7: computed columns (name AS expr): the expression as written (NULL: not computed);
+       type holds the expression's type */
+    "ALTER TABLE table_columns ADD COLUMN expr TEXT;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

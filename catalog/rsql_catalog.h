@@ -54,6 +54,9 @@ typedef struct rsql_col {
     char *meta_from; /* FROM 'key' as written; NULL = the key is the column's name */
     bool is_virtual;
     int pk_ord; /* position in PRIMARY KEY (...) NOT ENFORCED, from 1; 0 = not in the key */
+    /* A computed column (name AS expr): the expression as written, over the table's other
+       columns; type is the expression's. NULL for any other column. */
+    char *expr;
 } rsql_col_t;
 
 /* The metadata key of a METADATA column (FROM 'key', else its name); NULL for a physical one. */

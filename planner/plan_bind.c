@@ -320,6 +320,10 @@ static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
             return c;
         }
     }
+    int k = rsql_plan__computed_index(b, e->name);
+    if (k >= 0) {
+        return rsql_plan__bind_computed(b, k, e->pos, err);
+    }
     rsql_plan__no_such_column(t, e->qualifier, e->name, e->pos, err);
     return NULL;
 }

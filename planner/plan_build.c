@@ -134,7 +134,10 @@ static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t p
         return rsql_plan_no_such_table(cat, name, pos, err);
     }
     t->pos = pos;
-    rsql_err_t rc = validate_stored(t, pos, err);
+    rsql_err_t rc = rsql_plan__split_computed(t, err);
+    if (rc == RSQL_OK) {
+        rc = validate_stored(t, pos, err);
+    }
     if (rc) {
         return rc;
     }
@@ -161,6 +164,7 @@ static void table_deinit(rsql_plan_table_t *t)
     if (t->def) {
         rsql_table_def_free(t->def);
     }
+    rsql_plan__computed_free(t);
     memset(t, 0, sizeof(*t));
 }
 
@@ -197,6 +201,10 @@ static rsql_err_t bind_dlq(rsql_catalog_t *cat, const char *name, rsql_plan_tabl
         return rsql_error_set(err, RSQL_ERR_BAD_SETTING, RSQL_NOPOS,
                               "dead-letter table '%s' does not exist (setting errors.dlq.table)",
                               name);
+    }
+    rsql_err_t src = rsql_plan__split_computed(t, err);
+    if (src != RSQL_OK) {
+        return src;
     }
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
         int c = column_index(t->def, need[i].name);
@@ -258,9 +266,11 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                                    int *n_out, rsql_error_t *err)
 {
     const rsql_table_def_t *t = b->table;
+    /* * lists the columns as declared, computed ones included */
+    const rsql_table_def_t *decl = b->from && b->from->decl ? b->from->decl : t;
     int n = 0;
     for (int i = 0; i < sel->n_items; i++) {
-        n += sel->items[i].expr->kind == RSQL_EX_STAR ? t->n_columns : 1;
+        n += sel->items[i].expr->kind == RSQL_EX_STAR ? decl->n_columns : 1;
     }
     sel_item_t *items = rsql_arena_alloc(b->arena, sizeof(sel_item_t) * (size_t)(n ? n : 1));
     if (!items) {
@@ -275,18 +285,26 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                 return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such table: %s",
                                       e->qualifier);
             }
-            for (int c = 0; c < t->n_columns; c++) {
-                rsql_bexpr_t *col = rsql_plan__node(b->arena, RSQL_BX_COLUMN,
-                                                    t->columns[c].type, e->pos, 0);
-                if (!col) {
-                    return rsql_error_nomem(err);
+            for (int d = 0, c = 0; d < decl->n_columns; d++) {
+                rsql_bexpr_t *col;
+                if (decl->columns[d].expr) {
+                    if (!(col = rsql_plan__bind_computed(b, d, e->pos, err))) {
+                        return err ? err->code : RSQL_ERR_SEMANTIC;
+                    }
+                    items[k].name = decl->columns[d].name;
+                } else {
+                    col = rsql_plan__node(b->arena, RSQL_BX_COLUMN, t->columns[c].type, e->pos, 0);
+                    if (!col) {
+                        return rsql_error_nomem(err);
+                    }
+                    col->column = c;
+                    col->name = t->columns[c].name;
+                    col->desc = rsql_type_is_param(col->type) ? t->columns[c].desc : NULL;
+                    items[k].name = t->columns[c].name;
+                    c++;
                 }
-                col->column = c;
-                col->name = t->columns[c].name;
-                col->desc = rsql_type_is_param(col->type) ? t->columns[c].desc : NULL;
                 items[k].expr = col;
                 items[k].pos = e->pos;
-                items[k].name = t->columns[c].name;
                 k++;
             }
             continue;
@@ -457,6 +475,14 @@ static rsql_err_t map_insert(rsql_plan_t *plan, const rsql_insert_t *ins, const 
     for (int i = 0; i < ins->n_columns; i++) {
         const rsql_ident_t *id = &ins->columns[i];
         int c = column_index(sink, id->name);
+        const rsql_table_def_t *sdecl = plan->sink.decl;
+        int dc = c < 0 && sdecl ? column_index(sdecl, id->name) : -1;
+        if (dc >= 0) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, id->pos,
+                                  "column '%s' of table '%s' is computed (AS %s): it cannot be "
+                                  "written",
+                                  sdecl->columns[dc].name, sink->name, sdecl->columns[dc].expr);
+        }
         if (c < 0) {
             return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, id->pos,
                                   "table '%s' has no column named '%s'", sink->name, id->name);
@@ -583,7 +609,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
             return rc;
         }
     }
-    rsql_bind_t b = {plan->arena, plan->sql, plan->source.def};
+    rsql_bind_t b = {plan->arena, plan->sql, plan->source.def, 0, &plan->source, false};
     sel_item_t *items = NULL;
     int n_items = 0;
     if ((rc = bind_select_list(&b, sel, &items, &n_items, err))) {

@@ -406,6 +406,22 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         }
     }
     rsql_buf_putc(x->out, '\n');
+    /* computed columns: evaluated where a statement refers to them, never read or written */
+    for (int i = 0, nc = 0; t->decl && i < t->decl->n_columns; i++) {
+        const rsql_col_t *c = &t->decl->columns[i];
+        if (c->expr) {
+            if (nc++ == 0) {
+                attr(x, d, "computed");
+            }
+            rsql_buf_puts(x->out, nc > 1 ? ", " : "");
+            rsql_buf_put_ident(x->out, c->name);
+            rsql_buf_printf(x->out, " %s AS %s", c->desc ? c->desc->text : rsql_type_name(c->type),
+                            c->expr);
+        }
+        if (i + 1 == t->decl->n_columns && nc) {
+            rsql_buf_putc(x->out, '\n');
+        }
+    }
     int n_key = 0; /* the key's columns have pk_ord 1, 2, ... */
     for (bool found = true; found;) {
         found = false;

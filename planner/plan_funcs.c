@@ -745,6 +745,8 @@ static const rsql_func_t funcs[] = {
     {"NOW", 0, 0, 0, bind_now, eval_now, NULL},
     {"NULLIF", 2, 2, 0, bind_nullif, eval_nullif, NULL},
     {"POSITION", 2, 2, S, rsql_fn_bind_position, rsql_fn_eval_position, rsql_fn_print_position},
+    /* Flink's processing time (a computed column's proc_time AS PROCTIME()): NOW's value */
+    {"PROCTIME", 0, 0, 0, bind_now, eval_now, NULL},
     {"REGEXP", 2, 2, S, rsql_fn_bind_regexp, rsql_fn_eval_regexp, NULL},
     {"REGEXP_EXTRACT", 2, 3, S, rsql_fn_bind_regexp_extract, rsql_fn_eval_regexp_extract, NULL},
     {"REGEXP_REPLACE", 3, 3, S, rsql_fn_bind_regexp_replace, rsql_fn_eval_regexp_replace, NULL},

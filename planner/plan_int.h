@@ -21,7 +21,21 @@ typedef struct rsql_bind {
     const char *sql;               /* the statement text (positions) */
     const rsql_table_def_t *table; /* the FROM table (its columns are the row) */
     int depth;                     /* rsql_plan__bind_expr calls under way */
+    rsql_plan_table_t *from;       /* the FROM table's plan table (its computed columns), or NULL */
+    bool in_computed;              /* binding a computed column's expression */
 } rsql_bind_t;
+
+/* ---- computed columns (plan_computed.c) */
+
+/* Split t->def (as loaded) into t->def without its computed columns and t->decl. */
+rsql_err_t rsql_plan__split_computed(rsql_plan_table_t *t, rsql_error_t *err);
+/* b->from's computed column named name (any case): its index in decl, or -1. */
+int rsql_plan__computed_index(const rsql_bind_t *b, const char *name);
+/* Decl column i of b->from (computed), referred to at pos: its expression bound over b->table,
+   every node placed at pos. NULL with err set. */
+rsql_bexpr_t *rsql_plan__bind_computed(rsql_bind_t *b, int i, rsql_pos_t pos, rsql_error_t *err);
+/* Free t->decl and t->computed. */
+void rsql_plan__computed_free(rsql_plan_table_t *t);
 
 /* CAST(v AS the type of desc): rsql_plan__cast_value with DECIMAL's precision and scale. */
 rsql_err_t rsql_plan__cast_value_desc(const rsql_value_t *v, rsql_type_t to,

@@ -107,9 +107,17 @@ typedef enum rsql_plan_kind {
     RSQL_PLAN_SELECT  /* SELECT preview: rows printed, nothing acked or committed */
 } rsql_plan_kind_t;
 
+typedef struct rsql_plan_computed rsql_plan_computed_t; /* plan_computed.c */
+
 /* A bound table: its stored definition, connector and validated options. */
 typedef struct rsql_plan_table {
-    rsql_table_def_t *def;             /* owned copy; NULL when absent */
+    /* owned copy; NULL when absent. Without its computed columns (name AS expr): the
+       columns the connector reads or writes and the runtime's rows hold, in table order */
+    rsql_table_def_t *def;
+    /* the table as declared when it has computed columns (owned), else NULL; computed[i]
+       is decl column i's parsed expression, once a statement referred to it */
+    rsql_table_def_t *decl;
+    rsql_plan_computed_t *computed;
     const rsql_connector_def_t *conn;  /* static registry entry */
     rsql_optset_t *opts;               /* owned, validated against conn (and its format) */
     const char *format;                /* the 'format' option (or its default), or NULL */
@@ -219,6 +227,15 @@ rsql_err_t rsql_plan_check_source(const rsql_plan_t *plan, rsql_error_t *err);
 ** in '\n'; secrets masked) to out. RSQL_ERR_NOMEM when out failed.
 */
 rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out);
+
+/*
+** CREATE TABLE's check of a computed column (name AS x): x bound against the columns of def
+** that are not computed (positions in sql, the statement's text), its type into *type and
+** *desc. A computed column's type cannot be NULL, and it refers to no computed column.
+*/
+rsql_err_t rsql_plan_computed_type(const rsql_table_def_t *def, const rsql_expr_t *x,
+                                   const char *sql, rsql_type_t *type,
+                                   const rsql_tdesc_t **desc, rsql_error_t *err);
 
 /* Free the plan and everything it owns. NULL is a no-op. */
 void rsql_plan_destroy(rsql_plan_t *plan);

@@ -129,6 +129,12 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
                 goto done;
             }
         }
+        if (c->computed) { /* name AS expr: typed below, once every column is known */
+            def.columns[i].name = (char *)c->name.name;
+            def.columns[i].expr = (char *)(c->computed_text ? c->computed_text : "");
+            def.columns[i].type = RSQL_TYPE_NULL;
+            continue;
+        }
         if (c->type.type == RSQL_TYPE_TIMESTAMP && c->type.precision >= 0 &&
             c->type.precision != 3) {
             rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, c->type.pos,
@@ -150,6 +156,14 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
         }
     }
     def.n_columns = st->n_columns;
+    for (int i = 0; i < st->n_columns; i++) {
+        if (st->columns[i].computed &&
+            (rc = rsql_plan_computed_type(&def, st->columns[i].computed, NULL,
+                                          &def.columns[i].type, &def.columns[i].desc, err)) !=
+                RSQL_OK) {
+            goto done;
+        }
+    }
     for (int k = 0; k < st->n_pkey; k++) {
         const rsql_ident_t *kc = &st->pkey[k];
         int i = 0;
@@ -160,6 +174,13 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
             rc = rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, kc->pos,
                                 "PRIMARY KEY column '%s' is not a column of table '%s'",
                                 kc->name, st->name.name);
+            goto done;
+        }
+        if (st->columns[i].computed) {
+            rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, kc->pos,
+                                "PRIMARY KEY column '%s' is a computed column; the key is made "
+                                "of columns of the body",
+                                kc->name);
             goto done;
         }
         if (st->columns[i].metadata) {
@@ -193,7 +214,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     const rsql_format_def_t *fmt = rsql_connector_format(conn, set);
     for (int i = 0; i < st->n_columns; i++) {
         const rsql_column_def_t *c = &st->columns[i];
-        if (c->metadata &&
+        if (c->metadata && !c->computed &&
             (rc = rsql_connector_check_meta_in(conn, fmt ? fmt->name : NULL, c->name.name,
                                                c->type.type, c->type.desc,
                                                c->meta_from ? c->meta_from : c->name.name,
@@ -204,7 +225,8 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
     }
     if (n_phys == 0) {
         rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, st->name.pos,
-                            "table '%s' must have at least one column that is not METADATA",
+                            "table '%s' must have at least one column that is neither METADATA "
+                            "nor computed",
                             st->name.name);
         goto done;
     }

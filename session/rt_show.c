@@ -88,9 +88,14 @@ static void put_string(rsql_buf_t *b, const char *s)
     rsql_buf_putc(b, '\'');
 }
 
-/* " METADATA [FROM 'key'] [VIRTUAL]" of a METADATA column, as CREATE TABLE takes it. */
+/* " METADATA [FROM 'key'] [VIRTUAL]" of a METADATA column, " AS expr" of a computed one, as
+   CREATE TABLE takes them. */
 static void put_meta(rsql_buf_t *b, const rsql_col_t *c)
 {
+    if (c->expr) {
+        rsql_buf_printf(b, " AS %s", c->expr);
+        return;
+    }
     if (!c->metadata) {
         return;
     }
@@ -168,6 +173,11 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         rsql_buf_put_ident(&b, def->columns[i].name);
+        if (def->columns[i].expr) {
+            put_meta(&b, &def->columns[i]);
+            rsql_buf_puts(&b, i + 1 < def->n_columns || n_key ? ",\n" : "\n");
+            continue;
+        }
         rsql_buf_printf(&b, " %s%s", def->columns[i].desc ? def->columns[i].desc->text
                                                 : rsql_type_name(def->columns[i].type),
                         def->columns[i].not_null ? " NOT NULL" : "");

@@ -160,6 +160,11 @@ typedef struct rsql_column_def {
     rsql_pos_t meta_pos;   /* the METADATA keyword, or the 'key' literal when FROM is given */
     bool is_virtual;       /* VIRTUAL: read only, never written when the table is a sink */
     rsql_pos_t virtual_pos;
+    /* name AS expr (Flink's computed column): computed from the other columns of each row
+       read, never written, not seen by the connector; type is unset (RSQL_TYPE_NULL): the
+       expression's type is the column's */
+    const rsql_expr_t *computed;
+    const char *computed_text; /* the expression as written */
 } rsql_column_def_t;
 
 /* 'key' = 'value' in WITH (...) or SET. Key and value are unescaped. */

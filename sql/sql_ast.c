@@ -740,6 +740,31 @@ rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
     return c;
 }
 
+/* name AS x: a computed column; its text is x as written. */
+rsql_column_def_t rsql_sql__column_computed(rsql_parse_t *p, const rsql_ident_t *name,
+                                            const rsql_expr_t *x)
+{
+    rsql_column_def_t c;
+    memset(&c, 0, sizeof(c));
+    c.name = *name;
+    c.type.type = RSQL_TYPE_NULL;
+    c.type.pos = RSQL_NOPOS;
+    c.meta_pos = c.virtual_pos = RSQL_NOPOS;
+    if (!x) {
+        c.pos = name->pos;
+        return c;
+    }
+    c.computed = x;
+    c.pos = rsql_sql__span(name->pos, x->pos);
+    char *s = rsql_sql__alloc(p, (size_t)x->pos.len + 1);
+    if (s) {
+        memcpy(s, p->text + x->pos.off, x->pos.len);
+        s[x->pos.len] = '\0';
+        c.computed_text = s;
+    }
+    return c;
+}
+
 /*
 ** Mark c a METADATA column (m->on) and widen its span over METADATA ... VIRTUAL. The key's
 ** place is the 'key' literal when FROM is given, else the METADATA keyword.

@@ -328,6 +328,12 @@ static void put_stmt(rsql_buf_t *b, const rsql_stmt_t *s)
             rsql_buf_puts(b, " (");
             rsql_buf_put_ident(b, c->name.name);
             rsql_buf_putc(b, ' ');
+            if (c->computed) {
+                rsql_buf_puts(b, "as ");
+                put_expr(b, c->computed);
+                rsql_buf_putc(b, ')');
+                continue;
+            }
             put_type(b, &c->type);
             rsql_buf_puts(b, c->not_null ? " not-null" : "");
             if (c->metadata) {

@@ -199,6 +199,8 @@ rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_to
 void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m);
 rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
                                    const rsql_type_spec_t *type, sql_flag_t nullability);
+rsql_column_def_t rsql_sql__column_computed(rsql_parse_t *p, const rsql_ident_t *name,
+                                            const rsql_expr_t *x);
 rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,
                                const rsql_token_t *value);
 rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,

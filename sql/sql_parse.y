@@ -114,6 +114,8 @@ coldef(A) ::= nm(N) typespec(T) nullability(K) metaopt(M). {
     A = rsql_sql__column(pctx, &N, &T, K);
     rsql_sql__column_meta(pctx, &A, &M);
 }
+/* name AS expr: a computed column (Flink) */
+coldef(A) ::= nm(N) AS expr(X). { A = rsql_sql__column_computed(pctx, &N, X); }
 
 /* METADATA [FROM 'key'] [VIRTUAL] (Flink); present false when absent */
 %type metaopt {sql_meta_t}

@@ -72,6 +72,7 @@ static rsql_col_t cols3[] = {
     {"name", RSQL_TYPE_VARCHAR, false},
     {.name = "ts", .type = RSQL_TYPE_TIMESTAMP, .metadata = true, .meta_from = "born_timestamp",
      .is_virtual = true}, /* METADATA FROM ... VIRTUAL */
+    {.name = "twice", .type = RSQL_TYPE_BIGINT, .expr = "id * 2"}, /* twice AS id * 2 */
 };
 static rsql_kv_t opts3[] = {
     {"connector", "datagen"},
@@ -97,7 +98,7 @@ static void test_catalog_table_roundtrip(void)
     }
     rsql_error_t err;
     rsql_error_clear(&err);
-    rsql_table_def_t def = mkdef("Orders", cols3, 3);
+    rsql_table_def_t def = mkdef("Orders", cols3, 4);
     def.created_ms = 1234;
     CU_ASSERT_EQUAL(rsql_catalog_table_create(cat, &def, false, &err), RSQL_OK);
 
@@ -107,7 +108,7 @@ static void test_catalog_table_roundtrip(void)
     CU_ASSERT_STRING_EQUAL(got->name, "Orders"); /* stored as written */
     CU_ASSERT_STRING_EQUAL(got->connector, "datagen");
     CU_ASSERT_EQUAL(got->created_ms, 1234);
-    CU_ASSERT_EQUAL_FATAL(got->n_columns, 3);
+    CU_ASSERT_EQUAL_FATAL(got->n_columns, 4);
     CU_ASSERT_STRING_EQUAL(got->columns[0].name, "id");
     CU_ASSERT_EQUAL(got->columns[0].type, RSQL_TYPE_BIGINT);
     CU_ASSERT_TRUE(got->columns[0].not_null);
@@ -123,6 +124,11 @@ static void test_catalog_table_roundtrip(void)
     CU_ASSERT_TRUE(got->columns[2].is_virtual);
     CU_ASSERT_STRING_EQUAL(got->columns[2].meta_from, "born_timestamp");
     CU_ASSERT_STRING_EQUAL(rsql_col_meta_key(&got->columns[2]), "born_timestamp");
+    CU_ASSERT_PTR_NULL(got->columns[2].expr);
+    CU_ASSERT_STRING_EQUAL(got->columns[3].name, "twice"); /* a computed column, as written */
+    CU_ASSERT_EQUAL(got->columns[3].type, RSQL_TYPE_BIGINT);
+    CU_ASSERT_FALSE(got->columns[3].metadata);
+    CU_ASSERT_STRING_EQUAL(got->columns[3].expr, "id * 2");
     CU_ASSERT_EQUAL_FATAL(got->n_options, 3);
     CU_ASSERT_STRING_EQUAL(got->options[0].key, "connector");
     CU_ASSERT_STRING_EQUAL(got->options[1].key, "number-of-rows");
@@ -144,7 +150,7 @@ static void test_catalog_table_roundtrip(void)
                                        -1, &st, NULL),
                     SQLITE_OK);
     CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
-    CU_ASSERT_STRING_EQUAL((const char *)sqlite3_column_text(st, 0), "BIGINT,VARCHAR,TIMESTAMP(3)");
+    CU_ASSERT_STRING_EQUAL((const char *)sqlite3_column_text(st, 0), "BIGINT,VARCHAR,TIMESTAMP(3),BIGINT");
     sqlite3_finalize(st);
     sqlite3_close(db);
 
@@ -483,7 +489,7 @@ static void test_catalog_file_mode_version_reopen(void)
     CU_ASSERT_EQUAL(sb.st_mode & 0777, 0600);
     umask(old);
 
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 6);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 7);
     sqlite3 *db;
     sqlite3_stmt *st;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
@@ -510,7 +516,7 @@ static void test_catalog_file_mode_version_reopen(void)
     rsql_table_def_free(got);
     CU_ASSERT_EQUAL(err.code, RSQL_OK);
     rsql_catalog_close(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 6);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 7);
 }
 
 static void test_catalog_newer_version_refused(void)
@@ -531,7 +537,7 @@ static void test_catalog_newer_version_refused(void)
     char want[512];
     snprintf(want, sizeof(want),
              "cannot open catalog '%s': its schema version 99 is newer than this build "
-             "supports (6); use a newer rocketsql",
+             "supports (7); use a newer rocketsql",
              path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 99); /* untouched */
@@ -814,7 +820,7 @@ static void test_catalog_two_processes(void)
         CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     check_writers(path, NPROC);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 6);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 7);
 }
 
 /* A run whose process died without ending it is shown "interrupted", not "running". */
