@@ -280,6 +280,23 @@ static rsql_bexpr_t *bind_literal(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
 static rsql_bexpr_t *bind_field(rsql_bind_t *b, rsql_bexpr_t *x, const char *name,
                                 rsql_pos_t pos, rsql_pos_t name_pos, rsql_error_t *err);
 
+/* See plan_int.h. */
+bool rsql_plan__names_table(const rsql_bind_t *b, const char *q, rsql_pos_t pos,
+                            rsql_error_t *err)
+{
+    if (strcasecmp(q, b->alias ? b->alias : b->table->name) == 0) {
+        return true;
+    }
+    if (err && b->alias && strcasecmp(q, b->table->name) == 0) {
+        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos,
+                       "no such table: %s (FROM %s AS %s: the statement calls it %s)", q,
+                       b->table->name, b->alias, b->alias);
+    } else if (err) {
+        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos, "no such table: %s", q);
+    }
+    return false;
+}
+
 static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
 {
     const rsql_table_def_t *t = b->table;
@@ -302,9 +319,13 @@ static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
             }
         }
     }
-    if (e->qualifier && strcasecmp(e->qualifier, t->name) != 0) {
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such column: %s.%s", e->qualifier,
-                       e->name);
+    if (e->qualifier && !rsql_plan__names_table(b, e->qualifier, e->pos, NULL)) {
+        if (b->alias && strcasecmp(e->qualifier, t->name) == 0) {
+            rsql_plan__names_table(b, e->qualifier, e->pos, err);
+        } else {
+            rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such column: %s.%s",
+                           e->qualifier, e->name);
+        }
         return NULL;
     }
     for (int i = 0; i < t->n_columns; i++) {

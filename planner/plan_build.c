@@ -281,9 +281,8 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
         const rsql_select_item_t *it = &sel->items[i];
         const rsql_expr_t *e = it->expr;
         if (e->kind == RSQL_EX_STAR) {
-            if (e->qualifier && strcasecmp(e->qualifier, t->name) != 0) {
-                return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such table: %s",
-                                      e->qualifier);
+            if (e->qualifier && !rsql_plan__names_table(b, e->qualifier, e->pos, err)) {
+                return err ? err->code : RSQL_ERR_UNKNOWN_NAME;
             }
             for (int d = 0, c = 0; d < decl->n_columns; d++) {
                 rsql_bexpr_t *col;
@@ -319,6 +318,9 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
             items[k].name = rsql_arena_strdup(b->arena, it->alias.name);
         } else if (x->kind == RSQL_BX_COLUMN) {
             items[k].name = x->name;
+        } else if (e->kind == RSQL_EX_COLUMN && rsql_plan__computed_index(b, e->name) >= 0 &&
+                   (!e->qualifier || rsql_plan__names_table(b, e->qualifier, e->pos, NULL))) {
+            items[k].name = rsql_arena_strdup(b->arena, e->name); /* a computed column */
         } else {
             items[k].name = rsql_arena_strndup(b->arena, b->sql + e->pos.off, e->pos.len);
         }
@@ -609,7 +611,8 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
             return rc;
         }
     }
-    rsql_bind_t b = {plan->arena, plan->sql, plan->source.def, 0, &plan->source, false};
+    rsql_bind_t b = {plan->arena, plan->sql, plan->source.def, 0, &plan->source, false,
+                     sel->from_alias.name};
     sel_item_t *items = NULL;
     int n_items = 0;
     if ((rc = bind_select_list(&b, sel, &items, &n_items, err))) {

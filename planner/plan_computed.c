@@ -219,7 +219,7 @@ rsql_err_t rsql_plan_computed_type(const rsql_table_def_t *def, const rsql_expr_
     }
     rsql_plan_table_t from = {0};
     from.decl = (rsql_table_def_t *)def; /* names the computed columns only */
-    rsql_bind_t b = {arena, sql, &phys, 0, &from, true};
+    rsql_bind_t b = {arena, sql, &phys, 0, &from, true, NULL};
     rsql_bexpr_t *bx = rsql_plan__bind_expr(&b, x, err);
     rsql_err_t rc = RSQL_OK;
     if (!bx) {

@@ -23,7 +23,13 @@ typedef struct rsql_bind {
     int depth;                     /* rsql_plan__bind_expr calls under way */
     rsql_plan_table_t *from;       /* the FROM table's plan table (its computed columns), or NULL */
     bool in_computed;              /* binding a computed column's expression */
+    const char *alias;             /* FROM table [AS] alias, or NULL */
 } rsql_bind_t;
+
+/* Does qualifier q name b's table (its alias when it has one, else its name)? When not, and
+   err is non-NULL, err says so at pos ("no such table: q"). */
+bool rsql_plan__names_table(const rsql_bind_t *b, const char *q, rsql_pos_t pos,
+                            rsql_error_t *err);
 
 /* ---- computed columns (plan_computed.c) */
 

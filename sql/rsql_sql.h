@@ -185,6 +185,7 @@ typedef struct rsql_select {
     int n_items;
     rsql_select_item_t *items;
     rsql_ident_t from;
+    rsql_ident_t from_alias; /* FROM t [AS] alias; name NULL when absent */
     rsql_expr_t *where; /* NULL when absent */
     bool has_limit;
     int64_t limit;

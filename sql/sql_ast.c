@@ -409,6 +409,24 @@ rsql_expr_t *rsql_sql__expr_star(rsql_parse_t *p, const rsql_token_t *t)
     return expr_new(p, RSQL_EX_STAR, rsql_sql__tok_pos(t));
 }
 
+/* q.*: every column of the table q names (q must be a bare name). */
+rsql_expr_t *rsql_sql__expr_qstar(rsql_parse_t *p, const rsql_expr_t *q, const rsql_token_t *t)
+{
+    if (p->failed || !q) {
+        return NULL;
+    }
+    if (q->kind != RSQL_EX_COLUMN || q->qualifier) {
+        rsql_sql__error(p, RSQL_ERR_SYNTAX, rsql_sql__tok_pos(t),
+                        "near \"*\": only a table's name or alias can come before .*");
+        return NULL;
+    }
+    rsql_expr_t *e = expr_new(p, RSQL_EX_STAR, rsql_sql__span(q->pos, rsql_sql__tok_pos(t)));
+    if (e) {
+        e->qualifier = q->name;
+    }
+    return e;
+}
+
 /* ( x ): x itself, its span widened to the parentheses. */
 rsql_expr_t *rsql_sql__expr_paren(rsql_parse_t *p, const rsql_token_t *lp, rsql_expr_t *x,
                                   const rsql_token_t *rp)
@@ -814,7 +832,8 @@ rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,
 /* SELECT items FROM from [WHERE where] [LIMIT n]; pos spans SELECT .. last token. */
 rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
                                 const sql_vec_t *items, const rsql_ident_t *from,
-                                rsql_expr_t *where, const sql_limit_t *limit)
+                                const rsql_ident_t *alias, rsql_expr_t *where,
+                                const sql_limit_t *limit)
 {
     rsql_select_t *s = rsql_sql__alloc(p, sizeof(*s));
     if (!s) {
@@ -823,9 +842,10 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
     s->n_items = items->n;
     s->items = items->items;
     s->from = *from;
+    s->from_alias = *alias;
     s->where = where;
     s->limit_pos = RSQL_NOPOS;
-    rsql_pos_t end = where ? where->pos : from->pos;
+    rsql_pos_t end = where ? where->pos : alias->name ? alias->pos : from->pos;
     if (limit->present) {
         uint64_t v;
         if (!parse_uint(p, &limit->tok, false, &v)) {

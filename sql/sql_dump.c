@@ -244,6 +244,10 @@ static void put_select(rsql_buf_t *b, const rsql_select_t *s)
     }
     rsql_buf_puts(b, ") (from ");
     rsql_buf_put_ident(b, s->from.name);
+    if (s->from_alias.name) {
+        rsql_buf_puts(b, " as ");
+        rsql_buf_put_ident(b, s->from_alias.name);
+    }
     rsql_buf_putc(b, ')');
     if (s->where) {
         rsql_buf_puts(b, " (where ");

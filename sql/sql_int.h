@@ -199,6 +199,8 @@ rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_to
 void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m);
 rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
                                    const rsql_type_spec_t *type, sql_flag_t nullability);
+rsql_ident_t rsql_sql__alias(rsql_parse_t *p, const rsql_ident_t *id);
+rsql_expr_t *rsql_sql__expr_qstar(rsql_parse_t *p, const rsql_expr_t *q, const rsql_token_t *t);
 rsql_column_def_t rsql_sql__column_computed(rsql_parse_t *p, const rsql_ident_t *name,
                                             const rsql_expr_t *x);
 rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,
@@ -208,7 +210,8 @@ rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,
 
 rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
                                 const sql_vec_t *items, const rsql_ident_t *from,
-                                rsql_expr_t *where, const sql_limit_t *limit);
+                                const rsql_ident_t *alias, rsql_expr_t *where,
+                                const sql_limit_t *limit);
 rsql_insert_t *rsql_sql__insert(rsql_parse_t *p, const rsql_token_t *insert_tok,
                                 const rsql_ident_t *target, const sql_vec_t *columns,
                                 rsql_select_t *select);

@@ -268,9 +268,15 @@ idlist(A) ::= nm(X). {
 idlist(A) ::= idlist(A) COMMA nm(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X)); }
 
 %type select {rsql_select_t *}
-select(A) ::= SELECT(K) selitems(I) FROM nm(F) where_opt(W) limit_opt(L). {
-    A = rsql_sql__select(pctx, &K, &I, &F, W, &L);
+select(A) ::= SELECT(K) selitems(I) FROM nm(F) from_alias(N) where_opt(W) limit_opt(L). {
+    A = rsql_sql__select(pctx, &K, &I, &F, &N, W, &L);
 }
+
+/* FROM t [AS] alias: the name the statement calls the table by */
+%type from_alias {rsql_ident_t}
+from_alias(A) ::= . { A = (rsql_ident_t){NULL, RSQL_NOPOS}; }
+from_alias(A) ::= nm(X). { A = rsql_sql__alias(pctx, &X); }
+from_alias(A) ::= AS nm(X). { A = X; }
 
 %type selitems {sql_vec_t}
 selitems(A) ::= selitem(X). {
@@ -283,6 +289,9 @@ selitems(A) ::= selitems(A) COMMA selitem(X). {
 
 %type selitem {rsql_select_item_t}
 selitem(A) ::= STAR(X). { A = rsql_sql__select_item(pctx, rsql_sql__expr_star(pctx, &X), NULL); }
+selitem(A) ::= expr(Q) DOT STAR(X). {
+    A = rsql_sql__select_item(pctx, rsql_sql__expr_qstar(pctx, Q, &X), NULL);
+}
 selitem(A) ::= expr(X). { A = rsql_sql__select_item(pctx, X, NULL); }
 selitem(A) ::= expr(X) AS nm(N). { A = rsql_sql__select_item(pctx, X, &N); }
 

@@ -2,7 +2,7 @@
  * Copyright 2026 The rocketsql authors
  *
  * Syntax errors at a construct the engine does not run yet: where the
- * parser stops at GROUP BY, ORDER BY, a JOIN, a table alias, DISTINCT, a
+ * parser stops at GROUP BY, ORDER BY, a JOIN, DISTINCT, a
  * subquery, UNION, TRY_CAST, COUNT(*) or a SELECT without FROM, the error
  * says which, with code RSQL_ERR_UNSUPPORTED, instead of a bare syntax
  * error. rsql_sql__unsupported is called by the %syntax_error handler with
@@ -41,6 +41,23 @@ static const struct {
 static bool is_name(const rsql_token_t *t)
 {
     return t->type == RSQL_TK_ID;
+}
+
+/*
+** FROM t <word>: a table alias, unless the word starts a construct that is not supported yet
+** (FROM t JOIN ..., FROM t GROUP BY ...): that is the statement's error, at the word.
+*/
+rsql_ident_t rsql_sql__alias(rsql_parse_t *p, const rsql_ident_t *id)
+{
+    size_t n = id->name ? strlen(id->name) : 0;
+    for (size_t i = 0; n && i < sizeof words / sizeof words[0]; i++) {
+        if (strlen(words[i].word) == n && strncasecmp(id->name, words[i].word, n) == 0) {
+            rsql_sql__error(p, RSQL_ERR_UNSUPPORTED, id->pos, "%s is not supported yet",
+                            words[i].what);
+            break;
+        }
+    }
+    return *id;
 }
 
 /*
@@ -85,13 +102,6 @@ bool rsql_sql__unsupported(rsql_parse_t *p, int major, const rsql_token_t *tok)
     } else if (!what && p->depth > 0 && p->depth <= RSQL_SQL_CTX_DEPTH &&
                p->paren_kind[p->depth - 1] == RSQL_SQL_CTX_TRY_CAST) {
         what = "TRY_CAST";
-    } else if (!what && (tok->type == RSQL_TK_ID || tok->type == RSQL_TK_AS) && is_name(b0) &&
-               b1->type == RSQL_TK_FROM) {
-        rsql_sql__error(p, RSQL_ERR_UNSUPPORTED, pos,
-                        "a table alias is not supported yet: name columns without one "
-                        "(FROM %.*s)",
-                        (int)b0->n, b0->z);
-        return true;
     }
     if (!what) {
         return false;
