@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 10
+#define RSQL_CONNECTOR_ABI_VERSION 11
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -154,6 +154,9 @@ typedef struct rsql_connector_def {
     /* ---- data path (NULL on a side it lacks, or when not compiled in) */
     const rsql_source_ops_t *source;
     const rsql_sink_ops_t *sink;
+    /* rows read by key for a lookup join (FROM s JOIN t FOR SYSTEM_TIME AS OF ...); NULL when
+       the connector cannot */
+    const rsql_lookup_ops_t *lookup;
 
     /* ---- semantics */
     /*

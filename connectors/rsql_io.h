@@ -418,4 +418,54 @@ typedef struct rsql_sink_ops {
     int64_t (*release)(rsql_sink_t *snk);
 } rsql_sink_ops_t;
 
+/* ---- lookups: a table joined FOR SYSTEM_TIME AS OF, its rows read by key as rows arrive */
+
+typedef struct rsql_lookup rsql_lookup_t;
+
+/* What a lookup is opened with. Borrowed for the duration of open; copy what you keep. */
+typedef struct rsql_lookup_ctx {
+    const char *table;         /* catalog table name (for messages) */
+    const rsql_optset_t *opts; /* the table's validated options */
+    const void *conf;          /* the connector's typed configuration (its conf struct) */
+    /* The columns a found row has, in this order (the table's physical columns), with their
+       types; column_descs[i] is the full type of a DECIMAL, ROW, ARRAY or MAP column (NULL
+       for the others). */
+    int n_columns;
+    const char *const *column_names;
+    const rsql_type_t *column_types;
+    const rsql_tdesc_t *const *column_descs;
+    /* The columns a lookup matches by equality (indices into the columns above), in the order
+       a key's values come in. At least one. */
+    int n_key;
+    const int *key_columns;
+} rsql_lookup_ctx_t;
+
+/*
+** What lookup reports each found row through: key is the index of the key it matches (0 ..
+** n-1 of that call), row its n_columns values (strings, bytes and nested values valid during
+** the call only: copy what you keep). A non-OK return (RSQL_ERR_NOMEM) stops the lookup, which
+** returns it.
+*/
+typedef rsql_err_t (*rsql_lookup_row_cb)(void *opaque, int key, const rsql_value_t *row);
+
+typedef struct rsql_lookup_ops {
+    /* Open: check the table can be read by key (it exists, the columns do), connect. */
+    rsql_err_t (*open)(const rsql_lookup_ctx_t *ctx, rsql_lookup_t **out, rsql_error_t *err);
+    /*
+    ** Find the rows of n keys: keys[i * n_key + k] is key i's value of key column k, of that
+    ** column's type and never NULL (a NULL matches nothing, and is not asked). Calls row once
+    ** for every row whose key columns equal key i's values, for every i (any number of rows
+    ** per key, 0 included; keys in any order). Several keys in one round trip where the
+    ** connector can (postgres: = ANY($1)); n is at most a pipeline batch. A failure that
+    ** may pass (a lost connection, a busy database) is transient (rsql_error_retriable): the
+    ** caller asks again per errors.retry.*, after a close and a new open when
+    ** RSQL_ERR_UNAVAILABLE. Anything else is permanent. Rows reported before a failure are
+    ** reported again by the retry: the caller keeps none of a failed call's.
+    ** @locality the transform thread (one lookup is used by one thread)
+    */
+    rsql_err_t (*lookup)(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
+                         rsql_lookup_row_cb row, void *opaque, rsql_error_t *err);
+    void (*close)(rsql_lookup_t *lk);
+} rsql_lookup_ops_t;
+
 #endif
