@@ -180,12 +180,23 @@ typedef struct rsql_select_item {
     rsql_ident_t alias; /* name NULL when no AS */
 } rsql_select_item_t;
 
+/* [INNER | LEFT [OUTER]] JOIN table FOR SYSTEM_TIME AS OF as_of [[AS] alias] ON on */
+typedef struct rsql_join {
+    bool left;          /* LEFT [OUTER] JOIN: a row that finds nothing is kept, with NULLs */
+    rsql_ident_t table; /* the table looked up */
+    rsql_ident_t alias; /* name NULL when absent */
+    rsql_expr_t *as_of; /* FOR SYSTEM_TIME AS OF this */
+    rsql_expr_t *on;
+    rsql_pos_t pos; /* from [INNER | LEFT] JOIN to the end of ON's condition */
+} rsql_join_t;
+
 typedef struct rsql_select {
     rsql_pos_t pos;
     int n_items;
     rsql_select_item_t *items;
     rsql_ident_t from;
     rsql_ident_t from_alias; /* FROM t [AS] alias; name NULL when absent */
+    rsql_join_t *join;       /* a lookup join, or NULL */
     rsql_expr_t *where; /* NULL when absent */
     bool has_limit;
     int64_t limit;

@@ -832,8 +832,8 @@ rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,
 /* SELECT items FROM from [WHERE where] [LIMIT n]; pos spans SELECT .. last token. */
 rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
                                 const sql_vec_t *items, const rsql_ident_t *from,
-                                const rsql_ident_t *alias, rsql_expr_t *where,
-                                const sql_limit_t *limit)
+                                const rsql_ident_t *alias, rsql_join_t *join,
+                                rsql_expr_t *where, const sql_limit_t *limit)
 {
     rsql_select_t *s = rsql_sql__alloc(p, sizeof(*s));
     if (!s) {
@@ -843,9 +843,13 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
     s->items = items->items;
     s->from = *from;
     s->from_alias = *alias;
+    s->join = join;
     s->where = where;
     s->limit_pos = RSQL_NOPOS;
-    rsql_pos_t end = where ? where->pos : alias->name ? alias->pos : from->pos;
+    rsql_pos_t end = where        ? where->pos
+                     : join       ? join->pos
+                     : alias->name ? alias->pos
+                                  : from->pos;
     if (limit->present) {
         uint64_t v;
         if (!parse_uint(p, &limit->tok, false, &v)) {
@@ -858,6 +862,28 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
     }
     s->pos = rsql_sql__span(rsql_sql__tok_pos(select_tok), end);
     return s;
+}
+
+/* [INNER | LEFT [OUTER]] JOIN table FOR SYSTEM_TIME AS OF as_of [[AS] alias] ON on. */
+rsql_join_t *rsql_sql__join(rsql_parse_t *p, const sql_flag_t *type, const rsql_token_t *join_tok,
+                            const rsql_ident_t *table, rsql_expr_t *as_of,
+                            const rsql_ident_t *alias, rsql_expr_t *on)
+{
+    if (p->failed || !as_of || !on) {
+        return NULL;
+    }
+    rsql_join_t *j = rsql_sql__alloc(p, sizeof(*j));
+    if (!j) {
+        return NULL;
+    }
+    j->left = type->on;
+    j->table = *table;
+    j->alias = *alias;
+    j->as_of = as_of;
+    j->on = on;
+    rsql_pos_t start = type->pos.off != RSQL_POS_NONE ? type->pos : rsql_sql__tok_pos(join_tok);
+    j->pos = rsql_sql__span(start, on->pos);
+    return j;
 }
 
 /* INSERT INTO target [(columns)] select; pos spans INSERT .. end of select. */

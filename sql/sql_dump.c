@@ -249,6 +249,19 @@ static void put_select(rsql_buf_t *b, const rsql_select_t *s)
         rsql_buf_put_ident(b, s->from_alias.name);
     }
     rsql_buf_putc(b, ')');
+    if (s->join) {
+        rsql_buf_puts(b, s->join->left ? " (left-join " : " (join ");
+        rsql_buf_put_ident(b, s->join->table.name);
+        if (s->join->alias.name) {
+            rsql_buf_puts(b, " as ");
+            rsql_buf_put_ident(b, s->join->alias.name);
+        }
+        rsql_buf_puts(b, " (as-of ");
+        put_expr(b, s->join->as_of);
+        rsql_buf_puts(b, ") (on ");
+        put_expr(b, s->join->on);
+        rsql_buf_puts(b, "))");
+    }
     if (s->where) {
         rsql_buf_puts(b, " (where ");
         put_expr(b, s->where);

@@ -210,8 +210,11 @@ rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,
 
 rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
                                 const sql_vec_t *items, const rsql_ident_t *from,
-                                const rsql_ident_t *alias, rsql_expr_t *where,
-                                const sql_limit_t *limit);
+                                const rsql_ident_t *alias, rsql_join_t *join,
+                                rsql_expr_t *where, const sql_limit_t *limit);
+rsql_join_t *rsql_sql__join(rsql_parse_t *p, const sql_flag_t *type, const rsql_token_t *join_tok,
+                            const rsql_ident_t *table, rsql_expr_t *as_of,
+                            const rsql_ident_t *alias, rsql_expr_t *on);
 rsql_insert_t *rsql_sql__insert(rsql_parse_t *p, const rsql_token_t *insert_tok,
                                 const rsql_ident_t *target, const sql_vec_t *columns,
                                 rsql_select_t *select);

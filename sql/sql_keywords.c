@@ -23,15 +23,18 @@
     X("DESCRIBE", DESCRIBE) X("DOUBLE", DOUBLE) X("DROP", DROP) X("ELSE", ELSE)              \
     X("EMPTY", EMPTY) X("END", END) X("ENFORCED", ENFORCED) X("ERROR", ERROR)                \
     X("ESCAPE", ESCAPE) X("EXISTS", EXISTS) X("EXPLAIN", EXPLAIN) X("FALSE", FALSE)          \
-    X("FOR", FOR) X("FROM", FROM) X("IF", IF) X("IN", IN) X("INSERT", INSERT)                \
+    X("FOR", FOR) X("FROM", FROM) X("IF", IF) X("IN", IN) X("INNER", INNER)                  \
+    X("INSERT", INSERT)                                                                      \
     X("INT", INT) X("INTEGER", INT) X("INTO", INTO) X("IS", IS) X("JOB", JOB)                \
-    X("JOBS", JOBS) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)                          \
+    X("JOBS", JOBS) X("JOIN", JOIN) X("LEFT", LEFT) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)                          \
     X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("NUMERIC", DECIMAL)              \
-    X("OBJECT", OBJECT) X("ON", ON) X("OPTIONS", OPTIONS) X("OR", OR)                        \
+    X("OBJECT", OBJECT) X("OF", OF) X("ON", ON) X("OPTIONS", OPTIONS) X("OR", OR)            \
+    X("OUTER", OUTER)                                                                        \
     X("POSITIONS", POSITIONS) X("PRIMARY", PRIMARY) X("RESET", RESET)                        \
     X("RETURNING", RETURNING) X("ROW", ROW)                                                  \
     X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT) X("SET", SET)                          \
-    X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR) X("TABLE", TABLE)           \
+    X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR) X("SYSTEM_TIME", SYSTEM_TIME)     \
+    X("TABLE", TABLE)                                                                        \
     X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP) X("TRUE", TRUE)            \
     X("UNCONDITIONAL", UNCONDITIONAL) X("UNKNOWN", UNKNOWN) X("VALUE", VALUE)                \
     X("VARCHAR", VARCHAR) X("VIRTUAL", VIRTUAL) X("WHEN", WHEN) X("WHERE", WHERE)            \

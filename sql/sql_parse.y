@@ -50,7 +50,8 @@
     TABLES
     TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
     ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY
-    CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER.
+    CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER
+    INNER JOIN LEFT OF OUTER SYSTEM_TIME.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -268,8 +269,24 @@ idlist(A) ::= nm(X). {
 idlist(A) ::= idlist(A) COMMA nm(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X)); }
 
 %type select {rsql_select_t *}
-select(A) ::= SELECT(K) selitems(I) FROM nm(F) from_alias(N) where_opt(W) limit_opt(L). {
-    A = rsql_sql__select(pctx, &K, &I, &F, &N, W, &L);
+select(A) ::= SELECT(K) selitems(I) FROM nm(F) from_alias(N) join_opt(J) where_opt(W)
+              limit_opt(L). {
+    A = rsql_sql__select(pctx, &K, &I, &F, &N, J, W, &L);
+}
+
+/* [INNER | LEFT [OUTER]] JOIN t FOR SYSTEM_TIME AS OF x [[AS] alias] ON cond: a lookup join */
+%type join_opt {rsql_join_t *}
+join_opt(A) ::= . { A = NULL; }
+join_opt(A) ::= jointype(T) JOIN(K) nm(D) FOR SYSTEM_TIME AS OF expr(X) from_alias(N)
+                ON expr(C). {
+    A = rsql_sql__join(pctx, &T, &K, &D, X, &N, C);
+}
+%type jointype {sql_flag_t}
+jointype(A) ::= . { A = (sql_flag_t){false, RSQL_NOPOS}; }
+jointype(A) ::= INNER(X). { A = (sql_flag_t){false, rsql_sql__tok_pos(&X)}; }
+jointype(A) ::= LEFT(X). { A = (sql_flag_t){true, rsql_sql__tok_pos(&X)}; }
+jointype(A) ::= LEFT(X) OUTER(Y). {
+    A = (sql_flag_t){true, rsql_sql__span(rsql_sql__tok_pos(&X), rsql_sql__tok_pos(&Y))};
 }
 
 /* FROM t [AS] alias: the name the statement calls the table by */
