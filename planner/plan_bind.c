@@ -318,6 +318,14 @@ static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
                 return bind_field(b, c, e->name, e->pos, np, err);
             }
         }
+        int k = rsql_plan__computed_index(b, e->qualifier); /* a computed ROW column */
+        if (k >= 0 && b->from->decl->columns[k].type == RSQL_TYPE_ROW) {
+            rsql_pos_t qp = {e->pos.off, (uint32_t)strlen(e->qualifier)};
+            rsql_bexpr_t *c = rsql_plan__bind_computed(b, k, qp, err);
+            rsql_pos_t np = {e->pos.off + e->pos.len - (uint32_t)strlen(e->name),
+                             (uint32_t)strlen(e->name)};
+            return c ? bind_field(b, c, e->name, e->pos, np, err) : NULL;
+        }
     }
     if (e->qualifier && !rsql_plan__names_table(b, e->qualifier, e->pos, NULL)) {
         if (b->alias && strcasecmp(e->qualifier, t->name) == 0) {

@@ -316,11 +316,8 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
         items[k].pos = e->pos;
         if (it->alias.name) {
             items[k].name = rsql_arena_strdup(b->arena, it->alias.name);
-        } else if (x->kind == RSQL_BX_COLUMN) {
+        } else if (x->kind == RSQL_BX_COLUMN || x->kind == RSQL_BX_COMPUTED) {
             items[k].name = x->name;
-        } else if (e->kind == RSQL_EX_COLUMN && rsql_plan__computed_index(b, e->name) >= 0 &&
-                   (!e->qualifier || rsql_plan__names_table(b, e->qualifier, e->pos, NULL))) {
-            items[k].name = rsql_arena_strdup(b->arena, e->name); /* a computed column */
         } else {
             items[k].name = rsql_arena_strndup(b->arena, b->sql + e->pos.off, e->pos.len);
         }
@@ -671,6 +668,9 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
             plan->limit_from_setting = lim > 0;
         }
     }
+    plan->n_in = plan->source.def->n_columns;
+    plan->n_computed = plan->source.n_slots;
+    plan->computed = plan->source.slots;
     if ((rc = rsql_plan__source_meta(plan, err)) || (rc = rsql_plan__changes(plan, err))) {
         return rc;
     }

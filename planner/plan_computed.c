@@ -4,9 +4,11 @@
  * plan_computed: computed columns (CREATE TABLE t (..., name AS expr), Flink's syntax). A
  * computed column is not read or written by the connector: the plan's table def leaves it
  * out, so the runtime's rows hold only the other columns, and a statement's reference to it
- * is bound as its expression over them (the expression as stored in the catalog, parsed once
- * per plan). SELECT * lists the columns as declared, computed ones included; a sink never
- * writes one. A computed column refers to no other computed column (checked at CREATE
+ * is an RSQL_BX_COMPUTED node over its expression (as stored in the catalog, parsed and bound
+ * once per plan): rsql_plan_apply evaluates each referred-to computed column once per row,
+ * before the filter, into a slot after the source row's columns, and every reference reads
+ * that slot (UUID() is one value per row, as in Flink). SELECT * lists the columns as
+ * declared, computed ones included; a sink never writes one. A computed column refers to no other computed column (checked at CREATE
  * TABLE, where its type, the expression's, is fixed).
  */
 #include "config.h"
@@ -19,6 +21,7 @@
 struct rsql_plan_computed {
     rsql_parse_t *parse;     /* owns ast */
     const rsql_expr_t *ast;  /* the stored expression, parsed; NULL until referred to */
+    int slot;                /* its slot (rsql_plan_table_t.slots), -1 until referred to */
 };
 
 /* See plan_int.h. */
@@ -37,9 +40,10 @@ rsql_err_t rsql_plan__split_computed(rsql_plan_table_t *t, rsql_error_t *err)
     rsql_col_t *cols = rsql_calloc((size_t)(d->n_columns - n + 1), sizeof *cols);
     rsql_col_t *all = rsql_calloc((size_t)d->n_columns, sizeof *all);
     t->computed = rsql_calloc((size_t)d->n_columns, sizeof *t->computed);
+    t->slots = rsql_calloc((size_t)n, sizeof *t->slots);
     char *name = rsql_strdup(d->name), *conn = rsql_strdup(d->connector);
     rsql_kv_t *opts = rsql_calloc((size_t)d->n_options + 1, sizeof *opts);
-    bool ok = keep && cols && all && t->computed && name && conn && opts;
+    bool ok = keep && cols && all && t->computed && t->slots && name && conn && opts;
     for (int i = 0; ok && i < d->n_options; i++) {
         opts[i].key = rsql_strdup(d->options[i].key);
         opts[i].value = rsql_strdup(d->options[i].value);
@@ -68,11 +72,14 @@ rsql_err_t rsql_plan__split_computed(rsql_plan_table_t *t, rsql_error_t *err)
         rsql_free(name);
         rsql_free(conn);
         rsql_free(t->computed);
+        rsql_free(t->slots);
         t->computed = NULL;
+        t->slots = NULL;
         return rsql_error_nomem(err);
     }
     int k = 0;
     for (int i = 0; i < d->n_columns; i++) {
+        t->computed[i].slot = -1;
         if (d->columns[i].expr) {
             all[i].expr = d->columns[i].expr; /* decl owns the expressions */
             rsql_free(d->columns[i].name);
@@ -102,8 +109,11 @@ void rsql_plan__computed_free(rsql_plan_table_t *t)
         }
     }
     rsql_free(t->computed);
+    rsql_free(t->slots);
     rsql_table_def_free(t->decl);
     t->computed = NULL;
+    t->slots = NULL;
+    t->n_slots = 0;
     t->decl = NULL;
 }
 
@@ -159,10 +169,9 @@ static const rsql_expr_t *parsed(rsql_plan_table_t *t, int i, rsql_pos_t pos, rs
     if (rsql_parse_next(c->parse, &st, &e) != RSQL_OK || !st || st->kind != RSQL_STMT_SELECT ||
         !st->select || st->select->n_items != 1) {
         rsql_error_set(err, e.code == RSQL_ERR_NOMEM ? e.code : RSQL_ERR_SEMANTIC, pos,
-                       "computed column '%s' of table '%s': its stored expression '%s' does not "
-                       "parse%s%s",
-                       col->name, t->decl->name, col->expr, e.code ? ": " : "",
-                       e.code ? e.msg : "");
+                       "computed column '%s' of table '%s': its stored expression '%s' no "
+                       "longer parses (drop and create the table again)",
+                       col->name, t->decl->name, col->expr);
         return NULL;
     }
     c->ast = st->select->items[0].expr;
@@ -179,22 +188,40 @@ rsql_bexpr_t *rsql_plan__bind_computed(rsql_bind_t *b, int i, rsql_pos_t pos, rs
                        "a computed column cannot refer to computed column '%s'", col->name);
         return NULL;
     }
-    const rsql_expr_t *ast = parsed(t, i, pos, err);
-    if (!ast) {
+    rsql_plan_computed_t *c = &t->computed[i];
+    const rsql_bexpr_t *first = c->slot >= 0 ? t->slots[c->slot] : NULL;
+    rsql_bexpr_t *x = NULL;
+    if (!first) { /* the first reference: bind the expression, give it a slot */
+        const rsql_expr_t *ast = parsed(t, i, pos, err);
+        if (!ast) {
+            return NULL;
+        }
+        rsql_bind_t sub = *b;
+        sub.in_computed = true;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        if (!(x = rsql_plan__bind_expr(&sub, ast, &e))) {
+            rsql_error_set(err, e.code, pos, "computed column '%s' (AS %s) of table '%s': %s",
+                           col->name, col->expr, t->decl->name, e.msg);
+            return NULL;
+        }
+        place(x, pos); /* an error evaluating it points at its first reference */
+    }
+    rsql_bexpr_t *n = rsql_plan__node(b->arena, RSQL_BX_COMPUTED,
+                                      first ? first->type : x->type, pos, 1);
+    if (!n) {
+        rsql_error_nomem(err);
         return NULL;
     }
-    rsql_bind_t sub = *b;
-    sub.in_computed = true;
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    rsql_bexpr_t *x = rsql_plan__bind_expr(&sub, ast, &e);
-    if (!x) {
-        rsql_error_set(err, e.code, pos, "computed column '%s' (AS %s) of table '%s': %s",
-                       col->name, col->expr, t->decl->name, e.msg);
-        return NULL;
+    n->desc = first ? first->desc : x->desc;
+    n->name = col->name; /* the plan owns decl */
+    n->args[0] = first ? first->args[0] : x;
+    if (!first) {
+        c->slot = t->n_slots++;
+        t->slots[c->slot] = n;
     }
-    place(x, pos);
-    return x;
+    n->column = b->table->n_columns + c->slot; /* after the source row's columns */
+    return n;
 }
 
 /* See rsql_plan.h. */

@@ -34,6 +34,8 @@ void rsql_eval_ctx_init(rsql_eval_ctx_t *ctx)
     ctx->blocks = NULL;
     ctx->now_ms = 0;
     ctx->json_doc = NULL;
+    ctx->row = NULL;
+    ctx->row_cap = 0;
 }
 
 /* Free ctx's scratch memory. */
@@ -47,6 +49,9 @@ void rsql_eval_ctx_deinit(rsql_eval_ctx_t *ctx)
         b = next;
     }
     ctx->blocks = NULL;
+    rsql_free(ctx->row);
+    ctx->row = NULL;
+    ctx->row_cap = 0;
 }
 
 /*
@@ -313,6 +318,7 @@ static inline rsql_err_t eval_sub(const rsql_bexpr_t *e, const rsql_value_t *row
     rsql_err_t rc;
     switch (e->kind) {
     case RSQL_BX_COLUMN:
+    case RSQL_BX_COMPUTED: /* its slot, filled by rsql_plan_apply */
         *out = row[e->column];
         out->type = e->type;
         return RSQL_OK;
@@ -734,6 +740,7 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
     switch (e->kind) {
     case RSQL_BX_CONST: *out = e->value; break;
     case RSQL_BX_COLUMN: *out = row[e->column]; break;
+    case RSQL_BX_COMPUTED: *out = row[e->column]; break; /* its slot (rsql_plan_apply) */
     case RSQL_BX_UNARY: {
         rsql_value_t x;
         if ((rc = eval_sub(e->args[0], row, ctx, &x, err))) {
@@ -814,6 +821,26 @@ rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
 {
     rsql_err_t rc;
     *keep = false;
+    if (plan->n_computed > 0) { /* the computed columns, once each, after the source's */
+        int w = plan->n_in + plan->n_computed;
+        if (ctx->row_cap < w) {
+            rsql_value_t *r = rsql_realloc(ctx->row, (size_t)w * sizeof *r);
+            if (!r) {
+                return rsql_error_nomem(err);
+            }
+            ctx->row = r;
+            ctx->row_cap = w;
+        }
+        memcpy(ctx->row, in_row, (size_t)plan->n_in * sizeof *in_row);
+        for (int k = 0; k < plan->n_computed; k++) {
+            const rsql_bexpr_t *c = plan->computed[k];
+            if ((rc = eval_sub(c->args[0], in_row, ctx, &ctx->row[c->column], err))) {
+                return rc;
+            }
+            ctx->row[c->column].type = c->type;
+        }
+        in_row = ctx->row;
+    }
     if (plan->filter) {
         rsql_value_t f;
         if ((rc = eval_sub(plan->filter, in_row, ctx, &f, err))) {

@@ -136,7 +136,8 @@ static void print_expr(const rsql_bexpr_t *e, rsql_buf_t *out, bool nested)
     }
     switch (e->kind) {
     case RSQL_BX_CONST: put_const(out, e); break;
-    case RSQL_BX_COLUMN: rsql_buf_put_ident(out, e->name); break;
+    case RSQL_BX_COLUMN:
+    case RSQL_BX_COMPUTED: rsql_buf_put_ident(out, e->name); break;
     case RSQL_BX_UNARY:
         if (e->op == RSQL_OP_NOT) {
             rsql_buf_puts(out, "NOT ");
@@ -607,6 +608,18 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
         node(&x, d, "Filter: ");
         print_expr(plan->filter, out, false);
         rsql_buf_putc(out, '\n');
+        d++;
+    }
+    if (plan->n_computed > 0) { /* the computed columns referred to, once per row */
+        node(&x, d, "Computed\n");
+        for (int k = 0; k < plan->n_computed; k++) {
+            const rsql_bexpr_t *c = plan->computed[k];
+            indent(out, 6 * d + 2);
+            rsql_buf_put_ident(out, c->name);
+            rsql_buf_puts(out, " := ");
+            print_expr(c->args[0], out, false);
+            rsql_buf_printf(out, " (%s)\n", c->desc ? c->desc->text : rsql_type_name(c->type));
+        }
         d++;
     }
     source_node(&x, d);

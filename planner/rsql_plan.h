@@ -76,7 +76,10 @@ typedef enum rsql_bx_kind {
     RSQL_BX_CAST,    /* CAST(args[0] AS type); implicit when inserted by the planner */
     RSQL_BX_FUNC,    /* func(args) */
     RSQL_BX_FIELD,   /* args[0].field: field `column` of a ROW (name = the field's name) */
-    RSQL_BX_INDEX    /* args[0][args[1]]: ARRAY element (1-based) or MAP value; NULL if absent */
+    RSQL_BX_INDEX,   /* args[0][args[1]]: ARRAY element (1-based) or MAP value; NULL if absent */
+    /* a computed column (name): args[0], its expression, is evaluated once per row into the
+       row's slot `column` (rsql_plan_apply: the plan's computed[]), and read from there */
+    RSQL_BX_COMPUTED
 } rsql_bx_kind_t;
 
 typedef struct rsql_bexpr rsql_bexpr_t;
@@ -118,6 +121,10 @@ typedef struct rsql_plan_table {
        is decl column i's parsed expression, once a statement referred to it */
     rsql_table_def_t *decl;
     rsql_plan_computed_t *computed;
+    /* the computed columns the statement refers to, by slot: slots[k] is the COMPUTED node
+       of the first reference to the column of slot k (its value is at row[slot_base + k]) */
+    int n_slots;
+    const rsql_bexpr_t **slots;
     const rsql_connector_def_t *conn;  /* static registry entry */
     rsql_optset_t *opts;               /* owned, validated against conn (and its format) */
     const char *format;                /* the 'format' option (or its default), or NULL */
@@ -154,6 +161,12 @@ typedef struct rsql_plan {
     const char *bounded_why; /* e.g. "number-of-rows = 10" or "unbounded: scan.follow" */
     rsql_plan_table_t sink; /* def NULL for a SELECT preview */
     rsql_bexpr_t *filter;   /* WHERE, or NULL */
+    /* The row rsql_plan_apply evaluates over: the source row's n_in values, then the
+       n_computed computed columns the statement refers to (computed[k]'s expression, args[0]
+       of an RSQL_BX_COMPUTED node, evaluated first, once per row) */
+    int n_in;
+    int n_computed;
+    const rsql_bexpr_t *const *computed;
     int n_outputs;
     rsql_plan_output_t *outputs;
     bool has_limit;            /* SELECT preview only (an INSERT never has a LIMIT) */
@@ -257,6 +270,8 @@ typedef struct rsql_eval_ctx {
     rsql_eval_block_t *blocks; /* owned */
     int64_t now_ms; /* NOW()/CURRENT_TIMESTAMP; 0 = read the clock on first use */
     void *json_doc; /* the row's last parsed JSON document (planner/fn_json.c); owned */
+    rsql_value_t *row; /* rsql_plan_apply: the source row and its computed columns; owned */
+    int row_cap;
 } rsql_eval_ctx_t;
 
 void rsql_eval_ctx_init(rsql_eval_ctx_t *ctx);

@@ -130,8 +130,12 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
             }
         }
         if (c->computed) { /* name AS expr: typed below, once every column is known */
+            if (!c->computed_text) {
+                rc = rsql_error_nomem(err);
+                goto done;
+            }
             def.columns[i].name = (char *)c->name.name;
-            def.columns[i].expr = (char *)(c->computed_text ? c->computed_text : "");
+            def.columns[i].expr = (char *)c->computed_text;
             def.columns[i].type = RSQL_TYPE_NULL;
             continue;
         }
@@ -156,6 +160,7 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
         }
     }
     def.n_columns = st->n_columns;
+    def.name = (char *)st->name.name; /* a computed column may qualify a column by it */
     for (int i = 0; i < st->n_columns; i++) {
         if (st->columns[i].computed &&
             (rc = rsql_plan_computed_type(&def, st->columns[i].computed, NULL,

@@ -70,6 +70,20 @@ hdr=$(printf '%s\n' "$OUT" | sed -n 2p | tr -d ' ')
 same "$hdr" "|id|price|qty|note|line|total|label|line_no|proc_time|" \
     "SELECT * lists the columns as declared, computed ones included"
 
+# a computed column is evaluated once per row: every reference sees the same UUID()
+rsql --tsv -e "CREATE TABLE g (id BIGINT, u AS UUID()) WITH ('connector' = 'datagen',
+                 'number-of-rows' = '1000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1');
+               SELECT id, u, u FROM g WHERE u > '8' LIMIT 5000"
+expect_rc 0 "read a computed UUID() column twice and filter on it"
+printf '%s\n' "$OUT" | tail -n +2 >uuids.tsv
+python3 - <<'PY' || fail "a computed column differs between its references in one row"
+rows = [l.split("\t") for l in open("uuids.tsv").read().splitlines()]
+assert 300 < len(rows) < 700, len(rows)            # about half the UUIDs sort after '8'
+assert all(r[1] == r[2] and r[1] > "8" for r in rows), [r for r in rows if r[1] != r[2]][:3]
+assert len({r[1] for r in rows}) == len(rows)      # one value per row, a new one each row
+PY
+ok "one UUID() per row, the same at each reference, the filter on that value"
+
 rsql -e "INSERT INTO big (id, id_x2) SELECT id, id FROM orders"
 expect_rc 1 "writing a computed column is refused"
 case "$ERR" in *"column 'id_x2' of table 'big' is computed (AS id * 2): it cannot be written"*)
