@@ -157,6 +157,7 @@ void rsql_optset_destroy(rsql_optset_t *set);
 
 #define RSQL_SIDE_SOURCE 1
 #define RSQL_SIDE_SINK 2
+#define RSQL_SIDE_LOOKUP 3 /* read by key (a lookup join): no side's rows are required */
 /*
 ** Check the rows that apply to one side: required ones present. pos is
 ** where to report a missing one (e.g. the table name in FROM).

@@ -432,6 +432,16 @@ rsql_err_t rsql_connector_check_side(const rsql_connector_def_t *conn, const rsq
                                      rsql_error_t *err)
 {
     const char *tn = table_name ? table_name : "?";
+    if (side == RSQL_SIDE_LOOKUP) {
+        if (!conn->lookup) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                                  "table '%s' cannot be looked up: connector '%s' does not read "
+                                  "rows by key (a lookup join needs a connector that does, such "
+                                  "as postgres or sqlite)",
+                                  tn, conn->name);
+        }
+        return RSQL_OK;
+    }
     if (side == RSQL_SIDE_SOURCE && !(conn->caps & RSQL_CAP_SOURCE)) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
                               "table '%s' cannot be read from: connector '%s' is a sink only", tn,

@@ -277,89 +277,10 @@ static rsql_bexpr_t *bind_literal(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
     return c;
 }
 
-static rsql_bexpr_t *bind_field(rsql_bind_t *b, rsql_bexpr_t *x, const char *name,
-                                rsql_pos_t pos, rsql_pos_t name_pos, rsql_error_t *err);
-
-/* See plan_int.h. */
-bool rsql_plan__names_table(const rsql_bind_t *b, const char *q, rsql_pos_t pos,
-                            rsql_error_t *err)
-{
-    if (strcasecmp(q, b->alias ? b->alias : b->table->name) == 0) {
-        return true;
-    }
-    if (err && b->alias && strcasecmp(q, b->table->name) == 0) {
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos,
-                       "no such table: %s (FROM %s AS %s: the statement calls it %s)", q,
-                       b->table->name, b->alias, b->alias);
-    } else if (err) {
-        rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, pos, "no such table: %s", q);
-    }
-    return false;
-}
-
-static rsql_bexpr_t *bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err)
-{
-    const rsql_table_def_t *t = b->table;
-    if (e->qualifier) { /* q.name: q a ROW column (q.field) unless q names the table */
-        for (int i = 0; i < t->n_columns; i++) {
-            if (strcasecmp(t->columns[i].name, e->qualifier) == 0 &&
-                t->columns[i].type == RSQL_TYPE_ROW) {
-                rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_COLUMN, RSQL_TYPE_ROW,
-                                                  e->pos, 0);
-                if (!c) {
-                    return nomem(err);
-                }
-                c->column = i;
-                c->name = t->columns[i].name;
-                c->desc = t->columns[i].desc;
-                c->pos.len = (uint32_t)strlen(e->qualifier);
-                rsql_pos_t np = {e->pos.off + e->pos.len - (uint32_t)strlen(e->name),
-                                 (uint32_t)strlen(e->name)};
-                return bind_field(b, c, e->name, e->pos, np, err);
-            }
-        }
-        int k = rsql_plan__computed_index(b, e->qualifier); /* a computed ROW column */
-        if (k >= 0 && b->from->decl->columns[k].type == RSQL_TYPE_ROW) {
-            rsql_pos_t qp = {e->pos.off, (uint32_t)strlen(e->qualifier)};
-            rsql_bexpr_t *c = rsql_plan__bind_computed(b, k, qp, err);
-            rsql_pos_t np = {e->pos.off + e->pos.len - (uint32_t)strlen(e->name),
-                             (uint32_t)strlen(e->name)};
-            return c ? bind_field(b, c, e->name, e->pos, np, err) : NULL;
-        }
-    }
-    if (e->qualifier && !rsql_plan__names_table(b, e->qualifier, e->pos, NULL)) {
-        if (b->alias && strcasecmp(e->qualifier, t->name) == 0) {
-            rsql_plan__names_table(b, e->qualifier, e->pos, err);
-        } else {
-            rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, e->pos, "no such column: %s.%s",
-                           e->qualifier, e->name);
-        }
-        return NULL;
-    }
-    for (int i = 0; i < t->n_columns; i++) {
-        if (strcasecmp(t->columns[i].name, e->name) == 0) {
-            rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_COLUMN, t->columns[i].type,
-                                              e->pos, 0);
-            if (!c) {
-                return nomem(err);
-            }
-            c->column = i;
-            c->name = t->columns[i].name; /* the plan owns the table def */
-            c->desc = rsql_type_is_param(c->type) ? t->columns[i].desc : NULL;
-            return c;
-        }
-    }
-    int k = rsql_plan__computed_index(b, e->name);
-    if (k >= 0) {
-        return rsql_plan__bind_computed(b, k, e->pos, err);
-    }
-    rsql_plan__no_such_column(t, e->qualifier, e->name, e->pos, err);
-    return NULL;
-}
-
 /* x.name where x is a ROW: the field, typed as the ROW says; an unknown field is an error. */
-static rsql_bexpr_t *bind_field(rsql_bind_t *b, rsql_bexpr_t *x, const char *name,
-                                rsql_pos_t pos, rsql_pos_t name_pos, rsql_error_t *err)
+/* See plan_int.h. */
+rsql_bexpr_t *rsql_plan__bind_field(rsql_bind_t *b, rsql_bexpr_t *x, const char *name,
+                                    rsql_pos_t pos, rsql_pos_t name_pos, rsql_error_t *err)
 {
     if (x->type != RSQL_TYPE_ROW || !x->desc) {
         rsql_error_set(err, RSQL_ERR_TYPE, x->pos, "cannot access field '%s' of %s", name,
@@ -938,7 +859,7 @@ static rsql_bexpr_t *bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
 {
     switch (e->kind) {
     case RSQL_EX_LITERAL: return bind_literal(b, e, err);
-    case RSQL_EX_COLUMN: return bind_column(b, e, err);
+    case RSQL_EX_COLUMN: return rsql_plan__bind_column(b, e, err);
     case RSQL_EX_STAR:
         rsql_error_set(err, RSQL_ERR_SEMANTIC, e->pos, "* is only allowed in the select list");
         return NULL;
@@ -964,7 +885,7 @@ static rsql_bexpr_t *bind_expr(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     case RSQL_EX_FUNC: return bind_func(b, e, err);
     case RSQL_EX_FIELD: {
         rsql_bexpr_t *x = rsql_plan__bind_expr(b, e->left, err);
-        return x ? bind_field(b, x, e->name, e->pos, e->op_pos, err) : NULL;
+        return x ? rsql_plan__bind_field(b, x, e->name, e->pos, e->op_pos, err) : NULL;
     }
     case RSQL_EX_INDEX: return bind_index(b, e, err);
     }

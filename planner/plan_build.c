@@ -117,9 +117,9 @@ static rsql_err_t check_columns(const rsql_plan_table_t *t, rsql_pos_t pos, rsql
     return rc;
 }
 
-/* Load table name into t and check it can be used on side; errors at pos. */
-static rsql_err_t bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t pos, int side,
-                             rsql_plan_table_t *t, rsql_error_t *err)
+/* See plan_int.h. */
+rsql_err_t rsql_plan__bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t pos, int side,
+                                 rsql_plan_table_t *t, rsql_error_t *err)
 {
     rsql_error_t cerr;
     rsql_error_clear(&cerr);
@@ -266,11 +266,12 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                                    int *n_out, rsql_error_t *err)
 {
     const rsql_table_def_t *t = b->table;
-    /* * lists the columns as declared, computed ones included */
+    /* * lists the columns as declared, computed ones included, then a joined table's */
     const rsql_table_def_t *decl = b->from && b->from->decl ? b->from->decl : t;
+    int n_dim = b->dim ? b->dim->n_columns : 0;
     int n = 0;
     for (int i = 0; i < sel->n_items; i++) {
-        n += sel->items[i].expr->kind == RSQL_EX_STAR ? decl->n_columns : 1;
+        n += sel->items[i].expr->kind == RSQL_EX_STAR ? decl->n_columns + n_dim : 1;
     }
     sel_item_t *items = rsql_arena_alloc(b->arena, sizeof(sel_item_t) * (size_t)(n ? n : 1));
     if (!items) {
@@ -281,8 +282,29 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
         const rsql_select_item_t *it = &sel->items[i];
         const rsql_expr_t *e = it->expr;
         if (e->kind == RSQL_EX_STAR) {
-            if (e->qualifier && !rsql_plan__names_table(b, e->qualifier, e->pos, err)) {
+            bool dim_only = e->qualifier && b->dim &&
+                            strcasecmp(e->qualifier, b->dim_alias ? b->dim_alias
+                                                                  : b->dim->name) == 0;
+            if (e->qualifier && !dim_only &&
+                !rsql_plan__names_table(b, e->qualifier, e->pos, err)) {
                 return err ? err->code : RSQL_ERR_UNKNOWN_NAME;
+            }
+            for (int d = 0; d < n_dim && (dim_only || !e->qualifier); d++) {
+                const rsql_col_t *dc = &b->dim->columns[d];
+                rsql_bexpr_t *col = rsql_plan__node(b->arena, RSQL_BX_COLUMN, dc->type,
+                                                    e->pos, 0);
+                if (!col) {
+                    return rsql_error_nomem(err);
+                }
+                col->column = b->dim_offset + d;
+                col->name = dc->name;
+                col->desc = rsql_type_is_param(col->type) ? dc->desc : NULL;
+                items[k + (dim_only ? 0 : decl->n_columns) + d] =
+                    (sel_item_t){col, e->pos, dc->name};
+            }
+            if (dim_only) {
+                k += n_dim;
+                continue;
             }
             for (int d = 0, c = 0; d < decl->n_columns; d++) {
                 rsql_bexpr_t *col;
@@ -306,6 +328,7 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                 items[k].pos = e->pos;
                 k++;
             }
+            k += e->qualifier ? 0 : n_dim; /* the joined table's, placed above */
             continue;
         }
         rsql_bexpr_t *x = rsql_plan__bind_expr(b, e, err);
@@ -562,6 +585,9 @@ void rsql_plan_destroy(rsql_plan_t *plan)
     }
     table_deinit(&plan->source);
     table_deinit(&plan->sink);
+    if (plan->lookup) {
+        table_deinit(&plan->lookup->table);
+    }
     table_deinit(&plan->errors.dlq);
     rsql_arena_destroy(plan->arena);
     rsql_free(plan->sql);
@@ -593,7 +619,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
     if (!sel || (ins && !ins->target.name) || !sel->from.name) {
         return rsql_error_set(err, RSQL_ERR_INTERNAL, stmt->pos, "incomplete statement tree");
     }
-    if ((rc = bind_table(cat, sel->from.name, sel->from.pos, RSQL_SIDE_SOURCE, &plan->source,
+    if ((rc = rsql_plan__bind_table(cat, sel->from.name, sel->from.pos, RSQL_SIDE_SOURCE, &plan->source,
                          err))) {
         return rc;
     }
@@ -603,16 +629,22 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
                                   "cannot insert into table '%s' while reading from it",
                                   ins->target.name);
         }
-        if ((rc = bind_table(cat, ins->target.name, ins->target.pos, RSQL_SIDE_SINK, &plan->sink,
+        if ((rc = rsql_plan__bind_table(cat, ins->target.name, ins->target.pos, RSQL_SIDE_SINK, &plan->sink,
                              err))) {
             return rc;
         }
     }
     rsql_bind_t b = {plan->arena, plan->sql, plan->source.def, 0, &plan->source, false,
                      sel->from_alias.name};
+    if (sel->join && (rc = rsql_plan__lookup_table(cat, plan, sel->join, &b, err))) {
+        return rc;
+    }
     sel_item_t *items = NULL;
     int n_items = 0;
     if ((rc = bind_select_list(&b, sel, &items, &n_items, err))) {
+        return rc;
+    }
+    if (sel->join && (rc = rsql_plan__lookup_on(plan, sel->join, &b, err))) {
         return rc;
     }
     if (sel->where) {
@@ -668,11 +700,18 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
             plan->limit_from_setting = lim > 0;
         }
     }
-    plan->n_in = plan->source.def->n_columns;
+    plan->n_in = plan->source.def->n_columns +
+                 (plan->lookup ? plan->lookup->table.def->n_columns : 0);
     plan->n_computed = plan->source.n_slots;
     plan->computed = plan->source.slots;
     if ((rc = rsql_plan__source_meta(plan, err)) || (rc = rsql_plan__changes(plan, err))) {
         return rc;
+    }
+    if (plan->lookup && plan->mode != RSQL_MODE_APPEND) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->lookup->pos,
+                              "a lookup join of a changelog is not supported yet: '%s' gives "
+                              "updates and deletes",
+                              plan->source.def->name);
     }
     decide_bounded(plan);
     return read_settings(cat, plan, settings, err);

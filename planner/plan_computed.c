@@ -220,7 +220,8 @@ rsql_bexpr_t *rsql_plan__bind_computed(rsql_bind_t *b, int i, rsql_pos_t pos, rs
         c->slot = t->n_slots++;
         t->slots[c->slot] = n;
     }
-    n->column = b->table->n_columns + c->slot; /* after the source row's columns */
+    /* after the row's columns: the FROM table's, then a looked-up table's */
+    n->column = b->table->n_columns + (b->dim ? b->dim->n_columns : 0) + c->slot;
     return n;
 }
 

@@ -811,39 +811,61 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
     return rc;
 }
 
-/*
-** Filter, then projection, for one source row (see rsql_plan.h). out_row
-** must have room for plan->n_outputs values.
-*/
-rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
-                           rsql_eval_ctx_t *ctx, rsql_value_t *out_row, bool *keep,
-                           rsql_error_t *err)
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_row(const rsql_plan_t *plan, const rsql_value_t *src, rsql_eval_ctx_t *ctx,
+                         const rsql_value_t **row, rsql_error_t *err)
+{
+    int n_src = plan->source.def->n_columns;
+    int w = plan->n_in + plan->n_computed;
+    if (ctx->row_cap < w) {
+        rsql_value_t *r = rsql_realloc(ctx->row, (size_t)w * sizeof *r);
+        if (!r) {
+            return rsql_error_nomem(err);
+        }
+        ctx->row = r;
+        ctx->row_cap = w;
+    }
+    memcpy(ctx->row, src, (size_t)n_src * sizeof *src);
+    for (int i = n_src; i < plan->n_in; i++) { /* a joined table's columns: not found yet */
+        const rsql_col_t *c = &plan->lookup->table.def->columns[i - n_src];
+        set_null(&ctx->row[i], c->type);
+    }
+    for (int k = 0; k < plan->n_computed; k++) { /* once each, over the source's columns */
+        const rsql_bexpr_t *c = plan->computed[k];
+        rsql_err_t rc = eval_sub(c->args[0], src, ctx, &ctx->row[c->column], err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        ctx->row[c->column].type = c->type;
+    }
+    *row = ctx->row;
+    return RSQL_OK;
+}
+
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_lookup_cond(const rsql_plan_t *plan, const rsql_value_t *row,
+                                 rsql_eval_ctx_t *ctx, bool *match, rsql_error_t *err)
+{
+    *match = true;
+    if (!plan->lookup || !plan->lookup->cond) {
+        return RSQL_OK;
+    }
+    rsql_value_t f;
+    rsql_err_t rc = eval_sub(plan->lookup->cond, row, ctx, &f, err);
+    *match = rc == RSQL_OK && !f.is_null && f.v.b;
+    return rc;
+}
+
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_apply_row(const rsql_plan_t *plan, const rsql_value_t *row,
+                               rsql_eval_ctx_t *ctx, rsql_value_t *out_row, bool *keep,
+                               rsql_error_t *err)
 {
     rsql_err_t rc;
     *keep = false;
-    if (plan->n_computed > 0) { /* the computed columns, once each, after the source's */
-        int w = plan->n_in + plan->n_computed;
-        if (ctx->row_cap < w) {
-            rsql_value_t *r = rsql_realloc(ctx->row, (size_t)w * sizeof *r);
-            if (!r) {
-                return rsql_error_nomem(err);
-            }
-            ctx->row = r;
-            ctx->row_cap = w;
-        }
-        memcpy(ctx->row, in_row, (size_t)plan->n_in * sizeof *in_row);
-        for (int k = 0; k < plan->n_computed; k++) {
-            const rsql_bexpr_t *c = plan->computed[k];
-            if ((rc = eval_sub(c->args[0], in_row, ctx, &ctx->row[c->column], err))) {
-                return rc;
-            }
-            ctx->row[c->column].type = c->type;
-        }
-        in_row = ctx->row;
-    }
     if (plan->filter) {
         rsql_value_t f;
-        if ((rc = eval_sub(plan->filter, in_row, ctx, &f, err))) {
+        if ((rc = eval_sub(plan->filter, row, ctx, &f, err))) {
             return rc;
         }
         if (f.is_null || !f.v.b) {
@@ -852,7 +874,7 @@ rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
     }
     for (int i = 0; i < plan->n_outputs; i++) {
         const rsql_plan_output_t *o = &plan->outputs[i];
-        if ((rc = eval_sub(o->expr, in_row, ctx, &out_row[i], err))) {
+        if ((rc = eval_sub(o->expr, row, ctx, &out_row[i], err))) {
             return rc;
         }
         if (out_row[i].is_null && o->not_null) {
@@ -862,6 +884,24 @@ rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
     }
     *keep = true;
     return RSQL_OK;
+}
+
+/*
+** Filter, then projection, for one source row (see rsql_plan.h). out_row
+** must have room for plan->n_outputs values.
+*/
+rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
+                           rsql_eval_ctx_t *ctx, rsql_value_t *out_row, bool *keep,
+                           rsql_error_t *err)
+{
+    if (plan->n_computed > 0) { /* the computed columns, once each, after the source's */
+        rsql_err_t rc = rsql_plan_row(plan, in_row, ctx, &in_row, err);
+        if (rc != RSQL_OK) {
+            *keep = false;
+            return rc;
+        }
+    }
+    return rsql_plan_apply_row(plan, in_row, ctx, out_row, keep, err);
 }
 
 /* "line:col: message (at 'expression text')", from the plan's copy of the statement. */

@@ -514,6 +514,44 @@ static void sink_node(explain_t *x)
     }
 }
 
+/* The lookup join's node: the table, how rows are matched and read. */
+static void lookup_node(explain_t *x, int d)
+{
+    const rsql_plan_lookup_t *lk = x->plan->lookup;
+    const rsql_table_def_t *def = lk->table.def;
+    const char *q = lk->alias ? lk->alias : def->name;
+    node(x, d, lk->left ? "LookupJoin (LEFT): " : "LookupJoin: ");
+    rsql_buf_put_ident(x->out, def->name);
+    if (lk->alias) {
+        rsql_buf_puts(x->out, " AS ");
+        rsql_buf_put_ident(x->out, lk->alias);
+    }
+    rsql_buf_puts(x->out, lk->left ? " (a row that finds nothing goes on, with NULLs)\n"
+                                   : " (a row that finds nothing is dropped)\n");
+    attr(x, d, "as of");
+    print_expr(lk->as_of, x->out, false);
+    rsql_buf_puts(x->out, " (processing time: the rows as they are when each row is read)\n");
+    attr(x, d, "key");
+    for (int i = 0; i < lk->n_key; i++) {
+        rsql_buf_puts(x->out, i ? ", " : "");
+        rsql_buf_put_ident(x->out, q);
+        rsql_buf_putc(x->out, '.');
+        rsql_buf_put_ident(x->out, def->columns[lk->key_columns[i]].name);
+        rsql_buf_puts(x->out, " = ");
+        print_expr(lk->keys[i], x->out, false);
+    }
+    rsql_buf_puts(x->out, " (a NULL value finds nothing)\n");
+    if (lk->cond) {
+        attr(x, d, "condition");
+        print_expr(lk->cond, x->out, false);
+        rsql_buf_putc(x->out, '\n');
+    }
+    table_details(x, d, &lk->table);
+    attr(x, d, "lookups");
+    rsql_buf_puts(x->out, "the keys of a batch of rows in one call to the connector, on the "
+                          "transform thread; no cache\n");
+}
+
 static void source_node(explain_t *x, int d)
 {
     const rsql_plan_t *p = x->plan;
@@ -608,6 +646,10 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
         node(&x, d, "Filter: ");
         print_expr(plan->filter, out, false);
         rsql_buf_putc(out, '\n');
+        d++;
+    }
+    if (plan->lookup) {
+        lookup_node(&x, d);
         d++;
     }
     if (plan->n_computed > 0) { /* the computed columns referred to, once per row */

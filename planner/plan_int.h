@@ -24,12 +24,35 @@ typedef struct rsql_bind {
     rsql_plan_table_t *from;       /* the FROM table's plan table (its computed columns), or NULL */
     bool in_computed;              /* binding a computed column's expression */
     const char *alias;             /* FROM table [AS] alias, or NULL */
+    /* a lookup join's table (JOIN dim ... [AS] dim_alias), or NULL: its columns are the
+       row's from dim_offset on (after the FROM table's) */
+    const rsql_table_def_t *dim;
+    const char *dim_alias;
+    int dim_offset;
 } rsql_bind_t;
+
+/* A column reference (plan_names.c), q.f of a ROW column included. NULL with err set. */
+rsql_bexpr_t *rsql_plan__bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
+/* x.name where x is a ROW: the field (name_pos: the name's place); an unknown field is an
+   error. */
+rsql_bexpr_t *rsql_plan__bind_field(rsql_bind_t *b, rsql_bexpr_t *x, const char *name,
+                                    rsql_pos_t pos, rsql_pos_t name_pos, rsql_error_t *err);
 
 /* Does qualifier q name b's table (its alias when it has one, else its name)? When not, and
    err is non-NULL, err says so at pos ("no such table: q"). */
 bool rsql_plan__names_table(const rsql_bind_t *b, const char *q, rsql_pos_t pos,
                             rsql_error_t *err);
+
+/* Load table name into t (plan_build.c) and check it can be used on side (RSQL_SIDE_*); errors
+   at pos. */
+rsql_err_t rsql_plan__bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t pos, int side,
+                                 rsql_plan_table_t *t, rsql_error_t *err);
+/* The lookup join of sel (plan_lookup.c): its table bound, b's scope widened to its columns. */
+rsql_err_t rsql_plan__lookup_table(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_join_t *j,
+                                   rsql_bind_t *b, rsql_error_t *err);
+/* Then, with the statement bound: AS OF checked, ON split into the key and the rest. */
+rsql_err_t rsql_plan__lookup_on(rsql_plan_t *plan, const rsql_join_t *j, rsql_bind_t *b,
+                                rsql_error_t *err);
 
 /* ---- computed columns (plan_computed.c) */
 

@@ -27,6 +27,12 @@ rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_
         if (!key) {
             continue;
         }
+        if (side == RSQL_SIDE_LOOKUP) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, pos,
+                                  "table '%s' cannot be looked up: its column '%s' is METADATA "
+                                  "(a lookup reads the rows of the table, by key)",
+                                  def->name, c->name);
+        }
         rsql_err_t rc = rsql_connector_check_meta_in(t->conn, t->format, c->name, c->type,
                                                      c->desc, key, c->is_virtual, pos, pos, pos,
                                                      err);

@@ -131,6 +131,20 @@ typedef struct rsql_plan_table {
     rsql_pos_t pos;                    /* its name in the statement (RSQL_NOPOS: none) */
 } rsql_plan_table_t;
 
+/* A lookup join: FROM s [AS] a [INNER | LEFT] JOIN t FOR SYSTEM_TIME AS OF a.pt [AS] b ON ... */
+typedef struct rsql_plan_lookup {
+    rsql_plan_table_t table; /* the table looked up (its connector reads rows by key) */
+    const char *alias;       /* what the statement calls it; NULL: its name */
+    bool left;               /* LEFT JOIN: a row that finds nothing goes on, with NULLs */
+    int offset;              /* its columns in the row: offset .. offset + n_columns - 1 */
+    int n_key;               /* ON's equalities with a column of the table: */
+    int *key_columns;        /* that column (an index of table.def's columns) */
+    rsql_bexpr_t **keys;     /* and the value it must equal: over the FROM row, its type */
+    rsql_bexpr_t *cond;      /* the rest of ON, over the joined row; NULL when none */
+    rsql_bexpr_t *as_of;     /* FOR SYSTEM_TIME AS OF: the FROM table's processing time */
+    rsql_pos_t pos;          /* the JOIN clause */
+} rsql_plan_lookup_t;
+
 /* One output column, in sink column order (INSERT) or select-list order (SELECT). */
 typedef struct rsql_plan_output {
     const char *name;   /* sink column name, or the select item's alias / text */
@@ -160,6 +174,8 @@ typedef struct rsql_plan {
     bool source_bounded; /* the source ends by itself (see rsql_plan_build) */
     const char *bounded_why; /* e.g. "number-of-rows = 10" or "unbounded: scan.follow" */
     rsql_plan_table_t sink; /* def NULL for a SELECT preview */
+    rsql_plan_lookup_t *lookup; /* a lookup join (its table's columns follow the source's in
+                                   the row), or NULL */
     rsql_bexpr_t *filter;   /* WHERE, or NULL */
     /* The row rsql_plan_apply evaluates over: the source row's n_in values, then the
        n_computed computed columns the statement refers to (computed[k]'s expression, args[0]
@@ -313,6 +329,26 @@ bool rsql_expr_depth_ok(const rsql_bexpr_t *e, int limit);
 rsql_err_t rsql_plan_apply(const rsql_plan_t *plan, const rsql_value_t *in_row,
                            rsql_eval_ctx_t *ctx, rsql_value_t *out_row, bool *keep,
                            rsql_error_t *err);
+/*
+** The steps of rsql_plan_apply for a plan with a lookup join (plan->lookup), whose row holds
+** the joined table's columns after the source's:
+**   rsql_plan_row: the row for source row src (n_in + n_computed values, in ctx, valid until
+**     the next call): src's values, the joined table's columns NULL, the computed columns
+**     evaluated (once); the caller copies it, and fills the joined columns of each row found;
+**   rsql_plan_lookup_cond: the rest of ON (plan->lookup->cond) over such a row (*match true
+**     when there is none);
+**   rsql_plan_apply_row: filter and projection over it (what rsql_plan_apply does after
+**     computing the computed columns).
+** A plan without a lookup join has n_in = the source's columns; rsql_plan_apply is
+** rsql_plan_row (when it has computed columns) then rsql_plan_apply_row.
+*/
+rsql_err_t rsql_plan_row(const rsql_plan_t *plan, const rsql_value_t *src, rsql_eval_ctx_t *ctx,
+                         const rsql_value_t **row, rsql_error_t *err);
+rsql_err_t rsql_plan_lookup_cond(const rsql_plan_t *plan, const rsql_value_t *row,
+                                 rsql_eval_ctx_t *ctx, bool *match, rsql_error_t *err);
+rsql_err_t rsql_plan_apply_row(const rsql_plan_t *plan, const rsql_value_t *row,
+                               rsql_eval_ctx_t *ctx, rsql_value_t *out_row, bool *keep,
+                               rsql_error_t *err);
 
 /*
 ** An evaluation error as one line for a DLQ row or a log: "1:24: division by

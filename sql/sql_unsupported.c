@@ -80,6 +80,13 @@ bool rsql_sql__unsupported(rsql_parse_t *p, int major, const rsql_token_t *tok)
         }
         return false;
     }
+    if (b1->type == RSQL_TK_JOIN && is_name(b0) && tok->type != RSQL_TK_FOR) {
+        rsql_sql__error(p, RSQL_ERR_UNSUPPORTED, pos,
+                        "only a lookup join is supported: JOIN %.*s FOR SYSTEM_TIME AS OF "
+                        "<the processing time> [AS] alias ON ...",
+                        (int)b0->n, b0->z);
+        return true;
+    }
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if (tok->type == RSQL_TK_ID && is_word(tok, words[i].word)) {
             what = words[i].what;
