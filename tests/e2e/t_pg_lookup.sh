@@ -13,11 +13,13 @@
 #   3. a key of each type (BOOLEAN, BIGINT, DOUBLE, VARCHAR of a varchar(20) column, BYTES,
 #      TIMESTAMP(3), DATE, DECIMAL; TIMESTAMP against a timestamptz column; VARCHAR against
 #      a char(4) column, matched with its padding as PostgreSQL does; INT against a smallint
-#      column, 70000 a miss rather than an error);
+#      column, 70000 a miss rather than an error; VARCHAR against an integer column, by its
+#      text);
 #   4. text keys with quotes, backslashes, commas, braces, the word NULL, a tab, and the
 #      empty string; rows with ROW (jsonb) and ARRAY (integer[]) columns;
 #   5. 1,024 keys in one call (a pipeline batch and more), against psql's rows of the range;
-#   6. errors: a missing table and a missing column, permanent, named;
+#   6. errors: a missing table and a missing column, permanent, named; a row whose jsonb does
+#      not convert fails the lookup, permanent, naming the column;
 #   7. the connection killed between two lookups (pg_terminate_backend): the lookup fails
 #      UNAVAILABLE (transient), and a new one opened as the runtime does returns the same rows.
 . "$(dirname "$0")/lib.sh"
@@ -163,6 +165,20 @@ printf '%s\n' "region = E'o\\'br\\\\ien, {x} \"q\"'" "region = 'NULL'" \
     "region = E'tab\\there'" "region = ''" "region = '{}'" "region = '\"'" >where.txt
 check "text keys: quotes, backslash, comma, braces, NULL, tab, empty" region
 
+# a VARCHAR key against a column of another type (integer): compared with the column's text
+printf '%s\n' 2 02 5 >keys.txt
+"$PROBE" --col id VARCHAR --col region VARCHAR --key id postgres "url=$URL" \
+    "table-name=$S.dim" <keys.txt >got.txt 2>err.txt ||
+    fail "VARCHAR key, integer column: the probe failed: $(cat err.txt)"
+{
+    psql_q "SELECT '0' || E'\t' || id || E'\t' || coalesce(region, '\N') FROM $S.dim WHERE id::text = '2'"
+    psql_q "SELECT '2' || E'\t' || id || E'\t' || $(esc region) FROM $S.dim WHERE id::text = '5'"
+} | sort >want.s
+sort got.txt >got.s
+[ "$(wc -l <want.s)" = 4 ] || fail "VARCHAR key, integer column: psql has $(wc -l <want.s) rows"
+diff want.s got.s >diff.txt || fail "VARCHAR key, integer column: rows differ: $(cat diff.txt)"
+ok "VARCHAR key against an integer column: by its text ('02' a miss), as psql's"
+
 # ---- 5. 1,024 keys in one call
 psql_q "CREATE TABLE $S.many (id integer, v text);
         INSERT INTO $S.many SELECT i, 'v' || i || CASE WHEN i % 3 = 0 THEN ',\"x' ELSE '' END
@@ -194,6 +210,13 @@ fi
 grep -q "NOT_FOUND (permanent): postgres lookup dims: the table has no column 'colour'" \
     err.txt || fail "a missing column: $(cat err.txt)"
 ok "a missing column: NOT_FOUND, permanent, named"
+if "$PROBE" --col id INT --col attrs 'ARRAY<INT>' --key id postgres "url=$URL" \
+    "table-name=$S.dim" <keys.txt >/dev/null 2>err.txt; then
+    fail "jsonb of the wrong shape: the probe succeeded"
+fi
+grep -q "round 1: DECODE (permanent): postgres lookup dims: reading jsonb: .*attrs" err.txt ||
+    fail "jsonb of the wrong shape: $(cat err.txt)"
+ok "a row's value that does not convert (jsonb object as ARRAY): DECODE, permanent, named"
 
 # ---- 7. the connection lost between two lookups
 printf '%s\n' 1 2 999 >keys.txt
