@@ -221,6 +221,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!def->lookup) {
+        rsql_optset_destroy(opts);
         return die("the connector has no lookup");
     }
     const rsql_tdesc_t *descs[MAX_COLS];
@@ -251,6 +252,8 @@ int main(int argc, char **argv)
             if (parse_key(key_cols[k], p, len, arena,
                                        &keys[(size_t)n * (size_t)n_key + (size_t)k]) != 0) {
                 fprintf(stderr, "lookup_probe: key line %d: bad value '%.*s'\n", n, (int)len, p);
+                rsql_arena_destroy(arena);
+                rsql_optset_destroy(opts);
                 return 1;
             }
             p = tab ? tab + 1 : p + len;
@@ -259,12 +262,12 @@ int main(int argc, char **argv)
     }
 
     rsql_lookup_t *lk = NULL;
+    int status = 0;
     if (def->lookup->open(&ctx, &lk, &err) != RSQL_OK) {
         fprintf(stderr, "lookup_probe: open: %s (%s): %s\n", rsql_err_name(err.code),
                 rsql_error_retriable(&err) ? "transient" : "permanent", err.msg);
-        return 1;
+        status = 1;
     }
-    int status = 0;
     for (int r = 1; r <= rounds && status == 0; r++) {
         if (r > 1 && wait_file) {
             while (access(wait_file, F_OK) != 0) {
