@@ -10,7 +10,8 @@
  * wrong match shows as a difference. Rows of a key are compared as sorted lists (a lookup
  * may report them in any order). Hits, misses, duplicate keys in one call, a key with
  * several rows, a two-column key, a key of every type; and the errors: a missing file,
- * table or column (named), a value that does not convert (the column named).
+ * table or column (named), a value that does not convert (the column named), permanent; a
+ * database another connection holds, transient.
  */
 #include "config.h"
 #include "base/rsql_buf.h"
@@ -570,6 +571,40 @@ static void test_lookup_bad_value(void)
     def->lookup->close(lk);
 }
 
+/*
+** A writer holding the database (BEGIN EXCLUSIVE, rollback journal) makes a lookup fail BUSY,
+** transient, after its busy timeout; once the writer is gone the same lookup finds the rows.
+*/
+static void test_lookup_busy_transient(void)
+{
+    static const int key[] = {0};
+    rsql_lookup_t *lk = NULL;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(open_lookup(db_path, "dim", NCOL, col_names, col_types, 1, key, &lk,
+                                      &err),
+                          RSQL_OK);
+    const rsql_connector_def_t *def = rsql_connector_find("sqlite");
+    sqlite3 *writer = NULL;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(db_path, &writer), SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_exec(writer, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    rsql_value_t keys[] = {int_v(RSQL_TYPE_INT, 2)};
+    static got_t g;
+    rsql_error_clear(&err);
+    rsql_err_t rc = def->lookup->lookup(lk, 1, keys, collect, &g, &err);
+    CU_ASSERT_EQUAL(rc, RSQL_ERR_BUSY);
+    CU_ASSERT_TRUE(rsql_error_retriable(&err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "sqlite lookup dims"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "locked"));
+    CU_ASSERT_EQUAL(sqlite3_exec(writer, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(writer);
+    got_free(&g);
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(def->lookup->lookup(lk, 1, keys, collect, &g, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(g.n[0], 3);
+    got_free(&g);
+    def->lookup->close(lk);
+}
+
 static CU_TestInfo lookup_tests[] = {
     {"test_lookup_int_key", test_lookup_int_key},
     {"test_lookup_two_column_key", test_lookup_two_column_key},
@@ -577,6 +612,7 @@ static CU_TestInfo lookup_tests[] = {
     {"test_lookup_quoted_names", test_lookup_quoted_names},
     {"test_lookup_open_errors", test_lookup_open_errors},
     {"test_lookup_bad_value", test_lookup_bad_value},
+    {"test_lookup_busy_transient", test_lookup_busy_transient},
     CU_TEST_INFO_NULL,
 };
 
