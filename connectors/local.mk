@@ -25,11 +25,11 @@ if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
 	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
-	tests/unit/test_conn_gather
+	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
 	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
-	tests/unit/test_conn_gather
+	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup
 check_PROGRAMS += tests/unit/test_opts_ref tests/unit/test_settings
 TESTS += tests/unit/test_opts_ref tests/unit/test_settings
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c
@@ -63,6 +63,9 @@ tests_unit_test_conn_positions_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_conn_gather_SOURCES = tests/unit/test_conn_gather.c
 tests_unit_test_conn_gather_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_conn_gather_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_sqlite_lookup_SOURCES = tests/unit/test_sqlite_lookup.c
+tests_unit_test_sqlite_lookup_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_sqlite_lookup_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_conn_changes_SOURCES = tests/unit/test_conn_changes.c
 tests_unit_test_conn_changes_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_conn_changes_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)

@@ -24,6 +24,7 @@ extern const rsql_source_ops_t rsql_file_source_ops;
 extern const rsql_sink_ops_t rsql_file_sink_ops;
 extern const rsql_source_ops_t rsql_sqlite_source_ops;
 extern const rsql_sink_ops_t rsql_sqlite_sink_ops;
+extern const rsql_lookup_ops_t rsql_sqlite_lookup_ops;
 extern const rsql_sink_ops_t rsql_print_sink_ops;
 extern const rsql_sink_ops_t rsql_blackhole_sink_ops;
 

@@ -106,13 +106,18 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
 	tests/e2e/t_changes_apply.sh tests/e2e/t_pgoutput_peek.sh tests/e2e/t_pgcdc_snapshot_reader.sh \
 	tests/e2e/t_pgcdc_snapshot.sh tests/e2e/t_pgcdc_boundary.sh tests/e2e/t_pgcdc_stream.sh \
 	tests/e2e/t_pgcdc_replica.sh tests/e2e/pgcdc_workload.py tests/e2e/t_pgcdc_serve.sh \
-	tests/e2e/t_pgcdc_schema.sh tests/e2e/pgcdc_lib.sh tests/e2e/t_pgcdc_txn.sh
+	tests/e2e/t_pgcdc_schema.sh tests/e2e/pgcdc_lib.sh tests/e2e/t_pgcdc_txn.sh \
+	tests/e2e/t_pg_lookup.sh
 # postgres-cdc -> a FIFO topic, read back by the Java client (tests/rocketmq/run, group b)
 EXTRA_DIST += tests/rocketmq/t_pgcdc_fifo.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
 check_PROGRAMS += tests/e2e/apply_changes
 tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c
 tests_e2e_apply_changes_LDADD = $(RSQL_LIBS)
+# the driver of t_pg_lookup.sh: a connector's lookup opened from options, keys from stdin
+check_PROGRAMS += tests/e2e/lookup_probe
+tests_e2e_lookup_probe_SOURCES = tests/e2e/lookup_probe.c
+tests_e2e_lookup_probe_LDADD = $(RSQL_LIBS)
 # the driver of t_pgoutput_peek.sh: the real server's pgoutput bytes through the decoder
 check_PROGRAMS += tests/e2e/pgoutput_dump
 tests_e2e_pgoutput_dump_SOURCES = tests/e2e/pgoutput_dump.c

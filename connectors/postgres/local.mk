@@ -5,7 +5,7 @@ librocketsql_a_SOURCES += \
 	connectors/postgres/pg_int.h connectors/postgres/pg_conn.c \
 	connectors/postgres/pg_sink.c connectors/postgres/pg_sink_int.h \
 	connectors/postgres/pg_copy.c connectors/postgres/pg_applied.c \
-	connectors/postgres/pg_source.c \
+	connectors/postgres/pg_rows.c connectors/postgres/pg_source.c connectors/postgres/pg_lookup.c \
 	connectors/postgres/pgoutput.c connectors/postgres/pgoutput.h \
 	connectors/postgres/pgcdc_snapshot.c connectors/postgres/pgcdc_snapshot.h
 # the pgoutput decoder's unit tests (no server)

@@ -2,7 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * pg_int: private to the postgres connector: connecting with the table's options, what a
- * failed libpq call means as an rsql error (pg_conn.c), and the sink's vtable (pg_sink.c).
+ * failed libpq call means as an rsql error (pg_conn.c), a table's rows as rsql values
+ * (pg_rows.c), and the vtables of the source, sink and lookup.
  */
 #ifndef RSQL_PG_INT_H
 #define RSQL_PG_INT_H
@@ -13,10 +14,12 @@
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 #include "connectors/postgres/pg_conf.h"
+#include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_io.h"
 
 extern const rsql_sink_ops_t rsql_postgres_sink_ops;
 extern const rsql_source_ops_t rsql_postgres_source_ops;
+extern const rsql_lookup_ops_t rsql_postgres_lookup_ops;
 
 /*
 ** Can a PostgreSQL column of type pg (format_type's text, "integer", "character varying(20)")
@@ -64,5 +67,54 @@ PGconn *rsql_pg__connect_ex(const rsql_pg_conf_t *conf, const char *what,
 
 /* Append name to b as a quoted identifier; "s.t" becomes "s"."t". */
 void rsql_pg__quote_table(rsql_buf_t *b, const char *name);
+
+/* ---- reading a table's rows (pg_rows.c) */
+
+/* The columns a reader selects, and how their text becomes values. */
+typedef struct rsql_pg_rows {
+    int n;
+    char **names; /* owned copies */
+    rsql_type_t *types;
+    rsql_decoder_t *dec; /* ROW/ARRAY/MAP columns: the json decoder of their object */
+    int n_nested;
+    int *nested; /* nested[j] = the column of the decoder's column j */
+    rsql_value_t *nested_row;
+} rsql_pg_rows_t;
+
+/*
+** Set rr up for n columns (names, types; descs[i] the full type of a ROW/ARRAY/MAP column,
+** which must be given for those). what names the reader in messages. On failure rr is empty
+** and err set.
+*/
+rsql_err_t rsql_pg__rows_init(rsql_pg_rows_t *rr, int n, const char *const *names,
+                              const rsql_type_t *types, const rsql_tdesc_t *const *descs,
+                              const char *what, rsql_error_t *err);
+void rsql_pg__rows_deinit(rsql_pg_rows_t *rr);
+
+/*
+** Append the select list of rr's columns to b: each column's text expression AS rsql_c<i>,
+** then, when there are ROW/ARRAY/MAP columns, their JSON object AS rsql_nested; ", "
+** between, none after. Returns the number of result columns it makes.
+*/
+int rsql_pg__rows_select(const rsql_pg_rows_t *rr, rsql_buf_t *b);
+
+/*
+** Row t of r (its first columns those of rsql_pg__rows_select) into row (rr->n values;
+** strings and nested values in arena). bad must be clear: a value that does not parse sets
+** it (RSQL_ERR_DECODE, naming the column) and is returned; so is RSQL_ERR_NOMEM.
+*/
+rsql_err_t rsql_pg__rows_convert(rsql_pg_rows_t *rr, const PGresult *r, int t,
+                                 rsql_arena_t *arena, rsql_value_t *row, rsql_error_t *bad);
+
+/*
+** The table's columns on conn: every one of rr's present, of a type that converts
+** (rsql_pg__type_fits, reading), and inc_column (when not NULL) an integer; else NOT_FOUND or
+** TYPE naming the column, after what ("<what>: the table has no column 'x'"). With
+** base_types, *base_types gets each of rr's columns' type without modifiers (regtype:
+** "character varying", "timestamp without time zone"; the caller frees each and the array).
+*/
+rsql_err_t rsql_pg__check_columns(PGconn *conn, const char *table, const rsql_pg_rows_t *rr,
+                                  const char *inc_column, const char *what, char ***base_types,
+                                  rsql_error_t *err);
 
 #endif

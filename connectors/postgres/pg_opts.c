@@ -132,6 +132,7 @@ const rsql_connector_def_t rsql_postgres_conn_def = {
     .formats = NULL,
     .conf_size = sizeof(rsql_pg_conf_t),
     .sink = &rsql_postgres_sink_ops,
+    .lookup = &rsql_postgres_lookup_ops,
     .changes = RSQL_CHANGES_BY_KEY,
     .exactly_once = true,
 };

@@ -22,13 +22,9 @@
  * a new snapshot and skips (MOVE) that many rows: exact only while the table does not change
  * between the two.
  *
- * Values arrive as PostgreSQL's text, with BOOLEAN as true/false, BYTES as base64 and
- * TIMESTAMP(3) as UTC "YYYY-MM-DD HH:MM:SS.mmm" (the select list asks for these forms), and
- * are parsed by the one conversion module (rsql_value_parse). ROW, ARRAY and MAP columns are
- * read from jsonb or json columns (an ARRAY also from a PostgreSQL array such as int[] or
- * text[]): the select list gathers them into one JSON object per row,
- * json_build_object('col', "col", ...) (to_json makes a PostgreSQL array a JSON array), which
- * the json format's decoder (connectors/formats) reads into the columns by their full types.
+ * Values arrive as PostgreSQL's text and become rsql values as pg_rows.c describes (the
+ * select list asks for forms rsql_value_parse reads; ROW, ARRAY and MAP columns through one
+ * JSON object per row and the json format's decoder).
  * A value that does not parse, or JSON of the wrong shape, is that record's error
  * (rsql_record_t.error, naming the column): dead-lettered or the run stops at it.
  * The column types are checked at open: a mismatch is an error naming the column.
@@ -43,7 +39,6 @@
 #include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/postgres/pg_int.h"
-#include "connectors/postgres/pgoutput.h"
 #include "connectors/rsql_conn_io.h"
 
 #include <inttypes.h>
@@ -57,12 +52,8 @@ struct rsql_source {
     rsql_pg_conf_t conf; /* a copy: url, username, password owned */
     char *table;
     char *select_sql; /* SELECT exprs..., position FROM t [WHERE ... ORDER BY ... LIMIT $2] */
-    int n;
-    rsql_type_t *types;
-    rsql_decoder_t *dec; /* ROW/ARRAY/MAP columns: the json decoder of their object */
-    int n_nested;
-    int *nested; /* nested[j] = the column of the decoder's column j */
-    rsql_value_t *nested_row;
+    char *what;       /* "postgres source <table>" */
+    rsql_pg_rows_t rows; /* the columns, and their text into values (pg_rows.c) */
     int64_t position; /* the last incremental value read, or rows read */
     bool in_snapshot; /* without inc_column: the snapshot's transaction and cursor are open */
     PGresult *fetched; /* the snapshot's rows fetched, handed out from fetched_next on */
@@ -92,173 +83,24 @@ static void ps_close(rsql_source_t *s)
     rsql_free((char *)s->conf.inc_column);
     rsql_free(s->table);
     rsql_free(s->select_sql);
-    rsql_free(s->types);
-    rsql_decoder_destroy(s->dec);
-    rsql_free(s->nested);
-    rsql_free(s->nested_row);
+    rsql_free(s->what);
+    rsql_pg__rows_deinit(&s->rows);
     rsql_free(s);
-}
-
-/* The select-list expression of column c for type t: its text in a form rsql_value_parse reads. */
-static void put_expr(rsql_buf_t *b, const char *c, rsql_type_t t)
-{
-    switch (t) {
-    case RSQL_TYPE_ROW:
-    case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: rsql_buf_puts(b, "NULL::text"); break; /* in the JSON object */
-    case RSQL_TYPE_TIMESTAMP:
-        rsql_buf_puts(b, "to_char(");
-        rsql_buf_quote_identn(b, c, strlen(c));
-        rsql_buf_puts(b, "::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')");
-        break;
-    case RSQL_TYPE_BYTES:
-        rsql_buf_puts(b, "translate(encode(");
-        rsql_buf_quote_identn(b, c, strlen(c));
-        rsql_buf_puts(b, ", 'base64'), E'\\n', '')");
-        break;
-    default:
-        rsql_buf_quote_identn(b, c, strlen(c));
-        rsql_buf_puts(b, "::text");
-        break;
-    }
-}
-
-/*
-** The text of a column (put_expr's) as a value of t. A DECIMAL (numeric's text, exact) is
-** read at the text's own scale; the runtime brings it to the column's DECIMAL(p, s).
-*/
-static rsql_err_t parse_value(rsql_type_t t, const char *txt, size_t n, rsql_arena_t *arena,
-                              rsql_value_t *out, rsql_error_t *err)
-{
-    if (t != RSQL_TYPE_DECIMAL) {
-        return rsql_value_parse(t, txt, n, arena, out, err);
-    }
-    return rsql_pg__decimal_text(txt, n, out, err);
-}
-
-/* name as an SQL string literal ('...', quotes doubled), appended to b. */
-static void put_literal(rsql_buf_t *b, const char *name)
-{
-    rsql_buf_putc(b, '\'');
-    for (; *name; name++) {
-        if (*name == '\'') {
-            rsql_buf_putc(b, '\'');
-        }
-        rsql_buf_putc(b, *name);
-    }
-    rsql_buf_putc(b, '\'');
-}
-
-/*
-** The json format's decoder of the ROW/ARRAY/MAP columns' object (json_build_object's text,
-** keyed by the column names), by the columns' full types.
-*/
-static rsql_err_t open_decoder(rsql_source_t *s, const rsql_source_ctx_t *ctx, rsql_error_t *err)
-{
-    const char **names = rsql_calloc((size_t)s->n_nested + 1, sizeof *names);
-    rsql_type_t *types = rsql_calloc((size_t)s->n_nested + 1, sizeof *types);
-    s->nested_row = rsql_calloc((size_t)s->n_nested + 1, sizeof *s->nested_row);
-    if (!names || !types || !s->nested_row) {
-        rsql_free(names);
-        rsql_free(types);
-        return rsql_error_nomem(err);
-    }
-    for (int j = 0; j < s->n_nested; j++) {
-        names[j] = ctx->column_names[s->nested[j]];
-        types[j] = ctx->column_types[s->nested[j]];
-    }
-    s->dec = rsql_decoder_new("json", NULL, s->n_nested, names, types, err);
-    for (int j = 0; s->dec && j < s->n_nested; j++) {
-        const rsql_tdesc_t *d = ctx->column_descs ? ctx->column_descs[s->nested[j]] : NULL;
-        if (!d) {
-            rsql_decoder_destroy(s->dec);
-            s->dec = NULL;
-            rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
-                           "postgres source %s: column '%s' has no full type", s->table,
-                           names[j]);
-            break;
-        }
-        rsql_decoder_set_desc(s->dec, j, d);
-    }
-    rsql_free(names);
-    rsql_free(types);
-    return s->dec ? RSQL_OK : (err && err->code ? err->code : RSQL_ERR_NOMEM);
 }
 
 /* Connect (again): a bad connection is transient, the runtime retries the poll. */
 static rsql_err_t ps_connect(rsql_source_t *s, rsql_error_t *err)
 {
-    char what[300];
     if (s->conn) {
         PQfinish(s->conn);
         s->conn = NULL;
     }
-    snprintf(what, sizeof what, "postgres source %s", s->table);
     s->in_snapshot = false; /* and the rows fetched in it: the next snapshot moves past
                                the rows handed out (position) */
     PQclear(s->fetched);
     s->fetched = NULL;
-    s->conn = rsql_pg__connect(&s->conf, what, err);
+    s->conn = rsql_pg__connect(&s->conf, s->what, err);
     return s->conn ? RSQL_OK : (err ? err->code : RSQL_ERR_UNAVAILABLE);
-}
-
-/* The table's columns: every rocketsql column present, of a type that converts. */
-static rsql_err_t check_columns(rsql_source_t *s, const rsql_source_ctx_t *ctx,
-                                rsql_error_t *err)
-{
-    rsql_buf_t qt = RSQL_BUF_INIT;
-    rsql_pg__quote_table(&qt, s->table);
-    const char *param = rsql_buf_str(&qt);
-    PGresult *r = PQexecParams(s->conn,
-                               "SELECT a.attname, format_type(a.atttypid, a.atttypmod) "
-                               "FROM pg_attribute a WHERE a.attrelid = $1::regclass "
-                               "AND a.attnum > 0 AND NOT a.attisdropped",
-                               1, NULL, &param, NULL, NULL, 0);
-    rsql_buf_deinit(&qt);
-    rsql_err_t rc = RSQL_OK;
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        rc = rsql_pg__error(s->conn, r, err, "postgres source %s: cannot read the table's columns",
-                            s->table);
-        PQclear(r);
-        return rc;
-    }
-    for (int i = 0; i <= ctx->n_columns && rc == RSQL_OK; i++) {
-        const char *name = i < ctx->n_columns ? ctx->column_names[i] : s->conf.inc_column;
-        if (!name) {
-            break;
-        }
-        int row = -1;
-        for (int j = 0; j < PQntuples(r) && row < 0; j++) {
-            row = strcmp(PQgetvalue(r, j, 0), name) == 0 ? j : -1;
-        }
-        if (row < 0) {
-            rc = rsql_error_set(err, RSQL_ERR_NOT_FOUND, RSQL_NOPOS,
-                                "postgres source %s: the table has no column '%s'", s->table,
-                                name);
-            break;
-        }
-        const char *pg = PQgetvalue(r, row, 1);
-        bool fits;
-        if (i == ctx->n_columns) {
-            fits = strcmp(pg, "bigint") == 0 || strcmp(pg, "integer") == 0 ||
-                   strcmp(pg, "smallint") == 0;
-        } else {
-            fits = rsql_pg__type_fits(ctx->column_types[i], pg, true);
-        }
-        if (!fits && i == ctx->n_columns) {
-            rc = rsql_error_set(err, RSQL_ERR_TYPE, RSQL_NOPOS,
-                                "postgres source %s: scan.incremental.column '%s' is %s in "
-                                "PostgreSQL, not an integer",
-                                s->table, name, pg);
-        } else if (!fits) {
-            rc = rsql_error_set(err, RSQL_ERR_TYPE, RSQL_NOPOS,
-                                "postgres source %s: column '%s' is %s in PostgreSQL, which "
-                                "does not convert to %s",
-                                s->table, name, pg, rsql_type_name(ctx->column_types[i]));
-        }
-    }
-    PQclear(r);
-    return rc;
 }
 
 static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
@@ -279,16 +121,11 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->conf.table_name = rsql_strdup(conf->table_name);
     s->conf.inc_column = conf->inc_column ? rsql_strdup(conf->inc_column) : NULL;
     s->table = rsql_strdup(conf->table_name);
-    s->n = ctx->n_columns;
-    s->types = rsql_calloc((size_t)s->n + 1, sizeof *s->types);
-    s->nested = rsql_calloc((size_t)s->n + 1, sizeof *s->nested);
-    for (int i = 0; s->nested && i < s->n; i++) {
-        rsql_type_t t = ctx->column_types[i];
-        if (t == RSQL_TYPE_ROW || t == RSQL_TYPE_ARRAY || t == RSQL_TYPE_MAP) {
-            s->nested[s->n_nested++] = i;
-        }
-    }
-    bool ok = s->conf.url && s->conf.table_name && s->table && s->types && s->nested &&
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_buf_printf(&b, "postgres source %s", conf->table_name);
+    s->what = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
+    rsql_buf_reset(&b);
+    bool ok = s->conf.url && s->conf.table_name && s->table && s->what &&
               (!conf->username || s->conf.username) && (!conf->password || s->conf.password) &&
               (!conf->inc_column || s->conf.inc_column);
     if (ok && pthread_mutex_init(&s->mu, NULL) == 0) {
@@ -298,23 +135,22 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
             pthread_mutex_destroy(&s->mu);
         }
     }
-    rsql_buf_t b = RSQL_BUF_INIT;
+    if (!ok || !s->sync_init) {
+        rsql_buf_deinit(&b);
+        ps_close(s);
+        return rsql_error_nomem(err);
+    }
+    rsql_err_t rc = rsql_pg__rows_init(&s->rows, ctx->n_columns, ctx->column_names,
+                                       ctx->column_types, ctx->column_descs, s->what, err);
+    if (rc != RSQL_OK) {
+        rsql_buf_deinit(&b);
+        ps_close(s);
+        return rc;
+    }
     rsql_buf_puts(&b, "SELECT ");
-    rsql_err_t rc_dec;
-    for (int i = 0; ok && i < s->n; i++) {
-        s->types[i] = ctx->column_types[i];
-        put_expr(&b, ctx->column_names[i], ctx->column_types[i]);
-        rsql_buf_printf(&b, " AS rsql_c%d, ", i); /* no output name shadows a column */
-    }
-    /* the ROW/ARRAY/MAP columns as one JSON object, keyed by their names */
-    for (int j = 0; ok && j < s->n_nested; j++) {
-        const char *c = ctx->column_names[s->nested[j]];
-        rsql_buf_puts(&b, j ? ", " : "json_build_object(");
-        put_literal(&b, c);
+    if (rsql_pg__rows_select(&s->rows, &b) > 0) {
         rsql_buf_puts(&b, ", ");
-        rsql_buf_quote_identn(&b, c, strlen(c));
     }
-    rsql_buf_puts(&b, s->n_nested ? ")::text AS rsql_nested, " : "");
     if (conf->inc_column) {
         rsql_buf_quote_identn(&b, conf->inc_column, strlen(conf->inc_column));
         rsql_buf_puts(&b, "::bigint AS rsql_pos FROM ");
@@ -330,25 +166,19 @@ static rsql_err_t ps_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     }
     s->select_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
     rsql_buf_deinit(&b);
-    if (!ok || !s->sync_init || !s->select_sql) {
+    if (!s->select_sql) {
         ps_close(s);
         return rsql_error_nomem(err);
-    }
-    if (s->n_nested) {
-        rc_dec = open_decoder(s, ctx, err);
-        if (rc_dec != RSQL_OK) {
-            ps_close(s);
-            return rc_dec;
-        }
     }
     for (int i = 0; i < ctx->n_resume; i++) {
         if (strcmp(ctx->resume_partitions[i], s->table) == 0) {
             s->position = ctx->resume_offsets[i];
         }
     }
-    rsql_err_t rc = ps_connect(s, err);
+    rc = ps_connect(s, err);
     if (rc == RSQL_OK) {
-        rc = check_columns(s, ctx, err);
+        rc = rsql_pg__check_columns(s->conn, s->table, &s->rows, s->conf.inc_column, s->what,
+                                    NULL, err);
     }
     if (rc != RSQL_OK) {
         ps_close(s);
@@ -366,7 +196,8 @@ static int add_rows(rsql_source_t *s, PGresult *r, int from, int n, rsql_batch_t
 {
     for (int t = from; t < from + n; t++) {
         rsql_record_t *rec = rsql_batch_add(batch);
-        rsql_value_t *row = rsql_arena_alloc(batch->arena, (size_t)(s->n + 1) * sizeof *row);
+        rsql_value_t *row = rsql_arena_alloc(batch->arena,
+                                             (size_t)(s->rows.n + 1) * sizeof *row);
         char *ident = rsql_arena_alloc(batch->arena, strlen(s->table) + 48);
         if (!rec || !row || !ident) {
             if (rec) {
@@ -374,43 +205,14 @@ static int add_rows(rsql_source_t *s, PGresult *r, int from, int n, rsql_batch_t
             }
             return -1;
         }
-        int pos_col = s->n + (s->n_nested ? 1 : 0);
+        int pos_col = s->rows.n + (s->rows.n_nested ? 1 : 0);
         int64_t pos = s->conf.inc_column ? strtoll(PQgetvalue(r, t, pos_col), NULL, 10)
                                          : s->position + 1;
         rsql_error_t bad;
         rsql_error_clear(&bad);
-        for (int i = 0; i < s->n; i++) {
-            row[i].type = s->types[i];
-            row[i].is_null = PQgetisnull(r, t, i);
-            if (row[i].is_null || bad.code != RSQL_OK) {
-                continue;
-            }
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            if (parse_value(s->types[i], PQgetvalue(r, t, i), (size_t)PQgetlength(r, t, i),
-                            batch->arena, &row[i], &e) != RSQL_OK) {
-                if (e.code == RSQL_ERR_NOMEM) {
-                    batch->n--;
-                    return -1;
-                }
-                rsql_error_set(&bad, RSQL_ERR_DECODE, RSQL_NOPOS, "column %d: %s", i + 1, e.msg);
-            }
-        }
-        if (s->dec && bad.code == RSQL_OK) { /* the ROW/ARRAY/MAP columns, from their object */
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            if (rsql_decode(s->dec, (const uint8_t *)PQgetvalue(r, t, s->n),
-                            (size_t)PQgetlength(r, t, s->n), batch->arena, s->nested_row,
-                            &e) != RSQL_OK) {
-                if (e.code == RSQL_ERR_NOMEM) {
-                    batch->n--;
-                    return -1;
-                }
-                rsql_error_set(&bad, RSQL_ERR_DECODE, RSQL_NOPOS, "reading jsonb: %s", e.msg);
-            }
-            for (int j = 0; bad.code == RSQL_OK && j < s->n_nested; j++) {
-                row[s->nested[j]] = s->nested_row[j];
-            }
+        if (rsql_pg__rows_convert(&s->rows, r, t, batch->arena, row, &bad) == RSQL_ERR_NOMEM) {
+            batch->n--;
+            return -1;
         }
         snprintf(ident, strlen(s->table) + 48, "postgres:%s@%" PRId64, s->table, pos);
         rec->ident = ident;

@@ -90,6 +90,7 @@ const rsql_connector_def_t rsql_sqlite_conn_def = {
     .bounded = sqlite_bounded,
     .source = &rsql_sqlite_source_ops,
     .sink = &rsql_sqlite_sink_ops,
+    .lookup = &rsql_sqlite_lookup_ops,
     .changes = RSQL_CHANGES_BY_KEY,
     .exactly_once = true,
     .metadata = sqlite_meta,

@@ -372,56 +372,11 @@ static int chunk_error(rsql_sink_t *k, int rc, const rsql_sink_row_t *row, const
     return rc;
 }
 
-/* Bind v to parameter p of st, as the table's column holds it. */
-static int bind_value(sqlite3_stmt *st, int p, const rsql_value_t *v)
-{
-    int rc = SQLITE_OK;
-    if (v->is_null || v->type == RSQL_TYPE_NULL) {
-        return sqlite3_bind_null(st, p);
-    }
-    switch (v->type) {
-    case RSQL_TYPE_BOOLEAN: rc = sqlite3_bind_int(st, p, v->v.b ? 1 : 0); break;
-    case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT: rc = sqlite3_bind_int64(st, p, v->v.i); break;
-    case RSQL_TYPE_DOUBLE: rc = sqlite3_bind_double(st, p, v->v.d); break;
-    case RSQL_TYPE_VARCHAR:
-        rc = sqlite3_bind_text(st, p, v->v.s.p ? v->v.s.p : "", (int)v->v.s.len,
-                               SQLITE_STATIC);
-        break;
-    case RSQL_TYPE_BYTES:
-        rc = sqlite3_bind_blob(st, p, v->v.s.p ? v->v.s.p : "", (int)v->v.s.len,
-                               SQLITE_STATIC);
-        break;
-    case RSQL_TYPE_TIMESTAMP: {
-        char ts[RSQL_VALUE_TEXT_MAX];
-        size_t n = rsql_value_format_timestamp(v->v.ts, ts);
-        rc = sqlite3_bind_text(st, p, ts, (int)n, SQLITE_TRANSIENT);
-        break;
-    }
-    case RSQL_TYPE_DECIMAL:
-    case RSQL_TYPE_DATE:
-    case RSQL_TYPE_ROW:
-    case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: { /* their text form: exact digits, YYYY-MM-DD, JSON */
-        rsql_buf_t tb;
-        rsql_buf_init(&tb);
-        rsql_value_format(v, &tb);
-        rc = tb.oom ? SQLITE_NOMEM
-                    : sqlite3_bind_text(st, p, tb.data ? tb.data : "", (int)tb.len,
-                                        SQLITE_TRANSIENT);
-        rsql_buf_deinit(&tb);
-        break;
-    }
-    default: rc = sqlite3_bind_null(st, p); break;
-    }
-    return rc;
-}
-
 static int bind_row(rsql_sink_t *k, const rsql_value_t *vals)
 {
     int rc = SQLITE_OK;
     for (int i = 0; i < k->n && rc == SQLITE_OK; i++) {
-        rc = bind_value(k->ins, i + 1, &vals[i]);
+        rc = rsql_sqlite__bind_value(k->ins, i + 1, &vals[i]);
     }
     return rc;
 }
@@ -431,7 +386,7 @@ static int bind_key(rsql_sink_t *k, const rsql_value_t *vals)
 {
     int rc = SQLITE_OK;
     for (int j = 0; j < k->n_key && rc == SQLITE_OK; j++) {
-        rc = bind_value(k->del, j + 1, &vals[k->key[j]]);
+        rc = rsql_sqlite__bind_value(k->del, j + 1, &vals[k->key[j]]);
     }
     return rc;
 }

@@ -9,7 +9,7 @@
  * scan.follow it polls for new rows every scan.poll-interval (sleeping on
  * a condition variable, woken by wakeup).
  *
- * Rows are produced directly (no format). SQLite values convert to the
+ * Rows are produced directly (no format). SQLite values convert (sqlite_values.c) to the
  * column types where no information is lost (an INTEGER to DOUBLE, a TEXT
  * '12' to INT, TEXT timestamps as written by the sqlite sink or INTEGER
  * epoch milliseconds). A row with any other value is still a record, with
@@ -31,7 +31,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -175,130 +174,6 @@ nomem:
     return rsql_error_nomem(err);
 }
 
-static const char *sqlite_type_name(int t)
-{
-    switch (t) {
-    case SQLITE_INTEGER: return "INTEGER";
-    case SQLITE_FLOAT: return "REAL";
-    case SQLITE_TEXT: return "TEXT";
-    case SQLITE_BLOB: return "BLOB";
-    default: return "NULL";
-    }
-}
-
-/* Convert column k+1 of the current row into v (type t). */
-static rsql_err_t convert(rsql_source_t *s, int col, int64_t rowid, rsql_arena_t *arena,
-                          rsql_value_t *v, rsql_error_t *err)
-{
-    sqlite3_stmt *st = s->sel;
-    int k = col + 1, st_type = sqlite3_column_type(st, k);
-    rsql_type_t t = s->types[col];
-    memset(v, 0, sizeof *v);
-    v->type = t;
-    if (st_type == SQLITE_NULL) {
-        v->is_null = true;
-        return RSQL_OK;
-    }
-    switch (t) {
-    case RSQL_TYPE_NULL: v->is_null = true; return RSQL_OK;
-    case RSQL_TYPE_BOOLEAN:
-    case RSQL_TYPE_INT:
-    case RSQL_TYPE_BIGINT:
-    case RSQL_TYPE_TIMESTAMP:
-        if (st_type == SQLITE_INTEGER) {
-            int64_t x = sqlite3_column_int64(st, k);
-            if (t == RSQL_TYPE_INT && (x < INT32_MIN || x > INT32_MAX)) {
-                break;
-            }
-            if (t == RSQL_TYPE_BOOLEAN) {
-                v->v.b = x != 0;
-            } else if (t == RSQL_TYPE_TIMESTAMP) {
-                v->v.ts = x;
-            } else {
-                v->v.i = x;
-            }
-            return RSQL_OK;
-        }
-        if (st_type == SQLITE_FLOAT && t != RSQL_TYPE_BOOLEAN) {
-            double d = sqlite3_column_double(st, k);
-            double lim = t == RSQL_TYPE_INT ? 2147483648.0 : 9223372036854775808.0;
-            if (d == floor(d) && d >= -lim && d < lim) {
-                if (t == RSQL_TYPE_TIMESTAMP) {
-                    v->v.ts = (int64_t)d;
-                } else {
-                    v->v.i = (int64_t)d;
-                }
-                return RSQL_OK;
-            }
-            break;
-        }
-        if (st_type == SQLITE_TEXT &&
-            rsql_value_parse(t, (const char *)sqlite3_column_text(st, k),
-                             (size_t)sqlite3_column_bytes(st, k), arena, v, NULL) == RSQL_OK) {
-            return RSQL_OK;
-        }
-        break;
-    case RSQL_TYPE_DOUBLE:
-        if (st_type == SQLITE_INTEGER || st_type == SQLITE_FLOAT) {
-            v->v.d = sqlite3_column_double(st, k);
-            return RSQL_OK;
-        }
-        if (st_type == SQLITE_TEXT &&
-            rsql_value_parse(t, (const char *)sqlite3_column_text(st, k),
-                             (size_t)sqlite3_column_bytes(st, k), arena, v, NULL) == RSQL_OK) {
-            return RSQL_OK;
-        }
-        break;
-    case RSQL_TYPE_DECIMAL:
-    case RSQL_TYPE_DATE:
-        if (st_type == SQLITE_TEXT || st_type == SQLITE_INTEGER ||
-            (st_type == SQLITE_FLOAT && t == RSQL_TYPE_DECIMAL)) {
-            const char *txt = (const char *)sqlite3_column_text(st, k);
-            size_t n = (size_t)sqlite3_column_bytes(st, k);
-            /* a DECIMAL at the text's own scale; the runtime brings it to the column's */
-            const char *dot = memchr(txt, '.', n);
-            int scale = 0;
-            for (size_t j = dot ? (size_t)(dot - txt) + 1 : n; j < n && scale < 38; j++) {
-                scale += txt[j] >= '0' && txt[j] <= '9';
-            }
-            if (t == RSQL_TYPE_DATE
-                    ? rsql_value_parse_date(txt, n, &v->v.i, NULL) == RSQL_OK
-                    : rsql_value_parse_decimal(txt, n, RSQL_DECIMAL_MAX_PRECISION, scale, v,
-                                               NULL) == RSQL_OK) {
-                return RSQL_OK;
-            }
-        }
-        break;
-    case RSQL_TYPE_ROW:
-    case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: break; /* the sqlite source reads scalar columns only */
-    case RSQL_TYPE_VARCHAR:
-    case RSQL_TYPE_BYTES: {
-        const void *p = st_type == SQLITE_BLOB ? sqlite3_column_blob(st, k)
-                                               : (const void *)sqlite3_column_text(st, k);
-        size_t n = (size_t)sqlite3_column_bytes(st, k);
-        char *cp = rsql_arena_strndup(arena, p ? p : "", n);
-        if (!cp) {
-            return rsql_error_nomem(err);
-        }
-        v->v.s.p = cp;
-        v->v.s.len = n;
-        return RSQL_OK;
-    }
-    }
-    char got[64] = "";
-    if (st_type == SQLITE_TEXT) {
-        int n = sqlite3_column_bytes(st, k);
-        snprintf(got, sizeof got, " \"%.*s%s\"", n > 40 ? 40 : n,
-                 (const char *)sqlite3_column_text(st, k), n > 40 ? "..." : "");
-    } else if (st_type != SQLITE_BLOB) {
-        snprintf(got, sizeof got, " %s", (const char *)sqlite3_column_text(st, k));
-    }
-    (void)rowid; /* the record's ident names it */
-    return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "column '%s': expected %s, got %s%s",
-                          s->names[col], rsql_type_name(t), sqlite_type_name(st_type), got);
-}
-
 static void json_str(rsql_buf_t *b, const char *p, size_t n)
 {
     rsql_buf_putc(b, '"');
@@ -393,7 +268,8 @@ static rsql_err_t sq_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
             rsql_error_clear(&bad);
             rsql_err_t e = RSQL_OK;
             for (int i = 0; i < s->n && e == RSQL_OK; i++) {
-                e = convert(s, i, rowid, batch->arena, &row[i], &bad);
+                e = rsql_sqlite__column_value(s->sel, i + 1, s->types[i], s->names[i], batch->arena,
+                                               &row[i], &bad);
             }
             rsql_error_t *rerr = NULL;
             const char *raw = NULL;
