@@ -834,3 +834,42 @@ bool rsql_value_same_key(const rsql_value_t *a, const rsql_value_t *b)
     default: return false; /* nested: not compared */
     }
 }
+
+/* See rsql_value.h. */
+rsql_err_t rsql_value_copy(const rsql_value_t *v, rsql_arena_t *a, rsql_value_t *out)
+{
+    *out = *v;
+    if (v->is_null) {
+        return RSQL_OK;
+    }
+    if (v->type == RSQL_TYPE_VARCHAR || v->type == RSQL_TYPE_BYTES) {
+        char *p = rsql_arena_alloc(a, v->v.s.len + 1);
+        if (!p) {
+            return RSQL_ERR_NOMEM;
+        }
+        if (v->v.s.len) {
+            memcpy(p, v->v.s.p, v->v.s.len);
+        }
+        p[v->v.s.len] = '\0';
+        out->v.s.p = p;
+        return RSQL_OK;
+    }
+    if (!rsql_type_is_nested(v->type) || !v->v.c) {
+        return RSQL_OK;
+    }
+    const rsql_composite_t *c = v->v.c;
+    size_t n = v->type == RSQL_TYPE_MAP ? 2 * (size_t)c->n : (size_t)c->n;
+    rsql_composite_t *d = rsql_arena_alloc(a, sizeof *d + n * sizeof d->items[0]);
+    if (!d) {
+        return RSQL_ERR_NOMEM;
+    }
+    d->desc = c->desc;
+    d->n = c->n;
+    for (size_t i = 0; i < n; i++) {
+        if (rsql_value_copy(&c->items[i], a, &d->items[i]) != RSQL_OK) {
+            return RSQL_ERR_NOMEM;
+        }
+    }
+    out->v.c = d;
+    return RSQL_OK;
+}

@@ -159,6 +159,12 @@ bool rsql_value_utf8_valid(const char *s, size_t n);
 */
 bool rsql_value_same_key(const rsql_value_t *a, const rsql_value_t *b);
 
+/*
+** *out = v with its string or bytes and its nested values (ROW, ARRAY, MAP) copied into a,
+** so it outlives what v points at. RSQL_OK or RSQL_ERR_NOMEM.
+*/
+rsql_err_t rsql_value_copy(const rsql_value_t *v, rsql_arena_t *a, rsql_value_t *out);
+
 /* ---- DECIMAL, DATE (rsql_value_exact.c) and JSON text (rsql_value_text.c) */
 
 /*

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "engine/rsql_pipeline.h"
 #include "engine/pipeline_int.h"
+#include "engine/rt_lookup.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "base/rsql_buf.h"
@@ -57,6 +58,7 @@ typedef struct xform {
        (rsql_decoder_want_meta): fmeta[k] is the source column of the k-th */
     int n_fmeta;
     int *fmeta;
+    rt_lookup_t *lookup; /* the lookup join's stage (plan->lookup), or NULL */
 } xform_t;
 
 /* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
@@ -87,6 +89,9 @@ static rsql_err_t mark_reads(const xform_t *xf, const rsql_bexpr_t *e, rsql_erro
         x = x->args[0];
     }
     if (x->kind == RSQL_BX_COLUMN) {
+        if (x->column >= xf->n_in) {
+            return RSQL_OK; /* a joined table's column: not the body's */
+        }
         int col = decoded_col(xf, x->column);
         if (col < 0) {
             return RSQL_OK;
@@ -253,6 +258,51 @@ static rsql_err_t decode_record(xform_t *x, rsql_batch_t *batch, rsql_record_t *
 }
 
 /*
+** A source that gives rows (sqlite) reads DECIMAL text at its own scale: bring each value of
+** rec's row to its column's DECIMAL(p, s) (the decoders already do). Again on a row done: none.
+*/
+static rsql_err_t rescale_row(const xform_t *x, rsql_record_t *rec, rsql_error_t *err)
+{
+    const rsql_table_def_t *def = x->plan->source.def;
+    rsql_value_t *row = (rsql_value_t *)rec->row;
+    for (int i = 0; i < x->n_in && i < def->n_columns; i++) {
+        const rsql_tdesc_t *d = rsql_tdesc_of(def->columns[i].type, def->columns[i].desc);
+        rsql_value_t *v = &row[i];
+        if (def->columns[i].type != RSQL_TYPE_DECIMAL || v->is_null ||
+            v->type != RSQL_TYPE_DECIMAL || (v->scale == d->scale && v->prec == d->precision)) {
+            continue;
+        }
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        if (rsql_value_decimal_rescale(v, d->precision, d->scale, v, &e) != RSQL_OK) {
+            return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "column '%s': %s",
+                                  def->columns[i].name, e.msg);
+        }
+    }
+    return RSQL_OK;
+}
+
+/* rt_row_of_cb for the lookup stage: rec's source row, decoded when it must be; NULL when it
+   has none or cannot be made (its own transform call reports why). */
+static const rsql_value_t *row_of(void *opaque, rsql_batch_t *batch, rsql_record_t *rec)
+{
+    xform_t *x = opaque;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (rec->error || (!rec->row && !rec->raw)) {
+        return NULL;
+    }
+    if (!rec->row) {
+        if (decode_record(x, batch, rec, &e) != RSQL_OK || rec->n_rows < 0 || !rec->row) {
+            return NULL;
+        }
+    } else if (x->has_decimal && rescale_row(x, rec, &e) != RSQL_OK) {
+        return NULL;
+    }
+    return rec->row;
+}
+
+/*
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
 */
@@ -264,6 +314,13 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     if (batch != x->last_batch) {
         rsql_eval_ctx_set_now(&x->ectx, 0);
         x->last_batch = batch;
+        if (x->lookup) { /* the keys of every record of the batch, looked up together */
+            *stage = "lookup";
+            rsql_err_t rc = rsql_rt_lookup_batch(x->lookup, batch, row_of, x, &x->ectx, err);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+        }
     }
     const rsql_value_t *in = rec->row;
     if (k > 0) {
@@ -286,24 +343,10 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         }
         in = rec->row;
     } else if (x->has_decimal) {
-        /* a source that gives rows (sqlite) reads DECIMAL text at its own scale: bring each
-           value to its column's DECIMAL(p, s) (the decoders already do) */
         *stage = "decode";
-        const rsql_table_def_t *def = x->plan->source.def;
-        rsql_value_t *row = (rsql_value_t *)rec->row;
-        for (int i = 0; i < x->n_in && i < def->n_columns; i++) {
-            const rsql_tdesc_t *d = rsql_tdesc_of(def->columns[i].type, def->columns[i].desc);
-            rsql_value_t *v = &row[i];
-            if (def->columns[i].type != RSQL_TYPE_DECIMAL || v->is_null ||
-                v->type != RSQL_TYPE_DECIMAL || (v->scale == d->scale && v->prec == d->precision)) {
-                continue;
-            }
-            rsql_error_t e;
-            rsql_error_clear(&e);
-            if (rsql_value_decimal_rescale(v, d->precision, d->scale, v, &e) != RSQL_OK) {
-                return rsql_error_set(err, RSQL_ERR_DECODE, RSQL_NOPOS, "column '%s': %s",
-                                      def->columns[i].name, e.msg);
-            }
+        rsql_err_t rc = rescale_row(x, rec, err);
+        if (rc != RSQL_OK) {
+            return rc;
         }
     }
     *stage = "eval";
@@ -313,7 +356,20 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     if (err && err->code) {
         rsql_error_clear(err);
     }
-    rsql_err_t rc = rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
+    rsql_err_t rc = RSQL_OK;
+    if (x->lookup && k == 0) {
+        *stage = "lookup";
+        rc = rsql_rt_lookup_record(x->lookup, batch, rec, &x->ectx, &in, keep, err);
+        if (rc == RSQL_OK && !*keep) {
+            rsql_eval_ctx_reset(&x->ectx);
+            return RSQL_OK;
+        }
+        *stage = "eval";
+    }
+    if (rc == RSQL_OK) {
+        rc = x->lookup ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
+                       : rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
+    }
     if (rc != RSQL_OK) {
         rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
         rsql_error_clear(err);
@@ -738,6 +794,12 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
             rc = mark_reads(&x, plan->outputs[i].expr, err);
         }
+        for (int i = 0; rc == RSQL_OK && plan->lookup && i < plan->lookup->n_key; i++) {
+            rc = mark_reads(&x, plan->lookup->keys[i], err); /* what a lookup's key reads */
+        }
+        if (rc == RSQL_OK && plan->lookup && plan->lookup->cond) {
+            rc = mark_reads(&x, plan->lookup->cond, err);
+        }
         /* a sink that applies by key needs no -U of an update that keeps the key */
         if (rc == RSQL_OK && x.changes && plan->before_key) {
             int *bk = rsql_calloc((size_t)plan->n_before_key + 1, sizeof *bk), n = 0;
@@ -755,6 +817,11 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         if (rc != RSQL_OK) {
             goto done;
         }
+    }
+
+    if (plan->lookup &&
+        (rc = rsql_rt_lookup_open(plan, &x.lookup, err)) != RSQL_OK) {
+        goto done;
     }
 
     rsql_pipeline_conf_t conf;
@@ -875,6 +942,7 @@ done:
     preview_result = NULL;
     rsql_pipeline_destroy(p);
     rsql_decoder_destroy(x.dec);
+    rsql_rt_lookup_close(x.lookup);
     rsql_eval_ctx_deinit(&x.ectx);
     rsql_free(x.tmp);
     rsql_free(x.own);

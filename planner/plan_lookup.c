@@ -133,6 +133,19 @@ static rsql_err_t take_conjunct(rsql_plan_t *plan, rsql_bexpr_t *c, rsql_bexpr_t
             const rsql_col_t *kc = &def->columns[k];
             const rsql_tdesc_t *kd = rsql_tdesc_of(kc->type, kc->desc);
             const rsql_tdesc_t *vd = rsql_tdesc_of(val->type, val->desc);
+            bool exact = kd && vd && kd->type == RSQL_TYPE_DECIMAL &&
+                         vd->type == RSQL_TYPE_DECIMAL && vd->scale <= kd->scale &&
+                         vd->precision - vd->scale <= kd->precision - kd->scale;
+            if (uncast(col) == col && val->type != kc->type && kc->type != RSQL_TYPE_DECIMAL &&
+                rsql_type_widens(val->type, kc->type)) {
+                val = rsql_plan__cast(plan->arena, val, kc->type, true); /* INT into BIGINT */
+            } else if (uncast(col) == col && exact && kd != vd) {
+                val = rsql_plan__cast_desc(plan->arena, val, kd, true); /* rescaled exactly */
+            }
+            if (!val) {
+                return rsql_error_nomem(err);
+            }
+            vd = rsql_tdesc_of(val->type, val->desc);
             if (uncast(col) != col || val->type != kc->type || (kd && vd && kd != vd)) {
                 const char *q = lk->alias ? lk->alias : def->name;
                 return rsql_error_set(err, RSQL_ERR_TYPE, c->pos,

@@ -21,7 +21,10 @@
 #   6. errors: a missing table and a missing column, permanent, named; a row whose jsonb does
 #      not convert fails the lookup, permanent, naming the column;
 #   7. the connection killed between two lookups (pg_terminate_backend): the lookup fails
-#      UNAVAILABLE (transient), and a new one opened as the runtime does returns the same rows.
+#      UNAVAILABLE (transient), and a new one opened as the runtime does returns the same rows;
+#   8. a lookup join in SQL (orders from a file JOIN / LEFT JOIN a postgres table FOR
+#      SYSTEM_TIME AS OF their processing time, a two-column key, a condition) into sqlite
+#      equals psql's join of the same rows.
 . "$(dirname "$0")/lib.sh"
 
 PROBE="$RSQL_BUILDDIR/tests/e2e/lookup_probe"
@@ -225,7 +228,6 @@ printf '%s\n' 1 2 999 >keys.txt
 probe=$!
 e2e_pids="$e2e_pids $probe"
 wait_until 30 grep -q "round 1" got.txt || fail "connection lost: no first round"
-sleep 0.5 # round 1's rows are printed and its query done
 [ "$(psql_q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
              WHERE query LIKE '%rsql_keys%' AND pid <> pg_backend_pid()")" = 1 ] ||
     fail "connection lost: no lookup backend to terminate"
@@ -239,5 +241,51 @@ sort r2.txt >r2.s
 [ "$(wc -l <r1.s)" = 4 ] || fail "connection lost: round 1 has $(wc -l <r1.s) rows, not 4"
 cmp -s r1.s r2.s || fail "connection lost: round 2's rows differ: $(diff r1.s r2.s)"
 ok "connection lost: UNAVAILABLE (transient), the reopened lookup returns the same rows"
+
+# ---- 8. a lookup join in SQL, against psql's join of the same rows
+python3 - <<'PY'
+import json, random
+r = random.Random(5)
+with open("orders.jsonl", "w") as f, open("orders.csv", "w") as c:
+    for oid in range(1, 5001):
+        region = r.choice(["eu", "us", "ap", None])
+        cid = r.randint(1, 600)
+        f.write(json.dumps({"oid": oid, "region": region, "cid": cid}) + "\n")
+        c.write("%d,%s,%d\n" % (oid, region if region else "", cid))
+PY
+psql_q "SET search_path = $S;
+CREATE TABLE cust (region text, id integer, name text, vip boolean);
+INSERT INTO cust SELECT (ARRAY['eu','us','ap'])[1 + i % 3], i / 3, 'n' || i || E'\\'' || i,
+  i % 5 = 0 FROM generate_series(1, 1500) i;
+INSERT INTO cust SELECT region, id, name || ' again', vip FROM cust WHERE id % 50 = 0;
+CREATE TABLE orders (oid bigint, region text, cid integer);" >/dev/null
+psql_q "\\copy $S.orders FROM 'orders.csv' WITH (FORMAT csv)" >/dev/null
+rsql -e "CREATE TABLE orders (oid BIGINT, region STRING, cid INT, pt AS PROCTIME())
+           WITH ('connector' = 'filesystem', 'path' = 'orders.jsonl');
+         CREATE TABLE cust (region STRING, id INT, name STRING, vip BOOLEAN)
+           WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.cust');
+         CREATE TABLE jout (oid BIGINT, id INT, name STRING, vip BOOLEAN)
+           WITH ('connector' = 'sqlite', 'path' = 'jout.db', 'table' = 'j');
+         CREATE TABLE lout (oid BIGINT, id INT, name STRING, vip BOOLEAN)
+           WITH ('connector' = 'sqlite', 'path' = 'lout.db', 'table' = 'l');
+         INSERT INTO jout SELECT o.oid, c.id, c.name, c.vip FROM orders AS o
+           JOIN cust FOR SYSTEM_TIME AS OF o.pt AS c ON c.id = o.cid AND c.region = o.region
+           AND NOT c.vip;
+         INSERT INTO lout SELECT o.oid, c.id, c.name, c.vip FROM orders AS o
+           LEFT JOIN cust FOR SYSTEM_TIME AS OF o.pt AS c ON o.region = c.region
+           AND c.id = o.cid AND NOT c.vip"
+expect_rc 0 "lookup joins of a postgres table in SQL"
+for j in "j JOIN" "l LEFT JOIN"; do
+    set -- "${j%% *}" "${j#* }"
+    sqlite3 -separator '|' "${1}out.db" "SELECT oid, coalesce(id, ''), coalesce(name, ''),
+        coalesce(CASE vip WHEN 1 THEN 't' WHEN 0 THEN 'f' END, '') FROM $1 ORDER BY 1, 2, 3" >got_$1.txt
+    psql_q "SELECT o.oid || '|' || coalesce(c.id::text, '') || '|' || coalesce(c.name, '') || '|' ||
+        coalesce(CASE WHEN c.vip THEN 't' WHEN NOT c.vip THEN 'f' END, '') FROM $S.orders o $2 $S.cust c ON c.id = o.cid
+        AND c.region = o.region AND NOT c.vip ORDER BY o.oid, c.id, c.name" >want_$1.txt
+    [ "$(wc -l <want_$1.txt)" -gt 1000 ] || fail "$2: the reference is too small"
+    cmp -s got_$1.txt want_$1.txt ||
+        fail "$2 differs from psql's: $(diff got_$1.txt want_$1.txt | head -5)"
+    ok "SQL $2 of a postgres table equals psql's ($(wc -l <want_$1.txt) rows)"
+done
 
 echo PASS
