@@ -38,8 +38,9 @@ struct rt_lookup {
     rsql_type_t *types;
     const rsql_tdesc_t **descs;
     rsql_lookup_t *h; /* NULL when closed (after a lost connection) */
-    /* the current batch */
+    /* the current batch: its address and its first record's seq (an address is reused) */
     const rsql_batch_t *batch;
+    uint64_t first_seq;
     lk_rec_t *recs;
     int recs_cap;
     rsql_value_t *keys; /* n_keys * n_key values */
@@ -260,6 +261,7 @@ rsql_err_t rsql_rt_lookup_batch(rt_lookup_t *lk, rsql_batch_t *batch, rt_row_of_
     const rsql_plan_lookup_t *pl = plan->lookup;
     int w = plan->n_in + plan->n_computed, nk = pl->n_key;
     lk->batch = batch;
+    lk->first_seq = batch->n > 0 ? batch->recs[0].seq : 0;
     lk->n_keys = 0;
     lk->n_found = 0;
     rsql_error_clear(&lk->failed);
@@ -331,7 +333,8 @@ rsql_err_t rsql_rt_lookup_rows(rt_lookup_t *lk, rsql_batch_t *batch, const rsql_
     *rows = NULL;
     *n = -1;
     int i = (int)(rec - batch->recs);
-    if (lk->batch != batch || i < 0 || i >= batch->n || !lk->recs[i].row) {
+    if (lk->batch != batch || lk->first_seq != batch->recs[0].seq || i < 0 || i >= batch->n ||
+        !lk->recs[i].row) {
         return RSQL_OK; /* no row made: the caller makes it, and fails */
     }
     if (lk->failed.code) {

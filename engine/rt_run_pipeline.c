@@ -47,7 +47,10 @@ typedef struct xform {
     int *phys;           /* n_phys: the source column of each decoded value; NULL = identity */
     rsql_eval_ctx_t ectx;
     rsql_value_t *tmp; /* plan->n_outputs scratch values */
+    /* the batch of the last record: a batch's memory is reused once it is written, so it is
+       known by its address and its first record's seq (unique) */
     const rsql_batch_t *last_batch;
+    uint64_t last_seq;
     /* plan->n_outputs: the output's strings may be the evaluator's scratch, so they are
        copied into the batch; false for a physical column of the source (its strings are
        in the batch already: rsql_decode, rsql_io.h) and a constant (in the plan) */
@@ -311,9 +314,10 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
                               rsql_error_t *err)
 {
     xform_t *x = opaque;
-    if (batch != x->last_batch) {
+    if (batch != x->last_batch || batch->recs[0].seq != x->last_seq) {
         rsql_eval_ctx_set_now(&x->ectx, 0);
         x->last_batch = batch;
+        x->last_seq = batch->recs[0].seq;
         if (x->lookup) { /* the keys of every record of the batch, looked up together */
             *stage = "lookup";
             rsql_err_t rc = rsql_rt_lookup_batch(x->lookup, batch, row_of, x, &x->ectx, err);

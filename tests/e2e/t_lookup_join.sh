@@ -113,11 +113,20 @@ sqlite3 dim.db "UPDATE customers SET name = 'renamed' WHERE id = 5"
 python3 -c '
 for i in range(101, 201): print("{\"oid\":%d,\"cid\":5,\"amount\":200}" % i)' >>follow.jsonl
 wait_until 60 rows_in 200 || fail "the next 100 orders were not joined: $(cat follow.err)"
+# then one order at a time, customers 5 and 6 in turn: each batch holds one row, and a batch's
+# memory is reused once it is written; every order must find its own customer
+for i in $(seq 201 220); do
+    echo "{\"oid\":$i,\"cid\":$((5 + i % 2)),\"amount\":200}" >>follow.jsonl
+    wait_until 30 rows_in $i || fail "order $i was not joined: $(cat follow.err)"
+done
 kill -TERM "$fpid"
 wait "$fpid" 2>/dev/null || true
 e2e_pids=""
-same "$(sqlite3 fout.db "SELECT count(*) FROM fout WHERE oid <= 100 AND name = 'c5 x'")|$(sqlite3 fout.db "SELECT count(*) FROM fout WHERE oid > 100 AND name = 'renamed'")" \
+same "$(sqlite3 fout.db "SELECT count(*) FROM fout WHERE oid <= 100 AND name = 'c5 x'")|$(sqlite3 fout.db "SELECT count(*) FROM fout WHERE oid BETWEEN 101 AND 200 AND name = 'renamed'")" \
     "100|100" "orders before the change found the old row, every order after it the new one"
+same "$(sqlite3 fout.db "SELECT count(*) FROM fout WHERE oid > 200 AND name =
+         CASE oid % 2 WHEN 0 THEN 'renamed' ELSE 'c6 x' END")" 20 \
+    "orders that came one at a time each found their own customer"
 
 # ---- what is refused, at its place
 rsql -e "SELECT o.oid FROM orders o JOIN customers FOR SYSTEM_TIME AS OF o.oid c ON c.id = o.cid"
