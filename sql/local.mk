@@ -2,8 +2,8 @@
 # builders, the push driver, statement completion and the AST dump.
 librocketsql_a_SOURCES += \
 	sql/rsql_sql.h sql/sql_int.h \
-	sql/sql_tokenize.c sql/sql_keywords.c sql/sql_ast.c sql/sql_ast_fn.c \
-	sql/sql_parse_driver.c sql/sql_complete.c sql/sql_dump.c sql/sql_unsupported.c \
+	sql/sql_tokenize.c sql/sql_keywords.c sql/sql_ast.c sql/sql_ast_stmt.c \
+	sql/sql_ast_fn.c sql/sql_parse_driver.c sql/sql_complete.c sql/sql_dump.c sql/sql_unsupported.c \
 	sql/sql_parse_gen.c
 
 # The parser is generated into the build tree (never the source tree) and
@@ -24,7 +24,8 @@ sql/sql_parse.h: sql/sql_parse.c
 
 # Explicit order for builds that skip BUILT_SOURCES (`make librocketsql.a`);
 # automake's dependency tracking takes over after the first build.
-sql/sql_tokenize.$(OBJEXT) sql/sql_keywords.$(OBJEXT) sql/sql_ast.$(OBJEXT) sql/sql_ast_fn.$(OBJEXT) \
+sql/sql_tokenize.$(OBJEXT) sql/sql_keywords.$(OBJEXT) sql/sql_ast.$(OBJEXT) \
+sql/sql_ast_stmt.$(OBJEXT) sql/sql_ast_fn.$(OBJEXT) \
 sql/sql_parse_driver.$(OBJEXT) sql/sql_complete.$(OBJEXT) sql/sql_dump.$(OBJEXT) sql/sql_unsupported.$(OBJEXT): \
 	sql/sql_parse.h
 sql/sql_parse_gen.$(OBJEXT): sql/sql_parse.c sql/sql_parse.h

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * sql_ast: the builders the grammar's actions call to make the AST, plus the parse-time error
- * helpers. Every node and string is allocated in the parser's arena and every node gets the byte
+ * sql_ast: the builders the grammar's actions call to make expressions (statements:
+ * sql_ast_stmt.c), plus the parse-time error helpers. Every node and string is allocated in the parser's arena and every node gets the byte
  * span of its whole text (first byte of its first token to the end of its last one).
  *
  * Error discipline: the first error of a statement wins and sets p->failed; from then on every
@@ -185,7 +185,7 @@ void rsql_sql__fmt_double(char *buf, size_t size, double d)
 ** The value of an all-digits token in *out. Values up to 2^63 are returned
 ** (2^63 only when allow_2p63); larger ones are an error.
 */
-static bool parse_uint(rsql_parse_t *p, const rsql_token_t *t, bool allow_2p63, uint64_t *out)
+bool rsql_sql__parse_uint(rsql_parse_t *p, const rsql_token_t *t, bool allow_2p63, uint64_t *out)
 {
     const uint64_t limit = allow_2p63 ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     uint64_t v = 0;
@@ -205,7 +205,7 @@ static bool parse_uint(rsql_parse_t *p, const rsql_token_t *t, bool allow_2p63, 
 /* ---------------------------------------------------------------- names and text */
 
 /* Copy of a quoted literal's body with doubled quotes collapsed. */
-static char *unquote(rsql_parse_t *p, const rsql_token_t *t, size_t *len_out)
+char *rsql_sql__unquote(rsql_parse_t *p, const rsql_token_t *t, size_t *len_out)
 {
     char q = t->z[0];
     char *s = rsql_sql__alloc(p, t->n);
@@ -239,14 +239,14 @@ static char *copy_tok(rsql_parse_t *p, const rsql_token_t *t)
 rsql_ident_t rsql_sql__ident(rsql_parse_t *p, const rsql_token_t *t)
 {
     rsql_ident_t id = {NULL, rsql_sql__tok_pos(t)};
-    id.name = t->z[0] == '"' || t->z[0] == '`' ? unquote(p, t, NULL) : copy_tok(p, t);
+    id.name = t->z[0] == '"' || t->z[0] == '`' ? rsql_sql__unquote(p, t, NULL) : copy_tok(p, t);
     return id;
 }
 
 /* A 'string' token as unescaped text. */
 sql_text_t rsql_sql__text_string(rsql_parse_t *p, const rsql_token_t *t)
 {
-    return (sql_text_t){unquote(p, t, NULL), rsql_sql__tok_pos(t)};
+    return (sql_text_t){rsql_sql__unquote(p, t, NULL), rsql_sql__tok_pos(t)};
 }
 
 /* A token as written, after a '-' sign token when sign is non-NULL. */
@@ -346,7 +346,7 @@ rsql_expr_t *rsql_sql__expr_literal(rsql_parse_t *p, const rsql_token_t *t)
     switch (t->type) {
     case RSQL_TK_INTEGER: {
         uint64_t v;
-        if (!parse_uint(p, t, true, &v)) {
+        if (!rsql_sql__parse_uint(p, t, true, &v)) {
             return NULL;
         }
         l->kind = RSQL_LIT_INT;
@@ -376,7 +376,7 @@ rsql_expr_t *rsql_sql__expr_literal(rsql_parse_t *p, const rsql_token_t *t)
     }
     case RSQL_TK_STRING:
         l->kind = RSQL_LIT_STRING;
-        l->s = unquote(p, t, &l->s_len);
+        l->s = rsql_sql__unquote(p, t, &l->s_len);
         break;
     case RSQL_TK_TRUE:
     case RSQL_TK_FALSE:
@@ -598,7 +598,7 @@ rsql_expr_t *rsql_sql__expr_cast(rsql_parse_t *p, const rsql_token_t *cast_tok, 
 /* The upper-cased (and unquoted) name of a function token. */
 static char *func_name(rsql_parse_t *p, const rsql_token_t *t)
 {
-    char *s = t->z[0] == '"' || t->z[0] == '`' ? unquote(p, t, NULL) : copy_tok(p, t);
+    char *s = t->z[0] == '"' || t->z[0] == '`' ? rsql_sql__unquote(p, t, NULL) : copy_tok(p, t);
     for (char *c = s; c && *c; c++) {
         if (*c >= 'a' && *c <= 'z') {
             *c = (char)(*c - 'a' + 'A');
@@ -678,7 +678,7 @@ rsql_type_spec_t rsql_sql__type(rsql_parse_t *p, rsql_type_t type, const rsql_to
         ts.pos = rsql_sql__span(ts.pos, rsql_sql__tok_pos(rp));
     }
     uint64_t v;
-    if (precision && !p->failed && parse_uint(p, precision, false, &v)) {
+    if (precision && !p->failed && rsql_sql__parse_uint(p, precision, false, &v)) {
         ts.precision = v > INT_MAX ? INT_MAX : (int)v;
     }
     return ts;
@@ -745,281 +745,6 @@ rsql_expr_t *rsql_sql__expr_index(rsql_parse_t *p, rsql_expr_t *x, rsql_expr_t *
 }
 
 /* name type [NOT NULL | NULL]; pos spans the whole definition. */
-rsql_column_def_t rsql_sql__column(rsql_parse_t *p, const rsql_ident_t *name,
-                                   const rsql_type_spec_t *type, sql_flag_t nullability)
-{
-    rsql_column_def_t c;
-    memset(&c, 0, sizeof(c));
-    c.name = *name;
-    c.type = *type;
-    c.not_null = nullability.on;
-    c.pos = rsql_sql__span(name->pos,
-                           nullability.pos.off != RSQL_POS_NONE ? nullability.pos : type->pos);
-    return c;
-}
-
-/* name AS x: a computed column; its text is x as written. */
-rsql_column_def_t rsql_sql__column_computed(rsql_parse_t *p, const rsql_ident_t *name,
-                                            const rsql_expr_t *x)
-{
-    rsql_column_def_t c;
-    memset(&c, 0, sizeof(c));
-    c.name = *name;
-    c.type.type = RSQL_TYPE_NULL;
-    c.type.pos = RSQL_NOPOS;
-    c.meta_pos = c.virtual_pos = RSQL_NOPOS;
-    if (!x) {
-        c.pos = name->pos;
-        return c;
-    }
-    c.computed = x;
-    c.pos = rsql_sql__span(name->pos, x->pos);
-    char *s = rsql_sql__alloc(p, (size_t)x->pos.len + 1);
-    if (s) {
-        memcpy(s, p->text + x->pos.off, x->pos.len);
-        s[x->pos.len] = '\0';
-        c.computed_text = s;
-    }
-    return c;
-}
-
-/*
-** Mark c a METADATA column (m->on) and widen its span over METADATA ... VIRTUAL. The key's
-** place is the 'key' literal when FROM is given, else the METADATA keyword.
-*/
-void rsql_sql__column_meta(rsql_parse_t *p, rsql_column_def_t *c, const sql_meta_t *m)
-{
-    (void)p;
-    c->meta_pos = RSQL_NOPOS;
-    c->virtual_pos = RSQL_NOPOS;
-    if (!m->on) {
-        return;
-    }
-    c->metadata = true;
-    c->meta_from = m->from.s;
-    c->meta_pos = m->from.s ? m->from.pos : m->pos;
-    c->is_virtual = m->virt.on;
-    c->virtual_pos = m->virt.pos;
-    rsql_pos_t end = m->virt.on ? m->virt.pos : m->from.s ? m->from.pos : m->pos;
-    c->pos = rsql_sql__span(c->pos, end);
-}
-
-/* 'key' = 'value' of WITH (...), both unescaped, positions with quotes. */
-rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,
-                               const rsql_token_t *value)
-{
-    rsql_option_t o;
-    o.key = unquote(p, key, NULL);
-    o.key_pos = rsql_sql__tok_pos(key);
-    o.value = unquote(p, value, NULL);
-    o.value_pos = rsql_sql__tok_pos(value);
-    return o;
-}
-
-/* A select list item; alias NULL when there is no AS. */
-rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,
-                                         const rsql_ident_t *alias)
-{
-    rsql_select_item_t it = {x, {NULL, RSQL_NOPOS}};
-    if (alias) {
-        it.alias = *alias;
-    }
-    return it;
-}
-
-/* ---------------------------------------------------------------- statements */
-
-/* SELECT items FROM from [WHERE where] [LIMIT n]; pos spans SELECT .. last token. */
-rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
-                                const sql_vec_t *items, const rsql_ident_t *from,
-                                const rsql_ident_t *alias, rsql_join_t *join,
-                                rsql_expr_t *where, const sql_limit_t *limit)
-{
-    rsql_select_t *s = rsql_sql__alloc(p, sizeof(*s));
-    if (!s) {
-        return NULL;
-    }
-    s->n_items = items->n;
-    s->items = items->items;
-    s->from = *from;
-    s->from_alias = *alias;
-    s->join = join;
-    s->where = where;
-    s->limit_pos = RSQL_NOPOS;
-    rsql_pos_t end = where        ? where->pos
-                     : join       ? join->pos
-                     : alias->name ? alias->pos
-                                  : from->pos;
-    if (limit->present) {
-        uint64_t v;
-        if (!parse_uint(p, &limit->tok, false, &v)) {
-            return NULL;
-        }
-        s->has_limit = true;
-        s->limit = (int64_t)v;
-        s->limit_pos = rsql_sql__tok_pos(&limit->tok);
-        end = s->limit_pos;
-    }
-    s->pos = rsql_sql__span(rsql_sql__tok_pos(select_tok), end);
-    return s;
-}
-
-/* [INNER | LEFT [OUTER]] JOIN table FOR SYSTEM_TIME AS OF as_of [[AS] alias] ON on. */
-rsql_join_t *rsql_sql__join(rsql_parse_t *p, const sql_flag_t *type, const rsql_token_t *join_tok,
-                            const rsql_ident_t *table, rsql_expr_t *as_of,
-                            const rsql_ident_t *alias, rsql_expr_t *on)
-{
-    if (p->failed || !as_of || !on) {
-        return NULL;
-    }
-    rsql_join_t *j = rsql_sql__alloc(p, sizeof(*j));
-    if (!j) {
-        return NULL;
-    }
-    j->left = type->on;
-    j->table = *table;
-    j->alias = *alias;
-    j->as_of = as_of;
-    j->on = on;
-    rsql_pos_t start = type->pos.off != RSQL_POS_NONE ? type->pos : rsql_sql__tok_pos(join_tok);
-    j->pos = rsql_sql__span(start, on->pos);
-    return j;
-}
-
-/* INSERT INTO target [(columns)] select; pos spans INSERT .. end of select. */
-rsql_insert_t *rsql_sql__insert(rsql_parse_t *p, const rsql_token_t *insert_tok,
-                                const rsql_ident_t *target, const sql_vec_t *columns,
-                                rsql_select_t *select)
-{
-    rsql_insert_t *ins = rsql_sql__alloc(p, sizeof(*ins));
-    if (!ins) {
-        return NULL;
-    }
-    ins->target = *target;
-    ins->n_columns = columns->n;
-    ins->columns = columns->items;
-    ins->select = select;
-    ins->pos = rsql_sql__span(rsql_sql__tok_pos(insert_tok), select->pos);
-    return ins;
-}
-
-/* A statement of kind, naming name when non-NULL (its pos is set by the caller). */
-rsql_stmt_t *rsql_sql__stmt(rsql_parse_t *p, rsql_stmt_kind_t kind, const rsql_ident_t *name)
-{
-    rsql_stmt_t *s = rsql_sql__alloc(p, sizeof(*s));
-    if (!s) {
-        return NULL;
-    }
-    s->kind = kind;
-    s->pos = RSQL_NOPOS;
-    s->name.pos = RSQL_NOPOS;
-    s->setting.key_pos = RSQL_NOPOS;
-    s->setting.value_pos = RSQL_NOPOS;
-    if (name) {
-        s->name = *name;
-    }
-    return s;
-}
-
-/* CREATE TABLE [IF NOT EXISTS] name (columns) [WITH (options)]. */
-rsql_stmt_t *rsql_sql__stmt_create_table(rsql_parse_t *p, bool if_not_exists,
-                                         const rsql_ident_t *name, const sql_vec_t *columns,
-                                         const sql_vec_t *options)
-{
-    rsql_stmt_t *s = rsql_sql__stmt(p, RSQL_STMT_CREATE_TABLE, name);
-    if (s) {
-        s->if_not_exists = if_not_exists;
-        s->n_columns = columns->n;
-        s->columns = columns->items;
-        s->n_options = options->n;
-        s->options = options->items;
-    }
-    return s;
-}
-
-/* See sql_int.h. */
-void rsql_sql__stmt_primary_key(rsql_parse_t *p, rsql_stmt_t *s, const sql_pkey_t *pk)
-{
-    (void)p;
-    if (s) {
-        s->n_pkey = pk->cols.n;
-        s->pkey = pk->cols.items;
-        s->pkey_pos = pk->pos;
-    }
-}
-
-/* DROP TABLE / DROP JOB [IF EXISTS] name. */
-rsql_stmt_t *rsql_sql__stmt_drop(rsql_parse_t *p, rsql_stmt_kind_t kind, bool if_exists,
-                                 const rsql_ident_t *name)
-{
-    rsql_stmt_t *s = rsql_sql__stmt(p, kind, name);
-    if (s) {
-        s->if_exists = if_exists;
-    }
-    return s;
-}
-
-/* SET key = value, RESET [key], SHOW OPTIONS FOR CONNECTOR value. */
-rsql_stmt_t *rsql_sql__stmt_setting(rsql_parse_t *p, rsql_stmt_kind_t kind,
-                                    const sql_text_t *key, const sql_text_t *value)
-{
-    rsql_stmt_t *s = rsql_sql__stmt(p, kind, NULL);
-    if (s) {
-        s->has_setting = key || value;
-        if (key) {
-            s->setting.key = key->s;
-            s->setting.key_pos = key->pos;
-        }
-        if (value) {
-            s->setting.value = value->s;
-            s->setting.value_pos = value->pos;
-        }
-    }
-    return s;
-}
-
-/* An INSERT statement (pos = the INSERT's span, for CREATE JOB's text). */
-rsql_stmt_t *rsql_sql__stmt_insert(rsql_parse_t *p, rsql_insert_t *ins)
-{
-    rsql_stmt_t *s = rsql_sql__stmt(p, RSQL_STMT_INSERT, NULL);
-    if (s) {
-        s->insert = ins;
-        s->pos = ins->pos;
-    }
-    return s;
-}
-
-/* A SELECT statement (pos = the SELECT's span). */
-rsql_stmt_t *rsql_sql__stmt_select(rsql_parse_t *p, rsql_select_t *sel)
-{
-    rsql_stmt_t *s = rsql_sql__stmt(p, RSQL_STMT_SELECT, NULL);
-    if (s) {
-        s->select = sel;
-        s->pos = sel->pos;
-    }
-    return s;
-}
-
-/* EXPLAIN inner, CREATE JOB name AS inner. */
-rsql_stmt_t *rsql_sql__stmt_wrap(rsql_parse_t *p, rsql_stmt_kind_t kind, bool if_not_exists,
-                                 const rsql_ident_t *name, rsql_stmt_t *inner)
-{
-    rsql_stmt_t *s = rsql_sql__stmt(p, kind, name);
-    if (s) {
-        s->if_not_exists = if_not_exists;
-        s->inner = inner;
-    }
-    return s;
-}
-
-/* The start rule's action: keep the statement for the driver. */
-void rsql_sql__finish(rsql_parse_t *p, rsql_stmt_t *s)
-{
-    if (!p->failed) {
-        p->stmt = s;
-    }
-}
-
 /* ---------------------------------------------------------------- final checks */
 
 static rsql_err_t check_expr(rsql_parse_t *p, const rsql_expr_t *e)

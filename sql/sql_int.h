@@ -132,6 +132,10 @@ void rsql_sql__syntax_error(rsql_parse_t *p, int major, const rsql_token_t *tok)
 void rsql_sql__stack_overflow(rsql_parse_t *p);
 /* Zeroed arena memory; NULL (and a NOMEM error) when out of memory. */
 void *rsql_sql__alloc(rsql_parse_t *p, size_t n);
+/* A string literal token unquoted (its length into *len_out when non-NULL), in the parse. */
+char *rsql_sql__unquote(rsql_parse_t *p, const rsql_token_t *t, size_t *len_out);
+/* An integer token as an unsigned value (up to 2^63 when allow_2p63); false with the error set. */
+bool rsql_sql__parse_uint(rsql_parse_t *p, const rsql_token_t *t, bool allow_2p63, uint64_t *out);
 /* Append *elem (size bytes) to the array at *items holding *n elements. */
 void rsql_sql__push(rsql_parse_t *p, int *n, void *items, const void *elem, size_t size);
 
