@@ -40,6 +40,7 @@ typedef enum rsql_opt_type {
 #define RSQL_OPT_F_DEPRECATED 0x20u /* accepted with a warning */
 #define RSQL_OPT_F_NONEMPTY 0x40u   /* STR/CSV: '' is rejected (REQUIRED rows imply it) */
 #define RSQL_OPT_F_URL 0x80u        /* a URL or connection string: its passwords masked when shown */
+#define RSQL_OPT_F_LOOKUP 0x100u    /* applies only when the table is looked up (a lookup join) */
 
 typedef struct rsql_opt_def {
     const char *name; /* may hold one '#' standing for a column name: "fields.#.kind" */

@@ -835,6 +835,54 @@ bool rsql_value_same_key(const rsql_value_t *a, const rsql_value_t *b)
     }
 }
 
+/* h mixed with the n bytes at p (FNV-1a). */
+static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+/* See rsql_value.h. */
+uint64_t rsql_value_key_hash(const rsql_value_t *v, uint64_t h)
+{
+    uint8_t t = (uint8_t)v->type;
+    h = mix_bytes(h, &t, 1);
+    if (v->is_null || v->type == RSQL_TYPE_NULL) {
+        return h;
+    }
+    switch (v->type) {
+    case RSQL_TYPE_BOOLEAN: return mix_bytes(h, &(uint8_t){v->v.b ? 1 : 0}, 1);
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT:
+    case RSQL_TYPE_DATE: return mix_bytes(h, &v->v.i, sizeof v->v.i);
+    case RSQL_TYPE_TIMESTAMP: return mix_bytes(h, &v->v.ts, sizeof v->v.ts);
+    case RSQL_TYPE_DOUBLE: {
+        double d = v->v.d == 0 ? 0.0 : v->v.d; /* -0.0 is the same key as 0.0 */
+        return mix_bytes(h, &d, sizeof d);
+    }
+    case RSQL_TYPE_VARCHAR:
+    case RSQL_TYPE_BYTES: return v->v.s.len ? mix_bytes(h, v->v.s.p, v->v.s.len) : h;
+    case RSQL_TYPE_DECIMAL: return rsql_value_decimal_hash(v, h);
+    default: return h; /* nested: never the same key */
+    }
+}
+
+/* See rsql_value.h. */
+bool rsql_value_keys_hash(const rsql_value_t *key, int n, uint64_t *h)
+{
+    *h = UINT64_C(14695981039346656037);
+    for (int i = 0; i < n; i++) {
+        if (!rsql_value_same_key(&key[i], &key[i])) {
+            return false;
+        }
+        *h = rsql_value_key_hash(&key[i], *h);
+    }
+    return true;
+}
+
 /* See rsql_value.h. */
 rsql_err_t rsql_value_copy(const rsql_value_t *v, rsql_arena_t *a, rsql_value_t *out)
 {

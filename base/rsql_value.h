@@ -158,6 +158,16 @@ bool rsql_value_utf8_valid(const char *s, size_t n);
 ** value or a DOUBLE NaN never equals anything.
 */
 bool rsql_value_same_key(const rsql_value_t *a, const rsql_value_t *b);
+/*
+** h mixed with v, for hash tables keyed by values compared with rsql_value_same_key: values
+** that are the same key mix alike (start from any seed, e.g. 14695981039346656037).
+*/
+uint64_t rsql_value_key_hash(const rsql_value_t *v, uint64_t h);
+/*
+** *h = the hash of the key of n values (rsql_value_key_hash of each); false when one of them is
+** never the same as any value (NULL, NaN, nested), so the key cannot be found by its hash.
+*/
+bool rsql_value_keys_hash(const rsql_value_t *key, int n, uint64_t *h);
 
 /*
 ** *out = v with its string or bytes and its nested values (ROW, ARRAY, MAP) copied into a,
@@ -225,6 +235,8 @@ rsql_err_t rsql_value_decimal_round(const rsql_value_t *in, int digits, char mod
 void rsql_value_decimal_round_type(char mode, int p, int s, int digits, int *prec, int *scale);
 /* -1, 0, 1 as a <, =, > b (any scales, exact). */
 int rsql_value_decimal_cmp(const rsql_value_t *a, const rsql_value_t *b);
+/* h mixed with the value of the DECIMAL v, the same for equal values whatever their scales. */
+uint64_t rsql_value_decimal_hash(const rsql_value_t *v, uint64_t h);
 /*
 ** The result type of DECIMAL(p1, s1) op DECIMAL(p2, s2), Flink's rules:
 ** + and -: s = max(s1, s2), p = max(p1 - s1, p2 - s2) + s + 1; *: p = p1 +

@@ -459,6 +459,24 @@ int rsql_value_decimal_cmp(const rsql_value_t *a, const rsql_value_t *b)
     return x < y ? -1 : x > y;
 }
 
+/* See rsql_value.h. */
+uint64_t rsql_value_decimal_hash(const rsql_value_t *v, uint64_t h)
+{
+    i128 x = dec_get(v);
+    int scale = v->scale;
+    while (scale > 0 && x % 10 == 0) { /* 1.50 and 1.5 are one value */
+        x /= 10;
+        scale--;
+    }
+    unsigned __int128 u = (unsigned __int128)x;
+    uint64_t parts[3] = {(uint64_t)u, (uint64_t)(u >> 64), (uint64_t)scale};
+    for (int i = 0; i < 3; i++) {
+        h = (h ^ parts[i]) * UINT64_C(0x100000001b3);
+        h ^= h >> 29;
+    }
+    return h;
+}
+
 void rsql_value_decimal_type(char op, int p1, int s1, int p2, int s2, int *prec, int *scale)
 {
     int p, s;

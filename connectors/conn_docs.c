@@ -78,8 +78,18 @@ void rsql_connector_docs_markdown(rsql_buf_t *out)
         formats_line(c, out);
         rsql_buf_puts(out, ".\n\n");
         rsql_opts_markdown(c->opts, out);
+        if (c->lookup) {
+            rsql_buf_puts(out, "\nLooked up (the table joined `FOR SYSTEM_TIME AS OF`): the "
+                               "[lookup options](#lookup-options) apply too.\n");
+        }
         rsql_connector_meta_markdown(c, out);
     }
+
+    rsql_buf_puts(out, "\n<a id=\"lookup-options\"></a>\n\n## Lookup options\n\n"
+                       "A table of a connector that can be looked up (its sides say `lookup`) "
+                       "takes these options too; they apply when a query joins it `FOR "
+                       "SYSTEM_TIME AS OF` (docs/SQL.md, \"Joins with a database table\").\n\n");
+    rsql_opts_markdown(rsql_lookup_opts, out);
 
     rsql_buf_puts(out, "\n## Formats\n\n"
                        "A connector with a `format` option turns message bodies or lines into "

@@ -257,6 +257,10 @@ const rsql_format_def_t *rsql_format_find(const char *name)
 const char *rsql_connector_sides(const rsql_connector_def_t *conn)
 {
     bool src = conn->caps & RSQL_CAP_SOURCE, snk = conn->caps & RSQL_CAP_SINK;
+    if (conn->lookup) {
+        return src && snk ? "source, sink, lookup" : src ? "source, lookup"
+                                              : snk ? "sink, lookup" : "lookup";
+    }
     return src && snk ? "source, sink" : src ? "source" : snk ? "sink" : "none";
 }
 
@@ -395,8 +399,16 @@ rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
         }
     }
 
-    const rsql_opt_def_t *tables[2] = {c->opts, fmt ? fmt->opts : NULL};
-    rsql_optset_t *set = rsql_optset_new_ex(tables, fmt ? 2 : 1, what, kvs, n_kvs, columns,
+    /* the connector's rows, its format's, and the lookup rows when it can be looked up */
+    const rsql_opt_def_t *tables[3] = {c->opts, NULL, NULL};
+    int n_tables = 1;
+    if (fmt) {
+        tables[n_tables++] = fmt->opts;
+    }
+    if (c->lookup) {
+        tables[n_tables++] = rsql_lookup_opts;
+    }
+    rsql_optset_t *set = rsql_optset_new_ex(tables, n_tables, what, kvs, n_kvs, columns,
                                             n_columns, what_pos, flags, err);
     if (!set) {
         return NULL;
@@ -405,6 +417,7 @@ rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
     bool pending = rsql_optset_pending(set);
     if ((!pending && c->finalize && c->finalize(set, err) != RSQL_OK) ||
         (!pending && fmt && fmt->finalize && fmt->finalize(set, err) != RSQL_OK) ||
+        (!pending && c->lookup && rsql_lookup_opts_finalize(set, err) != RSQL_OK) ||
         build_confs(c, fmt, set, columns, n_columns, err) != RSQL_OK) {
         rsql_optset_destroy(set);
         return NULL;

@@ -5,7 +5,7 @@
 RSQL_CONNECTORS =
 librocketsql_a_SOURCES += \
 	connectors/rsql_connector.h connectors/conn_int.h \
-	connectors/conn_registry.c connectors/conn_docs.c connectors/conn_meta.c \
+	connectors/conn_registry.c connectors/conn_docs.c connectors/conn_meta.c connectors/conn_lookup.c \
 	connectors/rsql_io.h connectors/conn_batch.c connectors/conn_latency.c \
 	connectors/rsql_conn_io.h connectors/conn_io.c connectors/conn_gather.h connectors/conn_gather.c \
 	connectors/rsql_plugin.h connectors/conn_plugin.c

@@ -126,6 +126,27 @@ enum { RSQL_CHANGES_NONE = 0, RSQL_CHANGES_BY_KEY, RSQL_CHANGES_BY_FORMAT, RSQL_
 */
 enum { RSQL_MODE_APPEND = 0, RSQL_MODE_UPSERT, RSQL_MODE_FULL };
 
+/*
+** The options of a table that is looked up (connectors/conn_lookup.c), shared by every
+** connector with a lookup data path: validated with its own rows (rsql_connector_validate
+** adds them), rows flagged RSQL_OPT_F_LOOKUP.
+*/
+extern const rsql_opt_def_t rsql_lookup_opts[];
+/* Their cross-option rules: the lookup.partial-cache.* rows need lookup.cache = PARTIAL. */
+rsql_err_t rsql_lookup_opts_finalize(const rsql_optset_t *set, rsql_error_t *err);
+
+/* The lookup options of a table, as the runtime uses them. */
+typedef struct rsql_lookup_conf {
+    bool cache;                     /* lookup.cache = PARTIAL */
+    int64_t max_rows;               /* lookup.partial-cache.max-rows */
+    int64_t expire_after_write_ms;  /* 0: never */
+    int64_t expire_after_access_ms; /* 0: never */
+    bool cache_missing;             /* lookup.partial-cache.cache-missing-key */
+    int max_retries;                /* lookup.max-retries */
+} rsql_lookup_conf_t;
+/* Read them from a table's validated option set. */
+void rsql_lookup_conf_get(const rsql_optset_t *set, rsql_lookup_conf_t *conf);
+
 typedef struct rsql_connector_def {
     const char *name; /* "rocketmq-grpc" */
     const char *description;

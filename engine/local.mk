@@ -4,7 +4,7 @@ librocketsql_a_SOURCES += \
 	engine/rsql_queue.h engine/rsql_pipeline.h engine/pipeline_int.h \
 	engine/rt_queue.c engine/rt_offsets.c engine/rt_retry.c \
 	engine/rt_pipeline.c engine/rt_batch.c engine/rt_outcomes.c engine/rt_stages.c engine/rt_dlq.c engine/rt_status.c engine/rt_signal.c \
-	engine/rt_hold.c engine/rt_lookup.h engine/rt_lookup.c \
+	engine/rt_hold.c engine/rt_lookup.h engine/rt_lookup.c engine/rt_lookup_cache.h engine/rt_lookup_cache.c \
 	engine/rt_run_pipeline.c
 
 EXTRA_DIST += bench/rss.sh bench/engine/run
@@ -42,4 +42,12 @@ TESTS += tests/unit/test_signals
 tests_unit_test_signals_SOURCES = tests/unit/test_signals.c
 tests_unit_test_signals_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_signals_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_lookup_cache
+TESTS += tests/unit/test_lookup_cache
+tests_unit_test_lookup_cache_SOURCES = tests/unit/test_lookup_cache.c
+tests_unit_test_lookup_cache_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_lookup_cache_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

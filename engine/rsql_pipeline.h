@@ -223,6 +223,10 @@ typedef struct rsql_pipeline_conf {
 
     rsql_transform_cb transform;
     void *transform_opaque;
+    /* Optional: what the transform says of its work at the end of the summary, after "; "
+       (a lookup join's keys asked and cache hits), into buf; 0: nothing. Called once the
+       stages have stopped, with transform_opaque. */
+    size_t (*transform_describe)(void *opaque, char *buf, size_t size);
 
     /* the catalog (worker thread only) for offsets and the job run; may be NULL */
     rsql_catalog_t *cat;

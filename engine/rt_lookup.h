@@ -17,6 +17,12 @@ typedef struct rt_lookup rt_lookup_t;
 /* Open plan->lookup's table for lookups (its connector's lookup data path). */
 rsql_err_t rsql_rt_lookup_open(const rsql_plan_t *plan, rt_lookup_t **out, rsql_error_t *err);
 void rsql_rt_lookup_close(rt_lookup_t *lk);
+/*
+** What the lookups did, into buf (size bytes, NUL-terminated): "lookup of customers: 1200
+** keys asked in 40 calls, 950 rows found; cache: 18800 hits, 1200 misses, 1000 keys held
+** (163840 bytes)"; its length (0 for a NULL lk).
+*/
+size_t rsql_rt_lookup_describe(const rt_lookup_t *lk, char *buf, size_t size);
 
 /* The source row of rec (decoded when it must be), or NULL when it has none: its own
    transform says why. */

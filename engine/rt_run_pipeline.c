@@ -305,6 +305,13 @@ static const rsql_value_t *row_of(void *opaque, rsql_batch_t *batch, rsql_record
     return rec->row;
 }
 
+/* rsql_pipeline_conf_t.transform_describe: what the lookup stage did. */
+static size_t xform_describe(void *opaque, char *buf, size_t size)
+{
+    const xform_t *x = opaque;
+    return rsql_rt_lookup_describe(x->lookup, buf, size);
+}
+
 /*
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
@@ -896,6 +903,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     }
     conf.transform = xform_apply;
     conf.transform_opaque = &x;
+    if (x.lookup) {
+        conf.transform_describe = xform_describe;
+    }
     conf.cat = cat;
     conf.record_run = !preview;
     conf.job = job;
@@ -924,7 +934,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         report_skips(&x, plan->source.format, errf);
     }
     if (rsql_log_enabled(RSQL_LOG_DEBUG)) {
-        char sum[512];
+        char sum[1024];
         rsql_pipeline__summary(p, sum, sizeof sum);
         rsql_log(RSQL_LOG_DEBUG, "runtime", "pipeline %s: %s: %s", id,
                  rc == RSQL_OK ? "finished" : "failed", sum);
@@ -935,7 +945,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
             fflush(out);
         }
         if (errf) {
-            char line[512];
+            char line[1024];
             rsql_pipeline__summary(p, line, sizeof line);
             fprintf(errf, "%s\n", line);
             fflush(errf);

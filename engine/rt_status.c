@@ -20,7 +20,9 @@
  * scan.idle-timeout, a drain); elapsed also holds the start before the first record.
  * followed, when the source says the run leaves messages the next run cannot see yet (its
  * leftover hook), by "; " and that text: "...rows/s; rocketmq: left 3 held and 12 deferred
- * messages, invisible for up to 30min".
+ * messages, invisible for up to 30min"; and then by what the transform says of its work (a
+ * lookup join: "lookup of customers: 1200 keys asked in 40 calls, 950 rows found; cache:
+ * 18800 hits, 1200 misses, 1000 keys held (160 KiB)").
  */
 #include "config.h"
 #include "engine/pipeline_int.h"
@@ -61,7 +63,7 @@ void rsql_pipeline__status_tick(rsql_pipeline_t *p, int64_t now_ms)
     p->last_status_ms = now_ms;
     p->last_status_done = done;
     int64_t read = atomic_load(&p->read);
-    char line[512];
+    char line[1024];
     int n = snprintf(line, sizeof line,
                      "%" PRId64 " rows/s  in flight %" PRId64 "  read=%" PRId64
                      " written=%" PRId64 " filtered=%" PRId64 " dead_lettered=%" PRId64
@@ -131,6 +133,15 @@ void rsql_pipeline__summary(rsql_pipeline_t *p, char *buf, size_t size)
     if (p->leftover[0] && n + 2 < size) {
         snprintf(buf + n, size - n, "; %s", p->leftover); /* what the next run cannot see yet */
     }
+    n = strlen(buf);
+    if (p->conf.transform_describe && n + 3 < size) {
+        if (p->conf.transform_describe(p->conf.transform_opaque, buf + n + 2, size - n - 2) > 0) {
+            buf[n] = ';';
+            buf[n + 1] = ' ';
+        } else {
+            buf[n] = '\0';
+        }
+    }
 }
 
 /*
@@ -145,7 +156,7 @@ void rsql_pipeline__status_final(rsql_pipeline_t *p)
         rsql_term_line_clear(p->conf.status_out);
         p->status_drawn = false;
     }
-    char line[512];
+    char line[1024];
     rsql_pipeline__summary(p, line, sizeof line);
     fprintf(p->conf.status_out, "%s\n", line);
     fflush(p->conf.status_out);

@@ -520,6 +520,8 @@ static void lookup_node(explain_t *x, int d)
     const rsql_plan_lookup_t *lk = x->plan->lookup;
     const rsql_table_def_t *def = lk->table.def;
     const char *q = lk->alias ? lk->alias : def->name;
+    rsql_lookup_conf_t lc;
+    rsql_lookup_conf_get(lk->table.opts, &lc);
     node(x, d, lk->left ? "LookupJoin (LEFT): " : "LookupJoin: ");
     rsql_buf_put_ident(x->out, def->name);
     if (lk->alias) {
@@ -548,8 +550,27 @@ static void lookup_node(explain_t *x, int d)
     }
     table_details(x, d, &lk->table);
     attr(x, d, "lookups");
-    rsql_buf_puts(x->out, "the keys of a batch of rows in one call to the connector, on the "
-                          "transform thread; no cache\n");
+    rsql_buf_printf(x->out, "the distinct keys of a batch of rows in one call to the connector, "
+                            "on the transform thread; a transient failure asked again up to %d "
+                            "times\n", lc.max_retries);
+    attr(x, d, "cache");
+    if (!lc.cache) {
+        rsql_buf_puts(x->out, "none (every key is asked of the table)\n");
+        return;
+    }
+    char w[32], a[32];
+    rsql_buf_printf(x->out, "PARTIAL, at most %lld rows (least recently used evicted)",
+                    (long long)lc.max_rows);
+    if (lc.expire_after_write_ms) {
+        rsql_buf_printf(x->out, ", expire after write %s",
+                        rsql_opt_format_duration(lc.expire_after_write_ms, w, sizeof w));
+    }
+    if (lc.expire_after_access_ms) {
+        rsql_buf_printf(x->out, ", expire after access %s",
+                        rsql_opt_format_duration(lc.expire_after_access_ms, a, sizeof a));
+    }
+    rsql_buf_puts(x->out, lc.cache_missing ? ", keys that find nothing kept too\n"
+                                           : ", keys that find nothing asked every time\n");
 }
 
 static void source_node(explain_t *x, int d)

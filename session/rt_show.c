@@ -264,6 +264,9 @@ static const char *side_text(unsigned flags)
     if (flags & RSQL_OPT_F_SOURCE) {
         return "source";
     }
+    if (flags & RSQL_OPT_F_LOOKUP) {
+        return "lookup";
+    }
     return (flags & RSQL_OPT_F_SINK) ? "sink" : "both";
 }
 
@@ -354,6 +357,9 @@ rsql_err_t rsql_rt__show_options(const rsql_stmt_t *st, rsql_result_t **out, rsq
         if (f) {
             rc = add_option_rows(r, f->name, f->opts);
         }
+    }
+    if (rc == RSQL_OK && conn->lookup) {
+        rc = add_option_rows(r, "lookup", rsql_lookup_opts);
     }
     if (rc != RSQL_OK) {
         rsql_result_destroy(r);

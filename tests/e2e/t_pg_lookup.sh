@@ -24,7 +24,7 @@
 #      UNAVAILABLE (transient), and a new one opened as the runtime does returns the same rows;
 #   8. a lookup join in SQL (orders from a file JOIN / LEFT JOIN a postgres table FOR
 #      SYSTEM_TIME AS OF their processing time, a two-column key, a condition) into sqlite
-#      equals psql's join of the same rows.
+#      equals psql's join of the same rows, without a cache and with one that evicts.
 . "$(dirname "$0")/lib.sh"
 
 PROBE="$RSQL_BUILDDIR/tests/e2e/lookup_probe"
@@ -268,14 +268,29 @@ rsql -e "CREATE TABLE orders (oid BIGINT, region STRING, cid INT, pt AS PROCTIME
            WITH ('connector' = 'sqlite', 'path' = 'jout.db', 'table' = 'j');
          CREATE TABLE lout (oid BIGINT, id INT, name STRING, vip BOOLEAN)
            WITH ('connector' = 'sqlite', 'path' = 'lout.db', 'table' = 'l');
+         CREATE TABLE ccust (region STRING, id INT, name STRING, vip BOOLEAN)
+           WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.cust',
+                 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '400');
+         CREATE TABLE jcout (oid BIGINT, id INT, name STRING, vip BOOLEAN)
+           WITH ('connector' = 'sqlite', 'path' = 'jcout.db', 'table' = 'jc');
+         CREATE TABLE lcout (oid BIGINT, id INT, name STRING, vip BOOLEAN)
+           WITH ('connector' = 'sqlite', 'path' = 'lcout.db', 'table' = 'lc');
          INSERT INTO jout SELECT o.oid, c.id, c.name, c.vip FROM orders AS o
            JOIN cust FOR SYSTEM_TIME AS OF o.pt AS c ON c.id = o.cid AND c.region = o.region
            AND NOT c.vip;
          INSERT INTO lout SELECT o.oid, c.id, c.name, c.vip FROM orders AS o
            LEFT JOIN cust FOR SYSTEM_TIME AS OF o.pt AS c ON o.region = c.region
+           AND c.id = o.cid AND NOT c.vip;
+         INSERT INTO jcout SELECT o.oid, c.id, c.name, c.vip FROM orders AS o
+           JOIN ccust FOR SYSTEM_TIME AS OF o.pt AS c ON c.id = o.cid AND c.region = o.region
+           AND NOT c.vip;
+         INSERT INTO lcout SELECT o.oid, c.id, c.name, c.vip FROM orders AS o
+           LEFT JOIN ccust FOR SYSTEM_TIME AS OF o.pt AS c ON o.region = c.region
            AND c.id = o.cid AND NOT c.vip"
-expect_rc 0 "lookup joins of a postgres table in SQL"
-for j in "j JOIN" "l LEFT JOIN"; do
+expect_rc 0 "lookup joins of a postgres table in SQL, without and with a cache"
+case "$ERR" in *"lookup of ccust: "*"; cache: "*" hits, "*) ;;
+*) fail "the cached joins did not say what their cache did: $ERR" ;; esac
+for j in "j JOIN" "l LEFT JOIN" "jc JOIN" "lc LEFT JOIN"; do
     set -- "${j%% *}" "${j#* }"
     sqlite3 -separator '|' "${1}out.db" "SELECT oid, coalesce(id, ''), coalesce(name, ''),
         coalesce(CASE vip WHEN 1 THEN 't' WHEN 0 THEN 'f' END, '') FROM $1 ORDER BY 1, 2, 3" >got_$1.txt
@@ -285,7 +300,7 @@ for j in "j JOIN" "l LEFT JOIN"; do
     [ "$(wc -l <want_$1.txt)" -gt 1000 ] || fail "$2: the reference is too small"
     cmp -s got_$1.txt want_$1.txt ||
         fail "$2 differs from psql's: $(diff got_$1.txt want_$1.txt | head -5)"
-    ok "SQL $2 of a postgres table equals psql's ($(wc -l <want_$1.txt) rows)"
+    ok "SQL $2 of a postgres table$(case $1 in *c) echo " with a cache of 400 rows" ;; esac) equals psql's ($(wc -l <want_$1.txt) rows)"
 done
 
 echo PASS

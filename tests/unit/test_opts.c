@@ -389,7 +389,10 @@ static void test_opts_error_structure(void)
                 RSQL_ERR_BAD_OPTION,
                 "unknown option 'json.fail-on-missing-field' for connector 'sqlite'; valid "
                 "options: connector, path, table, scan.follow, scan.poll-interval, "
-                "sink.batch-size, sink.exactly-once.retention",
+                "sink.batch-size, sink.exactly-once.retention, lookup.cache, "
+                "lookup.partial-cache.max-rows, lookup.partial-cache.expire-after-write, "
+                "lookup.partial-cache.expire-after-access, "
+                "lookup.partial-cache.cache-missing-key, lookup.max-retries",
                 300);
     expect_fail((const char *const[]){"connector", "datagen", "fields.x.kind", "random", NULL},
                 RSQL_ERR_BAD_OPTION, "unknown column 'x' in option 'fields.x.kind'", 100);
@@ -752,6 +755,8 @@ static void test_opts_tables_well_formed(void)
     CU_ASSERT_STRING_EQUAL(rsql_connector_sides(rsql_connector_find("rocketmq-grpc")),
                            "source, sink");
     CU_ASSERT_STRING_EQUAL(rsql_connector_sides(rsql_connector_find("datagen")), "source");
+    CU_ASSERT_STRING_EQUAL(rsql_connector_sides(rsql_connector_find("sqlite")),
+                           "source, sink, lookup");
     CU_ASSERT_STRING_EQUAL(rsql_connector_sides(rsql_connector_find("print")), "sink");
 }
 
