@@ -6,7 +6,8 @@ librocketsql_a_SOURCES += \
 	base/rsql_mem.c base/rsql_mem.h base/rsql_mem_int.h \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
-	base/rsql_value.c base/rsql_value_exact.c base/rsql_value_text.c base/rsql_value.h \
+	base/rsql_value.c base/rsql_value_exact.c base/rsql_value_text.c base/rsql_value_bin.c \
+	base/rsql_value.h \
 	base/rsql_path.c base/rsql_path.h \
 	base/rsql_time.c base/rsql_time.h \
 	base/rsql_backoff.c base/rsql_backoff.h \

@@ -105,6 +105,10 @@ static const rsql_opt_def_t settings_table[] = {
         "shell runs, serve `/metrics`, `/healthz`, `/readyz` and `/jobs` for it there, as "
         "`rocketsql serve --http` does (docs/OPERATIONS.md). An address in use fails the "
         "statement before it runs. Unset: no HTTP endpoint."),
+    ROW("table.exec.state.ttl", RSQL_OPT_DURATION, J, "0", 0, 3650 * 24 * HOUR, NULL,
+        "How long a statement's state keeps a key after it was last written (Flink's name): a "
+        "deduplication forgets a key this long after it kept its row, so a later row of it is "
+        "kept again. `0` keeps every key for as long as the job's positions are kept."),
     RSQL_OPT_END,
 };
 

@@ -175,6 +175,22 @@ bool rsql_value_keys_hash(const rsql_value_t *key, int n, uint64_t *h);
 */
 rsql_err_t rsql_value_copy(const rsql_value_t *v, rsql_arena_t *a, rsql_value_t *out);
 
+/* ---- values as bytes (rsql_value_bin.c): a job's state */
+
+/*
+** Append n values to out as bytes that rsql_value_unpack reads back (the file comment of
+** rsql_value_bin.c gives the form). Values that are the same key pack alike.
+*/
+void rsql_value_pack(const rsql_value_t *vals, int n, rsql_buf_t *out);
+/*
+** n values of types[i] (descs[i] their full types, or descs NULL for scalars) from the len
+** bytes at p, into out (strings and nested values in a). Anything malformed or left over is
+** RSQL_ERR_DECODE "state: ...": the bytes are never trusted.
+*/
+rsql_err_t rsql_value_unpack(const uint8_t *p, size_t len, int n, const rsql_type_t *types,
+                             const rsql_tdesc_t *const *descs, rsql_arena_t *a, rsql_value_t *out,
+                             rsql_error_t *err);
+
 /* ---- DECIMAL, DATE (rsql_value_exact.c) and JSON text (rsql_value_text.c) */
 
 /*

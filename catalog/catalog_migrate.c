@@ -124,6 +124,22 @@ static const char *const steps[] = {
     /* 7: computed columns (name AS expr): the expression as written (NULL: not computed);
        type holds the expression's type */
     "ALTER TABLE table_columns ADD COLUMN expr TEXT;\n",
+    /* 8: the state of stateful statements (deduplication): per pipeline key (the key its
+       positions are kept under, so it is forgotten with them), a value per state key, both
+       rsql_value_pack bytes, and when it was written (table.exec.state.ttl); written in the
+       transaction that saves the positions it goes with */
+    "CREATE TABLE state (\n"
+    "  pipeline TEXT NOT NULL COLLATE NOCASE,\n"
+    "  key BLOB NOT NULL,\n"
+    "  value BLOB NOT NULL,\n"
+    "  written_ms INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (pipeline, key)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TRIGGER tables_forget_state AFTER DELETE ON tables WHEN old.uid IS NOT NULL\n"
+    "BEGIN\n"
+    "  DELETE FROM state WHERE instr(pipeline, '@' || old.uid || '.') > 0\n"
+    "    OR instr(pipeline, '.' || old.uid) > 0;\n"
+    "END;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

@@ -4,7 +4,7 @@ librocketsql_a_SOURCES += \
 	catalog/catalog.c \
 	catalog/catalog_migrate.c \
 	catalog/catalog_runs.c \
-	catalog/state_offsets.c
+	catalog/state_offsets.c catalog/state_kv.c
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_catalog

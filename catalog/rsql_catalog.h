@@ -191,6 +191,31 @@ rsql_err_t rsql_catalog_offset_list(rsql_catalog_t *cat, const char *pipeline, r
 rsql_err_t rsql_catalog_offset_delete(rsql_catalog_t *cat, const char *pipeline,
                                       const char *partition, int *deleted, rsql_error_t *err);
 
+/* ---- state of stateful statements (state_kv.c): bytes by key, per pipeline key */
+
+/* One change of state: key's value (value NULL: the key is forgotten). */
+typedef struct rsql_state_change {
+    const void *key;
+    size_t key_len;
+    const void *value;
+    size_t value_len;
+    int64_t written_ms;
+} rsql_state_change_t;
+/*
+** Write n changes of pipeline's state (inside the caller's rsql_catalog_begin, so that they
+** are committed with the positions they go with) and forget the entries written before
+** expire_before_ms (0: none).
+*/
+rsql_err_t rsql_catalog_state_write(rsql_catalog_t *cat, const char *pipeline, int n,
+                                    const rsql_state_change_t *changes, int64_t expire_before_ms,
+                                    rsql_error_t *err);
+/* Every entry of pipeline written at or after since_ms, through cb (a non-OK return stops). */
+typedef rsql_err_t (*rsql_state_entry_cb)(void *opaque, const void *key, size_t key_len,
+                                          const void *value, size_t value_len,
+                                          int64_t written_ms);
+rsql_err_t rsql_catalog_state_load(rsql_catalog_t *cat, const char *pipeline, int64_t since_ms,
+                                   rsql_state_entry_cb cb, void *opaque, rsql_error_t *err);
+
 /*
 ** The key the positions of pipeline base (a job's name, "insert:<source>-><sink>") are kept
 ** under, in the catalog and in an exactly-once sink: positions belong to the tables as

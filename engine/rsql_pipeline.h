@@ -227,6 +227,16 @@ typedef struct rsql_pipeline_conf {
        (a lookup join's keys asked and cache hits), into buf; 0: nothing. Called once the
        stages have stopped, with transform_opaque. */
     size_t (*transform_describe)(void *opaque, char *buf, size_t size);
+    /* Optional: the statement's state (a deduplication's, engine/rt_state.h), with
+       transform_opaque. state_checkpoint writes into cat the state changes of the records at
+       or before the n positions being saved (lanes[i] at offs[i]), inside the transaction that
+       saves them; state_committed says that transaction committed. With it the run resumes
+       from the catalog's positions only (the state on disk goes with them), not from those an
+       exactly-once sink stored with its rows (which may be further). */
+    rsql_err_t (*state_checkpoint)(void *opaque, rsql_catalog_t *cat, int n,
+                                   const uint32_t *lanes, const int64_t *offs,
+                                   rsql_error_t *err);
+    void (*state_committed)(void *opaque);
 
     /* the catalog (worker thread only) for offsets and the job run; may be NULL */
     rsql_catalog_t *cat;

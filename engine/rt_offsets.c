@@ -224,10 +224,17 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
                 const char *name = rsql_pipeline__partition_name(p, lanes[i]);
                 rc = rsql_catalog_offset_put(p->conf.cat, p->id, name, val, &local);
             }
+            if (rc == RSQL_OK && p->conf.state_checkpoint) { /* the state goes with them */
+                rc = p->conf.state_checkpoint(p->conf.transform_opaque, p->conf.cat, n, lanes,
+                                              offs, &local);
+            }
             if (rc == RSQL_OK) {
                 rc = rsql_catalog_commit(p->conf.cat, &local);
             } else {
                 rsql_catalog_rollback(p->conf.cat, NULL);
+            }
+            if (rc == RSQL_OK && p->conf.state_committed) {
+                p->conf.state_committed(p->conf.transform_opaque);
             }
         }
         if (rc != RSQL_OK) {

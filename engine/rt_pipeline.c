@@ -231,7 +231,8 @@ static int resume_cmp(const void *a, const void *b)
 */
 static rsql_err_t resume_positions(rsql_pipeline_t *p, resume_list_t *l, rsql_error_t *err)
 {
-    if (p->conf.snk_ops->stored_positions) {
+    /* with state, only the catalog's: its state is that of the rows before them */
+    if (p->conf.snk_ops->stored_positions && !p->conf.state_checkpoint) {
         rsql_error_t e;
         rsql_error_clear(&e);
         rsql_err_t rc = p->conf.snk_ops->stored_positions(p->snk, resume_add, l, &e);

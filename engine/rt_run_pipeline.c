@@ -24,7 +24,9 @@
 #include "config.h"
 #include "engine/rsql_pipeline.h"
 #include "engine/pipeline_int.h"
+#include "engine/rt_dedup.h"
 #include "engine/rt_lookup.h"
+#include "engine/rt_preview.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "base/rsql_buf.h"
@@ -62,6 +64,7 @@ typedef struct xform {
     int n_fmeta;
     int *fmeta;
     rt_lookup_t *lookup; /* the lookup join's stage (plan->lookup), or NULL */
+    rt_dedup_t *dedup;   /* deduplication's stage (plan->dedup), or NULL */
 } xform_t;
 
 /* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
@@ -305,11 +308,24 @@ static const rsql_value_t *row_of(void *opaque, rsql_batch_t *batch, rsql_record
     return rec->row;
 }
 
-/* rsql_pipeline_conf_t.transform_describe: what the lookup stage did. */
+/* rsql_pipeline_conf_t.transform_describe: what the lookup or deduplication stage did. */
 static size_t xform_describe(void *opaque, char *buf, size_t size)
 {
     const xform_t *x = opaque;
-    return rsql_rt_lookup_describe(x->lookup, buf, size);
+    return x->dedup ? rsql_rt_dedup_describe(x->dedup, buf, size)
+                    : rsql_rt_lookup_describe(x->lookup, buf, size);
+}
+
+/* rsql_pipeline_conf_t.state_checkpoint and .state_committed: deduplication's state. */
+static rsql_err_t xform_checkpoint(void *opaque, rsql_catalog_t *cat, int n,
+                                   const uint32_t *lanes, const int64_t *offs, rsql_error_t *err)
+{
+    return rsql_rt_dedup_checkpoint(((xform_t *)opaque)->dedup, cat, n, lanes, offs, err);
+}
+
+static void xform_committed(void *opaque)
+{
+    rsql_rt_dedup_committed(((xform_t *)opaque)->dedup);
 }
 
 /*
@@ -376,10 +392,16 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
             return RSQL_OK;
         }
         *stage = "eval";
+    } else if (x->dedup && k == 0) {
+        rc = rsql_rt_dedup_record(x->dedup, batch, rec, &x->ectx, &in, keep, err);
+        if (rc == RSQL_OK && !*keep) {
+            rsql_eval_ctx_reset(&x->ectx);
+            return RSQL_OK;
+        }
     }
     if (rc == RSQL_OK) {
-        rc = x->lookup ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
-                       : rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
+        rc = x->lookup || x->dedup ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
+                                   : rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
     }
     if (rc != RSQL_OK) {
         rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
@@ -414,90 +436,6 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     *out = o;
     return RSQL_OK;
 }
-
-/* ---- the preview sink: rows as text cells in a result */
-
-typedef struct preview_sink {
-    rsql_result_t *res;
-    int n;
-    bool op; /* a changelog: each row's kind first, in an "op" column */
-    rsql_delivery_cb deliver;
-    void *opaque;
-    rsql_buf_t cell;
-} preview_sink_t;
-
-/* handed over through open, which runs on the thread that runs the pipeline: one preview at a
-   time per thread (several pipelines may run at once in one process) */
-static _Thread_local rsql_result_t *preview_result;
-
-static rsql_err_t preview_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
-{
-    preview_sink_t *s = rsql_calloc(1, sizeof(*s));
-    if (!s) {
-        return rsql_error_nomem(err);
-    }
-    s->res = preview_result;
-    s->n = ctx->n_columns;
-    s->op = ctx->changelog;
-    s->deliver = ctx->deliver;
-    s->opaque = ctx->deliver_opaque;
-    rsql_buf_init(&s->cell);
-    *out = (rsql_sink_t *)s;
-    return RSQL_OK;
-}
-
-static rsql_err_t preview_write(rsql_sink_t *snk, uint64_t batch_id, int n,
-                                const rsql_sink_row_t *rows, rsql_error_t *err)
-{
-    preview_sink_t *s = (preview_sink_t *)snk;
-    rsql_sink_result_t *res = rsql_calloc((size_t)(n ? n : 1), sizeof(*res));
-    int w = s->n + s->op; /* cells per row */
-    char **cells = rsql_calloc((size_t)w + 1, sizeof(char *));
-    if (!res || !cells) {
-        rsql_free(res);
-        rsql_free(cells);
-        return rsql_error_nomem(err);
-    }
-    for (int i = 0; i < n; i++) {
-        bool ok = true;
-        if (s->op) {
-            ok = (cells[0] = rsql_strdup(rsql_rowkind_short(rows[i].kind))) != NULL;
-        }
-        for (int c = 0; c < s->n; c++) {
-            const rsql_value_t *v = &rows[i].values[c];
-            cells[c + s->op] = NULL;
-            if (v->is_null || v->type == RSQL_TYPE_NULL) {
-                continue;
-            }
-            rsql_buf_reset(&s->cell);
-            rsql_value_format(v, &s->cell);
-            cells[c + s->op] = rsql_strdup(rsql_buf_str(&s->cell));
-            ok = ok && cells[c + s->op] && !s->cell.oom;
-        }
-        if (!ok || rsql_result_add_row(s->res, (const char *const *)cells) != RSQL_OK) {
-            res[i].code = RSQL_ERR_NOMEM;
-            snprintf(res[i].msg, sizeof res[i].msg, "out of memory");
-        }
-        for (int c = 0; c < w; c++) {
-            rsql_free(cells[c]);
-            cells[c] = NULL;
-        }
-    }
-    rsql_free(cells);
-    s->deliver(s->opaque, batch_id, n, res);
-    rsql_free(res);
-    return RSQL_OK;
-}
-
-static void preview_close(rsql_sink_t *snk)
-{
-    preview_sink_t *s = (preview_sink_t *)snk;
-    rsql_buf_deinit(&s->cell);
-    rsql_free(s);
-}
-
-static const rsql_sink_ops_t preview_ops = {
-    .open = preview_open, .write = preview_write, .close = preview_close};
 
 /* ---- building the configuration */
 
@@ -647,7 +585,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
                               "connector '%s' cannot be read from in this build",
                               conn_name(&plan->source) ? conn_name(&plan->source) : "?");
     }
-    const rsql_sink_ops_t *snk_ops = &preview_ops;
+    const rsql_sink_ops_t *snk_ops = &rsql_rt_preview_ops;
     if (!preview) {
         snk_ops = plan->sink.conn ? plan->sink.conn->sink : NULL;
         if (!snk_ops) {
@@ -835,6 +773,11 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         goto done;
     }
 
+    if (plan->dedup && (rc = rsql_rt_dedup_open(plan, preview ? NULL : cat, key ? key : id,
+                                                &x.dedup, err)) != RSQL_OK) {
+        goto done;
+    }
+
     rsql_pipeline_conf_t conf;
     rsql_pipeline_conf_init(&conf);
     conf.id = key ? key : id;
@@ -875,7 +818,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.snk_ctx.n_columns = plan->n_outputs;
         conf.snk_ctx.column_names = out_names;
         conf.snk_ctx.column_types = out_types;
-        preview_result = res;
+        rsql_rt_preview_target(res);
     } else {
         conf.snk_ctx.table = plan->sink.def->name;
         conf.snk_ctx.opts = plan->sink.opts;
@@ -903,8 +846,12 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     }
     conf.transform = xform_apply;
     conf.transform_opaque = &x;
-    if (x.lookup) {
+    if (x.lookup || x.dedup) {
         conf.transform_describe = xform_describe;
+    }
+    if (x.dedup && !preview) {
+        conf.state_checkpoint = xform_checkpoint;
+        conf.state_committed = xform_committed;
     }
     conf.cat = cat;
     conf.record_run = !preview;
@@ -953,10 +900,11 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     }
 
 done:
-    preview_result = NULL;
+    rsql_rt_preview_target(NULL);
     rsql_pipeline_destroy(p);
     rsql_decoder_destroy(x.dec);
     rsql_rt_lookup_close(x.lookup);
+    rsql_rt_dedup_close(x.dedup);
     rsql_eval_ctx_deinit(&x.ectx);
     rsql_free(x.tmp);
     rsql_free(x.own);

@@ -744,6 +744,14 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
     if (name_pos.len > e->pos.len) {
         name_pos.len = e->pos.len;
     }
+    if (e->over) {
+        rsql_error_set(err, RSQL_ERR_UNSUPPORTED, e->pos,
+                       "%s() OVER (...) is supported only in the subquery of a deduplication "
+                       "(SELECT ... FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY "
+                       "proc_time) AS rn FROM t) WHERE rn = 1)",
+                       name);
+        return NULL;
+    }
     if (!f) {
         rsql_plan__no_such_function(name, name_pos, err);
         return NULL;

@@ -603,6 +603,9 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     plan->errors.retry_backoff_max_ms = rsql_settings_int(s, "errors.retry.backoff-max");
     plan->queue_capacity = rsql_settings_int(s, "pipeline.queue-capacity");
     plan->batch_size = rsql_settings_int(s, "pipeline.batch-size");
+    if (plan->dedup) {
+        plan->dedup->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
+    }
     const char *dlq = rsql_settings_get(s, "errors.dlq.table");
     if (dlq && *dlq) {
         return bind_dlq(cat, dlq, &plan->errors.dlq, err);
@@ -615,16 +618,28 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
 {
     const rsql_insert_t *ins = stmt->kind == RSQL_STMT_INSERT ? stmt->insert : NULL;
     const rsql_select_t *sel = ins ? ins->select : stmt->select;
+    const rsql_select_t *inner = sel ? sel->from_sub : NULL; /* FROM (SELECT ...) */
+    const rsql_select_t *reads = inner ? inner : sel;
     rsql_err_t rc;
-    if (!sel || (ins && !ins->target.name) || !sel->from.name) {
+    if (!sel || (ins && !ins->target.name) || !reads->from.name) {
+        if (reads && reads->from_sub) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, reads->from.pos,
+                                  "a subquery in a subquery is not supported yet");
+        }
         return rsql_error_set(err, RSQL_ERR_INTERNAL, stmt->pos, "incomplete statement tree");
     }
-    if ((rc = rsql_plan__bind_table(cat, sel->from.name, sel->from.pos, RSQL_SIDE_SOURCE, &plan->source,
-                         err))) {
+    if ((rc = rsql_plan__bind_table(cat, reads->from.name, reads->from.pos, RSQL_SIDE_SOURCE,
+                                    &plan->source, err))) {
+        return rc;
+    }
+    if (inner &&
+        (rc = rsql_plan__dedup_flatten(plan, sel, plan->source.decl ? plan->source.decl
+                                                                    : plan->source.def,
+                                       &sel, err))) {
         return rc;
     }
     if (ins) {
-        if (strcasecmp(ins->target.name, sel->from.name) == 0) {
+        if (strcasecmp(ins->target.name, reads->from.name) == 0) {
             return rsql_error_set(err, RSQL_ERR_SEMANTIC, ins->target.pos,
                                   "cannot insert into table '%s' while reading from it",
                                   ins->target.name);
@@ -637,6 +652,9 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
     rsql_bind_t b = {plan->arena, plan->sql, plan->source.def, 0, &plan->source, false,
                      sel->from_alias.name};
     if (sel->join && (rc = rsql_plan__lookup_table(cat, plan, sel->join, &b, err))) {
+        return rc;
+    }
+    if (inner && (rc = rsql_plan__dedup_bind(plan, inner, &b, err))) {
         return rc;
     }
     sel_item_t *items = NULL;

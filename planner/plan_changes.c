@@ -473,6 +473,16 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
     if (mode != RSQL_MODE_APPEND && !plan->changes_by) {
         return rsql_error_nomem(err);
     }
+    if (plan->dedup && mode != RSQL_MODE_APPEND) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->dedup->pos,
+                              "deduplication of a changelog is not supported yet: '%s' gives "
+                              "updates and deletes (%s)",
+                              src->def->name, plan->changes_by);
+    }
+    if (plan->dedup && plan->dedup->keep_last) {
+        mode = RSQL_MODE_FULL; /* each newer row replaces the one kept: -U, +U */
+        plan->changes_by = "deduplication keeping the last row of each key (ORDER BY ... DESC)";
+    }
     plan->mode = mode;
     const char *clears = src->conn->produces_clears
                              ? src->conn->produces_clears(

@@ -573,6 +573,47 @@ static void lookup_node(explain_t *x, int d)
                                            : ", keys that find nothing asked every time\n");
 }
 
+/* Deduplication's node: the key, which row is kept, the state. */
+static void dedup_node(explain_t *x, int d)
+{
+    const rsql_plan_dedup_t *dd = x->plan->dedup;
+    node(x, d, dd->keep_last ? "Deduplicate: the last row of each key (a changelog: -U of the "
+                               "row kept before, +U of the newer one)\n"
+                             : "Deduplicate: the first row of each key (append-only: later "
+                               "rows of a key are dropped)\n");
+    attr(x, d, "key");
+    if (dd->n_key == 0) {
+        rsql_buf_puts(x->out, "none (PARTITION BY absent: the whole stream is one key)");
+    }
+    for (int i = 0; i < dd->n_key; i++) {
+        rsql_buf_puts(x->out, i ? ", " : "");
+        print_expr(dd->keys[i], x->out, false);
+    }
+    rsql_buf_puts(x->out, "\n");
+    attr(x, d, "order");
+    print_expr(dd->order, x->out, false);
+    rsql_buf_puts(x->out, dd->keep_last ? " DESC (processing time: the newest row read wins)\n"
+                                        : " ASC (processing time: the first row read wins)\n");
+    attr(x, d, "state");
+    if (x->plan->kind == RSQL_PLAN_SELECT) {
+        rsql_buf_printf(x->out, "%s of each key seen, in memory for the preview (never saved)\n",
+                        dd->keep_last ? "the last row" : "a mark");
+        return;
+    }
+    rsql_buf_printf(x->out, "%s of each key seen, in the catalog, saved in the transaction that "
+                            "saves the source positions (so the state on disk is that of the "
+                            "rows before them); ",
+                    dd->keep_last ? "the last row" : "a mark");
+    char ttl[32];
+    if (dd->ttl_ms > 0) {
+        rsql_buf_printf(x->out, "a key is forgotten %s after it was written "
+                                "(table.exec.state.ttl)\n",
+                        rsql_opt_format_duration(dd->ttl_ms, ttl, sizeof ttl));
+    } else {
+        rsql_buf_puts(x->out, "keys are kept for good (table.exec.state.ttl = 0)\n");
+    }
+}
+
 static void source_node(explain_t *x, int d)
 {
     const rsql_plan_t *p = x->plan;
@@ -672,6 +713,16 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
     if (plan->lookup) {
         lookup_node(&x, d);
         d++;
+    }
+    if (plan->dedup) {
+        dedup_node(&x, d);
+        d++;
+        if (plan->dedup->pre) {
+            node(&x, d, "Filter: ");
+            print_expr(plan->dedup->pre, out, false);
+            rsql_buf_putc(out, '\n');
+            d++;
+        }
     }
     if (plan->n_computed > 0) { /* the computed columns referred to, once per row */
         node(&x, d, "Computed\n");

@@ -48,6 +48,17 @@ bool rsql_plan__names_table(const rsql_bind_t *b, const char *q, rsql_pos_t pos,
 rsql_err_t rsql_plan__bind_table(rsql_catalog_t *cat, const char *name, rsql_pos_t pos, int side,
                                  rsql_plan_table_t *t, rsql_error_t *err);
 /* The lookup join of sel (plan_lookup.c): its table bound, b's scope widened to its columns. */
+/*
+** Deduplication (plan_dedup.c): outer reads FROM a subquery; check that it is Flink's
+** deduplication and plan it as *flat, one SELECT over the subquery's table (decl: its columns
+** as declared), with plan->dedup made; then, once the table is bound, bind its key, order and
+** the subquery's WHERE (in: the subquery).
+*/
+rsql_err_t rsql_plan__dedup_flatten(rsql_plan_t *plan, const rsql_select_t *outer,
+                                    const rsql_table_def_t *decl, const rsql_select_t **flat,
+                                    rsql_error_t *err);
+rsql_err_t rsql_plan__dedup_bind(rsql_plan_t *plan, const rsql_select_t *in, rsql_bind_t *b,
+                                 rsql_error_t *err);
 rsql_err_t rsql_plan__lookup_table(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_join_t *j,
                                    rsql_bind_t *b, rsql_error_t *err);
 /* Then, with the statement bound: AS OF checked, ON split into the key and the rest. */

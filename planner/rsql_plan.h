@@ -145,6 +145,24 @@ typedef struct rsql_plan_lookup {
     rsql_pos_t pos;          /* the JOIN clause */
 } rsql_plan_lookup_t;
 
+/*
+** Deduplication (Flink's ROW_NUMBER() OVER (PARTITION BY k ORDER BY proc_time) ... WHERE rn = 1,
+** planner/plan_dedup.c): of the rows that pass pre, the first of each key is kept (an insert),
+** or with keep_last the last (its first row an insert, each newer one the -U of the row kept
+** before it and its own +U). The key's values are kept in the job's state.
+*/
+typedef struct rsql_plan_dedup {
+    int n_key;           /* PARTITION BY (0: the whole stream is one key) */
+    rsql_bexpr_t **keys; /* over the source row */
+    bool keep_last;      /* ORDER BY ... DESC */
+    rsql_bexpr_t *order; /* the processing time (a PROCTIME() computed column) */
+    rsql_bexpr_t *pre;   /* the subquery's WHERE, before deduplication; NULL: none */
+    const char *rn;      /* the row number's name */
+    rsql_pos_t pos;      /* the subquery */
+    int64_t ttl_ms;      /* table.exec.state.ttl: a key is forgotten this long after it was
+                            written; 0: never */
+} rsql_plan_dedup_t;
+
 /* One output column, in sink column order (INSERT) or select-list order (SELECT). */
 typedef struct rsql_plan_output {
     const char *name;   /* sink column name, or the select item's alias / text */
@@ -176,7 +194,9 @@ typedef struct rsql_plan {
     rsql_plan_table_t sink; /* def NULL for a SELECT preview */
     rsql_plan_lookup_t *lookup; /* a lookup join (its table's columns follow the source's in
                                    the row), or NULL */
-    rsql_bexpr_t *filter;   /* WHERE, or NULL */
+    rsql_bexpr_t *filter;   /* WHERE, or NULL (after deduplication, when there is one) */
+    rsql_plan_dedup_t *dedup; /* FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn ...) WHERE
+                                 rn = 1, or NULL */
     /* The row rsql_plan_apply evaluates over: the source row's n_in values, then the
        n_computed computed columns the statement refers to (computed[k]'s expression, args[0]
        of an RSQL_BX_COMPUTED node, evaluated first, once per row) */

@@ -393,7 +393,8 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
     if (rc == RSQL_OK) {
         rc = rsql_catalog_offset_list(s->cat, key, &kv, &n, err);
     }
-    bool own_rows = plan->sink.conn && plan->sink.conn->exactly_once;
+    /* with state, a run resumes from the catalog's positions only (its state goes with them) */
+    bool own_rows = plan->sink.conn && plan->sink.conn->exactly_once && !plan->dedup;
     if (rc == RSQL_OK && n == 0 && own_rows) {
         rsql_buf_printf(buf,
                         "Resume: no positions of %s in the catalog; a run resumes after what the "
@@ -412,6 +413,12 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
             rsql_buf_printf(buf, " and %d more", n - 3);
         }
         rsql_buf_printf(buf, " (RESET POSITIONS '%s' starts over)\n", base);
+    }
+    if (rc == RSQL_OK && plan->dedup) {
+        rsql_buf_puts(buf, "State: the deduplication's state is saved with the catalog's "
+                           "positions; a run resumes from them (not from positions a sink "
+                           "stored with its rows, which may be further: rows after them are "
+                           "written again, the same rows, which a sink by key applies once)\n");
     }
     rsql_kv_array_free(kv, n);
     rsql_free(key);

@@ -144,7 +144,19 @@ struct rsql_expr {
     int wrapper;            /* JSON_QUERY's RSQL_JW_*, 0 when not written */
     rsql_pos_t wrapper_pos; /* the whole WITH ... WRAPPER */
     int height; /* 1 for a leaf, else 1 + its deepest operand's (<= RSQL_SQL_MAX_EXPR_DEPTH) */
+    /* FUNC with OVER (...): a window function call, ROW_NUMBER() OVER (PARTITION BY a, b
+       ORDER BY t DESC); NULL for a plain call */
+    const struct rsql_over *over;
 };
+
+/* OVER ([PARTITION BY exprs] [ORDER BY expr [ASC | DESC]]) of a window function call. */
+typedef struct rsql_over {
+    rsql_expr_list_t partition; /* n 0 when absent */
+    rsql_expr_t *order;         /* NULL when absent */
+    bool desc;                  /* ORDER BY ... DESC */
+    rsql_pos_t order_pos;       /* ORDER BY ... [ASC | DESC] */
+    rsql_pos_t pos;             /* from OVER to its ')' */
+} rsql_over_t;
 
 /* ---- statements */
 
@@ -194,7 +206,8 @@ typedef struct rsql_select {
     rsql_pos_t pos;
     int n_items;
     rsql_select_item_t *items;
-    rsql_ident_t from;
+    rsql_ident_t from;       /* the table read; name NULL when FROM is a subquery */
+    struct rsql_select *from_sub; /* FROM (SELECT ...) [AS] alias, or NULL */
     rsql_ident_t from_alias; /* FROM t [AS] alias; name NULL when absent */
     rsql_join_t *join;       /* a lookup join, or NULL */
     rsql_expr_t *where; /* NULL when absent */

@@ -629,6 +629,34 @@ rsql_expr_t *rsql_sql__expr_func(rsql_parse_t *p, const rsql_token_t *name,
     return rsql_sql__expr_height(p, e);
 }
 
+/* See sql_int.h. */
+rsql_expr_t *rsql_sql__expr_over(rsql_parse_t *p, const rsql_token_t *name,
+                                 const rsql_token_t *over_tok, const rsql_expr_list_t *partition,
+                                 const sql_order_t *order, const rsql_token_t *rp)
+{
+    rsql_expr_t *e = rsql_sql__expr_func(p, name, NULL, rp);
+    rsql_over_t *o = e ? rsql_sql__alloc(p, sizeof *o) : NULL;
+    if (!o) {
+        return NULL;
+    }
+    o->partition = *partition;
+    o->order = order->e;
+    o->desc = order->desc;
+    o->order_pos = order->pos;
+    o->pos = rsql_sql__span(rsql_sql__tok_pos(over_tok), rsql_sql__tok_pos(rp));
+    e->over = o;
+    int h = o->order ? o->order->height : 0;
+    for (int i = 0; i < partition->n; i++) {
+        if (partition->items[i] && partition->items[i]->height > h) {
+            h = partition->items[i]->height;
+        }
+    }
+    if (h + 1 > e->height) {
+        e->height = h + 1;
+    }
+    return e;
+}
+
 /*
 ** SUBSTRING(x FROM start [FOR count]): the FUNC SUBSTRING(x, start[, count]).
 ** Other names do not take FROM: a syntax error at the FROM.
@@ -764,13 +792,21 @@ static rsql_err_t check_expr(rsql_parse_t *p, const rsql_expr_t *e)
             return p->error.code;
         }
     }
-    return RSQL_OK;
+    for (int i = 0; e->over && i < e->over->partition.n; i++) {
+        if (check_expr(p, e->over->partition.items[i])) {
+            return p->error.code;
+        }
+    }
+    return e->over ? check_expr(p, e->over->order) : RSQL_OK;
 }
 
 static rsql_err_t check_select(rsql_parse_t *p, const rsql_select_t *s)
 {
     if (!s) {
         return RSQL_OK;
+    }
+    if (check_select(p, s->from_sub)) {
+        return p->error.code;
     }
     for (int i = 0; i < s->n_items; i++) {
         if (check_expr(p, s->items[i].expr)) {

@@ -129,6 +129,21 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
     return s;
 }
 
+/* See sql_int.h. */
+rsql_select_t *rsql_sql__select_from_sub(rsql_parse_t *p, rsql_select_t *sel, rsql_select_t *sub,
+                                         const rsql_token_t *lp, const rsql_token_t *rp)
+{
+    if (p->failed || !sel || !sub) {
+        return NULL;
+    }
+    sel->from_sub = sub;
+    sel->from.pos = rsql_sql__span(rsql_sql__tok_pos(lp), rsql_sql__tok_pos(rp));
+    if (sel->from.pos.off + sel->from.pos.len > sel->pos.off + sel->pos.len) {
+        sel->pos = rsql_sql__span(sel->pos, sel->from.pos); /* nothing after the subquery */
+    }
+    return sel;
+}
+
 /* [INNER | LEFT [OUTER]] JOIN table FOR SYSTEM_TIME AS OF as_of [[AS] alias] ON on. */
 rsql_join_t *rsql_sql__join(rsql_parse_t *p, const sql_flag_t *type, const rsql_token_t *join_tok,
                             const rsql_ident_t *table, rsql_expr_t *as_of,

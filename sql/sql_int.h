@@ -83,6 +83,13 @@ typedef struct sql_meta {
     sql_flag_t virt;
 } sql_meta_t;
 
+/* ORDER BY expr [ASC | DESC] inside OVER (e NULL when absent). */
+typedef struct sql_order {
+    rsql_expr_t *e;
+    bool desc;
+    rsql_pos_t pos;
+} sql_order_t;
+
 /* LIMIT n as written (present false when absent). */
 typedef struct sql_limit {
     bool present;
@@ -212,6 +219,13 @@ rsql_option_t rsql_sql__option(rsql_parse_t *p, const rsql_token_t *key,
 rsql_select_item_t rsql_sql__select_item(rsql_parse_t *p, rsql_expr_t *x,
                                          const rsql_ident_t *alias);
 
+/* name() OVER (PARTITION BY partition ORDER BY order): a window function call. */
+rsql_expr_t *rsql_sql__expr_over(rsql_parse_t *p, const rsql_token_t *name,
+                                 const rsql_token_t *over_tok, const rsql_expr_list_t *partition,
+                                 const sql_order_t *order, const rsql_token_t *rp);
+/* sel with FROM (sub) in place of a table: lp and rp are the subquery's parentheses. */
+rsql_select_t *rsql_sql__select_from_sub(rsql_parse_t *p, rsql_select_t *sel, rsql_select_t *sub,
+                                         const rsql_token_t *lp, const rsql_token_t *rp);
 rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
                                 const sql_vec_t *items, const rsql_ident_t *from,
                                 const rsql_ident_t *alias, rsql_join_t *join,

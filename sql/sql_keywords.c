@@ -14,9 +14,9 @@
 
 /* name (upper case, sorted by strcmp), token */
 #define RSQL_SQL_KEYWORDS(X)                                                                 \
-    X("ABSENT", ABSENT) X("AND", AND) X("ARRAY", ARRAY) X("AS", AS)                          \
+    X("ABSENT", ABSENT) X("AND", AND) X("ARRAY", ARRAY) X("AS", AS) X("ASC", ASC)            \
     X("BETWEEN", BETWEEN) X("BIGINT", BIGINT) X("BOOL", BOOLEAN) X("BOOLEAN", BOOLEAN)       \
-    X("BYTES", BYTES) X("CASE", CASE) X("CAST", CAST) X("CONDITIONAL", CONDITIONAL)          \
+    X("BY", BY) X("BYTES", BYTES) X("CASE", CASE) X("CAST", CAST) X("CONDITIONAL", CONDITIONAL)          \
     X("CONNECTOR", CONNECTOR) X("CONNECTORS", CONNECTORS) X("CREATE", CREATE)                \
     X("CURRENT_TIMESTAMP", CURRENT_TIMESTAMP) X("DATE", DATE) X("DEC", DECIMAL)              \
     X("DECIMAL", DECIMAL) X("DEFAULT", DEFAULT) X("DESC", DESCRIBE)                          \
@@ -29,7 +29,7 @@
     X("JOBS", JOBS) X("JOIN", JOIN) X("LEFT", LEFT) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)                          \
     X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("NUMERIC", DECIMAL)              \
     X("OBJECT", OBJECT) X("OF", OF) X("ON", ON) X("OPTIONS", OPTIONS) X("OR", OR)            \
-    X("OUTER", OUTER)                                                                        \
+    X("ORDER", ORDER) X("OUTER", OUTER) X("OVER", OVER) X("PARTITION", PARTITION)            \
     X("POSITIONS", POSITIONS) X("PRIMARY", PRIMARY) X("RESET", RESET)                        \
     X("RETURNING", RETURNING) X("ROW", ROW)                                                  \
     X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT) X("SET", SET)                          \

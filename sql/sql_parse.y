@@ -51,7 +51,8 @@
     TIMESTAMP VARCHAR VIRTUAL WITH DECIMAL DATE ROW ARRAY MAP
     ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY
     CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER
-    INNER JOIN LEFT OF OUTER SYSTEM_TIME.
+    INNER JOIN LEFT OF OUTER SYSTEM_TIME
+    ASC BY ORDER OVER PARTITION.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -274,6 +275,14 @@ select(A) ::= SELECT(K) selitems(I) FROM nm(F) from_alias(N) join_opt(J) where_o
     A = rsql_sql__select(pctx, &K, &I, &F, &N, J, W, &L);
 }
 
+/* FROM (SELECT ...) [AS] alias: a subquery (the planner says which it runs: deduplication) */
+select(A) ::= SELECT(K) selitems(I) FROM LP(P) select(S) RP(Q) from_alias(N) join_opt(J)
+              where_opt(W) limit_opt(L). {
+    rsql_ident_t none = {NULL, RSQL_NOPOS};
+    A = rsql_sql__select_from_sub(pctx, rsql_sql__select(pctx, &K, &I, &none, &N, J, W, &L), S,
+                                  &P, &Q);
+}
+
 /* [INNER | LEFT [OUTER]] JOIN t FOR SYSTEM_TIME AS OF x [[AS] alias] ON cond: a lookup join */
 %type join_opt {rsql_join_t *}
 join_opt(A) ::= . { A = NULL; }
@@ -347,6 +356,25 @@ expr(A) ::= NULL(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= TRUE(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= FALSE(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= CURRENT_TIMESTAMP(X). { A = rsql_sql__expr_func(pctx, &X, NULL, NULL); }
+
+/* a window function call: ROW_NUMBER() OVER (PARTITION BY k ORDER BY proc_time DESC) */
+expr(A) ::= ID(F) LP RP OVER(O) LP partition_opt(P) order_opt(B) RP(R). {
+    A = rsql_sql__expr_over(pctx, &F, &O, &P, &B, &R);
+}
+%type partition_opt {rsql_expr_list_t}
+partition_opt(A) ::= . { A = (rsql_expr_list_t){0, NULL}; }
+partition_opt(A) ::= PARTITION BY exprlist(L). { A = L; }
+%type order_opt {sql_order_t}
+order_opt(A) ::= . { A = (sql_order_t){NULL, false, RSQL_NOPOS}; }
+order_opt(A) ::= ORDER(K) BY expr(X). {
+    A = (sql_order_t){X, false, rsql_sql__span(rsql_sql__tok_pos(&K), X ? X->pos : RSQL_NOPOS)};
+}
+order_opt(A) ::= ORDER(K) BY expr(X) ASC(D). {
+    A = (sql_order_t){X, false, rsql_sql__span(rsql_sql__tok_pos(&K), rsql_sql__tok_pos(&D))};
+}
+order_opt(A) ::= ORDER(K) BY expr(X) DESCRIBE(D). {
+    A = (sql_order_t){X, true, rsql_sql__span(rsql_sql__tok_pos(&K), rsql_sql__tok_pos(&D))};
+}
 
 /* function calls: any name, the planner checks it */
 expr(A) ::= ID(F) LP RP(R). { A = rsql_sql__expr_func(pctx, &F, NULL, &R); }

@@ -88,7 +88,8 @@ bool rsql_sql__unsupported(rsql_parse_t *p, int major, const rsql_token_t *tok)
         return true;
     }
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        if (tok->type == RSQL_TK_ID && is_word(tok, words[i].word)) {
+        if ((tok->type == RSQL_TK_ID || tok->type == RSQL_TK_ORDER ||
+             tok->type == RSQL_TK_OVER) && is_word(tok, words[i].word)) {
             what = words[i].what;
             break;
         }

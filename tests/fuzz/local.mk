@@ -3,7 +3,8 @@
 # by `make` or `make check`. Seed inputs: tests/fuzz/corpus/<target>/.
 FUZZ_TARGETS = tests/fuzz/fuzz_sql tests/fuzz/fuzz_formats tests/fuzz/fuzz_options \
 	tests/fuzz/fuzz_json_path tests/fuzz/fuzz_funcs tests/fuzz/fuzz_fmt_canal \
-	tests/fuzz/fuzz_fmt_maxwell tests/fuzz/fuzz_fmt_debezium tests/fuzz/fuzz_pgoutput
+	tests/fuzz/fuzz_fmt_maxwell tests/fuzz/fuzz_fmt_debezium tests/fuzz/fuzz_pgoutput \
+	tests/fuzz/fuzz_state
 if HAVE_RMQ
 FUZZ_TARGETS += tests/fuzz/fuzz_rmq_decode
 endif
@@ -39,6 +40,9 @@ tests_fuzz_fuzz_fmt_debezium_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_pgoutput_SOURCES = tests/fuzz/fuzz_pgoutput.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_pgoutput_LDADD = $(RSQL_LIBS)
 tests_fuzz_fuzz_pgoutput_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_state_SOURCES = tests/fuzz/fuzz_state.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_state_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_state_LDFLAGS = $(FUZZ_LINK_FLAGS)
 if HAVE_RMQ
 tests_fuzz_fuzz_rmq_decode_SOURCES = tests/fuzz/fuzz_rmq_decode.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_rmq_decode_LDADD = $(RSQL_LIBS)

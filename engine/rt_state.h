@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rt_state: the keyed state of a stateful statement (a deduplication): bytes by key, in memory
+ * for the run, durable in the catalog. Each change is logged with the source position of the
+ * record that made it; the worker writes the changes of the records at or before the
+ * positions it saves in the same catalog transaction (rsql_rt_state_checkpoint, then
+ * rsql_rt_state_committed once it committed), so on disk the state always goes with the
+ * positions: a run killed at any moment resumes from positions whose state is exactly the
+ * state of the rows before them.
+ * @locality get and put on the transform thread; checkpoint and committed on the worker
+ */
+#ifndef RSQL_RT_STATE_H
+#define RSQL_RT_STATE_H
+
+#include "catalog/rsql_catalog.h"
+
+typedef struct rt_state rt_state_t;
+
+/*
+** The state of pipeline (the key its positions are kept under) read from cat; cat NULL (a
+** preview) keeps it in memory only. ttl_ms > 0: an entry written longer ago is forgotten
+** (table.exec.state.ttl).
+*/
+rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
+                              rt_state_t **out, rsql_error_t *err);
+void rsql_rt_state_close(rt_state_t *s);
+
+/* The value of key (valid until the next put), or false when it has none (or it expired). */
+bool rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
+                       const uint8_t **value, size_t *value_len);
+/* Set key's value (copied), made by the record at offset of lane (its position after it). */
+rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
+                             size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms);
+
+/*
+** Write into cat (inside the caller's transaction) the changes of the records of lanes[i]
+** at or before offs[i]: the positions being saved. Nothing is forgotten until
+** rsql_rt_state_committed: a rolled back transaction writes them again next time.
+*/
+rsql_err_t rsql_rt_state_checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n,
+                                    const uint32_t *lanes, const int64_t *offs,
+                                    rsql_error_t *err);
+/* The transaction of the last checkpoint committed: its changes are on disk. */
+void rsql_rt_state_committed(rt_state_t *s);
+
+typedef struct rt_state_stats {
+    int64_t keys;            /* held */
+    int64_t bytes;           /* of keys and values held */
+    int64_t pending;         /* changes not yet on disk */
+    int64_t checkpoints;     /* transactions that wrote changes */
+    int64_t last_checkpoint_us; /* how long the last one took to write */
+} rt_state_stats_t;
+void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out);
+
+#endif

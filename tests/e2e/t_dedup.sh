@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The rocketsql authors
+#
+# t_dedup.sh: deduplication (SELECT ... FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k
+# ORDER BY pt [ASC | DESC]) AS rn FROM events WHERE v > 0) WHERE rn = 1) of a json-lines file
+# into sqlite, compared with a reference computed here from the same lines (the first and the
+# last line of each key among those with v > 0):
+#   - uninterrupted: the first row of each key into a table that only appends (so a duplicate
+#     would show), the last into a table keyed by k (its -U/+U applied by key);
+#   - the same two jobs killed with kill -9 at random moments, five kills each that land on a
+#     running job, then run to the end: their keyed tables equal the reference;
+#   - more lines appended (new keys and old ones), the jobs run again: they resume with their
+#     state, so an old key keeps its first row and its last row is the newest;
+#   - a SELECT preview of the same query (state in memory) gives the same first rows.
+. "$(dirname "$0")/lib.sh"
+
+N=1000000
+SEED=${E2E_SEED:-$$}
+echo "seed $SEED (E2E_SEED=$SEED reproduces the kill delays and the data)"
+gen() { # FROM TO: lines FROM..TO of the events, keys drawn from 20,000
+    python3 - "$1" "$2" "$SEED" <<'PY'
+import json, random, sys
+lo, hi, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+r = random.Random(seed * 1000003 + lo)
+out = sys.stdout
+for i in range(lo, hi + 1):
+    k = "k%05d" % r.randint(1, 20000 if lo == 1 else 25000)
+    out.write(json.dumps({"id": i, "k": k, "v": r.randint(-20, 500),
+                          "note": "it's #%d" % i}) + "\n")
+PY
+}
+gen 1 "$N" >events.jsonl
+
+# reference FILE: "first.txt" and "last.txt", id|k|v|note of each key's first and last line
+# with v > 0, sorted by k
+reference() {
+    python3 - "$1" <<'PY'
+import json, sys
+first, last = {}, {}
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["v"] > 0:
+        first.setdefault(e["k"], e)
+        last[e["k"]] = e
+for name, d in (("first.txt", first), ("last.txt", last)):
+    with open(name, "w") as f:
+        for k in sorted(d):
+            e = d[k]
+            f.write("%d|%s|%d|%s\n" % (e["id"], e["k"], e["v"], e["note"]))
+PY
+}
+reference events.jsonl
+
+cat >tables.sql <<'SQL'
+CREATE TABLE events (id BIGINT, k STRING, v INT, note STRING, pt AS PROCTIME())
+  WITH ('connector' = 'filesystem', 'path' = 'events.jsonl');
+CREATE TABLE firsts (id BIGINT, k STRING, v INT, note STRING)
+  WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'firsts');
+CREATE TABLE kfirsts (id BIGINT, k STRING, v INT, note STRING, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'kfirsts');
+CREATE TABLE lasts (id BIGINT, k STRING, v INT, note STRING, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'lasts');
+CREATE JOB keep_first AS INSERT INTO kfirsts SELECT id, k, v, note FROM (SELECT *,
+  ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt ASC) AS rn FROM events WHERE v > 0) WHERE rn = 1;
+CREATE JOB keep_last AS INSERT INTO lasts SELECT id, k, v, note FROM (SELECT *,
+  ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC) AS rn FROM events WHERE v > 0) AS q
+  WHERE q.rn = 1;
+SQL
+rsql -f tables.sql
+expect_rc 0 "create the tables and jobs"
+got() { sqlite3 -separator '|' out.db "SELECT id, k, v, note FROM $1 ORDER BY k"; }
+
+# ---- uninterrupted, into a table that only appends: each key's first row once
+rsql -e "INSERT INTO firsts SELECT id, k, v, note FROM (SELECT *, ROW_NUMBER() OVER
+           (PARTITION BY k ORDER BY pt) AS rn FROM events WHERE v > 0) WHERE rn = 1"
+expect_rc 0 "keep the first row of each key"
+got firsts >got.txt
+cmp -s got.txt first.txt || fail "the first rows differ from the reference: $(diff got.txt first.txt | head -5)"
+ok "the first row of each key, once each: $(wc -l <first.txt) rows, as the reference"
+case "$ERR" in *"deduplication: $(wc -l <first.txt) rows kept"*) ;;
+*) fail "the summary does not say how many rows were kept: $ERR" ;; esac
+
+# ---- each job killed five times, then run to the end
+kill_loop() { # JOB TABLE
+    local job=$1 table=$2 landed=0 attempts=0 span=300
+    RANDOM=$SEED
+    while [ "$landed" -lt 5 ]; do
+        attempts=$((attempts + 1))
+        [ "$attempts" -le 60 ] || fail "$job: could not land 5 kills in 60 runs"
+        # each run is killed after it committed rows (its position in the sink moved), at a
+        # random moment after that
+        local before
+        before=$(sqlite3 out.db "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)
+        "$RSQL" --catalog "$CAT" run "$job" >run.out 2>run.err &
+        pid=$!
+        e2e_pids="$pid"
+        moved() {
+            [ "$(sqlite3 out.db "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)" != "$before" ] ||
+                ! kill -0 "$pid" 2>/dev/null
+        }
+        wait_until 60 moved || fail "$job: run $attempts committed nothing in 60s: $(cat run.err)"
+        delay=$((RANDOM % (span + 1)))
+        sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+        kill -9 "$pid" 2>/dev/null || true
+        set +e
+        wait "$pid" 2>/dev/null
+        rc=$?
+        set -e
+        e2e_pids=""
+        if [ "$rc" = 137 ]; then
+            landed=$((landed + 1))
+            echo "$job: kill $landed ${delay}ms after a commit: $(sqlite3 out.db "SELECT count(*) FROM $table") keys in $table, sink at $(sqlite3 out.db "SELECT group_concat(\"offset\") FROM rocketsql_positions")"
+        elif [ "$rc" = 0 ]; then
+            echo "$job: run $attempts finished before its kill (${delay}ms); starting over"
+            sqlite3 out.db "DELETE FROM $table; DELETE FROM rocketsql_positions"
+            rsql -e "RESET POSITIONS '$job'"
+            expect_rc 0 "$job: start over"
+            span=$((span / 2))
+            [ "$span" -ge 5 ] || span=5
+            landed=0
+        else
+            fail "$job: exit status $rc: $(cat run.err)"
+        fi
+    done
+    rsql run "$job"
+    expect_rc 0 "$job: the run after the last kill completes"
+}
+kill_loop keep_first kfirsts
+got kfirsts >got.txt
+cmp -s got.txt first.txt ||
+    fail "after 5 kills the first rows differ from the reference: $(diff got.txt first.txt | head -5)"
+ok "keep_first, killed 5 times: its keyed table equals the reference ($(wc -l <got.txt) keys)"
+kill_loop keep_last lasts
+got lasts >got.txt
+cmp -s got.txt last.txt ||
+    fail "after 5 kills the last rows differ from the reference: $(diff got.txt last.txt | head -5)"
+ok "keep_last, killed 5 times: its keyed table equals the reference ($(wc -l <got.txt) keys)"
+last_run keep_last
+same "$R_STATUS" done "status of keep_last's last run"
+
+# ---- more lines: the jobs resume with their state
+gen $((N + 1)) $((N + 50000)) >>events.jsonl
+reference events.jsonl
+for job in keep_first keep_last; do
+    rsql run "$job"
+    expect_rc 0 "$job: a run over the lines appended"
+done
+got kfirsts >got.txt
+cmp -s got.txt first.txt ||
+    fail "after more lines the first rows differ: $(diff got.txt first.txt | head -5)"
+ok "keep_first resumed with its state: old keys kept their first row, new keys got theirs"
+got lasts >got.txt
+cmp -s got.txt last.txt ||
+    fail "after more lines the last rows differ: $(diff got.txt last.txt | head -5)"
+ok "keep_last resumed with its state: each key holds its newest row"
+
+# ---- a preview: the same first rows, state in memory only
+rsql --tsv -e "SET 'sql.preview-limit' = '0';
+    SELECT id, k, v, note FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt)
+      AS rn FROM events WHERE v > 0) WHERE rn = 1"
+expect_rc 0 "a preview of the deduplication"
+printf '%s\n' "$OUT" | tr '\t' '|' | LC_ALL=C sort -t '|' -k2,2 >got.txt
+cmp -s got.txt first.txt || fail "the preview differs: $(diff got.txt first.txt | head -5)"
+ok "the preview gives the same first rows ($(wc -l <got.txt))"
+echo PASS
