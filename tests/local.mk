@@ -111,6 +111,9 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
 	tests/e2e/t_pg_lookup.sh
 # postgres-cdc -> a FIFO topic, read back by the Java client (tests/rocketmq/run, group b)
 EXTRA_DIST += tests/rocketmq/t_pgcdc_fifo.sh
+# examples/enrich-orders.sql (RocketMQ orders LEFT JOIN postgres customers -> a topic), read
+# back by the Java client and compared with psql's join (tests/rocketmq/run, group b)
+EXTRA_DIST += examples/enrich-orders.sql tests/rocketmq/t_pg_example_enrich.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
 check_PROGRAMS += tests/e2e/apply_changes
 tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c
