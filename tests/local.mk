@@ -100,7 +100,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/se
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
 EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
-	tests/e2e/t_computed.sh tests/e2e/t_lookup_join.sh tests/e2e/t_dedup.sh tests/e2e/t_datagen_filter_file.sh tests/e2e/t_examples.sh tests/e2e/t_json_dlq.sh \
+	tests/e2e/t_computed.sh tests/e2e/t_lookup_join.sh tests/e2e/t_lookup_kill9.sh tests/e2e/t_dedup.sh \
+	tests/e2e/t_datagen_filter_file.sh tests/e2e/t_examples.sh tests/e2e/t_json_dlq.sh \
 	tests/e2e/t_kill9.sh tests/e2e/t_gather_kill9.sh tests/e2e/t_pg_positions_read.sh tests/e2e/t_pg_sink.sh \
 	tests/e2e/t_pg_writer_lock.sh \
 	tests/e2e/t_pg_source.sh tests/e2e/t_pg_tls.sh \
@@ -112,6 +113,9 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
 	tests/e2e/t_pg_lookup.sh
 # postgres-cdc -> a FIFO topic, read back by the Java client (tests/rocketmq/run, group b)
 EXTRA_DIST += tests/rocketmq/t_pgcdc_fifo.sh
+# examples/enrich-orders.sql (RocketMQ orders LEFT JOIN postgres customers -> a topic), read
+# back by the Java client and compared with psql's join (tests/rocketmq/run, group b)
+EXTRA_DIST += examples/enrich-orders.sql tests/rocketmq/t_pg_example_enrich.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
 check_PROGRAMS += tests/e2e/apply_changes
 tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c
