@@ -52,4 +52,9 @@ TESTS += tests/unit/test_lookup_cache
 tests_unit_test_lookup_cache_SOURCES = tests/unit/test_lookup_cache.c
 tests_unit_test_lookup_cache_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_lookup_cache_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_state
+TESTS += tests/unit/test_state
+tests_unit_test_state_SOURCES = tests/unit/test_state.c
+tests_unit_test_state_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_state_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

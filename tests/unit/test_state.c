@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * Unit tests of a statement's keyed state (engine/rt_state.c) over a catalog file: a
+ * checkpoint writes exactly the changes of the records at or before the positions saved (per
+ * lane), nothing is dropped before its transaction committed (a rolled back one is written
+ * again), a state reopened from the catalog holds what was committed and nothing after, the
+ * last change of a key wins, state.ttl forgets old entries (read back and in memory), and a
+ * state without a catalog (a preview) keeps everything in memory only.
+ */
+#include "config.h"
+#include "catalog/rsql_catalog.h"
+#include "engine/rt_state.h"
+
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[64];
+
+static rsql_catalog_t *fresh(void)
+{
+    snprintf(path, sizeof path, "/tmp/rsql-test-state-%d.db", (int)getpid());
+    unlink(path);
+    rsql_error_t err;
+    rsql_catalog_t *cat = rsql_catalog_open(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    return cat;
+}
+
+static bool has(rt_state_t *s, const char *key, const char *want)
+{
+    const uint8_t *v;
+    size_t n;
+    if (!rsql_rt_state_get(s, key, strlen(key), 1000, &v, &n)) {
+        return want == NULL;
+    }
+    return want && n == strlen(want) && memcmp(v, want, n) == 0;
+}
+
+static void put(rt_state_t *s, const char *key, const char *value, uint32_t lane, int64_t off)
+{
+    CU_ASSERT_EQUAL(rsql_rt_state_put(s, key, strlen(key), value, strlen(value), lane, off,
+                                      1000),
+                    RSQL_OK);
+}
+
+/* Checkpoint lanes/offs in one catalog transaction, committed or rolled back. */
+static void checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n, const uint32_t *lanes,
+                       const int64_t *offs, bool commit)
+{
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(rsql_catalog_begin(cat, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_rt_state_checkpoint(s, cat, n, lanes, offs, &err), RSQL_OK);
+    if (commit) {
+        CU_ASSERT_EQUAL(rsql_catalog_commit(cat, &err), RSQL_OK);
+        rsql_rt_state_committed(s);
+    } else {
+        CU_ASSERT_EQUAL(rsql_catalog_rollback(cat, &err), RSQL_OK);
+    }
+}
+
+static rt_state_t *reopen(rsql_catalog_t *cat, int64_t ttl)
+{
+    rt_state_t *s = NULL;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_open(cat, "job@a.b~0", ttl, &s, &err), RSQL_OK);
+    return s;
+}
+
+static void test_state_checkpoint_prefix(void)
+{
+    rsql_catalog_t *cat = fresh();
+    rt_state_t *s = reopen(cat, 0);
+    put(s, "a", "1", 0, 10);
+    put(s, "b", "1", 1, 5);
+    put(s, "a", "2", 0, 20); /* the last change of a wins once both are written */
+    put(s, "c", "1", 0, 30);
+    put(s, "d", "1", 1, 50);
+    CU_ASSERT_TRUE(has(s, "a", "2")); /* in memory: everything */
+    /* lane 0 saved at 20, lane 1 at 4: a (twice) only */
+    checkpoint(s, cat, 2, (uint32_t[]){0, 1}, (int64_t[]){20, 4}, true);
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.pending, 3);
+    rt_state_t *r = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(r, "a", "2"));
+    CU_ASSERT_TRUE(has(r, "b", NULL));
+    CU_ASSERT_TRUE(has(r, "c", NULL));
+    rsql_rt_state_close(r);
+    /* a rolled back transaction drops nothing: the next checkpoint writes it again */
+    checkpoint(s, cat, 1, (uint32_t[]){1}, (int64_t[]){50}, false);
+    r = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(r, "b", NULL));
+    rsql_rt_state_close(r);
+    checkpoint(s, cat, 2, (uint32_t[]){1, 0}, (int64_t[]){50, 29}, true);
+    r = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(r, "b", "1"));
+    CU_ASSERT_TRUE(has(r, "d", "1"));
+    CU_ASSERT_TRUE(has(r, "c", NULL)); /* lane 0 at 29: c (30) is not before it */
+    rsql_rt_state_close(r);
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.pending, 1);
+    CU_ASSERT_EQUAL(st.keys, 4);
+    CU_ASSERT_EQUAL(st.checkpoints, 3);
+    rsql_rt_state_close(s);
+    rsql_catalog_close(cat);
+    unlink(path);
+}
+
+static void test_state_many(void)
+{
+    rsql_catalog_t *cat = fresh();
+    rt_state_t *s = reopen(cat, 0);
+    char k[32], v[32];
+    for (int i = 0; i < 20000; i++) { /* lanes' logs grow and are dropped as they are saved */
+        snprintf(k, sizeof k, "key%d", i % 5000);
+        snprintf(v, sizeof v, "v%d", i);
+        put(s, k, v, (uint32_t)(i % 3), i);
+        if (i % 1000 == 999) {
+            checkpoint(s, cat, 3, (uint32_t[]){0, 1, 2}, (int64_t[]){i - 500, i - 500, i - 500},
+                       true);
+        }
+    }
+    checkpoint(s, cat, 3, (uint32_t[]){0, 1, 2}, (int64_t[]){19999, 19999, 19999}, true);
+    rt_state_t *r = reopen(cat, 0);
+    int bad = 0;
+    for (int j = 0; j < 5000; j++) {
+        snprintf(k, sizeof k, "key%d", j);
+        snprintf(v, sizeof v, "v%d", 15000 + j);
+        bad += !has(r, k, v);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.pending, 0);
+    rsql_rt_state_close(r);
+    rsql_rt_state_close(s);
+    rsql_catalog_close(cat);
+    unlink(path);
+}
+
+static void test_state_ttl_and_memory(void)
+{
+    rsql_catalog_t *cat = fresh();
+    rt_state_t *s = reopen(cat, 0);
+    put(s, "old", "x", 0, 1); /* written at 1000 ms: long ago for the wall clock */
+    checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){1}, true);
+    rsql_rt_state_close(s);
+    s = reopen(cat, 60000); /* a ttl of a minute: the entry of 1970 is not read back */
+    CU_ASSERT_TRUE(has(s, "old", NULL));
+    rsql_rt_state_close(s);
+    s = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(s, "old", "x"));
+    const uint8_t *v;
+    size_t n;
+    rsql_rt_state_close(s);
+    rt_state_t *m = NULL;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_open(NULL, NULL, 100, &m, &err), RSQL_OK);
+    put(m, "k", "1", 0, 1); /* written at 1000 */
+    CU_ASSERT_TRUE(rsql_rt_state_get(m, "k", 1, 1099, &v, &n));
+    CU_ASSERT_FALSE(rsql_rt_state_get(m, "k", 1, 1100, &v, &n)); /* ttl passed */
+    rt_state_stats_t st;
+    rsql_rt_state_stats(m, &st);
+    CU_ASSERT_EQUAL(st.pending, 0); /* in memory only: nothing to write */
+    rsql_rt_state_close(m);
+    rsql_catalog_close(cat);
+    unlink(path);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) {
+        return 1;
+    }
+    CU_pSuite su = CU_add_suite("state", NULL, NULL);
+    CU_add_test(su, "a checkpoint writes the changes before the positions", test_state_checkpoint_prefix);
+    CU_add_test(su, "many changes over three lanes", test_state_many);
+    CU_add_test(su, "ttl, and a state in memory only", test_state_ttl_and_memory);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
