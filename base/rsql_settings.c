@@ -105,6 +105,11 @@ static const rsql_opt_def_t settings_table[] = {
         "shell runs, serve `/metrics`, `/healthz`, `/readyz` and `/jobs` for it there, as "
         "`rocketsql serve --http` does (docs/OPERATIONS.md). An address in use fails the "
         "statement before it runs. Unset: no HTTP endpoint."),
+    ROW("state.memory", RSQL_OPT_SIZE, J, "64MB", 0, INT64_C(1) << 40, NULL,
+        "Most bytes of a statement's state (a deduplication's keys and rows) held in memory. "
+        "Past it, the least recently used entries already saved in the catalog leave memory "
+        "and are read back when a row needs them. `0`: hold all of it (read whole when a run "
+        "starts)."),
     ROW("table.exec.state.ttl", RSQL_OPT_DURATION, J, "0", 0, 3650 * 24 * HOUR, NULL,
         "How long a statement's state keeps a key after it was last written (Flink's name): a "
         "deduplication forgets a key this long after it kept its row, so a later row of it is "

@@ -215,6 +215,19 @@ typedef rsql_err_t (*rsql_state_entry_cb)(void *opaque, const void *key, size_t 
                                           int64_t written_ms);
 rsql_err_t rsql_catalog_state_load(rsql_catalog_t *cat, const char *pipeline, int64_t since_ms,
                                    rsql_state_entry_cb cb, void *opaque, rsql_error_t *err);
+/*
+** A reader of pipeline's state on a connection of its own (for a thread other than cat's):
+** *any says whether pipeline has state at all; *out is NULL (RSQL_OK) for a catalog in memory,
+** which no other connection sees.
+*/
+typedef struct rsql_state_reader rsql_state_reader_t;
+rsql_err_t rsql_catalog_state_reader(rsql_catalog_t *cat, const char *pipeline,
+                                     rsql_state_reader_t **out, bool *any, rsql_error_t *err);
+/* key's entry written at or after since_ms, through cb, *found set; as committed last. */
+rsql_err_t rsql_state_reader_get(rsql_state_reader_t *r, const void *key, size_t key_len,
+                                 int64_t since_ms, rsql_state_entry_cb cb, void *opaque,
+                                 bool *found, rsql_error_t *err);
+void rsql_state_reader_close(rsql_state_reader_t *r);
 
 /*
 ** The key the positions of pipeline base (a job's name, "insert:<source>-><sink>") are kept

@@ -58,7 +58,8 @@ rsql_err_t rsql_rt_dedup_open(const rsql_plan_t *plan, rsql_catalog_t *cat, cons
         d->types[plan->n_in + k] = plan->computed[k]->type;
         d->descs[plan->n_in + k] = plan->computed[k]->desc;
     }
-    rsql_err_t rc = rsql_rt_state_open(cat, pipeline, plan->dedup->ttl_ms, &d->state, err);
+    rsql_err_t rc = rsql_rt_state_open(cat, pipeline, plan->dedup->ttl_ms, plan->dedup->memory,
+                                       &d->state, err);
     if (rc != RSQL_OK) {
         rsql_rt_dedup_close(d);
         return rc;
@@ -132,7 +133,11 @@ rsql_err_t rsql_rt_dedup_record(rt_dedup_t *d, rsql_batch_t *batch, rsql_record_
     int64_t now = rsql_wall_ms();
     const uint8_t *old = NULL;
     size_t old_len = 0;
-    bool seen = rsql_rt_state_get(d->state, d->key.data, d->key.len, now, &old, &old_len);
+    bool seen;
+    if ((rc = rsql_rt_state_get(d->state, d->key.data, d->key.len, now, &old, &old_len, &seen,
+                                err)) != RSQL_OK) {
+        return rc;
+    }
     if (!dd->keep_last) {
         if (seen) {
             d->dropped++;
@@ -219,11 +224,16 @@ size_t rsql_rt_dedup_describe(rt_dedup_t *d, char *buf, size_t size)
     rt_state_stats_t st;
     rsql_rt_state_stats(d->state, &st);
     int n = snprintf(buf, size,
-                     "deduplication: %llu rows kept, %llu %s; state: %lld keys (%lld bytes), %lld "
-                     "checkpoints",
+                     "deduplication: %llu rows kept, %llu %s; state: %lld keys in memory (%lld "
+                     "bytes), %lld checkpoints",
                      (unsigned long long)d->kept,
                      (unsigned long long)(d->plan->dedup->keep_last ? d->replaced : d->dropped),
                      d->plan->dedup->keep_last ? "replaced a kept row" : "dropped as duplicates",
                      (long long)st.keys, (long long)st.bytes, (long long)st.checkpoints);
+    if (n > 0 && (size_t)n < size && (st.evictions || st.reads || st.waits)) {
+        n += snprintf(buf + n, size - (size_t)n,
+                      ", %lld evicted, %lld looked up in the catalog, %lld waits for a checkpoint",
+                      (long long)st.evictions, (long long)st.reads, (long long)st.waits);
+    }
     return n > 0 ? strlen(buf) : 0;
 }

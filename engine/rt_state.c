@@ -2,7 +2,11 @@
  * Copyright 2026 The rocketsql authors
  *
  * rt_state: see rt_state.h. The entries are a hash table of key bytes (FNV-1a), each entry one
- * allocation holding its key and value; the changes not yet on disk are a log per lane (a
+ * allocation holding its key and value, in a list by use; past the bound (state.memory) the
+ * least recently used whose changes are on disk leave memory, and a key not in memory is read
+ * back from the catalog (on a connection of the transform thread's own) unless the catalog
+ * cannot hold it (it held no state at open and nothing was evicted since). The changes not
+ * yet on disk are a log per lane (a
  * source partition) in the order the records were read, each with the record's position, so
  * the changes of the records before a saved position are a prefix of its lane's log. The log
  * is shared by the transform thread (appends) and the worker (writes and drops a prefix),
@@ -15,10 +19,16 @@
 #include "base/rsql_time.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
+#define NO_LANE UINT32_MAX /* an entry read back from the catalog: nothing pending */
+
 typedef struct ent {
-    struct ent *next;
+    struct ent *next;            /* in its bucket */
+    struct ent *newer, *older;   /* the use list */
+    uint32_t lane;               /* the lane of its last change, NO_LANE: none pending */
+    uint64_t seq;                /* that change's number in its lane */
     uint64_t hash;
     size_t key_len, value_len;
     int64_t written_ms;
@@ -27,6 +37,7 @@ typedef struct ent {
 
 /* A change not yet on disk. */
 typedef struct change {
+    uint64_t seq; /* its number in its lane, from 1 */
     int64_t offset;
     int64_t written_ms;
     size_t key_len, value_len;
@@ -37,18 +48,28 @@ typedef struct lane {
     change_t **log;
     int head, n, cap; /* log[head .. n) pending */
     int writing;      /* the first this many are in the transaction of the last checkpoint */
+    uint64_t seq;     /* the number of its last change */
+    _Atomic uint64_t committed; /* the number of its last change on disk */
 } lane_t;
 
 struct rt_state {
     char *pipeline; /* NULL: in memory only */
     int64_t ttl_ms;
+    int64_t memory;               /* the bound on bytes held (0: none) */
+    rsql_state_reader_t *reader;  /* reads back what was evicted; NULL: everything is held */
+    bool store_any;               /* the catalog held state for the pipeline at open */
+    bool evicted;                 /* an entry was evicted since */
     ent_t **buckets;
     size_t n_buckets;
-    int64_t keys, bytes;
+    ent_t *newest, *oldest;
+    int64_t keys, bytes, reads, evictions;
     pthread_mutex_t lock; /* the lanes */
+    pthread_cond_t saved; /* a checkpoint committed (signalled under lock) */
     lane_t *lanes;
     uint32_t n_lanes;
-    int64_t pending, checkpoints, last_us;
+    int64_t pending, checkpoints, last_us, waits;
+    _Atomic int64_t pending_bytes; /* of changes not on disk (changed under lock) */
+    bool stalled; /* a wait for a checkpoint timed out: no more until one commits */
 };
 
 static uint64_t hash_bytes(const void *p, size_t n)
@@ -93,9 +114,88 @@ static void grow_table(rt_state_t *s)
     s->n_buckets = nb;
 }
 
-/* Set key's value in the table (no log). */
+static void use_unlink(rt_state_t *s, ent_t *e)
+{
+    if (e->newer) {
+        e->newer->older = e->older;
+    } else {
+        s->newest = e->older;
+    }
+    if (e->older) {
+        e->older->newer = e->newer;
+    } else {
+        s->oldest = e->newer;
+    }
+    e->newer = e->older = NULL;
+}
+
+static void use_front(rt_state_t *s, ent_t *e)
+{
+    e->newer = NULL;
+    e->older = s->newest;
+    if (s->newest) {
+        s->newest->newer = e;
+    } else {
+        s->oldest = e;
+    }
+    s->newest = e;
+}
+
+static int64_t ent_bytes(const ent_t *e)
+{
+    return (int64_t)(sizeof *e + e->key_len + e->value_len + 1);
+}
+
+/* Is e's last change not on disk yet (so it cannot leave memory)? */
+static bool pending(const rt_state_t *s, const ent_t *e)
+{
+    return e->lane != NO_LANE && e->lane < s->n_lanes &&
+           e->seq > atomic_load_explicit(&s->lanes[e->lane].committed, memory_order_acquire);
+}
+
+/* Drop e from the table (its value stays in the catalog). */
+static void drop(rt_state_t *s, ent_t *e)
+{
+    ent_t **p = &s->buckets[e->hash & (s->n_buckets - 1)];
+    while (*p != e) {
+        p = &(*p)->next;
+    }
+    *p = e->next;
+    use_unlink(s, e);
+    s->keys--;
+    s->bytes -= ent_bytes(e);
+    rsql_free(e);
+}
+
+/*
+** Past the bound, the least recently used entries whose changes are on disk leave memory
+** (read back when asked for); keep stays. An entry with a change pending stays until its
+** checkpoint (it goes to the front of the list instead), so the bound may be exceeded by the
+** entries changed since the last checkpoint.
+*/
+static void evict(rt_state_t *s, const ent_t *keep)
+{
+    if (!s->reader || s->memory <= 0) {
+        return;
+    }
+    int passed = 0; /* a few per call: the work of a call stays small */
+    while (s->bytes + atomic_load(&s->pending_bytes) > s->memory && s->oldest && passed < 16) {
+        ent_t *e = s->oldest;
+        if (e == keep || pending(s, e)) { /* not yet: it goes to the front */
+            use_unlink(s, e);
+            use_front(s, e);
+            passed++;
+        } else {
+            drop(s, e);
+            s->evicted = true;
+            s->evictions++;
+        }
+    }
+}
+
+/* Set key's value in the table, its last change lane's number seq (NO_LANE: none). */
 static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, const void *value,
-                            size_t value_len, int64_t written_ms)
+                            size_t value_len, int64_t written_ms, uint32_t lane, uint64_t seq)
 {
     uint64_t h = hash_bytes(key, key_len);
     ent_t **p = slot(s, key, key_len, h);
@@ -107,6 +207,8 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
     e->key_len = key_len;
     e->value_len = value_len;
     e->written_ms = written_ms;
+    e->lane = lane;
+    e->seq = seq;
     memcpy(e->bytes, key, key_len);
     if (value_len) {
         memcpy(e->bytes + key_len, value, value_len);
@@ -114,7 +216,8 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
     if (*p) {
         ent_t *old = *p;
         e->next = old->next;
-        s->bytes -= (int64_t)(old->key_len + old->value_len);
+        use_unlink(s, old);
+        s->bytes -= ent_bytes(old);
         rsql_free(old);
         *p = e;
     } else {
@@ -122,40 +225,48 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         *p = e;
         s->keys++;
     }
-    s->bytes += (int64_t)(key_len + value_len);
+    use_front(s, e);
+    s->bytes += ent_bytes(e);
     grow_table(s);
+    evict(s, e);
     return RSQL_OK;
 }
 
 static rsql_err_t on_loaded(void *opaque, const void *key, size_t key_len, const void *value,
                             size_t value_len, int64_t written_ms)
 {
-    return table_set(opaque, key, key_len, value, value_len, written_ms);
+    return table_set(opaque, key, key_len, value, value_len, written_ms, NO_LANE, 0);
 }
 
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
-                              rt_state_t **out, rsql_error_t *err)
+                              int64_t memory, rt_state_t **out, rsql_error_t *err)
 {
     rt_state_t *s = rsql_calloc(1, sizeof *s);
     if (!s) {
         return rsql_error_nomem(err);
     }
     s->ttl_ms = ttl_ms;
+    s->memory = memory;
     s->n_buckets = 1024;
     s->buckets = rsql_calloc(s->n_buckets, sizeof *s->buckets);
     pthread_mutex_init(&s->lock, NULL);
+    rsql_cond_init_monotonic(&s->saved);
     if (!s->buckets || (cat && pipeline && !(s->pipeline = rsql_strdup(pipeline)))) {
         rsql_rt_state_close(s);
         return rsql_error_nomem(err);
     }
-    if (s->pipeline) {
+    rsql_err_t rc = RSQL_OK;
+    if (s->pipeline && memory > 0) { /* bounded: read back on demand */
+        rc = rsql_catalog_state_reader(cat, pipeline, &s->reader, &s->store_any, err);
+    }
+    if (rc == RSQL_OK && s->pipeline && !s->reader) { /* everything in memory */
         int64_t since = ttl_ms > 0 ? rsql_wall_ms() - ttl_ms : 0;
-        rsql_err_t rc = rsql_catalog_state_load(cat, pipeline, since, on_loaded, s, err);
-        if (rc != RSQL_OK) {
-            rsql_rt_state_close(s);
-            return rc;
-        }
+        rc = rsql_catalog_state_load(cat, pipeline, since, on_loaded, s, err);
+    }
+    if (rc != RSQL_OK) {
+        rsql_rt_state_close(s);
+        return rc;
     }
     *out = s;
     return RSQL_OK;
@@ -179,6 +290,8 @@ void rsql_rt_state_close(rt_state_t *s)
         }
         rsql_free(s->lanes[l].log);
     }
+    rsql_state_reader_close(s->reader);
+    pthread_cond_destroy(&s->saved);
     pthread_mutex_destroy(&s->lock);
     rsql_free(s->lanes);
     rsql_free(s->buckets);
@@ -187,27 +300,40 @@ void rsql_rt_state_close(rt_state_t *s)
 }
 
 /* See rt_state.h. */
-bool rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
-                       const uint8_t **value, size_t *value_len)
+rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
+                             const uint8_t **value, size_t *value_len, bool *found,
+                             rsql_error_t *err)
 {
+    *found = false;
     ent_t *e = *slot(s, key, key_len, hash_bytes(key, key_len));
-    if (!e || (s->ttl_ms > 0 && now_ms - e->written_ms >= s->ttl_ms)) {
-        return false;
+    if (!e && s->reader && (s->store_any || s->evicted)) { /* it may be on disk only */
+        bool on_disk;
+        s->reads++;
+        rsql_err_t rc = rsql_state_reader_get(s->reader, key, key_len,
+                                              s->ttl_ms > 0 ? rsql_wall_ms() - s->ttl_ms : 0,
+                                              on_loaded, s, &on_disk, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        e = on_disk ? *slot(s, key, key_len, hash_bytes(key, key_len)) : NULL;
     }
+    if (!e || (s->ttl_ms > 0 && now_ms - e->written_ms >= s->ttl_ms)) {
+        return RSQL_OK;
+    }
+    use_unlink(s, e);
+    use_front(s, e);
     *value = e->bytes + e->key_len;
     *value_len = e->value_len;
-    return true;
+    *found = true;
+    return RSQL_OK;
 }
 
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
                              size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms)
 {
-    if (table_set(s, key, key_len, value, value_len, now_ms) != RSQL_OK) {
-        return RSQL_ERR_NOMEM;
-    }
-    if (!s->pipeline) {
-        return RSQL_OK; /* in memory only */
+    if (!s->pipeline) { /* in memory only */
+        return table_set(s, key, key_len, value, value_len, now_ms, NO_LANE, 0);
     }
     change_t *c = rsql_malloc(sizeof *c + key_len + value_len + 1);
     if (!c) {
@@ -222,7 +348,20 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
         memcpy(c->bytes + key_len, value, value_len);
     }
     rsql_err_t rc = RSQL_OK;
+    int64_t cost = (int64_t)(sizeof *c + key_len + value_len + 1);
     pthread_mutex_lock(&s->lock);
+    if (s->memory > 0 && !s->stalled && s->pending_bytes > s->memory / 2) {
+        /* half the bound is changes not on disk yet: wait for a checkpoint (the rows before
+           are on their way to the sink without this thread), 200 ms at most; when none
+           came, go on without waiting again until one does */
+        int64_t until = rsql_now_ms() + 200;
+        s->waits++;
+        int w = 0;
+        while (s->pending_bytes > s->memory / 2 &&
+               (w = rsql_cond_wait_until(&s->saved, &s->lock, until)) == 0) {
+        }
+        s->stalled = w != 0;
+    }
     if (lane >= s->n_lanes) {
         lane_t *ls = rsql_realloc(s->lanes, sizeof *ls * ((size_t)lane + 1));
         if (!ls) {
@@ -235,7 +374,7 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
     }
     lane_t *l = rc == RSQL_OK ? &s->lanes[lane] : NULL;
     if (l && l->n == l->cap) {
-        if (l->head > l->writing && l->head >= l->cap / 2) { /* drop the freed prefix */
+        if (l->head > 0 && l->head >= l->cap / 2) { /* drop the freed prefix */
             memmove(l->log, l->log + l->head, sizeof *l->log * (size_t)(l->n - l->head));
             l->n -= l->head;
             l->head = 0;
@@ -250,15 +389,19 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
             }
         }
     }
+    uint64_t seq = 0;
     if (rc == RSQL_OK) {
-        l->log[l->n++] = c;
+        seq = c->seq = ++l->seq;
+        l->log[l->n++] = c; /* the worker may free it once it is on disk */
         s->pending++;
+        atomic_fetch_add(&s->pending_bytes, cost);
     }
     pthread_mutex_unlock(&s->lock);
     if (rc != RSQL_OK) {
         rsql_free(c);
+        return rc;
     }
-    return rc;
+    return table_set(s, key, key_len, value, value_len, now_ms, lane, seq);
 }
 
 /* See rt_state.h. */
@@ -325,6 +468,10 @@ void rsql_rt_state_committed(rt_state_t *s)
     for (uint32_t i = 0; i < s->n_lanes; i++) {
         lane_t *l = &s->lanes[i];
         for (int j = 0; j < l->writing; j++) {
+            const change_t *c = l->log[l->head + j];
+            atomic_store_explicit(&l->committed, c->seq, memory_order_release);
+            atomic_fetch_sub(&s->pending_bytes,
+                             (int64_t)(sizeof *c + c->key_len + c->value_len + 1));
             rsql_free(l->log[l->head + j]);
         }
         l->head += l->writing;
@@ -334,6 +481,8 @@ void rsql_rt_state_committed(rt_state_t *s)
             l->head = l->n = 0;
         }
     }
+    s->stalled = false;
+    pthread_cond_broadcast(&s->saved);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -342,9 +491,12 @@ void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out)
 {
     pthread_mutex_lock(&s->lock);
     out->pending = s->pending;
+    out->waits = s->waits;
     pthread_mutex_unlock(&s->lock);
     out->keys = s->keys;
     out->bytes = s->bytes;
     out->checkpoints = s->checkpoints;
     out->last_checkpoint_us = s->last_us;
+    out->reads = s->reads;
+    out->evictions = s->evictions;
 }

@@ -20,15 +20,22 @@ typedef struct rt_state rt_state_t;
 /*
 ** The state of pipeline (the key its positions are kept under) read from cat; cat NULL (a
 ** preview) keeps it in memory only. ttl_ms > 0: an entry written longer ago is forgotten
-** (table.exec.state.ttl).
+** (table.exec.state.ttl). memory > 0 (state.memory) bounds the bytes held: entries on disk
+** leave memory past it and are read back when asked for (not with a catalog in memory, which
+** no other connection sees: then, and with memory 0, every entry is held, read at open).
 */
 rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
-                              rt_state_t **out, rsql_error_t *err);
+                              int64_t memory, rt_state_t **out, rsql_error_t *err);
 void rsql_rt_state_close(rt_state_t *s);
 
-/* The value of key (valid until the next put), or false when it has none (or it expired). */
-bool rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
-                       const uint8_t **value, size_t *value_len);
+/*
+** The value of key (valid until the next get or put) with *found true, or *found false when it
+** has none (or it expired). An error: the catalog could not be read (RSQL_ERR_UNAVAILABLE
+** while it is locked).
+*/
+rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
+                             const uint8_t **value, size_t *value_len, bool *found,
+                             rsql_error_t *err);
 /* Set key's value (copied), made by the record at offset of lane (its position after it). */
 rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
                              size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms);
@@ -50,6 +57,9 @@ typedef struct rt_state_stats {
     int64_t pending;         /* changes not yet on disk */
     int64_t checkpoints;     /* transactions that wrote changes */
     int64_t last_checkpoint_us; /* how long the last one took to write */
+    int64_t reads;           /* keys looked for in the catalog */
+    int64_t evictions;       /* entries that left memory for the bound */
+    int64_t waits;           /* puts that waited for a checkpoint (changes past half the bound) */
 } rt_state_stats_t;
 void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out);
 

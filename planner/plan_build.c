@@ -605,6 +605,7 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     plan->batch_size = rsql_settings_int(s, "pipeline.batch-size");
     if (plan->dedup) {
         plan->dedup->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
+        plan->dedup->memory = rsql_settings_int(s, "state.memory");
     }
     const char *dlq = rsql_settings_get(s, "errors.dlq.table");
     if (dlq && *dlq) {

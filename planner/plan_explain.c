@@ -604,7 +604,14 @@ static void dedup_node(explain_t *x, int d)
                             "saves the source positions (so the state on disk is that of the "
                             "rows before them); ",
                     dd->keep_last ? "the last row" : "a mark");
-    char ttl[32];
+    char ttl[32], mem[32];
+    if (dd->memory > 0) {
+        rsql_buf_printf(x->out, "at most %s in memory (state.memory: the rest read back from "
+                                "the catalog when a row needs it); ",
+                        rsql_opt_format_size(dd->memory, mem, sizeof mem));
+    } else {
+        rsql_buf_puts(x->out, "all of it in memory (state.memory = 0); ");
+    }
     if (dd->ttl_ms > 0) {
         rsql_buf_printf(x->out, "a key is forgotten %s after it was written "
                                 "(table.exec.state.ttl)\n",

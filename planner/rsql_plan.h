@@ -161,6 +161,7 @@ typedef struct rsql_plan_dedup {
     rsql_pos_t pos;      /* the subquery */
     int64_t ttl_ms;      /* table.exec.state.ttl: a key is forgotten this long after it was
                             written; 0: never */
+    int64_t memory;      /* state.memory: the bytes of state held in memory (0: all) */
 } rsql_plan_dedup_t;
 
 /* One output column, in sink column order (INSERT) or select-list order (SELECT). */

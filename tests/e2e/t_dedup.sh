@@ -12,6 +12,8 @@
 #     running job, then run to the end: their keyed tables equal the reference;
 #   - more lines appended (new keys and old ones), the jobs run again: they resume with their
 #     state, so an old key keeps its first row and its last row is the newest;
+#   - 300,000 keys then each again, with state.memory = 2mb: what leaves memory is looked up in
+#     the catalog, so every repeat is dropped;
 #   - a SELECT preview of the same query (state in memory) gives the same first rows.
 . "$(dirname "$0")/lib.sh"
 
@@ -154,6 +156,39 @@ got lasts >got.txt
 cmp -s got.txt last.txt ||
     fail "after more lines the last rows differ: $(diff got.txt last.txt | head -5)"
 ok "keep_last resumed with its state: each key holds its newest row"
+
+# ---- a bound on the state's memory: 300,000 keys, then each again, in 2 MB: entries leave
+# memory once saved and are looked up in the catalog, so a key seen long before is still a
+# duplicate
+python3 - <<'PY'
+import json, random
+r = random.Random(7)
+keys = ["u%06d" % i for i in range(300000)]
+again = keys[:]
+r.shuffle(again)
+with open("many.jsonl", "w") as f:
+    n = 0
+    for k in keys + again:
+        n += 1
+        f.write(json.dumps({"id": n, "k": k, "v": 1, "note": ""}) + "\n")
+PY
+rsql -e "SET 'state.memory' = '2mb';
+    CREATE TABLE many (id BIGINT, k STRING, v INT, note STRING, pt AS PROCTIME())
+      WITH ('connector' = 'filesystem', 'path' = 'many.jsonl');
+    CREATE TABLE many_firsts (id BIGINT, k STRING)
+      WITH ('connector' = 'sqlite', 'path' = 'many.db', 'table' = 'firsts');
+    INSERT INTO many_firsts SELECT id, k FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k
+      ORDER BY pt) AS rn FROM many) WHERE rn = 1"
+expect_rc 0 "deduplicate 600,000 rows of 300,000 keys with state.memory = 2mb"
+same "$(sqlite3 many.db "SELECT count(*), count(DISTINCT k), min(id), max(id) FROM firsts")" \
+    "300000|300000|1|300000" "each key kept once, its first row, none of the repeats"
+case "$ERR" in *"state: "*" keys in memory ("*" bytes), "*" evicted, "*" looked up in the catalog"*) ;;
+*) fail "the summary does not show the state leaving memory: $ERR" ;; esac
+held=$(printf '%s\n' "$ERR" | sed -n 's/.*state: \([0-9]*\) keys in memory (\([0-9]*\) bytes).*/\2/p')
+[ -n "$held" ] && [ "$held" -le 8000000 ] ||
+    fail "the state held $held bytes in memory at the end, bound 2 MB (and a checkpoint's worth)"
+ok "with 2 MB of state in memory ($held bytes held at the end): $(printf '%s\n' "$ERR" |
+    grep -o '[0-9]* evicted, [0-9]* looked up in the catalog')"
 
 # ---- a preview: the same first rows, state in memory only
 rsql --tsv -e "SET 'sql.preview-limit' = '0';

@@ -35,7 +35,11 @@ static bool has(rt_state_t *s, const char *key, const char *want)
 {
     const uint8_t *v;
     size_t n;
-    if (!rsql_rt_state_get(s, key, strlen(key), 1000, &v, &n)) {
+    bool found;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_get(s, key, strlen(key), 1000, &v, &n, &found, &err),
+                          RSQL_OK);
+    if (!found) {
         return want == NULL;
     }
     return want && n == strlen(want) && memcmp(v, want, n) == 0;
@@ -63,12 +67,17 @@ static void checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n, const uint32_t
     }
 }
 
-static rt_state_t *reopen(rsql_catalog_t *cat, int64_t ttl)
+static rt_state_t *reopen_bounded(rsql_catalog_t *cat, int64_t ttl, int64_t memory)
 {
     rt_state_t *s = NULL;
     rsql_error_t err;
-    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_open(cat, "job@a.b~0", ttl, &s, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_open(cat, "job@a.b~0", ttl, memory, &s, &err), RSQL_OK);
     return s;
+}
+
+static rt_state_t *reopen(rsql_catalog_t *cat, int64_t ttl)
+{
+    return reopen_bounded(cat, ttl, 0);
 }
 
 static void test_state_checkpoint_prefix(void)
@@ -160,14 +169,65 @@ static void test_state_ttl_and_memory(void)
     rsql_rt_state_close(s);
     rt_state_t *m = NULL;
     rsql_error_t err;
-    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_open(NULL, NULL, 100, &m, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_open(NULL, NULL, 100, 1, &m, &err), RSQL_OK);
     put(m, "k", "1", 0, 1); /* written at 1000 */
-    CU_ASSERT_TRUE(rsql_rt_state_get(m, "k", 1, 1099, &v, &n));
-    CU_ASSERT_FALSE(rsql_rt_state_get(m, "k", 1, 1100, &v, &n)); /* ttl passed */
+    bool found;
+    CU_ASSERT_EQUAL(rsql_rt_state_get(m, "k", 1, 1099, &v, &n, &found, &err), RSQL_OK);
+    CU_ASSERT_TRUE(found); /* memory only: never evicted, whatever the bound */
+    CU_ASSERT_EQUAL(rsql_rt_state_get(m, "k", 1, 1100, &v, &n, &found, &err), RSQL_OK);
+    CU_ASSERT_FALSE(found); /* ttl passed */
     rt_state_stats_t st;
     rsql_rt_state_stats(m, &st);
     CU_ASSERT_EQUAL(st.pending, 0); /* in memory only: nothing to write */
     rsql_rt_state_close(m);
+    rsql_catalog_close(cat);
+    unlink(path);
+}
+
+/* A bound: entries on disk leave memory and are read back; pending ones stay until saved. */
+static void test_state_bounded(void)
+{
+    rsql_catalog_t *cat = fresh();
+    rt_state_t *s = reopen_bounded(cat, 0, 64 * 1024);
+    char k[32], v[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(v, sizeof v, "value of %d", i);
+        put(s, k, v, 0, i + 1);
+    }
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.keys, 5000); /* nothing saved yet: nothing may leave memory */
+    CU_ASSERT_EQUAL(st.evictions, 0);
+    checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){4000}, true);
+    put(s, "one more", "x", 0, 5001); /* past the bound: the saved ones leave */
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT(st.evictions > 0);
+    CU_ASSERT(st.keys >= 1000); /* keys 4000..4999 are not saved: they stay */
+    int bad = 0;
+    for (int i = 3990; i < 5000; i++) { /* both kinds are found, with their values */
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(v, sizeof v, "value of %d", i);
+        bad += !has(s, k, v);
+    }
+    for (int i = 0; i < 4000; i += 7) { /* read back from the catalog */
+        snprintf(k, sizeof k, "key%d", i);
+        snprintf(v, sizeof v, "value of %d", i);
+        bad += !has(s, k, v);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_TRUE(has(s, "never", NULL));
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT(st.reads > 0);
+    CU_ASSERT(st.bytes <= 64 * 1024 + 200 * 1000); /* the bound, and the 1000 pending ones */
+    rsql_rt_state_close(s);
+    /* a new run, bounded: reads the keys as they are asked for */
+    s = reopen_bounded(cat, 0, 64 * 1024);
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.keys, 0);
+    CU_ASSERT_TRUE(has(s, "key17", "value of 17"));
+    CU_ASSERT_TRUE(has(s, "key4500", NULL)); /* never saved */
+    rsql_rt_state_close(s);
     rsql_catalog_close(cat);
     unlink(path);
 }
@@ -181,6 +241,7 @@ int main(void)
     CU_add_test(su, "a checkpoint writes the changes before the positions", test_state_checkpoint_prefix);
     CU_add_test(su, "many changes over three lanes", test_state_many);
     CU_add_test(su, "ttl, and a state in memory only", test_state_ttl_and_memory);
+    CU_add_test(su, "a bound on memory", test_state_bounded);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
