@@ -116,6 +116,9 @@ EXTRA_DIST += tests/rocketmq/t_pgcdc_fifo.sh
 # examples/enrich-orders.sql (RocketMQ orders LEFT JOIN postgres customers -> a topic), read
 # back by the Java client and compared with psql's join (tests/rocketmq/run, group b)
 EXTRA_DIST += examples/enrich-orders.sql tests/rocketmq/t_pg_example_enrich.sh
+# a lookup join (RocketMQ orders LEFT JOIN postgres customers) by three processes of one consumer
+# group into a postgres table, compared with psql's join (tests/rocketmq/run, group b)
+EXTRA_DIST += tests/rocketmq/t_pg_lookup_scale.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
 check_PROGRAMS += tests/e2e/apply_changes
 tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c
