@@ -25,6 +25,7 @@ enum {
     RT_OP_DLQ_DELIVERY, /* dead-letter sink callback -> worker */
     RT_OP_POLL_DONE,    /* poll thread -> worker: no more batches */
     RT_OP_SIGNAL,       /* signal thread -> worker: first SIGINT/SIGTERM */
+    RT_OP_CHECKPOINT,   /* transform -> worker: save positions (and state) now */
     RT_OP_WRITE         /* transform / worker -> write thread: rows to write */
 };
 
@@ -185,6 +186,11 @@ struct rsql_pipeline {
     int64_t positions_saved;
     rsql_qop_t poll_done_op, signal_op; /* posted at most once each: no allocation */
     rsql_qop_t stop_op; /* rsql_pipeline_stats_stop's: posted at most once (stop_posted) */
+    /* a checkpoint asked for (rsql_pipeline__checkpoint_soon): the worker saves positions as
+       soon as some advanced, not at its next flush interval; checkpoint_op is in wq while
+       ckpt_queued */
+    rsql_qop_t checkpoint_op;
+    atomic_bool ckpt_wanted, ckpt_queued;
     bool stop_posted;   /* guarded by conf.stats->mu */
 
     /* run record and status */
@@ -220,6 +226,12 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
 
 /* rt_offsets.c: save advanced positions to the catalog. @locality worker */
 rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err);
+/* Ask the worker to save positions as soon as some advanced (the state's bound).
+   @locality transform thread */
+void rsql_pipeline__checkpoint_soon(rsql_pipeline_t *p);
+/* The worker's side of it: a checkpoint was asked for and positions advanced since: save them
+   now. @locality worker */
+void rsql_pipeline__checkpoint_if_wanted(rsql_pipeline_t *p);
 /* At the end of p's run on its worker thread: remember the signal that interrupted it. */
 void rsql_pipeline__signal_note(rsql_pipeline_t *p);
 /* Say (status output, job run) that the run resumes from n saved positions; n = 0: nothing. */

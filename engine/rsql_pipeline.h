@@ -237,6 +237,13 @@ typedef struct rsql_pipeline_conf {
                                    const uint32_t *lanes, const int64_t *offs,
                                    rsql_error_t *err);
     void (*state_committed)(void *opaque);
+    /* Optional, with the state: state_full says its changes not on disk reached what it may
+       hold unsaved; the transform thread then hands on the rows it holds, asks the worker to
+       save positions as soon as their deliveries come, and calls state_wait, which returns
+       once a checkpoint committed or at until_ms (rsql_now_ms's clock): true when there is
+       room again. */
+    bool (*state_full)(void *opaque);
+    bool (*state_wait)(void *opaque, int64_t until_ms);
 
     /* the catalog (worker thread only) for offsets and the job run; may be NULL */
     rsql_catalog_t *cat;

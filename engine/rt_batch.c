@@ -193,6 +193,7 @@ void rsql_pipeline__free_op(rsql_pipeline_t *p, rsql_qop_t *op)
         break;
     case RT_OP_POLL_DONE:
     case RT_OP_SIGNAL:
+    case RT_OP_CHECKPOINT:
         break; /* inside the pipeline */
     default:
         rsql_free(op);

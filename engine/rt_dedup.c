@@ -216,6 +216,18 @@ void rsql_rt_dedup_committed(rt_dedup_t *d)
 }
 
 /* See rt_dedup.h. */
+bool rsql_rt_dedup_full(rt_dedup_t *d)
+{
+    return rsql_rt_state_full(d->state);
+}
+
+/* See rt_dedup.h. */
+bool rsql_rt_dedup_wait(rt_dedup_t *d, int64_t until_ms)
+{
+    return rsql_rt_state_wait(d->state, until_ms);
+}
+
+/* See rt_dedup.h. */
 size_t rsql_rt_dedup_describe(rt_dedup_t *d, char *buf, size_t size)
 {
     if (!d || size == 0) {
@@ -232,8 +244,10 @@ size_t rsql_rt_dedup_describe(rt_dedup_t *d, char *buf, size_t size)
                      (long long)st.keys, (long long)st.bytes, (long long)st.checkpoints);
     if (n > 0 && (size_t)n < size && (st.evictions || st.reads || st.waits)) {
         n += snprintf(buf + n, size - (size_t)n,
-                      ", %lld evicted, %lld looked up in the catalog, %lld waits for a checkpoint",
-                      (long long)st.evictions, (long long)st.reads, (long long)st.waits);
+                      ", %lld evicted, %lld looked up in the catalog, %lld waits for a checkpoint, "
+                      "at most %lld bytes held",
+                      (long long)st.evictions, (long long)st.reads, (long long)st.waits,
+                      (long long)st.peak_bytes);
     }
     return n > 0 ? strlen(buf) : 0;
 }

@@ -37,6 +37,9 @@ rsql_err_t rsql_rt_dedup_checkpoint(rt_dedup_t *d, rsql_catalog_t *cat, int n,
                                     const uint32_t *lanes, const int64_t *offs,
                                     rsql_error_t *err);
 void rsql_rt_dedup_committed(rt_dedup_t *d);
+/* rsql_pipeline_conf_t.state_full and .state_wait for its state (rsql_rt_state_full, _wait). */
+bool rsql_rt_dedup_full(rt_dedup_t *d);
+bool rsql_rt_dedup_wait(rt_dedup_t *d, int64_t until_ms);
 
 /* "deduplication: N rows kept, M dropped as duplicates; state: K keys (B bytes), C
    checkpoints" into buf; its length. */

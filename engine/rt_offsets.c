@@ -264,6 +264,34 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
     }
 }
 
+/* See pipeline_int.h. */
+void rsql_pipeline__checkpoint_soon(rsql_pipeline_t *p)
+{
+    atomic_store(&p->ckpt_wanted, true);
+    if (!atomic_exchange(&p->ckpt_queued, true)) {
+        /* wakes the worker when the deliveries came before the ask */
+        memset(&p->checkpoint_op, 0, sizeof p->checkpoint_op);
+        p->checkpoint_op.type = RT_OP_CHECKPOINT;
+        rsql_queue_push_urgent(p->wq, &p->checkpoint_op); /* wq is never closed */
+    }
+}
+
+/* See pipeline_int.h. */
+void rsql_pipeline__checkpoint_if_wanted(rsql_pipeline_t *p)
+{
+    if (!atomic_exchange(&p->ckpt_wanted, false)) {
+        return;
+    }
+    int64_t saved = p->positions_saved;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (rsql_pipeline__save_positions(p, false, &e) != RSQL_OK) {
+        rsql_pipeline__fail(p, &e, false);
+    } else if (p->positions_saved == saved) {
+        atomic_store(&p->ckpt_wanted, true); /* none advanced yet: at the next delivery */
+    }
+}
+
 /* ---- saying where a run resumes */
 
 /*

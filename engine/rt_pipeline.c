@@ -573,12 +573,16 @@ static void worker_loop(rsql_pipeline_t *p)
             case RT_OP_SIGNAL:
                 request_stop_interrupted(p); /* p->signal_op or p->stop_op */
                 break;
+            case RT_OP_CHECKPOINT:
+                atomic_store(&p->ckpt_queued, false); /* p->checkpoint_op: nothing to free */
+                break;
             default:
                 rsql_pipeline__free_op(p, op);
             }
         }
         /* dead letters: write when the queue is idle or enough are waiting */
         rsql_pipeline__dlq_pump(p, rsql_queue_len(p->wq) == 0);
+        rsql_pipeline__checkpoint_if_wanted(p);
         now = rsql_now_ms();
         rsql_pipeline__status_note(p, now);
         if (now - p->last_flush_ms >= p->conf.flush_interval_ms) {

@@ -328,6 +328,16 @@ static void xform_committed(void *opaque)
     rsql_rt_dedup_committed(((xform_t *)opaque)->dedup);
 }
 
+static bool xform_state_full(void *opaque)
+{
+    return rsql_rt_dedup_full(((xform_t *)opaque)->dedup);
+}
+
+static bool xform_state_wait(void *opaque, int64_t until_ms)
+{
+    return rsql_rt_dedup_wait(((xform_t *)opaque)->dedup, until_ms);
+}
+
 /*
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
@@ -852,6 +862,8 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     if (x.dedup && !preview) {
         conf.state_checkpoint = xform_checkpoint;
         conf.state_committed = xform_committed;
+        conf.state_full = xform_state_full;
+        conf.state_wait = xform_state_wait;
     }
     conf.cat = cat;
     conf.record_run = !preview;

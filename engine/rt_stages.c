@@ -212,6 +212,42 @@ static inline bool wb_add(rt_wbatch_t *wb, const rsql_value_t *out, const rsql_r
     return true;
 }
 
+/*
+** Hand on what is held: the outcomes ride with the first write batch (the write thread hands
+** them to the worker before that batch's report, so the worker wakes once per group), or go to
+** the worker at once when no row is written; after this, those batches are not touched here.
+*/
+static void hand_on(rsql_pipeline_t *p, op_list_t *outs, op_list_t *rows)
+{
+    if (rows->head) {
+        ((rt_wbatch_t *)rows->head)->outcomes = outs->head;
+    } else if (outs->head) {
+        rsql_queue_push_list(p->wq, outs->head); /* wq is never closed: cannot fail */
+    }
+    if (rows->head && rsql_queue_push_list(p->q2, rows->head) != RSQL_OK) {
+        /* cannot happen: q2 closes only after every record has an outcome */
+        abort();
+    }
+    op_list_init(outs);
+    op_list_init(rows);
+}
+
+/*
+** The state holds as many unsaved changes as it may (conf.state_full), and this thread holds
+** no rows: ask the worker for a checkpoint as soon as positions can be saved, and wait for
+** commits until there is room again, or until the time a checkpoint may take (two flush
+** intervals and a second) passed without one: the state then goes on past its bound until the
+** next one commits.
+*/
+static void wait_for_checkpoint(rsql_pipeline_t *p)
+{
+    int64_t until = rsql_now_ms() + 2 * p->conf.flush_interval_ms + 1000;
+    do {
+        rsql_pipeline__checkpoint_soon(p);
+    } while (!p->conf.state_wait(p->conf.transform_opaque, until) && rsql_now_ms() < until &&
+             !atomic_load(&p->aborting));
+}
+
 void *rsql_pipeline__transform_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
@@ -224,25 +260,17 @@ void *rsql_pipeline__transform_main(void *arg)
     op_list_init(&rows);
     while (rsql_queue_pop(p->q1, held ? 0 : -1, &op) == RSQL_OK || held) {
         if (!op || held >= XFORM_HAND_ON_MAX) {
-            /* Hand on what is held: the outcomes ride with the first write batch (the write
-               thread hands them to the worker before that batch's report, so the worker
-               wakes once per group), or go to the worker at once when no row is written;
-               after this, those batches are not touched here. */
-            if (rows.head) {
-                ((rt_wbatch_t *)rows.head)->outcomes = outs.head;
-            } else {
-                rsql_queue_push_list(p->wq, outs.head); /* wq is never closed: cannot fail */
-            }
-            if (rsql_queue_push_list(p->q2, rows.head) != RSQL_OK) {
-                /* cannot happen: q2 closes only after every record has an outcome */
-                abort();
-            }
-            op_list_init(&outs);
-            op_list_init(&rows);
+            hand_on(p, &outs, &rows);
             held = 0;
             if (!op) {
                 continue;
             }
+        }
+        if (p->conf.state_full && p->conf.state_full(p->conf.transform_opaque)) {
+            /* the state's unsaved changes reached its bound: what is held goes on first */
+            hand_on(p, &outs, &rows);
+            held = 0;
+            wait_for_checkpoint(p);
         }
         held++;
         rt_inbatch_t *ib = (rt_inbatch_t *)op;

@@ -63,11 +63,13 @@ struct rt_state {
     size_t n_buckets;
     ent_t *newest, *oldest;
     int64_t keys, bytes, reads, evictions;
+    int64_t peak; /* the most bytes + pending_bytes held after a change (transform thread) */
     pthread_mutex_t lock; /* the lanes */
     pthread_cond_t saved; /* a checkpoint committed (signalled under lock) */
     lane_t *lanes;
     uint32_t n_lanes;
     int64_t pending, checkpoints, last_us, waits;
+    int64_t commits; /* checkpoint transactions committed (under lock) */
     _Atomic int64_t pending_bytes; /* of changes not on disk (changed under lock) */
     bool stalled; /* a wait for a checkpoint timed out: no more until one commits */
 };
@@ -229,6 +231,10 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
     s->bytes += ent_bytes(e);
     grow_table(s);
     evict(s, e);
+    int64_t held = s->bytes + atomic_load(&s->pending_bytes);
+    if (held > s->peak) {
+        s->peak = held;
+    }
     return RSQL_OK;
 }
 
@@ -350,18 +356,6 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
     rsql_err_t rc = RSQL_OK;
     int64_t cost = (int64_t)(sizeof *c + key_len + value_len + 1);
     pthread_mutex_lock(&s->lock);
-    if (s->memory > 0 && !s->stalled && s->pending_bytes > s->memory / 2) {
-        /* half the bound is changes not on disk yet: wait for a checkpoint (the rows before
-           are on their way to the sink without this thread), 200 ms at most; when none
-           came, go on without waiting again until one does */
-        int64_t until = rsql_now_ms() + 200;
-        s->waits++;
-        int w = 0;
-        while (s->pending_bytes > s->memory / 2 &&
-               (w = rsql_cond_wait_until(&s->saved, &s->lock, until)) == 0) {
-        }
-        s->stalled = w != 0;
-    }
     if (lane >= s->n_lanes) {
         lane_t *ls = rsql_realloc(s->lanes, sizeof *ls * ((size_t)lane + 1));
         if (!ls) {
@@ -402,6 +396,36 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
         return rc;
     }
     return table_set(s, key, key_len, value, value_len, now_ms, lane, seq);
+}
+
+/* See rt_state.h. */
+bool rsql_rt_state_full(rt_state_t *s)
+{
+    if (s->memory <= 0 || !s->pipeline ||
+        atomic_load_explicit(&s->pending_bytes, memory_order_relaxed) <= s->memory / 2) {
+        return false;
+    }
+    pthread_mutex_lock(&s->lock);
+    bool full = !s->stalled;
+    pthread_mutex_unlock(&s->lock);
+    return full;
+}
+
+/* See rt_state.h. */
+bool rsql_rt_state_wait(rt_state_t *s, int64_t until_ms)
+{
+    pthread_mutex_lock(&s->lock);
+    s->waits++;
+    int64_t seen = s->commits;
+    int w = 0;
+    while (s->commits == seen && (w = rsql_cond_wait_until(&s->saved, &s->lock, until_ms)) == 0) {
+    }
+    bool room = s->pending_bytes <= s->memory / 2;
+    if (w != 0 && !room) {
+        s->stalled = true; /* none came in time: no more waits until one does */
+    }
+    pthread_mutex_unlock(&s->lock);
+    return room;
 }
 
 /* See rt_state.h. */
@@ -482,6 +506,7 @@ void rsql_rt_state_committed(rt_state_t *s)
         }
     }
     s->stalled = false;
+    s->commits++;
     pthread_cond_broadcast(&s->saved);
     pthread_mutex_unlock(&s->lock);
 }
@@ -499,4 +524,5 @@ void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out)
     out->last_checkpoint_us = s->last_us;
     out->reads = s->reads;
     out->evictions = s->evictions;
+    out->peak_bytes = s->peak;
 }

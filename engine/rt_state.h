@@ -51,6 +51,18 @@ rsql_err_t rsql_rt_state_checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n,
 /* The transaction of the last checkpoint committed: its changes are on disk. */
 void rsql_rt_state_committed(rt_state_t *s);
 
+/*
+** Whether the changes not on disk passed half the bound (state.memory): the caller should
+** then hand on the rows it holds (their delivery lets their positions, and the changes before
+** them, be saved), have a checkpoint made, and wait for it (rsql_rt_state_wait) before the
+** next put. False with no bound, in memory only, and after a wait that timed out until a
+** checkpoint commits (the sink may hold its rows until the end of the run).
+*/
+bool rsql_rt_state_full(rt_state_t *s);
+/* Wait until a checkpoint commits or until_ms (rsql_now_ms's clock); true when the changes not
+   on disk are back under half the bound. */
+bool rsql_rt_state_wait(rt_state_t *s, int64_t until_ms);
+
 typedef struct rt_state_stats {
     int64_t keys;            /* held */
     int64_t bytes;           /* of keys and values held */
@@ -59,7 +71,8 @@ typedef struct rt_state_stats {
     int64_t last_checkpoint_us; /* how long the last one took to write */
     int64_t reads;           /* keys looked for in the catalog */
     int64_t evictions;       /* entries that left memory for the bound */
-    int64_t waits;           /* puts that waited for a checkpoint (changes past half the bound) */
+    int64_t peak_bytes;      /* the most held after a change: entries and unsaved changes */
+    int64_t waits;           /* waits for a checkpoint (changes past half the bound) */
 } rt_state_stats_t;
 void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out);
 
