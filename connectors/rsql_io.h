@@ -349,6 +349,13 @@ typedef struct rsql_sink_ctx {
     int n_key;
     const int *key_columns;
     /*
+    ** With n_key: the first row of a key wins instead (a deduplication keeping the first
+    ** row, done by the sink): a row whose key the table already holds, or that an earlier
+    ** row of the same write holds, is not written (and is reported written). Set only for
+    ** rows that are all INSERTs, into a sink that keeps rows by key (changes BY_KEY).
+    */
+    bool keep_first;
+    /*
     ** The rows are a changelog: their kind (rsql_sink_row_t.kind) may be any, not only
     ** INSERT. The planner sends one only to a sink that takes changes
     ** (rsql_connector_def_t.changes): applied by the key (postgres, sqlite: INSERT and

@@ -783,8 +783,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         goto done;
     }
 
-    if (plan->dedup && (rc = rsql_rt_dedup_open(plan, preview ? NULL : cat, key ? key : id,
-                                                &x.dedup, err)) != RSQL_OK) {
+    if (plan->dedup && !plan->dedup->in_sink &&
+        (rc = rsql_rt_dedup_open(plan, preview ? NULL : cat, key ? key : id, &x.dedup, err)) !=
+            RSQL_OK) {
         goto done;
     }
 
@@ -842,6 +843,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.snk_ctx.meta_types = meta_types;
         conf.snk_ctx.n_key = snk_cols.n_key;
         conf.snk_ctx.key_columns = snk_cols.key;
+        /* a deduplication of a RocketMQ source is the sink's: the first row of a key wins,
+           or the last (its upsert) */
+        conf.snk_ctx.keep_first = plan->dedup && plan->dedup->in_sink && !plan->dedup->keep_last;
     }
     conf.snk_ctx.changelog = changelog;
     if (dlq_ops) {

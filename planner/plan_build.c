@@ -723,7 +723,8 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
                  (plan->lookup ? plan->lookup->table.def->n_columns : 0);
     plan->n_computed = plan->source.n_slots;
     plan->computed = plan->source.slots;
-    if ((rc = rsql_plan__source_meta(plan, err)) || (rc = rsql_plan__changes(plan, err))) {
+    if ((rc = rsql_plan__source_meta(plan, err)) || (rc = rsql_plan__dedup_in_sink(plan, err)) ||
+        (rc = rsql_plan__changes(plan, err))) {
         return rc;
     }
     if (plan->lookup && plan->mode != RSQL_MODE_APPEND) {

@@ -479,7 +479,7 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
                               "updates and deletes (%s)",
                               src->def->name, plan->changes_by);
     }
-    if (plan->dedup && plan->dedup->keep_last) {
+    if (plan->dedup && plan->dedup->keep_last && !plan->dedup->in_sink) {
         mode = RSQL_MODE_FULL; /* each newer row replaces the one kept: -U, +U */
         plan->changes_by = "deduplication keeping the last row of each key (ORDER BY ... DESC)";
     }
@@ -543,6 +543,13 @@ void rsql_plan__explain_changes(const rsql_plan_t *plan, rsql_buf_t *out)
     }
     rsql_buf_puts(out, "; sink ");
     rsql_buf_put_ident(out, plan->sink.def->name);
+    if (plan->mode == RSQL_MODE_APPEND && plan->dedup && plan->dedup->in_sink) {
+        rsql_buf_printf(out, " keeps the %s row of each key (", plan->dedup->keep_last ? "last"
+                                                                                       : "first");
+        put_key(plan->sink.def, out);
+        rsql_buf_puts(out, "): the deduplication\n");
+        return;
+    }
     if (plan->mode == RSQL_MODE_APPEND) {
         rsql_buf_puts(out, " appends the rows\n");
         return;

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "planner/plan_int.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -412,15 +413,7 @@ rsql_err_t rsql_plan__dedup_bind(rsql_plan_t *plan, const rsql_select_t *in, rsq
                               "column declared AS PROCTIME() (ordering by an event time is not "
                               "supported yet)");
     }
-    if (plan->source.conn->own_positions) {
-        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->dedup->pos,
-                              "deduplication of table '%s' is not supported yet: its connector "
-                              "'%s' acknowledges messages itself (%s), and the state of a "
-                              "deduplication is saved with positions that rocketsql keeps "
-                              "(files, sqlite and postgres tables)",
-                              plan->source.def->name, plan->source.conn->name,
-                              plan->source.conn->own_positions);
-    }
+    d->in_sink = plan->source.conn->own_positions != NULL; /* rsql_plan__dedup_in_sink */
     d->n_key = o->partition.n;
     d->keys = rsql_arena_alloc(plan->arena, sizeof *d->keys * (size_t)(d->n_key + 1));
     if (!d->keys) {
@@ -449,5 +442,117 @@ rsql_err_t rsql_plan__dedup_bind(rsql_plan_t *plan, const rsql_select_t *in, rsq
                                   rsql_type_name(d->pre->type));
         }
     }
+    return RSQL_OK;
+}
+
+/* A column of the source row under the planner's widening casts, or NULL. */
+static const rsql_bexpr_t *plain_column(const rsql_bexpr_t *e)
+{
+    while (e && e->kind == RSQL_BX_CAST && e->implicit && e->n_args == 1) {
+        e = e->args[0];
+    }
+    return e && e->kind == RSQL_BX_COLUMN ? e : NULL;
+}
+
+/* "the sink of table 's' (connector 'c')" and what it must be, into err at pos. */
+static rsql_err_t refuse_sink(const rsql_plan_t *plan, rsql_pos_t pos, const char *what,
+                              rsql_error_t *err)
+{
+    const rsql_plan_table_t *src = &plan->source;
+    rsql_buf_t b = RSQL_BUF_INIT;
+    int n = 0;
+    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
+        if (((*c)->caps & RSQL_CAP_SINK) && (*c)->changes == RSQL_CHANGES_BY_KEY) {
+            rsql_buf_printf(&b, "%s'%s'", n++ ? ", " : "", (*c)->name);
+        }
+    }
+    rsql_error_set(err, RSQL_ERR_UNSUPPORTED, pos,
+                   "deduplication of table '%s': its connector '%s' acknowledges messages "
+                   "itself (%s) and spreads them over the processes of a consumer group, so "
+                   "the sink table does the deduplication, keyed by the PARTITION BY columns: "
+                   "%s; write into a table of connector %s whose PRIMARY KEY (...) NOT "
+                   "ENFORCED is the PARTITION BY columns, each written from that column",
+                   src->def->name, src->conn->name, src->conn->own_positions, what,
+                   b.oom ? "?" : n ? rsql_buf_str(&b) : "none in this build");
+    rsql_buf_deinit(&b);
+    return RSQL_ERR_UNSUPPORTED;
+}
+
+/* See plan_int.h. */
+rsql_err_t rsql_plan__dedup_in_sink(rsql_plan_t *plan, rsql_error_t *err)
+{
+    rsql_plan_dedup_t *d = plan->dedup;
+    if (!d || !d->in_sink) {
+        return RSQL_OK;
+    }
+    const rsql_plan_table_t *k = &plan->sink;
+    if (plan->kind != RSQL_PLAN_INSERT || !k->def) {
+        return refuse_sink(plan, d->pos, "a preview has no such table", err);
+    }
+    char what[512];
+    if (k->conn->changes != RSQL_CHANGES_BY_KEY) {
+        snprintf(what, sizeof what, "the sink of table '%s' (connector '%s') does not keep rows "
+                 "by key", k->def->name, k->conn->name);
+        return refuse_sink(plan, k->pos, what, err);
+    }
+    if (d->n_key == 0) {
+        return refuse_sink(plan, d->pos, "PARTITION BY is absent (the whole stream is one key)",
+                           err);
+    }
+    for (int j = 0; j < d->n_key; j++) {
+        if (!plain_column(d->keys[j])) {
+            return refuse_sink(plan, d->keys[j]->pos, "PARTITION BY must name columns", err);
+        }
+    }
+    uint64_t covered = 0; /* bit j: partition key j is written into a key column of the sink */
+    int n_pk = 0;
+    for (int i = 0; i < k->def->n_columns; i++) {
+        const rsql_col_t *c = &k->def->columns[i];
+        if (c->pk_ord <= 0) {
+            continue;
+        }
+        n_pk++;
+        const rsql_bexpr_t *from = NULL;
+        for (int o = 0; o < plan->n_outputs && !from; o++) {
+            if (strcasecmp(plan->outputs[o].name, c->name) == 0) {
+                from = plain_column(plan->outputs[o].expr);
+            }
+        }
+        int hit = -1;
+        for (int j = 0; from && j < d->n_key && hit < 0; j++) {
+            if (plain_column(d->keys[j])->column == from->column) {
+                hit = j;
+            }
+        }
+        if (hit < 0) {
+            snprintf(what, sizeof what, "key column '%s' of table '%s' is not written from a "
+                     "PARTITION BY column", c->name, k->def->name);
+            return refuse_sink(plan, k->pos, what, err);
+        }
+        if (hit < 64) {
+            covered |= UINT64_C(1) << hit;
+        }
+    }
+    if (n_pk == 0) {
+        snprintf(what, sizeof what, "table '%s' has no PRIMARY KEY", k->def->name);
+        return refuse_sink(plan, k->pos, what, err);
+    }
+    for (int j = 0; j < d->n_key && j < 64; j++) {
+        if (!(covered & (UINT64_C(1) << j))) {
+            snprintf(what, sizeof what, "PARTITION BY column '%s' is not written into a key "
+                     "column of table '%s'", plain_column(d->keys[j])->name, k->def->name);
+            return refuse_sink(plan, d->keys[j]->pos, what, err);
+        }
+    }
+    if (plan->filter) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->filter->pos,
+                              "a condition after the deduplication of table '%s' is not "
+                              "supported: the sink table deduplicates it (its connector '%s' "
+                              "acknowledges messages itself), after every condition; move the "
+                              "condition into the subquery's WHERE (applied before)",
+                              plan->source.def->name, plan->source.conn->name);
+    }
+    plan->filter = d->pre; /* the rows kept are those the subquery's WHERE passes */
+    d->pre = NULL;
     return RSQL_OK;
 }

@@ -577,10 +577,15 @@ static void lookup_node(explain_t *x, int d)
 static void dedup_node(explain_t *x, int d)
 {
     const rsql_plan_dedup_t *dd = x->plan->dedup;
-    node(x, d, dd->keep_last ? "Deduplicate: the last row of each key (a changelog: -U of the "
-                               "row kept before, +U of the newer one)\n"
-                             : "Deduplicate: the first row of each key (append-only: later "
-                               "rows of a key are dropped)\n");
+    const char *title =
+        dd->in_sink ? (dd->keep_last ? "Deduplicate: the last row of each key, in the sink table\n"
+                                     : "Deduplicate: the first row of each key, in the sink "
+                                       "table\n")
+        : dd->keep_last ? "Deduplicate: the last row of each key (a changelog: -U of the row kept "
+                          "before, +U of the newer one)\n"
+                        : "Deduplicate: the first row of each key (append-only: later rows of a "
+                          "key are dropped)\n";
+    node(x, d, title);
     attr(x, d, "key");
     if (dd->n_key == 0) {
         rsql_buf_puts(x->out, "none (PARTITION BY absent: the whole stream is one key)");
@@ -595,6 +600,17 @@ static void dedup_node(explain_t *x, int d)
     rsql_buf_puts(x->out, dd->keep_last ? " DESC (processing time: the newest row read wins)\n"
                                         : " ASC (processing time: the first row read wins)\n");
     attr(x, d, "state");
+    if (dd->in_sink) {
+        rsql_buf_printf(x->out, "none: the sink table, keyed by the PARTITION BY columns, "
+                                "keeps %s (table '%s' acknowledges its messages itself and "
+                                "spreads them over the processes of its consumer group, which "
+                                "all write that table)\n",
+                        dd->keep_last ? "the last row written of each key (its upsert)"
+                                      : "the first row written of each key (a later row of a "
+                                        "key it holds is not written)",
+                        x->plan->source.def->name);
+        return;
+    }
     if (x->plan->kind == RSQL_PLAN_SELECT) {
         rsql_buf_printf(x->out, "%s of each key seen, in memory for the preview (never saved)\n",
                         dd->keep_last ? "the last row" : "a mark");

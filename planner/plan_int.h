@@ -59,6 +59,13 @@ rsql_err_t rsql_plan__dedup_flatten(rsql_plan_t *plan, const rsql_select_t *oute
                                     rsql_error_t *err);
 rsql_err_t rsql_plan__dedup_bind(rsql_plan_t *plan, const rsql_select_t *in, rsql_bind_t *b,
                                  rsql_error_t *err);
+/*
+** A deduplication of a source that acknowledges its messages itself (plan->dedup->in_sink,
+** set by rsql_plan__dedup_bind) is done by the sink table, once the outputs are mapped: check
+** that the sink keeps rows by a key that is the PARTITION BY columns, and move the
+** subquery's WHERE into the plan's filter. Nothing for other plans.
+*/
+rsql_err_t rsql_plan__dedup_in_sink(rsql_plan_t *plan, rsql_error_t *err);
 rsql_err_t rsql_plan__lookup_table(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_join_t *j,
                                    rsql_bind_t *b, rsql_error_t *err);
 /* Then, with the statement bound: AS OF checked, ON split into the key and the rest. */

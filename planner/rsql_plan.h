@@ -162,6 +162,12 @@ typedef struct rsql_plan_dedup {
     int64_t ttl_ms;      /* table.exec.state.ttl: a key is forgotten this long after it was
                             written; 0: never */
     int64_t memory;      /* state.memory: the bytes of state held in memory (0: all) */
+    /* The source acknowledges its messages itself (a RocketMQ consumer: no position to save
+       state with, and its messages spread over the processes of a consumer group): the sink
+       table, keyed by the PARTITION BY columns, keeps the rows: the first of each key
+       (rsql_sink_ctx_t.keep_first) or, with keep_last, the last (its upsert). No state, no
+       pre (it is the plan's filter), and every process of the group writes the same table. */
+    bool in_sink;
 } rsql_plan_dedup_t;
 
 /* One output column, in sink column order (INSERT) or select-list order (SELECT). */

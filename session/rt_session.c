@@ -394,7 +394,8 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
         rc = rsql_catalog_offset_list(s->cat, key, &kv, &n, err);
     }
     /* with state, a run resumes from the catalog's positions only (its state goes with them) */
-    bool own_rows = plan->sink.conn && plan->sink.conn->exactly_once && !plan->dedup;
+    bool state = plan->dedup && !plan->dedup->in_sink;
+    bool own_rows = plan->sink.conn && plan->sink.conn->exactly_once && !state;
     if (rc == RSQL_OK && n == 0 && own_rows) {
         rsql_buf_printf(buf,
                         "Resume: no positions of %s in the catalog; a run resumes after what the "
@@ -414,7 +415,7 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
         }
         rsql_buf_printf(buf, " (RESET POSITIONS '%s' starts over)\n", base);
     }
-    if (rc == RSQL_OK && plan->dedup) {
+    if (rc == RSQL_OK && state) {
         rsql_buf_puts(buf, "State: the deduplication's state is saved with the catalog's "
                            "positions; a run resumes from them (not from positions a sink "
                            "stored with its rows, which may be further: rows after them are "

@@ -48,8 +48,10 @@
  *   INSERT INTO t SELECT DISTINCT ON (k) ... FROM rsql_stage ORDER BY k, row number DESC
  *   ON CONFLICT (k) DO UPDATE SET c = excluded.c, ...
  * in the same transaction: the last row of a key wins, within a chunk and across chunks.
- * An existing table needs a unique index on the key (PostgreSQL refuses ON CONFLICT
- * otherwise: a permanent error at the first write).
+ * With rsql_sink_ctx_t.keep_first the first one does: ORDER BY k, row number ASC and ON
+ * CONFLICT (k) DO NOTHING (a deduplication that the sink table does). An existing table
+ * needs a unique index on the key (PostgreSQL refuses ON CONFLICT otherwise: a permanent
+ * error at the first write).
  *
  * Changes (rsql_sink_ctx_t.changelog, which needs the key): each row is applied by its kind,
  * in row order: a -T (RSQL_ROW_CLEAR: the source's table was truncated) is DELETE FROM the
@@ -231,11 +233,13 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
                               "postgres sink: options 'url' and 'table-name' are required");
     }
-    if (ctx->changelog && ctx->n_key == 0) {
+    if ((ctx->changelog || ctx->keep_first) && ctx->n_key == 0) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
-                              "postgres sink %s: updates and deletes are applied by the table's "
-                              "key: declare PRIMARY KEY (...) NOT ENFORCED",
-                              conf->table_name);
+                              "postgres sink %s: %s by the table's key: declare PRIMARY KEY "
+                              "(...) NOT ENFORCED",
+                              conf->table_name,
+                              ctx->changelog ? "updates and deletes are applied"
+                                             : "the first row of each key is kept");
     }
     rsql_sink_t *k = rsql_calloc(1, sizeof *k);
     if (!k) {
@@ -292,11 +296,14 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_puts(&keys, j ? ", " : "");
         rsql_buf_quote_identn(&keys, c, strlen(c));
     }
-    /* ON CONFLICT (keys) DO UPDATE SET ... (DO NOTHING when every column is in the key) */
+    /* ON CONFLICT (keys) DO UPDATE SET ... (DO NOTHING when every column is in the key, or
+       when the first row of a key wins: rsql_sink_ctx_t.keep_first) */
     rsql_buf_t conflict = RSQL_BUF_INIT;
+    bool first = ctx->keep_first && !ctx->changelog;
     if (k->n_key) {
         rsql_buf_printf(&conflict, " ON CONFLICT (%s) DO %s%s", rsql_buf_str(&keys),
-                        sets.len ? "UPDATE SET " : "NOTHING", rsql_buf_str(&sets));
+                        sets.len && !first ? "UPDATE SET " : "NOTHING",
+                        first ? "" : rsql_buf_str(&sets));
         rsql_buf_printf(&b, "CREATE TEMP TABLE IF NOT EXISTS rsql_stage ON COMMIT DELETE ROWS AS "
                             "SELECT %s, 0::bigint AS rsql_seq%s FROM ",
                         rsql_buf_str(&cols), k->changelog ? ", false AS rsql_del" : "");
@@ -307,9 +314,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_puts(&b, "INSERT INTO ");
         rsql_pg__quote_table(&b, conf->table_name);
         rsql_buf_printf(&b, "(%s) SELECT DISTINCT ON (%s) %s FROM rsql_stage ORDER BY %s, "
-                            "rsql_seq DESC%s",
+                            "rsql_seq %s%s",
                         rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&cols),
-                        rsql_buf_str(&keys), rsql_buf_str(&conflict));
+                        rsql_buf_str(&keys), first ? "ASC" : "DESC", rsql_buf_str(&conflict));
         k->merge_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
         rsql_buf_reset(&b); /* a chunk with deletes: the last change of each key, if an upsert */
         rsql_buf_puts(&b, "INSERT INTO ");

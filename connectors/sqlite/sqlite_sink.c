@@ -50,7 +50,8 @@
  *
  * Upsert: with PRIMARY KEY (k, ...) NOT ENFORCED (rsql_sink_ctx_t.n_key) a created table gets
  * that primary key and each row is INSERT ... ON CONFLICT (k) DO UPDATE SET (the last row of
- * a key wins); an existing table needs a unique index on the key.
+ * a key wins; with rsql_sink_ctx_t.keep_first DO NOTHING: the first one); an existing table
+ * needs a unique index on the key.
  *
  * Changes (rsql_sink_ctx_t.changelog, which needs the key): each row is applied by its kind,
  * in row order, in the same transactions: +I and +U as the upsert above, -D and -U as
@@ -159,11 +160,13 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
                               "sqlite sink: options 'path' and 'table' are required");
     }
-    if (ctx->changelog && ctx->n_key == 0) {
+    if ((ctx->changelog || ctx->keep_first) && ctx->n_key == 0) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
-                              "sqlite sink %s: updates and deletes are applied by the table's "
-                              "key: declare PRIMARY KEY (...) NOT ENFORCED",
-                              table);
+                              "sqlite sink %s: %s by the table's key: declare PRIMARY KEY (...) "
+                              "NOT ENFORCED",
+                              table,
+                              ctx->changelog ? "updates and deletes are applied"
+                                             : "the first row of each key is kept");
     }
     k = rsql_calloc(1, sizeof *k);
     if (!k) {
@@ -262,7 +265,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_puts(&sql, i ? ", ?" : "?");
     }
     rsql_buf_putc(&sql, ')');
-    /* PRIMARY KEY (...) NOT ENFORCED: an upsert, the last row of a key wins */
+    /* PRIMARY KEY (...) NOT ENFORCED: an upsert, the last row of a key wins (the first with
+       keep_first: DO NOTHING) */
+    bool first = ctx->keep_first && !ctx->changelog;
     for (int j = 0; j < ctx->n_key; j++) {
         rsql_buf_puts(&sql, j ? ", " : " ON CONFLICT (");
         rsql_buf_quote_ident(&sql, ctx->column_names[ctx->key_columns[j]]);
@@ -275,7 +280,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
             for (int j = 0; j < ctx->n_key; j++) {
                 in_key = in_key || ctx->key_columns[j] == i;
             }
-            if (in_key) {
+            if (in_key || first) {
                 continue;
             }
             rsql_buf_puts(&sql, n_set++ ? ", " : "UPDATE SET ");

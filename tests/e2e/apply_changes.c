@@ -19,6 +19,8 @@
  *   RSQL_AC_KILL_AFTER=N SIGKILL itself right after the N-th write returned (a crash with
  *                        gathered rows not committed yet); 0 = never
  *   RSQL_AC_CHANGELOG=0  open the sink as an append (no changelog; every row must be +I)
+ *   RSQL_AC_KEEP_FIRST=1 with RSQL_AC_CHANGELOG=0: the first row of each key wins
+ *                        (rsql_sink_ctx_t.keep_first, a deduplication the sink does)
  *   RSQL_AC_TOLERATE=1   errors.tolerance 'all': rows may fail (counted), the others go on
  * Exits 0 once every row was reported (written, or failed under RSQL_AC_TOLERATE); 1 with the
  * reason on a failure.
@@ -90,6 +92,7 @@ int main(int argc, char **argv)
     int kill_after = getenv("RSQL_AC_KILL_AFTER") ? atoi(getenv("RSQL_AC_KILL_AFTER")) : 0;
     bool changelog = !getenv("RSQL_AC_CHANGELOG") || atoi(getenv("RSQL_AC_CHANGELOG"));
     bool tolerate = getenv("RSQL_AC_TOLERATE") && atoi(getenv("RSQL_AC_TOLERATE"));
+    bool keep_first = getenv("RSQL_AC_KEEP_FIRST") && atoi(getenv("RSQL_AC_KEEP_FIRST"));
     batch = batch > 0 ? batch : 7;
 
     /* the changes: every row and record kept until the end (rows stay valid until reported) */
@@ -189,6 +192,7 @@ int main(int argc, char **argv)
                            .n_key = 1,
                            .key_columns = key,
                            .changelog = changelog,
+                           .keep_first = keep_first,
                            .tolerate_all = tolerate};
     rsql_sink_t *k = NULL;
     if (def->sink->open(&ctx, &k, &err) != RSQL_OK) {

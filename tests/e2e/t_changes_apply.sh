@@ -183,6 +183,18 @@ RSQL_AC_CHANGELOG=0 "$AC" postgres url="$URL" table-name="$S.app" sink.buffer-fl
 same_rows "$(pg_rows app)" "$(cat want-inserts)" "postgres append"
 ok "appends (not a changelog) into a keyed table: the last row of each key, as before"
 
+# ---- 4b. appends that keep the first row of each key (a deduplication the sink table does):
+# every row of a key after its first is not written, within a write and across transactions
+awk '!seen[$3]++' inserts | reference >want-firsts
+[ "$(cat want-firsts)" != "$(cat want-inserts)" ] || fail "the inserts repeat no key: the case would mean little"
+RSQL_AC_CHANGELOG=0 RSQL_AC_KEEP_FIRST=1 "$AC" sqlite path="$T/first.db" table=t sink.batch-size=5 \
+    <inserts >/dev/null || fail "sqlite keep-first append failed"
+same_rows "$(sqlite_rows "$T/first.db")" "$(cat want-firsts)" "sqlite keep-first append"
+RSQL_AC_CHANGELOG=0 RSQL_AC_KEEP_FIRST=1 "$AC" postgres url="$URL" table-name="$S.first" \
+    sink.buffer-flush.max-rows=13 <inserts >/dev/null || fail "postgres keep-first append failed"
+same_rows "$(pg_rows first)" "$(cat want-firsts)" "postgres keep-first append"
+ok "appends that keep the first row of each key: the first row of each key, as a reference says"
+
 # ---- 5. errors.tolerance 'all': a record with a row the table refuses fails whole. The
 # refused values go to every third message whose upserts are each the last change of their key
 # (postgres writes only the last change of a key in a transaction: an upsert that a later
