@@ -114,6 +114,11 @@ static const rsql_opt_def_t settings_table[] = {
         "How long a statement's state keeps a key after it was last written (Flink's name): a "
         "deduplication forgets a key this long after it kept its row, so a later row of it is "
         "kept again. `0` keeps every key for as long as the job's positions are kept."),
+    ROW("state.checkpoint.interval", RSQL_OPT_DURATION, J, "0", 0, HOUR, NULL,
+        "How often a statement with state (a deduplication) makes a checkpoint: its state's "
+        "changes saved in the catalog with the source positions, in one transaction. `0` "
+        "(the default): every `state.flush-interval`. A checkpoint is also made when the "
+        "changes not yet saved reach half of `state.memory`, and when the job stops."),
     RSQL_OPT_END,
 };
 

@@ -798,6 +798,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     if (plan->batch_size > 0) {
         conf.batch_size = (int)plan->batch_size;
     }
+    if (plan->flush_interval_ms > 0) {
+        conf.flush_interval_ms = plan->flush_interval_ms;
+    }
     if (plan->queue_capacity > 0) {
         conf.queue_capacity = (int)plan->queue_capacity;
     }

@@ -603,9 +603,14 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     plan->errors.retry_backoff_max_ms = rsql_settings_int(s, "errors.retry.backoff-max");
     plan->queue_capacity = rsql_settings_int(s, "pipeline.queue-capacity");
     plan->batch_size = rsql_settings_int(s, "pipeline.batch-size");
+    plan->flush_interval_ms = rsql_settings_int(s, "state.flush-interval");
     if (plan->dedup) {
         plan->dedup->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
         plan->dedup->memory = rsql_settings_int(s, "state.memory");
+        int64_t every = rsql_settings_int(s, "state.checkpoint.interval");
+        if (every > 0 && !plan->dedup->in_sink) {
+            plan->flush_interval_ms = every;
+        }
     }
     const char *dlq = rsql_settings_get(s, "errors.dlq.table");
     if (dlq && *dlq) {

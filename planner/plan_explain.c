@@ -616,11 +616,12 @@ static void dedup_node(explain_t *x, int d)
                         dd->keep_last ? "the last row" : "a mark");
         return;
     }
+    char ttl[32], mem[32], every[32];
     rsql_buf_printf(x->out, "%s of each key seen, in the catalog, saved in the transaction that "
                             "saves the source positions (so the state on disk is that of the "
-                            "rows before them); ",
-                    dd->keep_last ? "the last row" : "a mark");
-    char ttl[32], mem[32];
+                            "rows before them), every %s; ",
+                    dd->keep_last ? "the last row" : "a mark",
+                    rsql_opt_format_duration(x->plan->flush_interval_ms, every, sizeof every));
     if (dd->memory > 0) {
         rsql_buf_printf(x->out, "at most %s in memory (state.memory: the rest read back from "
                                 "the catalog when a row needs it); ",

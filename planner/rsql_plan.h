@@ -217,6 +217,9 @@ typedef struct rsql_plan {
     bool limit_from_setting;   /* no LIMIT written: sql.preview-limit applies */
     int64_t queue_capacity;    /* pipeline.queue-capacity: rows per queue between threads */
     int64_t batch_size;        /* pipeline.batch-size */
+    /* how often source positions (and a statement's state with them) are saved:
+       state.flush-interval, or state.checkpoint.interval for a statement with state */
+    int64_t flush_interval_ms;
     rsql_plan_errors_t errors;
     rsql_arena_t *arena; /* owns the bound expressions and plan strings */
     /* The metadata the source reads (rsql_source_ctx_t.column_meta): per source column, the

@@ -206,4 +206,28 @@ expect_rc 0 "a preview of the deduplication"
 printf '%s\n' "$OUT" | tr '\t' '|' | LC_ALL=C sort -t '|' -k2,2 >got.txt
 cmp -s got.txt first.txt || fail "the preview differs: $(diff got.txt first.txt | head -5)"
 ok "the preview gives the same first rows ($(wc -l <got.txt))"
+
+# ---- state.checkpoint.interval: 3,000 rows over 1.5 s (datagen at 2,000 rows/s), checkpoints
+# every 100 ms against every state.flush-interval (1s): many more with the former
+ckpt_run() { # $1: the SET statement (or nothing), $2: the sink table
+    rsql -e "$1
+      CREATE TABLE g$2 (k INT, pt AS PROCTIME()) WITH ('connector' = 'datagen',
+        'rows-per-second' = '2000', 'number-of-rows' = '3000', 'fields.k.min' = '1',
+        'fields.k.max' = '500');
+      CREATE TABLE $2 (k INT, PRIMARY KEY (k) NOT ENFORCED)
+        WITH ('connector' = 'sqlite', 'path' = '$2.db', 'table' = 'o');
+      INSERT INTO $2 SELECT k FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt)
+        AS rn FROM g$2) WHERE rn = 1"
+    expect_rc 0 "deduplicate 3,000 generated rows into $2 ($1)"
+    same "$(sqlite3 "$2.db" "SELECT count(*), count(DISTINCT k) FROM o")" \
+        "$(sqlite3 "$2.db" "SELECT count(DISTINCT k), count(DISTINCT k) FROM o")" "$2: each key once"
+    CKPTS=$(printf '%s\n' "$ERR" | sed -n 's/.* \([0-9]*\) checkpoints.*/\1/p' | tail -1)
+}
+ckpt_run "SET 'state.checkpoint.interval' = '100ms';" ck_fast
+fast=$CKPTS
+ckpt_run "" ck_slow
+slow=$CKPTS
+[ -n "$fast" ] && [ -n "$slow" ] && [ "$fast" -ge 5 ] && [ "$slow" -le 3 ] ||
+    fail "checkpoints: $fast with state.checkpoint.interval 100ms, $slow with the default 1s"
+ok "state.checkpoint.interval 100ms: $fast checkpoints; default (state.flush-interval 1s): $slow"
 echo PASS
