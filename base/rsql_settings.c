@@ -25,6 +25,7 @@
 
 static const char *const tolerance_vals[] = {"none", "all", NULL};
 static const char *const restart_vals[] = {"none", "fixed-delay", "exponential-delay", NULL};
+static const char *const output_mode_vals[] = {"ORDERED", "ALLOW_UNORDERED", NULL};
 
 static const rsql_opt_def_t settings_table[] = {
     ROW("errors.tolerance", RSQL_OPT_ENUM, J, "none", 0, 0, tolerance_vals,
@@ -119,6 +120,20 @@ static const rsql_opt_def_t settings_table[] = {
         "changes saved in the catalog with the source positions, in one transaction. `0` "
         "(the default): every `state.flush-interval`. A checkpoint is also made when the "
         "changes not yet saved reach half of `state.memory`, and when the job stops."),
+    ROW("table.exec.async-lookup.buffer-capacity", RSQL_OPT_INT, J, "1024", 1, 1000000, NULL,
+        "The most input rows of a lookup join whose lookups are in flight at once (Flink's "
+        "name): the batches read ahead of the one being joined have their keys asked before "
+        "its answer comes, on one connection (postgres, pipelined), so a slow round trip "
+        "does not stall the stream. `1`: one batch at a time."),
+    ROW("table.exec.async-lookup.timeout", RSQL_OPT_DURATION, J, "3min", 0, 24 * HOUR, NULL,
+        "The longest one lookup of a batch's keys may take (Flink's name; postgres: the "
+        "connection's statement_timeout). Past it the lookup fails as a transient failure: "
+        "asked again per `lookup.max-retries`. `0`: no limit."),
+    ROW("table.exec.async-lookup.output-mode", RSQL_OPT_ENUM, J, "ORDERED", 0, 0,
+        output_mode_vals,
+        "Flink's name. `ORDERED`: a lookup join's rows keep the input order. "
+        "`ALLOW_UNORDERED` is accepted and changes nothing: lookups in flight are answered in "
+        "the order they were asked, so the rows stay in input order at no cost."),
     RSQL_OPT_END,
 };
 

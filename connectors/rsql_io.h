@@ -445,6 +445,9 @@ typedef struct rsql_lookup_ctx {
        a key's values come in. At least one. */
     int n_key;
     const int *key_columns;
+    /* table.exec.async-lookup.timeout: the longest one lookup may take (0: no limit); past
+       it, it fails transiently */
+    int64_t timeout_ms;
 } rsql_lookup_ctx_t;
 
 /*
@@ -472,6 +475,19 @@ typedef struct rsql_lookup_ops {
     */
     rsql_err_t (*lookup)(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
                          rsql_lookup_row_cb row, void *opaque, rsql_error_t *err);
+    /*
+    ** Optional, both or neither: lookups in flight. send asks for the rows of n keys (as
+    ** lookup) without waiting for them; receive reports the rows of the oldest lookup sent
+    ** and not yet received (as lookup does), waiting for them. Lookups are received in the
+    ** order they were sent, and any number may be in flight. After a failure of either the
+    ** caller closes the lookup (what was in flight is lost) or receives the others in turn
+    ** (a failed lookup does not fail the ones after it). lookup is not called while any is
+    ** in flight.
+    ** @locality the transform thread
+    */
+    rsql_err_t (*send)(rsql_lookup_t *lk, int n, const rsql_value_t *keys, rsql_error_t *err);
+    rsql_err_t (*receive)(rsql_lookup_t *lk, rsql_lookup_row_cb row, void *opaque,
+                          rsql_error_t *err);
     void (*close)(rsql_lookup_t *lk);
 } rsql_lookup_ops_t;
 

@@ -227,6 +227,13 @@ typedef struct rsql_pipeline_conf {
        (a lookup join's keys asked and cache hits), into buf; 0: nothing. Called once the
        stages have stopped, with transform_opaque. */
     size_t (*transform_describe)(void *opaque, char *buf, size_t size);
+    /* Optional: work the transform may start on batches waiting behind the one it
+       transforms (a lookup join sends their lookups before the first one's answer comes).
+       transform_prefetch is called with each batch, in order, before the transform of its
+       first record, with at most transform_ahead of them (the one about to be transformed
+       included) not yet transformed. @locality the transform thread */
+    void (*transform_prefetch)(void *opaque, rsql_batch_t *batch);
+    int transform_ahead;
     /* Optional: the statement's state (a deduplication's, engine/rt_state.h), with
        transform_opaque. state_checkpoint writes into cat the state changes of the records at
        or before the n positions being saved (lanes[i] at offs[i]), inside the transaction that

@@ -316,6 +316,14 @@ static size_t xform_describe(void *opaque, char *buf, size_t size)
                     : rsql_rt_lookup_describe(x->lookup, buf, size);
 }
 
+/* rsql_pipeline_conf_t.transform_prefetch: a lookup join's batch waiting behind. */
+static void xform_prefetch(void *opaque, rsql_batch_t *batch)
+{
+    xform_t *x = opaque;
+    rsql_eval_ctx_set_now(&x->ectx, 0);
+    rsql_rt_lookup_prefetch(x->lookup, batch, row_of, x, &x->ectx);
+}
+
 /* rsql_pipeline_conf_t.state_checkpoint and .state_committed: deduplication's state. */
 static rsql_err_t xform_checkpoint(void *opaque, rsql_catalog_t *cat, int n,
                                    const uint32_t *lanes, const int64_t *offs, rsql_error_t *err)
@@ -863,6 +871,10 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     }
     conf.transform = xform_apply;
     conf.transform_opaque = &x;
+    if (x.lookup && rsql_rt_lookup_ahead(x.lookup) > 1) {
+        conf.transform_prefetch = xform_prefetch;
+        conf.transform_ahead = rsql_rt_lookup_ahead(x.lookup);
+    }
     if (x.lookup || x.dedup) {
         conf.transform_describe = xform_describe;
     }

@@ -258,7 +258,38 @@ void *rsql_pipeline__transform_main(void *arg)
     int held = 0;
     op_list_init(&outs);
     op_list_init(&rows);
-    while (rsql_queue_pop(p->q1, held ? 0 : -1, &op) == RSQL_OK || held) {
+    /* batches taken from q1 ahead of the one transformed (conf.transform_prefetch), oldest
+       first, each prefetched; at most conf.transform_ahead with the one transformed */
+    op_list_t ahead;
+    int n_ahead = 0;
+    op_list_init(&ahead);
+    bool prefetching = p->conf.transform_prefetch && p->conf.transform_ahead > 1;
+    for (;;) {
+        op = NULL;
+        if (n_ahead > 0) {
+            op = ahead.head;
+            ahead.head = op->next;
+            if (!ahead.head) {
+                ahead.tail = &ahead.head;
+            }
+            n_ahead--;
+            op->next = NULL;
+        } else if (rsql_queue_pop(p->q1, held ? 0 : -1, &op) != RSQL_OK) {
+            op = NULL;
+            if (!held) {
+                break;
+            }
+        } else if (prefetching) {
+            p->conf.transform_prefetch(p->conf.transform_opaque, ((rt_inbatch_t *)op)->b);
+        }
+        /* the batches already waiting behind it: their work starts now */
+        rsql_qop_t *next;
+        while (op && prefetching && n_ahead + 1 < p->conf.transform_ahead &&
+               !atomic_load(&p->aborting) && rsql_queue_pop(p->q1, 0, &next) == RSQL_OK) {
+            p->conf.transform_prefetch(p->conf.transform_opaque, ((rt_inbatch_t *)next)->b);
+            op_list_add(&ahead, next);
+            n_ahead++;
+        }
         if (!op || held >= XFORM_HAND_ON_MAX) {
             hand_on(p, &outs, &rows);
             held = 0;

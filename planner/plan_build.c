@@ -604,6 +604,13 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     plan->queue_capacity = rsql_settings_int(s, "pipeline.queue-capacity");
     plan->batch_size = rsql_settings_int(s, "pipeline.batch-size");
     plan->flush_interval_ms = rsql_settings_int(s, "state.flush-interval");
+    if (plan->lookup) {
+        plan->lookup->buffer_capacity =
+            rsql_settings_int(s, "table.exec.async-lookup.buffer-capacity");
+        plan->lookup->timeout_ms = rsql_settings_int(s, "table.exec.async-lookup.timeout");
+        const char *mode = rsql_settings_get(s, "table.exec.async-lookup.output-mode");
+        plan->lookup->unordered = mode && strcasecmp(mode, "ALLOW_UNORDERED") == 0;
+    }
     if (plan->dedup) {
         plan->dedup->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
         plan->dedup->memory = rsql_settings_int(s, "state.memory");

@@ -553,6 +553,36 @@ static void lookup_node(explain_t *x, int d)
     rsql_buf_printf(x->out, "the distinct keys of a batch of rows in one call to the connector, "
                             "on the transform thread; a transient failure asked again up to %d "
                             "times\n", lc.max_retries);
+    attr(x, d, "in flight");
+    int64_t per = x->plan->batch_size > 0 ? x->plan->batch_size : 256;
+    int64_t ahead = lk->buffer_capacity / per;
+    ahead = ahead > 32 ? 32 : ahead;
+    char tmo[32];
+    bool local_only = false;
+    if (!lk->table.conn->lookup || !lk->table.conn->lookup->send) {
+        rsql_buf_printf(x->out, "one call at a time (connector '%s' answers each call before "
+                                "the next, locally)\n",
+                        lk->table.conn->name);
+        local_only = true;
+    } else if (ahead < 2) {
+        rsql_buf_puts(x->out, "one call at a time (table.exec.async-lookup.buffer-capacity "
+                              "holds one batch)");
+    } else {
+        rsql_buf_printf(x->out, "up to %lld calls, the batches waiting behind the one joined "
+                                "sent before its answer comes (table.exec.async-lookup."
+                                "buffer-capacity = %lld rows), answered in order: the rows "
+                                "keep input order",
+                        (long long)ahead, (long long)lk->buffer_capacity);
+    }
+    if (local_only) {
+        /* no time limit of its own: a local file */
+    } else if (lk->timeout_ms > 0) {
+        rsql_buf_printf(x->out, "; a call taking over %s fails, transiently "
+                                "(table.exec.async-lookup.timeout)\n",
+                        rsql_opt_format_duration(lk->timeout_ms, tmo, sizeof tmo));
+    } else {
+        rsql_buf_puts(x->out, "; no time limit per call\n");
+    }
     attr(x, d, "cache");
     if (!lc.cache) {
         rsql_buf_puts(x->out, "none (every key is asked of the table)\n");

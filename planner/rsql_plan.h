@@ -143,6 +143,12 @@ typedef struct rsql_plan_lookup {
     rsql_bexpr_t *cond;      /* the rest of ON, over the joined row; NULL when none */
     rsql_bexpr_t *as_of;     /* FOR SYSTEM_TIME AS OF: the FROM table's processing time */
     rsql_pos_t pos;          /* the JOIN clause */
+    /* table.exec.async-lookup.*: the most input rows whose lookups are in flight
+       (buffer-capacity), the longest one lookup may take (timeout, 0: none), and whether the
+       output may leave input order (output-mode ALLOW_UNORDERED; it keeps it all the same) */
+    int64_t buffer_capacity;
+    int64_t timeout_ms;
+    bool unordered;
 } rsql_plan_lookup_t;
 
 /*

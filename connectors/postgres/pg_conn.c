@@ -27,8 +27,10 @@ rsql_err_t rsql_pg__code(const char *st, bool conn_bad)
     if (!st || strlen(st) != 5) {
         return conn_bad ? RSQL_ERR_UNAVAILABLE : RSQL_ERR_REMOTE;
     }
-    /* a serialization failure, a deadlock, a lock_timeout (its holder may yet end) */
-    if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0 || strcmp(st, "55P03") == 0) {
+    /* a serialization failure, a deadlock, a lock_timeout (its holder may yet end), a
+       statement cancelled (statement_timeout: the table may answer faster next time) */
+    if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0 || strcmp(st, "55P03") == 0 ||
+        strcmp(st, "57014") == 0) {
         return RSQL_ERR_BUSY;
     }
     if (strcmp(st, "53100") == 0) {

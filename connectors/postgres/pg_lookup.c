@@ -37,6 +37,13 @@
  * opens a new one), a deadlock or serialization failure BUSY (transient), the rest
  * permanent, by SQLSTATE (pg_conn.c).
  *
+ * Lookups in flight (send, receive): the connection goes into pipeline mode at the first
+ * send; each lookup is its query and a sync of its own, so a query that fails (its SQLSTATE
+ * reported by its receive) aborts none after it, and the answers come back in the order
+ * sent. A one-call lookup leaves pipeline mode first (nothing is then in flight). With
+ * rsql_lookup_ctx_t.timeout_ms the connection's statement_timeout bounds each query; a query
+ * cancelled by it (57014) is transient.
+ *
  * Threads: one lookup is used by one thread (the transform thread).
  */
 #include "config.h"
@@ -60,6 +67,10 @@ struct rsql_lookup {
     int *key_columns;
     int n_result; /* the select list's result columns; the key's position follows */
     rsql_buf_t *arrays; /* per key column: its array parameter, rebuilt per call */
+    /* lookups in flight (pl_send, pl_receive): the connection is in pipeline mode once the
+       first was sent; sent[] (a ring of cap) holds how many keys each asked, oldest first */
+    bool pipeline;
+    int *sent, n_sent, head, cap;
 };
 
 static void pl_close(rsql_lookup_t *lk)
@@ -74,6 +85,7 @@ static void pl_close(rsql_lookup_t *lk)
         rsql_buf_deinit(&lk->arrays[k]);
     }
     rsql_free(lk->arrays);
+    rsql_free(lk->sent);
     rsql_free(lk->key_columns);
     rsql_pg__rows_deinit(&lk->rows);
     rsql_free(lk->what);
@@ -184,6 +196,15 @@ static rsql_err_t pl_open(const rsql_lookup_ctx_t *ctx, rsql_lookup_t **out, rsq
         lk->conn = rsql_pg__connect(conf, lk->what, err);
         rc = lk->conn ? RSQL_OK : (err && err->code ? err->code : RSQL_ERR_UNAVAILABLE);
     }
+    if (rc == RSQL_OK && ctx->timeout_ms > 0) { /* table.exec.async-lookup.timeout */
+        char set[64];
+        snprintf(set, sizeof set, "SET statement_timeout = %lld", (long long)ctx->timeout_ms);
+        PGresult *r = PQexec(lk->conn, set);
+        if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rc = rsql_pg__error(lk->conn, r, err, "%s: cannot set the lookup timeout", lk->what);
+        }
+        PQclear(r);
+    }
     if (rc == RSQL_OK) {
         rc = rsql_pg__check_columns(lk->conn, conf->table_name, &lk->rows, NULL, lk->what,
                                     &base_types, err);
@@ -282,13 +303,10 @@ static void put_key(rsql_buf_t *b, const rsql_value_t *v)
     }
 }
 
-static rsql_err_t pl_lookup(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
-                            rsql_lookup_row_cb row_cb, void *opaque, rsql_error_t *err)
+/* The key arrays of n keys into lk->arrays, one parameter per key column in params. */
+static rsql_err_t put_params(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
+                             const char **params, rsql_error_t *err)
 {
-    if (n <= 0) {
-        return RSQL_OK;
-    }
-    const char *params[64];
     bool oom = false;
     for (int k = 0; k < lk->n_key; k++) {
         rsql_buf_t *b = &lk->arrays[k];
@@ -304,15 +322,13 @@ static rsql_err_t pl_lookup(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
         oom = oom || b->oom;
         params[k] = rsql_buf_str(b);
     }
-    if (oom) {
-        return rsql_error_nomem(err);
-    }
-    PGresult *r = PQexecPrepared(lk->conn, LOOKUP_STMT, lk->n_key, params, NULL, NULL, 0);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        rsql_err_t rc = rsql_pg__error(lk->conn, r, err, "%s", lk->what);
-        PQclear(r);
-        return rc;
-    }
+    return oom ? rsql_error_nomem(err) : RSQL_OK;
+}
+
+/* The rows of result r, of a lookup of n keys, to row_cb. */
+static rsql_err_t report(rsql_lookup_t *lk, PGresult *r, int n, rsql_lookup_row_cb row_cb,
+                         void *opaque, rsql_error_t *err)
+{
     rsql_value_t *row = rsql_calloc((size_t)lk->rows.n + 1, sizeof *row);
     rsql_arena_t *arena = rsql_arena_new();
     rsql_err_t rc = row && arena ? RSQL_OK : rsql_error_nomem(err);
@@ -340,6 +356,110 @@ static rsql_err_t pl_lookup(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
     }
     rsql_arena_destroy(arena);
     rsql_free(row);
+    return rc;
+}
+
+static rsql_err_t pl_lookup(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
+                            rsql_lookup_row_cb row_cb, void *opaque, rsql_error_t *err)
+{
+    if (n <= 0) {
+        return RSQL_OK;
+    }
+    const char *params[64];
+    rsql_err_t rc = put_params(lk, n, keys, params, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (lk->pipeline) { /* nothing in flight (rsql_io.h): back to one query at a time */
+        if (PQexitPipelineMode(lk->conn) != 1) {
+            return rsql_pg__error(lk->conn, NULL, err, "%s: cannot leave pipeline mode",
+                                  lk->what);
+        }
+        lk->pipeline = false;
+    }
+    PGresult *r = PQexecPrepared(lk->conn, LOOKUP_STMT, lk->n_key, params, NULL, NULL, 0);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rc = rsql_pg__error(lk->conn, r, err, "%s", lk->what);
+        PQclear(r);
+        return rc;
+    }
+    rc = report(lk, r, n, row_cb, opaque, err);
+    PQclear(r);
+    return rc;
+}
+
+/*
+** rsql_lookup_ops_t.send: the query and a sync of its own go out in pipeline mode (so a
+** failed query aborts none after it); its result is read by pl_receive.
+*/
+static rsql_err_t pl_send(rsql_lookup_t *lk, int n, const rsql_value_t *keys, rsql_error_t *err)
+{
+    const char *params[64];
+    rsql_err_t rc = put_params(lk, n, keys, params, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (lk->n_sent == lk->cap) {
+        int cap = lk->cap ? 2 * lk->cap : 8;
+        int *g = rsql_malloc((size_t)cap * sizeof *g);
+        if (!g) {
+            return rsql_error_nomem(err);
+        }
+        for (int i = 0; i < lk->n_sent; i++) {
+            g[i] = lk->sent[(lk->head + i) % lk->cap];
+        }
+        rsql_free(lk->sent);
+        lk->sent = g;
+        lk->cap = cap;
+        lk->head = 0;
+    }
+    if (!lk->pipeline) {
+        if (PQenterPipelineMode(lk->conn) != 1) {
+            return rsql_pg__error(lk->conn, NULL, err, "%s: cannot enter pipeline mode",
+                                  lk->what);
+        }
+        lk->pipeline = true;
+    }
+    if (PQsendQueryPrepared(lk->conn, LOOKUP_STMT, lk->n_key, params, NULL, NULL, 0) != 1 ||
+        PQpipelineSync(lk->conn) != 1 || PQflush(lk->conn) != 0) {
+        return rsql_pg__error(lk->conn, NULL, err, "%s: cannot send the lookup", lk->what);
+    }
+    lk->sent[(lk->head + lk->n_sent++) % lk->cap] = n;
+    return RSQL_OK;
+}
+
+/* rsql_lookup_ops_t.receive: the oldest lookup sent: its result, its end, its sync. */
+static rsql_err_t pl_receive(rsql_lookup_t *lk, rsql_lookup_row_cb row_cb, void *opaque,
+                             rsql_error_t *err)
+{
+    if (lk->n_sent == 0) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "%s: no lookup in flight",
+                              lk->what);
+    }
+    int n = lk->sent[lk->head];
+    lk->head = (lk->head + 1) % lk->cap;
+    lk->n_sent--;
+    rsql_err_t rc = RSQL_OK;
+    bool got = false;
+    PGresult *r;
+    while ((r = PQgetResult(lk->conn)) != NULL) { /* the query's results, then NULL */
+        if (!got && PQresultStatus(r) == PGRES_TUPLES_OK) {
+            rc = report(lk, r, n, row_cb, opaque, err);
+        } else if (!got) {
+            rc = rsql_pg__error(lk->conn, r, err, "%s", lk->what);
+        }
+        got = true;
+        PQclear(r);
+    }
+    if (!got) { /* no result: the connection is gone */
+        return rsql_pg__error(lk->conn, NULL, err, "%s", lk->what);
+    }
+    r = PQgetResult(lk->conn); /* the sync that ends this lookup */
+    if (!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC) {
+        rsql_err_t src = rsql_pg__error(lk->conn, r, rc == RSQL_OK ? err : NULL, "%s: %s",
+                                        lk->what, "the lookup's answer ended out of order");
+        rc = rc == RSQL_OK ? src : rc;
+    }
     PQclear(r);
     return rc;
 }
@@ -348,5 +468,7 @@ static rsql_err_t pl_lookup(rsql_lookup_t *lk, int n, const rsql_value_t *keys,
 const rsql_lookup_ops_t rsql_postgres_lookup_ops = {
     .open = pl_open,
     .lookup = pl_lookup,
+    .send = pl_send,
+    .receive = pl_receive,
     .close = pl_close,
 };

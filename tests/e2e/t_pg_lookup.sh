@@ -24,7 +24,11 @@
 #      UNAVAILABLE (transient), and a new one opened as the runtime does returns the same rows;
 #   8. a lookup join in SQL (orders from a file JOIN / LEFT JOIN a postgres table FOR
 #      SYSTEM_TIME AS OF their processing time, a two-column key, a condition) into sqlite
-#      equals psql's join of the same rows, without a cache and with one that evicts.
+#      equals psql's join of the same rows, without a cache and with one that evicts;
+#   9. lookups in flight (table.exec.async-lookup.buffer-capacity): 150,000 orders LEFT JOIN
+#      a postgres table while its lookup connection is killed again and again mid-run: the
+#      run ends, said it had several lookups in flight and asked again, and its table equals
+#      psql's LEFT JOIN; with buffer-capacity 1 (one at a time) the same rows.
 . "$(dirname "$0")/lib.sh"
 
 PROBE="$RSQL_BUILDDIR/tests/e2e/lookup_probe"
@@ -302,5 +306,64 @@ for j in "j JOIN" "l LEFT JOIN" "jc JOIN" "lc LEFT JOIN"; do
         fail "$2 differs from psql's: $(diff got_$1.txt want_$1.txt | head -5)"
     ok "SQL $2 of a postgres table$(case $1 in *c) echo " with a cache of 400 rows" ;; esac) equals psql's ($(wc -l <want_$1.txt) rows)"
 done
+
+# ---- 9. lookups in flight, the connection killed while they are
+python3 - <<'PY'
+import random
+r = random.Random(9)
+with open("many.jsonl", "w") as f, open("many.csv", "w") as c:
+    for oid in range(150000):
+        cid = r.randint(1, 60000)
+        f.write('{"oid":%d,"cid":%d}\n' % (oid, cid))
+        c.write("%d,%d\n" % (oid, cid))
+PY
+psql_q "SET search_path = $S;
+CREATE TABLE people (id integer PRIMARY KEY, name text);
+INSERT INTO people SELECT i, 'p' || i FROM generate_series(1, 50000) i;
+CREATE TABLE bulk (oid bigint, cid integer);" >/dev/null
+psql_q "\\copy $S.bulk FROM 'many.csv' WITH (FORMAT csv)" >/dev/null
+psql_q "SELECT m.oid || '|' || m.cid || '|' || coalesce(p.name, '') FROM $S.bulk m
+        LEFT JOIN $S.people p ON p.id = m.cid ORDER BY m.oid" >want_many.txt
+[ "$(wc -l <want_many.txt)" = 150000 ] || fail "in flight: psql's reference has $(wc -l <want_many.txt) rows"
+in_flight_run() { # $1: buffer-capacity, $2: the sink's file
+    rsql -e "SET 'table.exec.async-lookup.buffer-capacity' = '$1';
+      CREATE TABLE many$1 (oid BIGINT, cid INT, pt AS PROCTIME())
+        WITH ('connector' = 'filesystem', 'path' = 'many.jsonl');
+      CREATE TABLE people$1 (id INT, name STRING)
+        WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.people',
+              'lookup.max-retries' = '10');
+      CREATE TABLE mout$1 (oid BIGINT, cid INT, name STRING)
+        WITH ('connector' = 'sqlite', 'path' = '$2', 'table' = 'm');
+      INSERT INTO mout$1 SELECT o.oid, o.cid, p.name FROM many$1 AS o
+        LEFT JOIN people$1 FOR SYSTEM_TIME AS OF o.pt AS p ON p.id = o.cid"
+}
+: >kills.txt
+( while :; do
+    psql_q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE query LIKE '%rsql_keys%' AND pid <> pg_backend_pid()" >>kills.txt 2>/dev/null
+    sleep 0.2
+  done ) &
+killer=$!
+e2e_pids="$e2e_pids $killer"
+in_flight_run 4096 many.db
+kill "$killer" 2>/dev/null
+wait "$killer" 2>/dev/null || true
+expect_rc 0 "a lookup join with lookups in flight, its connection killed while it runs"
+case "$ERR" in *"lookup of people4096: "*", up to "*" in flight"*) ;;
+*) fail "in flight: the summary does not say how many lookups were in flight: $ERR" ;; esac
+landed=$(grep -c '^[1-9]' kills.txt)
+retried=$(printf '%s\n' "$ERR" | grep -c "lookup of people4096 failed (.*), asking again")
+[ "$landed" -gt 0 ] && [ "$retried" -gt 0 ] ||
+    fail "in flight: $landed kills landed, $retried lookups asked again (the run was not interrupted)"
+sqlite3 -separator '|' many.db "SELECT oid, cid, coalesce(name, '') FROM m ORDER BY oid" >got_many.txt
+cmp -s got_many.txt want_many.txt ||
+    fail "in flight: the join differs from psql's: $(diff got_many.txt want_many.txt | head -5)"
+ok "lookups in flight ($(printf '%s\n' "$ERR" | grep -o 'up to [0-9]* in flight'), $landed kills, $retried asked again): equals psql's LEFT JOIN"
+in_flight_run 1 one.db
+expect_rc 0 "the same lookup join, one lookup at a time"
+case "$ERR" in *" in flight"*) fail "buffer-capacity 1 had lookups in flight: $ERR" ;; esac
+sqlite3 -separator '|' one.db "SELECT oid, cid, coalesce(name, '') FROM m ORDER BY oid" >got_one.txt
+cmp -s got_one.txt want_many.txt || fail "one at a time: the join differs from psql's"
+ok "one lookup at a time (buffer-capacity 1): the same rows"
 
 echo PASS

@@ -72,7 +72,8 @@ static void test_settings_set_get_reset(void)
                                     "restart-strategy.exponential-delay.reset-backoff-threshold, "
                                     "restart-strategy.exponential-delay."
                                     "attempts-before-reset-backoff, http.address, state.memory, table.exec.state.ttl, "
-                           "state.checkpoint.interval");
+                           "state.checkpoint.interval, table.exec.async-lookup.buffer-capacity, "
+                           "table.exec.async-lookup.timeout, table.exec.async-lookup.output-mode");
     CU_ASSERT_EQUAL(err.pos.off, 4);
     rsql_error_clear(&err);
     CU_ASSERT_EQUAL(rsql_settings_set(s, "errors.tolerance", "some", (rsql_pos_t){4, 16},
@@ -101,7 +102,7 @@ static void test_settings_set_get_reset(void)
                                      "'status.interval'?); ", 67);
 
     /* SHOW SETTINGS */
-    CU_ASSERT_EQUAL(rsql_settings_count(), 23);
+    CU_ASSERT_EQUAL(rsql_settings_count(), 26);
     rsql_setting_info_t info;
     rsql_settings_info(s, 0, &info);
     CU_ASSERT_STRING_EQUAL(info.key, "errors.tolerance");
