@@ -87,6 +87,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t_serve_log_stalled.sh \
 	tests/integration/t_serve_restart.sh \
 	tests/integration/t_serve_script.sh \
+	tests/integration/t_serve_state.sh \
 	tests/integration/t_sdk_header.sh \
 	tests/integration/t_shell.sh \
 	tests/integration/t_show_options.sh \
