@@ -219,24 +219,7 @@ static void state_publish(rsql_pipeline_t *p, int64_t ckpt_us)
     *was = now;
 }
 
-static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *err);
-
-/*
-** Save every position that advanced since the last save to the catalog, in
-** one transaction, then tell the source (source.committed). A failed save
-** marks the lanes dirty again; with final set the failure is returned
-** (err set), otherwise it is retried at the next interval unless it is not
-** retriable. Previews save nothing. The state's counts are published after it
-** (every flush interval, every checkpoint asked for, and at the end).
-** @locality worker thread
-*/
-rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err)
-{
-    rsql_err_t rc = save_positions0(p, final, err);
-    state_publish(p, -1);
-    return rc;
-}
-
+/* rsql_pipeline__save_positions but the state's counts. */
 static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *err)
 {
     enum { MAXL = 64 };
@@ -256,7 +239,7 @@ static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *
         rsql_error_clear(&local);
         rsql_err_t rc = RSQL_OK;
         if (p->conf.cat) {
-            int64_t t0 = rsql_now_ns();
+            int64_t began_ns = rsql_now_ns(), took_us = 0;
             rc = rsql_catalog_begin(p->conf.cat, &local);
             for (int i = 0; rc == RSQL_OK && i < n; i++) {
                 char val[32];
@@ -270,13 +253,13 @@ static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *
             }
             if (rc == RSQL_OK) {
                 rc = rsql_catalog_commit(p->conf.cat, &local);
-                t0 = rsql_now_ns() - t0; /* the checkpoint's time, to its commit */
+                took_us = (rsql_now_ns() - began_ns) / 1000; /* the checkpoint, to its commit */
             } else {
                 rsql_catalog_rollback(p->conf.cat, NULL);
             }
             if (rc == RSQL_OK && p->conf.state_committed) {
                 p->conf.state_committed(p->conf.transform_opaque);
-                state_publish(p, t0 / 1000);
+                state_publish(p, took_us);
             }
         }
         if (rc != RSQL_OK) {
@@ -304,6 +287,22 @@ static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *
             return RSQL_OK;
         }
     }
+}
+
+/*
+** Save every position that advanced since the last save to the catalog, in
+** one transaction, then tell the source (source.committed). A failed save
+** marks the lanes dirty again; with final set the failure is returned
+** (err set), otherwise it is retried at the next interval unless it is not
+** retriable. Previews save nothing. The state's counts are published after it
+** (every flush interval, every checkpoint asked for, and at the end).
+** @locality worker thread
+*/
+rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err)
+{
+    rsql_err_t rc = save_positions0(p, final, err);
+    state_publish(p, -1);
+    return rc;
 }
 
 /* See pipeline_int.h. */
