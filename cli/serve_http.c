@@ -213,13 +213,17 @@ static int64_t metric_value0(serve_job_t *j, int m)
     }
 }
 
-/* One histogram family over the jobs. @locks srv->mu held */
+/* One histogram family over the jobs (stateful_only: the jobs that keep state).
+   @locks srv->mu held */
 static void put_hist0(serve_t *srv, rsql_buf_t *out, const char *name, const char *help,
-                      size_t off)
+                      size_t off, bool stateful_only)
 {
     rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
     for (int k = 0; k < srv->n_jobs; k++) {
         serve_job_t *j = srv->jobs[k];
+        if (stateful_only && !atomic_load(&j->st->has_state)) {
+            continue;
+        }
         rsql_latency_hist_t *h = (rsql_latency_hist_t *)((char *)j->st + off);
         int64_t cum = 0;
         for (int b = 0; b < RSQL_LATENCY_BUCKETS; b++) {
@@ -243,6 +247,56 @@ static void put_hist0(serve_t *srv, rsql_buf_t *out, const char *name, const cha
     }
 }
 
+/* The state of a job that keeps some (a deduplication): one series per such job, none for
+   the others. @locks srv->mu held */
+static void put_state0(serve_t *srv, rsql_buf_t *out)
+{
+    static const struct {
+        metric_def_t d;
+        size_t off;
+    } defs[] = {
+        {{"rocketsql_state_keys", "gauge", "Keys of the job's state held in memory."},
+         offsetof(rsql_pipeline_stats_t, state_keys)},
+        {{"rocketsql_state_bytes", "gauge",
+          "Bytes of the keys and values of the job's state held in memory."},
+         offsetof(rsql_pipeline_stats_t, state_bytes)},
+        {{"rocketsql_state_pending_changes", "gauge",
+          "Changes to the job's state not yet saved in the catalog."},
+         offsetof(rsql_pipeline_stats_t, state_pending)},
+        {{"rocketsql_state_checkpoints_total", "counter",
+          "Checkpoints that saved changes of the job's state (with its source positions)."},
+         offsetof(rsql_pipeline_stats_t, state_checkpoints)},
+        {{"rocketsql_state_evictions_total", "counter",
+          "Entries of the job's state that left memory for its bound (state.memory)."},
+         offsetof(rsql_pipeline_stats_t, state_evictions)},
+        {{"rocketsql_state_lookups_total", "counter",
+          "Keys of the job's state not in memory that were looked up in the catalog."},
+         offsetof(rsql_pipeline_stats_t, state_reads)},
+        {{"rocketsql_state_checkpoint_waits_total", "counter",
+          "Waits of the job's transform for a checkpoint (unsaved changes reached half of "
+          "state.memory)."},
+         offsetof(rsql_pipeline_stats_t, state_waits)},
+    };
+    for (size_t m = 0; m < sizeof defs / sizeof defs[0]; m++) {
+        const metric_def_t *d = &defs[m].d;
+        rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", d->name, d->help, d->name, d->type);
+        for (int k = 0; k < srv->n_jobs; k++) {
+            serve_job_t *j = srv->jobs[k];
+            if (!atomic_load(&j->st->has_state)) {
+                continue;
+            }
+            atomic_int_least64_t *v = (atomic_int_least64_t *)((char *)j->st + defs[m].off);
+            rsql_buf_printf(out, "%s{job=\"", d->name);
+            put_label(out, j->name);
+            rsql_buf_printf(out, "\"} %lld\n", (long long)atomic_load(v));
+        }
+    }
+    put_hist0(srv, out, "rocketsql_state_checkpoint_duration_seconds",
+              "How long each checkpoint of the job's state took, from its transaction's start "
+              "to its commit.",
+              offsetof(rsql_pipeline_stats_t, state_checkpoint), true);
+}
+
 /* See serve_int.h. */
 void serve__metrics(serve_t *srv, rsql_buf_t *out)
 {
@@ -261,13 +315,14 @@ void serve__metrics(serve_t *srv, rsql_buf_t *out)
     put_hist0(srv, out, "rocketsql_end_to_end_latency_seconds",
               "From a record's read to its sink's confirmation (sources without a born time: "
               "read time).",
-              offsetof(rsql_pipeline_stats_t, e2e));
+              offsetof(rsql_pipeline_stats_t, e2e), false);
     put_hist0(srv, out, "rocketsql_send_latency_seconds",
               "From a sink write to its delivery report, per batch.",
-              offsetof(rsql_pipeline_stats_t, send));
+              offsetof(rsql_pipeline_stats_t, send), false);
     put_hist0(srv, out, "rocketsql_ack_latency_seconds",
               "From an ack request of the job's RocketMQ source to the broker's answer.",
-              offsetof(rsql_pipeline_stats_t, src.ack));
+              offsetof(rsql_pipeline_stats_t, src.ack), false);
+    put_state0(srv, out);
     pthread_mutex_unlock(&srv->mu);
     rsql_buf_printf(out,
                     "# HELP rocketsql_log_lines_dropped_total Log lines dropped because the log "

@@ -184,6 +184,7 @@ struct rsql_pipeline {
 
     rt_dlq_t *dlq;
     int64_t positions_saved;
+    rsql_state_counts_t state_seen; /* worker: the state's counts last published (rt_offsets.c) */
     rsql_qop_t poll_done_op, signal_op; /* posted at most once each: no allocation */
     rsql_qop_t stop_op; /* rsql_pipeline_stats_stop's: posted at most once (stop_posted) */
     /* a checkpoint asked for (rsql_pipeline__checkpoint_soon): the worker saves positions as

@@ -155,6 +155,18 @@ typedef struct rsql_pipeline_stats {
        Over every run using the stats: never reset. */
     rsql_latency_hist_t e2e, send;
     rsql_source_counters_t src;       /* the source's (rsql_source_ctx_t.counters) */
+    /* The statement's state (a deduplication's; conf.state_stats), published by the worker
+       every state.flush-interval and after each checkpoint. has_state false: the job keeps
+       none (it is set by the first run that has some, and stays). The gauges are those of the
+       current run (0 between runs); the counters and the histogram go on over every run. */
+    atomic_bool has_state;
+    atomic_int_least64_t state_keys, state_bytes; /* held in memory */
+    atomic_int_least64_t state_pending;           /* changes not yet on disk */
+    atomic_int_least64_t state_checkpoints;       /* transactions that wrote changes */
+    atomic_int_least64_t state_reads;             /* keys looked up in the catalog */
+    atomic_int_least64_t state_evictions;         /* entries that left memory for the bound */
+    atomic_int_least64_t state_waits;             /* waits for a checkpoint (the bound) */
+    rsql_latency_hist_t state_checkpoint;         /* each checkpoint's transaction, to commit */
     pthread_mutex_t mu;               /* guards p, stop and detail */
     /* the source's own state as JSON (rsql_source_ops_t.describe), refreshed every
        state.flush-interval, e.g. {"lite_topics":[...],"lanes":N,"deferred":N} or
@@ -188,6 +200,19 @@ void rsql_pipeline_stats_stop(rsql_pipeline_stats_t *st);
 typedef rsql_err_t (*rsql_transform_cb)(void *opaque, rsql_batch_t *batch, rsql_record_t *rec,
                                         int k, const rsql_value_t **out, bool *keep,
                                         const char **stage, rsql_error_t *err);
+
+/*
+** What a statement's state says of itself (rsql_pipeline_conf_t.state_stats): counts of the
+** current run (engine/rt_state.h, rt_state_stats_t).
+*/
+typedef struct rsql_state_counts {
+    int64_t keys, bytes;  /* held in memory */
+    int64_t pending;      /* changes not yet on disk */
+    int64_t checkpoints;  /* transactions that wrote changes */
+    int64_t reads;        /* keys looked up in the catalog */
+    int64_t evictions;    /* entries that left memory for the bound */
+    int64_t waits;        /* waits for a checkpoint */
+} rsql_state_counts_t;
 
 typedef struct rsql_pipeline_conf {
     const char *id;     /* pipeline id: the offset key in the catalog (copied) */
@@ -251,6 +276,10 @@ typedef struct rsql_pipeline_conf {
        room again. */
     bool (*state_full)(void *opaque);
     bool (*state_wait)(void *opaque, int64_t until_ms);
+    /* Optional, with the state: its counts so far, into *out (worker thread, while the other
+       stages run); the worker publishes them to conf.stats every flush interval and after
+       each checkpoint, and times each checkpoint that wrote changes. */
+    void (*state_stats)(void *opaque, rsql_state_counts_t *out);
 
     /* the catalog (worker thread only) for offsets and the job run; may be NULL */
     rsql_catalog_t *cat;

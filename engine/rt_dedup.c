@@ -228,6 +228,20 @@ bool rsql_rt_dedup_wait(rt_dedup_t *d, int64_t until_ms)
 }
 
 /* See rt_dedup.h. */
+void rsql_rt_dedup_stats(rt_dedup_t *d, rsql_state_counts_t *out)
+{
+    rt_state_stats_t st;
+    rsql_rt_state_stats(d->state, &st);
+    *out = (rsql_state_counts_t){.keys = st.keys,
+                                 .bytes = st.bytes,
+                                 .pending = st.pending,
+                                 .checkpoints = st.checkpoints,
+                                 .reads = st.reads,
+                                 .evictions = st.evictions,
+                                 .waits = st.waits};
+}
+
+/* See rt_dedup.h. */
 size_t rsql_rt_dedup_describe(rt_dedup_t *d, char *buf, size_t size)
 {
     if (!d || size == 0) {

@@ -40,6 +40,8 @@ void rsql_rt_dedup_committed(rt_dedup_t *d);
 /* rsql_pipeline_conf_t.state_full and .state_wait for its state (rsql_rt_state_full, _wait). */
 bool rsql_rt_dedup_full(rt_dedup_t *d);
 bool rsql_rt_dedup_wait(rt_dedup_t *d, int64_t until_ms);
+/* rsql_pipeline_conf_t.state_stats: its state's counts (rsql_rt_state_stats). Any thread. */
+void rsql_rt_dedup_stats(rt_dedup_t *d, rsql_state_counts_t *out);
 
 /* "deduplication: N rows kept, M dropped as duplicates; state: K keys (B bytes), C
    checkpoints" into buf; its length. */

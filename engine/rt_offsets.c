@@ -21,6 +21,7 @@
 #include "config.h"
 #include "engine/pipeline_int.h"
 #include "base/rsql_log.h"
+#include "base/rsql_time.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -191,14 +192,35 @@ void rsql_offtrack_mark_dirty(rsql_offtrack_t *t, uint32_t lane)
 /* ---- saving positions (worker) */
 
 /*
-** Save every position that advanced since the last save to the catalog, in
-** one transaction, then tell the source (source.committed). A failed save
-** marks the lanes dirty again; with final set the failure is returned
-** (err set), otherwise it is retried at the next interval unless it is not
-** retriable. Previews save nothing.
+** Publish the state's counts (conf.state_stats) to conf.stats: the gauges as they are, the
+** counters by what they grew since the last time (so they go on over runs); ckpt_us >= 0: a
+** checkpoint transaction just committed in that many us, observed when it wrote changes.
 ** @locality worker thread
 */
-rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err)
+static void state_publish(rsql_pipeline_t *p, int64_t ckpt_us)
+{
+    rsql_pipeline_stats_t *st = p->conf.stats;
+    if (!st || !p->conf.state_stats) {
+        return;
+    }
+    rsql_state_counts_t now = {0}, *was = &p->state_seen;
+    p->conf.state_stats(p->conf.transform_opaque, &now);
+    if (ckpt_us >= 0 && now.checkpoints > was->checkpoints) {
+        rsql_latency_observe(&st->state_checkpoint, ckpt_us, now.checkpoints - was->checkpoints);
+    }
+    atomic_fetch_add(&st->state_checkpoints, now.checkpoints - was->checkpoints);
+    atomic_fetch_add(&st->state_reads, now.reads - was->reads);
+    atomic_fetch_add(&st->state_evictions, now.evictions - was->evictions);
+    atomic_fetch_add(&st->state_waits, now.waits - was->waits);
+    atomic_store(&st->state_keys, now.keys);
+    atomic_store(&st->state_bytes, now.bytes);
+    atomic_store(&st->state_pending, now.pending);
+    atomic_store(&st->has_state, true);
+    *was = now;
+}
+
+/* rsql_pipeline__save_positions but the state's counts. */
+static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *err)
 {
     enum { MAXL = 64 };
     uint32_t lanes[MAXL];
@@ -217,6 +239,7 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
         rsql_error_clear(&local);
         rsql_err_t rc = RSQL_OK;
         if (p->conf.cat) {
+            int64_t began_ns = rsql_now_ns(), took_us = 0;
             rc = rsql_catalog_begin(p->conf.cat, &local);
             for (int i = 0; rc == RSQL_OK && i < n; i++) {
                 char val[32];
@@ -230,11 +253,13 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
             }
             if (rc == RSQL_OK) {
                 rc = rsql_catalog_commit(p->conf.cat, &local);
+                took_us = (rsql_now_ns() - began_ns) / 1000; /* the checkpoint, to its commit */
             } else {
                 rsql_catalog_rollback(p->conf.cat, NULL);
             }
             if (rc == RSQL_OK && p->conf.state_committed) {
                 p->conf.state_committed(p->conf.transform_opaque);
+                state_publish(p, took_us);
             }
         }
         if (rc != RSQL_OK) {
@@ -262,6 +287,22 @@ rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_er
             return RSQL_OK;
         }
     }
+}
+
+/*
+** Save every position that advanced since the last save to the catalog, in
+** one transaction, then tell the source (source.committed). A failed save
+** marks the lanes dirty again; with final set the failure is returned
+** (err set), otherwise it is retried at the next interval unless it is not
+** retriable. Previews save nothing. The state's counts are published after it
+** (every flush interval, every checkpoint asked for, and at the end).
+** @locality worker thread
+*/
+rsql_err_t rsql_pipeline__save_positions(rsql_pipeline_t *p, bool final, rsql_error_t *err)
+{
+    rsql_err_t rc = save_positions0(p, final, err);
+    state_publish(p, -1);
+    return rc;
 }
 
 /* See pipeline_int.h. */

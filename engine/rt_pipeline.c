@@ -417,6 +417,9 @@ void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop)
     atomic_store(&st->source_down, false);
     atomic_store(&st->sink_down, false);
     atomic_store(&st->src.held, 0); /* a gauge; the source's counters go on over runs */
+    atomic_store(&st->state_keys, 0); /* the state's gauges; its counters go on too */
+    atomic_store(&st->state_bytes, 0);
+    atomic_store(&st->state_pending, 0);
     pthread_mutex_lock(&st->mu);
     st->detail[0] = '\0';
     pthread_mutex_unlock(&st->mu);

@@ -346,6 +346,11 @@ static bool xform_state_wait(void *opaque, int64_t until_ms)
     return rsql_rt_dedup_wait(((xform_t *)opaque)->dedup, until_ms);
 }
 
+static void xform_state_stats(void *opaque, rsql_state_counts_t *out)
+{
+    rsql_rt_dedup_stats(((xform_t *)opaque)->dedup, out);
+}
+
 /*
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
@@ -883,6 +888,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.state_committed = xform_committed;
         conf.state_full = xform_state_full;
         conf.state_wait = xform_state_wait;
+        conf.state_stats = xform_state_stats;
     }
     conf.cat = cat;
     conf.record_run = !preview;

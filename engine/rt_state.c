@@ -62,8 +62,10 @@ struct rt_state {
     ent_t **buckets;
     size_t n_buckets;
     ent_t *newest, *oldest;
-    int64_t keys, bytes, reads, evictions;
-    int64_t peak; /* the most bytes + pending_bytes held after a change (transform thread) */
+    /* the transform thread's, which the worker reads (rsql_rt_state_stats) while it runs:
+       atomics of one writer (cnt_add, cnt) */
+    _Atomic int64_t keys, bytes, reads, evictions;
+    _Atomic int64_t peak; /* the most bytes + pending_bytes held after a change */
     pthread_mutex_t lock; /* the lanes */
     pthread_cond_t saved; /* a checkpoint committed (signalled under lock) */
     lane_t *lanes;
@@ -73,6 +75,18 @@ struct rt_state {
     _Atomic int64_t pending_bytes; /* of changes not on disk (changed under lock) */
     bool stalled; /* a wait for a checkpoint timed out: no more until one commits */
 };
+
+/* *v += d by its only writer; others read it with cnt. */
+static inline void cnt_add(_Atomic int64_t *v, int64_t d)
+{
+    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + d,
+                          memory_order_relaxed);
+}
+
+static inline int64_t cnt(_Atomic int64_t *v)
+{
+    return atomic_load_explicit(v, memory_order_relaxed);
+}
 
 static uint64_t hash_bytes(const void *p, size_t n)
 {
@@ -96,7 +110,7 @@ static ent_t **slot(rt_state_t *s, const void *key, size_t key_len, uint64_t h)
 
 static void grow_table(rt_state_t *s)
 {
-    if ((size_t)s->keys < s->n_buckets) {
+    if ((size_t)cnt(&s->keys) < s->n_buckets) {
         return;
     }
     size_t nb = s->n_buckets * 2;
@@ -164,8 +178,8 @@ static void drop(rt_state_t *s, ent_t *e)
     }
     *p = e->next;
     use_unlink(s, e);
-    s->keys--;
-    s->bytes -= ent_bytes(e);
+    cnt_add(&s->keys, -1);
+    cnt_add(&s->bytes, -(int64_t)ent_bytes(e));
     rsql_free(e);
 }
 
@@ -181,7 +195,8 @@ static void evict(rt_state_t *s, const ent_t *keep)
         return;
     }
     int passed = 0; /* a few per call: the work of a call stays small */
-    while (s->bytes + atomic_load(&s->pending_bytes) > s->memory && s->oldest && passed < 16) {
+    while (cnt(&s->bytes) + atomic_load(&s->pending_bytes) > s->memory && s->oldest &&
+           passed < 16) {
         ent_t *e = s->oldest;
         if (e == keep || pending(s, e)) { /* not yet: it goes to the front */
             use_unlink(s, e);
@@ -190,7 +205,7 @@ static void evict(rt_state_t *s, const ent_t *keep)
         } else {
             drop(s, e);
             s->evicted = true;
-            s->evictions++;
+            cnt_add(&s->evictions, 1);
         }
     }
 }
@@ -219,21 +234,21 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         ent_t *old = *p;
         e->next = old->next;
         use_unlink(s, old);
-        s->bytes -= ent_bytes(old);
+        cnt_add(&s->bytes, -(int64_t)ent_bytes(old));
         rsql_free(old);
         *p = e;
     } else {
         e->next = NULL;
         *p = e;
-        s->keys++;
+        cnt_add(&s->keys, 1);
     }
     use_front(s, e);
-    s->bytes += ent_bytes(e);
+    cnt_add(&s->bytes, (int64_t)ent_bytes(e));
     grow_table(s);
     evict(s, e);
-    int64_t held = s->bytes + atomic_load(&s->pending_bytes);
-    if (held > s->peak) {
-        s->peak = held;
+    int64_t held = cnt(&s->bytes) + atomic_load(&s->pending_bytes);
+    if (held > cnt(&s->peak)) {
+        atomic_store_explicit(&s->peak, held, memory_order_relaxed);
     }
     return RSQL_OK;
 }
@@ -314,7 +329,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
     ent_t *e = *slot(s, key, key_len, hash_bytes(key, key_len));
     if (!e && s->reader && (s->store_any || s->evicted)) { /* it may be on disk only */
         bool on_disk;
-        s->reads++;
+        cnt_add(&s->reads, 1);
         rsql_err_t rc = rsql_state_reader_get(s->reader, key, key_len,
                                               s->ttl_ms > 0 ? rsql_wall_ms() - s->ttl_ms : 0,
                                               on_loaded, s, &on_disk, err);
@@ -518,11 +533,11 @@ void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out)
     out->pending = s->pending;
     out->waits = s->waits;
     pthread_mutex_unlock(&s->lock);
-    out->keys = s->keys;
-    out->bytes = s->bytes;
-    out->checkpoints = s->checkpoints;
+    out->keys = cnt(&s->keys);
+    out->bytes = cnt(&s->bytes);
+    out->checkpoints = s->checkpoints; /* the worker's */
     out->last_checkpoint_us = s->last_us;
-    out->reads = s->reads;
-    out->evictions = s->evictions;
-    out->peak_bytes = s->peak;
+    out->reads = cnt(&s->reads);
+    out->evictions = cnt(&s->evictions);
+    out->peak_bytes = cnt(&s->peak);
 }

@@ -74,6 +74,8 @@ typedef struct rt_state_stats {
     int64_t peak_bytes;      /* the most held after a change: entries and unsaved changes */
     int64_t waits;           /* waits for a checkpoint (changes past half the bound) */
 } rt_state_stats_t;
+/* Its counts so far. Any thread (the worker reads them while the transform thread runs:
+   each is read as it is, not all at one instant). */
 void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out);
 
 #endif

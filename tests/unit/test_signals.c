@@ -6,7 +6,7 @@
  * "another pipeline already handles the signals"); one SIGINT drains and interrupts every
  * one of them, and the previous disposition is back once the last has ended. Also the
  * published stats of a supervised run (rsql_pipeline_stats_t): its counts, and a stop that
- * drains it.
+ * drains it; a deduplication's state (its gauges of the run, its counters over runs).
  */
 #include "config.h"
 #include "catalog/rsql_catalog.h"
@@ -200,6 +200,74 @@ static void test_signals_stats_and_stop(void)
     rsql_pipeline_stats_deinit(&st);
 }
 
+/* Run catalog job name to its end, supervised with st, as rocketsql serve does (its stats reset
+   after the run). */
+static void serve_to_end(const char *name, rsql_pipeline_stats_t *st)
+{
+    rsql_session_t *s = rsql_session_new(cat_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    bool started = false;
+    CU_ASSERT_EQUAL(rsql_session_serve_job(s, name, st, &started, &err), RSQL_OK);
+    CU_ASSERT_TRUE(started);
+    rsql_session_destroy(s);
+}
+
+static void run_sql(const char *sql)
+{
+    rsql_session_t *s = rsql_session_new(cat_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    FILE *devnull = fopen("/dev/null", "w");
+    CU_ASSERT_EQUAL(rsql_session_run_script(s, sql, RSQL_PRINT_TSV, devnull, devnull), 0);
+    fclose(devnull);
+    rsql_session_destroy(s);
+}
+
+static void test_signals_state_stats(void)
+{
+    setup_catalog();
+    run_sql("CREATE TABLE g (a INT, pt AS PROCTIME()) WITH ('connector'='datagen', "
+            "'number-of-rows'='1000', 'rows-per-second'='0', 'fields.a.kind'='sequence');"
+            "CREATE JOB jd AS INSERT INTO bh SELECT a FROM (SELECT *, ROW_NUMBER() OVER "
+            "(PARTITION BY a % 10 ORDER BY pt) AS rn FROM g) WHERE rn = 1;"
+            "CREATE JOB js AS INSERT INTO bh SELECT a FROM g");
+    rsql_pipeline_stats_t st, plain;
+    rsql_pipeline_stats_init(&st);
+    rsql_pipeline_stats_init(&plain);
+    serve_to_end("js", &plain);
+    CU_ASSERT_EQUAL(atomic_load(&plain.written), 1000);
+    CU_ASSERT_FALSE(atomic_load(&plain.has_state)); /* no state: no state series */
+    CU_ASSERT_EQUAL(atomic_load(&plain.state_checkpoint.count), 0);
+
+    serve_to_end("jd", &st);
+    CU_ASSERT_EQUAL(atomic_load(&st.written), 10);
+    CU_ASSERT_TRUE(atomic_load(&st.has_state));
+    CU_ASSERT_EQUAL(atomic_load(&st.state_keys), 10); /* published at the end of the run */
+    CU_ASSERT(atomic_load(&st.state_bytes) > 0);
+    CU_ASSERT_EQUAL(atomic_load(&st.state_pending), 0); /* all saved */
+    CU_ASSERT_EQUAL(atomic_load(&st.state_reads), 0);
+    CU_ASSERT_EQUAL(atomic_load(&st.state_evictions), 0);
+    int64_t c1 = atomic_load(&st.state_checkpoints);
+    CU_ASSERT(c1 >= 1);
+    CU_ASSERT_EQUAL(atomic_load(&st.state_checkpoint.count), c1); /* one duration each */
+
+    /* the next run starts over: its gauges are its own, the counters add up */
+    rsql_pipeline_stats_reset(&st, false);
+    CU_ASSERT_EQUAL(atomic_load(&st.state_keys), 0);
+    CU_ASSERT_EQUAL(atomic_load(&st.state_checkpoints), c1);
+    CU_ASSERT_TRUE(atomic_load(&st.has_state));
+    run_sql("RESET POSITIONS jd");
+    serve_to_end("jd", &st);
+    CU_ASSERT_EQUAL(atomic_load(&st.written), 10);
+    CU_ASSERT_EQUAL(atomic_load(&st.state_keys), 10);
+    int64_t c2 = atomic_load(&st.state_checkpoints);
+    CU_ASSERT(c2 > c1);
+    CU_ASSERT_EQUAL(atomic_load(&st.state_checkpoint.count), c2);
+    rsql_pipeline_stats_deinit(&st);
+    rsql_pipeline_stats_deinit(&plain);
+}
+
 static int suite_clean(void)
 {
     unlink(cat_path);
@@ -214,6 +282,7 @@ static int suite_clean(void)
 static CU_TestInfo signal_tests[] = {
     {"test_signals_several_pipelines_one_sigint", test_signals_several_pipelines_one_sigint},
     {"test_signals_stats_and_stop", test_signals_stats_and_stop},
+    {"test_signals_state_stats", test_signals_state_stats},
     CU_TEST_INFO_NULL,
 };
 
