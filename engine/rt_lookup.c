@@ -64,7 +64,7 @@ typedef struct lk_pend {
 } lk_pend_t;
 
 /* Prefetched batches at most (the ring holds one more: the batch being joined). */
-#define LK_AHEAD_MAX 32
+#define LK_AHEAD_MAX RSQL_LOOKUP_IN_FLIGHT_MAX
 
 struct rt_lookup {
     const rsql_plan_t *plan;
@@ -125,11 +125,7 @@ rsql_err_t rsql_rt_lookup_open(const rsql_plan_t *plan, rt_lookup_t **out, rsql_
     lk->ctx.key_columns = pl->key_columns;
     lk->ctx.timeout_ms = pl->timeout_ms;
     rsql_lookup_conf_get(pl->table.opts, &lk->conf);
-    /* batches in flight: the buffer's rows in pipeline batches, one at least */
-    int64_t per = plan->batch_size > 0 ? plan->batch_size : 256;
-    int64_t ahead = pl->buffer_capacity > 0 ? pl->buffer_capacity / per : 0;
-    lk->ahead = lk->ops->send && ahead >= 2 ? (int)(ahead > LK_AHEAD_MAX ? LK_AHEAD_MAX : ahead)
-                                            : 0;
+    lk->ahead = pl->in_flight; /* the planner's count (0: one call at a time) */
     if (lk->conf.cache) {
         lk->cache = rsql_lkcache_new(pl->n_key, n, &lk->conf);
         if (!lk->cache) {
@@ -201,12 +197,6 @@ size_t rsql_rt_lookup_describe(const rt_lookup_t *lk, char *buf, size_t size)
                       (long long)st.entries, (long long)st.bytes);
     }
     return n > 0 ? strlen(buf) : 0;
-}
-
-/* See rt_lookup.h. */
-int rsql_rt_lookup_ahead(const rt_lookup_t *lk)
-{
-    return lk ? lk->ahead : 0;
 }
 
 /* Grow *p (of *cap elements of size sz) to hold at least n. */

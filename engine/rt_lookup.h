@@ -29,15 +29,9 @@ size_t rsql_rt_lookup_describe(const rt_lookup_t *lk, char *buf, size_t size);
 typedef const rsql_value_t *(*rt_row_of_cb)(void *opaque, rsql_batch_t *b, rsql_record_t *rec);
 
 /*
-** How many batches may be prefetched (rsql_rt_lookup_prefetch) ahead of the one being joined:
-** 0 when the connector has no lookups in flight (rsql_lookup_ops_t.send) or
-** table.exec.async-lookup.buffer-capacity holds one batch.
-*/
-int rsql_rt_lookup_ahead(const rt_lookup_t *lk);
-/*
 ** Batch, next in line to be joined after those prefetched before it (the batch about to be
 ** joined first of all): its rows and keys made, and its lookup sent when the connector can
-** and the ones before it are in flight. Nothing when rsql_rt_lookup_ahead are waiting or it
+** and the ones before it are in flight. Nothing when plan->lookup->in_flight are waiting or it
 ** fails (the batch is then made again when joined).
 */
 void rsql_rt_lookup_prefetch(rt_lookup_t *lk, rsql_batch_t *batch, rt_row_of_cb row_of,

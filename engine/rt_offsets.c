@@ -320,7 +320,8 @@ void rsql_pipeline__checkpoint_soon(rsql_pipeline_t *p)
 /* See pipeline_int.h. */
 void rsql_pipeline__checkpoint_if_wanted(rsql_pipeline_t *p)
 {
-    if (!atomic_exchange(&p->ckpt_wanted, false)) {
+    if (!atomic_load_explicit(&p->ckpt_wanted, memory_order_relaxed) || /* most loops */
+        !atomic_exchange(&p->ckpt_wanted, false)) {
         return;
     }
     int64_t saved = p->positions_saved;

@@ -876,9 +876,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     }
     conf.transform = xform_apply;
     conf.transform_opaque = &x;
-    if (x.lookup && rsql_rt_lookup_ahead(x.lookup) > 1) {
+    if (x.lookup && plan->lookup->in_flight > 1) {
         conf.transform_prefetch = xform_prefetch;
-        conf.transform_ahead = rsql_rt_lookup_ahead(x.lookup);
+        conf.transform_ahead = plan->lookup->in_flight;
     }
     if (x.lookup || x.dedup) {
         conf.transform_describe = xform_describe;

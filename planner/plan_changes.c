@@ -411,6 +411,22 @@ static rsql_err_t plan_before(rsql_plan_t *plan, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/* See plan_int.h. */
+int rsql_plan__connectors_where(bool (*ok)(const rsql_connector_def_t *c), bool quoted,
+                                rsql_buf_t *b)
+{
+    int n = 0;
+    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
+        if (ok(*c)) {
+            rsql_buf_printf(b, quoted ? "%s'%s'" : "%s%s", n++ ? ", " : "", (*c)->name);
+        }
+    }
+    if (n == 0) {
+        rsql_buf_puts(b, "none in this build");
+    }
+    return n;
+}
+
 /* A sink data path that keeps source transactions whole (it gathers them: has release). */
 static bool keeps_transactions(const rsql_connector_def_t *c)
 {
@@ -433,19 +449,14 @@ static rsql_err_t check_whole_transactions(const rsql_plan_t *plan, rsql_error_t
         return RSQL_OK;
     }
     rsql_buf_t b = RSQL_BUF_INIT;
-    int n = 0;
-    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
-        if (keeps_transactions(*c)) {
-            rsql_buf_printf(&b, "%s%s", n++ ? ", " : "", (*c)->name);
-        }
-    }
+    rsql_plan__connectors_where(keeps_transactions, false, &b);
     rsql_error_set(err, RSQL_ERR_SEMANTIC, src->pos,
                    "table '%s' sets option '%s' (connector '%s'), but the sink of table '%s' "
                    "(connector '%s') cannot keep a source transaction whole: only a sink that "
                    "commits transactions with their positions can (%s); set '%s' = 'false' or "
                    "write to such a table",
                    src->def->name, opt, src->conn->name, k->def->name, k->conn->name,
-                   b.oom ? "?" : n ? rsql_buf_str(&b) : "none in this build", opt);
+                   b.oom ? "?" : rsql_buf_str(&b), opt);
     rsql_buf_deinit(&b);
     return RSQL_ERR_SEMANTIC;
 }

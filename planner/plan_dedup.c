@@ -454,18 +454,19 @@ static const rsql_bexpr_t *plain_column(const rsql_bexpr_t *e)
     return e && e->kind == RSQL_BX_COLUMN ? e : NULL;
 }
 
+/* A sink that keeps rows by key (rsql_connector_def_t.changes BY_KEY). */
+static bool keeps_by_key(const rsql_connector_def_t *c)
+{
+    return (c->caps & RSQL_CAP_SINK) && c->changes == RSQL_CHANGES_BY_KEY;
+}
+
 /* "the sink of table 's' (connector 'c')" and what it must be, into err at pos. */
 static rsql_err_t refuse_sink(const rsql_plan_t *plan, rsql_pos_t pos, const char *what,
                               rsql_error_t *err)
 {
     const rsql_plan_table_t *src = &plan->source;
     rsql_buf_t b = RSQL_BUF_INIT;
-    int n = 0;
-    for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
-        if (((*c)->caps & RSQL_CAP_SINK) && (*c)->changes == RSQL_CHANGES_BY_KEY) {
-            rsql_buf_printf(&b, "%s'%s'", n++ ? ", " : "", (*c)->name);
-        }
-    }
+    rsql_plan__connectors_where(keeps_by_key, true, &b);
     rsql_error_set(err, RSQL_ERR_UNSUPPORTED, pos,
                    "deduplication of table '%s': its connector '%s' acknowledges messages "
                    "itself (%s) and spreads them over the processes of a consumer group, so "
@@ -473,7 +474,7 @@ static rsql_err_t refuse_sink(const rsql_plan_t *plan, rsql_pos_t pos, const cha
                    "%s; write into a table of connector %s whose PRIMARY KEY (...) NOT "
                    "ENFORCED is the PARTITION BY columns, each written from that column",
                    src->def->name, src->conn->name, src->conn->own_positions, what,
-                   b.oom ? "?" : n ? rsql_buf_str(&b) : "none in this build");
+                   b.oom ? "?" : rsql_buf_str(&b));
     rsql_buf_deinit(&b);
     return RSQL_ERR_UNSUPPORTED;
 }

@@ -554,9 +554,6 @@ static void lookup_node(explain_t *x, int d)
                             "on the transform thread; a transient failure asked again up to %d "
                             "times\n", lc.max_retries);
     attr(x, d, "in flight");
-    int64_t per = x->plan->batch_size > 0 ? x->plan->batch_size : 256;
-    int64_t ahead = lk->buffer_capacity / per;
-    ahead = ahead > 32 ? 32 : ahead;
     char tmo[32];
     bool local_only = false;
     if (!lk->table.conn->lookup || !lk->table.conn->lookup->send) {
@@ -564,15 +561,15 @@ static void lookup_node(explain_t *x, int d)
                                 "the next, locally)\n",
                         lk->table.conn->name);
         local_only = true;
-    } else if (ahead < 2) {
+    } else if (lk->in_flight == 0) {
         rsql_buf_puts(x->out, "one call at a time (table.exec.async-lookup.buffer-capacity "
                               "holds one batch)");
     } else {
-        rsql_buf_printf(x->out, "up to %lld calls, the batches waiting behind the one joined "
+        rsql_buf_printf(x->out, "up to %d calls, the batches waiting behind the one joined "
                                 "sent before its answer comes (table.exec.async-lookup."
                                 "buffer-capacity = %lld rows), answered in order: the rows "
                                 "keep input order",
-                        (long long)ahead, (long long)lk->buffer_capacity);
+                        lk->in_flight, (long long)lk->buffer_capacity);
     }
     if (local_only) {
         /* no time limit of its own: a local file */

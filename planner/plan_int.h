@@ -66,6 +66,10 @@ rsql_err_t rsql_plan__dedup_bind(rsql_plan_t *plan, const rsql_select_t *in, rsq
 ** subquery's WHERE into the plan's filter. Nothing for other plans.
 */
 rsql_err_t rsql_plan__dedup_in_sink(rsql_plan_t *plan, rsql_error_t *err);
+/* The names of the connectors of this build that pass ok, comma-separated (in single quotes
+   with quoted), into b ("none in this build" when none does); the count. (plan_changes.c) */
+int rsql_plan__connectors_where(bool (*ok)(const rsql_connector_def_t *c), bool quoted,
+                                rsql_buf_t *b);
 rsql_err_t rsql_plan__lookup_table(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_join_t *j,
                                    rsql_bind_t *b, rsql_error_t *err);
 /* Then, with the statement bound: AS OF checked, ON split into the key and the rest. */

@@ -144,12 +144,17 @@ typedef struct rsql_plan_lookup {
     rsql_bexpr_t *as_of;     /* FOR SYSTEM_TIME AS OF: the FROM table's processing time */
     rsql_pos_t pos;          /* the JOIN clause */
     /* table.exec.async-lookup.*: the most input rows whose lookups are in flight
-       (buffer-capacity), the longest one lookup may take (timeout, 0: none), and whether the
-       output may leave input order (output-mode ALLOW_UNORDERED; it keeps it all the same) */
+       (buffer-capacity), and in_flight, the batches that makes (at most
+       RSQL_LOOKUP_IN_FLIGHT_MAX; 0 when the connector answers one call at a time
+       (no rsql_lookup_ops_t.send) or the buffer holds one batch); the longest one lookup may
+       take (timeout, 0: none). output-mode changes nothing: answers keep input order. */
     int64_t buffer_capacity;
+    int in_flight;
     int64_t timeout_ms;
-    bool unordered;
 } rsql_plan_lookup_t;
+
+/* The most batches whose lookups may be in flight at once. */
+#define RSQL_LOOKUP_IN_FLIGHT_MAX 32
 
 /*
 ** Deduplication (Flink's ROW_NUMBER() OVER (PARTITION BY k ORDER BY proc_time) ... WHERE rn = 1,
