@@ -489,7 +489,7 @@ static void test_catalog_file_mode_version_reopen(void)
     CU_ASSERT_EQUAL(sb.st_mode & 0777, 0600);
     umask(old);
 
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 8);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
     sqlite3 *db;
     sqlite3_stmt *st;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
@@ -516,7 +516,7 @@ static void test_catalog_file_mode_version_reopen(void)
     rsql_table_def_free(got);
     CU_ASSERT_EQUAL(err.code, RSQL_OK);
     rsql_catalog_close(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 8);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
 }
 
 static void test_catalog_newer_version_refused(void)
@@ -537,7 +537,7 @@ static void test_catalog_newer_version_refused(void)
     char want[512];
     snprintf(want, sizeof(want),
              "cannot open catalog '%s': its schema version 99 is newer than this build "
-             "supports (8); use a newer rocketsql",
+             "supports (9); use a newer rocketsql",
              path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 99); /* untouched */
@@ -820,7 +820,7 @@ static void test_catalog_two_processes(void)
         CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     check_writers(path, NPROC);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 8);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
 }
 
 /* A run whose process died without ending it is shown "interrupted", not "running". */
