@@ -2,8 +2,9 @@
  * Copyright 2026 The rocketsql authors
  *
  * rt_state: see rt_state.h. The entries are a hash table of key bytes (FNV-1a), each entry one
- * allocation holding its key and value, in a list by use; past the bound (state.memory) the
- * least recently used whose changes are on disk leave memory, and a key not in memory is read
+ * allocation holding its key and value, in a list by use (a clock's approximation of it);
+ * past the bound (state.memory) the least recently used whose changes are on disk leave
+ * memory, and a key not in memory is read
  * back from the catalog (on a connection of the transform thread's own) unless the catalog
  * cannot hold it: a filter of the keys it may hold (those there at open, and every one evicted)
  * says it is not there, as it says of nearly every key seen for the first time. The changes not
@@ -26,14 +27,16 @@
 
 #define NO_LANE UINT32_MAX /* an entry read back from the catalog: nothing pending */
 
-typedef struct ent {
-    struct ent *next;            /* in its bucket */
-    struct ent *newer, *older;   /* the use list */
-    uint32_t lane;               /* the lane of its last change, NO_LANE: none pending */
-    uint64_t seq;                /* that change's number in its lane */
-    uint64_t hash;
-    size_t key_len, value_len;
+typedef struct ent {           /* 56 bytes and the key and value: one for each key held */
+    struct ent *next;          /* in its bucket */
+    struct ent *newer, *older; /* the use list */
+    uint64_t seq;              /* the number of its last change in its lane */
     int64_t written_ms;
+    uint32_t hash;             /* the low half of hash_bytes' */
+    uint32_t lane;             /* the lane of its last change, NO_LANE: none pending */
+    uint32_t key_len;
+    uint32_t value_len : 31;
+    uint32_t used : 1; /* read since it last passed the end of the use list (its second chance) */
     unsigned char bytes[]; /* key, then value */
 } ent_t;
 
@@ -104,7 +107,7 @@ static uint64_t hash_bytes(const void *p, size_t n)
 static ent_t **slot(rt_state_t *s, const void *key, size_t key_len, uint64_t h)
 {
     ent_t **p = &s->buckets[h & (s->n_buckets - 1)];
-    while (*p && ((*p)->hash != h || (*p)->key_len != key_len ||
+    while (*p && ((*p)->hash != (uint32_t)h || (*p)->key_len != key_len ||
                   memcmp((*p)->bytes, key, key_len) != 0)) {
         p = &(*p)->next;
     }
@@ -195,9 +198,11 @@ static void drop(rt_state_t *s, ent_t *e)
 
 /*
 ** Past the bound, the least recently used entries whose changes are on disk leave memory
-** (read back when asked for); keep stays. An entry with a change pending stays until its
-** checkpoint (it goes to the front of the list instead), so the bound may be exceeded by the
-** entries changed since the last checkpoint.
+** (read back when asked for); keep stays. The list is in order of the last write; an entry
+** read since it was last at the end goes to the front instead (a second chance, as a clock
+** does: a read only sets a bit). An entry with a change pending stays until its checkpoint (it
+** goes to the front too), so the bound may be exceeded by the entries changed since the last
+** checkpoint.
 */
 static void evict(rt_state_t *s, const ent_t *keep)
 {
@@ -207,13 +212,18 @@ static void evict(rt_state_t *s, const ent_t *keep)
     int passed = 0; /* a few per call: the work of a call stays small */
     while (held(s) > s->memory && s->oldest && passed < 16) {
         ent_t *e = s->oldest;
-        if (e == keep || pending(s, e)) { /* not yet: it goes to the front */
+        if (e->used) { /* each read buys one move: the moves cost no more than the reads */
+            e->used = 0;
+            use_unlink(s, e);
+            use_front(s, e);
+        } else if (e == keep || pending(s, e)) { /* not yet: it goes to the front */
             use_unlink(s, e);
             use_front(s, e);
             passed++;
         } else {
-            if (!rsql_rt_keyfilter_maybe(s->on_disk, e->hash)) { /* evicted before: it is */
-                rsql_rt_keyfilter_add(s->on_disk, e->hash); /* false: "maybe" from now on */
+            uint64_t h = hash_bytes(e->bytes, e->key_len);
+            if (!rsql_rt_keyfilter_maybe(s->on_disk, h)) { /* evicted before: it is */
+                rsql_rt_keyfilter_add(s->on_disk, h); /* false: "maybe" from now on */
             }
             drop(s, e);
             s->evicted = true;
@@ -226,15 +236,19 @@ static void evict(rt_state_t *s, const ent_t *keep)
 static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, const void *value,
                             size_t value_len, int64_t written_ms, uint32_t lane, uint64_t seq)
 {
+    if (key_len > UINT32_MAX || value_len > INT32_MAX) {
+        return RSQL_ERR_NOMEM; /* no row is that large: its packing would have failed first */
+    }
     uint64_t h = hash_bytes(key, key_len);
     ent_t **p = slot(s, key, key_len, h);
     ent_t *e = rsql_malloc(sizeof *e + key_len + value_len + 1);
     if (!e) {
         return RSQL_ERR_NOMEM;
     }
-    e->hash = h;
-    e->key_len = key_len;
-    e->value_len = value_len;
+    e->hash = (uint32_t)h;
+    e->key_len = (uint32_t)key_len;
+    e->value_len = (uint32_t)value_len & INT32_MAX;
+    e->used = 0;
     e->written_ms = written_ms;
     e->lane = lane;
     e->seq = seq;
@@ -381,8 +395,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
     if (!e || (s->ttl_ms > 0 && now_ms - e->written_ms >= s->ttl_ms)) {
         return RSQL_OK;
     }
-    use_unlink(s, e);
-    use_front(s, e);
+    e->used = 1; /* not moved now (that writes to its neighbours too): when it is the oldest */
     *value = e->bytes + e->key_len;
     *value_len = e->value_len;
     *found = true;
