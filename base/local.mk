@@ -7,6 +7,7 @@ librocketsql_a_SOURCES += \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
 	base/rsql_value.c base/rsql_value_exact.c base/rsql_value_text.c base/rsql_value_bin.c \
+	base/rsql_value_interval.c \
 	base/rsql_value.h \
 	base/rsql_path.c base/rsql_path.h \
 	base/rsql_time.c base/rsql_time.h \

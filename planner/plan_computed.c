@@ -255,6 +255,11 @@ rsql_err_t rsql_plan_computed_type(const rsql_table_def_t *def, const rsql_expr_
     } else if (bx->type == RSQL_TYPE_NULL) {
         rc = rsql_error_set(err, RSQL_ERR_TYPE, x->pos,
                             "a computed column needs a type: CAST(NULL AS <type>)");
+    } else if (bx->type == RSQL_TYPE_INTERVAL) {
+        rc = rsql_error_set(err, RSQL_ERR_TYPE, x->pos,
+                            "a computed column cannot be an %s (no column holds an interval): "
+                            "add it to a TIMESTAMP(3), or CAST it to VARCHAR",
+                            rsql_type_name(bx->type));
     } else {
         *type = bx->type;
         *desc = bx->desc;

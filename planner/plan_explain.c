@@ -105,6 +105,7 @@ static void put_const(rsql_buf_t *out, const rsql_bexpr_t *e)
         rsql_value_format_date(v->v.i, buf);
         rsql_buf_printf(out, "DATE '%s'", buf);
         break;
+    case RSQL_TYPE_INTERVAL: rsql_buf_append(out, buf, rsql_value_interval_sql(v->v.i, buf)); break;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
     case RSQL_TYPE_MAP: rsql_buf_puts(out, rsql_type_name(e->type)); break;

@@ -55,10 +55,12 @@ SLT_TESTS = \
 	tests/sql/semantic/functions_json.slt \
 	tests/sql/semantic/functions_text.slt \
 	tests/sql/semantic/functions_time.slt \
+	tests/sql/semantic/intervals.slt \
 	tests/sql/semantic/metadata.slt \
 	tests/sql/semantic/names.slt \
 	tests/sql/semantic/nested_types.slt \
 	tests/sql/semantic/types.slt \
+	tests/sql/syntax/intervals.slt \
 	tests/sql/syntax/invalid.slt
 TESTS += $(SLT_TESTS)
 EXTRA_DIST += $(SLT_TESTS)
