@@ -51,7 +51,7 @@ rsql_err_t rsql_plan__split_computed(rsql_plan_table_t *t, rsql_error_t *err)
     }
     for (int i = 0; ok && i < d->n_columns; i++) { /* decl's columns: copies of every name */
         all[i] = d->columns[i];
-        all[i].meta_from = all[i].expr = NULL;
+        all[i].meta_from = all[i].expr = all[i].watermark = NULL;
         all[i].name = rsql_strdup(d->columns[i].name);
         all[i].meta_from = d->columns[i].meta_from ? rsql_strdup(d->columns[i].meta_from) : NULL;
         ok = all[i].name && (all[i].meta_from || !d->columns[i].meta_from);
@@ -82,6 +82,7 @@ rsql_err_t rsql_plan__split_computed(rsql_plan_table_t *t, rsql_error_t *err)
         t->computed[i].slot = -1;
         if (d->columns[i].expr) {
             all[i].expr = d->columns[i].expr; /* decl owns the expressions */
+            all[i].watermark = d->columns[i].watermark;
             rsql_free(d->columns[i].name);
             rsql_free(d->columns[i].meta_from);
         } else {

@@ -424,6 +424,21 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             rsql_buf_putc(x->out, '\n');
         }
     }
+    /* WATERMARK FOR col AS expr: declared, kept, not generated yet (no operator uses event
+       time); on a physical or a computed column */
+    for (int k = 0, i = 0; k < 2; k++, i = 0) { /* the source's columns, then the computed */
+        const rsql_table_def_t *wd = k ? t->decl : t->def;
+        for (; wd && i < wd->n_columns; i++) {
+            if (!wd->columns[i].watermark || (k && !wd->columns[i].expr)) {
+                continue;
+            }
+            attr(x, d, "watermark");
+            rsql_buf_puts(x->out, "FOR ");
+            rsql_buf_put_ident(x->out, wd->columns[i].name);
+            rsql_buf_printf(x->out, " AS %s (declared; nothing generates watermarks yet)\n",
+                            wd->columns[i].watermark);
+        }
+    }
     int n_key = 0; /* the key's columns have pk_ord 1, 2, ... */
     for (bool found = true; found;) {
         found = false;

@@ -45,6 +45,7 @@ SLT_TESTS = \
 	tests/sql/explain/postgres_cdc.slt \
 	tests/sql/explain/lookup_join.slt \
 	tests/sql/explain/dedup.slt \
+	tests/sql/explain/watermark.slt \
 	tests/sql/semantic/casts.slt \
 	tests/sql/semantic/computed.slt \
 	tests/sql/semantic/decimal_math.slt \
@@ -60,6 +61,7 @@ SLT_TESTS = \
 	tests/sql/semantic/names.slt \
 	tests/sql/semantic/nested_types.slt \
 	tests/sql/semantic/types.slt \
+	tests/sql/semantic/watermark.slt \
 	tests/sql/syntax/intervals.slt \
 	tests/sql/syntax/invalid.slt
 TESTS += $(SLT_TESTS)
