@@ -64,3 +64,11 @@ tests_unit_test_exact_SOURCES = tests/unit/test_exact.c
 tests_unit_test_exact_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_exact_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_interval
+TESTS += tests/unit/test_interval
+tests_unit_test_interval_SOURCES = tests/unit/test_interval.c
+tests_unit_test_interval_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_interval_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
