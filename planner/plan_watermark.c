@@ -48,7 +48,7 @@ static const rsql_expr_t *nondeterministic(const rsql_expr_t *x, const rsql_colu
             return x;
         }
     }
-    if (x->kind == RSQL_EX_COLUMN && cols && !x->qualifier) {
+    if (x->kind == RSQL_EX_COLUMN && cols) { /* t.pt too: the table is the only one */
         for (int i = 0; i < n_cols; i++) {
             if (cols[i].computed && strcasecmp(cols[i].name.name, x->name) == 0 &&
                 nondeterministic(cols[i].computed, NULL, 0, depth + 1)) {
