@@ -68,6 +68,12 @@ typedef struct sql_pkey {
     rsql_pos_t pos;
 } sql_pkey_t;
 
+/* A unit of an interval literal's qualifier with its optional precisions: DAY, DAY(3),
+   SECOND(2, 3); p1 and p2 are the INTEGER tokens (type 0 when absent), last its last token. */
+typedef struct sql_ivunit {
+    rsql_token_t unit, p1, p2, last;
+} sql_ivunit_t;
+
 typedef struct sql_flag {
     bool on;
     rsql_pos_t pos;
@@ -160,8 +166,8 @@ sql_text_t rsql_sql__text_ident(rsql_parse_t *p, const sql_text_t *prefix, const
 rsql_expr_t *rsql_sql__expr_literal(rsql_parse_t *p, const rsql_token_t *t);
 /* INTERVAL 'text' from [TO to] (to NULL when absent): a literal of milliseconds (sql_ast_time.c) */
 rsql_expr_t *rsql_sql__expr_interval(rsql_parse_t *p, const rsql_token_t *kw,
-                                     const rsql_token_t *text, const rsql_token_t *from,
-                                     const rsql_token_t *to);
+                                     const rsql_token_t *text, const sql_ivunit_t *from,
+                                     const sql_ivunit_t *to);
 /* Keep WATERMARK FOR column AS x (after n_columns column definitions) for the statement. */
 void rsql_sql__watermark(rsql_parse_t *p, const rsql_token_t *kw, int n_columns,
                          const rsql_ident_t *column, const rsql_expr_t *x);

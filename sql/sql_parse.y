@@ -364,10 +364,15 @@ expr(A) ::= TRUE(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= FALSE(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= CURRENT_TIMESTAMP(X). { A = rsql_sql__expr_func(pctx, &X, NULL, NULL); }
 /* INTERVAL '5' SECOND, INTERVAL '1 02:03' DAY TO MINUTE: a day-time interval (sql_ast_time.c) */
-expr(A) ::= INTERVAL(K) STRING(S) ID(U). { A = rsql_sql__expr_interval(pctx, &K, &S, &U, NULL); }
-expr(A) ::= INTERVAL(K) STRING(S) ID(U) TO ID(V). {
+expr(A) ::= INTERVAL(K) STRING(S) ivunit(U). { A = rsql_sql__expr_interval(pctx, &K, &S, &U, NULL); }
+expr(A) ::= INTERVAL(K) STRING(S) ivunit(U) TO ivunit(V). {
     A = rsql_sql__expr_interval(pctx, &K, &S, &U, &V);
 }
+/* DAY, DAY(3) (the leading field's digits), SECOND(2, 3) (and its fraction's digits) */
+%type ivunit {sql_ivunit_t}
+ivunit(A) ::= ID(U). { A = (sql_ivunit_t){U, {0, NULL, 0, 0}, {0, NULL, 0, 0}, U}; }
+ivunit(A) ::= ID(U) LP INTEGER(P) RP(R). { A = (sql_ivunit_t){U, P, {0, NULL, 0, 0}, R}; }
+ivunit(A) ::= ID(U) LP INTEGER(P) COMMA INTEGER(Q) RP(R). { A = (sql_ivunit_t){U, P, Q, R}; }
 
 /* a window function call: ROW_NUMBER() OVER (PARTITION BY k ORDER BY proc_time DESC) */
 expr(A) ::= ID(F) LP RP OVER(O) LP partition_opt(P) order_opt(B) RP(R). {
