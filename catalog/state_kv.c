@@ -3,7 +3,8 @@
  *
  * The state of stateful statements (a deduplication's keys and kept rows): opaque bytes by
  * key, per pipeline key (the key its positions are kept under: RESET POSITIONS and DROP TABLE
- * forget it with them). The runtime writes the changes of the rows before the positions it
+ * forget it with them), each pipeline key stored once (state_pipelines) and its entries under
+ * its number. The runtime writes the changes of the rows before the positions it
  * saves in the same transaction (rsql_catalog_begin ... commit), so the state and the
  * positions on disk always go together, and reads it all back when a run starts.
  */
@@ -11,7 +12,92 @@
 #include "catalog/catalog_int.h"
 #include "base/rsql_mem.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* The order of the state table's keys (SQLite's for BLOBs: the bytes, then the shorter first),
+   then the order the changes were made in. */
+static int change_cmp(const void *a, const void *b)
+{
+    const rsql_state_change_t *x = *(const rsql_state_change_t *const *)a;
+    const rsql_state_change_t *y = *(const rsql_state_change_t *const *)b;
+    size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+    int c = n ? memcmp(x->key, y->key, n) : 0;
+    if (c == 0 && x->key_len != y->key_len) {
+        c = x->key_len < y->key_len ? -1 : 1;
+    }
+    return c != 0 ? c : (x > y) - (x < y);
+}
+
+/*
+** The changes to write, in key order, the last of each key only: a checkpoint's changes land
+** on the B-tree's leaves one after another (each leaf read and written once, not once a key
+** with leaves spread far past the page cache), and a key changed many times is written once.
+*/
+static const rsql_state_change_t **changes_sorted(int n, const rsql_state_change_t *changes,
+                                                  int *out_n)
+{
+    const rsql_state_change_t **v = rsql_malloc(sizeof *v * (size_t)(n ? n : 1));
+    if (!v) {
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        v[i] = &changes[i];
+    }
+    qsort(v, (size_t)n, sizeof *v, change_cmp);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (i + 1 < n && v[i + 1]->key_len == v[i]->key_len &&
+            memcmp(v[i + 1]->key, v[i]->key, v[i]->key_len) == 0) {
+            continue; /* a later change of the same key follows */
+        }
+        v[m++] = v[i];
+    }
+    *out_n = m;
+    return v;
+}
+
+/*
+** The number of pipeline's state in *id, or 0 when it has none; create: give it one then (on
+** cat's connection, in the caller's transaction if one is open).
+*/
+static rsql_err_t pipe_id(rsql_catalog_t *cat, const char *pipeline, bool create, int64_t *id,
+                          rsql_error_t *err)
+{
+    *id = 0;
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(
+        cat, "SELECT id FROM state_pipelines WHERE pipeline = ?1", &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    int src = rsql_catalog__bind_text(st, 1, pipeline);
+    if (src == SQLITE_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (src != SQLITE_ROW && src != SQLITE_DONE) {
+        return rsql_catalog__sqlerr(cat, src, err);
+    }
+    if (*id != 0 || !create) {
+        return RSQL_OK;
+    }
+    rc = rsql_catalog__prepare(cat, "INSERT INTO state_pipelines(pipeline) VALUES (?1)", &st,
+                               err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (rsql_catalog__bind_text(st, 1, pipeline) != SQLITE_OK) {
+        rc = rsql_catalog__sqlerr(cat, sqlite3_errcode(cat->db), err);
+    } else {
+        rc = rsql_catalog__step_done(cat, st, err);
+    }
+    sqlite3_finalize(st);
+    if (rc == RSQL_OK) {
+        *id = sqlite3_last_insert_rowid(cat->db);
+    }
+    return rc;
+}
 
 /* See rsql_catalog.h. */
 rsql_err_t rsql_catalog_state_write(rsql_catalog_t *cat, const char *pipeline, int n,
@@ -19,21 +105,33 @@ rsql_err_t rsql_catalog_state_write(rsql_catalog_t *cat, const char *pipeline, i
                                     rsql_error_t *err)
 {
     sqlite3_stmt *put = NULL, *del = NULL;
-    rsql_err_t rc = rsql_catalog__prepare(
+    int64_t id = 0;
+    rsql_err_t rc = n > 0 || expire_before_ms > 0
+                        ? pipe_id(cat, pipeline, n > 0, &id, err)
+                        : RSQL_OK;
+    if (rc != RSQL_OK || id == 0) {
+        return rc; /* nothing to write, and nothing stored to expire */
+    }
+    int m = 0;
+    const rsql_state_change_t **order = changes_sorted(n, changes, &m);
+    if (!order) {
+        return rsql_error_nomem(err);
+    }
+    rc = rsql_catalog__prepare(
         cat,
-        "INSERT INTO state(pipeline, key, value, written_ms) VALUES (?1, ?2, ?3, ?4)"
-        " ON CONFLICT(pipeline, key) DO UPDATE SET value = excluded.value,"
+        "INSERT INTO state(pipe, key, value, written_ms) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT(pipe, key) DO UPDATE SET value = excluded.value,"
         " written_ms = excluded.written_ms",
         &put, err);
     if (rc == RSQL_OK) {
-        rc = rsql_catalog__prepare(cat, "DELETE FROM state WHERE pipeline = ?1 AND key = ?2",
-                                   &del, err);
+        rc = rsql_catalog__prepare(cat, "DELETE FROM state WHERE pipe = ?1 AND key = ?2", &del,
+                                   err);
     }
-    for (int i = 0; rc == RSQL_OK && i < n; i++) {
-        const rsql_state_change_t *c = &changes[i];
+    for (int i = 0; rc == RSQL_OK && i < m; i++) {
+        const rsql_state_change_t *c = order[i];
         sqlite3_stmt *st = c->value ? put : del;
         sqlite3_reset(st);
-        if (rsql_catalog__bind_text(st, 1, pipeline) != SQLITE_OK ||
+        if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
             sqlite3_bind_blob(st, 2, c->key, (int)c->key_len, SQLITE_STATIC) != SQLITE_OK ||
             (c->value && (sqlite3_bind_blob(st, 3, c->value_len ? c->value : "",
                                             (int)c->value_len, SQLITE_STATIC) != SQLITE_OK ||
@@ -45,16 +143,17 @@ rsql_err_t rsql_catalog_state_write(rsql_catalog_t *cat, const char *pipeline, i
     }
     sqlite3_finalize(put);
     sqlite3_finalize(del);
+    rsql_free(order);
     if (rc != RSQL_OK || expire_before_ms <= 0) {
         return rc;
     }
     sqlite3_stmt *ex;
-    rc = rsql_catalog__prepare(cat, "DELETE FROM state WHERE pipeline = ?1 AND written_ms < ?2",
-                               &ex, err);
+    rc = rsql_catalog__prepare(cat, "DELETE FROM state WHERE pipe = ?1 AND written_ms < ?2", &ex,
+                               err);
     if (rc != RSQL_OK) {
         return rc;
     }
-    if (rsql_catalog__bind_text(ex, 1, pipeline) != SQLITE_OK ||
+    if (sqlite3_bind_int64(ex, 1, id) != SQLITE_OK ||
         sqlite3_bind_int64(ex, 2, expire_before_ms) != SQLITE_OK) {
         rc = rsql_catalog__sqlerr(cat, sqlite3_errcode(cat->db), err);
     } else {
@@ -69,15 +168,19 @@ rsql_err_t rsql_catalog_state_load(rsql_catalog_t *cat, const char *pipeline, in
                                    rsql_state_entry_cb cb, void *opaque, rsql_error_t *err)
 {
     sqlite3_stmt *st;
-    rsql_err_t rc = rsql_catalog__prepare(
-        cat,
-        "SELECT key, value, written_ms FROM state WHERE pipeline = ?1 AND written_ms >= ?2",
+    int64_t id;
+    rsql_err_t rc = pipe_id(cat, pipeline, false, &id, err);
+    if (rc != RSQL_OK || id == 0) {
+        return rc;
+    }
+    rc = rsql_catalog__prepare(
+        cat, "SELECT key, value, written_ms FROM state WHERE pipe = ?1 AND written_ms >= ?2",
         &st, err);
     if (rc != RSQL_OK) {
         return rc;
     }
     int src = SQLITE_DONE;
-    if (rsql_catalog__bind_text(st, 1, pipeline) != SQLITE_OK ||
+    if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
         sqlite3_bind_int64(st, 2, since_ms) != SQLITE_OK) {
         rc = rsql_catalog__sqlerr(cat, sqlite3_errcode(cat->db), err);
     }
@@ -101,7 +204,7 @@ rsql_err_t rsql_catalog_state_load(rsql_catalog_t *cat, const char *pipeline, in
 struct rsql_state_reader {
     sqlite3 *db;
     sqlite3_stmt *get;
-    char *pipeline;
+    int64_t pipe; /* the pipeline's number in state_pipelines */
 };
 
 /* See rsql_catalog.h. */
@@ -111,12 +214,18 @@ rsql_err_t rsql_catalog_state_reader(rsql_catalog_t *cat, const char *pipeline,
     *out = NULL;
     *any = false;
     sqlite3_stmt *st;
-    rsql_err_t rc = rsql_catalog__prepare(
-        cat, "SELECT 1 FROM state WHERE pipeline = ?1 LIMIT 1", &st, err);
+    int64_t id;
+    /* a number now (the reader's connection only reads), so that what is written later is
+       found under it */
+    rsql_err_t rc = pipe_id(cat, pipeline, true, &id, err);
     if (rc != RSQL_OK) {
         return rc;
     }
-    int src = rsql_catalog__bind_text(st, 1, pipeline);
+    rc = rsql_catalog__prepare(cat, "SELECT 1 FROM state WHERE pipe = ?1 LIMIT 1", &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    int src = sqlite3_bind_int64(st, 1, id);
     if (src == SQLITE_OK) {
         src = sqlite3_step(st);
         *any = src == SQLITE_ROW;
@@ -129,15 +238,15 @@ rsql_err_t rsql_catalog_state_reader(rsql_catalog_t *cat, const char *pipeline,
         return RSQL_OK; /* no other connection sees it */
     }
     rsql_state_reader_t *r = rsql_calloc(1, sizeof *r);
-    if (!r || !(r->pipeline = rsql_strdup(pipeline))) {
-        rsql_free(r);
+    if (!r) {
         return rsql_error_nomem(err);
     }
+    r->pipe = id;
     src = sqlite3_open_v2(cat->path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (src == SQLITE_OK) {
         sqlite3_busy_timeout(r->db, RSQL_CATALOG_BUSY_TIMEOUT_MS);
         src = sqlite3_prepare_v2(r->db,
-                                 "SELECT value, written_ms FROM state WHERE pipeline = ?1 AND "
+                                 "SELECT value, written_ms FROM state WHERE pipe = ?1 AND "
                                  "key = ?2 AND written_ms >= ?3",
                                  -1, &r->get, NULL);
     }
@@ -159,7 +268,7 @@ rsql_err_t rsql_state_reader_get(rsql_state_reader_t *r, const void *key, size_t
 {
     *found = false;
     sqlite3_reset(r->get);
-    if (sqlite3_bind_text(r->get, 1, r->pipeline, -1, SQLITE_STATIC) != SQLITE_OK ||
+    if (sqlite3_bind_int64(r->get, 1, r->pipe) != SQLITE_OK ||
         sqlite3_bind_blob(r->get, 2, key, (int)key_len, SQLITE_STATIC) != SQLITE_OK ||
         sqlite3_bind_int64(r->get, 3, since_ms) != SQLITE_OK) {
         return rsql_error_set(err, RSQL_ERR_CATALOG, RSQL_NOPOS, "reading the state: %s",
@@ -192,6 +301,5 @@ void rsql_state_reader_close(rsql_state_reader_t *r)
     if (r->db) {
         sqlite3_close_v2(r->db);
     }
-    rsql_free(r->pipeline);
     rsql_free(r);
 }

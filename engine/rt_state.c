@@ -5,7 +5,8 @@
  * allocation holding its key and value, in a list by use; past the bound (state.memory) the
  * least recently used whose changes are on disk leave memory, and a key not in memory is read
  * back from the catalog (on a connection of the transform thread's own) unless the catalog
- * cannot hold it (it held no state at open and nothing was evicted since). The changes not
+ * cannot hold it: a filter of the keys it may hold (those there at open, and every one evicted)
+ * says it is not there, as it says of nearly every key seen for the first time. The changes not
  * yet on disk are a log per lane (a
  * source partition) in the order the records were read, each with the record's position, so
  * the changes of the records before a saved position are a prefix of its lane's log. The log
@@ -15,6 +16,7 @@
  */
 #include "config.h"
 #include "engine/rt_state.h"
+#include "engine/rt_keyfilter.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
@@ -59,6 +61,7 @@ struct rt_state {
     rsql_state_reader_t *reader;  /* reads back what was evicted; NULL: everything is held */
     bool store_any;               /* the catalog held state for the pipeline at open */
     bool evicted;                 /* an entry was evicted since */
+    rt_keyfilter_t *on_disk;      /* with a reader: the keys the catalog may hold */
     ent_t **buckets;
     size_t n_buckets;
     ent_t *newest, *oldest;
@@ -162,6 +165,13 @@ static int64_t ent_bytes(const ent_t *e)
     return (int64_t)(sizeof *e + e->key_len + e->value_len + 1);
 }
 
+/* The bytes held: entries, changes not on disk, the filter of keys on disk. */
+static int64_t held(rt_state_t *s)
+{
+    return cnt(&s->bytes) + atomic_load(&s->pending_bytes) +
+           rsql_rt_keyfilter_bytes(s->on_disk);
+}
+
 /* Is e's last change not on disk yet (so it cannot leave memory)? */
 static bool pending(const rt_state_t *s, const ent_t *e)
 {
@@ -195,14 +205,16 @@ static void evict(rt_state_t *s, const ent_t *keep)
         return;
     }
     int passed = 0; /* a few per call: the work of a call stays small */
-    while (cnt(&s->bytes) + atomic_load(&s->pending_bytes) > s->memory && s->oldest &&
-           passed < 16) {
+    while (held(s) > s->memory && s->oldest && passed < 16) {
         ent_t *e = s->oldest;
         if (e == keep || pending(s, e)) { /* not yet: it goes to the front */
             use_unlink(s, e);
             use_front(s, e);
             passed++;
         } else {
+            if (!rsql_rt_keyfilter_maybe(s->on_disk, e->hash)) { /* evicted before: it is */
+                rsql_rt_keyfilter_add(s->on_disk, e->hash); /* false: "maybe" from now on */
+            }
             drop(s, e);
             s->evicted = true;
             cnt_add(&s->evictions, 1);
@@ -246,9 +258,9 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
     cnt_add(&s->bytes, (int64_t)ent_bytes(e));
     grow_table(s);
     evict(s, e);
-    int64_t held = cnt(&s->bytes) + atomic_load(&s->pending_bytes);
-    if (held > cnt(&s->peak)) {
-        atomic_store_explicit(&s->peak, held, memory_order_relaxed);
+    int64_t now_held = held(s);
+    if (now_held > cnt(&s->peak)) {
+        atomic_store_explicit(&s->peak, now_held, memory_order_relaxed);
     }
     return RSQL_OK;
 }
@@ -258,6 +270,21 @@ static rsql_err_t on_loaded(void *opaque, const void *key, size_t key_len, const
 {
     return table_set(opaque, key, key_len, value, value_len, written_ms, NO_LANE, 0);
 }
+
+static rsql_err_t on_stored(void *opaque, const void *key, size_t key_len, const void *value,
+                            size_t value_len, int64_t written_ms)
+{
+    rt_state_t *s = opaque;
+    (void)value, (void)value_len, (void)written_ms;
+    rsql_rt_keyfilter_add(s->on_disk, hash_bytes(key, key_len));
+    return RSQL_OK;
+}
+
+/* Entries of this many bytes (a short key and value) fill the bound: the filter's first size.
+   It takes at most this share of the bound (then gives up: every key not held is looked for
+   in the catalog, as without it). */
+#define KEYFILTER_ENTRY_BYTES 64
+#define KEYFILTER_SHARE 4
 
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
@@ -280,6 +307,16 @@ rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t
     rsql_err_t rc = RSQL_OK;
     if (s->pipeline && memory > 0) { /* bounded: read back on demand */
         rc = rsql_catalog_state_reader(cat, pipeline, &s->reader, &s->store_any, err);
+    }
+    if (rc == RSQL_OK && s->reader) { /* the keys on disk, so that new ones are not looked for */
+        s->on_disk = rsql_rt_keyfilter_new(memory / KEYFILTER_ENTRY_BYTES,
+                                           memory / KEYFILTER_SHARE);
+        if (!s->on_disk) {
+            rc = rsql_error_nomem(err);
+        } else if (s->store_any) {
+            int64_t since = ttl_ms > 0 ? rsql_wall_ms() - ttl_ms : 0;
+            rc = rsql_catalog_state_load(cat, pipeline, since, on_stored, s, err);
+        }
     }
     if (rc == RSQL_OK && s->pipeline && !s->reader) { /* everything in memory */
         int64_t since = ttl_ms > 0 ? rsql_wall_ms() - ttl_ms : 0;
@@ -312,6 +349,7 @@ void rsql_rt_state_close(rt_state_t *s)
         rsql_free(s->lanes[l].log);
     }
     rsql_state_reader_close(s->reader);
+    rsql_rt_keyfilter_free(s->on_disk);
     pthread_cond_destroy(&s->saved);
     pthread_mutex_destroy(&s->lock);
     rsql_free(s->lanes);
@@ -326,8 +364,10 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
                              rsql_error_t *err)
 {
     *found = false;
-    ent_t *e = *slot(s, key, key_len, hash_bytes(key, key_len));
-    if (!e && s->reader && (s->store_any || s->evicted)) { /* it may be on disk only */
+    uint64_t h = hash_bytes(key, key_len);
+    ent_t *e = *slot(s, key, key_len, h);
+    if (!e && s->reader && (s->store_any || s->evicted) &&
+        rsql_rt_keyfilter_maybe(s->on_disk, h)) { /* it may be on disk only */
         bool on_disk;
         cnt_add(&s->reads, 1);
         rsql_err_t rc = rsql_state_reader_get(s->reader, key, key_len,
@@ -336,7 +376,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
         if (rc != RSQL_OK) {
             return rc;
         }
-        e = on_disk ? *slot(s, key, key_len, hash_bytes(key, key_len)) : NULL;
+        e = on_disk ? *slot(s, key, key_len, h) : NULL;
     }
     if (!e || (s->ttl_ms > 0 && now_ms - e->written_ms >= s->ttl_ms)) {
         return RSQL_OK;

@@ -493,7 +493,7 @@ static void test_catalog_file_mode_version_reopen(void)
     CU_ASSERT_EQUAL(sb.st_mode & 0777, 0600);
     umask(old);
 
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
     sqlite3 *db;
     sqlite3_stmt *st;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
@@ -520,10 +520,10 @@ static void test_catalog_file_mode_version_reopen(void)
     rsql_table_def_free(got);
     CU_ASSERT_EQUAL(err.code, RSQL_OK);
     rsql_catalog_close(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
 }
 
-/* A version 8 catalog (before WATERMARK) migrates: old tables have none, new ones keep it. */
+/* A version 9 catalog (before WATERMARK) migrates: old tables have none, new ones keep it. */
 static void test_catalog_migrate_watermark(void)
 {
     char path[256];
@@ -537,12 +537,12 @@ static void test_catalog_migrate_watermark(void)
     CU_ASSERT_EQUAL(rsql_catalog_table_create(cat, &def, false, &err), RSQL_OK);
     rsql_catalog_close(cat);
     CU_ASSERT_EQUAL(query_int(path, "ALTER TABLE table_columns DROP COLUMN watermark"), -1);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version = 8"), -1);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version = 9"), -1);
     CU_ASSERT_EQUAL(query_int(path, "SELECT count(*) FROM pragma_table_info('table_columns') "
                                     "WHERE name = 'watermark'"), 0);
     cat = open_ok(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
     rsql_table_def_t *got = NULL; /* migrated: no watermark */
     CU_ASSERT_EQUAL(rsql_catalog_table_get(cat, "old", &got, &err), RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(got);
@@ -578,7 +578,7 @@ static void test_catalog_newer_version_refused(void)
     char want[512];
     snprintf(want, sizeof(want),
              "cannot open catalog '%s': its schema version 99 is newer than this build "
-             "supports (9); use a newer rocketsql",
+             "supports (10); use a newer rocketsql",
              path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 99); /* untouched */
@@ -861,7 +861,7 @@ static void test_catalog_two_processes(void)
         CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     check_writers(path, NPROC);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
 }
 
 /* A run whose process died without ending it is shown "interrupted", not "running". */

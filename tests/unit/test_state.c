@@ -10,10 +10,12 @@
  */
 #include "config.h"
 #include "catalog/rsql_catalog.h"
+#include "engine/rt_keyfilter.h"
 #include "engine/rt_state.h"
 
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +221,16 @@ static void test_state_bounded(void)
     CU_ASSERT_TRUE(has(s, "never", NULL));
     rsql_rt_state_stats(s, &st);
     CU_ASSERT(st.reads > 0);
+    /* keys never seen are not looked for in the catalog (but for the filter's few false
+       positives) */
+    int64_t reads = st.reads;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(k, sizeof k, "new key %d", i);
+        bad += !has(s, k, NULL);
+    }
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(st.reads - reads < 50);
     CU_ASSERT(st.bytes <= 64 * 1024 + 200 * 1000); /* the bound, and the 1000 pending ones */
     rsql_rt_state_close(s);
     /* a new run, bounded: reads the keys as they are asked for */
@@ -232,6 +244,125 @@ static void test_state_bounded(void)
     unlink(path);
 }
 
+/* The filter of keys on disk: no false negatives as it grows by layers, few false positives. */
+static void test_keyfilter(void)
+{
+    rt_keyfilter_t *f = rsql_rt_keyfilter_new(100, 0); /* grows many times */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    uint64_t x = 88172645463325252u;
+    uint64_t *added = malloc(sizeof *added * 200000);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(added);
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        added[i] = x;
+        CU_ASSERT_TRUE_FATAL(rsql_rt_keyfilter_add(f, x));
+    }
+    int missed = 0, false_pos = 0;
+    for (int i = 0; i < 200000; i++) {
+        missed += !rsql_rt_keyfilter_maybe(f, added[i]);
+    }
+    for (int i = 0; i < 100000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        false_pos += rsql_rt_keyfilter_maybe(f, x);
+    }
+    CU_ASSERT_EQUAL(missed, 0);
+    /* under 2 % over all its layers (12 here) */
+    CU_ASSERT(false_pos < 2000);
+    /* 11 to 16 bits a key, the last layer up to half empty: under 4 bytes a key */
+    CU_ASSERT(rsql_rt_keyfilter_bytes(f) < 200000 * 4);
+    printf("(%d false positives in 100000, %lld bytes) ", false_pos,
+           (long long)rsql_rt_keyfilter_bytes(f));
+    free(added);
+    rsql_rt_keyfilter_free(f);
+    /* at most max_bytes: past it, it gives up and says "maybe" of everything */
+    f = rsql_rt_keyfilter_new(1000, 8192);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int i = 0;
+    while (rsql_rt_keyfilter_add(f, (uint64_t)i * 0x9e3779b97f4a7c15u) && i < 100000) {
+        CU_ASSERT(rsql_rt_keyfilter_bytes(f) <= 8192);
+        i++;
+    }
+    CU_ASSERT(i > 1000 && i < 100000);
+    CU_ASSERT(rsql_rt_keyfilter_bytes(f) < 4096); /* its layers (8 KB) freed */
+    CU_ASSERT_TRUE(rsql_rt_keyfilter_maybe(f, 12345));
+    rsql_rt_keyfilter_free(f);
+}
+
+/* A catalog of schema 8 (the state keyed by the pipeline's text) is migrated: its entries are
+   found after, and DROP TABLE still forgets them. */
+static void test_state_migrated_from_8(void)
+{
+    rsql_catalog_t *cat = fresh();
+    rt_state_t *s = reopen(cat, 0);
+    put(s, "a", "1", 0, 1);
+    put(s, "b", "2", 0, 2);
+    checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){2}, true);
+    rsql_rt_state_close(s);
+    rsql_catalog_close(cat);
+    /* back to schema 8's shape, rows and trigger (catalog_migrate.c, step 8) */
+    sqlite3 *db;
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    int rc = sqlite3_exec(
+        db,
+        "BEGIN;"
+        "CREATE TABLE state8 (pipeline TEXT NOT NULL COLLATE NOCASE, key BLOB NOT NULL,"
+        "  value BLOB NOT NULL, written_ms INTEGER NOT NULL, PRIMARY KEY (pipeline, key))"
+        "  WITHOUT ROWID;"
+        "INSERT INTO state8 SELECT p.pipeline, s.key, s.value, s.written_ms"
+        "  FROM state s JOIN state_pipelines p ON p.id = s.pipe;"
+        "INSERT INTO state8 VALUES ('other@x.y~0', X'61', X'39', 5);"
+        "DROP TRIGGER tables_forget_state; DROP TRIGGER state_pipelines_forget;"
+        "DROP TABLE state; DROP TABLE state_pipelines; ALTER TABLE state8 RENAME TO state;"
+        "CREATE TRIGGER tables_forget_state AFTER DELETE ON tables WHEN old.uid IS NOT NULL"
+        " BEGIN DELETE FROM state WHERE instr(pipeline, '@' || old.uid || '.') > 0"
+        "   OR instr(pipeline, '.' || old.uid) > 0; END;"
+        "PRAGMA user_version = 8; COMMIT;",
+        NULL, NULL, &msg);
+    CU_ASSERT_EQUAL(rc, SQLITE_OK);
+    if (msg) {
+        printf("%s\n", msg);
+        sqlite3_free(msg);
+    }
+    sqlite3_close(db);
+    rsql_error_t err;
+    cat = rsql_catalog_open(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    s = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(s, "a", "1"));
+    CU_ASSERT_TRUE(has(s, "b", "2"));
+    rsql_rt_state_close(s);
+    s = reopen_bounded(cat, 0, 1024); /* read back one by one */
+    CU_ASSERT_TRUE(has(s, "b", "2"));
+    CU_ASSERT_TRUE(has(s, "c", NULL));
+    rsql_rt_state_close(s);
+    rsql_catalog_close(cat);
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    CU_ASSERT_EQUAL_FATAL(
+        sqlite3_prepare_v2(db,
+                           "SELECT (SELECT count(*) FROM state), (SELECT count(*) FROM "
+                           "state_pipelines), (SELECT user_version FROM pragma_user_version)",
+                           -1, &st, NULL),
+        SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
+    CU_ASSERT_EQUAL(sqlite3_column_int(st, 0), 3);
+    CU_ASSERT_EQUAL(sqlite3_column_int(st, 1), 2);
+    CU_ASSERT_EQUAL(sqlite3_column_int(st, 2), 9);
+    sqlite3_finalize(st);
+    /* forgetting a pipeline's number forgets its entries */
+    CU_ASSERT_EQUAL(sqlite3_exec(db, "DELETE FROM state_pipelines WHERE pipeline = 'OTHER@x.y~0'",
+                                 NULL, NULL, NULL),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_prepare_v2(db, "SELECT count(*) FROM state", -1, &st, NULL),
+                    SQLITE_OK);
+    CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
+    CU_ASSERT_EQUAL(sqlite3_column_int(st, 0), 2);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    unlink(path);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) {
@@ -242,6 +373,8 @@ int main(void)
     CU_add_test(su, "many changes over three lanes", test_state_many);
     CU_add_test(su, "ttl, and a state in memory only", test_state_ttl_and_memory);
     CU_add_test(su, "a bound on memory", test_state_bounded);
+    CU_add_test(su, "the filter of keys on disk", test_keyfilter);
+    CU_add_test(su, "a catalog of schema 8 migrated", test_state_migrated_from_8);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
