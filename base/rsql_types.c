@@ -51,6 +51,7 @@ const char *rsql_type_name(rsql_type_t t)
     case RSQL_TYPE_ROW: return "ROW";
     case RSQL_TYPE_ARRAY: return "ARRAY";
     case RSQL_TYPE_MAP: return "MAP";
+    case RSQL_TYPE_INTERVAL: return "INTERVAL DAY TO SECOND(3)";
     }
     return "?";
 }
@@ -191,6 +192,11 @@ const rsql_tdesc_t *rsql_tdesc_scalar(rsql_type_t t)
         {RSQL_TYPE_DECIMAL, RSQL_DECIMAL_DEFAULT_PRECISION, 0, 0, NULL, NULL, "DECIMAL(10, 0)"},
         {RSQL_TYPE_DATE, 0, 0, 0, NULL, NULL, "DATE"},
     };
+    static const rsql_tdesc_t interval = {RSQL_TYPE_INTERVAL, 0, 0, 0, NULL, NULL,
+                                          "INTERVAL DAY TO SECOND(3)"};
+    if (t == RSQL_TYPE_INTERVAL) {
+        return &interval;
+    }
     if ((int)t >= 0 && (size_t)t < sizeof(scalars) / sizeof(scalars[0])) {
         return &scalars[t];
     }

@@ -26,7 +26,10 @@ typedef enum rsql_type {
     RSQL_TYPE_DATE,      /* days since 1970-01-01 */
     RSQL_TYPE_ROW,       /* ROW<name T, ...>: the descriptor names the fields */
     RSQL_TYPE_ARRAY,     /* ARRAY<T> */
-    RSQL_TYPE_MAP        /* MAP<STRING, T> */
+    RSQL_TYPE_MAP,       /* MAP<STRING, T> */
+    /* INTERVAL DAY TO SECOND(3): a day-time interval, milliseconds (v.i), any sign; the type
+       of INTERVAL '5' SECOND and of TIMESTAMP - TIMESTAMP's kin; no column has it */
+    RSQL_TYPE_INTERVAL
 } rsql_type_t;
 
 /* The largest DECIMAL precision, and the default type of a bare DECIMAL: DECIMAL(10, 0). */

@@ -823,7 +823,8 @@ bool rsql_value_same_key(const rsql_value_t *a, const rsql_value_t *b)
     case RSQL_TYPE_BOOLEAN: return a->v.b == b->v.b;
     case RSQL_TYPE_INT:
     case RSQL_TYPE_BIGINT:
-    case RSQL_TYPE_DATE: return a->v.i == b->v.i;
+    case RSQL_TYPE_DATE:
+    case RSQL_TYPE_INTERVAL: return a->v.i == b->v.i;
     case RSQL_TYPE_TIMESTAMP: return a->v.ts == b->v.ts;
     case RSQL_TYPE_DOUBLE: return a->v.d == b->v.d;
     case RSQL_TYPE_VARCHAR:
@@ -857,7 +858,8 @@ uint64_t rsql_value_key_hash(const rsql_value_t *v, uint64_t h)
     case RSQL_TYPE_BOOLEAN: return mix_bytes(h, &(uint8_t){v->v.b ? 1 : 0}, 1);
     case RSQL_TYPE_INT:
     case RSQL_TYPE_BIGINT:
-    case RSQL_TYPE_DATE: return mix_bytes(h, &v->v.i, sizeof v->v.i);
+    case RSQL_TYPE_DATE:
+    case RSQL_TYPE_INTERVAL: return mix_bytes(h, &v->v.i, sizeof v->v.i);
     case RSQL_TYPE_TIMESTAMP: return mix_bytes(h, &v->v.ts, sizeof v->v.ts);
     case RSQL_TYPE_DOUBLE: {
         double d = v->v.d == 0 ? 0.0 : v->v.d; /* -0.0 is the same key as 0.0 */

@@ -34,6 +34,8 @@
  *              is "out of range for DECIMAL(p, s)"; never through a double
  *   DATE       prints YYYY-MM-DD (years as TIMESTAMP's); reads that only
  *              (no time of day)
+ *   INTERVAL   (DAY TO SECOND(3)) prints +d hh:mm:ss.fff (-1 23:59:59.999; days
+ *              as many digits as needed); reads that, the sign optional
  *   ROW, ARRAY, MAP print as JSON text: {"field":value,...}, [v,...],
  *              {"key":value,...}; inside, numbers, booleans and null are
  *              JSON literals, DECIMAL a JSON number with its exact digits,
@@ -275,6 +277,34 @@ bool rsql_value_parse_date_pattern(const char *s, size_t n, const char *pat, siz
                                    int64_t *days);
 /* The canonical text of a date into buf (RSQL_VALUE_TEXT_MAX bytes); returns its length. */
 size_t rsql_value_format_date(int64_t days, char *buf);
+
+/* ---- day-time intervals (rsql_value_interval.c) */
+
+/* The fields of an interval literal's qualifier, largest first: INTERVAL '1' DAY TO SECOND. */
+enum { RSQL_IV_DAY, RSQL_IV_HOUR, RSQL_IV_MINUTE, RSQL_IV_SECOND };
+/* "DAY", "HOUR", "MINUTE", "SECOND". */
+const char *rsql_interval_unit_name(int unit);
+/*
+** The text of INTERVAL 's' from [TO to] (RSQL_IV_*, from <= to) into *ms: an optional sign,
+** then the fields from..to: DAY 'd', HOUR 'h', MINUTE 'm', SECOND 's[.fff]', DAY TO HOUR
+** 'd h', DAY TO MINUTE 'd h:m', DAY TO SECOND 'd h:m:s[.fff]', HOUR TO MINUTE 'h:m', HOUR TO
+** SECOND 'h:m:s[.fff]', MINUTE TO SECOND 'm:s[.fff]'. The first field takes any size, the
+** others their clock range (hours 0 to 23, minutes and seconds 0 to 59); 1 to 9 fraction
+** digits, cut to milliseconds. RSQL_ERR_DECODE with *err_off (when not NULL) the offset in s
+** of the problem: "expected 'h:m'", "MINUTE field out of range (0 to 59)", "out of range
+** for an interval".
+*/
+rsql_err_t rsql_value_interval_literal(const char *s, size_t n, int from, int to, int64_t *ms,
+                                       uint32_t *err_off, rsql_error_t *err);
+/* INTERVAL text (+d hh:mm:ss.fff, sign optional) into *ms; "not an interval". */
+rsql_err_t rsql_value_parse_interval(const char *s, size_t n, int64_t *ms, rsql_error_t *err);
+/* The canonical text of an interval into buf (RSQL_VALUE_TEXT_MAX bytes); returns its length. */
+size_t rsql_value_format_interval(int64_t ms, char *buf);
+/*
+** The SQL literal of an interval in its largest whole unit (INTERVAL '5' SECOND, INTERVAL
+** '-2' HOUR, INTERVAL '0.5' SECOND) into buf (RSQL_VALUE_TEXT_MAX bytes); returns its length.
+*/
+size_t rsql_value_interval_sql(int64_t ms, char *buf);
 
 /* Append s (n bytes) as a JSON string literal, quotes included, to out. */
 void rsql_value_json_string(const char *s, size_t n, rsql_buf_t *out);

@@ -62,6 +62,7 @@ static void pack_one(const rsql_value_t *v, rsql_buf_t *out)
     case RSQL_TYPE_INT:
     case RSQL_TYPE_BIGINT:
     case RSQL_TYPE_DATE:
+    case RSQL_TYPE_INTERVAL:
     case RSQL_TYPE_TIMESTAMP: {
         int64_t i = v->type == RSQL_TYPE_TIMESTAMP ? v->v.ts : v->v.i;
         put_varint(out, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63));
@@ -184,6 +185,7 @@ static rsql_err_t unpack_one(rd_t *r, const rsql_tdesc_t *t, int depth, rsql_val
     case RSQL_TYPE_INT:
     case RSQL_TYPE_BIGINT:
     case RSQL_TYPE_DATE:
+    case RSQL_TYPE_INTERVAL:
     case RSQL_TYPE_TIMESTAMP: {
         if (!get_varint(r, &u)) {
             return bad(r, "an integer is cut short");

@@ -43,6 +43,7 @@ rsql_err_t rsql_value_parse(rsql_type_t t, const char *s, size_t n, rsql_arena_t
     case RSQL_TYPE_DECIMAL:
         return rsql_value_parse_decimal(s, n, RSQL_DECIMAL_DEFAULT_PRECISION, 0, out, err);
     case RSQL_TYPE_DATE: return rsql_value_parse_date(s, n, &out->v.i, err);
+    case RSQL_TYPE_INTERVAL: return rsql_value_parse_interval(s, n, &out->v.i, err);
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
     case RSQL_TYPE_MAP: return fail(err, "nested values have no text form to read");
@@ -87,6 +88,9 @@ void rsql_value_format(const rsql_value_t *v, rsql_buf_t *out)
         rsql_buf_append(out, buf, rsql_value_format_decimal(v, buf));
         break;
     case RSQL_TYPE_DATE: rsql_buf_append(out, buf, rsql_value_format_date(v->v.i, buf)); break;
+    case RSQL_TYPE_INTERVAL:
+        rsql_buf_append(out, buf, rsql_value_format_interval(v->v.i, buf));
+        break;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
     case RSQL_TYPE_MAP: rsql_value_format_json(v, out); break;

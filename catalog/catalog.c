@@ -527,8 +527,8 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
     }
     rc = rsql_catalog__prepare(cat,
                                "INSERT INTO table_columns(table_name, ord, name, type, not_null, "
-                               "metadata, meta_from, is_virtual, pk_ord, expr) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), ?10)",
+                               "metadata, meta_from, is_virtual, pk_ord, expr, watermark) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), ?10, ?11)",
                                &st, err);
     for (int i = 0; rc == RSQL_OK && i < def->n_columns; i++) {
         const rsql_col_t *c = &def->columns[i];
@@ -547,7 +547,9 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
             sqlite3_bind_int(st, 8, c->metadata && c->is_virtual ? 1 : 0) != SQLITE_OK ||
             sqlite3_bind_int(st, 9, c->pk_ord) != SQLITE_OK ||
             (c->expr ? rsql_catalog__bind_text(st, 10, c->expr) : sqlite3_bind_null(st, 10)) !=
-                SQLITE_OK) {
+                SQLITE_OK ||
+            (c->watermark ? rsql_catalog__bind_text(st, 11, c->watermark)
+                          : sqlite3_bind_null(st, 11)) != SQLITE_OK) {
             rc = bind_err(cat, err);
         } else {
             rc = rsql_catalog__step_done(cat, st, err);
@@ -592,7 +594,7 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
     rsql_err_t rc = rsql_catalog__prepare(
         cat,
         "SELECT name, type, not_null, metadata, meta_from, is_virtual, coalesce(pk_ord, 0), "
-        "expr "
+        "expr, watermark "
         "FROM table_columns WHERE table_name = ?1 ORDER BY ord",
         &st, err);
     if (rc != RSQL_OK) {
@@ -622,6 +624,10 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
         }
         if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
             (rc = rsql_catalog__col_dup(st, 7, &c->expr, err)) != RSQL_OK) {
+            break;
+        }
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL &&
+            (rc = rsql_catalog__col_dup(st, 8, &c->watermark, err)) != RSQL_OK) {
             break;
         }
         const char *tname = (const char *)sqlite3_column_text(st, 1);
@@ -807,6 +813,7 @@ void rsql_table_def_free(rsql_table_def_t *def)
         rsql_free(def->columns[i].name);
         rsql_free(def->columns[i].meta_from);
         rsql_free(def->columns[i].expr);
+        rsql_free(def->columns[i].watermark);
     }
     rsql_free(def->columns);
     rsql_kv_array_free(def->options, def->n_options);

@@ -168,6 +168,9 @@ static const char *const steps[] = {
     "  DELETE FROM state_pipelines WHERE instr(pipeline, '@' || old.uid || '.') > 0\n"
     "    OR instr(pipeline, '.' || old.uid) > 0;\n"
     "END;\n",
+    /* 10: WATERMARK FOR col AS expr: on the event-time column, the expression as written
+       (NULL: not the table's event-time column) */
+    "ALTER TABLE table_columns ADD COLUMN watermark TEXT;\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

@@ -57,6 +57,9 @@ typedef struct rsql_col {
     /* A computed column (name AS expr): the expression as written, over the table's other
        columns; type is the expression's. NULL for any other column. */
     char *expr;
+    /* WATERMARK FOR this column AS expr: the expression as written when the column is the
+       table's event-time column (one at most), else NULL. Nothing generates watermarks yet. */
+    char *watermark;
 } rsql_col_t;
 
 /* The metadata key of a METADATA column (FROM 'key', else its name); NULL for a physical one. */

@@ -253,6 +253,7 @@ static rsql_bexpr_t *bind_literal(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
         break;
     case RSQL_LIT_DOUBLE: t = RSQL_TYPE_DOUBLE; break;
     case RSQL_LIT_STRING: t = RSQL_TYPE_VARCHAR; break;
+    case RSQL_LIT_INTERVAL: t = RSQL_TYPE_INTERVAL; break;
     }
     rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_CONST, t, e->pos, 0);
     if (!c) {
@@ -261,7 +262,8 @@ static rsql_bexpr_t *bind_literal(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
     switch (lit->kind) {
     case RSQL_LIT_NULL: c->value.is_null = true; break;
     case RSQL_LIT_BOOL: c->value.v.b = lit->b; break;
-    case RSQL_LIT_INT: c->value.v.i = lit->i; break;
+    case RSQL_LIT_INT:
+    case RSQL_LIT_INTERVAL: c->value.v.i = lit->i; break;
     case RSQL_LIT_DOUBLE: c->value.v.d = lit->d; break;
     case RSQL_LIT_STRING: {
         size_t n = lit->s ? (lit->s_len ? lit->s_len : strlen(lit->s)) : 0;
@@ -350,7 +352,7 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
             return NULL;
         }
     } else if (!rsql_type_is_numeric(x->type) && x->type != RSQL_TYPE_NULL &&
-               x->type != RSQL_TYPE_DECIMAL) {
+               x->type != RSQL_TYPE_DECIMAL && x->type != RSQL_TYPE_INTERVAL) {
         rsql_error_set(err, RSQL_ERR_TYPE, x->pos, "operator %s needs a numeric operand, got %s",
                        rsql_plan__op_text(e->op), rsql_type_name(x->type));
         return NULL;
@@ -370,6 +372,8 @@ static rsql_bexpr_t *bind_unary(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
         }
         if (t == RSQL_TYPE_DOUBLE) {
             c->value.v.d = -x->value.v.d;
+        } else if (t == RSQL_TYPE_INTERVAL) {
+            c->value.v.i = -x->value.v.i; /* literals are at most INT64_MAX */
         } else {
             c->value.v.i = -x->value.v.i; /* literals are at most INT64_MAX */
             if (c->value.v.i >= INT32_MIN && c->value.v.i <= INT32_MAX) {
@@ -479,6 +483,9 @@ static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
     case RSQL_OP_DIV:
     case RSQL_OP_MOD: {
         bool mod = e->op == RSQL_OP_MOD;
+        if (rsql_plan__interval_arith(x, y, e->op)) {
+            return rsql_plan__bind_interval_arith(b, e, x, y, err);
+        }
         if (x->type == RSQL_TYPE_DECIMAL || y->type == RSQL_TYPE_DECIMAL) {
             return bind_decimal_arith(b, e, x, y, err);
         }

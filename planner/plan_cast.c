@@ -94,6 +94,7 @@ static void describe(const rsql_value_t *v, char *buf, size_t size)
     case RSQL_TYPE_BOOLEAN: snprintf(text, sizeof text, "%s", rsql_value_bool_text(v->v.b)); break;
     case RSQL_TYPE_DECIMAL: rsql_value_format_decimal(v, text); break;
     case RSQL_TYPE_DATE: rsql_value_format_date(v->v.i, text); break;
+    case RSQL_TYPE_INTERVAL: rsql_value_format_interval(v->v.i, text); break;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
     case RSQL_TYPE_MAP: snprintf(text, sizeof text, "a %s", rsql_type_name(v->type)); break;
@@ -206,6 +207,14 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
         break;
     case RSQL_TYPE_DECIMAL:
         return rsql_plan__cast_value_desc(v, to, NULL, ctx, a, pos, out, err);
+    case RSQL_TYPE_INTERVAL: /* from its text form (no CAST names the type; kept for symmetry) */
+        if (v->type == RSQL_TYPE_INTERVAL) {
+            r.v.i = v->v.i;
+        } else if (v->type != RSQL_TYPE_VARCHAR ||
+                   rsql_value_parse_interval(v->v.s.p, v->v.s.len, &r.v.i, NULL) != RSQL_OK) {
+            return cast_fail(v, to, pos, err);
+        }
+        break;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
     case RSQL_TYPE_MAP:
@@ -255,6 +264,7 @@ rsql_err_t rsql_plan__cast_value(const rsql_value_t *v, rsql_type_t to, rsql_eva
             break;
         case RSQL_TYPE_DECIMAL:
         case RSQL_TYPE_DATE:
+        case RSQL_TYPE_INTERVAL:
         case RSQL_TYPE_ROW:
         case RSQL_TYPE_ARRAY:
         case RSQL_TYPE_MAP: {

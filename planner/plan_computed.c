@@ -51,7 +51,7 @@ rsql_err_t rsql_plan__split_computed(rsql_plan_table_t *t, rsql_error_t *err)
     }
     for (int i = 0; ok && i < d->n_columns; i++) { /* decl's columns: copies of every name */
         all[i] = d->columns[i];
-        all[i].meta_from = all[i].expr = NULL;
+        all[i].meta_from = all[i].expr = all[i].watermark = NULL;
         all[i].name = rsql_strdup(d->columns[i].name);
         all[i].meta_from = d->columns[i].meta_from ? rsql_strdup(d->columns[i].meta_from) : NULL;
         ok = all[i].name && (all[i].meta_from || !d->columns[i].meta_from);
@@ -82,6 +82,7 @@ rsql_err_t rsql_plan__split_computed(rsql_plan_table_t *t, rsql_error_t *err)
         t->computed[i].slot = -1;
         if (d->columns[i].expr) {
             all[i].expr = d->columns[i].expr; /* decl owns the expressions */
+            all[i].watermark = d->columns[i].watermark;
             rsql_free(d->columns[i].name);
             rsql_free(d->columns[i].meta_from);
         } else {
@@ -255,6 +256,11 @@ rsql_err_t rsql_plan_computed_type(const rsql_table_def_t *def, const rsql_expr_
     } else if (bx->type == RSQL_TYPE_NULL) {
         rc = rsql_error_set(err, RSQL_ERR_TYPE, x->pos,
                             "a computed column needs a type: CAST(NULL AS <type>)");
+    } else if (bx->type == RSQL_TYPE_INTERVAL) {
+        rc = rsql_error_set(err, RSQL_ERR_TYPE, x->pos,
+                            "a computed column cannot be an %s (no column holds an interval): "
+                            "add it to a TIMESTAMP(3), or CAST it to VARCHAR",
+                            rsql_type_name(bx->type));
     } else {
         *type = bx->type;
         *desc = bx->desc;

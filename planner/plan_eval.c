@@ -189,7 +189,8 @@ int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b)
     }
     case RSQL_TYPE_BOOLEAN: return (int)a->v.b - (int)b->v.b;
     case RSQL_TYPE_TIMESTAMP: return a->v.ts < b->v.ts ? -1 : a->v.ts > b->v.ts ? 1 : 0;
-    case RSQL_TYPE_DATE: return a->v.i < b->v.i ? -1 : a->v.i > b->v.i ? 1 : 0;
+    case RSQL_TYPE_DATE:
+    case RSQL_TYPE_INTERVAL: return a->v.i < b->v.i ? -1 : a->v.i > b->v.i ? 1 : 0;
     case RSQL_TYPE_DECIMAL: break; /* below, with a DECIMAL on the right */
     case RSQL_TYPE_NULL: return 0;
     case RSQL_TYPE_ROW:
@@ -298,7 +299,10 @@ static void set_bool(rsql_value_t *out, bool b)
 
 static rsql_err_t overflow(const rsql_bexpr_t *e, rsql_error_t *err)
 {
-    return rsql_error_set(err, RSQL_ERR_EVAL, e->pos, "integer overflow");
+    return rsql_error_set(err, RSQL_ERR_EVAL, e->pos, "%s",
+                          e->type == RSQL_TYPE_TIMESTAMP  ? "out of range for TIMESTAMP(3)"
+                          : e->type == RSQL_TYPE_INTERVAL ? "interval overflow"
+                                                          : "integer overflow");
 }
 
 static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,

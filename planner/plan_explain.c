@@ -105,6 +105,7 @@ static void put_const(rsql_buf_t *out, const rsql_bexpr_t *e)
         rsql_value_format_date(v->v.i, buf);
         rsql_buf_printf(out, "DATE '%s'", buf);
         break;
+    case RSQL_TYPE_INTERVAL: rsql_buf_append(out, buf, rsql_value_interval_sql(v->v.i, buf)); break;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
     case RSQL_TYPE_MAP: rsql_buf_puts(out, rsql_type_name(e->type)); break;
@@ -421,6 +422,21 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         }
         if (i + 1 == t->decl->n_columns && nc) {
             rsql_buf_putc(x->out, '\n');
+        }
+    }
+    /* WATERMARK FOR col AS expr: declared, kept, not generated yet (no operator uses event
+       time); on a physical or a computed column */
+    for (int k = 0, i = 0; k < 2; k++, i = 0) { /* the source's columns, then the computed */
+        const rsql_table_def_t *wd = k ? t->decl : t->def;
+        for (; wd && i < wd->n_columns; i++) {
+            if (!wd->columns[i].watermark || (k && !wd->columns[i].expr)) {
+                continue;
+            }
+            attr(x, d, "watermark");
+            rsql_buf_puts(x->out, "FOR ");
+            rsql_buf_put_ident(x->out, wd->columns[i].name);
+            rsql_buf_printf(x->out, " AS %s (declared; nothing generates watermarks yet)\n",
+                            wd->columns[i].watermark);
         }
     }
     int n_key = 0; /* the key's columns have pk_ord 1, 2, ... */

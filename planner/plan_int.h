@@ -111,6 +111,11 @@ rsql_bexpr_t *rsql_plan__cast(rsql_arena_t *a, rsql_bexpr_t *child, rsql_type_t 
                               bool implicit);
 /* The SQL spelling of an operator ("+", "<>", "AND"); static text (plan_explain.c). */
 const char *rsql_plan__op_text(rsql_op_t op);
+/* True when x op y is arithmetic with an INTERVAL (or TIMESTAMP - TIMESTAMP): plan_interval.c. */
+bool rsql_plan__interval_arith(const rsql_bexpr_t *x, const rsql_bexpr_t *y, rsql_op_t op);
+/* x op y with an INTERVAL: the node (TIMESTAMP(3) or INTERVAL), else NULL with err set. */
+rsql_bexpr_t *rsql_plan__bind_interval_arith(rsql_bind_t *b, const rsql_expr_t *e,
+                                             rsql_bexpr_t *x, rsql_bexpr_t *y, rsql_error_t *err);
 /* Whether CAST(from AS to) is allowed. */
 bool rsql_plan__castable(rsql_type_t from, rsql_type_t to);
 /* The common type of two branch types (CASE, COALESCE): the one the other widens to. */

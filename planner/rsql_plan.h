@@ -307,6 +307,17 @@ rsql_err_t rsql_plan_computed_type(const rsql_table_def_t *def, const rsql_expr_
                                    const char *sql, rsql_type_t *type,
                                    const rsql_tdesc_t **desc, rsql_error_t *err);
 
+/*
+** CREATE TABLE's check of its WATERMARK clauses (n_wm of them; at most one is allowed): the
+** column is one of def's (all typed, computed ones included) and TIMESTAMP(3); the expression
+** binds over def's columns, returns TIMESTAMP(3), and calls nothing whose value is not a
+** function of the row, itself or through a computed column of cols (the statement's column
+** definitions). Errors at their place in sql.
+*/
+rsql_err_t rsql_plan_watermark_check(const rsql_table_def_t *def, const rsql_column_def_t *cols,
+                                     int n_cols, const rsql_watermark_t *wm, int n_wm,
+                                     const char *sql, rsql_error_t *err);
+
 /* Free the plan and everything it owns. NULL is a no-op. */
 void rsql_plan_destroy(rsql_plan_t *plan);
 

@@ -95,7 +95,7 @@ static rsql_err_t status_new(rsql_result_t **out, rsql_error_t *err, const char 
 
 /* ---- CREATE TABLE */
 
-static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
+static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st, const char *sql,
                                     rsql_result_t **out, rsql_error_t *err)
 {
     rsql_err_t rc = RSQL_OK;
@@ -201,6 +201,18 @@ static rsql_err_t exec_create_table(rsql_session_t *s, const rsql_stmt_t *st,
             goto done;
         }
         def.columns[i].pk_ord = k + 1;
+    }
+    /* WATERMARK FOR col AS expr: kept on its column (the planner checked it) */
+    if ((rc = rsql_plan_watermark_check(&def, st->columns, st->n_columns, st->watermarks,
+                                        st->n_watermarks, sql, err)) != RSQL_OK) {
+        goto done;
+    }
+    for (int i = 0; i < st->n_watermarks; i++) {
+        for (int j = 0; j < def.n_columns; j++) {
+            if (strcasecmp(def.columns[j].name, st->watermarks[i].column.name) == 0) {
+                def.columns[j].watermark = (char *)st->watermarks[i].text;
+            }
+        }
     }
     for (int i = 0; i < st->n_options; i++) {
         kvs[i].key = st->options[i].key;
@@ -517,7 +529,7 @@ rsql_err_t rsql_session_exec(rsql_session_t *s, const rsql_stmt_t *st, const cha
     *out = NULL;
     s->job_failed = 0;
     switch (st->kind) {
-    case RSQL_STMT_CREATE_TABLE: return exec_create_table(s, st, out, err);
+    case RSQL_STMT_CREATE_TABLE: return exec_create_table(s, st, sql, out, err);
     case RSQL_STMT_DROP_TABLE:
     case RSQL_STMT_DROP_JOB: return exec_drop(s, st, out, err);
     case RSQL_STMT_SHOW_TABLES: return rsql_rt__show_tables(s, out, err);

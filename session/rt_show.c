@@ -117,14 +117,23 @@ rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
     if (rc != RSQL_OK) {
         return rc;
     }
-    /* the key column only for a table with PRIMARY KEY (...) NOT ENFORCED */
-    static const char *const cols_key[] = {"column", "type", "nullable", "key", "extras"};
-    static const char *const cols_plain[] = {"column", "type", "nullable", "extras"};
-    bool has_key = false;
+    /* the key column only for a table with PRIMARY KEY (...) NOT ENFORCED, the watermark
+       column (Flink's DESCRIBE has one) only for a table with a WATERMARK */
+    static const char *const names[] = {"column", "type", "nullable", "key", "extras",
+                                        "watermark"};
+    bool has_key = false, has_wm = false;
     for (int i = 0; i < def->n_columns; i++) {
         has_key = has_key || def->columns[i].pk_ord > 0;
+        has_wm = has_wm || def->columns[i].watermark;
     }
-    rsql_result_t *r = has_key ? table_result(5, cols_key) : table_result(4, cols_plain);
+    const char *heads[6];
+    int nh = 0;
+    for (int k = 0; k < 6; k++) {
+        if ((k != 3 || has_key) && (k != 5 || has_wm)) {
+            heads[nh++] = names[k];
+        }
+    }
+    rsql_result_t *r = table_result(nh, heads);
     for (int i = 0; r && i < def->n_columns; i++) {
         rsql_buf_t extras = RSQL_BUF_INIT;
         put_meta(&extras, &def->columns[i]);
@@ -136,9 +145,15 @@ rsql_err_t rsql_rt__describe(rsql_session_t *s, const rsql_stmt_t *st, rsql_resu
                                                 : rsql_type_name(def->columns[i].type);
         const char *nullable = def->columns[i].not_null ? "NO" : "YES";
         const char *ex = extras.oom ? "" : rsql_buf_str(&extras) + (extras.len > 0);
-        const char *row_key[] = {def->columns[i].name, type, nullable, key, ex};
-        const char *row_plain[] = {def->columns[i].name, type, nullable, ex};
-        rsql_err_t arc = rsql_result_add_row(r, has_key ? row_key : row_plain);
+        const char *all[] = {def->columns[i].name, type, nullable, key, ex,
+                             def->columns[i].watermark ? def->columns[i].watermark : ""};
+        const char *row[6];
+        for (int k = 0, n = 0; k < 6; k++) {
+            if ((k != 3 || has_key) && (k != 5 || has_wm)) {
+                row[n++] = all[k];
+            }
+        }
+        rsql_err_t arc = rsql_result_add_row(r, row);
         rsql_buf_deinit(&extras);
         if (arc != RSQL_OK) {
             rsql_result_destroy(r);
@@ -166,23 +181,30 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     rsql_buf_puts(&b, "CREATE TABLE ");
     rsql_buf_put_ident(&b, def->name);
     rsql_buf_puts(&b, " (\n");
-    int n_key = 0;
+    int n_key = 0, wm = -1; /* wm: the event-time column (WATERMARK FOR), or -1 */
     for (int i = 0; i < def->n_columns; i++) {
         n_key += def->columns[i].pk_ord > 0;
+        wm = def->columns[i].watermark ? i : wm;
     }
+    int more = n_key + (wm >= 0); /* clauses after the columns */
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
         rsql_buf_put_ident(&b, def->columns[i].name);
         if (def->columns[i].expr) {
             put_meta(&b, &def->columns[i]);
-            rsql_buf_puts(&b, i + 1 < def->n_columns || n_key ? ",\n" : "\n");
+            rsql_buf_puts(&b, i + 1 < def->n_columns || more ? ",\n" : "\n");
             continue;
         }
         rsql_buf_printf(&b, " %s%s", def->columns[i].desc ? def->columns[i].desc->text
                                                 : rsql_type_name(def->columns[i].type),
                         def->columns[i].not_null ? " NOT NULL" : "");
         put_meta(&b, &def->columns[i]);
-        rsql_buf_puts(&b, i + 1 < def->n_columns || n_key ? ",\n" : "\n");
+        rsql_buf_puts(&b, i + 1 < def->n_columns || more ? ",\n" : "\n");
+    }
+    if (wm >= 0) {
+        rsql_buf_puts(&b, "  WATERMARK FOR ");
+        rsql_buf_put_ident(&b, def->columns[wm].name);
+        rsql_buf_printf(&b, " AS %s%s", def->columns[wm].watermark, n_key ? ",\n" : "\n");
     }
     if (n_key) {
         rsql_buf_puts(&b, "  PRIMARY KEY (");

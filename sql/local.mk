@@ -3,7 +3,7 @@
 librocketsql_a_SOURCES += \
 	sql/rsql_sql.h sql/sql_int.h \
 	sql/sql_tokenize.c sql/sql_keywords.c sql/sql_ast.c sql/sql_ast_stmt.c \
-	sql/sql_ast_fn.c sql/sql_parse_driver.c sql/sql_complete.c sql/sql_dump.c sql/sql_unsupported.c \
+	sql/sql_ast_fn.c sql/sql_ast_time.c sql/sql_parse_driver.c sql/sql_complete.c sql/sql_dump.c sql/sql_unsupported.c \
 	sql/sql_parse_gen.c
 
 # The parser is generated into the build tree (never the source tree) and

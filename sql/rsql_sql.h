@@ -69,7 +69,8 @@ typedef enum rsql_lit_kind {
     RSQL_LIT_BOOL,
     RSQL_LIT_INT,    /* integer literal that fits int64 */
     RSQL_LIT_DOUBLE, /* 1.5, 1e3 */
-    RSQL_LIT_STRING  /* 'text' */
+    RSQL_LIT_STRING, /* 'text' */
+    RSQL_LIT_INTERVAL /* INTERVAL '5' SECOND: i = milliseconds (a day-time interval) */
 } rsql_lit_kind_t;
 
 typedef struct rsql_literal {
@@ -179,6 +180,16 @@ typedef struct rsql_column_def {
     const char *computed_text; /* the expression as written */
 } rsql_column_def_t;
 
+/* WATERMARK FOR column AS expr (Flink): the event-time column of a table and how its
+   watermark is computed from a row; text is expr as written. */
+typedef struct rsql_watermark {
+    rsql_ident_t column;
+    const rsql_expr_t *expr;
+    const char *text;
+    rsql_pos_t pos;    /* from WATERMARK to the end of expr */
+    int after_columns; /* the column definitions written before it */
+} rsql_watermark_t;
+
 /* 'key' = 'value' in WITH (...) or SET. Key and value are unescaped. */
 typedef struct rsql_option {
     const char *key;
@@ -260,6 +271,9 @@ struct rsql_stmt {
     int n_pkey;
     rsql_ident_t *pkey;
     rsql_pos_t pkey_pos; /* the clause */
+    /* WATERMARK FOR ... clauses in written order (the planner takes one at most) */
+    int n_watermarks;
+    rsql_watermark_t *watermarks;
     int n_options;
     rsql_option_t *options; /* WITH options in written order */
     /* SET / RESET: has_setting false for "RESET" alone; SHOW OPTIONS: setting.value = connector */

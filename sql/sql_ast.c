@@ -81,6 +81,13 @@ void rsql_sql__syntax_error(rsql_parse_t *p, int major, const rsql_token_t *tok)
                         "incomplete input");
         return;
     }
+    if (p->before[0].type == RSQL_TK_WATERMARK && major != RSQL_TK_FOR) { /* a column? */
+        rsql_sql__error(p, RSQL_ERR_SYNTAX, rsql_sql__tok_pos(tok),
+                        "near \"%.*s\": syntax error (WATERMARK here starts WATERMARK FOR col "
+                        "AS expr; quote a column called \"watermark\")",
+                        (int)tok->n, tok->z);
+        return;
+    }
     /* a misspelt keyword: the nearest one (words of 4 letters or more) */
     const char *near = NULL;
     char word[64];

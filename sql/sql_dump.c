@@ -90,6 +90,7 @@ static void put_literal(rsql_buf_t *b, const rsql_literal_t *l)
     case RSQL_LIT_NULL: rsql_buf_puts(b, "(null)"); break;
     case RSQL_LIT_BOOL: rsql_buf_puts(b, l->b ? "(bool true)" : "(bool false)"); break;
     case RSQL_LIT_INT: rsql_buf_printf(b, "(int %lld)", (long long)l->i); break;
+    case RSQL_LIT_INTERVAL: rsql_buf_printf(b, "(interval %lld ms)", (long long)l->i); break;
     case RSQL_LIT_DOUBLE:
         rsql_sql__fmt_double(num, sizeof(num), l->d);
         rsql_buf_printf(b, "(double %s)", num);

@@ -42,6 +42,10 @@ struct rsql_parse {
     int stmt_kw;            /* the type of the statement's first token */
     bool seen_from;         /* a FROM was fed (sql_unsupported.c) */
     int depth;
+    struct {
+        int n;
+        void *items;
+    } wms; /* CREATE TABLE's WATERMARK clauses so far (rsql_sql__watermark) */
     unsigned char paren_kind[32]; /* RSQL_SQL_CTX_DEPTH: 0 other, 1 POSITION, 2 POSITION after
                                      its IN, 3 JSON_OBJECT */
 };
@@ -63,6 +67,12 @@ typedef struct sql_pkey {
     sql_vec_t cols;
     rsql_pos_t pos;
 } sql_pkey_t;
+
+/* A unit of an interval literal's qualifier with its optional precisions: DAY, DAY(3),
+   SECOND(2, 3); p1 and p2 are the INTEGER tokens (type 0 when absent), last its last token. */
+typedef struct sql_ivunit {
+    rsql_token_t unit, p1, p2, last;
+} sql_ivunit_t;
 
 typedef struct sql_flag {
     bool on;
@@ -154,6 +164,15 @@ sql_text_t rsql_sql__text_raw(rsql_parse_t *p, const rsql_token_t *sign, const r
 sql_text_t rsql_sql__text_ident(rsql_parse_t *p, const sql_text_t *prefix, const rsql_ident_t *id);
 
 rsql_expr_t *rsql_sql__expr_literal(rsql_parse_t *p, const rsql_token_t *t);
+/* INTERVAL 'text' from [TO to] (to NULL when absent): a literal of milliseconds (sql_ast_time.c) */
+rsql_expr_t *rsql_sql__expr_interval(rsql_parse_t *p, const rsql_token_t *kw,
+                                     const rsql_token_t *text, const sql_ivunit_t *from,
+                                     const sql_ivunit_t *to);
+/* Keep WATERMARK FOR column AS x (after n_columns column definitions) for the statement. */
+void rsql_sql__watermark(rsql_parse_t *p, const rsql_token_t *kw, int n_columns,
+                         const rsql_ident_t *column, const rsql_expr_t *x);
+/* Hand the WATERMARK clauses kept to CREATE TABLE s (a column after one is an error). */
+void rsql_sql__stmt_watermarks(rsql_parse_t *p, rsql_stmt_t *s);
 rsql_expr_t *rsql_sql__expr_column(rsql_parse_t *p, const rsql_ident_t *qual,
                                    const rsql_ident_t *name);
 rsql_expr_t *rsql_sql__expr_star(rsql_parse_t *p, const rsql_token_t *t);

@@ -25,7 +25,7 @@
     X("ESCAPE", ESCAPE) X("EXISTS", EXISTS) X("EXPLAIN", EXPLAIN) X("FALSE", FALSE)          \
     X("FOR", FOR) X("FROM", FROM) X("IF", IF) X("IN", IN) X("INNER", INNER)                  \
     X("INSERT", INSERT)                                                                      \
-    X("INT", INT) X("INTEGER", INT) X("INTO", INTO) X("IS", IS) X("JOB", JOB)                \
+    X("INT", INT) X("INTEGER", INT) X("INTERVAL", INTERVAL) X("INTO", INTO) X("IS", IS) X("JOB", JOB)                \
     X("JOBS", JOBS) X("JOIN", JOIN) X("LEFT", LEFT) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)                          \
     X("METADATA", METADATA) X("NOT", NOT) X("NULL", NULL) X("NUMERIC", DECIMAL)              \
     X("OBJECT", OBJECT) X("OF", OF) X("ON", ON) X("OPTIONS", OPTIONS) X("OR", OR)            \
@@ -35,9 +35,9 @@
     X("RUN", RUN) X("RUNS", RUNS) X("SELECT", SELECT) X("SET", SET)                          \
     X("SETTINGS", SETTINGS) X("SHOW", SHOW) X("STRING", VARCHAR) X("SYSTEM_TIME", SYSTEM_TIME)     \
     X("TABLE", TABLE)                                                                        \
-    X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP) X("TRUE", TRUE)            \
+    X("TABLES", TABLES) X("THEN", THEN) X("TIMESTAMP", TIMESTAMP) X("TO", TO) X("TRUE", TRUE)            \
     X("UNCONDITIONAL", UNCONDITIONAL) X("UNKNOWN", UNKNOWN) X("VALUE", VALUE)                \
-    X("VARCHAR", VARCHAR) X("VIRTUAL", VIRTUAL) X("WHEN", WHEN) X("WHERE", WHERE)            \
+    X("VARCHAR", VARCHAR) X("VIRTUAL", VIRTUAL) X("WATERMARK", WATERMARK) X("WHEN", WHEN) X("WHERE", WHERE)            \
     X("WITH", WITH) X("WITHOUT", WITHOUT) X("WRAPPER", WRAPPER)
 
 static const char *const keyword_names[] = {

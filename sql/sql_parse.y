@@ -52,7 +52,8 @@
     ABSENT DEFAULT EMPTY ERROR ON RETURNING UNKNOWN VALUE ENFORCED PRIMARY
     CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER
     INNER JOIN LEFT OF OUTER SYSTEM_TIME
-    ASC BY ORDER OVER PARTITION.
+    ASC BY ORDER OVER PARTITION
+    INTERVAL TO WATERMARK.
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -87,6 +88,7 @@ ifexists(A) ::= IF EXISTS. { A = true; }
 cmd(A) ::= CREATE TABLE ifnotexists(E) nm(N) LP coldefs(C) pkey(K) RP with_opt(W). {
     A = rsql_sql__stmt_create_table(pctx, E, &N, &C, &W);
     rsql_sql__stmt_primary_key(pctx, A, &K);
+    rsql_sql__stmt_watermarks(pctx, A);
 }
 
 /* PRIMARY KEY (col, ...) NOT ENFORCED (Flink's syntax): the key of an upsert sink. */
@@ -109,6 +111,11 @@ coldefs(A) ::= coldef(X). {
 }
 coldefs(A) ::= coldefs(A) COMMA coldef(X). {
     rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+/* WATERMARK FOR column AS expr (Flink), after the columns: kept aside for the statement (a
+   second one and a column after it are errors) */
+coldefs(A) ::= coldefs(A) COMMA WATERMARK(K) FOR nm(N) AS expr(X). {
+    rsql_sql__watermark(pctx, &K, A.n, &N, X);
 }
 
 %type coldef {rsql_column_def_t}
@@ -356,6 +363,16 @@ expr(A) ::= NULL(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= TRUE(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= FALSE(X). { A = rsql_sql__expr_literal(pctx, &X); }
 expr(A) ::= CURRENT_TIMESTAMP(X). { A = rsql_sql__expr_func(pctx, &X, NULL, NULL); }
+/* INTERVAL '5' SECOND, INTERVAL '1 02:03' DAY TO MINUTE: a day-time interval (sql_ast_time.c) */
+expr(A) ::= INTERVAL(K) STRING(S) ivunit(U). { A = rsql_sql__expr_interval(pctx, &K, &S, &U, NULL); }
+expr(A) ::= INTERVAL(K) STRING(S) ivunit(U) TO ivunit(V). {
+    A = rsql_sql__expr_interval(pctx, &K, &S, &U, &V);
+}
+/* DAY, DAY(3) (the leading field's digits), SECOND(2, 3) (and its fraction's digits) */
+%type ivunit {sql_ivunit_t}
+ivunit(A) ::= ID(U). { A = (sql_ivunit_t){U, {0, NULL, 0, 0}, {0, NULL, 0, 0}, U}; }
+ivunit(A) ::= ID(U) LP INTEGER(P) RP(R). { A = (sql_ivunit_t){U, P, {0, NULL, 0, 0}, R}; }
+ivunit(A) ::= ID(U) LP INTEGER(P) COMMA INTEGER(Q) RP(R). { A = (sql_ivunit_t){U, P, Q, R}; }
 
 /* a window function call: ROW_NUMBER() OVER (PARTITION BY k ORDER BY proc_time DESC) */
 expr(A) ::= ID(F) LP RP OVER(O) LP partition_opt(P) order_opt(B) RP(R). {

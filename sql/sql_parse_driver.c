@@ -177,6 +177,8 @@ rsql_err_t rsql_parse_next(rsql_parse_t *p, rsql_stmt_t **out, rsql_error_t *err
     p->before[0] = p->before[1] = p->prev;
     p->stmt_kw = 0;
     p->seen_from = false;
+    p->wms.n = 0;
+    p->wms.items = NULL;
     /* skip blanks and empty statements */
     for (;;) {
         rsql_token_t t = peek(p);

@@ -45,6 +45,7 @@ SLT_TESTS = \
 	tests/sql/explain/postgres_cdc.slt \
 	tests/sql/explain/lookup_join.slt \
 	tests/sql/explain/dedup.slt \
+	tests/sql/explain/watermark.slt \
 	tests/sql/semantic/casts.slt \
 	tests/sql/semantic/computed.slt \
 	tests/sql/semantic/decimal_math.slt \
@@ -55,10 +56,13 @@ SLT_TESTS = \
 	tests/sql/semantic/functions_json.slt \
 	tests/sql/semantic/functions_text.slt \
 	tests/sql/semantic/functions_time.slt \
+	tests/sql/semantic/intervals.slt \
 	tests/sql/semantic/metadata.slt \
 	tests/sql/semantic/names.slt \
 	tests/sql/semantic/nested_types.slt \
 	tests/sql/semantic/types.slt \
+	tests/sql/semantic/watermark.slt \
+	tests/sql/syntax/intervals.slt \
 	tests/sql/syntax/invalid.slt
 TESTS += $(SLT_TESTS)
 EXTRA_DIST += $(SLT_TESTS)

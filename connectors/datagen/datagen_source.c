@@ -225,7 +225,8 @@ static rsql_err_t dg_row(rsql_source_t *s, int64_t idx, rsql_arena_t *arena, rsq
             break;
         case RSQL_TYPE_ROW:
         case RSQL_TYPE_ARRAY:
-        case RSQL_TYPE_MAP: v->is_null = true; break; /* datagen makes scalar values only */
+        case RSQL_TYPE_MAP:
+        case RSQL_TYPE_INTERVAL: v->is_null = true; break; /* scalar column types only */
         case RSQL_TYPE_VARCHAR:
         case RSQL_TYPE_BYTES: {
             char *p = rsql_arena_alloc(arena, (size_t)c->length + 1);

@@ -110,7 +110,8 @@ rsql_err_t rsql_sqlite__column_value(sqlite3_stmt *st, int k, rsql_type_t t, con
         break;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
-    case RSQL_TYPE_MAP: break; /* the sqlite source reads scalar columns only */
+    case RSQL_TYPE_MAP:
+    case RSQL_TYPE_INTERVAL: break; /* the sqlite source reads scalar column types only */
     case RSQL_TYPE_VARCHAR:
     case RSQL_TYPE_BYTES: {
         const void *p = st_type == SQLITE_BLOB ? sqlite3_column_blob(st, k)

@@ -71,7 +71,8 @@ static rsql_col_t cols3[] = {
     {"id", RSQL_TYPE_BIGINT, true},
     {"name", RSQL_TYPE_VARCHAR, false},
     {.name = "ts", .type = RSQL_TYPE_TIMESTAMP, .metadata = true, .meta_from = "born_timestamp",
-     .is_virtual = true}, /* METADATA FROM ... VIRTUAL */
+     .is_virtual = true, .watermark = "ts - INTERVAL '5' SECOND"}, /* METADATA FROM ... VIRTUAL,
+                                                                  the event-time column */
     {.name = "twice", .type = RSQL_TYPE_BIGINT, .expr = "id * 2"}, /* twice AS id * 2 */
 };
 static rsql_kv_t opts3[] = {
@@ -125,6 +126,9 @@ static void test_catalog_table_roundtrip(void)
     CU_ASSERT_STRING_EQUAL(got->columns[2].meta_from, "born_timestamp");
     CU_ASSERT_STRING_EQUAL(rsql_col_meta_key(&got->columns[2]), "born_timestamp");
     CU_ASSERT_PTR_NULL(got->columns[2].expr);
+    CU_ASSERT_STRING_EQUAL(got->columns[2].watermark, "ts - INTERVAL '5' SECOND");
+    CU_ASSERT_PTR_NULL(got->columns[0].watermark);
+    CU_ASSERT_PTR_NULL(got->columns[3].watermark);
     CU_ASSERT_STRING_EQUAL(got->columns[3].name, "twice"); /* a computed column, as written */
     CU_ASSERT_EQUAL(got->columns[3].type, RSQL_TYPE_BIGINT);
     CU_ASSERT_FALSE(got->columns[3].metadata);
@@ -489,7 +493,7 @@ static void test_catalog_file_mode_version_reopen(void)
     CU_ASSERT_EQUAL(sb.st_mode & 0777, 0600);
     umask(old);
 
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
     sqlite3 *db;
     sqlite3_stmt *st;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
@@ -516,7 +520,44 @@ static void test_catalog_file_mode_version_reopen(void)
     rsql_table_def_free(got);
     CU_ASSERT_EQUAL(err.code, RSQL_OK);
     rsql_catalog_close(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
+}
+
+/* A version 9 catalog (before WATERMARK) migrates: old tables have none, new ones keep it. */
+static void test_catalog_migrate_watermark(void)
+{
+    char path[256];
+    new_path(path, sizeof(path));
+    rsql_catalog_t *cat = open_ok(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_col_t plain[] = {{"id", RSQL_TYPE_BIGINT, true}, {"ts", RSQL_TYPE_TIMESTAMP, false}};
+    rsql_table_def_t def = mkdef("old", plain, 2);
+    CU_ASSERT_EQUAL(rsql_catalog_table_create(cat, &def, false, &err), RSQL_OK);
+    rsql_catalog_close(cat);
+    CU_ASSERT_EQUAL(query_int(path, "ALTER TABLE table_columns DROP COLUMN watermark"), -1);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version = 9"), -1);
+    CU_ASSERT_EQUAL(query_int(path, "SELECT count(*) FROM pragma_table_info('table_columns') "
+                                    "WHERE name = 'watermark'"), 0);
+    cat = open_ok(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
+    rsql_table_def_t *got = NULL; /* migrated: no watermark */
+    CU_ASSERT_EQUAL(rsql_catalog_table_get(cat, "old", &got, &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    CU_ASSERT_EQUAL_FATAL(got->n_columns, 2);
+    CU_ASSERT_PTR_NULL(got->columns[1].watermark);
+    rsql_table_def_free(got);
+    plain[1].watermark = "ts";
+    def = mkdef("new", plain, 2);
+    CU_ASSERT_EQUAL(rsql_catalog_table_create(cat, &def, false, &err), RSQL_OK);
+    got = NULL;
+    CU_ASSERT_EQUAL(rsql_catalog_table_get(cat, "new", &got, &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    CU_ASSERT_STRING_EQUAL(got->columns[1].watermark, "ts");
+    rsql_table_def_free(got);
+    rsql_catalog_close(cat);
 }
 
 static void test_catalog_newer_version_refused(void)
@@ -537,7 +578,7 @@ static void test_catalog_newer_version_refused(void)
     char want[512];
     snprintf(want, sizeof(want),
              "cannot open catalog '%s': its schema version 99 is newer than this build "
-             "supports (9); use a newer rocketsql",
+             "supports (10); use a newer rocketsql",
              path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 99); /* untouched */
@@ -820,7 +861,7 @@ static void test_catalog_two_processes(void)
         CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     check_writers(path, NPROC);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 9);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
 }
 
 /* A run whose process died without ending it is shown "interrupted", not "running". */
@@ -938,6 +979,7 @@ static CU_TestInfo catalog_tests[] = {
     {"test_catalog_offsets", test_catalog_offsets},
     {"test_catalog_file_mode_version_reopen", test_catalog_file_mode_version_reopen},
     {"test_catalog_newer_version_refused", test_catalog_newer_version_refused},
+    {"test_catalog_migrate_watermark", test_catalog_migrate_watermark},
     {"test_catalog_open_errors", test_catalog_open_errors},
     {"test_catalog_default_path", test_catalog_default_path},
     {"test_catalog_memory", test_catalog_memory},
