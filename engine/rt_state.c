@@ -101,7 +101,10 @@ static uint64_t hash_bytes(const void *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         h = (h ^ b[i]) * UINT64_C(0x100000001b3);
     }
-    return h ^ (h >> 31);
+    h ^= h >> 33; /* a finalizer, so that the low bits (the bucket) depend on every byte */
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    return h;
 }
 
 static ent_t **slot(rt_state_t *s, const void *key, size_t key_len, uint64_t h)
