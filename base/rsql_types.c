@@ -81,7 +81,12 @@ int rsql_type_from_name(const char *name)
 
 bool rsql_type_is_numeric(rsql_type_t t)
 {
-    return t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_DOUBLE;
+    return rsql_type_is_integer(t) || t == RSQL_TYPE_DOUBLE;
+}
+
+bool rsql_type_is_integer(rsql_type_t t)
+{
+    return t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT;
 }
 
 bool rsql_type_widens(rsql_type_t from, rsql_type_t to)

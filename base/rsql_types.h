@@ -115,6 +115,8 @@ int rsql_type_from_name(const char *name);
 /* True when a value of type from converts to type to without loss (implicit cast). */
 bool rsql_type_widens(rsql_type_t from, rsql_type_t to);
 bool rsql_type_is_numeric(rsql_type_t t);
+/* INT or BIGINT. */
+bool rsql_type_is_integer(rsql_type_t t);
 
 /*
 ** A value. Strings and bytes point at memory the value does not own unless

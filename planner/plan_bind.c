@@ -150,11 +150,6 @@ static rsql_bexpr_t *nomem(rsql_error_t *err)
     return NULL;
 }
 
-static bool is_integer(rsql_type_t t)
-{
-    return t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT;
-}
-
 static bool is_string(rsql_type_t t)
 {
     return t == RSQL_TYPE_VARCHAR || t == RSQL_TYPE_BYTES;
@@ -322,7 +317,7 @@ static rsql_bexpr_t *bind_index(rsql_bind_t *b, const rsql_expr_t *e, rsql_error
     }
     bool arr = x->type == RSQL_TYPE_ARRAY;
     if (i->type != RSQL_TYPE_NULL &&
-        (arr ? !is_integer(i->type) : i->type != RSQL_TYPE_VARCHAR)) {
+        (arr ? !rsql_type_is_integer(i->type) : i->type != RSQL_TYPE_VARCHAR)) {
         rsql_error_set(err, RSQL_ERR_TYPE, i->pos, "%s index must be %s, got %s",
                        arr ? "an ARRAY" : "a MAP", arr ? "an integer" : "VARCHAR",
                        rsql_type_name(i->type));
@@ -402,7 +397,7 @@ static bool is_const_zero(const rsql_bexpr_t *x)
     if (x->type == RSQL_TYPE_DOUBLE) {
         return !(x->value.v.d < 0.0 || x->value.v.d > 0.0);
     }
-    return is_integer(x->type) && x->value.v.i == 0;
+    return rsql_type_is_integer(x->type) && x->value.v.i == 0;
 }
 
 /*
@@ -496,7 +491,7 @@ static rsql_bexpr_t *bind_binary(rsql_bind_t *b, const rsql_expr_t *e, rsql_erro
             if (ot == RSQL_TYPE_NULL) {
                 continue;
             }
-            if (mod ? !is_integer(ot) : !rsql_type_is_numeric(ot)) {
+            if (mod ? !rsql_type_is_integer(ot) : !rsql_type_is_numeric(ot)) {
                 rsql_error_set(err, RSQL_ERR_TYPE, ops[i]->pos,
                                "operator %s needs %s operands, got %s",
                                rsql_plan__op_text(e->op),

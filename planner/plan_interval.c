@@ -16,11 +16,6 @@
 #include "config.h"
 #include "planner/plan_int.h"
 
-static bool is_integer(rsql_type_t t)
-{
-    return t == RSQL_TYPE_INT || t == RSQL_TYPE_BIGINT;
-}
-
 /* See plan_int.h. */
 bool rsql_plan__interval_arith(const rsql_bexpr_t *x, const rsql_bexpr_t *y, rsql_op_t op)
 {
@@ -72,15 +67,16 @@ rsql_bexpr_t *rsql_plan__bind_interval_arith(rsql_bind_t *b, const rsql_expr_t *
         }
         break;
     case RSQL_OP_MUL:
-        if ((xi && (is_integer(yt) || yn)) || (yi && (is_integer(xt) || xn))) {
+        if ((xi && (rsql_type_is_integer(yt) || yn)) ||
+            (yi && (rsql_type_is_integer(xt) || xn))) {
             t = RSQL_TYPE_INTERVAL;
             break;
         }
         return refuse(&whole, op, x, y, "an INTERVAL multiplies by an INT or BIGINT", err);
     case RSQL_OP_DIV:
-        if (xi && (is_integer(yt) || yn)) {
+        if (xi && (rsql_type_is_integer(yt) || yn)) {
             if (y->kind == RSQL_BX_CONST && !y->value.is_null && y->value.v.i == 0 &&
-                is_integer(yt)) {
+                rsql_type_is_integer(yt)) {
                 rsql_error_set(err, RSQL_ERR_SEMANTIC, e->pos, "division by zero");
                 return NULL;
             }
