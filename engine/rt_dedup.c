@@ -16,7 +16,6 @@
 #include "base/rsql_buf.h"
 #include "base/rsql_time.h"
 #include "base/rsql_value.h"
-#include "engine/rt_state.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -202,43 +201,9 @@ rsql_err_t rsql_rt_dedup_record(rt_dedup_t *d, rsql_batch_t *batch, rsql_record_
 }
 
 /* See rt_dedup.h. */
-rsql_err_t rsql_rt_dedup_checkpoint(rt_dedup_t *d, rsql_catalog_t *cat, int n,
-                                    const uint32_t *lanes, const int64_t *offs,
-                                    rsql_error_t *err)
+rt_state_t *rsql_rt_dedup_state(rt_dedup_t *d)
 {
-    return rsql_rt_state_checkpoint(d->state, cat, n, lanes, offs, err);
-}
-
-/* See rt_dedup.h. */
-void rsql_rt_dedup_committed(rt_dedup_t *d)
-{
-    rsql_rt_state_committed(d->state);
-}
-
-/* See rt_dedup.h. */
-bool rsql_rt_dedup_full(rt_dedup_t *d)
-{
-    return rsql_rt_state_full(d->state);
-}
-
-/* See rt_dedup.h. */
-bool rsql_rt_dedup_wait(rt_dedup_t *d, int64_t until_ms)
-{
-    return rsql_rt_state_wait(d->state, until_ms);
-}
-
-/* See rt_dedup.h. */
-void rsql_rt_dedup_stats(rt_dedup_t *d, rsql_state_counts_t *out)
-{
-    rt_state_stats_t st;
-    rsql_rt_state_stats(d->state, &st);
-    *out = (rsql_state_counts_t){.keys = st.keys,
-                                 .bytes = st.bytes,
-                                 .pending = st.pending,
-                                 .checkpoints = st.checkpoints,
-                                 .reads = st.reads,
-                                 .evictions = st.evictions,
-                                 .waits = st.waits};
+    return d->state;
 }
 
 /* See rt_dedup.h. */
@@ -247,21 +212,12 @@ size_t rsql_rt_dedup_describe(rt_dedup_t *d, char *buf, size_t size)
     if (!d || size == 0) {
         return 0;
     }
-    rt_state_stats_t st;
-    rsql_rt_state_stats(d->state, &st);
-    int n = snprintf(buf, size,
-                     "deduplication: %llu rows kept, %llu %s; state: %lld keys in memory (%lld "
-                     "bytes), %lld checkpoints",
+    int n = snprintf(buf, size, "deduplication: %llu rows kept, %llu %s; ",
                      (unsigned long long)d->kept,
                      (unsigned long long)(d->plan->dedup->keep_last ? d->replaced : d->dropped),
-                     d->plan->dedup->keep_last ? "replaced a kept row" : "dropped as duplicates",
-                     (long long)st.keys, (long long)st.bytes, (long long)st.checkpoints);
-    if (n > 0 && (size_t)n < size && (st.evictions || st.reads || st.waits)) {
-        n += snprintf(buf + n, size - (size_t)n,
-                      ", %lld evicted, %lld looked up in the catalog, %lld waits for a checkpoint, "
-                      "at most %lld bytes held",
-                      (long long)st.evictions, (long long)st.reads, (long long)st.waits,
-                      (long long)st.peak_bytes);
+                     d->plan->dedup->keep_last ? "replaced a kept row" : "dropped as duplicates");
+    if (n < 0 || (size_t)n >= size) {
+        return n < 0 ? 0 : size - 1;
     }
-    return n > 0 ? strlen(buf) : 0;
+    return (size_t)n + rsql_rt_state_describe(d->state, buf + n, size - (size_t)n);
 }

@@ -10,6 +10,7 @@
 
 #include "connectors/rsql_io.h"
 #include "engine/rsql_pipeline.h"
+#include "engine/rt_state.h"
 #include "planner/rsql_plan.h"
 
 typedef struct rt_dedup rt_dedup_t;
@@ -32,16 +33,8 @@ rsql_err_t rsql_rt_dedup_record(rt_dedup_t *d, rsql_batch_t *batch, rsql_record_
                                 rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
                                 rsql_error_t *err);
 
-/* rsql_pipeline_conf_t.state_checkpoint and .state_committed for its state. */
-rsql_err_t rsql_rt_dedup_checkpoint(rt_dedup_t *d, rsql_catalog_t *cat, int n,
-                                    const uint32_t *lanes, const int64_t *offs,
-                                    rsql_error_t *err);
-void rsql_rt_dedup_committed(rt_dedup_t *d);
-/* rsql_pipeline_conf_t.state_full and .state_wait for its state (rsql_rt_state_full, _wait). */
-bool rsql_rt_dedup_full(rt_dedup_t *d);
-bool rsql_rt_dedup_wait(rt_dedup_t *d, int64_t until_ms);
-/* rsql_pipeline_conf_t.state_stats: its state's counts (rsql_rt_state_stats). Any thread. */
-void rsql_rt_dedup_stats(rt_dedup_t *d, rsql_state_counts_t *out);
+/* Its state (checkpoints, counts): valid until rsql_rt_dedup_close. */
+rt_state_t *rsql_rt_dedup_state(rt_dedup_t *d);
 
 /* "deduplication: N rows kept, M dropped as duplicates; state: K keys (B bytes), C
    checkpoints" into buf; its length. */

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "engine/rsql_pipeline.h"
 #include "engine/pipeline_int.h"
+#include "engine/rt_agg.h"
 #include "engine/rt_dedup.h"
 #include "engine/rt_lookup.h"
 #include "engine/rt_preview.h"
@@ -65,6 +66,9 @@ typedef struct xform {
     int *fmeta;
     rt_lookup_t *lookup; /* the lookup join's stage (plan->lookup), or NULL */
     rt_dedup_t *dedup;   /* deduplication's stage (plan->dedup), or NULL */
+    rt_agg_t *agg;       /* group aggregation's stage (plan->agg), or NULL */
+    rt_state_t *state;   /* the state of the one of them there is, or NULL */
+    rsql_error_t *reads_err; /* where mark_reads_cb puts its error */
 } xform_t;
 
 /* The decoder's column for source column col, or -1 for a METADATA column (not decoded). */
@@ -114,6 +118,13 @@ static rsql_err_t mark_reads(const xform_t *xf, const rsql_bexpr_t *e, rsql_erro
         rc = mark_reads(xf, x->args[i], err);
     }
     return rc;
+}
+
+/* mark_reads as an rsql_plan_reads visitor (its error into xf->reads_err). */
+static rsql_err_t mark_reads_cb(void *opaque, const rsql_bexpr_t *e)
+{
+    xform_t *xf = opaque;
+    return mark_reads(xf, e, xf->reads_err);
 }
 
 /* Copy v's string bytes into the batch arena (values of rsql_plan_apply point at scratch). */
@@ -308,11 +319,13 @@ static const rsql_value_t *row_of(void *opaque, rsql_batch_t *batch, rsql_record
     return rec->row;
 }
 
-/* rsql_pipeline_conf_t.transform_describe: what the lookup or deduplication stage did. */
+/* rsql_pipeline_conf_t.transform_describe: what the lookup, deduplication or aggregation
+   stage did. */
 static size_t xform_describe(void *opaque, char *buf, size_t size)
 {
     const xform_t *x = opaque;
     return x->dedup ? rsql_rt_dedup_describe(x->dedup, buf, size)
+           : x->agg ? rsql_rt_agg_describe(x->agg, buf, size)
                     : rsql_rt_lookup_describe(x->lookup, buf, size);
 }
 
@@ -324,31 +337,40 @@ static void xform_prefetch(void *opaque, rsql_batch_t *batch)
     rsql_rt_lookup_prefetch(x->lookup, batch, row_of, x, &x->ectx);
 }
 
-/* rsql_pipeline_conf_t.state_checkpoint and .state_committed: deduplication's state. */
+/* rsql_pipeline_conf_t.state_checkpoint, _committed, _full, _wait and _stats: the state of
+   the deduplication or aggregation. */
 static rsql_err_t xform_checkpoint(void *opaque, rsql_catalog_t *cat, int n,
                                    const uint32_t *lanes, const int64_t *offs, rsql_error_t *err)
 {
-    return rsql_rt_dedup_checkpoint(((xform_t *)opaque)->dedup, cat, n, lanes, offs, err);
+    return rsql_rt_state_checkpoint(((xform_t *)opaque)->state, cat, n, lanes, offs, err);
 }
 
 static void xform_committed(void *opaque)
 {
-    rsql_rt_dedup_committed(((xform_t *)opaque)->dedup);
+    rsql_rt_state_committed(((xform_t *)opaque)->state);
 }
 
 static bool xform_state_full(void *opaque)
 {
-    return rsql_rt_dedup_full(((xform_t *)opaque)->dedup);
+    return rsql_rt_state_full(((xform_t *)opaque)->state);
 }
 
 static bool xform_state_wait(void *opaque, int64_t until_ms)
 {
-    return rsql_rt_dedup_wait(((xform_t *)opaque)->dedup, until_ms);
+    return rsql_rt_state_wait(((xform_t *)opaque)->state, until_ms);
 }
 
 static void xform_state_stats(void *opaque, rsql_state_counts_t *out)
 {
-    rsql_rt_dedup_stats(((xform_t *)opaque)->dedup, out);
+    rt_state_stats_t st;
+    rsql_rt_state_stats(((xform_t *)opaque)->state, &st);
+    *out = (rsql_state_counts_t){.keys = st.keys,
+                                 .bytes = st.bytes,
+                                 .pending = st.pending,
+                                 .checkpoints = st.checkpoints,
+                                 .reads = st.reads,
+                                 .evictions = st.evictions,
+                                 .waits = st.waits};
 }
 
 /*
@@ -415,15 +437,16 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
             return RSQL_OK;
         }
         *stage = "eval";
-    } else if (x->dedup && k == 0) {
-        rc = rsql_rt_dedup_record(x->dedup, batch, rec, &x->ectx, &in, keep, err);
+    } else if ((x->dedup || x->agg) && k == 0) {
+        rc = x->dedup ? rsql_rt_dedup_record(x->dedup, batch, rec, &x->ectx, &in, keep, err)
+                      : rsql_rt_agg_record(x->agg, batch, rec, &x->ectx, &in, keep, err);
         if (rc == RSQL_OK && !*keep) {
             rsql_eval_ctx_reset(&x->ectx);
             return RSQL_OK;
         }
     }
     if (rc == RSQL_OK) {
-        rc = x->lookup || x->dedup ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
+        rc = x->lookup || x->state ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
                                    : rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
     }
     if (rc != RSQL_OK) {
@@ -760,17 +783,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         }
         /* decode only what the filter and the outputs read */
         rc = rsql_decoder_prune(x.dec, err);
-        if (rc == RSQL_OK && plan->filter) {
-            rc = mark_reads(&x, plan->filter, err);
-        }
-        for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
-            rc = mark_reads(&x, plan->outputs[i].expr, err);
-        }
-        for (int i = 0; rc == RSQL_OK && plan->lookup && i < plan->lookup->n_key; i++) {
-            rc = mark_reads(&x, plan->lookup->keys[i], err); /* what a lookup's key reads */
-        }
-        if (rc == RSQL_OK && plan->lookup && plan->lookup->cond) {
-            rc = mark_reads(&x, plan->lookup->cond, err);
+        if (rc == RSQL_OK) {
+            x.reads_err = err;
+            rc = rsql_plan_reads(plan, mark_reads_cb, &x);
         }
         /* a sink that applies by key needs no -U of an update that keeps the key */
         if (rc == RSQL_OK && x.changes && plan->before_key) {
@@ -801,6 +816,12 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
             RSQL_OK) {
         goto done;
     }
+    if (plan->agg &&
+        (rc = rsql_rt_agg_open(plan, preview ? NULL : cat, key ? key : id, &x.agg, err)) !=
+            RSQL_OK) {
+        goto done;
+    }
+    x.state = x.dedup ? rsql_rt_dedup_state(x.dedup) : x.agg ? rsql_rt_agg_state(x.agg) : NULL;
 
     rsql_pipeline_conf_t conf;
     rsql_pipeline_conf_init(&conf);
@@ -880,10 +901,10 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.transform_prefetch = xform_prefetch;
         conf.transform_ahead = plan->lookup->in_flight;
     }
-    if (x.lookup || x.dedup) {
+    if (x.lookup || x.state) {
         conf.transform_describe = xform_describe;
     }
-    if (x.dedup && !preview) {
+    if (x.state && !preview) {
         conf.state_checkpoint = xform_checkpoint;
         conf.state_committed = xform_committed;
         conf.state_full = xform_state_full;
@@ -942,6 +963,7 @@ done:
     rsql_decoder_destroy(x.dec);
     rsql_rt_lookup_close(x.lookup);
     rsql_rt_dedup_close(x.dedup);
+    rsql_rt_agg_close(x.agg);
     rsql_eval_ctx_deinit(&x.ectx);
     rsql_free(x.tmp);
     rsql_free(x.own);

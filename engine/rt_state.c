@@ -597,3 +597,23 @@ void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out)
     out->evictions = cnt(&s->evictions);
     out->peak_bytes = cnt(&s->peak);
 }
+
+/* See rt_state.h. */
+size_t rsql_rt_state_describe(rt_state_t *s, char *buf, size_t size)
+{
+    if (size == 0) {
+        return 0;
+    }
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    int n = snprintf(buf, size, "state: %lld keys in memory (%lld bytes), %lld checkpoints",
+                     (long long)st.keys, (long long)st.bytes, (long long)st.checkpoints);
+    if (n > 0 && (size_t)n < size && (st.evictions || st.reads || st.waits)) {
+        n += snprintf(buf + n, size - (size_t)n,
+                      ", %lld evicted, %lld looked up in the catalog, %lld waits for a checkpoint, "
+                      "at most %lld bytes held",
+                      (long long)st.evictions, (long long)st.reads, (long long)st.waits,
+                      (long long)st.peak_bytes);
+    }
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}

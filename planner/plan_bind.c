@@ -754,6 +754,15 @@ static rsql_bexpr_t *bind_func(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_
                        name);
         return NULL;
     }
+    if (rsql_plan__is_agg(name)) {
+        return rsql_plan__bind_agg(b, e, err);
+    }
+    if (e->star_arg || e->distinct) {
+        rsql_error_set(err, RSQL_ERR_SYNTAX, e->pos,
+                       "%s(%s) is only for an aggregate function (COUNT(*), COUNT(DISTINCT x))",
+                       name, e->star_arg ? "*" : "DISTINCT ...");
+        return NULL;
+    }
     if (!f) {
         rsql_plan__no_such_function(name, name_pos, err);
         return NULL;

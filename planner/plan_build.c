@@ -354,6 +354,24 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
     return RSQL_OK;
 }
 
+/* GROUP BY: rsql_plan__agg_plan over the items' expressions. */
+static rsql_err_t agg_plan(rsql_plan_t *plan, const rsql_select_t *sel, rsql_bind_t *b,
+                           sel_item_t *items, int n, rsql_error_t *err)
+{
+    rsql_bexpr_t **x = rsql_arena_alloc(plan->arena, sizeof *x * (size_t)(n ? n : 1));
+    if (!x) {
+        return rsql_error_nomem(err);
+    }
+    for (int i = 0; i < n; i++) {
+        x[i] = items[i].expr;
+    }
+    rsql_err_t rc = rsql_plan__agg_plan(plan, sel, b, x, n, err);
+    for (int i = 0; rc == RSQL_OK && i < n; i++) {
+        items[i].expr = x[i];
+    }
+    return rc;
+}
+
 /* One output for sink column col from select item it (widening cast, type check). */
 static rsql_err_t map_output(rsql_plan_t *plan, const rsql_col_t *col, const sel_item_t *it,
                              rsql_plan_output_t *o, rsql_error_t *err)
@@ -577,6 +595,12 @@ static void decide_bounded(rsql_plan_t *plan)
 
 /* ---- the plan */
 
+/* See rsql_plan.h. */
+bool rsql_plan_has_state(const rsql_plan_t *plan)
+{
+    return plan->agg || (plan->dedup && !plan->dedup->in_sink);
+}
+
 /* Free plan and everything it owns. NULL-safe. */
 void rsql_plan_destroy(rsql_plan_t *plan)
 {
@@ -619,6 +643,14 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
         plan->dedup->memory = rsql_settings_int(s, "state.memory");
         int64_t every = rsql_settings_int(s, "state.checkpoint.interval");
         if (every > 0 && !plan->dedup->in_sink) {
+            plan->flush_interval_ms = every;
+        }
+    }
+    if (plan->agg) {
+        plan->agg->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
+        plan->agg->memory = rsql_settings_int(s, "state.memory");
+        int64_t every = rsql_settings_int(s, "state.checkpoint.interval");
+        if (every > 0) {
             plan->flush_interval_ms = every;
         }
     }
@@ -675,7 +707,14 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
     }
     sel_item_t *items = NULL;
     int n_items = 0;
-    if ((rc = bind_select_list(&b, sel, &items, &n_items, err))) {
+    rsql_plan_agg_t *agg = rsql_plan__agg_new(plan); /* the aggregate calls, if any */
+    if (!agg) {
+        return rsql_error_nomem(err);
+    }
+    b.agg = agg;
+    rc = bind_select_list(&b, sel, &items, &n_items, err);
+    b.agg = NULL;
+    if (rc) {
         return rc;
     }
     if (sel->join && (rc = rsql_plan__lookup_on(plan, sel->join, &b, err))) {
@@ -691,6 +730,10 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
                                   "WHERE clause must be BOOLEAN, got %s",
                                   rsql_type_name(plan->filter->type));
         }
+    }
+    b.agg = agg;
+    if ((rc = agg_plan(plan, sel, &b, items, n_items, err))) {
+        return rc;
     }
     rsql_pos_t list_pos = sel->n_items > 0 ? span(sel->items[0].expr->pos,
                                                   sel->items[sel->n_items - 1].expr->pos)

@@ -136,16 +136,51 @@ static const rsql_plan_output_t *output_of(const rsql_plan_t *plan, int c)
     return NULL;
 }
 
+/*
+** A group aggregation into a sink that applies changes by a key written from the GROUP BY keys
+** (every one of them, nothing else) has one sink row per group, so without HAVING the +U of an
+** update replaces the row its -U would delete: the -U is not made (plan->agg->emit_before).
+*/
+static void agg_before(rsql_plan_t *plan)
+{
+    rsql_plan_agg_t *a = plan->agg;
+    const rsql_table_def_t *dst = plan->sink.def;
+    if (!a || !dst || plan->filter || plan->sink.conn->changes != RSQL_CHANGES_BY_KEY ||
+        a->n_group == 0 || a->n_group > 64) {
+        return;
+    }
+    uint64_t seen = 0;
+    for (int c = 0; c < dst->n_columns; c++) {
+        if (!dst->columns[c].pk_ord) {
+            continue;
+        }
+        const rsql_plan_output_t *o = output_of(plan, c);
+        const rsql_bexpr_t *e = o ? o->expr : NULL;
+        while (e && e->kind == RSQL_BX_CAST && e->implicit) {
+            e = e->args[0];
+        }
+        if (!e || e->kind != RSQL_BX_COLUMN || e->column >= a->n_group) {
+            return;
+        }
+        seen |= UINT64_C(1) << e->column;
+    }
+    if (seen == (a->n_group == 64 ? UINT64_MAX : (UINT64_C(1) << a->n_group) - 1)) {
+        a->emit_before = false;
+    }
+}
+
 /* Refuse the changes with what to do (why) at the sink's name. */
 static rsql_err_t refuse(const rsql_plan_t *plan, rsql_err_t code, const char *why,
                          rsql_error_t *err)
 {
+    /* a deduplication keeping the last row, or an aggregation, makes the changes itself */
+    bool made = plan->agg || (plan->dedup && plan->dedup->keep_last);
     return rsql_error_set(err, code, plan->sink.pos,
-                          "table '%s' reads %s %s changelog (%s: updates and deletes, not only "
+                          "%s '%s' %s %s %s changelog (%s: updates and deletes, not only "
                           "inserts) that table '%s' cannot take: %s",
-                          plan->source.def->name, plan->mode == RSQL_MODE_UPSERT ? "an" : "a",
-                          mode_name(plan->mode), plan->changes_by,
-                          plan->sink.def->name, why);
+                          made ? "the statement over table" : "table", plan->source.def->name,
+                          made ? "makes" : "reads", plan->mode == RSQL_MODE_UPSERT ? "an" : "a",
+                          mode_name(plan->mode), plan->changes_by, plan->sink.def->name, why);
 }
 
 /* Can the sink take the plan's changes? */
@@ -494,6 +529,23 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
         mode = RSQL_MODE_FULL; /* each newer row replaces the one kept: -U, +U */
         plan->changes_by = "deduplication keeping the last row of each key (ORDER BY ... DESC)";
     }
+    if (plan->agg) {
+        if (mode != RSQL_MODE_APPEND) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->agg->pos,
+                                  "GROUP BY over a changelog is not supported yet: '%s' gives "
+                                  "updates and deletes (%s)",
+                                  src->def->name, plan->changes_by);
+        }
+        if (src->conn->own_positions) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->agg->pos,
+                                  "GROUP BY over connector '%s' is not supported yet: its "
+                                  "source acknowledges each message itself, so there is no "
+                                  "position to save the aggregates' state with",
+                                  src->conn->name);
+        }
+        mode = RSQL_MODE_FULL; /* each row updates its group's result: -U, +U */
+        plan->changes_by = "GROUP BY: each row updates its group's result";
+    }
     plan->mode = mode;
     const char *clears = src->conn->produces_clears
                              ? src->conn->produces_clears(
@@ -527,6 +579,9 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
     if (rc == RSQL_OK && by_format && mode == RSQL_MODE_FULL &&
         plan->sink.conn->changes == RSQL_CHANGES_BY_KEY) {
         rc = plan_before(plan, err);
+    }
+    if (rc == RSQL_OK) {
+        agg_before(plan);
     }
     return rc;
 }

@@ -616,6 +616,39 @@ static void lookup_node(explain_t *x, int d)
                                            : ", keys that find nothing asked every time\n");
 }
 
+/* The state attribute of a stateful node: what it keeps per key (what, e.g. "the last row")
+   and how (state.memory, table.exec.state.ttl). */
+static void state_attr(explain_t *x, int d, const char *what, const char *key, int64_t memory,
+                       int64_t ttl_ms)
+{
+    attr(x, d, "state");
+    if (x->plan->kind == RSQL_PLAN_SELECT) {
+        rsql_buf_printf(x->out, "%s of each %s seen, in memory for the preview (never saved)\n",
+                        what, key);
+        return;
+    }
+    char ttl[32], mem[32], every[32];
+    rsql_buf_printf(x->out, "%s of each %s seen, in the catalog, saved in the transaction that "
+                            "saves the source positions (so the state on disk is that of the "
+                            "rows before them), every %s; ",
+                    what, key,
+                    rsql_opt_format_duration(x->plan->flush_interval_ms, every, sizeof every));
+    if (memory > 0) {
+        rsql_buf_printf(x->out, "at most %s in memory (state.memory: the rest read back from "
+                                "the catalog when a row needs it); ",
+                        rsql_opt_format_size(memory, mem, sizeof mem));
+    } else {
+        rsql_buf_puts(x->out, "all of it in memory (state.memory = 0); ");
+    }
+    if (ttl_ms > 0) {
+        rsql_buf_printf(x->out, "a %s is forgotten %s after it was written "
+                                "(table.exec.state.ttl)\n",
+                        key, rsql_opt_format_duration(ttl_ms, ttl, sizeof ttl));
+    } else {
+        rsql_buf_printf(x->out, "%ss are kept for good (table.exec.state.ttl = 0)\n", key);
+    }
+}
+
 /* Deduplication's node: the key, which row is kept, the state. */
 static void dedup_node(explain_t *x, int d)
 {
@@ -642,8 +675,8 @@ static void dedup_node(explain_t *x, int d)
     print_expr(dd->order, x->out, false);
     rsql_buf_puts(x->out, dd->keep_last ? " DESC (processing time: the newest row read wins)\n"
                                         : " ASC (processing time: the first row read wins)\n");
-    attr(x, d, "state");
     if (dd->in_sink) {
+        attr(x, d, "state");
         rsql_buf_printf(x->out, "none: the sink table, keyed by the PARTITION BY columns, "
                                 "keeps %s (table '%s' acknowledges its messages itself and "
                                 "spreads them over the processes of its consumer group, which "
@@ -654,31 +687,37 @@ static void dedup_node(explain_t *x, int d)
                         x->plan->source.def->name);
         return;
     }
-    if (x->plan->kind == RSQL_PLAN_SELECT) {
-        rsql_buf_printf(x->out, "%s of each key seen, in memory for the preview (never saved)\n",
-                        dd->keep_last ? "the last row" : "a mark");
-        return;
+    state_attr(x, d, dd->keep_last ? "the last row" : "a mark", "key", dd->memory, dd->ttl_ms);
+}
+
+/* Group aggregation's node: the keys, the aggregates, what it emits, the state. */
+static void agg_node(explain_t *x, int d)
+{
+    const rsql_plan_agg_t *a = x->plan->agg;
+    node(x, d, "GroupAggregate: one result row per group, updated by each row it takes\n");
+    attr(x, d, "group by");
+    if (a->n_group == 0) {
+        rsql_buf_puts(x->out, "none (no GROUP BY: the whole stream is one group)");
     }
-    char ttl[32], mem[32], every[32];
-    rsql_buf_printf(x->out, "%s of each key seen, in the catalog, saved in the transaction that "
-                            "saves the source positions (so the state on disk is that of the "
-                            "rows before them), every %s; ",
-                    dd->keep_last ? "the last row" : "a mark",
-                    rsql_opt_format_duration(x->plan->flush_interval_ms, every, sizeof every));
-    if (dd->memory > 0) {
-        rsql_buf_printf(x->out, "at most %s in memory (state.memory: the rest read back from "
-                                "the catalog when a row needs it); ",
-                        rsql_opt_format_size(dd->memory, mem, sizeof mem));
-    } else {
-        rsql_buf_puts(x->out, "all of it in memory (state.memory = 0); ");
+    for (int i = 0; i < a->n_group; i++) {
+        rsql_buf_puts(x->out, i ? ", " : "");
+        print_expr(a->group[i], x->out, false);
     }
-    if (dd->ttl_ms > 0) {
-        rsql_buf_printf(x->out, "a key is forgotten %s after it was written "
-                                "(table.exec.state.ttl)\n",
-                        rsql_opt_format_duration(dd->ttl_ms, ttl, sizeof ttl));
-    } else {
-        rsql_buf_puts(x->out, "keys are kept for good (table.exec.state.ttl = 0)\n");
+    rsql_buf_puts(x->out, "\n");
+    attr(x, d, "aggregates");
+    for (int i = 0; i < a->n_calls; i++) {
+        rsql_buf_printf(x->out, "%s%s (%s)", i ? ", " : "", a->calls[i].text,
+                        a->calls[i].desc ? a->calls[i].desc->text
+                                         : rsql_type_name(a->calls[i].type));
     }
+    rsql_buf_puts(x->out, a->n_calls ? "\n" : "none\n");
+    attr(x, d, "emits");
+    rsql_buf_puts(x->out, a->emit_before
+                              ? "+I for a new group; -U of the result before and +U of the new "
+                                "one when a row changes it (nothing when it does not)\n"
+                              : "+I for a new group; +U of the new result when a row changes "
+                                "it (no -U: the sink replaces the row of the group's key)\n");
+    state_attr(x, d, "the accumulators", "group", a->memory, a->ttl_ms);
 }
 
 static void source_node(explain_t *x, int d)
@@ -780,6 +819,16 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
     if (plan->lookup) {
         lookup_node(&x, d);
         d++;
+    }
+    if (plan->agg) {
+        agg_node(&x, d);
+        d++;
+        if (plan->agg->pre) {
+            node(&x, d, "Filter: ");
+            print_expr(plan->agg->pre, out, false);
+            rsql_buf_putc(out, '\n');
+            d++;
+        }
     }
     if (plan->dedup) {
         dedup_node(&x, d);

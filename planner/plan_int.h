@@ -29,7 +29,30 @@ typedef struct rsql_bind {
     const rsql_table_def_t *dim;
     const char *dim_alias;
     int dim_offset;
+    /* binding a select list or HAVING that may call aggregates (plan_agg.c): they are
+       collected here; NULL where an aggregate is not allowed */
+    rsql_plan_agg_t *agg;
+    bool in_agg; /* binding an aggregate's argument */
 } rsql_bind_t;
+
+/* ---- aggregation (plan_agg.c) */
+
+/* Whether name is an aggregate function's. */
+bool rsql_plan__is_agg(const char *name);
+/* The aggregate call e (b->agg collects it): a placeholder node of its result. */
+rsql_bexpr_t *rsql_plan__bind_agg(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);
+/* A new, empty collector in plan's arena for b->agg. */
+rsql_plan_agg_t *rsql_plan__agg_new(rsql_plan_t *plan);
+/*
+** With sel's select list bound into items[] (n of them) with b->agg collecting: when sel
+** aggregates (GROUP BY, HAVING or a call), bind GROUP BY and HAVING, rewrite every item over
+** the aggregate row, move WHERE (plan->filter) into plan->agg->pre and set HAVING as the
+** filter; else leave everything as it is (plan->agg NULL).
+*/
+/* Lay out a's accumulators (n_acc, acc_types, acc_descs, calls[].acc) in plan's arena. */
+rsql_err_t rsql_plan__agg_layout(rsql_plan_t *plan, rsql_plan_agg_t *a, rsql_error_t *err);
+rsql_err_t rsql_plan__agg_plan(rsql_plan_t *plan, const rsql_select_t *sel, rsql_bind_t *b,
+                               rsql_bexpr_t **items, int n, rsql_error_t *err);
 
 /* A column reference (plan_names.c), q.f of a ROW column included. NULL with err set. */
 rsql_bexpr_t *rsql_plan__bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_error_t *err);

@@ -67,18 +67,69 @@ rsql_err_t rsql_plan__check_meta(const rsql_plan_table_t *t, int side, rsql_pos_
     return RSQL_OK;
 }
 
-/* Mark the source columns e reads in used[]. */
-static void mark_used(const rsql_bexpr_t *e, bool *used, int n)
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_reads(const rsql_plan_t *plan,
+                           rsql_err_t (*visit)(void *opaque, const rsql_bexpr_t *e),
+                           void *opaque)
 {
-    if (!e) {
-        return;
+    rsql_err_t rc = RSQL_OK;
+    const rsql_plan_agg_t *a = plan->agg;
+    if (a) {
+        if (a->pre) {
+            rc = visit(opaque, a->pre);
+        }
+        for (int g = 0; rc == RSQL_OK && g < a->n_group; g++) {
+            rc = visit(opaque, a->group[g]);
+        }
+        for (int c = 0; rc == RSQL_OK && c < a->n_calls; c++) {
+            rc = a->calls[c].arg ? visit(opaque, a->calls[c].arg) : RSQL_OK;
+        }
+        return rc; /* HAVING and the outputs read the aggregate row */
     }
-    if (e->kind == RSQL_BX_COLUMN && e->column >= 0 && e->column < n) {
-        used[e->column] = true;
+    if (plan->filter) {
+        rc = visit(opaque, plan->filter);
+    }
+    for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
+        rc = visit(opaque, plan->outputs[i].expr);
+    }
+    const rsql_plan_lookup_t *l = plan->lookup;
+    for (int i = 0; rc == RSQL_OK && l && i < l->n_key; i++) {
+        rc = visit(opaque, l->keys[i]);
+    }
+    if (rc == RSQL_OK && l && l->cond) {
+        rc = visit(opaque, l->cond);
+    }
+    const rsql_plan_dedup_t *d = plan->dedup;
+    for (int k = 0; rc == RSQL_OK && d && k < d->n_key; k++) {
+        rc = visit(opaque, d->keys[k]);
+    }
+    if (rc == RSQL_OK && d && d->order) {
+        rc = visit(opaque, d->order);
+    }
+    if (rc == RSQL_OK && d && d->pre) {
+        rc = visit(opaque, d->pre);
+    }
+    return rc;
+}
+
+typedef struct used {
+    bool *used;
+    int n;
+} used_t;
+
+/* Mark the source columns e reads in u->used[] (an rsql_plan_reads visitor). */
+static rsql_err_t mark_used(void *opaque, const rsql_bexpr_t *e)
+{
+    used_t *u = opaque;
+    if (e->kind == RSQL_BX_COLUMN && e->column >= 0 && e->column < u->n) {
+        u->used[e->column] = true;
     }
     for (int i = 0; i < e->n_args; i++) {
-        mark_used(e->args[i], used, n);
+        if (e->args[i]) {
+            mark_used(u, e->args[i]);
+        }
     }
+    return RSQL_OK;
 }
 
 /* See plan_int.h. */
@@ -102,10 +153,8 @@ rsql_err_t rsql_plan__source_meta(rsql_plan_t *plan, rsql_error_t *err)
     }
     bool any_fmeta = false;
     memset(used, 0, sizeof(bool) * (size_t)n);
-    mark_used(plan->filter, used, n);
-    for (int i = 0; i < plan->n_outputs; i++) {
-        mark_used(plan->outputs[i].expr, used, n);
-    }
+    used_t u = {used, n};
+    rsql_plan_reads(plan, mark_used, &u);
     for (int i = 0; i < n; i++) {
         const char *key = rsql_col_meta_key(&def->columns[i]);
         const rsql_meta_def_t *m = rsql_connector_meta_find(plan->source.conn, key);

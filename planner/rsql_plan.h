@@ -181,6 +181,55 @@ typedef struct rsql_plan_dedup {
     bool in_sink;
 } rsql_plan_dedup_t;
 
+/* The aggregate functions of GROUP BY (planner/plan_agg.c). */
+typedef enum rsql_agg_fn {
+    RSQL_AGG_COUNT, /* COUNT(x): the rows whose x is not NULL; COUNT(*) (arg NULL): every row */
+    RSQL_AGG_SUM,   /* of the non-NULL values, NULL when there is none; the argument's type */
+    RSQL_AGG_AVG,   /* SUM / COUNT in the argument's type (an integer average is truncated) */
+    RSQL_AGG_MIN,
+    RSQL_AGG_MAX,
+    RSQL_AGG_FIRST_VALUE, /* the first non-NULL value, in arrival order */
+    RSQL_AGG_LAST_VALUE   /* the last non-NULL value */
+} rsql_agg_fn_t;
+
+typedef struct rsql_plan_aggcall {
+    rsql_agg_fn_t fn;
+    rsql_bexpr_t *arg; /* over the source row; NULL for COUNT(*) */
+    rsql_type_t type;  /* the result's */
+    const rsql_tdesc_t *desc;
+    const char *text;  /* the call as written */
+    rsql_pos_t pos;
+    int acc;           /* its first accumulator value (rsql_plan_agg_t.acc_types) */
+} rsql_plan_aggcall_t;
+
+/*
+** Group aggregation (GROUP BY keys, aggregate calls, HAVING; planner/plan_agg.c): the rows
+** that pass pre are grouped by the keys' values; each row updates its group's accumulators
+** (kept in the job's state) and gives the group's new result row: an insert for a new group,
+** else the -U of the result before and the +U of the new one (none when the result did not
+** change). The result row ("the aggregate row") holds the n_group key values, then the
+** n_calls results: HAVING (the plan's filter) and the outputs are over it.
+*/
+typedef struct rsql_plan_agg {
+    int n_group;
+    rsql_bexpr_t **group; /* over the source row */
+    int n_calls;
+    rsql_plan_aggcall_t *calls;
+    rsql_bexpr_t *pre; /* WHERE, before aggregation; NULL: none */
+    rsql_pos_t pos;    /* GROUP BY ... [HAVING ...], or the first aggregate call */
+    /* An update gives its -U too. False when the sink applies changes by a key written from
+       the GROUP BY keys and there is no HAVING: the +U alone replaces the row of its key. */
+    bool emit_before;
+    int64_t ttl_ms; /* table.exec.state.ttl: a group is forgotten this long after its last
+                       row; 0: never */
+    int64_t memory; /* state.memory */
+    /* A group's accumulators, as values (the state keeps them packed): the group's row
+       count, then each call's (plan_agg_eval.c) */
+    int n_acc;
+    rsql_type_t *acc_types;
+    const rsql_tdesc_t **acc_descs;
+} rsql_plan_agg_t;
+
 /* One output column, in sink column order (INSERT) or select-list order (SELECT). */
 typedef struct rsql_plan_output {
     const char *name;   /* sink column name, or the select item's alias / text */
@@ -215,6 +264,9 @@ typedef struct rsql_plan {
     rsql_bexpr_t *filter;   /* WHERE, or NULL (after deduplication, when there is one) */
     rsql_plan_dedup_t *dedup; /* FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn ...) WHERE
                                  rn = 1, or NULL */
+    /* GROUP BY (or an aggregate call), or NULL: then filter is HAVING, and filter and outputs
+       are over the aggregate row (rsql_plan_agg_t) */
+    rsql_plan_agg_t *agg;
     /* The row rsql_plan_apply evaluates over: the source row's n_in values, then the
        n_computed computed columns the statement refers to (computed[k]'s expression, args[0]
        of an RSQL_BX_COMPUTED node, evaluated first, once per row) */
@@ -283,6 +335,21 @@ typedef struct rsql_plan {
 */
 rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const char *sql,
                              const rsql_settings_t *settings, rsql_error_t *err);
+
+/*
+** Call visit for every expression of the plan that reads the source row (so a decoder builds
+** and a source fills what they read, and nothing else): WHERE, the outputs and a lookup
+** join's ON; a deduplication's key, order and WHERE; an aggregation's keys, arguments and
+** WHERE (its HAVING and outputs read the aggregate row). Stops at the first error visit
+** returns, and returns it.
+*/
+rsql_err_t rsql_plan_reads(const rsql_plan_t *plan,
+                           rsql_err_t (*visit)(void *opaque, const rsql_bexpr_t *e),
+                           void *opaque);
+
+/* Whether the plan keeps state in the job (a deduplication not done by the sink, an
+   aggregation): saved with the catalog's positions, which a run then resumes from. */
+bool rsql_plan_has_state(const rsql_plan_t *plan);
 
 /*
 ** Can the plan's source be read now (rsql_connector_check_source: its file or database file
@@ -401,6 +468,20 @@ rsql_err_t rsql_plan_lookup_cond(const rsql_plan_t *plan, const rsql_value_t *ro
 rsql_err_t rsql_plan_apply_row(const rsql_plan_t *plan, const rsql_value_t *row,
                                rsql_eval_ctx_t *ctx, rsql_value_t *out_row, bool *keep,
                                rsql_error_t *err);
+
+/*
+** A group's accumulators (a->n_acc values; planner/plan_agg_eval.c):
+**   rsql_plan_agg_init: those of a group with no row yet;
+**   rsql_plan_agg_add: add source row `row` (rsql_plan_row's: computed columns included),
+**     values kept in arena a; an error (an overflow of a SUM) leaves acc as it may be half
+**     changed: the caller drops it;
+**   rsql_plan_agg_results: the calls' results (a->n_calls values) from acc.
+*/
+void rsql_plan_agg_init(const rsql_plan_agg_t *a, rsql_value_t *acc);
+rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
+                             const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_arena_t *arena,
+                             rsql_error_t *err);
+void rsql_plan_agg_results(const rsql_plan_agg_t *a, const rsql_value_t *acc, rsql_value_t *out);
 
 /*
 ** An evaluation error as one line for a DLQ row or a log: "1:24: division by

@@ -406,7 +406,7 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
         rc = rsql_catalog_offset_list(s->cat, key, &kv, &n, err);
     }
     /* with state, a run resumes from the catalog's positions only (its state goes with them) */
-    bool state = plan->dedup && !plan->dedup->in_sink;
+    bool state = rsql_plan_has_state(plan);
     bool own_rows = plan->sink.conn && plan->sink.conn->exactly_once && !state;
     if (rc == RSQL_OK && n == 0 && own_rows) {
         rsql_buf_printf(buf,
@@ -428,10 +428,11 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
         rsql_buf_printf(buf, " (RESET POSITIONS '%s' starts over)\n", base);
     }
     if (rc == RSQL_OK && state) {
-        rsql_buf_puts(buf, "State: the deduplication's state is saved with the catalog's "
+        rsql_buf_printf(buf, "State: the %s's state is saved with the catalog's "
                            "positions; a run resumes from them (not from positions a sink "
                            "stored with its rows, which may be further: rows after them are "
-                           "written again, the same rows, which a sink by key applies once)\n");
+                           "written again, the same rows, which a sink by key applies once)\n",
+                        plan->agg ? "aggregation" : "deduplication");
     }
     rsql_kv_array_free(kv, n);
     rsql_free(key);

@@ -148,6 +148,9 @@ struct rsql_expr {
     /* FUNC with OVER (...): a window function call, ROW_NUMBER() OVER (PARTITION BY a, b
        ORDER BY t DESC); NULL for a plain call */
     const struct rsql_over *over;
+    /* FUNC: an aggregate's COUNT(*) (no args) or f(DISTINCT x) */
+    bool star_arg;
+    bool distinct;
 };
 
 /* OVER ([PARTITION BY exprs] [ORDER BY expr [ASC | DESC]]) of a window function call. */
@@ -222,6 +225,11 @@ typedef struct rsql_select {
     rsql_ident_t from_alias; /* FROM t [AS] alias; name NULL when absent */
     rsql_join_t *join;       /* a lookup join, or NULL */
     rsql_expr_t *where; /* NULL when absent */
+    /* GROUP BY keys (n 0 when absent) and HAVING; group_pos spans GROUP BY ... (or HAVING
+       without GROUP BY), RSQL_NOPOS when neither is written */
+    rsql_expr_list_t group_by;
+    rsql_pos_t group_pos;
+    rsql_expr_t *having;
     bool has_limit;
     int64_t limit;
     rsql_pos_t limit_pos;

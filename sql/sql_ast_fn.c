@@ -67,6 +67,22 @@ int rsql_sql__context_token(rsql_parse_t *p, const rsql_token_t *t)
     return type;
 }
 
+/* See sql_int.h. */
+rsql_expr_t *rsql_sql__expr_agg(rsql_parse_t *p, const rsql_token_t *name, rsql_expr_t *arg,
+                                bool star, const rsql_token_t *rp)
+{
+    rsql_expr_list_t args = {0, NULL};
+    if (arg) {
+        rsql_sql__expr_list_push(p, &args, arg);
+    }
+    rsql_expr_t *e = p->failed ? NULL : rsql_sql__expr_func(p, name, &args, rp);
+    if (e) {
+        e->star_arg = star;
+        e->distinct = !star;
+    }
+    return e;
+}
+
 rsql_expr_t *rsql_sql__expr_position(rsql_parse_t *p, const rsql_token_t *name, rsql_expr_t *x,
                                      rsql_expr_t *y, const rsql_token_t *rp)
 {

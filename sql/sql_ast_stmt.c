@@ -111,6 +111,7 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
     s->join = join;
     s->where = where;
     s->limit_pos = RSQL_NOPOS;
+    s->group_pos = RSQL_NOPOS;
     rsql_pos_t end = where        ? where->pos
                      : join       ? join->pos
                      : alias->name ? alias->pos
@@ -127,6 +128,28 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
     }
     s->pos = rsql_sql__span(rsql_sql__tok_pos(select_tok), end);
     return s;
+}
+
+/* See sql_int.h. */
+rsql_select_t *rsql_sql__select_group(rsql_parse_t *p, rsql_select_t *sel, const sql_group_t *g)
+{
+    if (!sel) {
+        return NULL;
+    }
+    sel->group_pos = RSQL_NOPOS;
+    if (!g->present || p->failed) {
+        return sel;
+    }
+    sel->group_by = g->keys;
+    sel->having = g->having;
+    rsql_pos_t end = g->having ? g->having->pos
+                     : g->keys.n ? g->keys.items[g->keys.n - 1]->pos
+                                 : g->pos;
+    sel->group_pos = rsql_sql__span(g->pos, end);
+    if (!sel->has_limit) {
+        sel->pos = rsql_sql__span(sel->pos, end);
+    }
+    return sel;
 }
 
 /* See sql_int.h. */

@@ -106,6 +106,14 @@ typedef struct sql_limit {
     rsql_token_t tok;
 } sql_limit_t;
 
+/* GROUP BY keys [HAVING cond], or HAVING alone, as written (present false when absent). */
+typedef struct sql_group {
+    bool present;
+    rsql_expr_list_t keys;
+    rsql_expr_t *having;
+    rsql_pos_t pos;
+} sql_group_t;
+
 /* A function call's tail: [RETURNING type] [clauses] (grammar values only). */
 typedef struct sql_fn_tail {
     bool has_returning;
@@ -249,6 +257,11 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
                                 const sql_vec_t *items, const rsql_ident_t *from,
                                 const rsql_ident_t *alias, rsql_join_t *join,
                                 rsql_expr_t *where, const sql_limit_t *limit);
+/* sel with its GROUP BY / HAVING (g); sel itself when g is absent. */
+rsql_select_t *rsql_sql__select_group(rsql_parse_t *p, rsql_select_t *sel, const sql_group_t *g);
+/* An aggregate call written f(*) (star) or f(DISTINCT x): the FUNC node marked. */
+rsql_expr_t *rsql_sql__expr_agg(rsql_parse_t *p, const rsql_token_t *name, rsql_expr_t *arg,
+                                bool star, const rsql_token_t *rp);
 rsql_join_t *rsql_sql__join(rsql_parse_t *p, const sql_flag_t *type, const rsql_token_t *join_tok,
                             const rsql_ident_t *table, rsql_expr_t *as_of,
                             const rsql_ident_t *alias, rsql_expr_t *on);

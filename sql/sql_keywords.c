@@ -20,10 +20,10 @@
     X("CONNECTOR", CONNECTOR) X("CONNECTORS", CONNECTORS) X("CREATE", CREATE)                \
     X("CURRENT_TIMESTAMP", CURRENT_TIMESTAMP) X("DATE", DATE) X("DEC", DECIMAL)              \
     X("DECIMAL", DECIMAL) X("DEFAULT", DEFAULT) X("DESC", DESCRIBE)                          \
-    X("DESCRIBE", DESCRIBE) X("DOUBLE", DOUBLE) X("DROP", DROP) X("ELSE", ELSE)              \
+    X("DESCRIBE", DESCRIBE) X("DISTINCT", DISTINCT) X("DOUBLE", DOUBLE) X("DROP", DROP) X("ELSE", ELSE)              \
     X("EMPTY", EMPTY) X("END", END) X("ENFORCED", ENFORCED) X("ERROR", ERROR)                \
     X("ESCAPE", ESCAPE) X("EXISTS", EXISTS) X("EXPLAIN", EXPLAIN) X("FALSE", FALSE)          \
-    X("FOR", FOR) X("FROM", FROM) X("IF", IF) X("IN", IN) X("INNER", INNER)                  \
+    X("FOR", FOR) X("FROM", FROM) X("GROUP", GROUP) X("HAVING", HAVING) X("IF", IF) X("IN", IN) X("INNER", INNER)                  \
     X("INSERT", INSERT)                                                                      \
     X("INT", INT) X("INTEGER", INT) X("INTERVAL", INTERVAL) X("INTO", INTO) X("IS", IS) X("JOB", JOB)                \
     X("JOBS", JOBS) X("JOIN", JOIN) X("LEFT", LEFT) X("LIKE", LIKE) X("LIMIT", LIMIT) X("MAP", MAP)                          \

@@ -54,6 +54,8 @@
     INNER JOIN LEFT OF OUTER SYSTEM_TIME
     ASC BY ORDER OVER PARTITION
     INTERVAL TO WATERMARK.
+/* GROUP, HAVING and DISTINCT are reserved (as in Flink): a fallback would let `FROM t GROUP`
+ * read GROUP as t's alias. */
 
 /* ---- operator precedence, lowest first */
 %left OR.
@@ -278,8 +280,21 @@ idlist(A) ::= idlist(A) COMMA nm(X). { rsql_sql__push(pctx, &A.n, &A.items, &X, 
 
 %type select {rsql_select_t *}
 select(A) ::= SELECT(K) selitems(I) FROM nm(F) from_alias(N) join_opt(J) where_opt(W)
-              limit_opt(L). {
-    A = rsql_sql__select(pctx, &K, &I, &F, &N, J, W, &L);
+              group_opt(G) limit_opt(L). {
+    A = rsql_sql__select_group(pctx, rsql_sql__select(pctx, &K, &I, &F, &N, J, W, &L), &G);
+}
+
+/* GROUP BY keys [HAVING cond], or HAVING alone (one group: the whole input) */
+%type group_opt {sql_group_t}
+group_opt(A) ::= . { A.present = false; }
+group_opt(A) ::= GROUP(K) BY exprlist(L). {
+    A = (sql_group_t){true, L, NULL, rsql_sql__tok_pos(&K)};
+}
+group_opt(A) ::= GROUP(K) BY exprlist(L) HAVING expr(H). {
+    A = (sql_group_t){true, L, H, rsql_sql__tok_pos(&K)};
+}
+group_opt(A) ::= HAVING(K) expr(H). {
+    A = (sql_group_t){true, {0, NULL}, H, rsql_sql__tok_pos(&K)};
 }
 
 /* FROM (SELECT ...) [AS] alias: a subquery (the planner says which it runs: deduplication) */
@@ -395,6 +410,9 @@ order_opt(A) ::= ORDER(K) BY expr(X) DESCRIBE(D). {
 
 /* function calls: any name, the planner checks it */
 expr(A) ::= ID(F) LP RP(R). { A = rsql_sql__expr_func(pctx, &F, NULL, &R); }
+/* COUNT(*), COUNT(DISTINCT x): aggregate calls */
+expr(A) ::= ID(F) LP STAR RP(R). { A = rsql_sql__expr_agg(pctx, &F, NULL, true, &R); }
+expr(A) ::= ID(F) LP DISTINCT expr(X) RP(R). { A = rsql_sql__expr_agg(pctx, &F, X, false, &R); }
 expr(A) ::= ID(F) LP exprlist(L) RP(R). { A = rsql_sql__expr_func(pctx, &F, &L, &R); }
 expr(A) ::= ID(F) LP expr(X) FROM(K) expr(S) RP(R). {
     A = rsql_sql__expr_substring(pctx, &F, X, &K, S, NULL, &R);

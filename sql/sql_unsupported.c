@@ -89,12 +89,14 @@ bool rsql_sql__unsupported(rsql_parse_t *p, int major, const rsql_token_t *tok)
     }
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if ((tok->type == RSQL_TK_ID || tok->type == RSQL_TK_ORDER ||
-             tok->type == RSQL_TK_OVER) && is_word(tok, words[i].word)) {
+             tok->type == RSQL_TK_OVER || tok->type == RSQL_TK_DISTINCT) &&
+            is_word(tok, words[i].word)) {
             what = words[i].what;
             break;
         }
     }
-    if (!what && is_word(b0, "DISTINCT") && b0->type == RSQL_TK_ID &&
+    if (!what && is_word(b0, "DISTINCT") &&
+        (b0->type == RSQL_TK_ID || b0->type == RSQL_TK_DISTINCT) &&
         b1->type == RSQL_TK_SELECT) {
         what = "DISTINCT";
         pos = rsql_sql__tok_pos(b0);

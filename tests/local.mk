@@ -45,6 +45,7 @@ SLT_TESTS = \
 	tests/sql/explain/postgres_cdc.slt \
 	tests/sql/explain/lookup_join.slt \
 	tests/sql/explain/dedup.slt \
+	tests/sql/explain/group_by.slt \
 	tests/sql/explain/watermark.slt \
 	tests/sql/semantic/casts.slt \
 	tests/sql/semantic/computed.slt \

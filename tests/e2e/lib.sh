@@ -109,3 +109,53 @@ wait_pid() {
     RC=$?
     set -e
 }
+
+# kill_loop JOB TABLE DB: run catalog job JOB (into TABLE of the sqlite file DB, whose
+# rocketsql_positions show its commits) and kill it with kill -9 at a random moment after a
+# commit ($SEED: the delays), until 5 kills landed on a running job (a run that finished first
+# starts over with TABLE emptied and the job's positions reset, and a shorter delay); then run
+# it to the end.
+kill_loop() {
+    local job=$1 table=$2 db=$3 landed=0 attempts=0 span=300
+    RANDOM=$SEED
+    while [ "$landed" -lt 5 ]; do
+        attempts=$((attempts + 1))
+        [ "$attempts" -le 60 ] || fail "$job: could not land 5 kills in 60 runs"
+        # each run is killed after it committed rows (its position in the sink moved), at a
+        # random moment after that
+        local before
+        before=$(sqlite3 "$db" "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)
+        "$RSQL" --catalog "$CAT" run "$job" >run.out 2>run.err &
+        pid=$!
+        e2e_pids="$pid"
+        moved() {
+            [ "$(sqlite3 "$db" "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)" != "$before" ] ||
+                ! kill -0 "$pid" 2>/dev/null
+        }
+        wait_until 60 moved || fail "$job: run $attempts committed nothing in 60s: $(cat run.err)"
+        delay=$((RANDOM % (span + 1)))
+        sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+        kill -9 "$pid" 2>/dev/null || true
+        set +e
+        wait "$pid" 2>/dev/null
+        rc=$?
+        set -e
+        e2e_pids=""
+        if [ "$rc" = 137 ]; then
+            landed=$((landed + 1))
+            echo "$job: kill $landed ${delay}ms after a commit: $(sqlite3 "$db" "SELECT count(*) FROM $table") keys in $table, sink at $(sqlite3 "$db" "SELECT group_concat(\"offset\") FROM rocketsql_positions")"
+        elif [ "$rc" = 0 ]; then
+            echo "$job: run $attempts finished before its kill (${delay}ms); starting over"
+            sqlite3 "$db" "DELETE FROM $table; DELETE FROM rocketsql_positions"
+            rsql -e "RESET POSITIONS '$job'"
+            expect_rc 0 "$job: start over"
+            span=$((span / 2))
+            [ "$span" -ge 5 ] || span=5
+            landed=0
+        else
+            fail "$job: exit status $rc: $(cat run.err)"
+        fi
+    done
+    rsql run "$job"
+    expect_rc 0 "$job: the run after the last kill completes"
+}

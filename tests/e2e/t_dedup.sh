@@ -84,56 +84,12 @@ case "$ERR" in *"deduplication: $(wc -l <first.txt) rows kept"*) ;;
 *) fail "the summary does not say how many rows were kept: $ERR" ;; esac
 
 # ---- each job killed five times, then run to the end
-kill_loop() { # JOB TABLE
-    local job=$1 table=$2 landed=0 attempts=0 span=300
-    RANDOM=$SEED
-    while [ "$landed" -lt 5 ]; do
-        attempts=$((attempts + 1))
-        [ "$attempts" -le 60 ] || fail "$job: could not land 5 kills in 60 runs"
-        # each run is killed after it committed rows (its position in the sink moved), at a
-        # random moment after that
-        local before
-        before=$(sqlite3 out.db "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)
-        "$RSQL" --catalog "$CAT" run "$job" >run.out 2>run.err &
-        pid=$!
-        e2e_pids="$pid"
-        moved() {
-            [ "$(sqlite3 out.db "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)" != "$before" ] ||
-                ! kill -0 "$pid" 2>/dev/null
-        }
-        wait_until 60 moved || fail "$job: run $attempts committed nothing in 60s: $(cat run.err)"
-        delay=$((RANDOM % (span + 1)))
-        sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
-        kill -9 "$pid" 2>/dev/null || true
-        set +e
-        wait "$pid" 2>/dev/null
-        rc=$?
-        set -e
-        e2e_pids=""
-        if [ "$rc" = 137 ]; then
-            landed=$((landed + 1))
-            echo "$job: kill $landed ${delay}ms after a commit: $(sqlite3 out.db "SELECT count(*) FROM $table") keys in $table, sink at $(sqlite3 out.db "SELECT group_concat(\"offset\") FROM rocketsql_positions")"
-        elif [ "$rc" = 0 ]; then
-            echo "$job: run $attempts finished before its kill (${delay}ms); starting over"
-            sqlite3 out.db "DELETE FROM $table; DELETE FROM rocketsql_positions"
-            rsql -e "RESET POSITIONS '$job'"
-            expect_rc 0 "$job: start over"
-            span=$((span / 2))
-            [ "$span" -ge 5 ] || span=5
-            landed=0
-        else
-            fail "$job: exit status $rc: $(cat run.err)"
-        fi
-    done
-    rsql run "$job"
-    expect_rc 0 "$job: the run after the last kill completes"
-}
-kill_loop keep_first kfirsts
+kill_loop keep_first kfirsts out.db
 got kfirsts >got.txt
 cmp -s got.txt first.txt ||
     fail "after 5 kills the first rows differ from the reference: $(diff got.txt first.txt | head -5)"
 ok "keep_first, killed 5 times: its keyed table equals the reference ($(wc -l <got.txt) keys)"
-kill_loop keep_last lasts
+kill_loop keep_last lasts out.db
 got lasts >got.txt
 cmp -s got.txt last.txt ||
     fail "after 5 kills the last rows differ from the reference: $(diff got.txt last.txt | head -5)"

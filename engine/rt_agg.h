@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rt_agg: group aggregation's stage of the transform (rt_agg.c), over a keyed state
+ * (rt_state.h) saved with the source positions.
+ * @locality the transform thread
+ */
+#ifndef RSQL_RT_AGG_H
+#define RSQL_RT_AGG_H
+
+#include "connectors/rsql_io.h"
+#include "engine/rt_state.h"
+#include "planner/rsql_plan.h"
+
+typedef struct rt_agg rt_agg_t;
+
+/*
+** The stage of plan->agg, its state that of pipeline (the key its positions are kept under)
+** in cat; cat NULL (a preview): in memory only.
+*/
+rsql_err_t rsql_rt_agg_open(const rsql_plan_t *plan, rsql_catalog_t *cat, const char *pipeline,
+                            rt_agg_t **out, rsql_error_t *err);
+void rsql_rt_agg_close(rt_agg_t *g);
+
+/*
+** rec's rows (*in is its source row on entry): *keep false when WHERE drops it or its group's
+** result did not change; else rec holds the rows it gives over the aggregate row (an insert
+** of a new group, else the -U of the result before, when the plan wants it, and the +U of the
+** new one) and *in is the first.
+*/
+rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                              rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
+                              rsql_error_t *err);
+
+/* Its state (checkpoints, counts): valid until rsql_rt_agg_close. */
+rt_state_t *rsql_rt_agg_state(rt_agg_t *g);
+
+/* "aggregation: N rows into G groups, U updates (S left a result unchanged); state: ..." into
+   buf; its length. */
+size_t rsql_rt_agg_describe(rt_agg_t *g, char *buf, size_t size);
+
+#endif
