@@ -115,6 +115,19 @@ static const rsql_opt_def_t settings_table[] = {
         "How long a statement's state keeps a key after it was last written (Flink's name): a "
         "deduplication forgets a key this long after it kept its row, so a later row of it is "
         "kept again. `0` keeps every key for as long as the job's positions are kept."),
+    ROW("table.exec.mini-batch.enabled", RSQL_OPT_BOOL, J, "false", 0, 0, NULL,
+        "Group aggregation (`GROUP BY`) gives a group's new result once per mini-batch instead "
+        "of once per row (Flink's name): a mini-batch is one batch of rows the pipeline hands "
+        "on (at most `table.exec.mini-batch.size`, else `pipeline.batch-size`), so no row waits "
+        "for one; each group the batch changed gives its rows with the batch's last row of it. "
+        "Fewer, larger writes into the sink for the same final table."),
+    ROW("table.exec.mini-batch.allow-latency", RSQL_OPT_DURATION, J, "0", 0, HOUR, NULL,
+        "Flink's bound on how long a mini-batch may hold rows. Accepted for Flink's scripts; "
+        "rocketsql adds no wait (a mini-batch is a batch the source already handed over), so "
+        "any value holds."),
+    ROW("table.exec.mini-batch.size", RSQL_OPT_INT, J, "0", 0, 100000, NULL,
+        "The most rows of a mini-batch (`table.exec.mini-batch.enabled`): lowers "
+        "`pipeline.batch-size` for the statement when smaller. `0`: `pipeline.batch-size`."),
     ROW("state.checkpoint.interval", RSQL_OPT_DURATION, J, "0", 0, HOUR, NULL,
         "How often a statement with state (a deduplication) makes a checkpoint: its state's "
         "changes saved in the catalog with the source positions, in one transaction. `0` "

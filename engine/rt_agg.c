@@ -21,6 +21,24 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A mini-batch: what one record of the batch gives (made when the batch starts). */
+typedef struct mb_rec {
+    int n;
+    const rsql_value_t *rows[2];
+    uint8_t kinds[2];
+    rsql_error_t *err; /* its error (in the batch's arena), or NULL */
+} mb_rec_t;
+
+/* A mini-batch: a group its records changed. */
+typedef struct mb_key {
+    bool used;
+    uint32_t len;
+    size_t off; /* its key's bytes in rt_agg.mkeys */
+    uint64_t hash;
+    int last;   /* the last record of the batch that changed it: it gives the group's rows */
+    const rsql_value_t *before, *after; /* its result before the batch (NULL: none), after */
+} mb_key_t;
+
 struct rt_agg {
     const rsql_plan_t *plan;
     const rsql_plan_agg_t *a;
@@ -28,6 +46,14 @@ struct rt_agg {
     int w;        /* the aggregate row: the keys' values, then the calls' results */
     rsql_buf_t key, value, before, after;
     uint64_t rows, groups, updates, unchanged;
+    /* mini-batch (plan->agg->mini_batch): the batch whose records' rows were made */
+    const rsql_batch_t *mb_batch;
+    uint64_t mb_seq;
+    int mb_cap, mk_cap;
+    mb_rec_t *mb;
+    mb_key_t *mk;
+    rsql_buf_t mkeys;
+    uint64_t batches;
 };
 
 /* See rt_agg.h. */
@@ -45,6 +71,7 @@ rsql_err_t rsql_rt_agg_open(const rsql_plan_t *plan, rsql_catalog_t *cat, const 
     rsql_buf_init(&g->value);
     rsql_buf_init(&g->before);
     rsql_buf_init(&g->after);
+    rsql_buf_init(&g->mkeys);
     rsql_err_t rc = rsql_rt_state_open(cat, pipeline, g->a->ttl_ms, g->a->memory, &g->state, err);
     if (rc != RSQL_OK) {
         rsql_rt_agg_close(g);
@@ -65,6 +92,9 @@ void rsql_rt_agg_close(rt_agg_t *g)
     rsql_buf_deinit(&g->value);
     rsql_buf_deinit(&g->before);
     rsql_buf_deinit(&g->after);
+    rsql_buf_deinit(&g->mkeys);
+    rsql_free(g->mb);
+    rsql_free(g->mk);
     rsql_free(g);
 }
 
@@ -86,14 +116,21 @@ static rsql_value_t *result_row(rt_agg_t *g, rsql_batch_t *batch, const rsql_val
     return r;
 }
 
-/* See rt_agg.h. */
-rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
-                              rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
-                              rsql_error_t *err)
+/*
+** Rec's row (in: its source row) into its group's accumulators: *dropped when WHERE drops it;
+** else *before is the group's result row before it (NULL for a new group) and *after the new
+** one, both in the batch's arena, and g->key holds the group's key.
+*/
+static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                         rsql_eval_ctx_t *ctx, const rsql_value_t *in, bool *dropped,
+                         const rsql_value_t **before, const rsql_value_t **after,
+                         rsql_error_t *err)
 {
     const rsql_plan_agg_t *a = g->a;
     const rsql_value_t *row;
-    rsql_err_t rc = rsql_plan_row(g->plan, *in, ctx, &row, err);
+    *dropped = false;
+    *before = NULL;
+    rsql_err_t rc = rsql_plan_row(g->plan, in, ctx, &row, err);
     if (rc != RSQL_OK) {
         return rc;
     }
@@ -103,7 +140,7 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
             return rc;
         }
         if (v.is_null || v.type != RSQL_TYPE_BOOLEAN || !v.v.b) {
-            *keep = false;
+            *dropped = true;
             return RSQL_OK;
         }
     }
@@ -136,7 +173,6 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
                                 err)) != RSQL_OK) {
         return rc;
     }
-    const rsql_value_t *before = NULL;
     if (seen) {
         rsql_error_t e;
         rsql_error_clear(&e);
@@ -149,7 +185,7 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
                                   "RESET POSITIONS starts over",
                                   e.msg);
         }
-        if (!(before = result_row(g, batch, keys, acc))) {
+        if (!(*before = result_row(g, batch, keys, acc))) {
             return rsql_error_nomem(err);
         }
     } else {
@@ -158,56 +194,229 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
     if ((rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, err)) != RSQL_OK) {
         return rc; /* the state is left as it was: the record fails alone */
     }
-    rsql_value_t *after = result_row(g, batch, keys, acc);
+    *after = result_row(g, batch, keys, acc);
     rsql_buf_reset(&g->value);
     rsql_value_pack(acc, a->n_acc, &g->value);
-    if (!after || g->value.oom ||
+    if (!*after || g->value.oom ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
                           rec->partition, rec->offset, now) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
     g->rows++;
-    if (before) {
-        rsql_buf_reset(&g->before);
-        rsql_buf_reset(&g->after);
-        rsql_value_pack(before + a->n_group, a->n_calls, &g->before);
-        rsql_value_pack(after + a->n_group, a->n_calls, &g->after);
-        if (g->before.oom || g->after.oom) {
-            return rsql_error_nomem(err);
-        }
-        if (g->before.len == g->after.len &&
-            memcmp(g->before.data, g->after.data, g->before.len) == 0) {
-            g->unchanged++; /* the same result again: nothing to tell the sink */
-            *keep = false;
-            return RSQL_OK;
-        }
-    }
-    const rsql_value_t **rows = rsql_arena_alloc(batch->arena, 2 * sizeof *rows);
-    uint8_t *kinds = rsql_arena_alloc(batch->arena, 2);
-    if (!rows || !kinds) {
-        return rsql_error_nomem(err);
-    }
-    int n = 0;
+    return RSQL_OK;
+}
+
+/*
+** What a group whose result went from before (NULL: a new group) to after gives: *n rows
+** (0 when the results are the same) into rows and kinds.
+*/
+static rsql_err_t emit(rt_agg_t *g, const rsql_value_t *before, const rsql_value_t *after,
+                       const rsql_value_t **rows, uint8_t *kinds, int *n, rsql_error_t *err)
+{
+    const rsql_plan_agg_t *a = g->a;
+    *n = 0;
     if (!before) {
         g->groups++;
-        rows[n] = after;
-        kinds[n++] = RSQL_ROW_INSERT;
-    } else {
-        g->updates++;
-        if (a->emit_before) {
-            rows[n] = before;
-            kinds[n++] = RSQL_ROW_UPDATE_BEFORE;
-        }
-        rows[n] = after;
-        kinds[n++] = RSQL_ROW_UPDATE_AFTER;
+        rows[0] = after;
+        kinds[0] = RSQL_ROW_INSERT;
+        *n = 1;
+        return RSQL_OK;
     }
-    rec->n_rows = n;
-    rec->rows = (rsql_value_t **)rows;
-    rec->kinds = kinds;
-    rec->row = rec->rows[0];
-    rec->kind = kinds[0];
-    *in = rows[0];
+    rsql_buf_reset(&g->before);
+    rsql_buf_reset(&g->after);
+    rsql_value_pack(before + a->n_group, a->n_calls, &g->before);
+    rsql_value_pack(after + a->n_group, a->n_calls, &g->after);
+    if (g->before.oom || g->after.oom) {
+        return rsql_error_nomem(err);
+    }
+    if (g->before.len == g->after.len &&
+        memcmp(g->before.data, g->after.data, g->before.len) == 0) {
+        g->unchanged++; /* the same result again: nothing to tell the sink */
+        return RSQL_OK;
+    }
+    g->updates++;
+    if (a->emit_before) {
+        rows[*n] = before;
+        kinds[(*n)++] = RSQL_ROW_UPDATE_BEFORE;
+    }
+    rows[*n] = after;
+    kinds[(*n)++] = RSQL_ROW_UPDATE_AFTER;
     return RSQL_OK;
+}
+
+/* Rec's rows: the n of rows and kinds (copied into the batch's arena); *keep false for none. */
+static rsql_err_t give(rsql_batch_t *batch, rsql_record_t *rec, const rsql_value_t *const *rows,
+                       const uint8_t *kinds, int n, const rsql_value_t **in, bool *keep,
+                       rsql_error_t *err)
+{
+    if (n == 0) {
+        *keep = false;
+        return RSQL_OK;
+    }
+    const rsql_value_t **r = rsql_arena_alloc(batch->arena, (size_t)n * sizeof *r);
+    uint8_t *k = rsql_arena_alloc(batch->arena, (size_t)n);
+    if (!r || !k) {
+        return rsql_error_nomem(err);
+    }
+    memcpy(r, rows, (size_t)n * sizeof *r);
+    memcpy(k, kinds, (size_t)n);
+    rec->n_rows = n;
+    rec->rows = (rsql_value_t **)r;
+    rec->kinds = k;
+    rec->row = rec->rows[0];
+    rec->kind = k[0];
+    *in = r[0];
+    return RSQL_OK;
+}
+
+/* ---- mini-batch */
+
+static uint64_t key_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ p[i]) * 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+/* The slot of g->key among the batch's groups (a free one when it has none). */
+static mb_key_t *key_slot(rt_agg_t *g, uint64_t h)
+{
+    size_t mask = (size_t)g->mk_cap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        mb_key_t *k = &g->mk[i];
+        if (!k->used || (k->hash == h && k->len == g->key.len &&
+                         memcmp(g->mkeys.data + k->off, g->key.data, k->len) == 0)) {
+            return k;
+        }
+    }
+}
+
+/* Room for a batch of n records: g->mb and a table of groups twice as large (a power of 2). */
+static bool mb_room(rt_agg_t *g, int n)
+{
+    if (n > g->mb_cap) {
+        mb_rec_t *m = rsql_realloc(g->mb, sizeof *m * (size_t)n);
+        if (!m) {
+            return false;
+        }
+        g->mb = m;
+        g->mb_cap = n;
+    }
+    int want = 16;
+    while (want < 2 * n) {
+        want *= 2;
+    }
+    if (want > g->mk_cap) {
+        mb_key_t *k = rsql_realloc(g->mk, sizeof *k * (size_t)want);
+        if (!k) {
+            return false;
+        }
+        g->mk = k;
+        g->mk_cap = want;
+    }
+    memset(g->mb, 0, sizeof *g->mb * (size_t)n);
+    memset(g->mk, 0, sizeof *g->mk * (size_t)g->mk_cap);
+    rsql_buf_reset(&g->mkeys);
+    return true;
+}
+
+/* See rt_agg.h. */
+rsql_err_t rsql_rt_agg_batch(rt_agg_t *g, rsql_batch_t *batch, rt_row_of_cb row_of,
+                             void *opaque, rsql_eval_ctx_t *ctx, rsql_error_t *err)
+{
+    g->mb_batch = NULL;
+    if (batch->n == 0) {
+        return RSQL_OK;
+    }
+    if (!mb_room(g, batch->n)) {
+        return rsql_error_nomem(err);
+    }
+    for (int i = 0; i < batch->n; i++) {
+        rsql_record_t *rec = &batch->recs[i];
+        const rsql_value_t *in = row_of(opaque, batch, rec);
+        if (!in) {
+            continue; /* its own transform says why */
+        }
+        const rsql_value_t *before, *after;
+        bool dropped;
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rsql_err_t rc = update(g, batch, rec, ctx, in, &dropped, &before, &after, &e);
+        if (rc != RSQL_OK) { /* told when its record's turn comes */
+            g->mb[i].err = rsql_arena_alloc(batch->arena, sizeof e);
+            if (!g->mb[i].err) {
+                return rsql_error_nomem(err);
+            }
+            *g->mb[i].err = e;
+            g->mb[i].err->code = e.code ? e.code : rc;
+            continue;
+        }
+        if (dropped) {
+            continue;
+        }
+        uint64_t h = key_hash((const uint8_t *)g->key.data, g->key.len);
+        mb_key_t *k = key_slot(g, h);
+        if (!k->used) {
+            *k = (mb_key_t){true, (uint32_t)g->key.len, g->mkeys.len, h, i, before, after};
+            rsql_buf_append(&g->mkeys, g->key.data, g->key.len);
+            if (g->mkeys.oom) {
+                return rsql_error_nomem(err);
+            }
+        } else {
+            k->last = i;
+            k->after = after;
+        }
+    }
+    for (int j = 0; j < g->mk_cap; j++) {
+        const mb_key_t *k = &g->mk[j];
+        mb_rec_t *m = &g->mb[k->last];
+        if (k->used && emit(g, k->before, k->after, m->rows, m->kinds, &m->n, err) != RSQL_OK) {
+            return err->code;
+        }
+    }
+    g->batches++;
+    g->mb_batch = batch;
+    g->mb_seq = batch->recs[0].seq;
+    return RSQL_OK;
+}
+
+/* Rec's rows, made when its batch started. */
+static rsql_err_t mb_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                            const rsql_value_t **in, bool *keep, rsql_error_t *err)
+{
+    ptrdiff_t i = rec - batch->recs;
+    if (batch != g->mb_batch || batch->n == 0 || batch->recs[0].seq != g->mb_seq || i < 0 ||
+        i >= batch->n) {
+        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
+                              "mini-batch: a record of a batch whose rows were not made");
+    }
+    const mb_rec_t *m = &g->mb[i];
+    if (m->err) {
+        *err = *m->err;
+        return err->code;
+    }
+    return give(batch, rec, m->rows, m->kinds, m->n, in, keep, err);
+}
+
+/* See rt_agg.h. */
+rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                              rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
+                              rsql_error_t *err)
+{
+    if (g->a->mini_batch) {
+        return mb_record(g, batch, rec, in, keep, err);
+    }
+    const rsql_value_t *before, *after, *rows[2];
+    uint8_t kinds[2];
+    bool dropped;
+    int n = 0;
+    rsql_err_t rc = update(g, batch, rec, ctx, *in, &dropped, &before, &after, err);
+    if (rc == RSQL_OK && !dropped) {
+        rc = emit(g, before, after, rows, kinds, &n, err);
+    }
+    return rc != RSQL_OK ? rc : give(batch, rec, rows, kinds, n, in, keep, err);
 }
 
 /* See rt_agg.h. */
@@ -218,9 +427,16 @@ size_t rsql_rt_agg_describe(rt_agg_t *g, char *buf, size_t size)
     }
     int n = snprintf(buf, size,
                      "aggregation: %llu rows gave %llu new groups and %llu updates (%llu left "
-                     "a result unchanged); ",
+                     "a result unchanged)",
                      (unsigned long long)g->rows, (unsigned long long)g->groups,
                      (unsigned long long)g->updates, (unsigned long long)g->unchanged);
+    if (n > 0 && (size_t)n < size && g->a->mini_batch) {
+        n += snprintf(buf + n, size - (size_t)n, " in %llu mini-batches",
+                      (unsigned long long)g->batches);
+    }
+    if (n > 0 && (size_t)n < size) {
+        n += snprintf(buf + n, size - (size_t)n, "; ");
+    }
     if (n < 0 || (size_t)n >= size) {
         return n < 0 ? 0 : size - 1;
     }

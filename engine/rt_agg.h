@@ -9,6 +9,7 @@
 #define RSQL_RT_AGG_H
 
 #include "connectors/rsql_io.h"
+#include "engine/rt_lookup.h" /* rt_row_of_cb */
 #include "engine/rt_state.h"
 #include "planner/rsql_plan.h"
 
@@ -31,6 +32,16 @@ void rsql_rt_agg_close(rt_agg_t *g);
 rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
                               rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
                               rsql_error_t *err);
+
+/*
+** A mini-batch (plan->agg->mini_batch): batch, about to be transformed, into the groups'
+** accumulators at once, so each group changed gives its rows once, with the last record of
+** the batch that changed it (the -U of its result before the batch, when the plan wants it,
+** and the +U of the one after; an insert for a new group), and the other records none.
+** rsql_rt_agg_record then gives each record what was made for it.
+*/
+rsql_err_t rsql_rt_agg_batch(rt_agg_t *g, rsql_batch_t *batch, rt_row_of_cb row_of,
+                             void *opaque, rsql_eval_ctx_t *ctx, rsql_error_t *err);
 
 /* Its state (checkpoints, counts): valid until rsql_rt_agg_close. */
 rt_state_t *rsql_rt_agg_state(rt_agg_t *g);

@@ -393,6 +393,13 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
                 return rc;
             }
         }
+        if (x->agg && x->plan->agg->mini_batch) { /* every record's groups at once */
+            *stage = "eval";
+            rsql_err_t rc = rsql_rt_agg_batch(x->agg, batch, row_of, x, &x->ectx, err);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+        }
     }
     const rsql_value_t *in = rec->row;
     if (k > 0) {

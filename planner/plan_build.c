@@ -649,6 +649,13 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     if (plan->agg) {
         plan->agg->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
         plan->agg->memory = rsql_settings_int(s, "state.memory");
+        const char *mb = rsql_settings_get(s, "table.exec.mini-batch.enabled");
+        plan->agg->mini_batch = mb && strcasecmp(mb, "true") == 0;
+        int64_t mb_size = rsql_settings_int(s, "table.exec.mini-batch.size");
+        if (plan->agg->mini_batch && mb_size > 0 &&
+            (plan->batch_size <= 0 || mb_size < plan->batch_size)) {
+            plan->batch_size = mb_size;
+        }
         int64_t every = rsql_settings_int(s, "state.checkpoint.interval");
         if (every > 0) {
             plan->flush_interval_ms = every;

@@ -717,6 +717,12 @@ static void agg_node(explain_t *x, int d)
                                 "one when a row changes it (nothing when it does not)\n"
                               : "+I for a new group; +U of the new result when a row changes "
                                 "it (no -U: the sink replaces the row of the group's key)\n");
+    if (a->mini_batch) {
+        attr(x, d, "mini-batch");
+        rsql_buf_printf(x->out, "on (table.exec.mini-batch.enabled): a group's rows once per "
+                                "batch of at most %lld rows, with the batch's last row of it\n",
+                        (long long)(x->plan->batch_size > 0 ? x->plan->batch_size : 256));
+    }
     state_attr(x, d, "the accumulators", "group", a->memory, a->ttl_ms);
 }
 

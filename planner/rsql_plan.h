@@ -223,6 +223,9 @@ typedef struct rsql_plan_agg {
     int64_t ttl_ms; /* table.exec.state.ttl: a group is forgotten this long after its last
                        row; 0: never */
     int64_t memory; /* state.memory */
+    /* table.exec.mini-batch.enabled: a group's rows are given once per batch of the pipeline
+       (at most table.exec.mini-batch.size rows), with the last row of the batch it took */
+    bool mini_batch;
     /* A group's accumulators, as values (the state keeps them packed): the group's row
        count, then each call's (plan_agg_eval.c) */
     int n_acc;

@@ -7,7 +7,8 @@
 # with SQLite's own GROUP BY over the same rows (loaded into a database here):
 #   - uninterrupted, every aggregate, NULLs among the values (skipped by every aggregate);
 #   - HAVING on a sum that rises and falls: groups enter and leave the result (a group that
-#     leaves is deleted from the sink by its -U);
+#     leaves is deleted from the sink by its -U), with mini-batches of 100 rows (each group
+#     gives its rows once per batch);
 #   - the same jobs killed with kill -9 at random moments, five kills each that land on a
 #     running job, then run to the end: their tables equal the reference;
 #   - more lines appended (new groups and old ones), the jobs run again: they resume with
@@ -77,6 +78,8 @@ CREATE JOB all_aggs AS INSERT INTO per_kg
   SELECT k, g, COUNT(*), COUNT(v), SUM(v), AVG(v), MIN(v), MAX(v), SUM(d), MIN(note),
          MAX(note), FIRST_VALUE(v), LAST_VALUE(note)
   FROM events WHERE id % 7 <> 0 GROUP BY k, g;
+SET 'table.exec.mini-batch.enabled' = 'true';
+SET 'table.exec.mini-batch.size' = '100';
 CREATE JOB big AS INSERT INTO big_sums
   SELECT k, SUM(v), COUNT(*) FROM events GROUP BY k HAVING SUM(v) > 1500;
 SQL
@@ -100,6 +103,11 @@ case "$ERR" in *"aggregation: "*" rows gave $(wc -l <ref_all.txt) new groups"*) 
 *) fail "the summary does not count $(wc -l <ref_all.txt) groups: $ERR" ;; esac
 rsql run big
 expect_rc 0 "groups whose sum passes 1500"
+case "$ERR" in *"written="*" in 3000 mini-batches"*) ;;
+*) fail "the summary does not show 3000 mini-batches of 100 rows: $ERR" ;; esac
+written=$(printf '%s\n' "$ERR" | sed -n 's/.* written=\([0-9]*\) .*/\1/p' | tail -1)
+[ -n "$written" ] && [ "$written" -lt "$N" ] ||
+    fail "mini-batches wrote $written rows for $N: no fewer than one per row"
 check "uninterrupted"
 ok "uninterrupted: $(wc -l <ref_all.txt) groups with every aggregate and $(wc -l <ref_having.txt) past HAVING, as SQLite's"
 
