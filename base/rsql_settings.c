@@ -107,14 +107,15 @@ static const rsql_opt_def_t settings_table[] = {
         "`rocketsql serve --http` does (docs/OPERATIONS.md). An address in use fails the "
         "statement before it runs. Unset: no HTTP endpoint."),
     ROW("state.memory", RSQL_OPT_SIZE, J, "64MB", 0, INT64_C(1) << 40, NULL,
-        "Most bytes of a statement's state (a deduplication's keys and rows) held in memory. "
-        "Past it, the least recently used entries already saved in the catalog leave memory "
+        "Most bytes of a statement's state (a deduplication's keys and rows, a GROUP BY's "
+        "accumulators) held in memory. Past it, the least recently used entries already saved in the catalog leave memory "
         "and are read back when a row needs them. `0`: hold all of it (read whole when a run "
         "starts)."),
     ROW("table.exec.state.ttl", RSQL_OPT_DURATION, J, "0", 0, 3650 * 24 * HOUR, NULL,
         "How long a statement's state keeps a key after it was last written (Flink's name): a "
         "deduplication forgets a key this long after it kept its row, so a later row of it is "
-        "kept again. `0` keeps every key for as long as the job's positions are kept."),
+        "kept again; a GROUP BY forgets a group this long after its last row, so a later row "
+        "starts it over. `0` keeps every key for as long as the job's positions are kept."),
     ROW("table.exec.mini-batch.enabled", RSQL_OPT_BOOL, J, "false", 0, 0, NULL,
         "Group aggregation (`GROUP BY`) gives a group's new result once per mini-batch instead "
         "of once per row (Flink's name): a mini-batch is one batch of rows the pipeline hands "
@@ -129,8 +130,8 @@ static const rsql_opt_def_t settings_table[] = {
         "The most rows of a mini-batch (`table.exec.mini-batch.enabled`): lowers "
         "`pipeline.batch-size` for the statement when smaller. `0`: `pipeline.batch-size`."),
     ROW("state.checkpoint.interval", RSQL_OPT_DURATION, J, "0", 0, HOUR, NULL,
-        "How often a statement with state (a deduplication) makes a checkpoint: its state's "
-        "changes saved in the catalog with the source positions, in one transaction. `0` "
+        "How often a statement with state (a deduplication, a GROUP BY) makes a checkpoint: its "
+        "state's changes saved in the catalog with the source positions, in one transaction. `0` "
         "(the default): every `state.flush-interval`. A checkpoint is also made when the "
         "changes not yet saved reach half of `state.memory`, and when the job stops."),
     ROW("table.exec.async-lookup.buffer-capacity", RSQL_OPT_INT, J, "1024", 1, 1000000, NULL,
