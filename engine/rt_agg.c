@@ -46,6 +46,10 @@ struct rt_agg {
     int w;        /* the aggregate row: the keys' values, then the calls' results */
     rsql_buf_t key, value, before, after;
     uint64_t rows, groups, updates, unchanged;
+    /* DISTINCT calls: a value's mark (dkey), and the marks of the values the row being added
+       took ([u32 length][bytes] each), put into the state once the row is taken */
+    rsql_buf_t dkey, marks;
+    int64_t now;
     /* mini-batch (plan->agg->mini_batch): the batch whose records' rows were made */
     const rsql_batch_t *mb_batch;
     uint64_t mb_seq;
@@ -72,6 +76,8 @@ rsql_err_t rsql_rt_agg_open(const rsql_plan_t *plan, rsql_catalog_t *cat, const 
     rsql_buf_init(&g->before);
     rsql_buf_init(&g->after);
     rsql_buf_init(&g->mkeys);
+    rsql_buf_init(&g->dkey);
+    rsql_buf_init(&g->marks);
     rsql_err_t rc = rsql_rt_state_open(cat, pipeline, g->a->ttl_ms, g->a->memory, &g->state, err);
     if (rc != RSQL_OK) {
         rsql_rt_agg_close(g);
@@ -93,6 +99,8 @@ void rsql_rt_agg_close(rt_agg_t *g)
     rsql_buf_deinit(&g->before);
     rsql_buf_deinit(&g->after);
     rsql_buf_deinit(&g->mkeys);
+    rsql_buf_deinit(&g->dkey);
+    rsql_buf_deinit(&g->marks);
     rsql_free(g->mb);
     rsql_free(g->mk);
     rsql_free(g);
@@ -114,6 +122,55 @@ static rsql_value_t *result_row(rt_agg_t *g, rsql_batch_t *batch, const rsql_val
         rsql_plan_agg_results(g->a, acc, r + g->a->n_group);
     }
     return r;
+}
+
+/*
+** rsql_agg_seen_cb: whether the group of g->key took v for DISTINCT call `call` before. Its
+** mark in the state: 2, the call's index (4 bytes), the group's values (as in g->key), v.
+*/
+static rsql_err_t seen_before(void *opaque, int call, const rsql_value_t *v, bool *seen,
+                              rsql_error_t *err)
+{
+    rt_agg_t *g = opaque;
+    uint8_t idx[4] = {(uint8_t)call, (uint8_t)(call >> 8), (uint8_t)(call >> 16),
+                      (uint8_t)(call >> 24)};
+    rsql_buf_reset(&g->dkey);
+    rsql_buf_putc(&g->dkey, 2);
+    rsql_buf_append(&g->dkey, idx, sizeof idx);
+    rsql_buf_append(&g->dkey, g->key.data + 1, g->key.len - 1);
+    rsql_value_pack(v, 1, &g->dkey);
+    if (g->dkey.oom) {
+        return rsql_error_nomem(err);
+    }
+    const uint8_t *old;
+    size_t old_len;
+    rsql_err_t rc = rsql_rt_state_get(g->state, g->dkey.data, g->dkey.len, g->now, &old,
+                                      &old_len, seen, err);
+    if (rc == RSQL_OK && !*seen) {
+        uint32_t n = (uint32_t)g->dkey.len;
+        rsql_buf_append(&g->marks, &n, sizeof n);
+        rsql_buf_append(&g->marks, g->dkey.data, g->dkey.len);
+        if (g->marks.oom) {
+            return rsql_error_nomem(err);
+        }
+    }
+    return rc;
+}
+
+/* Put the marks of the DISTINCT values rec took (seen_before) into the state. */
+static rsql_err_t put_marks(rt_agg_t *g, const rsql_record_t *rec)
+{
+    for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) {
+        uint32_t n;
+        memcpy(&n, g->marks.data + off, sizeof n);
+        off += sizeof n;
+        if (rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
+                              rec->offset, g->now) != RSQL_OK) {
+            return RSQL_ERR_NOMEM;
+        }
+        off += n;
+    }
+    return RSQL_OK;
 }
 
 /*
@@ -165,7 +222,7 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
     if (g->key.oom) {
         return rsql_error_nomem(err);
     }
-    int64_t now = rsql_wall_ms();
+    int64_t now = g->now = rsql_wall_ms();
     const uint8_t *old = NULL;
     size_t old_len = 0;
     bool seen;
@@ -191,7 +248,9 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
     } else {
         rsql_plan_agg_init(a, acc);
     }
-    if ((rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, err)) != RSQL_OK) {
+    rsql_buf_reset(&g->marks);
+    if ((rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, seen_before, g, err)) !=
+        RSQL_OK) {
         return rc; /* the state is left as it was: the record fails alone */
     }
     *after = result_row(g, batch, keys, acc);
@@ -199,7 +258,8 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
     rsql_value_pack(acc, a->n_acc, &g->value);
     if (!*after || g->value.oom ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
-                          rec->partition, rec->offset, now) != RSQL_OK) {
+                          rec->partition, rec->offset, now) != RSQL_OK ||
+        put_marks(g, rec) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
     g->rows++;

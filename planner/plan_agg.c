@@ -2,7 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * plan_agg: group aggregation (Flink's Group Aggregation): GROUP BY keys, the aggregate calls
- * COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE and LAST_VALUE in the select list and HAVING.
+ * COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE and LAST_VALUE (COUNT, SUM and AVG also of DISTINCT
+ * values) in the select list and HAVING.
  *
  * The binder meets an aggregate call while it binds the select list or HAVING: the call is
  * collected (its argument bound over the source row) and stands in the tree as a placeholder.
@@ -170,9 +171,11 @@ rsql_bexpr_t *rsql_plan__bind_agg(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
                        "an aggregate function cannot take another aggregate as its argument");
         return NULL;
     }
-    if (e->distinct) {
-        rsql_error_set(err, RSQL_ERR_UNSUPPORTED, e->pos,
-                       "%s(DISTINCT ...) is not supported yet", name);
+    if (e->distinct && (fn == RSQL_AGG_FIRST_VALUE || fn == RSQL_AGG_LAST_VALUE)) {
+        rsql_error_set(err, RSQL_ERR_SEMANTIC, e->pos,
+                       "%s(DISTINCT ...) is not allowed: DISTINCT changes nothing of the first "
+                       "or last value",
+                       name);
         return NULL;
     }
     if (e->star_arg && fn != RSQL_AGG_COUNT) {
@@ -194,14 +197,17 @@ rsql_bexpr_t *rsql_plan__bind_agg(rsql_bind_t *b, const rsql_expr_t *e, rsql_err
             return NULL;
         }
     }
-    rsql_plan_aggcall_t c = {fn, arg, RSQL_TYPE_NULL, NULL, NULL, e->pos};
+    /* MIN and MAX of the distinct values are those of all of them */
+    bool distinct = e->distinct && fn != RSQL_AGG_MIN && fn != RSQL_AGG_MAX;
+    rsql_plan_aggcall_t c = {fn, arg, RSQL_TYPE_NULL, NULL, NULL, e->pos, 0, distinct};
     if (result_type(fn, name, arg, &c, err) != RSQL_OK) {
         return NULL;
     }
     rsql_plan_agg_t *a = b->agg;
     int k = 0;
     while (k < a->n_calls &&
-           !(a->calls[k].fn == fn && same_expr(a->calls[k].arg, arg))) {
+           !(a->calls[k].fn == fn && a->calls[k].distinct == distinct &&
+             same_expr(a->calls[k].arg, arg))) {
         k++; /* the same call twice (in the list and HAVING) is computed once */
     }
     if (k == a->n_calls) {

@@ -11,6 +11,8 @@
  *   MIN, MAX, FIRST_VALUE, LAST_VALUE
  *                          the argument's type: the value kept (NULL: no non-NULL value yet)
  * A SUM that leaves its type's range is an evaluation error ("integer overflow"), as + is.
+ * A DISTINCT call takes a value only the first time its group sees it: the caller keeps the
+ * values each group took (the engine: in the state, beside the accumulators).
  */
 #include "config.h"
 #include "planner/plan_int.h"
@@ -99,7 +101,7 @@ static rsql_err_t keep(rsql_value_t *slot, const rsql_value_t *v, rsql_arena_t *
 /* See rsql_plan.h. */
 rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
                              const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_arena_t *arena,
-                             rsql_error_t *err)
+                             rsql_agg_seen_cb seen, void *opaque, rsql_error_t *err)
 {
     acc[0].v.i++;
     for (int i = 0; i < a->n_calls; i++) {
@@ -113,6 +115,13 @@ rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
             }
             if (v.is_null) {
                 continue; /* every aggregate skips NULLs */
+            }
+            bool again = false;
+            if (c->distinct && (rc = seen(opaque, i, &v, &again, err)) != RSQL_OK) {
+                return rc;
+            }
+            if (again) {
+                continue; /* f(DISTINCT x): a value the group took before */
             }
         }
         rsql_err_t rc = RSQL_OK;

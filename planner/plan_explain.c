@@ -723,7 +723,14 @@ static void agg_node(explain_t *x, int d)
                                 "batch of at most %lld rows, with the batch's last row of it\n",
                         (long long)(x->plan->batch_size > 0 ? x->plan->batch_size : 256));
     }
-    state_attr(x, d, "the accumulators", "group", a->memory, a->ttl_ms);
+    bool distinct = false;
+    for (int i = 0; i < a->n_calls; i++) {
+        distinct |= a->calls[i].distinct;
+    }
+    state_attr(x, d,
+               distinct ? "the accumulators and the values taken by DISTINCT calls"
+                        : "the accumulators",
+               "group", a->memory, a->ttl_ms);
 }
 
 static void source_node(explain_t *x, int d)

@@ -200,6 +200,7 @@ typedef struct rsql_plan_aggcall {
     const char *text;  /* the call as written */
     rsql_pos_t pos;
     int acc;           /* its first accumulator value (rsql_plan_agg_t.acc_types) */
+    bool distinct;     /* f(DISTINCT x): a value the group had before is not taken again */
 } rsql_plan_aggcall_t;
 
 /*
@@ -481,9 +482,13 @@ rsql_err_t rsql_plan_apply_row(const rsql_plan_t *plan, const rsql_value_t *row,
 **   rsql_plan_agg_results: the calls' results (a->n_calls values) from acc.
 */
 void rsql_plan_agg_init(const rsql_plan_agg_t *a, rsql_value_t *acc);
+/* For a DISTINCT call (index call) and the row's non-NULL value v: *seen when the group took
+   v before (the caller remembers it, once the row is taken, for the rows after). */
+typedef rsql_err_t (*rsql_agg_seen_cb)(void *opaque, int call, const rsql_value_t *v,
+                                       bool *seen, rsql_error_t *err);
 rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
                              const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_arena_t *arena,
-                             rsql_error_t *err);
+                             rsql_agg_seen_cb seen, void *opaque, rsql_error_t *err);
 void rsql_plan_agg_results(const rsql_plan_agg_t *a, const rsql_value_t *acc, rsql_value_t *out);
 
 /*

@@ -3,7 +3,7 @@
 # Copyright 2026 The rocketsql authors
 #
 # t_group_by.sh: group aggregation (GROUP BY with COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE,
-# LAST_VALUE, and HAVING) of a json-lines file into sqlite tables keyed by the group, compared
+# LAST_VALUE, COUNT and SUM of DISTINCT values, and HAVING) of a json-lines file into sqlite tables keyed by the group, compared
 # with SQLite's own GROUP BY over the same rows (loaded into a database here):
 #   - uninterrupted, every aggregate, NULLs among the values (skipped by every aggregate);
 #   - HAVING on a sum that rises and falls: groups enter and leave the result (a group that
@@ -40,7 +40,7 @@ gen 1 "$N" 3000 >events.jsonl
 
 # the reference: SQLite's GROUP BY over the same lines, loaded into ref.db
 QUERY_ALL="SELECT k, g, COUNT(*), COUNT(v), SUM(v), SUM(v) / COUNT(v), MIN(v), MAX(v),
-  SUM(d), MIN(note), MAX(note),
+  SUM(d), MIN(note), MAX(note), COUNT(DISTINCT v % 10), SUM(DISTINCT v % 10),
   (SELECT v FROM ev f WHERE f.k = e.k AND f.g = e.g AND f.id % 7 <> 0 AND f.v IS NOT NULL
      ORDER BY id LIMIT 1),
   (SELECT note FROM ev f WHERE f.k = e.k AND f.g = e.g AND f.id % 7 <> 0
@@ -69,14 +69,15 @@ cat >tables.sql <<'SQL'
 CREATE TABLE events (id BIGINT, k STRING, g STRING, v INT, d DOUBLE, note STRING)
   WITH ('connector' = 'filesystem', 'path' = 'events.jsonl');
 CREATE TABLE per_kg (k STRING, g STRING, n BIGINT, n_v BIGINT, sum_v INT, avg_v INT,
-    min_v INT, max_v INT, sum_d DOUBLE, min_note STRING, max_note STRING, first_v INT,
-    last_note STRING, PRIMARY KEY (k, g) NOT ENFORCED)
+    min_v INT, max_v INT, sum_d DOUBLE, min_note STRING, max_note STRING, nd_v BIGINT,
+    sd_v INT, first_v INT, last_note STRING, PRIMARY KEY (k, g) NOT ENFORCED)
   WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'per_kg');
 CREATE TABLE big_sums (k STRING, total INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED)
   WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'big_sums');
 CREATE JOB all_aggs AS INSERT INTO per_kg
   SELECT k, g, COUNT(*), COUNT(v), SUM(v), AVG(v), MIN(v), MAX(v), SUM(d), MIN(note),
-         MAX(note), FIRST_VALUE(v), LAST_VALUE(note)
+         MAX(note), COUNT(DISTINCT v % 10), SUM(DISTINCT v % 10), FIRST_VALUE(v),
+         LAST_VALUE(note)
   FROM events WHERE id % 7 <> 0 GROUP BY k, g;
 SET 'table.exec.mini-batch.enabled' = 'true';
 SET 'table.exec.mini-batch.size' = '100';
