@@ -24,19 +24,24 @@
 /* A mini-batch: what one record of the batch gives (made when the batch starts). */
 typedef struct mb_rec {
     int n;
-    const rsql_value_t *rows[2];
-    uint8_t kinds[2];
+    const rsql_value_t **rows; /* in the batch's arena */
+    uint8_t *kinds;
     rsql_error_t *err; /* its error (in the batch's arena), or NULL */
+    bool none;         /* no row could be made: its own transform says why */
 } mb_rec_t;
 
-/* A mini-batch: a group its records changed. */
+/* A group that a set of rows changed (a record's rows, or a mini-batch's). */
 typedef struct mb_key {
     bool used;
     uint32_t len;
     size_t off; /* its key's bytes in rt_agg.mkeys */
     uint64_t hash;
-    int last;   /* the last record of the batch that changed it: it gives the group's rows */
-    const rsql_value_t *before, *after; /* its result before the batch (NULL: none), after */
+    int last;   /* the last record of the set that changed it: it gives the group's rows */
+    const rsql_value_t *before, *after; /* its result before the set (NULL: none), after it
+                                           (NULL: the group is gone) */
+    int n_out;  /* what it gives (emit) */
+    const rsql_value_t *out[2];
+    uint8_t kout[2];
 } mb_key_t;
 
 struct rt_agg {
@@ -45,7 +50,7 @@ struct rt_agg {
     rt_state_t *state;
     int w;        /* the aggregate row: the keys' values, then the calls' results */
     rsql_buf_t key, value, before, after;
-    uint64_t rows, groups, updates, unchanged;
+    uint64_t rows, groups, updates, unchanged, deletes, ignored;
     /* DISTINCT calls: a value's mark (dkey), and the marks of the values the row being added
        took ([u32 length][bytes] each), put into the state once the row is taken */
     rsql_buf_t dkey, marks;
@@ -55,7 +60,9 @@ struct rt_agg {
     uint64_t mb_seq;
     int mb_cap, mk_cap;
     mb_rec_t *mb;
-    mb_key_t *mk;
+    mb_key_t *mk;        /* the groups a set of rows changed, by key (mk_cap, a power of 2) */
+    int *touched;        /* their slots in mk, in the order first changed */
+    int n_touched, touched_cap;
     rsql_buf_t mkeys;
     uint64_t batches;
 };
@@ -103,6 +110,7 @@ void rsql_rt_agg_close(rt_agg_t *g)
     rsql_buf_deinit(&g->marks);
     rsql_free(g->mb);
     rsql_free(g->mk);
+    rsql_free(g->touched);
     rsql_free(g);
 }
 
@@ -179,7 +187,7 @@ static rsql_err_t put_marks(rt_agg_t *g, const rsql_record_t *rec)
 ** one, both in the batch's arena, and g->key holds the group's key.
 */
 static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
-                         rsql_eval_ctx_t *ctx, const rsql_value_t *in, bool *dropped,
+                         rsql_eval_ctx_t *ctx, const rsql_value_t *in, bool adds, bool *dropped,
                          const rsql_value_t **before, const rsql_value_t **after,
                          rsql_error_t *err)
 {
@@ -187,6 +195,7 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
     const rsql_value_t *row;
     *dropped = false;
     *before = NULL;
+    *after = NULL;
     rsql_err_t rc = rsql_plan_row(g->plan, in, ctx, &row, err);
     if (rc != RSQL_OK) {
         return rc;
@@ -230,6 +239,12 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
                                 err)) != RSQL_OK) {
         return rc;
     }
+    seen = seen && old_len > 0; /* an empty value: the group's rows were all retracted */
+    if (!seen && !adds) {
+        g->ignored++; /* the retraction of a row the group never had (Flink ignores it too) */
+        *dropped = true;
+        return RSQL_OK;
+    }
     if (seen) {
         rsql_error_t e;
         rsql_error_clear(&e);
@@ -249,14 +264,18 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
         rsql_plan_agg_init(a, acc);
     }
     rsql_buf_reset(&g->marks);
-    if ((rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, seen_before, g, err)) !=
-        RSQL_OK) {
-        return rc; /* the state is left as it was: the record fails alone */
+    rc = adds ? rsql_plan_agg_add(a, acc, row, ctx, batch->arena, seen_before, g, err)
+              : rsql_plan_agg_retract(a, acc, row, ctx, err);
+    if (rc != RSQL_OK) {
+        return rc; /* the state is left as it was: the row fails alone */
     }
-    *after = result_row(g, batch, keys, acc);
     rsql_buf_reset(&g->value);
-    rsql_value_pack(acc, a->n_acc, &g->value);
-    if (!*after || g->value.oom ||
+    bool gone = acc[0].v.i <= 0; /* every row of the group retracted: it is forgotten */
+    if (!gone) {
+        *after = result_row(g, batch, keys, acc);
+        rsql_value_pack(acc, a->n_acc, &g->value);
+    }
+    if ((!gone && !*after) || g->value.oom ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
                           rec->partition, rec->offset, now) != RSQL_OK ||
         put_marks(g, rec) != RSQL_OK) {
@@ -267,14 +286,24 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
 }
 
 /*
-** What a group whose result went from before (NULL: a new group) to after gives: *n rows
-** (0 when the results are the same) into rows and kinds.
+** What a group whose result went from before (NULL: a new group) to after (NULL: the group is
+** gone) gives: *n rows (0 when the results are the same) into rows and kinds.
 */
 static rsql_err_t emit(rt_agg_t *g, const rsql_value_t *before, const rsql_value_t *after,
                        const rsql_value_t **rows, uint8_t *kinds, int *n, rsql_error_t *err)
 {
     const rsql_plan_agg_t *a = g->a;
     *n = 0;
+    if (!before && !after) {
+        return RSQL_OK; /* a group that came and went */
+    }
+    if (!after) {
+        g->deletes++;
+        rows[0] = before;
+        kinds[0] = RSQL_ROW_DELETE;
+        *n = 1;
+        return RSQL_OK;
+    }
     if (!before) {
         g->groups++;
         rows[0] = after;
@@ -310,6 +339,7 @@ static rsql_err_t give(rsql_batch_t *batch, rsql_record_t *rec, const rsql_value
                        rsql_error_t *err)
 {
     if (n == 0) {
+        rec->n_rows = 1; /* done as filtered: its source rows (an update's two) are not ours */
         *keep = false;
         return RSQL_OK;
     }
@@ -329,7 +359,7 @@ static rsql_err_t give(rsql_batch_t *batch, rsql_record_t *rec, const rsql_value
     return RSQL_OK;
 }
 
-/* ---- mini-batch */
+/* ---- the groups a set of rows changed: a record's rows, a mini-batch */
 
 static uint64_t key_hash(const uint8_t *p, size_t n)
 {
@@ -340,7 +370,7 @@ static uint64_t key_hash(const uint8_t *p, size_t n)
     return h ^ (h >> 29);
 }
 
-/* The slot of g->key among the batch's groups (a free one when it has none). */
+/* The slot of g->key among the set's groups (a free one when it has none). */
 static mb_key_t *key_slot(rt_agg_t *g, uint64_t h)
 {
     size_t mask = (size_t)g->mk_cap - 1;
@@ -353,33 +383,82 @@ static mb_key_t *key_slot(rt_agg_t *g, uint64_t h)
     }
 }
 
-/* Room for a batch of n records: g->mb and a table of groups twice as large (a power of 2). */
-static bool mb_room(rt_agg_t *g, int n)
+/* Start a set of at most n rows: an empty table of groups twice as large (a power of 2). */
+static bool set_begin(rt_agg_t *g, int n)
 {
-    if (n > g->mb_cap) {
-        mb_rec_t *m = rsql_realloc(g->mb, sizeof *m * (size_t)n);
-        if (!m) {
-            return false;
-        }
-        g->mb = m;
-        g->mb_cap = n;
-    }
     int want = 16;
     while (want < 2 * n) {
         want *= 2;
     }
     if (want > g->mk_cap) {
         mb_key_t *k = rsql_realloc(g->mk, sizeof *k * (size_t)want);
-        if (!k) {
+        int *t = rsql_realloc(g->touched, sizeof *t * (size_t)want);
+        if (k) {
+            g->mk = k;
+        }
+        if (t) {
+            g->touched = t;
+        }
+        if (!k || !t) {
             return false;
         }
-        g->mk = k;
-        g->mk_cap = want;
+        memset(g->mk, 0, sizeof *g->mk * (size_t)want);
+        g->mk_cap = g->touched_cap = want;
+        g->n_touched = 0;
     }
-    memset(g->mb, 0, sizeof *g->mb * (size_t)n);
-    memset(g->mk, 0, sizeof *g->mk * (size_t)g->mk_cap);
+    for (int i = 0; i < g->n_touched; i++) {
+        g->mk[g->touched[i]].used = false;
+    }
+    g->n_touched = 0;
     rsql_buf_reset(&g->mkeys);
     return true;
+}
+
+/* Record idx of the set changed g->key's group from before to after. */
+static rsql_err_t set_note(rt_agg_t *g, int idx, const rsql_value_t *before,
+                           const rsql_value_t *after, rsql_error_t *err)
+{
+    uint64_t h = key_hash((const uint8_t *)g->key.data, g->key.len);
+    mb_key_t *k = key_slot(g, h);
+    if (k->used) {
+        k->last = idx;
+        k->after = after;
+        return RSQL_OK;
+    }
+    *k = (mb_key_t){.used = true, .len = (uint32_t)g->key.len, .off = g->mkeys.len, .hash = h,
+                    .last = idx, .before = before, .after = after};
+    g->touched[g->n_touched++] = (int)(k - g->mk);
+    rsql_buf_append(&g->mkeys, g->key.data, g->key.len);
+    return g->mkeys.oom ? rsql_error_nomem(err) : RSQL_OK;
+}
+
+/* What each group of the set gives (k->n_out, out, kout). */
+static rsql_err_t set_emit(rt_agg_t *g, rsql_error_t *err)
+{
+    for (int t = 0; t < g->n_touched; t++) {
+        mb_key_t *k = &g->mk[g->touched[t]];
+        rsql_err_t rc = emit(g, k->before, k->after, k->out, k->kout, &k->n_out, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    return RSQL_OK;
+}
+
+/* The rows of rec (its row k: rows[k] when it has several) and their kinds. */
+static int rec_rows(const rsql_record_t *rec)
+{
+    return rec->n_rows > 1 ? rec->n_rows : 1;
+}
+
+static const rsql_value_t *rec_row(const rsql_record_t *rec, int k)
+{
+    return rec->n_rows > 1 ? rec->rows[k] : rec->row;
+}
+
+static int rec_kind(const rsql_record_t *rec, int k)
+{
+    return rec->n_rows > 1 && rec->kinds ? rec->kinds[k] : rec->kind;
 }
 
 /* See rt_agg.h. */
@@ -390,50 +469,75 @@ rsql_err_t rsql_rt_agg_batch(rt_agg_t *g, rsql_batch_t *batch, rt_row_of_cb row_
     if (batch->n == 0) {
         return RSQL_OK;
     }
-    if (!mb_room(g, batch->n)) {
+    if (batch->n > g->mb_cap) {
+        mb_rec_t *m = rsql_realloc(g->mb, sizeof *m * (size_t)batch->n);
+        if (!m) {
+            return rsql_error_nomem(err);
+        }
+        g->mb = m;
+        g->mb_cap = batch->n;
+    }
+    memset(g->mb, 0, sizeof *g->mb * (size_t)batch->n);
+    int n_rows = 0;
+    for (int i = 0; i < batch->n; i++) {
+        g->mb[i].none = !row_of(opaque, batch, &batch->recs[i]);
+        n_rows += g->mb[i].none ? 0 : rec_rows(&batch->recs[i]);
+    }
+    if (!set_begin(g, n_rows)) {
         return rsql_error_nomem(err);
     }
     for (int i = 0; i < batch->n; i++) {
         rsql_record_t *rec = &batch->recs[i];
-        const rsql_value_t *in = row_of(opaque, batch, rec);
-        if (!in) {
-            continue; /* its own transform says why */
-        }
-        const rsql_value_t *before, *after;
-        bool dropped;
-        rsql_error_t e;
-        rsql_error_clear(&e);
-        rsql_err_t rc = update(g, batch, rec, ctx, in, &dropped, &before, &after, &e);
-        if (rc != RSQL_OK) { /* told when its record's turn comes */
-            g->mb[i].err = rsql_arena_alloc(batch->arena, sizeof e);
-            if (!g->mb[i].err) {
-                return rsql_error_nomem(err);
-            }
-            *g->mb[i].err = e;
-            g->mb[i].err->code = e.code ? e.code : rc;
+        if (g->mb[i].none) {
             continue;
         }
-        if (dropped) {
-            continue;
-        }
-        uint64_t h = key_hash((const uint8_t *)g->key.data, g->key.len);
-        mb_key_t *k = key_slot(g, h);
-        if (!k->used) {
-            *k = (mb_key_t){true, (uint32_t)g->key.len, g->mkeys.len, h, i, before, after};
-            rsql_buf_append(&g->mkeys, g->key.data, g->key.len);
-            if (g->mkeys.oom) {
-                return rsql_error_nomem(err);
+        for (int r = 0; r < rec_rows(rec); r++) {
+            const rsql_value_t *before, *after;
+            bool dropped;
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            rsql_err_t rc = update(g, batch, rec, ctx, rec_row(rec, r),
+                                   rsql_rowkind_adds(rec_kind(rec, r)), &dropped, &before,
+                                   &after, &e);
+            if (rc != RSQL_OK) { /* told when its record's turn comes */
+                g->mb[i].err = rsql_arena_alloc(batch->arena, sizeof e);
+                if (!g->mb[i].err) {
+                    return rsql_error_nomem(err);
+                }
+                *g->mb[i].err = e;
+                g->mb[i].err->code = e.code ? e.code : rc;
+                break;
             }
-        } else {
-            k->last = i;
-            k->after = after;
+            if (!dropped && (rc = set_note(g, i, before, after, err)) != RSQL_OK) {
+                return rc;
+            }
         }
     }
-    for (int j = 0; j < g->mk_cap; j++) {
-        const mb_key_t *k = &g->mk[j];
+    rsql_err_t rc = set_emit(g, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    for (int t = 0; t < g->n_touched; t++) { /* the rows each record gives */
+        const mb_key_t *k = &g->mk[g->touched[t]];
+        g->mb[k->last].n += k->n_out;
+    }
+    for (int i = 0; i < batch->n; i++) {
+        mb_rec_t *m = &g->mb[i];
+        if (m->n > 0) {
+            m->rows = rsql_arena_alloc(batch->arena, sizeof *m->rows * (size_t)m->n);
+            m->kinds = rsql_arena_alloc(batch->arena, (size_t)m->n);
+            if (!m->rows || !m->kinds) {
+                return rsql_error_nomem(err);
+            }
+            m->n = 0;
+        }
+    }
+    for (int t = 0; t < g->n_touched; t++) {
+        const mb_key_t *k = &g->mk[g->touched[t]];
         mb_rec_t *m = &g->mb[k->last];
-        if (k->used && emit(g, k->before, k->after, m->rows, m->kinds, &m->n, err) != RSQL_OK) {
-            return err->code;
+        for (int o = 0; o < k->n_out; o++) {
+            m->rows[m->n] = k->out[o];
+            m->kinds[m->n++] = k->kout[o];
         }
     }
     g->batches++;
@@ -472,11 +576,53 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
     uint8_t kinds[2];
     bool dropped;
     int n = 0;
-    rsql_err_t rc = update(g, batch, rec, ctx, *in, &dropped, &before, &after, err);
-    if (rc == RSQL_OK && !dropped) {
-        rc = emit(g, before, after, rows, kinds, &n, err);
+    rsql_err_t rc;
+    if (rec_rows(rec) == 1) { /* an insert, a delete, an update that gives one row */
+        rc = update(g, batch, rec, ctx, *in, rsql_rowkind_adds(rec->kind), &dropped, &before,
+                    &after, err);
+        if (rc == RSQL_OK && !dropped) {
+            rc = emit(g, before, after, rows, kinds, &n, err);
+        }
+        return rc != RSQL_OK ? rc : give(batch, rec, rows, kinds, n, in, keep, err);
     }
-    return rc != RSQL_OK ? rc : give(batch, rec, rows, kinds, n, in, keep, err);
+    /* several rows (an update's -U and +U): each group they changed gives its rows once. A row
+       that fails leaves the ones before it applied: the record fails (its position is never
+       saved, nor the state's changes with it) */
+    if (!set_begin(g, rec->n_rows)) {
+        return rsql_error_nomem(err);
+    }
+    for (int r = 0; r < rec->n_rows; r++) {
+        rc = update(g, batch, rec, ctx, rec->rows[r], rsql_rowkind_adds(rec_kind(rec, r)),
+                    &dropped, &before, &after, err);
+        if (rc == RSQL_OK && !dropped) {
+            rc = set_note(g, 0, before, after, err);
+        }
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    if ((rc = set_emit(g, err)) != RSQL_OK) {
+        return rc;
+    }
+    const rsql_value_t *all[2 * 16];
+    uint8_t all_kinds[2 * 16];
+    const rsql_value_t **out = all;
+    uint8_t *out_kinds = all_kinds;
+    if (g->n_touched > 16) {
+        out = rsql_arena_alloc(batch->arena, sizeof *out * 2 * (size_t)g->n_touched);
+        out_kinds = rsql_arena_alloc(batch->arena, 2 * (size_t)g->n_touched);
+        if (!out || !out_kinds) {
+            return rsql_error_nomem(err);
+        }
+    }
+    for (int t = 0; t < g->n_touched; t++) {
+        const mb_key_t *k = &g->mk[g->touched[t]];
+        for (int o = 0; o < k->n_out; o++) {
+            out[n] = k->out[o];
+            out_kinds[n++] = k->kout[o];
+        }
+    }
+    return give(batch, rec, out, out_kinds, n, in, keep, err);
 }
 
 /* See rt_agg.h. */

@@ -6,7 +6,8 @@
  * The accumulators are values, so the state keeps them packed (rsql_value_pack) like any row:
  * first the group's row count (BIGINT), then per call:
  *   COUNT                  BIGINT: the rows counted
- *   SUM                    the argument's type: the sum of the non-NULL values (NULL: none yet)
+ *   SUM                    the argument's type: the sum of the non-NULL values (NULL: none yet);
+ *                          BIGINT: their count (a retraction of the last one makes it NULL again)
  *   AVG                    BIGINT (an integer argument) or DOUBLE: the sum; BIGINT: the count
  *   MIN, MAX, FIRST_VALUE, LAST_VALUE
  *                          the argument's type: the value kept (NULL: no non-NULL value yet)
@@ -26,7 +27,7 @@ rsql_err_t rsql_plan__agg_layout(rsql_plan_t *plan, rsql_plan_agg_t *a, rsql_err
     int n = 1;
     for (int i = 0; i < a->n_calls; i++) {
         a->calls[i].acc = n;
-        n += a->calls[i].fn == RSQL_AGG_AVG ? 2 : 1;
+        n += a->calls[i].fn == RSQL_AGG_AVG || a->calls[i].fn == RSQL_AGG_SUM ? 2 : 1;
     }
     a->n_acc = n;
     a->acc_types = rsql_arena_alloc(plan->arena, sizeof *a->acc_types * (size_t)n);
@@ -40,8 +41,10 @@ rsql_err_t rsql_plan__agg_layout(rsql_plan_t *plan, rsql_plan_agg_t *a, rsql_err
         const rsql_plan_aggcall_t *c = &a->calls[i];
         rsql_type_t t = c->type;
         const rsql_tdesc_t *d = c->desc;
-        if (c->fn == RSQL_AGG_AVG) {
-            t = c->type == RSQL_TYPE_DOUBLE ? RSQL_TYPE_DOUBLE : RSQL_TYPE_BIGINT;
+        if (c->fn == RSQL_AGG_AVG || c->fn == RSQL_AGG_SUM) {
+            if (c->fn == RSQL_AGG_AVG) {
+                t = c->type == RSQL_TYPE_DOUBLE ? RSQL_TYPE_DOUBLE : RSQL_TYPE_BIGINT;
+            }
             a->acc_types[c->acc + 1] = RSQL_TYPE_BIGINT;
             a->acc_descs[c->acc + 1] = NULL;
             d = NULL;
@@ -63,7 +66,7 @@ void rsql_plan_agg_init(const rsql_plan_agg_t *a, rsql_value_t *acc)
         const rsql_plan_aggcall_t *c = &a->calls[i];
         if (c->fn == RSQL_AGG_COUNT) {
             acc[c->acc].is_null = false;
-        } else if (c->fn == RSQL_AGG_AVG) {
+        } else if (c->fn == RSQL_AGG_AVG || c->fn == RSQL_AGG_SUM) {
             acc[c->acc + 1].is_null = false;
         }
     }
@@ -136,6 +139,7 @@ rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
             } else {
                 rc = add_to(c, s, &v, err);
             }
+            acc[c->acc + 1].v.i += rc == RSQL_OK;
             break;
         case RSQL_AGG_AVG:
             if (s->is_null) {
@@ -175,11 +179,82 @@ rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
 }
 
 /* See rsql_plan.h. */
+bool rsql_plan_agg_retractable(const rsql_plan_agg_t *a, const rsql_plan_aggcall_t **why)
+{
+    for (int i = 0; i < a->n_calls; i++) {
+        const rsql_plan_aggcall_t *c = &a->calls[i];
+        if (c->distinct || (c->fn != RSQL_AGG_COUNT && c->fn != RSQL_AGG_SUM &&
+                            c->fn != RSQL_AGG_AVG)) {
+            *why = c;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_agg_retract(const rsql_plan_agg_t *a, rsql_value_t *acc,
+                                 const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_error_t *err)
+{
+    acc[0].v.i--;
+    for (int i = 0; i < a->n_calls; i++) {
+        const rsql_plan_aggcall_t *c = &a->calls[i];
+        rsql_value_t *s = &acc[c->acc];
+        rsql_value_t v = {.type = RSQL_TYPE_NULL, .is_null = false};
+        if (c->arg) {
+            rsql_err_t rc = rsql_expr_eval(c->arg, row, ctx, &v, err);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+            if (v.is_null) {
+                continue;
+            }
+        }
+        if (c->fn == RSQL_AGG_COUNT) {
+            s->v.i--;
+            continue;
+        }
+        /* SUM and AVG: the value taken out of the sum and the count */
+        rsql_value_t neg = v;
+        if (neg.type == RSQL_TYPE_DOUBLE) {
+            neg.v.d = -neg.v.d;
+        } else if (neg.v.i == INT64_MIN) {
+            return overflow(c, err);
+        } else {
+            neg.v.i = -neg.v.i;
+        }
+        if (s->is_null) { /* a row it never took: nothing to take out */
+            continue;
+        }
+        rsql_err_t rc = add_to(c, s, &neg, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        if (--acc[c->acc + 1].v.i <= 0) {
+            acc[c->acc + 1].v.i = 0;
+            s->is_null = c->fn == RSQL_AGG_SUM; /* AVG keeps 0 with a count of 0: NULL */
+            if (c->fn == RSQL_AGG_AVG && s->type == RSQL_TYPE_DOUBLE) {
+                s->v.d = 0.0;
+            } else if (c->fn == RSQL_AGG_AVG) {
+                s->v.i = 0;
+            }
+        }
+    }
+    return RSQL_OK;
+}
+
+/* See rsql_plan.h. */
 void rsql_plan_agg_results(const rsql_plan_agg_t *a, const rsql_value_t *acc, rsql_value_t *out)
 {
     for (int i = 0; i < a->n_calls; i++) {
         const rsql_plan_aggcall_t *c = &a->calls[i];
         const rsql_value_t *s = &acc[c->acc];
+        if (c->fn == RSQL_AGG_SUM) {
+            out[i] = *s;
+            out[i].type = c->type;
+            out[i].is_null = s->is_null || acc[c->acc + 1].v.i == 0;
+            continue;
+        }
         if (c->fn != RSQL_AGG_AVG) {
             out[i] = *s;
             out[i].type = c->type;

@@ -530,11 +530,29 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
         plan->changes_by = "deduplication keeping the last row of each key (ORDER BY ... DESC)";
     }
     if (plan->agg) {
-        if (mode != RSQL_MODE_APPEND) {
+        const rsql_plan_aggcall_t *why = NULL;
+        if (mode == RSQL_MODE_UPSERT) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->agg->pos,
-                                  "GROUP BY over a changelog is not supported yet: '%s' gives "
-                                  "updates and deletes (%s)",
+                                  "GROUP BY over an upsert changelog is not supported yet: '%s' "
+                                  "(%s) gives no row before an update, so an update cannot be "
+                                  "taken out of its group; read it in a full changelog format "
+                                  "(debezium-json, canal-json, maxwell-json)",
                                   src->def->name, plan->changes_by);
+        }
+        if (mode != RSQL_MODE_APPEND && !rsql_plan_agg_retractable(plan->agg, &why)) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, why->pos,
+                                  "%s over a changelog is not supported yet: '%s' gives updates "
+                                  "and deletes (%s), and %s cannot take a row out again (COUNT, "
+                                  "SUM and AVG can)",
+                                  why->text, src->def->name, plan->changes_by, why->text);
+        }
+        if (mode != RSQL_MODE_APPEND && src->conn->produces_clears &&
+            src->conn->produces_clears(rsql_optset_conf(src->opts, RSQL_CONF_CONNECTOR))) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->agg->pos,
+                                  "GROUP BY over a source that gives a TRUNCATE as a whole "
+                                  "(connector '%s') is not supported yet: set its truncate.mode "
+                                  "to skip or fail",
+                                  src->conn->name);
         }
         if (src->conn->own_positions) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->agg->pos,
@@ -543,8 +561,21 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
                                   "position to save the aggregates' state with",
                                   src->conn->name);
         }
-        mode = RSQL_MODE_FULL; /* each row updates its group's result: -U, +U */
-        plan->changes_by = "GROUP BY: each row updates its group's result";
+        if (mode == RSQL_MODE_APPEND) {
+            plan->changes_by = "GROUP BY: each row updates its group's result";
+        } else {
+            rsql_buf_t b = RSQL_BUF_INIT;
+            rsql_buf_printf(&b, "GROUP BY over %s: each row updates its group's result, a "
+                                "group whose rows are all deleted is deleted",
+                            plan->changes_by);
+            plan->changes_by = arena_text(plan, &b);
+            rsql_buf_deinit(&b);
+            if (!plan->changes_by) {
+                return rsql_error_nomem(err);
+            }
+        }
+        mode = RSQL_MODE_FULL; /* each row updates its group's result: -U, +U, -D */
+        by_format = false;     /* the sink's rows are the groups', not the source's */
     }
     plan->mode = mode;
     const char *clears = src->conn->produces_clears

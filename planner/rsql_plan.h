@@ -490,6 +490,13 @@ rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
                              const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_arena_t *arena,
                              rsql_agg_seen_cb seen, void *opaque, rsql_error_t *err);
 void rsql_plan_agg_results(const rsql_plan_agg_t *a, const rsql_value_t *acc, rsql_value_t *out);
+/* Whether every call can take a row out again (COUNT, SUM and AVG, not of DISTINCT values);
+   else *why is the first that cannot. */
+bool rsql_plan_agg_retractable(const rsql_plan_agg_t *a, const rsql_plan_aggcall_t **why);
+/* Take source row `row` (a -U or -D) out of acc: the inverse of rsql_plan_agg_add, for a plan
+   whose calls are retractable. */
+rsql_err_t rsql_plan_agg_retract(const rsql_plan_agg_t *a, rsql_value_t *acc,
+                                 const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_error_t *err);
 
 /*
 ** An evaluation error as one line for a DLQ row or a log: "1:24: division by
