@@ -15,18 +15,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A change to sort: the first 16 bytes of its key as two big-endian numbers (zero-padded), so
+   most comparisons need not read the key itself. */
+typedef struct sort_ent {
+    uint64_t p0, p1;
+    const rsql_state_change_t *c;
+} sort_ent_t;
+
+static uint64_t be64_at(const uint8_t *k, size_t len, size_t off)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < 8; i++) {
+        v = v << 8 | (off + i < len ? k[off + i] : 0);
+    }
+    return v;
+}
+
 /* The order of the state table's keys (SQLite's for BLOBs: the bytes, then the shorter first),
    then the order the changes were made in. */
 static int change_cmp(const void *a, const void *b)
 {
-    const rsql_state_change_t *x = *(const rsql_state_change_t *const *)a;
-    const rsql_state_change_t *y = *(const rsql_state_change_t *const *)b;
-    size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
-    int c = n ? memcmp(x->key, y->key, n) : 0;
-    if (c == 0 && x->key_len != y->key_len) {
-        c = x->key_len < y->key_len ? -1 : 1;
+    const sort_ent_t *x = a, *y = b;
+    if (x->p0 != y->p0) {
+        return x->p0 < y->p0 ? -1 : 1;
     }
-    return c != 0 ? c : (x > y) - (x < y);
+    if (x->p1 != y->p1) {
+        return x->p1 < y->p1 ? -1 : 1;
+    }
+    size_t n = x->c->key_len < y->c->key_len ? x->c->key_len : y->c->key_len;
+    int c = n > 16 ? memcmp((const uint8_t *)x->c->key + 16, (const uint8_t *)y->c->key + 16,
+                            n - 16)
+                   : 0;
+    if (c == 0 && x->c->key_len != y->c->key_len) {
+        c = x->c->key_len < y->c->key_len ? -1 : 1;
+    }
+    return c != 0 ? c : (x->c > y->c) - (x->c < y->c);
 }
 
 /*
@@ -38,13 +61,22 @@ static const rsql_state_change_t **changes_sorted(int n, const rsql_state_change
                                                   int *out_n)
 {
     const rsql_state_change_t **v = rsql_malloc(sizeof *v * (size_t)(n ? n : 1));
-    if (!v) {
+    sort_ent_t *e = rsql_malloc(sizeof *e * (size_t)(n ? n : 1));
+    if (!v || !e) {
+        rsql_free(v);
+        rsql_free(e);
         return NULL;
     }
     for (int i = 0; i < n; i++) {
-        v[i] = &changes[i];
+        const uint8_t *k = changes[i].key;
+        e[i] = (sort_ent_t){be64_at(k, changes[i].key_len, 0), be64_at(k, changes[i].key_len, 8),
+                            &changes[i]};
     }
-    qsort(v, (size_t)n, sizeof *v, change_cmp);
+    qsort(e, (size_t)n, sizeof *e, change_cmp);
+    for (int i = 0; i < n; i++) {
+        v[i] = e[i].c;
+    }
+    rsql_free(e);
     int m = 0;
     for (int i = 0; i < n; i++) {
         if (i + 1 < n && v[i + 1]->key_len == v[i]->key_len &&
