@@ -8,7 +8,8 @@
 #   00-local-quickstart: the table big_orders of quickstart-orders.db;
 #   01-datagen-to-file: big_orders.json, sorted;
 #   02-json-to-sqlite-dlq: the tables orders and dead_letters of shop.db, dumped by the query
-#   below (without the dead letters' timestamps, which vary).
+#   below (without the dead letters' timestamps, which vary);
+#   03-orders-by-size: the table totals of sizes.db.
 # A second run adds nothing: each INSERT resumes from the position it committed.
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +28,7 @@ result() {
         sqlite3 shop.db "SELECT count(*) FROM dead_letters WHERE ts NOT LIKE '____-__-__ %'" |
             grep -qx 0 || echo "a dead letter without a timestamp"
         ;;
+    03-orders-by-size) sqlite3 -header sizes.db "SELECT * FROM totals ORDER BY size;" ;;
     *) echo "t_examples.sh does not know how to read the result of $1" ;;
     esac
 }
