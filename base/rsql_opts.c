@@ -47,11 +47,17 @@ struct rsql_optset {
 
 /*
 ** Does key match row name pattern? A '#' in pattern matches one non-empty
-** segment of key; *seg / *seg_len (optional) receive it.
+** segment of key; *seg / *seg_len (optional) receive it. A pattern ending in
+** ".*" matches every key that starts with what comes before the '*' and goes on
+** (a pass-through family such as "properties.*": dots included).
 */
 static bool name_match(const char *pattern, const char *key, const char **seg, size_t *seg_len)
 {
     const char *hash = strchr(pattern, '#');
+    size_t plen = strlen(pattern);
+    if (!hash && plen >= 2 && strcmp(pattern + plen - 2, ".*") == 0) {
+        return strlen(key) > plen - 1 && strncasecmp(pattern, key, plen - 1) == 0;
+    }
     if (!hash) {
         return strcasecmp(pattern, key) == 0;
     }
