@@ -29,14 +29,20 @@ static void error_cb(rd_kafka_t *rk, int e, const char *reason, void *opaque)
     pthread_mutex_unlock(&box->mu);
 }
 
-/* librdkafka's log lines go to rsql's logger: errors as errors, warnings as warnings. */
+/*
+** librdkafka's log lines (from its own threads): kept as the handle's last error when they
+** are errors or warnings (a refused connection is only logged), and passed to rsql's logger at
+** info level, since what matters reaches the job as an error of its own.
+*/
 static void log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
-    (void)rk;
-    if (level <= 4) {
-        rsql_log(level <= 3 ? RSQL_LOG_ERROR : RSQL_LOG_WARN, "kafka", "librdkafka %s: %s", fac,
-                 buf);
+    rsql_kafka_errbox_t *box = rk ? rd_kafka_opaque(rk) : NULL;
+    if (box && level <= 4) {
+        pthread_mutex_lock(&box->mu);
+        snprintf(box->msg, sizeof box->msg, "%s", buf);
+        pthread_mutex_unlock(&box->mu);
     }
+    rsql_log(RSQL_LOG_INFO, "kafka", "librdkafka %s: %s", fac, buf);
 }
 
 void rsql_kafka__last_error(rsql_kafka_errbox_t *box, char *buf, size_t size)
@@ -96,8 +102,8 @@ rd_kafka_conf_t *rsql_kafka__conf_new(const rsql_kafka_conf_t *c, const rsql_opt
 }
 
 rsql_err_t rsql_kafka__topic_partitions(rd_kafka_t *rk, const rsql_kafka_conf_t *c,
-                                        rsql_kafka_errbox_t *box, const char *topic,
-                                        int *n_partitions, rsql_error_t *err)
+                                        rsql_kafka_errbox_t *box, const char *where,
+                                        const char *topic, int *n_partitions, rsql_error_t *err)
 {
     rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
     if (!t) {
@@ -110,11 +116,12 @@ rsql_err_t rsql_kafka__topic_partitions(rd_kafka_t *rk, const rsql_kafka_conf_t 
     if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
         char last[256];
         rsql_kafka__last_error(box, last, sizeof last);
-        return rsql_error_set(err, RSQL_ERR_UNAVAILABLE, RSQL_NOPOS,
-                              "kafka: no answer from the brokers '%s' within %lld ms (topic "
-                              "'%s'): %s%s%s",
-                              c->servers, (long long)c->timeout_ms, topic, rd_kafka_err2str(e),
-                              last[0] ? "; last error: " : "", last);
+        /* permanent: a job that cannot reach its cluster at its start says so at once */
+        return rsql_error_set(err, RSQL_ERR_REMOTE, RSQL_NOPOS,
+                              "kafka %s: cannot reach the brokers '%s' (topic '%s', "
+                              "connect.timeout %lld ms): %s%s%s",
+                              where, c->servers, topic, (long long)c->timeout_ms, rd_kafka_err2str(e),
+                              last[0] ? "; librdkafka: " : "", last);
     }
     rsql_err_t rc = RSQL_OK;
     if (md->topic_cnt < 1 || md->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -123,7 +130,7 @@ rsql_err_t rsql_kafka__topic_partitions(rd_kafka_t *rk, const rsql_kafka_conf_t 
         rc = rsql_error_set(err,
                             te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ? RSQL_ERR_NOT_FOUND
                                                                           : rsql_kafka__err_code(te),
-                            RSQL_NOPOS, "kafka: topic '%s' on '%s': %s%s", topic, c->servers,
+                            RSQL_NOPOS, "kafka %s: topic '%s' on '%s': %s%s", where, topic, c->servers,
                             rd_kafka_err2str(te),
                             te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
                                 ? " (the connector does not create topics)"

@@ -80,13 +80,14 @@ rd_kafka_conf_t *rsql_kafka__conf_new(const rsql_kafka_conf_t *c, const rsql_opt
 void rsql_kafka__last_error(rsql_kafka_errbox_t *box, char *buf, size_t size);
 
 /*
-** The partition count of topic on rk's cluster, waiting at most c->timeout_ms. Errors:
-** RSQL_ERR_UNAVAILABLE when no broker answered in time (naming the brokers and librdkafka's
-** last error from box), RSQL_ERR_NOT_FOUND for a topic the cluster does not have.
+** The partition count of topic on rk's cluster (where: the table and side, for messages:
+** "source table 'orders'"), waiting at most c->timeout_ms. Errors:
+** RSQL_ERR_REMOTE (permanent) when no broker answered in time (naming the brokers and
+** librdkafka's last error from box), RSQL_ERR_NOT_FOUND for a topic the cluster does not have.
 */
 rsql_err_t rsql_kafka__topic_partitions(rd_kafka_t *rk, const rsql_kafka_conf_t *c,
-                                        rsql_kafka_errbox_t *box, const char *topic,
-                                        int *n_partitions, rsql_error_t *err);
+                                        rsql_kafka_errbox_t *box, const char *where,
+                                        const char *topic, int *n_partitions, rsql_error_t *err);
 
 /* The rsql error code for a librdkafka error (transient ones retriable). */
 rsql_err_t rsql_kafka__err_code(rd_kafka_resp_err_t e);

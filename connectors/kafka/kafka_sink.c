@@ -48,6 +48,7 @@ typedef struct slot {
 
 struct rsql_sink {
     rsql_kafka_errbox_t box; /* first: the handle's opaque */
+    char where[160];         /* "sink table 'out'", for messages */
     rd_kafka_t *rk;
     rd_kafka_topic_t *rkt;
     char *topic;
@@ -221,6 +222,7 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         return rsql_error_nomem(err);
     }
     pthread_mutex_init(&k->box.mu, NULL);
+    snprintf(k->where, sizeof k->where, "sink table '%.120s'", ctx->table ? ctx->table : "?");
     pthread_mutex_init(&k->mu, NULL);
     rsql_buf_init(&k->buf);
     rsql_buf_init(&k->kbuf);
@@ -256,7 +258,8 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         }
     }
     if (rc == RSQL_OK) {
-        rc = rsql_kafka__topic_partitions(k->rk, c, &k->box, k->topic, &k->n_partitions, err);
+        rc = rsql_kafka__topic_partitions(k->rk, c, &k->box, k->where, k->topic,
+                                          &k->n_partitions, err);
     }
     if (rc == RSQL_OK && !(k->rkt = rd_kafka_topic_new(k->rk, k->topic, NULL))) {
         rc = rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS, "kafka: bad topic name '%s'",

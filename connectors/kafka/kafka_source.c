@@ -46,6 +46,7 @@ static const char *const meta_keys[M_COUNT] = {"topic", "partition", "offset", "
 
 struct rsql_source {
     rsql_kafka_errbox_t box; /* first: the handle's opaque */
+    char where[160];         /* "source table 'orders'", for messages */
     rd_kafka_t *rk;
     rd_kafka_queue_t *q;
     bool commit;  /* properties.group.id given: commit what the job commits */
@@ -98,7 +99,7 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
                             rsql_error_t *err)
 {
     int n = 0;
-    rsql_err_t rc = rsql_kafka__topic_partitions(s->rk, c, &s->box, topic, &n, err);
+    rsql_err_t rc = rsql_kafka__topic_partitions(s->rk, c, &s->box, s->where, topic, &n, err);
     if (rc != RSQL_OK) {
         return rc;
     }
@@ -256,6 +257,7 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         return rsql_error_nomem(err);
     }
     pthread_mutex_init(&s->box.mu, NULL);
+    snprintf(s->where, sizeof s->where, "source table '%.120s'", ctx->table ? ctx->table : "?");
     s->commit = c->group_id != NULL;
     s->bounded = c->bounded_mode == RSQL_KAFKA_BOUND_LATEST;
     s->n_columns = ctx->n_columns;
