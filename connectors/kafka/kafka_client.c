@@ -120,21 +120,18 @@ rsql_err_t rsql_kafka__topic_partitions(rd_kafka_t *rk, const rsql_kafka_conf_t 
         return rsql_error_set(err, RSQL_ERR_REMOTE, RSQL_NOPOS,
                               "kafka %s: cannot reach the brokers '%s' (topic '%s', "
                               "connect.timeout %lld ms): %s%s%s",
-                              where, c->servers, topic, (long long)c->timeout_ms, rd_kafka_err2str(e),
-                              last[0] ? "; librdkafka: " : "", last);
+                              where, c->servers, topic, (long long)c->timeout_ms,
+                              rd_kafka_err2str(e), last[0] ? "; librdkafka: " : "", last);
     }
     rsql_err_t rc = RSQL_OK;
     if (md->topic_cnt < 1 || md->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         rd_kafka_resp_err_t te = md->topic_cnt < 1 ? RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
                                                    : md->topics[0].err;
-        rc = rsql_error_set(err,
-                            te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ? RSQL_ERR_NOT_FOUND
-                                                                          : rsql_kafka__err_code(te),
-                            RSQL_NOPOS, "kafka %s: topic '%s' on '%s': %s%s", where, topic, c->servers,
-                            rd_kafka_err2str(te),
-                            te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
-                                ? " (the connector does not create topics)"
-                                : "");
+        bool missing = te == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+        rc = rsql_error_set(err, missing ? RSQL_ERR_NOT_FOUND : rsql_kafka__err_code(te),
+                            RSQL_NOPOS, "kafka %s: topic '%s' on '%s': %s%s", where, topic,
+                            c->servers, rd_kafka_err2str(te),
+                            missing ? " (the connector does not create topics)" : "");
     } else {
         *n_partitions = md->topics[0].partition_cnt;
     }

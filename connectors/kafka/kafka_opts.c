@@ -159,7 +159,8 @@ static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
         return rc;
     }
     const char *mode = rsql_optset_str(set, "scan.startup.mode");
-    if (strcasecmp(mode, "timestamp") == 0 && !rsql_optset_has(set, "scan.startup.timestamp-millis")) {
+    if (strcasecmp(mode, "timestamp") == 0 &&
+        !rsql_optset_has(set, "scan.startup.timestamp-millis")) {
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION,
                               rsql_conn__value_pos(set, "scan.startup.mode"),
                               "scan.startup.mode 'timestamp' needs "
