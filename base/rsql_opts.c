@@ -13,7 +13,8 @@
  *
  * Keys are matched case-insensitively and stored in the row's spelling; a
  * row name holding '#' ("fields.#.kind") matches any one column name, kept
- * as written.  ENUM values are stored in the row's spelling too, so callers
+ * as written, and one named "prefix.*" ("properties.*") any key under the prefix, the rest
+ * kept as written.  ENUM values are stored in the row's spelling too, so callers
  * can strcmp() them.
  */
 #include "config.h"
@@ -556,12 +557,23 @@ static rsql_err_t unknown_key(const rsql_opt_def_t *const *tables, int n_tables,
     return RSQL_ERR_BAD_OPTION;
 }
 
-/* The key in the row's spelling ('#' replaced by the segment as written). */
+/*
+** The key in the row's spelling ('#' replaced by the segment as written; under a "prefix.*"
+** row, the prefix in the row's spelling and the rest as written).
+*/
 static char *canonical_key(const rsql_opt_def_t *d, const char *key)
 {
     const char *seg = NULL;
     size_t seg_len = 0;
     const char *hash = strchr(d->name, '#');
+    size_t dlen = strlen(d->name);
+    if (!hash && dlen >= 2 && strcmp(d->name + dlen - 2, ".*") == 0) {
+        char *out = rsql_strdup(key);
+        if (out) {
+            memcpy(out, d->name, dlen - 1);
+        }
+        return out;
+    }
     if (!hash || !name_match(d->name, key, &seg, &seg_len)) {
         return rsql_strdup(d->name);
     }

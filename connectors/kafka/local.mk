@@ -3,3 +3,11 @@ RSQL_CONNECTORS += kafka
 librocketsql_a_SOURCES += \
 	connectors/kafka/kafka_conf.h connectors/kafka/kafka_opts.c \
 	connectors/kafka/kafka_client.c connectors/kafka/kafka_source.c connectors/kafka/kafka_sink.c
+# the kafka connector's options and its librdkafka configuration (no broker)
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_kafka_opts
+TESTS += tests/unit/test_kafka_opts
+tests_unit_test_kafka_opts_SOURCES = tests/unit/test_kafka_opts.c
+tests_unit_test_kafka_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_kafka_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
