@@ -11,3 +11,6 @@ tests_unit_test_kafka_opts_SOURCES = tests/unit/test_kafka_opts.c
 tests_unit_test_kafka_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_kafka_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+# the suite against a real Kafka (tests/kafka/run; not part of make check)
+EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtrip.sh \
+	tests/kafka/t_errors.sh
