@@ -224,6 +224,9 @@ static rsql_err_t set_ends(rsql_source_t *s, const rsql_kafka_conf_t *c, rsql_er
         }
         l->high = hi;
         l->done = lo >= hi || l->start == RD_KAFKA_OFFSET_END || (l->start >= 0 && l->start >= hi);
+        rsql_log(RSQL_LOG_DEBUG, "kafka", "%s: partition %s from %" PRId64 " to %" PRId64
+                 " (first %" PRId64 ")%s", s->where, l->name, l->start, hi, lo,
+                 l->done ? ": at its end already" : "");
     }
     return RSQL_OK;
 }
@@ -443,6 +446,8 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
     const char *topic = m->rkt ? rd_kafka_topic_name(m->rkt) : NULL;
     int li = topic ? lane_of(s, topic, m->partition) : -1;
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        rsql_log(RSQL_LOG_DEBUG, "kafka", "%s: partition %s: at its end, offset %" PRId64,
+                 s->where, li >= 0 ? s->lanes[li].name : "?", m->offset);
         if (s->bounded && li >= 0 && m->offset >= s->lanes[li].high) {
             lane_done(s, li);
         }

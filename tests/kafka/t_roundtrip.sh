@@ -17,7 +17,7 @@ REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 KAFKA=${KAFKA:-$REPO/scripts/kafka}
 BIN=${RSQL_BUILDDIR:-$REPO/build}/rocketsql
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/t_kafka_roundtrip.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${T_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 
 die() { echo "FAIL t_roundtrip: $*"; exit 1; }
 ok() { echo "ok: $*"; }
