@@ -44,7 +44,7 @@ expect() { # NAME WANT SQL PATTERN...
 
 FILE="CREATE TABLE f (id BIGINT, name VARCHAR) WITH ('connector'='filesystem', 'path'='$WORK/in.jsonl');
       CREATE TABLE o (id BIGINT, name VARCHAR) WITH ('connector'='filesystem', 'path'='$WORK/out.jsonl');"
-GONE="'properties.bootstrap.servers'='127.0.0.1:1', 'connect.timeout'='5s'"
+GONE="'properties.bootstrap.servers'='127.0.0.1:1', 'connect.timeout'='2s'"
 
 expect unreachable_source 2 "$FILE
   CREATE TABLE k (id BIGINT, name VARCHAR) WITH ('connector'='kafka', $GONE, 'topic'='$T',
