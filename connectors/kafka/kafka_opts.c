@@ -264,6 +264,10 @@ static const rsql_meta_def_t kafka_meta[] = {
                   "producer's clock)."),
     RSQL_META_ROW("timestamp-type", "VARCHAR", RSQL_META_READ,
                   "`CreateTime`, `LogAppendTime` or `NoTimestampType`."),
+    RSQL_META_ROW("headers", "MAP<STRING, BYTES>", RSQL_META_READ | RSQL_META_WRITE,
+                  "The record's headers, name to value (an empty map when none; a header "
+                  "without a value maps to NULL). Written: the headers of the record sent "
+                  "(NULL or an empty map: none)."),
     RSQL_META_END,
 };
 

@@ -61,6 +61,7 @@ struct rsql_sink {
     int *key_cols;
     rsql_value_t *key_row; /* scratch: one row's key values */
     int ts_meta;           /* index into the row of the 'timestamp' metadata, or -1 */
+    int hdr_meta;          /* of the 'headers' metadata, or -1 */
     rsql_buf_t buf, kbuf;
     rsql_delivery_cb deliver;
     void *deliver_opaque;
@@ -230,9 +231,12 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver_opaque = ctx->deliver_opaque;
     k->partitioner = c->partitioner;
     k->ts_meta = -1;
+    k->hdr_meta = -1;
     for (int i = 0; i < ctx->n_meta; i++) {
         if (strcasecmp(ctx->meta_keys[i], "timestamp") == 0) {
             k->ts_meta = ctx->n_columns + i;
+        } else if (strcasecmp(ctx->meta_keys[i], "headers") == 0) {
+            k->hdr_meta = ctx->n_columns + i;
         }
     }
     k->topic = rsql_strdup(c->topic);
@@ -302,6 +306,27 @@ static int32_t pick_partition(rsql_sink_t *k)
     }
 }
 
+/*
+** The headers of a 'headers' METADATA value (a MAP of names to BYTES or strings; a NULL value
+** is a header without one), or NULL for none. Caller owns them (librdkafka once it takes the
+** record).
+*/
+static rd_kafka_headers_t *headers_of(const rsql_value_t *v)
+{
+    if (v->is_null || v->type != RSQL_TYPE_MAP || !v->v.c || v->v.c->n == 0) {
+        return NULL;
+    }
+    const rsql_composite_t *c = v->v.c;
+    rd_kafka_headers_t *hdrs = rd_kafka_headers_new(c->n);
+    for (uint32_t i = 0; hdrs && i < c->n; i++) {
+        const rsql_value_t *name = &c->items[2 * i], *val = &c->items[2 * i + 1];
+        bool null = val->is_null || val->type == RSQL_TYPE_NULL;
+        rd_kafka_header_add(hdrs, name->v.s.p, (ssize_t)name->v.s.len, null ? NULL : val->v.s.p,
+                            null ? 0 : (ssize_t)val->v.s.len);
+    }
+    return hdrs;
+}
+
 /* Hand one encoded record to librdkafka, waiting while its queue is full. */
 static rd_kafka_resp_err_t produce(rsql_sink_t *k, const rsql_sink_row_t *row, slot_t *slot)
 {
@@ -312,12 +337,21 @@ static rd_kafka_resp_err_t produce(rsql_sink_t *k, const rsql_sink_row_t *row, s
     }
     int32_t part = pick_partition(k);
     for (;;) {
+        /* headers: a new set per attempt (librdkafka takes it only when the record is taken) */
+        rd_kafka_headers_t *hdrs = NULL;
+        if (k->hdr_meta >= 0) {
+            hdrs = headers_of(&row->values[k->hdr_meta]);
+        }
         rd_kafka_resp_err_t e = rd_kafka_producev(
             k->rk, RD_KAFKA_V_RKT(k->rkt), RD_KAFKA_V_PARTITION(part),
             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
             RD_KAFKA_V_VALUE(k->buf.len ? k->buf.data : NULL, k->buf.len),
             RD_KAFKA_V_KEY(k->key_enc ? k->kbuf.data : NULL, k->key_enc ? k->kbuf.len : 0),
-            RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_OPAQUE(slot), RD_KAFKA_V_END);
+            RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(slot),
+            RD_KAFKA_V_END);
+        if (e != RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+            rd_kafka_headers_destroy(hdrs);
+        }
         if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
             return e;
         }

@@ -40,9 +40,9 @@ typedef struct lane {
 } lane_t;
 
 /* The metadata columns a statement reads (-1: not read) and their types. */
-enum { M_TOPIC, M_PARTITION, M_OFFSET, M_TIMESTAMP, M_TSTYPE, M_COUNT };
+enum { M_TOPIC, M_PARTITION, M_OFFSET, M_TIMESTAMP, M_TSTYPE, M_HEADERS, M_COUNT };
 static const char *const meta_keys[M_COUNT] = {"topic", "partition", "offset", "timestamp",
-                                               "timestamp-type"};
+                                               "timestamp-type", "headers"};
 
 struct rsql_source {
     rsql_kafka_errbox_t box; /* first: the handle's opaque */
@@ -361,6 +361,49 @@ static rsql_value_t meta_str(rsql_type_t t, const char *p)
     return v;
 }
 
+/* The headers of m as a MAP<STRING, BYTES> value into *v (in arena). False when out of memory. */
+static bool headers_value(rsql_arena_t *a, const rd_kafka_message_t *m, rsql_value_t *v)
+{
+    rd_kafka_headers_t *hdrs = NULL;
+    size_t n = 0;
+    if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+        n = rd_kafka_header_cnt(hdrs);
+    }
+    const rsql_tdesc_t *desc = rsql_tdesc_map(rsql_tdesc_scalar(RSQL_TYPE_BYTES));
+    rsql_composite_t *c = desc ? rsql_arena_alloc(a, sizeof *c + 2 * n * sizeof(rsql_value_t))
+                               : NULL;
+    if (!c) {
+        return false;
+    }
+    c->desc = desc;
+    c->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        const void *val;
+        size_t size;
+        if (rd_kafka_header_get_all(hdrs, i, &name, &val, &size) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            break;
+        }
+        char *kc = rsql_arena_strdup(a, name);
+        void *vc = val ? rsql_arena_alloc(a, size ? size : 1) : NULL;
+        if (!kc || (val && !vc)) {
+            return false;
+        }
+        if (val && size) {
+            memcpy(vc, val, size);
+        }
+        rsql_value_t *k = &c->items[2 * c->n], *vv = &c->items[2 * c->n + 1];
+        *k = meta_str(RSQL_TYPE_VARCHAR, kc);
+        *vv = (rsql_value_t){.type = RSQL_TYPE_BYTES, .is_null = val == NULL};
+        vv->v.s.p = vc;
+        vv->v.s.len = val ? size : 0;
+        c->n++;
+    }
+    *v = (rsql_value_t){.type = RSQL_TYPE_MAP, .is_null = false};
+    v->v.c = c;
+    return true;
+}
+
 /* r->meta for message m of lane l. False when out of memory. */
 static bool set_meta(rsql_source_t *s, rsql_batch_t *b, rsql_record_t *r, const lane_t *l,
                      const rd_kafka_message_t *m)
@@ -400,6 +443,11 @@ static bool set_meta(rsql_source_t *s, rsql_batch_t *b, rsql_record_t *r, const 
             if (tt != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) {
                 v[c] = (rsql_value_t){.type = t, .is_null = false};
                 v[c].v.ts = ts;
+            }
+            break;
+        case M_HEADERS:
+            if (!headers_value(b->arena, m, &v[c])) {
+                return false;
             }
             break;
         default:
