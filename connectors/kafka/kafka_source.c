@@ -252,6 +252,26 @@ static rsql_err_t assign(rsql_source_t *s, rsql_error_t *err)
     return RSQL_OK;
 }
 
+/* The outcome of an asynchronous commit to the group: a failure is logged (the next commit
+   of the partition carries its offset again). */
+static void commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
+                      rd_kafka_topic_partition_list_t *offsets, void *opaque)
+{
+    (void)rk;
+    rsql_source_t *s = opaque;
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR__NO_OFFSET) {
+        rsql_log(RSQL_LOG_WARN, "kafka", "%s: commit to group: %s", s->where, rd_kafka_err2str(e));
+        return;
+    }
+    for (int i = 0; offsets && i < offsets->cnt; i++) {
+        if (offsets->elems[i].err) {
+            rsql_log(RSQL_LOG_WARN, "kafka", "%s: commit of %s/%d to group: %s", s->where,
+                     offsets->elems[i].topic, (int)offsets->elems[i].partition,
+                     rd_kafka_err2str(offsets->elems[i].err));
+        }
+    }
+}
+
 static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
     const rsql_kafka_conf_t *c = ctx->conf;
@@ -279,16 +299,33 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
        private one, never committed to */
     char group[256];
     snprintf(group, sizeof group, "rocketsql-%s", ctx->pipeline ? ctx->pipeline : "source");
-    bool reset_given = rsql_optset_find(ctx->opts, "properties.auto.offset.reset") >= 0;
-    const char *extra[] = {"enable.auto.commit",       "false",
-                           "enable.auto.offset.store", "false",
-                           "enable.partition.eof",     s->bounded ? "true" : "false",
-                           "group.id",                 c->group_id ? c->group_id : group,
-                           "auto.offset.reset",        "earliest"};
+    /* the connector's own settings; then defaults the table's properties.* may override:
+       the reset of a partition without a committed offset, and how soon a consumer that is
+       assigned its partitions (not subscribed) looks for its group's coordinator again once
+       it lost it (a broker restart): librdkafka's default is 10 minutes, in which commits to
+       the group wait */
+    const char *extra[14] = {"enable.auto.commit",       "false",
+                             "enable.auto.offset.store", "false",
+                             "enable.partition.eof",     s->bounded ? "true" : "false",
+                             "group.id",                 c->group_id ? c->group_id : group};
+    int n_extra = 4;
+    static const char *const defaults[][2] = {{"auto.offset.reset", "earliest"},
+                                              {"coordinator.query.interval.ms", "1000"}};
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        char key[96];
+        snprintf(key, sizeof key, "properties.%s", defaults[i][0]);
+        if (rsql_optset_find(ctx->opts, key) < 0) {
+            extra[2 * n_extra] = defaults[i][0];
+            extra[2 * n_extra + 1] = defaults[i][1];
+            n_extra++;
+        }
+    }
     char why[512];
-    rd_kafka_conf_t *kc = rsql_kafka__conf_new(c, ctx->opts, extra, reset_given ? 4 : 5, &s->box,
-                                               err);
+    rd_kafka_conf_t *kc = rsql_kafka__conf_new(c, ctx->opts, extra, n_extra, &s->box, err);
     rsql_err_t rc = kc ? RSQL_OK : err->code;
+    if (rc == RSQL_OK) {
+        rd_kafka_conf_set_offset_commit_cb(kc, commit_cb);
+    }
     if (rc == RSQL_OK && !(s->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kc, why, sizeof why))) {
         rd_kafka_conf_destroy(kc);
         rc = rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
