@@ -6,8 +6,10 @@
  * engine's tracker, named "topic/partition"; a record's position is its offset + 1 (the next
  * one to read, as Kafka commits it). The runtime keeps the positions in the catalog and
  * commits a partition only up to the first record whose outcome is not known; each such
- * commit is also committed to the consumer group (properties.group.id), asynchronously, so
- * the group follows the job (tools and `group-offsets` see it).
+ * commit also goes to the consumer group (properties.group.id), so the group follows the job
+ * (tools and `group-offsets` see it): the poll thread sends what changed asynchronously, at
+ * most every KAFKA_GROUP_COMMIT_MS, a failed one again, and close sends the last positions
+ * and waits for the answer.
  *
  * Start: a resumed partition starts at its position in the catalog; the others where
  * scan.startup.mode says. With scan.bounded.mode 'latest-offset' the end of each partition
@@ -17,18 +19,20 @@
  * An unreachable cluster or a missing topic fails open within connect.timeout, naming the
  * brokers or the topic and librdkafka's reason.
  *
- * Threads: open, poll and close on the poll thread; committed on the worker thread
- * (rd_kafka_commit is thread-safe); wakeup from any thread (rd_kafka_queue_yield).
+ * Threads: open, poll and close on the poll thread; committed on the worker thread (it only
+ * marks the lane, with atomics); wakeup from any thread (rd_kafka_queue_yield).
  */
 #include "config.h"
 #include "connectors/kafka/kafka_conf.h"
 #include "base/rsql_log.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 typedef struct lane {
     char *topic;
@@ -37,6 +41,8 @@ typedef struct lane {
     int64_t start;   /* the offset (or RD_KAFKA_OFFSET_*) it starts from */
     int64_t high;    /* scan.bounded.mode latest-offset: where it stops */
     bool done;       /* read up to high (bounded) */
+    atomic_int_least64_t committed; /* the job's last commit of it (-1: none yet) */
+    atomic_bool dirty;              /* committed not yet (or not successfully) sent to the group */
 } lane_t;
 
 /* The metadata columns a statement reads (-1: not read) and their types. */
@@ -47,6 +53,7 @@ static const char *const meta_keys[M_COUNT] = {"topic", "partition", "offset", "
 struct rsql_source {
     rsql_kafka_errbox_t box; /* first: the handle's opaque */
     char where[160];         /* "source table 'orders'", for messages */
+    char group[256];         /* the consumer group (given, or the source's private one) */
     rd_kafka_t *rk;
     rd_kafka_queue_t *q;
     bool commit;  /* properties.group.id given: commit what the job commits */
@@ -59,12 +66,88 @@ struct rsql_source {
     bool has_meta;
     rd_kafka_message_t **msgs;
     int msgs_cap;
+    int64_t commit_at_ms; /* when the poll thread sends the group its next commit */
 };
+
+/* How often at most the poll thread commits the job's positions to the group. */
+#define KAFKA_GROUP_COMMIT_MS 200
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+** The positions the job committed since the last time (every lane with any, when all is set),
+** as one list for the group; NULL when there is none (or no memory: they stay dirty).
+*/
+static rd_kafka_topic_partition_list_t *group_offsets(rsql_source_t *s, bool all)
+{
+    rd_kafka_topic_partition_list_t *tl = NULL;
+    for (int i = 0; i < s->n_lanes; i++) {
+        lane_t *l = &s->lanes[i];
+        if (!(all ? atomic_load(&l->committed) >= 0 : atomic_load(&l->dirty))) {
+            continue;
+        }
+        if (!tl && !(tl = rd_kafka_topic_partition_list_new(s->n_lanes))) {
+            return NULL;
+        }
+        atomic_store(&l->dirty, false);
+        rd_kafka_topic_partition_list_add(tl, l->topic, l->partition)->offset =
+            atomic_load(&l->committed);
+    }
+    return tl;
+}
+
+/* Send the group what the job committed since the last time (asynchronously; commit_cb marks
+   what failed dirty again, for the next time). @locality poll thread */
+static void group_commit(rsql_source_t *s)
+{
+    int64_t now = now_ms();
+    if (!s->commit || now < s->commit_at_ms) {
+        return;
+    }
+    s->commit_at_ms = now + KAFKA_GROUP_COMMIT_MS;
+    rd_kafka_topic_partition_list_t *tl = group_offsets(s, false);
+    if (tl) {
+        rd_kafka_commit(s->rk, tl, 1);
+        rd_kafka_topic_partition_list_destroy(tl);
+    }
+}
+
+/* At close: every position the job committed, to the group, waiting up to timeout_ms. */
+static void group_commit_last(rsql_source_t *s, int timeout_ms)
+{
+    rd_kafka_topic_partition_list_t *tl = s->commit ? group_offsets(s, true) : NULL;
+    rd_kafka_queue_t *cq = tl ? rd_kafka_queue_new(s->rk) : NULL;
+    if (cq && rd_kafka_commit_queue(s->rk, tl, cq, NULL, NULL) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        rd_kafka_event_t *ev = rd_kafka_queue_poll(cq, timeout_ms);
+        rd_kafka_resp_err_t e = ev ? rd_kafka_event_error(ev) : RD_KAFKA_RESP_ERR__TIMED_OUT;
+        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rsql_log(RSQL_LOG_WARN, "kafka", "%s: the last commit to group '%s': %s (the "
+                     "positions are in the catalog)", s->where, s->group, rd_kafka_err2str(e));
+        }
+        if (ev) {
+            rd_kafka_event_destroy(ev);
+        }
+    }
+    if (cq) {
+        rd_kafka_queue_destroy(cq);
+    }
+    if (tl) {
+        rd_kafka_topic_partition_list_destroy(tl);
+    }
+}
 
 static void ks_close(rsql_source_t *s)
 {
     if (!s) {
         return;
+    }
+    if (s->rk) {
+        group_commit_last(s, 5000);
     }
     if (s->q) {
         rd_kafka_queue_destroy(s->q);
@@ -121,6 +204,8 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
             return rsql_error_nomem(err);
         }
         snprintf(l->name, len, "%s/%d", topic, p);
+        atomic_init(&l->committed, -1);
+        atomic_init(&l->dirty, false);
         s->n_lanes++;
     }
     return RSQL_OK;
@@ -259,16 +344,18 @@ static void commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 {
     (void)rk;
     rsql_source_t *s = opaque;
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR__NO_OFFSET) {
-        rsql_log(RSQL_LOG_WARN, "kafka", "%s: commit to group: %s", s->where, rd_kafka_err2str(e));
+    if (e == RD_KAFKA_RESP_ERR__NO_OFFSET) {
         return;
     }
     for (int i = 0; offsets && i < offsets->cnt; i++) {
-        if (offsets->elems[i].err) {
-            rsql_log(RSQL_LOG_WARN, "kafka", "%s: commit of %s/%d to group: %s", s->where,
-                     offsets->elems[i].topic, (int)offsets->elems[i].partition,
-                     rd_kafka_err2str(offsets->elems[i].err));
+        rd_kafka_resp_err_t pe = e ? e : offsets->elems[i].err;
+        int li = lane_of(s, offsets->elems[i].topic, offsets->elems[i].partition);
+        if (pe == RD_KAFKA_RESP_ERR_NO_ERROR || li < 0) {
+            continue;
         }
+        atomic_store(&s->lanes[li].dirty, true); /* sent again by a later poll */
+        rsql_log(RSQL_LOG_DEBUG, "kafka", "%s: commit of %s to group '%s': %s (sent again)",
+                 s->where, s->lanes[li].name, s->group, rd_kafka_err2str(pe));
     }
 }
 
@@ -297,8 +384,12 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
 
     /* without a group of its own the consumer still needs one to be given a queue: a
        private one, never committed to */
-    char group[256];
-    snprintf(group, sizeof group, "rocketsql-%s", ctx->pipeline ? ctx->pipeline : "source");
+    snprintf(s->group, sizeof s->group, "%s",
+             c->group_id ? c->group_id : "");
+    if (!c->group_id) {
+        snprintf(s->group, sizeof s->group, "rocketsql-%.200s",
+                 ctx->pipeline ? ctx->pipeline : "source");
+    }
     /* the connector's own settings; then defaults the table's properties.* may override:
        the reset of a partition without a committed offset, and how soon a consumer that is
        assigned its partitions (not subscribed) looks for its group's coordinator again once
@@ -307,7 +398,7 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     const char *extra[14] = {"enable.auto.commit",       "false",
                              "enable.auto.offset.store", "false",
                              "enable.partition.eof",     s->bounded ? "true" : "false",
-                             "group.id",                 c->group_id ? c->group_id : group};
+                             "group.id",                 s->group};
     int n_extra = 4;
     static const char *const defaults[][2] = {{"auto.offset.reset", "earliest"},
                                               {"coordinator.query.interval.ms", "1000"}};
@@ -595,6 +686,7 @@ static rsql_err_t ks_poll(rsql_source_t *s, rsql_batch_t *b, int max, int timeou
                           rsql_error_t *err)
 {
     *eof = false;
+    group_commit(s);
     if (s->bounded && all_done(s)) {
         *eof = true;
         return RSQL_OK;
@@ -647,24 +739,17 @@ static const char *ks_partition_name(rsql_source_t *s, uint32_t partition)
     return partition < (uint32_t)s->n_lanes ? s->lanes[partition].name : "";
 }
 
-/* The job committed lane partition up to offset: so does the consumer group (async). */
+/*
+** The job committed lane partition up to offset: the poll thread sends it to the consumer
+** group at its next poll (group_commit). @locality worker thread
+*/
 static void ks_committed(rsql_source_t *s, uint32_t partition, int64_t offset)
 {
     if (!s->commit || partition >= (uint32_t)s->n_lanes) {
         return;
     }
-    rd_kafka_topic_partition_list_t *tl = rd_kafka_topic_partition_list_new(1);
-    if (!tl) {
-        return;
-    }
-    rd_kafka_topic_partition_list_add(tl, s->lanes[partition].topic, s->lanes[partition].partition)
-        ->offset = offset;
-    rd_kafka_resp_err_t e = rd_kafka_commit(s->rk, tl, 1);
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        rsql_log(RSQL_LOG_WARN, "kafka", "commit of %s at %" PRId64 " to group: %s",
-                 s->lanes[partition].name, offset, rd_kafka_err2str(e));
-    }
-    rd_kafka_topic_partition_list_destroy(tl);
+    atomic_store(&s->lanes[partition].committed, offset);
+    atomic_store(&s->lanes[partition].dirty, true);
 }
 
 static void ks_wakeup(rsql_source_t *s)
