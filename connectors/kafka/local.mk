@@ -13,4 +13,5 @@ tests_unit_test_kafka_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 # the suite against a real Kafka (tests/kafka/run; not part of make check)
 EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtrip.sh \
+	tests/kafka/t_broker_restart.sh \
 	tests/kafka/t_errors.sh
