@@ -57,6 +57,9 @@ static rsql_err_t set1(rd_kafka_conf_t *kc, const char *key, const char *name,
 {
     char why[256];
     if (rd_kafka_conf_set(kc, name, value, why, sizeof why) != RD_KAFKA_CONF_OK) {
+        if (secret && strlen(value) >= RSQL_OPT_MASK_MIN_LEN) {
+            rsql_opt_mask_secret(why, sizeof why, value, strlen(value)); /* librdkafka echoes it */
+        }
         return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
                               "kafka: option '%s'%s%s%s refused by librdkafka: %s", key,
                               secret ? "" : " = '", secret ? "" : value, secret ? "" : "'", why);
