@@ -34,7 +34,8 @@ enum { RSQL_KAFKA_DG_AT_LEAST_ONCE, RSQL_KAFKA_DG_EXACTLY_ONCE, RSQL_KAFKA_DG_NO
 
 typedef struct rsql_kafka_conf {
     const char *servers;  /* properties.bootstrap.servers */
-    const char *topic;    /* topic: one name, or several separated by ';' (a source) */
+    const char *topic;    /* topic: one name, or several separated by ';' (a source); or NULL */
+    const char *topic_pattern; /* topic-pattern (a source), or NULL */
     const char *group_id; /* properties.group.id, or NULL */
     int startup_mode;
     int64_t startup_ts_ms;        /* scan.startup.timestamp-millis */
@@ -88,6 +89,16 @@ void rsql_kafka__last_error(rsql_kafka_errbox_t *box, char *buf, size_t size);
 rsql_err_t rsql_kafka__topic_partitions(rd_kafka_t *rk, const rsql_kafka_conf_t *c,
                                         rsql_kafka_errbox_t *box, const char *where,
                                         const char *topic, int *n_partitions, rsql_error_t *err);
+
+/*
+** topic-pattern: RSQL_OK when pattern compiles, else why (PCRE2's message and offset) in
+** why. rsql_kafka__pattern_topics: the names of the topics of md whose whole name matches
+** (internal "__" topics left out), sorted, into *out (caller frees each and the array);
+** their count, or -1 when out of memory or the pattern does not compile.
+*/
+rsql_err_t rsql_kafka__pattern_check(const char *pattern, char *why, size_t size);
+int rsql_kafka__pattern_topics(const char *pattern, const struct rd_kafka_metadata *md,
+                               char ***out);
 
 /* The rsql error code for a librdkafka error (transient ones retriable). */
 rsql_err_t rsql_kafka__err_code(rd_kafka_resp_err_t e);

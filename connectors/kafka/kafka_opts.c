@@ -60,6 +60,18 @@ bad:
                           key, value);
 }
 
+/* topic-pattern: a regular expression PCRE2 compiles. */
+static rsql_err_t check_pattern(const rsql_opt_def_t *def, const char *key, const char *value,
+                                rsql_pos_t pos, rsql_error_t *err)
+{
+    (void)def;
+    char why[160];
+    if (rsql_kafka__pattern_check(value, why, sizeof why) != RSQL_OK) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos, "option '%s': %s", key, why);
+    }
+    return RSQL_OK;
+}
+
 static const rsql_opt_def_t kafka_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("kafka"),
     RSQL_OPT_ROW_F("properties.bootstrap.servers", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0,
@@ -67,11 +79,19 @@ static const rsql_opt_def_t kafka_opts[] = {
                    "The brokers to start from, `host:port` separated by commas (librdkafka's "
                    "`bootstrap.servers`).",
                    F(servers, const char *)),
-    RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                    "The topic. A source may read several, separated by `;` (`orders;refunds`); "
                    "a sink writes exactly one. A topic that does not exist is an error when the "
-                   "job starts (the connector never creates one).",
+                   "job starts (the connector never creates one). Required, unless a source "
+                   "table gives `topic-pattern`.",
                    F(topic, const char *)),
+    RSQL_OPT_ROW_VF("topic-pattern", RSQL_OPT_STR, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                    "Instead of `topic`, for a source: every topic whose whole name matches this "
+                    "regular expression (PCRE2, as a Java `matches()`: `orders-.*`), as the "
+                    "cluster lists them when the job starts (internal topics, `__...`, left "
+                    "out). None matching is an error; topics made later are read by the next "
+                    "run.",
+                    check_pattern, F(topic_pattern, const char *)),
     RSQL_OPT_ROW_F("properties.group.id", RSQL_OPT_STR, SRC, NULL, 0, 0, NULL,
                    "The consumer group. The source commits to it the offsets the job has "
                    "committed (each partition only up to the first record whose outcome is not "
@@ -151,7 +171,13 @@ static const rsql_opt_def_t kafka_opts[] = {
 static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
     rsql_err_t rc;
-    if ((rc = rsql_conn__exclusive(set, "format", "value.format", err)) ||
+    if (!rsql_optset_has(set, "topic") && !rsql_optset_has(set, "topic-pattern")) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, "connector"),
+                              "missing required option 'topic' for connector 'kafka' (or "
+                              "'topic-pattern', to read)");
+    }
+    if ((rc = rsql_conn__exclusive(set, "topic", "topic-pattern", err)) ||
+        (rc = rsql_conn__exclusive(set, "format", "value.format", err)) ||
         (rc = rsql_conn__requires(set, "scan.startup.timestamp-millis", "scan.startup.mode",
                                   "timestamp", err)) ||
         (rc = rsql_conn__requires(set, "scan.startup.specific-offsets", "scan.startup.mode",

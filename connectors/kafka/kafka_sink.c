@@ -214,9 +214,15 @@ static rsql_err_t open_key(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, const rsq
 static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {
     const rsql_kafka_conf_t *c = ctx->conf;
+    if (!c->topic) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "kafka sink table '%s': a sink writes the one topic of option "
+                              "'topic' (topic-pattern is for reading)", ctx->table);
+    }
     if (strchr(c->topic, ';')) {
         return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
-                              "kafka: a sink writes one topic; option 'topic' is '%s'", c->topic);
+                              "kafka sink table '%s': a sink writes one topic; option 'topic' is "
+                              "'%s'", ctx->table, c->topic);
     }
     rsql_sink_t *k = rsql_calloc(1, sizeof *k);
     if (!k) {

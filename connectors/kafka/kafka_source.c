@@ -211,6 +211,41 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
     return RSQL_OK;
 }
 
+/* topic-pattern: every topic of the cluster it matches, as lanes; none is an error. */
+static rsql_err_t add_pattern(rsql_source_t *s, const rsql_kafka_conf_t *c, rsql_error_t *err)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(s->rk, 1, NULL, &md, (int)c->timeout_ms);
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        char last[256];
+        rsql_kafka__last_error(&s->box, last, sizeof last);
+        return rsql_error_set(err, RSQL_ERR_REMOTE, RSQL_NOPOS,
+                              "kafka %s: cannot reach the brokers '%s' (topic-pattern '%s', "
+                              "connect.timeout %lld ms): %s%s%s",
+                              s->where, c->servers, c->topic_pattern, (long long)c->timeout_ms,
+                              rd_kafka_err2str(e), last[0] ? "; librdkafka: " : "", last);
+    }
+    char **names = NULL;
+    int n = rsql_kafka__pattern_topics(c->topic_pattern, md, &names);
+    rd_kafka_metadata_destroy(md);
+    rsql_err_t rc = RSQL_OK;
+    if (n < 0) {
+        rc = rsql_error_nomem(err);
+    } else if (n == 0) {
+        rc = rsql_error_set(err, RSQL_ERR_NOT_FOUND, RSQL_NOPOS,
+                            "kafka %s: no topic on '%s' matches topic-pattern '%s'", s->where,
+                            c->servers, c->topic_pattern);
+    }
+    for (int i = 0; i < (n > 0 ? n : 0); i++) {
+        if (rc == RSQL_OK) {
+            rc = add_topic(s, c, names[i], err);
+        }
+        rsql_free(names[i]);
+    }
+    rsql_free(names);
+    return rc;
+}
+
 /* The offset scan.startup.specific-offsets gives partition p (else RD_KAFKA_OFFSET_STORED). */
 static int64_t specific_offset(const char *spec, int32_t p)
 {
@@ -426,7 +461,10 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rd_kafka_poll_set_consumer(s->rk);
         s->q = rd_kafka_queue_get_consumer(s->rk);
     }
-    /* the topics, ';'-separated, each with its partitions */
+    /* the topics, ';'-separated, each with its partitions; or those topic-pattern matches */
+    if (rc == RSQL_OK && c->topic_pattern) {
+        rc = add_pattern(s, c, err);
+    }
     const char *p = c->topic;
     while (rc == RSQL_OK && p && *p) {
         const char *e = strchr(p, ';');
@@ -449,8 +487,8 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         p = e ? e + 1 : NULL;
     }
     if (rc == RSQL_OK && s->n_lanes == 0) {
-        rc = rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS, "kafka: option 'topic' names "
-                            "no topic with partitions");
+        rc = rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
+                            "kafka %s: no topic with partitions to read", s->where);
     }
     if (rc == RSQL_OK) {
         rc = set_starts(s, ctx, c, err);

@@ -2,7 +2,8 @@
 RSQL_CONNECTORS += kafka
 librocketsql_a_SOURCES += \
 	connectors/kafka/kafka_conf.h connectors/kafka/kafka_opts.c \
-	connectors/kafka/kafka_client.c connectors/kafka/kafka_source.c connectors/kafka/kafka_sink.c
+	connectors/kafka/kafka_client.c connectors/kafka/kafka_pattern.c \
+	connectors/kafka/kafka_source.c connectors/kafka/kafka_sink.c
 # the kafka connector's options and its librdkafka configuration (no broker)
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_kafka_opts

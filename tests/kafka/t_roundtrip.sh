@@ -9,7 +9,7 @@
 # topic, partition, offset, timestamp and timestamp-type METADATA; scan.startup.mode
 # specific-offsets, latest-offset and group-offsets (a second table in the same group starts
 # where the first one's job committed, and reads only what came after); the headers METADATA
-# written, relayed from topic to topic and read back.
+# written, relayed from topic to topic and read back; topic-pattern.
 # Environment from tests/kafka/run: REPO, KAFKA, KAFKA_BOOTSTRAP.
 # Last line: "PASS t_roundtrip" or "FAIL t_roundtrip: <why>".
 set -uo pipefail
@@ -168,4 +168,14 @@ done
 printf '%s\n' '{"id":1,"h":{"trace":"YWJj","empty":null}}' '{"id":2,"h":{}}' '{"id":3,"h":{}}' >"$WORK/oh.want"
 cmp -s "$WORK/oh.jsonl" "$WORK/oh.want" || { cat "$WORK/oh.jsonl"; die "headers read back"; }
 ok "headers written, relayed kafka -> kafka, seen by the Java consumer, read back as written"
+# topic-pattern: ${P}a and ${P}b (not ${P}h1, ${P}h2), 110 + 10 rows
+sql pattern "
+CREATE TABLE kp (id BIGINT, name VARCHAR, t VARCHAR METADATA FROM 'topic' VIRTUAL) WITH ('connector'='kafka',
+  'properties.bootstrap.servers'='$BS', 'topic-pattern'='${P}[ab]', 'scan.startup.mode'='earliest-offset',
+  'scan.bounded.mode'='latest-offset');
+CREATE TABLE op (id BIGINT, name VARCHAR, t VARCHAR) WITH ('connector'='filesystem', 'path'='$WORK/op.csv', 'format'='csv');
+INSERT INTO op SELECT * FROM kp;"
+got=$(awk -F, '{ n[$3]++ } END { for (t in n) print t, n[t] }' "$WORK/op.csv" | sort | tr '\n' ' ')
+[ "$got" = "$A 110 $B 10 " ] || die "topic-pattern '${P}[ab]' read '$got' (want '$A 110 $B 10 ')"
+ok "topic-pattern '${P}[ab]': $got"
 echo "PASS t_roundtrip"

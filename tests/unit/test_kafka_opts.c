@@ -175,6 +175,21 @@ static void test_kafka_errors(void)
                 "are committed as the job commits; the producer follows "
                 "'sink.delivery-guarantee')",
                 300);
+    expect_fail((const char *const[]){"connector", "kafka", "properties.bootstrap.servers", "h:1",
+                                      NULL},
+                RSQL_ERR_MISSING_OPTION,
+                "missing required option 'topic' for connector 'kafka' (or 'topic-pattern', to "
+                "read)",
+                0);
+    expect_fail((const char *const[]){BASE, "topic-pattern", "orders-.*", NULL},
+                RSQL_ERR_BAD_OPTION, "options 'topic' and 'topic-pattern' cannot be used together",
+                300);
+    expect_fail((const char *const[]){"connector", "kafka", "properties.bootstrap.servers", "h:1",
+                                      "topic-pattern", "orders-(", NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'topic-pattern': not a regular expression: missing closing parenthesis "
+                "at offset 8",
+                250);
     expect_fail((const char *const[]){BASE, "sink.partitioner", "sticky", NULL},
                 RSQL_ERR_BAD_OPTION,
                 "invalid value 'sticky' for option 'sink.partitioner': expected one of default, "
@@ -182,7 +197,32 @@ static void test_kafka_errors(void)
                 350);
 }
 
-static CU_TestInfo kafka_tests[] = {{"defaults", test_kafka_defaults},
+/* topic-pattern: whole names only, internal topics left out, sorted. */
+static void test_kafka_pattern(void)
+{
+    struct rd_kafka_metadata_topic topics[] = {
+        {.topic = (char *)"orders-eu"}, {.topic = (char *)"__consumer_offsets"},
+        {.topic = (char *)"orders-us"}, {.topic = (char *)"old-orders-eu"},
+        {.topic = (char *)"orders-"},   {.topic = (char *)"orders-asia.dlq"}};
+    struct rd_kafka_metadata md = {.topic_cnt = 6, .topics = topics};
+    char **names = NULL;
+    int n = rsql_kafka__pattern_topics("orders-[a-z]+", &md, &names);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_STRING_EQUAL(names[0], "orders-eu");
+    CU_ASSERT_STRING_EQUAL(names[1], "orders-us");
+    for (int i = 0; i < n; i++) {
+        rsql_free(names[i]);
+    }
+    rsql_free(names);
+    CU_ASSERT_EQUAL(rsql_kafka__pattern_topics("_.*", &md, &names), 0);
+    rsql_free(names);
+    char why[160];
+    CU_ASSERT_EQUAL(rsql_kafka__pattern_check("[", why, sizeof why), RSQL_ERR_BAD_OPTION);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "not a regular expression"));
+}
+
+static CU_TestInfo kafka_tests[] = {{"pattern", test_kafka_pattern},
+                                    {"defaults", test_kafka_defaults},
                                     {"flink_names", test_kafka_flink_names},
                                     {"refused_property", test_kafka_refused_property},
                                     {"errors", test_kafka_errors},
