@@ -79,11 +79,11 @@ static const rsql_opt_def_t kafka_opts[] = {
                    "The brokers to start from, `host:port` separated by commas (librdkafka's "
                    "`bootstrap.servers`).",
                    F(servers, const char *)),
-    RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+    RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED | SNK, NULL, 0, 0, NULL,
                    "The topic. A source may read several, separated by `;` (`orders;refunds`); "
                    "a sink writes exactly one. A topic that does not exist is an error when the "
-                   "job starts (the connector never creates one). Required, unless a source "
-                   "table gives `topic-pattern`.",
+                   "job starts (the connector never creates one). To read, `topic` or "
+                   "`topic-pattern` is required.",
                    F(topic, const char *)),
     RSQL_OPT_ROW_VF("topic-pattern", RSQL_OPT_STR, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                     "Instead of `topic`, for a source: every topic whose whole name matches this "
@@ -171,11 +171,6 @@ static const rsql_opt_def_t kafka_opts[] = {
 static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
 {
     rsql_err_t rc;
-    if (!rsql_optset_has(set, "topic") && !rsql_optset_has(set, "topic-pattern")) {
-        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, "connector"),
-                              "missing required option 'topic' for connector 'kafka' (or "
-                              "'topic-pattern', to read)");
-    }
     if ((rc = rsql_conn__exclusive(set, "topic", "topic-pattern", err)) ||
         (rc = rsql_conn__exclusive(set, "format", "value.format", err)) ||
         (rc = rsql_conn__requires(set, "scan.startup.timestamp-millis", "scan.startup.mode",
@@ -267,10 +262,15 @@ static bool kafka_bounded(const void *conf, const char **why)
     return b;
 }
 
-/* Before a read runs: group-offsets needs the group. */
+/* Before a read runs: a topic or a pattern, and group-offsets needs the group. */
 static rsql_err_t kafka_check_source(const void *conf, rsql_error_t *err)
 {
     const rsql_kafka_conf_t *c = conf;
+    if (c && !c->topic && !c->topic_pattern) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "missing required option 'topic' (or 'topic-pattern') for "
+                              "connector 'kafka'");
+    }
     if (c && c->startup_mode == RSQL_KAFKA_START_GROUP && !c->group_id) {
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
                               "option 'properties.group.id' is required to read with "
@@ -278,6 +278,39 @@ static rsql_err_t kafka_check_source(const void *conf, rsql_error_t *err)
                               "scan.startup.mode to 'earliest-offset' or 'latest-offset'");
     }
     return RSQL_OK;
+}
+
+/* EXPLAIN: what the source commits where, and how the sink writes. */
+static void kafka_explain(const rsql_explain_t *x)
+{
+    const rsql_kafka_conf_t *c = x->conf;
+    if (!c) {
+        return;
+    }
+    if (x->part == RSQL_EXPLAIN_SOURCE) {
+        if (c->topic_pattern) {
+            x->attr(x, "topics", "those matching '%s' when the read starts", c->topic_pattern);
+        }
+        x->attr(x, "partitions", "all assigned to this job, each a lane (no group rebalance)");
+        if (x->preview) {
+            x->attr(x, "group", "nothing committed (a preview)");
+        } else if (c->group_id) {
+            x->attr(x, "group", "'%s': the job's committed positions are sent to it",
+                    c->group_id);
+        } else {
+            x->attr(x, "group", "none (properties.group.id not set): positions in the catalog "
+                    "only");
+        }
+    } else if (x->part == RSQL_EXPLAIN_SINK) {
+        static const char *const parts[] = {"by the key's hash (murmur2)", "all to partition 0",
+                                            "round-robin"};
+        x->attr(x, "producer", "%s; partitions %s%s%s",
+                c->guarantee == RSQL_KAFKA_DG_NONE
+                    ? "acks from the leader, not idempotent"
+                    : "idempotent, acks from every in-sync replica (at-least-once)",
+                parts[c->partitioner], c->key_fields ? ", key " : "",
+                c->key_fields ? c->key_fields : "");
+    }
 }
 
 /* METADATA columns (Flink's names). */
@@ -316,4 +349,5 @@ const rsql_connector_def_t rsql_kafka_conn_def = {
     .changes = RSQL_CHANGES_BY_FORMAT,
     .metadata = kafka_meta,
     .check_source = kafka_check_source,
+    .explain = kafka_explain,
 };

@@ -55,6 +55,22 @@ static void test_kafka_defaults(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     const char *why = NULL;
     CU_ASSERT_FALSE(d->bounded(c, &why));
+    /* to write, 'topic' is required; to read, it or topic-pattern */
+    CU_ASSERT_EQUAL(rsql_connector_check_side(d, set, RSQL_SIDE_SINK, "t", RSQL_NOPOS, &err),
+                    RSQL_OK);
+    const char *kv_no_topic[] = {"connector", "kafka", "properties.bootstrap.servers", "h:1",
+                                 "properties.group.id", "g", NULL};
+    rsql_optset_t *nt = with(kv_no_topic, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nt);
+    CU_ASSERT_EQUAL(rsql_connector_check_side(d, nt, RSQL_SIDE_SINK, "t", RSQL_NOPOS, &err),
+                    RSQL_ERR_MISSING_OPTION);
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(d->check_source(rsql_optset_conf(nt, RSQL_CONF_CONNECTOR), &err),
+                    RSQL_ERR_MISSING_OPTION);
+    CU_ASSERT_STRING_EQUAL(err.msg, "missing required option 'topic' (or 'topic-pattern') for "
+                                    "connector 'kafka'");
+    rsql_optset_destroy(nt);
+    rsql_error_clear(&err);
     /* group-offsets (the default) needs the group before a read runs */
     CU_ASSERT_EQUAL(d->check_source(c, &err), RSQL_ERR_MISSING_OPTION);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'properties.group.id' is required"));
@@ -175,12 +191,6 @@ static void test_kafka_errors(void)
                 "are committed as the job commits; the producer follows "
                 "'sink.delivery-guarantee')",
                 300);
-    expect_fail((const char *const[]){"connector", "kafka", "properties.bootstrap.servers", "h:1",
-                                      NULL},
-                RSQL_ERR_MISSING_OPTION,
-                "missing required option 'topic' for connector 'kafka' (or 'topic-pattern', to "
-                "read)",
-                0);
     expect_fail((const char *const[]){BASE, "topic-pattern", "orders-.*", NULL},
                 RSQL_ERR_BAD_OPTION, "options 'topic' and 'topic-pattern' cannot be used together",
                 300);
