@@ -43,6 +43,7 @@ typedef struct lane {
     bool done;       /* read up to high (bounded) */
     atomic_int_least64_t committed; /* the job's last commit of it (-1: none yet) */
     atomic_bool dirty;              /* committed not yet (or not successfully) sent to the group */
+    int64_t acked;                  /* the last offset the group confirmed (-1: none) */
 } lane_t;
 
 /* The metadata columns a statement reads (-1: not read) and their types. */
@@ -67,10 +68,14 @@ struct rsql_source {
     rd_kafka_message_t **msgs;
     int msgs_cap;
     int64_t commit_at_ms; /* when the poll thread sends the group its next commit */
+    int64_t resend_at_ms; /* when it sends again what the group has not confirmed */
 };
 
-/* How often at most the poll thread commits the job's positions to the group. */
+/* How often at most the poll thread commits the job's positions to the group, and how often
+   it sends again those the group has not confirmed (a commit librdkafka held while it had no
+   coordinator may never be answered). */
 #define KAFKA_GROUP_COMMIT_MS 200
+#define KAFKA_GROUP_RESEND_MS 2000
 
 static int64_t now_ms(void)
 {
@@ -83,12 +88,16 @@ static int64_t now_ms(void)
 ** The positions the job committed since the last time (every lane with any, when all is set),
 ** as one list for the group; NULL when there is none (or no memory: they stay dirty).
 */
-static rd_kafka_topic_partition_list_t *group_offsets(rsql_source_t *s, bool all)
+static rd_kafka_topic_partition_list_t *group_offsets(rsql_source_t *s, bool all,
+                                                      bool unconfirmed)
 {
     rd_kafka_topic_partition_list_t *tl = NULL;
     for (int i = 0; i < s->n_lanes; i++) {
         lane_t *l = &s->lanes[i];
-        if (!(all ? atomic_load(&l->committed) >= 0 : atomic_load(&l->dirty))) {
+        int64_t off = atomic_load(&l->committed);
+        bool want = all ? off >= 0 : atomic_load(&l->dirty);
+        want |= unconfirmed && off >= 0 && off != l->acked;
+        if (!want) {
             continue;
         }
         if (!tl && !(tl = rd_kafka_topic_partition_list_new(s->n_lanes))) {
@@ -110,7 +119,11 @@ static void group_commit(rsql_source_t *s)
         return;
     }
     s->commit_at_ms = now + KAFKA_GROUP_COMMIT_MS;
-    rd_kafka_topic_partition_list_t *tl = group_offsets(s, false);
+    bool resend = now >= s->resend_at_ms;
+    if (resend) {
+        s->resend_at_ms = now + KAFKA_GROUP_RESEND_MS;
+    }
+    rd_kafka_topic_partition_list_t *tl = group_offsets(s, false, resend);
     if (tl) {
         rd_kafka_commit(s->rk, tl, 1);
         rd_kafka_topic_partition_list_destroy(tl);
@@ -120,7 +133,7 @@ static void group_commit(rsql_source_t *s)
 /* At close: every position the job committed, to the group, waiting up to timeout_ms. */
 static void group_commit_last(rsql_source_t *s, int timeout_ms)
 {
-    rd_kafka_topic_partition_list_t *tl = s->commit ? group_offsets(s, true) : NULL;
+    rd_kafka_topic_partition_list_t *tl = s->commit ? group_offsets(s, true, false) : NULL;
     rd_kafka_queue_t *cq = tl ? rd_kafka_queue_new(s->rk) : NULL;
     if (cq && rd_kafka_commit_queue(s->rk, tl, cq, NULL, NULL) == RD_KAFKA_RESP_ERR_NO_ERROR) {
         rd_kafka_event_t *ev = rd_kafka_queue_poll(cq, timeout_ms);
@@ -206,6 +219,7 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
         snprintf(l->name, len, "%s/%d", topic, p);
         atomic_init(&l->committed, -1);
         atomic_init(&l->dirty, false);
+        l->acked = -1;
         s->n_lanes++;
     }
     return RSQL_OK;
@@ -385,7 +399,11 @@ static void commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
     for (int i = 0; offsets && i < offsets->cnt; i++) {
         rd_kafka_resp_err_t pe = e ? e : offsets->elems[i].err;
         int li = lane_of(s, offsets->elems[i].topic, offsets->elems[i].partition);
-        if (pe == RD_KAFKA_RESP_ERR_NO_ERROR || li < 0) {
+        if (li < 0) {
+            continue;
+        }
+        if (pe == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            s->lanes[li].acked = offsets->elems[i].offset; /* the poll thread's field */
             continue;
         }
         atomic_store(&s->lanes[li].dirty, true); /* sent again by a later poll */
