@@ -13,7 +13,8 @@
  *
  * Keys are matched case-insensitively and stored in the row's spelling; a
  * row name holding '#' ("fields.#.kind") matches any one column name, kept
- * as written.  ENUM values are stored in the row's spelling too, so callers
+ * as written, and one named "prefix.*" ("properties.*") any key under the prefix, the rest
+ * kept as written.  ENUM values are stored in the row's spelling too, so callers
  * can strcmp() them.
  */
 #include "config.h"
@@ -47,11 +48,17 @@ struct rsql_optset {
 
 /*
 ** Does key match row name pattern? A '#' in pattern matches one non-empty
-** segment of key; *seg / *seg_len (optional) receive it.
+** segment of key; *seg / *seg_len (optional) receive it. A pattern ending in
+** ".*" matches every key that starts with what comes before the '*' and goes on
+** (a pass-through family such as "properties.*": dots included).
 */
 static bool name_match(const char *pattern, const char *key, const char **seg, size_t *seg_len)
 {
     const char *hash = strchr(pattern, '#');
+    size_t plen = strlen(pattern);
+    if (!hash && plen >= 2 && strcmp(pattern + plen - 2, ".*") == 0) {
+        return strlen(key) > plen - 1 && strncasecmp(pattern, key, plen - 1) == 0;
+    }
     if (!hash) {
         return strcasecmp(pattern, key) == 0;
     }
@@ -550,12 +557,23 @@ static rsql_err_t unknown_key(const rsql_opt_def_t *const *tables, int n_tables,
     return RSQL_ERR_BAD_OPTION;
 }
 
-/* The key in the row's spelling ('#' replaced by the segment as written). */
+/*
+** The key in the row's spelling ('#' replaced by the segment as written; under a "prefix.*"
+** row, the prefix in the row's spelling and the rest as written).
+*/
 static char *canonical_key(const rsql_opt_def_t *d, const char *key)
 {
     const char *seg = NULL;
     size_t seg_len = 0;
     const char *hash = strchr(d->name, '#');
+    size_t dlen = strlen(d->name);
+    if (!hash && dlen >= 2 && strcmp(d->name + dlen - 2, ".*") == 0) {
+        char *out = rsql_strdup(key);
+        if (out) {
+            memcpy(out, d->name, dlen - 1);
+        }
+        return out;
+    }
     if (!hash || !name_match(d->name, key, &seg, &seg_len)) {
         return rsql_strdup(d->name);
     }

@@ -379,9 +379,15 @@ rsql_optset_t *rsql_connector_validate_ex(const rsql_opt_kv_t *kvs, int n_kvs,
     const rsql_format_def_t *fmt = NULL;
     const rsql_opt_def_t *frow = rsql_opt_find(c->opts, "format");
     if (frow) {
-        int fi = kv_index(kvs, n_kvs, "format");
+        /* a connector with a "value.format" row (Flink's kafka) takes it for "format" */
+        const char *fkey = "format";
+        int fi = kv_index(kvs, n_kvs, fkey);
+        if (fi < 0 && rsql_opt_find(c->opts, "value.format")) {
+            fkey = "value.format";
+            fi = kv_index(kvs, n_kvs, fkey);
+        }
         const char *fv = fi >= 0 ? kvs[fi].value : frow->def;
-        if (fi >= 0 && rsql_opt_check_value(frow, "format", fv, kvs[fi].value_pos, err)) {
+        if (fi >= 0 && rsql_opt_check_value(frow, fkey, fv, kvs[fi].value_pos, err)) {
             return NULL;
         }
         fmt = fv ? rsql_format_find(fv) : NULL;
@@ -516,6 +522,10 @@ const rsql_format_def_t *rsql_connector_format(const rsql_connector_def_t *conn,
 {
     if (!rsql_opt_find(conn->opts, "format")) {
         return NULL;
+    }
+    /* Flink's spelling, where the connector has it: "value.format" in place of "format" */
+    if (rsql_opt_find(conn->opts, "value.format") && rsql_optset_has(set, "value.format")) {
+        return rsql_format_find(rsql_optset_str(set, "value.format"));
     }
     return rsql_format_find(rsql_optset_str(set, "format"));
 }

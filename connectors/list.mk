@@ -8,3 +8,4 @@ include connectors/sqlite/local.mk
 include connectors/datagen/local.mk
 include connectors/stdio/local.mk
 include connectors/postgres/local.mk
+include connectors/kafka/local.mk

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * The options of the kafka connector (Apache Kafka through librdkafka), with Flink's names:
+ * the one table that drives validation, the typed configuration (kafka_conf.h), SHOW OPTIONS
+ * and docs/CONNECTORS.md; the cross-option rules; the metadata keys; the descriptor.
+ */
+#include "config.h"
+#include "connectors/conn_int.h"
+#include "connectors/kafka/kafka_conf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const rsql_kafka_formats[] = {"json", "csv", "raw", "debezium-json", "canal-json",
+                                          "maxwell-json", NULL};
+static const char *const startup_modes[] = {"earliest-offset", "latest-offset", "group-offsets",
+                                            "timestamp", "specific-offsets", NULL};
+static const char *const bounded_modes[] = {"unbounded", "latest-offset", NULL};
+static const char *const partitioners[] = {"default", "fixed", "round-robin", NULL};
+static const char *const guarantees[] = {"at-least-once", "exactly-once", "none", NULL};
+
+#define F(member, ctype) RSQL_OPT_FIELD(rsql_kafka_conf_t, member, ctype)
+#define SRC RSQL_OPT_F_SOURCE
+#define SNK RSQL_OPT_F_SINK
+#define SECRET_PROP(name, what)                                                              \
+    RSQL_OPT_ROW("properties." name, RSQL_OPT_STR, RSQL_OPT_F_SECRET, NULL, 0, 0, NULL,      \
+                 "Passed to librdkafka as `" name "` (" what "); masked wherever options are " \
+                 "shown. Best given as `${env:NAME}` or `${file:PATH}`.")
+
+/* scan.startup.specific-offsets: "partition:0,offset:42;partition:1,offset:300". */
+static rsql_err_t check_specific(const rsql_opt_def_t *def, const char *key, const char *value,
+                                 rsql_pos_t pos, rsql_error_t *err)
+{
+    (void)def;
+    const char *p = value;
+    while (*p) {
+        char *end;
+        long long part, off;
+        if (strncmp(p, "partition:", 10) != 0) {
+            goto bad;
+        }
+        part = strtoll(p + 10, &end, 10);
+        if (end == p + 10 || part < 0 || strncmp(end, ",offset:", 8) != 0) {
+            goto bad;
+        }
+        p = end + 8;
+        off = strtoll(p, &end, 10);
+        if (end == p || off < 0 || (*end && *end != ';')) {
+            goto bad;
+        }
+        p = *end ? end + 1 : end;
+    }
+    return RSQL_OK;
+bad:
+    return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos,
+                          "option '%s' must be a list like "
+                          "'partition:0,offset:42;partition:1,offset:300', got '%s'",
+                          key, value);
+}
+
+/* topic-pattern: a regular expression PCRE2 compiles. */
+static rsql_err_t check_pattern(const rsql_opt_def_t *def, const char *key, const char *value,
+                                rsql_pos_t pos, rsql_error_t *err)
+{
+    (void)def;
+    char why[160];
+    if (rsql_kafka__pattern_check(value, why, sizeof why) != RSQL_OK) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, pos, "option '%s': %s", key, why);
+    }
+    return RSQL_OK;
+}
+
+static const rsql_opt_def_t kafka_opts[] = {
+    RSQL_CONN_ROW_CONNECTOR("kafka"),
+    RSQL_OPT_ROW_F("properties.bootstrap.servers", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0,
+                   NULL,
+                   "The brokers to start from, `host:port` separated by commas (librdkafka's "
+                   "`bootstrap.servers`).",
+                   F(servers, const char *)),
+    RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED | SNK, NULL, 0, 0, NULL,
+                   "The topic. A source may read several, separated by `;` (`orders;refunds`); "
+                   "a sink writes exactly one. A topic that does not exist is an error when the "
+                   "job starts (the connector never creates one). To read, `topic` or "
+                   "`topic-pattern` is required.",
+                   F(topic, const char *)),
+    RSQL_OPT_ROW_VF("topic-pattern", RSQL_OPT_STR, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
+                    "Instead of `topic`, for a source: every topic whose whole name matches this "
+                    "regular expression (PCRE2, as a Java `matches()`: `orders-.*`), as the "
+                    "cluster lists them when the job starts (internal topics, `__...`, left "
+                    "out). None matching is an error; topics made later are read by the next "
+                    "run.",
+                    check_pattern, F(topic_pattern, const char *)),
+    RSQL_OPT_ROW_F("properties.group.id", RSQL_OPT_STR, SRC, NULL, 0, 0, NULL,
+                   "The consumer group. The source commits to it the offsets the job has "
+                   "committed (each partition only up to the first record whose outcome is not "
+                   "known), and `group-offsets` starts from them. Needed by `group-offsets`; "
+                   "without it nothing is committed to Kafka (the job keeps its positions in "
+                   "the catalog either way).",
+                   F(group_id, const char *)),
+    RSQL_OPT_ROW_F("scan.startup.mode", RSQL_OPT_ENUM, SRC, "group-offsets", 0, 0, startup_modes,
+                   "Where a job that has no position of its own yet starts reading each "
+                   "partition: its first offset, its end, the group's committed offset (none "
+                   "committed: where `properties.auto.offset.reset` says, `earliest` unless "
+                   "given), the first record at or after `scan.startup.timestamp-millis`, or "
+                   "`scan.startup.specific-offsets`. A job run again resumes after what it "
+                   "committed, whatever the mode.",
+                   F(startup_mode, int)),
+    RSQL_OPT_ROW_FG("scan.startup.timestamp-millis", RSQL_OPT_INT, SRC, NULL, 0, INT64_MAX, NULL,
+                    "With `scan.startup.mode` = `timestamp`: the time (ms since the epoch).",
+                    F(startup_ts_ms, int64_t), F(startup_ts_given, bool)),
+    RSQL_OPT_ROW_VF("scan.startup.specific-offsets", RSQL_OPT_STR, SRC, NULL, 0, 0, NULL,
+                    "With `scan.startup.mode` = `specific-offsets`: the offset of each partition "
+                    "(`partition:0,offset:42;partition:1,offset:300`; one topic). Partitions not "
+                    "listed start at the group's committed offset.",
+                    check_specific, F(specific_offsets, const char *)),
+    RSQL_OPT_ROW_F("scan.bounded.mode", RSQL_OPT_ENUM, SRC, "unbounded", 0, 0, bounded_modes,
+                   "`latest-offset`: the read ends once every partition is read up to the end "
+                   "it had when the job started (a batch job). `unbounded`: it runs until "
+                   "stopped.",
+                   F(bounded_mode, int)),
+    RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_kafka_formats,
+                   "How a record's value becomes a row, and a row a value. `value.format` is "
+                   "the same option in Flink's other spelling (give one of the two).",
+                   F(format, int)),
+    RSQL_OPT_ROW_FG("value.format", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_kafka_formats,
+                    "As `format`.", F(value_format, int), F(value_format_given, bool)),
+    RSQL_OPT_ROW_FG("key.format", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_kafka_formats,
+                    "With `key.fields`: the format of the record key. A sink writes those "
+                    "columns as the key (the default partitioner then sends equal keys to one "
+                    "partition); the value still holds every column (Flink's "
+                    "`value.fields-include` = `ALL`), so a source reads them from the value.",
+                    F(key_format, int), F(key_format_given, bool)),
+    RSQL_OPT_ROW_F("key.fields", RSQL_OPT_STR, 0, NULL, 0, 0, NULL,
+                   "The columns of the record key, separated by `;` (`id` or `region;id`). "
+                   "Needs `key.format`. Without it records have no key.",
+                   F(key_fields, const char *)),
+    RSQL_OPT_ROW_F("sink.partitioner", RSQL_OPT_ENUM, SNK, "default", 0, 0, partitioners,
+                   "Which partition a row goes to: `default`, by the hash of the key (murmur2, "
+                   "as Kafka's Java producer; no key: any partition); `fixed`, all to partition "
+                   "0 (one writer); `round-robin`, the partitions in turn.",
+                   F(partitioner, int)),
+    RSQL_OPT_ROW_F("sink.delivery-guarantee", RSQL_OPT_ENUM, SNK, "at-least-once", 0, 0,
+                   guarantees,
+                   "`at-least-once`: the idempotent producer (no duplicates from its own "
+                   "retries, order kept per partition); a row counts as written once every "
+                   "in-sync replica has it, so a crash can only write rows again, never lose "
+                   "them. `none`: acks from the leader only, no idempotence. `exactly-once` "
+                   "(Kafka transactions) is not supported yet.",
+                   F(guarantee, int)),
+    RSQL_OPT_ROW_F("connect.timeout", RSQL_OPT_DURATION, 0, "15s", 100, RSQL_MS_H, NULL,
+                   "How long a job waits at its start for the brokers to answer (the topic's "
+                   "partitions); then it fails, naming the brokers and librdkafka's last error.",
+                   F(timeout_ms, int64_t)),
+    SECRET_PROP("sasl.password", "the SASL password"),
+    SECRET_PROP("ssl.key.password", "the private key's password"),
+    SECRET_PROP("ssl.key.pem", "the private key"),
+    SECRET_PROP("ssl.keystore.password", "the keystore's password"),
+    SECRET_PROP("sasl.oauthbearer.client.secret", "the OAuth client secret"),
+    RSQL_OPT_ROW("properties.*", RSQL_OPT_STR, 0, NULL, 0, 0, NULL,
+                 "Any other librdkafka property, its name after `properties.` "
+                 "(`properties.security.protocol`, `properties.fetch.max.bytes`, ...), passed "
+                 "as given; a name or value librdkafka refuses fails the job's start with its "
+                 "reason. Set by the connector itself and so refused here: "
+                 "`enable.auto.commit`, `enable.auto.offset.store`, `enable.idempotence`."),
+    RSQL_OPT_END,
+};
+
+/* Cross-option rules; each error names the option to change. */
+static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    rsql_err_t rc;
+    if ((rc = rsql_conn__exclusive(set, "topic", "topic-pattern", err)) ||
+        (rc = rsql_conn__exclusive(set, "format", "value.format", err)) ||
+        (rc = rsql_conn__requires(set, "scan.startup.timestamp-millis", "scan.startup.mode",
+                                  "timestamp", err)) ||
+        (rc = rsql_conn__requires(set, "scan.startup.specific-offsets", "scan.startup.mode",
+                                  "specific-offsets", err))) {
+        return rc;
+    }
+    const char *mode = rsql_optset_str(set, "scan.startup.mode");
+    if (strcasecmp(mode, "timestamp") == 0 &&
+        !rsql_optset_has(set, "scan.startup.timestamp-millis")) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION,
+                              rsql_conn__value_pos(set, "scan.startup.mode"),
+                              "scan.startup.mode 'timestamp' needs "
+                              "'scan.startup.timestamp-millis'");
+    }
+    if (strcasecmp(mode, "specific-offsets") == 0 &&
+        !rsql_optset_has(set, "scan.startup.specific-offsets")) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION,
+                              rsql_conn__value_pos(set, "scan.startup.mode"),
+                              "scan.startup.mode 'specific-offsets' needs "
+                              "'scan.startup.specific-offsets'");
+    }
+    bool kf = rsql_optset_has(set, "key.format"), kl = rsql_optset_has(set, "key.fields");
+    if (kf != kl) {
+        const char *given = kf ? "key.format" : "key.fields";
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, given),
+                              "option '%s' needs '%s'", given, kf ? "key.fields" : "key.format");
+    }
+    if (strcasecmp(rsql_optset_str(set, "sink.delivery-guarantee"), "exactly-once") == 0) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED,
+                              rsql_conn__value_pos(set, "sink.delivery-guarantee"),
+                              "sink.delivery-guarantee 'exactly-once' (Kafka transactions) is not "
+                              "supported yet: use 'at-least-once' (the idempotent producer; a "
+                              "crash may write rows twice, never lose one)");
+    }
+    for (int i = 0; i < rsql_optset_count(set); i++) {
+        const rsql_opt_kv_t *kv = rsql_optset_at(set, i);
+        static const char *const ours[] = {"properties.enable.auto.commit",
+                                           "properties.enable.auto.offset.store",
+                                           "properties.enable.idempotence", NULL};
+        for (int k = 0; ours[k]; k++) {
+            if (strcasecmp(kv->key, ours[k]) == 0) {
+                return rsql_error_set(err, RSQL_ERR_BAD_OPTION, kv->key_pos,
+                                      "option '%s' is set by the connector itself (offsets are "
+                                      "committed as the job commits; the producer follows "
+                                      "'sink.delivery-guarantee')",
+                                      kv->key);
+            }
+        }
+    }
+    return RSQL_OK;
+}
+
+/* The value format's name; key.fields must name columns of the table. */
+static rsql_err_t kafka_configure(void *conf, const rsql_optset_t *set,
+                                  const char *const *columns, int n_columns, rsql_arena_t *arena,
+                                  rsql_error_t *err)
+{
+    (void)arena;
+    rsql_kafka_conf_t *c = conf;
+    c->format_name = rsql_kafka_formats[c->value_format_given ? c->value_format : c->format];
+    if (!c->key_fields || n_columns <= 0) {
+        return RSQL_OK;
+    }
+    const char *p = c->key_fields;
+    while (*p) {
+        const char *e = strchr(p, ';');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        bool found = false;
+        for (int i = 0; i < n_columns && !found; i++) {
+            found = strlen(columns[i]) == len && strncasecmp(columns[i], p, len) == 0;
+        }
+        if (!found) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_conn__value_pos(set, "key.fields"),
+                                  "option 'key.fields': unknown column '%.*s'", (int)len, p);
+        }
+        p = e ? e + 1 : p + len;
+    }
+    return RSQL_OK;
+}
+
+static bool kafka_bounded(const void *conf, const char **why)
+{
+    const rsql_kafka_conf_t *c = conf;
+    bool b = c->bounded_mode == RSQL_KAFKA_BOUND_LATEST;
+    *why = b ? "bounded (ends at the partitions' ends as of the start)"
+             : "unbounded (scan.bounded.mode 'unbounded')";
+    return b;
+}
+
+/* Before a read runs: a topic or a pattern, and group-offsets needs the group. */
+static rsql_err_t kafka_check_source(const void *conf, rsql_error_t *err)
+{
+    const rsql_kafka_conf_t *c = conf;
+    if (c && !c->topic && !c->topic_pattern) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "missing required option 'topic' (or 'topic-pattern') for "
+                              "connector 'kafka'");
+    }
+    if (c && c->startup_mode == RSQL_KAFKA_START_GROUP && !c->group_id) {
+        return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, RSQL_NOPOS,
+                              "option 'properties.group.id' is required to read with "
+                              "scan.startup.mode 'group-offsets' (the default); or set "
+                              "scan.startup.mode to 'earliest-offset' or 'latest-offset'");
+    }
+    return RSQL_OK;
+}
+
+/* EXPLAIN: what the source commits where, and how the sink writes. */
+static void kafka_explain(const rsql_explain_t *x)
+{
+    const rsql_kafka_conf_t *c = x->conf;
+    if (!c) {
+        return;
+    }
+    if (x->part == RSQL_EXPLAIN_SOURCE) {
+        if (c->topic_pattern) {
+            x->attr(x, "topics", "those matching '%s' when the read starts", c->topic_pattern);
+        }
+        x->attr(x, "partitions", "all assigned to this job, each a lane (no group rebalance)");
+        if (x->preview) {
+            x->attr(x, "group", "nothing committed (a preview)");
+        } else if (c->group_id) {
+            x->attr(x, "group", "'%s': the job's committed positions are sent to it",
+                    c->group_id);
+        } else {
+            x->attr(x, "group", "none (properties.group.id not set): positions in the catalog "
+                    "only");
+        }
+    } else if (x->part == RSQL_EXPLAIN_SINK) {
+        static const char *const parts[] = {"by the key's hash (murmur2)", "all to partition 0",
+                                            "round-robin"};
+        x->attr(x, "producer", "%s; partitions %s%s%s",
+                c->guarantee == RSQL_KAFKA_DG_NONE
+                    ? "acks from the leader, not idempotent"
+                    : "idempotent, acks from every in-sync replica (at-least-once)",
+                parts[c->partitioner], c->key_fields ? ", key " : "",
+                c->key_fields ? c->key_fields : "");
+    }
+}
+
+/* METADATA columns (Flink's names). */
+static const rsql_meta_def_t kafka_meta[] = {
+    RSQL_META_ROW("topic", "VARCHAR", RSQL_META_READ, "The topic the record was read from."),
+    RSQL_META_ROW("partition", "INT", RSQL_META_READ, "Its partition."),
+    RSQL_META_ROW("offset", "BIGINT", RSQL_META_READ, "Its offset in the partition."),
+    RSQL_META_ROW("timestamp", "TIMESTAMP(3)", RSQL_META_READ | RSQL_META_WRITE,
+                  "The record's timestamp. Written: the timestamp of the record sent (NULL: the "
+                  "producer's clock)."),
+    RSQL_META_ROW("timestamp-type", "VARCHAR", RSQL_META_READ,
+                  "`CreateTime`, `LogAppendTime` or `NoTimestampType`."),
+    RSQL_META_ROW("headers", "MAP<STRING, BYTES>", RSQL_META_READ | RSQL_META_WRITE,
+                  "The record's headers, name to value (an empty map when none; a header "
+                  "without a value maps to NULL). Written: the headers of the record sent "
+                  "(NULL or an empty map: none)."),
+    RSQL_META_END,
+};
+
+const rsql_connector_def_t rsql_kafka_conn_def = {
+    .name = "kafka",
+    .description =
+        "Apache Kafka topics through librdkafka. The source reads one or more topics (each "
+        "partition a lane, its position committed only up to the first record whose outcome "
+        "is not known, to the catalog and to the consumer group); the sink writes one topic "
+        "with the idempotent producer and reports each row when the brokers have it.",
+    .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
+    .opts = kafka_opts,
+    .formats = rsql_kafka_formats,
+    .finalize = kafka_finalize,
+    .conf_size = sizeof(rsql_kafka_conf_t),
+    .configure = kafka_configure,
+    .source = &rsql_kafka_source_ops,
+    .sink = &rsql_kafka_sink_ops,
+    .bounded = kafka_bounded,
+    .changes = RSQL_CHANGES_BY_FORMAT,
+    .metadata = kafka_meta,
+    .check_source = kafka_check_source,
+    .explain = kafka_explain,
+};

@@ -1,0 +1,18 @@
+# connectors/kafka/: the kafka connector (Apache Kafka through librdkafka).
+RSQL_CONNECTORS += kafka
+librocketsql_a_SOURCES += \
+	connectors/kafka/kafka_conf.h connectors/kafka/kafka_opts.c \
+	connectors/kafka/kafka_client.c connectors/kafka/kafka_pattern.c \
+	connectors/kafka/kafka_source.c connectors/kafka/kafka_sink.c
+# the kafka connector's options and its librdkafka configuration (no broker)
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_kafka_opts
+TESTS += tests/unit/test_kafka_opts
+tests_unit_test_kafka_opts_SOURCES = tests/unit/test_kafka_opts.c
+tests_unit_test_kafka_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_kafka_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+# the suite against a real Kafka (tests/kafka/run; not part of make check)
+EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtrip.sh \
+	tests/kafka/t_broker_restart.sh \
+	tests/kafka/t_errors.sh
