@@ -120,6 +120,16 @@ kill -9 "$JOB_PID"
 wait "$JOB_PID" 2>/dev/null || true
 JOB_PID=
 same "$(sink_count)" "$P1" "killed -9 in the middle of the 50,000-row transaction: the sink has none of it"
+# the killed job's backend goes on with its slow INSERT until it next talks to its client:
+# DROP TRIGGER (an ACCESS EXCLUSIVE lock) would wait for it, and every SELECT of the reader
+# would queue behind that wait, so the trigger goes once no other backend writes the table
+writers() {
+    psql_q "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+            WHERE c.relname = 'copy' AND c.relnamespace = '$S'::regnamespace
+              AND l.mode <> 'AccessShareLock' AND l.pid <> pg_backend_pid()"
+}
+no_writer() { [ "$(writers)" = 0 ]; }
+wait_until 120 no_writer || fail "the killed job's backend still writes the sink: $(writers) locks"
 psql_q "DROP TRIGGER slow ON $S.copy" >/dev/null
 
 # ---- 3. small transactions while the job is down, then a restart: equal to the source
