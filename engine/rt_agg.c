@@ -361,15 +361,6 @@ static rsql_err_t give(rsql_batch_t *batch, rsql_record_t *rec, const rsql_value
 
 /* ---- the groups a set of rows changed: a record's rows, a mini-batch */
 
-static uint64_t key_hash(const uint8_t *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ p[i]) * 1099511628211ULL;
-    }
-    return h ^ (h >> 29);
-}
-
 /* The slot of g->key among the set's groups (a free one when it has none). */
 static mb_key_t *key_slot(rt_agg_t *g, uint64_t h)
 {
@@ -418,7 +409,7 @@ static bool set_begin(rt_agg_t *g, int n)
 static rsql_err_t set_note(rt_agg_t *g, int idx, const rsql_value_t *before,
                            const rsql_value_t *after, rsql_error_t *err)
 {
-    uint64_t h = key_hash((const uint8_t *)g->key.data, g->key.len);
+    uint64_t h = rsql_rt_state_hash(g->key.data, g->key.len);
     mb_key_t *k = key_slot(g, h);
     if (k->used) {
         k->last = idx;

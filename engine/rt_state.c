@@ -94,7 +94,8 @@ static inline int64_t cnt(_Atomic int64_t *v)
     return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-static uint64_t hash_bytes(const void *p, size_t n)
+/* See rt_state.h. */
+uint64_t rsql_rt_state_hash(const void *p, size_t n)
 {
     const unsigned char *b = p;
     uint64_t h = UINT64_C(14695981039346656037);
@@ -224,7 +225,7 @@ static void evict(rt_state_t *s, const ent_t *keep)
             use_front(s, e);
             passed++;
         } else {
-            uint64_t h = hash_bytes(e->bytes, e->key_len);
+            uint64_t h = rsql_rt_state_hash(e->bytes, e->key_len);
             if (!rsql_rt_keyfilter_maybe(s->on_disk, h)) { /* evicted before: it is */
                 rsql_rt_keyfilter_add(s->on_disk, h); /* false: "maybe" from now on */
             }
@@ -242,7 +243,7 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
     if (key_len > UINT32_MAX || value_len > INT32_MAX) {
         return RSQL_ERR_NOMEM; /* no row is that large: its packing would have failed first */
     }
-    uint64_t h = hash_bytes(key, key_len);
+    uint64_t h = rsql_rt_state_hash(key, key_len);
     ent_t **p = slot(s, key, key_len, h);
     ent_t *e = rsql_malloc(sizeof *e + key_len + value_len + 1);
     if (!e) {
@@ -293,7 +294,7 @@ static rsql_err_t on_stored(void *opaque, const void *key, size_t key_len, const
 {
     rt_state_t *s = opaque;
     (void)value, (void)value_len, (void)written_ms;
-    rsql_rt_keyfilter_add(s->on_disk, hash_bytes(key, key_len));
+    rsql_rt_keyfilter_add(s->on_disk, rsql_rt_state_hash(key, key_len));
     return RSQL_OK;
 }
 
@@ -381,7 +382,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
                              rsql_error_t *err)
 {
     *found = false;
-    uint64_t h = hash_bytes(key, key_len);
+    uint64_t h = rsql_rt_state_hash(key, key_len);
     ent_t *e = *slot(s, key, key_len, h);
     if (!e && s->reader && (s->store_any || s->evicted) &&
         rsql_rt_keyfilter_maybe(s->on_disk, h)) { /* it may be on disk only */

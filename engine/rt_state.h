@@ -78,6 +78,10 @@ typedef struct rt_state_stats {
    each is read as it is, not all at one instant). */
 void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out);
 
+/* The hash of the n bytes at p that the state's table uses (FNV-1a with a finalizer, so its
+   low bits depend on every byte): for other tables keyed by the same bytes. */
+uint64_t rsql_rt_state_hash(const void *p, size_t n);
+
 /* "state: K keys in memory (B bytes), C checkpoints" (and the evictions, catalog reads and
    waits when there were any) at buf; the length written (snprintf's, clipped to size). */
 size_t rsql_rt_state_describe(rt_state_t *s, char *buf, size_t size);

@@ -641,10 +641,11 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     if (plan->dedup) {
         plan->dedup->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
         plan->dedup->memory = rsql_settings_int(s, "state.memory");
-        int64_t every = rsql_settings_int(s, "state.checkpoint.interval");
-        if (every > 0 && !plan->dedup->in_sink) {
-            plan->flush_interval_ms = every;
-        }
+    }
+    /* a statement with state saves it with the positions, every state.checkpoint.interval */
+    int64_t every = rsql_settings_int(s, "state.checkpoint.interval");
+    if (every > 0 && rsql_plan_has_state(plan)) {
+        plan->flush_interval_ms = every;
     }
     if (plan->agg) {
         plan->agg->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
@@ -655,10 +656,6 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
         if (plan->agg->mini_batch && mb_size > 0 &&
             (plan->batch_size <= 0 || mb_size < plan->batch_size)) {
             plan->batch_size = mb_size;
-        }
-        int64_t every = rsql_settings_int(s, "state.checkpoint.interval");
-        if (every > 0) {
-            plan->flush_interval_ms = every;
         }
     }
     const char *dlq = rsql_settings_get(s, "errors.dlq.table");
