@@ -115,7 +115,14 @@ static const rsql_opt_def_t settings_table[] = {
         "How long a statement's state keeps a key after it was last written (Flink's name): a "
         "deduplication forgets a key this long after it kept its row, so a later row of it is "
         "kept again; a GROUP BY forgets a group this long after its last row, so a later row "
-        "starts it over. `0` keeps every key for as long as the job's positions are kept."),
+        "starts it over. `0` keeps every key for as long as the job's positions are kept. A "
+        "window aggregation keeps a window until it is given, whatever this says."),
+    ROW("table.exec.source.idle-timeout", RSQL_OPT_DURATION, J, "0", 0, 3650 * 24 * HOUR,
+        NULL,
+        "A lane of the source (a file, a partition, a queue) that gave no row for this long no "
+        "longer holds the watermark of a window aggregation back (Flink's name): the "
+        "statement's watermark is the least of its lanes' that are not idle, and a lane is "
+        "active again with its next row. `0`: a lane never goes idle."),
     ROW("table.exec.mini-batch.enabled", RSQL_OPT_BOOL, J, "false", 0, 0, NULL,
         "Group aggregation (`GROUP BY`) gives a group's new result once per mini-batch instead "
         "of once per row (Flink's name): a mini-batch is one batch of rows the pipeline hands "

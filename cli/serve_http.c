@@ -272,6 +272,10 @@ static void put_state0(serve_t *srv, rsql_buf_t *out)
         {{"rocketsql_state_lookups_total", "counter",
           "Keys of the job's state not in memory that were looked up in the catalog."},
          offsetof(rsql_pipeline_stats_t, state_reads)},
+        {{"rocketsql_records_late_total", "counter",
+          "Rows a window aggregation dropped because their window was already given (the "
+          "watermark had passed its end)."},
+         offsetof(rsql_pipeline_stats_t, records_late)},
         {{"rocketsql_state_checkpoint_waits_total", "counter",
           "Waits of the job's transform for a checkpoint (unsaved changes reached half of "
           "state.memory)."},

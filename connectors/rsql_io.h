@@ -104,6 +104,10 @@ typedef struct rsql_record {
 ** commits a row of it without the row that ends it. Records without it are units of their own.
 */
 #define RSQL_REC_IN_TXN 0x01
+/* Set by the runtime (never by a source) on the last record of a bounded source's input, for
+   a statement that acts at the end of its input (a window aggregation gives every window still
+   open with it). */
+#define RSQL_REC_LAST 0x02
 
 typedef struct rsql_batch {
     int n, cap;

@@ -166,6 +166,7 @@ typedef struct rsql_pipeline_stats {
     atomic_int_least64_t state_reads;             /* keys looked up in the catalog */
     atomic_int_least64_t state_evictions;         /* entries that left memory for the bound */
     atomic_int_least64_t state_waits;             /* waits for a checkpoint (the bound) */
+    atomic_int_least64_t records_late;            /* rows a window aggregation dropped late */
     rsql_latency_hist_t state_checkpoint;         /* each checkpoint's transaction, to commit */
     pthread_mutex_t mu;               /* guards p, stop and detail */
     /* the source's own state as JSON (rsql_source_ops_t.describe), refreshed every
@@ -212,6 +213,7 @@ typedef struct rsql_state_counts {
     int64_t reads;        /* keys looked up in the catalog */
     int64_t evictions;    /* entries that left memory for the bound */
     int64_t waits;        /* waits for a checkpoint */
+    int64_t late;         /* rows a window aggregation dropped as late */
 } rsql_state_counts_t;
 
 typedef struct rsql_pipeline_conf {
@@ -227,6 +229,10 @@ typedef struct rsql_pipeline_conf {
     int flush_rows;     /* unreported rows that make the writer flush; 0 = queue_capacity
                            (the sink's gather_rows when larger) */
     int poll_timeout_ms;          /* longest single poll wait; 0 = 200 */
+    /* Hold each polled batch until the next poll says whether the input ended, and mark
+       the input's last record RSQL_REC_LAST (a bounded source under a statement that acts
+       at the end of its input: a window aggregation). */
+    bool mark_last;
     int64_t flush_interval_ms;    /* positions to the catalog (state.flush-interval); 0 = 1000 */
     int64_t status_interval_ms;   /* status line redraw (status.interval); 0 = 1000 */
     int64_t retry_timeout_ms;     /* errors.retry.timeout */

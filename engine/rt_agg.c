@@ -333,8 +333,8 @@ static rsql_err_t emit(rt_agg_t *g, const rsql_value_t *before, const rsql_value
     return RSQL_OK;
 }
 
-/* Rec's rows: the n of rows and kinds (copied into the batch's arena); *keep false for none. */
-static rsql_err_t give(rsql_batch_t *batch, rsql_record_t *rec, const rsql_value_t *const *rows,
+/* See rt_agg.h. */
+rsql_err_t rsql_rt_agg_give(rsql_batch_t *batch, rsql_record_t *rec, const rsql_value_t *const *rows,
                        const uint8_t *kinds, int n, const rsql_value_t **in, bool *keep,
                        rsql_error_t *err)
 {
@@ -552,7 +552,7 @@ static rsql_err_t mb_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec
         *err = *m->err;
         return err->code;
     }
-    return give(batch, rec, m->rows, m->kinds, m->n, in, keep, err);
+    return rsql_rt_agg_give(batch, rec, m->rows, m->kinds, m->n, in, keep, err);
 }
 
 /* See rt_agg.h. */
@@ -574,7 +574,7 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
         if (rc == RSQL_OK && !dropped) {
             rc = emit(g, before, after, rows, kinds, &n, err);
         }
-        return rc != RSQL_OK ? rc : give(batch, rec, rows, kinds, n, in, keep, err);
+        return rc != RSQL_OK ? rc : rsql_rt_agg_give(batch, rec, rows, kinds, n, in, keep, err);
     }
     /* several rows (an update's -U and +U): each group they changed gives its rows once. A row
        that fails leaves the ones before it applied: the record fails (its position is never
@@ -613,7 +613,7 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
             out_kinds[n++] = k->kout[o];
         }
     }
-    return give(batch, rec, out, out_kinds, n, in, keep, err);
+    return rsql_rt_agg_give(batch, rec, out, out_kinds, n, in, keep, err);
 }
 
 /* See rt_agg.h. */

@@ -43,6 +43,12 @@ rsql_err_t rsql_rt_agg_record(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *r
 rsql_err_t rsql_rt_agg_batch(rt_agg_t *g, rsql_batch_t *batch, rt_row_of_cb row_of,
                              void *opaque, rsql_eval_ctx_t *ctx, rsql_error_t *err);
 
+/* Rec's rows: the n of rows and kinds (copied into the batch's arena), *in the first; *keep
+   false for none (rec is then done as filtered). */
+rsql_err_t rsql_rt_agg_give(rsql_batch_t *batch, rsql_record_t *rec,
+                            const rsql_value_t *const *rows, const uint8_t *kinds, int n,
+                            const rsql_value_t **in, bool *keep, rsql_error_t *err);
+
 /* Its state (checkpoints, counts): valid until rsql_rt_agg_close. */
 rt_state_t *rsql_rt_agg_state(rt_agg_t *g);
 

@@ -212,6 +212,7 @@ static void state_publish(rsql_pipeline_t *p, int64_t ckpt_us)
     atomic_fetch_add(&st->state_reads, now.reads - was->reads);
     atomic_fetch_add(&st->state_evictions, now.evictions - was->evictions);
     atomic_fetch_add(&st->state_waits, now.waits - was->waits);
+    atomic_fetch_add(&st->records_late, now.late - was->late);
     atomic_store(&st->state_keys, now.keys);
     atomic_store(&st->state_bytes, now.bytes);
     atomic_store(&st->state_pending, now.pending);

@@ -24,8 +24,7 @@
 #include "config.h"
 #include "engine/rsql_pipeline.h"
 #include "engine/pipeline_int.h"
-#include "engine/rt_agg.h"
-#include "engine/rt_dedup.h"
+#include "engine/rt_stateful.h"
 #include "engine/rt_lookup.h"
 #include "engine/rt_preview.h"
 #include "connectors/formats/rsql_format.h"
@@ -65,9 +64,8 @@ typedef struct xform {
     int n_fmeta;
     int *fmeta;
     rt_lookup_t *lookup; /* the lookup join's stage (plan->lookup), or NULL */
-    rt_dedup_t *dedup;   /* deduplication's stage (plan->dedup), or NULL */
-    rt_agg_t *agg;       /* group aggregation's stage (plan->agg), or NULL */
-    rt_state_t *state;   /* the state of the one of them there is, or NULL */
+    rt_stateful_t *stateful; /* the stage with keyed state (rt_stateful.h), or NULL */
+    rt_state_t *state;   /* its state, or NULL */
     rsql_error_t *reads_err; /* where mark_reads_cb puts its error */
 } xform_t;
 
@@ -319,14 +317,12 @@ static const rsql_value_t *row_of(void *opaque, rsql_batch_t *batch, rsql_record
     return rec->row;
 }
 
-/* rsql_pipeline_conf_t.transform_describe: what the lookup, deduplication or aggregation
-   stage did. */
+/* rsql_pipeline_conf_t.transform_describe: what the lookup or stateful stage did. */
 static size_t xform_describe(void *opaque, char *buf, size_t size)
 {
     const xform_t *x = opaque;
-    return x->dedup ? rsql_rt_dedup_describe(x->dedup, buf, size)
-           : x->agg ? rsql_rt_agg_describe(x->agg, buf, size)
-                    : rsql_rt_lookup_describe(x->lookup, buf, size);
+    return x->stateful ? rsql_rt_stateful_describe(x->stateful, buf, size)
+                       : rsql_rt_lookup_describe(x->lookup, buf, size);
 }
 
 /* rsql_pipeline_conf_t.transform_prefetch: a lookup join's batch waiting behind. */
@@ -370,7 +366,8 @@ static void xform_state_stats(void *opaque, rsql_state_counts_t *out)
                                  .checkpoints = st.checkpoints,
                                  .reads = st.reads,
                                  .evictions = st.evictions,
-                                 .waits = st.waits};
+                                 .waits = st.waits,
+                                 .late = rsql_rt_stateful_late(((xform_t *)opaque)->stateful)};
 }
 
 /*
@@ -393,9 +390,9 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
                 return rc;
             }
         }
-        if (x->agg && x->plan->agg->mini_batch) { /* every record's groups at once */
+        if (x->stateful) { /* a mini-batch's groups at once */
             *stage = "eval";
-            rsql_err_t rc = rsql_rt_agg_batch(x->agg, batch, row_of, x, &x->ectx, err);
+            rsql_err_t rc = rsql_rt_stateful_batch(x->stateful, batch, row_of, x, &x->ectx, err);
             if (rc != RSQL_OK) {
                 return rc;
             }
@@ -444,9 +441,8 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
             return RSQL_OK;
         }
         *stage = "eval";
-    } else if ((x->dedup || x->agg) && k == 0) {
-        rc = x->dedup ? rsql_rt_dedup_record(x->dedup, batch, rec, &x->ectx, &in, keep, err)
-                      : rsql_rt_agg_record(x->agg, batch, rec, &x->ectx, &in, keep, err);
+    } else if (x->stateful && k == 0) {
+        rc = rsql_rt_stateful_record(x->stateful, batch, rec, &x->ectx, &in, keep, err);
         if (rc == RSQL_OK && !*keep) {
             rsql_eval_ctx_reset(&x->ectx);
             return RSQL_OK;
@@ -818,17 +814,11 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         goto done;
     }
 
-    if (plan->dedup && !plan->dedup->in_sink &&
-        (rc = rsql_rt_dedup_open(plan, preview ? NULL : cat, key ? key : id, &x.dedup, err)) !=
-            RSQL_OK) {
+    if ((rc = rsql_rt_stateful_open(plan, preview ? NULL : cat, key ? key : id, &x.stateful,
+                                    err)) != RSQL_OK) {
         goto done;
     }
-    if (plan->agg &&
-        (rc = rsql_rt_agg_open(plan, preview ? NULL : cat, key ? key : id, &x.agg, err)) !=
-            RSQL_OK) {
-        goto done;
-    }
-    x.state = x.dedup ? rsql_rt_dedup_state(x.dedup) : x.agg ? rsql_rt_agg_state(x.agg) : NULL;
+    x.state = x.stateful ? rsql_rt_stateful_state(x.stateful) : NULL;
 
     rsql_pipeline_conf_t conf;
     rsql_pipeline_conf_init(&conf);
@@ -903,6 +893,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.dlq_ctx.column_types = dlq_cols.types;
     }
     conf.transform = xform_apply;
+    conf.mark_last = plan->window && plan->source_bounded; /* the windows open at the end */
     conf.transform_opaque = &x;
     if (x.lookup && plan->lookup->in_flight > 1) {
         conf.transform_prefetch = xform_prefetch;
@@ -969,8 +960,7 @@ done:
     rsql_pipeline_destroy(p);
     rsql_decoder_destroy(x.dec);
     rsql_rt_lookup_close(x.lookup);
-    rsql_rt_dedup_close(x.dedup);
-    rsql_rt_agg_close(x.agg);
+    rsql_rt_stateful_close(x.stateful);
     rsql_eval_ctx_deinit(&x.ectx);
     rsql_free(x.tmp);
     rsql_free(x.own);

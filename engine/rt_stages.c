@@ -33,6 +33,25 @@ static void poll_oom(rsql_pipeline_t *p)
     rsql_pipeline__fail(p, &e, false);
 }
 
+/* Hand ib (its records registered) to the transform thread. */
+static void push_inbatch(rsql_pipeline_t *p, rt_inbatch_t *ib)
+{
+    int n = ib->b->n;
+    pthread_mutex_lock(&p->lock);
+    p->in_flight += n;
+    p->live++;
+    pthread_mutex_unlock(&p->lock);
+    if (atomic_fetch_add(&p->read, n) == 0 && atomic_load(&p->first_read_ms) == 0) {
+        atomic_store(&p->first_read_ms, rsql_now_ms()); /* the summary's rate starts here */
+    }
+    ib->op.type = 0;
+    ib->op.weight = n;
+    if (rsql_queue_push(p->q1, &ib->op) != RSQL_OK) {
+        /* cannot happen: q1 is closed only by this thread */
+        abort();
+    }
+}
+
 void *rsql_pipeline__poll_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
@@ -43,6 +62,8 @@ void *rsql_pipeline__poll_main(void *arg)
     bool retrying = false;
     rsql_error_t e;
     rt_inbatch_t *ib = NULL; /* allocated ahead, kept across empty polls */
+    rt_inbatch_t *last = NULL; /* conf.mark_last: the batch polled last, not yet handed on */
+    bool last_is_end = false;  /* the last poll said the input ended */
     while (!atomic_load(&p->stopping)) {
         /* credit: bound the records in flight */
         pthread_mutex_lock(&p->lock);
@@ -105,6 +126,7 @@ void *rsql_pipeline__poll_main(void *arg)
         retrying = false;
         int n = ib->b->n;
         ib->poll_us = rsql_now_ns() / 1000;
+        last_is_end = eof;
         if (n == 0) {
             if (eof) {
                 break;
@@ -131,24 +153,35 @@ void *rsql_pipeline__poll_main(void *arg)
             poll_oom(p);
         }
         ib->pending = n;
-        pthread_mutex_lock(&p->lock);
-        p->in_flight += n;
-        p->live++;
-        pthread_mutex_unlock(&p->lock);
-        if (atomic_fetch_add(&p->read, n) == 0 && atomic_load(&p->first_read_ms) == 0) {
-            atomic_store(&p->first_read_ms, rsql_now_ms()); /* the summary's rate starts here */
+        if (p->conf.mark_last && tracked) {
+            /* the batch waits for the next poll, which says whether its last record is the
+               input's last; the one waiting before goes now */
+            rt_inbatch_t *prev = last;
+            last = ib;
+            ib = NULL;
+            if (prev) {
+                push_inbatch(p, prev);
+            }
+            if (eof) {
+                break;
+            }
+            continue;
         }
-        ib->op.type = 0;
-        ib->op.weight = n;
-        rt_inbatch_t *sent = ib;
+        if (last) { /* in poll order */
+            push_inbatch(p, last);
+            last = NULL;
+        }
+        push_inbatch(p, ib);
         ib = NULL;
-        if (rsql_queue_push(p->q1, &sent->op) != RSQL_OK) {
-            /* cannot happen: q1 is closed only by this thread */
-            abort();
-        }
         if (eof || !tracked) {
             break;
         }
+    }
+    if (last) { /* the input's end when the source said so (not when the run stops) */
+        if (last_is_end) {
+            last->b->recs[last->b->n - 1].flags |= RSQL_REC_LAST;
+        }
+        push_inbatch(p, last);
     }
     rsql_pipeline__free_inbatch(ib);
     rsql_queue_close(p->q1);

@@ -35,8 +35,10 @@ typedef struct ent {           /* 56 bytes and the key and value: one for each k
     uint32_t hash;             /* the low half of hash_bytes' */
     uint32_t lane;             /* the lane of its last change, NO_LANE: none pending */
     uint32_t key_len;
-    uint32_t value_len : 31;
+    uint32_t value_len : 30;
     uint32_t used : 1; /* read since it last passed the end of the use list (its second chance) */
+    uint32_t gone : 1; /* deleted (rsql_rt_state_del): its deletion is not on disk yet, or it
+                          stays until it leaves memory so the value on disk is not read back */
     unsigned char bytes[]; /* key, then value */
 } ent_t;
 
@@ -46,6 +48,7 @@ typedef struct change {
     int64_t offset;
     int64_t written_ms;
     size_t key_len, value_len;
+    bool gone; /* a deletion */
     unsigned char bytes[];
 } change_t;
 
@@ -80,6 +83,8 @@ struct rt_state {
     int64_t commits; /* checkpoint transactions committed (under lock) */
     _Atomic int64_t pending_bytes; /* of changes not on disk (changed under lock) */
     bool stalled; /* a wait for a checkpoint timed out: no more until one commits */
+    rt_state_scan_cb scan; /* rsql_rt_state_open_scan's, during open */
+    void *scan_opaque;
 };
 
 /* *v += d by its only writer; others read it with cnt. */
@@ -238,9 +243,10 @@ static void evict(rt_state_t *s, const ent_t *keep)
 
 /* Set key's value in the table, its last change lane's number seq (NO_LANE: none). */
 static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, const void *value,
-                            size_t value_len, int64_t written_ms, uint32_t lane, uint64_t seq)
+                            size_t value_len, int64_t written_ms, uint32_t lane, uint64_t seq,
+                            bool gone)
 {
-    if (key_len > UINT32_MAX || value_len > INT32_MAX) {
+    if (key_len > UINT32_MAX || value_len > (INT32_MAX >> 1)) {
         return RSQL_ERR_NOMEM; /* no row is that large: its packing would have failed first */
     }
     uint64_t h = rsql_rt_state_hash(key, key_len);
@@ -251,8 +257,9 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
     }
     e->hash = (uint32_t)h;
     e->key_len = (uint32_t)key_len;
-    e->value_len = (uint32_t)value_len & INT32_MAX;
+    e->value_len = (uint32_t)value_len & (INT32_MAX >> 1);
     e->used = 0;
+    e->gone = gone;
     e->written_ms = written_ms;
     e->lane = lane;
     e->seq = seq;
@@ -286,16 +293,30 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
 static rsql_err_t on_loaded(void *opaque, const void *key, size_t key_len, const void *value,
                             size_t value_len, int64_t written_ms)
 {
-    return table_set(opaque, key, key_len, value, value_len, written_ms, NO_LANE, 0);
+    rt_state_t *s = opaque;
+    if (s->scan) {
+        rsql_err_t rc = s->scan(s->scan_opaque, key, key_len, value, value_len);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    return table_set(s, key, key_len, value, value_len, written_ms, NO_LANE, 0, false);
+}
+
+/* A key read back (rsql_rt_state_get): not scanned again. */
+static rsql_err_t on_read(void *opaque, const void *key, size_t key_len, const void *value,
+                          size_t value_len, int64_t written_ms)
+{
+    return table_set(opaque, key, key_len, value, value_len, written_ms, NO_LANE, 0, false);
 }
 
 static rsql_err_t on_stored(void *opaque, const void *key, size_t key_len, const void *value,
                             size_t value_len, int64_t written_ms)
 {
     rt_state_t *s = opaque;
-    (void)value, (void)value_len, (void)written_ms;
+    (void)written_ms;
     rsql_rt_keyfilter_add(s->on_disk, rsql_rt_state_hash(key, key_len));
-    return RSQL_OK;
+    return s->scan ? s->scan(s->scan_opaque, key, key_len, value, value_len) : RSQL_OK;
 }
 
 /* Entries of this many bytes (a short key and value) fill the bound: the filter's first size.
@@ -308,10 +329,20 @@ static rsql_err_t on_stored(void *opaque, const void *key, size_t key_len, const
 rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
                               int64_t memory, rt_state_t **out, rsql_error_t *err)
 {
+    return rsql_rt_state_open_scan(cat, pipeline, ttl_ms, memory, NULL, NULL, out, err);
+}
+
+/* See rt_state.h. */
+rsql_err_t rsql_rt_state_open_scan(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
+                                   int64_t memory, rt_state_scan_cb scan, void *opaque,
+                                   rt_state_t **out, rsql_error_t *err)
+{
     rt_state_t *s = rsql_calloc(1, sizeof *s);
     if (!s) {
         return rsql_error_nomem(err);
     }
+    s->scan = scan;
+    s->scan_opaque = opaque;
     s->ttl_ms = ttl_ms;
     s->memory = memory;
     s->n_buckets = 1024;
@@ -344,6 +375,7 @@ rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t
         rsql_rt_state_close(s);
         return rc;
     }
+    s->scan = NULL;
     *out = s;
     return RSQL_OK;
 }
@@ -390,13 +422,13 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
         cnt_add(&s->reads, 1);
         rsql_err_t rc = rsql_state_reader_get(s->reader, key, key_len,
                                               s->ttl_ms > 0 ? rsql_wall_ms() - s->ttl_ms : 0,
-                                              on_loaded, s, &on_disk, err);
+                                              on_read, s, &on_disk, err);
         if (rc != RSQL_OK) {
             return rc;
         }
         e = on_disk ? *slot(s, key, key_len, h) : NULL;
     }
-    if (!e || (s->ttl_ms > 0 && now_ms - e->written_ms >= s->ttl_ms)) {
+    if (!e || e->gone || (s->ttl_ms > 0 && now_ms - e->written_ms >= s->ttl_ms)) {
         return RSQL_OK;
     }
     e->used = 1; /* not moved now (that writes to its neighbours too): when it is the oldest */
@@ -406,12 +438,26 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
     return RSQL_OK;
 }
 
-/* See rt_state.h. */
-rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
-                             size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms)
+/* Drop key's entry from the table, if it holds one. */
+static void table_forget(rt_state_t *s, const void *key, size_t key_len)
+{
+    ent_t *e = *slot(s, key, key_len, rsql_rt_state_hash(key, key_len));
+    if (e) {
+        drop(s, e);
+    }
+}
+
+/* A change of key: its new value, or (gone) its deletion. */
+static rsql_err_t change(rt_state_t *s, const void *key, size_t key_len, const void *value,
+                         size_t value_len, bool gone, uint32_t lane, int64_t offset,
+                         int64_t now_ms)
 {
     if (!s->pipeline) { /* in memory only */
-        return table_set(s, key, key_len, value, value_len, now_ms, NO_LANE, 0);
+        if (gone) {
+            table_forget(s, key, key_len);
+            return RSQL_OK;
+        }
+        return table_set(s, key, key_len, value, value_len, now_ms, NO_LANE, 0, false);
     }
     change_t *c = rsql_malloc(sizeof *c + key_len + value_len + 1);
     if (!c) {
@@ -421,6 +467,7 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
     c->written_ms = now_ms;
     c->key_len = key_len;
     c->value_len = value_len;
+    c->gone = gone;
     memcpy(c->bytes, key, key_len);
     if (value_len) {
         memcpy(c->bytes + key_len, value, value_len);
@@ -467,7 +514,25 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
         rsql_free(c);
         return rc;
     }
-    return table_set(s, key, key_len, value, value_len, now_ms, lane, seq);
+    if (gone && !s->reader) { /* nothing is read back from disk: the entry can go now */
+        table_forget(s, key, key_len);
+        return RSQL_OK;
+    }
+    return table_set(s, key, key_len, value, value_len, now_ms, lane, seq, gone);
+}
+
+/* See rt_state.h. */
+rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
+                             size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms)
+{
+    return change(s, key, key_len, value, value_len, false, lane, offset, now_ms);
+}
+
+/* See rt_state.h. */
+rsql_err_t rsql_rt_state_del(rt_state_t *s, const void *key, size_t key_len, uint32_t lane,
+                             int64_t offset, int64_t now_ms)
+{
+    return change(s, key, key_len, NULL, 0, true, lane, offset, now_ms);
 }
 
 /* See rt_state.h. */
@@ -538,7 +603,8 @@ rsql_err_t rsql_rt_state_checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n,
         }
         for (int j = l->head; j < k; j++) {
             const change_t *c = l->log[j];
-            ch[nch++] = (rsql_state_change_t){c->bytes, c->key_len, c->bytes + c->key_len,
+            ch[nch++] = (rsql_state_change_t){c->bytes, c->key_len,
+                                              c->gone ? NULL : c->bytes + c->key_len,
                                               c->value_len, c->written_ms};
         }
     }

@@ -27,6 +27,14 @@ typedef struct rt_state rt_state_t;
 rsql_err_t rsql_rt_state_open(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
                               int64_t memory, rt_state_t **out, rsql_error_t *err);
 void rsql_rt_state_close(rt_state_t *s);
+/* rsql_rt_state_open, with scan called for each entry the catalog holds for pipeline (within
+   the TTL) while it opens: an operator that must know its keys (a window's) learns them. A
+   non-OK return fails the open. */
+typedef rsql_err_t (*rt_state_scan_cb)(void *opaque, const void *key, size_t key_len,
+                                       const void *value, size_t value_len);
+rsql_err_t rsql_rt_state_open_scan(rsql_catalog_t *cat, const char *pipeline, int64_t ttl_ms,
+                                   int64_t memory, rt_state_scan_cb scan, void *opaque,
+                                   rt_state_t **out, rsql_error_t *err);
 
 /*
 ** The value of key (valid until the next get or put) with *found true, or *found false when it
@@ -39,6 +47,11 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
 /* Set key's value (copied), made by the record at offset of lane (its position after it). */
 rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
                              size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms);
+
+/* Delete key, by the record at offset of lane: as rsql_rt_state_put, but the key has no value
+   after it (get finds nothing) and the catalog forgets it with the positions after it. */
+rsql_err_t rsql_rt_state_del(rt_state_t *s, const void *key, size_t key_len, uint32_t lane,
+                             int64_t offset, int64_t now_ms);
 
 /*
 ** Write into cat (inside the caller's transaction) the changes of the records of lanes[i]

@@ -613,6 +613,9 @@ void rsql_plan_destroy(rsql_plan_t *plan)
         table_deinit(&plan->lookup->table);
     }
     table_deinit(&plan->errors.dlq);
+    if (plan->window) {
+        rsql_parse_destroy(plan->window->parse);
+    }
     rsql_arena_destroy(plan->arena);
     rsql_free(plan->sql);
     rsql_free(plan);
@@ -647,8 +650,11 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     if (every > 0 && rsql_plan_has_state(plan)) {
         plan->flush_interval_ms = every;
     }
+    if (plan->window) { /* a window's state is forgotten when the window is given */
+        plan->window->idle_timeout_ms = rsql_settings_int(s, "table.exec.source.idle-timeout");
+    }
     if (plan->agg) {
-        plan->agg->ttl_ms = rsql_settings_int(s, "table.exec.state.ttl");
+        plan->agg->ttl_ms = plan->window ? 0 : rsql_settings_int(s, "table.exec.state.ttl");
         plan->agg->memory = rsql_settings_int(s, "state.memory");
         const char *mb = rsql_settings_get(s, "table.exec.mini-batch.enabled");
         plan->agg->mini_batch = mb && strcasecmp(mb, "true") == 0;
@@ -706,6 +712,9 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
     if (sel->join && (rc = rsql_plan__lookup_table(cat, plan, sel->join, &b, err))) {
         return rc;
     }
+    if ((rc = rsql_plan__window_bind(plan, sel, &b, err))) {
+        return rc;
+    }
     if (inner && (rc = rsql_plan__dedup_bind(plan, inner, &b, err))) {
         return rc;
     }
@@ -736,7 +745,8 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
         }
     }
     b.agg = agg;
-    if ((rc = agg_plan(plan, sel, &b, items, n_items, err))) {
+    if ((rc = agg_plan(plan, sel, &b, items, n_items, err)) ||
+        (rc = rsql_plan__window_plan(plan, sel, &b, err))) {
         return rc;
     }
     rsql_pos_t list_pos = sel->n_items > 0 ? span(sel->items[0].expr->pos,
@@ -782,7 +792,7 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
         }
     }
     plan->n_in = plan->source.def->n_columns +
-                 (plan->lookup ? plan->lookup->table.def->n_columns : 0);
+                 (plan->lookup ? plan->lookup->table.def->n_columns : plan->window ? 3 : 0);
     plan->n_computed = plan->source.n_slots;
     plan->computed = plan->source.slots;
     if ((rc = rsql_plan__source_meta(plan, err)) || (rc = rsql_plan__dedup_in_sink(plan, err)) ||

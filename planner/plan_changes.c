@@ -529,7 +529,23 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
         mode = RSQL_MODE_FULL; /* each newer row replaces the one kept: -U, +U */
         plan->changes_by = "deduplication keeping the last row of each key (ORDER BY ... DESC)";
     }
-    if (plan->agg) {
+    if (plan->window) {
+        if (mode != RSQL_MODE_APPEND) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->window->pos,
+                                  "a window aggregation of a changelog is not supported yet: "
+                                  "'%s' gives updates and deletes (%s); windows take "
+                                  "append-only rows",
+                                  src->def->name, plan->changes_by);
+        }
+        if (src->conn->own_positions) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->window->pos,
+                                  "a window aggregation over connector '%s' is not supported "
+                                  "yet: its source acknowledges each message itself, so there "
+                                  "is no position to save the windows' state with",
+                                  src->conn->name);
+        }
+        by_format = false; /* each window's result once: append-only */
+    } else if (plan->agg) {
         const rsql_plan_aggcall_t *why = NULL;
         if (mode == RSQL_MODE_UPSERT) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->agg->pos,

@@ -130,15 +130,15 @@ int rsql_plan__computed_index(const rsql_bind_t *b, const char *name)
     return -1;
 }
 
-/* Every node of x placed at pos (a computed column's nodes at the reference to it). */
-static void place(rsql_bexpr_t *x, rsql_pos_t pos)
+/* See plan_int.h. */
+void rsql_plan__place(rsql_bexpr_t *x, rsql_pos_t pos)
 {
     if (!x) {
         return;
     }
     x->pos = pos;
     for (int i = 0; i < x->n_args; i++) {
-        place(x->args[i], pos);
+        rsql_plan__place(x->args[i], pos);
     }
 }
 
@@ -206,7 +206,7 @@ rsql_bexpr_t *rsql_plan__bind_computed(rsql_bind_t *b, int i, rsql_pos_t pos, rs
                            col->name, col->expr, t->decl->name, e.msg);
             return NULL;
         }
-        place(x, pos); /* an error evaluating it points at its first reference */
+        rsql_plan__place(x, pos); /* an error evaluating it points at its first reference */
     }
     rsql_bexpr_t *n = rsql_plan__node(b->arena, RSQL_BX_COMPUTED,
                                       first ? first->type : x->type, pos, 1);
@@ -221,8 +221,9 @@ rsql_bexpr_t *rsql_plan__bind_computed(rsql_bind_t *b, int i, rsql_pos_t pos, rs
         c->slot = t->n_slots++;
         t->slots[c->slot] = n;
     }
-    /* after the row's columns: the FROM table's, then a looked-up table's */
-    n->column = b->table->n_columns + (b->dim ? b->dim->n_columns : 0) + c->slot;
+    /* after the row's columns: the FROM table's, then a looked-up table's or a window's */
+    n->column = b->table->n_columns + (b->dim ? b->dim->n_columns : 0) + (b->win_col ? 3 : 0) +
+                c->slot;
     return n;
 }
 

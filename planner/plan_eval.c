@@ -831,8 +831,8 @@ rsql_err_t rsql_plan_row(const rsql_plan_t *plan, const rsql_value_t *src, rsql_
     }
     memcpy(ctx->row, src, (size_t)n_src * sizeof *src);
     for (int i = n_src; i < plan->n_in; i++) { /* a joined table's columns: not found yet */
-        const rsql_col_t *c = &plan->lookup->table.def->columns[i - n_src];
-        set_null(&ctx->row[i], c->type);
+        set_null(&ctx->row[i], plan->lookup ? plan->lookup->table.def->columns[i - n_src].type
+                                            : RSQL_TYPE_TIMESTAMP); /* a window's */
     }
     for (int k = 0; k < plan->n_computed; k++) { /* once each, over the source's columns */
         const rsql_bexpr_t *c = plan->computed[k];

@@ -424,8 +424,8 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             rsql_buf_putc(x->out, '\n');
         }
     }
-    /* WATERMARK FOR col AS expr: declared, kept, not generated yet (no operator uses event
-       time); on a physical or a computed column */
+    /* WATERMARK FOR col AS expr, on a physical or a computed column: a window aggregation
+       over the table generates it (its node says how), else it is only declared */
     for (int k = 0, i = 0; k < 2; k++, i = 0) { /* the source's columns, then the computed */
         const rsql_table_def_t *wd = k ? t->decl : t->def;
         for (; wd && i < wd->n_columns; i++) {
@@ -435,8 +435,10 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             attr(x, d, "watermark");
             rsql_buf_puts(x->out, "FOR ");
             rsql_buf_put_ident(x->out, wd->columns[i].name);
-            rsql_buf_printf(x->out, " AS %s (declared; nothing generates watermarks yet)\n",
-                            wd->columns[i].watermark);
+            rsql_buf_printf(x->out, " AS %s (%s)\n", wd->columns[i].watermark,
+                            x->plan->window && t == &x->plan->source
+                                ? "the window aggregation's event time"
+                                : "declared; no window aggregation of this statement reads it");
         }
     }
     int n_key = 0; /* the key's columns have pk_ord 1, 2, ... */
@@ -690,11 +692,69 @@ static void dedup_node(explain_t *x, int d)
     state_attr(x, d, dd->keep_last ? "the last row" : "a mark", "key", dd->memory, dd->ttl_ms);
 }
 
+/* A window aggregation's lines: the windows, the watermark, what it emits, the state. */
+static void window_lines(explain_t *x, int d)
+{
+    const rsql_plan_window_t *w = x->plan->window;
+    char a[32], b[32], o[32];
+    attr(x, d, "window");
+    rsql_buf_printf(x->out, "%s(%s, %s", w->fn, w->time_name, dur(w->step_ms, a, sizeof a));
+    if (w->kind != RSQL_WIN_TUMBLE) {
+        rsql_buf_printf(x->out, ", %s", dur(w->size_ms, b, sizeof b));
+    }
+    rsql_buf_printf(x->out, "%s%s): %s\n", w->offset_ms ? ", offset " : "",
+                    w->offset_ms ? dur(w->offset_ms, o, sizeof o) : "",
+                    w->kind == RSQL_WIN_TUMBLE ? "each row in the one window of its time"
+                    : w->kind == RSQL_WIN_HOP  ? "each row in every window of size that holds "
+                                                 "its time, one starting every slide"
+                                               : "each row in the windows that start with its "
+                                                 "max_size window and end at each step after "
+                                                 "its time");
+    attr(x, d, "watermark");
+    rsql_buf_printf(x->out, "%s, per lane of the source (a file, a partition): the greatest "
+                            "over the lane's rows; the statement's is the least of the lanes' ",
+                    w->watermark_text);
+    if (w->idle_timeout_ms > 0) {
+        rsql_buf_printf(x->out, "that gave a row in the last %s "
+                                "(table.exec.source.idle-timeout)\n",
+                        dur(w->idle_timeout_ms, a, sizeof a));
+    } else {
+        rsql_buf_puts(x->out, "(a lane never goes idle: table.exec.source.idle-timeout = 0)\n");
+    }
+    attr(x, d, "late rows");
+    rsql_buf_printf(x->out, "a row whose first window (its %s slice) ended at or before the "
+                            "watermark is dropped and counted (rocketsql_records_late_total)\n",
+                    dur(w->slice_ms, a, sizeof a));
+    attr(x, d, "emits");
+    rsql_buf_printf(x->out, "+I of each group's result, once, when the watermark passes its "
+                            "window's end (append-only)%s\n",
+                    x->plan->source_bounded ? "; at the input's end every window still open"
+                                            : "");
+    attr(x, d, "state");
+    if (x->plan->kind == RSQL_PLAN_SELECT) {
+        rsql_buf_puts(x->out, "the accumulators of each open window's groups, in memory for "
+                              "the preview (never saved)\n");
+        return;
+    }
+    rsql_buf_printf(x->out, "the accumulators of each open window's groups and each lane's "
+                            "watermark, in the catalog, saved in the transaction that saves "
+                            "the source positions, every %s; ",
+                    dur(x->plan->flush_interval_ms, a, sizeof a));
+    if (x->plan->agg->memory > 0) {
+        rsql_buf_printf(x->out, "at most %s in memory (state.memory); ",
+                        rsql_opt_format_size(x->plan->agg->memory, b, sizeof b));
+    }
+    rsql_buf_puts(x->out, "a window's are deleted once it is given\n");
+}
+
 /* Group aggregation's node: the keys, the aggregates, what it emits, the state. */
 static void agg_node(explain_t *x, int d)
 {
     const rsql_plan_agg_t *a = x->plan->agg;
-    node(x, d, "GroupAggregate: one result row per group, updated by each row it takes\n");
+    node(x, d, x->plan->window ? "WindowAggregate: each window's groups, given once the "
+                                 "watermark passes the window's end\n"
+                               : "GroupAggregate: one result row per group, updated by each "
+                                 "row it takes\n");
     attr(x, d, "group by");
     if (a->n_group == 0) {
         rsql_buf_puts(x->out, "none (no GROUP BY: the whole stream is one group)");
@@ -711,6 +771,10 @@ static void agg_node(explain_t *x, int d)
                                          : rsql_type_name(a->calls[i].type));
     }
     rsql_buf_puts(x->out, a->n_calls ? "\n" : "none\n");
+    if (x->plan->window) {
+        window_lines(x, d);
+        return;
+    }
     attr(x, d, "emits");
     rsql_buf_puts(x->out, a->emit_before
                               ? "+I for a new group; -U of the result before and +U of the new "

@@ -33,7 +33,28 @@ typedef struct rsql_bind {
        collected here; NULL where an aggregate is not allowed */
     rsql_plan_agg_t *agg;
     bool in_agg; /* binding an aggregate's argument */
+    /* FROM TABLE(<window function>): window_start, window_end and window_time are the row's
+       columns win_col .. win_col + 2 (after the FROM table's); 0: no window */
+    int win_col;
 } rsql_bind_t;
+
+/* Every node of x placed at pos (a computed column's nodes at the reference to it). */
+void rsql_plan__place(rsql_bexpr_t *x, rsql_pos_t pos);
+
+/* ---- windows (plan_window.c) */
+
+/* FROM TABLE(fn(...)) of sel: window_start, window_end and window_time become columns of the
+   row (b->win_col) and plan->window is made; nothing without one. */
+rsql_err_t rsql_plan__window_bind(rsql_plan_t *plan, const rsql_select_t *sel, rsql_bind_t *b,
+                                  rsql_error_t *err);
+/* With GROUP BY planned (plan->agg): the function's time column and intervals, the table's
+   watermark, and the rules of a window aggregation. */
+rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, rsql_bind_t *b,
+                                  rsql_error_t *err);
+/* The column node of window property name (window_start, window_end, window_time) at pos, or
+   NULL (err untouched) when b has no window or name is none of them. */
+rsql_bexpr_t *rsql_plan__window_column(rsql_bind_t *b, const char *name, rsql_pos_t pos,
+                                       rsql_error_t *err);
 
 /* ---- aggregation (plan_agg.c) */
 

@@ -84,6 +84,11 @@ rsql_err_t rsql_plan_reads(const rsql_plan_t *plan,
         for (int c = 0; rc == RSQL_OK && c < a->n_calls; c++) {
             rc = a->calls[c].arg ? visit(opaque, a->calls[c].arg) : RSQL_OK;
         }
+        const rsql_plan_window_t *w = plan->window;
+        if (rc == RSQL_OK && w) { /* the event time and the watermark */
+            rc = visit(opaque, w->time);
+            rc = rc == RSQL_OK ? visit(opaque, w->watermark) : rc;
+        }
         return rc; /* HAVING and the outputs read the aggregate row */
     }
     if (plan->filter) {

@@ -93,6 +93,13 @@ rsql_bexpr_t *rsql_plan__bind_column(rsql_bind_t *b, const rsql_expr_t *e, rsql_
 {
     const rsql_table_def_t *t = b->table;
     bool src = true, dim = b->dim != NULL; /* the tables the name may be of */
+    if (b->win_col && (!e->qualifier || rsql_plan__names_table(b, e->qualifier, e->pos, NULL))) {
+        rsql_error_t none;
+        rsql_bexpr_t *w = rsql_plan__window_column(b, e->name, e->pos, &none);
+        if (w) { /* a window's window_start, window_end or window_time */
+            return w;
+        }
+    }
     if (e->qualifier) { /* q.name: q a ROW column (q.field) unless q names a table */
         bool done;
         rsql_bexpr_t *x = bind_row_qualifier(b, e, &done, err);

@@ -7,7 +7,8 @@
  * types), returns TIMESTAMP(3), and calls nothing whose value is not a function of the row
  * (NOW(), PROCTIME(), UUID(), ... nor a window function), neither itself nor through a
  * computed column it reads. The catalog keeps the expression as written on the column (its
- * watermark); nothing generates watermarks yet: the window operator will.
+ * watermark); a window aggregation over the table generates watermarks with it
+ * (plan_window.c, engine/rt_window.c).
  */
 #include "config.h"
 #include "planner/plan_int.h"

@@ -234,6 +234,47 @@ typedef struct rsql_plan_agg {
     const rsql_tdesc_t **acc_descs;
 } rsql_plan_agg_t;
 
+/* The window table-valued functions (FROM TABLE(TUMBLE(...)); planner/plan_window.c). */
+typedef enum rsql_window_kind {
+    RSQL_WIN_TUMBLE,
+    RSQL_WIN_HOP,
+    RSQL_WIN_CUMULATE,
+} rsql_window_kind_t;
+
+/*
+** A window aggregation (Flink's Window TVF aggregation): each row of the source goes into the
+** windows its event time (the DESCRIPTOR column, the table's WATERMARK column) falls in; the
+** aggregation (plan->agg, grouped by window_start, window_end and any other keys) keeps each
+** window's groups until the watermark passes the window's end, then gives each group's result
+** once (+I) and forgets it. Every window is [start, start + size); the windows of a row:
+**   TUMBLE(size[, offset]): the one whose start is a multiple of size (plus offset) at or
+**     before the row's time;
+**   HOP(slide, size[, offset]): size / slide windows, one starting every slide;
+**   CUMULATE(step, max_size[, offset]): the windows that start where a TUMBLE of max_size
+**     would and end at each step up to it, those ending after the row's time.
+** The watermark of a lane (a partition of the source) is the greatest value of the table's
+** WATERMARK expression over its rows so far; the statement's is the least of its lanes' that
+** are not idle (no row for idle_timeout_ms), and never goes back. A row whose first window
+** (its slice: TUMBLE's window, HOP's gcd(slide, size) long piece, CUMULATE's step) ended at or
+** before the watermark is late: dropped and counted, never put into a window already given.
+*/
+typedef struct rsql_plan_window {
+    rsql_window_kind_t kind;
+    const char *fn;        /* TUMBLE, HOP or CUMULATE */
+    int64_t size_ms;       /* TUMBLE, HOP: the windows' size; CUMULATE: the largest */
+    int64_t step_ms;       /* HOP: the slide; CUMULATE: the step; TUMBLE: the size */
+    int64_t slice_ms;      /* the piece of time a row's windows have in common (see above) */
+    int64_t offset_ms;     /* the windows' alignment: start = k * step + offset */
+    rsql_bexpr_t *time;    /* the event time: the DESCRIPTOR column, over the row */
+    const char *time_name;
+    rsql_bexpr_t *watermark; /* the table's WATERMARK expression, over the row */
+    const char *watermark_text;
+    int col;               /* window_start, window_end, window_time: row[col .. col + 2] */
+    int64_t idle_timeout_ms; /* table.exec.source.idle-timeout; 0: a lane never goes idle */
+    void *parse;           /* what the WATERMARK expression was parsed into (owned) */
+    rsql_pos_t pos;        /* TABLE(...) */
+} rsql_plan_window_t;
+
 /* One output column, in sink column order (INSERT) or select-list order (SELECT). */
 typedef struct rsql_plan_output {
     const char *name;   /* sink column name, or the select item's alias / text */
@@ -271,6 +312,8 @@ typedef struct rsql_plan {
     /* GROUP BY (or an aggregate call), or NULL: then filter is HAVING, and filter and outputs
        are over the aggregate row (rsql_plan_agg_t) */
     rsql_plan_agg_t *agg;
+    /* FROM TABLE(TUMBLE | HOP | CUMULATE(...)): agg is over its windows; NULL: none */
+    rsql_plan_window_t *window;
     /* The row rsql_plan_apply evaluates over: the source row's n_in values, then the
        n_computed computed columns the statement refers to (computed[k]'s expression, args[0]
        of an RSQL_BX_COMPUTED node, evaluated first, once per row) */

@@ -216,6 +216,21 @@ typedef struct rsql_join {
     rsql_pos_t pos; /* from [INNER | LEFT] JOIN to the end of ON's condition */
 } rsql_join_t;
 
+/*
+** FROM TABLE(fn(TABLE table [PARTITION BY partition], DESCRIPTOR(time_col), args...)): a window
+** table-valued function (TUMBLE, HOP, CUMULATE, SESSION; the planner checks which and its
+** arguments). pos spans TABLE( ... ).
+*/
+typedef struct rsql_window_tvf {
+    rsql_ident_t fn;
+    rsql_ident_t table;
+    int n_partition;            /* SESSION(TABLE t PARTITION BY k, ...); 0 when absent */
+    rsql_ident_t *partition;
+    rsql_ident_t time_col;
+    rsql_expr_list_t args; /* the intervals after DESCRIPTOR(...) */
+    rsql_pos_t pos;
+} rsql_window_tvf_t;
+
 typedef struct rsql_select {
     rsql_pos_t pos;
     int n_items;
@@ -224,6 +239,7 @@ typedef struct rsql_select {
     struct rsql_select *from_sub; /* FROM (SELECT ...) [AS] alias, or NULL */
     rsql_ident_t from_alias; /* FROM t [AS] alias; name NULL when absent */
     rsql_join_t *join;       /* a lookup join, or NULL */
+    rsql_window_tvf_t *window; /* FROM TABLE(<window function>(TABLE from, ...)), or NULL */
     rsql_expr_t *where; /* NULL when absent */
     /* GROUP BY keys (n 0 when absent) and HAVING; group_pos spans GROUP BY ... (or HAVING
        without GROUP BY), RSQL_NOPOS when neither is written */

@@ -167,6 +167,45 @@ rsql_select_t *rsql_sql__select_from_sub(rsql_parse_t *p, rsql_select_t *sel, rs
     return sel;
 }
 
+/* See sql_int.h. */
+rsql_window_tvf_t *rsql_sql__window_tvf(rsql_parse_t *p, const rsql_token_t *fn,
+                                        const rsql_ident_t *table,
+                                        const sql_vec_t *partition,
+                                        const rsql_ident_t *time_col,
+                                        const rsql_expr_list_t *args, const rsql_token_t *rp)
+{
+    if (p->failed) {
+        return NULL;
+    }
+    rsql_window_tvf_t *w = rsql_sql__alloc(p, sizeof(*w));
+    if (!w) {
+        return NULL;
+    }
+    w->fn = rsql_sql__ident(p, fn);
+    w->table = *table;
+    w->n_partition = partition->n;
+    w->partition = partition->items;
+    w->time_col = *time_col;
+    w->args = *args;
+    w->pos = rsql_sql__span(w->fn.pos, rsql_sql__tok_pos(rp));
+    return w->fn.name ? w : NULL;
+}
+
+/* See sql_int.h. */
+rsql_select_t *rsql_sql__select_window(rsql_parse_t *p, rsql_select_t *sel, rsql_window_tvf_t *w,
+                                       const rsql_token_t *table_tok, const rsql_token_t *rp)
+{
+    if (p->failed || !sel || !w) {
+        return NULL;
+    }
+    sel->window = w;
+    w->pos = rsql_sql__span(rsql_sql__tok_pos(table_tok), rsql_sql__tok_pos(rp));
+    if (w->pos.off + w->pos.len > sel->pos.off + sel->pos.len) {
+        sel->pos = rsql_sql__span(sel->pos, w->pos); /* nothing after the function */
+    }
+    return sel;
+}
+
 /* [INNER | LEFT [OUTER]] JOIN table FOR SYSTEM_TIME AS OF as_of [[AS] alias] ON on. */
 rsql_join_t *rsql_sql__join(rsql_parse_t *p, const sql_flag_t *type, const rsql_token_t *join_tok,
                             const rsql_ident_t *table, rsql_expr_t *as_of,

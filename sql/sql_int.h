@@ -257,6 +257,15 @@ rsql_select_t *rsql_sql__select(rsql_parse_t *p, const rsql_token_t *select_tok,
                                 const sql_vec_t *items, const rsql_ident_t *from,
                                 const rsql_ident_t *alias, rsql_join_t *join,
                                 rsql_expr_t *where, const sql_limit_t *limit);
+/* fn(TABLE table [PARTITION BY partition], DESCRIPTOR(time_col), args...) */
+rsql_window_tvf_t *rsql_sql__window_tvf(rsql_parse_t *p, const rsql_token_t *fn,
+                                        const rsql_ident_t *table,
+                                        const sql_vec_t *partition,
+                                        const rsql_ident_t *time_col,
+                                        const rsql_expr_list_t *args, const rsql_token_t *rp);
+/* sel reading window function w (FROM TABLE(w)); table_tok and rp: TABLE and its ')'. */
+rsql_select_t *rsql_sql__select_window(rsql_parse_t *p, rsql_select_t *sel, rsql_window_tvf_t *w,
+                                       const rsql_token_t *table_tok, const rsql_token_t *rp);
 /* sel with its GROUP BY / HAVING (g); sel itself when g is absent. */
 rsql_select_t *rsql_sql__select_group(rsql_parse_t *p, rsql_select_t *sel, const sql_group_t *g);
 /* An aggregate call written f(*) (star) or f(DISTINCT x): the FUNC node marked. */

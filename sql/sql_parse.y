@@ -53,7 +53,7 @@
     CONDITIONAL OBJECT UNCONDITIONAL WITHOUT WRAPPER
     INNER JOIN LEFT OF OUTER SYSTEM_TIME
     ASC BY ORDER OVER PARTITION
-    INTERVAL TO WATERMARK.
+    INTERVAL TO WATERMARK DESCRIPTOR.
 /* GROUP, HAVING and DISTINCT are reserved (as in Flink): a fallback would let `FROM t GROUP`
  * read GROUP as t's alias. */
 
@@ -283,6 +283,27 @@ select(A) ::= SELECT(K) selitems(I) FROM nm(F) from_alias(N) join_opt(J) where_o
               group_opt(G) limit_opt(L). {
     A = rsql_sql__select_group(pctx, rsql_sql__select(pctx, &K, &I, &F, &N, J, W, &L), &G);
 }
+
+/* FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)) [AS] alias ...: a window table-valued
+   function over table t (Flink's Window TVF); HOP, CUMULATE and SESSION alike */
+select(A) ::= SELECT(K) selitems(I) FROM TABLE(T) LP wintvf(W) RP(R) from_alias(N) where_opt(X)
+              group_opt(G) limit_opt(L). {
+    A = rsql_sql__select_group(pctx, rsql_sql__select_window(pctx, rsql_sql__select(pctx, &K, &I,
+                               W ? &W->table : &N, &N, NULL, X, &L), W, &T, &R), &G);
+}
+%type wintvf {rsql_window_tvf_t *}
+wintvf(A) ::= ID(F) LP TABLE nm(T) winpart(P) COMMA DESCRIPTOR LP nm(C) RP COMMA
+              exprlist(L) RP(R). {
+    A = rsql_sql__window_tvf(pctx, &F, &T, &P, &C, &L, &R);
+}
+/* SESSION's PARTITION BY col or PARTITION BY (col, ...) */
+%type winpart {sql_vec_t}
+winpart(A) ::= . { A = (sql_vec_t){0, NULL}; }
+winpart(A) ::= PARTITION BY nm(X). {
+    A = (sql_vec_t){0, NULL};
+    rsql_sql__push(pctx, &A.n, &A.items, &X, sizeof(X));
+}
+winpart(A) ::= PARTITION BY LP idlist(L) RP. { A = L; }
 
 /* GROUP BY keys [HAVING cond], or HAVING alone (one group: the whole input) */
 %type group_opt {sql_group_t}

@@ -14,6 +14,9 @@
  *                           table a SELECT preview prints to stdout comes
  *                           first; its status line goes to stderr, unchecked)
  *
+ * In a record's SQL, @FIXTURES@ stands for the absolute path of tests/fixtures (found from
+ * the golden file's own path, tests/sql/<dir>/<file>.slt): input files of fixed content.
+ *
  * Outside records, blank lines separate records and lines starting with '#'
  * are comments; any other line there is a header this runner does not know
  * (a typo such as "statment ok", "query" without types, DuckDB options it
@@ -159,6 +162,20 @@ static rsql_err_t run_sql(rsql_session_t *s, const char *sql, rsql_buf_t *out, r
     return rc;
 }
 
+/* sql with every @FIXTURES@ replaced by fixtures (into out). */
+static void expand(const char *sql, const char *fixtures, rsql_buf_t *out)
+{
+    static const char mark[] = "@FIXTURES@";
+    for (const char *p = sql, *m; *p; p = m + sizeof mark - 1) {
+        if (!(m = strstr(p, mark))) {
+            rsql_buf_puts(out, p);
+            break;
+        }
+        rsql_buf_append(out, p, (size_t)(m - p));
+        rsql_buf_puts(out, fixtures);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int update = 0;
@@ -179,6 +196,17 @@ int main(int argc, char **argv)
     if (!lines) {
         return 99;
     }
+    char fixtures[4200] = "", up[4096];
+    snprintf(up, sizeof up, "%s", path);
+    for (int k = 0; k < 3; k++) { /* tests/sql/<dir>/<file>.slt -> tests */
+        char *slash = strrchr(up, '/');
+        if (slash) {
+            *slash = '\0';
+        }
+    }
+    char *abs = realpath(up, NULL);
+    snprintf(fixtures, sizeof fixtures, "%s/fixtures", abs ? abs : up);
+    free(abs);
     char dir[] = "/tmp/rsql-slt-XXXXXX";
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
@@ -239,15 +267,16 @@ int main(int argc, char **argv)
                 i++;
             }
         }
-        rsql_buf_t out = RSQL_BUF_INIT;
+        rsql_buf_t out = RSQL_BUF_INIT, run = RSQL_BUF_INIT;
+        expand(rsql_buf_str(&sql), fixtures, &run);
         rsql_error_clear(&err);
         char cap_path[sizeof(dir) + 32];
         snprintf(cap_path, sizeof(cap_path), "%s/stdout.txt", dir);
-        rsql_err_t rc = is_query ? run_captured(run_sql, s, rsql_buf_str(&sql), cap_path, &out, &err)
-                                 : run_sql(s, rsql_buf_str(&sql), &out, &err);
+        rsql_err_t rc = is_query ? run_captured(run_sql, s, rsql_buf_str(&run), cap_path, &out, &err)
+                                 : run_sql(s, rsql_buf_str(&run), &out, &err);
         char actual_err[1200] = "";
         if (rc != RSQL_OK) {
-            rsql_error_format(&err, rsql_buf_str(&sql), actual_err, sizeof(actual_err));
+            rsql_error_format(&err, rsql_buf_str(&run), actual_err, sizeof(actual_err));
         }
         int ok = 0;
         rsql_buf_t actual = RSQL_BUF_INIT;
@@ -289,6 +318,7 @@ int main(int argc, char **argv)
         rsql_buf_deinit(&out);
         rsql_buf_deinit(&expected);
         rsql_buf_deinit(&sql);
+        rsql_buf_deinit(&run);
     }
     rsql_session_destroy(s);
     if (update) {

@@ -178,7 +178,7 @@ static void test_sql_keywords(void)
 {
     int n = 0;
     const char *const *kw = rsql_sql_keywords(&n);
-    CU_ASSERT_EQUAL(n, 99); /* GROUP, HAVING and DISTINCT among them */
+    CU_ASSERT_EQUAL(n, 100); /* GROUP, HAVING, DISTINCT and DESCRIPTOR among them */
     for (int i = 0; i < n; i++) {
         if (i > 0) {
             CU_ASSERT(strcmp(kw[i - 1], kw[i]) < 0); /* sorted for the binary search */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rt_stateful: see rt_stateful.h.
+ * @locality see rt_stateful.h
+ */
+#include "config.h"
+#include "engine/rt_stateful.h"
+#include "engine/rt_agg.h"
+#include "engine/rt_dedup.h"
+#include "engine/rt_window.h"
+
+struct rt_stateful {
+    const rsql_plan_t *plan;
+    rt_dedup_t *dedup;
+    rt_agg_t *agg;
+    rt_window_t *window;
+};
+
+/* See rt_stateful.h. */
+rsql_err_t rsql_rt_stateful_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
+                                 const char *pipeline, rt_stateful_t **out, rsql_error_t *err)
+{
+    *out = NULL;
+    if (!rsql_plan_has_state(plan)) {
+        return RSQL_OK;
+    }
+    rt_stateful_t *s = rsql_calloc(1, sizeof *s);
+    if (!s) {
+        return rsql_error_nomem(err);
+    }
+    s->plan = plan;
+    rsql_err_t rc = plan->window ? rsql_rt_window_open(plan, cat, pipeline, &s->window, err)
+                    : plan->agg  ? rsql_rt_agg_open(plan, cat, pipeline, &s->agg, err)
+                                 : rsql_rt_dedup_open(plan, cat, pipeline, &s->dedup, err);
+    if (rc != RSQL_OK) {
+        rsql_rt_stateful_close(s);
+        return rc;
+    }
+    *out = s;
+    return RSQL_OK;
+}
+
+/* See rt_stateful.h. */
+void rsql_rt_stateful_close(rt_stateful_t *s)
+{
+    if (!s) {
+        return;
+    }
+    rsql_rt_dedup_close(s->dedup);
+    rsql_rt_agg_close(s->agg);
+    rsql_rt_window_close(s->window);
+    rsql_free(s);
+}
+
+/* See rt_stateful.h. */
+rsql_err_t rsql_rt_stateful_batch(rt_stateful_t *s, rsql_batch_t *batch, rt_row_of_cb row_of,
+                                  void *opaque, rsql_eval_ctx_t *ctx, rsql_error_t *err)
+{
+    if (s->agg && s->plan->agg->mini_batch) { /* every record's groups at once */
+        return rsql_rt_agg_batch(s->agg, batch, row_of, opaque, ctx, err);
+    }
+    return RSQL_OK;
+}
+
+/* See rt_stateful.h. */
+rsql_err_t rsql_rt_stateful_record(rt_stateful_t *s, rsql_batch_t *batch, rsql_record_t *rec,
+                                   rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
+                                   rsql_error_t *err)
+{
+    return s->window ? rsql_rt_window_record(s->window, batch, rec, ctx, in, keep, err)
+           : s->agg  ? rsql_rt_agg_record(s->agg, batch, rec, ctx, in, keep, err)
+                     : rsql_rt_dedup_record(s->dedup, batch, rec, ctx, in, keep, err);
+}
+
+/* See rt_stateful.h. */
+rt_state_t *rsql_rt_stateful_state(rt_stateful_t *s)
+{
+    return s->window ? rsql_rt_window_state(s->window)
+           : s->agg  ? rsql_rt_agg_state(s->agg)
+                     : rsql_rt_dedup_state(s->dedup);
+}
+
+/* See rt_stateful.h. */
+int64_t rsql_rt_stateful_late(rt_stateful_t *s)
+{
+    return s && s->window ? rsql_rt_window_late(s->window) : 0;
+}
+
+/* See rt_stateful.h. */
+size_t rsql_rt_stateful_describe(rt_stateful_t *s, char *buf, size_t size)
+{
+    return s->window ? rsql_rt_window_describe(s->window, buf, size)
+           : s->agg  ? rsql_rt_agg_describe(s->agg, buf, size)
+                     : rsql_rt_dedup_describe(s->dedup, buf, size);
+}

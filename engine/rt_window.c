@@ -1,0 +1,671 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rt_window: window aggregation's stage of the transform (planner/plan_window.c says what it
+ * means). Each record's row is made, its watermark value taken (before WHERE, as the source
+ * gives it), passed through WHERE, and put into each window of its event time: the window's
+ * group (its GROUP BY values with window_start and window_end) has its accumulators in the
+ * state under [3][end][start][the packed GROUP BY values], updated as rt_agg.c does. A window
+ * knows its groups (an index in memory, sorted by end, read back from the state at open), so
+ * that once the watermark passes its end each group gives its result (+I) and is deleted from
+ * the state, with the record that moved the watermark: the result rows travel with that
+ * record, and the deletions reach the catalog with its position, so a run killed at any moment
+ * resumes with exactly the windows of the rows before its positions.
+ *
+ * Watermarks: each lane's (rec->partition) is the greatest WATERMARK value of its rows; the
+ * statement's is the least of the lanes' not idle, never going back. A lane's watermark is
+ * saved in the state ([4][lane]) whenever it moves into another slice (the unit of time the
+ * windows' ends fall on): everything this stage decides compares a window's end with the
+ * watermark, and within one slice the answer is the same, so a run that resumes decides as
+ * the run before would have.
+ * @locality the transform thread (checkpoints: the worker, through rt_state)
+ */
+#include "config.h"
+#include "engine/rt_window.h"
+#include "engine/rt_agg.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_time.h"
+#include "base/rsql_value.h"
+
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KEY_GROUP 3 /* [3][end][start][GROUP BY values]: a window's group, its accumulators */
+#define KEY_MARK 2  /* [2][call][the group's key after its tag][value]: a DISTINCT value taken */
+#define KEY_LANE 4  /* [4][lane]: a lane's watermark */
+#define HEAD 17     /* the tag, end and start */
+
+/* An open window: the keys of its groups and marks in the state ([u32 length][bytes] each). */
+typedef struct win {
+    int64_t start, end;
+    rsql_buf_t keys;
+    int64_t groups;
+} win_t;
+
+typedef struct lane {
+    bool has;        /* a row gave it a watermark */
+    int64_t wm;      /* the greatest watermark value of its rows */
+    int64_t saved;   /* the slice of the watermark saved in the state */
+    int64_t seen_ms; /* when its last row came (rsql_now_ms) */
+} lane_t;
+
+struct rt_window {
+    const rsql_plan_t *plan;
+    const rsql_plan_agg_t *a;
+    const rsql_plan_window_t *w;
+    rt_state_t *state;
+    int width; /* the aggregate row: the keys' values, then the calls' results */
+    rsql_type_t *key_types;
+    const rsql_tdesc_t **key_descs;
+    rsql_buf_t key, value, dkey, marks;
+    win_t *wins; /* open, by end then start */
+    int n_wins, cap_wins;
+    lane_t *lanes;
+    uint32_t n_lanes;
+    int64_t wm; /* the statement's watermark; INT64_MIN: none yet */
+    int64_t now;
+    uint64_t rows, windows, results;
+    _Atomic int64_t late;
+    const rsql_value_t **out; /* the rows a record gives (grown) */
+    uint8_t *kinds;
+    int n_out, cap_out;
+};
+
+/* x mod m, in [0, m) for any x (m > 0). */
+static int64_t mod_pos(int64_t x, int64_t m)
+{
+    int64_t r = x % m;
+    return r < 0 ? r + m : r;
+}
+
+/* The start of the unit of length `len` (aligned on the window's offset) holding t. */
+static int64_t align(const rsql_plan_window_t *w, int64_t t, int64_t len)
+{
+    return t - mod_pos(t - w->offset_ms, len);
+}
+
+/* The slice a watermark is in: windows' ends all fall on slice boundaries. */
+static int64_t slice_of(const rsql_plan_window_t *w, int64_t wm)
+{
+    if (wm == INT64_MIN) {
+        return INT64_MIN;
+    }
+    int64_t x = wm + 1 - w->offset_ms; /* a window ending at E is done when E - 1 <= wm */
+    return x / w->slice_ms - (x % w->slice_ms < 0);
+}
+
+static void put_u64(unsigned char *p, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    for (int i = 0; i < 8; i++) {
+        p[i] = (unsigned char)(u >> (8 * i));
+    }
+}
+
+static int64_t get_u64(const unsigned char *p)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) {
+        u |= (uint64_t)p[i] << (8 * i);
+    }
+    return (int64_t)u;
+}
+
+/* ---- the open windows */
+
+/* The index of window [start, end) among the open ones, or where it would go (*found false). */
+static int win_find(const rt_window_t *g, int64_t start, int64_t end, bool *found)
+{
+    int lo = 0, hi = g->n_wins;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        const win_t *m = &g->wins[mid];
+        if (m->end < end || (m->end == end && m->start < start)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    *found = lo < g->n_wins && g->wins[lo].end == end && g->wins[lo].start == start;
+    return lo;
+}
+
+/* Window [start, end), made open when it is not. NULL: out of memory. */
+static win_t *win_get(rt_window_t *g, int64_t start, int64_t end)
+{
+    bool found;
+    int i = win_find(g, start, end, &found);
+    if (found) {
+        return &g->wins[i];
+    }
+    if (g->n_wins == g->cap_wins) {
+        int cap = g->cap_wins ? 2 * g->cap_wins : 16;
+        win_t *n = rsql_realloc(g->wins, sizeof *n * (size_t)cap);
+        if (!n) {
+            return NULL;
+        }
+        g->wins = n;
+        g->cap_wins = cap;
+    }
+    memmove(&g->wins[i + 1], &g->wins[i], sizeof *g->wins * (size_t)(g->n_wins - i));
+    g->n_wins++;
+    win_t *x = &g->wins[i];
+    memset(x, 0, sizeof *x);
+    x->start = start;
+    x->end = end;
+    rsql_buf_init(&x->keys);
+    g->windows++;
+    return x;
+}
+
+/* Key (len bytes) into window x's keys. */
+static bool win_note(win_t *x, const void *key, size_t len)
+{
+    uint32_t n = (uint32_t)len;
+    rsql_buf_append(&x->keys, &n, sizeof n);
+    rsql_buf_append(&x->keys, key, len);
+    x->groups += ((const unsigned char *)key)[0] == KEY_GROUP;
+    return !x->keys.oom;
+}
+
+/* rt_state_scan_cb: the state's windows and lanes, as a run left them. */
+static rsql_err_t on_scan(void *opaque, const void *key, size_t key_len, const void *value,
+                          size_t value_len)
+{
+    rt_window_t *g = opaque;
+    const unsigned char *k = key;
+    if (key_len >= HEAD && k[0] == KEY_GROUP) {
+        win_t *x = win_get(g, get_u64(k + 9), get_u64(k + 1));
+        return x && win_note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
+    }
+    if (key_len >= 5 + HEAD && k[0] == KEY_MARK) {
+        win_t *x = win_get(g, get_u64(k + 5 + 9), get_u64(k + 5 + 1));
+        return x && win_note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
+    }
+    if (key_len == 5 && k[0] == KEY_LANE && value_len == 8) {
+        uint32_t lane = (uint32_t)k[1] | (uint32_t)k[2] << 8 | (uint32_t)k[3] << 16 |
+                        (uint32_t)k[4] << 24;
+        if (lane >= g->n_lanes) {
+            lane_t *l = rsql_realloc(g->lanes, sizeof *l * ((size_t)lane + 1));
+            if (!l) {
+                return RSQL_ERR_NOMEM;
+            }
+            memset(l + g->n_lanes, 0, sizeof *l * ((size_t)lane + 1 - g->n_lanes));
+            g->lanes = l;
+            g->n_lanes = lane + 1;
+        }
+        lane_t *l = &g->lanes[lane];
+        l->has = true;
+        l->wm = get_u64(value);
+        l->saved = slice_of(g->w, l->wm);
+        l->seen_ms = rsql_now_ms();
+    }
+    return RSQL_OK;
+}
+
+/* See rt_window.h. */
+rsql_err_t rsql_rt_window_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
+                               const char *pipeline, rt_window_t **out, rsql_error_t *err)
+{
+    rt_window_t *g = rsql_calloc(1, sizeof *g);
+    if (!g) {
+        return rsql_error_nomem(err);
+    }
+    g->plan = plan;
+    g->a = plan->agg;
+    g->w = plan->window;
+    g->width = g->a->n_group + g->a->n_calls;
+    g->wm = INT64_MIN;
+    rsql_buf_init(&g->key);
+    rsql_buf_init(&g->value);
+    rsql_buf_init(&g->dkey);
+    rsql_buf_init(&g->marks);
+    int ng = g->a->n_group;
+    g->key_types = rsql_calloc((size_t)ng + 1, sizeof *g->key_types);
+    g->key_descs = rsql_calloc((size_t)ng + 1, sizeof *g->key_descs);
+    if (!g->key_types || !g->key_descs) {
+        rsql_rt_window_close(g);
+        return rsql_error_nomem(err);
+    }
+    for (int k = 0; k < ng; k++) {
+        g->key_types[k] = g->a->group[k]->type;
+        g->key_descs[k] = g->a->group[k]->desc;
+    }
+    /* a window's state lives until the window is given: no TTL */
+    rsql_err_t rc = rsql_rt_state_open_scan(cat, pipeline, 0, g->a->memory, on_scan, g,
+                                            &g->state, err);
+    if (rc != RSQL_OK) {
+        rsql_rt_window_close(g);
+        return rc;
+    }
+    /* the statement's watermark as the lanes left it */
+    int64_t least = INT64_MAX;
+    for (uint32_t i = 0; i < g->n_lanes; i++) {
+        if (g->lanes[i].has && g->lanes[i].wm < least) {
+            least = g->lanes[i].wm;
+        }
+    }
+    g->wm = least == INT64_MAX ? INT64_MIN : least;
+    *out = g;
+    return RSQL_OK;
+}
+
+/* See rt_window.h. */
+void rsql_rt_window_close(rt_window_t *g)
+{
+    if (!g) {
+        return;
+    }
+    rsql_rt_state_close(g->state);
+    for (int i = 0; i < g->n_wins; i++) {
+        rsql_buf_deinit(&g->wins[i].keys);
+    }
+    rsql_free(g->wins);
+    rsql_free(g->lanes);
+    rsql_free(g->key_types);
+    rsql_free(g->key_descs);
+    rsql_free(g->out);
+    rsql_free(g->kinds);
+    rsql_buf_deinit(&g->key);
+    rsql_buf_deinit(&g->value);
+    rsql_buf_deinit(&g->dkey);
+    rsql_buf_deinit(&g->marks);
+    rsql_free(g);
+}
+
+/* See rt_window.h. */
+rt_state_t *rsql_rt_window_state(rt_window_t *g)
+{
+    return g->state;
+}
+
+/* See rt_window.h. */
+int64_t rsql_rt_window_late(rt_window_t *g)
+{
+    return g ? atomic_load_explicit(&g->late, memory_order_relaxed) : 0;
+}
+
+/* ---- a row into its windows */
+
+/*
+** rsql_agg_seen_cb: whether the group of g->key took v for DISTINCT call `call` before. Its
+** mark: 2, the call's index (4 bytes), the group's key after its tag, v.
+*/
+static rsql_err_t seen_before(void *opaque, int call, const rsql_value_t *v, bool *seen,
+                              rsql_error_t *err)
+{
+    rt_window_t *g = opaque;
+    uint8_t idx[4] = {(uint8_t)call, (uint8_t)(call >> 8), (uint8_t)(call >> 16),
+                      (uint8_t)(call >> 24)};
+    rsql_buf_reset(&g->dkey);
+    rsql_buf_putc(&g->dkey, KEY_MARK);
+    rsql_buf_append(&g->dkey, idx, sizeof idx);
+    rsql_buf_append(&g->dkey, g->key.data + 1, g->key.len - 1);
+    rsql_value_pack(v, 1, &g->dkey);
+    if (g->dkey.oom) {
+        return rsql_error_nomem(err);
+    }
+    const uint8_t *old;
+    size_t old_len;
+    rsql_err_t rc = rsql_rt_state_get(g->state, g->dkey.data, g->dkey.len, g->now, &old,
+                                      &old_len, seen, err);
+    if (rc == RSQL_OK && !*seen) {
+        uint32_t n = (uint32_t)g->dkey.len;
+        rsql_buf_append(&g->marks, &n, sizeof n);
+        rsql_buf_append(&g->marks, g->dkey.data, g->dkey.len);
+        if (g->marks.oom) {
+            return rsql_error_nomem(err);
+        }
+    }
+    return rc;
+}
+
+/* The row (window_start, window_end and window_time set to window x's) into x's group. */
+static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_record_t *rec,
+                         rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_error_t *err)
+{
+    const rsql_plan_agg_t *a = g->a;
+    int c = g->w->col;
+    row[c] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = x->start};
+    row[c + 1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = x->end};
+    row[c + 2] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = x->end - 1};
+    unsigned char head[HEAD];
+    head[0] = KEY_GROUP;
+    put_u64(head + 1, x->end);
+    put_u64(head + 9, x->start);
+    rsql_buf_reset(&g->key);
+    rsql_buf_append(&g->key, head, sizeof head);
+    rsql_err_t rc;
+    for (int k = 0; k < a->n_group; k++) {
+        rsql_value_t v;
+        if ((rc = rsql_expr_eval(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
+            return rc;
+        }
+        rsql_value_pack(&v, 1, &g->key);
+    }
+    if (g->key.oom) {
+        return rsql_error_nomem(err);
+    }
+    const uint8_t *old = NULL;
+    size_t old_len = 0;
+    bool seen;
+    if ((rc = rsql_rt_state_get(g->state, g->key.data, g->key.len, g->now, &old, &old_len, &seen,
+                                err)) != RSQL_OK) {
+        return rc;
+    }
+    rsql_value_t *acc = rsql_arena_alloc(batch->arena, sizeof *acc * (size_t)a->n_acc);
+    if (!acc) {
+        return rsql_error_nomem(err);
+    }
+    if (seen) {
+        rsql_error_t e;
+        rsql_error_clear(&e);
+        rc = rsql_value_unpack(old, old_len, a->n_acc, a->acc_types, a->acc_descs, batch->arena,
+                               acc, &e);
+        if (rc != RSQL_OK) {
+            return rsql_error_set(err, rc, RSQL_NOPOS,
+                                  "the aggregates kept for this window cannot be read back (%s): "
+                                  "the state was written by a statement with other aggregates; "
+                                  "RESET POSITIONS starts over",
+                                  e.msg);
+        }
+    } else {
+        rsql_plan_agg_init(a, acc);
+    }
+    rsql_buf_reset(&g->marks);
+    if ((rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, seen_before, g, err)) !=
+        RSQL_OK) {
+        return rc; /* the state is left as it was: the row fails alone */
+    }
+    rsql_buf_reset(&g->value);
+    rsql_value_pack(acc, a->n_acc, &g->value);
+    if (g->value.oom || (!seen && !win_note(x, g->key.data, g->key.len)) ||
+        rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
+                          rec->partition, rec->offset, g->now) != RSQL_OK) {
+        return rsql_error_nomem(err);
+    }
+    for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) { /* the DISTINCT values */
+        uint32_t n;
+        memcpy(&n, g->marks.data + off, sizeof n);
+        off += sizeof n;
+        if (!win_note(x, g->marks.data + off, n) ||
+            rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
+                              rec->offset, g->now) != RSQL_OK) {
+            return rsql_error_nomem(err);
+        }
+        off += n;
+    }
+    return RSQL_OK;
+}
+
+/* Row (rsql_plan_row's, in ctx) into each of its windows; *late when it came too late. */
+static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                         rsql_value_t *row, int64_t t, rsql_eval_ctx_t *ctx, bool *late,
+                         rsql_error_t *err)
+{
+    const rsql_plan_window_t *w = g->w;
+    /* its first window ends with its slice: when that one was given, the row is late */
+    int64_t slice_end = align(w, t, w->slice_ms) + w->slice_ms;
+    *late = g->wm != INT64_MIN && slice_end - 1 <= g->wm;
+    if (*late) {
+        return RSQL_OK;
+    }
+    rsql_err_t rc = RSQL_OK;
+    if (w->kind == RSQL_WIN_HOP) { /* size / slide windows, the last starting at or before t */
+        for (int64_t s = align(w, t, w->step_ms); s > t - w->size_ms && rc == RSQL_OK;
+             s -= w->step_ms) {
+            win_t *x = win_get(g, s, s + w->size_ms);
+            rc = x ? add_to(g, x, batch, rec, row, ctx, err) : rsql_error_nomem(err);
+        }
+    } else { /* TUMBLE: one window; CUMULATE: those of its max_size ending after t */
+        int64_t s = align(w, t, w->size_ms);
+        for (int64_t e = align(w, t, w->step_ms) + w->step_ms;
+             e <= s + w->size_ms && rc == RSQL_OK; e += w->step_ms) {
+            win_t *x = win_get(g, s, e);
+            rc = x ? add_to(g, x, batch, rec, row, ctx, err) : rsql_error_nomem(err);
+        }
+    }
+    return rc;
+}
+
+/* ---- watermarks */
+
+static lane_t *lane_of(rt_window_t *g, uint32_t lane)
+{
+    if (lane >= g->n_lanes) {
+        lane_t *l = rsql_realloc(g->lanes, sizeof *l * ((size_t)lane + 1));
+        if (!l) {
+            return NULL;
+        }
+        memset(l + g->n_lanes, 0, sizeof *l * ((size_t)lane + 1 - g->n_lanes));
+        g->lanes = l;
+        g->n_lanes = lane + 1;
+    }
+    return &g->lanes[lane];
+}
+
+/* The record's lane took watermark value v (NULL: none): its watermark, saved when it moves
+   into another slice, then the statement's. */
+static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_value_t *v,
+                          rsql_error_t *err)
+{
+    lane_t *l = lane_of(g, rec->partition);
+    if (!l) {
+        return rsql_error_nomem(err);
+    }
+    int64_t now = rsql_now_ms();
+    l->seen_ms = now;
+    if (!v->is_null && (!l->has || v->v.ts > l->wm)) {
+        l->wm = v->v.ts;
+        int64_t sl = slice_of(g->w, l->wm);
+        if (!l->has || sl != l->saved) {
+            unsigned char key[5] = {KEY_LANE, (unsigned char)rec->partition,
+                                    (unsigned char)(rec->partition >> 8),
+                                    (unsigned char)(rec->partition >> 16),
+                                    (unsigned char)(rec->partition >> 24)};
+            unsigned char val[8];
+            put_u64(val, l->wm);
+            if (rsql_rt_state_put(g->state, key, sizeof key, val, sizeof val, rec->partition,
+                                  rec->offset, g->now) != RSQL_OK) {
+                return rsql_error_nomem(err);
+            }
+            l->saved = sl;
+        }
+        l->has = true;
+    }
+    int64_t idle = g->w->idle_timeout_ms, least = INT64_MAX;
+    for (uint32_t i = 0; i < g->n_lanes; i++) {
+        const lane_t *x = &g->lanes[i];
+        if (x->has && (idle <= 0 || now - x->seen_ms < idle) && x->wm < least) {
+            least = x->wm;
+        }
+    }
+    if (least != INT64_MAX && least > g->wm) {
+        g->wm = least;
+    }
+    return RSQL_OK;
+}
+
+/* ---- giving windows */
+
+static bool out_add(rt_window_t *g, const rsql_value_t *row)
+{
+    if (g->n_out == g->cap_out) {
+        int cap = g->cap_out ? 2 * g->cap_out : 64;
+        const rsql_value_t **o = rsql_realloc(g->out, sizeof *o * (size_t)cap);
+        uint8_t *k = rsql_realloc(g->kinds, (size_t)cap);
+        if (o) {
+            g->out = o;
+        }
+        if (k) {
+            g->kinds = k;
+        }
+        if (!o || !k) {
+            return false;
+        }
+        g->cap_out = cap;
+    }
+    g->out[g->n_out] = row;
+    g->kinds[g->n_out++] = RSQL_ROW_INSERT;
+    return true;
+}
+
+/* Window x given: each group's result row into g->out, its keys deleted by rec. */
+static rsql_err_t fire(rt_window_t *g, win_t *x, rsql_batch_t *batch, const rsql_record_t *rec,
+                       rsql_error_t *err)
+{
+    const rsql_plan_agg_t *a = g->a;
+    for (size_t off = 0; off + sizeof(uint32_t) <= x->keys.len;) {
+        uint32_t n;
+        memcpy(&n, x->keys.data + off, sizeof n);
+        off += sizeof n;
+        const unsigned char *k = (const unsigned char *)x->keys.data + off;
+        off += n;
+        if (k[0] == KEY_GROUP) {
+            const uint8_t *v = NULL;
+            size_t v_len = 0;
+            bool found;
+            rsql_err_t rc = rsql_rt_state_get(g->state, k, n, g->now, &v, &v_len, &found, err);
+            if (rc != RSQL_OK) {
+                return rc;
+            }
+            if (!found) {
+                continue; /* given before this run resumed: its deletion is on disk */
+            }
+            rsql_value_t *r = rsql_arena_alloc(batch->arena,
+                                               sizeof *r * (size_t)(g->width ? g->width : 1));
+            rsql_value_t *acc = rsql_arena_alloc(batch->arena, sizeof *acc * (size_t)a->n_acc);
+            if (!r || !acc) {
+                return rsql_error_nomem(err);
+            }
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            if ((rc = rsql_value_unpack(k + HEAD, n - HEAD, a->n_group, g->key_types,
+                                        g->key_descs, batch->arena, r, &e)) != RSQL_OK ||
+                (rc = rsql_value_unpack(v, v_len, a->n_acc, a->acc_types, a->acc_descs,
+                                        batch->arena, acc, &e)) != RSQL_OK) {
+                return rsql_error_set(err, rc, RSQL_NOPOS,
+                                      "a window's group kept in the state cannot be read back "
+                                      "(%s): the state was written by another statement; "
+                                      "RESET POSITIONS starts over",
+                                      e.msg);
+            }
+            rsql_plan_agg_results(a, acc, r + a->n_group);
+            if (!out_add(g, r)) {
+                return rsql_error_nomem(err);
+            }
+            g->results++;
+        }
+        if (rsql_rt_state_del(g->state, k, n, rec->partition, rec->offset, g->now) != RSQL_OK) {
+            return rsql_error_nomem(err);
+        }
+    }
+    return RSQL_OK;
+}
+
+/* Every open window the watermark passed (all of them at the input's end), in order of end. */
+static rsql_err_t fire_due(rt_window_t *g, rsql_batch_t *batch, const rsql_record_t *rec,
+                           bool all, rsql_error_t *err)
+{
+    int done = 0;
+    rsql_err_t rc = RSQL_OK;
+    while (done < g->n_wins && (all || (g->wm != INT64_MIN && g->wins[done].end - 1 <= g->wm))) {
+        if ((rc = fire(g, &g->wins[done], batch, rec, err)) != RSQL_OK) {
+            break;
+        }
+        rsql_buf_deinit(&g->wins[done].keys);
+        done++;
+    }
+    if (done > 0) {
+        memmove(g->wins, g->wins + done, sizeof *g->wins * (size_t)(g->n_wins - done));
+        g->n_wins -= done;
+    }
+    return rc;
+}
+
+/* See rt_window.h. */
+rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                                 rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
+                                 rsql_error_t *err)
+{
+    g->now = rsql_wall_ms();
+    g->n_out = 0;
+    int n = rec->n_rows > 1 ? rec->n_rows : 1;
+    for (int r = 0; r < n; r++) {
+        const rsql_value_t *src = r == 0 ? *in : rec->rows[r];
+        const rsql_value_t *made;
+        rsql_err_t rc = rsql_plan_row(g->plan, src, ctx, &made, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        rsql_value_t *row = (rsql_value_t *)made; /* ctx's: its window columns are ours */
+        rsql_value_t wm, t;
+        if ((rc = rsql_expr_eval(g->w->watermark, row, ctx, &wm, err)) != RSQL_OK) {
+            return rc;
+        }
+        bool pass = true;
+        if (g->a->pre) {
+            rsql_value_t v;
+            if ((rc = rsql_expr_eval(g->a->pre, row, ctx, &v, err)) != RSQL_OK) {
+                return rc;
+            }
+            pass = !v.is_null && v.type == RSQL_TYPE_BOOLEAN && v.v.b;
+        }
+        if (pass) {
+            if ((rc = rsql_expr_eval(g->w->time, row, ctx, &t, err)) != RSQL_OK) {
+                return rc;
+            }
+            if (t.is_null) {
+                return rsql_error_set(err, RSQL_ERR_EVAL, g->w->time->pos,
+                                      "the event time %s is NULL: a row needs one to go into "
+                                      "a window",
+                                      g->w->time_name);
+            }
+            bool late;
+            if ((rc = assign(g, batch, rec, row, t.v.ts, ctx, &late, err)) != RSQL_OK) {
+                return rc;
+            }
+            if (late) {
+                atomic_fetch_add_explicit(&g->late, 1, memory_order_relaxed);
+            } else {
+                g->rows++;
+            }
+        }
+        if ((rc = advance(g, rec, &wm, err)) != RSQL_OK) {
+            return rc;
+        }
+    }
+    rsql_err_t rc = fire_due(g, batch, rec, (rec->flags & RSQL_REC_LAST) != 0, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    return rsql_rt_agg_give(batch, rec, g->out, g->kinds, g->n_out, in, keep, err);
+}
+
+/* See rt_window.h. */
+size_t rsql_rt_window_describe(rt_window_t *g, char *buf, size_t size)
+{
+    if (!g || size == 0) {
+        return 0;
+    }
+    char wm[40] = "none";
+    if (g->wm != INT64_MIN) {
+        rsql_value_t v = {.type = RSQL_TYPE_TIMESTAMP, .v.ts = g->wm};
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_value_format(&v, &b);
+        snprintf(wm, sizeof wm, "%s", b.oom || !b.data ? "?" : b.data);
+        rsql_buf_deinit(&b);
+    }
+    int n = snprintf(buf, size,
+                     "windows: %llu rows into %llu windows, %llu results given, %lld late rows "
+                     "dropped, %d windows open, watermark %s; ",
+                     (unsigned long long)g->rows, (unsigned long long)g->windows,
+                     (unsigned long long)g->results, (long long)rsql_rt_window_late(g),
+                     g->n_wins, wm);
+    if (n < 0 || (size_t)n >= size) {
+        return n < 0 ? 0 : size - 1;
+    }
+    return (size_t)n + rsql_rt_state_describe(g->state, buf + n, size - (size_t)n);
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * plan_window: the window table-valued functions of FROM TABLE(...) (Flink's Window TVF:
+ * TUMBLE, HOP, CUMULATE) and the rules of an aggregation over them (rsql_plan_window_t says
+ * what they mean). The function adds window_start, window_end and window_time to the row the
+ * statement is bound against, after the table's columns; the runtime (engine/rt_window.c)
+ * fills them for each window a row goes into. The GROUP BY must hold window_start and
+ * window_end; the time column must be the table's WATERMARK column, whose expression gives
+ * the watermark; the intervals are constants.
+ */
+#include "config.h"
+#include "planner/plan_int.h"
+#include "sql/rsql_sql.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const prop_names[3] = {"window_start", "window_end", "window_time"};
+
+/* See plan_int.h. */
+rsql_bexpr_t *rsql_plan__window_column(rsql_bind_t *b, const char *name, rsql_pos_t pos,
+                                       rsql_error_t *err)
+{
+    for (int k = 0; b->win_col > 0 && name && k < 3; k++) {
+        if (strcasecmp(name, prop_names[k]) == 0) {
+            rsql_bexpr_t *c = rsql_plan__node(b->arena, RSQL_BX_COLUMN, RSQL_TYPE_TIMESTAMP, pos, 0);
+            if (!c) {
+                rsql_error_nomem(err);
+                return NULL;
+            }
+            c->column = b->win_col + k;
+            c->name = prop_names[k];
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* See plan_int.h. */
+rsql_err_t rsql_plan__window_bind(rsql_plan_t *plan, const rsql_select_t *sel, rsql_bind_t *b,
+                                  rsql_error_t *err)
+{
+    const rsql_window_tvf_t *f = sel->window;
+    if (!f) {
+        return RSQL_OK;
+    }
+    static const struct {
+        const char *name;
+        rsql_window_kind_t kind;
+    } fns[] = {{"TUMBLE", RSQL_WIN_TUMBLE}, {"HOP", RSQL_WIN_HOP}, {"CUMULATE", RSQL_WIN_CUMULATE}};
+    int i = 0;
+    while (i < 3 && strcasecmp(f->fn.name, fns[i].name) != 0) {
+        i++;
+    }
+    if (i == 3) {
+        if (strcasecmp(f->fn.name, "SESSION") == 0) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, f->fn.pos,
+                                  "SESSION windows are not supported yet (TUMBLE, HOP and "
+                                  "CUMULATE are)");
+        }
+        return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, f->fn.pos,
+                              "no such window function: %s (FROM TABLE(...) takes TUMBLE, HOP "
+                              "or CUMULATE)",
+                              f->fn.name);
+    }
+    if (f->n_partition > 0) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->partition[0].pos,
+                              "PARTITION BY belongs to SESSION windows; %s takes none (group "
+                              "by the column instead)",
+                              fns[i].name);
+    }
+    if (sel->join) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, sel->join->pos,
+                              "a lookup join in a window aggregation is not supported yet");
+    }
+    rsql_plan_window_t *w = rsql_arena_alloc(plan->arena, sizeof *w);
+    if (!w) {
+        return rsql_error_nomem(err);
+    }
+    memset(w, 0, sizeof *w);
+    w->kind = fns[i].kind;
+    w->fn = fns[i].name;
+    w->pos = f->pos;
+    w->col = plan->source.def->n_columns;
+    b->win_col = w->col;
+    plan->window = w;
+    return RSQL_OK;
+}
+
+/* Whether x reads nothing of the row (a constant expression). */
+static bool constant(const rsql_bexpr_t *x)
+{
+    if (x->kind == RSQL_BX_COLUMN || x->kind == RSQL_BX_COMPUTED || x->kind == RSQL_BX_FIELD) {
+        return false;
+    }
+    for (int i = 0; i < x->n_args; i++) {
+        if (!constant(x->args[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The what argument of the function (e) as a positive INTERVAL in *ms. */
+static rsql_err_t interval_arg(rsql_plan_t *plan, rsql_bind_t *b, const rsql_expr_t *e,
+                               const char *what, bool may_be_zero, int64_t *ms,
+                               rsql_error_t *err)
+{
+    rsql_bexpr_t *x = rsql_plan__bind_expr(b, e, err);
+    if (!x) {
+        return err->code ? err->code : RSQL_ERR_SEMANTIC;
+    }
+    if (x->type != RSQL_TYPE_INTERVAL || !constant(x)) {
+        return rsql_error_set(err, RSQL_ERR_TYPE, e->pos,
+                              "%s %s must be a constant INTERVAL (e.g. INTERVAL '1' MINUTE)%s",
+                              plan->window->fn, what,
+                              x->type == RSQL_TYPE_INTERVAL ? ", not one read from the row" : "");
+    }
+    rsql_eval_ctx_t ctx;
+    rsql_eval_ctx_init(&ctx);
+    rsql_value_t v;
+    rsql_err_t rc = rsql_expr_eval(x, NULL, &ctx, &v, err);
+    rsql_eval_ctx_deinit(&ctx);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (v.is_null || v.v.i < 0 || (v.v.i == 0 && !may_be_zero)) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, e->pos, "%s %s must be %s, got %s",
+                              plan->window->fn, what,
+                              may_be_zero ? "zero or more" : "greater than zero",
+                              v.is_null ? "NULL" : "a negative interval");
+    }
+    *ms = v.v.i;
+    (void)plan;
+    return RSQL_OK;
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The function's intervals into w: size (and slide or step), then an optional offset. */
+static rsql_err_t intervals(rsql_plan_t *plan, const rsql_window_tvf_t *f, rsql_bind_t *b,
+                            rsql_error_t *err)
+{
+    rsql_plan_window_t *w = plan->window;
+    int want = w->kind == RSQL_WIN_TUMBLE ? 1 : 2;
+    static const char *const usage[] = {
+        "TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])",
+        "HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])",
+        "CUMULATE(TABLE t, DESCRIPTOR(ts), step, max_size [, offset])"};
+    if (f->args.n < want || f->args.n > want + 1) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC,
+                              f->args.n > want + 1 ? f->args.items[want + 1]->pos : f->pos,
+                              "%s takes %d or %d intervals after the DESCRIPTOR, got %d: %s",
+                              w->fn, want, want + 1, f->args.n, usage[w->kind]);
+    }
+    static const char *const first[] = {"size", "slide", "step"};
+    static const char *const second[] = {"", "size", "max_size"};
+    rsql_err_t rc = interval_arg(plan, b, f->args.items[0], first[w->kind], false, &w->step_ms,
+                                 err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    w->size_ms = w->step_ms;
+    if (want == 2 && (rc = interval_arg(plan, b, f->args.items[1], second[w->kind], false,
+                                        &w->size_ms, err)) != RSQL_OK) {
+        return rc;
+    }
+    if (f->args.n > want && (rc = interval_arg(plan, b, f->args.items[want], "offset", true,
+                                               &w->offset_ms, err)) != RSQL_OK) {
+        return rc;
+    }
+    if (w->size_ms % w->step_ms != 0) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->args.items[1]->pos,
+                              "%s's %s must be a whole multiple of its %s", w->fn,
+                              second[w->kind], first[w->kind]);
+    }
+    if (w->kind == RSQL_WIN_HOP && w->size_ms / w->step_ms > 10000) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->args.items[1]->pos,
+                              "HOP's size is more than 10000 slides: each row would go into as "
+                              "many windows");
+    }
+    w->slice_ms = w->kind == RSQL_WIN_HOP ? gcd(w->size_ms, w->step_ms) : w->step_ms;
+    w->offset_ms %= w->kind == RSQL_WIN_CUMULATE ? w->size_ms : w->step_ms;
+    return RSQL_OK;
+}
+
+/* The table's WATERMARK expression (the column's, as stored), parsed and bound over the row. */
+static rsql_err_t watermark(rsql_plan_t *plan, const rsql_col_t *col, rsql_bind_t *b,
+                            rsql_error_t *err)
+{
+    rsql_plan_window_t *w = plan->window;
+    size_t n = strlen(col->watermark) + 32;
+    char *text = rsql_malloc(n);
+    if (!text) {
+        return rsql_error_nomem(err);
+    }
+    snprintf(text, n, "SELECT %s FROM t", col->watermark);
+    rsql_parse_t *p = rsql_parse_new(text, strlen(text));
+    rsql_free(text);
+    if (!p) {
+        return rsql_error_nomem(err);
+    }
+    w->parse = p;
+    rsql_stmt_t *st = NULL;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (rsql_parse_next(p, &st, &e) != RSQL_OK || !st || st->kind != RSQL_STMT_SELECT ||
+        !st->select || st->select->n_items != 1) {
+        return rsql_error_set(err, e.code == RSQL_ERR_NOMEM ? e.code : RSQL_ERR_SEMANTIC, w->pos,
+                              "the WATERMARK of table '%s' ('%s') no longer parses (drop and "
+                              "create the table again)",
+                              plan->source.def->name, col->watermark);
+    }
+    rsql_bind_t sub = *b;
+    sub.agg = NULL;
+    rsql_error_clear(&e);
+    if (!(w->watermark = rsql_plan__bind_expr(&sub, st->select->items[0].expr, &e))) {
+        return rsql_error_set(err, e.code, w->pos, "the WATERMARK of table '%s' (%s): %s",
+                              plan->source.def->name, col->watermark, e.msg);
+    }
+    rsql_plan__place(w->watermark, w->pos);
+    w->watermark_text = col->watermark;
+    return RSQL_OK;
+}
+
+/* Whether the GROUP BY of a holds the row's column c. */
+static bool grouped(const rsql_plan_agg_t *a, int c)
+{
+    for (int g = 0; g < a->n_group; g++) {
+        if (a->group[g]->kind == RSQL_BX_COLUMN && a->group[g]->column == c) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* See plan_int.h. */
+rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, rsql_bind_t *b,
+                                  rsql_error_t *err)
+{
+    rsql_plan_window_t *w = plan->window;
+    if (!w) {
+        return RSQL_OK;
+    }
+    const rsql_window_tvf_t *f = sel->window;
+    const rsql_plan_agg_t *a = plan->agg;
+    if (!a || !grouped(a, w->col) || !grouped(a, w->col + 1)) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, a ? a->pos : w->pos,
+                              "a window function's rows are aggregated by window: GROUP BY "
+                              "window_start, window_end (and any other keys); %s",
+                              a ? "both must be among the keys"
+                                : "its rows without an aggregation are not supported yet");
+    }
+    rsql_err_t rc = intervals(plan, f, b, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    /* the time column: the table's event-time column (the one with a WATERMARK) */
+    const rsql_table_def_t *decl = plan->source.decl ? plan->source.decl : plan->source.def;
+    const rsql_col_t *col = NULL, *wm = NULL;
+    for (int i = 0; i < decl->n_columns; i++) {
+        if (strcasecmp(decl->columns[i].name, f->time_col.name) == 0) {
+            col = &decl->columns[i];
+        }
+        if (decl->columns[i].watermark) {
+            wm = &decl->columns[i];
+        }
+    }
+    if (!col) {
+        rsql_plan__no_such_column(decl, NULL, f->time_col.name, f->time_col.pos, err);
+        return err->code;
+    }
+    if (col != wm) {
+        bool proc = col->expr && strncasecmp(col->expr, "PROCTIME", 8) == 0;
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->time_col.pos,
+                              proc ? "DESCRIPTOR(%s): windows over processing time are not "
+                                     "supported yet: declare an event-time column with "
+                                     "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND"
+                              : wm ? "DESCRIPTOR(%s): not the event-time column of table '%s' "
+                                     "(its WATERMARK is for %s)"
+                                   : "DESCRIPTOR(%s): table '%s' has no event-time column: "
+                                     "declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND",
+                              f->time_col.name, plan->source.def->name,
+                              wm ? wm->name : f->time_col.name, f->time_col.name);
+    }
+    rsql_bind_t tb = *b;
+    tb.agg = NULL;
+    rsql_expr_t ref = {0};
+    ref.kind = RSQL_EX_COLUMN;
+    ref.name = f->time_col.name;
+    ref.pos = f->time_col.pos;
+    ref.height = 1;
+    if (!(w->time = rsql_plan__bind_column(&tb, &ref, err))) {
+        return err->code;
+    }
+    w->time_name = col->name;
+    return watermark(plan, col, b, err);
+}
