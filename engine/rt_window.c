@@ -35,6 +35,7 @@
 #define KEY_GROUP 3 /* [3][end][start][GROUP BY values]: a window's group, its accumulators */
 #define KEY_MARK 2  /* [2][call][the group's key after its tag][value]: a DISTINCT value taken */
 #define KEY_LANE 4  /* [4][lane]: a lane's watermark */
+#define KEY_END 5   /* [5]: the watermark the input's end moved the statement's to */
 #define HEAD 17     /* the tag, end and start */
 
 /* An open window: the keys of its groups and marks in the state ([u32 length][bytes] each). */
@@ -65,6 +66,7 @@ struct rt_window {
     lane_t *lanes;
     uint32_t n_lanes;
     int64_t wm; /* the statement's watermark; INT64_MIN: none yet */
+    int64_t end_wm; /* KEY_END's: a run that saw its input's end gave the windows up to it */
     int64_t now;
     uint64_t rows, windows, results;
     _Atomic int64_t late;
@@ -184,6 +186,10 @@ static rsql_err_t on_scan(void *opaque, const void *key, size_t key_len, const v
         win_t *x = win_get(g, get_u64(k + 5 + 9), get_u64(k + 5 + 1));
         return x && win_note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
     }
+    if (key_len == 1 && k[0] == KEY_END && value_len == 8) {
+        g->end_wm = get_u64(value);
+        return RSQL_OK;
+    }
     if (key_len == 5 && k[0] == KEY_LANE && value_len == 8) {
         uint32_t lane = (uint32_t)k[1] | (uint32_t)k[2] << 8 | (uint32_t)k[3] << 16 |
                         (uint32_t)k[4] << 24;
@@ -218,6 +224,7 @@ rsql_err_t rsql_rt_window_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
     g->w = plan->window;
     g->width = g->a->n_group + g->a->n_calls;
     g->wm = INT64_MIN;
+    g->end_wm = INT64_MIN;
     rsql_buf_init(&g->key);
     rsql_buf_init(&g->value);
     rsql_buf_init(&g->dkey);
@@ -248,6 +255,9 @@ rsql_err_t rsql_rt_window_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
         }
     }
     g->wm = least == INT64_MAX ? INT64_MIN : least;
+    if (g->end_wm > g->wm) { /* the windows given at an input's end stay given */
+        g->wm = g->end_wm;
+    }
     *out = g;
     return RSQL_OK;
 }
@@ -400,33 +410,46 @@ static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_rec
     return RSQL_OK;
 }
 
-/* Row (rsql_plan_row's, in ctx) into each of its windows; *late when it came too late. */
+/* Row into window [start, end) unless it was given (the watermark passed its end). */
+static rsql_err_t add_open(rt_window_t *g, int64_t start, int64_t end, rsql_batch_t *batch,
+                           rsql_record_t *rec, rsql_value_t *row, rsql_eval_ctx_t *ctx,
+                           int *added, rsql_error_t *err)
+{
+    if (g->wm != INT64_MIN && end - 1 <= g->wm) {
+        return RSQL_OK;
+    }
+    win_t *x = win_get(g, start, end);
+    if (!x) {
+        return rsql_error_nomem(err);
+    }
+    (*added)++;
+    return add_to(g, x, batch, rec, row, ctx, err);
+}
+
+/*
+** Row (rsql_plan_row's, in ctx) into each of its windows not given yet; *late when every one
+** was (its last window ended at or before the watermark): it is dropped.
+*/
 static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
                          rsql_value_t *row, int64_t t, rsql_eval_ctx_t *ctx, bool *late,
                          rsql_error_t *err)
 {
     const rsql_plan_window_t *w = g->w;
-    /* its first window ends with its slice: when that one was given, the row is late */
-    int64_t slice_end = align(w, t, w->slice_ms) + w->slice_ms;
-    *late = g->wm != INT64_MIN && slice_end - 1 <= g->wm;
-    if (*late) {
-        return RSQL_OK;
-    }
     rsql_err_t rc = RSQL_OK;
+    int added = 0;
     if (w->kind == RSQL_WIN_HOP) { /* size / slide windows, the last starting at or before t */
         for (int64_t s = align(w, t, w->step_ms); s > t - w->size_ms && rc == RSQL_OK;
              s -= w->step_ms) {
-            win_t *x = win_get(g, s, s + w->size_ms);
-            rc = x ? add_to(g, x, batch, rec, row, ctx, err) : rsql_error_nomem(err);
+            rc = add_open(g, s, s + w->size_ms, batch, rec, row, ctx, &added, err);
         }
     } else { /* TUMBLE: one window; CUMULATE: those of its max_size ending after t */
         int64_t s = align(w, t, w->size_ms);
         for (int64_t e = align(w, t, w->step_ms) + w->step_ms;
              e <= s + w->size_ms && rc == RSQL_OK; e += w->step_ms) {
-            win_t *x = win_get(g, s, e);
-            rc = x ? add_to(g, x, batch, rec, row, ctx, err) : rsql_error_nomem(err);
+            rc = add_open(g, s, e, batch, rec, row, ctx, &added, err);
         }
     }
+    *late = added == 0;
     return rc;
 }
 
@@ -637,9 +660,22 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
             return rc;
         }
     }
-    rsql_err_t rc = fire_due(g, batch, rec, (rec->flags & RSQL_REC_LAST) != 0, err);
+    bool last = (rec->flags & RSQL_REC_LAST) != 0;
+    int64_t end = g->n_wins > 0 ? g->wins[g->n_wins - 1].end : INT64_MIN;
+    rsql_err_t rc = fire_due(g, batch, rec, last, err);
     if (rc != RSQL_OK) {
         return rc;
+    }
+    if (last && end != INT64_MIN && end - 1 > g->wm) {
+        /* the input's end gave every window: a later run (the input grown) takes them as
+           given, so the watermark stays past them, saved with this record */
+        g->wm = end - 1;
+        unsigned char key[1] = {KEY_END}, val[8];
+        put_u64(val, g->wm);
+        if (rsql_rt_state_put(g->state, key, sizeof key, val, sizeof val, rec->partition,
+                              rec->offset, g->now) != RSQL_OK) {
+            return rsql_error_nomem(err);
+        }
     }
     return rsql_rt_agg_give(batch, rec, g->out, g->kinds, g->n_out, in, keep, err);
 }

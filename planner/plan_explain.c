@@ -722,9 +722,8 @@ static void window_lines(explain_t *x, int d)
         rsql_buf_puts(x->out, "(a lane never goes idle: table.exec.source.idle-timeout = 0)\n");
     }
     attr(x, d, "late rows");
-    rsql_buf_printf(x->out, "a row whose first window (its %s slice) ended at or before the "
-                            "watermark is dropped and counted (rocketsql_records_late_total)\n",
-                    dur(w->slice_ms, a, sizeof a));
+    rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every window "
+                          "was given is dropped and counted (rocketsql_records_late_total)\n");
     attr(x, d, "emits");
     rsql_buf_printf(x->out, "+I of each group's result, once, when the watermark passes its "
                             "window's end (append-only)%s\n",

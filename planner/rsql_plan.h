@@ -254,16 +254,17 @@ typedef enum rsql_window_kind {
 **     would and end at each step up to it, those ending after the row's time.
 ** The watermark of a lane (a partition of the source) is the greatest value of the table's
 ** WATERMARK expression over its rows so far; the statement's is the least of its lanes' that
-** are not idle (no row for idle_timeout_ms), and never goes back. A row whose first window
-** (its slice: TUMBLE's window, HOP's gcd(slide, size) long piece, CUMULATE's step) ended at or
-** before the watermark is late: dropped and counted, never put into a window already given.
+** are not idle (no row for idle_timeout_ms), and never goes back. A window is given once the
+** watermark passes its end (end - 1 <= watermark); a row goes into its windows not given yet,
+** and one whose every window was given is late: dropped and counted, never put into a window
+** already given.
 */
 typedef struct rsql_plan_window {
     rsql_window_kind_t kind;
     const char *fn;        /* TUMBLE, HOP or CUMULATE */
     int64_t size_ms;       /* TUMBLE, HOP: the windows' size; CUMULATE: the largest */
     int64_t step_ms;       /* HOP: the slide; CUMULATE: the step; TUMBLE: the size */
-    int64_t slice_ms;      /* the piece of time a row's windows have in common (see above) */
+    int64_t slice_ms;      /* every window's end falls on a multiple of it (plus the offset) */
     int64_t offset_ms;     /* the windows' alignment: start = k * step + offset */
     rsql_bexpr_t *time;    /* the event time: the DESCRIPTOR column, over the row */
     const char *time_name;
