@@ -182,8 +182,8 @@ static rsql_err_t on_scan(void *opaque, const void *key, size_t key_len, const v
         win_t *x = win_get(g, get_u64(k + 9), get_u64(k + 1));
         return x && win_note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
     }
-    if (key_len >= 5 + HEAD && k[0] == KEY_MARK) {
-        win_t *x = win_get(g, get_u64(k + 5 + 9), get_u64(k + 5 + 1));
+    if (key_len >= 4 + HEAD && k[0] == KEY_MARK) { /* [2][call: 4 bytes][end][start]... */
+        win_t *x = win_get(g, get_u64(k + 13), get_u64(k + 5));
         return x && win_note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
     }
     if (key_len == 1 && k[0] == KEY_END && value_len == 8) {

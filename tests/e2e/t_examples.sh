@@ -29,6 +29,8 @@ result() {
             grep -qx 0 || echo "a dead letter without a timestamp"
         ;;
     03-orders-by-size) sqlite3 -header sizes.db "SELECT * FROM totals ORDER BY size;" ;;
+    04-orders-per-5-minutes)
+        sqlite3 -header windows.db "SELECT * FROM per_5_minutes ORDER BY window_start;" ;;
     *) echo "t_examples.sh does not know how to read the result of $1" ;;
     esac
 }
