@@ -109,6 +109,9 @@ typedef struct rsql_record {
    open with it). */
 #define RSQL_REC_LAST 0x02
 
+/* rsql_sink_ctx_t.merge: how a column merges into the row of its key the table holds. */
+enum { RSQL_MERGE_REPLACE = 0, RSQL_MERGE_SUM, RSQL_MERGE_MIN, RSQL_MERGE_MAX };
+
 typedef struct rsql_batch {
     int n, cap;
     rsql_record_t *recs;
@@ -359,6 +362,17 @@ typedef struct rsql_sink_ctx {
     ** rows that are all INSERTs, into a sink that keeps rows by key (changes BY_KEY).
     */
     bool keep_first;
+    /*
+    ** With n_key: how each column of a row merges into the row of its key that the table
+    ** holds (RSQL_MERGE_*, n_columns of them), NULL for a plain upsert. A row is then a part
+    ** of its key's result (a window aggregation over a source that several processes read:
+    ** each process's rows), and the sink adds it in: SUM columns are added (a NULL is no
+    ** value), MIN and MAX columns keep the least and the greatest (NULLs skipped), REPLACE
+    ** columns (the key's own values) are written. Rows of the same key in one write merge
+    ** with each other the same way. Set only for rows that are all INSERTs, into a sink that
+    ** keeps rows by key (changes BY_KEY).
+    */
+    const uint8_t *merge;
     /*
     ** The rows are a changelog: their kind (rsql_sink_row_t.kind) may be any, not only
     ** INSERT. The planner sends one only to a sink that takes changes

@@ -60,3 +60,8 @@ tests_unit_test_state_SOURCES = tests/unit/test_state.c
 tests_unit_test_state_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_state_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+check_PROGRAMS += tests/unit/test_window
+TESTS += tests/unit/test_window
+tests_unit_test_window_SOURCES = tests/unit/test_window.c
+tests_unit_test_window_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_window_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)

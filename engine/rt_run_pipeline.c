@@ -449,7 +449,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         }
     }
     if (rc == RSQL_OK) {
-        rc = x->lookup || x->state ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
+        rc = x->lookup || x->stateful ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
                                    : rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
     }
     if (rc != RSQL_OK) {
@@ -880,6 +880,8 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         /* a deduplication of a RocketMQ source is the sink's: the first row of a key wins,
            or the last (its upsert) */
         conf.snk_ctx.keep_first = plan->dedup && plan->dedup->in_sink && !plan->dedup->keep_last;
+        /* a window aggregation over RocketMQ: the sink merges each row's part */
+        conf.snk_ctx.merge = plan->window && plan->window->in_sink ? plan->window->merge : NULL;
     }
     conf.snk_ctx.changelog = changelog;
     if (dlq_ops) {
@@ -899,7 +901,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.transform_prefetch = xform_prefetch;
         conf.transform_ahead = plan->lookup->in_flight;
     }
-    if (x.lookup || x.state) {
+    if (x.lookup || x.stateful) {
         conf.transform_describe = xform_describe;
     }
     if (x.state && !preview) {

@@ -22,7 +22,7 @@ rsql_err_t rsql_rt_stateful_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
                                  const char *pipeline, rt_stateful_t **out, rsql_error_t *err)
 {
     *out = NULL;
-    if (!rsql_plan_has_state(plan)) {
+    if (!rsql_plan_has_state(plan) && !plan->window) { /* a window merged by the sink: none */
         return RSQL_OK;
     }
     rt_stateful_t *s = rsql_calloc(1, sizeof *s);

@@ -18,8 +18,9 @@ typedef struct rt_stateful rt_stateful_t;
 
 /*
 ** The stage of plan's stateful operator, its state that of pipeline (the key its positions
-** are kept under) in cat; cat NULL (a preview): in memory only. *out NULL when the plan keeps
-** no state (a deduplication done by the sink counts as none).
+** are kept under) in cat; cat NULL (a preview): in memory only. *out NULL when the plan has
+** no such stage (a deduplication done by the sink counts as none); a window aggregation the
+** sink merges has a stage without state (rsql_rt_stateful_state NULL).
 */
 rsql_err_t rsql_rt_stateful_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
                                  const char *pipeline, rt_stateful_t **out, rsql_error_t *err);

@@ -240,9 +240,10 @@ rsql_err_t rsql_rt_window_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
         g->key_types[k] = g->a->group[k]->type;
         g->key_descs[k] = g->a->group[k]->desc;
     }
-    /* a window's state lives until the window is given: no TTL */
-    rsql_err_t rc = rsql_rt_state_open_scan(cat, pipeline, 0, g->a->memory, on_scan, g,
-                                            &g->state, err);
+    /* a window's state lives until the window is given: no TTL. None when the sink merges. */
+    rsql_err_t rc = g->w->in_sink ? RSQL_OK
+                                  : rsql_rt_state_open_scan(cat, pipeline, 0, g->a->memory,
+                                                            on_scan, g, &g->state, err);
     if (rc != RSQL_OK) {
         rsql_rt_window_close(g);
         return rc;
@@ -296,6 +297,8 @@ int64_t rsql_rt_window_late(rt_window_t *g)
 {
     return g ? atomic_load_explicit(&g->late, memory_order_relaxed) : 0;
 }
+
+static bool out_add(rt_window_t *g, const rsql_value_t *row);
 
 /* ---- a row into its windows */
 
@@ -410,6 +413,43 @@ static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_rec
     return RSQL_OK;
 }
 
+/*
+** In a sink that merges (plan->window->in_sink): the row's own part of its group's result in
+** window [start, end), an aggregate row of the keys and the results of this row alone, into
+** g->out; the sink adds it to the row of its key.
+*/
+static rsql_err_t part(rt_window_t *g, int64_t start, int64_t end, rsql_batch_t *batch,
+                       rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_error_t *err)
+{
+    const rsql_plan_agg_t *a = g->a;
+    int c = g->w->col;
+    row[c] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = start};
+    row[c + 1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end};
+    row[c + 2] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end - 1};
+    rsql_value_t *r = rsql_arena_alloc(batch->arena, sizeof *r * (size_t)(g->width ? g->width : 1));
+    rsql_value_t *acc = rsql_arena_alloc(batch->arena, sizeof *acc * (size_t)a->n_acc);
+    if (!r || !acc) {
+        return rsql_error_nomem(err);
+    }
+    rsql_err_t rc;
+    for (int k = 0; k < a->n_group; k++) {
+        rsql_value_t v;
+        if ((rc = rsql_expr_eval(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
+            return rc;
+        }
+        if (rsql_value_copy(&v, batch->arena, &r[k]) != RSQL_OK) {
+            return rsql_error_nomem(err);
+        }
+    }
+    rsql_plan_agg_init(a, acc);
+    if ((rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, NULL, NULL, err)) != RSQL_OK) {
+        return rc;
+    }
+    rsql_plan_agg_results(a, acc, r + a->n_group);
+    g->results++;
+    return out_add(g, r) ? RSQL_OK : rsql_error_nomem(err);
+}
+
 /* Row into window [start, end) unless it was given (the watermark passed its end). */
 static rsql_err_t add_open(rt_window_t *g, int64_t start, int64_t end, rsql_batch_t *batch,
                            rsql_record_t *rec, rsql_value_t *row, rsql_eval_ctx_t *ctx,
@@ -417,6 +457,10 @@ static rsql_err_t add_open(rt_window_t *g, int64_t start, int64_t end, rsql_batc
 {
     if (g->wm != INT64_MIN && end - 1 <= g->wm) {
         return RSQL_OK;
+    }
+    if (g->w->in_sink) {
+        (*added)++;
+        return part(g, start, end, batch, row, ctx, err);
     }
     win_t *x = win_get(g, start, end);
     if (!x) {
@@ -483,7 +527,7 @@ static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_v
     if (!v->is_null && (!l->has || v->v.ts > l->wm)) {
         l->wm = v->v.ts;
         int64_t sl = slice_of(g->w, l->wm);
-        if (!l->has || sl != l->saved) {
+        if (g->state && (!l->has || sl != l->saved)) {
             unsigned char key[5] = {KEY_LANE, (unsigned char)rec->partition,
                                     (unsigned char)(rec->partition >> 8),
                                     (unsigned char)(rec->partition >> 16),
@@ -666,7 +710,7 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
     if (rc != RSQL_OK) {
         return rc;
     }
-    if (last && end != INT64_MIN && end - 1 > g->wm) {
+    if (last && g->state && end != INT64_MIN && end - 1 > g->wm) {
         /* the input's end gave every window: a later run (the input grown) takes them as
            given, so the watermark stays past them, saved with this record */
         g->wm = end - 1;
@@ -702,6 +746,10 @@ size_t rsql_rt_window_describe(rt_window_t *g, char *buf, size_t size)
                      g->n_wins, wm);
     if (n < 0 || (size_t)n >= size) {
         return n < 0 ? 0 : size - 1;
+    }
+    if (!g->state) {
+        n += snprintf(buf + n, size - (size_t)n, "no state: the sink merged each row's part");
+        return n < 0 ? 0 : (size_t)n >= size ? size - 1 : (size_t)n;
     }
     return (size_t)n + rsql_rt_state_describe(g->state, buf + n, size - (size_t)n);
 }

@@ -598,7 +598,8 @@ static void decide_bounded(rsql_plan_t *plan)
 /* See rsql_plan.h. */
 bool rsql_plan_has_state(const rsql_plan_t *plan)
 {
-    return plan->agg || (plan->dedup && !plan->dedup->in_sink);
+    return (plan->agg && !(plan->window && plan->window->in_sink)) ||
+           (plan->dedup && !plan->dedup->in_sink);
 }
 
 /* Free plan and everything it owns. NULL-safe. */

@@ -537,12 +537,9 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
                                   "append-only rows",
                                   src->def->name, plan->changes_by);
         }
-        if (src->conn->own_positions) {
-            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->window->pos,
-                                  "a window aggregation over connector '%s' is not supported "
-                                  "yet: its source acknowledges each message itself, so there "
-                                  "is no position to save the windows' state with",
-                                  src->conn->name);
+        rsql_err_t rc;
+        if (src->conn->own_positions && (rc = rsql_plan__window_in_sink(plan, err)) != RSQL_OK) {
+            return rc; /* no position to save state with: the sink merges */
         }
         by_format = false; /* each window's result once: append-only */
     } else if (plan->agg) {
@@ -661,6 +658,12 @@ void rsql_plan__explain_changes(const rsql_plan_t *plan, rsql_buf_t *out)
                                                                                        : "first");
         put_key(plan->sink.def, out);
         rsql_buf_puts(out, "): the deduplication\n");
+        return;
+    }
+    if (plan->mode == RSQL_MODE_APPEND && plan->window && plan->window->in_sink) {
+        rsql_buf_puts(out, " merges each row into the row of its key (");
+        put_key(plan->sink.def, out);
+        rsql_buf_puts(out, "): the window aggregation\n");
         return;
     }
     if (plan->mode == RSQL_MODE_APPEND) {

@@ -724,6 +724,22 @@ static void window_lines(explain_t *x, int d)
     attr(x, d, "late rows");
     rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every window "
                           "was given is dropped and counted (rocketsql_records_late_total)\n");
+    if (w->in_sink) {
+        attr(x, d, "emits");
+        rsql_buf_puts(x->out, "for each row and each of its windows, the row's own part of the "
+                              "group's result (+I), which the sink merges into the row of its "
+                              "key: COUNT and SUM added, MIN and MAX kept; the row is the "
+                              "window's result so far, final once the watermark passes its "
+                              "end\n");
+        attr(x, d, "state");
+        rsql_buf_printf(x->out, "none: table '%s' acknowledges its messages itself and spreads "
+                                "them over the processes of its consumer group, so each "
+                                "process's rows are merged in the sink table (exactly once: "
+                                "the sink records each message it applied in the same "
+                                "transaction); each process's watermark starts anew with it\n",
+                        x->plan->source.def->name);
+        return;
+    }
     attr(x, d, "emits");
     rsql_buf_printf(x->out, "+I of each group's result, once, when the watermark passes its "
                             "window's end (append-only)%s\n",
@@ -750,10 +766,12 @@ static void window_lines(explain_t *x, int d)
 static void agg_node(explain_t *x, int d)
 {
     const rsql_plan_agg_t *a = x->plan->agg;
-    node(x, d, x->plan->window ? "WindowAggregate: each window's groups, given once the "
-                                 "watermark passes the window's end\n"
-                               : "GroupAggregate: one result row per group, updated by each "
-                                 "row it takes\n");
+    node(x, d, !x->plan->window ? "GroupAggregate: one result row per group, updated by each "
+                                  "row it takes\n"
+               : x->plan->window->in_sink ? "WindowAggregate: each row's part of its windows' "
+                                            "groups, merged by the sink\n"
+                                          : "WindowAggregate: each window's groups, given once "
+                                            "the watermark passes the window's end\n");
     attr(x, d, "group by");
     if (a->n_group == 0) {
         rsql_buf_puts(x->out, "none (no GROUP BY: the whole stream is one group)");

@@ -51,6 +51,10 @@ rsql_err_t rsql_plan__window_bind(rsql_plan_t *plan, const rsql_select_t *sel, r
    watermark, and the rules of a window aggregation. */
 rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, rsql_bind_t *b,
                                   rsql_error_t *err);
+/* A window aggregation over a source that acknowledges its own messages: the keyed sink
+   merges each row's part (plan->window->in_sink, merge); refused, with why, when the sink,
+   the aggregates or the outputs cannot (after the outputs are mapped). */
+rsql_err_t rsql_plan__window_in_sink(rsql_plan_t *plan, rsql_error_t *err);
 /* The column node of window property name (window_start, window_end, window_time) at pos, or
    NULL (err untouched) when b has no window or name is none of them. */
 rsql_bexpr_t *rsql_plan__window_column(rsql_bind_t *b, const char *name, rsql_pos_t pos,

@@ -306,3 +306,121 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
     w->time_name = col->name;
     return watermark(plan, col, b, err);
 }
+
+/* The aggregate row's slot output expression x reads (through a widening CAST), or -1. */
+static int slot_of(const rsql_bexpr_t *x)
+{
+    if (x && x->kind == RSQL_BX_CAST && x->n_args == 1) {
+        x = x->args[0];
+    }
+    return x && x->kind == RSQL_BX_COLUMN ? x->column : -1;
+}
+
+/* See plan_int.h. */
+rsql_err_t rsql_plan__window_in_sink(rsql_plan_t *plan, rsql_error_t *err)
+{
+    rsql_plan_window_t *w = plan->window;
+    const rsql_plan_agg_t *a = plan->agg;
+    const rsql_table_def_t *sink = plan->sink.def;
+    const char *src = plan->source.conn->name;
+    int n_key = 0;
+    for (int i = 0; sink && i < sink->n_columns; i++) {
+        n_key += sink->columns[i].pk_ord > 0;
+    }
+    if (plan->kind != RSQL_PLAN_INSERT || !sink ||
+        plan->sink.conn->changes != RSQL_CHANGES_BY_KEY || n_key == 0) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, w->pos,
+                              "a window aggregation over connector '%s' is written by merging "
+                              "each row into the sink table's row of its window and keys (the "
+                              "processes of a consumer group each read some of the rows): "
+                              "INSERT it into a postgres or sqlite table whose PRIMARY KEY (...) "
+                              "NOT ENFORCED is the GROUP BY columns%s",
+                              src, plan->kind != RSQL_PLAN_INSERT ? " (a preview cannot)" : "");
+    }
+    if (plan->filter) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->filter->pos,
+                              "HAVING in a window aggregation over connector '%s' is not "
+                              "supported: each process merges a part of a window's result into "
+                              "the sink, so no process sees the whole result to filter",
+                              src);
+    }
+    for (int c = 0; c < a->n_calls; c++) {
+        const rsql_plan_aggcall_t *k = &a->calls[c];
+        bool mergeable = !k->distinct && (k->fn == RSQL_AGG_COUNT || k->fn == RSQL_AGG_SUM ||
+                                          k->fn == RSQL_AGG_MIN || k->fn == RSQL_AGG_MAX);
+        if (!mergeable) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, k->pos,
+                                  "%s in a window aggregation over connector '%s' is not "
+                                  "supported: each process merges a part of a window's result "
+                                  "into the sink, which can add COUNT and SUM and keep MIN and "
+                                  "MAX, not %s",
+                                  k->text, src,
+                                  k->distinct ? "DISTINCT values" : "this one");
+        }
+    }
+    if (!(w->merge = rsql_arena_alloc(plan->arena, (size_t)plan->n_outputs + 1))) {
+        return rsql_error_nomem(err);
+    }
+    /* each output a key or a call's result; which keys the sink's key holds */
+    bool keyed[64] = {false};
+    for (int i = 0; i < plan->n_outputs; i++) {
+        const rsql_plan_output_t *o = &plan->outputs[i];
+        int s = slot_of(o->expr);
+        const rsql_col_t *col = NULL;
+        for (int c = 0; c < sink->n_columns; c++) {
+            col = strcasecmp(sink->columns[c].name, o->name) == 0 ? &sink->columns[c] : col;
+        }
+        w->merge[i] = RSQL_MERGE_REPLACE;
+        if (o->expr->kind == RSQL_BX_CONST && o->expr->value.is_null) {
+            continue; /* a column the statement does not write */
+        }
+        if (s < 0) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, o->expr->pos,
+                                  "column '%s' of table '%s' is written from neither a GROUP BY "
+                                  "key nor an aggregate call: a window aggregation over "
+                                  "connector '%s' writes each key and each COUNT, SUM, MIN and "
+                                  "MAX as it is (the sink merges them)",
+                                  o->name, sink->name, src);
+        }
+        if (s >= a->n_group) {
+            rsql_agg_fn_t fn = a->calls[s - a->n_group].fn;
+            w->merge[i] = fn == RSQL_AGG_MIN   ? RSQL_MERGE_MIN
+                          : fn == RSQL_AGG_MAX ? RSQL_MERGE_MAX
+                                               : RSQL_MERGE_SUM;
+            if (col && col->pk_ord > 0) {
+                return rsql_error_set(err, RSQL_ERR_SEMANTIC, plan->sink.pos,
+                                      "column '%s' of table '%s' is in its PRIMARY KEY but "
+                                      "written from an aggregate: the key is the GROUP BY "
+                                      "columns",
+                                      o->name, sink->name);
+            }
+        } else if (col && col->pk_ord > 0 && s < 64) {
+            keyed[s] = true;
+        }
+    }
+    /* the sink's key is the GROUP BY columns (window_start or window_end stands for both) */
+    bool start = false, end = false;
+    for (int g = 0; g < a->n_group && g < 64; g++) {
+        const rsql_bexpr_t *x = a->group[g];
+        bool is_start = x->kind == RSQL_BX_COLUMN && x->column == w->col;
+        bool is_end = x->kind == RSQL_BX_COLUMN && x->column == w->col + 1;
+        start |= is_start && keyed[g];
+        end |= is_end && keyed[g];
+        if (!is_start && !is_end && !keyed[g]) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, plan->sink.pos,
+                                  "table '%s' must be keyed by the GROUP BY columns: a window "
+                                  "aggregation over connector '%s' merges each row into the row "
+                                  "of its key, and GROUP BY %s is not written into a PRIMARY "
+                                  "KEY column",
+                                  sink->name, src, a->group[g]->name ? a->group[g]->name : "key");
+        }
+    }
+    if (!end && (!start || w->kind == RSQL_WIN_CUMULATE)) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, plan->sink.pos,
+                              "table '%s' must be keyed by the window too: put the column "
+                              "written from window_%s in its PRIMARY KEY",
+                              sink->name, w->kind == RSQL_WIN_CUMULATE ? "end" : "start");
+    }
+    w->in_sink = true;
+    return RSQL_OK;
+}

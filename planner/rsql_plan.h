@@ -273,6 +273,14 @@ typedef struct rsql_plan_window {
     int col;               /* window_start, window_end, window_time: row[col .. col + 2] */
     int64_t idle_timeout_ms; /* table.exec.source.idle-timeout; 0: a lane never goes idle */
     void *parse;           /* what the WATERMARK expression was parsed into (owned) */
+    /* Over a source that acknowledges its own messages (RocketMQ: no positions to save
+       state with, and a consumer group's processes each take some of the rows): no state;
+       each row gives, for each of its windows, its own part of the group's result, which
+       the keyed sink merges into the row of the window's group (merge[i], an RSQL_MERGE_* for
+       output i: COUNT and SUM are added, MIN and MAX kept, the keys replaced), in the
+       transaction that records the message applied. */
+    bool in_sink;
+    uint8_t *merge;
     rsql_pos_t pos;        /* TABLE(...) */
 } rsql_plan_window_t;
 

@@ -133,7 +133,7 @@ EXTRA_DIST += examples/enrich-orders.sql tests/rocketmq/t_pg_example_enrich.sh
 EXTRA_DIST += tests/rocketmq/t_pg_lookup_scale.sh
 # a deduplication of a RocketMQ topic by three processes of one consumer group, done by the
 # postgres sink table keyed by the PARTITION BY column, checked with psql (group b)
-EXTRA_DIST += tests/rocketmq/t_pg_dedup_scale.sh
+EXTRA_DIST += tests/rocketmq/t_pg_dedup_scale.sh tests/rocketmq/t_pg_window_scale.sh
 # the driver of t_changes_apply.sh: a changelog through a sink's own write / flush
 check_PROGRAMS += tests/e2e/apply_changes
 tests_e2e_apply_changes_SOURCES = tests/e2e/apply_changes.c

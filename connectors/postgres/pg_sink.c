@@ -225,6 +225,35 @@ out:
     return rc;
 }
 
+/* What column c becomes when a row of its key meets the one the table holds (merge: an
+   RSQL_MERGE_*; the table's row is rsql_t, the row's excluded): NULLs skipped. */
+static void merge_expr(rsql_buf_t *b, const char *c, int merge)
+{
+    size_t n = strlen(c);
+    if (merge == RSQL_MERGE_REPLACE) {
+        rsql_buf_puts(b, "excluded.");
+        rsql_buf_quote_identn(b, c, n);
+        return;
+    }
+    if (merge == RSQL_MERGE_SUM) {
+        rsql_buf_puts(b, "COALESCE(rsql_t.");
+        rsql_buf_quote_identn(b, c, n);
+        rsql_buf_puts(b, " + excluded.");
+        rsql_buf_quote_identn(b, c, n);
+        rsql_buf_puts(b, ", rsql_t.");
+        rsql_buf_quote_identn(b, c, n);
+        rsql_buf_puts(b, ", excluded.");
+        rsql_buf_quote_identn(b, c, n);
+        rsql_buf_putc(b, ')');
+        return;
+    }
+    rsql_buf_puts(b, merge == RSQL_MERGE_MIN ? "LEAST(rsql_t." : "GREATEST(rsql_t.");
+    rsql_buf_quote_identn(b, c, n);
+    rsql_buf_puts(b, ", excluded.");
+    rsql_buf_quote_identn(b, c, n);
+    rsql_buf_putc(b, ')');
+}
+
 static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {
     const rsql_pg_conf_t *conf = ctx->conf;
@@ -276,6 +305,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_gather_init(&k->gather, conf->max_rows, conf->interval_ms, k->what,
                      rsql_pg__write_rows, k, ctx->deliver, ctx->deliver_opaque);
     rsql_buf_t cols = RSQL_BUF_INIT, keys = RSQL_BUF_INIT, sets = RSQL_BUF_INIT;
+    rsql_buf_t picks = RSQL_BUF_INIT;
+    /* the table's row in ON CONFLICT's SET, when a row merges into it */
+    const char *as = ctx->merge ? " AS rsql_t" : "";
     for (int i = 0; i < k->n; i++) {
         const char *c = ctx->column_names[i];
         bool in_key = false;
@@ -287,8 +319,18 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         if (!in_key) {
             rsql_buf_puts(&sets, sets.len ? ", " : "");
             rsql_buf_quote_identn(&sets, c, strlen(c));
-            rsql_buf_puts(&sets, " = excluded.");
-            rsql_buf_quote_identn(&sets, c, strlen(c));
+            rsql_buf_puts(&sets, " = ");
+            merge_expr(&sets, c, ctx->merge ? ctx->merge[i] : RSQL_MERGE_REPLACE);
+        }
+        /* a merge (rsql_sink_ctx_t.merge): the rows of a key in one write added up first */
+        rsql_buf_puts(&picks, i ? ", " : "");
+        if (in_key || !ctx->merge) {
+            rsql_buf_quote_identn(&picks, c, strlen(c));
+        } else {
+            static const char *const agg[] = {"(array_agg(", "SUM(", "MIN(", "MAX("};
+            rsql_buf_puts(&picks, agg[ctx->merge[i]]);
+            rsql_buf_quote_identn(&picks, c, strlen(c));
+            rsql_buf_puts(&picks, ctx->merge[i] == RSQL_MERGE_REPLACE ? "))[1]" : ")");
         }
     }
     for (int j = 0; j < k->n_key; j++) {
@@ -313,10 +355,18 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         rsql_buf_reset(&b);
         rsql_buf_puts(&b, "INSERT INTO ");
         rsql_pg__quote_table(&b, conf->table_name);
-        rsql_buf_printf(&b, "(%s) SELECT DISTINCT ON (%s) %s FROM rsql_stage ORDER BY %s, "
-                            "rsql_seq %s%s",
-                        rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&cols),
-                        rsql_buf_str(&keys), first ? "ASC" : "DESC", rsql_buf_str(&conflict));
+        if (ctx->merge) { /* in the keys' order, so that writers of the same keys never
+                             wait for each other in a cycle */
+            rsql_buf_printf(&b, "%s(%s) SELECT %s FROM rsql_stage GROUP BY %s ORDER BY %s%s", as,
+                            rsql_buf_str(&cols), rsql_buf_str(&picks), rsql_buf_str(&keys),
+                            rsql_buf_str(&keys), rsql_buf_str(&conflict));
+        } else {
+            rsql_buf_printf(&b, "(%s) SELECT DISTINCT ON (%s) %s FROM rsql_stage ORDER BY %s, "
+                                "rsql_seq %s%s",
+                            rsql_buf_str(&cols), rsql_buf_str(&keys), rsql_buf_str(&cols),
+                            rsql_buf_str(&keys), first ? "ASC" : "DESC",
+                            rsql_buf_str(&conflict));
+        }
         k->merge_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
         rsql_buf_reset(&b); /* a chunk with deletes: the last change of each key, if an upsert */
         rsql_buf_puts(&b, "INSERT INTO ");
@@ -362,7 +412,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_reset(&b);
     rsql_buf_puts(&b, "INSERT INTO ");
     rsql_pg__quote_table(&b, conf->table_name);
-    rsql_buf_putc(&b, '(');
+    rsql_buf_printf(&b, "%s(", as);
     for (int i = 0; i < k->n; i++) {
         rsql_buf_puts(&b, i ? ", " : "");
         rsql_buf_quote_identn(&b, ctx->column_names[i], strlen(ctx->column_names[i]));
@@ -374,12 +424,13 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_buf_putc(&b, ')');
     rsql_buf_puts(&b, rsql_buf_str(&conflict));
     k->insert_sql = b.oom ? NULL : rsql_strdup(rsql_buf_str(&b));
-    bool up_ok = !cols.oom && !keys.oom && !sets.oom && !conflict.oom &&
+    bool up_ok = !cols.oom && !keys.oom && !sets.oom && !conflict.oom && !picks.oom &&
                  (!k->n_key || (k->stage_sql && k->merge_sql && k->stage_delete_sql &&
                                 k->delete_sql && k->clear_sql && k->copy_del_sql && k->merge_del_sql));
     rsql_buf_deinit(&cols);
     rsql_buf_deinit(&keys);
     rsql_buf_deinit(&sets);
+    rsql_buf_deinit(&picks);
     rsql_buf_deinit(&conflict);
     /* the positions table, in the table's schema */
     const char *dot = strchr(conf->table_name, '.');

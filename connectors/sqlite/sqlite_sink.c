@@ -147,6 +147,35 @@ static rsql_err_t sk_db_error(rsql_sink_t *k, int rc, rsql_error_t *err, const c
 static rsql_err_t write_gathered(void *opaque, int n, const rsql_sink_row_t *rows,
                                  rsql_sink_result_t *results, rsql_error_t *err);
 
+/* What column c becomes when a row of its key meets the one the table holds (merge: an
+   RSQL_MERGE_*; the table's value is the bare name, the row's excluded.c): NULLs skipped. */
+static void sk_merge_expr(rsql_buf_t *sql, const char *c, int merge)
+{
+    static const char *const fn[] = {NULL, NULL, "min", "max"};
+    if (merge == RSQL_MERGE_REPLACE) {
+        rsql_buf_puts(sql, "excluded.");
+        rsql_buf_quote_ident(sql, c);
+        return;
+    }
+    rsql_buf_puts(sql, "COALESCE(");
+    if (merge == RSQL_MERGE_SUM) {
+        rsql_buf_quote_ident(sql, c);
+        rsql_buf_puts(sql, " + excluded.");
+        rsql_buf_quote_ident(sql, c);
+    } else {
+        rsql_buf_printf(sql, "%s(", fn[merge]);
+        rsql_buf_quote_ident(sql, c);
+        rsql_buf_puts(sql, ", excluded.");
+        rsql_buf_quote_ident(sql, c);
+        rsql_buf_putc(sql, ')');
+    }
+    rsql_buf_puts(sql, ", ");
+    rsql_buf_quote_ident(sql, c);
+    rsql_buf_puts(sql, ", excluded.");
+    rsql_buf_quote_ident(sql, c);
+    rsql_buf_putc(sql, ')');
+}
+
 static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
 {
     const rsql_sqlite_conf_t *conf = ctx->conf;
@@ -285,8 +314,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
             }
             rsql_buf_puts(&sql, n_set++ ? ", " : "UPDATE SET ");
             rsql_buf_quote_ident(&sql, ctx->column_names[i]);
-            rsql_buf_puts(&sql, " = excluded.");
-            rsql_buf_quote_ident(&sql, ctx->column_names[i]);
+            rsql_buf_puts(&sql, " = ");
+            sk_merge_expr(&sql, ctx->column_names[i], ctx->merge ? ctx->merge[i] : 0);
         }
         if (!n_set) {
             rsql_buf_puts(&sql, "NOTHING");

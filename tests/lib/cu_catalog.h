@@ -49,6 +49,13 @@ static int cu_catalog_create(rsql_catalog_t *cat, const char *sql)
         cols[i].meta_from = (char *)st->columns[i].meta_from;
         cols[i].is_virtual = st->columns[i].is_virtual;
     }
+    for (int k = 0; k < st->n_watermarks; k++) { /* WATERMARK FOR col AS expr */
+        for (int i = 0; i < st->n_columns; i++) {
+            if (strcasecmp(cols[i].name, st->watermarks[k].column.name) == 0) {
+                cols[i].watermark = (char *)st->watermarks[k].text;
+            }
+        }
+    }
     for (int k = 0; k < st->n_pkey; k++) { /* PRIMARY KEY (...) NOT ENFORCED */
         for (int i = 0; i < st->n_columns; i++) {
             if (strcasecmp(cols[i].name, st->pkey[k].name) == 0) {

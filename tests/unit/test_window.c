@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * test_window: the window stage (engine/rt_window.c) fed records by hand, on two lanes (two
+ * partitions of a source), for what a file cannot show: the statement's watermark is the least
+ * of its lanes', a lane that gave no row for table.exec.source.idle-timeout stops holding it
+ * back (and holds it again with its next row), and without the setting a quiet lane holds it
+ * for good. Each record's rows are the windows it gave: [window_start, window_end, COUNT(*)].
+ */
+#include "config.h"
+#include "engine/rt_window.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <CUnit/CUnit.h>
+
+#include "base/rsql_settings.h"
+#include "catalog/rsql_catalog.h"
+#include "sql/rsql_sql.h"
+#include "tests/lib/cu_catalog.h"
+
+static rsql_catalog_t *cat;
+
+static int suite_init(void)
+{
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    cat = rsql_catalog_open(":memory:", &err);
+    return cat && cu_catalog_create(cat, "CREATE TABLE ev (k STRING, ts TIMESTAMP(3), WATERMARK "
+                                         "FOR ts AS ts - INTERVAL '1' SECOND) WITH "
+                                         "('connector'='datagen', 'number-of-rows'='1')") == 0
+               ? 0
+               : -1;
+}
+
+static int suite_clean(void)
+{
+    rsql_catalog_close(cat);
+    return 0;
+}
+
+/* The plan of a TUMBLE of 10 s over ev, with idle (table.exec.source.idle-timeout) or none. */
+static rsql_plan_t *plan_of(const char *idle)
+{
+    static const char sql[] = "SELECT window_start, window_end, COUNT(*) FROM TABLE(TUMBLE("
+                              "TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY "
+                              "window_start, window_end";
+    rsql_settings_t *s = rsql_settings_new();
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    if (idle) {
+        rsql_settings_set(s, "table.exec.source.idle-timeout", idle, RSQL_NOPOS, RSQL_NOPOS,
+                          &err);
+    }
+    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
+    rsql_stmt_t *st = NULL;
+    rsql_plan_t *plan = NULL;
+    if (rsql_parse_next(p, &st, &err) == RSQL_OK && st) {
+        plan = rsql_plan_build(cat, st, sql, s, &err);
+    }
+    if (!plan) {
+        fprintf(stderr, "plan: %s\n", err.msg);
+    }
+    rsql_parse_destroy(p);
+    rsql_settings_destroy(s);
+    return plan;
+}
+
+typedef struct feed {
+    rt_window_t *g;
+    rsql_batch_t *batch;
+    rsql_eval_ctx_t ctx;
+    int64_t offset;
+} feed_t;
+
+/* A row of lane at ts_ms (seconds into the day: k "x"): the windows it gave, as
+   "start-end:count" (seconds) joined by spaces, into out. */
+static void give(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size)
+{
+    rsql_record_t *rec = rsql_batch_add(f->batch);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+    rsql_value_t *row = rsql_arena_alloc(f->batch->arena, 2 * sizeof *row);
+    row[0] = (rsql_value_t){.type = RSQL_TYPE_VARCHAR, .v.s = {"x", 1}};
+    row[1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = ts_ms};
+    rec->row = row;
+    rec->partition = lane;
+    rec->offset = ++f->offset;
+    const rsql_value_t *in = row;
+    bool keep = true;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_rt_window_record(f->g, f->batch, rec, &f->ctx, &in, &keep, &err),
+                    RSQL_OK);
+    out[0] = '\0';
+    size_t n = 0;
+    for (int i = 0; keep && i < rec->n_rows && n < size; i++) {
+        const rsql_value_t *r = rec->rows[i];
+        n += (size_t)snprintf(out + n, size - n, "%s%lld-%lld:%lld", i ? " " : "",
+                              (long long)(r[0].v.ts / 1000), (long long)(r[1].v.ts / 1000),
+                              (long long)r[2].v.i);
+    }
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void test_window_lanes(void)
+{
+    for (int idle = 0; idle < 2; idle++) {
+        rsql_plan_t *plan = plan_of(idle ? "100ms" : NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        feed_t f = {0};
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        CU_ASSERT_EQUAL_FATAL(rsql_rt_window_open(plan, NULL, "test", &f.g, &err), RSQL_OK);
+        f.batch = rsql_batch_new(64);
+        rsql_eval_ctx_init(&f.ctx);
+        char got[256];
+        give(&f, 0, 1000, got, sizeof got);  /* lane 0 at 1 s */
+        give(&f, 1, 2000, got, sizeof got);  /* lane 1 at 2 s: its watermark 1 s */
+        give(&f, 0, 15000, got, sizeof got); /* lane 0 at 15 s: 14 s; lane 1 holds 1 s */
+        CU_ASSERT_STRING_EQUAL(got, "");
+        give(&f, 0, 16000, got, sizeof got);
+        CU_ASSERT_STRING_EQUAL(got, "");
+        sleep_ms(250); /* lane 1 quiet past the idle timeout (lane 0's next row wakes it) */
+        give(&f, 0, 17000, got, sizeof got);
+        if (idle) { /* lane 1 no longer holds it: [0, 10) is given, with its 2 rows */
+            CU_ASSERT_STRING_EQUAL(got, "0-10:2");
+        } else { /* a quiet lane holds the watermark for good */
+            CU_ASSERT_STRING_EQUAL(got, "");
+        }
+        give(&f, 1, 18000, got, sizeof got); /* lane 1 again (17 s): the least is lane 0s 16 */
+        CU_ASSERT_STRING_EQUAL(got, idle ? "" : "0-10:2");
+        give(&f, 1, 31000, got, sizeof got); /* lane 1 ahead: lane 0 (16 s) holds it back */
+        CU_ASSERT_STRING_EQUAL(got, "");
+        give(&f, 0, 25000, got, sizeof got); /* both past 20 s: [10, 20) given */
+        CU_ASSERT_STRING_EQUAL(got, "10-20:4");
+        char desc[512];
+        rsql_rt_window_describe(f.g, desc, sizeof desc);
+        CU_ASSERT_PTR_NOT_NULL(strstr(desc, "0 late rows dropped"));
+        rsql_eval_ctx_deinit(&f.ctx);
+        rsql_batch_destroy(f.batch);
+        rsql_rt_window_close(f.g);
+        rsql_plan_destroy(plan);
+    }
+}
+
+static CU_TestInfo window_tests[] = {
+    {"test_window_lanes", test_window_lanes},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"window", suite_init, suite_clean, NULL, NULL, window_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+#include "tests/lib/cu_main.h"
