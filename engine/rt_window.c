@@ -21,7 +21,7 @@
  * @locality the transform thread (checkpoints: the worker, through rt_state)
  */
 #include "config.h"
-#include "engine/rt_window.h"
+#include "engine/rt_window_int.h"
 #include "engine/rt_agg.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_time.h"
@@ -31,49 +31,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-
-#define KEY_GROUP 3 /* [3][end][start][GROUP BY values]: a window's group, its accumulators */
-#define KEY_MARK 2  /* [2][call][the group's key after its tag][value]: a DISTINCT value taken */
-#define KEY_LANE 4  /* [4][lane]: a lane's watermark */
-#define KEY_END 5   /* [5]: the watermark the input's end moved the statement's to */
-#define HEAD 17     /* the tag, end and start */
-
-/* An open window: the keys of its groups and marks in the state ([u32 length][bytes] each). */
-typedef struct win {
-    int64_t start, end;
-    rsql_buf_t keys;
-    int64_t groups;
-} win_t;
-
-typedef struct lane {
-    bool has;        /* a row gave it a watermark */
-    int64_t wm;      /* the greatest watermark value of its rows */
-    int64_t saved;   /* the slice of the watermark saved in the state */
-    int64_t seen_ms; /* when its last row came (rsql_now_ms) */
-} lane_t;
-
-struct rt_window {
-    const rsql_plan_t *plan;
-    const rsql_plan_agg_t *a;
-    const rsql_plan_window_t *w;
-    rt_state_t *state;
-    int width; /* the aggregate row: the keys' values, then the calls' results */
-    rsql_type_t *key_types;
-    const rsql_tdesc_t **key_descs;
-    rsql_buf_t key, value, dkey, marks;
-    win_t *wins; /* open, by end then start */
-    int n_wins, cap_wins;
-    lane_t *lanes;
-    uint32_t n_lanes;
-    int64_t wm; /* the statement's watermark; INT64_MIN: none yet */
-    int64_t end_wm; /* KEY_END's: a run that saw its input's end gave the windows up to it */
-    int64_t now;
-    uint64_t rows, windows, results;
-    _Atomic int64_t late;
-    const rsql_value_t **out; /* the rows a record gives (grown) */
-    uint8_t *kinds;
-    int n_out, cap_out;
-};
 
 /* x mod m, in [0, m) for any x (m > 0). */
 static int64_t mod_pos(int64_t x, int64_t m)
@@ -98,23 +55,6 @@ static int64_t slice_of(const rsql_plan_window_t *w, int64_t wm)
     return x / w->slice_ms - (x % w->slice_ms < 0);
 }
 
-static void put_u64(unsigned char *p, int64_t v)
-{
-    uint64_t u = (uint64_t)v;
-    for (int i = 0; i < 8; i++) {
-        p[i] = (unsigned char)(u >> (8 * i));
-    }
-}
-
-static int64_t get_u64(const unsigned char *p)
-{
-    uint64_t u = 0;
-    for (int i = 0; i < 8; i++) {
-        u |= (uint64_t)p[i] << (8 * i);
-    }
-    return (int64_t)u;
-}
-
 /* ---- the open windows */
 
 /* The index of window [start, end) among the open ones, or where it would go (*found false). */
@@ -135,7 +75,7 @@ static int win_find(const rt_window_t *g, int64_t start, int64_t end, bool *foun
 }
 
 /* Window [start, end), made open when it is not. NULL: out of memory. */
-static win_t *win_get(rt_window_t *g, int64_t start, int64_t end)
+win_t *rsql_rt_window__get(rt_window_t *g, int64_t start, int64_t end)
 {
     bool found;
     int i = win_find(g, start, end, &found);
@@ -163,7 +103,7 @@ static win_t *win_get(rt_window_t *g, int64_t start, int64_t end)
 }
 
 /* Key (len bytes) into window x's keys. */
-static bool win_note(win_t *x, const void *key, size_t len)
+bool rsql_rt_window__note(win_t *x, const void *key, size_t len)
 {
     uint32_t n = (uint32_t)len;
     rsql_buf_append(&x->keys, &n, sizeof n);
@@ -179,12 +119,16 @@ static rsql_err_t on_scan(void *opaque, const void *key, size_t key_len, const v
     rt_window_t *g = opaque;
     const unsigned char *k = key;
     if (key_len >= HEAD && k[0] == KEY_GROUP) {
-        win_t *x = win_get(g, get_u64(k + 9), get_u64(k + 1));
-        return x && win_note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
+        win_t *x = rsql_rt_window__get(g, get_u64(k + 9), get_u64(k + 1));
+        if (!x || !rsql_rt_window__note(x, key, key_len)) {
+            return RSQL_ERR_NOMEM;
+        }
+        return g->w->kind == RSQL_WIN_SESSION ? rsql_rt_window__session_scan(g, k, key_len)
+                                               : RSQL_OK;
     }
     if (key_len >= 4 + HEAD && k[0] == KEY_MARK) { /* [2][call: 4 bytes][end][start]... */
-        win_t *x = win_get(g, get_u64(k + 13), get_u64(k + 5));
-        return x && win_note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
+        win_t *x = rsql_rt_window__get(g, get_u64(k + 13), get_u64(k + 5));
+        return x && rsql_rt_window__note(x, key, key_len) ? RSQL_OK : RSQL_ERR_NOMEM;
     }
     if (key_len == 1 && k[0] == KEY_END && value_len == 8) {
         g->end_wm = get_u64(value);
@@ -229,6 +173,7 @@ rsql_err_t rsql_rt_window_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
     rsql_buf_init(&g->value);
     rsql_buf_init(&g->dkey);
     rsql_buf_init(&g->marks);
+    rsql_buf_init(&g->pkey);
     int ng = g->a->n_group;
     g->key_types = rsql_calloc((size_t)ng + 1, sizeof *g->key_types);
     g->key_descs = rsql_calloc((size_t)ng + 1, sizeof *g->key_descs);
@@ -283,6 +228,8 @@ void rsql_rt_window_close(rt_window_t *g)
     rsql_buf_deinit(&g->value);
     rsql_buf_deinit(&g->dkey);
     rsql_buf_deinit(&g->marks);
+    rsql_rt_window__session_free(g);
+    rsql_buf_deinit(&g->pkey);
     rsql_free(g);
 }
 
@@ -394,7 +341,7 @@ static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_rec
     }
     rsql_buf_reset(&g->value);
     rsql_value_pack(acc, a->n_acc, &g->value);
-    if (g->value.oom || (!seen && !win_note(x, g->key.data, g->key.len)) ||
+    if (g->value.oom || (!seen && !rsql_rt_window__note(x, g->key.data, g->key.len)) ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
                           rec->partition, rec->offset, g->now) != RSQL_OK) {
         return rsql_error_nomem(err);
@@ -403,7 +350,7 @@ static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_rec
         uint32_t n;
         memcpy(&n, g->marks.data + off, sizeof n);
         off += sizeof n;
-        if (!win_note(x, g->marks.data + off, n) ||
+        if (!rsql_rt_window__note(x, g->marks.data + off, n) ||
             rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
                               rec->offset, g->now) != RSQL_OK) {
             return rsql_error_nomem(err);
@@ -462,7 +409,7 @@ static rsql_err_t add_open(rt_window_t *g, int64_t start, int64_t end, rsql_batc
         (*added)++;
         return part(g, start, end, batch, row, ctx, err);
     }
-    win_t *x = win_get(g, start, end);
+    win_t *x = rsql_rt_window__get(g, start, end);
     if (!x) {
         return rsql_error_nomem(err);
     }
@@ -481,6 +428,9 @@ static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec
     const rsql_plan_window_t *w = g->w;
     rsql_err_t rc = RSQL_OK;
     int added = 0;
+    if (w->kind == RSQL_WIN_SESSION) {
+        return rsql_rt_window__session_add(g, batch, rec, row, t, ctx, late, err);
+    }
     if (w->kind == RSQL_WIN_HOP) { /* size / slide windows, the last starting at or before t */
         for (int64_t s = align(w, t, w->step_ms); s > t - w->size_ms && rc == RSQL_OK;
              s -= w->step_ms) {

@@ -272,3 +272,50 @@ void rsql_plan_agg_results(const rsql_plan_agg_t *a, const rsql_value_t *acc, rs
         }
     }
 }
+
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_agg_merge(const rsql_plan_agg_t *a, rsql_value_t *acc,
+                               const rsql_value_t *from, rsql_arena_t *arena, rsql_error_t *err)
+{
+    acc[0].v.i += from[0].v.i;
+    for (int i = 0; i < a->n_calls; i++) {
+        const rsql_plan_aggcall_t *c = &a->calls[i];
+        rsql_value_t *s = &acc[c->acc];
+        const rsql_value_t *f = &from[c->acc];
+        rsql_err_t rc = RSQL_OK;
+        switch (c->fn) {
+        case RSQL_AGG_COUNT:
+            s->v.i += f->v.i;
+            break;
+        case RSQL_AGG_SUM:
+        case RSQL_AGG_AVG:
+            if (!f->is_null) {
+                rc = s->is_null ? keep(s, f, arena, err) : add_to(c, s, f, err);
+            }
+            acc[c->acc + 1].v.i += from[c->acc + 1].v.i;
+            break;
+        case RSQL_AGG_MIN:
+        case RSQL_AGG_MAX:
+            if (!f->is_null &&
+                (s->is_null || (c->fn == RSQL_AGG_MIN ? rsql_plan__compare(f, s) < 0
+                                                      : rsql_plan__compare(f, s) > 0))) {
+                rc = keep(s, f, arena, err);
+            }
+            break;
+        case RSQL_AGG_FIRST_VALUE:
+            if (s->is_null && !f->is_null) {
+                rc = keep(s, f, arena, err);
+            }
+            break;
+        case RSQL_AGG_LAST_VALUE:
+            if (!f->is_null) {
+                rc = keep(s, f, arena, err);
+            }
+            break;
+        }
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+    }
+    return RSQL_OK;
+}

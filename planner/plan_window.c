@@ -49,23 +49,21 @@ rsql_err_t rsql_plan__window_bind(rsql_plan_t *plan, const rsql_select_t *sel, r
     static const struct {
         const char *name;
         rsql_window_kind_t kind;
-    } fns[] = {{"TUMBLE", RSQL_WIN_TUMBLE}, {"HOP", RSQL_WIN_HOP}, {"CUMULATE", RSQL_WIN_CUMULATE}};
+    } fns[] = {{"TUMBLE", RSQL_WIN_TUMBLE},
+               {"HOP", RSQL_WIN_HOP},
+               {"CUMULATE", RSQL_WIN_CUMULATE},
+               {"SESSION", RSQL_WIN_SESSION}};
     int i = 0;
-    while (i < 3 && strcasecmp(f->fn.name, fns[i].name) != 0) {
+    while (i < 4 && strcasecmp(f->fn.name, fns[i].name) != 0) {
         i++;
     }
-    if (i == 3) {
-        if (strcasecmp(f->fn.name, "SESSION") == 0) {
-            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, f->fn.pos,
-                                  "SESSION windows are not supported yet (TUMBLE, HOP and "
-                                  "CUMULATE are)");
-        }
+    if (i == 4) {
         return rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, f->fn.pos,
-                              "no such window function: %s (FROM TABLE(...) takes TUMBLE, HOP "
-                              "or CUMULATE)",
+                              "no such window function: %s (FROM TABLE(...) takes TUMBLE, HOP, "
+                              "CUMULATE or SESSION)",
                               f->fn.name);
     }
-    if (f->n_partition > 0) {
+    if (f->n_partition > 0 && fns[i].kind != RSQL_WIN_SESSION) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->partition[0].pos,
                               "PARTITION BY belongs to SESSION windows; %s takes none (group "
                               "by the column instead)",
@@ -152,19 +150,27 @@ static rsql_err_t intervals(rsql_plan_t *plan, const rsql_window_tvf_t *f, rsql_
                             rsql_error_t *err)
 {
     rsql_plan_window_t *w = plan->window;
-    int want = w->kind == RSQL_WIN_TUMBLE ? 1 : 2;
+    int want = w->kind == RSQL_WIN_TUMBLE || w->kind == RSQL_WIN_SESSION ? 1 : 2;
     static const char *const usage[] = {
         "TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])",
         "HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])",
-        "CUMULATE(TABLE t, DESCRIPTOR(ts), step, max_size [, offset])"};
+        "CUMULATE(TABLE t, DESCRIPTOR(ts), step, max_size [, offset])",
+        "SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)"};
+    if (w->kind == RSQL_WIN_SESSION && f->args.n != 1) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC,
+                              f->args.n > 1 ? f->args.items[1]->pos : f->pos,
+                              "SESSION takes 1 interval after the DESCRIPTOR (the gap), got "
+                              "%d: %s",
+                              f->args.n, usage[w->kind]);
+    }
     if (f->args.n < want || f->args.n > want + 1) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC,
                               f->args.n > want + 1 ? f->args.items[want + 1]->pos : f->pos,
                               "%s takes %d or %d intervals after the DESCRIPTOR, got %d: %s",
                               w->fn, want, want + 1, f->args.n, usage[w->kind]);
     }
-    static const char *const first[] = {"size", "slide", "step"};
-    static const char *const second[] = {"", "size", "max_size"};
+    static const char *const first[] = {"size", "slide", "step", "gap"};
+    static const char *const second[] = {"", "size", "max_size", ""};
     rsql_err_t rc = interval_arg(plan, b, f->args.items[0], first[w->kind], false, &w->step_ms,
                                  err);
     if (rc != RSQL_OK) {
@@ -189,7 +195,10 @@ static rsql_err_t intervals(rsql_plan_t *plan, const rsql_window_tvf_t *f, rsql_
                               "HOP's size is more than 10000 slides: each row would go into as "
                               "many windows");
     }
-    w->slice_ms = w->kind == RSQL_WIN_HOP ? gcd(w->size_ms, w->step_ms) : w->step_ms;
+    /* a session ends anywhere: its watermark is saved at each move (slice 1 ms) */
+    w->slice_ms = w->kind == RSQL_WIN_HOP       ? gcd(w->size_ms, w->step_ms)
+                  : w->kind == RSQL_WIN_SESSION ? 1
+                                                : w->step_ms;
     w->offset_ms %= w->kind == RSQL_WIN_CUMULATE ? w->size_ms : w->step_ms;
     return RSQL_OK;
 }
@@ -230,6 +239,60 @@ static rsql_err_t watermark(rsql_plan_t *plan, const rsql_col_t *col, rsql_bind_
     }
     rsql_plan__place(w->watermark, w->pos);
     w->watermark_text = col->watermark;
+    return RSQL_OK;
+}
+
+/* SESSION: the GROUP BY's keys besides the window's are its PARTITION BY columns (a session is
+   per value of them), and its calls can merge two sessions' accumulators. */
+static rsql_err_t session_keys(rsql_plan_t *plan, const rsql_window_tvf_t *f, rsql_bind_t *b,
+                               rsql_error_t *err)
+{
+    const rsql_plan_window_t *w = plan->window;
+    const rsql_plan_agg_t *a = plan->agg;
+    for (int c = 0; c < a->n_calls; c++) {
+        const rsql_plan_aggcall_t *k = &a->calls[c];
+        if (k->distinct) {
+            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, k->pos,
+                                  "%s in a SESSION window is not supported yet (sessions that "
+                                  "merge would need the values each one took)",
+                                  k->text);
+        }
+    }
+    int parts = 0;
+    for (int p = 0; p < f->n_partition; p++) {
+        rsql_expr_t ref = {0};
+        ref.kind = RSQL_EX_COLUMN;
+        ref.name = f->partition[p].name;
+        ref.pos = f->partition[p].pos;
+        ref.height = 1;
+        rsql_bexpr_t *x = rsql_plan__bind_column(b, &ref, err);
+        if (!x) {
+            return err->code;
+        }
+        bool found = false;
+        for (int g = 0; g < a->n_group; g++) {
+            found |= a->group[g]->kind == x->kind && a->group[g]->column == x->column;
+        }
+        if (!found) {
+            return rsql_error_set(err, RSQL_ERR_SEMANTIC, ref.pos,
+                                  "SESSION's PARTITION BY %s must be among the GROUP BY keys: a "
+                                  "session is per value of its partition",
+                                  ref.name);
+        }
+        parts++;
+    }
+    int keys = 0;
+    for (int g = 0; g < a->n_group; g++) {
+        const rsql_bexpr_t *x = a->group[g];
+        keys += !(x->kind == RSQL_BX_COLUMN && (x->column == w->col || x->column == w->col + 1));
+    }
+    if (keys != parts) {
+        return rsql_error_set(err, RSQL_ERR_SEMANTIC, a->pos,
+                              "a SESSION window's GROUP BY holds window_start, window_end and "
+                              "its PARTITION BY columns, no other key (%d here, %d partitioned "
+                              "by): a session is per value of its partition",
+                              keys, parts);
+    }
     return RSQL_OK;
 }
 
@@ -304,6 +367,9 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
         return err->code;
     }
     w->time_name = col->name;
+    if (w->kind == RSQL_WIN_SESSION && (rc = session_keys(plan, f, &tb, err)) != RSQL_OK) {
+        return rc;
+    }
     return watermark(plan, col, b, err);
 }
 
@@ -336,6 +402,13 @@ rsql_err_t rsql_plan__window_in_sink(rsql_plan_t *plan, rsql_error_t *err)
                               "INSERT it into a postgres or sqlite table whose PRIMARY KEY (...) "
                               "NOT ENFORCED is the GROUP BY columns%s",
                               src, plan->kind != RSQL_PLAN_INSERT ? " (a preview cannot)" : "");
+    }
+    if (w->kind == RSQL_WIN_SESSION) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, w->pos,
+                              "SESSION windows over connector '%s' are not supported yet: "
+                              "sessions that merge need the state of each one, which a "
+                              "consumer group's processes cannot keep",
+                              src);
     }
     if (plan->filter) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->filter->pos,

@@ -239,6 +239,7 @@ typedef enum rsql_window_kind {
     RSQL_WIN_TUMBLE,
     RSQL_WIN_HOP,
     RSQL_WIN_CUMULATE,
+    RSQL_WIN_SESSION,
 } rsql_window_kind_t;
 
 /*
@@ -251,7 +252,10 @@ typedef enum rsql_window_kind {
 **     before the row's time;
 **   HOP(slide, size[, offset]): size / slide windows, one starting every slide;
 **   CUMULATE(step, max_size[, offset]): the windows that start where a TUMBLE of max_size
-**     would and end at each step up to it, those ending after the row's time.
+**     would and end at each step up to it, those ending after the row's time;
+**   SESSION(TABLE t [PARTITION BY k], gap): per value of the PARTITION BY columns (the GROUP
+**     BY's keys besides the window's), [time, time + gap), merged with every session of the
+**     same keys it overlaps or touches (size_ms is the gap).
 ** The watermark of a lane (a partition of the source) is the greatest value of the table's
 ** WATERMARK expression over its rows so far; the statement's is the least of its lanes' that
 ** are not idle (no row for idle_timeout_ms), and never goes back. A window is given once the
@@ -261,7 +265,7 @@ typedef enum rsql_window_kind {
 */
 typedef struct rsql_plan_window {
     rsql_window_kind_t kind;
-    const char *fn;        /* TUMBLE, HOP or CUMULATE */
+    const char *fn;        /* TUMBLE, HOP, CUMULATE or SESSION */
     int64_t size_ms;       /* TUMBLE, HOP: the windows' size; CUMULATE: the largest */
     int64_t step_ms;       /* HOP: the slide; CUMULATE: the step; TUMBLE: the size */
     int64_t slice_ms;      /* every window's end falls on a multiple of it (plus the offset) */
@@ -542,6 +546,12 @@ rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
                              const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_arena_t *arena,
                              rsql_agg_seen_cb seen, void *opaque, rsql_error_t *err);
 void rsql_plan_agg_results(const rsql_plan_agg_t *a, const rsql_value_t *acc, rsql_value_t *out);
+/* Merge accumulators from (of rows after acc's: a later SESSION) into acc (values kept in
+   arena): counts and sums added, MIN and MAX compared, FIRST_VALUE acc's unless it has none,
+   LAST_VALUE from's unless it has none. Not for DISTINCT calls (their values are not in acc).
+   An error (a SUM overflow) may leave acc half merged. */
+rsql_err_t rsql_plan_agg_merge(const rsql_plan_agg_t *a, rsql_value_t *acc,
+                               const rsql_value_t *from, rsql_arena_t *arena, rsql_error_t *err);
 /* Whether every call can take a row out again (COUNT, SUM and AVG, not of DISTINCT values);
    else *why is the first that cannot. */
 bool rsql_plan_agg_retractable(const rsql_plan_agg_t *a, const rsql_plan_aggcall_t **why);

@@ -9,7 +9,8 @@
 #     (every aggregate), a HOP into an appended file, a CUMULATE into sqlite;
 #   - probe rows three minutes behind the watermark are late for every window: dropped, and
 #     counted in the summary, never in a result;
-#   - the TUMBLE job killed with kill -9 five times at random moments, then run to the end:
+#   - a SESSION per key (2 s gap) into sqlite, against SQLite's gaps-and-islands over the rows;
+#   - the TUMBLE and SESSION jobs killed with kill -9 five times at random moments, then run to the end:
 #     its table equals the reference; the HOP job likewise into its file: every result line is
 #     the reference's, and a window written twice (a replay after a kill) is written the same;
 #   - more lines appended (two minutes later), the TUMBLE job runs again: it resumes with its
@@ -76,6 +77,14 @@ PY
            (SELECT 1 AS j UNION ALL SELECT 2 UNION ALL SELECT 3)
          WHERE p = 0 AND ms < ms - ms % 60000 + j * 20000)
         GROUP BY ws, we ORDER BY ws, we" >ref_cumulate.txt
+    # sessions of 2 s per key: a row more than 2 s after the key's previous one starts a new one
+    sqlite3 -separator '|' ref.db "SELECT strftime('%Y-%m-%d %H:%M:%f', MIN(ms) / 1000.0,
+        'unixepoch'), strftime('%Y-%m-%d %H:%M:%f', (MAX(ms) + 2000) / 1000.0, 'unixepoch'), k,
+        COUNT(*), SUM(v), MAX(v) FROM
+        (SELECT k, ms, v, SUM(gap) OVER (PARTITION BY k ORDER BY ms, id) AS sid FROM
+           (SELECT k, ms, v, id, CASE WHEN ms - LAG(ms) OVER (PARTITION BY k ORDER BY ms, id)
+                                  > 2000 THEN 1 ELSE 0 END AS gap FROM ev WHERE p = 0))
+        GROUP BY k, sid ORDER BY 1, k" >ref_session.txt
 }
 reference events.jsonl
 
@@ -101,6 +110,13 @@ CREATE JOB hop AS INSERT INTO hops
   SELECT window_start, window_end, COUNT(*), SUM(v)
   FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '30' SECOND, INTERVAL '1' MINUTE))
   GROUP BY window_start, window_end;
+CREATE TABLE sessions (window_start TIMESTAMP(3), window_end TIMESTAMP(3), k STRING,
+    n BIGINT, total INT, hi INT, PRIMARY KEY (window_start, k) NOT ENFORCED)
+  WITH ('connector' = 'sqlite', 'path' = 'sess.db', 'table' = 'sessions');
+CREATE JOB session AS INSERT INTO sessions
+  SELECT window_start, window_end, k, COUNT(*), SUM(v), MAX(v)
+  FROM TABLE(SESSION(TABLE events PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+  GROUP BY window_start, window_end, k;
 CREATE JOB cumulate AS INSERT INTO growing
   SELECT window_start, window_end, COUNT(*), MAX(v)
   FROM TABLE(CUMULATE(TABLE events, DESCRIPTOR(ts), INTERVAL '20' SECOND, INTERVAL '1' MINUTE))
@@ -151,7 +167,16 @@ expect_rc 0 "CUMULATE into sqlite"
 sqlite3 -separator '|' cum.db "SELECT * FROM growing ORDER BY window_start, window_end" >got.txt
 cmp -s got.txt ref_cumulate.txt ||
     fail "CUMULATE differs from SQLite's: $(diff got.txt ref_cumulate.txt | head -6)"
-ok "uninterrupted: $(wc -l <ref_tumble.txt) TUMBLE groups, $(wc -l <ref_hop.txt) HOP windows and $(wc -l <ref_cumulate.txt) CUMULATE windows as SQLite's; the $probes probes dropped as late"
+rsql run session
+expect_rc 0 "SESSION per key into sqlite"
+[ "$(late_of)" = "$probes" ] || fail "SESSION dropped $(late_of) late rows, the probes are $probes: $ERR"
+check_session() { # WHAT
+    sqlite3 -separator '|' sess.db "SELECT * FROM sessions ORDER BY window_start, k" >got.txt
+    cmp -s got.txt ref_session.txt ||
+        fail "$1: SESSION differs from SQLite's gaps: $(diff got.txt ref_session.txt | head -6)"
+}
+check_session "uninterrupted"
+ok "uninterrupted: $(wc -l <ref_tumble.txt) TUMBLE groups, $(wc -l <ref_hop.txt) HOP windows, $(wc -l <ref_cumulate.txt) CUMULATE windows and $(wc -l <ref_session.txt) sessions as SQLite's; the $probes probes dropped as late"
 
 # ---- killed five times each, then run to the end
 rsql -e "RESET POSITIONS 'tumble'; RESET POSITIONS 'hop'"
@@ -160,6 +185,10 @@ sqlite3 out.db "DELETE FROM per_minute; DELETE FROM rocketsql_positions"
 : >hops.jsonl
 kill_loop tumble per_minute out.db
 check_tumble "after 5 kills"
+rsql -e "RESET POSITIONS 'session'"
+sqlite3 sess.db "DELETE FROM sessions; DELETE FROM rocketsql_positions"
+kill_loop session sessions sess.db
+check_session "after 5 kills"
 RANDOM=$SEED
 landed=0
 for attempt in $(seq 1 60); do

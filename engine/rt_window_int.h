@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * rt_window_int: what the window stage's files share (rt_window.c: the stage, its windows and
+ * watermarks; rt_window_session.c: SESSION windows, which merge).
+ * @locality the transform thread
+ */
+#ifndef RSQL_RT_WINDOW_INT_H
+#define RSQL_RT_WINDOW_INT_H
+
+#include "engine/rt_window.h"
+#include "base/rsql_buf.h"
+
+#include <stdatomic.h>
+
+#define KEY_GROUP 3 /* [3][end][start][GROUP BY values]: a window's group, its accumulators */
+#define KEY_MARK 2  /* [2][call][the group's key after its tag][value]: a DISTINCT value taken */
+#define KEY_LANE 4  /* [4][lane]: a lane's watermark */
+#define KEY_END 5   /* [5]: the watermark the input's end moved the statement's to */
+#define HEAD 17     /* the tag, end and start */
+
+typedef struct sess_part sess_part_t; /* rt_window_session.c */
+
+/* An open window: the keys of its groups and marks in the state ([u32 length][bytes] each). */
+typedef struct win {
+    int64_t start, end;
+    rsql_buf_t keys;
+    int64_t groups;
+} win_t;
+
+typedef struct lane {
+    bool has;        /* a row gave it a watermark */
+    int64_t wm;      /* the greatest watermark value of its rows */
+    int64_t saved;   /* the slice of the watermark saved in the state */
+    int64_t seen_ms; /* when its last row came (rsql_now_ms) */
+} lane_t;
+
+struct rt_window {
+    const rsql_plan_t *plan;
+    const rsql_plan_agg_t *a;
+    const rsql_plan_window_t *w;
+    rt_state_t *state;
+    int width; /* the aggregate row: the keys' values, then the calls' results */
+    rsql_type_t *key_types;
+    const rsql_tdesc_t **key_descs;
+    rsql_buf_t key, value, dkey, marks;
+    win_t *wins; /* open, by end then start */
+    int n_wins, cap_wins;
+    lane_t *lanes;
+    uint32_t n_lanes;
+    int64_t wm; /* the statement's watermark; INT64_MIN: none yet */
+    int64_t end_wm; /* KEY_END's: a run that saw its input's end gave the windows up to it */
+    int64_t now;
+    uint64_t rows, windows, results;
+    _Atomic int64_t late;
+    const rsql_value_t **out; /* the rows a record gives (grown) */
+    uint8_t *kinds;
+    int n_out, cap_out;
+    /* SESSION: the open sessions of each partition (rt_window_session.c) */
+    sess_part_t **parts;
+    size_t n_parts, cap_parts;
+    rsql_buf_t pkey;
+};
+
+static inline void put_u64(unsigned char *p, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    for (int i = 0; i < 8; i++) {
+        p[i] = (unsigned char)(u >> (8 * i));
+    }
+}
+
+static inline int64_t get_u64(const unsigned char *p)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) {
+        u |= (uint64_t)p[i] << (8 * i);
+    }
+    return (int64_t)u;
+}
+
+/* Window [start, end), made open when it is not (NULL: out of memory). */
+win_t *rsql_rt_window__get(rt_window_t *g, int64_t start, int64_t end);
+/* Key (len bytes) into window x's keys (false: out of memory). */
+bool rsql_rt_window__note(win_t *x, const void *key, size_t len);
+
+/*
+** SESSION (rt_window_session.c): row (rsql_plan_row's, its event time t) into the session of
+** its partition, merged with the open sessions it overlaps or touches (their accumulators
+** added up under the merged session's key, theirs deleted); *late when it merges with none
+** and its own [t, t + gap) was given.
+*/
+rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                                       rsql_value_t *row, int64_t t, rsql_eval_ctx_t *ctx,
+                                       bool *late, rsql_error_t *err);
+/* A group key of the state (KEY_GROUP) seen at open: its session, into its partition's. */
+rsql_err_t rsql_rt_window__session_scan(rt_window_t *g, const unsigned char *key, size_t len);
+void rsql_rt_window__session_free(rt_window_t *g);
+
+#endif
