@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The rocketsql authors
+ *
+ * kafka_source_int: what the kafka source's two files share. kafka_source.c opens the
+ * consumer, reads records and turns them into the engine's records; kafka_group.c is the
+ * consumer group side: the commits of the job's positions to the group, and (group mode) the
+ * subscription and its rebalances.
+ *
+ * Two modes. Assign mode (no properties.group.id, or a bounded read): the source is assigned
+ * every partition of its topics and owns them all for the whole run. Group mode
+ * (properties.group.id and no scan.bounded.mode): the source subscribes to its topics in the
+ * group, and the group's assignor (cooperative-sticky unless
+ * properties.partition.assignment.strategy says otherwise) gives it a share of the partitions,
+ * which changes at each rebalance.
+ */
+#ifndef RSQL_KAFKA_SOURCE_INT_H
+#define RSQL_KAFKA_SOURCE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "connectors/kafka/kafka_conf.h"
+
+/*
+** One partition of the source's topics: a lane of the engine's tracker (its index in lanes).
+** Every partition the topics had at the start is a lane, owned or not.
+*/
+typedef struct lane {
+    char *topic;
+    int32_t partition;
+    char *name;      /* "topic/partition" */
+    int64_t start;   /* the offset (or RD_KAFKA_OFFSET_*) scan.startup.mode gives it */
+    int64_t resume;  /* its position in the sink or the catalog at the start (-1: none) */
+    int64_t high;    /* scan.bounded.mode latest-offset: where it stops */
+    bool done;       /* read up to high (bounded) */
+    bool owned;      /* assigned to this consumer now (always, in assign mode) */
+    int64_t polled;  /* the position after the last record handed on since it was assigned
+                        (-1: none) @locality poll thread */
+    atomic_int_least64_t committed; /* the job's last commit of it (-1: none yet) */
+    atomic_bool dirty;              /* committed not yet (or not successfully) sent to the group */
+    int64_t acked;                  /* the last offset the group confirmed (-1: none) */
+} lane_t;
+
+/* The metadata columns a statement reads (-1: not read) and their types. */
+enum { M_TOPIC, M_PARTITION, M_OFFSET, M_TIMESTAMP, M_TSTYPE, M_HEADERS, M_COUNT };
+
+struct rsql_source {
+    rsql_kafka_errbox_t box; /* first: the handle's opaque */
+    char where[160];         /* "source table 'orders'", for messages */
+    char group[256];         /* the consumer group (given, or the source's private one) */
+    rd_kafka_t *rk;
+    rd_kafka_queue_t *q;
+    bool commit;     /* properties.group.id given: commit what the job commits */
+    bool group_mode; /* subscribed in the group (else every partition is assigned) */
+    bool bounded;
+    lane_t *lanes;
+    int n_lanes;
+    int n_columns;
+    int meta_col[M_COUNT];
+    rsql_type_t meta_type[M_COUNT];
+    bool has_meta;
+    rd_kafka_message_t **msgs;
+    int msgs_cap;
+    int64_t commit_at_ms; /* when the poll thread sends the group its next commit */
+    int64_t resend_at_ms; /* when it sends again what the group has not confirmed */
+    /* a revoke waits for the job's commits of what it handed on (ks_committed signals) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_bool stopping; /* the run stops (wakeup): a revoke waits no more */
+    bool closing;         /* close: the partitions are given up without waiting */
+};
+
+/* How often at most the poll thread commits the job's positions to the group, and how often
+   it sends again those the group has not confirmed (a commit librdkafka held while it had no
+   coordinator may never be answered). */
+#define KAFKA_GROUP_COMMIT_MS 200
+#define KAFKA_GROUP_RESEND_MS 2000
+/* How long a revoke waits at most for the records of its partitions still on their way */
+#define KAFKA_REVOKE_DRAIN_MS 30000
+
+/* The lane of (topic, partition), or -1. */
+int rsql_kafka__lane_of(const rsql_source_t *s, const char *topic, int32_t partition);
+
+/*
+** Send the group what the job committed since the last time, for the partitions the source
+** owns (asynchronously, at most every KAFKA_GROUP_COMMIT_MS; what the group has not
+** confirmed again every KAFKA_GROUP_RESEND_MS). @locality poll thread
+*/
+void rsql_kafka__group_commit(rsql_source_t *s);
+/* At close: every position the job committed of the partitions it owns, to the group, waiting
+   up to timeout_ms. @locality poll thread */
+void rsql_kafka__group_commit_last(rsql_source_t *s, int timeout_ms);
+/* The outcome of an asynchronous commit (rd_kafka_conf_set_offset_commit_cb). */
+void rsql_kafka__commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
+                           rd_kafka_topic_partition_list_t *offsets, void *opaque);
+/*
+** Group mode: the rebalance callback (rd_kafka_conf_set_rebalance_cb), called on the poll
+** thread from inside the consumer's poll. Assign: each partition starts at the later of the
+** group's committed offset and the job's own position of it (the sink's or the catalog's at
+** the start, or its commit in this run), else where scan.startup.mode says. Revoke: waits
+** until the job committed every record of the partitions handed on (at most
+** KAFKA_REVOKE_DRAIN_MS, not at all when the run stops), commits that to the group (waiting
+** for the answer), then gives them up.
+*/
+void rsql_kafka__rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
+                              rd_kafka_topic_partition_list_t *parts, void *opaque);
+/* Group mode: subscribe to the lanes' topics. */
+rsql_err_t rsql_kafka__group_subscribe(rsql_source_t *s, rsql_error_t *err);
+
+#endif
