@@ -93,11 +93,20 @@ static const rsql_opt_def_t kafka_opts[] = {
                     "run.",
                     check_pattern, F(topic_pattern, const char *)),
     RSQL_OPT_ROW_F("properties.group.id", RSQL_OPT_STR, SRC, NULL, 0, 0, NULL,
-                   "The consumer group. The source commits to it the offsets the job has "
-                   "committed (each partition only up to the first record whose outcome is not "
-                   "known), and `group-offsets` starts from them. Needed by `group-offsets`; "
-                   "without it nothing is committed to Kafka (the job keeps its positions in "
-                   "the catalog either way).",
+                   "The consumer group. An unbounded source subscribes in it: several "
+                   "processes running the same statement share the partitions, and the group "
+                   "rebalances them as members come and go (`cooperative-sticky` unless "
+                   "`properties.partition.assignment.strategy` says otherwise; a member that "
+                   "died leaves after `properties.session.timeout.ms`, 10 s by default). A "
+                   "partition given up is drained first (its records on their way written and "
+                   "committed); one taken starts at the later of the group's committed offset "
+                   "and the job's own position. A bounded source (`scan.bounded.mode`) is "
+                   "assigned every partition instead. Either way the source commits to the "
+                   "group the offsets the job has committed (each partition only up to the "
+                   "first record whose outcome is not known). Needed by `group-offsets`; "
+                   "without it every partition is read by this one job and nothing is "
+                   "committed to Kafka (the job keeps its positions in the catalog either "
+                   "way).",
                    F(group_id, const char *)),
     RSQL_OPT_ROW_F("scan.startup.mode", RSQL_OPT_ENUM, SRC, "group-offsets", 0, 0, startup_modes,
                    "Where a job that has no position of its own yet starts reading each "
@@ -105,7 +114,8 @@ static const rsql_opt_def_t kafka_opts[] = {
                    "committed: where `properties.auto.offset.reset` says, `earliest` unless "
                    "given), the first record at or after `scan.startup.timestamp-millis`, or "
                    "`scan.startup.specific-offsets`. A job run again resumes after what it "
-                   "committed, whatever the mode.",
+                   "committed, whatever the mode (in a group: after what the group or the job "
+                   "committed, the later).",
                    F(startup_mode, int)),
     RSQL_OPT_ROW_FG("scan.startup.timestamp-millis", RSQL_OPT_INT, SRC, NULL, 0, INT64_MAX, NULL,
                     "With `scan.startup.mode` = `timestamp`: the time (ms since the epoch).",
@@ -291,7 +301,13 @@ static void kafka_explain(const rsql_explain_t *x)
         if (c->topic_pattern) {
             x->attr(x, "topics", "those matching '%s' when the read starts", c->topic_pattern);
         }
-        x->attr(x, "partitions", "all assigned to this job, each a lane (no group rebalance)");
+        if (c->group_id && c->bounded_mode != RSQL_KAFKA_BOUND_LATEST && !x->preview) {
+            x->attr(x, "partitions", "those group '%s' gives this job (subscribed; shared with "
+                    "the group's other members, rebalanced), each a lane", c->group_id);
+        } else {
+            x->attr(x, "partitions", "all assigned to this job, each a lane (no group "
+                    "rebalance)");
+        }
         if (x->preview) {
             x->attr(x, "group", "nothing committed (a preview)");
         } else if (c->group_id) {
@@ -335,7 +351,8 @@ const rsql_connector_def_t rsql_kafka_conn_def = {
     .description =
         "Apache Kafka topics through librdkafka. The source reads one or more topics (each "
         "partition a lane, its position committed only up to the first record whose outcome "
-        "is not known, to the catalog and to the consumer group); the sink writes one topic "
+        "is not known, to the catalog and to the consumer group; with a group, the processes "
+        "of the group share the partitions); the sink writes one topic "
         "with the idempotent producer and reports each row when the brokers have it.",
     .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
     .opts = kafka_opts,

@@ -276,7 +276,7 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     snprintf(s->where, sizeof s->where, "source table '%.120s'", ctx->table ? ctx->table : "?");
     s->commit = c->group_id != NULL;
     s->bounded = c->bounded_mode == RSQL_KAFKA_BOUND_LATEST;
-    s->group_mode = c->group_id != NULL && !s->bounded;
+    s->group_mode = c->group_id != NULL && !s->bounded && !ctx->preview;
     s->n_columns = ctx->n_columns;
     for (int m = 0; m < M_COUNT; m++) {
         s->meta_col[m] = -1;

@@ -6,9 +6,9 @@
  * consumer group side: the commits of the job's positions to the group, and (group mode) the
  * subscription and its rebalances.
  *
- * Two modes. Assign mode (no properties.group.id, or a bounded read): the source is assigned
- * every partition of its topics and owns them all for the whole run. Group mode
- * (properties.group.id and no scan.bounded.mode): the source subscribes to its topics in the
+ * Two modes. Assign mode (no properties.group.id, a bounded read, or a preview): the source
+ * is assigned every partition of its topics and owns them all for the whole run. Group mode
+ * (properties.group.id, unbounded, not a preview): the source subscribes to its topics in the
  * group, and the group's assignor (cooperative-sticky unless
  * properties.partition.assignment.strategy says otherwise) gives it a share of the partitions,
  * which changes at each rebalance.

@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The rocketsql authors
 #
-# t_exactly_once.sh: kafka -> sqlite and kafka -> postgres are exactly-once across kill -9.
+# t_exactly_once.sh: kafka -> sqlite and kafka -> postgres are exactly-once across kill -9,
+# and so is kafka -> sqlite read by one member of a consumer group.
 # N JSON records (T_EO_N, default 300,000; ids 0..N-1, a random name and value each) are
 # produced by Kafka's Java console producer (no key: the producer spreads them over the
 # partitions) into a 4-partition topic. Two rocketsql processes, each with its own catalog,
 # copy the topic (earliest-offset, bounded at the end it had when the run started) into an
 # append table without a key, one in SQLite (sink.batch-size 1: a transaction per row) and
-# one in the PostgreSQL of scripts/postgres (sink.buffer-flush.max-rows 50); each table also
-# keeps the record's partition and offset (METADATA columns). Both are SIGKILLed KILLS times
+# one in the PostgreSQL of scripts/postgres (sink.buffer-flush.max-rows 50); a third process
+# reads the topic subscribed in a consumer group (unbounded; a static member,
+# properties.group.instance.id, so that each restart takes its partitions back at once rather
+# than after the killed member's session expired) into another SQLite table, and at the end
+# runs until that table holds N rows, then stops on SIGTERM; each table also keeps
+# the record's partition and offset (METADATA columns). The three are SIGKILLed KILLS times
 # (6) at random moments (a delay drawn in [0, a sixth of a calibration run]; the first waits
 # for rows in the table so it lands mid-copy; every kill checked to land on a running
 # process: exit 137) and started again on their catalogs, then run to their end. After every
@@ -84,6 +89,13 @@ CREATE TABLE IF NOT EXISTS d (id BIGINT, name VARCHAR, v BIGINT, part INT, off B
   WITH ('connector'='sqlite', 'path'='$WORK/out.db', 'table'='copy', 'sink.batch-size'='1');
 INSERT INTO d SELECT id, name, v, part, off FROM k;
 SQL
+# the third job reads in a consumer group (subscribed, unbounded) into its own sqlite table
+{ source_sql | sed "s/'scan.bounded.mode'='latest-offset',/'properties.group.id'='${T}g', 'properties.group.instance.id'='eo-1',/"; cat <<SQL; } >"$WORK/gq.sql"
+CREATE TABLE IF NOT EXISTS d (id BIGINT, name VARCHAR, v BIGINT, part INT, off BIGINT)
+  WITH ('connector'='sqlite', 'path'='$WORK/grp.db', 'table'='copy', 'sink.batch-size'='1');
+INSERT INTO d SELECT id, name, v, part, off FROM k;
+SQL
+grep -q "'properties.group.id'='${T}g'" "$WORK/gq.sql" || die "the group job's statement"
 { source_sql; cat <<SQL; } >"$WORK/pg.sql"
 CREATE TABLE IF NOT EXISTS d (id BIGINT, name VARCHAR, v BIGINT, part INT, off BIGINT)
   WITH ('connector'='postgres', 'url'='$URL', 'table-name'='$S.copy',
@@ -92,12 +104,16 @@ INSERT INTO d SELECT id, name, v, part, off FROM k;
 SQL
 
 sq() { sqlite3 "$WORK/out.db" "$1" 2>/dev/null; }
+gq() { sqlite3 "$WORK/grp.db" "$1" 2>/dev/null; }
 # per table: "rows|distinct ids" and, per partition, "part|rows|max offset + 1"
 sq_stats() { sq "SELECT count(*) || '|' || count(DISTINCT id) FROM copy"; }
 pg_stats() { psql_q "SELECT count(*), count(DISTINCT id) FROM $S.copy"; }
 sq_parts() { sq "SELECT part, count(*), max(off) + 1 FROM copy GROUP BY part ORDER BY part"; }
 pg_parts() { psql_q "SELECT part, count(*), max(off) + 1 FROM $S.copy GROUP BY part ORDER BY part"; }
 # the positions each sink stored with its rows, as "part|offset" (the lane is "topic/part")
+gq_stats() { gq "SELECT count(*) || '|' || count(DISTINCT id) FROM copy"; }
+gq_parts() { gq "SELECT part, count(*), max(off) + 1 FROM copy GROUP BY part ORDER BY part"; }
+gq_pos() { gq "SELECT substr(partition, length('$T') + 2) || '|' || \"offset\" FROM rocketsql_positions ORDER BY 1"; }
 sq_pos() { sq "SELECT substr(partition, length('$T') + 2) || '|' || \"offset\" FROM rocketsql_positions ORDER BY 1"; }
 pg_pos() { psql_q "SELECT substr(partition, length('$T') + 2), \"offset\" FROM $S.rocketsql_positions WHERE partition LIKE '$T/%' ORDER BY 1"; }
 
@@ -132,38 +148,62 @@ RANDOM=$SEED
 for k in $(seq 1 "$KILLS"); do
     "$BIN" --catalog "$WORK/sq.db" -f "$WORK/sq.sql" >"$WORK/sq$k.out" 2>&1 & sq_pid=$!
     "$BIN" --catalog "$WORK/pg.db" -f "$WORK/pg.sql" >"$WORK/pg$k.out" 2>&1 & pg_pid=$!
-    PIDS="$sq_pid $pg_pid"
-    if [ "$k" = 1 ]; then # the first kill lands mid-copy: once both tables have rows
+    "$BIN" --catalog "$WORK/gq.db" -f "$WORK/gq.sql" >"$WORK/gq$k.out" 2>&1 & gq_pid=$!
+    PIDS="$sq_pid $pg_pid $gq_pid"
+    if [ "$k" = 1 ]; then # the first kill lands mid-copy: once the tables have rows
         t1=$SECONDS
         until [ "$(sq "SELECT count(*) FROM copy")" -gt 0 ] 2>/dev/null &&
+              [ "$(gq "SELECT count(*) FROM copy")" -gt 0 ] 2>/dev/null &&
               [ "$(psql_q "SELECT count(*) FROM $S.copy" 2>/dev/null)" -gt 0 ] 2>/dev/null; do
             kill -0 "$sq_pid" 2>/dev/null || die "the sqlite job ended before its first kill: $(tail -3 "$WORK/sq1.out")"
             kill -0 "$pg_pid" 2>/dev/null || die "the postgres job ended before its first kill: $(tail -3 "$WORK/pg1.out")"
+            kill -0 "$gq_pid" 2>/dev/null || die "the group job ended before its first kill: $(tail -3 "$WORK/gq1.out")"
             [ $((SECONDS - t1)) -lt 60 ] || die "no rows in the tables within 60 s"
             sleep 0.05
         done
     fi
     delay=$((RANDOM % (span_ms + 1)))
     sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
-    kill -KILL "$sq_pid" "$pg_pid" 2>/dev/null
+    kill -KILL "$sq_pid" "$pg_pid" "$gq_pid" 2>/dev/null
     wait "$sq_pid"; sq_rc=$?
     wait "$pg_pid"; pg_rc=$?
+    wait "$gq_pid"; gq_rc=$?
     PIDS=""
     [ "$sq_rc" = 137 ] || die "kill $k: the sqlite job exited $sq_rc, not by SIGKILL (it must still run): $(tail -3 "$WORK/sq$k.out")"
     [ "$pg_rc" = 137 ] || die "kill $k: the postgres job exited $pg_rc, not by SIGKILL (it must still run): $(tail -3 "$WORK/pg$k.out")"
+    [ "$gq_rc" = 137 ] || die "kill $k: the group job exited $gq_rc, not by SIGKILL (it must still run): $(tail -3 "$WORK/gq$k.out")"
     sq_rows=$(check sqlite sq_stats sq_parts sq_pos) || { echo "$sq_rows"; exit 1; }
     pg_rows=$(check postgres pg_stats pg_parts pg_pos) || { echo "$pg_rows"; exit 1; }
-    ok "kill $k after ${delay} ms landed on both: sqlite $sq_rows rows, postgres $pg_rows rows, each without duplicate, each partition a prefix at its stored position"
+    gq_rows=$(check "sqlite (group)" gq_stats gq_parts gq_pos) || { echo "$gq_rows"; exit 1; }
+    ok "kill $k after ${delay} ms landed on the three: sqlite $sq_rows rows, postgres $pg_rows rows, sqlite in a group $gq_rows rows, each without duplicate, each partition a prefix at its stored position"
 done
 
 "$BIN" --catalog "$WORK/sq.db" -f "$WORK/sq.sql" >"$WORK/sq-last.out" 2>&1 || { tail -5 "$WORK/sq-last.out"; die "the last sqlite run"; }
 "$BIN" --catalog "$WORK/pg.db" -f "$WORK/pg.sql" >"$WORK/pg-last.out" 2>&1 || { tail -5 "$WORK/pg-last.out"; die "the last postgres run"; }
+# the group job is unbounded: it runs until its table holds N rows (or more: a duplicate, caught
+# below), then stops on SIGTERM
+"$BIN" --catalog "$WORK/gq.db" -f "$WORK/gq.sql" >"$WORK/gq-last.out" 2>&1 & gq_pid=$!
+PIDS=$gq_pid
+t1=$SECONDS
+until [ "$(gq "SELECT count(*) FROM copy")" -ge "$N" ] 2>/dev/null; do
+    kill -0 "$gq_pid" 2>/dev/null || die "the last group run ended: $(tail -3 "$WORK/gq-last.out")"
+    [ $((SECONDS - t1)) -lt 120 ] || die "the group job's table has $(gq "SELECT count(*) FROM copy") rows, not $N, after 120 s"
+    sleep 0.1
+done
+kill -TERM "$gq_pid"
+wait "$gq_pid"; gq_rc=$?
+PIDS=""
+[ "$gq_rc" = 143 ] || die "the last group run: exit $gq_rc after SIGTERM (expected 143): $(tail -3 "$WORK/gq-last.out")"
 sq_rows=$(check sqlite sq_stats sq_parts sq_pos) || { echo "$sq_rows"; exit 1; }
 pg_rows=$(check postgres pg_stats pg_parts pg_pos) || { echo "$pg_rows"; exit 1; }
+gq_rows=$(check "sqlite (group)" gq_stats gq_parts gq_pos) || { echo "$gq_rows"; exit 1; }
+[ "$gq_rows" = "$N" ] || die "sqlite (group): $gq_rows rows after the last run, not $N"
 [ "$sq_rows" = "$N" ] || die "sqlite: $sq_rows rows after the last run, not $N"
 [ "$pg_rows" = "$N" ] || die "postgres: $pg_rows rows after the last run, not $N"
 sq "SELECT id || '|' || name || '|' || v FROM copy" | sort >"$WORK/sq.got"
 psql_q "SELECT id, name, v FROM $S.copy" | sort >"$WORK/pg.got"
+gq "SELECT id || '|' || name || '|' || v FROM copy" | sort >"$WORK/gq.got"
+cmp -s "$WORK/expected" "$WORK/gq.got" || die "sqlite (group): the rows differ from the produced file ($(diff "$WORK/expected" "$WORK/gq.got" | head -4 | tr '\n' ' '))"
 cmp -s "$WORK/expected" "$WORK/sq.got" || die "sqlite: the rows differ from the produced file ($(diff "$WORK/expected" "$WORK/sq.got" | head -4 | tr '\n' ' '))"
 cmp -s "$WORK/expected" "$WORK/pg.got" || die "postgres: the rows differ from the produced file ($(diff "$WORK/expected" "$WORK/pg.got" | head -4 | tr '\n' ' '))"
 ok "after $KILLS kills each table equals the produced file: $N rows, every (id, name, v) once"
