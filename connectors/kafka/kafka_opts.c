@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/formats/rsql_format.h"
 #include "connectors/kafka/kafka_conf.h"
 
 #include <stdlib.h>
@@ -20,6 +21,7 @@ static const char *const startup_modes[] = {"earliest-offset", "latest-offset", 
 static const char *const bounded_modes[] = {"unbounded", "latest-offset", NULL};
 static const char *const partitioners[] = {"default", "fixed", "round-robin", NULL};
 static const char *const guarantees[] = {"at-least-once", "exactly-once", "none", NULL};
+static const char *const fields_includes[] = {"ALL", "EXCEPT_KEY", NULL};
 
 #define F(member, ctype) RSQL_OPT_FIELD(rsql_kafka_conf_t, member, ctype)
 #define SRC RSQL_OPT_F_SOURCE
@@ -139,13 +141,20 @@ static const rsql_opt_def_t kafka_opts[] = {
     RSQL_OPT_ROW_FG("key.format", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_kafka_formats,
                     "With `key.fields`: the format of the record key. A sink writes those "
                     "columns as the key (the default partitioner then sends equal keys to one "
-                    "partition); the value still holds every column (Flink's "
-                    "`value.fields-include` = `ALL`), so a source reads them from the value.",
+                    "partition). Whether the value holds them too: `value.fields-include`.",
                     F(key_format, int), F(key_format_given, bool)),
     RSQL_OPT_ROW_F("key.fields", RSQL_OPT_STR, 0, NULL, 0, 0, NULL,
                    "The columns of the record key, separated by `;` (`id` or `region;id`). "
                    "Needs `key.format`. Without it records have no key.",
                    F(key_fields, const char *)),
+    RSQL_OPT_ROW_F("value.fields-include", RSQL_OPT_ENUM, 0, "ALL", 0, 0, fields_includes,
+                   "With `key.fields`: `ALL`, the value holds every column, the key's too (a "
+                   "source reads every column from the value); `EXCEPT_KEY`, the value holds "
+                   "every column but the key's, and a source reads the key's columns from the "
+                   "record key (in `key.format`; a record without a key gives them NULL) and "
+                   "the others from the value. `EXCEPT_KEY` needs `key.fields` and a value "
+                   "format that is not a changelog one (`json`, `csv`, `raw`).",
+                   F(fields_include, int)),
     RSQL_OPT_ROW_F("sink.partitioner", RSQL_OPT_ENUM, SNK, "default", 0, 0, partitioners,
                    "Which partition a row goes to: `default`, by the hash of the key (murmur2, "
                    "as Kafka's Java producer; no key: any partition); `fixed`, all to partition "
@@ -209,6 +218,22 @@ static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
         const char *given = kf ? "key.format" : "key.fields";
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, given),
                               "option '%s' needs '%s'", given, kf ? "key.fields" : "key.format");
+    }
+    if (strcasecmp(rsql_optset_str(set, "value.fields-include"), "EXCEPT_KEY") == 0) {
+        if (!kl) {
+            return rsql_error_set(err, RSQL_ERR_MISSING_OPTION,
+                                  rsql_conn__value_pos(set, "value.fields-include"),
+                                  "value.fields-include 'EXCEPT_KEY' needs 'key.fields' (and "
+                                  "'key.format')");
+        }
+        const char *vf = rsql_optset_has(set, "value.format") ? "value.format" : "format";
+        if (rsql_format_changelog(rsql_optset_str(set, vf))) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION,
+                                  rsql_conn__value_pos(set, "value.fields-include"),
+                                  "value.fields-include 'EXCEPT_KEY' needs an insert-only value "
+                                  "format (json, csv, raw), not '%s'",
+                                  rsql_optset_str(set, vf));
+        }
     }
     if (strcasecmp(rsql_optset_str(set, "sink.delivery-guarantee"), "exactly-once") == 0) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED,

@@ -60,6 +60,7 @@ static void ks_close(rsql_source_t *s)
     }
     rsql_free(s->lanes);
     rsql_free(s->msgs);
+    rsql_kafka__rowdec_destroy(s->rowdec);
     pthread_mutex_destroy(&s->box.mu);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
@@ -367,6 +368,10 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         }
         p = e ? e + 1 : NULL;
     }
+    if (rc == RSQL_OK && c->fields_include == RSQL_KAFKA_FI_EXCEPT_KEY &&
+        !(s->rowdec = rsql_kafka__rowdec_new(ctx, c, err))) {
+        rc = err->code;
+    }
     if (rc == RSQL_OK && s->n_lanes == 0) {
         rc = rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
                             "kafka %s: no topic with partitions to read", s->where);
@@ -591,7 +596,9 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
     char id[320];
     snprintf(id, sizeof id, "kafka:%s@%" PRId64, l->name, m->offset);
     r->ident = rsql_arena_strdup(b->arena, id);
-    if ((m->payload && !r->raw) || !r->ident || (s->has_meta && !set_meta(s, b, r, l, m))) {
+    if ((m->payload && !r->raw) || !r->ident || (s->has_meta && !set_meta(s, b, r, l, m)) ||
+        (s->rowdec && m->payload &&
+         rsql_kafka__rowdec_decode(s->rowdec, b, r, m->key, m->key_len, err) != RSQL_OK)) {
         b->n--;
         return rsql_error_nomem(err);
     }
