@@ -51,6 +51,7 @@ typedef struct rsql_kafka_conf {
     bool key_format_given;
     const char *key_fields; /* key.fields: column names separated by ';' */
     int fields_include;     /* value.fields-include */
+    bool upsert;            /* upsert-kafka (set by its configure): the key is the PRIMARY KEY */
     int partitioner;
     int guarantee;
     int64_t timeout_ms; /* connect.timeout: metadata requests at open */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The kafka source's own decoding, for value.fields-include 'EXCEPT_KEY': a record's row made
- * from its key (the key.fields columns, in key.format) and its value (every other physical
- * column, in the value format), with the metadata columns in their places. The source then
+ * The kafka source's own decoding, for value.fields-include 'EXCEPT_KEY' and for upsert-kafka:
+ * a record's row made from its key (the key.fields columns, or upsert-kafka's PRIMARY KEY, in
+ * key.format) and its value (every other physical column in the value format; every one
+ * under 'ALL', which then wins over the key), with the metadata columns in their places.
+ * upsert-kafka: a record with a value is an upsert of its key (+I), one without a value a
+ * delete (-D) of its key, the other columns NULL. The source then
  * hands on the row itself (rsql_record_t.row), the record's value kept as its raw form; a key
  * or a value that does not decode makes the record a bad one (rsql_record_t.error), failed at
  * the decode stage like a body its format refuses. With 'ALL' (the default) the source hands
@@ -82,9 +85,21 @@ rsql_kafka_rowdec_t *rsql_kafka__rowdec_new(const rsql_source_ctx_t *ctx,
     }
     d->n_columns = ctx->n_columns;
     memcpy(d->types, ctx->column_types, sizeof *d->types * (size_t)ctx->n_columns);
-    d->n_key = rsql_kafka__key_columns(c->key_fields, ctx->n_columns, ctx->column_names,
-                                       d->key_cols, err);
-    bool ok = d->n_key >= 0;
+    if (c->upsert) {
+        d->n_key = ctx->n_key < RSQL_KAFKA_MAX_KEY ? ctx->n_key : RSQL_KAFKA_MAX_KEY;
+        for (int k = 0; k < d->n_key; k++) {
+            d->key_cols[k] = ctx->key_columns[k];
+        }
+        if (d->n_key == 0) {
+            rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                           "upsert-kafka: the table needs a PRIMARY KEY (...) NOT ENFORCED: "
+                           "the record key");
+        }
+    } else {
+        d->n_key = rsql_kafka__key_columns(c->key_fields, ctx->n_columns, ctx->column_names,
+                                           d->key_cols, err);
+    }
+    bool ok = d->n_key > 0;
     for (int i = 0; ok && i < d->n_key; i++) {
         if (ctx->column_meta && ctx->column_meta[d->key_cols[i]]) {
             rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
@@ -98,6 +113,7 @@ rsql_kafka_rowdec_t *rsql_kafka__rowdec_new(const rsql_source_ctx_t *ctx,
         for (int k = 0; k < d->n_key; k++) {
             in_key |= d->key_cols[k] == i;
         }
+        in_key &= c->fields_include == RSQL_KAFKA_FI_EXCEPT_KEY;
         if (!in_key && !(ctx->column_meta && ctx->column_meta[i])) {
             d->val_cols[d->n_val++] = i;
         }
@@ -132,6 +148,10 @@ static rsql_err_t bad_record(rsql_batch_t *b, rsql_record_t *r, const char *what
 rsql_err_t rsql_kafka__rowdec_decode(rsql_kafka_rowdec_t *d, rsql_batch_t *b, rsql_record_t *r,
                                      const void *key, size_t key_len, rsql_error_t *err)
 {
+    if (!r->raw && !key) {
+        r->n_rows = -1; /* neither key nor value: nothing to apply, done as filtered */
+        return RSQL_OK;
+    }
     rsql_value_t *row = r->meta;
     if (!row) {
         if (!(row = rsql_arena_alloc(b->arena, sizeof *row * (size_t)(d->n_columns + 1)))) {
@@ -157,6 +177,11 @@ rsql_err_t rsql_kafka__rowdec_decode(rsql_kafka_rowdec_t *d, rsql_batch_t *b, rs
                                                  .is_null = true};
         }
     }
+    if (!r->raw) { /* upsert-kafka's tombstone: the key's delete */
+        r->kind = RSQL_ROW_DELETE;
+        r->row = row;
+        return RSQL_OK;
+    }
     if (rsql_decode(d->val_dec, r->raw, r->raw_len, b->arena, d->scratch, &why) != RSQL_OK) {
         return why.code == RSQL_ERR_NOMEM ? rsql_error_nomem(err)
                                           : bad_record(b, r, "value", &why, err);
@@ -164,6 +189,7 @@ rsql_err_t rsql_kafka__rowdec_decode(rsql_kafka_rowdec_t *d, rsql_batch_t *b, rs
     for (int k = 0; k < d->n_val; k++) {
         row[d->val_cols[k]] = d->scratch[k];
     }
+    r->kind = RSQL_ROW_INSERT;
     r->row = row;
     return RSQL_OK;
 }

@@ -4,7 +4,8 @@
  * The kafka sink: a librdkafka producer writing one topic. Each row becomes one record: its
  * value the row in the table's format (every column; with value.fields-include 'EXCEPT_KEY'
  * every column but the key's), its key the key.fields columns in key.format (none without
- * them), its partition by sink.partitioner, its timestamp the
+ * them; upsert-kafka: the PRIMARY KEY's columns, and -D or -U is the key's tombstone, a
+ * record without a value), its partition by sink.partitioner, its timestamp the
  * 'timestamp' METADATA column when written. sink.delivery-guarantee 'at-least-once' (the
  * default) uses the idempotent producer with acks from every in-sync replica.
  *
@@ -64,6 +65,7 @@ struct rsql_sink {
     int n_val;             /* EXCEPT_KEY: the value's columns (val_cols), else 0: all */
     int *val_cols;
     rsql_value_t *val_row; /* scratch: one row's value columns (EXCEPT_KEY) */
+    bool upsert;           /* upsert-kafka: -D a tombstone, -U not written */
     int ts_meta;           /* index into the row of the 'timestamp' metadata, or -1 */
     int hdr_meta;          /* of the 'headers' metadata, or -1 */
     rsql_buf_t buf, kbuf;
@@ -198,7 +200,16 @@ static rsql_err_t open_key(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, const rsq
     if (!names || !types || !k->key_cols || !k->key_row || !k->val_cols || !k->val_row) {
         rc = rsql_error_nomem(err);
     }
-    if (rc == RSQL_OK && c->key_fields) {
+    if (rc == RSQL_OK && c->upsert) {
+        if (ctx->n_key <= 0 || ctx->n_key > RSQL_KAFKA_MAX_KEY) {
+            rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                                "upsert-kafka %s: the table needs a PRIMARY KEY (...) NOT "
+                                "ENFORCED: the record key", k->where);
+        }
+        for (int i = 0; rc == RSQL_OK && i < ctx->n_key; i++) {
+            k->key_cols[k->n_key++] = ctx->key_columns[i];
+        }
+    } else if (rc == RSQL_OK && c->key_fields) {
         k->n_key = rsql_kafka__key_columns(c->key_fields, n, ctx->column_names, k->key_cols, err);
         rc = k->n_key < 0 ? err->code : RSQL_OK;
     }
@@ -261,6 +272,7 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
     k->partitioner = c->partitioner;
+    k->upsert = c->upsert;
     k->ts_meta = -1;
     k->hdr_meta = -1;
     for (int i = 0; i < ctx->n_meta; i++) {
@@ -413,8 +425,19 @@ static rsql_err_t kk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             }
             val = k->val_row;
         }
-        rsql_err_t rc = rsql_io_encode_change(k->enc, val, rows[i].kind, &k->buf, 0, &refused,
-                                              err);
+        rsql_err_t rc = RSQL_OK;
+        uint8_t kind = rows[i].kind;
+        if (k->upsert && kind == RSQL_ROW_CLEAR) {
+            refused.code = RSQL_ERR_UNSUPPORTED;
+            snprintf(refused.msg, sizeof refused.msg,
+                     "upsert-kafka: a TRUNCATE (every row gone) has no record to write");
+            rc = refused.code;
+        } else if (!k->upsert || (kind != RSQL_ROW_DELETE && kind != RSQL_ROW_UPDATE_BEFORE)) {
+            /* upsert-kafka: -D and -U delete the key (a tombstone: no value); the planner
+               leaves out the -U a +U of the same key replaces anyway */
+            rc = rsql_io_encode_change(k->enc, val, k->upsert ? RSQL_ROW_INSERT : kind, &k->buf,
+                                       0, &refused, err);
+        }
         if (rc == RSQL_OK && k->key_enc) {
             for (int c = 0; c < k->n_key; c++) {
                 k->key_row[c] = rows[i].values[k->key_cols[c]];

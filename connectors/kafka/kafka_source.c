@@ -277,6 +277,7 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     snprintf(s->where, sizeof s->where, "source table '%.120s'", ctx->table ? ctx->table : "?");
     s->commit = c->group_id != NULL;
     s->bounded = c->bounded_mode == RSQL_KAFKA_BOUND_LATEST;
+    s->upsert = c->upsert;
     s->group_mode = c->group_id != NULL && !s->bounded && !ctx->preview;
     s->n_columns = ctx->n_columns;
     for (int m = 0; m < M_COUNT; m++) {
@@ -368,7 +369,7 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         }
         p = e ? e + 1 : NULL;
     }
-    if (rc == RSQL_OK && c->fields_include == RSQL_KAFKA_FI_EXCEPT_KEY &&
+    if (rc == RSQL_OK && (c->fields_include == RSQL_KAFKA_FI_EXCEPT_KEY || c->upsert) &&
         !(s->rowdec = rsql_kafka__rowdec_new(ctx, c, err))) {
         rc = err->code;
     }
@@ -590,14 +591,14 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
     if (m->payload) {
         r->raw = rsql_batch_copy(b, m->payload, m->len);
         r->raw_len = m->len;
-    } else {
+    } else if (!s->upsert) {
         r->n_rows = -1; /* a tombstone: no row, done as filtered */
     }
     char id[320];
     snprintf(id, sizeof id, "kafka:%s@%" PRId64, l->name, m->offset);
     r->ident = rsql_arena_strdup(b->arena, id);
     if ((m->payload && !r->raw) || !r->ident || (s->has_meta && !set_meta(s, b, r, l, m)) ||
-        (s->rowdec && m->payload &&
+        (s->rowdec && (m->payload || s->upsert) &&
          rsql_kafka__rowdec_decode(s->rowdec, b, r, m->key, m->key_len, err) != RSQL_OK)) {
         b->n--;
         return rsql_error_nomem(err);

@@ -46,7 +46,8 @@ typedef struct lane {
 /* The metadata columns a statement reads (-1: not read) and their types. */
 enum { M_TOPIC, M_PARTITION, M_OFFSET, M_TIMESTAMP, M_TSTYPE, M_HEADERS, M_COUNT };
 
-/* value.fields-include 'EXCEPT_KEY': a record's row from its key and its value (kafka_rows.c) */
+/* value.fields-include 'EXCEPT_KEY', upsert-kafka: a record's row from its key and its value
+   (kafka_rows.c) */
 typedef struct rsql_kafka_rowdec rsql_kafka_rowdec_t;
 /* Decoders of the key's columns and of the others, from the table; NULL with err set. */
 rsql_kafka_rowdec_t *rsql_kafka__rowdec_new(const rsql_source_ctx_t *ctx,
@@ -54,8 +55,10 @@ rsql_kafka_rowdec_t *rsql_kafka__rowdec_new(const rsql_source_ctx_t *ctx,
 void rsql_kafka__rowdec_destroy(rsql_kafka_rowdec_t *d); /* NULL-safe */
 /*
 ** r->row (in the batch arena) from key (key_len bytes; NULL: no key, its columns NULL) and
-** r->raw, the metadata from r->meta. A key or value that does not decode sets r->error
-** instead (RSQL_OK: the record goes on, bad). An error return is out of memory only.
+** r->raw, the metadata from r->meta; without r->raw (upsert-kafka's tombstone) the key's
+** delete (r->kind), and with neither no row (r->n_rows -1). A key or value that does not
+** decode sets r->error instead (RSQL_OK: the record goes on, bad). An error return is out of
+** memory only.
 ** @locality poll thread
 */
 rsql_err_t rsql_kafka__rowdec_decode(rsql_kafka_rowdec_t *d, rsql_batch_t *b, rsql_record_t *r,
@@ -76,7 +79,8 @@ struct rsql_source {
     int meta_col[M_COUNT];
     rsql_type_t meta_type[M_COUNT];
     bool has_meta;
-    rsql_kafka_rowdec_t *rowdec; /* EXCEPT_KEY: rows made here, else NULL */
+    rsql_kafka_rowdec_t *rowdec; /* EXCEPT_KEY, upsert-kafka: rows made here, else NULL */
+    bool upsert;                 /* upsert-kafka: a tombstone deletes its key */
     rd_kafka_message_t **msgs;
     int msgs_cap;
     int64_t commit_at_ms; /* when the poll thread sends the group its next commit */

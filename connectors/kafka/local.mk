@@ -1,5 +1,5 @@
 # connectors/kafka/: the kafka connector (Apache Kafka through librdkafka).
-RSQL_CONNECTORS += kafka
+RSQL_CONNECTORS += kafka upsert_kafka
 librocketsql_a_SOURCES += \
 	connectors/kafka/kafka_conf.h connectors/kafka/kafka_opts.c \
 	connectors/kafka/kafka_client.c connectors/kafka/kafka_pattern.c \
@@ -17,4 +17,4 @@ endif
 EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtrip.sh \
 	tests/kafka/t_broker_restart.sh \
 	tests/kafka/t_errors.sh tests/kafka/t_exactly_once.sh tests/kafka/t_group.sh \
-	tests/kafka/t_fields_include.sh
+	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh
