@@ -58,7 +58,7 @@ static rd_kafka_topic_partition_list_t *group_offsets(rsql_source_t *s, bool all
         int64_t off = atomic_load(&l->committed);
         bool want = all ? off >= 0 : atomic_load(&l->dirty);
         want |= unconfirmed && off >= 0 && off != l->acked;
-        if (!want || !l->owned) {
+        if (!want || !atomic_load(&l->owned)) {
             continue;
         }
         if (!tl && !(tl = rd_kafka_topic_partition_list_new(s->n_lanes))) {
@@ -203,7 +203,7 @@ static void on_assign(rsql_source_t *s, rd_kafka_topic_partition_list_t *parts)
                             : -1;
         int64_t own = later(atomic_load(&l->committed), l->resume);
         int64_t from = later(group, own);
-        l->owned = true;
+        atomic_store(&l->owned, true);
         l->polled = -1;
         l->acked = group;
         if (own > group && own >= 0) {
@@ -243,7 +243,7 @@ static bool drained(rsql_source_t *s, const rd_kafka_topic_partition_list_t *par
 {
     for (int i = 0; i < parts->cnt; i++) {
         int li = rsql_kafka__lane_of(s, parts->elems[i].topic, parts->elems[i].partition);
-        if (li >= 0 && s->lanes[li].owned && s->lanes[li].polled >= 0 &&
+        if (li >= 0 && atomic_load(&s->lanes[li].owned) && s->lanes[li].polled >= 0 &&
             atomic_load(&s->lanes[li].committed) < s->lanes[li].polled) {
             return false;
         }
@@ -275,7 +275,8 @@ static void on_revoke(rsql_source_t *s, rd_kafka_topic_partition_list_t *parts)
     for (int i = 0; tl && i < parts->cnt; i++) {
         int li = rsql_kafka__lane_of(s, parts->elems[i].topic, parts->elems[i].partition);
         int64_t off = li >= 0 ? atomic_load(&s->lanes[li].committed) : -1;
-        if (li >= 0 && s->lanes[li].owned && off >= 0 && off != s->lanes[li].acked) {
+        if (li >= 0 && atomic_load(&s->lanes[li].owned) && off >= 0 &&
+            off != s->lanes[li].acked) {
             rd_kafka_topic_partition_list_add(tl, parts->elems[i].topic,
                                               parts->elems[i].partition)->offset = off;
         }
@@ -289,7 +290,7 @@ static void on_revoke(rsql_source_t *s, rd_kafka_topic_partition_list_t *parts)
     for (int i = 0; i < parts->cnt; i++) {
         int li = rsql_kafka__lane_of(s, parts->elems[i].topic, parts->elems[i].partition);
         if (li >= 0) {
-            s->lanes[li].owned = false;
+            atomic_store(&s->lanes[li].owned, false);
             s->lanes[li].polled = -1;
             rsql_log(RSQL_LOG_INFO, "kafka", "%s: group '%s' %s %s", s->where, s->group,
                      lost ? "lost" : "revoked", s->lanes[li].name);
@@ -318,7 +319,7 @@ void rsql_kafka__rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
         rsql_log(RSQL_LOG_WARN, "kafka", "%s: rebalance of group '%s' failed: %s", s->where,
                  s->group, rd_kafka_err2str(e));
         for (int i = 0; i < s->n_lanes; i++) {
-            s->lanes[i].owned = false;
+            atomic_store(&s->lanes[i].owned, false);
             s->lanes[i].polled = -1;
         }
         rd_kafka_assign(s->rk, NULL);
@@ -351,4 +352,73 @@ rsql_err_t rsql_kafka__group_subscribe(rsql_source_t *s, rsql_error_t *err)
     rsql_log(RSQL_LOG_INFO, "kafka", "%s: subscribed in group '%s' (%s)", s->where, s->group,
              "partitions come with the group's rebalances");
     return RSQL_OK;
+}
+
+/* Append text to buf (size bytes) at *at, NUL-terminated, never past its end. */
+static void put(char *buf, size_t size, size_t *at, const char *text)
+{
+    size_t n = strlen(text);
+    if (*at + 1 >= size) {
+        return;
+    }
+    if (n > size - 1 - *at) {
+        n = size - 1 - *at;
+    }
+    memcpy(buf + *at, text, n);
+    *at += n;
+    buf[*at] = '\0';
+}
+
+/* text as a JSON string's inside (quotes and backslashes escaped, control bytes dropped). */
+static void put_json(char *buf, size_t size, size_t *at, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        char one[3] = {*p, 0, 0};
+        if (*p == '"' || *p == '\\') {
+            one[0] = '\\';
+            one[1] = *p;
+        } else if ((unsigned char)*p < 0x20) {
+            continue;
+        }
+        put(buf, size, at, one);
+    }
+}
+
+size_t rsql_kafka__group_describe(rsql_source_t *s, bool text, char *buf, size_t size)
+{
+    size_t at = 0;
+    if (!s->group_mode || size == 0) {
+        return 0;
+    }
+    buf[0] = '\0';
+    int owned = 0;
+    for (int i = 0; i < s->n_lanes; i++) {
+        owned += atomic_load(&s->lanes[i].owned);
+    }
+    char num[64];
+    if (text) {
+        put(buf, size, &at, "group ");
+        put(buf, size, &at, s->group);
+        snprintf(num, sizeof num, ": %d of %d partitions", owned, s->n_lanes);
+        put(buf, size, &at, num);
+        return at;
+    }
+    put(buf, size, &at, "{\"group\":\"");
+    put_json(buf, size, &at, s->group);
+    snprintf(num, sizeof num, "\",\"of\":%d,\"partitions\":[", s->n_lanes);
+    put(buf, size, &at, num);
+    int k = 0;
+    for (int i = 0; i < s->n_lanes; i++) {
+        if (atomic_load(&s->lanes[i].owned)) {
+            put(buf, size, &at, k++ ? ",\"" : "\"");
+            put_json(buf, size, &at, s->lanes[i].name);
+            put(buf, size, &at, "\"");
+        }
+    }
+    put(buf, size, &at, "]}");
+    if (at + 1 >= size) { /* cut: say nothing rather than broken JSON */
+        buf[0] = '\0';
+        return 0;
+    }
+    return at;
 }

@@ -99,7 +99,7 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
         l->acked = -1;
         l->resume = -1;
         l->polled = -1;
-        l->owned = !s->group_mode;
+        atomic_init(&l->owned, !s->group_mode);
         s->n_lanes++;
     }
     return RSQL_OK;
@@ -574,7 +574,7 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
             return RSQL_OK;
         }
     }
-    if (li < 0 || !s->lanes[li].owned) {
+    if (li < 0 || !atomic_load(&s->lanes[li].owned)) {
         return RSQL_OK; /* fetched before the partition was given up: its next owner reads it */
     }
     lane_t *l = &s->lanes[li];
@@ -706,4 +706,5 @@ const rsql_source_ops_t rsql_kafka_source_ops = {
     .committed = ks_committed,
     .wakeup = ks_wakeup,
     .close = ks_close,
+    .describe = rsql_kafka__group_describe,
 };

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "connectors/kafka/kafka_conf.h"
@@ -35,7 +36,8 @@ typedef struct lane {
     int64_t resume;  /* its position in the sink or the catalog at the start (-1: none) */
     int64_t high;    /* scan.bounded.mode latest-offset: where it stops */
     bool done;       /* read up to high (bounded) */
-    bool owned;      /* assigned to this consumer now (always, in assign mode) */
+    atomic_bool owned; /* assigned to this consumer now (always, in assign mode); set on the
+                          poll thread, read by describe on the worker */
     int64_t polled;  /* the position after the last record handed on since it was assigned
                         (-1: none) @locality poll thread */
     atomic_int_least64_t committed; /* the job's last commit of it (-1: none yet) */
@@ -126,6 +128,13 @@ void rsql_kafka__commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 */
 void rsql_kafka__rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
                               rd_kafka_topic_partition_list_t *parts, void *opaque);
+/*
+** Group mode: the group and the partitions the source owns, for the status line (text: "group
+** g: 2 of 6 partitions") or SHOW JOB RUNS ({"group":"g","of":6,"partitions":["t/0","t/3"]}).
+** Assign mode: nothing (0). At most size bytes, NUL-terminated; the length.
+** @locality worker thread
+*/
+size_t rsql_kafka__group_describe(rsql_source_t *s, bool text, char *buf, size_t size);
 /* Group mode: subscribe to the lanes' topics. */
 rsql_err_t rsql_kafka__group_subscribe(rsql_source_t *s, rsql_error_t *err);
 
