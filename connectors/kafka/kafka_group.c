@@ -89,31 +89,70 @@ void rsql_kafka__group_commit(rsql_source_t *s)
     }
 }
 
-/* Commit tl to the group and wait up to timeout_ms for the answer; what: for the warning. */
+/*
+** One synchronous commit of tl: the first error, the request's or a partition's (NO_ERROR when
+** every partition is committed; those are marked confirmed). Waits up to timeout_ms.
+*/
+static rd_kafka_resp_err_t commit_once(rsql_source_t *s, rd_kafka_topic_partition_list_t *tl,
+                                       int timeout_ms)
+{
+    rd_kafka_queue_t *cq = rd_kafka_queue_new(s->rk);
+    if (!cq) {
+        return RD_KAFKA_RESP_ERR__FAIL;
+    }
+    rd_kafka_resp_err_t e = rd_kafka_commit_queue(s->rk, tl, cq, NULL, NULL);
+    rd_kafka_event_t *ev = e == RD_KAFKA_RESP_ERR_NO_ERROR ? rd_kafka_queue_poll(cq, timeout_ms)
+                                                           : NULL;
+    if (e == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        e = ev ? rd_kafka_event_error(ev) : RD_KAFKA_RESP_ERR__TIMED_OUT;
+    }
+    const rd_kafka_topic_partition_list_t *got = ev ? rd_kafka_event_topic_partition_list(ev)
+                                                    : NULL;
+    for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && got && i < got->cnt; i++) {
+        e = got->elems[i].err;
+    }
+    for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < tl->cnt; i++) {
+        int li = rsql_kafka__lane_of(s, tl->elems[i].topic, tl->elems[i].partition);
+        if (li >= 0) {
+            s->lanes[li].acked = tl->elems[i].offset;
+        }
+    }
+    if (ev) {
+        rd_kafka_event_destroy(ev);
+    }
+    rd_kafka_queue_destroy(cq);
+    return e;
+}
+
+/*
+** Commit tl to the group and wait for the answer, again while it fails (a partition's commit
+** can be refused while the group rebalances), for up to timeout_ms in all; what: for the
+** warning when it never succeeds.
+*/
 static void commit_wait(rsql_source_t *s, rd_kafka_topic_partition_list_t *tl, int timeout_ms,
                         const char *what)
 {
-    rd_kafka_queue_t *cq = rd_kafka_queue_new(s->rk);
-    if (cq && rd_kafka_commit_queue(s->rk, tl, cq, NULL, NULL) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        rd_kafka_event_t *ev = rd_kafka_queue_poll(cq, timeout_ms);
-        rd_kafka_resp_err_t e = ev ? rd_kafka_event_error(ev) : RD_KAFKA_RESP_ERR__TIMED_OUT;
-        if (e == RD_KAFKA_RESP_ERR_NO_ERROR) {
-            for (int i = 0; i < tl->cnt; i++) {
-                int li = rsql_kafka__lane_of(s, tl->elems[i].topic, tl->elems[i].partition);
-                if (li >= 0) {
-                    s->lanes[li].acked = tl->elems[i].offset;
-                }
-            }
-        } else {
-            rsql_log(RSQL_LOG_WARN, "kafka", "%s: %s to group '%s': %s (the positions are in "
-                     "the catalog)", s->where, what, s->group, rd_kafka_err2str(e));
+    int64_t until = now_ms() + timeout_ms;
+    rd_kafka_resp_err_t e;
+    int tries = 0;
+    for (;;) {
+        int64_t left = until - now_ms();
+        e = commit_once(s, tl, (int)(left > 0 ? left : 1));
+        tries++;
+        if (e == RD_KAFKA_RESP_ERR_NO_ERROR || now_ms() + KAFKA_COMMIT_RETRY_MS >= until ||
+            atomic_load(&s->stopping)) {
+            break;
         }
-        if (ev) {
-            rd_kafka_event_destroy(ev);
-        }
+        struct timespec pause = {0, KAFKA_COMMIT_RETRY_MS * 1000000L};
+        nanosleep(&pause, NULL);
     }
-    if (cq) {
-        rd_kafka_queue_destroy(cq);
+    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        rsql_log(RSQL_LOG_WARN, "kafka", "%s: %s to group '%s': %s after %d tries (the "
+                 "positions are in the catalog)", s->where, what, s->group, rd_kafka_err2str(e),
+                 tries);
+    } else if (tries > 1) {
+        rsql_log(RSQL_LOG_INFO, "kafka", "%s: %s to group '%s' done at try %d", s->where, what,
+                 s->group, tries);
     }
 }
 
@@ -205,7 +244,13 @@ static void on_assign(rsql_source_t *s, rd_kafka_topic_partition_list_t *parts)
         int64_t from = later(group, own);
         atomic_store(&l->owned, true);
         l->polled = -1;
+        l->next = from;
         l->acked = group;
+        if (group > atomic_load(&l->committed)) {
+            /* what some member delivered is this job's position too: an older one of its own
+               must never be sent to the group again */
+            atomic_store(&l->committed, group);
+        }
         if (own > group && own >= 0) {
             /* the group is behind what this job delivered: tell it */
             if (atomic_load(&l->committed) < own) {

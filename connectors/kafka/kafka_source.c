@@ -99,6 +99,7 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
         l->acked = -1;
         l->resume = -1;
         l->polled = -1;
+        l->next = -1;
         atomic_init(&l->owned, !s->group_mode);
         s->n_lanes++;
     }
@@ -578,6 +579,9 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
         return RSQL_OK; /* fetched before the partition was given up: its next owner reads it */
     }
     lane_t *l = &s->lanes[li];
+    if (l->next >= 0 && m->offset < l->next) {
+        return RSQL_OK; /* fetched for an earlier assignment of it, or handed on already */
+    }
     if (s->bounded && (l->done || m->offset >= l->high)) {
         lane_done(s, li);
         return RSQL_OK; /* past the end it had at the start */
@@ -604,6 +608,7 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
         return rsql_error_nomem(err);
     }
     l->polled = r->offset;
+    l->next = r->offset;
     if (s->bounded && r->offset >= l->high) {
         lane_done(s, li);
     }

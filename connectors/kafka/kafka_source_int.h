@@ -40,6 +40,9 @@ typedef struct lane {
                           poll thread, read by describe on the worker */
     int64_t polled;  /* the position after the last record handed on since it was assigned
                         (-1: none) @locality poll thread */
+    int64_t next;    /* the lowest offset it may hand on next (-1: any): a record below it
+                        was fetched for an earlier assignment, or handed on already
+                        @locality poll thread */
     atomic_int_least64_t committed; /* the job's last commit of it (-1: none yet) */
     atomic_bool dirty;              /* committed not yet (or not successfully) sent to the group */
     int64_t acked;                  /* the last offset the group confirmed (-1: none) */
@@ -99,6 +102,8 @@ struct rsql_source {
    coordinator may never be answered). */
 #define KAFKA_GROUP_COMMIT_MS 200
 #define KAFKA_GROUP_RESEND_MS 2000
+/* The pause before a synchronous commit the group refused is sent again */
+#define KAFKA_COMMIT_RETRY_MS 200
 /* How long a revoke waits at most for the records of its partitions still on their way */
 #define KAFKA_REVOKE_DRAIN_MS 30000
 

@@ -39,7 +39,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-die() { echo "FAIL t_group: $*"; exit 1; }
+die() {
+    local m
+    for m in A B C; do # what each member said (warnings: a drain that timed out, a commit)
+        [ -f "$WORK/$m.out" ] && grep -v "^read=" "$WORK/$m.out" | tail -n 5 | sed "s/^/  $m: /"
+    done
+    echo "FAIL t_group: $*"
+    exit 1
+}
 ok() { echo "ok: $*"; }
 
 [ -x "$BIN" ] || die "rocketsql binary $BIN not built"
