@@ -337,8 +337,14 @@ static void on_revoke(rsql_source_t *s, rd_kafka_topic_partition_list_t *parts)
         if (li >= 0) {
             atomic_store(&s->lanes[li].owned, false);
             s->lanes[li].polled = -1;
-            rsql_log(RSQL_LOG_INFO, "kafka", "%s: group '%s' %s %s", s->where, s->group,
-                     lost ? "lost" : "revoked", s->lanes[li].name);
+            if (lost) {
+                rsql_log(RSQL_LOG_WARN, "kafka", "%s: group '%s' lost partition %s (this "
+                         "member's generation ended): its next owner reads again what this job "
+                         "did not commit to the group", s->where, s->group, s->lanes[li].name);
+            } else {
+                rsql_log(RSQL_LOG_INFO, "kafka", "%s: group '%s' revoked %s", s->where,
+                         s->group, s->lanes[li].name);
+            }
         }
     }
     if (cooperative(s)) {
