@@ -57,6 +57,7 @@ static void restart_conf_load(rsql_catalog_t *cat, const char *name, restart_con
 {
     rsql_settings_t *st = rsql_settings_new();
     rsql_job_def_t *job = NULL;
+    memset(rc, 0, sizeof *rc);
     if (st && rsql_catalog_job_get(cat, name, &job, NULL) == RSQL_OK && job) {
         for (int i = 0; i < job->n_settings; i++) {
             rsql_settings_set(st, job->settings[i].key, job->settings[i].value, RSQL_NOPOS,

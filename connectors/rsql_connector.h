@@ -21,7 +21,7 @@
 ** incompatible change; rocketsql loads only plugins built with its own
 ** number (docs/PLUGINS.md, "ABI versioning").
 */
-#define RSQL_CONNECTOR_ABI_VERSION 11
+#define RSQL_CONNECTOR_ABI_VERSION 12
 
 #define RSQL_CAP_SOURCE 0x1u
 #define RSQL_CAP_SINK 0x2u
@@ -278,6 +278,14 @@ typedef struct rsql_connector_def {
     ** (RSQL_CHANGES_BY_KEY: it deletes every row of its table) or to a preview.
     */
     const char *(*produces_clears)(const void *conf);
+    /*
+    ** Sink side, with changes RSQL_CHANGES_BY_KEY: the sink applies the changes by writing
+    ** each to a log keyed by the table's key (upsert-kafka: a record per upsert, a tombstone
+    ** per delete), so it cannot delete every row of its table (a TRUNCATE: RSQL_ROW_CLEAR)
+    ** nor tell whether it holds a key (a deduplication keeping the first row, done by the
+    ** sink). The planner sends it neither.
+    */
+    bool keyed_log;
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */

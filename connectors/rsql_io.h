@@ -212,6 +212,13 @@ typedef struct rsql_source_ctx {
     /* Where the source publishes its acks, renewals, deferrals and held messages, or NULL
        (nobody reads them: publish nothing). Outlives the source. */
     rsql_source_counters_t *counters;
+    /* The table's PRIMARY KEY (...) NOT ENFORCED: n_key column indexes, in key order; 0 = none
+       (upsert-kafka reads the key's columns from the record key). */
+    int n_key;
+    const int *key_columns;
+    /* A preview (a SELECT shown, never committed): a source that would join something shared
+       (a Kafka consumer group's subscription) reads on its own instead. */
+    bool preview;
 } rsql_source_ctx_t;
 
 typedef struct rsql_source_ops {

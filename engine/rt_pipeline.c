@@ -289,6 +289,7 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
     ctx.n_resume = 0;
     ctx.not_before_ms = p->not_before_ms;
     ctx.counters = p->conf.stats ? &p->conf.stats->src : NULL;
+    ctx.preview = p->conf.preview;
     resume_list_t l = {0};
     const char **names = NULL;
     int64_t *offs = NULL;

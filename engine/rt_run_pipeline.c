@@ -676,12 +676,22 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     for (int i = 0; src_required && i < sdef->n_columns; i++) {
         src_required[i] = sdef->columns[i].not_null || sdef->columns[i].pk_ord > 0;
     }
+    /* the source table's PRIMARY KEY columns, in key order */
+    int *src_key = rsql_calloc((size_t)sdef->n_columns + 1, sizeof *src_key);
+    int n_src_key = 0;
+    for (int k = 1; src_key && k <= sdef->n_columns; k++) {
+        for (int i = 0; i < sdef->n_columns; i++) {
+            if (sdef->columns[i].pk_ord == k) {
+                src_key[n_src_key++] = i;
+            }
+        }
+    }
     /* each is called whatever the others gave: all four are freed below */
     bool ok_src = cols_of(sdef, &src_cols, false);
     bool ok_phys = cols_of(sdef, &phys_cols, true);
     bool ok_snk = sink_cols_of(plan, &snk_cols, &meta_keys, &meta_types);
     bool ok_dlq = cols_of(plan->errors.dlq.def, &dlq_cols, false);
-    bool ok = ok_src && ok_phys && ok_snk && ok_dlq && src_descs && src_required;
+    bool ok = ok_src && ok_phys && ok_snk && ok_dlq && src_descs && src_required && src_key;
     x.plan = plan;
     x.n_in = sdef->n_columns;
     for (int i = 0; i < sdef->n_columns; i++) {
@@ -854,6 +864,8 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     conf.src_ctx.column_meta = plan->source_meta;
     conf.src_ctx.column_descs = src_descs;
     conf.src_ctx.column_required = src_required;
+    conf.src_ctx.n_key = n_src_key;
+    conf.src_ctx.key_columns = src_key;
     conf.snk_ops = snk_ops;
     if (snk_ops && snk_ops->gather_rows && plan->sink.opts) {
         conf.flush_rows = snk_ops->gather_rows(rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR));
@@ -975,6 +987,7 @@ done:
     cols_free(&src_cols);
     rsql_free(src_descs);
     rsql_free(src_required);
+    rsql_free(src_key);
     cols_free(&phys_cols);
     cols_free(&snk_cols);
     cols_free(&dlq_cols);

@@ -259,7 +259,8 @@ static rsql_err_t check_clears(const rsql_plan_t *plan, rsql_error_t *err)
     rsql_buf_t b = RSQL_BUF_INIT;
     int n = 0;
     for (const rsql_connector_def_t *const *c = rsql_connector_list(); *c; c++) {
-        if (((*c)->caps & RSQL_CAP_SINK) && (*c)->changes == RSQL_CHANGES_BY_KEY) {
+        if (((*c)->caps & RSQL_CAP_SINK) && (*c)->changes == RSQL_CHANGES_BY_KEY &&
+            !(*c)->keyed_log) {
             rsql_buf_printf(&b, "%s%s", n++ ? ", " : "", (*c)->name);
         }
     }
@@ -614,7 +615,8 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
         return RSQL_OK;
     }
     rsql_err_t rc = check_sink(plan, err);
-    if (rc == RSQL_OK && plan->clears_by && plan->sink.conn->changes != RSQL_CHANGES_BY_KEY) {
+    if (rc == RSQL_OK && plan->clears_by &&
+        (plan->sink.conn->changes != RSQL_CHANGES_BY_KEY || plan->sink.conn->keyed_log)) {
         rc = check_clears(plan, err);
     }
     if (rc == RSQL_OK && mode == RSQL_MODE_UPSERT) {

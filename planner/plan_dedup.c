@@ -454,10 +454,11 @@ static const rsql_bexpr_t *plain_column(const rsql_bexpr_t *e)
     return e && e->kind == RSQL_BX_COLUMN ? e : NULL;
 }
 
-/* A sink that keeps rows by key (rsql_connector_def_t.changes BY_KEY). */
+/* A sink that keeps rows by key (rsql_connector_def_t.changes BY_KEY; not a keyed log, which
+   cannot tell whether it holds a key). */
 static bool keeps_by_key(const rsql_connector_def_t *c)
 {
-    return (c->caps & RSQL_CAP_SINK) && c->changes == RSQL_CHANGES_BY_KEY;
+    return (c->caps & RSQL_CAP_SINK) && c->changes == RSQL_CHANGES_BY_KEY && !c->keyed_log;
 }
 
 /* "the sink of table 's' (connector 'c')" and what it must be, into err at pos. */
@@ -491,7 +492,7 @@ rsql_err_t rsql_plan__dedup_in_sink(rsql_plan_t *plan, rsql_error_t *err)
         return refuse_sink(plan, d->pos, "a preview has no such table", err);
     }
     char what[512];
-    if (k->conn->changes != RSQL_CHANGES_BY_KEY) {
+    if (!keeps_by_key(k->conn)) {
         snprintf(what, sizeof what, "the sink of table '%s' (connector '%s') does not keep rows "
                  "by key", k->def->name, k->conn->name);
         return refuse_sink(plan, k->pos, what, err);

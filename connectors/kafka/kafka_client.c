@@ -171,3 +171,30 @@ rsql_err_t rsql_kafka__err_code(rd_kafka_resp_err_t e)
         return RSQL_ERR_REMOTE;
     }
 }
+
+int rsql_kafka__key_columns(const char *key_fields, int n_columns, const char *const *names,
+                            int *cols, rsql_error_t *err)
+{
+    int n = 0;
+    const char *p = key_fields ? key_fields : "";
+    while (*p) {
+        const char *e = strchr(p, ';');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int col = -1;
+        for (int i = 0; i < n_columns && col < 0; i++) {
+            if (strlen(names[i]) == len && strncasecmp(names[i], p, len) == 0) {
+                col = i;
+            }
+        }
+        if (col < 0 || n == RSQL_KAFKA_MAX_KEY) {
+            rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
+                           col < 0 ? "kafka: option 'key.fields': unknown column '%.*s'"
+                                   : "kafka: option 'key.fields': more than 64 columns at '%.*s'",
+                           (int)len, p);
+            return -1;
+        }
+        cols[n++] = col;
+        p = e ? e + 1 : p + len;
+    }
+    return n;
+}

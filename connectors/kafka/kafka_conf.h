@@ -29,6 +29,8 @@ enum { RSQL_KAFKA_START_EARLIEST, RSQL_KAFKA_START_LATEST, RSQL_KAFKA_START_GROU
 enum { RSQL_KAFKA_BOUND_NONE, RSQL_KAFKA_BOUND_LATEST };
 /* sink.partitioner */
 enum { RSQL_KAFKA_PART_DEFAULT, RSQL_KAFKA_PART_FIXED, RSQL_KAFKA_PART_ROUND_ROBIN };
+/* value.fields-include */
+enum { RSQL_KAFKA_FI_ALL, RSQL_KAFKA_FI_EXCEPT_KEY };
 /* sink.delivery-guarantee */
 enum { RSQL_KAFKA_DG_AT_LEAST_ONCE, RSQL_KAFKA_DG_EXACTLY_ONCE, RSQL_KAFKA_DG_NONE };
 
@@ -48,6 +50,8 @@ typedef struct rsql_kafka_conf {
     int key_format;
     bool key_format_given;
     const char *key_fields; /* key.fields: column names separated by ';' */
+    int fields_include;     /* value.fields-include */
+    bool upsert;            /* upsert-kafka (set by its configure): the key is the PRIMARY KEY */
     int partitioner;
     int guarantee;
     int64_t timeout_ms; /* connect.timeout: metadata requests at open */
@@ -99,6 +103,16 @@ rsql_err_t rsql_kafka__topic_partitions(rd_kafka_t *rk, const rsql_kafka_conf_t 
 rsql_err_t rsql_kafka__pattern_check(const char *pattern, char *why, size_t size);
 int rsql_kafka__pattern_topics(const char *pattern, const struct rd_kafka_metadata *md,
                                char ***out);
+
+/* The most key.fields columns */
+#define RSQL_KAFKA_MAX_KEY 64
+
+/*
+** key.fields as column indexes (of names[0..n_columns)) into cols (RSQL_KAFKA_MAX_KEY of
+** them); their count, or -1 with err set (a name that is not a column, too many).
+*/
+int rsql_kafka__key_columns(const char *key_fields, int n_columns, const char *const *names,
+                            int *cols, rsql_error_t *err);
 
 /* The rsql error code for a librdkafka error (transient ones retriable). */
 rsql_err_t rsql_kafka__err_code(rd_kafka_resp_err_t e);

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "connectors/conn_int.h"
+#include "connectors/formats/rsql_format.h"
 #include "connectors/kafka/kafka_conf.h"
 
 #include <stdlib.h>
@@ -20,6 +21,7 @@ static const char *const startup_modes[] = {"earliest-offset", "latest-offset", 
 static const char *const bounded_modes[] = {"unbounded", "latest-offset", NULL};
 static const char *const partitioners[] = {"default", "fixed", "round-robin", NULL};
 static const char *const guarantees[] = {"at-least-once", "exactly-once", "none", NULL};
+static const char *const fields_includes[] = {"ALL", "EXCEPT_KEY", NULL};
 
 #define F(member, ctype) RSQL_OPT_FIELD(rsql_kafka_conf_t, member, ctype)
 #define SRC RSQL_OPT_F_SOURCE
@@ -72,13 +74,66 @@ static rsql_err_t check_pattern(const rsql_opt_def_t *def, const char *key, cons
     return RSQL_OK;
 }
 
+/* The rows kafka and upsert-kafka share. */
+#define KAFKA_ROW_SERVERS \
+    RSQL_OPT_ROW_F("properties.bootstrap.servers", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, \
+                   NULL, \
+                   "The brokers to start from, `host:port` separated by commas (librdkafka's " \
+                   "`bootstrap.servers`).", \
+                   F(servers, const char *))
+#define KAFKA_ROW_GROUP \
+    RSQL_OPT_ROW_F("properties.group.id", RSQL_OPT_STR, SRC, NULL, 0, 0, NULL, \
+                   "The consumer group. An unbounded source subscribes in it: several " \
+                   "processes running the same statement share the partitions, and the group " \
+                   "rebalances them as members come and go (`cooperative-sticky` unless " \
+                   "`properties.partition.assignment.strategy` says otherwise; a member that " \
+                   "died leaves after `properties.session.timeout.ms`, 10 s by default). A " \
+                   "partition given up is drained first (its records on their way written and " \
+                   "committed); one taken starts at the later of the group's committed offset " \
+                   "and the job's own position. A bounded source (`scan.bounded.mode`) is " \
+                   "assigned every partition instead. Either way the source commits to the " \
+                   "group the offsets the job has committed (each partition only up to the " \
+                   "first record whose outcome is not known). Needed by `group-offsets`; " \
+                   "without it every partition is read by this one job and nothing is " \
+                   "committed to Kafka (the job keeps its positions in the catalog either " \
+                   "way).", \
+                   F(group_id, const char *))
+#define KAFKA_ROW_BOUNDED \
+    RSQL_OPT_ROW_F("scan.bounded.mode", RSQL_OPT_ENUM, SRC, "unbounded", 0, 0, bounded_modes, \
+                   "`latest-offset`: the read ends once every partition is read up to the end " \
+                   "it had when the job started (a batch job). `unbounded`: it runs until " \
+                   "stopped.", \
+                   F(bounded_mode, int))
+#define KAFKA_ROW_FIELDS_INCLUDE \
+    RSQL_OPT_ROW_F("value.fields-include", RSQL_OPT_ENUM, 0, "ALL", 0, 0, fields_includes, \
+                   "With a key (`key.fields`; upsert-kafka: the PRIMARY KEY): `ALL`, the value " \
+                   "holds every column, the key's too (a source reads every column from the " \
+                   "value); `EXCEPT_KEY`, the value holds every column but the key's, and a " \
+                   "source reads the key's columns from the record key (in `key.format`; a " \
+                   "record without a key gives them NULL) and the others from the value. " \
+                   "`EXCEPT_KEY` needs a value format that is not a changelog one (`json`, " \
+                   "`csv`, `raw`).", \
+                   F(fields_include, int))
+#define KAFKA_ROWS_CONNECTION \
+    RSQL_OPT_ROW_F("connect.timeout", RSQL_OPT_DURATION, 0, "15s", 100, RSQL_MS_H, NULL, \
+                   "How long a job waits at its start for the brokers to answer (the topic's " \
+                   "partitions); then it fails, naming the brokers and librdkafka's last error.", \
+                   F(timeout_ms, int64_t)), \
+    SECRET_PROP("sasl.password", "the SASL password"), \
+    SECRET_PROP("ssl.key.password", "the private key's password"), \
+    SECRET_PROP("ssl.key.pem", "the private key"), \
+    SECRET_PROP("ssl.keystore.password", "the keystore's password"), \
+    SECRET_PROP("sasl.oauthbearer.client.secret", "the OAuth client secret"), \
+    RSQL_OPT_ROW("properties.*", RSQL_OPT_STR, 0, NULL, 0, 0, NULL, \
+                 "Any other librdkafka property, its name after `properties.` " \
+                 "(`properties.security.protocol`, `properties.fetch.max.bytes`, ...), passed " \
+                 "as given; a name or value librdkafka refuses fails the job's start with its " \
+                 "reason. Set by the connector itself and so refused here: " \
+                 "`enable.auto.commit`, `enable.auto.offset.store`, `enable.idempotence`.")
+
 static const rsql_opt_def_t kafka_opts[] = {
     RSQL_CONN_ROW_CONNECTOR("kafka"),
-    RSQL_OPT_ROW_F("properties.bootstrap.servers", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0,
-                   NULL,
-                   "The brokers to start from, `host:port` separated by commas (librdkafka's "
-                   "`bootstrap.servers`).",
-                   F(servers, const char *)),
+    KAFKA_ROW_SERVERS,
     RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED | SNK, NULL, 0, 0, NULL,
                    "The topic. A source may read several, separated by `;` (`orders;refunds`); "
                    "a sink writes exactly one. A topic that does not exist is an error when the "
@@ -92,20 +147,15 @@ static const rsql_opt_def_t kafka_opts[] = {
                     "out). None matching is an error; topics made later are read by the next "
                     "run.",
                     check_pattern, F(topic_pattern, const char *)),
-    RSQL_OPT_ROW_F("properties.group.id", RSQL_OPT_STR, SRC, NULL, 0, 0, NULL,
-                   "The consumer group. The source commits to it the offsets the job has "
-                   "committed (each partition only up to the first record whose outcome is not "
-                   "known), and `group-offsets` starts from them. Needed by `group-offsets`; "
-                   "without it nothing is committed to Kafka (the job keeps its positions in "
-                   "the catalog either way).",
-                   F(group_id, const char *)),
+    KAFKA_ROW_GROUP,
     RSQL_OPT_ROW_F("scan.startup.mode", RSQL_OPT_ENUM, SRC, "group-offsets", 0, 0, startup_modes,
                    "Where a job that has no position of its own yet starts reading each "
                    "partition: its first offset, its end, the group's committed offset (none "
                    "committed: where `properties.auto.offset.reset` says, `earliest` unless "
                    "given), the first record at or after `scan.startup.timestamp-millis`, or "
                    "`scan.startup.specific-offsets`. A job run again resumes after what it "
-                   "committed, whatever the mode.",
+                   "committed, whatever the mode (in a group: after what the group or the job "
+                   "committed, the later).",
                    F(startup_mode, int)),
     RSQL_OPT_ROW_FG("scan.startup.timestamp-millis", RSQL_OPT_INT, SRC, NULL, 0, INT64_MAX, NULL,
                     "With `scan.startup.mode` = `timestamp`: the time (ms since the epoch).",
@@ -115,11 +165,7 @@ static const rsql_opt_def_t kafka_opts[] = {
                     "(`partition:0,offset:42;partition:1,offset:300`; one topic). Partitions not "
                     "listed start at the group's committed offset.",
                     check_specific, F(specific_offsets, const char *)),
-    RSQL_OPT_ROW_F("scan.bounded.mode", RSQL_OPT_ENUM, SRC, "unbounded", 0, 0, bounded_modes,
-                   "`latest-offset`: the read ends once every partition is read up to the end "
-                   "it had when the job started (a batch job). `unbounded`: it runs until "
-                   "stopped.",
-                   F(bounded_mode, int)),
+    KAFKA_ROW_BOUNDED,
     RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_kafka_formats,
                    "How a record's value becomes a row, and a row a value. `value.format` is "
                    "the same option in Flink's other spelling (give one of the two).",
@@ -129,13 +175,13 @@ static const rsql_opt_def_t kafka_opts[] = {
     RSQL_OPT_ROW_FG("key.format", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_kafka_formats,
                     "With `key.fields`: the format of the record key. A sink writes those "
                     "columns as the key (the default partitioner then sends equal keys to one "
-                    "partition); the value still holds every column (Flink's "
-                    "`value.fields-include` = `ALL`), so a source reads them from the value.",
+                    "partition). Whether the value holds them too: `value.fields-include`.",
                     F(key_format, int), F(key_format_given, bool)),
     RSQL_OPT_ROW_F("key.fields", RSQL_OPT_STR, 0, NULL, 0, 0, NULL,
                    "The columns of the record key, separated by `;` (`id` or `region;id`). "
                    "Needs `key.format`. Without it records have no key.",
                    F(key_fields, const char *)),
+    KAFKA_ROW_FIELDS_INCLUDE,
     RSQL_OPT_ROW_F("sink.partitioner", RSQL_OPT_ENUM, SNK, "default", 0, 0, partitioners,
                    "Which partition a row goes to: `default`, by the hash of the key (murmur2, "
                    "as Kafka's Java producer; no key: any partition); `fixed`, all to partition "
@@ -149,23 +195,11 @@ static const rsql_opt_def_t kafka_opts[] = {
                    "them. `none`: acks from the leader only, no idempotence. `exactly-once` "
                    "(Kafka transactions) is not supported yet.",
                    F(guarantee, int)),
-    RSQL_OPT_ROW_F("connect.timeout", RSQL_OPT_DURATION, 0, "15s", 100, RSQL_MS_H, NULL,
-                   "How long a job waits at its start for the brokers to answer (the topic's "
-                   "partitions); then it fails, naming the brokers and librdkafka's last error.",
-                   F(timeout_ms, int64_t)),
-    SECRET_PROP("sasl.password", "the SASL password"),
-    SECRET_PROP("ssl.key.password", "the private key's password"),
-    SECRET_PROP("ssl.key.pem", "the private key"),
-    SECRET_PROP("ssl.keystore.password", "the keystore's password"),
-    SECRET_PROP("sasl.oauthbearer.client.secret", "the OAuth client secret"),
-    RSQL_OPT_ROW("properties.*", RSQL_OPT_STR, 0, NULL, 0, 0, NULL,
-                 "Any other librdkafka property, its name after `properties.` "
-                 "(`properties.security.protocol`, `properties.fetch.max.bytes`, ...), passed "
-                 "as given; a name or value librdkafka refuses fails the job's start with its "
-                 "reason. Set by the connector itself and so refused here: "
-                 "`enable.auto.commit`, `enable.auto.offset.store`, `enable.idempotence`."),
+    KAFKA_ROWS_CONNECTION,
     RSQL_OPT_END,
 };
+
+static rsql_err_t own_properties(const rsql_optset_t *set, rsql_error_t *err);
 
 /* Cross-option rules; each error names the option to change. */
 static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
@@ -200,6 +234,22 @@ static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
         return rsql_error_set(err, RSQL_ERR_MISSING_OPTION, rsql_conn__key_pos(set, given),
                               "option '%s' needs '%s'", given, kf ? "key.fields" : "key.format");
     }
+    if (strcasecmp(rsql_optset_str(set, "value.fields-include"), "EXCEPT_KEY") == 0) {
+        if (!kl) {
+            return rsql_error_set(err, RSQL_ERR_MISSING_OPTION,
+                                  rsql_conn__value_pos(set, "value.fields-include"),
+                                  "value.fields-include 'EXCEPT_KEY' needs 'key.fields' (and "
+                                  "'key.format')");
+        }
+        const char *vf = rsql_optset_has(set, "value.format") ? "value.format" : "format";
+        if (rsql_format_changelog(rsql_optset_str(set, vf))) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION,
+                                  rsql_conn__value_pos(set, "value.fields-include"),
+                                  "value.fields-include 'EXCEPT_KEY' needs an insert-only value "
+                                  "format (json, csv, raw), not '%s'",
+                                  rsql_optset_str(set, vf));
+        }
+    }
     if (strcasecmp(rsql_optset_str(set, "sink.delivery-guarantee"), "exactly-once") == 0) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED,
                               rsql_conn__value_pos(set, "sink.delivery-guarantee"),
@@ -207,6 +257,12 @@ static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
                               "supported yet: use 'at-least-once' (the idempotent producer; a "
                               "crash may write rows twice, never lose one)");
     }
+    return own_properties(set, err);
+}
+
+/* The librdkafka properties the connector sets itself are refused. */
+static rsql_err_t own_properties(const rsql_optset_t *set, rsql_error_t *err)
+{
     for (int i = 0; i < rsql_optset_count(set); i++) {
         const rsql_opt_kv_t *kv = rsql_optset_at(set, i);
         static const char *const ours[] = {"properties.enable.auto.commit",
@@ -291,7 +347,13 @@ static void kafka_explain(const rsql_explain_t *x)
         if (c->topic_pattern) {
             x->attr(x, "topics", "those matching '%s' when the read starts", c->topic_pattern);
         }
-        x->attr(x, "partitions", "all assigned to this job, each a lane (no group rebalance)");
+        if (c->group_id && c->bounded_mode != RSQL_KAFKA_BOUND_LATEST && !x->preview) {
+            x->attr(x, "partitions", "those group '%s' gives this job (subscribed; shared with "
+                    "the group's other members, rebalanced), each a lane", c->group_id);
+        } else {
+            x->attr(x, "partitions", "all assigned to this job, each a lane (no group "
+                    "rebalance)");
+        }
         if (x->preview) {
             x->attr(x, "group", "nothing committed (a preview)");
         } else if (c->group_id) {
@@ -335,7 +397,8 @@ const rsql_connector_def_t rsql_kafka_conn_def = {
     .description =
         "Apache Kafka topics through librdkafka. The source reads one or more topics (each "
         "partition a lane, its position committed only up to the first record whose outcome "
-        "is not known, to the catalog and to the consumer group); the sink writes one topic "
+        "is not known, to the catalog and to the consumer group; with a group, the processes "
+        "of the group share the partitions); the sink writes one topic "
         "with the idempotent producer and reports each row when the brokers have it.",
     .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
     .opts = kafka_opts,
@@ -350,4 +413,109 @@ const rsql_connector_def_t rsql_kafka_conn_def = {
     .metadata = kafka_meta,
     .check_source = kafka_check_source,
     .explain = kafka_explain,
+};
+
+/* ---- upsert-kafka: a topic as a table by its PRIMARY KEY (Flink's upsert-kafka) */
+
+static const rsql_opt_def_t upsert_kafka_opts[] = {
+    RSQL_CONN_ROW_CONNECTOR("upsert-kafka"),
+    KAFKA_ROW_SERVERS,
+    RSQL_OPT_ROW_F("topic", RSQL_OPT_STR, RSQL_OPT_F_REQUIRED, NULL, 0, 0, NULL,
+                   "The topic. A source may read several, separated by `;`; a sink writes "
+                   "exactly one. It must exist (the connector never creates one); a compacted "
+                   "topic (`cleanup.policy=compact`) keeps the last record of each key.",
+                   F(topic, const char *)),
+    KAFKA_ROW_GROUP,
+    KAFKA_ROW_BOUNDED,
+    RSQL_OPT_ROW_FG("key.format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_kafka_formats,
+                    "The format of the record key: the table's PRIMARY KEY columns, in key "
+                    "order. An insert-only format (`json`, `csv`, `raw`).",
+                    F(key_format, int), F(key_format_given, bool)),
+    RSQL_OPT_ROW_F("format", RSQL_OPT_ENUM, 0, "json", 0, 0, rsql_kafka_formats,
+                   "The format of the record value (the row; `value.fields-include`), an "
+                   "insert-only one (`json`, `csv`, `raw`). `value.format` is the same option in "
+                   "Flink's spelling (give one of the two).",
+                   F(format, int)),
+    RSQL_OPT_ROW_FG("value.format", RSQL_OPT_ENUM, 0, NULL, 0, 0, rsql_kafka_formats,
+                    "As `format`.", F(value_format, int), F(value_format_given, bool)),
+    KAFKA_ROW_FIELDS_INCLUDE,
+    KAFKA_ROWS_CONNECTION,
+    RSQL_OPT_END,
+};
+
+/* Cross-option rules of upsert-kafka: insert-only formats, the properties the connector sets. */
+static rsql_err_t upsert_kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
+{
+    rsql_err_t rc = rsql_conn__exclusive(set, "format", "value.format", err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    static const char *const fmts[] = {"key.format", "value.format", "format", NULL};
+    for (int i = 0; fmts[i]; i++) {
+        const char *f = rsql_optset_str(set, fmts[i]);
+        if (f && rsql_format_changelog(f)) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_conn__value_pos(set, fmts[i]),
+                                  "upsert-kafka: option '%s' must be an insert-only format "
+                                  "(json, csv, raw), not '%s': the changes are the records "
+                                  "themselves (a value an upsert of its key, none a delete)",
+                                  fmts[i], f);
+        }
+    }
+    return own_properties(set, err);
+}
+
+static rsql_err_t upsert_kafka_configure(void *conf, const rsql_optset_t *set,
+                                         const char *const *columns, int n_columns,
+                                         rsql_arena_t *arena, rsql_error_t *err)
+{
+    rsql_kafka_conf_t *c = conf;
+    c->upsert = true;
+    c->startup_mode = RSQL_KAFKA_START_EARLIEST; /* the whole topic is the table */
+    return kafka_configure(conf, set, columns, n_columns, arena, err);
+}
+
+/* An upsert source: +I (an upsert of the key) and -D, by the table's PRIMARY KEY. */
+static int upsert_kafka_produces_changes(const void *conf)
+{
+    (void)conf;
+    return RSQL_MODE_UPSERT;
+}
+
+static void upsert_kafka_explain(const rsql_explain_t *x)
+{
+    const rsql_kafka_conf_t *c = x->conf;
+    if (c && x->part == RSQL_EXPLAIN_SINK) {
+        x->attr(x, "producer", "idempotent, acks from every in-sync replica (at-least-once); "
+                "key: the PRIMARY KEY in %s; -D and -U write the key's tombstone",
+                rsql_kafka_formats[c->key_format]);
+    } else if (c && x->part == RSQL_EXPLAIN_SOURCE) {
+        x->attr(x, "changes", "upsert by the PRIMARY KEY: a record with a value +I, a "
+                "tombstone -D");
+        kafka_explain(x);
+    }
+}
+
+const rsql_connector_def_t rsql_upsert_kafka_conn_def = {
+    .name = "upsert-kafka",
+    .description =
+        "A Kafka topic as a table keyed by its PRIMARY KEY (Flink's upsert-kafka): the "
+        "record key is the key's columns, a record with a value the key's row (an upsert) and "
+        "one without a value (a tombstone) its delete. The source reads the topic from its "
+        "beginning as an upsert changelog; the sink writes each +I and +U as a record, each "
+        "-D and -U as a tombstone.",
+    .caps = RSQL_CAP_SOURCE | RSQL_CAP_SINK,
+    .opts = upsert_kafka_opts,
+    .formats = rsql_kafka_formats,
+    .finalize = upsert_kafka_finalize,
+    .conf_size = sizeof(rsql_kafka_conf_t),
+    .configure = upsert_kafka_configure,
+    .source = &rsql_kafka_source_ops,
+    .sink = &rsql_kafka_sink_ops,
+    .bounded = kafka_bounded,
+    .changes = RSQL_CHANGES_BY_KEY,
+    .keyed_log = true,
+    .metadata = kafka_meta,
+    .check_source = kafka_check_source,
+    .produces_changes = upsert_kafka_produces_changes,
+    .explain = upsert_kafka_explain,
 };

@@ -2,8 +2,10 @@
  * Copyright 2026 The rocketsql authors
  *
  * The kafka sink: a librdkafka producer writing one topic. Each row becomes one record: its
- * value the row in the table's format (every column), its key the key.fields columns in
- * key.format (none without them), its partition by sink.partitioner, its timestamp the
+ * value the row in the table's format (every column; with value.fields-include 'EXCEPT_KEY'
+ * every column but the key's), its key the key.fields columns in key.format (none without
+ * them; upsert-kafka: the PRIMARY KEY's columns, and -D or -U is the key's tombstone, a
+ * record without a value), its partition by sink.partitioner, its timestamp the
  * 'timestamp' METADATA column when written. sink.delivery-guarantee 'at-least-once' (the
  * default) uses the idempotent producer with acks from every in-sync replica.
  *
@@ -60,6 +62,10 @@ struct rsql_sink {
     int n_key;
     int *key_cols;
     rsql_value_t *key_row; /* scratch: one row's key values */
+    int n_val;             /* EXCEPT_KEY: the value's columns (val_cols), else 0: all */
+    int *val_cols;
+    rsql_value_t *val_row; /* scratch: one row's value columns (EXCEPT_KEY) */
+    bool upsert;           /* upsert-kafka: -D a tombstone, -U not written */
     int ts_meta;           /* index into the row of the 'timestamp' metadata, or -1 */
     int hdr_meta;          /* of the 'headers' metadata, or -1 */
     rsql_buf_t buf, kbuf;
@@ -168,47 +174,77 @@ static void kk_close(rsql_sink_t *k)
     rsql_buf_deinit(&k->kbuf);
     rsql_free(k->key_cols);
     rsql_free(k->key_row);
+    rsql_free(k->val_cols);
+    rsql_free(k->val_row);
     rsql_free(k->topic);
     pthread_mutex_destroy(&k->mu);
     pthread_mutex_destroy(&k->box.mu);
     rsql_free(k);
 }
 
-/* key.fields: the columns' indexes and an encoder of them in key.format. */
+/*
+** key.fields: the columns' indexes and an encoder of them in key.format; with EXCEPT_KEY the
+** value's columns (the others) and its encoder, else the value's encoder of every column.
+*/
 static rsql_err_t open_key(rsql_sink_t *k, const rsql_sink_ctx_t *ctx, const rsql_kafka_conf_t *c,
                            rsql_error_t *err)
 {
-    const char *names[64];
-    rsql_type_t types[64];
-    k->key_cols = rsql_calloc(64, sizeof *k->key_cols);
-    k->key_row = rsql_calloc(64, sizeof *k->key_row);
-    if (!k->key_cols || !k->key_row) {
-        return rsql_error_nomem(err);
+    int n = ctx->n_columns;
+    const char **names = rsql_calloc((size_t)n + RSQL_KAFKA_MAX_KEY, sizeof *names);
+    rsql_type_t *types = rsql_calloc((size_t)n + RSQL_KAFKA_MAX_KEY, sizeof *types);
+    k->key_cols = rsql_calloc(RSQL_KAFKA_MAX_KEY, sizeof *k->key_cols);
+    k->key_row = rsql_calloc(RSQL_KAFKA_MAX_KEY, sizeof *k->key_row);
+    k->val_cols = rsql_calloc((size_t)n + 1, sizeof *k->val_cols);
+    k->val_row = rsql_calloc((size_t)n + 1, sizeof *k->val_row);
+    rsql_err_t rc = RSQL_OK;
+    if (!names || !types || !k->key_cols || !k->key_row || !k->val_cols || !k->val_row) {
+        rc = rsql_error_nomem(err);
     }
-    const char *p = c->key_fields;
-    while (*p) {
-        const char *e = strchr(p, ';');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        int col = -1;
-        for (int i = 0; i < ctx->n_columns && col < 0; i++) {
-            if (strlen(ctx->column_names[i]) == len &&
-                strncasecmp(ctx->column_names[i], p, len) == 0) {
-                col = i;
+    if (rc == RSQL_OK && c->upsert) {
+        if (ctx->n_key <= 0 || ctx->n_key > RSQL_KAFKA_MAX_KEY) {
+            rc = rsql_error_set(err, RSQL_ERR_SEMANTIC, RSQL_NOPOS,
+                                "upsert-kafka %s: the table needs a PRIMARY KEY (...) NOT "
+                                "ENFORCED: the record key", k->where);
+        }
+        for (int i = 0; rc == RSQL_OK && i < ctx->n_key; i++) {
+            k->key_cols[k->n_key++] = ctx->key_columns[i];
+        }
+    } else if (rc == RSQL_OK && c->key_fields) {
+        k->n_key = rsql_kafka__key_columns(c->key_fields, n, ctx->column_names, k->key_cols, err);
+        rc = k->n_key < 0 ? err->code : RSQL_OK;
+    }
+    for (int i = 0; rc == RSQL_OK && i < k->n_key; i++) {
+        names[i] = ctx->column_names[k->key_cols[i]];
+        types[i] = ctx->column_types[k->key_cols[i]];
+    }
+    if (rc == RSQL_OK && k->n_key > 0) {
+        k->key_enc = rsql_encoder_new(rsql_kafka_formats[c->key_format], NULL, k->n_key, names,
+                                      types, err);
+        rc = k->key_enc ? RSQL_OK : err->code;
+    }
+    if (rc == RSQL_OK && c->fields_include == RSQL_KAFKA_FI_EXCEPT_KEY) {
+        for (int i = 0; i < n; i++) {
+            bool in_key = false;
+            for (int j = 0; j < k->n_key; j++) {
+                in_key |= k->key_cols[j] == i;
+            }
+            if (!in_key) {
+                names[k->n_val] = ctx->column_names[i];
+                types[k->n_val] = ctx->column_types[i];
+                k->val_cols[k->n_val++] = i;
             }
         }
-        if (col < 0 || k->n_key == 64) {
-            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
-                                  "kafka: option 'key.fields': unknown column '%.*s'", (int)len,
-                                  p);
-        }
-        names[k->n_key] = ctx->column_names[col];
-        types[k->n_key] = ctx->column_types[col];
-        k->key_cols[k->n_key++] = col;
-        p = e ? e + 1 : p + len;
+        k->enc = rsql_encoder_new(c->format_name, ctx->format_conf, k->n_val, names, types, err);
+    } else if (rc == RSQL_OK) {
+        k->enc = rsql_encoder_new(c->format_name, ctx->format_conf, n, ctx->column_names,
+                                  ctx->column_types, err);
     }
-    k->key_enc = rsql_encoder_new(rsql_kafka_formats[c->key_format], NULL, k->n_key, names,
-                                  types, err);
-    return k->key_enc ? RSQL_OK : err->code;
+    if (rc == RSQL_OK && !k->enc) {
+        rc = err->code;
+    }
+    rsql_free(names);
+    rsql_free(types);
+    return rc;
 }
 
 static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_error_t *err)
@@ -236,6 +272,7 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     k->deliver = ctx->deliver;
     k->deliver_opaque = ctx->deliver_opaque;
     k->partitioner = c->partitioner;
+    k->upsert = c->upsert;
     k->ts_meta = -1;
     k->hdr_meta = -1;
     for (int i = 0; i < ctx->n_meta; i++) {
@@ -276,11 +313,6 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                             k->topic);
     }
     if (rc == RSQL_OK) {
-        k->enc = rsql_encoder_new(c->format_name, ctx->format_conf, ctx->n_columns,
-                                  ctx->column_names, ctx->column_types, err);
-        rc = k->enc ? RSQL_OK : err->code;
-    }
-    if (rc == RSQL_OK && c->key_fields) {
         rc = open_key(k, ctx, c, err);
     }
     if (rc == RSQL_OK) {
@@ -386,8 +418,26 @@ static rsql_err_t kk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
         slots[i] = (slot_t){p, i};
         rsql_buf_reset(&k->buf);
         rsql_sink_result_t refused = {0};
-        rsql_err_t rc = rsql_io_encode_change(k->enc, rows[i].values, rows[i].kind, &k->buf,
-                                              0, &refused, err);
+        const rsql_value_t *val = rows[i].values;
+        if (k->n_val > 0) { /* EXCEPT_KEY: the value without the key's columns */
+            for (int c = 0; c < k->n_val; c++) {
+                k->val_row[c] = rows[i].values[k->val_cols[c]];
+            }
+            val = k->val_row;
+        }
+        rsql_err_t rc = RSQL_OK;
+        uint8_t kind = rows[i].kind;
+        if (k->upsert && kind == RSQL_ROW_CLEAR) {
+            refused.code = RSQL_ERR_UNSUPPORTED;
+            snprintf(refused.msg, sizeof refused.msg,
+                     "upsert-kafka: a TRUNCATE (every row gone) has no record to write");
+            rc = refused.code;
+        } else if (!k->upsert || (kind != RSQL_ROW_DELETE && kind != RSQL_ROW_UPDATE_BEFORE)) {
+            /* upsert-kafka: -D and -U delete the key (a tombstone: no value); the planner
+               leaves out the -U a +U of the same key replaces anyway */
+            rc = rsql_io_encode_change(k->enc, val, k->upsert ? RSQL_ROW_INSERT : kind, &k->buf,
+                                       0, &refused, err);
+        }
         if (rc == RSQL_OK && k->key_enc) {
             for (int c = 0; c < k->n_key; c++) {
                 k->key_row[c] = rows[i].values[k->key_cols[c]];

@@ -1,29 +1,30 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * The kafka source: a librdkafka consumer that is assigned every partition of its topics
- * (no group rebalance: one reader per table and job). Each partition is a lane of the
- * engine's tracker, named "topic/partition"; a record's position is its offset + 1 (the next
- * one to read, as Kafka commits it). The runtime keeps the positions in the catalog and
- * commits a partition only up to the first record whose outcome is not known; each such
- * commit also goes to the consumer group (properties.group.id), so the group follows the job
- * (tools and `group-offsets` see it): the poll thread sends what changed asynchronously, at
- * most every KAFKA_GROUP_COMMIT_MS, a failed one again, and close sends the last positions
- * and waits for the answer.
+ * The kafka source: a librdkafka consumer. Without properties.group.id (or for a bounded
+ * read) it is assigned every partition of its topics (assign mode); with it, it subscribes in
+ * the group and reads the partitions the group gives it (group mode: kafka_group.c, with the
+ * commits to the group; kafka_source_int.h). Each partition is a lane of the engine's
+ * tracker, named "topic/partition"; a record's position is its offset + 1 (the next one to
+ * read, as Kafka commits it). The runtime keeps the positions in the catalog (or an
+ * exactly-once sink with its rows) and commits a partition only up to the first record whose
+ * outcome is not known; each such commit also goes to the consumer group.
  *
- * Start: a resumed partition starts at its position in the catalog; the others where
- * scan.startup.mode says. With scan.bounded.mode 'latest-offset' the end of each partition
- * at the start (its high watermark) is where it stops: the partition is paused there, and
- * the read ends when every partition is there.
+ * Start (assign mode): a resumed partition starts at its position in the sink or the catalog;
+ * the others where scan.startup.mode says. Group mode: see kafka_group.c. With
+ * scan.bounded.mode 'latest-offset' the end of each partition at the start (its high
+ * watermark) is where it stops: the partition is paused there, and the read ends when every
+ * partition is there.
  *
  * An unreachable cluster or a missing topic fails open within connect.timeout, naming the
  * brokers or the topic and librdkafka's reason.
  *
- * Threads: open, poll and close on the poll thread; committed on the worker thread (it only
- * marks the lane, with atomics); wakeup from any thread (rd_kafka_queue_yield).
+ * Threads: open, poll and close on the poll thread (the rebalances too, from inside poll);
+ * committed on the worker thread (it only marks the lane, with atomics, and wakes a revoke
+ * that waits for it); wakeup from any thread (rd_kafka_queue_yield).
  */
 #include "config.h"
-#include "connectors/kafka/kafka_conf.h"
+#include "connectors/kafka/kafka_source_int.h"
 #include "base/rsql_log.h"
 
 #include <inttypes.h>
@@ -34,125 +35,8 @@
 #include <strings.h>
 #include <time.h>
 
-typedef struct lane {
-    char *topic;
-    int32_t partition;
-    char *name;      /* "topic/partition" */
-    int64_t start;   /* the offset (or RD_KAFKA_OFFSET_*) it starts from */
-    int64_t high;    /* scan.bounded.mode latest-offset: where it stops */
-    bool done;       /* read up to high (bounded) */
-    atomic_int_least64_t committed; /* the job's last commit of it (-1: none yet) */
-    atomic_bool dirty;              /* committed not yet (or not successfully) sent to the group */
-    int64_t acked;                  /* the last offset the group confirmed (-1: none) */
-} lane_t;
-
-/* The metadata columns a statement reads (-1: not read) and their types. */
-enum { M_TOPIC, M_PARTITION, M_OFFSET, M_TIMESTAMP, M_TSTYPE, M_HEADERS, M_COUNT };
 static const char *const meta_keys[M_COUNT] = {"topic", "partition", "offset", "timestamp",
                                                "timestamp-type", "headers"};
-
-struct rsql_source {
-    rsql_kafka_errbox_t box; /* first: the handle's opaque */
-    char where[160];         /* "source table 'orders'", for messages */
-    char group[256];         /* the consumer group (given, or the source's private one) */
-    rd_kafka_t *rk;
-    rd_kafka_queue_t *q;
-    bool commit;  /* properties.group.id given: commit what the job commits */
-    bool bounded;
-    lane_t *lanes;
-    int n_lanes;
-    int n_columns;
-    int meta_col[M_COUNT];
-    rsql_type_t meta_type[M_COUNT];
-    bool has_meta;
-    rd_kafka_message_t **msgs;
-    int msgs_cap;
-    int64_t commit_at_ms; /* when the poll thread sends the group its next commit */
-    int64_t resend_at_ms; /* when it sends again what the group has not confirmed */
-};
-
-/* How often at most the poll thread commits the job's positions to the group, and how often
-   it sends again those the group has not confirmed (a commit librdkafka held while it had no
-   coordinator may never be answered). */
-#define KAFKA_GROUP_COMMIT_MS 200
-#define KAFKA_GROUP_RESEND_MS 2000
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
-** The positions the job committed since the last time (every lane with any, when all is set),
-** as one list for the group; NULL when there is none (or no memory: they stay dirty).
-*/
-static rd_kafka_topic_partition_list_t *group_offsets(rsql_source_t *s, bool all,
-                                                      bool unconfirmed)
-{
-    rd_kafka_topic_partition_list_t *tl = NULL;
-    for (int i = 0; i < s->n_lanes; i++) {
-        lane_t *l = &s->lanes[i];
-        int64_t off = atomic_load(&l->committed);
-        bool want = all ? off >= 0 : atomic_load(&l->dirty);
-        want |= unconfirmed && off >= 0 && off != l->acked;
-        if (!want) {
-            continue;
-        }
-        if (!tl && !(tl = rd_kafka_topic_partition_list_new(s->n_lanes))) {
-            return NULL;
-        }
-        atomic_store(&l->dirty, false);
-        rd_kafka_topic_partition_list_add(tl, l->topic, l->partition)->offset =
-            atomic_load(&l->committed);
-    }
-    return tl;
-}
-
-/* Send the group what the job committed since the last time (asynchronously; commit_cb marks
-   what failed dirty again, for the next time). @locality poll thread */
-static void group_commit(rsql_source_t *s)
-{
-    int64_t now = now_ms();
-    if (!s->commit || now < s->commit_at_ms) {
-        return;
-    }
-    s->commit_at_ms = now + KAFKA_GROUP_COMMIT_MS;
-    bool resend = now >= s->resend_at_ms;
-    if (resend) {
-        s->resend_at_ms = now + KAFKA_GROUP_RESEND_MS;
-    }
-    rd_kafka_topic_partition_list_t *tl = group_offsets(s, false, resend);
-    if (tl) {
-        rd_kafka_commit(s->rk, tl, 1);
-        rd_kafka_topic_partition_list_destroy(tl);
-    }
-}
-
-/* At close: every position the job committed, to the group, waiting up to timeout_ms. */
-static void group_commit_last(rsql_source_t *s, int timeout_ms)
-{
-    rd_kafka_topic_partition_list_t *tl = s->commit ? group_offsets(s, true, false) : NULL;
-    rd_kafka_queue_t *cq = tl ? rd_kafka_queue_new(s->rk) : NULL;
-    if (cq && rd_kafka_commit_queue(s->rk, tl, cq, NULL, NULL) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-        rd_kafka_event_t *ev = rd_kafka_queue_poll(cq, timeout_ms);
-        rd_kafka_resp_err_t e = ev ? rd_kafka_event_error(ev) : RD_KAFKA_RESP_ERR__TIMED_OUT;
-        if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-            rsql_log(RSQL_LOG_WARN, "kafka", "%s: the last commit to group '%s': %s (the "
-                     "positions are in the catalog)", s->where, s->group, rd_kafka_err2str(e));
-        }
-        if (ev) {
-            rd_kafka_event_destroy(ev);
-        }
-    }
-    if (cq) {
-        rd_kafka_queue_destroy(cq);
-    }
-    if (tl) {
-        rd_kafka_topic_partition_list_destroy(tl);
-    }
-}
 
 static void ks_close(rsql_source_t *s)
 {
@@ -160,7 +44,8 @@ static void ks_close(rsql_source_t *s)
         return;
     }
     if (s->rk) {
-        group_commit_last(s, 5000);
+        s->closing = true;
+        rsql_kafka__group_commit_last(s, 5000);
     }
     if (s->q) {
         rd_kafka_queue_destroy(s->q);
@@ -175,19 +60,11 @@ static void ks_close(rsql_source_t *s)
     }
     rsql_free(s->lanes);
     rsql_free(s->msgs);
+    rsql_kafka__rowdec_destroy(s->rowdec);
     pthread_mutex_destroy(&s->box.mu);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
     rsql_free(s);
-}
-
-/* The lane of (topic, partition), or -1. Lanes are few: a walk. */
-static int lane_of(const rsql_source_t *s, const char *topic, int32_t partition)
-{
-    for (int i = 0; i < s->n_lanes; i++) {
-        if (s->lanes[i].partition == partition && strcmp(s->lanes[i].topic, topic) == 0) {
-            return i;
-        }
-    }
-    return -1;
 }
 
 /* Add the partitions of topic as lanes. */
@@ -220,6 +97,10 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
         atomic_init(&l->committed, -1);
         atomic_init(&l->dirty, false);
         l->acked = -1;
+        l->resume = -1;
+        l->polled = -1;
+        l->next = -1;
+        atomic_init(&l->owned, !s->group_mode);
         s->n_lanes++;
     }
     return RSQL_OK;
@@ -286,7 +167,8 @@ static rsql_err_t set_starts(rsql_source_t *s, const rsql_source_ctx_t *ctx,
         for (int k = 0; k < ctx->n_resume && r < 0; k++) {
             r = strcmp(ctx->resume_partitions[k], l->name) == 0 ? k : -1;
         }
-        if (r >= 0) {
+        l->resume = r >= 0 ? ctx->resume_offsets[r] : -1;
+        if (r >= 0 && !s->group_mode) {
             l->start = ctx->resume_offsets[r];
             continue;
         }
@@ -329,12 +211,8 @@ static rsql_err_t set_starts(rsql_source_t *s, const rsql_source_ctx_t *ctx,
                             c->startup_ts_ms, rd_kafka_err2str(e));
     }
     for (int i = 0; rc == RSQL_OK && i < tl->cnt; i++) {
-        int li = lane_of(s, tl->elems[i].topic, tl->elems[i].partition);
-        bool was_time = true;
-        for (int k = 0; k < ctx->n_resume && li >= 0; k++) {
-            was_time &= strcmp(ctx->resume_partitions[k], s->lanes[li].name) != 0;
-        }
-        if (li >= 0 && was_time) {
+        int li = rsql_kafka__lane_of(s, tl->elems[i].topic, tl->elems[i].partition);
+        if (li >= 0 && (s->group_mode || s->lanes[li].resume < 0)) {
             s->lanes[li].start = tl->elems[i].offset < 0 ? RD_KAFKA_OFFSET_END
                                                          : tl->elems[i].offset;
         }
@@ -386,32 +264,6 @@ static rsql_err_t assign(rsql_source_t *s, rsql_error_t *err)
     return RSQL_OK;
 }
 
-/* The outcome of an asynchronous commit to the group: a failure is logged (the next commit
-   of the partition carries its offset again). */
-static void commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
-                      rd_kafka_topic_partition_list_t *offsets, void *opaque)
-{
-    (void)rk;
-    rsql_source_t *s = opaque;
-    if (e == RD_KAFKA_RESP_ERR__NO_OFFSET) {
-        return;
-    }
-    for (int i = 0; offsets && i < offsets->cnt; i++) {
-        rd_kafka_resp_err_t pe = e ? e : offsets->elems[i].err;
-        int li = lane_of(s, offsets->elems[i].topic, offsets->elems[i].partition);
-        if (li < 0) {
-            continue;
-        }
-        if (pe == RD_KAFKA_RESP_ERR_NO_ERROR) {
-            s->lanes[li].acked = offsets->elems[i].offset; /* the poll thread's field */
-            continue;
-        }
-        atomic_store(&s->lanes[li].dirty, true); /* sent again by a later poll */
-        rsql_log(RSQL_LOG_DEBUG, "kafka", "%s: commit of %s to group '%s': %s (sent again)",
-                 s->where, s->lanes[li].name, s->group, rd_kafka_err2str(pe));
-    }
-}
-
 static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
     const rsql_kafka_conf_t *c = ctx->conf;
@@ -420,9 +272,14 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         return rsql_error_nomem(err);
     }
     pthread_mutex_init(&s->box.mu, NULL);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    atomic_init(&s->stopping, false);
     snprintf(s->where, sizeof s->where, "source table '%.120s'", ctx->table ? ctx->table : "?");
     s->commit = c->group_id != NULL;
     s->bounded = c->bounded_mode == RSQL_KAFKA_BOUND_LATEST;
+    s->upsert = c->upsert;
+    s->group_mode = c->group_id != NULL && !s->bounded && !ctx->preview;
     s->n_columns = ctx->n_columns;
     for (int m = 0; m < M_COUNT; m++) {
         s->meta_col[m] = -1;
@@ -447,15 +304,21 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
        the reset of a partition without a committed offset, and how soon a consumer that is
        assigned its partitions (not subscribed) looks for its group's coordinator again once
        it lost it (a broker restart): librdkafka's default is 10 minutes, in which commits to
-       the group wait */
-    const char *extra[14] = {"enable.auto.commit",       "false",
+       the group wait. Group mode: the cooperative-sticky assignor (Kafka's Java clients'
+       choice), and a member that died (kill -9) leaves the group after 10 s, not 45 s, so that
+       its partitions move on soon */
+    const char *extra[20] = {"enable.auto.commit",       "false",
                              "enable.auto.offset.store", "false",
                              "enable.partition.eof",     s->bounded ? "true" : "false",
                              "group.id",                 s->group};
     int n_extra = 4;
     static const char *const defaults[][2] = {{"auto.offset.reset", "earliest"},
-                                              {"coordinator.query.interval.ms", "1000"}};
-    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+                                              {"coordinator.query.interval.ms", "1000"},
+                                              {"partition.assignment.strategy",
+                                               "cooperative-sticky"},
+                                              {"session.timeout.ms", "10000"}};
+    size_t n_defaults = sizeof defaults / sizeof defaults[0] - (s->group_mode ? 0 : 2);
+    for (size_t i = 0; i < n_defaults; i++) {
         char key[96];
         snprintf(key, sizeof key, "properties.%s", defaults[i][0]);
         if (rsql_optset_find(ctx->opts, key) < 0) {
@@ -468,7 +331,10 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     rd_kafka_conf_t *kc = rsql_kafka__conf_new(c, ctx->opts, extra, n_extra, &s->box, err);
     rsql_err_t rc = kc ? RSQL_OK : err->code;
     if (rc == RSQL_OK) {
-        rd_kafka_conf_set_offset_commit_cb(kc, commit_cb);
+        rd_kafka_conf_set_offset_commit_cb(kc, rsql_kafka__commit_cb);
+        if (s->group_mode) {
+            rd_kafka_conf_set_rebalance_cb(kc, rsql_kafka__rebalance_cb);
+        }
     }
     if (rc == RSQL_OK && !(s->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kc, why, sizeof why))) {
         rd_kafka_conf_destroy(kc);
@@ -504,6 +370,10 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         }
         p = e ? e + 1 : NULL;
     }
+    if (rc == RSQL_OK && (c->fields_include == RSQL_KAFKA_FI_EXCEPT_KEY || c->upsert) &&
+        !(s->rowdec = rsql_kafka__rowdec_new(ctx, c, err))) {
+        rc = err->code;
+    }
     if (rc == RSQL_OK && s->n_lanes == 0) {
         rc = rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
                             "kafka %s: no topic with partitions to read", s->where);
@@ -515,7 +385,7 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         rc = set_ends(s, c, err);
     }
     if (rc == RSQL_OK) {
-        rc = assign(s, err);
+        rc = s->group_mode ? rsql_kafka__group_subscribe(s, err) : assign(s, err);
     }
     if (rc != RSQL_OK) {
         ks_close(s);
@@ -676,7 +546,7 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
                        rsql_error_t *err)
 {
     const char *topic = m->rkt ? rd_kafka_topic_name(m->rkt) : NULL;
-    int li = topic ? lane_of(s, topic, m->partition) : -1;
+    int li = topic ? rsql_kafka__lane_of(s, topic, m->partition) : -1;
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         rsql_log(RSQL_LOG_DEBUG, "kafka", "%s: partition %s: at its end, offset %" PRId64,
                  s->where, li >= 0 ? s->lanes[li].name : "?", m->offset);
@@ -705,10 +575,13 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
             return RSQL_OK;
         }
     }
-    if (li < 0) {
-        return RSQL_OK; /* not assigned by us: never happens */
+    if (li < 0 || !atomic_load(&s->lanes[li].owned)) {
+        return RSQL_OK; /* fetched before the partition was given up: its next owner reads it */
     }
     lane_t *l = &s->lanes[li];
+    if (l->next >= 0 && m->offset < l->next) {
+        return RSQL_OK; /* fetched for an earlier assignment of it, or handed on already */
+    }
     if (s->bounded && (l->done || m->offset >= l->high)) {
         lane_done(s, li);
         return RSQL_OK; /* past the end it had at the start */
@@ -722,16 +595,20 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
     if (m->payload) {
         r->raw = rsql_batch_copy(b, m->payload, m->len);
         r->raw_len = m->len;
-    } else {
+    } else if (!s->upsert) {
         r->n_rows = -1; /* a tombstone: no row, done as filtered */
     }
     char id[320];
     snprintf(id, sizeof id, "kafka:%s@%" PRId64, l->name, m->offset);
     r->ident = rsql_arena_strdup(b->arena, id);
-    if ((m->payload && !r->raw) || !r->ident || (s->has_meta && !set_meta(s, b, r, l, m))) {
+    if ((m->payload && !r->raw) || !r->ident || (s->has_meta && !set_meta(s, b, r, l, m)) ||
+        (s->rowdec && (m->payload || s->upsert) &&
+         rsql_kafka__rowdec_decode(s->rowdec, b, r, m->key, m->key_len, err) != RSQL_OK)) {
         b->n--;
         return rsql_error_nomem(err);
     }
+    l->polled = r->offset;
+    l->next = r->offset;
     if (s->bounded && r->offset >= l->high) {
         lane_done(s, li);
     }
@@ -742,7 +619,7 @@ static rsql_err_t ks_poll(rsql_source_t *s, rsql_batch_t *b, int max, int timeou
                           rsql_error_t *err)
 {
     *eof = false;
-    group_commit(s);
+    rsql_kafka__group_commit(s);
     if (s->bounded && all_done(s)) {
         *eof = true;
         return RSQL_OK;
@@ -797,7 +674,8 @@ static const char *ks_partition_name(rsql_source_t *s, uint32_t partition)
 
 /*
 ** The job committed lane partition up to offset: the poll thread sends it to the consumer
-** group at its next poll (group_commit). @locality worker thread
+** group at its next poll (rsql_kafka__group_commit), and a revoke waiting for it goes on.
+** @locality worker thread
 */
 static void ks_committed(rsql_source_t *s, uint32_t partition, int64_t offset)
 {
@@ -806,10 +684,20 @@ static void ks_committed(rsql_source_t *s, uint32_t partition, int64_t offset)
     }
     atomic_store(&s->lanes[partition].committed, offset);
     atomic_store(&s->lanes[partition].dirty, true);
+    if (s->group_mode) { /* a revoke may wait for it */
+        pthread_mutex_lock(&s->mu);
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
 }
 
+/* The run stops: wake a poll, and a revoke that waits. Any thread. */
 static void ks_wakeup(rsql_source_t *s)
 {
+    pthread_mutex_lock(&s->mu);
+    atomic_store(&s->stopping, true);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
     if (s->q) {
         rd_kafka_queue_yield(s->q);
     }
@@ -823,4 +711,5 @@ const rsql_source_ops_t rsql_kafka_source_ops = {
     .committed = ks_committed,
     .wakeup = ks_wakeup,
     .close = ks_close,
+    .describe = rsql_kafka__group_describe,
 };

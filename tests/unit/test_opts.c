@@ -369,11 +369,11 @@ static void test_opts_error_structure(void)
     expect_fail((const char *const[]){"connector", "rocketmq", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'rocketmq' (did you mean 'rocketmq-grpc'?); connectors: "
                 "rocketmq-grpc, filesystem, sqlite, datagen, print, blackhole, postgres, "
-                "postgres-cdc, kafka",
+                "postgres-cdc, kafka, upsert-kafka",
                 50);
     expect_fail((const char *const[]){"connector", "pulsar", NULL}, RSQL_ERR_BAD_OPTION,
                 "unknown connector 'pulsar'; connectors: rocketmq-grpc, filesystem, sqlite, "
-                "datagen, print, blackhole, postgres, postgres-cdc, kafka",
+                "datagen, print, blackhole, postgres, postgres-cdc, kafka, upsert-kafka",
                 50);
     expect_fail((const char *const[]){"path", "x", NULL}, RSQL_ERR_MISSING_OPTION,
                 "missing required option 'connector'", 7);

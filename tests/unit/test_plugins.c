@@ -235,7 +235,7 @@ static void test_plugin_register(void)
     CU_ASSERT_PTR_NULL(rsql_connector_validate(kvs, 2, NULL, 0, RSQL_NOPOS, NULL, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(did you mean 'second'?)"));
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(err.msg, "blackhole, postgres, postgres-cdc, kafka, first, second"));
+        strstr(err.msg, "blackhole, postgres, postgres-cdc, kafka, upsert-kafka, first, second"));
 }
 
 static void test_plugin_load_missing(void)
