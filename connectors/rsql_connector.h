@@ -286,6 +286,14 @@ typedef struct rsql_connector_def {
     ** sink). The planner sends it neither.
     */
     bool keyed_log;
+    /*
+    ** Source side: may the source give some of its rows to this process and the others to
+    ** other processes of the same job (a Kafka consumer group's members sharing its
+    ** partitions)? NULL, or returning NULL: no. Else the setting that makes it ("properties
+    ** .group.id 'g'"): the planner refuses a statement whose state is per key (a
+    ** deduplication, GROUP BY, windows), which would split a key's rows over the processes.
+    */
+    const char *(*shares_rows)(const void *conf);
 } rsql_connector_def_t;
 
 /* ---- plugins (docs/PLUGINS.md) */

@@ -806,6 +806,22 @@ static rsql_err_t build(rsql_catalog_t *cat, rsql_plan_t *plan, const rsql_stmt_
                               "updates and deletes",
                               plan->source.def->name);
     }
+    const rsql_plan_table_t *src = &plan->source;
+    const char *shares = src->conn->shares_rows
+                             ? src->conn->shares_rows(rsql_optset_conf(src->opts,
+                                                                       RSQL_CONF_CONNECTOR))
+                             : NULL;
+    if (shares && rsql_plan_has_state(plan)) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, src->pos,
+                              "table '%s' may give this process only some of its rows (%s), "
+                              "and the %s keeps its state per key in each process, so a key's "
+                              "rows would be split: read it in one process, without that "
+                              "setting",
+                              src->def->name, shares,
+                              plan->window ? "window aggregation"
+                              : plan->agg  ? "GROUP BY"
+                                           : "deduplication");
+    }
     decide_bounded(plan);
     return read_settings(cat, plan, settings, err);
 }

@@ -318,6 +318,16 @@ static bool kafka_bounded(const void *conf, const char **why)
     return b;
 }
 
+/* rsql_connector_def_t.shares_rows: a group's members share the partitions of an unbounded
+   read (kafka_group.c). */
+static const char *kafka_shares_rows(const void *conf)
+{
+    const rsql_kafka_conf_t *c = conf;
+    return c && c->group_id && c->bounded_mode != RSQL_KAFKA_BOUND_LATEST
+               ? "properties.group.id: the members of its group share its partitions"
+               : NULL;
+}
+
 /* Before a read runs: a topic or a pattern, and group-offsets needs the group. */
 static rsql_err_t kafka_check_source(const void *conf, rsql_error_t *err)
 {
@@ -409,6 +419,7 @@ const rsql_connector_def_t rsql_kafka_conn_def = {
     .source = &rsql_kafka_source_ops,
     .sink = &rsql_kafka_sink_ops,
     .bounded = kafka_bounded,
+    .shares_rows = kafka_shares_rows,
     .changes = RSQL_CHANGES_BY_FORMAT,
     .metadata = kafka_meta,
     .check_source = kafka_check_source,
@@ -512,6 +523,7 @@ const rsql_connector_def_t rsql_upsert_kafka_conn_def = {
     .source = &rsql_kafka_source_ops,
     .sink = &rsql_kafka_sink_ops,
     .bounded = kafka_bounded,
+    .shares_rows = kafka_shares_rows,
     .changes = RSQL_CHANGES_BY_KEY,
     .keyed_log = true,
     .metadata = kafka_meta,
