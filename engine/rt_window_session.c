@@ -53,7 +53,8 @@ static sess_part_t *part_get(rt_window_t *g)
     }
     sess_part_t **slot = &g->parts[h & (g->cap_parts - 1)];
     for (sess_part_t *p = *slot; p; p = p->next) {
-        if (p->hash == h && p->len == g->pkey.len && memcmp(p->key, g->pkey.data, p->len) == 0) {
+        if (p->hash == h && p->len == g->pkey.len &&
+            (p->len == 0 || memcmp(p->key, g->pkey.data, p->len) == 0)) {
             return p;
         }
     }
@@ -63,7 +64,9 @@ static sess_part_t *part_get(rt_window_t *g)
     }
     p->hash = h;
     p->len = g->pkey.len;
-    memcpy(p->key, g->pkey.data, p->len);
+    if (p->len) { /* none without PARTITION BY: the whole stream is one partition */
+        memcpy(p->key, g->pkey.data, p->len);
+    }
     p->next = *slot;
     *slot = p;
     g->n_parts++;
