@@ -140,25 +140,34 @@ static rsql_err_t seen_before(void *opaque, int call, const rsql_value_t *v, boo
                               rsql_error_t *err)
 {
     rt_agg_t *g = opaque;
+    return rsql_rt_agg_mark_seen(g->state, &g->key, call, v, g->now, &g->dkey, &g->marks, seen,
+                                 err);
+}
+
+/* See rt_agg.h. */
+rsql_err_t rsql_rt_agg_mark_seen(rt_state_t *state, const rsql_buf_t *key, int call,
+                                 const rsql_value_t *v, int64_t now, rsql_buf_t *dkey,
+                                 rsql_buf_t *marks, bool *seen, rsql_error_t *err)
+{
     uint8_t idx[4] = {(uint8_t)call, (uint8_t)(call >> 8), (uint8_t)(call >> 16),
                       (uint8_t)(call >> 24)};
-    rsql_buf_reset(&g->dkey);
-    rsql_buf_putc(&g->dkey, 2);
-    rsql_buf_append(&g->dkey, idx, sizeof idx);
-    rsql_buf_append(&g->dkey, g->key.data + 1, g->key.len - 1);
-    rsql_value_pack(v, 1, &g->dkey);
-    if (g->dkey.oom) {
+    rsql_buf_reset(dkey);
+    rsql_buf_putc(dkey, 2);
+    rsql_buf_append(dkey, idx, sizeof idx);
+    rsql_buf_append(dkey, key->data + 1, key->len - 1);
+    rsql_value_pack(v, 1, dkey);
+    if (dkey->oom) {
         return rsql_error_nomem(err);
     }
     const uint8_t *old;
     size_t old_len;
-    rsql_err_t rc = rsql_rt_state_get(g->state, g->dkey.data, g->dkey.len, g->now, &old,
-                                      &old_len, seen, err);
+    rsql_err_t rc = rsql_rt_state_get(state, dkey->data, dkey->len, now, &old, &old_len, seen,
+                                      err);
     if (rc == RSQL_OK && !*seen) {
-        uint32_t n = (uint32_t)g->dkey.len;
-        rsql_buf_append(&g->marks, &n, sizeof n);
-        rsql_buf_append(&g->marks, g->dkey.data, g->dkey.len);
-        if (g->marks.oom) {
+        uint32_t n = (uint32_t)dkey->len;
+        rsql_buf_append(marks, &n, sizeof n);
+        rsql_buf_append(marks, dkey->data, dkey->len);
+        if (marks->oom) {
             return rsql_error_nomem(err);
         }
     }

@@ -11,6 +11,7 @@
 #include "connectors/rsql_io.h"
 #include "engine/rt_lookup.h" /* rt_row_of_cb */
 #include "engine/rt_state.h"
+#include "base/rsql_buf.h"
 #include "planner/rsql_plan.h"
 
 typedef struct rt_agg rt_agg_t;
@@ -48,6 +49,17 @@ rsql_err_t rsql_rt_agg_batch(rt_agg_t *g, rsql_batch_t *batch, rt_row_of_cb row_
 rsql_err_t rsql_rt_agg_give(rsql_batch_t *batch, rsql_record_t *rec,
                             const rsql_value_t *const *rows, const uint8_t *kinds, int n,
                             const rsql_value_t **in, bool *keep, rsql_error_t *err);
+
+/*
+** For a DISTINCT call (index call) and a group's non-NULL value v: *seen when the group whose
+** state key is key ([tag][...]) took v before, its mark being [2][call: 4 bytes][key after its
+** tag][v] (built in dkey). A value not seen has its mark appended to marks ([u32 length][bytes])
+** for the caller to put into the state once the row is taken. Shared by the group and the
+** window aggregation.
+*/
+rsql_err_t rsql_rt_agg_mark_seen(rt_state_t *state, const rsql_buf_t *key, int call,
+                                 const rsql_value_t *v, int64_t now, rsql_buf_t *dkey,
+                                 rsql_buf_t *marks, bool *seen, rsql_error_t *err);
 
 /* Its state (checkpoints, counts): valid until rsql_rt_agg_close. */
 rt_state_t *rsql_rt_agg_state(rt_agg_t *g);

@@ -112,6 +112,20 @@ bool rsql_rt_window__note(win_t *x, const void *key, size_t len)
     return !x->keys.oom;
 }
 
+static lane_t *lane_of(rt_window_t *g, uint32_t lane)
+{
+    if (lane >= g->n_lanes) {
+        lane_t *l = rsql_realloc(g->lanes, sizeof *l * ((size_t)lane + 1));
+        if (!l) {
+            return NULL;
+        }
+        memset(l + g->n_lanes, 0, sizeof *l * ((size_t)lane + 1 - g->n_lanes));
+        g->lanes = l;
+        g->n_lanes = lane + 1;
+    }
+    return &g->lanes[lane];
+}
+
 /* rt_state_scan_cb: the state's windows and lanes, as a run left them. */
 static rsql_err_t on_scan(void *opaque, const void *key, size_t key_len, const void *value,
                           size_t value_len)
@@ -137,16 +151,10 @@ static rsql_err_t on_scan(void *opaque, const void *key, size_t key_len, const v
     if (key_len == 5 && k[0] == KEY_LANE && value_len == 8) {
         uint32_t lane = (uint32_t)k[1] | (uint32_t)k[2] << 8 | (uint32_t)k[3] << 16 |
                         (uint32_t)k[4] << 24;
-        if (lane >= g->n_lanes) {
-            lane_t *l = rsql_realloc(g->lanes, sizeof *l * ((size_t)lane + 1));
-            if (!l) {
-                return RSQL_ERR_NOMEM;
-            }
-            memset(l + g->n_lanes, 0, sizeof *l * ((size_t)lane + 1 - g->n_lanes));
-            g->lanes = l;
-            g->n_lanes = lane + 1;
+        lane_t *l = lane_of(g, lane);
+        if (!l) {
+            return RSQL_ERR_NOMEM;
         }
-        lane_t *l = &g->lanes[lane];
         l->has = true;
         l->wm = get_u64(value);
         l->saved = slice_of(g->w, l->wm);
@@ -257,29 +265,30 @@ static rsql_err_t seen_before(void *opaque, int call, const rsql_value_t *v, boo
                               rsql_error_t *err)
 {
     rt_window_t *g = opaque;
-    uint8_t idx[4] = {(uint8_t)call, (uint8_t)(call >> 8), (uint8_t)(call >> 16),
-                      (uint8_t)(call >> 24)};
-    rsql_buf_reset(&g->dkey);
-    rsql_buf_putc(&g->dkey, KEY_MARK);
-    rsql_buf_append(&g->dkey, idx, sizeof idx);
-    rsql_buf_append(&g->dkey, g->key.data + 1, g->key.len - 1);
-    rsql_value_pack(v, 1, &g->dkey);
-    if (g->dkey.oom) {
-        return rsql_error_nomem(err);
-    }
-    const uint8_t *old;
-    size_t old_len;
-    rsql_err_t rc = rsql_rt_state_get(g->state, g->dkey.data, g->dkey.len, g->now, &old,
-                                      &old_len, seen, err);
-    if (rc == RSQL_OK && !*seen) {
-        uint32_t n = (uint32_t)g->dkey.len;
-        rsql_buf_append(&g->marks, &n, sizeof n);
-        rsql_buf_append(&g->marks, g->dkey.data, g->dkey.len);
-        if (g->marks.oom) {
-            return rsql_error_nomem(err);
+    return rsql_rt_agg_mark_seen(g->state, &g->key, call, v, g->now, &g->dkey, &g->marks, seen,
+                                 err);
+}
+
+/* See rt_window_int.h. */
+rsql_err_t rsql_rt_window__key(rt_window_t *g, rsql_value_t *row, int64_t start, int64_t end,
+                               rsql_eval_ctx_t *ctx, rsql_error_t *err)
+{
+    set_window(row, g->w->col, start, end);
+    unsigned char head[HEAD];
+    head[0] = KEY_GROUP;
+    put_u64(head + 1, end);
+    put_u64(head + 9, start);
+    rsql_buf_reset(&g->key);
+    rsql_buf_append(&g->key, head, sizeof head);
+    for (int k = 0; k < g->a->n_group; k++) {
+        rsql_value_t v;
+        rsql_err_t rc = rsql_expr_eval(g->a->group[k], row, ctx, &v, err);
+        if (rc != RSQL_OK) {
+            return rc;
         }
+        rsql_value_pack(&v, 1, &g->key);
     }
-    return rc;
+    return g->key.oom ? rsql_error_nomem(err) : RSQL_OK;
 }
 
 /* The row (window_start, window_end and window_time set to window x's) into x's group. */
@@ -287,26 +296,9 @@ static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_rec
                          rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_error_t *err)
 {
     const rsql_plan_agg_t *a = g->a;
-    int c = g->w->col;
-    row[c] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = x->start};
-    row[c + 1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = x->end};
-    row[c + 2] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = x->end - 1};
-    unsigned char head[HEAD];
-    head[0] = KEY_GROUP;
-    put_u64(head + 1, x->end);
-    put_u64(head + 9, x->start);
-    rsql_buf_reset(&g->key);
-    rsql_buf_append(&g->key, head, sizeof head);
-    rsql_err_t rc;
-    for (int k = 0; k < a->n_group; k++) {
-        rsql_value_t v;
-        if ((rc = rsql_expr_eval(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
-            return rc;
-        }
-        rsql_value_pack(&v, 1, &g->key);
-    }
-    if (g->key.oom) {
-        return rsql_error_nomem(err);
+    rsql_err_t rc = rsql_rt_window__key(g, row, x->start, x->end, ctx, err);
+    if (rc != RSQL_OK) {
+        return rc;
     }
     const uint8_t *old = NULL;
     size_t old_len = 0;
@@ -369,10 +361,7 @@ static rsql_err_t part(rt_window_t *g, int64_t start, int64_t end, rsql_batch_t 
                        rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_error_t *err)
 {
     const rsql_plan_agg_t *a = g->a;
-    int c = g->w->col;
-    row[c] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = start};
-    row[c + 1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end};
-    row[c + 2] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end - 1};
+    set_window(row, g->w->col, start, end);
     rsql_value_t *r = rsql_arena_alloc(batch->arena, sizeof *r * (size_t)(g->width ? g->width : 1));
     rsql_value_t *acc = rsql_arena_alloc(batch->arena, sizeof *acc * (size_t)a->n_acc);
     if (!r || !acc) {
@@ -448,20 +437,6 @@ static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec
 }
 
 /* ---- watermarks */
-
-static lane_t *lane_of(rt_window_t *g, uint32_t lane)
-{
-    if (lane >= g->n_lanes) {
-        lane_t *l = rsql_realloc(g->lanes, sizeof *l * ((size_t)lane + 1));
-        if (!l) {
-            return NULL;
-        }
-        memset(l + g->n_lanes, 0, sizeof *l * ((size_t)lane + 1 - g->n_lanes));
-        g->lanes = l;
-        g->n_lanes = lane + 1;
-    }
-    return &g->lanes[lane];
-}
 
 /* The record's lane took watermark value v (NULL: none): its watermark, saved when it moves
    into another slice, then the statement's. */

@@ -79,6 +79,20 @@ static inline int64_t get_u64(const unsigned char *p)
     return (int64_t)u;
 }
 
+/* Row's window_start, window_end and window_time (its columns col .. col + 2) those of
+   window [start, end). */
+static inline void set_window(rsql_value_t *row, int col, int64_t start, int64_t end)
+{
+    row[col] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = start};
+    row[col + 1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end};
+    row[col + 2] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end - 1};
+}
+
+/* g->key: the state key of row's group in window [start, end) ([3][end][start][the GROUP BY
+   values], the row's window columns set to it first). */
+rsql_err_t rsql_rt_window__key(rt_window_t *g, rsql_value_t *row, int64_t start, int64_t end,
+                               rsql_eval_ctx_t *ctx, rsql_error_t *err);
+
 /* Window [start, end), made open when it is not (NULL: out of memory). */
 win_t *rsql_rt_window__get(rt_window_t *g, int64_t start, int64_t end);
 /* Key (len bytes) into window x's keys (false: out of memory). */

@@ -140,31 +140,6 @@ rsql_err_t rsql_rt_window__session_scan(rt_window_t *g, const unsigned char *key
     return rc;
 }
 
-/* g->key: the state key of session [start, end) for row (its window columns set to it). */
-static rsql_err_t session_key(rt_window_t *g, rsql_value_t *row, int64_t start, int64_t end,
-                              rsql_eval_ctx_t *ctx, rsql_error_t *err)
-{
-    int c = g->w->col;
-    row[c] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = start};
-    row[c + 1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end};
-    row[c + 2] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = end - 1};
-    unsigned char head[HEAD];
-    head[0] = KEY_GROUP;
-    put_u64(head + 1, end);
-    put_u64(head + 9, start);
-    rsql_buf_reset(&g->key);
-    rsql_buf_append(&g->key, head, sizeof head);
-    for (int k = 0; k < g->a->n_group; k++) {
-        rsql_value_t v;
-        rsql_err_t rc = rsql_expr_eval(g->a->group[k], row, ctx, &v, err);
-        if (rc != RSQL_OK) {
-            return rc;
-        }
-        rsql_value_pack(&v, 1, &g->key);
-    }
-    return g->key.oom ? rsql_error_nomem(err) : RSQL_OK;
-}
-
 /* See rt_window_int.h. */
 rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
                                        rsql_value_t *row, int64_t t, rsql_eval_ctx_t *ctx,
@@ -223,7 +198,7 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
     bool same = false; /* the row falls inside one session, which keeps its bounds */
     for (int i = 0; i < n_merged; i++) {
         int64_t s0 = p->s[merged[i]][0], e0 = p->s[merged[i]][1];
-        if ((rc = session_key(g, row, s0, e0, ctx, err)) != RSQL_OK) {
+        if ((rc = rsql_rt_window__key(g, row, s0, e0, ctx, err)) != RSQL_OK) {
             return rc;
         }
         const uint8_t *v;
@@ -254,7 +229,7 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
             return rsql_error_nomem(err);
         }
     }
-    if ((rc = session_key(g, row, start, end, ctx, err)) != RSQL_OK ||
+    if ((rc = rsql_rt_window__key(g, row, start, end, ctx, err)) != RSQL_OK ||
         (rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, NULL, NULL, err)) != RSQL_OK) {
         return rc;
     }

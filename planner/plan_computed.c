@@ -142,7 +142,35 @@ void rsql_plan__place(rsql_bexpr_t *x, rsql_pos_t pos)
     }
 }
 
-/* The stored expression of decl column i, parsed once: "SELECT <expr> FROM t" parsed. */
+/* See plan_int.h. */
+const rsql_expr_t *rsql_plan__parse_stored(const char *expr, rsql_parse_t **parse,
+                                           rsql_err_t *code)
+{
+    *parse = NULL;
+    *code = RSQL_ERR_NOMEM;
+    size_t n = strlen(expr) + 32;
+    char *text = rsql_malloc(n);
+    if (!text) {
+        return NULL;
+    }
+    snprintf(text, n, "SELECT %s FROM t", expr);
+    *parse = rsql_parse_new(text, strlen(text));
+    rsql_free(text);
+    if (!*parse) {
+        return NULL;
+    }
+    rsql_stmt_t *st = NULL;
+    rsql_error_t e;
+    rsql_error_clear(&e);
+    if (rsql_parse_next(*parse, &st, &e) != RSQL_OK || !st || st->kind != RSQL_STMT_SELECT ||
+        !st->select || st->select->n_items != 1) {
+        *code = e.code == RSQL_ERR_NOMEM ? e.code : RSQL_ERR_SEMANTIC;
+        return NULL;
+    }
+    return st->select->items[0].expr;
+}
+
+/* The stored expression of decl column i, parsed once. */
 static const rsql_expr_t *parsed(rsql_plan_table_t *t, int i, rsql_pos_t pos, rsql_error_t *err)
 {
     rsql_plan_computed_t *c = &t->computed[i];
@@ -150,32 +178,18 @@ static const rsql_expr_t *parsed(rsql_plan_table_t *t, int i, rsql_pos_t pos, rs
         return c->ast;
     }
     const rsql_col_t *col = &t->decl->columns[i];
-    size_t n = strlen(col->expr) + 32;
-    char *text = rsql_malloc(n);
-    if (!text) {
-        rsql_error_nomem(err);
-        return NULL;
-    }
-    snprintf(text, n, "SELECT %s FROM t", col->expr);
     rsql_parse_destroy(c->parse);
-    c->parse = rsql_parse_new(text, strlen(text));
-    rsql_free(text);
-    if (!c->parse) {
-        rsql_error_nomem(err);
-        return NULL;
+    rsql_err_t code;
+    if (!(c->ast = rsql_plan__parse_stored(col->expr, &c->parse, &code))) {
+        if (code == RSQL_ERR_NOMEM) {
+            rsql_error_nomem(err);
+        } else {
+            rsql_error_set(err, code, pos,
+                           "computed column '%s' of table '%s': its stored expression '%s' no "
+                           "longer parses (drop and create the table again)",
+                           col->name, t->decl->name, col->expr);
+        }
     }
-    rsql_stmt_t *st = NULL;
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    if (rsql_parse_next(c->parse, &st, &e) != RSQL_OK || !st || st->kind != RSQL_STMT_SELECT ||
-        !st->select || st->select->n_items != 1) {
-        rsql_error_set(err, e.code == RSQL_ERR_NOMEM ? e.code : RSQL_ERR_SEMANTIC, pos,
-                       "computed column '%s' of table '%s': its stored expression '%s' no "
-                       "longer parses (drop and create the table again)",
-                       col->name, t->decl->name, col->expr);
-        return NULL;
-    }
-    c->ast = st->select->items[0].expr;
     return c->ast;
 }
 

@@ -38,6 +38,11 @@ typedef struct rsql_bind {
     int win_col;
 } rsql_bind_t;
 
+/* A stored expression (a computed column's, a WATERMARK's) parsed as "SELECT <expr> FROM t":
+   its tree, which *parse owns (destroyed by the caller, even on NULL); NULL with *code
+   RSQL_ERR_NOMEM or RSQL_ERR_SEMANTIC (it no longer parses). */
+const rsql_expr_t *rsql_plan__parse_stored(const char *expr, rsql_parse_t **parse,
+                                           rsql_err_t *code);
 /* Every node of x placed at pos (a computed column's nodes at the reference to it). */
 void rsql_plan__place(rsql_bexpr_t *x, rsql_pos_t pos);
 

@@ -208,32 +208,23 @@ static rsql_err_t watermark(rsql_plan_t *plan, const rsql_col_t *col, rsql_bind_
                             rsql_error_t *err)
 {
     rsql_plan_window_t *w = plan->window;
-    size_t n = strlen(col->watermark) + 32;
-    char *text = rsql_malloc(n);
-    if (!text) {
-        return rsql_error_nomem(err);
-    }
-    snprintf(text, n, "SELECT %s FROM t", col->watermark);
-    rsql_parse_t *p = rsql_parse_new(text, strlen(text));
-    rsql_free(text);
-    if (!p) {
-        return rsql_error_nomem(err);
-    }
+    rsql_parse_t *p;
+    rsql_err_t code;
+    const rsql_expr_t *ast = rsql_plan__parse_stored(col->watermark, &p, &code);
     w->parse = p;
-    rsql_stmt_t *st = NULL;
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    if (rsql_parse_next(p, &st, &e) != RSQL_OK || !st || st->kind != RSQL_STMT_SELECT ||
-        !st->select || st->select->n_items != 1) {
-        return rsql_error_set(err, e.code == RSQL_ERR_NOMEM ? e.code : RSQL_ERR_SEMANTIC, w->pos,
-                              "the WATERMARK of table '%s' ('%s') no longer parses (drop and "
-                              "create the table again)",
-                              plan->source.def->name, col->watermark);
+    if (!ast) {
+        return code == RSQL_ERR_NOMEM
+                   ? rsql_error_nomem(err)
+                   : rsql_error_set(err, code, w->pos,
+                                    "the WATERMARK of table '%s' ('%s') no longer parses (drop "
+                                    "and create the table again)",
+                                    plan->source.def->name, col->watermark);
     }
     rsql_bind_t sub = *b;
     sub.agg = NULL;
+    rsql_error_t e;
     rsql_error_clear(&e);
-    if (!(w->watermark = rsql_plan__bind_expr(&sub, st->select->items[0].expr, &e))) {
+    if (!(w->watermark = rsql_plan__bind_expr(&sub, ast, &e))) {
         return rsql_error_set(err, e.code, w->pos, "the WATERMARK of table '%s' (%s): %s",
                               plan->source.def->name, col->watermark, e.msg);
     }
