@@ -209,10 +209,16 @@ for attempt in $(seq 1 60); do
     e2e_pids=""
     case $rc in
     137) landed=$((landed + 1)); echo "hop: kill $landed ${delay}ms after it wrote: $(wc -l <hops.jsonl) lines" ;;
-    0) echo "hop: run $attempt finished before its kill" ;;
+    0) # the job ended before its kill: start over, so that the next kills land on a job
+        echo "hop: run $attempt finished before its kill; starting over"
+        rsql -e "RESET POSITIONS 'hop'"
+        expect_rc 0 "hop: start over"
+        : >hops.jsonl
+        landed=0 ;;
     *) fail "hop: exit status $rc: $(cat run.err)" ;;
     esac
 done
+[ "$landed" -ge 5 ] || fail "hop: only $landed of 5 kills landed on a running job in 60 runs"
 rsql run hop
 expect_rc 0 "hop: the run after the kills completes"
 check_hop "after kills"
