@@ -5,8 +5,8 @@
  * WAL, busy timeout, foreign keys, then migration), closing, the default
  * path, SQLite error mapping, statement and transaction helpers, and the
  * caller-visible transaction (rsql_catalog_begin/commit/rollback).
- * Then the stored definitions: tables (columns, options) and jobs (settings).
- * Runs live in catalog_runs.c, offsets in state_offsets.c, the schema in
+ * Then the stored tables (columns, options), and the helpers the stored jobs share
+ * (catalog_jobs.c). Runs live in catalog_runs.c, offsets in state_offsets.c, the schema in
  * catalog_migrate.c.
  */
 #include "config.h"
@@ -345,14 +345,14 @@ void *rsql_catalog__grow(void *arr, int *cap, int n, size_t elem)
 }
 
 /* Report the bind failure recorded on the connection. */
-static rsql_err_t bind_err(rsql_catalog_t *cat, rsql_error_t *err)
+rsql_err_t rsql_catalog__bind_err(rsql_catalog_t *cat, rsql_error_t *err)
 {
     return rsql_catalog__sqlerr(cat, sqlite3_errcode(cat->db), err);
 }
 
 /* Does a row named name exist (SELECT 1 ... WHERE name = ?1)? */
-static rsql_err_t name_exists(rsql_catalog_t *cat, const char *sql, const char *name,
-                              bool *exists, rsql_error_t *err)
+rsql_err_t rsql_catalog__name_exists(rsql_catalog_t *cat, const char *sql, const char *name,
+                                     bool *exists, rsql_error_t *err)
 {
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(cat, sql, &st, err);
@@ -360,7 +360,7 @@ static rsql_err_t name_exists(rsql_catalog_t *cat, const char *sql, const char *
         return rc;
     }
     if (rsql_catalog__bind_text(st, 1, name) != SQLITE_OK) {
-        rc = bind_err(cat, err);
+        rc = rsql_catalog__bind_err(cat, err);
     } else {
         int src = sqlite3_step(st);
         if (src == SQLITE_ROW || src == SQLITE_DONE) {
@@ -377,8 +377,8 @@ static rsql_err_t name_exists(rsql_catalog_t *cat, const char *sql, const char *
 ** Insert (owner, ord, key, value) rows for kv into a (…, ord, key, value)
 ** table with the given INSERT statement.
 */
-static rsql_err_t insert_kvs(rsql_catalog_t *cat, const char *sql, const char *owner,
-                             const rsql_kv_t *kv, int n, rsql_error_t *err)
+rsql_err_t rsql_catalog__insert_kvs(rsql_catalog_t *cat, const char *sql, const char *owner,
+                                    const rsql_kv_t *kv, int n, rsql_error_t *err)
 {
     if (n <= 0) {
         return RSQL_OK;
@@ -391,7 +391,7 @@ static rsql_err_t insert_kvs(rsql_catalog_t *cat, const char *sql, const char *o
             sqlite3_bind_int(st, 2, i) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 3, kv[i].key) != SQLITE_OK ||
             rsql_catalog__bind_text(st, 4, kv[i].value) != SQLITE_OK) {
-            rc = bind_err(cat, err);
+            rc = rsql_catalog__bind_err(cat, err);
         } else {
             rc = rsql_catalog__step_done(cat, st, err);
         }
@@ -404,8 +404,8 @@ static rsql_err_t insert_kvs(rsql_catalog_t *cat, const char *sql, const char *o
 ** Load the (key, value) rows of owner, in order, with a SELECT key, value
 ** ... WHERE owner = ?1 ORDER BY ord statement. *kv heap array, *n count.
 */
-static rsql_err_t load_kvs(rsql_catalog_t *cat, const char *sql, const char *owner,
-                           rsql_kv_t **kv, int *n, rsql_error_t *err)
+rsql_err_t rsql_catalog__load_kvs(rsql_catalog_t *cat, const char *sql, const char *owner,
+                                  rsql_kv_t **kv, int *n, rsql_error_t *err)
 {
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(cat, sql, &st, err);
@@ -414,7 +414,7 @@ static rsql_err_t load_kvs(rsql_catalog_t *cat, const char *sql, const char *own
     }
     int cap = 0, src = SQLITE_DONE;
     if (rsql_catalog__bind_text(st, 1, owner) != SQLITE_OK) {
-        rc = bind_err(cat, err);
+        rc = rsql_catalog__bind_err(cat, err);
     }
     while (rc == RSQL_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
         rsql_kv_t *grown = rsql_catalog__grow(*kv, &cap, *n, sizeof(**kv));
@@ -470,9 +470,10 @@ static rsql_err_t check_table_def(const rsql_table_def_t *def, rsql_error_t *err
 ** exists and if_not_exists, RSQL_ERR_EXISTS "<noun> 'NAME' already exists",
 ** or the SQLite error.
 */
-static rsql_err_t create_begin(rsql_catalog_t *cat, const char *noun, const char *exists_sql,
-                               const char *name, bool if_not_exists, rsql_catalog_tx_t *tx,
-                               bool *done, rsql_error_t *err)
+rsql_err_t rsql_catalog__create_begin(rsql_catalog_t *cat, const char *noun,
+                                      const char *exists_sql, const char *name,
+                                      bool if_not_exists, rsql_catalog_tx_t *tx, bool *done,
+                                      rsql_error_t *err)
 {
     *done = true;
     rsql_err_t rc = rsql_catalog__tx_begin(cat, true, tx, err);
@@ -480,7 +481,7 @@ static rsql_err_t create_begin(rsql_catalog_t *cat, const char *noun, const char
         return rc;
     }
     bool exists = false;
-    rc = name_exists(cat, exists_sql, name, &exists, err);
+    rc = rsql_catalog__name_exists(cat, exists_sql, name, &exists, err);
     if (rc != RSQL_OK || exists) {
         if (rc == RSQL_OK && !if_not_exists) {
             rc = rsql_error_set(err, RSQL_ERR_EXISTS, RSQL_NOPOS, "%s '%s' already exists", noun,
@@ -494,8 +495,8 @@ static rsql_err_t create_begin(rsql_catalog_t *cat, const char *noun, const char
 }
 
 /* Run the INSERT sql with ?1 name, ?2 text and ?3 created_ms (0 or less = now). */
-static rsql_err_t insert_named(rsql_catalog_t *cat, const char *sql, const char *name,
-                               const char *text, int64_t created_ms, rsql_error_t *err)
+rsql_err_t rsql_catalog__insert_named(rsql_catalog_t *cat, const char *sql, const char *name,
+                                      const char *text, int64_t created_ms, rsql_error_t *err)
 {
     sqlite3_stmt *st;
     rsql_err_t rc = rsql_catalog__prepare(cat, sql, &st, err);
@@ -506,7 +507,7 @@ static rsql_err_t insert_named(rsql_catalog_t *cat, const char *sql, const char 
     if (rsql_catalog__bind_text(st, 1, name) != SQLITE_OK ||
         rsql_catalog__bind_text(st, 2, text) != SQLITE_OK ||
         sqlite3_bind_int64(st, 3, created) != SQLITE_OK) {
-        rc = bind_err(cat, err);
+        rc = rsql_catalog__bind_err(cat, err);
     } else {
         rc = rsql_catalog__step_done(cat, st, err);
     }
@@ -514,18 +515,15 @@ static rsql_err_t insert_named(rsql_catalog_t *cat, const char *sql, const char 
     return rc;
 }
 
-static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
-                               rsql_error_t *err)
+/* The table_columns rows of def. */
+static rsql_err_t insert_columns(rsql_catalog_t *cat, const rsql_table_def_t *def,
+                                 rsql_error_t *err)
 {
-    sqlite3_stmt *st;
-    rsql_err_t rc = insert_named(cat,
-                                 "INSERT INTO tables(name, connector, created_ms, uid) "
-                                 "VALUES (?1, ?2, ?3, lower(hex(randomblob(6))))",
-                                 def->name, def->connector, def->created_ms, err);
-    if (rc != RSQL_OK || def->n_columns == 0) {
-        return rc;
+    if (def->n_columns == 0) {
+        return RSQL_OK;
     }
-    rc = rsql_catalog__prepare(cat,
+    sqlite3_stmt *st;
+    rsql_err_t rc = rsql_catalog__prepare(cat,
                                "INSERT INTO table_columns(table_name, ord, name, type, not_null, "
                                "metadata, meta_from, is_virtual, pk_ord, expr, watermark) "
                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), ?10, ?11)",
@@ -550,13 +548,23 @@ static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
                 SQLITE_OK ||
             (c->watermark ? rsql_catalog__bind_text(st, 11, c->watermark)
                           : sqlite3_bind_null(st, 11)) != SQLITE_OK) {
-            rc = bind_err(cat, err);
+            rc = rsql_catalog__bind_err(cat, err);
         } else {
             rc = rsql_catalog__step_done(cat, st, err);
         }
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
+                               rsql_error_t *err)
+{
+    rsql_err_t rc = rsql_catalog__insert_named(cat,
+                                               "INSERT INTO tables(name, connector, created_ms, "
+                                               "uid) VALUES (?1, ?2, ?3, lower(hex(randomblob(6))))",
+                                               def->name, def->connector, def->created_ms, err);
+    return rc == RSQL_OK ? insert_columns(cat, def, err) : rc;
 }
 
 /*
@@ -572,17 +580,63 @@ rsql_err_t rsql_catalog_table_create(rsql_catalog_t *cat, const rsql_table_def_t
     rsql_catalog_tx_t tx;
     bool done = true;
     if (rc != RSQL_OK ||
-        (rc = create_begin(cat, "table", "SELECT 1 FROM tables WHERE name = ?1", def->name,
+        (rc = rsql_catalog__create_begin(cat, "table", "SELECT 1 FROM tables WHERE name = ?1", def->name,
                            if_not_exists, &tx, &done, err)) != RSQL_OK ||
         done) {
         return rc;
     }
     rc = insert_table(cat, def, err);
     if (rc == RSQL_OK) {
-        rc = insert_kvs(cat,
+        rc = rsql_catalog__insert_kvs(cat,
                         "INSERT INTO table_options(table_name, ord, key, value) "
                         "VALUES (?1, ?2, ?3, ?4)",
                         def->name, def->options, def->n_options, err);
+    }
+    rsql_err_t erc = rsql_catalog__tx_end(cat, tx, rc == RSQL_OK, err);
+    return rc != RSQL_OK ? rc : erc;
+}
+
+/*
+** Replace the table named def->name by def in one write transaction: its row is updated in
+** place, its columns and options written again, so what belongs to the table as created (its
+** uid, and with it the positions saved for it) stays. RSQL_ERR_UNKNOWN_NAME when none.
+*/
+rsql_err_t rsql_catalog_table_replace(rsql_catalog_t *cat, const rsql_table_def_t *def,
+                                      rsql_error_t *err)
+{
+    rsql_err_t rc = check_table_def(def, err);
+    rsql_catalog_tx_t tx;
+    if (rc != RSQL_OK || (rc = rsql_catalog__tx_begin(cat, true, &tx, err)) != RSQL_OK) {
+        return rc;
+    }
+    bool exists = false;
+    rc = rsql_catalog__name_exists(cat, "SELECT 1 FROM tables WHERE name = ?1", def->name,
+                                   &exists, err);
+    if (rc == RSQL_OK && !exists) {
+        rc = rsql_error_set(err, RSQL_ERR_UNKNOWN_NAME, RSQL_NOPOS, "no such table: %s",
+                            def->name);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog__insert_named(
+            cat, "UPDATE tables SET connector = ?2, created_ms = ?3 WHERE name = ?1", def->name,
+            def->connector, def->created_ms, err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog__drop_named(cat, "DELETE FROM table_columns WHERE table_name = ?1",
+                                      def->name, NULL, err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog__drop_named(cat, "DELETE FROM table_options WHERE table_name = ?1",
+                                      def->name, NULL, err);
+    }
+    if (rc == RSQL_OK) {
+        rc = insert_columns(cat, def, err);
+    }
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog__insert_kvs(cat,
+                                      "INSERT INTO table_options(table_name, ord, key, value) "
+                                      "VALUES (?1, ?2, ?3, ?4)",
+                                      def->name, def->options, def->n_options, err);
     }
     rsql_err_t erc = rsql_catalog__tx_end(cat, tx, rc == RSQL_OK, err);
     return rc != RSQL_OK ? rc : erc;
@@ -602,7 +656,7 @@ static rsql_err_t load_columns(rsql_catalog_t *cat, rsql_table_def_t *def, rsql_
     }
     int cap = 0, src = SQLITE_DONE;
     if (rsql_catalog__bind_text(st, 1, def->name) != SQLITE_OK) {
-        rc = bind_err(cat, err);
+        rc = rsql_catalog__bind_err(cat, err);
     }
     while (rc == RSQL_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
         rsql_col_t *grown = rsql_catalog__grow(def->columns, &cap, def->n_columns,
@@ -674,7 +728,7 @@ static rsql_err_t load_table(rsql_catalog_t *cat, sqlite3_stmt *st, rsql_table_d
         rc = load_columns(cat, def, err);
     }
     if (rc == RSQL_OK) {
-        rc = load_kvs(cat,
+        rc = rsql_catalog__load_kvs(cat,
                       "SELECT key, value FROM table_options WHERE table_name = ?1 ORDER BY ord",
                       def->name, &def->options, &def->n_options, err);
     }
@@ -704,7 +758,7 @@ rsql_err_t rsql_catalog_table_get(rsql_catalog_t *cat, const char *name, rsql_ta
         cat, "SELECT name, connector, created_ms FROM tables WHERE name = ?1", &st, err);
     if (rc == RSQL_OK) {
         if (rsql_catalog__bind_text(st, 1, name) != SQLITE_OK) {
-            rc = bind_err(cat, err);
+            rc = rsql_catalog__bind_err(cat, err);
         } else {
             int src = sqlite3_step(st);
             if (src == SQLITE_ROW) {
@@ -725,8 +779,8 @@ rsql_err_t rsql_catalog_table_get(rsql_catalog_t *cat, const char *name, rsql_ta
 }
 
 /* Delete one row by name with sql; *dropped (may be NULL) = whether one existed. */
-static rsql_err_t drop_named(rsql_catalog_t *cat, const char *sql, const char *name,
-                             bool *dropped, rsql_error_t *err)
+rsql_err_t rsql_catalog__drop_named(rsql_catalog_t *cat, const char *sql, const char *name,
+                                    bool *dropped, rsql_error_t *err)
 {
     if (dropped) {
         *dropped = false;
@@ -737,7 +791,7 @@ static rsql_err_t drop_named(rsql_catalog_t *cat, const char *sql, const char *n
         return rc;
     }
     if (rsql_catalog__bind_text(st, 1, name) != SQLITE_OK) {
-        rc = bind_err(cat, err);
+        rc = rsql_catalog__bind_err(cat, err);
     } else if ((rc = rsql_catalog__step_done(cat, st, err)) == RSQL_OK && dropped) {
         *dropped = sqlite3_changes(cat->db) > 0;
     }
@@ -752,7 +806,7 @@ static rsql_err_t drop_named(rsql_catalog_t *cat, const char *sql, const char *n
 rsql_err_t rsql_catalog_table_drop(rsql_catalog_t *cat, const char *name, bool *dropped,
                                    rsql_error_t *err)
 {
-    return drop_named(cat, "DELETE FROM tables WHERE name = ?1", name, dropped, err);
+    return rsql_catalog__drop_named(cat, "DELETE FROM tables WHERE name = ?1", name, dropped, err);
 }
 
 /*
@@ -820,179 +874,4 @@ void rsql_table_def_free(rsql_table_def_t *def)
     rsql_free(def->name);
     rsql_free(def->connector);
     rsql_free(def);
-}
-
-/* ------------------------------------------------------------------ jobs */
-
-/*
-** Store a job (name, statement text, settings in order) in one write
-** transaction. RSQL_ERR_EXISTS "job 'NAME' already exists" unless
-** if_not_exists. def stays the caller's; created_ms 0 means now.
-*/
-rsql_err_t rsql_catalog_job_create(rsql_catalog_t *cat, const rsql_job_def_t *def,
-                                   bool if_not_exists, rsql_error_t *err)
-{
-    if (!def || !def->name || !*def->name || !def->sql || def->n_settings < 0 ||
-        (def->n_settings > 0 && !def->settings)) {
-        return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
-                              "catalog: incomplete job definition");
-    }
-    for (int i = 0; i < def->n_settings; i++) {
-        if (!def->settings[i].key || !def->settings[i].value) {
-            return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS,
-                                  "catalog: job '%s': invalid setting %d", def->name, i + 1);
-        }
-    }
-    rsql_catalog_tx_t tx;
-    bool done = true;
-    rsql_err_t rc = create_begin(cat, "job", "SELECT 1 FROM jobs WHERE name = ?1", def->name,
-                                 if_not_exists, &tx, &done, err);
-    if (rc != RSQL_OK || done) {
-        return rc;
-    }
-    rc = insert_named(cat, "INSERT INTO jobs(name, sql, created_ms) VALUES (?1, ?2, ?3)",
-                      def->name, def->sql, def->created_ms, err);
-    if (rc == RSQL_OK) {
-        rc = insert_kvs(cat,
-                        "INSERT INTO job_settings(job, ord, key, value) VALUES (?1, ?2, ?3, ?4)",
-                        def->name, def->settings, def->n_settings, err);
-    }
-    rsql_err_t erc = rsql_catalog__tx_end(cat, tx, rc == RSQL_OK, err);
-    return rc != RSQL_OK ? rc : erc;
-}
-
-/* Read one job (its jobs row is the current row of st) with its settings. */
-static rsql_err_t load_job(rsql_catalog_t *cat, sqlite3_stmt *st, rsql_job_def_t **out,
-                           rsql_error_t *err)
-{
-    rsql_job_def_t *def = rsql_calloc(1, sizeof(*def));
-    if (!def) {
-        return rsql_error_nomem(err);
-    }
-    def->created_ms = sqlite3_column_int64(st, 2);
-    rsql_err_t rc = rsql_catalog__col_dup(st, 0, &def->name, err);
-    if (rc == RSQL_OK) {
-        rc = rsql_catalog__col_dup(st, 1, &def->sql, err);
-    }
-    if (rc == RSQL_OK) {
-        rc = load_kvs(cat, "SELECT key, value FROM job_settings WHERE job = ?1 ORDER BY ord",
-                      def->name, &def->settings, &def->n_settings, err);
-    }
-    if (rc != RSQL_OK) {
-        rsql_job_def_free(def);
-        return rc;
-    }
-    *out = def;
-    return RSQL_OK;
-}
-
-/*
-** Run a jobs query (name, sql, created_ms; ?1 bound to name when non-NULL)
-** in a read transaction; every row becomes a job in *jobs (heap array of n).
-*/
-static rsql_err_t query_jobs(rsql_catalog_t *cat, const char *sql, const char *name,
-                             rsql_job_def_t ***jobs, int *n, rsql_error_t *err)
-{
-    *jobs = NULL;
-    *n = 0;
-    rsql_catalog_tx_t tx;
-    rsql_err_t rc = rsql_catalog__tx_begin(cat, false, &tx, err);
-    if (rc != RSQL_OK) {
-        return rc;
-    }
-    sqlite3_stmt *st;
-    rc = rsql_catalog__prepare(cat, sql, &st, err);
-    if (rc == RSQL_OK) {
-        int cap = 0, src = SQLITE_DONE;
-        if (name && rsql_catalog__bind_text(st, 1, name) != SQLITE_OK) {
-            rc = bind_err(cat, err);
-        }
-        while (rc == RSQL_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
-            rsql_job_def_t **grown = rsql_catalog__grow(*jobs, &cap, *n, sizeof(*grown));
-            if (!grown) {
-                rc = rsql_error_nomem(err);
-                break;
-            }
-            *jobs = grown;
-            (*jobs)[*n] = NULL;
-            if ((rc = load_job(cat, st, &(*jobs)[*n], err)) == RSQL_OK) {
-                (*n)++;
-            }
-        }
-        if (rc == RSQL_OK && src != SQLITE_DONE) {
-            rc = rsql_catalog__sqlerr(cat, src, err);
-        }
-        sqlite3_finalize(st);
-    }
-    rsql_err_t erc = rsql_catalog__tx_end(cat, tx, rc == RSQL_OK, err);
-    if (rc == RSQL_OK) {
-        rc = erc;
-    }
-    if (rc != RSQL_OK) {
-        rsql_job_def_array_free(*jobs, *n);
-        *jobs = NULL;
-        *n = 0;
-    }
-    return rc;
-}
-
-/*
-** Look up a job by name (case-insensitive). *out = new copy owned by the
-** caller (rsql_job_def_free), or NULL when there is none (RSQL_OK).
-*/
-rsql_err_t rsql_catalog_job_get(rsql_catalog_t *cat, const char *name, rsql_job_def_t **out,
-                                rsql_error_t *err)
-{
-    rsql_job_def_t **jobs;
-    int n;
-    *out = NULL;
-    rsql_err_t rc = query_jobs(cat, "SELECT name, sql, created_ms FROM jobs WHERE name = ?1",
-                               name, &jobs, &n, err);
-    if (rc == RSQL_OK && n > 0) {
-        *out = jobs[0];
-        jobs[0] = NULL;
-    }
-    rsql_job_def_array_free(jobs, n);
-    return rc;
-}
-
-/* Drop a job (settings cascade; its runs stay as history). *dropped = whether it existed. */
-rsql_err_t rsql_catalog_job_drop(rsql_catalog_t *cat, const char *name, bool *dropped,
-                                 rsql_error_t *err)
-{
-    return drop_named(cat, "DELETE FROM jobs WHERE name = ?1", name, dropped, err);
-}
-
-/*
-** All jobs with their settings, sorted by name case-insensitively: *jobs a
-** heap array of n owned jobs (rsql_job_def_array_free); NULL and 0 when none.
-*/
-rsql_err_t rsql_catalog_job_list(rsql_catalog_t *cat, rsql_job_def_t ***jobs, int *n,
-                                 rsql_error_t *err)
-{
-    return query_jobs(cat, "SELECT name, sql, created_ms FROM jobs ORDER BY name", NULL, jobs, n,
-                      err);
-}
-
-/* Free a job definition and everything it owns. NULL-safe. */
-void rsql_job_def_free(rsql_job_def_t *def)
-{
-    if (!def) {
-        return;
-    }
-    rsql_free(def->name);
-    rsql_free(def->sql);
-    rsql_kv_array_free(def->settings, def->n_settings);
-    rsql_free(def);
-}
-
-void rsql_job_def_array_free(rsql_job_def_t **jobs, int n)
-{
-    if (!jobs) {
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        rsql_job_def_free(jobs[i]);
-    }
-    rsql_free(jobs);
 }

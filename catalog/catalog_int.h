@@ -96,6 +96,36 @@ int rsql_catalog__bind_text(sqlite3_stmt *stmt, int i, const char *s);
 */
 void *rsql_catalog__grow(void *arr, int *cap, int n, size_t elem);
 
+/* ---- the helpers of the stored definitions (catalog.c), shared with catalog_jobs.c */
+/* Report the bind failure recorded on the connection. */
+rsql_err_t rsql_catalog__bind_err(rsql_catalog_t *cat, rsql_error_t *err);
+/* Does a row named name exist (SELECT 1 ... WHERE name = ?1)? */
+rsql_err_t rsql_catalog__name_exists(rsql_catalog_t *cat, const char *sql, const char *name,
+                                     bool *exists, rsql_error_t *err);
+/* Insert (owner, ord, key, value) rows for kv with the given INSERT statement. */
+rsql_err_t rsql_catalog__insert_kvs(rsql_catalog_t *cat, const char *sql, const char *owner,
+                                    const rsql_kv_t *kv, int n, rsql_error_t *err);
+/* Load owner's (key, value) rows in order (SELECT key, value ... WHERE owner = ?1 ORDER BY
+   ord): *kv a heap array of *n. */
+rsql_err_t rsql_catalog__load_kvs(rsql_catalog_t *cat, const char *sql, const char *owner,
+                                  rsql_kv_t **kv, int *n, rsql_error_t *err);
+/*
+** Open the write transaction of a CREATE of the <noun> name (exists_sql selects a row by name
+** ?1): RSQL_OK with *tx open and *done false when the name is free; otherwise nothing stays
+** open, *done is true, and the result is RSQL_OK (it exists, if_not_exists), RSQL_ERR_EXISTS
+** or the SQLite error.
+*/
+rsql_err_t rsql_catalog__create_begin(rsql_catalog_t *cat, const char *noun,
+                                      const char *exists_sql, const char *name,
+                                      bool if_not_exists, rsql_catalog_tx_t *tx, bool *done,
+                                      rsql_error_t *err);
+/* Run the INSERT sql with ?1 name, ?2 text and ?3 created_ms (0 or less = now). */
+rsql_err_t rsql_catalog__insert_named(rsql_catalog_t *cat, const char *sql, const char *name,
+                                      const char *text, int64_t created_ms, rsql_error_t *err);
+/* Delete one row by name with sql; *dropped (may be NULL) = whether one existed. */
+rsql_err_t rsql_catalog__drop_named(rsql_catalog_t *cat, const char *sql, const char *name,
+                                    bool *dropped, rsql_error_t *err);
+
 /* Bring the schema to this build's version (catalog_migrate.c). */
 rsql_err_t rsql_catalog__migrate(rsql_catalog_t *cat, rsql_error_t *err);
 

@@ -171,6 +171,40 @@ static const char *const steps[] = {
     /* 10: WATERMARK FOR col AS expr: on the event-time column, the expression as written
        (NULL: not the table's event-time column) */
     "ALTER TABLE table_columns ADD COLUMN watermark TEXT;\n",
+    /* 11: what an operator did to a served job through its control API (POST
+       /jobs/NAME/stop|start|restart) is a row of job_runs too, its status the action's name
+       and its detail who asked: the status check widened (SQLite rebuilds a table for that) */
+    "CREATE TABLE job_runs_v11 (\n"
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+    "  job TEXT COLLATE NOCASE,\n"
+    "  sql TEXT,\n"
+    "  start_ms INTEGER NOT NULL,\n"
+    "  end_ms INTEGER NOT NULL DEFAULT 0,\n"
+    "  status TEXT NOT NULL\n"
+    "    CHECK (status IN ('running', 'done', 'failed', 'interrupted', 'stop', 'start',\n"
+    "                      'restart')),\n"
+    "  rows_read INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_written INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_filtered INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_dead_lettered INTEGER NOT NULL DEFAULT 0,\n"
+    "  rows_failed INTEGER NOT NULL DEFAULT 0,\n"
+    "  error TEXT,\n"
+    "  detail TEXT,\n"
+    "  pid INTEGER,\n"
+    "  host TEXT,\n"
+    "  hold_key TEXT,\n"
+    "  hold_until_ms INTEGER,\n"
+    "  resumed_from TEXT\n"
+    ");\n"
+    "INSERT INTO job_runs_v11 SELECT id, job, sql, start_ms, end_ms, status, rows_read,\n"
+    "  rows_written, rows_filtered, rows_dead_lettered, rows_failed, error, detail, pid, host,\n"
+    "  hold_key, hold_until_ms, resumed_from FROM job_runs;\n"
+    "UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(seq), 0) FROM\n"
+    "  sqlite_sequence WHERE name = 'job_runs')) WHERE name = 'job_runs_v11';\n"
+    "DROP TABLE job_runs;\n"
+    "ALTER TABLE job_runs_v11 RENAME TO job_runs;\n"
+    "CREATE INDEX job_runs_by_job ON job_runs(job, id);\n"
+    "CREATE INDEX job_runs_by_hold ON job_runs(hold_key, id);\n",
 };
 
 #define N_STEPS ((int)(sizeof(steps) / sizeof(steps[0])))

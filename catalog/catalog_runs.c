@@ -116,6 +116,35 @@ rsql_err_t rsql_catalog_run_begin(rsql_catalog_t *cat, const char *job, const ch
     return rc;
 }
 
+/* See rsql_catalog.h. */
+rsql_err_t rsql_catalog_run_action(rsql_catalog_t *cat, const char *job, const char *action,
+                                   const char *detail, rsql_error_t *err)
+{
+    sqlite3_stmt *st;
+    char host[256];
+    this_host(host, sizeof(host));
+    rsql_err_t rc = rsql_catalog__prepare(cat,
+                                          "INSERT INTO job_runs(job, sql, start_ms, end_ms, "
+                                          "status, detail, pid, host) VALUES (?1, NULL, ?2, ?2, "
+                                          "?3, ?4, ?5, ?6)",
+                                          &st, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (rsql_catalog__bind_text(st, 1, job) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, rsql_wall_ms()) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 3, action) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 4, detail) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)getpid()) != SQLITE_OK ||
+        rsql_catalog__bind_text(st, 6, host) != SQLITE_OK) {
+        rc = bind_err(cat, err);
+    } else {
+        rc = rsql_catalog__step_done(cat, st, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Bind counts to parameters first .. first+4 (read, written, filtered, dead-lettered, failed). */
 static int bind_counts(sqlite3_stmt *st, int first, const rsql_job_counts_t *c)
 {

@@ -1,7 +1,7 @@
 # catalog/: the SQLite catalog and state database (tables, jobs, job runs, offsets).
 librocketsql_a_SOURCES += \
 	catalog/rsql_catalog.h catalog/catalog_int.h \
-	catalog/catalog.c \
+	catalog/catalog.c catalog/catalog_jobs.c \
 	catalog/catalog_migrate.c \
 	catalog/catalog_runs.c \
 	catalog/state_offsets.c catalog/state_kv.c

@@ -93,7 +93,8 @@ typedef struct rsql_job_run {
     char *job; /* job name, or NULL for an ad-hoc INSERT */
     char *sql;
     int64_t start_ms, end_ms; /* end 0 while running */
-    char *status;             /* running, done, failed, interrupted */
+    char *status;             /* running, done, failed, interrupted; stop, start, restart:
+                                 an operator action (rsql_catalog_run_action) */
     rsql_job_counts_t counts;
     char *error;  /* NULL when none */
     char *detail; /* JSON with per-connector detail (e.g. busiest lite topics), or NULL */
@@ -115,6 +116,13 @@ const char *rsql_catalog_default_path(const char *flag);
 rsql_err_t rsql_catalog_table_create(rsql_catalog_t *cat, const rsql_table_def_t *def,
                                      bool if_not_exists, rsql_error_t *err);
 /* *out = new copy (caller frees with rsql_table_def_free), or NULL when not found (still RSQL_OK). */
+/*
+** Replace the table named def->name by def (one write transaction), keeping what belongs to
+** the table as created: the positions saved for it stay its own (DROP TABLE and CREATE TABLE
+** make a new table). RSQL_ERR_UNKNOWN_NAME when there is none.
+*/
+rsql_err_t rsql_catalog_table_replace(rsql_catalog_t *cat, const rsql_table_def_t *def,
+                                      rsql_error_t *err);
 rsql_err_t rsql_catalog_table_get(rsql_catalog_t *cat, const char *name, rsql_table_def_t **out,
                                   rsql_error_t *err);
 /* *dropped = whether it existed. */
@@ -143,10 +151,17 @@ rsql_err_t rsql_catalog_run_begin(rsql_catalog_t *cat, const char *job, const ch
 rsql_err_t rsql_catalog_run_progress(rsql_catalog_t *cat, int64_t run_id,
                                      const rsql_job_counts_t *counts, const char *detail,
                                      rsql_error_t *err);
-/* Final state: status "done" | "failed" | "interrupted"; error may be NULL. */
+/* Final state: status "done" | "failed" | "interrupted"; error may be NULL. (Rows of status
+   "stop", "start", "restart" are operator actions: rsql_catalog_run_action.) */
 rsql_err_t rsql_catalog_run_end(rsql_catalog_t *cat, int64_t run_id, const char *status,
                                 const rsql_job_counts_t *counts, const char *error,
                                 const char *detail, rsql_error_t *err);
+/*
+** Record what an operator did to a served job (action "stop", "start" or "restart", through
+** serve's control API) as a row of its runs, ended when begun; detail: JSON of who asked.
+*/
+rsql_err_t rsql_catalog_run_action(rsql_catalog_t *cat, const char *job, const char *action,
+                                   const char *detail, rsql_error_t *err);
 /* Where run_id resumed: the saved positions it started from, as text (copied). */
 rsql_err_t rsql_catalog_run_resumed(rsql_catalog_t *cat, int64_t run_id, const char *from,
                                     rsql_error_t *err);

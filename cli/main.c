@@ -42,7 +42,11 @@ static void usage(FILE *f)
             "                                                       run a catalog job (bounded);\n"
             "                                                       --from-start forgets its saved\n"
             "                                                       positions first\n"
+            "       rocketsql [--catalog FILE] apply FILE.sql [--dry-run]\n"
+            "                                                       make the catalog's tables and\n"
+            "                                                       jobs those of FILE.sql\n"
             "       rocketsql [--catalog FILE] serve [--job NAME ...] [--http ADDR:PORT]\n"
+            "                 [--apply FILE.sql] [--http-token-file FILE]\n"
             "                                                       run the catalog's jobs as a\n"
             "                                                       service (docs/OPERATIONS.md)\n"
             "       rocketsql --help | --version\n"
@@ -90,11 +94,8 @@ static int forget_positions(rsql_session_t *s, const char *job)
     return 0;
 }
 
-/*
-** Read a whole file (or stdin for "-") into a heap string of *len bytes (NULs kept). A file
-** that cannot be opened is bad usage (*usage set), one that cannot be read an error.
-*/
-static char *read_all(const char *path, size_t *len, bool *usage, FILE *errf)
+/* See cli_int.h. */
+char *rsql_cli_read_all(const char *path, size_t *len, bool *usage, FILE *errf)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f) {
@@ -205,6 +206,14 @@ int main(int argc, char **argv)
         return rsql_serve_main(rsql_catalog_default_path(catalog_flag), argc - optind,
                                argv + optind);
     }
+    if (optind < argc && strcmp(argv[optind], "apply") == 0) {
+        if (file || exec_sql) {
+            fprintf(stderr, "rocketsql: choose one of -f, -e, run, apply and serve\n");
+            return EXIT_USAGE;
+        }
+        return rsql_apply_main(rsql_catalog_default_path(catalog_flag), argc - optind,
+                               argv + optind);
+    }
     if (optind < argc) {
         if (strcmp(argv[optind], "run") == 0 && optind + 2 <= argc && optind + 3 >= argc &&
             (optind + 2 == argc || strcmp(argv[optind + 2], "--from-start") == 0)) {
@@ -241,7 +250,7 @@ int main(int argc, char **argv)
     } else if (file || !isatty(STDIN_FILENO)) {
         size_t len = 0;
         bool usage_err = false;
-        char *text = read_all(file ? file : "-", &len, &usage_err, stderr);
+        char *text = rsql_cli_read_all(file ? file : "-", &len, &usage_err, stderr);
         if (file && strcmp(file, "-") != 0) {
             rsql_session_set_script_name(s, file);
         }

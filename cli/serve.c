@@ -19,8 +19,19 @@
  * and another run, every attempt a row of SHOW JOB RUNS with its error. A job that does not
  * plan (its table was dropped, an option became invalid) fails alone: a failed run with the
  * error is recorded for it, and the others run on.
+ *
+ * --apply FILE.sql makes the catalog match a jobs file (cli/apply.c) at start and again on
+ * every SIGHUP, before the catalog is re-read; a file with an error changes nothing (at start
+ * the process exits 1, on SIGHUP the error is logged and the jobs run on as they were).
+ *
+ * --http-token-file FILE turns on the control API of the endpoint: POST /jobs/NAME/stop,
+ * /start, /restart with `Authorization: Bearer <the file's token>` (serve_http.c checks it).
+ * The endpoint queues the action and wakes the main thread with SIGUSR1; the main thread
+ * does it and records it as a row of the job's runs (SHOW JOB RUNS). A stopped job stays
+ * listed ("stopped") and is not started again, by a reload either, until start or restart.
  */
 #include "config.h"
+#include "cli/cli_int.h"
 #include "cli/serve_int.h"
 #include "catalog/rsql_catalog.h"
 #include "base/rsql_backoff.h"
@@ -354,8 +365,16 @@ static rsql_err_t reconcile(serve_t *srv, rsql_catalog_t *cat, char **only, int 
                 found = i;
             }
         }
-        if (retired || (found >= 0 && fps[found] && strcmp(fps[found], j->fingerprint) == 0 &&
-                        wanted(j->name, only, n_only))) {
+        if (retired) {
+            pthread_mutex_lock(&srv->mu);
+            if (j->held && (found < 0 || !wanted(j->name, only, n_only))) {
+                j->held = false; /* a stopped job that went: reaped like the others */
+            }
+            pthread_mutex_unlock(&srv->mu);
+            continue;
+        }
+        if (found >= 0 && fps[found] && strcmp(fps[found], j->fingerprint) == 0 &&
+            wanted(j->name, only, n_only)) {
             continue;
         }
         rsql_log(RSQL_LOG_INFO, "serve", "job %s: dropped or changed, draining", j->name);
@@ -368,6 +387,7 @@ static rsql_err_t reconcile(serve_t *srv, rsql_catalog_t *cat, char **only, int 
         }
         pthread_mutex_lock(&srv->mu);
         serve_job_t *cur = job_find0(srv, defs[i]->name);
+        bool held = cur && cur->held;
         bool draining = cur && cur->retire;
         if (!cur && srv->n_jobs == srv->cap_jobs) {
             int cap = srv->cap_jobs ? srv->cap_jobs * 2 : 8;
@@ -379,6 +399,9 @@ static rsql_err_t reconcile(serve_t *srv, rsql_catalog_t *cat, char **only, int 
         }
         bool room = srv->n_jobs < srv->cap_jobs;
         pthread_mutex_unlock(&srv->mu);
+        if (held) {
+            continue; /* stopped by an operator */
+        }
         if (draining) {
             srv->reload_pending = true;
             continue;
@@ -420,7 +443,7 @@ static int reap_retired(serve_t *srv)
         pthread_mutex_lock(&srv->mu);
         for (int k = 0; k < srv->n_jobs; k++) {
             serve_job_t *j = srv->jobs[k];
-            if (j->retire && j->ended) {
+            if (j->retire && j->ended && !j->held) {
                 gone = j;
                 srv->jobs[k] = srv->jobs[--srv->n_jobs];
                 break;
@@ -447,22 +470,113 @@ static bool all_ended(serve_t *srv)
     return ended;
 }
 
+/* See serve_int.h. */
+const char *serve__verb_name(serve_verb_t verb)
+{
+    return verb == SERVE_STOP ? "stop" : verb == SERVE_START ? "start" : "restart";
+}
+
+/*
+** Do the actions the control API queued: stop (drain it, keep it listed, start it no more),
+** start (a stopped, finished or failed job runs again; a running one is left alone) and
+** restart (drain it and start it again), each recorded as a row of the job's runs; then the
+** set is brought in line. @locality main thread
+*/
+static void do_actions(serve_t *srv, rsql_catalog_t *cat, char **only, int n_only)
+{
+    serve_action_t todo[SERVE_MAX_ACTIONS];
+    pthread_mutex_lock(&srv->mu);
+    int n = srv->n_actions;
+    memcpy(todo, srv->actions, (size_t)n * sizeof todo[0]);
+    srv->n_actions = 0;
+    pthread_mutex_unlock(&srv->mu);
+    for (int i = 0; i < n; i++) {
+        serve_action_t *a = &todo[i];
+        pthread_mutex_lock(&srv->mu);
+        serve_job_t *j = job_find0(srv, a->job);
+        bool retire = false;
+        const char *before = j ? j->state : "gone";
+        if (j && a->verb == SERVE_STOP) {
+            j->held = true;
+            retire = !j->retire;
+        } else if (j && a->verb == SERVE_START) {
+            /* a stopped one is taken out once drained and started again; so is one that ended */
+            retire = !j->held && j->ended && !j->retire;
+            j->held = false;
+        } else if (j) {
+            retire = !j->retire;
+            j->held = false;
+        }
+        pthread_mutex_unlock(&srv->mu);
+        if (retire) {
+            job_retire(j);
+        }
+        rsql_log(RSQL_LOG_INFO, "serve", "job %s: %s (control API, from %s; it was %s)", a->job,
+                 serve__verb_name(a->verb), a->peer, before);
+        rsql_buf_t d = RSQL_BUF_INIT;
+        rsql_buf_puts(&d, "{\"action\":\"");
+        rsql_buf_puts(&d, serve__verb_name(a->verb));
+        rsql_buf_puts(&d, "\",\"via\":\"control API\",\"peer\":\"");
+        rsql_buf_puts(&d, a->peer); /* an IP address: nothing to escape */
+        rsql_buf_printf(&d, "\",\"was\":\"%s\"}", before);
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        if (d.oom || rsql_catalog_run_action(cat, a->job, serve__verb_name(a->verb),
+                                             rsql_buf_str(&d), &err) != RSQL_OK) {
+            rsql_log(RSQL_LOG_WARN, "serve", "job %s: cannot record the %s: %s", a->job,
+                     serve__verb_name(a->verb), d.oom ? "out of memory" : err.msg);
+        }
+        rsql_buf_deinit(&d);
+        rsql_free(a->job);
+    }
+    if (n > 0) {
+        reap_retired(srv);
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        if (reconcile(srv, cat, only, n_only, &err) != RSQL_OK) {
+            rsql_log(RSQL_LOG_ERROR, "serve", "reload: %s", err.msg);
+        }
+    }
+}
+
+/* The token of --http-token-file: the file's first line, which must not be empty. */
+static char *read_token(const char *path, size_t *len)
+{
+    size_t n = 0;
+    bool usage = false;
+    char *text = rsql_cli_read_all(path, &n, &usage, stderr);
+    if (!text) {
+        return NULL;
+    }
+    text[strcspn(text, "\r\n")] = '\0';
+    *len = strlen(text);
+    if (*len == 0 || *len != strnlen(text, n)) {
+        fprintf(stderr, "rocketsql: serve: --http-token-file %s: no token in its first line\n",
+                path);
+        rsql_free(text);
+        return NULL;
+    }
+    return text;
+}
+
 static void serve_usage(FILE *f)
 {
     fprintf(f, "usage: rocketsql [--catalog FILE] serve [--catalog FILE] [--job NAME ...]\n"
-               "                 [--http ADDR:PORT]\n");
+               "                 [--http ADDR:PORT] [--http-token-file FILE] [--apply FILE.sql]\n");
 }
 
 /* See serve_int.h. */
 int rsql_serve_main(const char *catalog_path, int argc, char **argv)
 {
-    const char *http = NULL;
+    const char *http = NULL, *apply = NULL, *token_file = NULL;
     char **only = rsql_calloc((size_t)argc + 1, sizeof(char *));
     int n_only = 0;
     static const struct option longopts[] = {
         {"catalog", required_argument, NULL, 'c'},
         {"job", required_argument, NULL, 'j'},
         {"http", required_argument, NULL, 'H'},
+        {"apply", required_argument, NULL, 'A'},
+        {"http-token-file", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     optind = 1;
@@ -472,6 +586,8 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
         case 'c': catalog_path = optarg; break;
         case 'j': only[n_only++] = optarg; break;
         case 'H': http = optarg; break;
+        case 'A': apply = optarg; break;
+        case 'T': token_file = optarg; break;
         default: serve_usage(stderr); rsql_free(only); return EXIT_USAGE;
         }
     }
@@ -483,12 +599,18 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
         rsql_free(only);
         return EXIT_USAGE;
     }
+    if (token_file && !http) {
+        fprintf(stderr, "rocketsql: serve: --http-token-file needs --http\n");
+        rsql_free(only);
+        return EXIT_USAGE;
+    }
     /* the process owns the signals: block them before any thread exists */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1); /* the control API queued an action */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 
     serve_t srv;
@@ -499,7 +621,17 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
     rsql_error_t err;
     rsql_error_clear(&err);
     int status = 0;
-    rsql_catalog_t *cat = rsql_catalog_open(catalog_path, &err);
+    rsql_catalog_t *cat = NULL;
+    if (token_file && !(srv.token = read_token(token_file, &srv.token_len))) {
+        status = EXIT_USAGE;
+        goto out;
+    }
+    if (apply && !rsql_apply_logged(catalog_path, apply)) {
+        fprintf(stderr, "rocketsql: serve: --apply %s: not applied (see the log)\n", apply);
+        status = 1;
+        goto out;
+    }
+    cat = rsql_catalog_open(catalog_path, &err);
     if (!cat) {
         fprintf(stderr, "rocketsql: serve: %s\n", err.msg);
         status = 1;
@@ -532,6 +664,9 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
         int sig = sigtimedwait(&set, NULL, &tick);
         if (sig == SIGHUP && !draining) {
             rsql_log(RSQL_LOG_INFO, "serve", "SIGHUP: re-reading the catalog");
+            if (apply) {
+                rsql_apply_logged(catalog_path, apply); /* an error changes nothing */
+            }
             rsql_error_clear(&err);
             if (reconcile(&srv, cat, only, n_only, &err) != RSQL_OK) {
                 rsql_log(RSQL_LOG_ERROR, "serve", "reload: %s", err.msg);
@@ -551,6 +686,9 @@ int rsql_serve_main(const char *catalog_path, int argc, char **argv)
             for (int k = 0; k < n; k++) {
                 job_retire(srv.jobs[k]);
             }
+        }
+        if (!draining) {
+            do_actions(&srv, cat, only, n_only); /* SIGUSR1, or queued before a SIGHUP */
         }
         if (draining && all_ended(&srv)) {
             break;
@@ -579,6 +717,13 @@ out:
     serve__http_stop(&srv);
     rsql_free(srv.jobs);
     rsql_catalog_close(cat);
+    for (int i = 0; i < srv.n_actions; i++) {
+        rsql_free(srv.actions[i].job);
+    }
+    if (srv.token) {
+        memset(srv.token, 0, srv.token_len);
+    }
+    rsql_free(srv.token);
     pthread_cond_destroy(&srv.cv);
     pthread_mutex_destroy(&srv.mu);
     rsql_free(only);

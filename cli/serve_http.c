@@ -6,6 +6,12 @@
  * (200 when every job is running with its source and sink open and not retrying, or ended
  * by itself; else 503), /jobs (JSON). Other paths answer 404, other methods 405.
  *
+ * With a token (serve --http-token-file), the control API: POST /jobs/NAME/stop, /start and
+ * /restart, answered 202 (queued for the main thread, serve.c) only with the header
+ * `Authorization: Bearer TOKEN`, compared in time that does not depend on where it differs; a
+ * missing or wrong token gets 401 and a log line with the client's address, an unknown job
+ * 404, a start of a running job 409. Without a token these paths do not exist (404).
+ *
  * Every answer is built in memory under srv->mu (job states) from the atomics the pipelines
  * publish (rsql_pipeline_stats_t), then handed to libmicrohttpd as a copy; no lock is held
  * while it writes to the socket, so a slow or stuck scraper costs a connection slot, never a
@@ -33,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -511,8 +518,9 @@ static void *guard_main(void *arg)
     return NULL;
 }
 
-static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, const char *type,
-                              const char *body, size_t len, bool allow)
+static enum MHD_Result answer_allow(struct MHD_Connection *conn, unsigned status,
+                                    const char *type, const char *body, size_t len,
+                                    const char *allow, const char *www_auth)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
@@ -521,10 +529,153 @@ static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, cons
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (allow) {
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    }
+    if (www_auth) {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www_auth);
     }
     enum MHD_Result ret = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, const char *type,
+                              const char *body, size_t len, bool allow)
+{
+    return answer_allow(conn, status, type, body, len, allow ? "GET, HEAD" : NULL, NULL);
+}
+
+/* ---- the control API */
+
+/* given == want, in time that depends on want's length only. */
+static bool token_equal(const char *given, size_t given_len, const char *want, size_t want_len)
+{
+    unsigned char diff = given_len != want_len;
+    for (size_t i = 0; i < want_len; i++) {
+        diff |= (unsigned char)((i < given_len ? (unsigned char)given[i] : 0) ^
+                                (unsigned char)want[i]);
+    }
+    return diff == 0;
+}
+
+/* The client's address as text. */
+static void peer_of(struct MHD_Connection *conn, char *buf, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf(buf, size, "unknown");
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)ci->client_addr)->sin_addr,
+                  buf, (socklen_t)size);
+    }
+}
+
+/*
+** url is /jobs/NAME/VERB with VERB stop, start or restart: *verb set, the name's bytes at
+** *name (*name_len of them). NAME has no '/'.
+*/
+static bool control_path(const char *url, const char **name, size_t *name_len,
+                         serve_verb_t *verb)
+{
+    if (strncmp(url, "/jobs/", 6) != 0) {
+        return false;
+    }
+    const char *n = url + 6, *slash = strchr(n, '/');
+    if (!slash || slash == n || strchr(slash + 1, '/')) {
+        return false;
+    }
+    const char *v = slash + 1;
+    if (strcmp(v, "stop") == 0) {
+        *verb = SERVE_STOP;
+    } else if (strcmp(v, "start") == 0) {
+        *verb = SERVE_START;
+    } else if (strcmp(v, "restart") == 0) {
+        *verb = SERVE_RESTART;
+    } else {
+        return false;
+    }
+    *name = n;
+    *name_len = (size_t)(slash - n);
+    return true;
+}
+
+static enum MHD_Result control(serve_t *srv, struct MHD_Connection *conn, const char *url,
+                               const char *method, const char *name, size_t name_len,
+                               serve_verb_t verb)
+{
+    const char *json = "application/json";
+    cJSON *o = cJSON_CreateObject();
+    unsigned status = MHD_HTTP_ACCEPTED;
+    const char *www_auth = NULL, *allow = NULL;
+    char peer[64];
+    peer_of(conn, peer, sizeof peer);
+    const char *auth =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    bool bearer = auth && strncasecmp(auth, "Bearer ", 7) == 0;
+    const char *given = bearer ? auth + 7 : "";
+    if (strcmp(method, "POST") != 0) {
+        status = MHD_HTTP_METHOD_NOT_ALLOWED;
+        allow = "POST";
+        cJSON_AddStringToObject(o, "error", "method not allowed: use POST");
+    } else if (!token_equal(given, strlen(given), srv->token, srv->token_len)) {
+        status = MHD_HTTP_UNAUTHORIZED;
+        www_auth = "Bearer realm=\"rocketsql\"";
+        cJSON_AddStringToObject(o, "error", "unauthorized");
+        char shown[128]; /* the path as logged: printable ASCII only, cut short */
+        size_t n = 0;
+        for (const char *c = url; *c && n + 1 < sizeof shown; c++) {
+            shown[n++] = *c > 0x20 && *c < 0x7f ? *c : '?';
+        }
+        shown[n] = '\0';
+        rsql_log(RSQL_LOG_WARN, "serve", "control API: %s %s from %s refused: %s", method, shown,
+                 peer, !auth ? "no Authorization header" : !bearer ? "not a Bearer token"
+                                                                  : "wrong token");
+    } else {
+        pthread_mutex_lock(&srv->mu);
+        serve_job_t *j = NULL;
+        for (int k = 0; k < srv->n_jobs && !j; k++) {
+            const char *jn = srv->jobs[k]->name;
+            j = strlen(jn) == name_len && strncmp(jn, name, name_len) == 0 ? srv->jobs[k] : NULL;
+        }
+        char *copy = j ? rsql_strdup(j->name) : NULL;
+        if (!j) {
+            status = MHD_HTTP_NOT_FOUND;
+            cJSON_AddStringToObject(o, "error", "no such job");
+        } else if (verb == SERVE_START && !j->held && !j->ended && !j->retire) {
+            status = MHD_HTTP_CONFLICT;
+            cJSON_AddStringToObject(o, "error", "the job is running; restart it instead");
+        } else if (!copy || srv->n_actions == SERVE_MAX_ACTIONS) {
+            status = MHD_HTTP_SERVICE_UNAVAILABLE;
+            cJSON_AddStringToObject(o, "error", "too many actions waiting; try again");
+        } else {
+            serve_action_t *a = &srv->actions[srv->n_actions++];
+            a->job = copy;
+            copy = NULL;
+            a->verb = verb;
+            snprintf(a->peer, sizeof a->peer, "%s", peer);
+            cJSON_AddStringToObject(o, "action", serve__verb_name(verb));
+        }
+        if (j) {
+            cJSON_AddStringToObject(o, "job", j->name);
+            cJSON_AddStringToObject(o, "state", j->state);
+        }
+        pthread_mutex_unlock(&srv->mu);
+        rsql_free(copy);
+        if (status == MHD_HTTP_ACCEPTED) {
+            kill(getpid(), SIGUSR1); /* the main thread takes it (sigtimedwait) */
+        }
+    }
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    enum MHD_Result ret;
+    if (!text) {
+        static const char oom[] = "out of memory\n";
+        ret = answer(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", oom,
+                     sizeof oom - 1, false);
+    } else {
+        ret = answer_allow(conn, status, json, text, strlen(text), allow, www_auth);
+        cJSON_free(text);
+    }
     return ret;
 }
 
@@ -549,6 +700,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     const char *text = "text/plain; charset=utf-8";
+    const char *name = NULL;
+    size_t name_len = 0;
+    serve_verb_t verb;
+    if (srv->token && control_path(url, &name, &name_len, &verb)) {
+        return control(srv, conn, url, method, name, name_len, verb);
+    }
     bool known = strcmp(url, "/metrics") == 0 || strcmp(url, "/healthz") == 0 ||
                  strcmp(url, "/readyz") == 0 || strcmp(url, "/jobs") == 0;
     if (!known) {

@@ -34,7 +34,18 @@ typedef struct serve_job {
     int64_t base_retries;
     bool retire; /* drain and stop (dropped, changed, shutting down) */
     bool ended;  /* the thread is done */
+    bool held;   /* stopped by an operator (POST /jobs/NAME/stop): listed, not started again
+                    until POST .../start or .../restart */
 } serve_job_t;
+
+/* What an operator asked through the control API, for the main thread to do. */
+typedef enum { SERVE_STOP, SERVE_START, SERVE_RESTART } serve_verb_t;
+typedef struct serve_action {
+    char *job;
+    serve_verb_t verb;
+    char peer[64]; /* the client's address */
+} serve_action_t;
+#define SERVE_MAX_ACTIONS 64
 
 typedef struct serve {
     const char *catalog_path;
@@ -44,7 +55,17 @@ typedef struct serve {
     int n_jobs, cap_jobs;
     void *http; /* the endpoint (serve_http.c) */
     bool reload_pending; /* a changed job waits for its old self to drain (main thread) */
+    /* the control API: its bearer token (--http-token-file; NULL: the API does not exist),
+       and the actions asked and not yet done (under mu; the main thread takes them, woken by
+       SIGUSR1) */
+    char *token;
+    size_t token_len;
+    serve_action_t actions[SERVE_MAX_ACTIONS];
+    int n_actions;
 } serve_t;
+
+/* The name of an action ("stop", "start", "restart"). */
+const char *serve__verb_name(serve_verb_t verb);
 
 /*
 ** The job's totals over all its runs (counters never go back when it restarts): the ended

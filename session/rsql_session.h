@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/rsql_buf.h"
 #include "base/rsql_error.h"
 #include "base/rsql_result.h"
 #include "sql/rsql_sql.h"
@@ -82,6 +83,19 @@ typedef rsql_err_t (*rsql_http_begin_cb)(void *opaque, const char *addr, const c
 typedef void (*rsql_http_end_cb)(void *opaque);
 void rsql_session_set_http_hooks(rsql_session_t *s, rsql_http_begin_cb begin,
                                  rsql_http_end_cb end, void *opaque);
+
+/*
+** `rocketsql apply`: make s's catalog match a jobs file, sql (len bytes) of CREATE TABLE,
+** CREATE JOB, SET and RESET statements: the file is checked whole first (in a private
+** in-memory catalog: options validated, jobs planned), then what differs is created, changed
+** or dropped in one catalog transaction (session/rt_apply.c says how). One line per table or
+** job that differs goes to report ("+ table t: connector", "~ job j: statement changed",
+** "- job old"); counts (may be NULL) gets how many are created, changed and dropped. dry_run:
+** the same lines, nothing changed. On error nothing changed; err has the place in sql when
+** the file is at fault.
+*/
+rsql_err_t rsql_session_apply(rsql_session_t *s, const char *sql, size_t len, bool dry_run,
+                              rsql_buf_t *report, int counts[3], rsql_error_t *err);
 
 /* The session's catalog connection (borrowed; the session's thread only). */
 rsql_catalog_t *rsql_session_catalog(rsql_session_t *s);

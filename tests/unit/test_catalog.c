@@ -493,7 +493,7 @@ static void test_catalog_file_mode_version_reopen(void)
     CU_ASSERT_EQUAL(sb.st_mode & 0777, 0600);
     umask(old);
 
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 11);
     sqlite3 *db;
     sqlite3_stmt *st;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
@@ -520,7 +520,7 @@ static void test_catalog_file_mode_version_reopen(void)
     rsql_table_def_free(got);
     CU_ASSERT_EQUAL(err.code, RSQL_OK);
     rsql_catalog_close(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 11);
 }
 
 /* A version 9 catalog (before WATERMARK) migrates: old tables have none, new ones keep it. */
@@ -542,7 +542,7 @@ static void test_catalog_migrate_watermark(void)
                                     "WHERE name = 'watermark'"), 0);
     cat = open_ok(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 11);
     rsql_table_def_t *got = NULL; /* migrated: no watermark */
     CU_ASSERT_EQUAL(rsql_catalog_table_get(cat, "old", &got, &err), RSQL_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(got);
@@ -578,7 +578,7 @@ static void test_catalog_newer_version_refused(void)
     char want[512];
     snprintf(want, sizeof(want),
              "cannot open catalog '%s': its schema version 99 is newer than this build "
-             "supports (10); use a newer rocketsql",
+             "supports (11); use a newer rocketsql",
              path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 99); /* untouched */
@@ -861,7 +861,7 @@ static void test_catalog_two_processes(void)
         CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
     }
     check_writers(path, NPROC);
-    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 10);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 11);
 }
 
 /* A run whose process died without ending it is shown "interrupted", not "running". */
@@ -969,6 +969,75 @@ static void test_catalog_run_hold(void)
     rsql_catalog_close(cat);
 }
 
+/* A replaced table keeps its uid (its positions); operator actions are rows of job_runs,
+   also in a catalog migrated from version 10 (its runs kept, their ids going on). */
+static void test_catalog_replace_and_actions(void)
+{
+    char path[256];
+    new_path(path, sizeof(path));
+    rsql_catalog_t *cat = open_ok(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_table_def_t def = mkdef("t", cols3, 4);
+    CU_ASSERT_EQUAL(rsql_catalog_table_create(cat, &def, false, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(query_int(path, "CREATE TABLE kept AS SELECT uid FROM tables"), -1);
+    rsql_kv_t opts[] = {{"connector", "datagen"}, {"number-of-rows", "99"}};
+    rsql_table_def_t def2 = {"T", "datagen", 2, cols3, 2, opts, 0};
+    CU_ASSERT_EQUAL(rsql_catalog_table_replace(cat, &def2, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(query_int(path, "SELECT count(*) FROM tables JOIN kept USING (uid) "
+                                    "WHERE name = 't'"), 1);
+    rsql_table_def_t *got = NULL;
+    CU_ASSERT_EQUAL(rsql_catalog_table_get(cat, "t", &got, &err), RSQL_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    CU_ASSERT_EQUAL(got->n_columns, 2);
+    CU_ASSERT_EQUAL_FATAL(got->n_options, 2);
+    CU_ASSERT_STRING_EQUAL(got->options[1].value, "99");
+    rsql_table_def_free(got);
+    rsql_table_def_t def3 = {"none", "datagen", 2, cols3, 2, opts, 0};
+    CU_ASSERT_EQUAL(rsql_catalog_table_replace(cat, &def3, &err), RSQL_ERR_UNKNOWN_NAME);
+
+    int64_t run = 0;
+    CU_ASSERT_EQUAL(rsql_catalog_run_begin(cat, "j", "INSERT ...", &run, &err), RSQL_OK);
+    rsql_catalog_close(cat);
+    /* back to version 10: job_runs with its old status check, a run of id 7 */
+    CU_ASSERT_EQUAL(query_int(path, "DROP TABLE job_runs"), -1);
+    CU_ASSERT_EQUAL(query_int(path,
+                              "CREATE TABLE job_runs (id INTEGER PRIMARY "
+                              "KEY AUTOINCREMENT, job TEXT COLLATE NOCASE, sql TEXT, start_ms "
+                              "INTEGER NOT NULL, end_ms INTEGER NOT NULL DEFAULT 0, status TEXT "
+                              "NOT NULL CHECK (status IN ('running', 'done', 'failed', "
+                              "'interrupted')), rows_read INTEGER NOT NULL DEFAULT 0, "
+                              "rows_written INTEGER NOT NULL DEFAULT 0, rows_filtered INTEGER "
+                              "NOT NULL DEFAULT 0, rows_dead_lettered INTEGER NOT NULL DEFAULT "
+                              "0, rows_failed INTEGER NOT NULL DEFAULT 0, error TEXT, detail "
+                              "TEXT, pid INTEGER, host TEXT, hold_key TEXT, hold_until_ms "
+                              "INTEGER, resumed_from TEXT)"),
+                    -1);
+    CU_ASSERT_EQUAL(query_int(path, "INSERT INTO job_runs(id, job, start_ms, end_ms, status, "
+                                    "rows_read) VALUES (7, 'j', 1, 2, 'done', 42)"),
+                    -1);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version = 10"), -1);
+    cat = open_ok(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+    CU_ASSERT_EQUAL(query_int(path, "PRAGMA user_version"), 11);
+    CU_ASSERT_EQUAL(query_int(path, "SELECT rows_read FROM job_runs WHERE id = 7"), 42);
+    CU_ASSERT_EQUAL(rsql_catalog_run_action(cat, "j", "stop", "{\"action\":\"stop\"}", &err),
+                    RSQL_OK);
+    rsql_job_run_t **runs = NULL;
+    int n = 0;
+    CU_ASSERT_EQUAL(rsql_catalog_run_list(cat, "j", 0, &runs, &n, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_TRUE(runs[0]->id > 7);
+    CU_ASSERT_STRING_EQUAL(runs[0]->status, "stop");
+    CU_ASSERT_STRING_EQUAL(runs[0]->detail, "{\"action\":\"stop\"}");
+    CU_ASSERT_EQUAL(runs[0]->start_ms, runs[0]->end_ms);
+    CU_ASSERT_EQUAL(runs[1]->id, 7);
+    rsql_job_run_array_free(runs, n);
+    CU_ASSERT_NOT_EQUAL(rsql_catalog_run_action(cat, "j", "bogus", NULL, &err), RSQL_OK);
+    rsql_catalog_close(cat);
+}
+
 static CU_TestInfo catalog_tests[] = {
     {"test_catalog_run_of_dead_process", test_catalog_run_of_dead_process},
     {"test_catalog_run_hold", test_catalog_run_hold},
@@ -980,6 +1049,7 @@ static CU_TestInfo catalog_tests[] = {
     {"test_catalog_file_mode_version_reopen", test_catalog_file_mode_version_reopen},
     {"test_catalog_newer_version_refused", test_catalog_newer_version_refused},
     {"test_catalog_migrate_watermark", test_catalog_migrate_watermark},
+    {"test_catalog_replace_and_actions", test_catalog_replace_and_actions},
     {"test_catalog_open_errors", test_catalog_open_errors},
     {"test_catalog_default_path", test_catalog_default_path},
     {"test_catalog_memory", test_catalog_memory},
