@@ -115,8 +115,8 @@ static bool job_up0(serve_job_t *j)
 }
 
 /* Per-job source gauges from its detail: active lite topics, deferred, the busiest lite
-   topics (at most 10 per job: describe's top list, so the label set stays bounded), and a
-   replication slot's lag. */
+   topics (at most 10 per job: describe's top list, so the label set stays bounded), a
+   replication slot's lag, and the source's backlog. */
 static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
 {
     static const char *const names[] = {"rocketsql_lite_topics_active",
@@ -188,6 +188,28 @@ static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
         rsql_buf_puts(out, "\",slot=\"");
         put_label(out, slot->valuestring);
         rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
+    }
+    /* what the source has left to read, where it can know it: a file's bytes, a Kafka
+       topic's messages past the position, a replication slot's WAL bytes */
+    static const char backlog[] = "rocketsql_source_backlog";
+    static const char *const units[] = {"bytes", "messages", "rows"};
+    rsql_buf_printf(out,
+                    "# HELP %s What the job's source has left to read, where it can know it "
+                    "(unit: bytes of a file or of WAL, messages of Kafka partitions).\n"
+                    "# TYPE %s gauge\n",
+                    backlog, backlog);
+    for (int k = 0; k < srv->n_jobs; k++) {
+        for (int u = 0; u < 3; u++) {
+            char key[32];
+            snprintf(key, sizeof key, "backlog_%s", units[u]);
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(docs[k], key);
+            if (!cJSON_IsNumber(v)) {
+                continue;
+            }
+            rsql_buf_printf(out, "%s{job=\"", backlog);
+            put_label(out, srv->jobs[k]->name);
+            rsql_buf_printf(out, "\",unit=\"%s\"} %.0f\n", units[u], v->valuedouble);
+        }
     }
     for (int k = 0; k < srv->n_jobs; k++) {
         cJSON_Delete(docs[k]);
@@ -383,6 +405,23 @@ void serve__jobs_json(serve_t *srv, rsql_buf_t *out)
         cJSON_AddNumberToObject(cn, "failed", (double)c.failed);
         cJSON_AddNumberToObject(cn, "retries", (double)retries);
         cJSON_AddNumberToObject(cn, "in_flight", (double)atomic_load(&j->st->in_flight));
+        char d[sizeof j->st->detail]; /* the source's backlog, where it knows it */
+        detail_copy0(j, d, sizeof d);
+        cJSON *doc = d[0] ? cJSON_Parse(d) : NULL;
+        cJSON *bl = NULL;
+        static const char *const units[] = {"bytes", "messages", "rows"};
+        for (int u = 0; u < 3 && doc; u++) {
+            char key[32];
+            snprintf(key, sizeof key, "backlog_%s", units[u]);
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
+            if (cJSON_IsNumber(v) && (bl || (bl = cJSON_AddObjectToObject(o, "backlog")))) {
+                cJSON_AddNumberToObject(bl, units[u], v->valuedouble);
+            }
+        }
+        cJSON_Delete(doc);
+        if (!bl) {
+            cJSON_AddNullToObject(o, "backlog");
+        }
         if (j->last_error[0]) {
             cJSON_AddStringToObject(o, "last_error", j->last_error);
         } else {

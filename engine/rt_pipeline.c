@@ -715,6 +715,11 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
     }
     char detail_buf[2048];
     const char *detail = source_detail(p, detail_buf, sizeof detail_buf); /* before close */
+    if (p->conf.stats) { /* the run's last word on its source (serve's /jobs, /metrics) */
+        pthread_mutex_lock(&p->conf.stats->mu);
+        snprintf(p->conf.stats->detail, sizeof p->conf.stats->detail, "%s", detail ? detail : "");
+        pthread_mutex_unlock(&p->conf.stats->mu);
+    }
     if (p->src && p->conf.src_ops->leftover) {
         p->conf.src_ops->leftover(p->src, p->leftover, sizeof p->leftover);
     }

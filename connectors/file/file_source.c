@@ -44,9 +44,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FILE_BUF_INIT (64 * 1024)
@@ -67,6 +69,7 @@ struct rsql_source {
     size_t scan;        /* bytes of the current record already scanned (from start) */
     bool in_quote;      /* csv: parity at scan */
     int64_t buf_pos;    /* file offset of buf[0] */
+    atomic_int_least64_t shown_next; /* the offset of the next record to hand on, for describe */
     int64_t resumed_at;
     /* an over-long line being skipped to its end: its start and first bytes */
     bool skipping;
@@ -294,6 +297,7 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         return io_error(err, "cannot seek in", path, e);
     }
     s->resumed_at = s->buf_pos;
+    atomic_init(&s->shown_next, s->buf_pos);
     s->n_columns = ctx->n_columns;
     s->col_path = meta_col(ctx, "path", &s->type_path);
     s->col_off = meta_col(ctx, "offset", &s->type_off);
@@ -611,6 +615,7 @@ static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
             break;
         }
     }
+    atomic_store_explicit(&s->shown_next, s->buf_pos + (int64_t)s->start, memory_order_relaxed);
     return RSQL_OK;
 }
 
@@ -644,6 +649,23 @@ static void fs_close(rsql_source_t *s)
 }
 
 /*
+** The bytes of the file after the next record to hand on (its size now, less that offset):
+** the backlog (serve's rocketsql_source_backlog, unit bytes). @locality worker thread
+*/
+static size_t fs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
+{
+    struct stat st;
+    if (s->fd < 0 || fstat(s->fd, &st) != 0 || size == 0) {
+        return 0;
+    }
+    int64_t next = atomic_load_explicit(&s->shown_next, memory_order_relaxed);
+    long long left = (int64_t)st.st_size > next ? (long long)((int64_t)st.st_size - next) : 0;
+    int n = text ? snprintf(buf, size, "%lld B left", left)
+                 : snprintf(buf, size, "{\"backlog_bytes\":%lld}", left);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : 0;
+}
+
+/*
 ** The filesystem source vtable (rsql_io.h). Static.
 */
 const rsql_source_ops_t rsql_file_source_ops = {
@@ -656,4 +678,5 @@ const rsql_source_ops_t rsql_file_source_ops = {
     .total = NULL,
     .wakeup = fs_wakeup,
     .close = fs_close,
+    .describe = fs_describe,
 };

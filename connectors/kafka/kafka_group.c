@@ -435,23 +435,60 @@ static void put_json(char *buf, size_t size, size_t *at, const char *text)
     }
 }
 
-size_t rsql_kafka__group_describe(rsql_source_t *s, bool text, char *buf, size_t size)
+/* The messages after the position of the owned partitions, or -1 when no watermark is known. */
+static int64_t backlog(rsql_source_t *s)
+{
+    int64_t sum = 0;
+    bool known = false;
+    for (int i = 0; i < s->n_lanes; i++) {
+        lane_t *l = &s->lanes[i];
+        int64_t lo = -1, hi = -1;
+        if (!atomic_load(&l->owned) ||
+            rd_kafka_get_watermark_offsets(s->rk, l->topic, l->partition, &lo, &hi) !=
+                RD_KAFKA_RESP_ERR_NO_ERROR ||
+            hi < 0) {
+            continue;
+        }
+        int64_t pos = atomic_load_explicit(&l->shown, memory_order_relaxed);
+        if (pos < 0) { /* nothing handed on yet: from where it starts */
+            pos = l->resume >= 0 ? l->resume : lo;
+        }
+        known = true;
+        sum += hi > pos ? hi - pos : 0;
+    }
+    return known ? sum : -1;
+}
+
+size_t rsql_kafka__describe(rsql_source_t *s, bool text, char *buf, size_t size)
 {
     size_t at = 0;
-    if (!s->group_mode || size == 0) {
+    if (size == 0) {
         return 0;
     }
     buf[0] = '\0';
+    int64_t lag = backlog(s);
+    char num[96];
+    if (!s->group_mode) {
+        if (lag >= 0) {
+            snprintf(num, sizeof num, text ? "backlog %lld messages" : "{\"backlog_messages\":%lld}",
+                     (long long)lag);
+            put(buf, size, &at, num);
+        }
+        return at;
+    }
     int owned = 0;
     for (int i = 0; i < s->n_lanes; i++) {
         owned += atomic_load(&s->lanes[i].owned);
     }
-    char num[64];
     if (text) {
         put(buf, size, &at, "group ");
         put(buf, size, &at, s->group);
         snprintf(num, sizeof num, ": %d of %d partitions", owned, s->n_lanes);
         put(buf, size, &at, num);
+        if (lag >= 0) {
+            snprintf(num, sizeof num, "; backlog %lld messages", (long long)lag);
+            put(buf, size, &at, num);
+        }
         return at;
     }
     put(buf, size, &at, "{\"group\":\"");
@@ -466,7 +503,12 @@ size_t rsql_kafka__group_describe(rsql_source_t *s, bool text, char *buf, size_t
             put(buf, size, &at, "\"");
         }
     }
-    put(buf, size, &at, "]}");
+    put(buf, size, &at, "]");
+    if (lag >= 0) {
+        snprintf(num, sizeof num, ",\"backlog_messages\":%lld", (long long)lag);
+        put(buf, size, &at, num);
+    }
+    put(buf, size, &at, "}");
     if (at + 1 >= size) { /* cut: say nothing rather than broken JSON */
         buf[0] = '\0';
         return 0;

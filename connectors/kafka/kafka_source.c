@@ -95,6 +95,7 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
         }
         snprintf(l->name, len, "%s/%d", topic, p);
         atomic_init(&l->committed, -1);
+        atomic_init(&l->shown, -1);
         atomic_init(&l->dirty, false);
         l->acked = -1;
         l->resume = -1;
@@ -609,6 +610,7 @@ static rsql_err_t take(rsql_source_t *s, rsql_batch_t *b, rd_kafka_message_t *m,
     }
     l->polled = r->offset;
     l->next = r->offset;
+    atomic_store_explicit(&l->shown, r->offset, memory_order_relaxed); /* m->offset + 1 */
     if (s->bounded && r->offset >= l->high) {
         lane_done(s, li);
     }
@@ -711,5 +713,5 @@ const rsql_source_ops_t rsql_kafka_source_ops = {
     .committed = ks_committed,
     .wakeup = ks_wakeup,
     .close = ks_close,
-    .describe = rsql_kafka__group_describe,
+    .describe = rsql_kafka__describe,
 };

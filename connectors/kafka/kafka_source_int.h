@@ -46,6 +46,8 @@ typedef struct lane {
     atomic_int_least64_t committed; /* the job's last commit of it (-1: none yet) */
     atomic_bool dirty;              /* committed not yet (or not successfully) sent to the group */
     int64_t acked;                  /* the last offset the group confirmed (-1: none) */
+    atomic_int_least64_t shown;     /* the offset after the last record handed on (-1: none
+                                       yet), for the backlog describe shows */
 } lane_t;
 
 /* The metadata columns a statement reads (-1: not read) and their types. */
@@ -134,12 +136,14 @@ void rsql_kafka__commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 void rsql_kafka__rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t e,
                               rd_kafka_topic_partition_list_t *parts, void *opaque);
 /*
-** Group mode: the group and the partitions the source owns, for the status line (text: "group
-** g: 2 of 6 partitions") or SHOW JOB RUNS ({"group":"g","of":6,"partitions":["t/0","t/3"]}).
-** Assign mode: nothing (0). At most size bytes, NUL-terminated; the length.
-** @locality worker thread
+** The backlog of the partitions the source owns (the messages after what it handed on, from
+** the high watermarks librdkafka last heard: no request), and in group mode the group and
+** those partitions; for the status line (text: "group g: 2 of 6 partitions; backlog 12
+** messages") or SHOW JOB RUNS and serve's rocketsql_source_backlog ({"group":"g","of":6,
+** "partitions":["t/0","t/3"],"backlog_messages":12}). At most size bytes, NUL-terminated; the
+** length (0: nothing to say). @locality worker thread
 */
-size_t rsql_kafka__group_describe(rsql_source_t *s, bool text, char *buf, size_t size);
+size_t rsql_kafka__describe(rsql_source_t *s, bool text, char *buf, size_t size);
 /* Group mode: subscribe to the lanes' topics. */
 rsql_err_t rsql_kafka__group_subscribe(rsql_source_t *s, rsql_error_t *err);
 

@@ -578,7 +578,7 @@ static void src_wakeup(rsql_source_t *s)
 ** flush follows it at the next status update), the server's end of WAL as last heard (every
 ** message and keepalive carries it), and the lag: the WAL bytes between that end and the
 ** committed position, which the server keeps for the slot (serve mode's
-** rocketsql_replication_slot_lag_bytes).
+** rocketsql_replication_slot_lag_bytes, and its rocketsql_source_backlog in bytes).
 */
 static size_t src_describe(rsql_source_t *s, bool text, char *buf, size_t size)
 {
@@ -594,8 +594,8 @@ static size_t src_describe(rsql_source_t *s, bool text, char *buf, size_t size)
                             a, b, lag)
                  : snprintf(buf, size,
                             "{\"slot\":\"%s\",\"read_lsn\":\"%s\",\"confirmed_lsn\":\"%s\","
-                            "\"server_lsn\":\"%s\",\"lag_bytes\":%llu}",
-                            s->conf.slot, a, b, c, lag);
+                            "\"server_lsn\":\"%s\",\"lag_bytes\":%llu,\"backlog_bytes\":%llu}",
+                            s->conf.slot, a, b, c, lag, lag);
     return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
