@@ -122,7 +122,22 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
 	tests/e2e/t_pgcdc_snapshot.sh tests/e2e/t_pgcdc_boundary.sh tests/e2e/t_pgcdc_stream.sh \
 	tests/e2e/t_pgcdc_replica.sh tests/e2e/pgcdc_workload.py tests/e2e/t_pgcdc_serve.sh \
 	tests/e2e/t_pgcdc_schema.sh tests/e2e/pgcdc_lib.sh tests/e2e/t_pgcdc_txn.sh \
-	tests/e2e/t_pg_lookup.sh
+	tests/e2e/t_pg_lookup.sh \
+	tests/e2e/t_apply.sh tests/e2e/t_control_api.sh tests/e2e/t_backlog.sh \
+	tests/e2e/t_monitoring.sh tests/e2e/promql_names.py tests/e2e/t_kubernetes.sh \
+	tests/e2e/k8s_check.py
+# the fleet: monitoring (tests/e2e/t_monitoring.sh) and Kubernetes (tests/e2e/t_kubernetes.sh)
+EXTRA_DIST += examples/monitoring/README.md examples/monitoring/alerts.yml \
+	examples/monitoring/alerts_test.yml examples/monitoring/dashboard.json \
+	examples/monitoring/prometheus.yml \
+	examples/kubernetes/Dockerfile examples/kubernetes/Dockerfile.dockerignore \
+	examples/kubernetes/README.md examples/kubernetes/build-image.sh \
+	examples/kubernetes/configmap.yaml examples/kubernetes/deployment.yaml \
+	examples/kubernetes/kustomization.yaml examples/kubernetes/pdb.yaml \
+	examples/kubernetes/prometheus-scrape.yml examples/kubernetes/secret.yaml \
+	examples/kubernetes/service.yaml
+# the broker's own metrics (tests/rocketmq/run, group a)
+EXTRA_DIST += tests/rocketmq/t_broker_metrics.sh
 # postgres-cdc -> a FIFO topic, read back by the Java client (tests/rocketmq/run, group b)
 EXTRA_DIST += tests/rocketmq/t_pgcdc_fifo.sh
 # examples/enrich-orders.sql (RocketMQ orders LEFT JOIN postgres customers -> a topic), read

@@ -17,4 +17,4 @@ endif
 EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtrip.sh \
 	tests/kafka/t_broker_restart.sh \
 	tests/kafka/t_errors.sh tests/kafka/t_exactly_once.sh tests/kafka/t_group.sh \
-	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh
+	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh tests/kafka/t_backlog.sh

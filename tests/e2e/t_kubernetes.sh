@@ -45,35 +45,22 @@ expect_rc 1 "without the Secret's file the jobs file fails"
 case $ERR in *"cannot read file"*rocketmq-secret-key*) ;; *) fail "no file error: $ERR" ;; esac
 mv pod/secret.away pod/secrets/rocketmq-secret-key
 CAT="$T/catalog.db"
-if "$RSQL" --help 2>&1 | grep -q 'apply FILE'; then
-    rsql apply --dry-run jobs.sql
-    expect_rc 0 "rocketsql apply --dry-run on the jobs file"
-else
-    echo "note: this build has no 'rocketsql apply' yet; the file was checked with -f"
-fi
+rsql apply --dry-run jobs.sql
+expect_rc 0 "rocketsql apply --dry-run on the jobs file"
 
 # ---- 3. the container's arguments, paths moved here
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mapfile -t args <pod/args
 podport=$(cat pod/http_port)
 run_args=()
-apply_ok=1
-"$RSQL" --help 2>&1 | grep -q -- '--apply' || apply_ok=0
-skip=0
 for a in "${args[@]}"; do
-    if [ "$skip" = 1 ]; then skip=0; continue; fi
     case $a in
         /var/lib/rocketsql/rocketsql.db) run_args+=("$T/pod.db") ;;
         /etc/rocketsql/jobs.sql) run_args+=("$T/jobs.sql") ;;
         0.0.0.0:"$podport") run_args+=("127.0.0.1:$PORT") ;;
-        --apply) if [ "$apply_ok" = 1 ]; then run_args+=("$a"); else skip=1; fi ;;
         *) run_args+=("$a") ;;
     esac
 done
-if [ "$apply_ok" = 0 ]; then
-    echo "note: this build's serve has no --apply yet; the catalog is made with -f first"
-    "$RSQL" --catalog "$T/pod.db" -f jobs.sql >/dev/null || fail "pod catalog"
-fi
 echo "running: rocketsql ${run_args[*]}"
 "$RSQL" "${run_args[@]}" >pod.out 2>pod.err &
 SPID=$!
