@@ -349,7 +349,7 @@ static void test_state_migrated_from_8(void)
     CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
     CU_ASSERT_EQUAL(sqlite3_column_int(st, 0), 3);
     CU_ASSERT_EQUAL(sqlite3_column_int(st, 1), 2);
-    CU_ASSERT_EQUAL(sqlite3_column_int(st, 2), 10); /* and on through the later steps */
+    CU_ASSERT_EQUAL(sqlite3_column_int(st, 2), 11); /* and on through the later steps */
     sqlite3_finalize(st);
     /* forgetting a pipeline's number forgets its entries */
     CU_ASSERT_EQUAL(sqlite3_exec(db, "DELETE FROM state_pipelines WHERE pipeline = 'OTHER@x.y~0'",
