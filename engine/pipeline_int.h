@@ -160,6 +160,8 @@ struct rsql_pipeline {
     rsql_error_t err;  /* the first failure */
 
     atomic_bool stopping;   /* stop polling */
+    atomic_bool stop_asked; /* rsql_pipeline_stats_stop while no worker loop takes its op yet
+                              (the opens): their retries end (wakes sleep_cv) */
     atomic_bool aborting;   /* a failure: fail everything not yet transformed */
     atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
     atomic_bool interrupted;

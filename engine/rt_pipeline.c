@@ -363,7 +363,7 @@ static rsql_err_t open_retrying(rsql_pipeline_t *p, const char *what,
         rsql_error_clear(err);
         rsql_err_t rc = open(p, err);
         if (rc == RSQL_OK || !rsql_error_retriable(err) || atomic_load(&p->stopping) ||
-            atomic_load(&p->aborting)) {
+            atomic_load(&p->stop_asked) || atomic_load(&p->aborting)) {
             return rc;
         }
         int64_t now = rsql_now_ms();
@@ -446,6 +446,12 @@ void rsql_pipeline_stats_stop(rsql_pipeline_stats_t *st)
         memset(&p->stop_op, 0, sizeof p->stop_op);
         p->stop_op.type = RT_OP_SIGNAL;
         rsql_queue_push(p->wq, &p->stop_op);
+        /* a source or sink still opening (retrying a broker that is not there) stops
+           retrying now rather than at errors.retry.timeout */
+        pthread_mutex_lock(&p->lock);
+        atomic_store(&p->stop_asked, true);
+        pthread_cond_broadcast(&p->sleep_cv);
+        pthread_mutex_unlock(&p->lock);
     }
     pthread_mutex_unlock(&st->mu);
 }

@@ -127,12 +127,14 @@ const char *rsql_pipeline__ident(rsql_pipeline_t *p, const rsql_record_t *rec, c
     return buf;
 }
 
-/* Sleep up to ms on p's sleep condition; returns early when the pipeline aborts. */
+/* Sleep up to ms on p's sleep condition; returns early when the pipeline aborts (and, with
+   wake_on_stop, when it stops or a stop is asked). */
 void rsql_pipeline__sleep_interruptible(rsql_pipeline_t *p, int64_t ms, bool wake_on_stop)
 {
     int64_t dl = rsql_deadline_in(ms > 0 ? ms : 0);
     pthread_mutex_lock(&p->lock);
-    while (!atomic_load(&p->aborting) && !(wake_on_stop && atomic_load(&p->stopping))) {
+    while (!atomic_load(&p->aborting) &&
+           !(wake_on_stop && (atomic_load(&p->stopping) || atomic_load(&p->stop_asked)))) {
         if (rsql_cond_wait_until(&p->sleep_cv, &p->lock, dl) == ETIMEDOUT) {
             break;
         }
