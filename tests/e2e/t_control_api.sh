@@ -12,8 +12,9 @@
 #      each action is a row of SHOW JOB RUNS with who asked;
 #   3. SIGHUP applies the edited file (a changed job restarts with its new statement); a file
 #      with an error on SIGHUP changes nothing and the job runs on;
-#   4. without --http-token-file the control paths do not exist (404); a bad jobs file at start
-#      exits 1; --http-token-file without --http and an empty token file are bad usage (64).
+#   4. without --http-token-file the control paths do not exist (404); SIGTERM ends a job's
+#      open retries at once; a bad jobs file at start exits 1; --http-token-file without
+#      --http and an empty token file are bad usage (64).
 . "$RSQL_SRCDIR/tests/e2e/lib.sh"
 command -v curl >/dev/null || fail "curl is needed"
 
@@ -154,6 +155,23 @@ same "$CODE" 404 "POST stop on a serve without --http-token-file"
 kill -TERM "$SP"
 wait_pid "$SP" 30
 ok "without --http-token-file the control paths do not exist (404)"
+# a job whose broker is not there retries its open (errors.retry.timeout, 30 s by default);
+# SIGTERM ends those retries at once
+cat >"$T/down.sql" <<EOF
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'rocketmq-grpc', 'endpoints' = '127.0.0.1:1',
+  'topic' = 't', 'source.consumer-group' = 'g');
+CREATE TABLE o (id BIGINT) WITH ('connector' = 'blackhole');
+CREATE JOB j AS INSERT INTO o SELECT id FROM src;
+EOF
+"$RSQL" --catalog "$T/down.db" --log-level info serve --apply "$T/down.sql" >"$T/serve3.out" 2>"$T/serve3.err" &
+SP=$!
+e2e_pids="$e2e_pids $SP"
+retrying() { grep -q "source open failed (UNAVAILABLE, transient), retry 2" "$T/serve3.err"; }
+wait_until 30 retrying || fail "the job did not retry its open: $(tail -3 "$T/serve3.err")"
+kill -TERM "$SP"
+wait_pid "$SP" 5
+same "$RC" 0 "serve's exit status after SIGTERM while a job retries its open"
+ok "SIGTERM ends a job's open retries at once (within 5 s, not errors.retry.timeout)"
 echo "CREATE TABLE broken (" >>"$T/jobs.sql"
 rsql serve --apply "$T/jobs.sql"
 expect_rc 1 "serve --apply of a broken file"
