@@ -166,7 +166,7 @@ EOF
 "$RSQL" --catalog "$T/down.db" --log-level info serve --apply "$T/down.sql" >"$T/serve3.out" 2>"$T/serve3.err" &
 SP=$!
 e2e_pids="$e2e_pids $SP"
-retrying() { grep -q "source open failed (UNAVAILABLE, transient), retry 2" "$T/serve3.err"; }
+retrying() { grep -q "source open failed (UNAVAILABLE, transient), retry 1 " "$T/serve3.err"; }
 wait_until 30 retrying || fail "the job did not retry its open: $(tail -3 "$T/serve3.err")"
 kill -TERM "$SP"
 wait_pid "$SP" 5
