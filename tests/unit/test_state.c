@@ -154,6 +154,41 @@ static void test_state_many(void)
     unlink(path);
 }
 
+/* Keys sharing their first 20 to 60 bytes (a window's keys share their window's 17), each
+   changed four times between checkpoints: the checkpoint's sort (on the keys' first 48 bytes,
+   then the rest) and its choice of each key's last change look past the shared part. */
+static void test_state_long_keys(void)
+{
+    static const int shared[] = {20, 30, 40, 47, 48, 60};
+    for (size_t t = 0; t < sizeof shared / sizeof shared[0]; t++) {
+        rsql_catalog_t *cat = fresh();
+        rt_state_t *s = reopen(cat, 0);
+        char k[96], v[32];
+        int pre = shared[t];
+        for (int i = 0; i < 6000; i++) {
+            snprintf(k, sizeof k, "%0*d%d", pre, 7, i % 1500);
+            snprintf(v, sizeof v, "v%d", i);
+            put(s, k, v, 0, i);
+            if (i % 1000 == 999) {
+                checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){i - 300}, true);
+            }
+        }
+        checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){5999}, true);
+        rt_state_t *r = reopen(cat, 0);
+        int bad = 0;
+        for (int j = 0; j < 1500; j++) {
+            snprintf(k, sizeof k, "%0*d%d", pre, 7, j);
+            snprintf(v, sizeof v, "v%d", 4500 + j);
+            bad += !has(r, k, v);
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        rsql_rt_state_close(r);
+        rsql_rt_state_close(s);
+        rsql_catalog_close(cat);
+        unlink(path);
+    }
+}
+
 static void test_state_ttl_and_memory(void)
 {
     rsql_catalog_t *cat = fresh();
@@ -371,6 +406,7 @@ int main(void)
     }
     CU_pSuite su = CU_add_suite("state", NULL, NULL);
     CU_add_test(su, "a checkpoint writes the changes before the positions", test_state_checkpoint_prefix);
+    CU_add_test(su, "keys sharing a long prefix: the last change of each is written", test_state_long_keys);
     CU_add_test(su, "many changes over three lanes", test_state_many);
     CU_add_test(su, "ttl, and a state in memory only", test_state_ttl_and_memory);
     CU_add_test(su, "a bound on memory", test_state_bounded);
