@@ -15,7 +15,8 @@ EXTRA_DIST += bench/lib/proc-cpu.sh bench/lib/java-build.sh
 # the candidate stores of operator state side by side (RocksDB, SQLite)
 EXTRA_DIST += bench/state/run bench/state/store.c
 # deduplication and lookup joins next to Flink's
-EXTRA_DIST += bench/dedup/run bench/dedup/gen.py bench/lookup/run bench/lookup/gen.py
+EXTRA_DIST += bench/dedup/run bench/dedup/gen.py bench/lookup/run bench/lookup/gen.py \
+	bench/windows/run bench/windows/gen.py
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_queue
