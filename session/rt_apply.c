@@ -310,160 +310,186 @@ static bool names_table(const want_job_t *w, const char *table)
     return false;
 }
 
-/* Compare the scratch catalog with cat and, unless dry_run, apply: one transaction on cat. */
-static rsql_err_t reconcile(apply_t *a, rsql_catalog_t *cat, bool dry_run, rsql_error_t *err)
+/* What differs between the scratch catalog (wanted) and the catalog (had). */
+typedef struct diff {
+    char **want_names, **had_names; /* the tables of each */
+    int n_want, n_had;
+    rsql_job_def_t **had_jobs;
+    int n_had_jobs;
+    table_change_t *tc; /* the tables created, changed or dropped */
+    int n_tc;
+    change_t *jc; /* per wanted job (a->jobs): what happens to it */
+} diff_t;
+
+static void diff_free(diff_t *d)
+{
+    for (int t = 0; t < d->n_tc; t++) {
+        rsql_table_def_free(d->tc[t].def);
+    }
+    rsql_free(d->tc);
+    rsql_free(d->jc);
+    rsql_strv_free(d->want_names, d->n_want);
+    rsql_strv_free(d->had_names, d->n_had);
+    rsql_job_def_array_free(d->had_jobs, d->n_had_jobs);
+}
+
+/* The tables: the wanted ones created or changed, then the others dropped; told in a. */
+static rsql_err_t diff_tables(apply_t *a, rsql_catalog_t *cat, diff_t *d, rsql_buf_t *why,
+                              rsql_error_t *err)
 {
     rsql_catalog_t *want = a->scratch->cat;
-    char **want_names = NULL, **had_names = NULL;
-    int n_want = 0, n_had = 0;
-    rsql_job_def_t **had_jobs = NULL;
-    int n_had_jobs = 0;
-    table_change_t *tc = NULL;
-    int n_tc = 0;
-    change_t *jc = NULL;        /* per wanted job */
-    rsql_buf_t why = RSQL_BUF_INIT;
-    bool in_tx = false;
-    rsql_err_t rc = rsql_catalog_table_list(want, &want_names, &n_want, err);
-    if (rc == RSQL_OK) {
-        rc = rsql_catalog_table_list(cat, &had_names, &n_had, err);
-    }
-    if (rc == RSQL_OK) {
-        rc = rsql_catalog_job_list(cat, &had_jobs, &n_had_jobs, err);
-    }
-    if (rc == RSQL_OK) {
-        tc = rsql_calloc((size_t)(n_want + n_had + 1), sizeof *tc);
-        jc = rsql_calloc((size_t)(a->n_jobs + 1), sizeof *jc);
-        if (!tc || !jc) {
-            rc = rsql_error_nomem(err);
-        }
-    }
-    /* tables: wanted ones created or changed, then the others dropped */
-    for (int i = 0; rc == RSQL_OK && i < n_want; i++) {
+    rsql_err_t rc = RSQL_OK;
+    for (int i = 0; rc == RSQL_OK && i < d->n_want; i++) {
         rsql_table_def_t *w = NULL, *h = NULL;
-        if ((rc = rsql_catalog_table_get(want, want_names[i], &w, err)) != RSQL_OK ||
-            (rc = rsql_catalog_table_get(cat, want_names[i], &h, err)) != RSQL_OK) {
+        if ((rc = rsql_catalog_table_get(want, d->want_names[i], &w, err)) != RSQL_OK ||
+            (rc = rsql_catalog_table_get(cat, d->want_names[i], &h, err)) != RSQL_OK) {
             rsql_table_def_free(w);
             break;
         }
-        rsql_buf_reset(&why);
+        rsql_buf_reset(why);
         if (h) {
-            table_diff(h, w, &why);
+            table_diff(h, w, why);
         }
         rsql_table_def_free(h);
-        change_t what = !h ? CH_CREATE : why.len ? CH_CHANGE : CH_NONE;
+        change_t what = !h ? CH_CREATE : why->len ? CH_CHANGE : CH_NONE;
         if (what == CH_NONE) {
             rsql_table_def_free(w);
             continue;
         }
-        tc[n_tc++] = (table_change_t){w, what};
-        say(a, what, "table", w->name, what == CH_CREATE ? w->connector : rsql_buf_str(&why));
+        d->tc[d->n_tc++] = (table_change_t){w, what};
+        say(a, what, "table", w->name, what == CH_CREATE ? w->connector : rsql_buf_str(why));
     }
-    for (int i = 0; rc == RSQL_OK && i < n_had; i++) {
+    for (int i = 0; rc == RSQL_OK && i < d->n_had; i++) {
         bool kept = false;
-        for (int k = 0; k < n_want && !kept; k++) {
-            kept = strcasecmp(had_names[i], want_names[k]) == 0;
+        for (int k = 0; k < d->n_want && !kept; k++) {
+            kept = strcasecmp(d->had_names[i], d->want_names[k]) == 0;
         }
-        if (!kept) {
-            rsql_table_def_t *h = NULL;
-            if ((rc = rsql_catalog_table_get(cat, had_names[i], &h, err)) == RSQL_OK && h) {
-                tc[n_tc++] = (table_change_t){h, CH_DROP};
-                say(a, CH_DROP, "table", h->name, NULL);
-            }
+        rsql_table_def_t *h = NULL;
+        if (!kept && (rc = rsql_catalog_table_get(cat, d->had_names[i], &h, err)) == RSQL_OK &&
+            h) {
+            d->tc[d->n_tc++] = (table_change_t){h, CH_DROP};
+            say(a, CH_DROP, "table", h->name, NULL);
         }
     }
-    /* jobs: the file's, created or changed (a job over a changed table is created again) */
-    for (int i = 0; rc == RSQL_OK && i < a->n_jobs; i++) {
+    return rc;
+}
+
+/* The jobs: the file's created or changed (one over a changed table is created again), then
+   the others dropped; told in a. */
+static void diff_jobs(apply_t *a, diff_t *d, rsql_buf_t *why)
+{
+    for (int i = 0; i < a->n_jobs; i++) {
         const want_job_t *w = &a->jobs[i];
         const rsql_job_def_t *h = NULL;
-        for (int k = 0; k < n_had_jobs && !h; k++) {
-            h = strcasecmp(had_jobs[k]->name, w->def->name) == 0 ? had_jobs[k] : NULL;
+        for (int k = 0; k < d->n_had_jobs && !h; k++) {
+            h = strcasecmp(d->had_jobs[k]->name, w->def->name) == 0 ? d->had_jobs[k] : NULL;
         }
-        rsql_buf_reset(&why);
+        rsql_buf_reset(why);
         if (!h) {
-            jc[i] = CH_CREATE;
-        } else {
-            job_diff(h, w->def, &why);
-            int n_changed = 0;
-            size_t at = why.len;
-            for (int t = 0; t < n_tc; t++) {
-                if (tc[t].what == CH_CHANGE && names_table(w, tc[t].def->name)) {
-                    rsql_buf_printf(&why, "%s%s", n_changed++ ? ", " : "", tc[t].def->name);
-                }
-            }
-            if (n_changed) { /* "restarted: its table(s) a, b changed" before the names */
-                rsql_buf_t tail = RSQL_BUF_INIT;
-                rsql_buf_append(&tail, why.data + at, why.len - at);
-                why.len = at;
-                rsql_buf_printf(&why, "%srestarted: its table%s %s changed", at ? "; " : "",
-                                n_changed > 1 ? "s" : "", rsql_buf_str(&tail));
-                why.oom |= tail.oom;
-                rsql_buf_deinit(&tail);
-            }
-            jc[i] = why.len ? CH_CHANGE : CH_NONE;
+            d->jc[i] = CH_CREATE;
+            say(a, CH_CREATE, "job", w->def->name, NULL);
+            continue;
         }
-        if (jc[i] != CH_NONE) {
-            say(a, jc[i], "job", w->def->name, rsql_buf_str(&why));
+        job_diff(h, w->def, why);
+        int n_changed = 0;
+        size_t at = why->len;
+        for (int t = 0; t < d->n_tc; t++) {
+            if (d->tc[t].what == CH_CHANGE && names_table(w, d->tc[t].def->name)) {
+                rsql_buf_printf(why, "%s%s", n_changed++ ? ", " : "", d->tc[t].def->name);
+            }
+        }
+        if (n_changed) { /* "restarted: its table(s) a, b changed" before the names */
+            rsql_buf_t names = RSQL_BUF_INIT;
+            rsql_buf_append(&names, why->data + at, why->len - at);
+            why->len = at;
+            rsql_buf_printf(why, "%srestarted: its table%s %s changed", at ? "; " : "",
+                            n_changed > 1 ? "s" : "", rsql_buf_str(&names));
+            why->oom |= names.oom;
+            rsql_buf_deinit(&names);
+        }
+        d->jc[i] = why->len ? CH_CHANGE : CH_NONE;
+        if (d->jc[i] == CH_CHANGE) {
+            say(a, CH_CHANGE, "job", w->def->name, rsql_buf_str(why));
         }
     }
-    for (int k = 0; rc == RSQL_OK && k < n_had_jobs; k++) {
+    for (int k = 0; k < d->n_had_jobs; k++) {
         bool kept = false;
         for (int i = 0; i < a->n_jobs && !kept; i++) {
-            kept = strcasecmp(had_jobs[k]->name, a->jobs[i].def->name) == 0;
+            kept = strcasecmp(d->had_jobs[k]->name, a->jobs[i].def->name) == 0;
         }
         if (!kept) {
-            say(a, CH_DROP, "job", had_jobs[k]->name, NULL);
+            say(a, CH_DROP, "job", d->had_jobs[k]->name, NULL);
         }
     }
-    if (rc == RSQL_OK && why.oom) {
-        rc = rsql_error_nomem(err);
+}
+
+/* Write the difference into cat, in one transaction: jobs out, tables, jobs in. */
+static rsql_err_t write_diff(apply_t *a, rsql_catalog_t *cat, diff_t *d, rsql_error_t *err)
+{
+    rsql_err_t rc = rsql_catalog_begin(cat, err);
+    if (rc != RSQL_OK) {
+        return rc;
     }
-    if (rc != RSQL_OK || dry_run || a->created + a->changed + a->dropped == 0) {
-        goto done;
-    }
-    /* apply, in one transaction: jobs out, tables, jobs in */
-    if ((rc = rsql_catalog_begin(cat, err)) != RSQL_OK) {
-        goto done;
-    }
-    in_tx = true;
-    for (int k = 0; rc == RSQL_OK && k < n_had_jobs; k++) {
+    for (int k = 0; rc == RSQL_OK && k < d->n_had_jobs; k++) {
         bool keep = false;
         for (int i = 0; i < a->n_jobs && !keep; i++) {
-            keep = jc[i] == CH_NONE && strcasecmp(had_jobs[k]->name, a->jobs[i].def->name) == 0;
+            keep = d->jc[i] == CH_NONE &&
+                   strcasecmp(d->had_jobs[k]->name, a->jobs[i].def->name) == 0;
         }
         if (!keep) {
-            rc = rsql_catalog_job_drop(cat, had_jobs[k]->name, NULL, err);
+            rc = rsql_catalog_job_drop(cat, d->had_jobs[k]->name, NULL, err);
         }
     }
-    for (int t = 0; rc == RSQL_OK && t < n_tc; t++) {
-        rsql_table_def_t *d = tc[t].def;
-        d->created_ms = 0; /* now */
-        rc = tc[t].what == CH_DROP     ? rsql_catalog_table_drop(cat, d->name, NULL, err)
-             : tc[t].what == CH_CHANGE ? rsql_catalog_table_replace(cat, d, err)
-                                       : rsql_catalog_table_create(cat, d, false, err);
+    for (int t = 0; rc == RSQL_OK && t < d->n_tc; t++) {
+        rsql_table_def_t *def = d->tc[t].def;
+        def->created_ms = 0; /* now */
+        rc = d->tc[t].what == CH_DROP     ? rsql_catalog_table_drop(cat, def->name, NULL, err)
+             : d->tc[t].what == CH_CHANGE ? rsql_catalog_table_replace(cat, def, err)
+                                          : rsql_catalog_table_create(cat, def, false, err);
     }
     for (int i = 0; rc == RSQL_OK && i < a->n_jobs; i++) {
-        if (jc[i] != CH_NONE) {
+        if (d->jc[i] != CH_NONE) {
             a->jobs[i].def->created_ms = 0; /* now: a running serve sees a new job */
             rc = rsql_catalog_job_create(cat, a->jobs[i].def, false, err);
         }
     }
     if (rc == RSQL_OK) {
-        rc = rsql_catalog_commit(cat, err);
-        in_tx = false;
+        return rsql_catalog_commit(cat, err);
     }
-done:
-    if (in_tx) {
-        rsql_catalog_rollback(cat, NULL);
+    rsql_catalog_rollback(cat, NULL);
+    return rc;
+}
+
+/* Compare the scratch catalog with cat and, unless dry_run, apply. */
+static rsql_err_t reconcile(apply_t *a, rsql_catalog_t *cat, bool dry_run, rsql_error_t *err)
+{
+    diff_t d;
+    memset(&d, 0, sizeof d);
+    rsql_buf_t why = RSQL_BUF_INIT;
+    rsql_err_t rc = rsql_catalog_table_list(a->scratch->cat, &d.want_names, &d.n_want, err);
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog_table_list(cat, &d.had_names, &d.n_had, err);
     }
-    for (int t = 0; t < n_tc; t++) {
-        rsql_table_def_free(tc[t].def);
+    if (rc == RSQL_OK) {
+        rc = rsql_catalog_job_list(cat, &d.had_jobs, &d.n_had_jobs, err);
     }
-    rsql_free(tc);
-    rsql_free(jc);
+    if (rc == RSQL_OK) {
+        d.tc = rsql_calloc((size_t)(d.n_want + d.n_had + 1), sizeof *d.tc);
+        d.jc = rsql_calloc((size_t)(a->n_jobs + 1), sizeof *d.jc);
+        rc = d.tc && d.jc ? RSQL_OK : rsql_error_nomem(err);
+    }
+    if (rc == RSQL_OK) {
+        rc = diff_tables(a, cat, &d, &why, err);
+    }
+    if (rc == RSQL_OK) {
+        diff_jobs(a, &d, &why);
+        rc = why.oom || a->report->oom ? rsql_error_nomem(err) : RSQL_OK;
+    }
+    if (rc == RSQL_OK && !dry_run && a->created + a->changed + a->dropped > 0) {
+        rc = write_diff(a, cat, &d, err);
+    }
     rsql_buf_deinit(&why);
-    rsql_strv_free(want_names, n_want);
-    rsql_strv_free(had_names, n_had);
-    rsql_job_def_array_free(had_jobs, n_had_jobs);
+    diff_free(&d);
     return rc;
 }
 
