@@ -59,13 +59,14 @@ auth=(-H "Authorization: Bearer $TOKEN")
 
 post stop
 same "$CODE" 401 "POST stop without a token"
-grep -q "control API: POST /jobs/copy/stop from 127.0.0.1 refused: no Authorization header" "$T/serve.err" ||
+logged() { grep -q "$1" "$T/serve.err"; } # the log thread writes it soon after the answer
+wait_until 10 logged "control API: POST /jobs/copy/stop from 127.0.0.1 refused: no Authorization header" ||
     fail "no log line for the refused request: $(tail -3 "$T/serve.err")"
 post stop -H "Authorization: Bearer ${TOKEN}x"
 same "$CODE" 401 "POST stop with a wrong token"
 post stop -H "Authorization: Bearer ${TOKEN:0:-1}"
 same "$CODE" 401 "POST stop with a token's prefix"
-grep -q "refused: wrong token" "$T/serve.err" || fail "no log line for the wrong token"
+wait_until 10 logged "refused: wrong token" || fail "no log line for the wrong token"
 post stop -H "Authorization: Basic $TOKEN"
 same "$CODE" 401 "POST stop with a Basic authorization"
 same "$(status)" "running" "the job after the refused requests"
