@@ -44,7 +44,8 @@ e2e_pids="$e2e_pids $SP"
 out_lines() { [ -f "$T/out.jsonl" ] && wc -l <"$T/out.jsonl" || echo 0; }
 has_lines() { [ "$(out_lines)" = "$1" ]; }
 wait_until 30 has_lines 10 || fail "the job did not copy 10 rows: $(tail -5 "$T/serve.err")"
-grep -q "apply: applied: 3 created, 0 changed, 0 dropped" "$T/serve.err" || fail "no apply line: $(cat "$T/serve.err")"
+logged() { grep -q "$1" "$T/serve.err"; } # the log thread writes lines soon after
+wait_until 10 logged "apply: applied: 3 created, 0 changed, 0 dropped" || fail "no apply line: $(cat "$T/serve.err")"
 ok "serve --apply created the file's tables and job at start, and the job copied its 10 rows"
 
 status() { curl -s "$URL/jobs" | python3 -c 'import sys,json; print(json.load(sys.stdin)["jobs"][0]["status"])'; }
@@ -59,7 +60,6 @@ auth=(-H "Authorization: Bearer $TOKEN")
 
 post stop
 same "$CODE" 401 "POST stop without a token"
-logged() { grep -q "$1" "$T/serve.err"; } # the log thread writes it soon after the answer
 wait_until 10 logged "control API: POST /jobs/copy/stop from 127.0.0.1 refused: no Authorization header" ||
     fail "no log line for the refused request: $(tail -3 "$T/serve.err")"
 post stop -H "Authorization: Bearer ${TOKEN}x"
