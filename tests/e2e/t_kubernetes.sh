@@ -72,7 +72,8 @@ same "$(cat body)" ok "livenessProbe's /healthz answers 200 ok on the --http por
 listed() { [ "$(code /jobs)" = 200 ] && grep -q '"name":"big_orders"' body; }
 wait_until 30 listed || fail "/jobs never lists big_orders: $(cat body)"
 same "$(code /readyz)" 503 "readinessProbe's /readyz answers 503 while the job cannot reach its broker"
-grep -q '"level"' pod.err || fail "--log-format json: no JSON log line in $(head -3 pod.err)"
+json_logged() { grep -q '"level"' pod.err; } # the log thread writes lines soon after
+wait_until 10 json_logged || fail "--log-format json: no JSON log line in $(head -3 pod.err)"
 ok "the pod's log lines are JSON"
 t0=$(date +%s%3N)
 kill -TERM "$SPID"
