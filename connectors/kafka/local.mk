@@ -20,3 +20,5 @@ EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtr
 	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh tests/kafka/t_backlog.sh
 # the Kafka -> RocketMQ bridge of the README's tour
 EXTRA_DIST += examples/kafka-to-rocketmq.sql
+# the Kafka <-> RocketMQ bridges with kills (tests/rocketmq/run starts a Kafka for them)
+EXTRA_DIST += tests/rocketmq/t_bridge_kafka_to_rmq.sh tests/rocketmq/t_bridge_rmq_to_kafka.sh
