@@ -18,3 +18,10 @@ EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtr
 	tests/kafka/t_broker_restart.sh \
 	tests/kafka/t_errors.sh tests/kafka/t_exactly_once.sh tests/kafka/t_group.sh \
 	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh tests/kafka/t_backlog.sh
+# the Kafka -> RocketMQ bridge of the README's tour
+EXTRA_DIST += examples/kafka-to-rocketmq.sql
+# the Kafka <-> RocketMQ bridges with kills (tests/rocketmq/run starts a Kafka for them)
+EXTRA_DIST += tests/rocketmq/t_bridge_kafka_to_rmq.sh tests/rocketmq/t_bridge_rmq_to_kafka.sh
+# the Kafka -> RocketMQ bridge benchmark and its Java reference bridge
+EXTRA_DIST += bench/kafka-bridge/run bench/kafka-bridge/java/pom.xml bench/kafka-bridge/java/kafka-rmq-bridge \
+	bench/kafka-bridge/java/src/main/java/rocketsql/bench/KafkaRmqBridge.java
