@@ -40,6 +40,7 @@ typedef struct scale {
 static scale_t pow5[POW5_N];
 static scale_t inv5[INV5_N];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+static int tables_ready; /* set (release) once the tables are written; read with acquire */
 
 /* ---- the tables, from big integers (32-bit limbs, least significant first) */
 
@@ -60,24 +61,23 @@ static int big_bitlen(const big_t *b)
     return 0;
 }
 
-/* Bit k of b (0 past either end). */
-static unsigned big_bit(const big_t *b, int k)
+/* Limb i of b (0 past either end). */
+static uint64_t big_limb(const big_t *b, int i)
 {
-    if (k < 0 || k >= BIG_LIMBS * 32) {
-        return 0;
-    }
-    return (b->w[k / 32] >> (k % 32)) & 1u;
+    return i >= 0 && i < BIG_LIMBS ? b->w[i] : 0;
 }
 
 /* floor(b x 2^-shift) (shift may be negative: a left shift), its low 128 bits. */
 static scale_t big_window(const big_t *b, int shift)
 {
-    scale_t s = {0, 0};
-    for (int k = 127; k >= 0; k--) {
-        unsigned bit = big_bit(b, k + shift);
-        s.hi = (s.hi << 1) | (s.lo >> 63);
-        s.lo = (s.lo << 1) | bit;
+    uint32_t w[4];
+    for (int k = 0; k < 4; k++) {
+        int bit = shift + 32 * k;
+        int i = bit >= 0 ? bit / 32 : -((-bit + 31) / 32); /* floor(bit / 32) */
+        int r = bit - 32 * i;
+        w[k] = (uint32_t)(((big_limb(b, i + 1) << 32) | big_limb(b, i)) >> r);
     }
+    scale_t s = {((uint64_t)w[1] << 32) | w[0], ((uint64_t)w[3] << 32) | w[2]};
     return s;
 }
 
@@ -129,6 +129,7 @@ static void tables_init(void)
         big_div_small(&x, 5);
         big_mul_small(&p5, 5);
     }
+    __atomic_store_n(&tables_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- exponent arithmetic (exact over the exponents of a double) */
@@ -190,13 +191,32 @@ typedef struct cut {
     bool below_zero, vm_zero;
 } cut_t;
 
+/* Drop n digits (c = 10^n) if the bounds still differ above them; no exactness kept. */
+static inline __attribute__((always_inline)) bool cut_drop_fast(cut_t *s, uint64_t c, int n)
+{
+    uint64_t m = s->vm / c;
+    if (s->vp < (m + 1) * c) { /* no multiple of c in (vm, vp] */
+        return false;
+    }
+    uint64_t p = s->vp / c;
+    uint64_t r = s->vr / c;
+    s->last = s->vr - r * c;
+    s->last_div = c;
+    s->vr = r;
+    s->vp = p;
+    s->vm = m;
+    s->dropped += n;
+    return true;
+}
+
 /* Drop n digits (c = 10^n) if the bounds still differ above them. */
 static inline __attribute__((always_inline)) bool cut_drop(cut_t *s, uint64_t c, int n)
 {
-    uint64_t p = s->vp / c, m = s->vm / c;
-    if (p <= m) {
+    uint64_t m = s->vm / c;
+    if (s->vp < (m + 1) * c) { /* no multiple of c in (vm, vp] */
         return false;
     }
+    uint64_t p = s->vp / c;
     s->vm_zero = s->vm_zero && s->vm - m * c == 0;
     s->below_zero = s->below_zero && s->last == 0;
     uint64_t r = s->vr / c;
@@ -207,6 +227,44 @@ static inline __attribute__((always_inline)) bool cut_drop(cut_t *s, uint64_t c,
     s->vm = m;
     s->dropped += n;
     return true;
+}
+
+/*
+** The digits dropped when vr or the lower bound is exact at the starting power of ten
+** (integers past 2^53, short binary fractions such as 0.5 or 2.75, the lower bound of an even
+** significand): exactness is tracked for ties to even and for the lower bound as a candidate.
+** Sets *up (round vr up) and *vr_out (vr is below the interval).
+*/
+static void cut_exact(cut_t *s, bool vr_zero, bool vm_zero, bool even, bool *up,
+                      bool *vr_out)
+{
+    s->below_zero = vr_zero;
+    s->vm_zero = vm_zero;
+    /* the most digits that can go while the bounds differ above them (monotone: halving) */
+    if (cut_drop(s, 100000000, 8)) {
+        cut_drop(s, 100000000, 8);
+    }
+    cut_drop(s, 10000, 4);
+    cut_drop(s, 100, 2);
+    cut_drop(s, 10, 1);
+    if (s->vm_zero) {
+        /* the lower bound is a candidate and exact: its trailing zeros can go too */
+        while (s->vm != 0 && s->vm % 10 == 0) {
+            s->below_zero = s->below_zero && s->last == 0;
+            s->last = s->vr % 10;
+            s->last_div = 10;
+            s->vr /= 10;
+            s->vp /= 10;
+            s->vm /= 10;
+            s->dropped++;
+        }
+    }
+    if (s->last * 2 != s->last_div) {
+        *up = s->last * 2 > s->last_div;
+    } else {
+        *up = !s->below_zero || (s->vr & 1) != 0; /* exactly half: to even */
+    }
+    *vr_out = s->vr == s->vm && !(even && s->vm_zero); /* vr is below the interval */
 }
 
 /*
@@ -247,7 +305,9 @@ bool rsql_dtoa_shortest(double d, uint64_t *digits, int *exp10)
         *exp10 = e;
         return true;
     }
-    pthread_once(&tables_once, tables_init);
+    if (!__atomic_load_n(&tables_ready, __ATOMIC_ACQUIRE)) {
+        pthread_once(&tables_once, tables_init);
+    }
 
     /* d = mv x 2^e2 with two more bits, the bounds mm and mp in the same units */
     e2 -= 2;
@@ -291,35 +351,20 @@ bool rsql_dtoa_shortest(double d, uint64_t *digits, int *exp10)
             s.vp--;
         }
     }
-    s.below_zero = vr_zero;
-    s.vm_zero = vm_zero;
-
-    /* the most digits that can go while the bounds differ above them (monotone: halving steps) */
-    if (cut_drop(&s, 100000000, 8)) {
-        cut_drop(&s, 100000000, 8);
-    }
-    cut_drop(&s, 10000, 4);
-    cut_drop(&s, 100, 2);
-    cut_drop(&s, 10, 1);
-    if (s.vm_zero) {
-        /* the lower bound is a candidate and exact: its trailing zeros can go too */
-        while (s.vm != 0 && s.vm % 10 == 0) {
-            s.below_zero = s.below_zero && s.last == 0;
-            s.last = s.vr % 10;
-            s.last_div = 10;
-            s.vr /= 10;
-            s.vp /= 10;
-            s.vm /= 10;
-            s.dropped++;
+    bool up, vr_out;
+    if (!vr_zero && !vm_zero) {
+        /* the common case: neither vr nor the lower bound is exact at this power of ten */
+        if (cut_drop_fast(&s, 100000000, 8)) {
+            cut_drop_fast(&s, 100000000, 8);
         }
-    }
-    bool up;
-    if (s.last * 2 != s.last_div) {
-        up = s.last * 2 > s.last_div;
+        cut_drop_fast(&s, 10000, 4);
+        cut_drop_fast(&s, 100, 2);
+        cut_drop_fast(&s, 10, 1);
+        up = s.last * 2 >= s.last_div; /* never an exact tie: vr was not exact */
+        vr_out = s.vr == s.vm;
     } else {
-        up = !s.below_zero || (s.vr & 1) != 0; /* exactly half: to even */
+        cut_exact(&s, vr_zero, vm_zero, even, &up, &vr_out);
     }
-    bool vr_out = s.vr == s.vm && !(even && s.vm_zero); /* vr is below the interval */
     if (vr_out && !up && narrow_below) {
         return false; /* the nearest rounding at this length does not read back */
     }

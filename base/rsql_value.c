@@ -384,9 +384,11 @@ static bool reads_back(const char *digits, int nd, int exp10, bool neg, double d
 }
 
 /*
-** d laid out from its significant digits (nd, no trailing zero but a lone "0") and the decimal
-** exponent of the first: fixed notation for exponents -4 to 15 ("12.5", "0.001", "3.0"),
-** scientific otherwise ("1e+16", "1.5e-05", at least two exponent digits), as Python's repr.
+** d laid out from its significant digits (nd, no trailing zero but a lone "0"; digits holds
+** at least 48 bytes, '0' past nd) and the decimal exponent of the first: fixed notation for
+** exponents -4 to 15 ("12.5", "0.001", "3.0"), scientific otherwise ("1e+16", "1.5e-05", at
+** least two exponent digits), as Python's repr. The copies are of fixed size (nd <= 17, and
+** buf has RSQL_VALUE_TEXT_MAX = 48 bytes: the longest text is 25), only k counts the bytes.
 */
 static size_t layout(const char *digits, int nd, int e, bool neg, char *buf)
 {
@@ -398,7 +400,7 @@ static size_t layout(const char *digits, int nd, int e, bool neg, char *buf)
         buf[k++] = digits[0];
         if (nd > 1) {
             buf[k++] = '.';
-            memcpy(buf + k, digits + 1, (size_t)(nd - 1));
+            memcpy(buf + k, digits + 1, 16);
             k += nd - 1;
         }
         int a = e < 0 ? -e : e;
@@ -409,28 +411,22 @@ static size_t layout(const char *digits, int nd, int e, bool neg, char *buf)
         }
         buf[k++] = (char)('0' + a / 10 % 10);
         buf[k++] = (char)('0' + a % 10);
-        buf[k] = '\0';
-        return (size_t)k;
-    }
-    if (e < 0) {
-        buf[k++] = '0';
-        buf[k++] = '.';
-        for (int z = 0; z < -e - 1; z++) {
-            buf[k++] = '0';
-        }
-        memcpy(buf + k, digits, (size_t)nd);
+    } else if (e < 0) {
+        memcpy(buf + k, "0.0000", 6);
+        k += 1 - e; /* "0." and -e - 1 zeros */
+        memcpy(buf + k, digits, 24);
         k += nd;
-    } else {
-        for (int j = 0; j <= e; j++) {
-            buf[k++] = j < nd ? digits[j] : '0';
-        }
+    } else if (nd > e + 1) {
+        memcpy(buf + k, digits, 16);
+        k += e + 1;
         buf[k++] = '.';
-        if (nd > e + 1) {
-            memcpy(buf + k, digits + e + 1, (size_t)(nd - e - 1));
-            k += nd - e - 1;
-        } else {
-            buf[k++] = '0';
-        }
+        memcpy(buf + k, digits + e + 1, 16);
+        k += nd - e - 1;
+    } else {
+        memcpy(buf + k, digits, 16); /* '0' past nd */
+        k += e + 1;
+        buf[k++] = '.';
+        buf[k++] = '0';
     }
     buf[k] = '\0';
     return (size_t)k;
@@ -447,8 +443,31 @@ static size_t layout(const char *digits, int nd, int e, bool neg, char *buf)
 */
 size_t rsql_value_format_double(double d, char *buf)
 {
-    char digits[24];
-    int nd = 0, e = 0;
+    static const char pairs[] = /* "00" "01" ... "99" */
+        "00010203040506070809101112131415161718192021222324"
+        "25262728293031323334353637383940414243444546474849"
+        "50515253545556575859606162636465666768697071727374"
+        "75767778798081828384858687888990919293949596979899";
+    static const uint64_t p10[] = {1,
+                                   10,
+                                   100,
+                                   1000,
+                                   10000,
+                                   100000,
+                                   1000000,
+                                   10000000,
+                                   100000000,
+                                   1000000000,
+                                   10000000000,
+                                   100000000000,
+                                   1000000000000,
+                                   10000000000000,
+                                   100000000000000,
+                                   1000000000000000,
+                                   10000000000000000,
+                                   100000000000000000};
+    char digits[48];
+    int nd = 1, e = 0;
     bool neg = signbit(d) != 0;
     uint64_t m;
     if (isnan(d)) {
@@ -457,17 +476,22 @@ size_t rsql_value_format_double(double d, char *buf)
     if (isinf(d)) {
         return put(buf, d < 0 ? "-Infinity" : "Infinity");
     }
+    memset(digits, '0', sizeof digits);
     if (d == 0) {
-        return layout("0", 1, 0, neg, buf);
+        return layout(digits, 1, 0, neg, buf);
     }
     if (rsql_dtoa_shortest(d, &m, &e)) {
-        char rev[20];
-        while (m != 0) {
-            rev[nd++] = (char)('0' + m % 10);
-            m /= 10;
+        int t = (64 - __builtin_clzll(m)) * 1233 >> 12; /* ~ log10(2) x bit length */
+        nd = t + (m >= p10[t]); /* m < 10^17 */
+        char *p = digits + nd;
+        for (; m >= 100; m /= 100) {
+            p -= 2;
+            memcpy(p, pairs + 2 * (m % 100), 2);
         }
-        for (int j = 0; j < nd; j++) {
-            digits[j] = rev[nd - 1 - j];
+        if (m >= 10) {
+            memcpy(p - 2, pairs + 2 * m, 2);
+        } else {
+            p[-1] = (char)('0' + m);
         }
         return layout(digits, nd, e + nd - 1, neg, buf);
     }
