@@ -7,6 +7,7 @@ librocketsql_a_SOURCES += \
 	base/rsql_buf.c base/rsql_buf.h \
 	base/rsql_types.c base/rsql_types.h \
 	base/rsql_value.c base/rsql_value_exact.c base/rsql_value_text.c base/rsql_value_bin.c \
+	base/rsql_dtoa.c base/rsql_dtoa.h \
 	base/rsql_value_interval.c \
 	base/rsql_value.h \
 	base/rsql_path.c base/rsql_path.h \
@@ -71,4 +72,12 @@ TESTS += tests/unit/test_interval
 tests_unit_test_interval_SOURCES = tests/unit/test_interval.c
 tests_unit_test_interval_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_interval_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif
+
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_dtoa
+TESTS += tests/unit/test_dtoa
+tests_unit_test_dtoa_SOURCES = tests/unit/test_dtoa.c
+tests_unit_test_dtoa_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_dtoa_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include "base/rsql_value.h"
+#include "base/rsql_dtoa.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -383,75 +384,119 @@ static bool reads_back(const char *digits, int nd, int exp10, bool neg, double d
 }
 
 /*
-** The fast path of rsql_value_format_double, without printing: when d == m / 10^k for an
-** integer m of at most 15 digits and k <= 8 (so m and 10^k are exact doubles), the
-** decimal m * 10^-k reads back to d (strtod and the division both round the same exact
-** rational to nearest), and it is the one 15-digit decimal within half an ulp of d (15-digit
-** decimals lie further apart than a double's ulp), i.e. what "%.14e" gives. Its digits (a
-** trailing zero or more, trimmed by the caller) and exponent as decompose gives them.
-** False for anything else (0, huge, tiny, many digits): the caller prints.
+** d laid out from its significant digits (nd, no trailing zero but a lone "0"; digits holds
+** at least 48 bytes, '0' past nd) and the decimal exponent of the first: fixed notation for
+** exponents -4 to 15 ("12.5", "0.001", "3.0"), scientific otherwise ("1e+16", "1.5e-05", at
+** least two exponent digits), as Python's repr. The copies are of fixed size (nd <= 17, and
+** buf has RSQL_VALUE_TEXT_MAX = 48 bytes: the longest text is 25), only k counts the bytes.
 */
-static bool short_decimal(double d, char *digits, int *nd, int *exp10, bool *neg)
+static size_t layout(const char *digits, int nd, int e, bool neg, char *buf)
 {
-    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
-    if (!(d != 0) || !isfinite(d) || fpclassify(d) == FP_SUBNORMAL) {
-        return false;
+    int k = 0;
+    if (neg) {
+        buf[k++] = '-';
     }
-    double a = fabs(d);
-    if (a >= 1e15 || a < 1e-4) {
-        return false;
+    if (e >= 16 || e < -4) {
+        buf[k++] = digits[0];
+        if (nd > 1) {
+            buf[k++] = '.';
+            memcpy(buf + k, digits + 1, 16);
+            k += nd - 1;
+        }
+        int a = e < 0 ? -e : e;
+        buf[k++] = 'e';
+        buf[k++] = e < 0 ? '-' : '+';
+        if (a >= 100) {
+            buf[k++] = (char)('0' + a / 100);
+        }
+        buf[k++] = (char)('0' + a / 10 % 10);
+        buf[k++] = (char)('0' + a % 10);
+    } else if (e < 0) {
+        memcpy(buf + k, "0.0000", 6);
+        k += 1 - e; /* "0." and -e - 1 zeros */
+        memcpy(buf + k, digits, 24);
+        k += nd;
+    } else if (nd > e + 1) {
+        memcpy(buf + k, digits, 16);
+        k += e + 1;
+        buf[k++] = '.';
+        memcpy(buf + k, digits + e + 1, 16);
+        k += nd - e - 1;
+    } else {
+        memcpy(buf + k, digits, 16); /* '0' past nd */
+        k += e + 1;
+        buf[k++] = '.';
+        buf[k++] = '0';
     }
-    for (int k = 0; k <= 8; k++) {
-        double m = a * p10[k];
-        if (m >= 1e15) {
-            return false;
-        }
-        if (m != floor(m) || m / p10[k] != a) {
-            continue;
-        }
-        uint64_t u = (uint64_t)m;
-        char rev[20];
-        int n = 0;
-        while (u) {
-            rev[n++] = (char)('0' + u % 10);
-            u /= 10;
-        }
-        for (int j = 0; j < n; j++) {
-            digits[j] = rev[n - 1 - j];
-        }
-        *nd = n;
-        *exp10 = n - 1 - k;
-        *neg = d < 0;
-        return true;
-    }
-    return false;
+    buf[k] = '\0';
+    return (size_t)k;
 }
 
 /*
-** The shortest text that reads back to d (see rsql_value.h): the digits of
-** the first of 15, 16, 17 significant digits that reads back (a normal
-** double has more than 15 digits of precision, so when 15 digits read back
-** their rounding, trailing zeros dropped, is the shortest text that does),
-** laid out in fixed notation for exponents -4 to 15 and in scientific
-** notation otherwise (as Python's repr does).
+** The shortest text that reads back to d (see rsql_value.h): the digits of the first length
+** (15, 16, 17 significant digits for a normal double, from 1 for a subnormal) at which d
+** rounded to that length reads back, trailing zeros dropped (a normal double has more than 15
+** digits of precision, so when 15 digits read back their rounding is the shortest text that
+** does), laid out by layout(). rsql_dtoa_shortest computes those digits in integer arithmetic;
+** for the few powers of two it leaves (see rsql_dtoa.h), and as its definition, they come
+** from printing with "%.*e" and reading back.
 */
 size_t rsql_value_format_double(double d, char *buf)
 {
-    char digits[24];
-    int nd = 0, e = 0, k = 0;
-    bool neg = false;
+    static const char pairs[] = /* "00" "01" ... "99" */
+        "00010203040506070809101112131415161718192021222324"
+        "25262728293031323334353637383940414243444546474849"
+        "50515253545556575859606162636465666768697071727374"
+        "75767778798081828384858687888990919293949596979899";
+    static const uint64_t p10[] = {1,
+                                   10,
+                                   100,
+                                   1000,
+                                   10000,
+                                   100000,
+                                   1000000,
+                                   10000000,
+                                   100000000,
+                                   1000000000,
+                                   10000000000,
+                                   100000000000,
+                                   1000000000000,
+                                   10000000000000,
+                                   100000000000000,
+                                   1000000000000000,
+                                   10000000000000000,
+                                   100000000000000000};
+    char digits[48];
+    int nd = 1, e = 0;
+    bool neg = signbit(d) != 0;
+    uint64_t m;
     if (isnan(d)) {
         return put(buf, "NaN");
     }
     if (isinf(d)) {
         return put(buf, d < 0 ? "-Infinity" : "Infinity");
     }
-    /* a subnormal has fewer than 15 significant digits of precision: try them all */
-    int prec = fpclassify(d) == FP_SUBNORMAL ? 1 : 15;
-    if (short_decimal(d, digits, &nd, &e, &neg)) {
-        prec = 18; /* found without printing: the digits 15 would give (see short_decimal) */
+    memset(digits, '0', sizeof digits);
+    if (d == 0) {
+        return layout(digits, 1, 0, neg, buf);
     }
-    for (; prec <= 17; prec++) {
+    if (rsql_dtoa_shortest(d, &m, &e)) {
+        int t = (64 - __builtin_clzll(m)) * 1233 >> 12; /* ~ log10(2) x bit length */
+        nd = t + (m >= p10[t]); /* m < 10^17 */
+        char *p = digits + nd;
+        for (; m >= 100; m /= 100) {
+            p -= 2;
+            memcpy(p, pairs + 2 * (m % 100), 2);
+        }
+        if (m >= 10) {
+            memcpy(p - 2, pairs + 2 * m, 2);
+        } else {
+            p[-1] = (char)('0' + m);
+        }
+        return layout(digits, nd, e + nd - 1, neg, buf);
+    }
+    /* a subnormal has fewer than 15 significant digits of precision: try them all */
+    for (int prec = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; prec <= 17; prec++) {
         nd = decompose(d, prec, digits, &e, &neg);
         if (prec == 17 || reads_back(digits, nd, e, neg, d)) {
             break;
@@ -460,42 +505,7 @@ size_t rsql_value_format_double(double d, char *buf)
     while (nd > 1 && digits[nd - 1] == '0') {
         nd--;
     }
-    if (neg) {
-        buf[k++] = '-';
-    }
-    if (e >= 16 || e < -4) {
-        buf[k++] = digits[0];
-        if (nd > 1) {
-            buf[k++] = '.';
-            memcpy(buf + k, digits + 1, (size_t)(nd - 1));
-            k += nd - 1;
-        }
-        k += snprintf(buf + k, RSQL_VALUE_TEXT_MAX - (size_t)k, "e%c%02d", e < 0 ? '-' : '+',
-                      e < 0 ? -e : e);
-        return (size_t)k;
-    }
-    if (e < 0) {
-        buf[k++] = '0';
-        buf[k++] = '.';
-        for (int z = 0; z < -e - 1; z++) {
-            buf[k++] = '0';
-        }
-        memcpy(buf + k, digits, (size_t)nd);
-        k += nd;
-    } else {
-        for (int j = 0; j <= e; j++) {
-            buf[k++] = j < nd ? digits[j] : '0';
-        }
-        buf[k++] = '.';
-        if (nd > e + 1) {
-            memcpy(buf + k, digits + e + 1, (size_t)(nd - e - 1));
-            k += nd - e - 1;
-        } else {
-            buf[k++] = '0';
-        }
-    }
-    buf[k] = '\0';
-    return (size_t)k;
+    return layout(digits, nd, e, neg, buf);
 }
 
 /* ---- TIMESTAMP (civil dates: H. Hinnant's algorithms, proleptic Gregorian) */
