@@ -557,6 +557,16 @@ static rsql_err_t insert_columns(rsql_catalog_t *cat, const rsql_table_def_t *de
     return rc;
 }
 
+/* The table_options rows of def, in order. */
+static rsql_err_t insert_options(rsql_catalog_t *cat, const rsql_table_def_t *def,
+                                 rsql_error_t *err)
+{
+    return rsql_catalog__insert_kvs(cat,
+                                    "INSERT INTO table_options(table_name, ord, key, value) "
+                                    "VALUES (?1, ?2, ?3, ?4)",
+                                    def->name, def->options, def->n_options, err);
+}
+
 static rsql_err_t insert_table(rsql_catalog_t *cat, const rsql_table_def_t *def,
                                rsql_error_t *err)
 {
@@ -587,10 +597,7 @@ rsql_err_t rsql_catalog_table_create(rsql_catalog_t *cat, const rsql_table_def_t
     }
     rc = insert_table(cat, def, err);
     if (rc == RSQL_OK) {
-        rc = rsql_catalog__insert_kvs(cat,
-                        "INSERT INTO table_options(table_name, ord, key, value) "
-                        "VALUES (?1, ?2, ?3, ?4)",
-                        def->name, def->options, def->n_options, err);
+        rc = insert_options(cat, def, err);
     }
     rsql_err_t erc = rsql_catalog__tx_end(cat, tx, rc == RSQL_OK, err);
     return rc != RSQL_OK ? rc : erc;
@@ -633,10 +640,7 @@ rsql_err_t rsql_catalog_table_replace(rsql_catalog_t *cat, const rsql_table_def_
         rc = insert_columns(cat, def, err);
     }
     if (rc == RSQL_OK) {
-        rc = rsql_catalog__insert_kvs(cat,
-                                      "INSERT INTO table_options(table_name, ord, key, value) "
-                                      "VALUES (?1, ?2, ?3, ?4)",
-                                      def->name, def->options, def->n_options, err);
+        rc = insert_options(cat, def, err);
     }
     rsql_err_t erc = rsql_catalog__tx_end(cat, tx, rc == RSQL_OK, err);
     return rc != RSQL_OK ? rc : erc;

@@ -12,4 +12,9 @@ TESTS += tests/unit/test_catalog
 tests_unit_test_catalog_SOURCES = tests/unit/test_catalog.c
 tests_unit_test_catalog_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_catalog_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_catalog_schema
+TESTS += tests/unit/test_catalog_schema
+tests_unit_test_catalog_schema_SOURCES = tests/unit/test_catalog_schema.c
+tests_unit_test_catalog_schema_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_catalog_schema_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif

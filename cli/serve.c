@@ -188,15 +188,7 @@ static void *job_main(void *arg)
         if (started) {
             j->last_run_id = atomic_load(&j->st->run_id);
         }
-        /* the counts start over; the run's last word on its source (its backlog) stays */
-        char last_detail[sizeof j->st->detail];
-        pthread_mutex_lock(&j->st->mu);
-        memcpy(last_detail, j->st->detail, sizeof last_detail);
-        pthread_mutex_unlock(&j->st->mu);
         rsql_pipeline_stats_reset(j->st, false);
-        pthread_mutex_lock(&j->st->mu);
-        memcpy(j->st->detail, last_detail, sizeof last_detail);
-        pthread_mutex_unlock(&j->st->mu);
         if (rc != RSQL_OK) {
             snprintf(j->last_error, sizeof j->last_error, "%s", err.msg);
         }

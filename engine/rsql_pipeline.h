@@ -179,7 +179,8 @@ typedef struct rsql_pipeline_stats {
 
 void rsql_pipeline_stats_init(rsql_pipeline_stats_t *st);
 void rsql_pipeline_stats_deinit(rsql_pipeline_stats_t *st);
-/* Zero the counts for a new run (not while one runs); clears a pending stop when clear_stop. */
+/* Zero the counts for a new run (not while one runs; the last run's detail stays until the next
+   run starts); clears a pending stop when clear_stop. */
 void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop);
 /*
 ** Ask the run using st (now, or the next one to start) to stop: stop polling, drain, commit,

@@ -421,9 +421,8 @@ void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop)
     atomic_store(&st->state_keys, 0); /* the state's gauges; its counters go on too */
     atomic_store(&st->state_bytes, 0);
     atomic_store(&st->state_pending, 0);
-    pthread_mutex_lock(&st->mu);
-    st->detail[0] = '\0';
-    pthread_mutex_unlock(&st->mu);
+    /* st->detail stays: the last run's word on its source (its backlog) until the next run
+       starts (stats_attach), so a stopped job still shows where it stopped */
     if (clear_stop) {
         pthread_mutex_lock(&st->mu);
         st->stop = false;
@@ -465,6 +464,9 @@ static void stats_attach(rsql_pipeline_t *p, bool attach)
     }
     pthread_mutex_lock(&st->mu);
     st->p = attach ? p : NULL;
+    if (attach) {
+        st->detail[0] = '\0'; /* the last run's, kept until now (rsql_pipeline_stats_reset) */
+    }
     bool stop = attach && st->stop;
     if (!attach) {
         atomic_store(&st->open, false);
