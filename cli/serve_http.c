@@ -115,8 +115,8 @@ static bool job_up0(serve_job_t *j)
 }
 
 /* Per-job source gauges from its detail: active lite topics, deferred, the busiest lite
-   topics (at most 10 per job: describe's top list, so the label set stays bounded), a
-   replication slot's lag, and the source's backlog. */
+   topics (at most 10 per job: describe's top list, so the label set stays bounded), the long
+   polls in flight, a replication slot's lag, and the source's backlog. */
 static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
 {
     static const char *const names[] = {"rocketsql_lite_topics_active",
@@ -169,6 +169,23 @@ static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
                 rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
             }
         }
+    }
+    /* a RocketMQ source's adaptive receive: the long polls it keeps in flight now */
+    static const char polls[] = "rocketsql_source_long_polls";
+    rsql_buf_printf(out,
+                    "# HELP %s Long polls (ReceiveMessage) the job's RocketMQ source keeps in "
+                    "flight now: more while they come back full, fewer while they come back "
+                    "empty, at most source.fetch-concurrency per client identity.\n"
+                    "# TYPE %s gauge\n",
+                    polls, polls);
+    for (int k = 0; k < srv->n_jobs; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(docs[k], "long_polls");
+        if (!cJSON_IsNumber(v)) {
+            continue;
+        }
+        rsql_buf_printf(out, "%s{job=\"", polls);
+        put_label(out, srv->jobs[k]->name);
+        rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
     }
     /* a replication slot's source (postgres-cdc): the WAL the server keeps for it */
     static const char lag[] = "rocketsql_replication_slot_lag_bytes";

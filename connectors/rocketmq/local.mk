@@ -39,7 +39,8 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_throttle.c connectors/rocketmq/rmq_bounded.c \
 	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
 	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
-	connectors/rocketmq/rmq_sink.c connectors/rocketmq/rmq_meta.c
+	connectors/rocketmq/rmq_sink.c connectors/rocketmq/rmq_sink_int.h \
+	connectors/rocketmq/rmq_sink_batch.c connectors/rocketmq/rmq_meta.c
 
 
 check_PROGRAMS += tests/rocketmq/rmq_client_probe

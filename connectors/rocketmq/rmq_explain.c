@@ -74,7 +74,8 @@ static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
                 c->lite_clients, c->lite_clients == 1 ? "y" : "ies");
     }
     x->attr(x, "receive",
-            "%" PRId64 " concurrent long polls%s (ReceiveMessage, up to %" PRId64
+            "1 to %" PRId64 " concurrent long polls%s (adaptive: doubled while they come back "
+            "full, halved while empty; ReceiveMessage, up to %" PRId64
             " messages, await %s), invisible duration %s",
             c->fetch_concurrency, lite && c->lite_clients > 1 ? " per identity" : "",
             c->batch_size, dur(c->await_ms, b1, sizeof b1),
@@ -232,11 +233,13 @@ void rsql_rmq__explain(const rsql_explain_t *x)
         break;
     case RSQL_EXPLAIN_POLL:
         if (c->mode == RSQL_RMQ_MODE_LITE && c->lite_clients > 1) {
-            x->text(x, " (%" PRId64 " long polls: %" PRId64 " client identities x %" PRId64 ")",
+            x->text(x,
+                    " (up to %" PRId64 " long polls: %" PRId64 " client identities x %" PRId64
+                    ")",
                     c->fetch_concurrency * c->lite_clients, c->lite_clients,
                     c->fetch_concurrency);
         } else {
-            x->text(x, " (%" PRId64 " long polls)", c->fetch_concurrency);
+            x->text(x, " (up to %" PRId64 " long polls)", c->fetch_concurrency);
         }
         break;
     case RSQL_EXPLAIN_ERRORS:

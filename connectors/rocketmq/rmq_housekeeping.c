@@ -3,8 +3,9 @@
  *
  * rmq_housekeeping: the rocketmq-grpc source's housekeeping thread and the completions it causes.
  * The thread (rsql_rmq__hk_main, one per source) blocks on hk_cv with a deadline and starts what
- * is due: the long polls (ReceiveMessage, up to `source.fetch-concurrency` in flight per client
- * identity while the buffer has room; each answer's messages remember the identity), the renewals (ChangeInvisibleDuration `source.renewal-ahead` before a held
+ * is due: the long polls (ReceiveMessage, while the buffer has room; each answer's messages
+ * remember the identity: per client identity one at first, doubled by each answer that comes
+ * back full and halved by each that comes back empty, up to `source.fetch-concurrency`), the renewals (ChangeInvisibleDuration `source.renewal-ahead` before a held
  * message's invisibility ends) and the ack flush. recv_cb buffers what arrives or, over a lite
  * topic's share (rmq_throttle.c), defers it at once (ChangeInvisibleDuration without suspend);
  * renew_cb swaps in the new receipt handle and carries out an outcome asked for during the
@@ -218,6 +219,7 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         }
     } else {
         s->recv_backoff = 0;
+        s->fetch_now = rsql_rmq__polls_adapt(s->fetch_now, s->fetch, s->batch, n);
         if (n == 0) {
             rsql_rmq_idle_answered(&s->idle, started_ms, now); /* the broker vouched: idle */
         }
@@ -295,12 +297,13 @@ void *rsql_rmq__hk_main(void *arg)
         int64_t wake = now + 1000;
         /* 0. lanes idle for lanes.idle-timeout go (a lane with a message held never does) */
         rsql_rmq_inflight_sweep(s->lanes, now, s->lane_idle_ms, lane_may_go, s);
-        /* 1. long polls: `fetch` per identity, the one with the fewest out first; the buffer
-           bound grows with the identities (each brings its own lite topics per round) */
+        /* 1. long polls: `fetch_now` per identity (adaptive, at most `fetch`), the one with
+           the fewest out first; the buffer bound is the most polls' and grows with the
+           identities (each brings its own lite topics per round) */
         int buf_cap = 2 * s->fetch * s->batch * s->n_clis;
         /* (none once a bounded read's idle clock expired: poll then reports the end) */
         while (!s->stopping && s->fatal.code == RSQL_OK &&
-               s->recv_outstanding < s->fetch * s->n_clis &&
+               s->recv_outstanding < s->fetch_now * s->n_clis &&
                s->n_buffered + s->recv_outstanding * s->batch < buf_cap &&
                !rsql_rmq_idle_expired(&s->idle)) {
             if (now < s->recv_not_before) {

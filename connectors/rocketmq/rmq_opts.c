@@ -140,12 +140,16 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "Simple mode: the broker-side filter. A tag expression (`*` for every message, "
                  "`TagA || TagB`) or, with `source.filter-type` = `sql92`, an SQL92 expression "
                  "over message properties. Messages that do not match are never delivered.", F(filter_expression, const char *)),
-    RSQL_OPT_ROW_F("source.fetch-concurrency", RSQL_OPT_INT, SRC, "4", 1, 64, NULL,
-                 "Long polls (ReceiveMessage) kept in flight at once. More keep a busy topic "
-                 "flowing while the proxy answers: a topic-to-topic relay on a 2-core machine "
-                 "moved about 2x the messages with 16 as with 4 (bench/README.md); each idle "
-                 "poll is one parked request, and the internal buffer is 2 x this x "
-                 "`source.batch-size` messages.", F(fetch_concurrency, int64_t)),
+    RSQL_OPT_ROW_F("source.fetch-concurrency", RSQL_OPT_INT, SRC, "16", 1, 64, NULL,
+                 "The most long polls (ReceiveMessage) kept in flight at once (per client "
+                 "identity). The source adapts within it: it starts with one, doubles the "
+                 "polls while they come back full (the broker has more than they fetch) and "
+                 "halves them while they come back empty, so an idle job parks one request "
+                 "and a backlog is drained at the broker's pace (a topic-to-topic relay on a "
+                 "2-core machine moved about 2x the messages with 16 as with 4, "
+                 "bench/README.md). `/jobs` and the `rocketsql_source_long_polls` gauge show "
+                 "the polls in use. The internal buffer is 2 x this x `source.batch-size` "
+                 "messages.", F(fetch_concurrency, int64_t)),
     RSQL_OPT_ROW_F("source.batch-size", RSQL_OPT_INT, SRC, "32", 1, 32, NULL,
                  "Most messages one long poll returns (the proxy's limit is 32).", F(batch_size, int64_t)),
     RSQL_OPT_ROW_F("source.await-duration", RSQL_OPT_DURATION, SRC, "20s", RSQL_MS_S,
@@ -256,16 +260,19 @@ static const rsql_opt_def_t rmq_opts[] = {
     RSQL_OPT_ROW_F("sink.max-inflight", RSQL_OPT_INT, SNK, "64", 1, 10000, NULL,
                  "Most send requests in flight at once; messages of one message group still go "
                  "out one after the other.", F(max_inflight, int64_t)),
-    RSQL_OPT_ROW_F("sink.batch-size", RSQL_OPT_INT, SNK, "1", 1, 1024, NULL,
+    RSQL_OPT_ROW_F("sink.batch-size", RSQL_OPT_INT, SNK, "64", 1, 1024, NULL,
                  "NORMAL messages: most messages sent together in one SendMessage request (the "
-                 "proxy stores them as one batch, all or nothing); 1 sends one message per "
-                 "request. FIFO, LITE and timer messages, and rows whose METADATA sets "
-                 "message_group, lite_topic or delivery_timestamp, are always sent one by one. "
-                 "A batch that fails transiently is retried as a batch; one that fails "
+                 "proxy stores them as one batch, all or nothing; about 14x the messages per "
+                 "second of single sends against a 5.5.0 proxy, bench/README.md); 1 sends one "
+                 "message per request. FIFO, LITE and timer messages, rows whose METADATA sets "
+                 "message_group, lite_topic or delivery_timestamp, and every message to a topic "
+                 "whose route names another type than NORMAL, are always sent one by one. A "
+                 "batch that fails transiently is retried as a batch; one that fails "
                  "permanently is sent again one message at a time, so only the bad message "
-                 "fails. 64 is a good value (bench/README.md: about 14x the messages per "
-                 "second of 1 against a 5.5.0 proxy); 1 is the default because RocketMQ does not "
-                 "document batch send for gRPC clients (docs/ROCKETMQ-NOTES.md).", F(send_batch_size, int64_t)),
+                 "fails. Batch send is not a documented part of RocketMQ's gRPC protocol "
+                 "(docs/ROCKETMQ-NOTES.md): until the proxy has accepted a batch, two batches "
+                 "it refuses whole whose messages then all go through alone turn batching off "
+                 "for the rest of the run, with a warning in the log.", F(send_batch_size, int64_t)),
     RSQL_OPT_ROW_F("sink.linger", RSQL_OPT_DURATION, SNK, "5ms", 0, RSQL_MS_S, NULL,
                  "With `sink.batch-size` > 1: the longest a message waits for its batch to fill "
                  "before the batch is sent as it is (a batch also goes out at once while "

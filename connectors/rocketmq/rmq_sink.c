@@ -33,17 +33,14 @@
  * and no message group is set otherwise; open refuses a topic whose route says it cannot keep
  * that order. A change the format writes as nothing is done without a message.
  *
- * Batches (sink.batch-size > 1): NORMAL messages (no message group, lite topic or delivery
- * timestamp) next to each other in the queue go out together in one SendMessage, at most
- * sink.batch-size of them and BATCH_MAX_BYTES of bodies; a partial batch waits up to
- * sink.linger while another request is in flight. The proxy answers a batch all or nothing
- * (docs/ROCKETMQ-NOTES.md 3.1): a transient failure retries the batch whole, with the backoff
- * above; a permanent one sends its messages again one at a time, so only the refused ones fail.
+ * Batches (sink.batch-size > 1, the default; rmq_sink_batch.c): NORMAL messages next to each
+ * other in the queue go out together in one SendMessage, all or nothing, while the proxy shows
+ * it takes them; a topic whose route names another type than NORMAL gets single sends.
  */
 #include "config.h"
 #include "base/rsql_value.h"
 #include "connectors/formats/rsql_format.h"
-#include "connectors/rocketmq/rmq_conn_int.h"
+#include "connectors/rocketmq/rmq_sink_int.h"
 #include "rmqclient/rmq_client.h"
 #include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rsql_conn_io.h"
@@ -61,88 +58,6 @@
 #include "base/rsql_log.h"
 #include "base/rsql_mem.h"
 
-#define BACKOFF_START_MS 100
-#define BACKOFF_MAX_MS 5000
-/* The broker stores a batch as one message, refused over its maxMessageSize (4 MiB by
-   default) as a whole: batches stay well under it (bodies summed; a bigger body goes alone). */
-#define BATCH_MAX_BYTES (1024 * 1024)
-/* The longest message group the 5.5 proxy takes (ILLEGAL_MESSAGE_GROUP "message group exceed
-   the max size 64" from 64 bytes on). */
-#define GROUP_MAX 63
-
-typedef struct sbatch {
-    uint64_t id;
-    int n, remaining;
-    rsql_sink_result_t *results;
-    struct sbatch *next; /* ready-to-deliver list */
-} sbatch_t;
-
-typedef struct smsg {
-    struct smsg *next;
-    sbatch_t *b;
-    int idx;
-    char *body;
-    size_t len;
-    char *group, *lite, *key; /* owned or NULL */
-    char *tag;                /* owned: the row's tag METADATA, NULL = sink.tag */
-    char **keys;              /* owned: the keys METADATA (n_keys of them), over key */
-    size_t n_keys;
-    rsql_rmq_prop_t *props;   /* owned: the properties METADATA */
-    size_t n_props;
-    int64_t delivery_ms;      /* the delivery_timestamp METADATA (epoch ms, >= 1), else 0 */
-    char *meta_why;           /* owned: why the row's METADATA cannot be sent (a permanent
-                                 failure of the row), or NULL */
-    rsql_err_t why_code;      /* the code of that failure; RSQL_OK: RSQL_ERR_SINK */
-    bool empty;               /* a change the format writes as nothing: done, not sent */
-    uint32_t glane;
-    int attempts;
-    int64_t not_before;
-    int64_t queued_ms;  /* when it was queued (sink.linger) */
-    struct smsg *bnext; /* the next message of its batch (sink.batch-size) */
-    int bn;             /* > 0: the head of a batch of bn messages (bnext chains them) */
-    bool nobatch;       /* its batch failed permanently: sent on its own */
-    rsql_sink_t *k;
-} smsg_t;
-
-typedef struct gstate {
-    bool busy;
-    smsg_t *head, *tail; /* waiting for the message in flight */
-} gstate_t;
-
-struct rsql_sink {
-    rsql_rmq_client_t *cli;
-    char *topic, *tag, *lite_fixed;
-    int group_col, lite_col, keys_col;
-    /* a changelog: its PRIMARY KEY's columns (n_key, key), and whether the key's text is each
-       message's group */
-    bool changelog, group_by_key;
-    int n_key;
-    int *key;
-    /* METADATA the rows carry: the index of each key's value in a row, -1 = none */
-    int m_tag, m_keys, m_group, m_lite, m_props, m_delivery;
-    int max_inflight, max_attempts;
-    int batch_size;    /* 1: one message per SendMessage */
-    int64_t linger_ms; /* the longest a batchable message waits for its batch to fill */
-    rsql_encoder_t *enc;
-    rsql_buf_t buf, tmp;
-    rsql_delivery_cb deliver;
-    void *deliver_opaque;
-
-    pthread_mutex_t mu;
-    pthread_cond_t cv, done_cv;
-    pthread_t th;
-    bool th_started, closing;
-    smsg_t *ready, *ready_tail;
-    smsg_t *retry;  /* unsorted; scanned */
-    smsg_t *bready; /* batch heads whose backoff ended, sent before k->ready */
-    int inflight;
-    int64_t outstanding; /* rows accepted, not yet reported */
-    rsql_rmq_inflight_t *groups;
-    gstate_t *gs;
-    uint32_t n_gs;
-    int64_t group_idle_ms; /* lanes.idle-timeout: an idle message group's state goes after it */
-};
-
 static void smsg_free(smsg_t *m)
 {
     if (m) {
@@ -158,17 +73,6 @@ static void smsg_free(smsg_t *m)
     }
 }
 
-static void ready_push(rsql_sink_t *k, smsg_t *m)
-{
-    m->next = NULL;
-    if (k->ready_tail) {
-        k->ready_tail->next = m;
-    } else {
-        k->ready = m;
-    }
-    k->ready_tail = m;
-}
-
 /* Record row m's result; returns its batch when that batch is complete. @locks k->mu */
 static sbatch_t *finish0(rsql_sink_t *k, smsg_t *m, const rsql_sink_result_t *r)
 {
@@ -181,7 +85,8 @@ static sbatch_t *finish0(rsql_sink_t *k, smsg_t *m, const rsql_sink_result_t *r)
     return --b->remaining == 0 ? b : NULL;
 }
 
-static void deliver_all(rsql_sink_t *k, sbatch_t *list)
+/* See rmq_sink_int.h. */
+void rsql_rmq__sink_deliver(rsql_sink_t *k, sbatch_t *list)
 {
     while (list) {
         sbatch_t *b = list;
@@ -206,12 +111,9 @@ static void fail_result(rsql_sink_result_t *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/*
-** A message is done (success: entry set; failure: err set, retry decided here).
-** @locks k->mu held; *done collects completed batches
-*/
-static void complete0(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
-                      const rsql_rmq_send_entry_t *entry, sbatch_t **done)
+/* See rmq_sink_int.h. */
+void rsql_rmq__sink_complete(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
+                             const rsql_rmq_send_entry_t *entry, sbatch_t **done)
 {
     rsql_sink_result_t r;
     memset(&r, 0, sizeof r);
@@ -238,6 +140,9 @@ static void complete0(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
         } else {
             snprintf(r.msg, sizeof r.msg, "send failed: %.230s", err->msg);
         }
+    }
+    if (m->probe) {
+        rsql_rmq__sink_probe_done(k, m, err != NULL);
     }
     if ((b = finish0(k, m, &r))) {
         b->next = *done;
@@ -268,7 +173,7 @@ static void complete0(rsql_sink_t *k, smsg_t *m, const rsql_error_t *err,
             if (!g->head) {
                 g->tail = NULL;
             }
-            ready_push(k, q);
+            rsql_rmq__sink_ready_push(k, q);
             pthread_cond_signal(&k->cv);
         } else {
             g->busy = false;
@@ -286,76 +191,15 @@ static void send_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
     sbatch_t *done = NULL;
     pthread_mutex_lock(&k->mu);
     k->inflight--;
-    complete0(k, m, err, n > 0 ? &entries[0] : NULL, &done);
+    rsql_rmq__sink_complete(k, m, err, n > 0 ? &entries[0] : NULL, &done);
     pthread_cond_signal(&k->cv);
     pthread_mutex_unlock(&k->mu);
-    deliver_all(k, done);
+    rsql_rmq__sink_deliver(k, done);
 }
 
-/*
-** A batch's SendMessage is done. The proxy answers all or nothing: success gives each message
-** its own entry (rsql_rmq_send splits the joined ids); a transient failure retries the whole
-** batch after a backoff; a permanent one sends its messages again one by one, so only the bad
-** ones fail. @locality client thread (or send thread when the send did not start)
-*/
-static void batch_cb(rsql_rmq_client_t *c, const rsql_error_t *err,
-                     const rsql_rmq_send_entry_t *entries, size_t n, void *opaque)
-{
-    (void)c;
-    smsg_t *h = opaque;
-    rsql_sink_t *k = h->k;
-    sbatch_t *done = NULL;
-    pthread_mutex_lock(&k->mu);
-    k->inflight--;
-    bool retriable = err && rsql_error_retriable(err);
-    if (err && retriable && h->attempts < k->max_attempts && !k->closing) {
-        h->not_before =
-            rsql_now_ms() + rsql_backoff_nth(BACKOFF_START_MS, 2, BACKOFF_MAX_MS, h->attempts);
-        h->next = k->retry;
-        k->retry = h;
-    } else if (err && !retriable && h->bn > 1) {
-        /* isolate the bad message: each is sent again on its own, first in line */
-        smsg_t *last = NULL;
-        for (smsg_t *q = h; q; q = q->bnext) {
-            q->nobatch = true;
-            q->attempts = 0;
-            q->bn = 0;
-            q->next = q->bnext;
-            last = q;
-        }
-        for (smsg_t *q = h, *nx; q; q = nx) {
-            nx = q->bnext;
-            q->bnext = NULL;
-        }
-        last->next = k->ready;
-        k->ready = h;
-        if (!k->ready_tail) {
-            k->ready_tail = last;
-        }
-    } else {
-        size_t i = 0;
-        int attempts = h->attempts;
-        for (smsg_t *q = h, *nx; q; q = nx, i++) {
-            nx = q->bnext;
-            q->bnext = NULL;
-            q->bn = 0;
-            q->attempts = attempts;
-            complete0(k, q, err, err || n == 0 ? NULL : &entries[i < n ? i : n - 1], &done);
-        }
-    }
-    pthread_cond_signal(&k->cv);
-    pthread_mutex_unlock(&k->mu);
-    deliver_all(k, done);
-}
-
-static bool batchable(const smsg_t *m)
-{
-    return !m->nobatch && !m->group && !m->lite && m->delivery_ms == 0;
-}
-
-/* The message m as rsql_rmq_send takes it; key1 holds its one key. */
-static void out_msg(const rsql_sink_t *k, const smsg_t *m, rsql_rmq_out_msg_t *om,
-                    const char **key1)
+/* See rmq_sink_int.h. */
+void rsql_rmq__sink_out_msg(const rsql_sink_t *k, const smsg_t *m, rsql_rmq_out_msg_t *om,
+                            const char **key1)
 {
     memset(om, 0, sizeof *om);
     *key1 = m->key;
@@ -377,70 +221,6 @@ static void out_msg(const rsql_sink_t *k, const smsg_t *m, rsql_rmq_out_msg_t *o
     om->type = RSQL_RMQ_MSG_AUTO;
 }
 
-/*
-** Take the next batch off k->ready when it is due: full (sink.batch-size messages or
-** BATCH_MAX_BYTES of bodies), followed by a message that cannot join it, lingered long enough, nothing in flight, or closing. Else NULL and *wake lowered
-** to when it is due. @locks k->mu
-*/
-static smsg_t *take_batch0(rsql_sink_t *k, int64_t now, int64_t *wake)
-{
-    int cnt = 0;
-    size_t bytes = 0;
-    smsg_t *q = k->ready;
-    while (q && cnt < k->batch_size && batchable(q) &&
-           (cnt == 0 || bytes + q->len <= BATCH_MAX_BYTES)) {
-        bytes += q->len;
-        q = q->next;
-        cnt++;
-    }
-    int64_t due = k->ready->queued_ms + k->linger_ms;
-    if (cnt < k->batch_size && !q && !k->closing && k->inflight > 0 && due > now) {
-        *wake = due < *wake ? due : *wake;
-        return NULL;
-    }
-    smsg_t *h = k->ready;
-    smsg_t *t = h;
-    for (int i = 1; i < cnt; i++) {
-        t->bnext = t->next;
-        t = t->next;
-    }
-    t->bnext = NULL;
-    k->ready = t->next;
-    if (!k->ready) {
-        k->ready_tail = NULL;
-    }
-    h->bn = cnt;
-    return h;
-}
-
-/* Send the batch headed by h (h->bn messages). @locks k->mu released around the send */
-static void send_batch(rsql_sink_t *k, smsg_t *h)
-{
-    k->inflight++;
-    h->attempts++;
-    pthread_mutex_unlock(&k->mu);
-    int cnt = h->bn;
-    rsql_rmq_out_msg_t *om = rsql_calloc((size_t)cnt, sizeof *om);
-    const char **key1 = rsql_calloc((size_t)cnt, sizeof *key1);
-    rsql_error_t e;
-    rsql_error_clear(&e);
-    if (!om || !key1) {
-        rsql_error_nomem(&e);
-        batch_cb(k->cli, &e, NULL, 0, h);
-    } else {
-        int i = 0;
-        for (smsg_t *q = h; q && i < cnt; q = q->bnext, i++) {
-            out_msg(k, q, &om[i], &key1[i]);
-        }
-        if (rsql_rmq_send(k->cli, om, (size_t)cnt, batch_cb, h, &e) != RSQL_OK) {
-            batch_cb(k->cli, &e, NULL, 0, h);
-        }
-    }
-    rsql_free(om);
-    rsql_free(key1);
-    pthread_mutex_lock(&k->mu);
-}
-
 static void *send_main(void *arg)
 {
     rsql_sink_t *k = arg;
@@ -456,7 +236,7 @@ static void *send_main(void *arg)
                     m->next = k->bready;
                     k->bready = m;
                 } else {
-                    ready_push(k, m);
+                    rsql_rmq__sink_ready_push(k, m);
                 }
             } else {
                 wake = m->not_before < wake ? m->not_before : wake;
@@ -466,17 +246,30 @@ static void *send_main(void *arg)
         if (k->closing && !k->ready && k->inflight == 0 && !k->retry && !k->bready) {
             break;
         }
+        if (k->batch_off_log) {
+            k->batch_off_log = false;
+            char why[sizeof k->probe_why];
+            memcpy(why, k->probe_why, sizeof why);
+            pthread_mutex_unlock(&k->mu);
+            rsql_log(RSQL_LOG_WARN, "rocketmq",
+                     "sink: the proxy refused batches of messages to topic '%s' (%s) and took "
+                     "each of them alone: sending one message per request from now on "
+                     "(set 'sink.batch-size' = '1' to do so from the start)",
+                     k->topic, why);
+            pthread_mutex_lock(&k->mu);
+            continue;
+        }
         if (k->bready && k->inflight < k->max_inflight) {
             smsg_t *h = k->bready;
             k->bready = h->next;
-            send_batch(k, h);
+            rsql_rmq__sink_send_batch(k, h);
             continue;
         }
         if (k->ready && k->inflight < k->max_inflight && k->batch_size > 1 &&
-            batchable(k->ready)) {
-            smsg_t *h = take_batch0(k, now, &wake);
+            rsql_rmq__sink_batchable(k->ready)) {
+            smsg_t *h = rsql_rmq__sink_take_batch(k, now, &wake);
             if (h) {
-                send_batch(k, h);
+                rsql_rmq__sink_send_batch(k, h);
                 continue;
             }
         } else if (k->ready && k->inflight < k->max_inflight) {
@@ -490,7 +283,7 @@ static void *send_main(void *arg)
             pthread_mutex_unlock(&k->mu);
             rsql_rmq_out_msg_t om;
             const char *key1;
-            out_msg(k, m, &om, &key1);
+            rsql_rmq__sink_out_msg(k, m, &om, &key1);
             rsql_error_t e;
             rsql_error_clear(&e);
             if (rsql_rmq_send(k->cli, &om, 1, send_cb, m, &e) != RSQL_OK) {
@@ -672,6 +465,12 @@ static rsql_err_t rk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                                         err)) != RSQL_OK) {
         rk_close(k);
         return rc;
+    }
+    /* batches go to NORMAL topics only: another type (FIFO, LITE, timer) gets single sends
+       (a topic whose route names no type keeps them: its messages say what they are) */
+    rsql_rmq_msg_type_t tt = rsql_rmq_topic_type(k->cli, topic);
+    if (k->batch_size > 1 && tt != RSQL_RMQ_MSG_AUTO && tt != RSQL_RMQ_MSG_NORMAL) {
+        k->batch_size = 1;
     }
     /* its lines carry the job and run */
     if (rsql_log_thread_create(&k->th, send_main, k) != 0) {
@@ -938,12 +737,12 @@ static rsql_err_t rk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             }
             g->busy = true;
         }
-        ready_push(k, m);
+        rsql_rmq__sink_ready_push(k, m);
     }
     pthread_cond_signal(&k->cv);
     pthread_mutex_unlock(&k->mu);
     rsql_free(ms);
-    deliver_all(k, done);
+    rsql_rmq__sink_deliver(k, done);
     return RSQL_OK;
 }
 

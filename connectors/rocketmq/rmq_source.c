@@ -12,7 +12,7 @@
  * Client identities (lite mode, `source.lite-clients`): the broker wakes each client id for at
  * most ~100 lite topics per full-dispatch round (docs/ROCKETMQ-NOTES.md §1.3a), so the source
  * runs N clients (s->clis), each a whole consumer of its own (client id, Telemetry stream,
- * Settings, heartbeat, the same lite subscription, `source.fetch-concurrency` long polls),
+ * Settings, heartbeat, the same lite subscription, its own adaptive long polls),
  * clis[1..] sharing the gRPC channel of clis[0] (the client id is per-request metadata). A held
  * message remembers the identity that received it (held_t.ci): its ack, renewals, deferral and
  * DLQ forward go through that client, since receipt handles are per client; an ack batch holds
@@ -23,9 +23,12 @@
  *   - client thread (rmq_client.c): receive, ack, change-invisible and DLQ-forward completions.
  *     They only take s->mu briefly, move messages and signal; they never block.
  *   - housekeeping thread (one per source, rmq_housekeeping.c): blocks on hk_cv with a
- *     deadline (never spins) and starts what is due: up to `source.fetch-concurrency` long
- *     polls while the internal buffer has room (back-pressure: buffered + polls in flight x
- *     batch < 2 x fetch x batch), the renewals (ChangeInvisibleDuration `source.renewal-ahead`
+ *     deadline (never spins) and starts what is due: the long polls while the internal buffer
+ *     has room (back-pressure: buffered + polls in flight x batch < 2 x fetch x batch), as
+ *     many per identity as the answers ask for: one at first, doubled by each poll that comes
+ *     back full, halved by each that comes back empty, never over `source.fetch-concurrency`
+ *     (an idle job parks one request per identity, a backlog is drained at the broker's
+ *     pace); the renewals (ChangeInvisibleDuration `source.renewal-ahead`
  *     before a held message's invisibility ends; the NEW receipt handle replaces the old one),
  *     and the ack flush (at most ACK_DELAY_MS after the oldest queued ack).
  *   - poll thread: poll() waits on poll_cv for buffered messages and hands them out as records.
@@ -186,6 +189,7 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     s->lite = c->mode == RSQL_RMQ_MODE_LITE;
     s->native_dlq = c->dead_letter == RSQL_RMQ_DLQ_NATIVE;
     s->fetch = (int)c->fetch_concurrency;
+    s->fetch_now = 1; /* adaptive: grows while the polls come back full */
     s->batch = (int)c->batch_size;
     s->invisible_ms = c->invisible_ms;
     s->ahead_ms = c->renewal_ahead_ms;
@@ -593,6 +597,23 @@ static void leftover0(rsql_source_t *s, rsql_rmq_leftover_t *lo)
 ** The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS; once the
 ** read ended (or was stopped), the JSON also says what it leaves invisible ("left").
 */
+/*
+** Add the members mem (`"a":1,"b":2`) to the JSON object of n bytes in buf (or make one when
+** n is 0); returns the new length (n unchanged when they do not fit).
+*/
+static size_t json_add(char *buf, size_t n, size_t size, const char *mem)
+{
+    size_t ml = strlen(mem);
+    if (n >= 2 && buf[n - 1] == '}' && n + ml + 2 < size) {
+        return n - 1 + (size_t)snprintf(buf + n - 1, size - n + 1, "%s%s}",
+                                        buf[n - 2] == '{' ? "" : ",", mem);
+    }
+    if (n == 0 && ml + 3 < size) {
+        return (size_t)snprintf(buf, size, "{%s}", mem);
+    }
+    return n;
+}
+
 static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
 {
     if (size == 0) {
@@ -602,6 +623,13 @@ static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
     pthread_mutex_lock(&s->mu);
     size_t n = s->lite ? rsql_rmq_throttle_describe(s->lanes, text ? 3 : 10, text, buf, size)
                        : 0;
+    char polls[128] = "";
+    if (!text) {
+        /* the adaptive receive: polls allowed now, at most, and in flight */
+        snprintf(polls, sizeof polls,
+                 "\"long_polls\":%d,\"long_polls_max\":%d,\"long_polls_in_flight\":%d",
+                 s->fetch_now * s->n_clis, s->fetch * s->n_clis, s->recv_outstanding);
+    }
     char left[256] = "";
     if (!text && s->ended) {
         rsql_rmq_leftover_t lo;
@@ -611,21 +639,17 @@ static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
     /* while receives fail (the proxy is down, unreachable): "connected":false, for /readyz */
     bool failing = !text && !s->ended && s->recv_backoff > 0;
     pthread_mutex_unlock(&s->mu);
+    if (*polls) {
+        n = json_add(buf, n, size, polls);
+    }
     if (failing) {
-        if (n >= 2 && buf[n - 1] == '}' && n + 20 < size) {
-            n += (size_t)snprintf(buf + n - 1, size - n + 1, ",\"connected\":false}") - 1;
-        } else if (n == 0 && size > 20) {
-            n = (size_t)snprintf(buf, size, "{\"connected\":false}");
-        }
+        n = json_add(buf, n, size, "\"connected\":false");
     }
     if (*left) {
-        /* {"left":{...}}, or the lanes' object with "left" as its last member */
-        size_t ll = strlen(left);
-        if (n >= 2 && buf[n - 1] == '}' && n + ll + 8 < size) {
-            n += (size_t)snprintf(buf + n - 1, size - n + 1, ",\"left\":%s}", left) - 1;
-        } else if (n == 0 && ll + 10 < size) {
-            n = (size_t)snprintf(buf, size, "{\"left\":%s}", left);
-        }
+        /* "left" is the object's last member */
+        char mem[sizeof left + 8];
+        snprintf(mem, sizeof mem, "\"left\":%s", left);
+        n = json_add(buf, n, size, mem);
     }
     return n;
 }

@@ -62,7 +62,10 @@ struct rsql_source {
     bool clis_closing;
     char *topic;
     bool lite, native_dlq;
-    int fetch, batch;
+    int fetch, batch; /* fetch: source.fetch-concurrency, the most long polls per identity */
+    /* long polls kept in flight per identity now (1..fetch): doubled by a poll that comes
+       back full, halved by one that comes back empty (rsql_rmq__polls_adapt) */
+    int fetch_now;
     int64_t invisible_ms, ahead_ms, idle_ms; /* idle_ms < 0: unbounded */
     int max_attempts;
     /* METADATA columns the statement reads (rmq_meta.c): per column its rmq_meta_id_t; NULL
@@ -82,7 +85,7 @@ struct rsql_source {
     int n_buffered;
 
     int recv_outstanding;              /* long polls in flight, every identity */
-    int recv_per[RMQ_MAX_CLIENTS];     /* ... per identity (each keeps `fetch` out) */
+    int recv_per[RMQ_MAX_CLIENTS];     /* ... per identity (each keeps `fetch_now` out) */
     int64_t recv_not_before, recv_backoff;
     int64_t next_renew_due;
     held_t **ackq;
@@ -118,6 +121,23 @@ struct rsql_source {
             atomic_store(&(s)->ctr->held, (s)->n_held);    \
         }                                                  \
     } while (0)
+
+/*
+** Adaptive receive: the long polls an identity keeps in flight after one came back with n
+** messages (polls of batch messages each, at most max in flight): a full poll says the broker
+** has more than the polls in flight fetch, so double them; an empty one says it has nothing,
+** so halve them; one in between keeps the number. Never below 1 nor above max.
+*/
+static inline int rsql_rmq__polls_adapt(int now, int max, int batch, size_t n)
+{
+    if (n >= (size_t)batch && now < max) {
+        return now * 2 < max ? now * 2 : max;
+    }
+    if (n == 0 && now > 1) {
+        return now / 2;
+    }
+    return now < 1 ? 1 : now > max ? max : now;
+}
 
 /* ---- rmq_source.c */
 

@@ -168,6 +168,9 @@ const char *fake_rmq_endpoint(const fake_rmq_t *f);
 void fake_rmq_topic(fake_rmq_t *f, const char *name, fake_topic_kind_t kind, int n_queues);
 /* Settings the fake answers: producers' max body size (0: 4 MiB). */
 void fake_rmq_set_max_body(fake_rmq_t *f, int32_t max_body_size);
+/* A proxy that does not take batches: every SendMessage of more than one message is answered
+   with code (0: taken, the default); single sends are not affected. */
+void fake_rmq_refuse_batches(fake_rmq_t *f, int32_t code);
 
 /* The next n calls of rpc get answer a (appended after what is scripted already). */
 void fake_rmq_script(fake_rmq_t *f, fake_rpc_t rpc, int n, const fake_answer_t *a);

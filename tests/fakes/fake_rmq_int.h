@@ -128,6 +128,7 @@ struct fake_rmq {
     fmsg_t **msgs;
     size_t n_msgs, cap_msgs;
     int32_t max_body;
+    int32_t refuse_batch; /* a SendMessage of several messages gets this code (0: none) */
     struct fsend *sends; /* every SendMessage attempt's bodies (whatever the answer) */
     size_t n_sends, cap_sends;
     /* client ids whose Settings the fake holds; enforced only after fake_rmq_forget_settings */

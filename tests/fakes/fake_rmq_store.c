@@ -75,6 +75,14 @@ void fake_rmq_set_max_body(fake_rmq_t *f, int32_t max_body_size)
     pthread_mutex_unlock(&f->mu);
 }
 
+/* See fake_rmq.h. */
+void fake_rmq_refuse_batches(fake_rmq_t *f, int32_t code)
+{
+    pthread_mutex_lock(&f->mu);
+    f->refuse_batch = code;
+    pthread_mutex_unlock(&f->mu);
+}
+
 /* ---- topics and messages ------------------------------------------------------------------- */
 
 ftopic_t *fk_store_topic(fake_rmq_t *f, const char *name)

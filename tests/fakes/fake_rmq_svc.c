@@ -492,6 +492,9 @@ static void on_send(fcall_t *k, const uint8_t *p, size_t n, const fake_answer_t 
     }
     int32_t code = a->code ? a->code : CODE_OK;
     int32_t max = f->max_body > 0 ? f->max_body : 4 * 1024 * 1024;
+    if (code == CODE_OK && q->n_messages > 1 && f->refuse_batch) {
+        code = f->refuse_batch;
+    }
     for (size_t i = 0; code == CODE_OK && i < q->n_messages; i++) {
         if (q->messages[i]->body.len == 0) {
             code = CODE_MESSAGE_BODY_EMPTY;

@@ -547,7 +547,7 @@ static void test_opts_getters_defaults(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(set);
     CU_ASSERT_STRING_EQUAL(c->name, "rocketmq-grpc");
     CU_ASSERT_EQUAL(rsql_optset_int(set, "source.batch-size"), 32);
-    CU_ASSERT_EQUAL(rsql_optset_int(set, "source.fetch-concurrency"), 4);
+    CU_ASSERT_EQUAL(rsql_optset_int(set, "source.fetch-concurrency"), 16);
     CU_ASSERT_EQUAL(rsql_optset_int(set, "source.await-duration"), 20000);
     CU_ASSERT_EQUAL(rsql_optset_int(set, "source.invisible-duration"), 60000);
     CU_ASSERT_EQUAL(rsql_optset_int(set, "source.max-invisible-duration"), 1800000);

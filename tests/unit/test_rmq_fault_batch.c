@@ -8,7 +8,9 @@
  * (the joined answer split, in order); a transient refusal retries the batch as a batch; a
  * permanent refusal of a batch sends its rows again one by one so they land; a message the
  * broker refuses (over the maximum body size) fails alone while the rest of its batch lands;
- * FIFO rows are never batched. Every row gets exactly one result.
+ * FIFO rows are never batched; the sink batches by default, and stops batching for a proxy
+ * that refuses every batch (never for one that took a batch before). Every row gets exactly
+ * one result.
  */
 #include "config.h"
 
@@ -53,7 +55,8 @@ static void on_deliver(void *opaque, uint64_t id, int n, const rsql_sink_result_
 static const char *const cols2[2] = {"body", "grp"};
 static const rsql_type_t types2[2] = {RSQL_TYPE_VARCHAR, RSQL_TYPE_VARCHAR};
 
-/* A sink of OUT at f with sink.batch-size = batch (raw body; fifo: json, group from grp). */
+/* A sink of OUT at f with sink.batch-size = batch, NULL: the default (raw body; fifo: json,
+   group from grp). */
 static void bs_open(bsnk_t *x, fake_rmq_t *f, const char *batch, bool fifo)
 {
     memset(x, 0, sizeof *x);
@@ -65,7 +68,9 @@ static void bs_open(bsnk_t *x, fake_rmq_t *f, const char *batch, bool fifo)
     kvs[n++] = (rsql_opt_kv_t){"endpoints", fake_rmq_endpoint(f), RSQL_NOPOS, RSQL_NOPOS};
     kvs[n++] = (rsql_opt_kv_t){"topic", OUT, RSQL_NOPOS, RSQL_NOPOS};
     kvs[n++] = (rsql_opt_kv_t){"format", fifo ? "json" : "raw", RSQL_NOPOS, RSQL_NOPOS};
-    kvs[n++] = (rsql_opt_kv_t){"sink.batch-size", batch, RSQL_NOPOS, RSQL_NOPOS};
+    if (batch) {
+        kvs[n++] = (rsql_opt_kv_t){"sink.batch-size", batch, RSQL_NOPOS, RSQL_NOPOS};
+    }
     if (fifo) {
         kvs[n++] = (rsql_opt_kv_t){"sink.message-group-column", "grp", RSQL_NOPOS, RSQL_NOPOS};
     }
@@ -76,7 +81,7 @@ static void bs_open(bsnk_t *x, fake_rmq_t *f, const char *batch, bool fifo)
     x->opts = rsql_connector_validate(kvs, n, cols2, ncols, RSQL_NOPOS, &conn, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(x->opts);
     rsql_rmq_conf_t *conf = (rsql_rmq_conf_t *)rsql_optset_conf(x->opts, RSQL_CONF_CONNECTOR);
-    CU_ASSERT_EQUAL(conf->send_batch_size, atoi(batch));
+    CU_ASSERT_EQUAL(conf->send_batch_size, batch ? atoi(batch) : 64); /* batches by default */
     CU_ASSERT_EQUAL(conf->linger_ms, 5);
     conf->request_timeout_ms = 1000;
     x->ops = rsql_connector_find("rocketmq-grpc")->sink;
@@ -116,15 +121,21 @@ static void bs_write(bsnk_t *x, int n, char bodies[][300])
     CU_ASSERT_EQUAL(x->ops->write(x->k, 0, n, rows, &err), RSQL_OK);
 }
 
-static bool bs_wait(bsnk_t *x)
+/* Wait until the n-th write's rows are all reported. */
+static bool bs_wait_n(bsnk_t *x, int n)
 {
     int64_t dl = rsql_deadline_in(FAULT_WAIT_MS);
     pthread_mutex_lock(&x->mu);
-    while (x->batches < 1 && rsql_cond_wait_until(&x->cv, &x->mu, dl) == 0) {
+    while (x->batches < n && rsql_cond_wait_until(&x->cv, &x->mu, dl) == 0) {
     }
-    bool ok = x->batches == 1;
+    bool ok = x->batches == n;
     pthread_mutex_unlock(&x->mu);
     return ok;
+}
+
+static bool bs_wait(bsnk_t *x)
+{
+    return bs_wait_n(x, 1);
 }
 
 static void make_bodies(char bodies[][300], int n, const char *prefix)
@@ -258,6 +269,100 @@ static void test_batch_isolates_bad_message(void)
     fake_rmq_stop(f);
 }
 
+/* Without sink.batch-size the sink batches: 40 rows in fewer requests, each row its own id. */
+static void test_batch_default(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    bsnk_t x;
+    bs_open(&x, f, NULL, false);
+    char bodies[40][300];
+    make_bodies(bodies, 40, "default");
+    bs_write(&x, 40, bodies);
+    CU_ASSERT_TRUE_FATAL(bs_wait(&x));
+    CU_ASSERT_EQUAL(x.rows, 40);
+    for (int i = 0; i < 40; i++) {
+        assert_landed(&x, f, bodies, i);
+        CU_ASSERT_EQUAL(fake_rmq_send_attempts(f, bodies[i], strlen(bodies[i])), 1);
+    }
+    bs_close(&x);
+    fake_stats_t st;
+    fake_rmq_stats(f, &st);
+    CU_ASSERT(st.calls[FAKE_SEND] < 40);
+    CU_ASSERT_EQUAL(st.sent_ok, 40);
+    CU_ASSERT_EQUAL(st.sent_rejected, 0);
+    fake_rmq_stop(f);
+}
+
+/*
+** A proxy that does not take batches (it refuses every request of several messages): each
+** refused batch's rows go again one by one and land; after two such batches the sink sends
+** one message per request, so the third write's rows go singly at once.
+*/
+static void test_batch_proxy_refuses(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    fake_rmq_refuse_batches(f, RSQL_RMQ_CODE_BAD_REQUEST);
+    bsnk_t x;
+    bs_open(&x, f, NULL, false);
+    char bodies[3][10][300];
+    fake_stats_t st;
+    static const char *const prefix[3] = {"first", "second", "third"};
+    static const int want_calls[3] = {1 + 10, 1 + 10 + 1 + 10, 1 + 10 + 1 + 10 + 10};
+    for (int w = 0; w < 3; w++) {
+        make_bodies(bodies[w], 10, prefix[w]);
+        bs_write(&x, 10, bodies[w]);
+        CU_ASSERT_TRUE_FATAL(bs_wait_n(&x, w + 1));
+        for (int i = 0; i < 10; i++) {
+            assert_landed(&x, f, bodies[w], i);
+            CU_ASSERT_EQUAL(fake_rmq_send_attempts(f, bodies[w][i], strlen(bodies[w][i])),
+                            w < 2 ? 2 : 1);
+        }
+        fake_rmq_stats(f, &st);
+        CU_ASSERT_EQUAL(st.calls[FAKE_SEND], want_calls[w]);
+    }
+    bs_close(&x);
+    fake_rmq_stats(f, &st);
+    CU_ASSERT_EQUAL(st.sent_ok, 30);
+    CU_ASSERT_EQUAL(st.sent_rejected, 20);
+    fake_rmq_stop(f);
+}
+
+/*
+** Once the proxy has taken a batch, a batch refused whole is a message's fault, never the
+** proxy's: even two of them, whose rows then land alone, leave batching on.
+*/
+static void test_batch_stays_after_accepted(void)
+{
+    FAKE_START(f);
+    fake_rmq_topic(f, OUT, FAKE_NORMAL, 2);
+    bsnk_t x;
+    bs_open(&x, f, NULL, false);
+    char bodies[4][10][300];
+    static const char *const prefix[4] = {"ok", "bad1", "bad2", "after"};
+    fake_answer_t bad = {.code = RSQL_RMQ_CODE_BAD_REQUEST};
+    fake_stats_t st;
+    int calls = 0;
+    for (int w = 0; w < 4; w++) {
+        if (w == 1 || w == 2) {
+            fake_rmq_script(f, FAKE_SEND, 1, &bad);
+        }
+        make_bodies(bodies[w], 10, prefix[w]);
+        bs_write(&x, 10, bodies[w]);
+        CU_ASSERT_TRUE_FATAL(bs_wait_n(&x, w + 1));
+        for (int i = 0; i < 10; i++) {
+            assert_landed(&x, f, bodies[w], i);
+        }
+        fake_rmq_stats(f, &st);
+        /* one batch; a refused one then each row alone */
+        calls += w == 1 || w == 2 ? 1 + 10 : 1;
+        CU_ASSERT_EQUAL(st.calls[FAKE_SEND], calls);
+    }
+    bs_close(&x);
+    fake_rmq_stop(f);
+}
+
 /* FIFO rows (a message group each) are never batched: one request per row. */
 static void test_batch_fifo_single(void)
 {
@@ -286,6 +391,9 @@ static CU_TestInfo batch_tests[] = {
     {"batch_permanent_fallback", test_batch_permanent_fallback},
     {"batch_isolates_bad_message", test_batch_isolates_bad_message},
     {"batch_fifo_single", test_batch_fifo_single},
+    {"batch_default", test_batch_default},
+    {"batch_proxy_refuses", test_batch_proxy_refuses},
+    {"batch_stays_after_accepted", test_batch_stays_after_accepted},
     CU_TEST_INFO_NULL,
 };
 

@@ -59,8 +59,8 @@ static int distinct(char ids[][128], int n)
 }
 
 /*
-** Three identities, two long polls each: all six park; a burst of 30 messages over 10 lite
-** topics is then spread over them (5 per poll). Every message is held past its renewal time,
+** Three identities, idle, one long poll each (the adaptive receive's start): all three park;
+** a burst of 30 messages over 10 lite topics is then spread over them (5 per poll). Every message is held past its renewal time,
 ** then written: each renewal and each ack goes under the identity that received the message.
 */
 static void test_fault_lite_clients(void)
@@ -72,14 +72,14 @@ static void test_fault_lite_clients(void)
                                      "source.batch-size", "5",    NULL};
     src_t x;
     src_opts(&x, f, kv);
-    x.conf->await_ms = 20000; /* the six polls stay parked until the burst */
+    x.conf->await_ms = 20000; /* the three polls stay parked until the burst */
     CU_ASSERT_EQUAL_FATAL(src_start(&x), RSQL_OK);
     fake_stats_t st;
     fake_rmq_stats(f, &st);
     CU_ASSERT_EQUAL(st.calls[FAKE_SYNC_LITE], 3); /* one COMPLETE_ADD per identity */
     CU_ASSERT(st.calls[FAKE_HEARTBEAT] >= 3);
     CU_ASSERT_EQUAL(st.telemetry_open, 3);         /* a Telemetry stream (Settings) each */
-    polls_arg_t parked = {3, 6};
+    polls_arg_t parked = {3, 3};
     CU_ASSERT_TRUE_FATAL(fake_rmq_wait(f, pred_parked, &parked, FAULT_WAIT_MS));
     size_t first = SIZE_MAX;
     for (int i = 0; i < N_MSGS; i++) {
@@ -136,7 +136,7 @@ static void test_fault_lite_clients_close(void)
     src_opts(&x, f, kv);
     x.conf->await_ms = 20000;
     CU_ASSERT_EQUAL_FATAL(src_start(&x), RSQL_OK);
-    polls_arg_t parked = {3, 6};
+    polls_arg_t parked = {3, 3};
     CU_ASSERT_TRUE_FATAL(fake_rmq_wait(f, pred_parked, &parked, FAULT_WAIT_MS));
     size_t first = SIZE_MAX;
     for (int i = 0; i < N_MSGS; i++) {

@@ -44,7 +44,9 @@ typedef struct relay {
 static const char *const relay_cols[1] = {"body"};
 static const rsql_type_t relay_types[1] = {RSQL_TYPE_VARCHAR};
 
-static void relay_init(relay_t *r, fake_rmq_t *f, const char *const *src_kv, bool tolerate_all)
+/* The relay T -> OUT; sink_batch: the sink's sink.batch-size (NULL: its default, batches). */
+static void relay_init(relay_t *r, fake_rmq_t *f, const char *const *src_kv, bool tolerate_all,
+                       const char *sink_batch)
 {
     memset(r, 0, sizeof *r);
     static const char *const bounded[] = {"scan.idle-timeout", "2500ms", NULL};
@@ -58,16 +60,17 @@ static void relay_init(relay_t *r, fake_rmq_t *f, const char *const *src_kv, boo
     }
     kv[n] = NULL;
     src_opts(&r->src, f, kv);
-    rsql_opt_kv_t skv[4] = {
+    rsql_opt_kv_t skv[5] = {
         {"connector", "rocketmq-grpc", RSQL_NOPOS, RSQL_NOPOS},
         {"endpoints", fake_rmq_endpoint(f), RSQL_NOPOS, RSQL_NOPOS},
         {"topic", OUT, RSQL_NOPOS, RSQL_NOPOS},
         {"format", "raw", RSQL_NOPOS, RSQL_NOPOS},
+        {"sink.batch-size", sink_batch, RSQL_NOPOS, RSQL_NOPOS},
     };
     const rsql_connector_def_t *conn = NULL;
     rsql_error_t err;
     rsql_error_clear(&err);
-    r->snk_opts = rsql_connector_validate(skv, 4, relay_cols, 1, RSQL_NOPOS, &conn, &err);
+    r->snk_opts = rsql_connector_validate(skv, sink_batch ? 5 : 4, relay_cols, 1, RSQL_NOPOS, &conn, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->snk_opts);
     rsql_pipeline_conf_t *c = &r->conf;
     rsql_pipeline_conf_init(c);
@@ -167,12 +170,13 @@ static bool pred_acked_some(const fake_stats_t *st, void *arg)
 }
 
 /*
-** 100 messages relayed while faults hit both sides: the first three sends throttled, the
-** first ack RPC UNAVAILABLE, one ack entry expired (the message comes back and is relayed and
-** acked again), one long poll throttled, and every connection cut once half of them are acked.
-** Every message ends acked exactly once, with its body in OUT.
+** 100 messages relayed while faults hit both sides: the first sends throttled (three, or with
+** batches two: a batch has the same 3 attempts as a message), the first ack RPC UNAVAILABLE,
+** one ack entry expired (the message comes back and is relayed and acked again), one long poll
+** throttled, and every connection cut once half of them are acked. Every message ends acked
+** exactly once, with its body in OUT. sink_batch: the sink's sink.batch-size (NULL: default).
 */
-static void test_fault_pipeline_relay(void)
+static void relay_faults(const char *sink_batch)
 {
     FAKE_START(f);
     fake_rmq_topic(f, T, FAKE_NORMAL, 4);
@@ -180,12 +184,12 @@ static void test_fault_pipeline_relay(void)
     size_t first = put_n(f, 100, "m");
     fake_answer_t throttled = {.code = RSQL_RMQ_CODE_TOO_MANY_REQUESTS};
     fake_answer_t unavailable = {.grpc_status = 14};
-    fake_rmq_script(f, FAKE_SEND, 3, &throttled);
+    fake_rmq_script(f, FAKE_SEND, sink_batch ? 3 : 2, &throttled);
     fake_rmq_script(f, FAKE_ACK, 1, &unavailable);
     fake_rmq_script(f, FAKE_RECEIVE, 1, &throttled);
     fake_rmq_script_ack_entry(f, first + 10, RSQL_RMQ_CODE_INVALID_RECEIPT_HANDLE, 1);
     relay_t r;
-    relay_init(&r, f, NULL, false);
+    relay_init(&r, f, NULL, false, sink_batch);
     relay_start(&r);
     int half = 50;
     FAKE_WAIT(f, pred_acked_some, &half);
@@ -207,7 +211,20 @@ static void test_fault_pipeline_relay(void)
     fake_stats_t st;
     fake_rmq_stats(f, &st);
     CU_ASSERT(st.connections >= 2); /* (the two clients may share one) and a reconnection */
+    if (!sink_batch) {
+        CU_ASSERT(st.calls[FAKE_SEND] < 100); /* batched */
+    }
     fake_rmq_stop(f);
+}
+
+static void test_fault_pipeline_relay(void)
+{
+    relay_faults("1");
+}
+
+static void test_fault_pipeline_relay_batched(void)
+{
+    relay_faults(NULL);
 }
 
 /*
@@ -225,7 +242,7 @@ static void test_fault_pipeline_permanent(void)
     fake_rmq_script(f, FAKE_SEND, 9, &normal);
     fake_rmq_script(f, FAKE_SEND, 1, &forbidden);
     relay_t r;
-    relay_init(&r, f, NULL, false);
+    relay_init(&r, f, NULL, false, "1"); /* the 10th request is one row's */
     relay_start(&r);
     relay_join(&r);
     CU_ASSERT_NOT_EQUAL(r.rc, RSQL_OK);
@@ -257,7 +274,7 @@ static void test_fault_pipeline_dead_letter(void)
     fake_rmq_script(f, FAKE_SEND, 1, &forbidden);
     static const char *const native[] = {"source.dead-letter", "native", NULL};
     relay_t r;
-    relay_init(&r, f, native, true);
+    relay_init(&r, f, native, true, "1"); /* the 10th request is one row's */
     relay_start(&r);
     relay_join(&r);
     if (r.rc != RSQL_OK) {
@@ -293,7 +310,7 @@ static void test_fault_pipeline_bad_row(void)
     }
     static const char *const native[] = {"source.dead-letter", "native", NULL};
     relay_t r;
-    relay_init(&r, f, native, true);
+    relay_init(&r, f, native, true, NULL);
     /* the sink again, as csv without quoting */
     rsql_optset_destroy(r.snk_opts);
     rsql_opt_kv_t skv[5] = {
@@ -344,7 +361,7 @@ static void test_fault_pipeline_open_retry(void)
     fake_answer_t unavailable = {.grpc_status = 14};
     fake_rmq_script(f, FAKE_QUERY_ROUTE, 5, &unavailable);
     relay_t r;
-    relay_init(&r, f, NULL, false);
+    relay_init(&r, f, NULL, false, NULL);
     relay_start(&r);
     relay_join(&r);
     if (r.rc != RSQL_OK) {
@@ -365,7 +382,7 @@ static void test_fault_pipeline_open_retry(void)
     fake_rmq_topic(g, OUT, FAKE_NORMAL, 2);
     fake_answer_t not_found = {.code = RSQL_RMQ_CODE_TOPIC_NOT_FOUND};
     fake_rmq_script(g, FAKE_QUERY_ROUTE, 1, &not_found);
-    relay_init(&r, g, NULL, false);
+    relay_init(&r, g, NULL, false, NULL);
     relay_start(&r);
     relay_join(&r);
     CU_ASSERT_NOT_EQUAL(r.rc, RSQL_OK);
@@ -414,7 +431,7 @@ static void test_fault_pipeline_log_stalled(void)
     rsql_log_set_level(RSQL_LOG_TRACE);
     int prev = rsql_log_set_fd(p[1]);
     relay_t r;
-    relay_init(&r, f, NULL, false);
+    relay_init(&r, f, NULL, false, NULL);
     relay_start(&r);
     FAKE_WAIT(f, pred_acked_some, &n);
     fake_stats_t st;
@@ -439,6 +456,7 @@ static void test_fault_pipeline_log_stalled(void)
 
 static CU_TestInfo pipeline_tests[] = {
     {"fault_pipeline_relay", test_fault_pipeline_relay},
+    {"fault_pipeline_relay_batched", test_fault_pipeline_relay_batched},
     {"fault_pipeline_permanent", test_fault_pipeline_permanent},
     {"fault_pipeline_dead_letter", test_fault_pipeline_dead_letter},
     {"fault_pipeline_bad_row", test_fault_pipeline_bad_row},

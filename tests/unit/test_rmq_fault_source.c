@@ -342,8 +342,8 @@ static void test_fault_source_drop_resume(void)
     /* the answers too, before the cut: an ack whose answer the cut loses is rightly sent
        again (a double ack, which the broker allows); this test is about resuming */
     CU_ASSERT_FATAL(src_wait_acked(&x, 5));
-    int two = 2;
-    FAKE_WAIT(f, fk_pred_waiting, &two); /* both long polls wait at the fake */
+    int one_poll = 1;
+    FAKE_WAIT(f, fk_pred_waiting, &one_poll); /* the long poll (idle: one) waits at the fake */
     fake_stats_t st0;
     fake_rmq_stats(f, &st0);
     fake_rmq_drop(f);
