@@ -435,6 +435,17 @@ void serve__jobs_json(serve_t *srv, rsql_buf_t *out)
                 cJSON_AddNumberToObject(bl, units[u], v->valuedouble);
             }
         }
+        /* a RocketMQ source's adaptive receive: its long polls now, at most, in flight */
+        static const char *const lp[][2] = {{"long_polls", "long_polls"},
+                                            {"long_polls_max", "max"},
+                                            {"long_polls_in_flight", "in_flight"}};
+        cJSON *rcv = NULL;
+        for (int i = 0; i < 3 && doc; i++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, lp[i][0]);
+            if (cJSON_IsNumber(v) && (rcv || (rcv = cJSON_AddObjectToObject(o, "receive")))) {
+                cJSON_AddNumberToObject(rcv, lp[i][1], v->valuedouble);
+            }
+        }
         cJSON_Delete(doc);
         if (!bl) {
             cJSON_AddNullToObject(o, "backlog");

@@ -71,6 +71,12 @@ const rsql_connector_def_t *rsql_connector_find(const char *name)
     return NULL;
 }
 
+/* See rsql_connector.h. */
+bool rsql_connector_exactly_once(const rsql_connector_def_t *c, const void *conf)
+{
+    return c && (c->exactly_once || (c->sink_exactly_once && conf && c->sink_exactly_once(conf)));
+}
+
 /* Index of name in the registry (case-insensitive), or -1. */
 static int registered_index(const char *name)
 {
@@ -133,7 +139,8 @@ rsql_err_t rsql_connector_check_def(const rsql_connector_def_t *def, rsql_error_
                               "connector '%s' is a sink without sink operations (open, write)",
                               n);
     }
-    if (def->exactly_once && (!def->sink || !def->sink->stored_positions)) {
+    if ((def->exactly_once || def->sink_exactly_once) &&
+        (!def->sink || !def->sink->stored_positions)) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,
                               "connector '%s' is exactly_once without stored_positions", n);
     }

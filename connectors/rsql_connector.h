@@ -201,6 +201,13 @@ typedef struct rsql_connector_def {
     */
     bool exactly_once;
     /*
+    ** Sink side, optional: exactly_once as one table's options decide it (conf: its typed
+    ** configuration), for a connector that stores positions only when asked to (kafka's
+    ** sink.delivery-guarantee 'exactly-once'). Such a sink has stored_positions, which
+    ** reports none when the table does not ask. Use rsql_connector_exactly_once.
+    */
+    bool (*sink_exactly_once)(const void *conf);
+    /*
     ** Sink side: what the sink does with a changelog (rows that update or delete, not only
     ** insert; rsql_sink_ctx_t.changelog). RSQL_CHANGES_NONE: it only appends, and the
     ** planner refuses a changelog into it. RSQL_CHANGES_BY_KEY: applies them by the
@@ -321,6 +328,8 @@ const rsql_plugin_t *rocketsql_plugin(void);
 /* All connectors (built-ins, then plugins'), in a stable order, NULL-terminated. */
 const rsql_connector_def_t *const *rsql_connector_list(void);
 const rsql_connector_def_t *rsql_connector_find(const char *name); /* case-insensitive */
+/* Does c's sink, configured by conf (its typed configuration), store positions with its rows? */
+bool rsql_connector_exactly_once(const rsql_connector_def_t *c, const void *conf);
 const rsql_format_def_t *const *rsql_format_list(void);
 const rsql_format_def_t *rsql_format_find(const char *name);
 

@@ -497,10 +497,47 @@ static rsql_err_t check_whole_transactions(const rsql_plan_t *plan, rsql_error_t
     return RSQL_ERR_SEMANTIC;
 }
 
+/*
+** A sink that stores positions only when its options ask (sink_exactly_once: kafka's
+** transactions) stores positions, not applied message ids: a source that keeps its own
+** positions (RocketMQ acks) cannot be resumed from them, nor can a job with state (it resumes
+** from the catalog's positions, saved with its state).
+*/
+static rsql_err_t check_exactly_once(const rsql_plan_t *plan, rsql_error_t *err)
+{
+    const rsql_plan_table_t *src = &plan->source, *k = &plan->sink;
+    if (plan->kind != RSQL_PLAN_INSERT || !k->def || !k->conn->sink_exactly_once ||
+        k->conn->exactly_once ||
+        !rsql_connector_exactly_once(k->conn, rsql_optset_conf(k->opts, RSQL_CONF_CONNECTOR))) {
+        return RSQL_OK;
+    }
+    if (rsql_plan_has_state(plan)) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, k->pos,
+                              "table '%s' (connector '%s') is exactly-once by storing the "
+                              "source's positions with its rows, which a statement with state "
+                              "(a deduplication, GROUP BY or window) does not support yet: "
+                              "write it at-least-once",
+                              k->def->name, k->conn->name);
+    }
+    if (!src->conn->own_positions) {
+        return RSQL_OK;
+    }
+    return rsql_error_set(err, RSQL_ERR_SEMANTIC, k->pos,
+                          "table '%s' (connector '%s') is exactly-once by storing the source's "
+                          "positions with its rows, but table '%s' (connector '%s') keeps its "
+                          "own positions (%s): write it at-least-once, or into a sink that "
+                          "records applied messages (sqlite, postgres)",
+                          k->def->name, k->conn->name, src->def->name, src->conn->name,
+                          src->conn->own_positions);
+}
+
 /* See plan_int.h. */
 rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
 {
     rsql_err_t wrc = check_whole_transactions(plan, err);
+    if (wrc == RSQL_OK) {
+        wrc = check_exactly_once(plan, err);
+    }
     if (wrc != RSQL_OK) {
         return wrc;
     }

@@ -363,7 +363,9 @@ static void conn_explain(explain_t *x, int d, const rsql_plan_table_t *t, rsql_e
 /* Does the sink keep the source positions in its own transaction (exactly-once)? */
 static bool sink_exactly_once(const rsql_plan_t *p)
 {
-    return p->kind != RSQL_PLAN_SELECT && p->sink.conn && p->sink.conn->exactly_once;
+    return p->kind != RSQL_PLAN_SELECT && p->sink.conn &&
+           rsql_connector_exactly_once(p->sink.conn,
+                                       rsql_optset_conf(p->sink.opts, RSQL_CONF_CONNECTOR));
 }
 
 static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)

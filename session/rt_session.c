@@ -407,7 +407,10 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
     }
     /* with state, a run resumes from the catalog's positions only (its state goes with them) */
     bool state = rsql_plan_has_state(plan);
-    bool own_rows = plan->sink.conn && plan->sink.conn->exactly_once && !state;
+    bool own_rows = plan->sink.conn &&
+                    rsql_connector_exactly_once(
+                        plan->sink.conn, rsql_optset_conf(plan->sink.opts, RSQL_CONF_CONNECTOR)) &&
+                    !state;
     if (rc == RSQL_OK && n == 0 && own_rows) {
         rsql_buf_printf(buf,
                         "Resume: no positions of %s in the catalog; a run resumes after what the "

@@ -40,6 +40,7 @@ SLT_TESTS = \
 	tests/sql/explain/rocketmq_tls.slt \
 	tests/sql/explain/select_preview.slt \
 	tests/sql/explain/sqlite_print.slt \
+	tests/sql/explain/kafka_txn.slt \
 	tests/sql/explain/rocketmq_postgres.slt \
 	tests/sql/explain/rocketmq_changelog.slt \
 	tests/sql/explain/postgres_cdc.slt \

@@ -54,6 +54,9 @@ typedef struct rsql_kafka_conf {
     bool upsert;            /* upsert-kafka (set by its configure): the key is the PRIMARY KEY */
     int partitioner;
     int guarantee;
+    const char *txn_prefix;      /* sink.transactional-id-prefix */
+    const char *positions_topic; /* sink.positions-topic */
+    int64_t txn_max_rows;        /* sink.transaction.max-rows */
     int64_t timeout_ms; /* connect.timeout: metadata requests at open */
     /* set by configure: the value format's name */
     const char *format_name;

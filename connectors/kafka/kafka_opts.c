@@ -10,6 +10,8 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/kafka/kafka_conf.h"
 
+#include <inttypes.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -192,9 +194,30 @@ static const rsql_opt_def_t kafka_opts[] = {
                    "`at-least-once`: the idempotent producer (no duplicates from its own "
                    "retries, order kept per partition); a row counts as written once every "
                    "in-sync replica has it, so a crash can only write rows again, never lose "
-                   "them. `none`: acks from the leader only, no idempotence. `exactly-once` "
-                   "(Kafka transactions) is not supported yet.",
+                   "them. `none`: acks from the leader only, no idempotence. `exactly-once`: "
+                   "Kafka transactions that carry the source's positions with the rows (in "
+                   "`sink.positions-topic`); a row counts as written once its transaction "
+                   "committed, a run resumes from the positions committed, so a consumer with "
+                   "`isolation.level=read_committed` sees each row once across crashes. For "
+                   "sources whose positions rocketsql keeps (files, databases, Kafka), not "
+                   "RocketMQ.",
                    F(guarantee, int)),
+    RSQL_OPT_ROW_F("sink.transactional-id-prefix", RSQL_OPT_STR, SNK, "rocketsql", 0, 0, NULL,
+                   "With `exactly-once`: the producer's `transactional.id` is this, `-`, and "
+                   "the job's name, so a new run of the job fences the one before it (its open "
+                   "transaction is aborted) and two processes of one job cannot both commit.",
+                   F(txn_prefix, const char *)),
+    RSQL_OPT_ROW_F("sink.positions-topic", RSQL_OPT_STR, SNK, "rocketsql-positions", 0, 0, NULL,
+                   "With `exactly-once`: the topic that holds each job's source positions, "
+                   "written in the rows' transactions (key: the job and the source partition, "
+                   "value: the offset) and read back, read_committed, when a run starts. Made "
+                   "when missing (one partition, `cleanup.policy=compact`).",
+                   F(positions_topic, const char *)),
+    RSQL_OPT_ROW_F("sink.transaction.max-rows", RSQL_OPT_INT, SNK, "8192", 1, 1000000, NULL,
+                   "With `exactly-once`: the most rows one transaction holds; a transaction "
+                   "also commits at each flush of the runtime (every `state.flush-interval` "
+                   "while rows come, and when none came for a moment).",
+                   F(txn_max_rows, int64_t)),
     KAFKA_ROWS_CONNECTION,
     RSQL_OPT_END,
 };
@@ -250,13 +273,6 @@ static rsql_err_t kafka_finalize(const rsql_optset_t *set, rsql_error_t *err)
                                   rsql_optset_str(set, vf));
         }
     }
-    if (strcasecmp(rsql_optset_str(set, "sink.delivery-guarantee"), "exactly-once") == 0) {
-        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED,
-                              rsql_conn__value_pos(set, "sink.delivery-guarantee"),
-                              "sink.delivery-guarantee 'exactly-once' (Kafka transactions) is not "
-                              "supported yet: use 'at-least-once' (the idempotent producer; a "
-                              "crash may write rows twice, never lose one)");
-    }
     return own_properties(set, err);
 }
 
@@ -267,7 +283,8 @@ static rsql_err_t own_properties(const rsql_optset_t *set, rsql_error_t *err)
         const rsql_opt_kv_t *kv = rsql_optset_at(set, i);
         static const char *const ours[] = {"properties.enable.auto.commit",
                                            "properties.enable.auto.offset.store",
-                                           "properties.enable.idempotence", NULL};
+                                           "properties.enable.idempotence",
+                                           "properties.transactional.id", NULL};
         for (int k = 0; ours[k]; k++) {
             if (strcasecmp(kv->key, ours[k]) == 0) {
                 return rsql_error_set(err, RSQL_ERR_BAD_OPTION, kv->key_pos,
@@ -379,10 +396,26 @@ static void kafka_explain(const rsql_explain_t *x)
         x->attr(x, "producer", "%s; partitions %s%s%s",
                 c->guarantee == RSQL_KAFKA_DG_NONE
                     ? "acks from the leader, not idempotent"
+                : c->guarantee == RSQL_KAFKA_DG_EXACTLY_ONCE
+                    ? "transactional (exactly-once for read_committed consumers)"
                     : "idempotent, acks from every in-sync replica (at-least-once)",
                 parts[c->partitioner], c->key_fields ? ", key " : "",
                 c->key_fields ? c->key_fields : "");
+        if (c->guarantee == RSQL_KAFKA_DG_EXACTLY_ONCE) {
+            x->attr(x, "transactions",
+                    "up to %" PRId64 " rows each, committed with the source positions in '%s'; "
+                    "transactional.id '%s-' and the job's name",
+                    c->txn_max_rows, c->positions_topic ? c->positions_topic : "",
+                    c->txn_prefix ? c->txn_prefix : "");
+        }
     }
+}
+
+/* sink.delivery-guarantee 'exactly-once': the sink stores the positions (kafka_txn.c). */
+static bool kafka_sink_exactly_once(const void *conf)
+{
+    const rsql_kafka_conf_t *c = conf;
+    return c && c->guarantee == RSQL_KAFKA_DG_EXACTLY_ONCE;
 }
 
 /* METADATA columns (Flink's names). */
@@ -424,6 +457,7 @@ const rsql_connector_def_t rsql_kafka_conn_def = {
     .metadata = kafka_meta,
     .check_source = kafka_check_source,
     .explain = kafka_explain,
+    .sink_exactly_once = kafka_sink_exactly_once,
 };
 
 /* ---- upsert-kafka: a topic as a table by its PRIMARY KEY (Flink's upsert-kafka) */
@@ -530,4 +564,5 @@ const rsql_connector_def_t rsql_upsert_kafka_conn_def = {
     .check_source = kafka_check_source,
     .produces_changes = upsert_kafka_produces_changes,
     .explain = upsert_kafka_explain,
+    .sink_exactly_once = kafka_sink_exactly_once,
 };

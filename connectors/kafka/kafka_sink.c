@@ -22,7 +22,7 @@
  * poll thread (and on the write thread while a full queue is drained).
  */
 #include "config.h"
-#include "connectors/kafka/kafka_conf.h"
+#include "connectors/kafka/kafka_sink_int.h"
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "base/rsql_log.h"
@@ -33,55 +33,15 @@
 #include <strings.h>
 #include <time.h>
 
-/* One written batch, until its last record is reported. */
-typedef struct pending {
-    rsql_sink_t *k;
-    uint64_t batch_id;
-    int n;
-    int left; /* records not reported yet (under k->mu) */
-    rsql_sink_result_t *results;
-} pending_t;
-
-/* A record's place: its batch and row (the delivery report's opaque). */
-typedef struct slot {
-    pending_t *p;
-    int row;
-} slot_t;
-
-struct rsql_sink {
-    rsql_kafka_errbox_t box; /* first: the handle's opaque */
-    char where[160];         /* "sink table 'out'", for messages */
-    rd_kafka_t *rk;
-    rd_kafka_topic_t *rkt;
-    char *topic;
-    int n_partitions;
-    int partitioner;
-    uint32_t next_partition; /* round-robin */
-    rsql_encoder_t *enc;     /* the value */
-    rsql_encoder_t *key_enc; /* key.fields in key.format, or NULL */
-    int n_key;
-    int *key_cols;
-    rsql_value_t *key_row; /* scratch: one row's key values */
-    int n_val;             /* EXCEPT_KEY: the value's columns (val_cols), else 0: all */
-    int *val_cols;
-    rsql_value_t *val_row; /* scratch: one row's value columns (EXCEPT_KEY) */
-    bool upsert;           /* upsert-kafka: -D a tombstone, -U not written */
-    int ts_meta;           /* index into the row of the 'timestamp' metadata, or -1 */
-    int hdr_meta;          /* of the 'headers' metadata, or -1 */
-    rsql_buf_t buf, kbuf;
-    rsql_delivery_cb deliver;
-    void *deliver_opaque;
-    pthread_mutex_t mu;
-    pthread_t thread;
-    bool thread_started;
-    atomic_bool stop;
-    bool closing; /* no delivery is reported any more */
-};
-
 /* Report p when its last record is in; called with k->mu held. Frees p. */
 static void finish0(pending_t *p)
 {
     rsql_sink_t *k = p->k;
+    if (p->txn) {
+        p->done = true;
+        pthread_cond_broadcast(&k->cv);
+        return;
+    }
     if (!k->closing) {
         k->deliver(k->deliver_opaque, p->batch_id, p->n, p->results);
     }
@@ -110,8 +70,8 @@ static void record_done(pending_t *p, int row, rd_kafka_resp_err_t e, const char
     pthread_mutex_unlock(&k->mu);
 }
 
-/* Drop write's own hold on p (see kk_write). */
-static void release(pending_t *p)
+/* See kafka_sink_int.h. */
+void rsql_kafka__release(pending_t *p)
 {
     rsql_sink_t *k = p->k;
     pthread_mutex_lock(&k->mu);
@@ -165,9 +125,13 @@ static void kk_close(rsql_sink_t *k)
     if (k->rkt) {
         rd_kafka_topic_destroy(k->rkt);
     }
+    if (k->pos_rkt) {
+        rd_kafka_topic_destroy(k->pos_rkt);
+    }
     if (k->rk) {
         rd_kafka_destroy(k->rk);
     }
+    rsql_kafka__txn_close(k);
     rsql_encoder_destroy(k->enc);
     rsql_encoder_destroy(k->key_enc);
     rsql_buf_deinit(&k->buf);
@@ -178,6 +142,7 @@ static void kk_close(rsql_sink_t *k)
     rsql_free(k->val_row);
     rsql_free(k->topic);
     pthread_mutex_destroy(&k->mu);
+    pthread_cond_destroy(&k->cv);
     pthread_mutex_destroy(&k->box.mu);
     rsql_free(k);
 }
@@ -267,6 +232,7 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     pthread_mutex_init(&k->box.mu, NULL);
     snprintf(k->where, sizeof k->where, "sink table '%.120s'", ctx->table ? ctx->table : "?");
     pthread_mutex_init(&k->mu, NULL);
+    pthread_cond_init(&k->cv, NULL);
     rsql_buf_init(&k->buf);
     rsql_buf_init(&k->kbuf);
     k->deliver = ctx->deliver;
@@ -286,15 +252,23 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     rsql_err_t rc = k->topic ? RSQL_OK : rsql_error_nomem(err);
 
     bool none = c->guarantee == RSQL_KAFKA_DG_NONE;
+    k->eos = c->guarantee == RSQL_KAFKA_DG_EXACTLY_ONCE;
+    char *txn_id = NULL;
+    if (rc == RSQL_OK && k->eos && !(txn_id = rsql_kafka__txn_id(c, ctx->pipeline))) {
+        rc = rsql_error_nomem(err);
+    }
     const char *extra[] = {"enable.idempotence", none ? "false" : "true",
                            "acks", none ? "1" : "all",
                            /* Kafka's Java producer's hash, so keys land where Java puts them */
-                           "partitioner", "murmur2_random"};
+                           "partitioner", "murmur2_random",
+                           /* exactly-once: this pipeline's transactional producer */
+                           "transactional.id", txn_id};
     rd_kafka_conf_t *kc = NULL;
     if (rc == RSQL_OK) {
-        kc = rsql_kafka__conf_new(c, ctx->opts, extra, 3, &k->box, err);
+        kc = rsql_kafka__conf_new(c, ctx->opts, extra, k->eos ? 4 : 3, &k->box, err);
         rc = kc ? RSQL_OK : err->code;
     }
+    rsql_free(txn_id);
     char why[512];
     if (rc == RSQL_OK) {
         rd_kafka_conf_set_dr_msg_cb(kc, dr_cb);
@@ -322,6 +296,9 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
         } else {
             k->thread_started = true;
         }
+    }
+    if (rc == RSQL_OK && k->eos) {
+        rc = rsql_kafka__txn_open(k, ctx, c, err);
     }
     if (rc != RSQL_OK) {
         kk_close(k);
@@ -397,24 +374,15 @@ static rd_kafka_resp_err_t produce(rsql_sink_t *k, const rsql_sink_row_t *row, s
     }
 }
 
-static rsql_err_t kk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
-                           rsql_error_t *err)
+/* See kafka_sink_int.h. */
+void rsql_kafka__put_rows(rsql_sink_t *k, pending_t *p, slot_t *slots, int n,
+                          const rsql_sink_row_t *rows)
 {
-    /* the batch, its results and a slot per row in one allocation */
-    pending_t *p = rsql_calloc(1, sizeof *p + sizeof(slot_t) * (size_t)(n > 0 ? n : 1));
-    rsql_sink_result_t *results = rsql_calloc((size_t)(n > 0 ? n : 1), sizeof *results);
-    if (!p || !results) {
-        rsql_free(p);
-        rsql_free(results);
-        return rsql_error_nomem(err);
-    }
-    slot_t *slots = (slot_t *)(p + 1);
-    p->k = k;
-    p->batch_id = batch_id;
-    p->n = n;
-    p->results = results;
-    p->left = n + 1; /* + 1: held until every row is handed over */
+    rsql_sink_result_t *results = p->results;
+    rsql_error_t ebuf;
+    rsql_error_t *err = &ebuf;
     for (int i = 0; i < n; i++) {
+        rsql_error_clear(err);
         slots[i] = (slot_t){p, i};
         rsql_buf_reset(&k->buf);
         rsql_sink_result_t refused = {0};
@@ -475,12 +443,38 @@ static rsql_err_t kk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
             record_done(p, i, e, rd_kafka_err2str(e), -1, -1);
         }
     }
-    release(p); /* the hold above */
+}
+
+static rsql_err_t kk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_sink_row_t *rows,
+                           rsql_error_t *err)
+{
+    if (k->eos) { /* gathered into transactions (kafka_txn.c) */
+        return rsql_gather_write(&k->g, batch_id, n, rows, err);
+    }
+    /* the batch, its results and a slot per row in one allocation */
+    pending_t *p = rsql_calloc(1, sizeof *p + sizeof(slot_t) * (size_t)(n > 0 ? n : 1));
+    rsql_sink_result_t *results = rsql_calloc((size_t)(n > 0 ? n : 1), sizeof *results);
+    if (!p || !results) {
+        rsql_free(p);
+        rsql_free(results);
+        return rsql_error_nomem(err);
+    }
+    slot_t *slots = (slot_t *)(p + 1);
+    p->k = k;
+    p->batch_id = batch_id;
+    p->n = n;
+    p->results = results;
+    p->left = n + 1; /* + 1: held until every row is handed over */
+    rsql_kafka__put_rows(k, p, slots, n, rows);
+    rsql_kafka__release(p); /* the hold above */
     return RSQL_OK;
 }
 
 static rsql_err_t kk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
 {
+    if (k->eos) {
+        return rsql_gather_flush(&k->g, err);
+    }
     rd_kafka_resp_err_t e = rd_kafka_flush(k->rk, timeout_ms);
     if (e == RD_KAFKA_RESP_ERR__TIMED_OUT) {
         return rsql_error_set(err, RSQL_ERR_TIMEOUT, RSQL_NOPOS,
@@ -490,9 +484,25 @@ static rsql_err_t kk_flush(rsql_sink_t *k, int timeout_ms, rsql_error_t *err)
     return RSQL_OK;
 }
 
+static rsql_err_t kk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void *opaque,
+                                      rsql_error_t *err)
+{
+    return k->eos ? rsql_kafka__txn_positions(k, add, opaque, err) : RSQL_OK;
+}
+
+/* sink.transaction.max-rows when exactly-once, else 0 (the runtime's queue). */
+static int kk_gather_rows(const void *conf)
+{
+    const rsql_kafka_conf_t *c = conf;
+    return c && c->guarantee == RSQL_KAFKA_DG_EXACTLY_ONCE ? rsql_gather_rows(c->txn_max_rows)
+                                                           : 0;
+}
+
 const rsql_sink_ops_t rsql_kafka_sink_ops = {
     .open = kk_open,
     .write = kk_write,
     .flush = kk_flush,
+    .stored_positions = kk_stored_positions,
     .close = kk_close,
+    .gather_rows = kk_gather_rows,
 };

@@ -4,7 +4,8 @@ librocketsql_a_SOURCES += \
 	connectors/kafka/kafka_conf.h connectors/kafka/kafka_opts.c \
 	connectors/kafka/kafka_client.c connectors/kafka/kafka_pattern.c \
 	connectors/kafka/kafka_source_int.h connectors/kafka/kafka_source.c \
-	connectors/kafka/kafka_group.c connectors/kafka/kafka_rows.c connectors/kafka/kafka_sink.c
+	connectors/kafka/kafka_group.c connectors/kafka/kafka_rows.c connectors/kafka/kafka_sink.c \
+	connectors/kafka/kafka_sink_int.h connectors/kafka/kafka_txn.c
 # the kafka connector's options and its librdkafka configuration (no broker)
 if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_kafka_opts
@@ -15,6 +16,7 @@ tests_unit_test_kafka_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 # the suite against a real Kafka (tests/kafka/run; not part of make check)
 EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtrip.sh \
+	tests/kafka/t_txn_sink.sh \
 	tests/kafka/t_broker_restart.sh \
 	tests/kafka/t_errors.sh tests/kafka/t_exactly_once.sh tests/kafka/t_group.sh \
 	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh tests/kafka/t_backlog.sh

@@ -18,6 +18,7 @@ EXTRA_DIST += tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.
 	tests/rocketmq/t_metadata_fifo.sh tests/rocketmq/t_example_route_by_tag.sh \
 	tests/rocketmq/t_secure.sh tests/rocketmq/t_batch_send.sh tests/rocketmq/tcp_forward.py \
 	tests/rocketmq/t_lite_clients.sh tests/rocketmq/t_changelog_fifo.sh bench/lite-drain/run \
+	tests/rocketmq/t_adaptive_receive.sh \
 	tests/rocketmq/manual/serve_proxy_restart.sh tests/rocketmq/serve_lib.sh bench/produce.sh
 # the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
 EXTRA_DIST += scripts/rocketmq scripts/rocketmq.d/broker.conf.in \

@@ -147,8 +147,8 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "halves them while they come back empty, so an idle job parks one request "
                  "and a backlog is drained at the broker's pace (a topic-to-topic relay on a "
                  "2-core machine moved about 2x the messages with 16 as with 4, "
-                 "bench/README.md). `/jobs` and the `rocketsql_source_long_polls` gauge show "
-                 "the polls in use. The internal buffer is 2 x this x `source.batch-size` "
+                 "bench/README.md). serve's `/jobs` (`receive`) and the "
+                 "`rocketsql_source_long_polls` gauge show the polls in use. The internal buffer is 2 x this x `source.batch-size` "
                  "messages.", F(fetch_concurrency, int64_t)),
     RSQL_OPT_ROW_F("source.batch-size", RSQL_OPT_INT, SRC, "32", 1, 32, NULL,
                  "Most messages one long poll returns (the proxy's limit is 32).", F(batch_size, int64_t)),

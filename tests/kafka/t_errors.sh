@@ -6,8 +6,9 @@
 # broker (a refused port) for a source and a sink, a topic that does not exist for a source
 # and a sink, a topic-pattern that matches nothing: each job fails with exit 2 within 15 s,
 # its message naming the table, the brokers or the topic, and librdkafka's reason; a sink
-# given only a topic-pattern is refused when the statement is planned (exit 1); exactly-once is refused at CREATE TABLE with
-# its place; a SASL password is masked in SHOW CREATE TABLE.
+# given only a topic-pattern is refused when the statement is planned (exit 1), and so is an
+# exactly-once sink (Kafka transactions with positions) fed by a RocketMQ source, which keeps
+# its own positions; a SASL password is masked in SHOW CREATE TABLE.
 # Environment from tests/kafka/run: REPO, KAFKA, KAFKA_BOOTSTRAP.
 # Last line: "PASS t_errors" or "FAIL t_errors: <why>".
 set -uo pipefail
@@ -77,9 +78,13 @@ expect pattern_sink 1 "$FILE
   INSERT INTO k SELECT * FROM f;" \
     "missing required option 'topic' for connector 'kafka' (needed to write to table 'k')"
 [ ! -s "$WORK/out.jsonl" ] || die "a failed job wrote rows"
-expect exactly_once 1 "CREATE TABLE k (id BIGINT) WITH ('connector'='kafka',
-    'properties.bootstrap.servers'='$BS', 'topic'='$T', 'sink.delivery-guarantee'='exactly-once');" \
-    "sink.delivery-guarantee 'exactly-once' (Kafka transactions) is not supported yet" "^~~~"
+expect exactly_once_own 1 "CREATE TABLE m (id BIGINT) WITH ('connector'='rocketmq-grpc',
+    'endpoints'='127.0.0.1:1', 'topic'='t', 'source.consumer-group'='g');
+  CREATE TABLE k (id BIGINT) WITH ('connector'='kafka',
+    'properties.bootstrap.servers'='$BS', 'topic'='$T', 'sink.delivery-guarantee'='exactly-once');
+  INSERT INTO k SELECT * FROM m;" \
+    "table 'k' (connector 'kafka') is exactly-once by storing the source's positions" \
+    "keeps its own positions (RocketMQ acks)"
 expect masked 0 "CREATE TABLE k (id BIGINT) WITH ('connector'='kafka',
     'properties.bootstrap.servers'='$BS', 'topic'='$T', 'properties.security.protocol'='SASL_PLAINTEXT',
     'properties.sasl.mechanism'='PLAIN', 'properties.sasl.username'='u', 'properties.sasl.password'='hunter2-not-shown');

@@ -34,6 +34,14 @@ static void expect_fail(const char *const *kv, rsql_err_t code, const char *msg,
 
 #define BASE "connector", "kafka", "properties.bootstrap.servers", "h:9092", "topic", "orders"
 
+/* The sink's gather_rows for set's configuration (0: the runtime's queue, no transactions). */
+static int kafka_gather_rows(const rsql_connector_def_t *d, const rsql_optset_t *set)
+{
+    return d->sink && d->sink->gather_rows
+               ? d->sink->gather_rows(rsql_optset_conf(set, RSQL_CONF_CONNECTOR))
+               : -1;
+}
+
 static void test_kafka_defaults(void)
 {
     const char *kv[] = {BASE, NULL};
@@ -50,11 +58,23 @@ static void test_kafka_defaults(void)
     CU_ASSERT_EQUAL(c->partitioner, RSQL_KAFKA_PART_DEFAULT);
     CU_ASSERT_EQUAL(c->guarantee, RSQL_KAFKA_DG_AT_LEAST_ONCE);
     CU_ASSERT_EQUAL(c->timeout_ms, 15000);
+    CU_ASSERT_STRING_EQUAL(c->txn_prefix, "rocketsql");
+    CU_ASSERT_STRING_EQUAL(c->positions_topic, "rocketsql-positions");
+    CU_ASSERT_EQUAL(c->txn_max_rows, 8192);
     CU_ASSERT_STRING_EQUAL(c->format_name, "json");
     const rsql_connector_def_t *d = rsql_connector_find("kafka");
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     const char *why = NULL;
     CU_ASSERT_FALSE(d->bounded(c, &why));
+    /* at-least-once by default; exactly-once (transactions) when asked */
+    CU_ASSERT_FALSE(rsql_connector_exactly_once(d, c));
+    const char *kv_eo[] = {BASE, "sink.delivery-guarantee", "exactly-once", NULL};
+    rsql_optset_t *eo = with(kv_eo, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(eo);
+    CU_ASSERT_TRUE(rsql_connector_exactly_once(d, rsql_optset_conf(eo, RSQL_CONF_CONNECTOR)));
+    CU_ASSERT_EQUAL(kafka_gather_rows(d, eo), 8192);
+    CU_ASSERT_EQUAL(kafka_gather_rows(d, set), 0);
+    rsql_optset_destroy(eo);
     /* to write, 'topic' is required; to read, it or topic-pattern */
     CU_ASSERT_EQUAL(rsql_connector_check_side(d, set, RSQL_SIDE_SINK, "t", RSQL_NOPOS, &err),
                     RSQL_OK);
@@ -165,12 +185,12 @@ static void test_kafka_errors(void)
                 "option 'key.format' needs 'key.fields'", 300);
     expect_fail((const char *const[]){BASE, "key.format", "json", "key.fields", "id;nope", NULL},
                 RSQL_ERR_BAD_OPTION, "option 'key.fields': unknown column 'nope'", 450);
-    expect_fail((const char *const[]){BASE, "sink.delivery-guarantee", "exactly-once", NULL},
-                RSQL_ERR_UNSUPPORTED,
-                "sink.delivery-guarantee 'exactly-once' (Kafka transactions) is not supported "
-                "yet: use 'at-least-once' (the idempotent producer; a crash may write rows "
-                "twice, never lose one)",
-                350);
+    expect_fail((const char *const[]){BASE, "properties.transactional.id", "x", NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'properties.transactional.id' is set by the connector itself (offsets "
+                "are committed as the job commits; the producer follows "
+                "'sink.delivery-guarantee')",
+                300);
     expect_fail((const char *const[]){BASE, "scan.startup.mode", "timestamp", NULL},
                 RSQL_ERR_MISSING_OPTION,
                 "scan.startup.mode 'timestamp' needs 'scan.startup.timestamp-millis'", 350);
