@@ -26,6 +26,7 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/rsql_conn_io.h"
 #include "base/rsql_log.h"
+#include "base/rsql_time.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -37,6 +38,10 @@
 static void finish0(pending_t *p)
 {
     rsql_sink_t *k = p->k;
+    if (p->txn && p->orphan) { /* its writer gave up waiting: the last report frees it */
+        rsql_free(p);
+        return;
+    }
     if (p->txn) {
         p->done = true;
         pthread_cond_broadcast(&k->cv);
@@ -55,7 +60,9 @@ static void record_done(pending_t *p, int row, rd_kafka_resp_err_t e, const char
 {
     rsql_sink_t *k = p->k;
     pthread_mutex_lock(&k->mu);
-    rsql_sink_result_t *r = &p->results[row];
+    rsql_sink_result_t scratch = {0};
+    /* (a transaction's writer that stopped waiting took its results back: kafka_txn.c) */
+    rsql_sink_result_t *r = p->results ? &p->results[row] : &scratch;
     if (e == RD_KAFKA_RESP_ERR_NO_ERROR) {
         r->code = RSQL_OK;
         snprintf(r->meta, sizeof r->meta, "partition=%d offset=%lld", (int)partition,
@@ -232,7 +239,7 @@ static rsql_err_t kk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     pthread_mutex_init(&k->box.mu, NULL);
     snprintf(k->where, sizeof k->where, "sink table '%.120s'", ctx->table ? ctx->table : "?");
     pthread_mutex_init(&k->mu, NULL);
-    pthread_cond_init(&k->cv, NULL);
+    rsql_cond_init_monotonic(&k->cv);
     rsql_buf_init(&k->buf);
     rsql_buf_init(&k->kbuf);
     k->deliver = ctx->deliver;

@@ -30,6 +30,7 @@ typedef struct pending {
     /* a transaction's rows (kafka_txn.c): when the last is reported, done is set and k->cv
        signalled; its writer owns it and the results */
     bool txn, done;
+    bool orphan; /* its writer stopped waiting (results NULL): the last report frees it */
 } pending_t;
 
 /* A record's place: its batch and row (the delivery report's opaque). */

@@ -100,14 +100,26 @@ static rsql_err_t put_group(void *opaque, const char *const *names, const int64_
     return rc;
 }
 
-/* Wait until every record of p is reported (the poll thread serves them). */
+/*
+** Wait until every record of p is reported (the poll thread serves them), and free p; after
+** twice the transaction timeout (a producer in a fatal state may never report what it held)
+** p is left to its last report, which frees it, and writes no result any more.
+*/
 static void wait_done(rsql_sink_t *k, pending_t *p)
 {
+    int64_t deadline = rsql_now_ms() + 2 * k->timeout_ms;
     pthread_mutex_lock(&k->mu);
-    while (!p->done) {
-        pthread_cond_wait(&k->cv, &k->mu);
+    while (!p->done && rsql_cond_wait_until(&k->cv, &k->mu, deadline) == 0) {
+    }
+    bool done = p->done;
+    if (!done) {
+        p->results = NULL;
+        p->orphan = true;
     }
     pthread_mutex_unlock(&k->mu);
+    if (done) {
+        rsql_free(p);
+    }
 }
 
 /*
@@ -172,7 +184,6 @@ static rsql_err_t txn_write(void *opaque, int n, const rsql_sink_row_t *rows,
         rsql_log(RSQL_LOG_WARN, "kafka", "%s", ae.msg);
     }
     wait_done(k, p); /* an abort purges what was queued: its reports come too */
-    rsql_free(p);
     if (rc != RSQL_OK) {
         memset(results, 0, (size_t)n * sizeof *results);
     }
