@@ -39,6 +39,7 @@ typedef struct rsql_kafka_conf {
     const char *topic;    /* topic: one name, or several separated by ';' (a source); or NULL */
     const char *topic_pattern; /* topic-pattern (a source), or NULL */
     const char *group_id; /* properties.group.id, or NULL */
+    int64_t discovery_ms; /* scan.topic-partition-discovery.interval */
     int startup_mode;
     int64_t startup_ts_ms;        /* scan.startup.timestamp-millis */
     bool startup_ts_given;

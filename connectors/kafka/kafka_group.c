@@ -230,13 +230,26 @@ static void on_assign(rsql_source_t *s, rd_kafka_topic_partition_list_t *parts)
     for (int i = 0; take && i < tl->cnt; i++) {
         rd_kafka_topic_partition_t *tp = &tl->elems[i];
         int li = rsql_kafka__lane_of(s, tp->topic, tp->partition);
+        bool added = false;
         if (li < 0) {
-            rsql_log(RSQL_LOG_WARN, "kafka", "%s: partition %s/%" PRId32 " was made after the "
-                     "job started: not read (the next run reads it)", s->where, tp->topic,
-                     tp->partition);
-            continue;
+            /* a partition added to the topic after the job started: all it holds was written
+               since, so it is read from its beginning (unless the group has an offset) */
+            li = rsql_kafka__lane_add(s, tp->topic, tp->partition, false);
+            if (li < 0) {
+                rsql_log(RSQL_LOG_ERROR, "kafka", "%s: partition %s/%" PRId32 " was added "
+                         "after the job started and cannot be taken (more than %d added, or "
+                         "out of memory): not read until the job starts again", s->where,
+                         tp->topic, tp->partition, RSQL_KAFKA_MORE_LANES);
+                continue;
+            }
+            s->lanes[li].start = RD_KAFKA_OFFSET_BEGINNING;
+            added = true;
         }
         lane_t *l = &s->lanes[li];
+        if (added) {
+            rsql_log(RSQL_LOG_INFO, "kafka", "%s: partition %s was added to the topic after "
+                     "the job started: read from its beginning", s->where, l->name);
+        }
         int64_t group = e == RD_KAFKA_RESP_ERR_NO_ERROR && tp->err == RD_KAFKA_RESP_ERR_NO_ERROR
                             ? tp->offset
                             : -1;

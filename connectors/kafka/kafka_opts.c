@@ -99,7 +99,16 @@ static rsql_err_t check_pattern(const rsql_opt_def_t *def, const char *key, cons
                    "without it every partition is read by this one job and nothing is " \
                    "committed to Kafka (the job keeps its positions in the catalog either " \
                    "way).", \
-                   F(group_id, const char *))
+                   F(group_id, const char *)), \
+    RSQL_OPT_ROW_F("scan.topic-partition-discovery.interval", RSQL_OPT_DURATION, SRC, "5min", \
+                   100, 24 * RSQL_MS_H, NULL, \
+                   "With `properties.group.id` on an unbounded read: how often the topics' " \
+                   "partitions are looked up again (librdkafka's " \
+                   "`topic.metadata.refresh.interval.ms`). A partition added to a topic while " \
+                   "the job runs is then given to a member of the group, which reads it from " \
+                   "its beginning (up to 256 added partitions per run; the next run takes any " \
+                   "number).", \
+                   F(discovery_ms, int64_t))
 #define KAFKA_ROW_BOUNDED \
     RSQL_OPT_ROW_F("scan.bounded.mode", RSQL_OPT_ENUM, SRC, "unbounded", 0, 0, bounded_modes, \
                    "`latest-offset`: the read ends once every partition is read up to the end " \

@@ -67,7 +67,38 @@ static void ks_close(rsql_source_t *s)
     rsql_free(s);
 }
 
-/* Add the partitions of topic as lanes. */
+/* See kafka_source_int.h. */
+int rsql_kafka__lane_add(rsql_source_t *s, const char *topic, int32_t partition, bool owned)
+{
+    int n = atomic_load(&s->n_lanes);
+    if (n >= s->lanes_cap) {
+        return -1;
+    }
+    lane_t *l = &s->lanes[n];
+    memset(l, 0, sizeof *l);
+    l->topic = rsql_strdup(topic);
+    l->partition = partition;
+    size_t len = strlen(topic) + 16;
+    l->name = rsql_malloc(len);
+    if (!l->topic || !l->name) {
+        rsql_free(l->topic);
+        rsql_free(l->name);
+        return -1;
+    }
+    snprintf(l->name, len, "%s/%d", topic, (int)partition);
+    atomic_init(&l->committed, -1);
+    atomic_init(&l->shown, -1);
+    atomic_init(&l->dirty, false);
+    l->acked = -1;
+    l->resume = -1;
+    l->polled = -1;
+    l->next = -1;
+    atomic_init(&l->owned, owned);
+    atomic_store(&s->n_lanes, n + 1); /* the lane whole before others may index it */
+    return n;
+}
+
+/* Add the partitions of topic as lanes (and, in group mode, room for partitions added later). */
 static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const char *topic,
                             rsql_error_t *err)
 {
@@ -76,33 +107,17 @@ static rsql_err_t add_topic(rsql_source_t *s, const rsql_kafka_conf_t *c, const 
     if (rc != RSQL_OK) {
         return rc;
     }
-    lane_t *grown = rsql_realloc(s->lanes, sizeof *grown * (size_t)(s->n_lanes + n));
+    int cap = s->n_lanes + n + (s->group_mode ? RSQL_KAFKA_MORE_LANES : 0);
+    lane_t *grown = rsql_realloc(s->lanes, sizeof *grown * (size_t)cap);
     if (!grown) {
         return rsql_error_nomem(err);
     }
     s->lanes = grown;
+    s->lanes_cap = cap;
     for (int p = 0; p < n; p++) {
-        lane_t *l = &s->lanes[s->n_lanes];
-        memset(l, 0, sizeof *l);
-        l->topic = rsql_strdup(topic);
-        l->partition = p;
-        size_t len = strlen(topic) + 16;
-        l->name = rsql_malloc(len);
-        if (!l->topic || !l->name) {
-            rsql_free(l->topic);
-            rsql_free(l->name);
+        if (rsql_kafka__lane_add(s, topic, p, !s->group_mode) < 0) {
             return rsql_error_nomem(err);
         }
-        snprintf(l->name, len, "%s/%d", topic, p);
-        atomic_init(&l->committed, -1);
-        atomic_init(&l->shown, -1);
-        atomic_init(&l->dirty, false);
-        l->acked = -1;
-        l->resume = -1;
-        l->polled = -1;
-        l->next = -1;
-        atomic_init(&l->owned, !s->group_mode);
-        s->n_lanes++;
     }
     return RSQL_OK;
 }
@@ -319,6 +334,14 @@ static rsql_err_t ks_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
                                                "cooperative-sticky"},
                                               {"session.timeout.ms", "10000"}};
     size_t n_defaults = sizeof defaults / sizeof defaults[0] - (s->group_mode ? 0 : 2);
+    char discovery[32];
+    snprintf(discovery, sizeof discovery, "%lld", (long long)c->discovery_ms);
+    if (s->group_mode && c->discovery_ms > 0 &&
+        rsql_optset_find(ctx->opts, "properties.topic.metadata.refresh.interval.ms") < 0) {
+        extra[2 * n_extra] = "topic.metadata.refresh.interval.ms";
+        extra[2 * n_extra + 1] = discovery;
+        n_extra++;
+    }
     for (size_t i = 0; i < n_defaults; i++) {
         char key[96];
         snprintf(key, sizeof key, "properties.%s", defaults[i][0]);

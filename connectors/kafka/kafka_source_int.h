@@ -26,7 +26,10 @@
 
 /*
 ** One partition of the source's topics: a lane of the engine's tracker (its index in lanes).
-** Every partition the topics had at the start is a lane, owned or not.
+** Every partition the topics had at the start is a lane, owned or not; in group mode a
+** partition added to a topic while the job runs becomes one when the group assigns it
+** (rsql_kafka__lane_add: lanes has room for RSQL_KAFKA_MORE_LANES of them, so lanes never
+** moves and other threads may index it up to n_lanes).
 */
 typedef struct lane {
     char *topic;
@@ -81,7 +84,8 @@ struct rsql_source {
     bool group_mode; /* subscribed in the group (else every partition is assigned) */
     bool bounded;
     lane_t *lanes;
-    int n_lanes;
+    atomic_int n_lanes; /* grows on the poll thread only (group mode), read anywhere */
+    int lanes_cap;
     int n_columns;
     int meta_col[M_COUNT];
     rsql_type_t meta_type[M_COUNT];
@@ -108,6 +112,16 @@ struct rsql_source {
 #define KAFKA_COMMIT_RETRY_MS 200
 /* How long a revoke waits at most for the records of its partitions still on their way */
 #define KAFKA_REVOKE_DRAIN_MS 30000
+
+/* How many partitions added while a group job runs it can take (lanes' room). */
+#define RSQL_KAFKA_MORE_LANES 256
+
+/*
+** A new lane for (topic, partition) at lanes[n_lanes] (its fields set, then n_lanes grown);
+** owned starts as given. Its index, or -1 when lanes has no room or out of memory.
+** @locality open, then the poll thread
+*/
+int rsql_kafka__lane_add(rsql_source_t *s, const char *topic, int32_t partition, bool owned);
 
 /* The lane of (topic, partition), or -1. */
 int rsql_kafka__lane_of(const rsql_source_t *s, const char *topic, int32_t partition);
