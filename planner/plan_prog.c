@@ -42,6 +42,8 @@ typedef enum prog_op {
     PI_ARITH_D, /* DOUBLE arithmetic over INT/BIGINT/DOUBLE operands; sub: the operator */
     PI_CMP_I,   /* comparison of two integers; sub: the operator */
     PI_CMP_D,   /* comparison of INT/BIGINT/DOUBLE operands, one of them DOUBLE */
+    PI_CMP_I_F, /* PI_CMP_I and PI_CMP_D as the whole filter: unless TRUE, the row is not kept */
+    PI_CMP_D_F, /* and the program ends (PI_FILTER's test, without writing the value) */
     PI_BINARY,  /* any other x op y (DECIMAL, ||, strings, timestamps, ...) */
     PI_UNARY,   /* NOT x, -x */
     PI_IS_NULL, /* x IS [NOT] NULL */
@@ -50,6 +52,9 @@ typedef enum prog_op {
                    set and the program goes on at jump */
     PI_LOGIC,   /* both operands of AND / OR evaluated: regs[dst] three-valued */
     PI_STRICT,  /* a strict function's argument a: when NULL, regs[dst] = NULL, go to jump */
+    PI_LOAD_STRICT, /* PI_LOAD of a strict function's argument (a column or constant) into
+                       regs[dst], then PI_STRICT's test: when NULL, b (the call's place) =
+                       NULL, go to jump */
     PI_FUNC,    /* regs[dst] = e->func over regs[first .. first + e->n_args) */
     PI_FILTER,  /* the filter's value a: unless TRUE, the row is not kept and the program ends */
     PI_NOT_NULL /* output a of a NOT NULL sink column (aux its name): NULL is an error */
@@ -249,6 +254,16 @@ static void compile_func(prog_build_t *pb, const rsql_bexpr_t *e, prog_arg_t dst
     int first = reg_new(pb, e->n_args); /* not dst: out must not be one of the arguments */
     int start = pb->n_ins;
     for (int k = 0; k < e->n_args && !pb->failed; k++) {
+        if ((flags & RSQL_FN_STRICT) && is_leaf(e->args[k])) {
+            prog_arg_t a = operand(pb, e->args[k], NULL);
+            prog_ins_t *i = pb->failed ? NULL : emit(pb, PI_LOAD_STRICT, e, reg_at(first + k));
+            if (i) {
+                i->a = a;
+                i->b = dst;
+                i->first = (int32_t)e->args[k]->type; /* the value's type once loaded */
+            }
+            continue;
+        }
         compile(pb, e->args[k], reg_at(first + k));
         if ((flags & RSQL_FN_STRICT) && !pb->failed) {
             prog_ins_t *i = emit(pb, PI_STRICT, e, dst);
@@ -264,7 +279,8 @@ static void compile_func(prog_build_t *pb, const rsql_bexpr_t *e, prog_arg_t dst
     }
     i->first = first;
     for (int k = start; k < pb->n_ins; k++) {
-        if (pb->ins[k].op == PI_STRICT && pb->ins[k].e == e) {
+        if ((pb->ins[k].op == PI_STRICT || pb->ins[k].op == PI_LOAD_STRICT) &&
+            pb->ins[k].e == e) {
             pb->ins[k].jump = pb->n_ins;
         }
     }
@@ -362,7 +378,11 @@ static rsql_prog_t *compile_apply(rsql_plan_t *plan)
     if (plan->filter) {
         prog_arg_t f = reg_at(reg_new(&pb, 1));
         compile(&pb, plan->filter, f);
-        if (!pb.failed && (i = emit(&pb, PI_FILTER, plan->filter, f))) {
+        i = pb.failed ? NULL : &pb.ins[pb.n_ins - 1];
+        if (i && i->e == plan->filter && (i->op == PI_CMP_I || i->op == PI_CMP_D)) {
+            /* a comparison at the root (no jump goes past it): it decides the row itself */
+            i->op = i->op == PI_CMP_I ? PI_CMP_I_F : PI_CMP_D_F;
+        } else if (!pb.failed && (i = emit(&pb, PI_FILTER, plan->filter, f))) {
             i->a = f;
         }
         pb.top = 0;
@@ -558,6 +578,24 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
                 put_bool(d, e->type, cmp_true(i->sub, x < y ? -1 : x > y ? 1 : 0));
             }
             break;
+        case PI_CMP_I_F:
+            if (a->is_null || b->is_null ||
+                !cmp_true(i->sub, (a->v.i > b->v.i) - (a->v.i < b->v.i))) {
+                return RSQL_OK;
+            }
+            break;
+        case PI_CMP_D_F:
+            if (a->is_null || b->is_null) {
+                return RSQL_OK;
+            }
+            {
+                double x = (i->dbl & 1) ? a->v.d : (double)a->v.i;
+                double y = (i->dbl & 2) ? b->v.d : (double)b->v.i;
+                if (!cmp_true(i->sub, x < y ? -1 : x > y ? 1 : 0)) {
+                    return RSQL_OK;
+                }
+            }
+            break;
         case PI_BINARY:
             if ((rc = binary_slow(i, a, b, ctx, d, err))) {
                 return rc;
@@ -601,6 +639,14 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
                 i = p->ins + i->jump - 1;
             }
             break;
+        case PI_LOAD_STRICT:
+            *d = *a;
+            d->type = (rsql_type_t)i->first;
+            if (d->is_null) {
+                put_null((rsql_value_t *)b, e->type);
+                i = p->ins + i->jump - 1;
+            }
+            break;
         case PI_FUNC:
             memset(d, 0, sizeof *d);
             d->type = e->type;
@@ -621,6 +667,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
                                       "NULL value for NOT NULL column '%s'", i->aux);
             }
             break;
+        default: __builtin_unreachable(); /* the compiler makes no other */
         }
     }
     *keep = true;

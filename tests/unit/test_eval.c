@@ -473,13 +473,57 @@ static void test_eval_depth_limits(void)
     rsql_free(nodes);
 }
 
+/* Plan sql against the test table; NULL (quietly) when it does not plan. */
+static rsql_plan_t *plan_quiet(const char *sql)
+{
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
+    rsql_stmt_t *st = NULL;
+    rsql_plan_t *plan = NULL;
+    if (rsql_parse_next(p, &st, &err) == RSQL_OK) {
+        plan = rsql_plan_build(cat, st, sql, NULL, &err);
+    }
+    rsql_parse_destroy(p);
+    return plan;
+}
+
+/*
+** rsql_plan_apply of plan over row by its one program (plan->apply_prog: filter, outputs)
+** and by the tree walk (the program set aside): the same keep, outcome and outputs.
+*/
+static void check_apply(const char *sql, rsql_plan_t *plan)
+{
+    rsql_value_t o1[4], o2[4];
+    rsql_error_t e1, e2;
+    bool k1 = true, k2 = true;
+    rsql_error_clear(&e1);
+    rsql_error_clear(&e2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan->apply_prog);
+    rsql_eval_ctx_reset(&ctx);
+    rsql_err_t rc1 = rsql_plan_apply(plan, row, &ctx, o1, &k1, &e1);
+    const rsql_prog_t *keep_prog = plan->apply_prog;
+    plan->apply_prog = NULL; /* the tree walk */
+    rsql_err_t rc2 = rsql_plan_apply(plan, row, &ctx, o2, &k2, &e2);
+    plan->apply_prog = keep_prog;
+    CU_ASSERT_EQUAL(k1, k2);
+    if (k1 != k2) {
+        fprintf(stderr, "\n%s: flat keep %d, tree keep %d\n", sql, k1, k2);
+    }
+    CU_ASSERT_TRUE(cu_flat_same(sql, rc2, &o2[0], &e2, rc1, &o1[0], &e1));
+    for (int k = 0; rc1 == RSQL_OK && k1 && k2 && k < plan->n_outputs; k++) {
+        CU_ASSERT_TRUE(cu_flat_same(sql, rc2, &o2[k], &e2, rc1, &o1[k], &e1));
+    }
+}
+
 /*
 ** The flat programs (planner/plan_prog.c) against the tree walk, over many rows: every
 ** expression below is planned once and evaluated both ways over each row made from the edge
 ** values of its columns (NULL, 0, -1, the INT and BIGINT limits, -0.0, NaN, ...); the two
 ** outcomes (value, or error with message and place) must be the same. The expressions cover
 ** every instruction, the places where the fast paths give way to the shared code (overflow,
-** division by zero and by -1, the INT range), and the short circuits.
+** division by zero and by -1, the INT range), and the short circuits. A boolean one is also
+** a WHERE (rsql_plan_apply's one program of filter and outputs against the tree walk).
 */
 static void test_eval_flat_programs(void)
 {
@@ -518,6 +562,10 @@ static void test_eval_flat_programs(void)
             CU_FAIL("expression not planned");
             continue;
         }
+        char where[512];
+        snprintf(where, sizeof where, "SELECT UPPER(h), %s, a FROM t WHERE %s", exprs[k],
+                 exprs[k]);
+        rsql_plan_t *filt = plan_quiet(where); /* NULL: not a boolean */
         if (!strcmp(exprs[k], "a % 10 <> 3") || !strcmp(exprs[k], "UPPER(h)") ||
             !strcmp(exprs[k], "c * 2") || !strcmp(exprs[k], "d OR a / z > 1")) {
             /* bench/engine/run's filter and projection, and AND/OR: flat throughout */
@@ -547,10 +595,14 @@ static void test_eval_flat_programs(void)
                 rsql_eval_ctx_reset(&ctx);
                 rsql_err_t rc = rsql_expr_eval(plan->outputs[0].expr, row, &ctx, &v, &e1);
                 cu_flat_check(exprs[k], plan, row, &ctx, rc, &v, &e1);
+                if (filt) {
+                    check_apply(where, filt);
+                }
                 runs++;
             }
         }
         rsql_plan_destroy(plan);
+        rsql_plan_destroy(filt);
     }
     CU_ASSERT(runs > 2000);
 }
