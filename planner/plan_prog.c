@@ -484,7 +484,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
     for (; i < end; i++) {
         rsql_value_t *d = &base[i->d.base][i->d.idx];
         const rsql_value_t *a = &base[i->a.base][i->a.idx];
-        const rsql_value_t *b = &base[i->b.base][i->b.idx];
+        const rsql_value_t *b; /* read only by the instructions with two operands */
         const rsql_bexpr_t *e = i->e;
         int64_t r;
         switch ((prog_op_t)i->op) {
@@ -502,6 +502,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
         case PI_MUL_I:
         case PI_DIV_I:
         case PI_MOD_I:
+            b = &base[i->b.base][i->b.idx];
             if (a->is_null || b->is_null) {
                 put_null(d, e->type);
                 break;
@@ -534,6 +535,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
             d->v.i = r;
             break;
         case PI_ARITH_D:
+            b = &base[i->b.base][i->b.idx];
             if (a->is_null || b->is_null) {
                 put_null(d, e->type);
                 break;
@@ -561,6 +563,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
             }
             break;
         case PI_CMP_I:
+            b = &base[i->b.base][i->b.idx];
             if (a->is_null || b->is_null) {
                 put_null(d, e->type);
                 break;
@@ -568,6 +571,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
             put_bool(d, e->type, cmp_true(i->sub, (a->v.i > b->v.i) - (a->v.i < b->v.i)));
             break;
         case PI_CMP_D:
+            b = &base[i->b.base][i->b.idx];
             if (a->is_null || b->is_null) {
                 put_null(d, e->type);
                 break;
@@ -579,12 +583,14 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
             }
             break;
         case PI_CMP_I_F:
+            b = &base[i->b.base][i->b.idx];
             if (a->is_null || b->is_null ||
                 !cmp_true(i->sub, (a->v.i > b->v.i) - (a->v.i < b->v.i))) {
                 return RSQL_OK;
             }
             break;
         case PI_CMP_D_F:
+            b = &base[i->b.base][i->b.idx];
             if (a->is_null || b->is_null) {
                 return RSQL_OK;
             }
@@ -597,6 +603,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
             }
             break;
         case PI_BINARY:
+            b = &base[i->b.base][i->b.idx];
             if ((rc = binary_slow(i, a, b, ctx, d, err))) {
                 return rc;
             }
@@ -625,6 +632,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
             }
             break;
         case PI_LOGIC:
+            b = &base[i->b.base][i->b.idx];
             if (!b->is_null && b->v.b != i->sub) {
                 put_bool(d, e->type, !i->sub);
             } else if (a->is_null || b->is_null) {
@@ -643,7 +651,7 @@ static rsql_err_t exec(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_
             *d = *a;
             d->type = (rsql_type_t)i->first;
             if (d->is_null) {
-                put_null((rsql_value_t *)b, e->type);
+                put_null(&base[i->b.base][i->b.idx], e->type);
                 i = p->ins + i->jump - 1;
             }
             break;
