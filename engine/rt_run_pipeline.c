@@ -48,9 +48,7 @@ typedef struct xform {
     int n_phys;          /* of which physical (decoded from the body), the rest METADATA */
     int *phys;           /* n_phys: the source column of each decoded value; NULL = identity */
     rsql_eval_ctx_t ectx;
-    /* plan->n_outputs values in the current batch's arena that the last row did not keep:
-       the next row's outputs go there (NULL: none; forgotten when the batch changes) */
-    rsql_value_t *spare;
+    rsql_value_t *spare; /* n_outputs values in the batch a row did not keep, or NULL */
     /* the batch of the last record: a batch's memory is reused once it is written, so it is
        known by its address and its first record's seq (unique) */
     const rsql_batch_t *last_batch;
@@ -451,24 +449,17 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
             return RSQL_OK;
         }
     }
-    /* the outputs are evaluated in place, in the batch (every value is written when the row
-       is kept); an array a row did not keep serves the next one */
-    int n = x->plan->n_outputs;
-    rsql_value_t *o = x->spare;
-    x->spare = NULL;
-    if (rc == RSQL_OK && !o &&
-        !(o = rsql_arena__alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o)))) {
+    int n = x->plan->n_outputs; /* the outputs are evaluated in place, in the batch; */
+    rsql_value_t *o = x->spare;  /* the array of a row not kept serves the next row */
+    if (!o && !(o = rsql_arena__alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o)))) {
         rsql_eval_ctx_reset(&x->ectx);
-        *keep = false;
         return rsql_error_nomem(err);
     }
     if (rc == RSQL_OK) {
         rc = x->lookup || x->stateful ? rsql_plan_apply_row(x->plan, in, &x->ectx, o, keep, err)
                                    : rsql_plan_apply(x->plan, in, &x->ectx, o, keep, err);
     }
-    if (rc != RSQL_OK || !*keep) {
-        x->spare = o;
-    }
+    x->spare = rc != RSQL_OK || !*keep ? o : NULL;
     if (rc != RSQL_OK) {
         rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
         rsql_error_clear(err);
@@ -487,9 +478,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
     }
     bool ok = true;
     for (int i = 0; ok && i < n; i++) {
-        if (x->own[i]) {
-            ok = own_value(batch, &o[i]);
-        }
+        ok = !x->own[i] || own_value(batch, &o[i]);
     }
     rsql_eval_ctx_reset(&x->ectx);
     if (!ok) {

@@ -11,8 +11,9 @@
  * column or a constant costs no instruction) and writes one place: a register, or the
  * caller's output value itself. rsql_plan_apply_row runs one program per row for the filter
  * and every output together (plan->apply_prog: the filter, a check that ends the program
- * for a row not kept, then each output in turn, with the NOT NULL checks). AND and OR jump past their right operand when the left one decides; a strict
- * function's argument that is NULL jumps past the call. Integer and DOUBLE arithmetic and
+ * for a row not kept, then each output in turn, with the NOT NULL checks). AND and OR jump
+ * past their right operand when the left one decides; a strict function's argument that is
+ * NULL jumps past the call. Integer and DOUBLE arithmetic and
  * comparisons have their own instructions; every other operator calls the evaluator's own
  * code for it (rsql_plan__binary_values, rsql_plan__unary_values, the casts, the function
  * table), and the nodes the flat form does not cover (CASE, LIKE, IN, BETWEEN, COALESCE, IF,
@@ -76,7 +77,7 @@ typedef struct prog_ins {
     uint8_t dbl;  /* PI_ARITH_D, PI_CMP_D: bit 0 a is DOUBLE, bit 1 b is DOUBLE */
     prog_arg_t d; /* where the result goes (a register or an output) */
     int32_t jump; /* PI_AND_OR, PI_STRICT: where to go on */
-    int32_t first; /* PI_FUNC: the first argument's register */
+    int32_t first; /* PI_FUNC: the first argument's register; PI_LOAD_STRICT: its type */
     const char *aux; /* PI_NOT_NULL: the column's name */
     prog_arg_t a, b;
     const rsql_bexpr_t *e; /* the node (type, position, operator, function) */
