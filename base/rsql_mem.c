@@ -85,10 +85,33 @@ rsql_arena_t *rsql_arena_new(void)
     return rsql_calloc(1, sizeof(rsql_arena_t));
 }
 
+/* A call rsql_arena_destroy makes (rsql_arena_on_free), in the arena's own memory. */
+typedef struct arena_on_free {
+    struct arena_on_free *next;
+    void (*fn)(void *arg);
+    void *arg;
+} arena_on_free_t;
+
+int rsql_arena_on_free(rsql_arena_t *a, void (*fn)(void *arg), void *arg)
+{
+    arena_on_free_t *c = rsql_arena__alloc(a, sizeof *c);
+    if (!c) {
+        return -1;
+    }
+    c->next = a->on_free;
+    c->fn = fn;
+    c->arg = arg;
+    a->on_free = c;
+    return 0;
+}
+
 void rsql_arena_destroy(rsql_arena_t *a)
 {
     if (!a) {
         return;
+    }
+    for (arena_on_free_t *c = a->on_free; c; c = c->next) {
+        c->fn(c->arg);
     }
     arena_block_t *b = a->blocks;
     while (b) {

@@ -32,6 +32,12 @@ void rsql_arena_destroy(rsql_arena_t *a);
 void *rsql_arena_alloc(rsql_arena_t *a, size_t n);
 /* The same, not zeroed: for bytes the caller writes in full at once (copies). */
 void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n);
+/*
+** Have rsql_arena_destroy call fn(arg) before it frees a's memory (for memory a's pieces point
+** into but a does not own: a reference dropped when the arena goes). Calls run last
+** registered first. 0, or -1 when out of memory (then fn will not be called).
+*/
+int rsql_arena_on_free(rsql_arena_t *a, void (*fn)(void *arg), void *arg);
 char *rsql_arena_strndup(rsql_arena_t *a, const char *s, size_t n);
 char *rsql_arena_strdup(rsql_arena_t *a, const char *s);
 

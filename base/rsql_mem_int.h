@@ -16,6 +16,7 @@ struct rsql_arena {
     void *blocks;       /* rsql_mem.c */
     unsigned char *cur; /* the current block's next free byte (16-byte aligned) */
     size_t left;        /* bytes free from cur on */
+    void *on_free;      /* rsql_arena_on_free's calls, last registered first (rsql_mem.c) */
 };
 
 /* rsql_arena__alloc when the current block has no room for n bytes (or n is 0). */

@@ -25,11 +25,11 @@ if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
 	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
-	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup
+	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup tests/unit/test_file_share
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
 	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
-	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup
+	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup tests/unit/test_file_share
 check_PROGRAMS += tests/unit/test_opts_ref tests/unit/test_settings
 TESTS += tests/unit/test_opts_ref tests/unit/test_settings
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c
@@ -48,6 +48,9 @@ tests_unit_test_fmt_debezium_SOURCES = tests/unit/test_fmt_debezium.c
 tests_unit_test_fmt_debezium_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_fmt_debezium_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_fmt_debezium_CPPFLAGS = $(AM_CPPFLAGS) -DRSQL_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_file_share_SOURCES = tests/unit/test_file_share.c
+tests_unit_test_file_share_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_file_share_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_connectors_io_SOURCES = tests/unit/test_connectors_io.c
 tests_unit_test_connectors_io_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_connectors_io_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)

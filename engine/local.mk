@@ -9,7 +9,7 @@ librocketsql_a_SOURCES += \
 	engine/rt_preview.h engine/rt_preview.c \
 	engine/rt_run_pipeline.c
 
-EXTRA_DIST += bench/rss.sh bench/engine/run bench/engine/format_double.c
+EXTRA_DIST += bench/rss.sh bench/engine/run bench/engine/ir bench/engine/format_double.c
 # helpers shared by the benchmarks: a process's and the server's CPU, one Maven + javac build
 EXTRA_DIST += bench/lib/proc-cpu.sh bench/lib/java-build.sh
 # the candidate stores of operator state side by side (RocksDB, SQLite)

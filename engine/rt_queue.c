@@ -3,7 +3,8 @@
  *
  * The bounded blocking op queue (engine/rsql_queue.h): a singly linked
  * FIFO guarded by one mutex, with one condition variable for consumers
- * (not empty) and one for producers (room). Timed waits use
+ * (not empty) and one for producers (room); each side counts its waiters, and a push or a
+ * pop signals the other side only when someone waits there. Timed waits use
  * CLOCK_MONOTONIC (base/rsql_time.h) so a clock change never stretches a timeout.
  */
 #include "config.h"
@@ -21,6 +22,7 @@ struct rsql_queue {
     int64_t len, weight, capacity;
     int64_t low_water; /* a pop wakes waiting pushers only at or below it (see the header) */
     int push_waiters;  /* pushers waiting for room */
+    int pop_waiters;   /* consumers waiting for an op: a push signals only when there is one */
     bool wake_unlocked; /* wake after unlocking (rsql_queue_set_stage) */
     bool closed;
 };
@@ -124,7 +126,7 @@ rsql_err_t rsql_queue_push(rsql_queue_t *q, rsql_qop_t *op)
     q->tail = op;
     q->len++;
     q->weight += op->weight;
-    signal_unlock(q, &q->not_empty, true, false);
+    signal_unlock(q, &q->not_empty, q->pop_waiters > 0, false);
     return RSQL_OK;
 }
 
@@ -162,7 +164,7 @@ rsql_err_t rsql_queue_push_list(rsql_queue_t *q, rsql_qop_t *head)
     q->tail = last;
     q->len += n;
     q->weight += all.weight;
-    signal_unlock(q, &q->not_empty, true, n > 1);
+    signal_unlock(q, &q->not_empty, q->pop_waiters > 0, n > 1 && q->pop_waiters > 1);
     return RSQL_OK;
 }
 
@@ -183,7 +185,9 @@ rsql_err_t rsql_queue_push_urgent(rsql_queue_t *q, rsql_qop_t *op)
     }
     q->len++;
     q->weight += op->weight;
-    pthread_cond_signal(&q->not_empty);
+    if (q->pop_waiters > 0) {
+        pthread_cond_signal(&q->not_empty);
+    }
     pthread_mutex_unlock(&q->lock);
     return RSQL_OK;
 }
@@ -196,6 +200,7 @@ rsql_err_t rsql_queue_pop(rsql_queue_t *q, int timeout_ms, rsql_qop_t **out)
     *out = NULL;
     pthread_mutex_lock(&q->lock);
     if (!q->head && !q->closed && timeout_ms != 0) {
+        q->pop_waiters++; /* under the lock: a push after this sees it and signals */
         if (timeout_ms < 0) {
             while (!q->head && !q->closed) {
                 pthread_cond_wait(&q->not_empty, &q->lock);
@@ -208,6 +213,7 @@ rsql_err_t rsql_queue_pop(rsql_queue_t *q, int timeout_ms, rsql_qop_t **out)
                 }
             }
         }
+        q->pop_waiters--;
     }
     rsql_qop_t *op = q->head;
     if (!op) {

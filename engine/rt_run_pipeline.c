@@ -48,7 +48,7 @@ typedef struct xform {
     int n_phys;          /* of which physical (decoded from the body), the rest METADATA */
     int *phys;           /* n_phys: the source column of each decoded value; NULL = identity */
     rsql_eval_ctx_t ectx;
-    rsql_value_t *tmp; /* plan->n_outputs scratch values */
+    rsql_value_t *spare; /* n_outputs values in the batch a row did not keep, or NULL */
     /* the batch of the last record: a batch's memory is reused once it is written, so it is
        known by its address and its first record's seq (unique) */
     const rsql_batch_t *last_batch;
@@ -383,6 +383,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         rsql_eval_ctx_set_now(&x->ectx, 0);
         x->last_batch = batch;
         x->last_seq = batch->recs[0].seq;
+        x->spare = NULL;
         if (x->lookup) { /* the keys of every record of the batch, looked up together */
             *stage = "lookup";
             rsql_err_t rc = rsql_rt_lookup_batch(x->lookup, batch, row_of, x, &x->ectx, err);
@@ -448,10 +449,17 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
             return RSQL_OK;
         }
     }
-    if (rc == RSQL_OK) {
-        rc = x->lookup || x->stateful ? rsql_plan_apply_row(x->plan, in, &x->ectx, x->tmp, keep, err)
-                                   : rsql_plan_apply(x->plan, in, &x->ectx, x->tmp, keep, err);
+    int n = x->plan->n_outputs; /* the outputs are evaluated in place, in the batch; */
+    rsql_value_t *o = x->spare;  /* the array of a row not kept serves the next row */
+    if (!o && !(o = rsql_arena__alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o)))) {
+        rsql_eval_ctx_reset(&x->ectx);
+        return rsql_error_nomem(err);
     }
+    if (rc == RSQL_OK) {
+        rc = x->lookup || x->stateful ? rsql_plan_apply_row(x->plan, in, &x->ectx, o, keep, err)
+                                   : rsql_plan_apply(x->plan, in, &x->ectx, o, keep, err);
+    }
+    x->spare = rc != RSQL_OK || !*keep ? o : NULL;
     if (rc != RSQL_OK) {
         rsql_error_t e = err ? *err : (rsql_error_t){.code = rc};
         rsql_error_clear(err);
@@ -468,15 +476,9 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
         rsql_eval_ctx_reset(&x->ectx);
         return RSQL_OK;
     }
-    int n = x->plan->n_outputs;
-    /* every value is written below */
-    rsql_value_t *o = rsql_arena__alloc(batch->arena, (size_t)(n ? n : 1) * sizeof(*o));
-    bool ok = o != NULL;
+    bool ok = true;
     for (int i = 0; ok && i < n; i++) {
-        o[i] = x->tmp[i];
-        if (x->own[i]) {
-            ok = own_value(batch, &o[i]);
-        }
+        ok = !x->own[i] || own_value(batch, &o[i]);
     }
     rsql_eval_ctx_reset(&x->ectx);
     if (!ok) {
@@ -707,9 +709,8 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
             }
         }
     }
-    x.tmp = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(rsql_value_t));
     x.own = rsql_calloc((size_t)(plan->n_outputs ? plan->n_outputs : 1), sizeof(bool));
-    ok = ok && x.tmp && x.own;
+    ok = ok && x.own;
     for (int i = 0; ok && i < plan->n_outputs; i++) {
         const rsql_bexpr_t *e = plan->outputs[i].expr;
         bool meta = e->kind == RSQL_BX_COLUMN && plan->source_meta && e->column >= 0 &&
@@ -976,7 +977,6 @@ done:
     rsql_rt_lookup_close(x.lookup);
     rsql_rt_stateful_close(x.stateful);
     rsql_eval_ctx_deinit(&x.ectx);
-    rsql_free(x.tmp);
     rsql_free(x.own);
     rsql_result_destroy(res);
     rsql_free(out_names);

@@ -866,5 +866,6 @@ rsql_plan_t *rsql_plan_build(rsql_catalog_t *cat, const rsql_stmt_t *stmt, const
         rsql_plan_destroy(plan);
         return NULL;
     }
+    rsql_plan_compile(plan);
     return plan;
 }

@@ -430,17 +430,17 @@ static rsql_err_t eval_logic(const rsql_bexpr_t *e, const rsql_value_t *row, rsq
     return RSQL_OK;
 }
 
-static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
-                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+/*
+** x op y for a BINARY node e other than AND and OR, its operands evaluated (typed as e's
+** arguments): what the tree walk and the flat program (plan_prog.c) both compute. NULL in,
+** NULL out; errors at e's position.
+*/
+rsql_err_t rsql_plan__binary_values(const rsql_bexpr_t *e, const rsql_value_t *xp,
+                                    const rsql_value_t *yp, rsql_eval_ctx_t *ctx,
+                                    rsql_value_t *out, rsql_error_t *err)
 {
-    if (e->op == RSQL_OP_AND || e->op == RSQL_OP_OR) {
-        return eval_logic(e, row, ctx, out, err);
-    }
-    rsql_value_t x, y;
-    rsql_err_t rc = eval_sub(e->args[0], row, ctx, &x, err);
-    if (rc || (rc = eval_sub(e->args[1], row, ctx, &y, err))) {
-        return rc;
-    }
+    rsql_value_t x = *xp, y = *yp; /* out may be where either came from */
+    rsql_err_t rc;
     if (x.is_null || y.is_null) {
         set_null(out, e->type);
         return RSQL_OK;
@@ -507,6 +507,20 @@ static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
     }
     set_bool(out, r);
     return RSQL_OK;
+}
+
+static rsql_err_t eval_binary(const rsql_bexpr_t *e, const rsql_value_t *row,
+                              rsql_eval_ctx_t *ctx, rsql_value_t *out, rsql_error_t *err)
+{
+    if (e->op == RSQL_OP_AND || e->op == RSQL_OP_OR) {
+        return eval_logic(e, row, ctx, out, err);
+    }
+    rsql_value_t x, y;
+    rsql_err_t rc = eval_sub(e->args[0], row, ctx, &x, err);
+    if (rc || (rc = eval_sub(e->args[1], row, ctx, &y, err))) {
+        return rc;
+    }
+    return rsql_plan__binary_values(e, &x, &y, ctx, out, err);
 }
 
 static rsql_err_t eval_like(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_eval_ctx_t *ctx,
@@ -718,6 +732,43 @@ static rsql_err_t eval_index(const rsql_bexpr_t *e, const rsql_value_t *row,
     return RSQL_OK;
 }
 
+/*
+** NOT x or -x for a UNARY node e, x evaluated (typed as e's argument): what the tree walk and
+** the flat program (plan_prog.c) both compute. NULL in, NULL out (typed e->type); errors at
+** e's position. out->type is left to the caller otherwise.
+*/
+rsql_err_t rsql_plan__unary_values(const rsql_bexpr_t *e, const rsql_value_t *xp,
+                                   rsql_value_t *out, rsql_error_t *err)
+{
+    rsql_value_t x = *xp; /* out may be where it came from */
+    rsql_err_t rc = RSQL_OK;
+    if (x.is_null) {
+        set_null(out, e->type);
+        return RSQL_OK;
+    }
+    memset(out, 0, sizeof(*out));
+    if (e->op == RSQL_OP_NOT) {
+        out->v.b = !x.v.b;
+    } else if (e->type == RSQL_TYPE_DECIMAL) { /* 0 - x: exact, never overflows */
+        rsql_value_t zero;
+        rsql_value_decimal_from_int(0, x.prec ? x.prec : 1, 0, &zero, NULL);
+        rc = rsql_value_decimal_arith('-', &zero, &x, RSQL_DECIMAL_MAX_PRECISION, x.scale, out,
+                                      err);
+        if (rc == RSQL_OK) {
+            out->prec = x.prec;
+        }
+    } else if (e->type == RSQL_TYPE_DOUBLE) {
+        out->v.d = -x.v.d;
+    } else {
+        int64_t min = e->type == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN;
+        if (x.v.i == min) {
+            return overflow(e, err);
+        }
+        out->v.i = -x.v.i;
+    }
+    return rc;
+}
+
 /* Whether e is at most limit levels deep (see rsql_plan.h); recurses at most limit deep. */
 bool rsql_expr_depth_ok(const rsql_bexpr_t *e, int limit)
 {
@@ -750,29 +801,8 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
         if ((rc = eval_sub(e->args[0], row, ctx, &x, err))) {
             return rc;
         }
-        if (x.is_null) {
-            set_null(out, e->type);
-            return RSQL_OK;
-        }
-        memset(out, 0, sizeof(*out));
-        if (e->op == RSQL_OP_NOT) {
-            out->v.b = !x.v.b;
-        } else if (e->type == RSQL_TYPE_DECIMAL) { /* 0 - x: exact, never overflows */
-            rsql_value_t zero;
-            rsql_value_decimal_from_int(0, x.prec ? x.prec : 1, 0, &zero, NULL);
-            rc = rsql_value_decimal_arith('-', &zero, &x, RSQL_DECIMAL_MAX_PRECISION, x.scale,
-                                          out, err);
-            if (rc == RSQL_OK) {
-                out->prec = x.prec;
-            }
-        } else if (e->type == RSQL_TYPE_DOUBLE) {
-            out->v.d = -x.v.d;
-        } else {
-            int64_t min = e->type == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN;
-            if (x.v.i == min) {
-                return overflow(e, err);
-            }
-            out->v.i = -x.v.i;
+        if ((rc = rsql_plan__unary_values(e, &x, out, err)) || x.is_null) {
+            return rc; /* a NULL: typed by set_null already */
         }
         break;
     }
@@ -836,7 +866,9 @@ rsql_err_t rsql_plan_row(const rsql_plan_t *plan, const rsql_value_t *src, rsql_
     }
     for (int k = 0; k < plan->n_computed; k++) { /* once each, over the source's columns */
         const rsql_bexpr_t *c = plan->computed[k];
-        rsql_err_t rc = eval_sub(c->args[0], src, ctx, &ctx->row[c->column], err);
+        const rsql_prog_t *p = plan->computed_progs ? plan->computed_progs[k] : NULL;
+        rsql_err_t rc = p ? rsql_prog_run(p, src, ctx, &ctx->row[c->column], err)
+                          : eval_sub(c->args[0], src, ctx, &ctx->row[c->column], err);
         if (rc != RSQL_OK) {
             return rc;
         }
@@ -866,10 +898,14 @@ rsql_err_t rsql_plan_apply_row(const rsql_plan_t *plan, const rsql_value_t *row,
                                rsql_error_t *err)
 {
     rsql_err_t rc;
+    if (plan->apply_prog) {
+        return rsql_prog_apply(plan->apply_prog, row, ctx, out_row, keep, err);
+    }
     *keep = false;
     if (plan->filter) {
         rsql_value_t f;
-        if ((rc = eval_sub(plan->filter, row, ctx, &f, err))) {
+        if ((rc = plan->filter_prog ? rsql_prog_run(plan->filter_prog, row, ctx, &f, err)
+                                    : eval_sub(plan->filter, row, ctx, &f, err))) {
             return rc;
         }
         if (f.is_null || !f.v.b) {
@@ -878,7 +914,9 @@ rsql_err_t rsql_plan_apply_row(const rsql_plan_t *plan, const rsql_value_t *row,
     }
     for (int i = 0; i < plan->n_outputs; i++) {
         const rsql_plan_output_t *o = &plan->outputs[i];
-        if ((rc = eval_sub(o->expr, row, ctx, &out_row[i], err))) {
+        const rsql_prog_t *p = plan->output_progs ? plan->output_progs[i] : NULL;
+        if ((rc = p ? rsql_prog_run(p, row, ctx, &out_row[i], err)
+                    : eval_sub(o->expr, row, ctx, &out_row[i], err))) {
             return rc;
         }
         if (out_row[i].is_null && o->not_null) {

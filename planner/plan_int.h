@@ -237,6 +237,14 @@ size_t rsql_plan__utf8_put(uint32_t cp, char *out);
 
 /* -1, 0, 1: compare two non-NULL values of comparable types. */
 int rsql_plan__compare(const rsql_value_t *a, const rsql_value_t *b);
+/* x op y of a BINARY node other than AND/OR, and NOT x / -x of a UNARY node, over evaluated
+   operands typed as e's arguments: the one implementation the tree walk and the flat program
+   (plan_prog.c) share. */
+rsql_err_t rsql_plan__binary_values(const rsql_bexpr_t *e, const rsql_value_t *x,
+                                    const rsql_value_t *y, rsql_eval_ctx_t *ctx,
+                                    rsql_value_t *out, rsql_error_t *err);
+rsql_err_t rsql_plan__unary_values(const rsql_bexpr_t *e, const rsql_value_t *x,
+                                   rsql_value_t *out, rsql_error_t *err);
 /* LIKE on UTF-8: % any run, _ one code point, esc (0 = none) escapes the next char. */
 rsql_err_t rsql_plan__like(const char *s, size_t sn, const char *p, size_t pn, uint32_t esc,
                            bool *match);

@@ -103,6 +103,13 @@ struct rsql_bexpr {
     rsql_bexpr_t **args;
 };
 
+/*
+** A bound expression compiled into a flat program (plan_prog.c): its operators as an array of
+** instructions over a small register file, run by one loop per row (no tree walk), with the
+** tree walk's results and errors exactly.
+*/
+typedef struct rsql_prog rsql_prog_t;
+
 /* ---- plans */
 
 typedef enum rsql_plan_kind {
@@ -335,6 +342,13 @@ typedef struct rsql_plan {
     const rsql_bexpr_t *const *computed;
     int n_outputs;
     rsql_plan_output_t *outputs;
+    /* The flat programs (plan_prog.c) of filter, outputs[i].expr and computed[k]'s expression,
+       compiled once the plan is built, in its arena; a NULL program (or array): that
+       expression is evaluated by walking its tree */
+    const rsql_prog_t *filter_prog;
+    const rsql_prog_t **output_progs;
+    const rsql_prog_t *apply_prog; /* filter and outputs in one (rsql_plan_apply_row) */
+    const rsql_prog_t **computed_progs;
     bool has_limit;            /* SELECT preview only (an INSERT never has a LIMIT) */
     int64_t limit;
     bool limit_from_setting;   /* no LIMIT written: sql.preview-limit applies */
@@ -497,6 +511,27 @@ rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_e
 */
 #define RSQL_EVAL_MAX_DEPTH (4 * RSQL_SQL_MAX_EXPR_DEPTH)
 bool rsql_expr_depth_ok(const rsql_bexpr_t *e, int limit);
+
+/*
+** Compile e into a flat program in arena a (e and its constants must outlive it: the plan's
+** arena). Nodes the flat form does not cover (CASE, LIKE, IN, BETWEEN, COALESCE, IF, ROW
+** fields, [] ) are run by the tree walk from within the program. NULL when out of memory or
+** when e needs more registers than a program has (then evaluate e with rsql_expr_eval).
+*/
+rsql_prog_t *rsql_prog_compile(rsql_arena_t *a, const rsql_bexpr_t *e);
+/* Run p over row: what rsql_expr_eval(e, row, ctx, out, err) gives for p's expression e,
+   result and errors alike. @locality any thread, each with its own ctx */
+rsql_err_t rsql_prog_run(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_ctx_t *ctx,
+                         rsql_value_t *out, rsql_error_t *err);
+/* rsql_plan_apply_row by plan->apply_prog: what the tree walk gives, *keep included. */
+rsql_err_t rsql_prog_apply(const rsql_prog_t *p, const rsql_value_t *row, rsql_eval_ctx_t *ctx,
+                           rsql_value_t *out_row, bool *keep, rsql_error_t *err);
+/* How many of p's instructions hand a subtree to the tree walk (0: p is flat throughout). */
+int rsql_prog_tree_count(const rsql_prog_t *p);
+/* Compile plan's filter, outputs and computed columns into plan->filter_prog, output_progs,
+   apply_prog and computed_progs (rsql_plan_build does it); one that cannot be compiled stays
+   NULL. */
+void rsql_plan_compile(rsql_plan_t *plan);
 
 /*
 ** The runtime's per-row transform: evaluate the filter (a NULL or FALSE

@@ -1,5 +1,5 @@
 # tests/: shared helpers, the slt golden-file runner, and the golden files.
-EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_catfile.h tests/lib/cu_eval.h tests/lib/cu_pipeline.h \
+EXTRA_DIST += tests/lib/cu_main.h tests/lib/cu_catalog.h tests/lib/cu_catfile.h tests/lib/cu_eval.h tests/lib/cu_flat.h tests/lib/cu_pipeline.h \
 	tests/lib/cu_opts.h \
 	tests/lib/cu_session.h tests/lib/cu_positions.h tests/lib/cu_state.h tests/lib/rmq_sync.h \
 	tests/lib/cu_sanitized.h tests/lib/canal_gen.py tests/lib/debezium_gen.py \

@@ -55,6 +55,22 @@
 #define FILE_MAX_LINE (16 * 1024 * 1024)
 #define FILE_LONG_KEEP FILE_BUF_INIT /* bytes of an over-long line kept as its raw form */
 #define FILE_COUNT_MAX (256 * 1024 * 1024) /* resume points up to here count their lines */
+#define FILE_SHARE_MAX (1024 * 1024) /* a read buffer up to this size is shared with records */
+
+/*
+** The read buffer. A record's line is not copied: its raw bytes are the line in this buffer
+** (its line end overwritten by the NUL a record's bytes end with), so the buffer is counted:
+** one reference for the source, one for each batch arena that holds lines of it, dropped
+** when the batch is freed (rsql_arena_on_free, on whatever thread frees it). The source
+** writes over bytes it has handed on (compacting, dropping an over-long line's part) only
+** while it holds the only reference; else it moves to a new buffer, copying the part line.
+** A line that ends at the end of the data (the last one, without its line end) and the lines
+** of a buffer grown past FILE_SHARE_MAX (long lines) are copied as before.
+*/
+typedef struct fs_chunk {
+    atomic_int refs;
+    _Alignas(16) uint8_t data[];
+} fs_chunk_t;
 
 struct rsql_source {
     char *path;
@@ -64,6 +80,9 @@ struct rsql_source {
     bool follow, skip_blank;
     char quote;         /* csv: records may span lines inside quotes; 0 otherwise */
     int64_t poll_ms;
+    fs_chunk_t *chunk; /* buf is its data */
+    rsql_arena_t *pin_arena; /* the batch arena that holds a reference to pin_chunk (this poll) */
+    fs_chunk_t *pin_chunk;
     uint8_t *buf;
     size_t cap, start, end;
     size_t scan;        /* bytes of the current record already scanned (from start) */
@@ -90,6 +109,51 @@ struct rsql_source {
     rsql_decoder_t *hdr_dec;
     int hdr_n; /* the physical columns */
 };
+
+static fs_chunk_t *chunk_new(size_t cap)
+{
+    fs_chunk_t *c = rsql_malloc(sizeof *c + cap);
+    if (c) {
+        atomic_init(&c->refs, 1);
+    }
+    return c;
+}
+
+/* Drop a reference to chunk arg; the last one frees it. @locality any thread */
+static void chunk_unref(void *arg)
+{
+    fs_chunk_t *c = arg;
+    if (c && atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1) {
+        rsql_free(c);
+    }
+}
+
+/* Whether a batch still holds lines of c (the source may not write over them). */
+static bool chunk_shared(fs_chunk_t *c)
+{
+    return atomic_load_explicit(&c->refs, memory_order_acquire) > 1;
+}
+
+/*
+** Move to a new buffer of ncap bytes holding buf[from, from + n) at its start, and drop the
+** source's reference to the old one (the batches that hold lines of it keep it).
+*/
+static rsql_err_t chunk_move(rsql_source_t *s, size_t ncap, size_t from, size_t n,
+                             rsql_error_t *err)
+{
+    fs_chunk_t *c = chunk_new(ncap);
+    if (!c) {
+        return rsql_error_nomem(err);
+    }
+    if (n) {
+        memcpy(c->data, s->buf + from, n);
+    }
+    chunk_unref(s->chunk);
+    s->chunk = c;
+    s->buf = c->data;
+    s->cap = ncap;
+    return RSQL_OK;
+}
 
 /* A failed system call: the code says what errno e means (a missing file is permanent). */
 static rsql_err_t io_error(rsql_error_t *err, const char *what, const char *path, int e)
@@ -187,7 +251,7 @@ static void fs_free(rsql_source_t *s)
     if (s->fd >= 0) {
         close(s->fd);
     }
-    rsql_free(s->buf);
+    chunk_unref(s->chunk);
     rsql_free(s->long_head);
     rsql_decoder_destroy(s->hdr_dec);
     rsql_free(s->ident_prefix);
@@ -264,7 +328,8 @@ static rsql_err_t fs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
         memcpy(s->ident_prefix + 5, path, s->prefix_len - 5 + 1);
     }
     s->cap = FILE_BUF_INIT;
-    s->buf = rsql_malloc(s->cap);
+    s->chunk = chunk_new(s->cap);
+    s->buf = s->chunk ? s->chunk->data : NULL;
     if (!s->path || !s->ident_prefix || !s->buf) {
         fs_free(s);
         return rsql_error_nomem(err);
@@ -396,7 +461,7 @@ static size_t ident_at(char *buf, int64_t off)
 static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, size_t next,
                        bool *added, rsql_error_t *err)
 {
-    const uint8_t *p = s->buf + s->start;
+    uint8_t *p = s->buf + s->start;
     size_t len = line_end - s->start;
     int64_t line_off = s->buf_pos + (int64_t)s->start;
     int64_t line = s->lines_known ? s->line_no + 1 : 0;
@@ -425,17 +490,34 @@ static rsql_err_t emit(rsql_source_t *s, rsql_batch_t *batch, size_t line_end, s
     if (batch->n >= batch->cap) {
         return rsql_error_set(err, RSQL_ERR_INTERNAL, RSQL_NOPOS, "batch full");
     }
-    /* the line (NUL-terminated, as rsql_batch_copy makes it) and its ident in one
-       allocation: the ident is the prefix made at open and "@<offset>" */
+    /* the line, NUL-terminated as rsql_batch_copy makes it: in the read buffer (its line end,
+       or the '\r' before it, becomes the NUL) while the batch holds a reference to it, else
+       a copy in the batch; then its ident, the prefix made at open and "@<offset>" */
+    bool share = line_end < s->end && s->cap <= FILE_SHARE_MAX;
+    if (share && (s->pin_arena != batch->arena || s->pin_chunk != s->chunk)) {
+        atomic_fetch_add_explicit(&s->chunk->refs, 1, memory_order_relaxed);
+        if (rsql_arena_on_free(batch->arena, chunk_unref, s->chunk) == 0) {
+            s->pin_arena = batch->arena;
+            s->pin_chunk = s->chunk;
+        } else {
+            chunk_unref(s->chunk);
+            share = false;
+        }
+    }
     size_t pl = s->prefix_len;
     /* room for the longest "@<offset>" (ident_at): written in full up to its NUL */
-    char *raw = rsql_arena__alloc(batch->arena, len + 1 + pl + 22);
+    char *raw = rsql_arena__alloc(batch->arena, (share ? 0 : len + 1) + pl + 22);
     if (!raw) {
         return rsql_error_nomem(err);
     }
-    memcpy(raw, p, len);
+    char *id = raw;
+    if (share) {
+        raw = (char *)p;
+    } else {
+        memcpy(raw, p, len);
+        id = raw + len + 1;
+    }
     raw[len] = '\0';
-    char *id = raw + len + 1;
     memcpy(id, s->ident_prefix, pl);
     ident_at(id + pl, line_off);
     rsql_record_t *r = &batch->recs[batch->n++];
@@ -506,8 +588,13 @@ static rsql_err_t emit_long(rsql_source_t *s, rsql_batch_t *batch, size_t line_e
 /* Make room to read: compact, else grow up to FILE_MAX_LINE, else skip the line's rest. */
 static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
 {
+    rsql_err_t rc;
     if (s->start > 0) {
-        memmove(s->buf, s->buf + s->start, s->end - s->start);
+        if (!chunk_shared(s->chunk)) {
+            memmove(s->buf, s->buf + s->start, s->end - s->start);
+        } else if ((rc = chunk_move(s, s->cap, s->start, s->end - s->start, err))) {
+            return rc;
+        }
         s->buf_pos += (int64_t)s->start;
         s->end -= s->start;
         s->start = 0;
@@ -530,16 +617,23 @@ static rsql_err_t make_room(rsql_source_t *s, rsql_error_t *err)
         if (s->lines_known) { /* csv: quoted line ends inside the dropped part */
             s->line_no += count_nl(s->buf, s->end);
         }
+        if (chunk_shared(s->chunk) && (rc = chunk_move(s, s->cap, 0, 0, err))) {
+            return rc;
+        }
         s->buf_pos += (int64_t)s->end;
         s->start = s->end = s->scan = 0;
         return RSQL_OK;
     }
     size_t ncap = s->cap * 2 > FILE_MAX_LINE ? FILE_MAX_LINE : s->cap * 2;
-    uint8_t *nb = rsql_realloc(s->buf, ncap);
-    if (!nb) {
+    if (chunk_shared(s->chunk)) {
+        return chunk_move(s, ncap, 0, s->end, err);
+    }
+    fs_chunk_t *nc = rsql_realloc(s->chunk, sizeof *nc + ncap);
+    if (!nc) {
         return rsql_error_nomem(err);
     }
-    s->buf = nb;
+    s->chunk = nc;
+    s->buf = nc->data;
     s->cap = ncap;
     return RSQL_OK;
 }
@@ -557,6 +651,7 @@ static rsql_err_t fs_poll(rsql_source_t *s, rsql_batch_t *batch, int max, int ti
     int added = 0;
     rsql_err_t rc;
     *eof = false;
+    s->pin_arena = NULL; /* an arena's address may be a freed batch's: pinned anew */
     if (max > batch->cap - batch->n) {
         max = batch->cap - batch->n;
     }

@@ -7,6 +7,8 @@
  * their positions. Header-only. The includer defines `static rsql_value_t row[N]` (the row
  * the expressions see) before including it, and creates table t in `cat` in its suite's init
  * after calling suite_init(). Each helper is marked unused: a test binary takes what it needs.
+ * Every expression is evaluated both ways, by the tree walk and by its flat program
+ * (cu_flat.h), and the two outcomes must be the same.
  */
 #ifndef RSQL_CU_EVAL_H
 #define RSQL_CU_EVAL_H
@@ -19,6 +21,7 @@
 #include "catalog/rsql_catalog.h"
 #include "planner/rsql_plan.h"
 #include "sql/rsql_sql.h"
+#include "tests/lib/cu_flat.h"
 
 #define CU_EVAL_UNUSED __attribute__((unused))
 
@@ -72,6 +75,7 @@ static rsql_err_t eval_expr(const char *expr, rsql_plan_t **plan_out, rsql_value
     }
     rsql_eval_ctx_reset(&ctx);
     rc = rsql_expr_eval(plan->outputs[0].expr, row, &ctx, out, err);
+    cu_flat_check(expr, plan, row, &ctx, rc, out, err); /* the flat program: the same */
     *plan_out = plan;
     return rc;
 }
