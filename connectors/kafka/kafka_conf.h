@@ -108,6 +108,9 @@ rsql_err_t rsql_kafka__pattern_check(const char *pattern, char *why, size_t size
 int rsql_kafka__pattern_topics(const char *pattern, const struct rd_kafka_metadata *md,
                                char ***out);
 
+/* Why the leader-epoch metadata is NULL (librdkafka gives a record's leader epoch from 2.1) */
+#define RSQL_KAFKA_EPOCH_WHY "librdkafka 2.0, Debian 12's, gives no leader epoch"
+
 /* The most key.fields columns */
 #define RSQL_KAFKA_MAX_KEY 64
 

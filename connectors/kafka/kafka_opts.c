@@ -441,6 +441,9 @@ static const rsql_meta_def_t kafka_meta[] = {
                   "The record's headers, name to value (an empty map when none; a header "
                   "without a value maps to NULL). Written: the headers of the record sent "
                   "(NULL or an empty map: none)."),
+    RSQL_META_ROW("leader-epoch", "INT", RSQL_META_READ,
+                  "The leader epoch of the record if available (Flink's `INT NULL`): always "
+                  "NULL with the librdkafka this build uses (" RSQL_KAFKA_EPOCH_WHY ")."),
     RSQL_META_END,
 };
 

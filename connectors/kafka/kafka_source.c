@@ -35,8 +35,9 @@
 #include <strings.h>
 #include <time.h>
 
-static const char *const meta_keys[M_COUNT] = {"topic", "partition", "offset", "timestamp",
-                                               "timestamp-type", "headers"};
+static const char *const meta_keys[M_COUNT] = {"topic",          "partition", "offset",
+                                               "timestamp",      "timestamp-type",
+                                               "headers",        "leader-epoch"};
 
 static void ks_close(rsql_source_t *s)
 {
@@ -528,6 +529,8 @@ static bool set_meta(rsql_source_t *s, rsql_batch_t *b, rsql_record_t *r, const 
                 return false;
             }
             break;
+        case M_LEADER_EPOCH:
+            break; /* NULL: librdkafka before 2.1 does not give a record's leader epoch */
         default:
             v[c] = meta_str(t, tt == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? "CreateTime"
                                : tt == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? "LogAppendTime"

@@ -54,7 +54,8 @@ typedef struct lane {
 } lane_t;
 
 /* The metadata columns a statement reads (-1: not read) and their types. */
-enum { M_TOPIC, M_PARTITION, M_OFFSET, M_TIMESTAMP, M_TSTYPE, M_HEADERS, M_COUNT };
+enum { M_TOPIC, M_PARTITION, M_OFFSET, M_TIMESTAMP, M_TSTYPE, M_HEADERS, M_LEADER_EPOCH,
+       M_COUNT };
 
 /* value.fields-include 'EXCEPT_KEY', upsert-kafka: a record's row from its key and its value
    (kafka_rows.c) */
