@@ -34,6 +34,9 @@
 #include <strings.h>
 #include <time.h>
 
+/* Rows an at-least-once sink lets the runtime keep in flight (kk_gather_rows). */
+#define KAFKA_INFLIGHT_ROWS 8192
+
 /* Report p when its last record is in; called with k->mu held. Frees p. */
 static void finish0(pending_t *p)
 {
@@ -497,12 +500,16 @@ static rsql_err_t kk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
     return k->eos ? rsql_kafka__txn_positions(k, add, opaque, err) : RSQL_OK;
 }
 
-/* sink.transaction.max-rows when exactly-once, else 0 (the runtime's queue). */
+/*
+** sink.transaction.max-rows when exactly-once; else KAFKA_INFLIGHT_ROWS: the producer reports
+** a record once the brokers have it (a few ms after it is queued, its batch lingers first), so
+** the runtime's default bound of rows in flight would leave it waiting on its reports.
+*/
 static int kk_gather_rows(const void *conf)
 {
     const rsql_kafka_conf_t *c = conf;
     return c && c->guarantee == RSQL_KAFKA_DG_EXACTLY_ONCE ? rsql_gather_rows(c->txn_max_rows)
-                                                           : 0;
+                                                           : KAFKA_INFLIGHT_ROWS;
 }
 
 const rsql_sink_ops_t rsql_kafka_sink_ops = {
