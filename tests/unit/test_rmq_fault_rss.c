@@ -76,14 +76,18 @@ static int child_run(fake_topic_kind_t kind, int n)
     rsql_opt_kv_t skv[] = {KV("connector", "rocketmq-grpc"), KV("endpoints", fake_rmq_endpoint(f)),
                            KV("topic", T), KV("format", "raw"),
                            KV("source.consumer-group", "g"), KV("scan.idle-timeout", "1500ms"),
-                           KV("lanes.idle-timeout", idle), KV("source.mode", "lite")};
+                           KV("lanes.idle-timeout", idle), KV("source.mode", "lite"),
+                           /* the lanes alive are those seen within lanes.idle-timeout, so
+                              they follow the read rate: the rate the 1.5x was set at (at
+                              most 4 long polls; the default lets 16 be in flight) */
+                           KV("source.fetch-concurrency", "4")};
     rsql_opt_kv_t bkv[] = {KV("connector", "blackhole")};
     rsql_opt_kv_t okv[] = {KV("connector", "rocketmq-grpc"), KV("endpoints", fake_rmq_endpoint(f)),
                            KV("topic", OUT), KV("format", "raw"),
                            KV("sink.message-group-column", "body"),
                            KV("lanes.idle-timeout", idle)};
     bool lite = kind == FAKE_LITE;
-    rsql_optset_t *so = opts(skv, lite ? 8 : 7);
+    rsql_optset_t *so = opts(skv, lite ? 9 : 7);
     rsql_optset_t *ko = lite ? opts(bkv, 1) : opts(okv, 6);
     if (!so || !ko) {
         return 3;
