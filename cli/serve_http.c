@@ -115,8 +115,8 @@ static bool job_up0(serve_job_t *j)
 }
 
 /* Per-job source gauges from its detail: active lite topics, deferred, the busiest lite
-   topics (at most 10 per job: describe's top list, so the label set stays bounded), a
-   replication slot's lag, and the source's backlog. */
+   topics (at most 10 per job: describe's top list, so the label set stays bounded), a lite
+   source's client identities, a replication slot's lag, and the source's backlog. */
 static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
 {
     static const char *const names[] = {"rocketsql_lite_topics_active",
@@ -169,6 +169,23 @@ static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
                 rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
             }
         }
+    }
+    /* a lite source's client identities in use (they grow while the broker's dispatch
+       rounds are full and drop back after the backlog) */
+    static const char idn[] = "rocketsql_source_lite_identities";
+    rsql_buf_printf(out,
+                    "# HELP %s Client identities the job's lite RocketMQ source has in use "
+                    "(between source.lite-clients-min and source.lite-clients).\n"
+                    "# TYPE %s gauge\n",
+                    idn, idn);
+    for (int k = 0; k < srv->n_jobs; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(docs[k], "identities");
+        if (!cJSON_IsNumber(v)) {
+            continue;
+        }
+        rsql_buf_printf(out, "%s{job=\"", idn);
+        put_label(out, srv->jobs[k]->name);
+        rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
     }
     /* a replication slot's source (postgres-cdc): the WAL the server keeps for it */
     static const char lag[] = "rocketsql_replication_slot_lag_bytes";
