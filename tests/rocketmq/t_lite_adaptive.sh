@@ -9,8 +9,10 @@
 # source.lite-clients option) through a wildcard lite group, a bounded read whose idle timeout
 # (45 s) outlasts the quiet time after which extra identities are retired (30 s without a full
 # round). Long polls of 5 s let a retiring identity's parked polls come back soon.
-# Checked from the job's log (ROCKETSQL_LOG=trace; the job ends by itself, bounded by its idle
-# timeout, under a 150 s limit):
+# The job runs under `rocketsql serve` (--log-level trace; it ends by itself, bounded by its idle
+# timeout; the wait for it is bounded at 150 s). While it runs, the serve's /metrics gauge
+# rocketsql_source_lite_identities is read every 200 ms: it must start at 1, rise to 8 and fall
+# back to 1. From the log:
 #   - it started with ONE identity: until the first "dispatch round was full" line, every
 #     answer came to identity 0;
 #   - the first round was full (identity 0 popped 100 lite topics at once) and identities were
@@ -34,23 +36,52 @@ run "$RMQ" group "$G" --lite-bind "$T"
 run "$INTEROP" produce --endpoint "$RMQ_ENDPOINT" --topic "$T" --count "$N" --type lite \
   --lite-topics "$K" --lite-prefix "la-" --seed 28
 expect_line "^sent=$N failed=0$"
-cat >"$WORK/job.sql" <<SQL
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+run "$BIN" --catalog "$WORK/c.db" -e "
 CREATE TABLE src (id BIGINT, lite_topic VARCHAR, lt VARCHAR METADATA FROM 'lite_topic' VIRTUAL)
   WITH ('connector'='rocketmq-grpc', 'endpoints'='$RMQ_ENDPOINT', 'topic'='$T',
         'source.mode'='lite', 'source.consumer-group'='$G', 'source.await-duration'='5s',
         'scan.idle-timeout'='45s');
 CREATE TABLE out (id BIGINT, lite_topic VARCHAR, lt VARCHAR)
   WITH ('connector'='filesystem', 'path'='$WORK/out.jsonl', 'format'='json');
-INSERT INTO out SELECT id, lite_topic, lt FROM src;
-SQL
+CREATE JOB drain AS INSERT INTO out SELECT id, lite_topic, lt FROM src"
 t0=$(date +%s)
-rc=0
-ROCKETSQL_LOG=trace timeout 150 "$BIN" --catalog "$WORK/c.db" -f "$WORK/job.sql" \
-  >"$WORK/job.out" 2>"$WORK/job.err" || rc=$?
+"$BIN" --catalog "$WORK/c.db" --log-level trace serve --http "127.0.0.1:$PORT" \
+  >"$WORK/serve.out" 2>"$WORK/job.err" &
+SPID=$!
+trap 'kill "$SPID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+# every change of the gauge, until the job is finished (bounded: 150 s; serve may not answer
+# yet at first)
+: >"$WORK/gauge"
+state=""
+last=""
+while :; do
+  kill -0 "$SPID" 2>/dev/null || fail "serve exited early: $(tail -3 "$WORK/job.err")"
+  [ $(( $(date +%s) - t0 )) -lt 150 ] || fail "the job did not finish within 150 s"
+  v=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" |
+      sed -n 's/^rocketsql_source_lite_identities{job="drain"} \([0-9]*\)$/\1/p' || true)
+  if [ -n "$v" ] && [ "$v" != "$last" ]; then echo "$v" >>"$WORK/gauge"; last=$v; fi
+  state=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/jobs" |
+      python3 -c 'import json,sys; print([j["status"] for j in json.load(sys.stdin)["jobs"]][0])' 2>/dev/null || true)
+  case $state in finished | failed | stopped) break ;; esac
+  sleep 0.2
+done
 secs=$(( $(date +%s) - t0 ))
-grep -v 'rocketmq: rmq-' "$WORK/job.err" | tail -30
-[ "$rc" -eq 0 ] || fail "the job exited $rc after ${secs}s"
-echo "job took ${secs}s (3,000 messages over 300 lite topics, defaults, 45s idle timeout)"
+kill "$SPID" 2>/dev/null
+wait "$SPID" 2>/dev/null || true
+grep -v 'rocketmq: rmq-' "$WORK/job.err" | grep -i 'identit\|read=' | tail -20
+[ "$state" = finished ] || fail "the job ended $state after ${secs}s"
+echo "job finished after ${secs}s (3,000 messages over 300 lite topics, defaults, 45s idle timeout)"
+gauge=$(paste -sd' ' "$WORK/gauge")
+echo "rocketsql_source_lite_identities went: $gauge"
+python3 - $gauge <<'PY' || fail "the identities gauge went '$gauge', want 1, up to 8, back to 1"
+import sys
+g = [int(x) for x in sys.argv[1:]]
+top = g.index(max(g)) if g else 0
+up, down = g[:top + 1], g[top:]
+sys.exit(0 if g and g[0] == 1 and max(g) == 8 and g[-1] == 1 and up == sorted(up)
+         and down == sorted(down, reverse=True) else 1)
+PY
 python3 - "$WORK/out.jsonl" "$WORK/job.err" "$N" "$K" <<'PY' || fail "identities or drain wrong"
 import collections, json, re, sys
 out, err, n, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
