@@ -7,8 +7,9 @@
  * (ReceiveMessage, up to `source.fetch-concurrency` in flight per client identity in use while
  * the buffer has room; each answer's messages remember the identity, and count towards its
  * dispatch round, rmq_lite_ids.c), the renewals (ChangeInvisibleDuration
- * `source.renewal-ahead` before a held message's invisibility ends) and the ack flush. recv_cb buffers what arrives or, over a lite
- * topic's share (rmq_throttle.c), defers it at once (ChangeInvisibleDuration without suspend);
+ * `source.renewal-ahead` before a held message's invisibility ends) and the ack flush. recv_cb
+ * buffers what arrives or, over a lite topic's share (rmq_throttle.c), defers it at once
+ * (ChangeInvisibleDuration without suspend);
  * renew_cb swaps in the new receipt handle and carries out an outcome asked for during the
  * renewal.
  *
