@@ -114,9 +114,26 @@ static bool job_up0(serve_job_t *j)
     return !strstr(d, "\"connected\":false");
 }
 
+/* A gauge per job from the number key of its source's detail (docs[k]: job k's, parsed). */
+static void put_job_gauge0(serve_t *srv, cJSON **docs, rsql_buf_t *out, const char *name,
+                           const char *help, const char *key)
+{
+    rsql_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+    for (int k = 0; k < srv->n_jobs; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(docs[k], key);
+        if (!cJSON_IsNumber(v)) {
+            continue;
+        }
+        rsql_buf_printf(out, "%s{job=\"", name);
+        put_label(out, srv->jobs[k]->name);
+        rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
+    }
+}
+
 /* Per-job source gauges from its detail: active lite topics, deferred, the busiest lite
    topics (at most 10 per job: describe's top list, so the label set stays bounded), the long
-   polls in flight, a replication slot's lag, and the source's backlog. */
+   polls in flight, a lite source's client identities, a replication slot's lag, and the
+   source's backlog. */
 static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
 {
     static const char *const names[] = {"rocketsql_lite_topics_active",
@@ -170,23 +187,18 @@ static void put_source_gauges0(serve_t *srv, rsql_buf_t *out)
             }
         }
     }
-    /* a RocketMQ source's adaptive receive: the long polls it keeps in flight now */
-    static const char polls[] = "rocketsql_source_long_polls";
-    rsql_buf_printf(out,
-                    "# HELP %s Long polls (ReceiveMessage) the job's RocketMQ source keeps in "
-                    "flight now: more while they come back full, fewer while they come back "
-                    "empty, at most source.fetch-concurrency per client identity.\n"
-                    "# TYPE %s gauge\n",
-                    polls, polls);
-    for (int k = 0; k < srv->n_jobs; k++) {
-        cJSON *v = cJSON_GetObjectItemCaseSensitive(docs[k], "long_polls");
-        if (!cJSON_IsNumber(v)) {
-            continue;
-        }
-        rsql_buf_printf(out, "%s{job=\"", polls);
-        put_label(out, srv->jobs[k]->name);
-        rsql_buf_printf(out, "\"} %.0f\n", v->valuedouble);
-    }
+    /* a RocketMQ source's adaptive receive: the long polls it keeps in flight now; a lite
+       source's client identities in use (they grow while the broker's dispatch rounds are
+       full and drop back after the backlog) */
+    put_job_gauge0(srv, docs, out, "rocketsql_source_long_polls",
+                   "Long polls (ReceiveMessage) the job's RocketMQ source keeps in flight now: "
+                   "more while they come back full, fewer while they come back empty, at most "
+                   "source.fetch-concurrency per client identity.",
+                   "long_polls");
+    put_job_gauge0(srv, docs, out, "rocketsql_source_lite_identities",
+                   "Client identities the job's lite RocketMQ source has in use (between "
+                   "source.lite-clients-min and source.lite-clients).",
+                   "identities");
     /* a replication slot's source (postgres-cdc): the WAL the server keeps for it */
     static const char lag[] = "rocketsql_replication_slot_lag_bytes";
     rsql_buf_printf(out,

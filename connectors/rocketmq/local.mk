@@ -17,7 +17,8 @@ EXTRA_DIST += tests/rocketmq/run tests/rocketmq/lib.sh tests/rocketmq/t_harness.
 	tests/rocketmq/t_metadata_read.sh tests/rocketmq/t_metadata_write.sh \
 	tests/rocketmq/t_metadata_fifo.sh tests/rocketmq/t_example_route_by_tag.sh \
 	tests/rocketmq/t_secure.sh tests/rocketmq/t_batch_send.sh tests/rocketmq/tcp_forward.py \
-	tests/rocketmq/t_lite_clients.sh tests/rocketmq/t_changelog_fifo.sh bench/lite-drain/run \
+	tests/rocketmq/t_lite_clients.sh tests/rocketmq/t_lite_adaptive.sh \
+	tests/rocketmq/t_changelog_fifo.sh bench/lite-drain/run \
 	tests/rocketmq/t_adaptive_receive.sh \
 	tests/rocketmq/manual/serve_proxy_restart.sh tests/rocketmq/serve_lib.sh bench/produce.sh
 # the local RocketMQ 5.5 server those tests start, the Java interop client, the relay benchmark
@@ -41,7 +42,8 @@ librocketsql_a_SOURCES += \
 	connectors/rocketmq/rmq_source_int.h connectors/rocketmq/rmq_source.c \
 	connectors/rocketmq/rmq_held.c connectors/rocketmq/rmq_housekeeping.c \
 	connectors/rocketmq/rmq_sink.c connectors/rocketmq/rmq_sink_int.h \
-	connectors/rocketmq/rmq_sink_batch.c connectors/rocketmq/rmq_meta.c
+	connectors/rocketmq/rmq_sink_batch.c connectors/rocketmq/rmq_meta.c \
+	connectors/rocketmq/rmq_lite_ids.c connectors/rocketmq/rmq_identity.c
 
 
 check_PROGRAMS += tests/rocketmq/rmq_client_probe
@@ -82,6 +84,11 @@ TESTS += tests/unit/test_rmq_meta
 tests_unit_test_rmq_meta_SOURCES = tests/unit/test_rmq_meta.c
 tests_unit_test_rmq_meta_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_rmq_meta_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_rmq_lite_ids
+TESTS += tests/unit/test_rmq_lite_ids
+tests_unit_test_rmq_lite_ids_SOURCES = tests/unit/test_rmq_lite_ids.c
+tests_unit_test_rmq_lite_ids_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_rmq_lite_ids_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 check_PROGRAMS += tests/unit/test_rmq_throttle
 TESTS += tests/unit/test_rmq_throttle
 tests_unit_test_rmq_throttle_SOURCES = tests/unit/test_rmq_throttle.c

@@ -65,7 +65,8 @@ typedef struct rsql_rmq_conf {
     int64_t max_invisible_ms;
     int64_t max_body_bytes;  /* source.max-body-size */
     const char *lite_topics; /* CSV, NULL: every lite topic (wildcard) */
-    int64_t lite_clients;    /* source.lite-clients: client identities (lite mode) */
+    int64_t lite_clients;    /* source.lite-clients: most client identities (lite mode) */
+    int64_t lite_clients_min; /* source.lite-clients-min: identities at open, the fewest kept */
     int dead_letter;         /* RSQL_RMQ_DLQ_* */
     bool dead_letter_given;
     int64_t idle_timeout_ms; /* scan.idle-timeout */

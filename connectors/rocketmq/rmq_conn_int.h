@@ -148,6 +148,63 @@ int64_t rsql_rmq_throttle_defer_ms(const rsql_rmq_throttle_conf_t *conf, int32_t
 size_t rsql_rmq_throttle_describe(const rsql_rmq_inflight_t *lanes, int top_n, bool text,
                                   char *buf, size_t size);
 
+/* ---- lite client identities in use (rmq_lite_ids.c): pure, on the caller's clock */
+
+/* Lite topics the 5.5.0 broker hands one identity per dispatch round (`maxClientEventCount`,
+   ROCKETMQ-NOTES.md §1.3a): an identity that pops this many lite topics in one burst had a full
+   round, so the backlog holds more than its identities are given per round */
+#define RSQL_RMQ_ROUND_FULL 100
+/* a burst: messages of one identity less than GAP apart, at most SPAN long (a round's lite
+   topics are popped at once; the broker's rounds are 10 s apart) */
+#define RSQL_RMQ_ROUND_GAP_MS 2000
+#define RSQL_RMQ_ROUND_SPAN_MS 5000
+/* no full round for this long (three of the broker's 10-s rounds): the backlog is gone */
+#define RSQL_RMQ_IDS_SHRINK_MS 30000
+
+/*
+** One identity's current burst: the distinct lite topics (lanes) it received in it. Zeroed
+** storage is an empty burst; rsql_rmq_round_deinit frees it.
+*/
+typedef struct rsql_rmq_round {
+    int64_t start_ms, last_ms; /* the burst's first and latest message (0: none yet) */
+    uint32_t stamp;            /* the burst's number: seen[lane] == stamp once counted */
+    uint32_t *seen;            /* per lane: the burst that last counted it */
+    uint32_t cap;
+    int distinct;              /* lite topics counted in this burst */
+} rsql_rmq_round_t;
+
+/*
+** A message of lane arrived at now_ms: counted in the identity's burst (a new burst starts when
+** the last message is RSQL_RMQ_ROUND_GAP_MS old or the burst RSQL_RMQ_ROUND_SPAN_MS long). True
+** exactly once per burst: when its distinct lite topics reach RSQL_RMQ_ROUND_FULL. Out of memory
+** counts nothing (false).
+*/
+bool rsql_rmq_round_seen(rsql_rmq_round_t *r, uint32_t lane, int64_t now_ms);
+/* Forget every burst (a new identity in the slot). Keeps the storage. */
+void rsql_rmq_round_reset(rsql_rmq_round_t *r);
+void rsql_rmq_round_deinit(rsql_rmq_round_t *r);
+
+/*
+** How many identities a lite source should have in use, between min (at open, and the floor)
+** and max (`source.lite-clients`): a full round of any identity raises it to max at once (each
+** identity added waits ~5 s for the broker's next round, so growing a step at a time would cost
+** a round per step); RSQL_RMQ_IDS_SHRINK_MS without a full round lowers it back to min.
+*/
+typedef struct rsql_rmq_ids {
+    int min, max, target;
+    int64_t last_full_ms; /* the latest full round (0: none) */
+} rsql_rmq_ids_t;
+
+void rsql_rmq_ids_init(rsql_rmq_ids_t *d, int min, int max);
+/* A full round at now_ms. True when the target changed (it grew). */
+bool rsql_rmq_ids_full(rsql_rmq_ids_t *d, int64_t now_ms);
+/* Time passed to now_ms. True when the target changed (back to min). */
+bool rsql_rmq_ids_tick(rsql_rmq_ids_t *d, int64_t now_ms);
+/* When rsql_rmq_ids_tick could next change the target (INT64_MAX: not before a full round). */
+int64_t rsql_rmq_ids_next(const rsql_rmq_ids_t *d);
+/* Growing failed (an identity could not start): the target stays at what is in use, n. */
+void rsql_rmq_ids_failed(rsql_rmq_ids_t *d, int n);
+
 /* ---- bounded reads (rmq_bounded.c): pure state machines on the caller's clock */
 
 /* The proxy's shortest long poll (observed: it clamps to [5 s, 20 s], ROCKETMQ-NOTES.md §4). */

@@ -67,7 +67,15 @@ static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
         x->attr(x, "mode", "simple (topic '%s', %s filter '%s')", c->topic,
                 rsql_rmq_filter_types[c->filter_type], c->filter_expression);
     }
-    if (lite) {
+    if (lite && c->lite_clients > c->lite_clients_min) {
+        x->attr(x, "clients",
+                "%" PRId64 " client identit%s at first, up to %" PRId64 " while the broker's "
+                "dispatch rounds come back full (a backlog over many lite topics), back to %" PRId64
+                " after 30s without a full round (own client id, Telemetry stream, heartbeat, "
+                "lite subscription and long polls each; one connection)",
+                c->lite_clients_min, c->lite_clients_min == 1 ? "y" : "ies", c->lite_clients,
+                c->lite_clients_min);
+    } else if (lite) {
         x->attr(x, "clients",
                 "%" PRId64 " client identit%s (own client id, Telemetry stream, heartbeat, "
                 "lite subscription and long polls each; one connection)",
@@ -232,7 +240,12 @@ void rsql_rmq__explain(const rsql_explain_t *x)
         sink_lines(x, c);
         break;
     case RSQL_EXPLAIN_POLL:
-        if (c->mode == RSQL_RMQ_MODE_LITE && c->lite_clients > 1) {
+        if (c->mode == RSQL_RMQ_MODE_LITE && c->lite_clients > c->lite_clients_min) {
+            x->text(x,
+                    " (up to %" PRId64 " long polls per client identity, %" PRId64 " to %" PRId64
+                    " identities)",
+                    c->fetch_concurrency, c->lite_clients_min, c->lite_clients);
+        } else if (c->mode == RSQL_RMQ_MODE_LITE && c->lite_clients > 1) {
             x->text(x,
                     " (up to %" PRId64 " long polls: %" PRId64 " client identities x %" PRId64
                     ")",

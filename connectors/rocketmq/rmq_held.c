@@ -90,6 +90,9 @@ void rsql_rmq__held_release(rsql_source_t *s, held_t *h)
 void rsql_rmq__held_free(held_t *h)
 {
     if (h) {
+        if (h->src) {
+            h->src->ci_busy[h->ci]--; /* (s->mu held, or the source is closing alone) */
+        }
         rsql_rmq_msg_destroy(h->m);
         rsql_free(h);
     }

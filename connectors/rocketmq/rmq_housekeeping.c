@@ -3,11 +3,14 @@
  *
  * rmq_housekeeping: the rocketmq-grpc source's housekeeping thread and the completions it causes.
  * The thread (rsql_rmq__hk_main, one per source) blocks on hk_cv with a deadline and starts what
- * is due: the long polls (ReceiveMessage, while the buffer has room; each answer's messages
- * remember the identity: per client identity one at first, doubled by each answer that comes
- * back full and halved by each that comes back empty, up to `source.fetch-concurrency`), the renewals (ChangeInvisibleDuration `source.renewal-ahead` before a held
- * message's invisibility ends) and the ack flush. recv_cb buffers what arrives or, over a lite
- * topic's share (rmq_throttle.c), defers it at once (ChangeInvisibleDuration without suspend);
+ * is due: a client identity started or retired (lite mode, rmq_identity.c), the long polls
+ * (ReceiveMessage while the buffer has room: per client identity in use one at first, doubled
+ * by each answer that comes back full and halved by each that comes back empty, up to
+ * `source.fetch-concurrency`; each answer's messages remember the identity, and count towards
+ * its dispatch round, rmq_lite_ids.c), the renewals (ChangeInvisibleDuration
+ * `source.renewal-ahead` before a held message's invisibility ends) and the ack flush. recv_cb
+ * buffers what arrives or, over a lite topic's share (rmq_throttle.c), defers it at once
+ * (ChangeInvisibleDuration without suspend);
  * renew_cb swaps in the new receipt handle and carries out an outcome asked for during the
  * renewal.
  *
@@ -238,6 +241,14 @@ static void recv_cb(rsql_rmq_client_t *c, const rsql_error_t *err, rsql_rmq_msg_
         h->src = s;
         h->lane = lane;
         h->ci = (uint8_t)ci;
+        s->ci_busy[ci]++; /* until held_free: the identity stays while it has messages */
+        if (s->lite && s->ids.max > s->ids.min &&
+            rsql_rmq_round_seen(&s->rounds[ci], lane, now) && rsql_rmq_ids_full(&s->ids, now)) {
+            rsql_log_defer(&logq, RSQL_LOG_INFO, "rocketmq",
+                           "rocketmq-grpc source: a dispatch round was full (client identity "
+                           "%d popped %d lite topics at once): going to %d client identities",
+                           ci, RSQL_RMQ_ROUND_FULL, s->ids.target);
+        }
         if (m->bad.code == RSQL_OK && (s->thr || s->debug >= 2)) {
             rsql_rmq_lane_stats_t st;
             rsql_rmq_inflight_stats(s->lanes, lane, &st);
@@ -297,22 +308,33 @@ void *rsql_rmq__hk_main(void *arg)
         int64_t wake = now + 1000;
         /* 0. lanes idle for lanes.idle-timeout go (a lane with a message held never does) */
         rsql_rmq_inflight_sweep(s->lanes, now, s->lane_idle_ms, lane_may_go, s);
-        /* 1. long polls: `fetch_now` per identity (adaptive, at most `fetch`), the one with
-           the fewest out first; the buffer bound is the most polls' and grows with the
-           identities (each brings its own lite topics per round) */
-        int buf_cap = 2 * s->fetch * s->batch * s->n_clis;
+        /* 0b. lite mode: start or retire a client identity when due (rmq_identity.c) */
+        if (rsql_rmq__identities_step(s, now, &wake)) {
+            continue; /* (s->mu may have been released) re-evaluate at once */
+        }
+        /* 1. long polls: `fetch_now` per identity in use (adaptive, at most `fetch`), the one
+           with the fewest out first (none to a retiring one); the buffer bound is the most
+           polls' and grows with the identities in use (each brings its own lite topics per
+           round) */
+        int buf_cap = 2 * s->fetch * s->batch * s->n_active;
         /* (none once a bounded read's idle clock expired: poll then reports the end) */
-        while (!s->stopping && s->fatal.code == RSQL_OK &&
-               s->recv_outstanding < s->fetch_now * s->n_clis &&
-               s->n_buffered + s->recv_outstanding * s->batch < buf_cap &&
-               !rsql_rmq_idle_expired(&s->idle)) {
+        while (!s->stopping && s->fatal.code == RSQL_OK && !rsql_rmq_idle_expired(&s->idle)) {
+            int ci = -1, out = 0;
+            for (int i = 0; i < s->n_clis; i++) {
+                if (s->ci_state[i] != CI_ACTIVE) {
+                    continue;
+                }
+                out += s->recv_per[i];
+                if (s->recv_per[i] < s->fetch_now && (ci < 0 || s->recv_per[i] < s->recv_per[ci])) {
+                    ci = i;
+                }
+            }
+            if (ci < 0 || s->n_buffered + out * s->batch >= buf_cap) {
+                break;
+            }
             if (now < s->recv_not_before) {
                 wake = s->recv_not_before < wake ? s->recv_not_before : wake;
                 break;
-            }
-            int ci = 0;
-            for (int i = 1; i < s->n_clis; i++) {
-                ci = s->recv_per[i] < s->recv_per[ci] ? i : ci;
             }
             s->recv_outstanding++;
             s->recv_per[ci]++;

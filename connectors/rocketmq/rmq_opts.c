@@ -16,6 +16,7 @@
 #include "connectors/rocketmq/rmq_conn_int.h"
 #endif
 
+#include <inttypes.h>
 #include <string.h>
 #include <strings.h>
 
@@ -191,24 +192,34 @@ static const rsql_opt_def_t rmq_opts[] = {
     RSQL_OPT_ROW_F("source.lite-topics", RSQL_OPT_CSV, SRC | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
                  "Lite mode: read only these lite topics (comma-separated), subscribed "
                  "explicitly, instead of every lite topic under the parent topic.", F(lite_topics, const char *)),
-    RSQL_OPT_ROW_F("source.lite-clients", RSQL_OPT_INT, SRC, "1", 1, 16, NULL,
-                 "Lite mode: client identities the source runs, each with its own client id, "
-                 "Telemetry stream, heartbeat, lite subscription (the same one) and "
+    RSQL_OPT_ROW_F("source.lite-clients", RSQL_OPT_INT, SRC, "8", 1, 16, NULL,
+                 "Lite mode: the most client identities the source runs, each with its own "
+                 "client id, Telemetry stream, heartbeat, lite subscription (the same one) and "
                  "`source.fetch-concurrency` long polls, all over one gRPC connection; a message "
                  "is acked and renewed by the identity that received it, and the internal buffer "
-                 "is 2 x fetch-concurrency x batch-size per identity. For draining a BACKLOG over "
-                 "many lite topics: the broker hands each identity at most "
-                 "`lite.sub.client.max.event.cnt` lite topics per dispatch round (100 as the "
-                 "5.5.0 broker runs it; a wildcard group's first round comes 5 s after the "
-                 "subscription, `liteEventFullDispatchDelayTimeForWildcardGroup`, the next ones "
-                 "10 s apart), so a backlog over K lite topics takes about K / (100 x this) "
-                 "rounds. Measured (bench/README.md, 3,000 messages over 300 lite topics, 5.5.0): "
-                 "1 identity 26.6 s, 2 16.5 s, 4 8.0 s, 8 6.1 s. The default stays 1 because with "
-                 "live traffic 8 identities gave no gain and the fair-throttling check "
-                 "(tests/rocketmq/t_throttle.sh) came out worse in the runs we made "
-                 "(docs/ROCKETMQ-NOTES.md); set 4 to 8 for backlog catch-up. Raising the group "
-                 "attribute `lite.sub.client.max.event.cnt` instead also helps. Only lite mode "
-                 "takes a value over 1.", F(lite_clients, int64_t)),
+                 "is 2 x fetch-concurrency x batch-size per identity in use. The source starts "
+                 "with `source.lite-clients-min` (1) and adapts: the broker hands each identity "
+                 "at most 100 backlogged lite topics per dispatch round (5.5.0's "
+                 "`lite.sub.client.max.event.cnt`; a wildcard group's first round comes 5 s after "
+                 "the subscription, the next ones 10 s apart), so when one identity pops 100 lite "
+                 "topics in one burst (a full round: the backlog is larger) the source starts "
+                 "identities up to this number (logged), and when no round has been full for "
+                 "30 s it retires the extra ones again, each once its long polls have come back "
+                 "and its messages are acked or let go. Live traffic over fewer lite topics "
+                 "keeps one identity (the fair throttling is measured with one, "
+                 "docs/ROCKETMQ-NOTES.md). Measured (bench/README.md, 3,000 messages over 300 "
+                 "lite topics, 5.5.0): 26 s with one identity, about 16 s at the defaults (the "
+                 "broker's next round comes 10 s after the first full one, whoever joined since), "
+                 "about 6 s with 4 or more from the start (`source.lite-clients-min`). The "
+                 "identities in use are in the job's detail (`identities`) and the "
+                 "`rocketsql_source_lite_identities` metric. 1 keeps one identity.",
+                 F(lite_clients, int64_t)),
+    RSQL_OPT_ROW_F("source.lite-clients-min", RSQL_OPT_INT, SRC, "1", 1, 16, NULL,
+                 "Lite mode: client identities started at open and the fewest the source keeps "
+                 "(at most `source.lite-clients`). More from the start drain a backlog over many "
+                 "lite topics in the broker's first dispatch round instead of its second (for "
+                 "catch-up jobs); equal to `source.lite-clients` fixes the number.",
+                 F(lite_clients_min, int64_t)),
     RSQL_OPT_ROW_FG("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rsql_rmq_dead_letters,
                  "Where a failed message goes under `errors.tolerance` = `all`. `none`: only to "
                  "`errors.dlq.table` (when set), then it is acked. `native`: also forwarded to the "
@@ -352,12 +363,24 @@ static rsql_err_t rmq_finalize(const rsql_optset_t *set, rsql_error_t *err)
                               "missing required option 'source.filter-expression' for connector "
                               "'rocketmq-grpc' (needed with 'source.filter-type' = 'sql92')");
     }
-    int il = rsql_optset_find(set, "source.lite-clients");
     const char *mode = rsql_optset_str(set, "source.mode");
-    if (il >= 0 && rsql_optset_int(set, "source.lite-clients") > 1 &&
-        (!mode || strcasecmp(mode, "lite") != 0)) {
-        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_optset_at(set, il)->key_pos,
-                              "option 'source.lite-clients' > 1 requires 'source.mode' = 'lite'");
+    static const char *const lc[] = {"source.lite-clients", "source.lite-clients-min"};
+    for (int k = 0; k < 2; k++) {
+        int il = rsql_optset_find(set, lc[k]);
+        if (il >= 0 && rsql_optset_int(set, lc[k]) > 1 &&
+            (!mode || strcasecmp(mode, "lite") != 0)) {
+            return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_optset_at(set, il)->key_pos,
+                                  "option '%s' > 1 requires 'source.mode' = 'lite'", lc[k]);
+        }
+    }
+    int imin = rsql_optset_find(set, "source.lite-clients-min");
+    if (imin >= 0 && rsql_optset_int(set, "source.lite-clients-min") >
+                         rsql_optset_int(set, "source.lite-clients")) {
+        return rsql_error_set(err, RSQL_ERR_BAD_OPTION, rsql_optset_at(set, imin)->key_pos,
+                              "option 'source.lite-clients-min' (%" PRId64
+                              ") must not exceed 'source.lite-clients' (%" PRId64 ")",
+                              rsql_optset_int(set, "source.lite-clients-min"),
+                              rsql_optset_int(set, "source.lite-clients"));
     }
     int64_t ahead = rsql_optset_int(set, "source.renewal-ahead");
     int64_t invisible = rsql_optset_int(set, "source.invisible-duration");

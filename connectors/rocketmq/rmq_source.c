@@ -9,15 +9,18 @@
  * with a wildcard group every lite topic under the parent arrives, including new ones; with
  * `source.lite-topics` the list is subscribed with SyncLiteSubscription PARTIAL_ADD.
  *
- * Client identities (lite mode, `source.lite-clients`): the broker wakes each client id for at
- * most ~100 lite topics per full-dispatch round (docs/ROCKETMQ-NOTES.md §1.3a), so the source
- * runs N clients (s->clis), each a whole consumer of its own (client id, Telemetry stream,
- * Settings, heartbeat, the same lite subscription, its own adaptive long polls),
- * clis[1..] sharing the gRPC channel of clis[0] (the client id is per-request metadata). A held
- * message remembers the identity that received it (held_t.ci): its ack, renewals, deferral and
- * DLQ forward go through that client, since receipt handles are per client; an ack batch holds
- * one identity's messages only (rmq_held.c). Everything else (the buffer, lanes, throttling,
- * the idle clock, close) is the source's, shared by the identities.
+ * Client identities (lite mode): the broker wakes each client id for at most ~100 lite topics
+ * per full-dispatch round (docs/ROCKETMQ-NOTES.md §1.3a), so the source may run several clients
+ * (s->clis), each a whole consumer of its own (client id, Telemetry stream, Settings,
+ * heartbeat, the same lite subscription, its own adaptive long polls), clis[1..]
+ * sharing the gRPC channel of clis[0] (the client id is per-request metadata). It starts with
+ * `source.lite-clients-min` (1) and adapts up to `source.lite-clients`: recv_cb reports a full
+ * round (rmq_lite_ids.c), the housekeeping thread starts and retires identities
+ * (rmq_identity.c). A held message remembers the identity that received it (held_t.ci): its
+ * ack, renewals, deferral and DLQ forward go through that client, since receipt handles are
+ * per client, and the identity is not retired while it has any (s->ci_busy); an ack batch
+ * holds one identity's messages only (rmq_held.c). Everything else (the buffer, lanes,
+ * throttling, the idle clock, close) is the source's, shared by the identities.
  *
  * Threads
  *   - client thread (rmq_client.c): receive, ack, change-invisible and DLQ-forward completions.
@@ -136,14 +139,6 @@ static char **split_csv(const char *v, size_t *n)
     return NULL;
 }
 
-static void free_list(char **l, size_t n)
-{
-    for (size_t i = 0; l && i < n; i++) {
-        rsql_free(l[i]);
-    }
-    rsql_free(l);
-}
-
 /* "a:1,b:2" → "a:1;b:2" (the client's separator). Caller frees. */
 static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsql_error_t *err)
 {
@@ -232,33 +227,25 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     /* a bounded read polls no longer than its idle timeout (the answer completes it) */
     conf.long_polling_timeout_ms = (int)rsql_rmq_idle_long_poll_ms(c->await_ms, s->idle_ms);
     conf.max_body_bytes = (size_t)c->max_body_bytes;
-    /* lite mode: source.lite-clients identities, the first owning the channel, each with its
-       own client id, Telemetry stream, heartbeat and (the same) lite subscription */
-    int n_clis = s->lite && c->lite_clients > 1 ? (int)c->lite_clients : 1;
-    n_clis = n_clis > RMQ_MAX_CLIENTS ? RMQ_MAX_CLIENTS : n_clis;
+    /* lite mode: source.lite-clients-min identities to start with, the first owning the
+       channel, each with its own client id, Telemetry stream, heartbeat and (the same) lite
+       subscription; the housekeeping thread adds more up to source.lite-clients while the
+       broker's dispatch rounds come back full and retires them again (rmq_identity.c) */
+    int max_clis = s->lite && c->lite_clients > 1 ? (int)c->lite_clients : 1;
+    max_clis = max_clis > RMQ_MAX_CLIENTS ? RMQ_MAX_CLIENTS : max_clis;
+    int n_clis = s->lite && c->lite_clients_min > 1 ? (int)c->lite_clients_min : 1;
+    n_clis = n_clis > max_clis ? max_clis : n_clis;
+    rsql_rmq_ids_init(&s->ids, n_clis, max_clis);
     rsql_err_t rc = RSQL_OK;
     size_t n_lt = 0;
     char **lt = s->lite && c->lite_topics ? split_csv(c->lite_topics, &n_lt) : NULL;
-    if (s->lite && c->lite_topics && !lt) {
+    if ((s->lite && c->lite_topics && !lt) || !rsql_rmq__identity_keep(s, &conf, lt, n_lt)) {
         rc = rsql_error_nomem(err);
     }
+    rsql_free(eps); /* (copied) */
     for (int i = 0; rc == RSQL_OK && i < n_clis; i++) {
-        conf.share_channel = i > 0 ? s->clis[0] : NULL;
-        rsql_rmq_client_t *cli = rsql_rmq_client_new(&conf, err);
-        if (!cli) {
-            rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
-            break;
-        }
-        s->clis[s->n_clis++] = cli;
-        s->cli = s->clis[0];
-        rc = rsql_rmq_client_start(cli, err);
-        if (rc == RSQL_OK && n_lt > 0) {
-            rc = rsql_rmq_sync_lite_sync(cli, RSQL_RMQ_LITE_PARTIAL_ADD,
-                                         (const char *const *)lt, n_lt, err);
-        }
+        rc = rsql_rmq__identity_start(s, i, err);
     }
-    free_list(lt, n_lt);
-    rsql_free(eps);
     if (rc != RSQL_OK) {
         rs_close(s);
         return rc;
@@ -531,13 +518,14 @@ static void rs_close(rsql_source_t *s)
         s->clis_closing = true;
         pthread_mutex_unlock(&s->mu);
         /* completes what is still in flight; the channel's owner (clis[0]) last */
-        for (int i = s->n_clis - 1; i >= 0; i--) {
+        for (int i = RMQ_MAX_CLIENTS - 1; i >= 0; i--) {
             rsql_rmq_client_destroy(s->clis[i]);
             s->clis[i] = NULL;
         }
         s->n_clis = 0;
         s->cli = NULL;
     }
+    rsql_rmq__identity_forget(s);
     for (size_t i = 0; i < s->n_ack; i++) {
         rsql_rmq__held_free(s->ackq[i]);
     }
@@ -628,7 +616,7 @@ static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
         /* the adaptive receive: polls allowed now, at most, and in flight */
         snprintf(polls, sizeof polls,
                  "\"long_polls\":%d,\"long_polls_max\":%d,\"long_polls_in_flight\":%d",
-                 s->fetch_now * s->n_clis, s->fetch * s->n_clis, s->recv_outstanding);
+                 s->fetch_now * s->n_active, s->fetch * s->n_active, s->recv_outstanding);
     }
     char left[256] = "";
     if (!text && s->ended) {
@@ -638,9 +626,17 @@ static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
     }
     /* while receives fail (the proxy is down, unreachable): "connected":false, for /readyz */
     bool failing = !text && !s->ended && s->recv_backoff > 0;
+    int ids = s->n_active;
     pthread_mutex_unlock(&s->mu);
     if (*polls) {
         n = json_add(buf, n, size, polls);
+    }
+    if (s->lite && !text) {
+        /* the client identities in use (rmq_identity.c; serve's
+           rocketsql_source_lite_identities) */
+        char f[40];
+        snprintf(f, sizeof f, "\"identities\":%d", ids);
+        n = json_add(buf, n, size, f);
     }
     if (failing) {
         n = json_add(buf, n, size, "\"connected\":false");

@@ -51,12 +51,30 @@ typedef struct ack_batch {
     int64_t sent_ns; /* when its ack request went out (the ack latency) */
 } ack_batch_t;
 
+/* An identity slot's state (s->ci_state). */
+enum { CI_NONE, CI_ACTIVE, CI_RETIRING };
+
 struct rsql_source {
     rsql_rmq_client_t *cli; /* clis[0], the one that owns the gRPC channel */
-    /* source.lite-clients identities (1 in simple mode), set at open; clis[1..] share the
-       channel of clis[0] and are destroyed before it */
+    /* the client identities (1 in simple mode): clis[i] is set while slot i has a started
+       client; clis[1..] share the channel of clis[0] and are destroyed before it. Only the
+       housekeeping thread (and open, close) sets or clears a slot (rmq_identity.c), with s->mu
+       held; a thread that got an identity number from a held message or a long poll of it may
+       use clis[ci] without s->mu (the slot is not cleared while any is left, ci_busy) */
     rsql_rmq_client_t *clis[RMQ_MAX_CLIENTS];
-    int n_clis;
+    int n_clis;                           /* slots up to the highest started one + 1 */
+    uint8_t ci_state[RMQ_MAX_CLIENTS];    /* CI_*: only CI_ACTIVE ones start long polls */
+    int n_active;                         /* slots CI_ACTIVE: the identities in use */
+    int ci_busy[RMQ_MAX_CLIENTS];         /* messages an identity received, not yet freed */
+    rsql_rmq_round_t rounds[RMQ_MAX_CLIENTS]; /* each identity's burst (a full round?) */
+    rsql_rmq_ids_t ids;                   /* how many should be in use (rmq_lite_ids.c) */
+    /* what a later identity is started with: a copy of open's client configuration whose
+       strings the source owns, and the explicit lite topics (source.lite-topics) */
+    rsql_rmq_config_t cconf;
+    char *cstr[11];
+    const char *ctopics[1];
+    char **lt;
+    size_t n_lt;
     /* close is destroying the clients (one after the other): completions still coming from
        one of them start no ack or forward, which could name an identity already gone */
     bool clis_closing;
@@ -179,6 +197,31 @@ void rsql_rmq__op_done(rsql_source_t *s);
 void rsql_rmq__ack_send(rsql_source_t *s, ack_batch_t *b);
 /* Forward h (unlinked, owned; s->ops counted) to the group's DLQ. @locks s->mu NOT held */
 void rsql_rmq__dlq_send(rsql_source_t *s, held_t *h);
+
+/* ---- rmq_identity.c */
+
+/*
+** Keep what later identities are started with: conf's strings copied into s->cconf (its
+** share_channel and topics set per start), lt (n_lt strings, owned: the source frees them).
+** False when out of memory.
+*/
+bool rsql_rmq__identity_keep(rsql_source_t *s, const rsql_rmq_config_t *conf, char **lt,
+                             size_t n_lt);
+/*
+** Start the identity of slot (CI_NONE, clis[slot] NULL): a new client over clis[0]'s channel
+** (slot 0 dials), started, with the explicit lite topics subscribed. On success the slot is
+** CI_ACTIVE (s->mu taken for that). @locks s->mu NOT held
+*/
+rsql_err_t rsql_rmq__identity_start(rsql_source_t *s, int slot, rsql_error_t *err);
+/*
+** One step towards the wanted number of identities (lite mode, housekeeping thread): start one,
+** mark extra ones retiring, or retire one whose long polls came back and whose messages are all
+** freed. May release s->mu while it starts or stops a client. True when it did something (the
+** caller re-evaluates); *wake lowered to when it is next due. @locks s->mu held
+*/
+bool rsql_rmq__identities_step(rsql_source_t *s, int64_t now, int64_t *wake);
+/* Free what rsql_rmq__identity_keep kept and the bursts. */
+void rsql_rmq__identity_forget(rsql_source_t *s);
 
 /* ---- rmq_housekeeping.c */
 

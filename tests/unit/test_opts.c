@@ -422,6 +422,20 @@ static void test_opts_error_finalize(void)
                                       NULL},
                 RSQL_ERR_BAD_OPTION,
                 "option 'source.lite-clients' > 1 requires 'source.mode' = 'lite'", 400);
+    expect_fail((const char *const[]){RMQ, "source.lite-clients-min", "2", NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'source.lite-clients-min' > 1 requires 'source.mode' = 'lite'", 300);
+    expect_fail((const char *const[]){RMQ, "source.mode", "lite", "source.lite-clients", "2",
+                                      "source.lite-clients-min", "3", NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'source.lite-clients-min' (3) must not exceed 'source.lite-clients' (2)",
+                500);
+    /* the maximum's default (8) bounds the minimum too */
+    expect_fail((const char *const[]){RMQ, "source.mode", "lite", "source.lite-clients-min", "9",
+                                      NULL},
+                RSQL_ERR_BAD_OPTION,
+                "option 'source.lite-clients-min' (9) must not exceed 'source.lite-clients' (8)",
+                400);
     expect_fail((const char *const[]){RMQ, "throttle.defer", "2s", NULL}, RSQL_ERR_BAD_OPTION,
                 "option 'throttle.defer' requires 'source.mode' = 'lite'", 300);
     expect_fail((const char *const[]){RMQ, "source.mode", "lite", "source.filter-expression",

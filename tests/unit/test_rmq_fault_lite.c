@@ -68,7 +68,8 @@ static void test_fault_lite_clients(void)
     FAKE_START(f);
     fake_rmq_topic(f, T, FAKE_LITE, 1);
     fake_rmq_pause_delivery(f, true);
-    static const char *const kv[] = {"source.mode",        "lite", "source.lite-clients", "3",
+    static const char *const kv[] = {"source.mode",       "lite", "source.lite-clients", "3",
+                                     "source.lite-clients-min", "3",
                                      "source.batch-size", "5",    NULL};
     src_t x;
     src_opts(&x, f, kv);
@@ -130,7 +131,8 @@ static void test_fault_lite_clients_close(void)
     FAKE_START(f);
     fake_rmq_topic(f, T, FAKE_LITE, 1);
     fake_rmq_pause_delivery(f, true);
-    static const char *const kv[] = {"source.mode",        "lite", "source.lite-clients", "3",
+    static const char *const kv[] = {"source.mode",       "lite", "source.lite-clients", "3",
+                                     "source.lite-clients-min", "3",
                                      "source.batch-size", "5",    NULL};
     src_t x;
     src_opts(&x, f, kv);

@@ -73,10 +73,14 @@ static int child_run(fake_topic_kind_t kind, int n)
     fake_rmq_topic(f, T, kind, 4);
     fake_rmq_topic(f, OUT, FAKE_FIFO, 4);
     const char *idle = lane_idle();
+    /* one client identity: the runs compare memory per lite topic, and a burst of 100 lite
+       topics would otherwise start up to source.lite-clients more (a bounded cost of its own,
+       the same for any number of lite topics, that one run may pay and the other not) */
     rsql_opt_kv_t skv[] = {KV("connector", "rocketmq-grpc"), KV("endpoints", fake_rmq_endpoint(f)),
                            KV("topic", T), KV("format", "raw"),
                            KV("source.consumer-group", "g"), KV("scan.idle-timeout", "1500ms"),
                            KV("lanes.idle-timeout", idle), KV("source.mode", "lite"),
+                           KV("source.lite-clients", "1"),
                            /* the lanes alive are those seen within lanes.idle-timeout, so
                               they follow the read rate: the rate the 1.5x was set at (at
                               most 4 long polls; the default lets 16 be in flight) */
@@ -87,7 +91,7 @@ static int child_run(fake_topic_kind_t kind, int n)
                            KV("sink.message-group-column", "body"),
                            KV("lanes.idle-timeout", idle)};
     bool lite = kind == FAKE_LITE;
-    rsql_optset_t *so = opts(skv, lite ? 9 : 7);
+    rsql_optset_t *so = opts(skv, lite ? 10 : 7);
     rsql_optset_t *ko = lite ? opts(bkv, 1) : opts(okv, 6);
     if (!so || !ko) {
         return 3;
