@@ -385,14 +385,28 @@ static rd_kafka_resp_err_t produce(rsql_sink_t *k, const rsql_sink_row_t *row, s
 }
 
 /* See kafka_sink_int.h. */
-void rsql_kafka__put_rows(rsql_sink_t *k, pending_t *p, slot_t *slots, int n,
-                          const rsql_sink_row_t *rows)
+pending_t *rsql_kafka__pending_new(rsql_sink_t *k, int n, rsql_sink_result_t *results)
+{
+    pending_t *p = rsql_calloc(1, sizeof *p + sizeof(slot_t) * (size_t)(n > 0 ? n : 1));
+    if (p) {
+        p->k = k;
+        p->n = n;
+        p->results = results;
+        p->left = n + 1; /* + 1: held until every row is handed over */
+    }
+    return p;
+}
+
+/* See kafka_sink_int.h. */
+void rsql_kafka__put_rows(rsql_sink_t *k, pending_t *p, const rsql_sink_row_t *rows)
 {
     rsql_sink_result_t *results = p->results;
+    slot_t *slots = (slot_t *)(p + 1);
+    int n = p->n;
     rsql_error_t ebuf;
     rsql_error_t *err = &ebuf;
+    rsql_error_clear(err);
     for (int i = 0; i < n; i++) {
-        rsql_error_clear(err);
         slots[i] = (slot_t){p, i};
         rsql_buf_reset(&k->buf);
         rsql_sink_result_t refused = {0};
@@ -461,21 +475,14 @@ static rsql_err_t kk_write(rsql_sink_t *k, uint64_t batch_id, int n, const rsql_
     if (k->eos) { /* gathered into transactions (kafka_txn.c) */
         return rsql_gather_write(&k->g, batch_id, n, rows, err);
     }
-    /* the batch, its results and a slot per row in one allocation */
-    pending_t *p = rsql_calloc(1, sizeof *p + sizeof(slot_t) * (size_t)(n > 0 ? n : 1));
     rsql_sink_result_t *results = rsql_calloc((size_t)(n > 0 ? n : 1), sizeof *results);
-    if (!p || !results) {
-        rsql_free(p);
+    pending_t *p = results ? rsql_kafka__pending_new(k, n, results) : NULL;
+    if (!p) {
         rsql_free(results);
         return rsql_error_nomem(err);
     }
-    slot_t *slots = (slot_t *)(p + 1);
-    p->k = k;
     p->batch_id = batch_id;
-    p->n = n;
-    p->results = results;
-    p->left = n + 1; /* + 1: held until every row is handed over */
-    rsql_kafka__put_rows(k, p, slots, n, rows);
+    rsql_kafka__put_rows(k, p, rows);
     rsql_kafka__release(p); /* the hold above */
     return RSQL_OK;
 }

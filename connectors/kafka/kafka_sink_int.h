@@ -84,12 +84,16 @@ struct rsql_sink {
 /* ---- kafka_sink.c */
 
 /*
-** Encode rows[0, n) and hand them to librdkafka, row i's report into p (slot slots[i]); a row
+** The pending of n rows whose reports go into results, with its n slots after it (one
+** allocation; caller frees it, or its last report does); NULL when out of memory.
+*/
+pending_t *rsql_kafka__pending_new(rsql_sink_t *k, int n, rsql_sink_result_t *results);
+/*
+** Encode rows[0, p->n) and hand them to librdkafka, row i's report into p (its slot i); a row
 ** the format refuses, or librdkafka at once, gets its result now. p holds one count more than
 ** its rows, dropped by rsql_kafka__release. @locality write thread
 */
-void rsql_kafka__put_rows(rsql_sink_t *k, pending_t *p, slot_t *slots, int n,
-                          const rsql_sink_row_t *rows);
+void rsql_kafka__put_rows(rsql_sink_t *k, pending_t *p, const rsql_sink_row_t *rows);
 /* Drop the writer's own hold on p (the +1 of its count). */
 void rsql_kafka__release(pending_t *p);
 

@@ -135,25 +135,17 @@ static rsql_err_t txn_write(void *opaque, int n, const rsql_sink_row_t *rows,
         rsql_error_copy(err, &k->poisoned);
         return err->code;
     }
-    pending_t *p = rsql_calloc(1, sizeof *p + sizeof(slot_t) * (size_t)(n > 0 ? n : 1));
+    pending_t *p = rsql_kafka__pending_new(k, n, results);
     if (!p) {
         return rsql_error_nomem(err);
     }
-    slot_t *slots = (slot_t *)(p + 1);
-    for (int i = 0; i < n; i++) {
-        slots[i] = (slot_t){p, i};
-    }
-    p->k = k;
-    p->n = n;
-    p->results = results;
-    p->left = n + 1;
     p->txn = true;
     rd_kafka_error_t *te = rd_kafka_begin_transaction(k->rk);
     if (te) {
         rsql_free(p);
         return txn_error(k, te, "the start", err);
     }
-    rsql_kafka__put_rows(k, p, slots, n, rows);
+    rsql_kafka__put_rows(k, p, rows);
     /* a row refused for good: under 'none' nothing past it may commit */
     int bad = -1;
     pthread_mutex_lock(&k->mu);

@@ -325,7 +325,8 @@ void *rsql_rmq__hk_main(void *arg)
                     continue;
                 }
                 out += s->recv_per[i];
-                if (s->recv_per[i] < s->fetch_now && (ci < 0 || s->recv_per[i] < s->recv_per[ci])) {
+                if (s->recv_per[i] < s->fetch_now &&
+                    (ci < 0 || s->recv_per[i] < s->recv_per[ci])) {
                     ci = i;
                 }
             }

@@ -582,10 +582,6 @@ static void leftover0(rsql_source_t *s, rsql_rmq_leftover_t *lo)
 }
 
 /*
-** The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS; once the
-** read ended (or was stopped), the JSON also says what it leaves invisible ("left").
-*/
-/*
 ** Add the members mem (`"a":1,"b":2`) to the JSON object of n bytes in buf (or make one when
 ** n is 0); returns the new length (n unchanged when they do not fit).
 */
@@ -602,6 +598,10 @@ static size_t json_add(char *buf, size_t n, size_t size, const char *mem)
     return n;
 }
 
+/*
+** The busiest lite topics (or message groups) for the status line / SHOW JOB RUNS; once the
+** read ended (or was stopped), the JSON also says what it leaves invisible ("left").
+*/
 static size_t rs_describe(rsql_source_t *s, bool text, char *buf, size_t size)
 {
     if (size == 0) {
