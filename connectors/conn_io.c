@@ -12,6 +12,7 @@
 #include "base/rsql_value.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,7 @@ rsql_err_t rsql_io_positions_each(const rsql_sink_row_t *rows, int from, int to,
 {
     const char *names[RSQL_IO_POS_GROUP];
     int64_t offs[RSQL_IO_POS_GROUP];
+    const char *keys[RSQL_IO_POS_GROUP];
     int m = 0;
     for (int i = from; i < to; i++) {
         const char *name = rows[i].partition_name;
@@ -51,19 +53,92 @@ rsql_err_t rsql_io_positions_each(const rsql_sink_row_t *rows, int from, int to,
         }
         if (j < m) {
             offs[j] = rows[i].rec->offset; /* later in the same group: its later offset */
+            keys[j] = rows[i].rec->pos_key;
             continue;
         }
         if (m == RSQL_IO_POS_GROUP) {
-            rsql_err_t rc = each(opaque, names, offs, m);
+            rsql_err_t rc = each(opaque, names, offs, keys, m);
             if (rc != RSQL_OK) {
                 return rc;
             }
             m = 0;
         }
         names[m] = name;
+        keys[m] = rows[i].rec->pos_key;
         offs[m++] = rows[i].rec->offset;
     }
-    return m > 0 ? each(opaque, names, offs, m) : RSQL_OK;
+    return m > 0 ? each(opaque, names, offs, keys, m) : RSQL_OK;
+}
+
+/* See rsql_conn_io.h. */
+void rsql_io_position_text(rsql_buf_t *b, int64_t offset, const char *key)
+{
+    rsql_buf_printf(b, "%" PRId64, offset);
+    if (key) {
+        rsql_buf_putc(b, ' ');
+        rsql_buf_puts(b, key);
+    }
+}
+
+/* See rsql_conn_io.h. */
+bool rsql_io_position_parse(const char *s, size_t len, int64_t *offset, const char **key)
+{
+    size_t i = 0;
+    bool neg = i < len && s[i] == '-';
+    i += neg;
+    size_t digits = i;
+    uint64_t v = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            return false;
+        }
+        v = v * 10 + d;
+    }
+    if (i == digits || v > (uint64_t)INT64_MAX + neg || (i < len && s[i] != ' ') ||
+        (s[digits] == '0' && (i - digits > 1 || neg))) {
+        return false; /* not one written by rsql_io_position_text: "007", "-0" */
+    }
+    *offset = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+    *key = i < len ? s + i + 1 : NULL;
+    return true;
+}
+
+/* See rsql_conn_io.h. */
+void rsql_io_key_text(rsql_buf_t *b, int n, const char *const *vals)
+{
+    for (int k = 0; k < n; k++) {
+        size_t len = strlen(vals[k]);
+        rsql_buf_printf(b, "%zu:", len);
+        rsql_buf_append(b, vals[k], len);
+        rsql_buf_putc(b, ',');
+    }
+}
+
+/* See rsql_conn_io.h. */
+int rsql_io_key_parse(const char *s, char *buf, const char **vals, int max)
+{
+    int n = 0;
+    while (*s) {
+        size_t len = 0;
+        const char *p = s;
+        for (; *p >= '0' && *p <= '9'; p++) {
+            if (len > SIZE_MAX / 10 - 10) {
+                return -1;
+            }
+            len = len * 10 + (size_t)(*p - '0');
+        }
+        if (p == s || *p != ':' || n == max || strnlen(p + 1, len + 1) < len + 1 ||
+            p[1 + len] != ',') {
+            return -1;
+        }
+        memcpy(buf, p + 1, len);
+        buf[len] = '\0';
+        vals[n++] = buf;
+        buf += len + 1;
+        s = p + 1 + len + 1;
+    }
+    return n;
 }
 
 bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms)

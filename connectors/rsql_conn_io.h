@@ -76,14 +76,15 @@ int rsql_io_chunk_end(const rsql_sink_row_t *rows, int from, int64_t max, int n)
 ** The source positions an exactly-once sink stores with rows[from, to): the last offset of
 ** each partition among them (rows without a partition name or record are skipped), in order
 ** of first appearance, handed to each() in groups of at most RSQL_IO_POS_GROUP partitions
-** (names[k] is the partition name, offs[k] its offset; m >= 1). A partition whose group was
+** (names[k] is the partition name, offs[k] its offset, keys[k] its text part, the record's
+** pos_key, or NULL; m >= 1). A partition whose group was
 ** handed on already comes again in a later group with its later offset, so storing each
 ** group as an upsert in turn leaves every partition at its last offset. Stops at the first
 ** result other than RSQL_OK and returns it; RSQL_OK when all went through.
 */
 #define RSQL_IO_POS_GROUP 32
 typedef rsql_err_t (*rsql_io_positions_fn)(void *opaque, const char *const *names,
-                                           const int64_t *offs, int m);
+                                           const int64_t *offs, const char *const *keys, int m);
 rsql_err_t rsql_io_positions_each(const rsql_sink_row_t *rows, int from, int to,
                                   rsql_io_positions_fn each, void *opaque);
 
@@ -92,6 +93,27 @@ rsql_err_t rsql_io_positions_each(const rsql_sink_row_t *rows, int from, int to,
 ** under mu until until_ms (rsql_now_ms time) or until *woken is set by a
 ** wakeup. Clears *woken; returns whether it was set. Never spins.
 */
+/*
+** A position as one text (the catalog's value, a Kafka positions record): the offset in
+** decimal, then, when it has a text part (rsql_record_t.pos_key), one space and that text.
+** rsql_io_position_text appends it to b; rsql_io_position_parse reads s[0, len): true with
+** *offset and *key (s + where the text part starts, or NULL: none) when s is one as
+** rsql_io_position_text writes it, false otherwise (a value written by something else).
+*/
+void rsql_io_position_text(rsql_buf_t *b, int64_t offset, const char *key);
+bool rsql_io_position_parse(const char *s, size_t len, int64_t *offset, const char **key);
+
+/*
+** The text part of a position that is a row key of n values (postgres-cdc's snapshot of a
+** table keyed by other than one integer): each value as "<length>:<bytes>," (a netstring),
+** in key order. rsql_io_key_text appends it to b; rsql_io_key_parse splits s (NUL-ended)
+** into at most max values (vals[k] points into buf, NUL-ended, buf at least strlen(s) + 1
+** bytes): their number, or -1 when s is not such a text (a bad length, a missing ',', more
+** than max values, a NUL inside a value).
+*/
+void rsql_io_key_text(rsql_buf_t *b, int n, const char *const *vals);
+int rsql_io_key_parse(const char *s, char *buf, const char **vals, int max);
+
 bool rsql_io_sleep_until(pthread_mutex_t *mu, pthread_cond_t *cv, bool *woken, int64_t until_ms);
 
 #endif

@@ -95,6 +95,12 @@ typedef struct rsql_record {
     int n_rows;
     rsql_value_t **rows;
     uint8_t *kinds;
+    /* The text part of the position after this record, for a source whose position is more
+       than a number (postgres-cdc's snapshot of a table keyed by text, uuids or several
+       columns: the key of the row, offset counting the rows): stored with offset wherever
+       positions are (an exactly-once sink's table, the catalog) and handed back at open
+       (rsql_source_ctx_t.resume_keys). In the batch arena; NULL (most sources) = none. */
+    const char *pos_key;
 } rsql_record_t;
 
 /*
@@ -190,6 +196,8 @@ typedef struct rsql_source_ctx {
     int n_resume;
     const char *const *resume_partitions;
     const int64_t *resume_offsets;
+    const char *const *resume_keys; /* each position's text part (rsql_record_t.pos_key), or
+                                       NULL: none stored */
     /* A bounded source must not report the end (poll's *eof) before this wall-clock time
        (epoch ms; 0 = no such time): the previous run sharing what this source reads (a
        RocketMQ consumer group, rsql_connector_def_t.hold) was interrupted or failed, and the
@@ -322,10 +330,12 @@ typedef void (*rsql_delivery_cb)(void *opaque, uint64_t batch_id, int n,
 
 /*
 ** What a sink's stored_positions reports each stored position through: a partition
-** (borrowed for the call: the callee copies it) and its offset. RSQL_OK, or
-** RSQL_ERR_NOMEM: stored_positions then stops and returns that error.
+** (borrowed for the call: the callee copies it), its offset and its text part (the
+** record's pos_key when it had one, else NULL; borrowed too). RSQL_OK, or RSQL_ERR_NOMEM:
+** stored_positions then stops and returns that error.
 */
-typedef rsql_err_t (*rsql_position_cb)(void *opaque, const char *partition, int64_t offset);
+typedef rsql_err_t (*rsql_position_cb)(void *opaque, const char *partition, int64_t offset,
+                                       const char *key);
 
 typedef struct rsql_sink_ctx {
     const char *table;
@@ -418,7 +428,7 @@ typedef struct rsql_sink_ops {
     rsql_err_t (*flush)(rsql_sink_t *snk, int timeout_ms, rsql_error_t *err);
     /*
     ** Exactly-once sinks (sqlite, postgres): every source position stored with the data
-    ** (same transaction), each reported once through add(opaque, partition, offset); there
+    ** (same transaction), each reported once through add(opaque, partition, offset, key); there
     ** is no limit to their number. RSQL_OK when all of them were reported; otherwise an
     ** error (err set; a busy or unreachable database is transient), never a part of the
     ** list: the runtime then fails the source's open (retrying it per errors.retry.* when

@@ -237,9 +237,10 @@ void rsql_pipeline__checkpoint_soon(rsql_pipeline_t *p);
 void rsql_pipeline__checkpoint_if_wanted(rsql_pipeline_t *p);
 /* At the end of p's run on its worker thread: remember the signal that interrupted it. */
 void rsql_pipeline__signal_note(rsql_pipeline_t *p);
-/* Say (status output, job run) that the run resumes from n saved positions; n = 0: nothing. */
+/* Say (status output, job run) that the run resumes from n saved positions (keys: their text
+   parts, or NULL); n = 0: nothing. */
 void rsql_pipeline__resume_note(rsql_pipeline_t *p, int n, const char *const *names,
-                                const int64_t *offs);
+                                const int64_t *offs, const char *const *keys);
 
 /* rt_dlq.c (all @locality worker; the dead-letter sink is written on a thread of its own) */
 rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err);

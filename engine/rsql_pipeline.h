@@ -89,11 +89,12 @@ typedef struct rsql_offtrack rsql_offtrack_t;
 rsql_offtrack_t *rsql_offtrack_new(void); /* NULL on OOM; caller destroys */
 void rsql_offtrack_destroy(rsql_offtrack_t *t); /* NULL-safe */
 /*
-** Register a record of lane whose resume position after it is offset;
-** *ticket identifies it for rsql_offtrack_done. RSQL_ERR_NOMEM on OOM.
+** Register a record of lane whose resume position after it is offset and key (its text
+** part, rsql_record_t.pos_key, copied; NULL: none); *ticket identifies it for
+** rsql_offtrack_done. RSQL_ERR_NOMEM on OOM.
 */
 rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
-                             uint64_t *ticket);
+                             const char *key, uint64_t *ticket);
 /*
 ** The record's outcome is known and completes its position (written,
 ** filtered, dead-lettered; never call it for FAILED). Returns true when the
@@ -102,9 +103,12 @@ rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
 bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket);
 /*
 ** Lanes whose position advanced since the last take: fills up to max of
-** lanes/offsets, clears their "dirty" mark and returns the count taken.
+** lanes/offsets and, when keys is not NULL, keys (each position's text part, a copy the
+** caller frees, or NULL: none; out of memory takes fewer), clears their "dirty" mark and
+** returns the count taken.
 */
-int rsql_offtrack_take_dirty(rsql_offtrack_t *t, uint32_t *lanes, int64_t *offsets, int max);
+int rsql_offtrack_take_dirty(rsql_offtrack_t *t, uint32_t *lanes, int64_t *offsets, char **keys,
+                             int max);
 /* Put a lane back to dirty (its save failed). */
 void rsql_offtrack_mark_dirty(rsql_offtrack_t *t, uint32_t lane);
 

@@ -22,6 +22,7 @@
 #include "engine/pipeline_int.h"
 #include "base/rsql_log.h"
 #include "base/rsql_time.h"
+#include "connectors/rsql_conn_io.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 
 typedef struct lane_ent {
     int64_t offset;
+    char *key; /* the position's text part (rsql_record_t.pos_key), owned; NULL: none */
     bool done;
 } lane_ent_t;
 
@@ -41,6 +43,7 @@ typedef struct lane {
     uint64_t first_ticket;     /* ticket of ring[head] */
     bool has_pos, dirty;
     int64_t pos;
+    char *pos_key; /* pos's text part, owned; NULL: none */
 } lane_t;
 
 struct rsql_offtrack {
@@ -62,7 +65,12 @@ void rsql_offtrack_destroy(rsql_offtrack_t *t)
         return;
     }
     for (uint32_t i = 0; i < t->n_lanes; i++) {
-        rsql_free(t->lanes[i].ring);
+        lane_t *l = &t->lanes[i];
+        for (uint64_t j = 0; j < l->count; j++) {
+            rsql_free(l->ring[(l->head + j) & (l->cap - 1)].key);
+        }
+        rsql_free(l->ring);
+        rsql_free(l->pos_key);
     }
     rsql_free(t->lanes);
     rsql_free(t);
@@ -111,7 +119,7 @@ static bool lane_grow(lane_t *l)
 ** Register a record of lane with resume offset; *ticket identifies it.
 */
 rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
-                             uint64_t *ticket)
+                             const char *key, uint64_t *ticket)
 {
     lane_t *l = lane < t->n_lanes ? &t->lanes[lane] : lane_get(t, lane, true);
     if (!l) {
@@ -124,7 +132,11 @@ rsql_err_t rsql_offtrack_add(rsql_offtrack_t *t, uint32_t lane, int64_t offset,
         }
         t->rings += fresh;
     }
-    l->ring[(l->head + l->count) & (l->cap - 1)] = (lane_ent_t){offset, false};
+    char *kc = NULL;
+    if (key && !(kc = rsql_strdup(key))) {
+        return RSQL_ERR_NOMEM;
+    }
+    l->ring[(l->head + l->count) & (l->cap - 1)] = (lane_ent_t){offset, kc, false};
     *ticket = l->first_ticket + l->count;
     l->count++;
     return RSQL_OK;
@@ -148,6 +160,8 @@ bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
     bool advanced = false;
     while (l->count && l->ring[l->head].done) {
         l->pos = l->ring[l->head].offset;
+        rsql_free(l->pos_key);
+        l->pos_key = l->ring[l->head].key; /* taken */
         l->has_pos = true;
         l->head = (l->head + 1) & (l->cap - 1);
         l->count--;
@@ -166,12 +180,17 @@ bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
     return advanced;
 }
 
-/* Take up to max lanes whose position changed since the last take. */
-int rsql_offtrack_take_dirty(rsql_offtrack_t *t, uint32_t *lanes, int64_t *offsets, int max)
+/* Take up to max lanes whose position changed since the last take (see rsql_pipeline.h). */
+int rsql_offtrack_take_dirty(rsql_offtrack_t *t, uint32_t *lanes, int64_t *offsets, char **keys,
+                             int max)
 {
     int n = 0;
     for (uint32_t i = 0; i < t->n_lanes && n < max; i++) {
         if (t->lanes[i].dirty) {
+            const char *pk = t->lanes[i].pos_key;
+            if (keys && (keys[n] = pk ? rsql_strdup(pk) : NULL) == NULL && pk) {
+                break; /* out of memory: the lane stays dirty, taken later */
+            }
             t->lanes[i].dirty = false;
             lanes[n] = i;
             offsets[n] = t->lanes[i].pos;
@@ -220,72 +239,96 @@ static void state_publish(rsql_pipeline_t *p, int64_t ckpt_us)
     *was = now;
 }
 
+/*
+** Save the n positions taken (lanes[i] at offs[i], keys[i] its text part or NULL) and the
+** state with them in one catalog transaction, then tell the source; *saved says whether it
+** was. A failed save marks the lanes dirty again: RSQL_OK unless final or the error is not
+** retriable (err set).
+*/
+static rsql_err_t save_taken(rsql_pipeline_t *p, int n, const uint32_t *lanes,
+                             const int64_t *offs, char *const *keys, bool final, bool *saved,
+                             rsql_error_t *err)
+{
+    rsql_error_t local;
+    rsql_error_clear(&local);
+    rsql_err_t rc = RSQL_OK;
+    *saved = false;
+    if (p->conf.cat) {
+        int64_t began_ns = rsql_now_ns(), took_us = 0;
+        rc = rsql_catalog_begin(p->conf.cat, &local);
+        rsql_buf_t val = RSQL_BUF_INIT;
+        for (int i = 0; rc == RSQL_OK && i < n; i++) {
+            rsql_buf_reset(&val);
+            rsql_io_position_text(&val, offs[i], keys[i]);
+            const char *name = rsql_pipeline__partition_name(p, lanes[i]);
+            rc = val.oom ? RSQL_ERR_NOMEM
+                         : rsql_catalog_offset_put(p->conf.cat, p->id, name, rsql_buf_str(&val),
+                                                   &local);
+        }
+        rsql_buf_deinit(&val);
+        if (rc == RSQL_OK && p->conf.state_checkpoint) { /* the state goes with them */
+            rc = p->conf.state_checkpoint(p->conf.transform_opaque, p->conf.cat, n, lanes, offs,
+                                          &local);
+        }
+        if (rc == RSQL_OK) {
+            rc = rsql_catalog_commit(p->conf.cat, &local);
+            took_us = (rsql_now_ns() - began_ns) / 1000; /* the checkpoint, to its commit */
+        } else {
+            rsql_catalog_rollback(p->conf.cat, NULL);
+        }
+        if (rc == RSQL_OK && p->conf.state_committed) {
+            p->conf.state_committed(p->conf.transform_opaque);
+            state_publish(p, took_us);
+        }
+    }
+    if (rc != RSQL_OK) {
+        pthread_mutex_lock(&p->track_lock);
+        for (int i = 0; i < n; i++) {
+            rsql_offtrack_mark_dirty(p->track, lanes[i]);
+        }
+        pthread_mutex_unlock(&p->track_lock);
+        if (!local.code) {
+            rsql_error_set(&local, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
+        }
+        if (final || !rsql_error_retriable(&local)) {
+            return rsql_error_set(err, rc, RSQL_NOPOS, "saving source positions: %s", local.msg);
+        }
+        return RSQL_OK;
+    }
+    *saved = true;
+    p->positions_saved += n;
+    for (int i = 0; i < n; i++) {
+        if (p->conf.src_ops->committed) {
+            p->conf.src_ops->committed(p->src, lanes[i], offs[i]);
+        }
+    }
+    return RSQL_OK;
+}
+
 /* rsql_pipeline__save_positions but the state's counts. */
 static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *err)
 {
     enum { MAXL = 64 };
     uint32_t lanes[MAXL];
     int64_t offs[MAXL];
+    char *keys[MAXL];
     if (p->conf.preview || p->conf.src_ops->manages_own_positions) {
         return RSQL_OK;
     }
     for (;;) {
         pthread_mutex_lock(&p->track_lock);
-        int n = rsql_offtrack_take_dirty(p->track, lanes, offs, MAXL);
+        int n = rsql_offtrack_take_dirty(p->track, lanes, offs, keys, MAXL);
         pthread_mutex_unlock(&p->track_lock);
         if (n == 0) {
             return RSQL_OK;
         }
-        rsql_error_t local;
-        rsql_error_clear(&local);
-        rsql_err_t rc = RSQL_OK;
-        if (p->conf.cat) {
-            int64_t began_ns = rsql_now_ns(), took_us = 0;
-            rc = rsql_catalog_begin(p->conf.cat, &local);
-            for (int i = 0; rc == RSQL_OK && i < n; i++) {
-                char val[32];
-                snprintf(val, sizeof val, "%" PRId64, offs[i]);
-                const char *name = rsql_pipeline__partition_name(p, lanes[i]);
-                rc = rsql_catalog_offset_put(p->conf.cat, p->id, name, val, &local);
-            }
-            if (rc == RSQL_OK && p->conf.state_checkpoint) { /* the state goes with them */
-                rc = p->conf.state_checkpoint(p->conf.transform_opaque, p->conf.cat, n, lanes,
-                                              offs, &local);
-            }
-            if (rc == RSQL_OK) {
-                rc = rsql_catalog_commit(p->conf.cat, &local);
-                took_us = (rsql_now_ns() - began_ns) / 1000; /* the checkpoint, to its commit */
-            } else {
-                rsql_catalog_rollback(p->conf.cat, NULL);
-            }
-            if (rc == RSQL_OK && p->conf.state_committed) {
-                p->conf.state_committed(p->conf.transform_opaque);
-                state_publish(p, took_us);
-            }
-        }
-        if (rc != RSQL_OK) {
-            pthread_mutex_lock(&p->track_lock);
-            for (int i = 0; i < n; i++) {
-                rsql_offtrack_mark_dirty(p->track, lanes[i]);
-            }
-            pthread_mutex_unlock(&p->track_lock);
-            if (!local.code) {
-                rsql_error_set(&local, rc, RSQL_NOPOS, "%s", rsql_err_str(rc));
-            }
-            if (final || !rsql_error_retriable(&local)) {
-                return rsql_error_set(err, rc, RSQL_NOPOS, "saving source positions: %s",
-                                      local.msg);
-            }
-            return RSQL_OK;
-        }
-        p->positions_saved += n;
+        bool saved;
+        rsql_err_t rc = save_taken(p, n, lanes, offs, keys, final, &saved, err);
         for (int i = 0; i < n; i++) {
-            if (p->conf.src_ops->committed) {
-                p->conf.src_ops->committed(p->src, lanes[i], offs[i]);
-            }
+            rsql_free(keys[i]);
         }
-        if (n < MAXL) {
-            return RSQL_OK;
+        if (rc != RSQL_OK || !saved || n < MAXL) {
+            return rc; /* a failed save is tried again at the next interval */
         }
     }
 }
@@ -344,7 +387,7 @@ void rsql_pipeline__checkpoint_if_wanted(rsql_pipeline_t *p)
 ** @locality worker thread
 */
 void rsql_pipeline__resume_note(rsql_pipeline_t *p, int n, const char *const *names,
-                                const int64_t *offs)
+                                const int64_t *offs, const char *const *keys)
 {
     if (n <= 0 || p->resume_noted) {
         return;
@@ -354,8 +397,10 @@ void rsql_pipeline__resume_note(rsql_pipeline_t *p, int n, const char *const *na
     size_t len = 0;
     from[0] = '\0';
     for (int i = 0; i < n && len < sizeof from; i++) {
-        int w = i < 3 ? snprintf(from + len, sizeof from - len, "%s%s at %" PRId64,
-                                 i ? ", " : "", names[i], offs[i])
+        int w = i < 3 ? snprintf(from + len, sizeof from - len, "%s%s at %" PRId64 "%s%.64s%s",
+                                 i ? ", " : "", names[i], offs[i],
+                                 keys && keys[i] ? " (" : "", keys && keys[i] ? keys[i] : "",
+                                 keys && keys[i] ? ")" : "")
                       : snprintf(from + len, sizeof from - len, " and %d more", n - i);
         if (w < 0) {
             break;

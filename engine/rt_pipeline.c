@@ -14,6 +14,7 @@
  */
 #include "config.h"
 #include "engine/pipeline_int.h"
+#include "connectors/rsql_conn_io.h"
 #include "base/rsql_log.h"
 #include "base/rsql_time.h"
 
@@ -180,10 +181,12 @@ const char *rsql_pipeline__partition_name(rsql_pipeline_t *p, uint32_t lane)
 
 /* ---- opening and resume positions */
 
-/* The positions a source resumes from, any number: partition names (ours) and offsets. */
+/* The positions a source resumes from, any number: partition names (ours), offsets and their
+   text parts (or NULL). */
 typedef struct resume_pos {
     char *name;
     int64_t off;
+    char *key;
 } resume_pos_t;
 
 typedef struct resume_list {
@@ -191,8 +194,9 @@ typedef struct resume_list {
     int n, cap;
 } resume_list_t;
 
-/* Append (partition, offset) to the resume_list_t at opaque (an rsql_position_cb). */
-static rsql_err_t resume_add(void *opaque, const char *partition, int64_t offset)
+/* Append (partition, offset, key) to the resume_list_t at opaque (an rsql_position_cb). */
+static rsql_err_t resume_add(void *opaque, const char *partition, int64_t offset,
+                             const char *key)
 {
     resume_list_t *l = opaque;
     if (l->n == l->cap) {
@@ -204,9 +208,15 @@ static rsql_err_t resume_add(void *opaque, const char *partition, int64_t offset
         l->v = v;
         l->cap = cap;
     }
-    if (!(l->v[l->n].name = rsql_strdup(partition ? partition : ""))) {
+    char *kc = key ? rsql_strdup(key) : NULL;
+    if (key && !kc) {
         return RSQL_ERR_NOMEM;
     }
+    if (!(l->v[l->n].name = rsql_strdup(partition ? partition : ""))) {
+        rsql_free(kc);
+        return RSQL_ERR_NOMEM;
+    }
+    l->v[l->n].key = kc;
     l->v[l->n++].off = offset;
     return RSQL_OK;
 }
@@ -215,6 +225,7 @@ static void resume_free(resume_list_t *l)
 {
     for (int i = 0; i < l->n; i++) {
         rsql_free(l->v[i].name);
+        rsql_free(l->v[i].key);
     }
     rsql_free(l->v);
 }
@@ -261,20 +272,26 @@ static rsql_err_t resume_positions(rsql_pipeline_t *p, resume_list_t *l, rsql_er
     }
     rsql_err_t rc = RSQL_OK;
     for (int i = 0; rc == RSQL_OK && i < nkv; i++) {
-        char *end = NULL;
-        errno = 0;
-        long long v = strtoll(kv[i].value ? kv[i].value : "", &end, 10);
-        if (errno || !end || *end || end == kv[i].value) {
+        int64_t v;
+        const char *text;
+        if (!kv[i].value || !rsql_io_position_parse(kv[i].value, strlen(kv[i].value), &v, &text)) {
             continue; /* not ours */
         }
-        resume_pos_t key = {kv[i].key, 0};
+        resume_pos_t key = {kv[i].key, 0, NULL};
         resume_pos_t *at = n_sink ? bsearch(&key, l->v, (size_t)n_sink, sizeof *l->v, resume_cmp)
                                   : NULL;
         if (at) {
             if (v > at->off) {
+                char *kc = text ? rsql_strdup(text) : NULL;
+                if (text && !kc) {
+                    rc = rsql_error_nomem(err);
+                    break;
+                }
+                rsql_free(at->key);
+                at->key = kc;
                 at->off = v;
             }
-        } else if (resume_add(l, kv[i].key, v) != RSQL_OK) {
+        } else if (resume_add(l, kv[i].key, v, text) != RSQL_OK) {
             rc = rsql_error_nomem(err);
         }
     }
@@ -291,7 +308,7 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
     ctx.counters = p->conf.stats ? &p->conf.stats->src : NULL;
     ctx.preview = p->conf.preview;
     resume_list_t l = {0};
-    const char **names = NULL;
+    const char **names = NULL, **keys = NULL;
     int64_t *offs = NULL;
     rsql_err_t rc = RSQL_OK;
     if (!p->conf.preview) {
@@ -299,20 +316,23 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
         if (rc == RSQL_OK && l.n > 0) {
             names = rsql_calloc((size_t)l.n, sizeof *names);
             offs = rsql_calloc((size_t)l.n, sizeof *offs);
-            if (!names || !offs) {
+            keys = rsql_calloc((size_t)l.n, sizeof *keys);
+            if (!names || !offs || !keys) {
                 rc = rsql_error_nomem(err);
             }
             for (int i = 0; rc == RSQL_OK && i < l.n; i++) {
                 names[i] = l.v[i].name;
                 offs[i] = l.v[i].off;
+                keys[i] = l.v[i].key;
             }
         }
         if (rc == RSQL_OK) {
-            rsql_pipeline__resume_note(p, l.n, names, offs);
+            rsql_pipeline__resume_note(p, l.n, names, offs, keys);
         }
         ctx.n_resume = rc == RSQL_OK ? l.n : 0;
         ctx.resume_partitions = names;
         ctx.resume_offsets = offs;
+        ctx.resume_keys = keys;
     }
     if (rc == RSQL_OK) {
         rsql_error_t e;
@@ -325,6 +345,7 @@ static rsql_err_t open_source(rsql_pipeline_t *p, rsql_error_t *err)
     }
     rsql_free(names);
     rsql_free(offs);
+    rsql_free(keys);
     resume_free(&l);
     return rc;
 }

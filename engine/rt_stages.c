@@ -138,7 +138,7 @@ void *rsql_pipeline__poll_main(void *arg)
         for (int i = 0; i < n; i++) {
             rsql_record_t *r = &ib->b->recs[i];
             r->seq = p->next_seq++;
-            if (tracked && rsql_offtrack_add(p->track, r->partition, r->offset,
+            if (tracked && rsql_offtrack_add(p->track, r->partition, r->offset, r->pos_key,
                                              &ib->tickets[i]) == RSQL_OK) {
                 ib->registered[i] = 1;
             } else {

@@ -10,12 +10,14 @@
 #include "session/rsql_session.h"
 #include "session/rt_int.h"
 #include "catalog/rsql_catalog.h"
+#include "connectors/rsql_conn_io.h"
 #include "connectors/rsql_connector.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_settings.h"
 #include "planner/rsql_plan.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -423,7 +425,15 @@ static rsql_err_t explain_resume(rsql_session_t *s, const rsql_plan_t *plan, rsq
     } else if (rc == RSQL_OK) {
         rsql_buf_printf(buf, "Resume: a run resumes where %s left off:", base);
         for (int i = 0; i < n && i < 3; i++) {
-            rsql_buf_printf(buf, "%s %s at %s", i ? "," : "", kv[i].key, kv[i].value);
+            int64_t off;
+            const char *text;
+            const char *v = kv[i].value ? kv[i].value : "";
+            if (rsql_io_position_parse(v, strlen(v), &off, &text) && text) {
+                rsql_buf_printf(buf, "%s %s at %" PRId64 " (%.64s)", i ? "," : "", kv[i].key,
+                                off, text); /* as the run says it (rsql_pipeline__resume_note) */
+            } else {
+                rsql_buf_printf(buf, "%s %s at %s", i ? "," : "", kv[i].key, v);
+            }
         }
         if (n > 3) {
             rsql_buf_printf(buf, " and %d more", n - 3);

@@ -120,7 +120,7 @@ EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
 	tests/e2e/t_pg_source.sh tests/e2e/t_pg_tls.sh \
 	tests/e2e/t_rss.sh tests/e2e/t_run_job.sh tests/e2e/t_sigint.sh tests/e2e/t_start_race.sh \
 	tests/e2e/t_changes_apply.sh tests/e2e/t_pgoutput_peek.sh tests/e2e/t_pgcdc_snapshot_reader.sh \
-	tests/e2e/t_pgcdc_snapshot.sh tests/e2e/t_pgcdc_boundary.sh tests/e2e/t_pgcdc_stream.sh \
+	tests/e2e/t_pgcdc_snapshot.sh tests/e2e/t_pgcdc_snapshot_keys.sh tests/e2e/t_pgcdc_boundary.sh tests/e2e/t_pgcdc_stream.sh \
 	tests/e2e/t_pgcdc_replica.sh tests/e2e/pgcdc_workload.py tests/e2e/t_pgcdc_serve.sh \
 	tests/e2e/t_pgcdc_schema.sh tests/e2e/pgcdc_lib.sh tests/e2e/t_pgcdc_txn.sh \
 	tests/e2e/t_pg_lookup.sh \

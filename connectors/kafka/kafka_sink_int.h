@@ -14,10 +14,11 @@
 #include "connectors/formats/rsql_format.h"
 #include "connectors/kafka/kafka_conf.h"
 
-/* A stored position: a source partition's name and its offset. */
+/* A stored position: a source partition's name, its offset and its text part (or NULL). */
 typedef struct rsql_kafka_pos {
     char *partition;
     int64_t offset;
+    char *key;
 } rsql_kafka_pos_t;
 
 /* One written batch, until its last record is reported. */

@@ -11,7 +11,7 @@
  * sink.transaction.max-rows rows; one transaction holds the rows' records and, for each source
  * partition among them, a record of its last position in sink.positions-topic (a compacted
  * topic the sink makes when missing: key "<pipeline>\n<partition>", value the offset in
- * decimal). A batch is reported written only once its transaction committed, so the runtime
+ * decimal, then a space and the position's text part when it has one). A batch is reported written only once its transaction committed, so the runtime
  * commits no position before Kafka has the rows; after a crash the rows of an open
  * transaction are aborted and never seen by a read_committed consumer, and the next run
  * resumes from the positions read back (read_committed) at open: nothing is lost, nothing
@@ -70,32 +70,41 @@ static rsql_err_t txn_error(rsql_sink_t *k, rd_kafka_error_t *te, const char *wh
     return code;
 }
 
-/* One positions record: key "<pipeline>\n<partition>", value the offset. */
-static rsql_err_t put_position(rsql_sink_t *k, const char *partition, int64_t offset)
+/* One positions record: key "<pipeline>\n<partition>", value the position as text (the offset,
+   then a space and its text part when it has one: rsql_io_position_text). */
+static rsql_err_t put_position(rsql_sink_t *k, const char *partition, int64_t offset,
+                               const char *pkey)
 {
-    char key[POS_KEY_MAX], val[32];
+    char key[POS_KEY_MAX];
     int kl = snprintf(key, sizeof key, "%s\n%s", k->pipeline, partition);
     if (kl < 0 || (size_t)kl >= sizeof key) {
         return RSQL_ERR_TOO_LARGE;
     }
-    int vl = snprintf(val, sizeof val, "%" PRId64, offset);
+    rsql_buf_t val = RSQL_BUF_INIT;
+    rsql_io_position_text(&val, offset, pkey);
+    if (val.oom) {
+        rsql_buf_deinit(&val);
+        return RSQL_ERR_NOMEM;
+    }
     for (;;) {
         rd_kafka_resp_err_t e = rd_kafka_producev(
             k->rk, RD_KAFKA_V_RKT(k->pos_rkt), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-            RD_KAFKA_V_KEY(key, (size_t)kl), RD_KAFKA_V_VALUE(val, (size_t)vl), RD_KAFKA_V_END);
+            RD_KAFKA_V_KEY(key, (size_t)kl), RD_KAFKA_V_VALUE(val.data, val.len), RD_KAFKA_V_END);
         if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+            rsql_buf_deinit(&val);
             return e == RD_KAFKA_RESP_ERR_NO_ERROR ? RSQL_OK : rsql_kafka__err_code(e);
         }
         rd_kafka_poll(k->rk, 100);
     }
 }
 
-static rsql_err_t put_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+static rsql_err_t put_group(void *opaque, const char *const *names, const int64_t *offs,
+                            const char *const *keys, int m)
 {
     rsql_sink_t *k = opaque;
     rsql_err_t rc = RSQL_OK;
     for (int i = 0; i < m && rc == RSQL_OK; i++) {
-        rc = put_position(k, names[i], offs[i]);
+        rc = put_position(k, names[i], offs[i], keys[i]);
     }
     return rc;
 }
@@ -226,23 +235,34 @@ static rsql_err_t ensure_positions_topic(rsql_sink_t *k, const char *topic, rsql
     return rc;
 }
 
-/* Set partition's stored offset (the last record read of it wins). */
-static rsql_err_t pos_set(rsql_sink_t *k, const char *partition, size_t len, int64_t offset)
+/* Set partition's stored position (the last record read of it wins): offset and its text
+   part key[0, key_len) (key NULL: none). */
+static rsql_err_t pos_set(rsql_sink_t *k, const char *partition, size_t len, int64_t offset,
+                          const char *key, size_t key_len)
 {
+    char *kc = key ? rsql_strndup(key, key_len) : NULL;
+    if (key && !kc) {
+        return RSQL_ERR_NOMEM;
+    }
     for (int i = 0; i < k->n_pos; i++) {
         if (strlen(k->pos[i].partition) == len && memcmp(k->pos[i].partition, partition, len) == 0) {
             k->pos[i].offset = offset;
+            rsql_free(k->pos[i].key);
+            k->pos[i].key = kc;
             return RSQL_OK;
         }
     }
     rsql_kafka_pos_t *np = rsql_realloc(k->pos, (size_t)(k->n_pos + 1) * sizeof *np);
     if (!np) {
+        rsql_free(kc);
         return RSQL_ERR_NOMEM;
     }
     k->pos = np;
     if (!(np[k->n_pos].partition = rsql_strndup(partition, len))) {
+        rsql_free(kc);
         return RSQL_ERR_NOMEM;
     }
+    np[k->n_pos].key = kc;
     np[k->n_pos++].offset = offset;
     return RSQL_OK;
 }
@@ -253,18 +273,16 @@ static rsql_err_t pos_record(rsql_sink_t *k, const rd_kafka_message_t *m)
     size_t pl = strlen(k->pipeline);
     const char *key = m->key;
     if (!key || m->key_len <= pl || memcmp(key, k->pipeline, pl) != 0 || key[pl] != '\n' ||
-        !m->payload || m->len == 0 || m->len >= 32) {
+        !m->payload || m->len == 0) {
         return RSQL_OK;
     }
-    char val[32];
-    memcpy(val, m->payload, m->len);
-    val[m->len] = '\0';
-    char *end = NULL;
-    long long off = strtoll(val, &end, 10);
-    if (!end || *end != '\0') {
+    int64_t off;
+    const char *pkey;
+    if (!rsql_io_position_parse(m->payload, m->len, &off, &pkey)) {
         return RSQL_OK; /* not one of ours */
     }
-    return pos_set(k, key + pl + 1, m->key_len - pl - 1, (int64_t)off);
+    return pos_set(k, key + pl + 1, m->key_len - pl - 1, off, pkey,
+                   pkey ? m->len - (size_t)(pkey - (const char *)m->payload) : 0);
 }
 
 /*
@@ -374,7 +392,7 @@ rsql_err_t rsql_kafka__txn_positions(rsql_sink_t *k, rsql_position_cb add, void 
                                      rsql_error_t *err)
 {
     for (int i = 0; i < k->n_pos; i++) {
-        if (add(opaque, k->pos[i].partition, k->pos[i].offset) != RSQL_OK) {
+        if (add(opaque, k->pos[i].partition, k->pos[i].offset, k->pos[i].key) != RSQL_OK) {
             return rsql_error_nomem(err);
         }
     }
@@ -390,6 +408,7 @@ void rsql_kafka__txn_close(rsql_sink_t *k)
     }
     for (int i = 0; i < k->n_pos; i++) {
         rsql_free(k->pos[i].partition);
+        rsql_free(k->pos[i].key);
     }
     rsql_free(k->pos);
     k->pos = NULL;

@@ -35,15 +35,16 @@ typedef struct pos_ctx {
     rsql_error_t *err;
 } pos_ctx_t;
 
-static rsql_err_t exec_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+static rsql_err_t exec_group(void *opaque, const char *const *names, const int64_t *offs,
+                             const char *const *keys, int m)
 {
     pos_ctx_t *c = opaque;
     rsql_sink_t *k = c->k;
     for (int q = 0; q < m; q++) {
         char off[32];
         snprintf(off, sizeof off, "%" PRId64, offs[q]);
-        const char *params[3] = {k->pipeline, names[q], off};
-        PGresult *r = PQexecParams(k->conn, k->pos_upsert, 3, NULL, params, NULL, NULL, 0);
+        const char *params[4] = {k->pipeline, names[q], off, keys[q]};
+        PGresult *r = PQexecParams(k->conn, k->pos_upsert, 4, NULL, params, NULL, NULL, 0);
         rsql_err_t rc = RSQL_OK;
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
             rc = rsql_pg__error(k->conn, r, c->err,
@@ -57,7 +58,8 @@ static rsql_err_t exec_group(void *opaque, const char *const *names, const int64
     return RSQL_OK;
 }
 
-static rsql_err_t sql_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+static rsql_err_t sql_group(void *opaque, const char *const *names, const int64_t *offs,
+                            const char *const *keys, int m)
 {
     pos_ctx_t *c = opaque;
     rsql_sink_t *k = c->k;
@@ -65,14 +67,18 @@ static rsql_err_t sql_group(void *opaque, const char *const *names, const int64_
     for (int p = 0; p < m; p++) {
         char *lp = PQescapeLiteral(k->conn, k->pipeline, strlen(k->pipeline));
         char *ln = PQescapeLiteral(k->conn, names[p], strlen(names[p]));
-        if (!lp || !ln) {
+        char *lk = keys[p] ? PQescapeLiteral(k->conn, keys[p], strlen(keys[p])) : NULL;
+        if (!lp || !ln || (keys[p] && !lk)) {
             PQfreemem(lp);
             PQfreemem(ln);
+            PQfreemem(lk);
             return rsql_error_nomem(c->err);
         }
-        rsql_buf_printf(c->q, "%s(%s, %s, %" PRId64 ")", p ? ", " : "", lp, ln, offs[p]);
+        rsql_buf_printf(c->q, "%s(%s, %s, %" PRId64 ", %s)", p ? ", " : "", lp, ln, offs[p],
+                        lk ? lk : "NULL");
         PQfreemem(lp);
         PQfreemem(ln);
+        PQfreemem(lk);
     }
     rsql_buf_puts(c->q, k->pos_tail);
     return RSQL_OK;

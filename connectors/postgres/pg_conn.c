@@ -285,6 +285,28 @@ rsql_err_t rsql_pg__exec(rsql_sink_t *k, const char *sql, const char *what, rsql
 }
 
 /*
+** rocketsql_positions made before its resume_key column was (a position's text part,
+** rsql_record_t.pos_key): the column added. Only when it is missing, so a role that writes
+** into a table it does not own needs no more than before.
+*/
+static rsql_err_t positions_key_column(rsql_sink_t *k, rsql_error_t *err)
+{
+    const char *params[1] = {k->pos_name};
+    PGresult *r = PQexecParams(k->conn, k->pos_has_key, 1, NULL, params, NULL, NULL, 0);
+    rsql_err_t rc = RSQL_OK;
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+        rc = rsql_pg__error(k->conn, r, err,
+                            "postgres sink %s: cannot look up rocketsql_positions' columns",
+                            k->table);
+    } else if (strcmp(PQgetvalue(r, 0, 0), "0") == 0) {
+        rc = rsql_pg__exec(k, k->pos_add_key, "cannot add resume_key to rocketsql_positions",
+                           err);
+    }
+    PQclear(r);
+    return rc;
+}
+
+/*
 ** Create what is missing of what the sink writes to: the table's schema and the table itself
 ** (with_table), rocketsql_positions and (by_ident) rocketsql_applied. Several processes may
 ** do so at the same moment (a scale-out start), and PostgreSQL's IF NOT EXISTS does not
@@ -331,6 +353,9 @@ static rsql_err_t create_missing(rsql_sink_t *k, bool with_table, rsql_error_t *
     }
     if (rc == RSQL_OK) {
         rc = rsql_pg__exec(k, k->pos_create, "cannot create rocketsql_positions", err);
+    }
+    if (rc == RSQL_OK) {
+        rc = positions_key_column(k, err);
     }
     if (rc == RSQL_OK && k->by_ident) {
         rc = rsql_pg__exec(k, k->app_create, "cannot create rocketsql_applied", err);

@@ -5,7 +5,7 @@
  * `table-name` in transactions of at most sink.buffer-flush.max-rows rows, and in the SAME
  * transaction the position of each source partition served is stored in
  *   rocketsql_positions(pipeline text, partition text, "offset" bigint,
- *                       PRIMARY KEY(pipeline, partition))
+ *                       resume_key text, PRIMARY KEY(pipeline, partition))
  * of the table's schema (`public` unless table-name names one), so after a crash (even kill -9) the data and the positions agree;
  * the runtime resumes the source from stored_positions (rsql_io.h), and no row is lost or
  * written twice. Rows go through COPY, not multi-row INSERT statements, which are several
@@ -136,6 +136,9 @@ static void sk_close(rsql_sink_t *k)
     rsql_free(k->key);
     rsql_free(k->table_create);
     rsql_free(k->pos_create);
+    rsql_free(k->pos_has_key);
+    rsql_free(k->pos_add_key);
+    rsql_free(k->pos_name);
     rsql_free(k->pos_upsert);
     rsql_free(k->pos_get);
     rsql_free(k->pos_list);
@@ -443,17 +446,25 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     const char *pt = rsql_buf_str(&b);
     k->pos_create = rsql_pg__sql3("CREATE TABLE IF NOT EXISTS ", pt,
                             "(pipeline text NOT NULL, \"partition\" text NOT NULL, "
-                            "\"offset\" bigint NOT NULL, PRIMARY KEY(pipeline, \"partition\"))");
+                            "\"offset\" bigint NOT NULL, resume_key text, "
+                            "PRIMARY KEY(pipeline, \"partition\"))");
+    /* a table made before resume_key was: the column added (by its owner, once) */
+    k->pos_has_key = rsql_pg__sql3("SELECT count(*) FROM pg_attribute WHERE attrelid = "
+                                   "to_regclass($1) AND attname = 'resume_key' AND NOT "
+                                   "attisdropped", "", "");
+    k->pos_add_key = rsql_pg__sql3("ALTER TABLE ", pt, " ADD COLUMN IF NOT EXISTS resume_key text");
+    k->pos_name = rsql_strdup(pt);
     k->pos_upsert = rsql_pg__sql3("INSERT INTO ", pt,
-                            "(pipeline, \"partition\", \"offset\") VALUES ($1, $2, $3) ON "
-                            "CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
-                            "excluded.\"offset\"");
-    k->pos_head = rsql_pg__sql3("INSERT INTO ", pt, "(pipeline, \"partition\", \"offset\") VALUES ");
+                            "(pipeline, \"partition\", \"offset\", resume_key) VALUES ($1, $2, $3, "
+                            "$4) ON CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
+                            "excluded.\"offset\", resume_key = excluded.resume_key");
+    k->pos_head = rsql_pg__sql3("INSERT INTO ", pt,
+                                "(pipeline, \"partition\", \"offset\", resume_key) VALUES ");
     k->pos_tail = rsql_strdup(" ON CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
-                              "excluded.\"offset\"; ");
+                              "excluded.\"offset\", resume_key = excluded.resume_key; ");
     k->pos_get = rsql_pg__sql3("SELECT \"offset\" FROM ", pt,
                          " WHERE pipeline = $1 AND \"partition\" = $2");
-    k->pos_list = rsql_pg__sql3("SELECT \"partition\", \"offset\" FROM ", pt,
+    k->pos_list = rsql_pg__sql3("SELECT \"partition\", \"offset\", resume_key FROM ", pt,
                           " WHERE pipeline = $1 ORDER BY \"partition\"");
     rsql_buf_reset(&b);
     if (dot) {
@@ -472,7 +483,8 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                            " WHERE pipeline = $1 AND applied_at < now() - $2::bigint * "
                            "interval '1 millisecond'");
     k->table_create = table_create_sql(k, ctx);
-    bool pos_ok = !b.oom && k->table_create && k->pos_create && k->pos_upsert && k->pos_get &&
+    bool pos_ok = !b.oom && k->table_create && k->pos_create && k->pos_has_key &&
+                  k->pos_add_key && k->pos_name && k->pos_upsert && k->pos_get &&
                   k->pos_list && k->pos_head && k->pos_tail &&
                   k->app_create && k->app_mark && k->app_prune;
     rsql_buf_deinit(&b);
@@ -541,7 +553,8 @@ static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
                                 "postgres sink %s: rocketsql_positions holds offset '%s' for "
                                 "partition '%s'",
                                 k->table, v, PQgetvalue(r, i, 0));
-        } else if (add(opaque, PQgetvalue(r, i, 0), off) != RSQL_OK) {
+        } else if (add(opaque, PQgetvalue(r, i, 0), off,
+                       PQgetisnull(r, i, 2) ? NULL : PQgetvalue(r, i, 2)) != RSQL_OK) {
             rc = rsql_error_nomem(err);
         }
     }

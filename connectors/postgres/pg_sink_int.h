@@ -39,6 +39,7 @@ struct rsql_sink {
     rsql_error_t poisoned; /* under 'none': the permanent failure that stops the run */
     char *table_create; /* CREATE TABLE IF NOT EXISTS t(cols) */
     char *pos_create, *pos_upsert, *pos_get, *pos_list; /* on the positions table */
+    char *pos_has_key, *pos_add_key, *pos_name;        /* its resume_key column, added */
     char *pos_head, *pos_tail; /* INSERT INTO positions ... VALUES | ON CONFLICT ... (literal) */
     char *app_create, *app_mark, *app_prune;            /* on rocketsql_applied */
     bool by_ident; /* the source keeps its own positions: record identities, not positions */

@@ -187,15 +187,28 @@ bool rsql_pgcdc_key_changed(const rsql_pgcdc_map_t *m, const rsql_pgoutput_rel_t
 #define RSQL_PGCDC_SNAP_PREFIX "snapshot:"
 /* A table's offset once its snapshot was read to its end. */
 #define RSQL_PGCDC_SNAP_DONE INT64_MAX
-/* A row's offset in a table whose key is not one integer column (not a resume point). */
+/* A row's offset in a table whose key is not one integer column, as earlier versions stored
+   it (not a resume point: the table is read again). Such rows now count the table's rows
+   read (1, 2, ...), with their key as the position's text part (rsql_io_key_text). */
 #define RSQL_PGCDC_SNAP_STARTED INT64_MIN
 
 typedef struct rsql_pgcdc_snap rsql_pgcdc_snap_t;
+
+/* Where a table's snapshot stands in this run: the position after the last row given (or
+   where it resumed), its text part in key when the table's key is not one integer. */
+typedef struct rsql_pgcdc_given {
+    bool has;
+    int64_t off;
+    rsql_buf_t key;
+} rsql_pgcdc_given_t;
 
 typedef struct rsql_pgcdc_snapsrc {
     int n_resume; /* the stored positions of snapshot partitions */
     char **resume_names;
     int64_t *resume_offs;
+    char **resume_keys;       /* their text parts (NULL: none) */
+    struct rsql_pgcdc_given *given; /* per source table: the position after its last row
+                                       given in this run (a reopen resumes there) */
     int n_parts;       /* the source's tables: their partition names */
     char **part_names;
     rsql_pgcdc_snap_t *snap; /* while reading */
@@ -217,6 +230,7 @@ typedef struct rsql_pgcdc_snaprow {
     const rsql_pgoutput_row_t *row;
     uint32_t partition;
     int64_t offset;
+    const char *pos_key; /* the position's text part (a key not one integer), or NULL */
     int n_key;
     const char *const *key;
 } rsql_pgcdc_snaprow_t;
@@ -234,8 +248,9 @@ rsql_err_t rsql_pgcdc_snapsrc_needed(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_
 const char *rsql_pgcdc_snapsrc_part(const rsql_pgcdc_snapsrc_t *ss, uint32_t partition);
 /*
 ** Open the snapshot (snapshot_name: the slot's exported one, NULL: a fresh one) on a new
-** ordinary connection of conf, with the tables of t not done (after their stored integer
-** key), mapping the physical columns (names[i], meta[i] NULL) as the stream does.
+** ordinary connection of conf, with the tables of t not done (after their stored key: an
+** integer offset, or the text part of the position), mapping the physical columns
+** (names[i], meta[i] NULL) as the stream does.
 */
 rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_conf_t *conf,
                                    const rsql_pgcdc_tables_t *t, const char *snapshot_name,

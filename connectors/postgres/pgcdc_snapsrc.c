@@ -8,14 +8,18 @@
  *
  * Positions: the snapshot of table s.t is partition "snapshot:s.t" (partition 1 + its index
  * in the source's tables; the slot's stream is partition 0). A row's offset is its key when
- * the key is one integer column (a resume reads after it), RSQL_PGCDC_SNAP_STARTED
- * otherwise (a resume reads the table again from its start); a row-less record with
- * RSQL_PGCDC_SNAP_DONE follows a table's last row (a resume skips the table).
+ * the key is one integer column; otherwise it counts the table's rows read, over runs (1,
+ * 2, ...: positions stay ordered, the runtime keeps the further one), and the position's
+ * text part is the row's key (rsql_io_key_text: each value as PostgreSQL's text). Either way
+ * a resume reads the table after that key, so no committed row is read again. A row-less
+ * record with RSQL_PGCDC_SNAP_DONE follows a table's last row (a resume skips the table); a
+ * stored RSQL_PGCDC_SNAP_STARTED (earlier versions) reads the table again from its start.
  */
 #include "config.h"
 #include "connectors/postgres/pg_int.h"
 #include "connectors/postgres/pgcdc_int.h"
 #include "connectors/postgres/pgcdc_snapshot.h"
+#include "connectors/rsql_conn_io.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,22 +42,38 @@ rsql_err_t rsql_pgcdc_snapsrc_init(rsql_pgcdc_snapsrc_t *ss, const rsql_source_c
         if (offs) {
             ss->resume_offs = offs;
         }
-        char *name = names && offs ? rsql_strdup(ctx->resume_partitions[i]) : NULL;
-        if (!name) {
+        char **keys = rsql_realloc(ss->resume_keys, (size_t)(ss->n_resume + 1) * sizeof *keys);
+        if (keys) {
+            ss->resume_keys = keys;
+        }
+        const char *key = ctx->resume_keys ? ctx->resume_keys[i] : NULL;
+        char *name = names && offs && keys ? rsql_strdup(ctx->resume_partitions[i]) : NULL;
+        char *kc = name && key ? rsql_strdup(key) : NULL;
+        if (!name || (key && !kc)) {
+            rsql_free(name);
             return rsql_error_nomem(err);
         }
         ss->resume_names[ss->n_resume] = name;
+        ss->resume_keys[ss->n_resume] = kc;
         ss->resume_offs[ss->n_resume++] = ctx->resume_offsets[i];
     }
     return RSQL_OK;
 }
 
-/* The stored offset of partition name into *off; false when none is stored. */
-static bool stored(const rsql_pgcdc_snapsrc_t *ss, const char *name, int64_t *off)
+/* The position of source table i (partition name) into *off and its text part into *key
+   (NULL: none): where it stands in this run, else the stored one; false when it has none. */
+static bool stored(const rsql_pgcdc_snapsrc_t *ss, int table, const char *name, int64_t *off,
+                   const char **key)
 {
+    if (ss->given && ss->given[table].has) {
+        *off = ss->given[table].off;
+        *key = ss->given[table].key.len ? rsql_buf_str(&ss->given[table].key) : NULL;
+        return true;
+    }
     for (int i = 0; i < ss->n_resume; i++) {
         if (strcmp(ss->resume_names[i], name) == 0) {
             *off = ss->resume_offs[i];
+            *key = ss->resume_keys[i];
             return true;
         }
     }
@@ -68,7 +88,11 @@ static rsql_err_t name_parts(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_tables_t
         return RSQL_OK;
     }
     char **v = rsql_calloc((size_t)t->n + 1, sizeof *v);
-    if (!v) {
+    ss->given = rsql_calloc((size_t)t->n + 1, sizeof *ss->given);
+    if (!v || !ss->given) {
+        rsql_free(v);
+        rsql_free(ss->given);
+        ss->given = NULL;
         return rsql_error_nomem(err);
     }
     for (int i = 0; i < t->n; i++) {
@@ -97,7 +121,8 @@ rsql_err_t rsql_pgcdc_snapsrc_needed(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_
     *needed = false;
     for (int i = 0; rc == RSQL_OK && !ss->finished && i < t->n; i++) {
         int64_t off;
-        if (!stored(ss, ss->part_names[i], &off) || off != RSQL_PGCDC_SNAP_DONE) {
+        const char *key;
+        if (!stored(ss, i, ss->part_names[i], &off, &key) || off != RSQL_PGCDC_SNAP_DONE) {
             *needed = true;
         }
     }
@@ -108,6 +133,48 @@ rsql_err_t rsql_pgcdc_snapsrc_needed(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_
 const char *rsql_pgcdc_snapsrc_part(const rsql_pgcdc_snapsrc_t *ss, uint32_t partition)
 {
     return partition >= 1 && (int)partition <= ss->n_parts ? ss->part_names[partition - 1] : NULL;
+}
+
+/*
+** Table k of the snapshot (the source's table i) resumes after its stored position: an
+** integer key in off, or (key not NULL) the key of the last row written, off counting the
+** rows read before. A text part that is not a key of the table's length is an error naming
+** the partition (the stored position is not one this source wrote for this table).
+*/
+static rsql_err_t resume_table(rsql_pgcdc_snapsrc_t *ss, int k, int i, int64_t off,
+                               const char *key, rsql_error_t *err)
+{
+    if (!key) {
+        if (!rsql_pgcdc_snap_int_key(ss->snap, k)) {
+            return RSQL_OK; /* no resume point: the table is read again */
+        }
+        char txt[24];
+        const char *kp[1] = {txt};
+        snprintf(txt, sizeof txt, "%lld", (long long)off);
+        return rsql_pgcdc_snap_resume_after(ss->snap, k, 1, kp, err);
+    }
+    enum { MAX_KEY = 32 };
+    const char *vals[MAX_KEY];
+    char *buf = rsql_malloc(strlen(key) + 1);
+    if (!buf) {
+        return rsql_error_nomem(err);
+    }
+    int n = rsql_io_key_parse(key, buf, vals, MAX_KEY);
+    rsql_err_t rc = n < 0 ? rsql_error_set(err, RSQL_ERR_BAD_OPTION, RSQL_NOPOS,
+                                           "postgres-cdc: the stored position of %s holds '%.64s', "
+                                           "not a key; RESET POSITIONS starts the job over",
+                                           ss->part_names[i], key)
+                          : rsql_pgcdc_snap_resume_after(ss->snap, k, n, vals, err);
+    rsql_free(buf);
+    rsql_pgcdc_given_t *g = &ss->given[i];
+    if (rc == RSQL_OK && key != rsql_buf_str(&g->key)) { /* where it stands: the rows count on */
+        rsql_buf_reset(&g->key);
+        rsql_buf_puts(&g->key, key);
+        g->off = off;
+        g->has = true;
+        rc = g->key.oom ? rsql_error_nomem(err) : RSQL_OK;
+    }
+    return rc;
 }
 
 /* See pgcdc_int.h. */
@@ -149,21 +216,16 @@ rsql_err_t rsql_pgcdc_snapsrc_open(rsql_pgcdc_snapsrc_t *ss, const rsql_pgcdc_co
             }
         }
         int64_t off = 0;
-        bool has = stored(ss, ss->part_names[i], &off);
+        const char *key = NULL;
+        bool has = stored(ss, i, ss->part_names[i], &off, &key);
         if (has && off == RSQL_PGCDC_SNAP_DONE) {
             continue; /* read to its end by an earlier run */
         }
         int k = rsql_pgcdc_snap_add_table(ss->snap, t->v[i].schema, t->v[i].name, n_cols, cols,
                                           0, NULL, false, err);
-        /* a resume after an integer key; any other stored offset reads the table again */
         if (k >= 0 && has && off != RSQL_PGCDC_SNAP_STARTED &&
-            rsql_pgcdc_snap_int_key(ss->snap, k)) {
-            char key[24];
-            const char *kp[1] = {key};
-            snprintf(key, sizeof key, "%lld", (long long)off);
-            if (rsql_pgcdc_snap_resume_after(ss->snap, k, 1, kp, err) != RSQL_OK) {
-                k = -1;
-            }
+            resume_table(ss, k, i, off, key, err) != RSQL_OK) {
+            k = -1;
         }
         if (k < 0) {
             rc = err && err->code ? err->code : RSQL_ERR_INTERNAL;
@@ -217,17 +279,34 @@ rsql_err_t rsql_pgcdc_snapsrc_next(rsql_pgcdc_snapsrc_t *ss, rsql_pgcdc_snaprow_
     out->partition = 1 + (uint32_t)ss->table_of[r.table];
     out->n_key = r.n_key;
     out->key = r.key;
+    rsql_pgcdc_given_t *g = &ss->given[ss->table_of[r.table]];
     if (r.table_end) {
         out->offset = RSQL_PGCDC_SNAP_DONE;
+        rsql_buf_reset(&g->key);
+        g->off = RSQL_PGCDC_SNAP_DONE;
+        g->has = true;
         return RSQL_OK;
     }
     ss->row = r.row; /* out->row must outlive r */
     out->row = &ss->row;
     int64_t v;
-    out->offset = rsql_pgcdc_snap_int_key(ss->snap, r.table) && r.n_key == 1 &&
-                          rsql_pgcdc_snap_key_int(r.key[0], &v)
-                      ? v
-                      : RSQL_PGCDC_SNAP_STARTED;
+    if (rsql_pgcdc_snap_int_key(ss->snap, r.table)) {
+        out->offset = r.n_key == 1 && rsql_pgcdc_snap_key_int(r.key[0], &v)
+                          ? v
+                          : RSQL_PGCDC_SNAP_STARTED;
+        g->off = out->offset;
+        g->has = out->offset != RSQL_PGCDC_SNAP_STARTED;
+        return RSQL_OK;
+    }
+    rsql_buf_reset(&g->key);
+    rsql_io_key_text(&g->key, r.n_key, r.key);
+    if (g->key.oom) {
+        g->has = false; /* a reopen resumes from the stored position: rows again, none lost */
+        return rsql_error_nomem(err);
+    }
+    out->pos_key = rsql_buf_str(&g->key);
+    out->offset = ++g->off; /* 0 when the table was not resumed */
+    g->has = true;
     return RSQL_OK;
 }
 
@@ -249,9 +328,15 @@ void rsql_pgcdc_snapsrc_close(rsql_pgcdc_snapsrc_t *ss, bool all)
     }
     for (int i = 0; i < ss->n_resume; i++) {
         rsql_free(ss->resume_names[i]);
+        rsql_free(ss->resume_keys[i]);
     }
     rsql_free(ss->resume_names);
     rsql_free(ss->resume_offs);
+    rsql_free(ss->resume_keys);
+    for (int i = 0; ss->given && i < ss->n_parts; i++) {
+        rsql_buf_deinit(&ss->given[i].key);
+    }
+    rsql_free(ss->given);
     for (int i = 0; ss->part_names && i < ss->n_parts; i++) {
         rsql_free(ss->part_names[i]);
     }

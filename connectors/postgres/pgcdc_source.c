@@ -365,12 +365,14 @@ static rsql_err_t snap_poll(rsql_source_t *s, rsql_batch_t *batch, int max, rsql
         }
         rsql_record_t *rec = &batch->recs[batch->n - 1];
         const char *id = snap_ident(s, &r, batch->arena);
-        if (!id) {
+        const char *pos_key = r.pos_key ? rsql_arena_strdup(batch->arena, r.pos_key) : NULL;
+        if (!id || (r.pos_key && !pos_key)) {
             batch->n--;
             return rsql_error_nomem(err);
         }
         rec->partition = r.partition;
         rec->offset = r.offset;
+        rec->pos_key = pos_key;
         rec->ident = id;
         if (rec->error) {
             rec->raw = (const uint8_t *)id;

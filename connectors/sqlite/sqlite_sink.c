@@ -6,7 +6,7 @@
  * the SAME transaction the position of each source partition served is
  * stored in
  *   rocketsql_positions(pipeline TEXT, partition TEXT, offset INTEGER,
- *                       PRIMARY KEY(pipeline, partition))
+ *                       resume_key TEXT, PRIMARY KEY(pipeline, partition))
  * so after a crash (even kill -9) the data and the positions agree; the
  * runtime resumes the source from stored_positions, and no row is lost or
  * written twice. The table is created when missing, with the sink's
@@ -147,6 +147,57 @@ static rsql_err_t sk_db_error(rsql_sink_t *k, int rc, rsql_error_t *err, const c
 static rsql_err_t write_gathered(void *opaque, int n, const rsql_sink_row_t *rows,
                                  rsql_sink_result_t *results, rsql_error_t *err);
 
+/* Has rocketsql_positions its resume_key column? SQLite's rc: SQLITE_ROW (yes), SQLITE_DONE
+   (no), or an error. */
+static int has_key_column(rsql_sink_t *k)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(k->db,
+                                "SELECT 1 FROM pragma_table_info('rocketsql_positions') WHERE "
+                                "name = 'resume_key'",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/*
+** rocketsql_positions made before its resume_key column was (a position's text part,
+** rsql_record_t.pos_key): the column added, in a write transaction (so that two processes
+** opening at once do not both add it), and only when it is missing: an open takes no write
+** lock otherwise.
+*/
+static rsql_err_t positions_key_column(rsql_sink_t *k, rsql_error_t *err)
+{
+    int rc = has_key_column(k);
+    if (rc == SQLITE_ROW) {
+        return RSQL_OK;
+    }
+    if (rc == SQLITE_DONE && (rc = sqlite3_exec(k->db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) ==
+                                 SQLITE_OK) {
+        rc = has_key_column(k);
+        rc = rc == SQLITE_ROW    ? SQLITE_OK
+             : rc == SQLITE_DONE ? sqlite3_exec(k->db,
+                                                "ALTER TABLE rocketsql_positions ADD COLUMN "
+                                                "resume_key TEXT",
+                                                NULL, NULL, NULL)
+                                 : rc;
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_exec(k->db, "COMMIT", NULL, NULL, NULL);
+        }
+    }
+    if (rc != SQLITE_OK) {
+        rsql_err_t out = sk_db_error(k, rc, err, "cannot add resume_key to rocketsql_positions");
+        if (!sqlite3_get_autocommit(k->db)) {
+            sqlite3_exec(k->db, "ROLLBACK", NULL, NULL, NULL);
+        }
+        return out;
+    }
+    return RSQL_OK;
+}
+
 /* What column c becomes when a row of its key meets the one the table holds (merge: an
    RSQL_MERGE_*; the table's value is the bare name, the row's excluded.c): NULLs skipped. */
 static void sk_merge_expr(rsql_buf_t *sql, const char *c, int merge)
@@ -247,7 +298,7 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
                         "PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=16384; "
                         "CREATE TABLE IF NOT EXISTS rocketsql_positions(pipeline TEXT NOT NULL, "
                         "\"partition\" TEXT NOT NULL, \"offset\" INTEGER NOT NULL, "
-                        "PRIMARY KEY(pipeline, \"partition\")); ");
+                        "resume_key TEXT, PRIMARY KEY(pipeline, \"partition\")); ");
     if (k->own) {
         rsql_buf_puts(&sql, "CREATE TABLE IF NOT EXISTS rocketsql_applied(pipeline TEXT NOT NULL, "
                             "id TEXT NOT NULL, applied_at INTEGER NOT NULL, PRIMARY KEY(pipeline, "
@@ -277,6 +328,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (rc != SQLITE_OK) {
         sqlite3_free(errmsg);
         sk_db_error(k, rc, err, "cannot create the table");
+        goto fail;
+    }
+    if (positions_key_column(k, err) != RSQL_OK) {
         goto fail;
     }
     rsql_buf_reset(&sql);
@@ -358,8 +412,9 @@ static rsql_err_t sk_open(const rsql_sink_ctx_t *ctx, rsql_sink_t **out, rsql_er
     if (
         (rc = sqlite3_prepare_v2(k->db,
                                  "INSERT INTO rocketsql_positions(pipeline, \"partition\", "
-                                 "\"offset\") VALUES (?1, ?2, ?3) ON CONFLICT(pipeline, "
-                                 "\"partition\") DO UPDATE SET \"offset\" = excluded.\"offset\"",
+                                 "\"offset\", resume_key) VALUES (?1, ?2, ?3, ?4) ON "
+                                 "CONFLICT(pipeline, \"partition\") DO UPDATE SET \"offset\" = "
+                                 "excluded.\"offset\", resume_key = excluded.resume_key",
                                  -1, &k->pos, NULL)) != SQLITE_OK ||
         (rc = sqlite3_prepare_v2(k->db, "BEGIN IMMEDIATE", -1, &k->begin, NULL)) != SQLITE_OK ||
         (rc = sqlite3_prepare_v2(k->db, "COMMIT", -1, &k->commit, NULL)) != SQLITE_OK ||
@@ -432,13 +487,19 @@ typedef struct pos_ctx {
     int rc;
 } pos_ctx_t;
 
-static rsql_err_t store_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+static rsql_err_t store_group(void *opaque, const char *const *names, const int64_t *offs,
+                              const char *const *keys, int m)
 {
     pos_ctx_t *c = opaque;
     for (int q = 0; q < m && c->rc == SQLITE_DONE; q++) {
         sqlite3_bind_text(c->k->pos, 1, c->k->pipeline, -1, SQLITE_STATIC);
         sqlite3_bind_text(c->k->pos, 2, names[q], -1, SQLITE_STATIC);
         sqlite3_bind_int64(c->k->pos, 3, offs[q]);
+        if (keys[q]) {
+            sqlite3_bind_text(c->k->pos, 4, keys[q], -1, SQLITE_STATIC);
+        } else {
+            sqlite3_bind_null(c->k->pos, 4);
+        }
         c->rc = step_reset(c->k->pos);
     }
     return c->rc == SQLITE_DONE ? RSQL_OK : RSQL_ERR_IO;
@@ -669,8 +730,8 @@ static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(k->db,
-                                "SELECT \"partition\", \"offset\" FROM rocketsql_positions WHERE "
-                                "pipeline = ?1 ORDER BY \"partition\"",
+                                "SELECT \"partition\", \"offset\", resume_key FROM "
+                                "rocketsql_positions WHERE pipeline = ?1 ORDER BY \"partition\"",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK) {
         return sk_db_error(k, rc, err, "cannot read rocketsql_positions");
@@ -679,7 +740,9 @@ static rsql_err_t sk_stored_positions(rsql_sink_t *k, rsql_position_cb add, void
     rsql_err_t out = RSQL_OK;
     while (out == RSQL_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (!name || add(opaque, name, sqlite3_column_int64(st, 1)) != RSQL_OK) {
+        const char *key = (const char *)sqlite3_column_text(st, 2);
+        if (!name || (!key && sqlite3_column_type(st, 2) != SQLITE_NULL) ||
+            add(opaque, name, sqlite3_column_int64(st, 1), key) != RSQL_OK) {
             out = rsql_error_nomem(err);
         }
     }

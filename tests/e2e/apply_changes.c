@@ -55,9 +55,11 @@ static void on_delivery(void *opaque, uint64_t batch_id, int n, const rsql_sink_
 
 static int64_t resume_at = -1;
 
-static rsql_err_t on_position(void *opaque, const char *partition, int64_t offset)
+static rsql_err_t on_position(void *opaque, const char *partition, int64_t offset,
+                              const char *key)
 {
     (void)opaque;
+    (void)key;
     if (strcmp(partition, "p0") == 0) {
         resume_at = offset;
     }

@@ -4,7 +4,7 @@
 FUZZ_TARGETS = tests/fuzz/fuzz_sql tests/fuzz/fuzz_formats tests/fuzz/fuzz_options \
 	tests/fuzz/fuzz_json_path tests/fuzz/fuzz_funcs tests/fuzz/fuzz_fmt_canal \
 	tests/fuzz/fuzz_fmt_maxwell tests/fuzz/fuzz_fmt_debezium tests/fuzz/fuzz_pgoutput \
-	tests/fuzz/fuzz_state tests/fuzz/fuzz_dtoa
+	tests/fuzz/fuzz_state tests/fuzz/fuzz_dtoa tests/fuzz/fuzz_position
 if HAVE_RMQ
 FUZZ_TARGETS += tests/fuzz/fuzz_rmq_decode
 endif
@@ -46,6 +46,9 @@ tests_fuzz_fuzz_state_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_dtoa_SOURCES = tests/fuzz/fuzz_dtoa.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_dtoa_LDADD = $(RSQL_LIBS)
 tests_fuzz_fuzz_dtoa_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_position_SOURCES = tests/fuzz/fuzz_position.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_position_LDADD = $(RSQL_LIBS)
+tests_fuzz_fuzz_position_LDFLAGS = $(FUZZ_LINK_FLAGS)
 if HAVE_RMQ
 tests_fuzz_fuzz_rmq_decode_SOURCES = tests/fuzz/fuzz_rmq_decode.c tests/fuzz/fuzz_util.h
 tests_fuzz_fuzz_rmq_decode_LDADD = $(RSQL_LIBS)

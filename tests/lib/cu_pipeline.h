@@ -77,9 +77,11 @@ typedef struct fake_src {
     int committed_calls;
     int64_t committed[8]; /* last source.committed per partition */
     bool raw;             /* give raw bodies instead of rows */
+    bool keyed;           /* each record's position has a text part: "k<offset>" */
     int n_resume;
     char resume_names[8][16];
     int64_t resume_offs[8];
+    char resume_keys[8][16]; /* "" when none */
     int n_resume_all; /* every resume position given at open */
     int n_resume_q;   /* of them, "q<i>" at offset i (a sink's past 8) */
     int opens;
@@ -121,6 +123,8 @@ static rsql_err_t fsrc_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, r
         snprintf(s->resume_names[i], sizeof s->resume_names[i], "%s",
                  ctx->resume_partitions[i]);
         s->resume_offs[i] = ctx->resume_offsets[i];
+        snprintf(s->resume_keys[i], sizeof s->resume_keys[i], "%s",
+                 ctx->resume_keys && ctx->resume_keys[i] ? ctx->resume_keys[i] : "");
     }
     *out = (rsql_source_t *)s;
     return RSQL_OK;
@@ -182,6 +186,10 @@ static rsql_err_t fsrc_poll(rsql_source_t *src, rsql_batch_t *b, int max, int ti
         int len = snprintf(id, sizeof id, "fake@%" PRId64, i);
         r->ident = (const char *)rsql_batch_copy(b, id, (size_t)len);
         r->opaque = (void *)(intptr_t)i;
+        if (s->keyed) {
+            len = snprintf(id, sizeof id, "k%" PRId64, r->offset);
+            r->pos_key = (const char *)rsql_batch_copy(b, id, (size_t)len);
+        }
         if (s->raw) {
             len = snprintf(id, sizeof id, "%" PRId64, i);
             r->raw = rsql_batch_copy(b, id, (size_t)len);
@@ -316,6 +324,7 @@ typedef struct fake_snk {
     int flushes_at_write[8];        /* flushes before write() call i (from 1) began */
     int stored_n;                   /* stored positions to report (p0.. and then q8..) */
     int64_t stored[8];              /* of p0..p7; partitions past 8 are "q<i>" at offset i */
+    const char *stored_keys[8];     /* their text parts (NULL: none) */
     int stored_fails;               /* first stored_positions calls fail with stored_code */
     rsql_err_t stored_code;
     int stored_calls;
@@ -535,14 +544,15 @@ static rsql_err_t fsnk_stored(rsql_sink_t *snk, rsql_position_cb add, void *opaq
     if (s->stored_calls++ < s->stored_fails) {
         /* a failure after some positions were read: none of them may be used */
         if (s->stored_n > 0) {
-            add(opaque, part_names[0], s->stored[0]);
+            add(opaque, part_names[0], s->stored[0], s->stored_keys[0]);
         }
         return rsql_error_set(err, s->stored_code, RSQL_NOPOS, "positions table locked");
     }
     for (int i = 0; i < s->stored_n; i++) {
         char q[16];
         snprintf(q, sizeof q, "q%d", i);
-        rsql_err_t rc = add(opaque, i < 8 ? part_names[i] : q, i < 8 ? s->stored[i] : i);
+        rsql_err_t rc = add(opaque, i < 8 ? part_names[i] : q, i < 8 ? s->stored[i] : i,
+                            i < 8 ? s->stored_keys[i] : NULL);
         if (rc != RSQL_OK) {
             return rsql_error_set(err, rc, RSQL_NOPOS, "out of memory");
         }

@@ -19,13 +19,15 @@ typedef struct posl {
     int n;
     char *parts[CU_POSL_MAX];
     int64_t offs[CU_POSL_MAX];
+    char *keys[CU_POSL_MAX]; /* NULL: none */
 } posl_t;
 
-static rsql_err_t posl_add(void *opaque, const char *partition, int64_t offset)
+static rsql_err_t posl_add(void *opaque, const char *partition, int64_t offset, const char *key)
 {
     posl_t *l = opaque;
     CU_ASSERT_FATAL(l->n < CU_POSL_MAX);
     l->parts[l->n] = rsql_strdup(partition);
+    l->keys[l->n] = key ? rsql_strdup(key) : NULL;
     l->offs[l->n++] = offset;
     return RSQL_OK;
 }
@@ -34,6 +36,7 @@ static void posl_free(posl_t *l)
 {
     for (int i = 0; i < l->n; i++) {
         rsql_free(l->parts[i]);
+        rsql_free(l->keys[i]);
     }
     l->n = 0;
 }

@@ -431,10 +431,12 @@ static void test_errors_sqlite_busy_transient(void)
 {
     char db[128];
     snprintf(db, sizeof db, "%s/busy.db", tmpdir);
-    /* the sink's tables exist, so opening it needs no write lock */
+    /* the sink's tables exist as it makes them, so opening it needs no write lock (a
+       positions table without resume_key would: test_conn_positions adds it) */
     sqlite_exec(db, "PRAGMA journal_mode=WAL; CREATE TABLE t (v INTEGER);"
                     "CREATE TABLE rocketsql_positions(pipeline TEXT NOT NULL, \"partition\" TEXT "
-                    "NOT NULL, \"offset\" INTEGER NOT NULL, PRIMARY KEY(pipeline, \"partition\"))");
+                    "NOT NULL, \"offset\" INTEGER NOT NULL, resume_key TEXT, "
+                    "PRIMARY KEY(pipeline, \"partition\"))");
     sqlite3 *holder;
     CU_ASSERT_EQUAL_FATAL(sqlite3_open(db, &holder), SQLITE_OK);
     CU_ASSERT_EQUAL_FATAL(sqlite3_exec(holder, "BEGIN IMMEDIATE; INSERT INTO t VALUES (100)", NULL,

@@ -33,10 +33,12 @@
 typedef struct store {
     char names[NPART][16];
     int64_t offs[NPART];
+    const char *keys[NPART];
     int n, groups, fail_at; /* fail_at: the group (1-based) that fails, 0: none */
 } store_t;
 
-static rsql_err_t upsert_group(void *opaque, const char *const *names, const int64_t *offs, int m)
+static rsql_err_t upsert_group(void *opaque, const char *const *names, const int64_t *offs,
+                               const char *const *keys, int m)
 {
     store_t *st = opaque;
     st->groups++;
@@ -58,6 +60,7 @@ static rsql_err_t upsert_group(void *opaque, const char *const *names, const int
             snprintf(st->names[st->n++], sizeof st->names[0], "%s", names[a]);
         }
         st->offs[j] = offs[a];
+        st->keys[j] = keys[a];
     }
     return RSQL_OK;
 }
@@ -67,7 +70,9 @@ static void test_positions_last_offset_per_partition(void)
     static rsql_record_t recs[NROWS];
     static rsql_sink_row_t rows[NROWS];
     static char pnames[NPART][16];
+    static char pkeys[NROWS][16];
     int64_t last[NPART];
+    const char *last_key[NPART];
     for (int p = 0; p < NPART; p++) {
         snprintf(pnames[p], sizeof pnames[p], "part-%d", p);
         last[p] = -1;
@@ -78,10 +83,15 @@ static void test_positions_last_offset_per_partition(void)
         int p = (int)((x >> 16) % NPART);
         memset(&recs[i], 0, sizeof recs[i]);
         recs[i].offset = 1000 + i;
+        if (i % 3 != 0) { /* most positions have a text part, some not */
+            snprintf(pkeys[i], sizeof pkeys[i], "k%d", i);
+            recs[i].pos_key = pkeys[i];
+        }
         rows[i].rec = &recs[i];
         rows[i].partition_name = i % 17 == 5 ? NULL : pnames[p]; /* some rows have none */
         if (rows[i].partition_name) {
             last[p] = recs[i].offset;
+            last_key[p] = recs[i].pos_key;
         }
     }
     rows[3].rec = NULL; /* a row without its record is skipped too */
@@ -101,6 +111,7 @@ static void test_positions_last_offset_per_partition(void)
         }
         CU_ASSERT_FATAL(j < st.n);
         CU_ASSERT_EQUAL(st.offs[j], last[p]);
+        CU_ASSERT_PTR_EQUAL(st.keys[j], last_key[p]); /* the text part of that same record */
     }
     CU_ASSERT_EQUAL(st.n, seen);
 
@@ -118,6 +129,54 @@ static void test_positions_last_offset_per_partition(void)
     st.fail_at = 2;
     CU_ASSERT_EQUAL(rsql_io_positions_each(rows, 0, NROWS, upsert_group, &st), RSQL_ERR_IO);
     CU_ASSERT_EQUAL(st.groups, 2);
+}
+
+/* A position as one text, and a key's values as the text part: both ways, and what is not one. */
+static void test_positions_text(void)
+{
+    rsql_buf_t b = RSQL_BUF_INIT;
+    int64_t off = 0;
+    const char *key = "x";
+    rsql_io_position_text(&b, 42, NULL);
+    CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "42");
+    CU_ASSERT_TRUE(rsql_io_position_parse(b.data, b.len, &off, &key));
+    CU_ASSERT(off == 42 && key == NULL);
+    rsql_buf_reset(&b);
+    rsql_io_position_text(&b, INT64_MIN, "5:a b c,");
+    CU_ASSERT_TRUE(rsql_io_position_parse(b.data, b.len, &off, &key));
+    CU_ASSERT(off == INT64_MIN && key && strcmp(key, "5:a b c,") == 0);
+    CU_ASSERT_TRUE(rsql_io_position_parse("9223372036854775807", 19, &off, &key));
+    CU_ASSERT(off == INT64_MAX && key == NULL);
+    static const char *const bad[] = {"", "-", " 1", "+1", "1x", "12 ", "9223372036854775808",
+                                      "-9223372036854775809", "99999999999999999999", "007", "-0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bool ok = rsql_io_position_parse(bad[i], strlen(bad[i]), &off, &key);
+        /* "12 " is 12 with an empty text part: a position */
+        CU_ASSERT_EQUAL(ok, strcmp(bad[i], "12 ") == 0);
+    }
+    /* the parse is bounded by len, not by a NUL */
+    CU_ASSERT_TRUE(rsql_io_position_parse("17 abc", 2, &off, &key));
+    CU_ASSERT(off == 17 && key == NULL);
+
+    /* a key's values: any bytes but NUL, ',' and ':' among them */
+    static const char *const vals[] = {"a,b", "", "12:3", "0d1b3c4e-0000-4000-8000-00000000002a"};
+    rsql_buf_reset(&b);
+    rsql_io_key_text(&b, 4, vals);
+    CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), "3:a,b,0:,4:12:3,36:0d1b3c4e-0000-4000-8000-00000000002a,");
+    char buf[128];
+    const char *got[4];
+    CU_ASSERT_EQUAL(rsql_io_key_parse(rsql_buf_str(&b), buf, got, 4), 4);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_STRING_EQUAL(got[i], vals[i]);
+    }
+    CU_ASSERT_EQUAL(rsql_io_key_parse(rsql_buf_str(&b), buf, got, 3), -1); /* more than max */
+    CU_ASSERT_EQUAL(rsql_io_key_parse("", buf, got, 4), 0);
+    static const char *const bad_keys[] = {"3:ab,", "3:abcd", "x:a,", ":a,", "1:a", "2:a",
+                                           "99999999999999999999999:a,", "1:a,2"};
+    for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
+        CU_ASSERT_EQUAL(rsql_io_key_parse(bad_keys[i], buf, got, 4), -1);
+    }
+    rsql_buf_deinit(&b);
 }
 
 /* ---- the sqlite sink's stored positions, read back */
@@ -219,15 +278,24 @@ static void test_positions_sqlite_read(void)
     rsql_sink_t *k = NULL;
     CU_ASSERT_EQUAL_FATAL(def->sink->open(&ctx, &k, &err), RSQL_OK);
 
+    /* the table made before resume_key was has it now; a text part stored there is read */
+    sqlite_exec(path, "UPDATE rocketsql_positions SET resume_key = '3:a,b,' WHERE \"partition\" "
+                      "= 'f7'");
     /* every one of them */
     static posl_t l;
     CU_ASSERT_EQUAL(def->sink->stored_positions(k, posl_add, &l, &err), RSQL_OK);
     CU_ASSERT_EQUAL(l.n, 3000);
-    int right = 0;
+    int right = 0, keyed = 0;
     for (int i = 0; i < l.n; i++) {
         right += atoi(l.parts[i] + 1) * 10 == l.offs[i];
+        if (l.keys[i]) {
+            keyed++;
+            CU_ASSERT_STRING_EQUAL(l.parts[i], "f7");
+            CU_ASSERT_STRING_EQUAL(l.keys[i], "3:a,b,");
+        }
     }
     CU_ASSERT_EQUAL(right, 3000);
+    CU_ASSERT_EQUAL(keyed, 1);
     posl_free(&l);
 
     /* SQLite cannot read them: an error, transient, naming the table and SQLite's reason */
@@ -255,6 +323,7 @@ static void test_positions_sqlite_read(void)
 static CU_TestInfo positions_tests[] = {
     {"test_positions_last_offset_per_partition", test_positions_last_offset_per_partition},
     {"test_positions_sqlite_read", test_positions_sqlite_read},
+    {"test_positions_text", test_positions_text},
     CU_TEST_INFO_NULL,
 };
 

@@ -275,7 +275,7 @@ static int64_t taken(rsql_offtrack_t *t, uint32_t lane, int *n)
 {
     uint32_t lanes[8];
     int64_t offs[8];
-    int m = rsql_offtrack_take_dirty(t, lanes, offs, 8);
+    int m = rsql_offtrack_take_dirty(t, lanes, offs, NULL, 8);
     int64_t pos = -1;
     for (int i = 0; i < m; i++) {
         if (lanes[i] == lane) {
@@ -288,13 +288,37 @@ static int64_t taken(rsql_offtrack_t *t, uint32_t lane, int *n)
     return pos;
 }
 
+/* A position's text part goes with its offset: the last record popped gives both. */
+static void test_offsets_keys(void)
+{
+    rsql_offtrack_t *t = rsql_offtrack_new();
+    uint64_t k[4];
+    const char *keys[4] = {"3:abc,", "1:b,", NULL, "2:dd,"};
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(rsql_offtrack_add(t, 1, i + 1, keys[i], &k[i]), RSQL_OK);
+    }
+    uint32_t lanes[4];
+    int64_t offs[4];
+    char *got[4];
+    CU_ASSERT(!rsql_offtrack_done(t, 1, k[1])); /* 0 still open */
+    CU_ASSERT(rsql_offtrack_done(t, 1, k[0]));  /* pops 0 and 1 */
+    CU_ASSERT_EQUAL_FATAL(rsql_offtrack_take_dirty(t, lanes, offs, got, 4), 1);
+    CU_ASSERT(lanes[0] == 1 && offs[0] == 2);
+    CU_ASSERT_STRING_EQUAL(got[0], "1:b,");
+    rsql_free(got[0]);
+    CU_ASSERT(rsql_offtrack_done(t, 1, k[2])); /* a record without one: the position has none */
+    CU_ASSERT_EQUAL_FATAL(rsql_offtrack_take_dirty(t, lanes, offs, got, 4), 1);
+    CU_ASSERT(offs[0] == 3 && got[0] == NULL);
+    rsql_offtrack_destroy(t); /* k[3] in flight: its key freed with the tracker */
+}
+
 static void test_offsets_in_order_and_out_of_order(void)
 {
     rsql_offtrack_t *t = rsql_offtrack_new();
     uint64_t k[5];
     int n = -1;
     for (int i = 0; i < 5; i++) {
-        CU_ASSERT_EQUAL(rsql_offtrack_add(t, 0, (i + 1) * 10, &k[i]), RSQL_OK);
+        CU_ASSERT_EQUAL(rsql_offtrack_add(t, 0, (i + 1) * 10, NULL, &k[i]), RSQL_OK);
     }
     CU_ASSERT_EQUAL(taken(t, 0, &n), -1);
     CU_ASSERT_EQUAL(n, 0);
@@ -323,10 +347,10 @@ static void test_offsets_failed_record_blocks_its_lane_only(void)
     rsql_offtrack_t *t = rsql_offtrack_new();
     uint64_t a[4], b[2];
     for (int i = 0; i < 4; i++) {
-        rsql_offtrack_add(t, 1, 100 + i, &a[i]);
+        rsql_offtrack_add(t, 1, 100 + i, NULL, &a[i]);
     }
-    rsql_offtrack_add(t, 7, 5, &b[0]);
-    rsql_offtrack_add(t, 7, 6, &b[1]);
+    rsql_offtrack_add(t, 7, 5, NULL, &b[0]);
+    rsql_offtrack_add(t, 7, 6, NULL, &b[1]);
     /* a[1] FAILED: never done. A tolerated failure (a[2], dead-lettered) is done. */
     rsql_offtrack_done(t, 1, a[0]);
     rsql_offtrack_done(t, 1, a[2]);
@@ -335,7 +359,7 @@ static void test_offsets_failed_record_blocks_its_lane_only(void)
     rsql_offtrack_done(t, 7, b[0]);
     uint32_t lanes[8];
     int64_t offs[8];
-    int n = rsql_offtrack_take_dirty(t, lanes, offs, 8);
+    int n = rsql_offtrack_take_dirty(t, lanes, offs, NULL, 8);
     CU_ASSERT_EQUAL(n, 2); /* lanes 1 and 7, not 3 */
     for (int i = 0; i < n; i++) {
         CU_ASSERT(lanes[i] == 1 || lanes[i] == 7);
@@ -345,7 +369,7 @@ static void test_offsets_failed_record_blocks_its_lane_only(void)
     /* a ring that wraps and grows many times keeps its order */
     uint64_t tk[1000];
     for (int i = 0; i < 1000; i++) {
-        rsql_offtrack_add(t, 2, i + 1, &tk[i]);
+        rsql_offtrack_add(t, 2, i + 1, NULL, &tk[i]);
         if (i >= 10) {
             rsql_offtrack_done(t, 2, tk[i - 10]);
         }
@@ -385,6 +409,7 @@ static CU_TestInfo queue_tests[] = {
 
 static CU_TestInfo offsets_tests[] = {
     {"test_runtime_offsets_out_of_order", test_offsets_in_order_and_out_of_order},
+    {"test_runtime_offsets_keys", test_offsets_keys},
     {"test_runtime_offsets_failed_blocks_lane", test_offsets_failed_record_blocks_its_lane_only},
     {"test_runtime_retry_backoff", test_retry_backoff},
     CU_TEST_INFO_NULL,

@@ -278,7 +278,7 @@ static uint32_t flow_run(int n, bool lite)
             int64_t defer_ms;
             if (rsql_rmq_inflight_lane(f.lanes, key, &lane, NULL) != RSQL_OK ||
                 rsql_rmq_throttle_decide(f.thr, lane, 0, 1, f.now, &defer_ms) != RSQL_RMQ_ADMIT ||
-                rsql_offtrack_add(track, lane, rsql_rmq_inflight_received(f.lanes, lane),
+                rsql_offtrack_add(track, lane, rsql_rmq_inflight_received(f.lanes, lane), NULL,
                                   &ticket_of[i % WINDOW]) != RSQL_OK) {
                 return UINT32_MAX;
             }

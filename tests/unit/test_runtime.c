@@ -524,6 +524,52 @@ static void test_pipeline_resume_positions(void)
     CU_ASSERT_EQUAL(got[2], 9);
 }
 
+/*
+** Positions with a text part (rsql_record_t.pos_key): saved in the catalog as "<offset> <key>",
+** merged with the sink's (the further offset wins with its own key), and handed to the
+** source's open as resume_keys.
+*/
+static void test_pipeline_resume_keyed_positions(void)
+{
+    harness_reset(9, 3, DELIVER_SYNC);
+    src_store.keyed = true;
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    char *v = NULL;
+    cu_offset_get(g_cat, "job1", "p0", &v, NULL);
+    CU_ASSERT_STRING_EQUAL(v ? v : "", "3 k3"); /* 9 records over 3 partitions */
+    rsql_free(v);
+
+    harness_reset(0, 3, DELIVER_SYNC);
+    rsql_catalog_offset_put(g_cat, "job1", "p0", "7 key with spaces", NULL);
+    rsql_catalog_offset_put(g_cat, "job1", "p1", "2 behind", NULL);
+    rsql_catalog_offset_put(g_cat, "job1", "p2", "9", NULL);
+    rsql_catalog_offset_put(g_cat, "job1", "p3", "x9 not a position", NULL);
+    out_store.stored_n = 2; /* the sink stored p0 = 5 (behind), p1 = 4 (ahead) */
+    out_store.stored[0] = 5;
+    out_store.stored_keys[0] = "5:sink0,";
+    out_store.stored[1] = 4;
+    out_store.stored_keys[1] = "4:sink1,";
+    conf_base(&c);
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL_FATAL(src_store.n_resume, 3);
+    for (int i = 0; i < 3; i++) {
+        int part = src_store.resume_names[i][1] - '0';
+        const char *key = src_store.resume_keys[i];
+        int64_t off = src_store.resume_offs[i];
+        if (part == 0) {
+            CU_ASSERT(off == 7 && strcmp(key, "key with spaces") == 0);
+        } else if (part == 1) {
+            CU_ASSERT(off == 4 && strcmp(key, "4:sink1,") == 0);
+        } else {
+            CU_ASSERT(part == 2 && off == 9 && key[0] == '\0');
+        }
+    }
+}
+
 /* Every position the sink stored, however many, with the catalog's merged in. */
 static void test_pipeline_resume_many_positions(void)
 {
@@ -892,6 +938,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_retry_timeout_total", test_pipeline_retry_timeout_total},
     {"test_runtime_resume_positions", test_pipeline_resume_positions},
     {"test_runtime_resume_many_positions", test_pipeline_resume_many_positions},
+    {"test_runtime_resume_keyed_positions", test_pipeline_resume_keyed_positions},
     {"test_runtime_stored_positions_transient", test_pipeline_stored_positions_transient},
     {"test_runtime_stored_positions_permanent", test_pipeline_stored_positions_permanent},
     {"test_runtime_preview_commits_nothing", test_pipeline_preview_commits_nothing},
