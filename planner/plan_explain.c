@@ -438,9 +438,12 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             rsql_buf_puts(x->out, "FOR ");
             rsql_buf_put_ident(x->out, wd->columns[i].name);
             rsql_buf_printf(x->out, " AS %s (%s)\n", wd->columns[i].watermark,
-                            x->plan->window && t == &x->plan->source
-                                ? "the window aggregation's event time"
-                                : "declared; no window aggregation of this statement reads it");
+                            !x->plan->window || t != &x->plan->source
+                                ? "declared; no window aggregation of this statement reads it"
+                            : x->plan->window->rows ? "the window function's event time; its "
+                                                      "rows are given at once, whatever the "
+                                                      "watermark"
+                                                    : "the window aggregation's event time");
         }
     }
     int n_key = 0; /* the key's columns have pk_ord 1, 2, ... */
@@ -694,8 +697,8 @@ static void dedup_node(explain_t *x, int d)
     state_attr(x, d, dd->keep_last ? "the last row" : "a mark", "key", dd->memory, dd->ttl_ms);
 }
 
-/* A window aggregation's lines: the windows, the watermark, what it emits, the state. */
-static void window_lines(explain_t *x, int d)
+/* The window function's line: its intervals and the windows of a row. */
+static void window_fn_line(explain_t *x, int d)
 {
     const rsql_plan_window_t *w = x->plan->window;
     char a[32], b[32], o[32];
@@ -712,6 +715,28 @@ static void window_lines(explain_t *x, int d)
                                                : "each row in the windows that start with its "
                                                  "max_size window and end at each step after "
                                                  "its time");
+}
+
+/* A window function's rows without an aggregation: each row with each of its windows. */
+static void window_rows_node(explain_t *x, int d)
+{
+    node(x, d, "WindowTableFunction: each row once per window it falls into, with "
+               "window_start, window_end and window_time\n");
+    window_fn_line(x, d);
+    attr(x, d, "emits");
+    rsql_buf_printf(x->out, "+I of each row and window at once (append-only); no state, and no "
+                            "row is late: %s\n",
+                    x->plan->window->proctime ? "the windows are those of the processing time "
+                                                "(when the row's batch is processed)"
+                                              : "the watermark decides nothing here");
+}
+
+/* A window aggregation's lines: the windows, the watermark, what it emits, the state. */
+static void window_lines(explain_t *x, int d)
+{
+    const rsql_plan_window_t *w = x->plan->window;
+    char a[32], b[32];
+    window_fn_line(x, d);
     attr(x, d, "watermark");
     rsql_buf_printf(x->out, "%s, per lane of the source (a file, a partition): the greatest "
                             "over the lane's rows; the statement's is the least of the lanes' ",
@@ -914,6 +939,10 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
     }
     if (plan->lookup) {
         lookup_node(&x, d);
+        d++;
+    }
+    if (plan->window && plan->window->rows) {
+        window_rows_node(&x, d);
         d++;
     }
     if (plan->agg) {

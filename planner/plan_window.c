@@ -308,13 +308,20 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
     }
     const rsql_window_tvf_t *f = sel->window;
     const rsql_plan_agg_t *a = plan->agg;
-    if (!a || !grouped(a, w->col) || !grouped(a, w->col + 1)) {
-        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, a ? a->pos : w->pos,
+    if (a && (!grouped(a, w->col) || !grouped(a, w->col + 1))) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, a->pos,
                               "a window function's rows are aggregated by window: GROUP BY "
-                              "window_start, window_end (and any other keys); %s",
-                              a ? "both must be among the keys"
-                                : "its rows without an aggregation are not supported yet");
+                              "window_start, window_end (and any other keys); both must be "
+                              "among the keys");
     }
+    if (!a && w->kind == RSQL_WIN_SESSION) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, f->fn.pos,
+                              "SESSION's rows without an aggregation are not supported yet (a "
+                              "row's session ends only when no row of its partition follows "
+                              "within the gap): GROUP BY window_start, window_end, ... to "
+                              "aggregate its sessions, or use TUMBLE, HOP or CUMULATE");
+    }
+    w->rows = !a;
     rsql_err_t rc = intervals(plan, f, b, err);
     if (rc != RSQL_OK) {
         return rc;
@@ -334,11 +341,14 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
         rsql_plan__no_such_column(decl, NULL, f->time_col.name, f->time_col.pos, err);
         return err->code;
     }
-    if (col != wm) {
-        bool proc = col->expr && strncasecmp(col->expr, "PROCTIME", 8) == 0;
+    /* processing time (a column AS PROCTIME(): when the row's batch is processed) serves the
+       rows without an aggregation, which need no watermark */
+    bool proc = col != wm && col->expr && strncasecmp(col->expr, "PROCTIME", 8) == 0;
+    if (col != wm && !(proc && w->rows)) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->time_col.pos,
-                              proc ? "DESCRIPTOR(%s): windows over processing time are not "
-                                     "supported yet: declare an event-time column with "
+                              proc ? "DESCRIPTOR(%s): a window aggregation over processing "
+                                     "time is not supported yet (its windows would close by "
+                                     "the clock): declare an event-time column with "
                                      "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND"
                               : wm ? "DESCRIPTOR(%s): not the event-time column of table '%s' "
                                      "(its WATERMARK is for %s)"
@@ -358,10 +368,12 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
         return err->code;
     }
     w->time_name = col->name;
+    w->proctime = proc;
     if (w->kind == RSQL_WIN_SESSION && (rc = session_keys(plan, f, &tb, err)) != RSQL_OK) {
         return rc;
     }
-    return watermark(plan, col, b, err);
+    /* the rows without an aggregation are given at once: no watermark decides anything */
+    return w->rows ? RSQL_OK : watermark(plan, col, b, err);
 }
 
 /* The aggregate row's slot output expression x reads (through a widening CAST), or -1. */
