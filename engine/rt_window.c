@@ -18,6 +18,11 @@
  * windows' ends fall on): everything this stage decides compares a window's end with the
  * watermark, and within one slice the answer is the same, so a run that resumes decides as
  * the run before would have.
+ *
+ * Over processing time (plan->window->proctime) a row's time is when its batch is processed
+ * and the watermark is the clock: the rows' own times, and the clock's now when a record
+ * marked RSQL_REC_TICK comes, which the transform thread makes when no batch came by the
+ * earliest open window's end (rsql_rt_window_due); no lane's watermark is kept.
  * @locality the transform thread (checkpoints: the worker, through rt_state)
  */
 #include "config.h"
@@ -233,6 +238,12 @@ void rsql_rt_window_close(rt_window_t *g)
 }
 
 /* See rt_window.h. */
+int64_t rsql_rt_window_due(rt_window_t *g)
+{
+    return g->w->proctime && g->n_wins > 0 ? g->wins[0].end - 1 : INT64_MAX;
+}
+
+/* See rt_window.h. */
 rt_state_t *rsql_rt_window_state(rt_window_t *g)
 {
     return g->state;
@@ -426,6 +437,10 @@ static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec
 static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_value_t *v,
                           rsql_error_t *err)
 {
+    if (g->w->proctime) { /* processing time: the rows' own, the clock's (no lanes) */
+        g->wm = !v->is_null && v->v.ts > g->wm ? v->v.ts : g->wm;
+        return RSQL_OK;
+    }
     lane_t *l = lane_of(g, rec->partition);
     if (!l) {
         return rsql_error_nomem(err);
@@ -576,7 +591,11 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
     }
     g->now = rsql_wall_ms();
     g->n_out = 0;
-    int n = rec->n_rows > 1 ? rec->n_rows : 1;
+    bool tick = (rec->flags & RSQL_REC_TICK) != 0; /* no row: the clock reached a window's end */
+    int n = tick ? 0 : rec->n_rows > 1 ? rec->n_rows : 1;
+    if (tick && g->w->proctime && g->now > g->wm) {
+        g->wm = g->now;
+    }
     for (int r = 0; r < n; r++) {
         const rsql_value_t *src = r == 0 ? *in : rec->rows[r];
         const rsql_value_t *made;

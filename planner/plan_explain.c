@@ -438,7 +438,8 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             rsql_buf_puts(x->out, "FOR ");
             rsql_buf_put_ident(x->out, wd->columns[i].name);
             rsql_buf_printf(x->out, " AS %s (%s)\n", wd->columns[i].watermark,
-                            !x->plan->window || t != &x->plan->source
+                            !x->plan->window || t != &x->plan->source ||
+                                    (x->plan->window->proctime && !x->plan->window->rows)
                                 ? "declared; no window aggregation of this statement reads it"
                             : x->plan->window->rows ? "the window function's event time; its "
                                                       "rows are given at once, whatever the "
@@ -737,20 +738,31 @@ static void window_lines(explain_t *x, int d)
     const rsql_plan_window_t *w = x->plan->window;
     char a[32], b[32];
     window_fn_line(x, d);
-    attr(x, d, "watermark");
-    rsql_buf_printf(x->out, "%s, per lane of the source (a file, a partition): the greatest "
-                            "over the lane's rows; the statement's is the least of the lanes' ",
-                    w->watermark_text);
-    if (w->idle_timeout_ms > 0) {
-        rsql_buf_printf(x->out, "that gave a row in the last %s "
-                                "(table.exec.source.idle-timeout)\n",
-                        dur(w->idle_timeout_ms, a, sizeof a));
+    if (w->proctime) {
+        attr(x, d, "time");
+        rsql_buf_printf(x->out, "processing time (%s AS PROCTIME()), so no row is late; a "
+                                "window is given once the clock passes its end, with the row "
+                                "that comes then or by a timer when none does\n",
+                        w->time_name);
     } else {
-        rsql_buf_puts(x->out, "(a lane never goes idle: table.exec.source.idle-timeout = 0)\n");
+        attr(x, d, "watermark");
+        rsql_buf_printf(x->out, "%s, per lane of the source (a file, a partition): the "
+                                "greatest over the lane's rows; the statement's is the least "
+                                "of the lanes' ",
+                        w->watermark_text);
+        if (w->idle_timeout_ms > 0) {
+            rsql_buf_printf(x->out, "that gave a row in the last %s "
+                                    "(table.exec.source.idle-timeout)\n",
+                            dur(w->idle_timeout_ms, a, sizeof a));
+        } else {
+            rsql_buf_puts(x->out, "(a lane never goes idle: table.exec.source.idle-timeout = "
+                                  "0)\n");
+        }
+        attr(x, d, "late rows");
+        rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every "
+                              "window was given is dropped and counted "
+                              "(rocketsql_records_late_total)\n");
     }
-    attr(x, d, "late rows");
-    rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every window "
-                          "was given is dropped and counted (rocketsql_records_late_total)\n");
     if (w->in_sink) {
         attr(x, d, "emits");
         rsql_buf_puts(x->out, "for each row and each of its windows, the row's own part of the "
@@ -778,15 +790,17 @@ static void window_lines(explain_t *x, int d)
                               "the preview (never saved)\n");
         return;
     }
-    rsql_buf_printf(x->out, "the accumulators of each open window's groups and each lane's "
-                            "watermark, in the catalog, saved in the transaction that saves "
-                            "the source positions, every %s; ",
+    rsql_buf_printf(x->out, "the accumulators of each open window's groups%s, in the "
+                            "catalog, saved in the transaction that saves the source "
+                            "positions, every %s; ",
+                    w->proctime ? "" : " and each lane's watermark",
                     dur(x->plan->flush_interval_ms, a, sizeof a));
     if (x->plan->agg->memory > 0) {
         rsql_buf_printf(x->out, "at most %s in memory (state.memory); ",
                         rsql_opt_format_size(x->plan->agg->memory, b, sizeof b));
     }
-    rsql_buf_puts(x->out, "a window's are deleted once it is given\n");
+    rsql_buf_printf(x->out, "a window's are deleted once it is given%s\n",
+                    w->proctime ? " (a run killed after giving it may give it again)" : "");
 }
 
 /* Group aggregation's node: the keys, the aggregates, what it emits, the state. */

@@ -7,7 +7,9 @@
  * statement is bound against, after the table's columns; the runtime (engine/rt_window.c)
  * fills them for each window a row goes into. The GROUP BY must hold window_start and
  * window_end; the time column must be the table's WATERMARK column, whose expression gives
- * the watermark; the intervals are constants.
+ * the watermark, or its processing time (a column AS PROCTIME(): the watermark is then the
+ * clock); the intervals are constants. Without GROUP BY the function's rows are the
+ * statement's (rsql_plan_window_t.rows: each row with each of its windows).
  */
 #include "config.h"
 #include "planner/plan_int.h"
@@ -344,18 +346,21 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
     /* processing time (a column AS PROCTIME(): when the row's batch is processed) serves the
        rows without an aggregation, which need no watermark */
     bool proc = col != wm && col->expr && strncasecmp(col->expr, "PROCTIME", 8) == 0;
-    if (col != wm && !(proc && w->rows)) {
+    if (col != wm && !proc) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->time_col.pos,
-                              proc ? "DESCRIPTOR(%s): a window aggregation over processing "
-                                     "time is not supported yet (its windows would close by "
-                                     "the clock): declare an event-time column with "
-                                     "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND"
-                              : wm ? "DESCRIPTOR(%s): not the event-time column of table '%s' "
-                                     "(its WATERMARK is for %s)"
-                                   : "DESCRIPTOR(%s): table '%s' has no event-time column: "
-                                     "declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND",
+                              wm ? "DESCRIPTOR(%s): not the event-time column of table '%s' "
+                                   "(its WATERMARK is for %s)"
+                                 : "DESCRIPTOR(%s): table '%s' has no event-time column: "
+                                   "declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND",
                               f->time_col.name, plan->source.def->name,
                               wm ? wm->name : f->time_col.name, f->time_col.name);
+    }
+    if (proc && w->kind == RSQL_WIN_SESSION) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, f->time_col.pos,
+                              "DESCRIPTOR(%s): SESSION windows over processing time are not "
+                              "supported yet: declare an event-time column with WATERMARK "
+                              "FOR ts AS ts - INTERVAL '5' SECOND",
+                              f->time_col.name);
     }
     rsql_bind_t tb = *b;
     tb.agg = NULL;
@@ -372,8 +377,13 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
     if (w->kind == RSQL_WIN_SESSION && (rc = session_keys(plan, f, &tb, err)) != RSQL_OK) {
         return rc;
     }
-    /* the rows without an aggregation are given at once: no watermark decides anything */
-    return w->rows ? RSQL_OK : watermark(plan, col, b, err);
+    if (w->rows || proc) {
+        /* the rows without an aggregation are given at once: no watermark decides anything;
+           over processing time the watermark is the rows' own time, and the clock's */
+        w->watermark = proc && !w->rows ? w->time : NULL;
+        return RSQL_OK;
+    }
+    return watermark(plan, col, b, err);
 }
 
 /* The aggregate row's slot output expression x reads (through a widening CAST), or -1. */
@@ -405,6 +415,13 @@ rsql_err_t rsql_plan__window_in_sink(rsql_plan_t *plan, rsql_error_t *err)
                               "INSERT it into a postgres or sqlite table whose PRIMARY KEY (...) "
                               "NOT ENFORCED is the GROUP BY columns%s",
                               src, plan->kind != RSQL_PLAN_INSERT ? " (a preview cannot)" : "");
+    }
+    if (w->proctime) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, w->pos,
+                              "a window aggregation over processing time (%s) over connector "
+                              "'%s' is not supported yet: declare an event-time column with "
+                              "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
+                              w->time_name, src);
     }
     if (w->kind == RSQL_WIN_SESSION) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, w->pos,

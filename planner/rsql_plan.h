@@ -298,7 +298,12 @@ typedef struct rsql_plan_window {
     bool in_sink;
     uint8_t *merge;
     bool rows;             /* no aggregation: each row with each of its windows */
-    bool proctime;         /* rows only: time is a column AS PROCTIME(), not the WATERMARK's */
+    /* The time is processing time (a column AS PROCTIME(): when the row's batch is
+       processed), not the WATERMARK column's: the rows need no watermark (watermark NULL);
+       an aggregation's watermark is the rows' own time and the clock's (watermark == time),
+       so a window is given once the clock passes its end, by a row or, when none comes, by a
+       timer (rsql_pipeline_conf_t.transform_due). TUMBLE, HOP and CUMULATE only. */
+    bool proctime;
     rsql_pos_t pos;        /* TABLE(...) */
 } rsql_plan_window_t;
 
