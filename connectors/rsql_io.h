@@ -114,6 +114,12 @@ typedef struct rsql_record {
    a statement that acts at the end of its input (a window aggregation gives every window still
    open with it). */
 #define RSQL_REC_LAST 0x02
+/* Set by the runtime (never by a source) on a record of its own, made by the transform thread
+   when the clock reaches the time a stage waits for (rsql_pipeline_conf_t.transform_due: a
+   processing-time window's end): its row is all NULL and stands for no source row; it carries
+   the rows the stage gives then, with the lane and offset of the record transformed last
+   (never registered: no position moves by it, nor is it counted or acknowledged). */
+#define RSQL_REC_TICK 0x04
 
 /* rsql_sink_ctx_t.merge: how a column merges into the row of its key the table holds. */
 enum { RSQL_MERGE_REPLACE = 0, RSQL_MERGE_SUM, RSQL_MERGE_MIN, RSQL_MERGE_MAX };

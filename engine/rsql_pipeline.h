@@ -270,6 +270,13 @@ typedef struct rsql_pipeline_conf {
        included) not yet transformed. @locality the transform thread */
     void (*transform_prefetch)(void *opaque, rsql_batch_t *batch);
     int transform_ahead;
+    /* Optional: the wall-clock time (rsql_wall_ms) at which the transform has rows to give
+       without a record (a processing-time window's end), INT64_MAX for none, with
+       due_opaque. When no batch waits, the transform thread waits for one only until then,
+       and then transforms a record of its own (RSQL_REC_TICK) to carry those rows; not before
+       it transformed a record of the run. @locality the transform thread */
+    int64_t (*transform_due)(void *due_opaque);
+    void *due_opaque;
     /* Optional: the statement's state (a deduplication's, engine/rt_state.h), with
        transform_opaque. state_checkpoint writes into cat the state changes of the records at
        or before the n positions being saved (lanes[i] at offs[i]), inside the transaction that

@@ -70,10 +70,12 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
     }
     ib->resolved[idx] = 1;
     rsql_record_t *rec = &ib->b->recs[idx];
-    if (!p->conf.preview && p->conf.src_ops->commit_record) {
+    /* a tick (RSQL_REC_TICK) is the runtime's: no source record to commit, nothing counted */
+    bool tick = (rec->flags & RSQL_REC_TICK) != 0;
+    if (!p->conf.preview && p->conf.src_ops->commit_record && !tick) {
         p->conf.src_ops->commit_record(p->src, rec, o);
     }
-    switch (o->kind) {
+    switch (tick ? -1 : (int)o->kind) {
     case RSQL_OUTCOME_WRITTEN:
         p->written++;
         break;
@@ -86,6 +88,13 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
     case RSQL_OUTCOME_FAILED:
         p->failed++;
         break;
+    }
+    if (tick && o->kind != RSQL_OUTCOME_FAILED) {
+        /* its state changes (the windows it gave, deleted) are those of its lane's position:
+           saved again with them at the next checkpoint */
+        pthread_mutex_lock(&p->track_lock);
+        rsql_offtrack_mark_dirty(p->track, rec->partition);
+        pthread_mutex_unlock(&p->track_lock);
     }
     if (o->kind != RSQL_OUTCOME_FAILED && ib->registered[idx]) {
         if (p->done_defer) {

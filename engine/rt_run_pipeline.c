@@ -914,9 +914,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.transform_prefetch = xform_prefetch;
         conf.transform_ahead = plan->lookup->in_flight;
     }
-    if (x.lookup || x.stateful) {
-        conf.transform_describe = xform_describe;
-    }
+    conf.transform_describe = x.lookup || x.stateful ? xform_describe : NULL;
+    conf.transform_due = x.stateful ? rsql_rt_stateful_due : NULL; /* processing-time windows */
+    conf.due_opaque = x.stateful;
     if (x.state && !preview) {
         conf.state_checkpoint = xform_checkpoint;
         conf.state_committed = xform_committed;

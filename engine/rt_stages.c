@@ -11,6 +11,7 @@
 #include "config.h"
 #include "engine/pipeline_int.h"
 #include "base/rsql_log.h"
+#include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
 #include <errno.h>
@@ -281,6 +282,54 @@ static void wait_for_checkpoint(rsql_pipeline_t *p)
              !atomic_load(&p->aborting));
 }
 
+/*
+** A record of the transform's own (RSQL_REC_TICK) in a batch of one, for the rows a stage
+** gives when the clock reaches conf.transform_due: its row all NULL, the lane and offset of
+** last (the record transformed last), unregistered, counted in flight like a polled batch
+** (its outcome comes back the same way). NULL when out of memory.
+*/
+static rt_inbatch_t *tick_new(rsql_pipeline_t *p, const rsql_record_t *last, uint64_t seq)
+{
+    rt_inbatch_t *ib = rsql_pipeline__inbatch_new(1);
+    rsql_record_t *rec = ib ? rsql_batch_add(ib->b) : NULL;
+    int width = p->conf.src_ctx.n_columns > 0 ? p->conf.src_ctx.n_columns : 1;
+    rsql_value_t *row = rec ? rsql_arena_alloc(ib->b->arena, sizeof *row * (size_t)width)
+                            : NULL;
+    if (!row) {
+        rsql_pipeline__free_inbatch(ib);
+        return NULL;
+    }
+    for (int i = 0; i < width; i++) {
+        row[i] = (rsql_value_t){.is_null = true};
+    }
+    rec->row = row;
+    rec->flags = RSQL_REC_TICK;
+    rec->partition = last->partition;
+    rec->offset = last->offset;
+    rec->seq = seq;
+    ib->pending = 1;
+    ib->poll_us = rsql_now_ns() / 1000;
+    ib->op.weight = 1;
+    pthread_mutex_lock(&p->lock);
+    p->in_flight += 1;
+    p->live++;
+    pthread_mutex_unlock(&p->lock);
+    return ib;
+}
+
+/* How long the transform thread may wait for a batch: until the time conf.transform_due
+   says (ms, at least 0) when it may make a tick, or forever (-1). */
+static int transform_wait_ms(rsql_pipeline_t *p, bool may_tick)
+{
+    int64_t due = may_tick && p->conf.transform_due ? p->conf.transform_due(p->conf.due_opaque)
+                                                    : INT64_MAX;
+    if (due == INT64_MAX) {
+        return -1;
+    }
+    int64_t wait = due - rsql_wall_ms();
+    return wait <= 0 ? 0 : wait > INT32_MAX ? INT32_MAX : (int)wait;
+}
+
 void *rsql_pipeline__transform_main(void *arg)
 {
     rsql_pipeline_t *p = arg;
@@ -297,8 +346,18 @@ void *rsql_pipeline__transform_main(void *arg)
     int n_ahead = 0;
     op_list_init(&ahead);
     bool prefetching = p->conf.transform_prefetch && p->conf.transform_ahead > 1;
+    /* the record transformed last (a tick takes its lane and offset), and the ticks' seq:
+       from the top down, never one the poll thread gives */
+    rsql_record_t last = {0};
+    bool seen = false;
+    uint64_t tick_seq = UINT64_MAX;
     for (;;) {
         op = NULL;
+        rsql_err_t prc;
+        /* a tick only after a record of the run, not while aborting nor past a LIMIT (its
+           rows would not go out, and the window would stay due) */
+        bool may_tick = seen && !atomic_load(&p->aborting) &&
+                        (p->conf.limit < 0 || kept_total < p->conf.limit);
         if (n_ahead > 0) {
             op = ahead.head;
             ahead.head = op->next;
@@ -307,9 +366,21 @@ void *rsql_pipeline__transform_main(void *arg)
             }
             n_ahead--;
             op->next = NULL;
-        } else if (rsql_queue_pop(p->q1, held ? 0 : -1, &op) != RSQL_OK) {
+        } else if ((prc = rsql_queue_pop(p->q1, held ? 0 : transform_wait_ms(p, may_tick),
+                                         &op)) != RSQL_OK) {
             op = NULL;
-            if (!held) {
+            if (!held && prc == RSQL_ERR_TIMEOUT) {
+                /* the time a stage waited for came with no batch: a tick carries its rows */
+                rt_inbatch_t *tick = tick_new(p, &last, tick_seq--);
+                if (!tick) {
+                    rsql_error_t f;
+                    rsql_error_clear(&f);
+                    rsql_error_nomem(&f);
+                    rsql_pipeline__fail(p, &f, false);
+                    break;
+                }
+                op = &tick->op;
+            } else if (!held) {
                 break;
             }
         } else if (prefetching) {
@@ -347,6 +418,11 @@ void *rsql_pipeline__transform_main(void *arg)
         ib->wb = NULL;
         for (int i = 0; i < n; i++) {
             rsql_record_t *rec = &ib->b->recs[i];
+            if (!(rec->flags & RSQL_REC_TICK)) {
+                last.partition = rec->partition;
+                last.offset = rec->offset;
+                seen = true;
+            }
             if (atomic_load(&p->aborting)) {
                 oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
                 continue;

@@ -74,6 +74,13 @@ rsql_err_t rsql_rt_stateful_record(rt_stateful_t *s, rsql_batch_t *batch, rsql_r
 }
 
 /* See rt_stateful.h. */
+int64_t rsql_rt_stateful_due(void *opaque)
+{
+    rt_stateful_t *s = opaque;
+    return s && s->window ? rsql_rt_window_due(s->window) : INT64_MAX;
+}
+
+/* See rt_stateful.h. */
 rt_state_t *rsql_rt_stateful_state(rt_stateful_t *s)
 {
     return s->window ? rsql_rt_window_state(s->window)

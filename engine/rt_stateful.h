@@ -35,6 +35,11 @@ rsql_err_t rsql_rt_stateful_record(rt_stateful_t *s, rsql_batch_t *batch, rsql_r
                                    rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
                                    rsql_error_t *err);
 
+/* rsql_pipeline_conf_t.transform_due, opaque the stage (NULL: none): when a window
+   aggregation over processing time has a window to give without a row (its earliest end
+   less 1 ms, wall clock), else INT64_MAX. */
+int64_t rsql_rt_stateful_due(void *opaque);
+
 rt_state_t *rsql_rt_stateful_state(rt_stateful_t *s);
 /* Rows a window aggregation dropped as late (0 for the others). */
 int64_t rsql_rt_stateful_late(rt_stateful_t *s);

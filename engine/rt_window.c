@@ -18,6 +18,11 @@
  * windows' ends fall on): everything this stage decides compares a window's end with the
  * watermark, and within one slice the answer is the same, so a run that resumes decides as
  * the run before would have.
+ *
+ * Over processing time (plan->window->proctime) a row's time is when its batch is processed
+ * and the watermark is the clock: the rows' own times, and the clock's now when a record
+ * marked RSQL_REC_TICK comes, which the transform thread makes when no batch came by the
+ * earliest open window's end (rsql_rt_window_due); no lane's watermark is kept.
  * @locality the transform thread (checkpoints: the worker, through rt_state)
  */
 #include "config.h"
@@ -31,19 +36,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-
-/* x mod m, in [0, m) for any x (m > 0). */
-static int64_t mod_pos(int64_t x, int64_t m)
-{
-    int64_t r = x % m;
-    return r < 0 ? r + m : r;
-}
-
-/* The start of the unit of length `len` (aligned on the window's offset) holding t. */
-static int64_t align(const rsql_plan_window_t *w, int64_t t, int64_t len)
-{
-    return t - mod_pos(t - w->offset_ms, len);
-}
 
 /* The slice a watermark is in: windows' ends all fall on slice boundaries. */
 static int64_t slice_of(const rsql_plan_window_t *w, int64_t wm)
@@ -174,7 +166,6 @@ rsql_err_t rsql_rt_window_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
     g->plan = plan;
     g->a = plan->agg;
     g->w = plan->window;
-    g->width = g->a->n_group + g->a->n_calls;
     g->wm = INT64_MIN;
     g->end_wm = INT64_MIN;
     rsql_buf_init(&g->key);
@@ -182,6 +173,11 @@ rsql_err_t rsql_rt_window_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
     rsql_buf_init(&g->dkey);
     rsql_buf_init(&g->marks);
     rsql_buf_init(&g->pkey);
+    if (g->w->rows) { /* the function's rows without an aggregation: nothing kept */
+        *out = g;
+        return RSQL_OK;
+    }
+    g->width = g->a->n_group + g->a->n_calls;
     int ng = g->a->n_group;
     g->key_types = rsql_calloc((size_t)ng + 1, sizeof *g->key_types);
     g->key_descs = rsql_calloc((size_t)ng + 1, sizeof *g->key_descs);
@@ -239,6 +235,12 @@ void rsql_rt_window_close(rt_window_t *g)
     rsql_rt_window__session_free(g);
     rsql_buf_deinit(&g->pkey);
     rsql_free(g);
+}
+
+/* See rt_window.h. */
+int64_t rsql_rt_window_due(rt_window_t *g)
+{
+    return g->w->proctime && g->n_wins > 0 ? g->wins[0].end - 1 : INT64_MAX;
 }
 
 /* See rt_window.h. */
@@ -420,17 +422,9 @@ static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec
     if (w->kind == RSQL_WIN_SESSION) {
         return rsql_rt_window__session_add(g, batch, rec, row, t, ctx, late, err);
     }
-    if (w->kind == RSQL_WIN_HOP) { /* size / slide windows, the last starting at or before t */
-        for (int64_t s = align(w, t, w->step_ms); s > t - w->size_ms && rc == RSQL_OK;
-             s -= w->step_ms) {
-            rc = add_open(g, s, s + w->size_ms, batch, rec, row, ctx, &added, err);
-        }
-    } else { /* TUMBLE: one window; CUMULATE: those of its max_size ending after t */
-        int64_t s = align(w, t, w->size_ms);
-        for (int64_t e = align(w, t, w->step_ms) + w->step_ms;
-             e <= s + w->size_ms && rc == RSQL_OK; e += w->step_ms) {
-            rc = add_open(g, s, e, batch, rec, row, ctx, &added, err);
-        }
+    int64_t s, e;
+    for (win_first(w, t, &s, &e); win_more(w, t, s, e) && rc == RSQL_OK; win_next(w, &s, &e)) {
+        rc = add_open(g, s, e, batch, rec, row, ctx, &added, err);
     }
     *late = added == 0;
     return rc;
@@ -443,6 +437,10 @@ static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec
 static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_value_t *v,
                           rsql_error_t *err)
 {
+    if (g->w->proctime) { /* processing time: the rows' own, the clock's (no lanes) */
+        g->wm = !v->is_null && v->v.ts > g->wm ? v->v.ts : g->wm;
+        return RSQL_OK;
+    }
     lane_t *l = lane_of(g, rec->partition);
     if (!l) {
         return rsql_error_nomem(err);
@@ -481,6 +479,12 @@ static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_v
 }
 
 /* ---- giving windows */
+
+/* See rt_window_int.h. */
+bool rsql_rt_window__out_add(rt_window_t *g, const rsql_value_t *row)
+{
+    return out_add(g, row);
+}
 
 static bool out_add(rt_window_t *g, const rsql_value_t *row)
 {
@@ -582,9 +586,16 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
                                  rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
                                  rsql_error_t *err)
 {
+    if (g->w->rows) {
+        return rsql_rt_window__rows(g, batch, rec, ctx, in, keep, err);
+    }
     g->now = rsql_wall_ms();
     g->n_out = 0;
-    int n = rec->n_rows > 1 ? rec->n_rows : 1;
+    bool tick = (rec->flags & RSQL_REC_TICK) != 0; /* no row: the clock reached a window's end */
+    int n = tick ? 0 : rec->n_rows > 1 ? rec->n_rows : 1;
+    if (tick && g->w->proctime && g->now > g->wm) {
+        g->wm = g->now;
+    }
     for (int r = 0; r < n; r++) {
         const rsql_value_t *src = r == 0 ? *in : rec->rows[r];
         const rsql_value_t *made;
@@ -654,6 +665,12 @@ size_t rsql_rt_window_describe(rt_window_t *g, char *buf, size_t size)
 {
     if (!g || size == 0) {
         return 0;
+    }
+    if (g->w->rows) {
+        int n = snprintf(buf, size,
+                         "window rows: %llu rows in, %llu rows given with their windows; no state",
+                         (unsigned long long)g->rows, (unsigned long long)g->results);
+        return n < 0 ? 0 : (size_t)n >= size ? size - 1 : (size_t)n;
     }
     char wm[40] = "none";
     if (g->wm != INT64_MIN) {

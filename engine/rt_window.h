@@ -27,11 +27,20 @@ void rsql_rt_window_close(rt_window_t *g);
 ** rec's rows (*in is its source row on entry) into their windows, then the windows the
 ** watermark passed since: *keep false when none did; else rec holds their result rows (the
 ** aggregate rows, one per group of each window, +I) and *in is the first. A record marked
-** RSQL_REC_LAST (the input's last) gives every window still open.
+** RSQL_REC_LAST (the input's last) gives every window still open; one marked RSQL_REC_TICK
+** has no row: over processing time, the watermark is the clock's now, and the windows it
+** passed are given.
 */
 rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
                                  rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
                                  rsql_error_t *err);
+
+/*
+** A window aggregation over processing time: when its earliest open window is due (its end
+** less 1 ms, wall clock: rsql_wall_ms), else INT64_MAX. A record marked RSQL_REC_TICK then
+** gives the windows the clock passed (rsql_rt_window_record).
+*/
+int64_t rsql_rt_window_due(rt_window_t *g);
 
 /* Its state (checkpoints, counts): valid until rsql_rt_window_close. */
 rt_state_t *rsql_rt_window_state(rt_window_t *g);

@@ -79,6 +79,51 @@ static inline int64_t get_u64(const unsigned char *p)
     return (int64_t)u;
 }
 
+/* x mod m, in [0, m) for any x (m > 0). */
+static inline int64_t mod_pos(int64_t x, int64_t m)
+{
+    int64_t r = x % m;
+    return r < 0 ? r + m : r;
+}
+
+/* The start of the unit of length `len` (aligned on the window's offset) holding t. */
+static inline int64_t align(const rsql_plan_window_t *w, int64_t t, int64_t len)
+{
+    return t - mod_pos(t - w->offset_ms, len);
+}
+
+/*
+** The windows [s, e) of time t (TUMBLE, HOP, CUMULATE), in turn:
+**   for (win_first(w, t, &s, &e); win_more(w, t, s, e); win_next(w, &s, &e)) ...
+** HOP: size / slide windows, the one starting last at or before t first; TUMBLE: the one;
+** CUMULATE: those of its max_size window ending after t, the shortest first.
+*/
+static inline void win_first(const rsql_plan_window_t *w, int64_t t, int64_t *s, int64_t *e)
+{
+    if (w->kind == RSQL_WIN_HOP) {
+        *s = align(w, t, w->step_ms);
+        *e = *s + w->size_ms;
+    } else {
+        *s = align(w, t, w->size_ms);
+        *e = align(w, t, w->step_ms) + w->step_ms;
+    }
+}
+
+static inline bool win_more(const rsql_plan_window_t *w, int64_t t, int64_t s, int64_t e)
+{
+    return w->kind == RSQL_WIN_HOP ? s > t - w->size_ms : e <= s + w->size_ms;
+}
+
+static inline void win_next(const rsql_plan_window_t *w, int64_t *s, int64_t *e)
+{
+    if (w->kind == RSQL_WIN_HOP) {
+        *s -= w->step_ms;
+        *e = *s + w->size_ms;
+    } else {
+        *e += w->step_ms;
+    }
+}
+
 /* Row's window_start, window_end and window_time (its columns col .. col + 2) those of
    window [start, end). */
 static inline void set_window(rsql_value_t *row, int col, int64_t start, int64_t end)
@@ -97,6 +142,18 @@ rsql_err_t rsql_rt_window__key(rt_window_t *g, rsql_value_t *row, int64_t start,
 win_t *rsql_rt_window__get(rt_window_t *g, int64_t start, int64_t end);
 /* Key (len bytes) into window x's keys (false: out of memory). */
 bool rsql_rt_window__note(win_t *x, const void *key, size_t len);
+
+/* Row into the rows the record gives (+I; false: out of memory). */
+bool rsql_rt_window__out_add(rt_window_t *g, const rsql_value_t *row);
+
+/*
+** A window function's rows without an aggregation (plan->window->rows; rt_window_rows.c):
+** each of rec's rows once per window of its event time, its window columns set; rec then
+** holds them (+I) and *in is the first (as rsql_rt_window_record).
+*/
+rsql_err_t rsql_rt_window__rows(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
+                                rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
+                                rsql_error_t *err);
 
 /*
 ** SESSION (rt_window_session.c): row (rsql_plan_row's, its event time t) into the session of

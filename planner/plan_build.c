@@ -269,9 +269,10 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
     /* * lists the columns as declared, computed ones included, then a joined table's */
     const rsql_table_def_t *decl = b->from && b->from->decl ? b->from->decl : t;
     int n_dim = b->dim ? b->dim->n_columns : 0;
+    int n_win = b->win_col > 0 ? 3 : 0; /* a window function's columns follow the table's */
     int n = 0;
     for (int i = 0; i < sel->n_items; i++) {
-        n += sel->items[i].expr->kind == RSQL_EX_STAR ? decl->n_columns + n_dim : 1;
+        n += sel->items[i].expr->kind == RSQL_EX_STAR ? decl->n_columns + n_dim + n_win : 1;
     }
     sel_item_t *items = rsql_arena_alloc(b->arena, sizeof(sel_item_t) * (size_t)(n ? n : 1));
     if (!items) {
@@ -327,6 +328,15 @@ static rsql_err_t bind_select_list(rsql_bind_t *b, const rsql_select_t *sel, sel
                 items[k].expr = col;
                 items[k].pos = e->pos;
                 k++;
+            }
+            static const char *const win_names[3] = {"window_start", "window_end",
+                                                     "window_time"};
+            for (int w = 0; w < n_win; w++, k++) {
+                if (!(items[k].expr = rsql_plan__window_column(b, win_names[w], e->pos, err))) {
+                    return err && err->code ? err->code : rsql_error_nomem(err);
+                }
+                items[k].pos = e->pos;
+                items[k].name = win_names[w];
             }
             k += e->qualifier ? 0 : n_dim; /* the joined table's, placed above */
             continue;

@@ -570,13 +570,14 @@ rsql_err_t rsql_plan__changes(rsql_plan_t *plan, rsql_error_t *err)
     if (plan->window) {
         if (mode != RSQL_MODE_APPEND) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, plan->window->pos,
-                                  "a window aggregation of a changelog is not supported yet: "
-                                  "'%s' gives updates and deletes (%s); windows take "
-                                  "append-only rows",
+                                  "a window %s of a changelog is not supported yet: '%s' gives "
+                                  "updates and deletes (%s); windows take append-only rows",
+                                  plan->window->rows ? "function" : "aggregation",
                                   src->def->name, plan->changes_by);
         }
         rsql_err_t rc;
-        if (src->conn->own_positions && (rc = rsql_plan__window_in_sink(plan, err)) != RSQL_OK) {
+        if (src->conn->own_positions && !plan->window->rows &&
+            (rc = rsql_plan__window_in_sink(plan, err)) != RSQL_OK) {
             return rc; /* no position to save state with: the sink merges */
         }
         by_format = false; /* each window's result once: append-only */

@@ -438,9 +438,13 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             rsql_buf_puts(x->out, "FOR ");
             rsql_buf_put_ident(x->out, wd->columns[i].name);
             rsql_buf_printf(x->out, " AS %s (%s)\n", wd->columns[i].watermark,
-                            x->plan->window && t == &x->plan->source
-                                ? "the window aggregation's event time"
-                                : "declared; no window aggregation of this statement reads it");
+                            !x->plan->window || t != &x->plan->source ||
+                                    (x->plan->window->proctime && !x->plan->window->rows)
+                                ? "declared; no window aggregation of this statement reads it"
+                            : x->plan->window->rows ? "the window function's event time; its "
+                                                      "rows are given at once, whatever the "
+                                                      "watermark"
+                                                    : "the window aggregation's event time");
         }
     }
     int n_key = 0; /* the key's columns have pk_ord 1, 2, ... */
@@ -694,8 +698,8 @@ static void dedup_node(explain_t *x, int d)
     state_attr(x, d, dd->keep_last ? "the last row" : "a mark", "key", dd->memory, dd->ttl_ms);
 }
 
-/* A window aggregation's lines: the windows, the watermark, what it emits, the state. */
-static void window_lines(explain_t *x, int d)
+/* The window function's line: its intervals and the windows of a row. */
+static void window_fn_line(explain_t *x, int d)
 {
     const rsql_plan_window_t *w = x->plan->window;
     char a[32], b[32], o[32];
@@ -712,20 +716,53 @@ static void window_lines(explain_t *x, int d)
                                                : "each row in the windows that start with its "
                                                  "max_size window and end at each step after "
                                                  "its time");
-    attr(x, d, "watermark");
-    rsql_buf_printf(x->out, "%s, per lane of the source (a file, a partition): the greatest "
-                            "over the lane's rows; the statement's is the least of the lanes' ",
-                    w->watermark_text);
-    if (w->idle_timeout_ms > 0) {
-        rsql_buf_printf(x->out, "that gave a row in the last %s "
-                                "(table.exec.source.idle-timeout)\n",
-                        dur(w->idle_timeout_ms, a, sizeof a));
+}
+
+/* A window function's rows without an aggregation: each row with each of its windows. */
+static void window_rows_node(explain_t *x, int d)
+{
+    node(x, d, "WindowTableFunction: each row once per window it falls into, with "
+               "window_start, window_end and window_time\n");
+    window_fn_line(x, d);
+    attr(x, d, "emits");
+    rsql_buf_printf(x->out, "+I of each row and window at once (append-only); no state, and no "
+                            "row is late: %s\n",
+                    x->plan->window->proctime ? "the windows are those of the processing time "
+                                                "(when the row's batch is processed)"
+                                              : "the watermark decides nothing here");
+}
+
+/* A window aggregation's lines: the windows, the watermark, what it emits, the state. */
+static void window_lines(explain_t *x, int d)
+{
+    const rsql_plan_window_t *w = x->plan->window;
+    char a[32], b[32];
+    window_fn_line(x, d);
+    if (w->proctime) {
+        attr(x, d, "time");
+        rsql_buf_printf(x->out, "processing time (%s AS PROCTIME()), so no row is late; a "
+                                "window is given once the clock passes its end, with the row "
+                                "that comes then or by a timer when none does\n",
+                        w->time_name);
     } else {
-        rsql_buf_puts(x->out, "(a lane never goes idle: table.exec.source.idle-timeout = 0)\n");
+        attr(x, d, "watermark");
+        rsql_buf_printf(x->out, "%s, per lane of the source (a file, a partition): the "
+                                "greatest over the lane's rows; the statement's is the least "
+                                "of the lanes' ",
+                        w->watermark_text);
+        if (w->idle_timeout_ms > 0) {
+            rsql_buf_printf(x->out, "that gave a row in the last %s "
+                                    "(table.exec.source.idle-timeout)\n",
+                            dur(w->idle_timeout_ms, a, sizeof a));
+        } else {
+            rsql_buf_puts(x->out, "(a lane never goes idle: table.exec.source.idle-timeout = "
+                                  "0)\n");
+        }
+        attr(x, d, "late rows");
+        rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every "
+                              "window was given is dropped and counted "
+                              "(rocketsql_records_late_total)\n");
     }
-    attr(x, d, "late rows");
-    rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every window "
-                          "was given is dropped and counted (rocketsql_records_late_total)\n");
     if (w->in_sink) {
         attr(x, d, "emits");
         rsql_buf_puts(x->out, "for each row and each of its windows, the row's own part of the "
@@ -753,15 +790,17 @@ static void window_lines(explain_t *x, int d)
                               "the preview (never saved)\n");
         return;
     }
-    rsql_buf_printf(x->out, "the accumulators of each open window's groups and each lane's "
-                            "watermark, in the catalog, saved in the transaction that saves "
-                            "the source positions, every %s; ",
+    rsql_buf_printf(x->out, "the accumulators of each open window's groups%s, in the "
+                            "catalog, saved in the transaction that saves the source "
+                            "positions, every %s; ",
+                    w->proctime ? "" : " and each lane's watermark",
                     dur(x->plan->flush_interval_ms, a, sizeof a));
     if (x->plan->agg->memory > 0) {
         rsql_buf_printf(x->out, "at most %s in memory (state.memory); ",
                         rsql_opt_format_size(x->plan->agg->memory, b, sizeof b));
     }
-    rsql_buf_puts(x->out, "a window's are deleted once it is given\n");
+    rsql_buf_printf(x->out, "a window's are deleted once it is given%s\n",
+                    w->proctime ? " (a run killed after giving it may give it again)" : "");
 }
 
 /* Group aggregation's node: the keys, the aggregates, what it emits, the state. */
@@ -914,6 +953,10 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
     }
     if (plan->lookup) {
         lookup_node(&x, d);
+        d++;
+    }
+    if (plan->window && plan->window->rows) {
+        window_rows_node(&x, d);
         d++;
     }
     if (plan->agg) {

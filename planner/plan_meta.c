@@ -97,6 +97,9 @@ rsql_err_t rsql_plan_reads(const rsql_plan_t *plan,
     for (int i = 0; rc == RSQL_OK && i < plan->n_outputs; i++) {
         rc = visit(opaque, plan->outputs[i].expr);
     }
+    if (rc == RSQL_OK && plan->window) { /* a window function's rows: their time */
+        rc = visit(opaque, plan->window->time);
+    }
     const rsql_plan_lookup_t *l = plan->lookup;
     for (int i = 0; rc == RSQL_OK && l && i < l->n_key; i++) {
         rc = visit(opaque, l->keys[i]);

@@ -7,7 +7,9 @@
  * statement is bound against, after the table's columns; the runtime (engine/rt_window.c)
  * fills them for each window a row goes into. The GROUP BY must hold window_start and
  * window_end; the time column must be the table's WATERMARK column, whose expression gives
- * the watermark; the intervals are constants.
+ * the watermark, or its processing time (a column AS PROCTIME(): the watermark is then the
+ * clock); the intervals are constants. Without GROUP BY the function's rows are the
+ * statement's (rsql_plan_window_t.rows: each row with each of its windows).
  */
 #include "config.h"
 #include "planner/plan_int.h"
@@ -308,13 +310,20 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
     }
     const rsql_window_tvf_t *f = sel->window;
     const rsql_plan_agg_t *a = plan->agg;
-    if (!a || !grouped(a, w->col) || !grouped(a, w->col + 1)) {
-        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, a ? a->pos : w->pos,
+    if (a && (!grouped(a, w->col) || !grouped(a, w->col + 1))) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, a->pos,
                               "a window function's rows are aggregated by window: GROUP BY "
-                              "window_start, window_end (and any other keys); %s",
-                              a ? "both must be among the keys"
-                                : "its rows without an aggregation are not supported yet");
+                              "window_start, window_end (and any other keys); both must be "
+                              "among the keys");
     }
+    if (!a && w->kind == RSQL_WIN_SESSION) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, f->fn.pos,
+                              "SESSION's rows without an aggregation are not supported yet (a "
+                              "row's session ends only when no row of its partition follows "
+                              "within the gap): GROUP BY window_start, window_end, ... to "
+                              "aggregate its sessions, or use TUMBLE, HOP or CUMULATE");
+    }
+    w->rows = !a;
     rsql_err_t rc = intervals(plan, f, b, err);
     if (rc != RSQL_OK) {
         return rc;
@@ -334,18 +343,24 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
         rsql_plan__no_such_column(decl, NULL, f->time_col.name, f->time_col.pos, err);
         return err->code;
     }
-    if (col != wm) {
-        bool proc = col->expr && strncasecmp(col->expr, "PROCTIME", 8) == 0;
+    /* processing time (a column AS PROCTIME(): when the row's batch is processed) serves the
+       rows without an aggregation, which need no watermark */
+    bool proc = col != wm && col->expr && strncasecmp(col->expr, "PROCTIME", 8) == 0;
+    if (col != wm && !proc) {
         return rsql_error_set(err, RSQL_ERR_SEMANTIC, f->time_col.pos,
-                              proc ? "DESCRIPTOR(%s): windows over processing time are not "
-                                     "supported yet: declare an event-time column with "
-                                     "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND"
-                              : wm ? "DESCRIPTOR(%s): not the event-time column of table '%s' "
-                                     "(its WATERMARK is for %s)"
-                                   : "DESCRIPTOR(%s): table '%s' has no event-time column: "
-                                     "declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND",
+                              wm ? "DESCRIPTOR(%s): not the event-time column of table '%s' "
+                                   "(its WATERMARK is for %s)"
+                                 : "DESCRIPTOR(%s): table '%s' has no event-time column: "
+                                   "declare WATERMARK FOR %s AS %s - INTERVAL '5' SECOND",
                               f->time_col.name, plan->source.def->name,
                               wm ? wm->name : f->time_col.name, f->time_col.name);
+    }
+    if (proc && w->kind == RSQL_WIN_SESSION) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, f->time_col.pos,
+                              "DESCRIPTOR(%s): SESSION windows over processing time are not "
+                              "supported yet: declare an event-time column with WATERMARK "
+                              "FOR ts AS ts - INTERVAL '5' SECOND",
+                              f->time_col.name);
     }
     rsql_bind_t tb = *b;
     tb.agg = NULL;
@@ -358,8 +373,15 @@ rsql_err_t rsql_plan__window_plan(rsql_plan_t *plan, const rsql_select_t *sel, r
         return err->code;
     }
     w->time_name = col->name;
+    w->proctime = proc;
     if (w->kind == RSQL_WIN_SESSION && (rc = session_keys(plan, f, &tb, err)) != RSQL_OK) {
         return rc;
+    }
+    if (w->rows || proc) {
+        /* the rows without an aggregation are given at once: no watermark decides anything;
+           over processing time the watermark is the rows' own time, and the clock's */
+        w->watermark = proc && !w->rows ? w->time : NULL;
+        return RSQL_OK;
     }
     return watermark(plan, col, b, err);
 }
@@ -393,6 +415,13 @@ rsql_err_t rsql_plan__window_in_sink(rsql_plan_t *plan, rsql_error_t *err)
                               "INSERT it into a postgres or sqlite table whose PRIMARY KEY (...) "
                               "NOT ENFORCED is the GROUP BY columns%s",
                               src, plan->kind != RSQL_PLAN_INSERT ? " (a preview cannot)" : "");
+    }
+    if (w->proctime) {
+        return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, w->pos,
+                              "a window aggregation over processing time (%s) over connector "
+                              "'%s' is not supported yet: declare an event-time column with "
+                              "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
+                              w->time_name, src);
     }
     if (w->kind == RSQL_WIN_SESSION) {
         return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, w->pos,

@@ -269,6 +269,11 @@ typedef enum rsql_window_kind {
 ** watermark passes its end (end - 1 <= watermark); a row goes into its windows not given yet,
 ** and one whose every window was given is late: dropped and counted, never put into a window
 ** already given.
+** Without an aggregation (rows: plan->agg NULL; TUMBLE, HOP and CUMULATE) the function's rows
+** are the statement's: each source row once per window it falls into, with window_start,
+** window_end and window_time (end - 1 ms) set, given at once (+I, no state, no watermark: a
+** row is never late), then through WHERE and the projection. Their time may also be
+** processing time (a column AS PROCTIME(), the time the row's batch is processed: proctime).
 */
 typedef struct rsql_plan_window {
     rsql_window_kind_t kind;
@@ -292,6 +297,13 @@ typedef struct rsql_plan_window {
        transaction that records the message applied. */
     bool in_sink;
     uint8_t *merge;
+    bool rows;             /* no aggregation: each row with each of its windows */
+    /* The time is processing time (a column AS PROCTIME(): when the row's batch is
+       processed), not the WATERMARK column's: the rows need no watermark (watermark NULL);
+       an aggregation's watermark is the rows' own time and the clock's (watermark == time),
+       so a window is given once the clock passes its end, by a row or, when none comes, by a
+       timer (rsql_pipeline_conf_t.transform_due). TUMBLE, HOP and CUMULATE only. */
+    bool proctime;
     rsql_pos_t pos;        /* TABLE(...) */
 } rsql_plan_window_t;
 
@@ -332,7 +344,9 @@ typedef struct rsql_plan {
     /* GROUP BY (or an aggregate call), or NULL: then filter is HAVING, and filter and outputs
        are over the aggregate row (rsql_plan_agg_t) */
     rsql_plan_agg_t *agg;
-    /* FROM TABLE(TUMBLE | HOP | CUMULATE(...)): agg is over its windows; NULL: none */
+    /* FROM TABLE(TUMBLE | HOP | CUMULATE | SESSION(...)): agg is over its windows (or,
+       window->rows, there is no agg: filter and outputs are over each row's windows); NULL:
+       none */
     rsql_plan_window_t *window;
     /* The row rsql_plan_apply evaluates over: the source row's n_in values, then the
        n_computed computed columns the statement refers to (computed[k]'s expression, args[0]
