@@ -128,8 +128,8 @@ int rsql_io_key_parse(const char *s, char *buf, const char **vals, int max)
             }
             len = len * 10 + (size_t)(*p - '0');
         }
-        if (p == s || *p != ':' || n == max || strnlen(p + 1, len + 1) < len + 1 ||
-            p[1 + len] != ',') {
+        if (p == s || (*s == '0' && p - s > 1) || *p != ':' || n == max ||
+            strnlen(p + 1, len + 1) < len + 1 || p[1 + len] != ',') {
             return -1;
         }
         memcpy(buf, p + 1, len);

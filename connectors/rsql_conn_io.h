@@ -108,8 +108,9 @@ bool rsql_io_position_parse(const char *s, size_t len, int64_t *offset, const ch
 ** table keyed by other than one integer): each value as "<length>:<bytes>," (a netstring),
 ** in key order. rsql_io_key_text appends it to b; rsql_io_key_parse splits s (NUL-ended)
 ** into at most max values (vals[k] points into buf, NUL-ended, buf at least strlen(s) + 1
-** bytes): their number, or -1 when s is not such a text (a bad length, a missing ',', more
-** than max values, a NUL inside a value).
+** bytes): their number, or -1 when s is not such a text as rsql_io_key_text writes (a bad
+** length or one with a leading zero, a missing ',', more than max values, a NUL inside a
+** value).
 */
 void rsql_io_key_text(rsql_buf_t *b, int n, const char *const *vals);
 int rsql_io_key_parse(const char *s, char *buf, const char **vals, int max);

@@ -172,7 +172,7 @@ static void test_positions_text(void)
     CU_ASSERT_EQUAL(rsql_io_key_parse(rsql_buf_str(&b), buf, got, 3), -1); /* more than max */
     CU_ASSERT_EQUAL(rsql_io_key_parse("", buf, got, 4), 0);
     static const char *const bad_keys[] = {"3:ab,", "3:abcd", "x:a,", ":a,", "1:a", "2:a",
-                                           "99999999999999999999999:a,", "1:a,2"};
+                                           "99999999999999999999999:a,", "1:a,2", "01:a,"};
     for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
         CU_ASSERT_EQUAL(rsql_io_key_parse(bad_keys[i], buf, got, 4), -1);
     }
