@@ -16,7 +16,7 @@ tests_unit_test_kafka_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 # the suite against a real Kafka (tests/kafka/run; not part of make check)
 EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtrip.sh \
-	tests/kafka/t_txn_sink.sh tests/kafka/t_partitions_added.sh \
+	tests/kafka/t_txn_sink.sh tests/kafka/t_partitions_added.sh tests/kafka/t_pgcdc_keys.sh \
 	tests/kafka/t_broker_restart.sh \
 	tests/kafka/t_errors.sh tests/kafka/t_exactly_once.sh tests/kafka/t_group.sh \
 	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh tests/kafka/t_backlog.sh

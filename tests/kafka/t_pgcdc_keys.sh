@@ -54,7 +54,8 @@ psql_q "SELECT id FROM $S.u" | sort >"$WORK/expected"
 "$BIN" --catalog "$WORK/cat.db" -e "
 CREATE TABLE src (id STRING, v STRING, PRIMARY KEY (id) NOT ENFORCED)
   WITH ('connector' = 'postgres-cdc', 'url' = '$URL', 'schema-name' = '$S', 'table-name' = 'u',
-        'scan.startup.mode' = 'snapshot', 'scan.snapshot.fetch.size' = '200');
+        'slot.name' = '${S}_slot', 'scan.startup.mode' = 'snapshot',
+        'scan.snapshot.fetch.size' = '200');
 CREATE TABLE dst (id STRING, v STRING) WITH ('connector' = 'kafka',
   'properties.bootstrap.servers' = '$BS', 'topic' = '$T', 'format' = 'debezium-json',
   'sink.delivery-guarantee' = 'exactly-once', 'sink.positions-topic' = '$PT',
