@@ -27,6 +27,7 @@
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_connector.h"
 #include "planner/rsql_plan.h"
+#include "sql/rsql_sql.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 
@@ -162,7 +163,7 @@ static rsql_err_t scratch_run(apply_t *a, const char *sql, size_t len, rsql_erro
 /* A column as one line: everything CREATE TABLE says of it. */
 static void put_column(rsql_buf_t *b, const rsql_col_t *c)
 {
-    rsql_buf_put_ident(b, c->name);
+    rsql_sql_put_ident(b, c->name);
     if (c->expr) {
         rsql_buf_printf(b, " AS %s", c->expr);
     } else {

@@ -15,6 +15,7 @@
 #include "base/rsql_settings.h"
 #include "base/rsql_value.h"
 #include "planner/rsql_plan.h"
+#include "sql/rsql_sql.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -179,7 +180,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     const rsql_connector_def_t *conn = rsql_connector_find(def->connector);
     rsql_buf_t b = RSQL_BUF_INIT;
     rsql_buf_puts(&b, "CREATE TABLE ");
-    rsql_buf_put_ident(&b, def->name);
+    rsql_sql_put_ident(&b, def->name);
     rsql_buf_puts(&b, " (\n");
     int n_key = 0, wm = -1; /* wm: the event-time column (WATERMARK FOR), or -1 */
     for (int i = 0; i < def->n_columns; i++) {
@@ -189,7 +190,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     int more = n_key + (wm >= 0); /* clauses after the columns */
     for (int i = 0; i < def->n_columns; i++) {
         rsql_buf_puts(&b, "  ");
-        rsql_buf_put_ident(&b, def->columns[i].name);
+        rsql_sql_put_ident(&b, def->columns[i].name);
         if (def->columns[i].expr) {
             put_meta(&b, &def->columns[i]);
             rsql_buf_puts(&b, i + 1 < def->n_columns || more ? ",\n" : "\n");
@@ -203,7 +204,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
     }
     if (wm >= 0) {
         rsql_buf_puts(&b, "  WATERMARK FOR ");
-        rsql_buf_put_ident(&b, def->columns[wm].name);
+        rsql_sql_put_ident(&b, def->columns[wm].name);
         rsql_buf_printf(&b, " AS %s%s", def->columns[wm].watermark, n_key ? ",\n" : "\n");
     }
     if (n_key) {
@@ -212,7 +213,7 @@ rsql_err_t rsql_rt__show_create(rsql_session_t *s, const rsql_stmt_t *st, rsql_r
             for (int i = 0; i < def->n_columns; i++) {
                 if (def->columns[i].pk_ord == k) {
                     rsql_buf_puts(&b, k > 1 ? ", " : "");
-                    rsql_buf_put_ident(&b, def->columns[i].name);
+                    rsql_sql_put_ident(&b, def->columns[i].name);
                 }
             }
         }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rsql_buf.h"
 #include "base/rsql_error.h"
 #include "base/rsql_types.h"
 
@@ -352,6 +353,14 @@ int rsql_sql_get_token(const char *z, int *type);
 
 /* Keyword list (upper case), for the shell's completion and docs. */
 const char *const *rsql_sql_keywords(int *n);
+/*
+** Append name to b as an identifier of rocketsql's SQL that reads back as the same name:
+** bare when it is a plain word and no keyword (any case: reserved or not, a keyword may
+** read as itself where a name could stand, `primary INT`), else quoted
+** (rsql_buf_put_ident's rule otherwise). For the SQL rocketsql writes to be read again (SHOW
+** CREATE TABLE, catalog dumps).
+*/
+void rsql_sql_put_ident(rsql_buf_t *b, const char *name);
 
 /* Debug dump of an AST (stable text, used by tests). Returns a heap string. */
 char *rsql_sql_dump(const rsql_stmt_t *s);

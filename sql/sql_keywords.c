@@ -109,3 +109,13 @@ const char *const *rsql_sql_keywords(int *n)
     }
     return keyword_names;
 }
+
+/* See rsql_sql.h. */
+void rsql_sql_put_ident(rsql_buf_t *b, const char *name)
+{
+    if (name && rsql_sql__keyword_code(name, strlen(name)) != RSQL_TK_ID) {
+        rsql_buf_quote_ident(b, name);
+    } else {
+        rsql_buf_put_ident(b, name);
+    }
+}

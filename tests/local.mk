@@ -63,6 +63,7 @@ SLT_TESTS = \
 	tests/sql/semantic/metadata.slt \
 	tests/sql/semantic/names.slt \
 	tests/sql/semantic/nested_types.slt \
+	tests/sql/semantic/show_create_names.slt \
 	tests/sql/semantic/types.slt \
 	tests/sql/semantic/watermark.slt \
 	tests/sql/semantic/windows.slt \
