@@ -304,6 +304,10 @@ typedef struct rsql_plan_window {
        so a window is given once the clock passes its end, by a row or, when none comes, by a
        timer (rsql_pipeline_conf_t.transform_due). TUMBLE, HOP and CUMULATE only. */
     bool proctime;
+    /* table.exec.late-rows = dead-letter (an INSERT over event time, with errors.dlq.table):
+       a late row also goes to the dead-letter table, stage late (rt_window.c marks its record
+       RSQL_REC_LATE); else it is only dropped and counted */
+    bool late_dead_letter;
     rsql_pos_t pos;        /* TABLE(...) */
 } rsql_plan_window_t;
 

@@ -6,6 +6,8 @@
  * of its lanes', a lane that gave no row for table.exec.source.idle-timeout stops holding it
  * back (and holds it again with its next row), and without the setting a quiet lane holds it
  * for good. Each record's rows are the windows it gave: [window_start, window_end, COUNT(*)].
+ * A late row is counted; under table.exec.late-rows = dead-letter its record is also marked
+ * RSQL_REC_LATE and the call, succeeding, says why (its window and the watermark).
  */
 #include "config.h"
 #include "engine/rt_window.h"
@@ -77,7 +79,8 @@ typedef struct feed {
 
 /* A row of lane at ts_ms (seconds into the day: k "x"): the windows it gave, as
    "start-end:count" (seconds) joined by spaces, into out. */
-static void give(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size)
+static rsql_record_t *give_why(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size,
+                                rsql_error_t *why)
 {
     rsql_record_t *rec = rsql_batch_add(f->batch);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
@@ -101,6 +104,15 @@ static void give(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size
                               (long long)(r[0].v.ts / 1000), (long long)(r[1].v.ts / 1000),
                               (long long)r[2].v.i);
     }
+    if (why) {
+        *why = err;
+    }
+    return rec;
+}
+
+static void give(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size)
+{
+    give_why(f, lane, ts_ms, out, size, NULL);
 }
 
 static void sleep_ms(long ms)
@@ -150,8 +162,58 @@ static void test_window_lanes(void)
     }
 }
 
+/* A row for a window given already is late: counted; dead-lettered (its record marked, the
+   reason given) only under table.exec.late-rows = dead-letter. */
+static void test_window_late(void)
+{
+    for (int dl = 0; dl < 2; dl++) {
+        rsql_plan_t *plan = plan_of(NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        plan->window->late_dead_letter = dl; /* as the planner sets it for an INSERT */
+        feed_t f = {0};
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        CU_ASSERT_EQUAL_FATAL(rsql_rt_window_open(plan, NULL, "test", &f.g, &err), RSQL_OK);
+        f.batch = rsql_batch_new(64);
+        rsql_eval_ctx_init(&f.ctx);
+        char got[256];
+        rsql_error_t why;
+        rsql_record_t *rec = give_why(&f, 0, 1000, got, sizeof got, &why);
+        CU_ASSERT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+        CU_ASSERT_EQUAL(why.code, RSQL_OK);
+        give(&f, 0, 25000, got, sizeof got); /* watermark 24 s: [0, 10) given */
+        CU_ASSERT_STRING_EQUAL(got, "0-10:1");
+        rec = give_why(&f, 0, 5000, got, sizeof got, &why); /* late for [0, 10) */
+        CU_ASSERT_STRING_EQUAL(got, "");
+        CU_ASSERT_EQUAL(rsql_rt_window_late(f.g), 1);
+        if (dl) {
+            CU_ASSERT_NOT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+            CU_ASSERT_STRING_EQUAL(why.msg, "late row (ts 1970-01-01 00:00:05.000): its window "
+                                            "[1970-01-01 00:00:00.000, 1970-01-01 "
+                                            "00:00:10.000) was given already; the watermark is "
+                                            "1970-01-01 00:00:24.000 (ts - INTERVAL '1' "
+                                            "SECOND)");
+        } else {
+            CU_ASSERT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+            CU_ASSERT_EQUAL(why.code, RSQL_OK);
+        }
+        rec = give_why(&f, 0, 22000, got, sizeof got, &why); /* [20, 30) still open */
+        CU_ASSERT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+        CU_ASSERT_EQUAL(why.code, RSQL_OK);
+        char desc[512];
+        rsql_rt_window_describe(f.g, desc, sizeof desc);
+        CU_ASSERT_PTR_NOT_NULL(strstr(desc, dl ? "1 late rows dropped and dead-lettered"
+                                               : "1 late rows dropped,"));
+        rsql_eval_ctx_deinit(&f.ctx);
+        rsql_batch_destroy(f.batch);
+        rsql_rt_window_close(f.g);
+        rsql_plan_destroy(plan);
+    }
+}
+
 static CU_TestInfo window_tests[] = {
     {"test_window_lanes", test_window_lanes},
+    {"test_window_late", test_window_late},
     CU_TEST_INFO_NULL,
 };
 
