@@ -15,6 +15,9 @@
 #   - a HOP under tolerance 'all' over the file with malformed lines besides: the bad lines are
 #     dead-lettered with stage decode, the late rows with stage late, each once;
 #   - a SESSION per key (2 s gap): its late rows, those python's session replay finds;
+#   - a TUMBLE job over 150,000 rows killed with kill -9 five times, then run to the end: every
+#     late row dead-lettered, none other (a replay may write one again, alike), the keyed
+#     table equal to SQLite's GROUP BY over the rows that are not late;
 #   - 'dead-letter' without errors.dlq.table is refused when the statement is planned.
 . "$(dirname "$0")/lib.sh"
 
@@ -28,7 +31,7 @@ def text(ms):
     return d.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % (ms % 1000)
 cur = 1767225600000
 rows = []
-for i in range(1, 20001):
+for i in range(1, 150001):
     cur += r.randint(0, 40)
     ts = cur
     if i % 37 == 0:
@@ -39,6 +42,10 @@ for i in range(1, 20001):
     if r.random() < 0.95:
         e["v"] = r.randint(0, 1000)
     rows.append(e)
+with open("big.jsonl", "w") as f:  # the kill -9 test's: the others take the first 20,000
+    for e in rows:
+        f.write(json.dumps(e) + "\n")
+big, rows = rows, rows[:20000]
 with open("events.jsonl", "w") as f:
     for e in rows:
         f.write(json.dumps(e) + "\n")
@@ -50,7 +57,7 @@ with open("bad.jsonl", "w") as f:
             f.write('{"id": %d, "k": oops}\n' % e["id"])
 # the late rows of each function: the watermark (the greatest ms - 5000 of the rows before) has
 # passed the end of every window of the row (end - 1 <= watermark)
-def late_ids(last_end):
+def late_ids(last_end, rows=rows):
     wm, out = None, []
     for e in rows:
         if wm is not None and last_end(e["ms"]) - 1 <= wm:
@@ -77,7 +84,9 @@ for e in rows:
         open_ = rest
     sess[k] = open_
     wm = t - 5000 if wm is None else max(wm, t - 5000)
-for name, ids in (("tumble", tumble), ("hop", hop), ("session", session)):
+big_tumble = late_ids(lambda t: t - t % 60000 + 60000, big)
+for name, ids in (("tumble", tumble), ("hop", hop), ("session", session),
+                  ("big", big_tumble)):
     with open("late_%s.txt" % name, "w") as f:
         f.write("".join("%d\n" % i for i in ids))
 # the reference: SQLite's GROUP BY over the rows the TUMBLE does not find late
@@ -87,6 +96,10 @@ db.execute("CREATE TABLE ev (id INTEGER, k TEXT, ms INTEGER, v INTEGER)")
 skip = set(tumble)
 db.executemany("INSERT INTO ev VALUES (?, ?, ?, ?)",
                ((e["id"], e["k"], e["ms"], e.get("v")) for e in rows if e["id"] not in skip))
+db.execute("CREATE TABLE evbig (id INTEGER, k TEXT, ms INTEGER, v INTEGER)")
+skip = set(big_tumble)
+db.executemany("INSERT INTO evbig VALUES (?, ?, ?, ?)",
+               ((e["id"], e["k"], e["ms"], e.get("v")) for e in big if e["id"] not in skip))
 db.commit()
 PY
 n_tumble=$(wc -l <late_tumble.txt)
@@ -100,6 +113,9 @@ ok "the input: 20000 rows, late for TUMBLE $n_tumble, HOP $n_hop, SESSION $n_ses
 sqlite3 -separator '|' ref.db "SELECT strftime('%Y-%m-%d %H:%M:%f', ws / 1000.0, 'unixepoch'),
     k, COUNT(*), SUM(v), MAX(v) FROM (SELECT ms - ms % 60000 AS ws, * FROM ev)
     GROUP BY ws, k ORDER BY ws, k" >ref_tumble.txt
+sqlite3 -separator '|' ref.db "SELECT strftime('%Y-%m-%d %H:%M:%f', ws / 1000.0, 'unixepoch'),
+    k, COUNT(*), SUM(v), MAX(v) FROM (SELECT ms - ms % 60000 AS ws, * FROM evbig)
+    GROUP BY ws, k ORDER BY ws, k" >ref_big.txt
 
 cat >tables.sql <<'SQL'
 CREATE TABLE events (id BIGINT, k STRING, ts TIMESTAMP(3), v INT,
@@ -116,6 +132,20 @@ CREATE TABLE hops (window_start TIMESTAMP(3), n BIGINT, total INT)
   WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'hops');
 CREATE TABLE sessions (window_start TIMESTAMP(3), window_end TIMESTAMP(3), k STRING, n BIGINT)
   WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'sessions');
+CREATE TABLE big_events (id BIGINT, k STRING, ts TIMESTAMP(3), v INT,
+    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'big.jsonl');
+CREATE TABLE big_minute (window_start TIMESTAMP(3), k STRING, n BIGINT, total INT, hi INT,
+    PRIMARY KEY (window_start, k) NOT ENFORCED)
+  WITH ('connector' = 'sqlite', 'path' = 'big.db', 'table' = 'big_minute');
+CREATE TABLE dlq_big (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3))
+  WITH ('connector' = 'sqlite', 'path' = 'dlqbig.db', 'table' = 'dlq_big');
+SET 'errors.dlq.table' = 'dlq_big';
+SET 'table.exec.late-rows' = 'dead-letter';
+CREATE JOB big AS INSERT INTO big_minute SELECT window_start, k, COUNT(*), SUM(v), MAX(v)
+  FROM TABLE(TUMBLE(TABLE big_events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+  GROUP BY window_start, window_end, k;
+RESET;
 CREATE TABLE dlq (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3))
   WITH ('connector' = 'sqlite', 'path' = 'dlq.db', 'table' = 'dlq');
 CREATE TABLE dlq_hop (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3))
@@ -231,6 +261,63 @@ cmp -s got_ids.txt want_ids.txt ||
 ok "the SESSION's late dead letters are the rows python's sessions find late ($n_session)"
 same "$(sqlite3 out.db "SELECT SUM(n) FROM sessions")" "$((20000 - n_session))" \
     "the sessions hold every row that is not late"
+
+# 6. kill -9 five times at random moments during a job over 150,000 rows, then run to the end:
+# every late row dead-lettered (a replay may write one again, alike), none of the others, and
+# the keyed table equals SQLite's GROUP BY over the rows that are not late
+n_big=$(wc -l <late_big.txt)
+RANDOM=$SEED
+landed=0 attempts=0 span=300
+while [ "$landed" -lt 5 ]; do
+    attempts=$((attempts + 1))
+    [ "$attempts" -le 60 ] || fail "job big: could not land 5 kills in 60 runs"
+    before=$(sqlite3 big.db "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)
+    "$RSQL" --catalog "$CAT" run big >run.out 2>run.err &
+    pid=$!
+    e2e_pids="$pid"
+    moved() { # killed only once it committed something
+        [ "$(sqlite3 big.db "SELECT group_concat(\"offset\") FROM rocketsql_positions" 2>/dev/null || true)" != "$before" ] ||
+            ! kill -0 "$pid" 2>/dev/null
+    }
+    wait_until 60 moved || fail "job big: run $attempts committed nothing in 60s: $(cat run.err)"
+    delay=$((RANDOM % (span + 1)))
+    sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+    kill -9 "$pid" 2>/dev/null || true
+    set +e
+    wait "$pid" 2>/dev/null
+    rc=$?
+    set -e
+    e2e_pids=""
+    if [ "$rc" = 137 ]; then
+        landed=$((landed + 1))
+        echo "job big: kill $landed ${delay}ms after a commit: $(sqlite3 dlqbig.db "SELECT COUNT(*) FROM dlq_big" 2>/dev/null || echo 0) dead letters"
+    elif [ "$rc" = 0 ]; then # finished first: start over, with a shorter delay
+        echo "job big: run $attempts finished before its kill (${delay}ms); starting over"
+        rm -f big.db dlqbig.db
+        rsql -e "RESET POSITIONS 'big'"
+        expect_rc 0 "job big: start over"
+        span=$((span / 2))
+        [ "$span" -ge 5 ] || span=5
+        landed=0
+    else
+        fail "job big: exit status $rc: $(cat run.err)"
+    fi
+done
+rsql run big
+expect_rc 0 "job big: the run after the kills completes"
+sqlite3 dlqbig.db "SELECT DISTINCT json_extract(raw, '\$.id') FROM dlq_big ORDER BY 1" >got_ids.txt
+sort -n late_big.txt >want_ids.txt
+cmp -s got_ids.txt want_ids.txt ||
+    fail "job big: the dead-lettered rows: $(diff got_ids.txt want_ids.txt | head)"
+ok "after the kills every late row is dead-lettered, and no other ($n_big)"
+same "$(sqlite3 dlqbig.db "SELECT COUNT(*) FROM (SELECT raw FROM dlq_big GROUP BY raw
+    HAVING COUNT(DISTINCT error || stage || source) > 1)")" 0 "a dead letter written again is written alike"
+echo "job big: $(sqlite3 dlqbig.db "SELECT COUNT(*) - COUNT(DISTINCT raw) FROM dlq_big") dead letters written twice (a replay after a kill)"
+sqlite3 -separator '|' big.db "SELECT window_start, k, n, total, hi FROM big_minute
+    ORDER BY window_start, k" >got.txt
+cmp -s got.txt ref_big.txt ||
+    fail "big_minute differs from SQLite's GROUP BY: $(diff got.txt ref_big.txt | head -6)"
+ok "after the kills big_minute is SQLite's GROUP BY over the rows that are not late"
 
 # 5. refused without a dead-letter table
 rsql -e "SET 'table.exec.late-rows' = 'dead-letter'; INSERT INTO dropped $TUMBLE;"
