@@ -7,7 +7,8 @@
  * back (and holds it again with its next row), and without the setting a quiet lane holds it
  * for good. Each record's rows are the windows it gave: [window_start, window_end, COUNT(*)].
  * A late row is counted; under table.exec.late-rows = dead-letter its record is also marked
- * RSQL_REC_LATE and the call, succeeding, says why (its window and the watermark).
+ * RSQL_REC_LATE and the call, succeeding, says why (its window and the watermark). SESSIONs
+ * that merge merge their DISTINCT calls' values.
  */
 #include "config.h"
 #include "engine/rt_window.h"
@@ -30,9 +31,13 @@ static int suite_init(void)
     rsql_error_t err;
     rsql_error_clear(&err);
     cat = rsql_catalog_open(":memory:", &err);
-    return cat && cu_catalog_create(cat, "CREATE TABLE ev (k STRING, ts TIMESTAMP(3), WATERMARK "
-                                         "FOR ts AS ts - INTERVAL '1' SECOND) WITH "
-                                         "('connector'='datagen', 'number-of-rows'='1')") == 0
+    return cat &&
+                   cu_catalog_create(cat, "CREATE TABLE ev (k STRING, ts TIMESTAMP(3), WATERMARK "
+                                          "FOR ts AS ts - INTERVAL '1' SECOND) WITH "
+                                          "('connector'='datagen', 'number-of-rows'='1')") == 0 &&
+                   cu_catalog_create(cat, "CREATE TABLE slow (k STRING, ts TIMESTAMP(3), v INT, "
+                                          "WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE) WITH "
+                                          "('connector'='datagen', 'number-of-rows'='1')") == 0
                ? 0
                : -1;
 }
@@ -211,9 +216,82 @@ static void test_window_late(void)
     }
 }
 
+/* Row (k "x", ts_ms, v) of slow into the window stage: the results it gave, as
+   "start-end:COUNT(*),COUNT(DISTINCT v),SUM(DISTINCT v)" (seconds) joined by spaces. */
+static void give_v(feed_t *f, int64_t ts_ms, int32_t v, char *out, size_t size)
+{
+    rsql_record_t *rec = rsql_batch_add(f->batch);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+    rsql_value_t *row = rsql_arena_alloc(f->batch->arena, 3 * sizeof *row);
+    row[0] = (rsql_value_t){.type = RSQL_TYPE_VARCHAR, .v.s = {"x", 1}};
+    row[1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = ts_ms};
+    row[2] = (rsql_value_t){.type = RSQL_TYPE_INT, .v.i = v};
+    rec->row = row;
+    rec->offset = ++f->offset;
+    const rsql_value_t *in = row;
+    bool keep = true;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_rt_window_record(f->g, f->batch, rec, &f->ctx, &in, &keep, &err),
+                    RSQL_OK);
+    out[0] = '\0';
+    size_t n = 0;
+    for (int i = 0; keep && i < rec->n_rows && n < size; i++) {
+        const rsql_value_t *r = rec->rows[i];
+        n += (size_t)snprintf(out + n, size - n, "%s%lld-%lld:%lld,%lld,%lld", i ? " " : "",
+                              (long long)(r[0].v.ts / 1000), (long long)(r[1].v.ts / 1000),
+                              (long long)r[2].v.i, (long long)r[3].v.i, (long long)r[4].v.i);
+    }
+}
+
+/* SESSION with DISTINCT calls: sessions that merge merge the values each took, a value two of
+   them took counting once (the accumulators alone would count it twice). */
+static void test_window_session_distinct(void)
+{
+    static const char sql[] = "SELECT window_start, window_end, COUNT(*), COUNT(DISTINCT v), "
+                              "SUM(DISTINCT v) FROM TABLE(SESSION(TABLE slow, DESCRIPTOR(ts), "
+                              "INTERVAL '10' SECOND)) GROUP BY window_start, window_end";
+    rsql_settings_t *s = rsql_settings_new();
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
+    rsql_stmt_t *st = NULL;
+    rsql_plan_t *plan = NULL;
+    if (rsql_parse_next(p, &st, &err) == RSQL_OK && st) {
+        plan = rsql_plan_build(cat, st, sql, s, &err);
+    }
+    if (!plan) {
+        fprintf(stderr, "plan: %s\n", err.msg);
+    }
+    rsql_parse_destroy(p);
+    rsql_settings_destroy(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    feed_t f = {0};
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_window_open(plan, NULL, "test", &f.g, &err), RSQL_OK);
+    f.batch = rsql_batch_new(64);
+    rsql_eval_ctx_init(&f.ctx);
+    char got[256];
+    give_v(&f, 0, 1, got, sizeof got);      /* A [0, 10): {1} */
+    give_v(&f, 25000, 1, got, sizeof got);  /* B [25, 35): {1} */
+    give_v(&f, 26000, 2, got, sizeof got);  /* B [25, 36): {1, 2} */
+    give_v(&f, 12000, 1, got, sizeof got);  /* C [12, 22): {1} */
+    give_v(&f, 9000, 3, got, sizeof got);   /* A + C + the row: [0, 22), {1, 3} */
+    give_v(&f, 20000, 2, got, sizeof got);  /* that + B + the row: [0, 36), {1, 2, 3} */
+    CU_ASSERT_STRING_EQUAL(got, "");
+    give_v(&f, 200000, 5, got, sizeof got); /* the watermark at 140 s: [0, 36) given */
+    CU_ASSERT_STRING_EQUAL(got, "0-36:6,3,6");
+    give_v(&f, 300000, 5, got, sizeof got); /* [200, 210): {5} */
+    CU_ASSERT_STRING_EQUAL(got, "200-210:1,1,5");
+    rsql_eval_ctx_deinit(&f.ctx);
+    rsql_batch_destroy(f.batch);
+    rsql_rt_window_close(f.g);
+    rsql_plan_destroy(plan);
+}
+
 static CU_TestInfo window_tests[] = {
     {"test_window_lanes", test_window_lanes},
     {"test_window_late", test_window_late},
+    {"test_window_session_distinct", test_window_session_distinct},
     CU_TEST_INFO_NULL,
 };
 
