@@ -26,6 +26,7 @@
 static const char *const tolerance_vals[] = {"none", "all", NULL};
 static const char *const restart_vals[] = {"none", "fixed-delay", "exponential-delay", NULL};
 static const char *const output_mode_vals[] = {"ORDERED", "ALLOW_UNORDERED", NULL};
+static const char *const late_rows_vals[] = {"drop", "dead-letter", NULL};
 
 static const rsql_opt_def_t settings_table[] = {
     ROW("errors.tolerance", RSQL_OPT_ENUM, J, "none", 0, 0, tolerance_vals,
@@ -37,11 +38,14 @@ static const rsql_opt_def_t settings_table[] = {
         "for `rocketmq-grpc` sources optionally the native DLQ) and the job goes on; it is counted "
         "as dead-lettered."),
     ROW("errors.dlq.table", RSQL_OPT_STR, J | RSQL_OPT_F_NONEMPTY, NULL, 0, 0, NULL,
-        "The catalog table that receives dead-lettered records under `errors.tolerance` = `all`. "
+        "The catalog table that receives dead-lettered records under `errors.tolerance` = "
+        "`all`, and a window aggregation's late rows under `table.exec.late-rows` = "
+        "`dead-letter` (under either tolerance). "
         "It must have the columns `raw` (BYTES or VARCHAR: the body as received; for a sqlite "
         "source the row as a JSON object; for an over-long line its first 64 KiB), `stage` "
-        "(VARCHAR: decode, eval or sink), `error` (VARCHAR), `source` (VARCHAR: the record's "
-        "identity, such as file and byte offset, or topic, lite topic and message id) and `ts` "
+        "(VARCHAR: decode, eval, sink, or late), `error` (VARCHAR), `source` (VARCHAR: the "
+        "record's identity, such as file and byte offset, or topic, lite topic and message id) "
+        "and `ts` "
         "(TIMESTAMP(3)); this is checked when the statement is planned. A record is acked or "
         "committed only once its dead-letter row is delivered; that write is retried like a "
         "sink's (`errors.retry.*`), and still failing it fails the job. Unset: tolerated "
@@ -123,6 +127,14 @@ static const rsql_opt_def_t settings_table[] = {
         "longer holds the watermark of a window aggregation back (Flink's name): the "
         "statement's watermark is the least of its lanes' that are not idle, and a lane is "
         "active again with its next row. `0`: a lane never goes idle."),
+    ROW("table.exec.late-rows", RSQL_OPT_ENUM, J, "drop", 0, 0, late_rows_vals,
+        "What a window aggregation does with a late row (one whose every window was given "
+        "already; never added to them). `drop`: it is dropped and counted "
+        "(`rocketsql_records_late_total`, the run's summary). `dead-letter`: it also goes to "
+        "`errors.dlq.table` (which must be set) with stage `late`, its record as read and a "
+        "message naming its windows and the watermark, whatever `errors.tolerance` says: it is "
+        "expected data, not a failure, and never stops the job; its position is committed only "
+        "once its dead-letter row is."),
     ROW("table.exec.mini-batch.enabled", RSQL_OPT_BOOL, J, "false", 0, 0, NULL,
         "Group aggregation (`GROUP BY`) gives a group's new result once per mini-batch instead "
         "of once per row (Flink's name): a mini-batch is one batch of rows the pipeline hands "

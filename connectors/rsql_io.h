@@ -120,6 +120,11 @@ typedef struct rsql_record {
    the rows the stage gives then, with the lane and offset of the record transformed last
    (never registered: no position moves by it, nor is it counted or acknowledged). */
 #define RSQL_REC_TICK 0x04
+/* Set by the runtime (never by a source) on a record a window aggregation found late (a row of
+   it whose every window was given) under table.exec.late-rows = dead-letter: its transform
+   succeeded, the error it was given says why it is late, and the record goes to the
+   dead-letter table with stage "late" besides any rows it carries (rt_stages.c). */
+#define RSQL_REC_LATE 0x08
 
 /* rsql_sink_ctx_t.merge: how a column merges into the row of its key the table holds. */
 enum { RSQL_MERGE_REPLACE = 0, RSQL_MERGE_SUM, RSQL_MERGE_MIN, RSQL_MERGE_MAX };

@@ -60,18 +60,24 @@ typedef struct rt_inbatch {
 } rt_inbatch_t;
 
 /* What the transform thread says about one record. */
-/* RT_ITEM_PAST_LIMIT: read after a preview's LIMIT was reached, not shown (nor filtered) */
+/* RT_ITEM_PAST_LIMIT: read after a preview's LIMIT was reached, not shown (nor filtered).
+   RT_ITEM_LATE: a window aggregation found it late (RSQL_REC_LATE): it goes to the dead-letter
+   table with stage "late" whatever errors.tolerance says, not as a failure; with_rows when it
+   also carries rows for the sink (its dead letter then counts as one more of its rows:
+   ib->rows_left, and the record is WRITTEN once all are). */
 typedef enum rt_item_kind {
     RT_ITEM_FILTERED,
     RT_ITEM_ERROR,
     RT_ITEM_ABORTED,
-    RT_ITEM_PAST_LIMIT
+    RT_ITEM_PAST_LIMIT,
+    RT_ITEM_LATE
 } rt_item_kind_t;
 typedef struct rt_item {
     int idx;
     rt_item_kind_t kind;
-    const char *stage;  /* ERROR: "decode", "eval" (static) */
-    rsql_error_t *err;  /* ERROR: owned by the op */
+    const char *stage;  /* ERROR: "decode", "eval" (static); LATE: "late" */
+    rsql_error_t *err;  /* ERROR, LATE: owned by the op */
+    bool with_rows;     /* LATE: the record's rows go to the sink too */
 } rt_item_t;
 
 typedef struct rt_outcomes_op {
@@ -247,6 +253,11 @@ rsql_err_t rsql_pipeline__dlq_open(rsql_pipeline_t *p, rsql_error_t *err);
 /* A tolerated failure: dead-letter record idx of ib (err copied). */
 void rsql_pipeline__dlq_add(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
                             const rsql_error_t *err);
+/* A late row's record (RT_ITEM_LATE): dead-letter it with stage "late" (err copied); its
+   outcome is DEAD_LETTERED once its row is written, or, with_rows, that of one more of its
+   rows written (RSQL_OUTCOME_WRITTEN through ib->rows_left). Never a failure of the record. */
+void rsql_pipeline__dlq_add_late(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
+                                 const rsql_error_t *err, bool with_rows);
 /* Write the queued dead letters (when force, or enough are queued). */
 void rsql_pipeline__dlq_pump(rsql_pipeline_t *p, bool force);
 void rsql_pipeline__dlq_delivered(rsql_pipeline_t *p, rt_delivery_op_t *op);

@@ -23,6 +23,9 @@
  * the records it concerns and the run (RSQL_ERR_NOMEM), it never waits or
  * aborts.
  * Without a dead-letter table, tolerated records are only counted.
+ * A window aggregation's late rows (table.exec.late-rows = dead-letter) come here too, with
+ * stage late, under either tolerance: not failures, so nothing stops the run at them, but their
+ * positions complete only once their dead-letter rows are written, as any dead letter's.
  * The dead-letter sink is opened with pipeline id "<id>#dlq" so an
  * exactly-once sink keeps its positions apart from the main sink's.
  */
@@ -44,7 +47,18 @@ typedef struct dlq_item {
     int idx;
     const char *stage; /* static */
     rsql_error_t err;
+    /* a late row's record that also carries rows for the sink: its dead letter, once written,
+       is one more of its rows WRITTEN (rsql_pipeline__dlq_add_late) */
+    bool with_rows;
 } dlq_item_t;
+
+/* The outcome of it once its dead-letter row is written. */
+static rsql_outcome_t item_done(const dlq_item_t *it)
+{
+    rsql_outcome_t o = {it->with_rows ? RSQL_OUTCOME_WRITTEN : RSQL_OUTCOME_DEAD_LETTERED,
+                        it->with_rows ? NULL : &it->err, NULL};
+    return o;
+}
 
 typedef struct rt_dlqbatch {
     rsql_qop_t op; /* worker -> dead-letter thread (rt_dlq_t.q) */
@@ -211,12 +225,13 @@ int64_t rsql_pipeline__dlq_busy(rsql_pipeline_t *p)
 ** Queue record idx of ib as a dead letter (err is copied). Without a
 ** dead-letter sink it is DEAD_LETTERED at once. @locality worker
 */
-void rsql_pipeline__dlq_add(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
-                            const rsql_error_t *err)
+static void dlq_queue(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
+                      const rsql_error_t *err, bool with_rows)
 {
     rt_dlq_t *d = p->dlq;
     if (!d || !d->snk) {
-        rsql_outcome_t o = {RSQL_OUTCOME_DEAD_LETTERED, err, NULL};
+        rsql_outcome_t o = {with_rows ? RSQL_OUTCOME_WRITTEN : RSQL_OUTCOME_DEAD_LETTERED,
+                            with_rows ? NULL : err, NULL};
         rsql_pipeline__resolve(p, ib, idx, &o);
         return;
     }
@@ -240,6 +255,23 @@ void rsql_pipeline__dlq_add(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const
     it->idx = idx;
     it->stage = stage;
     it->err = *err;
+    it->with_rows = with_rows;
+}
+
+void rsql_pipeline__dlq_add(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx, const char *stage,
+                            const rsql_error_t *err)
+{
+    dlq_queue(p, ib, idx, stage, err, false);
+}
+
+/* See pipeline_int.h. @locality worker */
+void rsql_pipeline__dlq_add_late(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
+                                 const rsql_error_t *err, bool with_rows)
+{
+    if (ib->resolved[idx]) {
+        return; /* a row of it failed first: that is its outcome */
+    }
+    dlq_queue(p, ib, idx, "late", err, with_rows);
 }
 
 /* ---- rendering a row as JSON (raw column for row-native sources) */
@@ -487,7 +519,7 @@ void rsql_pipeline__dlq_delivered(rsql_pipeline_t *p, rt_delivery_op_t *op)
         dlq_item_t *it = &db->items[i];
         const rsql_sink_result_t *r = i < op->n ? &op->results[i] : NULL;
         if (r && r->code == RSQL_OK) {
-            rsql_outcome_t o = {RSQL_OUTCOME_DEAD_LETTERED, &it->err, NULL};
+            rsql_outcome_t o = item_done(it);
             rsql_pipeline__resolve(p, it->ib, it->idx, &o);
             continue;
         }

@@ -2,7 +2,8 @@
  * Copyright 2026 The rocketsql authors
  *
  * Outcomes, on the worker thread: every record of a batch gets exactly one
- * outcome (written, filtered, dead-lettered, failed) here, from the
+ * outcome (written, filtered, dead-lettered, failed) here (a window's late row: dead-lettered,
+ * or written once its dead letter and its rows are), from the
  * transform stage's results and the sink's delivery reports (deliver_cb,
  * which may run on any thread, only posts them to the worker queue). It
  * resolves records, tells the source (commit_record) and the offset
@@ -195,6 +196,9 @@ void rsql_pipeline__on_outcomes(rsql_pipeline_t *p, rt_outcomes_op_t *oo)
             }
         } else if (it->kind == RT_ITEM_ERROR) {
             record_error(p, oo->ib, it->idx, it->stage, it->err);
+        } else if (it->kind == RT_ITEM_LATE) {
+            /* expected data, not a failure: dead-lettered under either tolerance */
+            rsql_pipeline__dlq_add_late(p, oo->ib, it->idx, it->err, it->with_rows);
         } else {
             fail_aborted(p, oo->ib, it->idx);
         }

@@ -646,7 +646,8 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         }
     }
     const rsql_sink_ops_t *dlq_ops = NULL;
-    if (!preview && plan->errors.tolerate_all && plan->errors.dlq.def) {
+    bool late_dlq = plan->window && plan->window->late_dead_letter;
+    if (!preview && (plan->errors.tolerate_all || late_dlq) && plan->errors.dlq.def) {
         dlq_ops = plan->errors.dlq.conn ? plan->errors.dlq.conn->sink : NULL;
         if (!dlq_ops) {
             return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, RSQL_NOPOS,

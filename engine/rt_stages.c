@@ -424,11 +424,11 @@ void *rsql_pipeline__transform_main(void *arg)
                 seen = true;
             }
             if (atomic_load(&p->aborting)) {
-                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL, false};
                 continue;
             }
             if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {
-                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_PAST_LIMIT, NULL, NULL};
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_PAST_LIMIT, NULL, NULL, false};
                 continue;
             }
             const char *stage = "eval";
@@ -438,24 +438,41 @@ void *rsql_pipeline__transform_main(void *arg)
             const rsql_value_t *out = NULL;
             bool keep = true;
             int first = wb->n, kept = 0;
+            rsql_error_t *late = NULL; /* RSQL_REC_LATE: why, for its dead letter (owned) */
             if (!rec->error) {
                 rc = p->conf.transform(p->conf.transform_opaque, ib->b, rec, 0, &out, &keep,
                                        &stage, &e);
+                if (rc == RSQL_OK && (rec->flags & RSQL_REC_LATE)) {
+                    /* a window found it late: the transform says why in e */
+                    if ((late = rsql_malloc(sizeof *late))) {
+                        *late = e;
+                        rsql_error_clear(&e);
+                    } else {
+                        stage = "eval";
+                        rc = rsql_error_nomem(&e);
+                    }
+                }
                 if (rc == RSQL_OK && rec->n_rows <= 1) {
                     /* one row (most records), or none (n_rows < 0: done as filtered) */
                     if (!keep || rec->n_rows < 0) {
-                        oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
-                        continue;
-                    }
-                    if (wb_add(wb, out, rec, rec->kind, i)) {
-                        if (p->conf.limit >= 0 && ++kept_total >= p->conf.limit) {
-                            atomic_store(&p->limit_reached, true);
-                            rsql_pipeline_stop(p);
+                        if (!late) {
+                            oo->items[oo->n++] =
+                                (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL, false};
+                            continue;
                         }
-                        continue;
+                    } else if (wb_add(wb, out, rec, rec->kind, i)) {
+                        if (!late) {
+                            if (p->conf.limit >= 0 && ++kept_total >= p->conf.limit) {
+                                atomic_store(&p->limit_reached, true);
+                                rsql_pipeline_stop(p);
+                            }
+                            continue;
+                        }
+                        kept = 1;
+                    } else {
+                        stage = "eval";
+                        rc = rsql_error_nomem(&e);
                     }
-                    stage = "eval";
-                    rc = rsql_error_nomem(&e);
                 } else if (rc == RSQL_OK) {
                     /* a record of several rows: each in turn; the rows kept go to wb from
                        first on, and are taken back if a later row of the record fails */
@@ -490,6 +507,7 @@ void *rsql_pipeline__transform_main(void *arg)
             }
             if (rc != RSQL_OK) {
                 wb->n = first; /* none of its rows travels on */
+                rsql_free(late); /* its failure is its outcome */
                 if (!e.code) {
                     e.code = rc;
                 }
@@ -504,7 +522,7 @@ void *rsql_pipeline__transform_main(void *arg)
                     rsql_pipeline__fail(p, &f, false);
                 }
                 oo->items[oo->n++] =
-                    (rt_item_t){i, copy ? RT_ITEM_ERROR : RT_ITEM_ABORTED, stage, copy};
+                    (rt_item_t){i, copy ? RT_ITEM_ERROR : RT_ITEM_ABORTED, stage, copy, false};
                 if (!p->conf.tolerate_all || e.code == RSQL_ERR_NOMEM) {
                     /* stop at once: nothing after a failure travels on */
                     rsql_error_t f;
@@ -519,11 +537,12 @@ void *rsql_pipeline__transform_main(void *arg)
                 }
                 continue;
             }
-            if (kept == 0) {
-                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL};
+            if (kept == 0 && !late) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_FILTERED, NULL, NULL, false};
                 continue;
             }
-            if (kept > 1) {
+            if (kept + (late && kept > 0) > 1) {
+                /* its rows, and its dead letter when it is late, each count as one */
                 if (!ib->rows_left && !(ib->rows_left = rsql_calloc((size_t)ib->cap, sizeof(int)))) {
                     /* cannot count its rows: the record is aborted and the run fails */
                     wb->n = first;
@@ -531,10 +550,15 @@ void *rsql_pipeline__transform_main(void *arg)
                     rsql_error_clear(&f);
                     rsql_error_nomem(&f);
                     rsql_pipeline__fail(p, &f, false);
-                    oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL};
+                    oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL, false};
+                    rsql_free(late);
                     continue;
                 }
-                ib->rows_left[i] = kept;
+                ib->rows_left[i] = kept + (late && kept > 0);
+            }
+            if (late) {
+                /* to the dead-letter table (stage late), not a failure: the run goes on */
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_LATE, "late", late, kept > 0};
             }
             kept_total += kept;
             if (p->conf.limit >= 0 && kept_total >= p->conf.limit) {

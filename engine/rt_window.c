@@ -430,6 +430,47 @@ static rsql_err_t assign(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec
     return rc;
 }
 
+/*
+** Why the row at t is late, into err (code RSQL_ERR_EVAL, no position): the windows it would
+** have gone into, all given already, and the watermark. Its record's dead letter says it
+** (table.exec.late-rows = dead-letter); the call succeeded all the same.
+*/
+static void late_note(const rt_window_t *g, int64_t t, rsql_error_t *err)
+{
+    const rsql_plan_window_t *w = g->w;
+    char a[RSQL_VALUE_TEXT_MAX], b[RSQL_VALUE_TEXT_MAX];
+    rsql_buf_t m = RSQL_BUF_INIT;
+    rsql_value_format_timestamp(t, a);
+    rsql_buf_printf(&m, "late row (%s %s): ", w->time_name, a);
+    if (w->kind == RSQL_WIN_SESSION) {
+        rsql_value_format_timestamp(t + w->size_ms, b);
+        rsql_buf_printf(&m, "its session window [%s, %s) ended at or before the watermark, and "
+                            "no session of its partition it would join is still open",
+                        a, b);
+    } else {
+        int n = 0;
+        int64_t s, e;
+        for (win_first(w, t, &s, &e); win_more(w, t, s, e); win_next(w, &s, &e)) {
+            if (n < 4) {
+                rsql_value_format_timestamp(s, a);
+                rsql_value_format_timestamp(e, b);
+                rsql_buf_printf(&m, "%s[%s, %s)", n ? ", " : "its window ", a, b);
+            } else if (n == 4) {
+                rsql_buf_puts(&m, ", ...");
+            }
+            n++;
+        }
+        rsql_buf_printf(&m, n > 1 ? " (%s %d windows) were given already" : " was given already",
+                        w->fn, n);
+    }
+    rsql_value_format_timestamp(g->wm, b);
+    rsql_buf_printf(&m, "; the watermark is %s (%s)", b, w->watermark_text);
+    rsql_error_clear(err);
+    rsql_error_set(err, RSQL_ERR_EVAL, RSQL_NOPOS, "%s",
+                   m.oom || !m.data ? "late row: its windows were given already" : m.data);
+    rsql_buf_deinit(&m);
+}
+
 /* ---- watermarks */
 
 /* The record's lane took watermark value v (NULL: none): its watermark, saved when it moves
@@ -596,6 +637,8 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
     if (tick && g->w->proctime && g->now > g->wm) {
         g->wm = g->now;
     }
+    int n_late = 0; /* the record's rows found late */
+    rsql_error_t why; /* why its first late row is (table.exec.late-rows = dead-letter) */
     for (int r = 0; r < n; r++) {
         const rsql_value_t *src = r == 0 ? *in : rec->rows[r];
         const rsql_value_t *made;
@@ -632,12 +675,24 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
             }
             if (late) {
                 atomic_fetch_add_explicit(&g->late, 1, memory_order_relaxed);
+                if (g->w->late_dead_letter && n_late++ == 0) {
+                    late_note(g, t.v.ts, &why);
+                }
             } else {
                 g->rows++;
             }
         }
         if ((rc = advance(g, rec, &wm, err)) != RSQL_OK) {
             return rc;
+        }
+    }
+    if (n_late > 0) {
+        /* the record goes to the dead-letter table too, whatever rows it gives */
+        rec->flags |= RSQL_REC_LATE;
+        if (n_late > 1) {
+            size_t len = strlen(why.msg);
+            snprintf(why.msg + len, sizeof why.msg - len, " (and %d more of its record's rows)",
+                     n_late - 1);
         }
     }
     bool last = (rec->flags & RSQL_REC_LAST) != 0;
@@ -657,7 +712,11 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
             return rsql_error_nomem(err);
         }
     }
-    return rsql_rt_agg_give(batch, rec, g->out, g->kinds, g->n_out, in, keep, err);
+    rc = rsql_rt_agg_give(batch, rec, g->out, g->kinds, g->n_out, in, keep, err);
+    if (rc == RSQL_OK && n_late > 0) {
+        *err = why; /* RSQL_REC_LATE: the record's dead letter says why (rt_window.h) */
+    }
+    return rc;
 }
 
 /* See rt_window.h. */
@@ -682,9 +741,10 @@ size_t rsql_rt_window_describe(rt_window_t *g, char *buf, size_t size)
     }
     int n = snprintf(buf, size,
                      "windows: %llu rows into %llu windows, %llu results given, %lld late rows "
-                     "dropped, %d windows open, watermark %s; ",
+                     "%s, %d windows open, watermark %s; ",
                      (unsigned long long)g->rows, (unsigned long long)g->windows,
                      (unsigned long long)g->results, (long long)rsql_rt_window_late(g),
+                     g->w->late_dead_letter ? "dropped and dead-lettered" : "dropped",
                      g->n_wins, wm);
     if (n < 0 || (size_t)n >= size) {
         return n < 0 ? 0 : size - 1;

@@ -29,7 +29,10 @@ void rsql_rt_window_close(rt_window_t *g);
 ** aggregate rows, one per group of each window, +I) and *in is the first. A record marked
 ** RSQL_REC_LAST (the input's last) gives every window still open; one marked RSQL_REC_TICK
 ** has no row: over processing time, the watermark is the clock's now, and the windows it
-** passed are given.
+** passed are given. A row whose windows were all given is late: dropped and counted; under
+** table.exec.late-rows = dead-letter (plan->window->late_dead_letter) its record is also
+** marked RSQL_REC_LATE and, the call succeeding, err says why (the windows, the watermark)
+** for its dead letter.
 */
 rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
                                  rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
@@ -48,8 +51,8 @@ rt_state_t *rsql_rt_window_state(rt_window_t *g);
 /* Rows dropped as late so far (any thread). */
 int64_t rsql_rt_window_late(rt_window_t *g);
 
-/* "windows: N rows into W windows, G results given, L late rows dropped; watermark ...;
-   state: ..." into buf; its length. */
+/* "windows: N rows into W windows, G results given, L late rows dropped[ and dead-lettered];
+   watermark ...; state: ..." into buf; its length. */
 size_t rsql_rt_window_describe(rt_window_t *g, char *buf, size_t size);
 
 #endif

@@ -11,11 +11,14 @@
  * stage's index (rt_window.c), given as any window once the watermark passes its end; a key it
  * had before it grew stays in the index of its old bounds, and is skipped there (the state no
  * longer holds it). Each partition's list is the sessions it may still have: those given are
- * pruned when the partition is next used.
+ * pruned when the partition is next used. A DISTINCT call's values (marks, as rt_window.c keeps
+ * them) merge too: a merged session's are put under the new key, and a value two sessions both
+ * took is taken back once from the accumulators that added both (move_marks).
  * @locality the transform thread
  */
 #include "config.h"
 #include "engine/rt_window_int.h"
+#include "engine/rt_agg.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_value.h"
 
@@ -140,6 +143,89 @@ rsql_err_t rsql_rt_window__session_scan(rt_window_t *g, const unsigned char *key
     return rc;
 }
 
+/* rsql_agg_seen_cb: whether the session of g->key took v for DISTINCT call `call` (its marks
+   as rt_window.c's, gathered in g->marks). */
+static rsql_err_t seen_in_session(void *opaque, int call, const rsql_value_t *v, bool *seen,
+                                  rsql_error_t *err)
+{
+    rt_window_t *g = opaque;
+    return rsql_rt_agg_mark_seen(g->state, &g->key, call, v, g->now, &g->dkey, &g->marks, seen,
+                                 err);
+}
+
+/*
+** The DISTINCT values session `old` took (marks [2][call][okey after its tag][value], noted in
+** its window ow) become those of the session it merges into (its key nkey, nlen bytes; window
+** nx): each mark is put under nkey unless it is there already, when the value was taken by
+** both and so is in acc (which added both sessions') twice: it is taken back once. The old
+** marks stay noted in ow and leave the state when it is given, as its group key did.
+*/
+static rsql_err_t move_marks(rt_window_t *g, const win_t *ow, const uint8_t *okey, size_t olen,
+                             const uint8_t *nkey, size_t nlen, win_t *nx, rsql_value_t *acc,
+                             rsql_batch_t *batch, const rsql_record_t *rec, rsql_error_t *err)
+{
+    const rsql_plan_agg_t *a = g->a;
+    for (size_t off = 0; off + sizeof(uint32_t) <= ow->keys.len;) {
+        uint32_t n;
+        memcpy(&n, ow->keys.data + off, sizeof n);
+        off += sizeof n;
+        const uint8_t *k = (const uint8_t *)ow->keys.data + off;
+        off += n;
+        if (n <= 5 + (olen - 1) || k[0] != KEY_MARK || memcmp(k + 5, okey + 1, olen - 1) != 0) {
+            continue; /* another group's, or not a mark */
+        }
+        int call = (int)((uint32_t)k[1] | (uint32_t)k[2] << 8 | (uint32_t)k[3] << 16 |
+                         (uint32_t)k[4] << 24);
+        if (call < 0 || call >= a->n_calls || !a->calls[call].distinct) {
+            continue;
+        }
+        const uint8_t *val = k + 5 + (olen - 1);
+        size_t val_len = n - 5 - (olen - 1);
+        rsql_buf_reset(&g->dkey);
+        rsql_buf_append(&g->dkey, k, 5);
+        rsql_buf_append(&g->dkey, nkey + 1, nlen - 1);
+        rsql_buf_append(&g->dkey, val, val_len);
+        if (g->dkey.oom) {
+            return rsql_error_nomem(err);
+        }
+        const uint8_t *old;
+        size_t old_len;
+        bool both;
+        rsql_err_t rc = rsql_rt_state_get(g->state, g->dkey.data, g->dkey.len, g->now, &old,
+                                          &old_len, &both, err);
+        if (rc != RSQL_OK) {
+            return rc;
+        }
+        if (!both) {
+            if (!rsql_rt_window__note(nx, g->dkey.data, g->dkey.len) ||
+                rsql_rt_state_put(g->state, g->dkey.data, g->dkey.len, NULL, 0, rec->partition,
+                                  rec->offset, g->now) != RSQL_OK) {
+                return rsql_error_nomem(err);
+            }
+            continue;
+        }
+        const rsql_plan_aggcall_t *c = &a->calls[call];
+        rsql_value_t v = {.type = RSQL_TYPE_BIGINT};
+        if (c->fn != RSQL_AGG_COUNT) { /* SUM, AVG: the value itself */
+            rsql_error_t e;
+            rsql_error_clear(&e);
+            if ((rc = rsql_value_unpack(val, val_len, 1, &c->arg->type,
+                                        c->arg->desc ? &c->arg->desc : NULL, batch->arena, &v,
+                                        &e)) != RSQL_OK) {
+                return rsql_error_set(err, rc, RSQL_NOPOS,
+                                      "a DISTINCT value kept in the state cannot be read back "
+                                      "(%s): the state was written by another statement; RESET "
+                                      "POSITIONS starts over",
+                                      e.msg);
+            }
+        }
+        if ((rc = rsql_plan_agg_take_back(a, acc, call, &v, err)) != RSQL_OK) {
+            return rc;
+        }
+    }
+    return RSQL_OK;
+}
+
 /* See rt_window_int.h. */
 rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql_record_t *rec,
                                        rsql_value_t *row, int64_t t, rsql_eval_ctx_t *ctx,
@@ -196,6 +282,25 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
     }
     rsql_plan_agg_init(a, acc);
     bool same = false; /* the row falls inside one session, which keeps its bounds */
+    /* DISTINCT calls: the merged session's key and window, for the values each one took */
+    bool distinct = false;
+    for (int c = 0; c < a->n_calls; c++) {
+        distinct |= a->calls[c].distinct;
+    }
+    uint8_t *nkey = NULL;
+    size_t nlen = 0;
+    win_t *x = NULL;
+    if (distinct) {
+        if ((rc = rsql_rt_window__key(g, row, start, end, ctx, err)) != RSQL_OK) {
+            return rc;
+        }
+        nlen = g->key.len;
+        if (!(nkey = rsql_arena_alloc(batch->arena, nlen)) ||
+            !(x = rsql_rt_window__get(g, start, end))) {
+            return rsql_error_nomem(err);
+        }
+        memcpy(nkey, g->key.data, nlen);
+    }
     for (int i = 0; i < n_merged; i++) {
         int64_t s0 = p->s[merged[i]][0], e0 = p->s[merged[i]][1];
         if ((rc = rsql_rt_window__key(g, row, s0, e0, ctx, err)) != RSQL_OK) {
@@ -224,22 +329,49 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
             }
         }
         same = s0 == start && e0 == end;
+        if (distinct && !same) {
+            /* the old session's window, then the new one's again (made before: found, so the
+               index does not move under ow) */
+            win_t *ow = rsql_rt_window__get(g, s0, e0);
+            if (!ow || !(x = rsql_rt_window__get(g, start, end))) {
+                return rsql_error_nomem(err);
+            }
+            if ((rc = move_marks(g, ow, (const uint8_t *)g->key.data, g->key.len, nkey, nlen, x,
+                                 acc, batch, rec, err)) != RSQL_OK) {
+                return rc;
+            }
+        }
         if (!same && rsql_rt_state_del(g->state, g->key.data, g->key.len, rec->partition,
                                        rec->offset, g->now) != RSQL_OK) {
             return rsql_error_nomem(err);
         }
     }
+    rsql_buf_reset(&g->marks);
     if ((rc = rsql_rt_window__key(g, row, start, end, ctx, err)) != RSQL_OK ||
-        (rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, NULL, NULL, err)) != RSQL_OK) {
+        (rc = rsql_plan_agg_add(a, acc, row, ctx, batch->arena, distinct ? seen_in_session : NULL,
+                                g, err)) != RSQL_OK) {
         return rc;
     }
     rsql_buf_reset(&g->value);
     rsql_value_pack(acc, a->n_acc, &g->value);
-    win_t *x = same ? NULL : rsql_rt_window__get(g, start, end);
+    if (!x && !same) {
+        x = rsql_rt_window__get(g, start, end);
+    }
     if (g->value.oom || (!same && (!x || !rsql_rt_window__note(x, g->key.data, g->key.len))) ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
                           rec->partition, rec->offset, g->now) != RSQL_OK) {
         return rsql_error_nomem(err);
+    }
+    for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) { /* the row's DISTINCT values */
+        uint32_t n;
+        memcpy(&n, g->marks.data + off, sizeof n);
+        off += sizeof n;
+        if (!rsql_rt_window__note(x, g->marks.data + off, n) ||
+            rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
+                              rec->offset, g->now) != RSQL_OK) {
+            return rsql_error_nomem(err);
+        }
+        off += n;
     }
     if (!same) { /* the merged ones leave the partition's list; the new one joins it */
         int left = 0;

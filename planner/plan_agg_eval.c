@@ -193,13 +193,49 @@ bool rsql_plan_agg_retractable(const rsql_plan_agg_t *a, const rsql_plan_aggcall
 }
 
 /* See rsql_plan.h. */
+/* Non-NULL value v out of call c's accumulators (COUNT, SUM, AVG): the inverse of adding it. */
+static rsql_err_t take_out(const rsql_plan_aggcall_t *c, rsql_value_t *acc, const rsql_value_t *v,
+                           rsql_error_t *err)
+{
+    rsql_value_t *s = &acc[c->acc];
+    if (c->fn == RSQL_AGG_COUNT) {
+        s->v.i--;
+        return RSQL_OK;
+    }
+    /* SUM and AVG: the value taken out of the sum and the count */
+    rsql_value_t neg = *v;
+    if (neg.type == RSQL_TYPE_DOUBLE) {
+        neg.v.d = -neg.v.d;
+    } else if (neg.v.i == INT64_MIN) {
+        return overflow(c, err);
+    } else {
+        neg.v.i = -neg.v.i;
+    }
+    if (s->is_null) { /* a row it never took: nothing to take out */
+        return RSQL_OK;
+    }
+    rsql_err_t rc = add_to(c, s, &neg, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
+    if (--acc[c->acc + 1].v.i <= 0) {
+        acc[c->acc + 1].v.i = 0;
+        s->is_null = c->fn == RSQL_AGG_SUM; /* AVG keeps 0 with a count of 0: NULL */
+        if (c->fn == RSQL_AGG_AVG && s->type == RSQL_TYPE_DOUBLE) {
+            s->v.d = 0.0;
+        } else if (c->fn == RSQL_AGG_AVG) {
+            s->v.i = 0;
+        }
+    }
+    return RSQL_OK;
+}
+
 rsql_err_t rsql_plan_agg_retract(const rsql_plan_agg_t *a, rsql_value_t *acc,
                                  const rsql_value_t *row, rsql_eval_ctx_t *ctx, rsql_error_t *err)
 {
     acc[0].v.i--;
     for (int i = 0; i < a->n_calls; i++) {
         const rsql_plan_aggcall_t *c = &a->calls[i];
-        rsql_value_t *s = &acc[c->acc];
         rsql_value_t v = {.type = RSQL_TYPE_NULL, .is_null = false};
         if (c->arg) {
             rsql_err_t rc = rsql_expr_eval(c->arg, row, ctx, &v, err);
@@ -210,37 +246,19 @@ rsql_err_t rsql_plan_agg_retract(const rsql_plan_agg_t *a, rsql_value_t *acc,
                 continue;
             }
         }
-        if (c->fn == RSQL_AGG_COUNT) {
-            s->v.i--;
-            continue;
-        }
-        /* SUM and AVG: the value taken out of the sum and the count */
-        rsql_value_t neg = v;
-        if (neg.type == RSQL_TYPE_DOUBLE) {
-            neg.v.d = -neg.v.d;
-        } else if (neg.v.i == INT64_MIN) {
-            return overflow(c, err);
-        } else {
-            neg.v.i = -neg.v.i;
-        }
-        if (s->is_null) { /* a row it never took: nothing to take out */
-            continue;
-        }
-        rsql_err_t rc = add_to(c, s, &neg, err);
+        rsql_err_t rc = take_out(c, acc, &v, err);
         if (rc != RSQL_OK) {
             return rc;
         }
-        if (--acc[c->acc + 1].v.i <= 0) {
-            acc[c->acc + 1].v.i = 0;
-            s->is_null = c->fn == RSQL_AGG_SUM; /* AVG keeps 0 with a count of 0: NULL */
-            if (c->fn == RSQL_AGG_AVG && s->type == RSQL_TYPE_DOUBLE) {
-                s->v.d = 0.0;
-            } else if (c->fn == RSQL_AGG_AVG) {
-                s->v.i = 0;
-            }
-        }
     }
     return RSQL_OK;
+}
+
+/* See rsql_plan.h. */
+rsql_err_t rsql_plan_agg_take_back(const rsql_plan_agg_t *a, rsql_value_t *acc, int call,
+                                   const rsql_value_t *v, rsql_error_t *err)
+{
+    return take_out(&a->calls[call], acc, v, err);
 }
 
 /* See rsql_plan.h. */

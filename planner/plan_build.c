@@ -676,6 +676,18 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
         }
     }
     const char *dlq = rsql_settings_get(s, "errors.dlq.table");
+    const char *late = rsql_settings_get(s, "table.exec.late-rows");
+    if (plan->window && !plan->window->rows && !plan->window->proctime &&
+        plan->kind != RSQL_PLAN_SELECT && late && strcasecmp(late, "dead-letter") == 0) {
+        /* a late row is dead-lettered (a preview only drops it: it writes no dead letter) */
+        if (!dlq || !*dlq) {
+            return rsql_error_set(err, RSQL_ERR_BAD_SETTING, plan->window->pos,
+                                  "table.exec.late-rows = 'dead-letter' sends this window "
+                                  "aggregation's late rows to the dead-letter table: set "
+                                  "errors.dlq.table too");
+        }
+        plan->window->late_dead_letter = true;
+    }
     if (dlq && *dlq) {
         return bind_dlq(cat, dlq, &plan->errors.dlq, err);
     }

@@ -761,7 +761,14 @@ static void window_lines(explain_t *x, int d)
         attr(x, d, "late rows");
         rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every "
                               "window was given is dropped and counted "
-                              "(rocketsql_records_late_total)\n");
+                              "(rocketsql_records_late_total)");
+        if (w->late_dead_letter) {
+            rsql_buf_puts(x->out, ", and dead-lettered with stage late into table ");
+            rsql_buf_put_ident(x->out, x->plan->errors.dlq.def->name);
+            rsql_buf_puts(x->out, " (table.exec.late-rows), not a failure: its position is "
+                                  "committed once its dead-letter row is");
+        }
+        rsql_buf_putc(x->out, '\n');
     }
     if (w->in_sink) {
         attr(x, d, "emits");
@@ -915,7 +922,9 @@ static void errors_line(explain_t *x)
     if (!e->tolerate_all && e->dlq.def) {
         rsql_buf_puts(x->out, "; dead-letter table ");
         rsql_buf_put_ident(x->out, e->dlq.def->name);
-        rsql_buf_puts(x->out, " unused");
+        rsql_buf_puts(x->out, p->window && p->window->late_dead_letter
+                                  ? " for late rows only (table.exec.late-rows)"
+                                  : " unused");
     }
     conn_explain(x, 0, &p->source, RSQL_EXPLAIN_ERRORS);
     rsql_buf_putc(x->out, '\n');

@@ -236,21 +236,13 @@ static rsql_err_t watermark(rsql_plan_t *plan, const rsql_col_t *col, rsql_bind_
 }
 
 /* SESSION: the GROUP BY's keys besides the window's are its PARTITION BY columns (a session is
-   per value of them), and its calls can merge two sessions' accumulators. */
+   per value of them); two sessions' accumulators merge (DISTINCT calls with the values each
+   took: rt_window_session.c). */
 static rsql_err_t session_keys(rsql_plan_t *plan, const rsql_window_tvf_t *f, rsql_bind_t *b,
                                rsql_error_t *err)
 {
     const rsql_plan_window_t *w = plan->window;
     const rsql_plan_agg_t *a = plan->agg;
-    for (int c = 0; c < a->n_calls; c++) {
-        const rsql_plan_aggcall_t *k = &a->calls[c];
-        if (k->distinct) {
-            return rsql_error_set(err, RSQL_ERR_UNSUPPORTED, k->pos,
-                                  "%s in a SESSION window is not supported yet (sessions that "
-                                  "merge would need the values each one took)",
-                                  k->text);
-        }
-    }
     int parts = 0;
     for (int p = 0; p < f->n_partition; p++) {
         rsql_expr_t ref = {0};

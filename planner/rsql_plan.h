@@ -304,6 +304,10 @@ typedef struct rsql_plan_window {
        so a window is given once the clock passes its end, by a row or, when none comes, by a
        timer (rsql_pipeline_conf_t.transform_due). TUMBLE, HOP and CUMULATE only. */
     bool proctime;
+    /* table.exec.late-rows = dead-letter (an INSERT over event time, with errors.dlq.table):
+       a late row also goes to the dead-letter table, stage late (rt_window.c marks its record
+       RSQL_REC_LATE); else it is only dropped and counted */
+    bool late_dead_letter;
     rsql_pos_t pos;        /* TABLE(...) */
 } rsql_plan_window_t;
 
@@ -597,10 +601,15 @@ rsql_err_t rsql_plan_agg_add(const rsql_plan_agg_t *a, rsql_value_t *acc,
 void rsql_plan_agg_results(const rsql_plan_agg_t *a, const rsql_value_t *acc, rsql_value_t *out);
 /* Merge accumulators from (of rows after acc's: a later SESSION) into acc (values kept in
    arena): counts and sums added, MIN and MAX compared, FIRST_VALUE acc's unless it has none,
-   LAST_VALUE from's unless it has none. Not for DISTINCT calls (their values are not in acc).
-   An error (a SUM overflow) may leave acc half merged. */
+   LAST_VALUE from's unless it has none. DISTINCT calls are added as the others: a value both
+   took is then in acc twice (rsql_plan_agg_take_back takes it out again; the values each took
+   are the caller's). An error (a SUM overflow) may leave acc half merged. */
 rsql_err_t rsql_plan_agg_merge(const rsql_plan_agg_t *a, rsql_value_t *acc,
                                const rsql_value_t *from, rsql_arena_t *arena, rsql_error_t *err);
+/* Take non-NULL value v of DISTINCT call `call` (COUNT, SUM or AVG) out of acc once: two
+   sessions merged (rsql_plan_agg_merge added both) that had each taken v. */
+rsql_err_t rsql_plan_agg_take_back(const rsql_plan_agg_t *a, rsql_value_t *acc, int call,
+                                   const rsql_value_t *v, rsql_error_t *err);
 /* Whether every call can take a row out again (COUNT, SUM and AVG, not of DISTINCT values);
    else *why is the first that cannot. */
 bool rsql_plan_agg_retractable(const rsql_plan_agg_t *a, const rsql_plan_aggcall_t **why);

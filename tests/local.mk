@@ -114,7 +114,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/se
 
 # The end-to-end tests (tests/e2e/run, run by scripts/test, not by make check).
 EXTRA_DIST += tests/e2e/run tests/e2e/lib.sh tests/e2e/pg_lib.sh \
-	tests/e2e/t_computed.sh tests/e2e/t_lookup_join.sh tests/e2e/t_lookup_kill9.sh tests/e2e/t_dedup.sh tests/e2e/t_group_by.sh tests/e2e/t_windows.sh tests/e2e/t_window_rows.sh \
+	tests/e2e/t_computed.sh tests/e2e/t_lookup_join.sh tests/e2e/t_lookup_kill9.sh tests/e2e/t_dedup.sh tests/e2e/t_group_by.sh tests/e2e/t_windows.sh tests/e2e/t_window_late.sh tests/e2e/t_window_rows.sh \
 	tests/e2e/t_window_proctime.sh \
 	tests/e2e/t_dedup_rss.sh \
 	tests/e2e/t_datagen_filter_file.sh tests/e2e/t_examples.sh tests/e2e/t_json_dlq.sh \

@@ -9,7 +9,8 @@
 #     (every aggregate), a HOP into an appended file, a CUMULATE into sqlite;
 #   - probe rows three minutes behind the watermark are late for every window: dropped, and
 #     counted in the summary, never in a result;
-#   - a SESSION per key (2 s gap) into sqlite, against SQLite's gaps-and-islands over the rows;
+#   - a SESSION per key (2 s gap) into sqlite, against SQLite's gaps-and-islands over the rows
+#     (DISTINCT calls too: the values of sessions that merge merge with them);
 #   - the TUMBLE and SESSION jobs killed with kill -9 five times at random moments, then run to the end:
 #     its table equals the reference; the HOP job likewise into its file: every result line is
 #     the reference's, and a window written twice (a replay after a kill) is written the same;
@@ -80,7 +81,7 @@ PY
     # sessions of 2 s per key: a row more than 2 s after the key's previous one starts a new one
     sqlite3 -separator '|' ref.db "SELECT strftime('%Y-%m-%d %H:%M:%f', MIN(ms) / 1000.0,
         'unixepoch'), strftime('%Y-%m-%d %H:%M:%f', (MAX(ms) + 2000) / 1000.0, 'unixepoch'), k,
-        COUNT(*), SUM(v), MAX(v) FROM
+        COUNT(*), SUM(v), MAX(v), COUNT(DISTINCT v % 7), SUM(DISTINCT v % 50) FROM
         (SELECT k, ms, v, SUM(gap) OVER (PARTITION BY k ORDER BY ms, id) AS sid FROM
            (SELECT k, ms, v, id, CASE WHEN ms - LAG(ms) OVER (PARTITION BY k ORDER BY ms, id)
                                   > 2000 THEN 1 ELSE 0 END AS gap FROM ev WHERE p = 0))
@@ -111,10 +112,12 @@ CREATE JOB hop AS INSERT INTO hops
   FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '30' SECOND, INTERVAL '1' MINUTE))
   GROUP BY window_start, window_end;
 CREATE TABLE sessions (window_start TIMESTAMP(3), window_end TIMESTAMP(3), k STRING,
-    n BIGINT, total INT, hi INT, PRIMARY KEY (window_start, k) NOT ENFORCED)
+    n BIGINT, total INT, hi INT, kinds BIGINT, dsum INT,
+    PRIMARY KEY (window_start, k) NOT ENFORCED)
   WITH ('connector' = 'sqlite', 'path' = 'sess.db', 'table' = 'sessions');
 CREATE JOB session AS INSERT INTO sessions
-  SELECT window_start, window_end, k, COUNT(*), SUM(v), MAX(v)
+  SELECT window_start, window_end, k, COUNT(*), SUM(v), MAX(v), COUNT(DISTINCT v % 7),
+         SUM(DISTINCT v % 50)
   FROM TABLE(SESSION(TABLE events PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND))
   GROUP BY window_start, window_end, k;
 CREATE JOB cumulate AS INSERT INTO growing

@@ -7,7 +7,11 @@
  * kind and in order, a record is written once all its kept rows are (one outcome, one
  * commit_record), a record of no row is done as filtered, a record one of whose rows fails
  * in the statement sends none of them, and a record one of whose rows the sink refuses is
- * dead-lettered once.
+ * dead-lettered once. A record a window aggregation found late (RSQL_REC_LATE, under
+ * table.exec.late-rows = dead-letter) goes to the dead-letter table with stage late under
+ * tolerance none too, its rows written all the same: dead-lettered when it has none, else
+ * written once its rows and its dead letter are; a dead letter that cannot be written fails it
+ * and the run, its position never passed.
  *
  * The transform here stands for a changelog decoder: record v holds
  *   v % 4 == 0: three rows, 10v (-U), 10v + 1 (+U), 10v + 2 (+I);
@@ -33,6 +37,8 @@
 /* eval error at row k of record v when v == rows_fail_v and k == rows_fail_k */
 static int64_t rows_fail_v = -1;
 static int rows_fail_k = -1;
+/* > 0: record v is late when v % rows_late_mod == 0 (as a window aggregation marks it) */
+static int64_t rows_late_mod;
 
 static rsql_err_t rows_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec, int k,
                           const rsql_value_t **out, bool *keep, const char **stage,
@@ -43,6 +49,10 @@ static rsql_err_t rows_xf(void *opaque, rsql_batch_t *b, rsql_record_t *rec, int
     if (k == 0) {
         *stage = "decode";
         int n = v % 4 == 0 ? 3 : v % 4 == 1 ? 0 : 1;
+        if (rows_late_mod > 0 && v % rows_late_mod == 0) {
+            rec->flags |= RSQL_REC_LATE;
+            rsql_error_set(err, RSQL_ERR_EVAL, RSQL_NOPOS, "late row %" PRId64, v);
+        }
         if (n == 0) {
             rec->n_rows = -1;
             *keep = false;
@@ -80,6 +90,7 @@ static void rows_conf(rsql_pipeline_conf_t *c)
     c->transform = rows_xf;
     rows_fail_v = -1;
     rows_fail_k = -1;
+    rows_late_mod = 0;
 }
 
 /* records 0..n-1 of the rule above: how many of each */
@@ -220,6 +231,81 @@ static void test_rows_grow_the_write_batch(void)
     CU_ASSERT_EQUAL(saved_offset("p0"), n);
 }
 
+/* Every fifth record is late, under tolerance none: each goes to the dead-letter table once
+   (stage late, its message), the run does not fail, every row still reaches the sink, and a
+   late record is DEAD_LETTERED when it has no row, else WRITTEN (once its rows and its dead
+   letter are); every position completes. */
+static void check_rows_late(int mode)
+{
+    const int64_t n = 1000;
+    harness_reset(n, 3, mode);
+    rsql_pipeline_conf_t c;
+    rows_conf(&c);
+    with_dlq(&c);
+    c.tolerate_all = false;
+    rows_late_mod = 5;
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(run(&c, &k, &err), RSQL_OK);
+    int64_t multi, none, single, late = 0, late_none = 0;
+    expect(n, &multi, &none, &single);
+    for (int64_t v = 0; v < n; v += 5) {
+        late++;
+        late_none += v % 4 == 1;
+    }
+    assert_one_outcome_each(n);
+    CU_ASSERT_EQUAL(k.read, n);
+    CU_ASSERT_EQUAL(k.failed, 0);
+    CU_ASSERT_EQUAL(k.dead_lettered, late_none);
+    CU_ASSERT_EQUAL(k.written, multi + single);
+    CU_ASSERT_EQUAL(k.filtered, none - late_none);
+    counts_add_up(&k);
+    CU_ASSERT_EQUAL(dlq_store.dl_total, late);
+    for (int i = 0; i < dlq_store.n_dl; i++) {
+        CU_ASSERT_STRING_EQUAL(dlq_store.dl_stage[i], "late");
+        CU_ASSERT_PTR_NOT_NULL(strstr(dlq_store.dl_error[i], "late row "));
+    }
+    CU_ASSERT_EQUAL(out_store.rows, 3 * multi + single);
+    int bad = 0;
+    for (int64_t v = 0; v < n; v++) {
+        int want = v % 4 != 1                   ? RSQL_OUTCOME_WRITTEN
+                   : v % 5 == 0                 ? RSQL_OUTCOME_DEAD_LETTERED
+                                                : RSQL_OUTCOME_FILTERED;
+        bad += src_store.kinds[v] != want;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(saved_offset("p0"), (n + 2) / 3);
+}
+
+static void test_rows_late_sync(void)
+{
+    check_rows_late(DELIVER_SYNC);
+}
+
+static void test_rows_late_delivery_thread(void)
+{
+    check_rows_late(DELIVER_THREAD);
+}
+
+/* The dead letter of late record 0 (three rows, written) cannot be written before the retry
+   time runs out: the record fails, and the run with it; no position passes it. */
+static void test_rows_late_dead_letter_fails(void)
+{
+    harness_reset(100, 1, DELIVER_THREAD);
+    rsql_pipeline_conf_t c;
+    rows_conf(&c);
+    with_dlq(&c);
+    c.retry_timeout_ms = 100;
+    rows_late_mod = 50;
+    dlq_store.dl_row_fails = 1000000;
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_NOT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(src_store.kinds[0], RSQL_OUTCOME_FAILED);
+    CU_ASSERT_EQUAL(dlq_store.dl_total, 0);
+    CU_ASSERT(saved_offset("p0") <= 0);
+}
+
 static CU_TestInfo rows_tests[] = {
     {"rows_written_sync", test_rows_written_sync},
     {"rows_written_delivery_thread", test_rows_written_delivery_thread},
@@ -228,6 +314,9 @@ static CU_TestInfo rows_tests[] = {
     {"rows_eval_failure_dead_letters_once", test_rows_eval_failure_dead_letters_once},
     {"rows_sink_failure_dead_letters_once", test_rows_sink_failure_dead_letters_once},
     {"rows_grow_the_write_batch", test_rows_grow_the_write_batch},
+    {"rows_late_sync", test_rows_late_sync},
+    {"rows_late_delivery_thread", test_rows_late_delivery_thread},
+    {"rows_late_dead_letter_fails", test_rows_late_dead_letter_fails},
     CU_TEST_INFO_NULL,
 };
 

@@ -6,6 +6,9 @@
  * of its lanes', a lane that gave no row for table.exec.source.idle-timeout stops holding it
  * back (and holds it again with its next row), and without the setting a quiet lane holds it
  * for good. Each record's rows are the windows it gave: [window_start, window_end, COUNT(*)].
+ * A late row is counted; under table.exec.late-rows = dead-letter its record is also marked
+ * RSQL_REC_LATE and the call, succeeding, says why (its window and the watermark). SESSIONs
+ * that merge merge their DISTINCT calls' values.
  */
 #include "config.h"
 #include "engine/rt_window.h"
@@ -28,9 +31,13 @@ static int suite_init(void)
     rsql_error_t err;
     rsql_error_clear(&err);
     cat = rsql_catalog_open(":memory:", &err);
-    return cat && cu_catalog_create(cat, "CREATE TABLE ev (k STRING, ts TIMESTAMP(3), WATERMARK "
-                                         "FOR ts AS ts - INTERVAL '1' SECOND) WITH "
-                                         "('connector'='datagen', 'number-of-rows'='1')") == 0
+    return cat &&
+                   cu_catalog_create(cat, "CREATE TABLE ev (k STRING, ts TIMESTAMP(3), WATERMARK "
+                                          "FOR ts AS ts - INTERVAL '1' SECOND) WITH "
+                                          "('connector'='datagen', 'number-of-rows'='1')") == 0 &&
+                   cu_catalog_create(cat, "CREATE TABLE slow (k STRING, ts TIMESTAMP(3), v INT, "
+                                          "WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE) WITH "
+                                          "('connector'='datagen', 'number-of-rows'='1')") == 0
                ? 0
                : -1;
 }
@@ -77,7 +84,8 @@ typedef struct feed {
 
 /* A row of lane at ts_ms (seconds into the day: k "x"): the windows it gave, as
    "start-end:count" (seconds) joined by spaces, into out. */
-static void give(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size)
+static rsql_record_t *give_why(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size,
+                                rsql_error_t *why)
 {
     rsql_record_t *rec = rsql_batch_add(f->batch);
     CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
@@ -101,6 +109,15 @@ static void give(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size
                               (long long)(r[0].v.ts / 1000), (long long)(r[1].v.ts / 1000),
                               (long long)r[2].v.i);
     }
+    if (why) {
+        *why = err;
+    }
+    return rec;
+}
+
+static void give(feed_t *f, uint32_t lane, int64_t ts_ms, char *out, size_t size)
+{
+    give_why(f, lane, ts_ms, out, size, NULL);
 }
 
 static void sleep_ms(long ms)
@@ -150,8 +167,131 @@ static void test_window_lanes(void)
     }
 }
 
+/* A row for a window given already is late: counted; dead-lettered (its record marked, the
+   reason given) only under table.exec.late-rows = dead-letter. */
+static void test_window_late(void)
+{
+    for (int dl = 0; dl < 2; dl++) {
+        rsql_plan_t *plan = plan_of(NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        plan->window->late_dead_letter = dl; /* as the planner sets it for an INSERT */
+        feed_t f = {0};
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        CU_ASSERT_EQUAL_FATAL(rsql_rt_window_open(plan, NULL, "test", &f.g, &err), RSQL_OK);
+        f.batch = rsql_batch_new(64);
+        rsql_eval_ctx_init(&f.ctx);
+        char got[256];
+        rsql_error_t why;
+        rsql_record_t *rec = give_why(&f, 0, 1000, got, sizeof got, &why);
+        CU_ASSERT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+        CU_ASSERT_EQUAL(why.code, RSQL_OK);
+        give(&f, 0, 25000, got, sizeof got); /* watermark 24 s: [0, 10) given */
+        CU_ASSERT_STRING_EQUAL(got, "0-10:1");
+        rec = give_why(&f, 0, 5000, got, sizeof got, &why); /* late for [0, 10) */
+        CU_ASSERT_STRING_EQUAL(got, "");
+        CU_ASSERT_EQUAL(rsql_rt_window_late(f.g), 1);
+        if (dl) {
+            CU_ASSERT_NOT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+            CU_ASSERT_STRING_EQUAL(why.msg, "late row (ts 1970-01-01 00:00:05.000): its window "
+                                            "[1970-01-01 00:00:00.000, 1970-01-01 "
+                                            "00:00:10.000) was given already; the watermark is "
+                                            "1970-01-01 00:00:24.000 (ts - INTERVAL '1' "
+                                            "SECOND)");
+        } else {
+            CU_ASSERT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+            CU_ASSERT_EQUAL(why.code, RSQL_OK);
+        }
+        rec = give_why(&f, 0, 22000, got, sizeof got, &why); /* [20, 30) still open */
+        CU_ASSERT_EQUAL(rec->flags & RSQL_REC_LATE, 0);
+        CU_ASSERT_EQUAL(why.code, RSQL_OK);
+        char desc[512];
+        rsql_rt_window_describe(f.g, desc, sizeof desc);
+        CU_ASSERT_PTR_NOT_NULL(strstr(desc, dl ? "1 late rows dropped and dead-lettered"
+                                               : "1 late rows dropped,"));
+        rsql_eval_ctx_deinit(&f.ctx);
+        rsql_batch_destroy(f.batch);
+        rsql_rt_window_close(f.g);
+        rsql_plan_destroy(plan);
+    }
+}
+
+/* Row (k "x", ts_ms, v) of slow into the window stage: the results it gave, as
+   "start-end:COUNT(*),COUNT(DISTINCT v),SUM(DISTINCT v)" (seconds) joined by spaces. */
+static void give_v(feed_t *f, int64_t ts_ms, int32_t v, char *out, size_t size)
+{
+    rsql_record_t *rec = rsql_batch_add(f->batch);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+    rsql_value_t *row = rsql_arena_alloc(f->batch->arena, 3 * sizeof *row);
+    row[0] = (rsql_value_t){.type = RSQL_TYPE_VARCHAR, .v.s = {"x", 1}};
+    row[1] = (rsql_value_t){.type = RSQL_TYPE_TIMESTAMP, .v.ts = ts_ms};
+    row[2] = (rsql_value_t){.type = RSQL_TYPE_INT, .v.i = v};
+    rec->row = row;
+    rec->offset = ++f->offset;
+    const rsql_value_t *in = row;
+    bool keep = true;
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    CU_ASSERT_EQUAL(rsql_rt_window_record(f->g, f->batch, rec, &f->ctx, &in, &keep, &err),
+                    RSQL_OK);
+    out[0] = '\0';
+    size_t n = 0;
+    for (int i = 0; keep && i < rec->n_rows && n < size; i++) {
+        const rsql_value_t *r = rec->rows[i];
+        n += (size_t)snprintf(out + n, size - n, "%s%lld-%lld:%lld,%lld,%lld", i ? " " : "",
+                              (long long)(r[0].v.ts / 1000), (long long)(r[1].v.ts / 1000),
+                              (long long)r[2].v.i, (long long)r[3].v.i, (long long)r[4].v.i);
+    }
+}
+
+/* SESSION with DISTINCT calls: sessions that merge merge the values each took, a value two of
+   them took counting once (the accumulators alone would count it twice). */
+static void test_window_session_distinct(void)
+{
+    static const char sql[] = "SELECT window_start, window_end, COUNT(*), COUNT(DISTINCT v), "
+                              "SUM(DISTINCT v) FROM TABLE(SESSION(TABLE slow, DESCRIPTOR(ts), "
+                              "INTERVAL '10' SECOND)) GROUP BY window_start, window_end";
+    rsql_settings_t *s = rsql_settings_new();
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_parse_t *p = rsql_parse_new(sql, strlen(sql));
+    rsql_stmt_t *st = NULL;
+    rsql_plan_t *plan = NULL;
+    if (rsql_parse_next(p, &st, &err) == RSQL_OK && st) {
+        plan = rsql_plan_build(cat, st, sql, s, &err);
+    }
+    if (!plan) {
+        fprintf(stderr, "plan: %s\n", err.msg);
+    }
+    rsql_parse_destroy(p);
+    rsql_settings_destroy(s);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    feed_t f = {0};
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_window_open(plan, NULL, "test", &f.g, &err), RSQL_OK);
+    f.batch = rsql_batch_new(64);
+    rsql_eval_ctx_init(&f.ctx);
+    char got[256];
+    give_v(&f, 0, 1, got, sizeof got);      /* A [0, 10): {1} */
+    give_v(&f, 25000, 1, got, sizeof got);  /* B [25, 35): {1} */
+    give_v(&f, 26000, 2, got, sizeof got);  /* B [25, 36): {1, 2} */
+    give_v(&f, 12000, 1, got, sizeof got);  /* C [12, 22): {1} */
+    give_v(&f, 9000, 3, got, sizeof got);   /* A + C + the row: [0, 22), {1, 3} */
+    give_v(&f, 20000, 2, got, sizeof got);  /* that + B + the row: [0, 36), {1, 2, 3} */
+    CU_ASSERT_STRING_EQUAL(got, "");
+    give_v(&f, 200000, 5, got, sizeof got); /* the watermark at 140 s: [0, 36) given */
+    CU_ASSERT_STRING_EQUAL(got, "0-36:6,3,6");
+    give_v(&f, 300000, 5, got, sizeof got); /* [200, 210): {5} */
+    CU_ASSERT_STRING_EQUAL(got, "200-210:1,1,5");
+    rsql_eval_ctx_deinit(&f.ctx);
+    rsql_batch_destroy(f.batch);
+    rsql_rt_window_close(f.g);
+    rsql_plan_destroy(plan);
+}
+
 static CU_TestInfo window_tests[] = {
     {"test_window_lanes", test_window_lanes},
+    {"test_window_late", test_window_late},
+    {"test_window_session_distinct", test_window_session_distinct},
     CU_TEST_INFO_NULL,
 };
 
