@@ -909,7 +909,8 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.dlq_ctx.column_types = dlq_cols.types;
     }
     conf.transform = xform_apply;
-    conf.mark_last = plan->window && plan->source_bounded; /* the windows open at the end */
+    /* the windows open at the end (a window aggregation's; rows without one give none) */
+    conf.mark_last = plan->window && !plan->window->rows && plan->source_bounded;
     conf.transform_opaque = &x;
     if (x.lookup && plan->lookup->in_flight > 1) {
         conf.transform_prefetch = xform_prefetch;

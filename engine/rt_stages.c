@@ -351,6 +351,10 @@ void *rsql_pipeline__transform_main(void *arg)
     rsql_record_t last = {0};
     bool seen = false;
     uint64_t tick_seq = UINT64_MAX;
+    /* the input's last record (RSQL_REC_LAST) failed before the statement saw it (a body its
+       format refused, under errors.tolerance 'all'): a tick marked last ends the input in
+       its place, so that the windows still open are given */
+    bool end_due = false;
     for (;;) {
         op = NULL;
         rsql_err_t prc;
@@ -358,7 +362,19 @@ void *rsql_pipeline__transform_main(void *arg)
            rows would not go out, and the window would stay due) */
         bool may_tick = seen && !atomic_load(&p->aborting) &&
                         (p->conf.limit < 0 || kept_total < p->conf.limit);
-        if (n_ahead > 0) {
+        if (end_due && may_tick) {
+            end_due = false;
+            rt_inbatch_t *tick = tick_new(p, &last, tick_seq--);
+            if (!tick) {
+                rsql_error_t f;
+                rsql_error_clear(&f);
+                rsql_error_nomem(&f);
+                rsql_pipeline__fail(p, &f, false);
+                break;
+            }
+            tick->b->recs[0].flags |= RSQL_REC_LAST;
+            op = &tick->op;
+        } else if (n_ahead > 0) {
             op = ahead.head;
             ahead.head = op->next;
             if (!ahead.head) {
@@ -523,6 +539,8 @@ void *rsql_pipeline__transform_main(void *arg)
                 }
                 oo->items[oo->n++] =
                     (rt_item_t){i, copy ? RT_ITEM_ERROR : RT_ITEM_ABORTED, stage, copy, false};
+                end_due = end_due || (rec->flags & (RSQL_REC_LAST | RSQL_REC_TICK)) ==
+                                         RSQL_REC_LAST;
                 if (!p->conf.tolerate_all || e.code == RSQL_ERR_NOMEM) {
                     /* stop at once: nothing after a failure travels on */
                     rsql_error_t f;

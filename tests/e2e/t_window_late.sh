@@ -18,7 +18,9 @@
 #   - a TUMBLE job over 150,000 rows killed with kill -9 five times, then run to the end: every
 #     late row dead-lettered, none other (a replay may write one again, alike), the keyed
 #     table equal to SQLite's GROUP BY over the rows that are not late;
-#   - 'dead-letter' without errors.dlq.table is refused when the statement is planned.
+#   - 'dead-letter' without errors.dlq.table is refused when the statement is planned;
+#   - a file whose last line is malformed (tolerance 'all'): every window is still given at
+#     the input's end (the results of the file without that line).
 . "$(dirname "$0")/lib.sh"
 
 SEED=${E2E_SEED:-$$}
@@ -55,6 +57,11 @@ with open("bad.jsonl", "w") as f:
         f.write(json.dumps(e) + "\n")
         if e["id"] % 500 == 0 and e["id"] < 20000:
             f.write('{"id": %d, "k": oops}\n' % e["id"])
+# the same rows with a malformed line after the last: the input's end is a record that fails
+with open("bad_last.jsonl", "w") as f:
+    for e in rows:
+        f.write(json.dumps(e) + "\n")
+    f.write('{"id": 20001, "k": oops}\n')
 # the late rows of each function: the watermark (the greatest ms - 5000 of the rows before) has
 # passed the end of every window of the row (end - 1 <= watermark)
 def late_ids(last_end, rows=rows):
@@ -126,6 +133,11 @@ CREATE TABLE bad_events (id BIGINT, k STRING, ts TIMESTAMP(3), v INT,
   WITH ('connector' = 'filesystem', 'path' = 'bad.jsonl');
 CREATE TABLE dropped (window_start TIMESTAMP(3), k STRING, n BIGINT, total INT, hi INT)
   WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'dropped');
+CREATE TABLE bad_last (id BIGINT, k STRING, ts TIMESTAMP(3), v INT,
+    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'bad_last.jsonl');
+CREATE TABLE last_minute (window_start TIMESTAMP(3), k STRING, n BIGINT, total INT, hi INT)
+  WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'last_minute');
 CREATE TABLE per_minute (window_start TIMESTAMP(3), k STRING, n BIGINT, total INT, hi INT)
   WITH ('connector' = 'sqlite', 'path' = 'out.db', 'table' = 'per_minute');
 CREATE TABLE hops (window_start TIMESTAMP(3), n BIGINT, total INT)
@@ -148,6 +160,8 @@ CREATE JOB big AS INSERT INTO big_minute SELECT window_start, k, COUNT(*), SUM(v
 RESET;
 CREATE TABLE dlq (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3))
   WITH ('connector' = 'sqlite', 'path' = 'dlq.db', 'table' = 'dlq');
+CREATE TABLE dlq_last (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3))
+  WITH ('connector' = 'sqlite', 'path' = 'dlq.db', 'table' = 'dlq_last');
 CREATE TABLE dlq_hop (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR, ts TIMESTAMP(3))
   WITH ('connector' = 'sqlite', 'path' = 'dlq.db', 'table' = 'dlq_hop');
 CREATE TABLE dlq_session (raw VARCHAR, stage VARCHAR, error VARCHAR, source VARCHAR,
@@ -172,6 +186,18 @@ rsql -e "INSERT INTO dropped $TUMBLE;"
 expect_rc 0 "TUMBLE, late rows dropped"
 same "$(late_of)" "$n_tumble" "late rows dropped and counted"
 
+# 1b. the input's last line is malformed (dead-lettered under tolerance all): the windows still
+# open at its end are given all the same, as in 1
+rsql -e "SET 'errors.tolerance' = 'all'; SET 'errors.dlq.table' = 'dlq_last';
+    INSERT INTO last_minute ${TUMBLE/TABLE events/TABLE bad_last};"
+expect_rc 0 "TUMBLE over a file whose last line is malformed"
+same "$(sqlite3 out.db "SELECT (SELECT COUNT(*) FROM (SELECT * FROM dropped EXCEPT
+    SELECT * FROM last_minute)) || ' ' || (SELECT COUNT(*) FROM (SELECT * FROM last_minute
+    EXCEPT SELECT * FROM dropped)) || ' ' || (SELECT COUNT(*) FROM last_minute)")" \
+    "0 0 $(sqlite3 out.db "SELECT COUNT(*) FROM dropped")" \
+    "every window is given when the last record fails (the results of 1, none missing)"
+same "$(sqlite3 dlq.db "SELECT stage || ' ' || raw FROM dlq_last")" \
+    'decode {"id": 20001, "k": oops}' "and the malformed last line is dead-lettered"
 # 2. dead-lettered under tolerance none
 rsql -e "SET 'errors.dlq.table' = 'dlq'; SET 'table.exec.late-rows' = 'dead-letter';
     INSERT INTO per_minute $TUMBLE;"
