@@ -655,7 +655,6 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
                                   plan->errors.dlq.def->name, conn_name(&plan->errors.dlq));
         }
     }
-
     rsql_err_t rc = RSQL_OK;
     cols_t src_cols, snk_cols, dlq_cols;
     const char **out_names = NULL;
@@ -909,8 +908,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
         conf.dlq_ctx.column_types = dlq_cols.types;
     }
     conf.transform = xform_apply;
-    /* the windows open at the end (a window aggregation's; rows without one give none) */
-    conf.mark_last = plan->window && !plan->window->rows && plan->source_bounded;
+    conf.mark_last = plan->window && !plan->window->rows && plan->source_bounded; /* its end */
     conf.transform_opaque = &x;
     if (x.lookup && plan->lookup->in_flight > 1) {
         conf.transform_prefetch = xform_prefetch;

@@ -340,18 +340,24 @@ static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_rec
                           rec->partition, rec->offset, g->now) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
-    for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) { /* the DISTINCT values */
+    return rsql_rt_window__put_marks(g, x, rec) ? RSQL_OK : rsql_error_nomem(err);
+}
+
+/* See rt_window_int.h. */
+bool rsql_rt_window__put_marks(rt_window_t *g, win_t *x, const rsql_record_t *rec)
+{
+    for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) {
         uint32_t n;
         memcpy(&n, g->marks.data + off, sizeof n);
         off += sizeof n;
         if (!rsql_rt_window__note(x, g->marks.data + off, n) ||
             rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
                               rec->offset, g->now) != RSQL_OK) {
-            return rsql_error_nomem(err);
+            return false;
         }
         off += n;
     }
-    return RSQL_OK;
+    return true;
 }
 
 /*

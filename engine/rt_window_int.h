@@ -142,6 +142,10 @@ rsql_err_t rsql_rt_window__key(rt_window_t *g, rsql_value_t *row, int64_t start,
 win_t *rsql_rt_window__get(rt_window_t *g, int64_t start, int64_t end);
 /* Key (len bytes) into window x's keys (false: out of memory). */
 bool rsql_rt_window__note(win_t *x, const void *key, size_t len);
+/* The DISTINCT values the row just added took for the first time (g->marks: each a u32
+   length and the value's state key) put in the state and noted in window x; false when out
+   of memory. */
+bool rsql_rt_window__put_marks(rt_window_t *g, win_t *x, const rsql_record_t *rec);
 
 /* Row into the rows the record gives (+I; false: out of memory). */
 bool rsql_rt_window__out_add(rt_window_t *g, const rsql_value_t *row);

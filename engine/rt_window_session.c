@@ -362,16 +362,8 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
                           rec->partition, rec->offset, g->now) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
-    for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) { /* the row's DISTINCT values */
-        uint32_t n;
-        memcpy(&n, g->marks.data + off, sizeof n);
-        off += sizeof n;
-        if (!rsql_rt_window__note(x, g->marks.data + off, n) ||
-            rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
-                              rec->offset, g->now) != RSQL_OK) {
-            return rsql_error_nomem(err);
-        }
-        off += n;
+    if (!rsql_rt_window__put_marks(g, x, rec)) { /* the row's DISTINCT values */
+        return rsql_error_nomem(err);
     }
     if (!same) { /* the merged ones leave the partition's list; the new one joins it */
         int left = 0;

@@ -26,6 +26,7 @@
  */
 #include "config.h"
 #include "planner/plan_int.h"
+#include "planner/plan_explain_int.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_value.h"
 
@@ -253,11 +254,6 @@ void rsql_bexpr_print(const rsql_bexpr_t *e, rsql_buf_t *out)
 
 /* ---- the tree */
 
-typedef struct explain {
-    rsql_buf_t *out;
-    const rsql_plan_t *plan;
-} explain_t;
-
 static void indent(rsql_buf_t *out, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -265,11 +261,8 @@ static void indent(rsql_buf_t *out, int n)
     }
 }
 
-/*
-** A node line at depth d: "Sink: s" (d = 0), "  ->  Projection" (d = 1), ...
-** (PostgreSQL's layout: a child's arrow lines up with its parent's details).
-*/
-static void node(explain_t *x, int d, const char *title)
+/* See plan_explain_int.h. */
+void rsql_plan__x_node(explain_t *x, int d, const char *title)
 {
     if (d > 0) {
         indent(x->out, 6 * d - 4);
@@ -278,14 +271,15 @@ static void node(explain_t *x, int d, const char *title)
     rsql_buf_puts(x->out, title);
 }
 
-/* Start a detail line under a node at depth d. */
-static void attr(explain_t *x, int d, const char *key)
+/* See plan_explain_int.h. */
+void rsql_plan__x_attr(explain_t *x, int d, const char *key)
 {
     indent(x->out, 6 * d + 2);
     rsql_buf_printf(x->out, "%s: ", key);
 }
 
-static const char *dur(int64_t ms, char *buf, size_t size)
+/* See plan_explain_int.h. */
+const char *rsql_plan__x_dur(int64_t ms, char *buf, size_t size)
 {
     return rsql_opt_format_duration(ms, buf, size);
 }
@@ -301,7 +295,7 @@ static void conn_attr(const rsql_explain_t *e, const char *name, const char *fmt
 {
     conn_explain_t *c = e->priv;
     va_list ap;
-    attr(c->x, c->depth, name);
+    rsql_plan__x_attr(c->x, c->depth, name);
     va_start(ap, fmt);
     rsql_buf_vprintf(c->x->out, fmt, ap);
     va_end(ap);
@@ -370,10 +364,10 @@ static bool sink_exactly_once(const rsql_plan_t *p)
 
 static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
 {
-    attr(x, d, "connector");
+    rsql_plan__x_attr(x, d, "connector");
     rsql_buf_printf(x->out, "%s\n", t->conn->name);
     if (t->format) {
-        attr(x, d, "format");
+        rsql_plan__x_attr(x, d, "format");
         rsql_buf_printf(x->out, "%s\n", t->format);
     }
     int n = rsql_optset_count(t->opts), shown = 0;
@@ -383,7 +377,7 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             continue;
         }
         if (shown++ == 0) {
-            attr(x, d, "options");
+            rsql_plan__x_attr(x, d, "options");
         } else {
             rsql_buf_puts(x->out, ", ");
         }
@@ -394,7 +388,7 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
     if (shown) {
         rsql_buf_putc(x->out, '\n');
     }
-    attr(x, d, "columns");
+    rsql_plan__x_attr(x, d, "columns");
     for (int i = 0; i < t->def->n_columns; i++) {
         const rsql_col_t *c = &t->def->columns[i];
         rsql_buf_puts(x->out, i ? ", " : "");
@@ -415,7 +409,7 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         const rsql_col_t *c = &t->decl->columns[i];
         if (c->expr) {
             if (nc++ == 0) {
-                attr(x, d, "computed");
+                rsql_plan__x_attr(x, d, "computed");
             }
             rsql_buf_puts(x->out, nc > 1 ? ", " : "");
             rsql_buf_put_ident(x->out, c->name);
@@ -434,7 +428,7 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
             if (!wd->columns[i].watermark || (k && !wd->columns[i].expr)) {
                 continue;
             }
-            attr(x, d, "watermark");
+            rsql_plan__x_attr(x, d, "watermark");
             rsql_buf_puts(x->out, "FOR ");
             rsql_buf_put_ident(x->out, wd->columns[i].name);
             rsql_buf_printf(x->out, " AS %s (%s)\n", wd->columns[i].watermark,
@@ -453,7 +447,7 @@ static void table_details(explain_t *x, int d, const rsql_plan_table_t *t)
         for (int i = 0; i < t->def->n_columns && !found; i++) {
             if (t->def->columns[i].pk_ord == n_key + 1) {
                 if (n_key == 0) {
-                    attr(x, d, "primary key");
+                    rsql_plan__x_attr(x, d, "primary key");
                 }
                 rsql_buf_puts(x->out, n_key ? ", " : "");
                 rsql_buf_put_ident(x->out, t->def->columns[i].name);
@@ -476,7 +470,7 @@ static void meta_line(explain_t *x, int d, bool sink)
         for (int i = 0; i < p->n_outputs; i++) {
             if (p->outputs[i].meta_key) {
                 if (n++ == 0) {
-                    attr(x, d, "metadata");
+                    rsql_plan__x_attr(x, d, "metadata");
                     rsql_buf_puts(x->out, "writes ");
                 }
                 rsql_buf_printf(x->out, "%s%s", n > 1 ? ", " : "", p->outputs[i].meta_key);
@@ -487,7 +481,7 @@ static void meta_line(explain_t *x, int d, bool sink)
             const char *f = p->source_fmeta ? p->source_fmeta[i] : NULL;
             if ((p->source_meta[i] && *p->source_meta[i]) || f) {
                 if (n++ == 0) {
-                    attr(x, d, "metadata");
+                    rsql_plan__x_attr(x, d, "metadata");
                     rsql_buf_puts(x->out, "reads ");
                 }
                 rsql_buf_printf(x->out, "%s%s%s", n > 1 ? ", " : "",
@@ -505,7 +499,7 @@ static void sink_node(explain_t *x)
     const rsql_plan_t *p = x->plan;
     const rsql_plan_table_t *t = &p->sink;
     if (p->kind == RSQL_PLAN_SELECT) {
-        node(x, 0, "Preview: print to terminal, ");
+        rsql_plan__x_node(x, 0, "Preview: print to terminal, ");
         if (p->has_limit) {
             rsql_buf_printf(x->out, "LIMIT %" PRId64 "%s", p->limit,
                             p->limit_from_setting ? " (sql.preview-limit)" : "");
@@ -515,13 +509,13 @@ static void sink_node(explain_t *x)
         rsql_buf_puts(x->out, ", never acks\n");
         return;
     }
-    node(x, 0, "Sink: ");
+    rsql_plan__x_node(x, 0, "Sink: ");
     rsql_buf_put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, 0, t);
     meta_line(x, 0, true);
     conn_explain(x, 0, t, RSQL_EXPLAIN_SINK);
-    attr(x, 0, "delivery");
+    rsql_plan__x_attr(x, 0, "delivery");
     const char *own = p->source.conn ? p->source.conn->own_positions : NULL;
     if (sink_exactly_once(p) && !own) {
         rsql_buf_printf(x->out, "exactly-once (the %s sink stores the source position in the "
@@ -546,7 +540,7 @@ static void lookup_node(explain_t *x, int d)
     const char *q = lk->alias ? lk->alias : def->name;
     rsql_lookup_conf_t lc;
     rsql_lookup_conf_get(lk->table.opts, &lc);
-    node(x, d, lk->left ? "LookupJoin (LEFT): " : "LookupJoin: ");
+    rsql_plan__x_node(x, d, lk->left ? "LookupJoin (LEFT): " : "LookupJoin: ");
     rsql_buf_put_ident(x->out, def->name);
     if (lk->alias) {
         rsql_buf_puts(x->out, " AS ");
@@ -554,10 +548,10 @@ static void lookup_node(explain_t *x, int d)
     }
     rsql_buf_puts(x->out, lk->left ? " (a row that finds nothing goes on, with NULLs)\n"
                                    : " (a row that finds nothing is dropped)\n");
-    attr(x, d, "as of");
+    rsql_plan__x_attr(x, d, "as of");
     print_expr(lk->as_of, x->out, false);
     rsql_buf_puts(x->out, " (processing time: the rows as they are when each row is read)\n");
-    attr(x, d, "key");
+    rsql_plan__x_attr(x, d, "key");
     for (int i = 0; i < lk->n_key; i++) {
         rsql_buf_puts(x->out, i ? ", " : "");
         rsql_buf_put_ident(x->out, q);
@@ -568,16 +562,16 @@ static void lookup_node(explain_t *x, int d)
     }
     rsql_buf_puts(x->out, " (a NULL value finds nothing)\n");
     if (lk->cond) {
-        attr(x, d, "condition");
+        rsql_plan__x_attr(x, d, "condition");
         print_expr(lk->cond, x->out, false);
         rsql_buf_putc(x->out, '\n');
     }
     table_details(x, d, &lk->table);
-    attr(x, d, "lookups");
+    rsql_plan__x_attr(x, d, "lookups");
     rsql_buf_printf(x->out, "the distinct keys of a batch of rows in one call to the connector, "
                             "on the transform thread; a transient failure asked again up to %d "
                             "times\n", lc.max_retries);
-    attr(x, d, "in flight");
+    rsql_plan__x_attr(x, d, "in flight");
     char tmo[32];
     bool local_only = false;
     if (!lk->table.conn->lookup || !lk->table.conn->lookup->send) {
@@ -604,7 +598,7 @@ static void lookup_node(explain_t *x, int d)
     } else {
         rsql_buf_puts(x->out, "; no time limit per call\n");
     }
-    attr(x, d, "cache");
+    rsql_plan__x_attr(x, d, "cache");
     if (!lc.cache) {
         rsql_buf_puts(x->out, "none (every key is asked of the table)\n");
         return;
@@ -624,260 +618,22 @@ static void lookup_node(explain_t *x, int d)
                                            : ", keys that find nothing asked every time\n");
 }
 
-/* The state attribute of a stateful node: what it keeps per key (what, e.g. "the last row")
-   and how (state.memory, table.exec.state.ttl). */
-static void state_attr(explain_t *x, int d, const char *what, const char *key, int64_t memory,
-                       int64_t ttl_ms)
-{
-    attr(x, d, "state");
-    if (x->plan->kind == RSQL_PLAN_SELECT) {
-        rsql_buf_printf(x->out, "%s of each %s seen, in memory for the preview (never saved)\n",
-                        what, key);
-        return;
-    }
-    char ttl[32], mem[32], every[32];
-    rsql_buf_printf(x->out, "%s of each %s seen, in the catalog, saved in the transaction that "
-                            "saves the source positions (so the state on disk is that of the "
-                            "rows before them), every %s; ",
-                    what, key,
-                    rsql_opt_format_duration(x->plan->flush_interval_ms, every, sizeof every));
-    if (memory > 0) {
-        rsql_buf_printf(x->out, "at most %s in memory (state.memory: the rest read back from "
-                                "the catalog when a row needs it); ",
-                        rsql_opt_format_size(memory, mem, sizeof mem));
-    } else {
-        rsql_buf_puts(x->out, "all of it in memory (state.memory = 0); ");
-    }
-    if (ttl_ms > 0) {
-        rsql_buf_printf(x->out, "a %s is forgotten %s after it was written "
-                                "(table.exec.state.ttl)\n",
-                        key, rsql_opt_format_duration(ttl_ms, ttl, sizeof ttl));
-    } else {
-        rsql_buf_printf(x->out, "%ss are kept for good (table.exec.state.ttl = 0)\n", key);
-    }
-}
-
-/* Deduplication's node: the key, which row is kept, the state. */
-static void dedup_node(explain_t *x, int d)
-{
-    const rsql_plan_dedup_t *dd = x->plan->dedup;
-    const char *title =
-        dd->in_sink ? (dd->keep_last ? "Deduplicate: the last row of each key, in the sink table\n"
-                                     : "Deduplicate: the first row of each key, in the sink "
-                                       "table\n")
-        : dd->keep_last ? "Deduplicate: the last row of each key (a changelog: -U of the row kept "
-                          "before, +U of the newer one)\n"
-                        : "Deduplicate: the first row of each key (append-only: later rows of a "
-                          "key are dropped)\n";
-    node(x, d, title);
-    attr(x, d, "key");
-    if (dd->n_key == 0) {
-        rsql_buf_puts(x->out, "none (PARTITION BY absent: the whole stream is one key)");
-    }
-    for (int i = 0; i < dd->n_key; i++) {
-        rsql_buf_puts(x->out, i ? ", " : "");
-        print_expr(dd->keys[i], x->out, false);
-    }
-    rsql_buf_puts(x->out, "\n");
-    attr(x, d, "order");
-    print_expr(dd->order, x->out, false);
-    rsql_buf_puts(x->out, dd->keep_last ? " DESC (processing time: the newest row read wins)\n"
-                                        : " ASC (processing time: the first row read wins)\n");
-    if (dd->in_sink) {
-        attr(x, d, "state");
-        rsql_buf_printf(x->out, "none: the sink table, keyed by the PARTITION BY columns, "
-                                "keeps %s (table '%s' acknowledges its messages itself and "
-                                "spreads them over the processes of its consumer group, which "
-                                "all write that table)\n",
-                        dd->keep_last ? "the last row written of each key (its upsert)"
-                                      : "the first row written of each key (a later row of a "
-                                        "key it holds is not written)",
-                        x->plan->source.def->name);
-        return;
-    }
-    state_attr(x, d, dd->keep_last ? "the last row" : "a mark", "key", dd->memory, dd->ttl_ms);
-}
-
-/* The window function's line: its intervals and the windows of a row. */
-static void window_fn_line(explain_t *x, int d)
-{
-    const rsql_plan_window_t *w = x->plan->window;
-    char a[32], b[32], o[32];
-    attr(x, d, "window");
-    rsql_buf_printf(x->out, "%s(%s, %s", w->fn, w->time_name, dur(w->step_ms, a, sizeof a));
-    if (w->kind != RSQL_WIN_TUMBLE) {
-        rsql_buf_printf(x->out, ", %s", dur(w->size_ms, b, sizeof b));
-    }
-    rsql_buf_printf(x->out, "%s%s): %s\n", w->offset_ms ? ", offset " : "",
-                    w->offset_ms ? dur(w->offset_ms, o, sizeof o) : "",
-                    w->kind == RSQL_WIN_TUMBLE ? "each row in the one window of its time"
-                    : w->kind == RSQL_WIN_HOP  ? "each row in every window of size that holds "
-                                                 "its time, one starting every slide"
-                                               : "each row in the windows that start with its "
-                                                 "max_size window and end at each step after "
-                                                 "its time");
-}
-
-/* A window function's rows without an aggregation: each row with each of its windows. */
-static void window_rows_node(explain_t *x, int d)
-{
-    node(x, d, "WindowTableFunction: each row once per window it falls into, with "
-               "window_start, window_end and window_time\n");
-    window_fn_line(x, d);
-    attr(x, d, "emits");
-    rsql_buf_printf(x->out, "+I of each row and window at once (append-only); no state, and no "
-                            "row is late: %s\n",
-                    x->plan->window->proctime ? "the windows are those of the processing time "
-                                                "(when the row's batch is processed)"
-                                              : "the watermark decides nothing here");
-}
-
-/* A window aggregation's lines: the windows, the watermark, what it emits, the state. */
-static void window_lines(explain_t *x, int d)
-{
-    const rsql_plan_window_t *w = x->plan->window;
-    char a[32], b[32];
-    window_fn_line(x, d);
-    if (w->proctime) {
-        attr(x, d, "time");
-        rsql_buf_printf(x->out, "processing time (%s AS PROCTIME()), so no row is late; a "
-                                "window is given once the clock passes its end, with the row "
-                                "that comes then or by a timer when none does\n",
-                        w->time_name);
-    } else {
-        attr(x, d, "watermark");
-        rsql_buf_printf(x->out, "%s, per lane of the source (a file, a partition): the "
-                                "greatest over the lane's rows; the statement's is the least "
-                                "of the lanes' ",
-                        w->watermark_text);
-        if (w->idle_timeout_ms > 0) {
-            rsql_buf_printf(x->out, "that gave a row in the last %s "
-                                    "(table.exec.source.idle-timeout)\n",
-                            dur(w->idle_timeout_ms, a, sizeof a));
-        } else {
-            rsql_buf_puts(x->out, "(a lane never goes idle: table.exec.source.idle-timeout = "
-                                  "0)\n");
-        }
-        attr(x, d, "late rows");
-        rsql_buf_puts(x->out, "a row goes into its windows not given yet; one whose every "
-                              "window was given is dropped and counted "
-                              "(rocketsql_records_late_total)");
-        if (w->late_dead_letter) {
-            rsql_buf_puts(x->out, ", and dead-lettered with stage late into table ");
-            rsql_buf_put_ident(x->out, x->plan->errors.dlq.def->name);
-            rsql_buf_puts(x->out, " (table.exec.late-rows), not a failure: its position is "
-                                  "committed once its dead-letter row is");
-        }
-        rsql_buf_putc(x->out, '\n');
-    }
-    if (w->in_sink) {
-        attr(x, d, "emits");
-        rsql_buf_puts(x->out, "for each row and each of its windows, the row's own part of the "
-                              "group's result (+I), which the sink merges into the row of its "
-                              "key: COUNT and SUM added, MIN and MAX kept; the row is the "
-                              "window's result so far, final once the watermark passes its "
-                              "end\n");
-        attr(x, d, "state");
-        rsql_buf_printf(x->out, "none: table '%s' acknowledges its messages itself and spreads "
-                                "them over the processes of its consumer group, so each "
-                                "process's rows are merged in the sink table (exactly once: "
-                                "the sink records each message it applied in the same "
-                                "transaction); each process's watermark starts anew with it\n",
-                        x->plan->source.def->name);
-        return;
-    }
-    attr(x, d, "emits");
-    rsql_buf_printf(x->out, "+I of each group's result, once, when the watermark passes its "
-                            "window's end (append-only)%s\n",
-                    x->plan->source_bounded ? "; at the input's end every window still open"
-                                            : "");
-    attr(x, d, "state");
-    if (x->plan->kind == RSQL_PLAN_SELECT) {
-        rsql_buf_puts(x->out, "the accumulators of each open window's groups, in memory for "
-                              "the preview (never saved)\n");
-        return;
-    }
-    rsql_buf_printf(x->out, "the accumulators of each open window's groups%s, in the "
-                            "catalog, saved in the transaction that saves the source "
-                            "positions, every %s; ",
-                    w->proctime ? "" : " and each lane's watermark",
-                    dur(x->plan->flush_interval_ms, a, sizeof a));
-    if (x->plan->agg->memory > 0) {
-        rsql_buf_printf(x->out, "at most %s in memory (state.memory); ",
-                        rsql_opt_format_size(x->plan->agg->memory, b, sizeof b));
-    }
-    rsql_buf_printf(x->out, "a window's are deleted once it is given%s\n",
-                    w->proctime ? " (a run killed after giving it may give it again)" : "");
-}
-
-/* Group aggregation's node: the keys, the aggregates, what it emits, the state. */
-static void agg_node(explain_t *x, int d)
-{
-    const rsql_plan_agg_t *a = x->plan->agg;
-    node(x, d, !x->plan->window ? "GroupAggregate: one result row per group, updated by each "
-                                  "row it takes\n"
-               : x->plan->window->in_sink ? "WindowAggregate: each row's part of its windows' "
-                                            "groups, merged by the sink\n"
-                                          : "WindowAggregate: each window's groups, given once "
-                                            "the watermark passes the window's end\n");
-    attr(x, d, "group by");
-    if (a->n_group == 0) {
-        rsql_buf_puts(x->out, "none (no GROUP BY: the whole stream is one group)");
-    }
-    for (int i = 0; i < a->n_group; i++) {
-        rsql_buf_puts(x->out, i ? ", " : "");
-        print_expr(a->group[i], x->out, false);
-    }
-    rsql_buf_puts(x->out, "\n");
-    attr(x, d, "aggregates");
-    for (int i = 0; i < a->n_calls; i++) {
-        rsql_buf_printf(x->out, "%s%s (%s)", i ? ", " : "", a->calls[i].text,
-                        a->calls[i].desc ? a->calls[i].desc->text
-                                         : rsql_type_name(a->calls[i].type));
-    }
-    rsql_buf_puts(x->out, a->n_calls ? "\n" : "none\n");
-    if (x->plan->window) {
-        window_lines(x, d);
-        return;
-    }
-    attr(x, d, "emits");
-    rsql_buf_puts(x->out, a->emit_before
-                              ? "+I for a new group; -U of the result before and +U of the new "
-                                "one when a row changes it (nothing when it does not)\n"
-                              : "+I for a new group; +U of the new result when a row changes "
-                                "it (no -U: the sink replaces the row of the group's key)\n");
-    if (a->mini_batch) {
-        attr(x, d, "mini-batch");
-        rsql_buf_printf(x->out, "on (table.exec.mini-batch.enabled): a group's rows once per "
-                                "batch of at most %lld rows, with the batch's last row of it\n",
-                        (long long)(x->plan->batch_size > 0 ? x->plan->batch_size : 256));
-    }
-    bool distinct = false;
-    for (int i = 0; i < a->n_calls; i++) {
-        distinct |= a->calls[i].distinct;
-    }
-    state_attr(x, d,
-               distinct ? "the accumulators and the values taken by DISTINCT calls"
-                        : "the accumulators",
-               "group", a->memory, a->ttl_ms);
-}
-
 static void source_node(explain_t *x, int d)
 {
     const rsql_plan_t *p = x->plan;
     const rsql_plan_table_t *t = &p->source;
-    node(x, d, "Source: ");
+    rsql_plan__x_node(x, d, "Source: ");
     rsql_buf_put_ident(x->out, t->def->name);
     rsql_buf_putc(x->out, '\n');
     table_details(x, d, t);
     meta_line(x, d, false);
-    attr(x, d, "read");
+    rsql_plan__x_attr(x, d, "read");
     rsql_buf_printf(x->out, "%s\n", p->bounded_why);
     conn_explain(x, d, t, RSQL_EXPLAIN_SOURCE);
     if (t->conn->own_positions) {
         return; /* such a source says itself how it acknowledges */
     }
-    attr(x, d, "offsets");
+    rsql_plan__x_attr(x, d, "offsets");
     if (p->kind == RSQL_PLAN_SELECT) {
         rsql_buf_puts(x->out, "never committed (preview)\n");
     } else if (sink_exactly_once(p)) {
@@ -932,8 +688,8 @@ static void errors_line(explain_t *x)
         rsql_buf_printf(x->out,
                         "Retries: retriable failures retried for up to %s (backoff from 100ms, "
                         "doubling, at most %s)\n",
-                        dur(e->retry_timeout_ms, b1, sizeof b1),
-                        dur(e->retry_backoff_max_ms, b2, sizeof b2));
+                        rsql_plan__x_dur(e->retry_timeout_ms, b1, sizeof b1),
+                        rsql_plan__x_dur(e->retry_backoff_max_ms, b2, sizeof b2));
     } else {
         rsql_buf_puts(x->out, "Retries: none (errors.retry.timeout = 0)\n");
     }
@@ -944,7 +700,7 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
 {
     explain_t x = {out, plan};
     sink_node(&x);
-    node(&x, 1, "Projection\n");
+    rsql_plan__x_node(&x, 1, "Projection\n");
     for (int i = 0; i < plan->n_outputs; i++) {
         const rsql_plan_output_t *o = &plan->outputs[i];
         indent(out, 8);
@@ -955,7 +711,7 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
     }
     int d = 2;
     if (plan->filter) {
-        node(&x, d, "Filter: ");
+        rsql_plan__x_node(&x, d, "Filter: ");
         print_expr(plan->filter, out, false);
         rsql_buf_putc(out, '\n');
         d++;
@@ -965,31 +721,31 @@ rsql_err_t rsql_plan_explain(const rsql_plan_t *plan, rsql_buf_t *out)
         d++;
     }
     if (plan->window && plan->window->rows) {
-        window_rows_node(&x, d);
+        rsql_plan__x_window_rows_node(&x, d);
         d++;
     }
     if (plan->agg) {
-        agg_node(&x, d);
+        rsql_plan__x_agg_node(&x, d);
         d++;
         if (plan->agg->pre) {
-            node(&x, d, "Filter: ");
+            rsql_plan__x_node(&x, d, "Filter: ");
             print_expr(plan->agg->pre, out, false);
             rsql_buf_putc(out, '\n');
             d++;
         }
     }
     if (plan->dedup) {
-        dedup_node(&x, d);
+        rsql_plan__x_dedup_node(&x, d);
         d++;
         if (plan->dedup->pre) {
-            node(&x, d, "Filter: ");
+            rsql_plan__x_node(&x, d, "Filter: ");
             print_expr(plan->dedup->pre, out, false);
             rsql_buf_putc(out, '\n');
             d++;
         }
     }
     if (plan->n_computed > 0) { /* the computed columns referred to, once per row */
-        node(&x, d, "Computed\n");
+        rsql_plan__x_node(&x, d, "Computed\n");
         for (int k = 0; k < plan->n_computed; k++) {
             const rsql_bexpr_t *c = plan->computed[k];
             indent(out, 6 * d + 2);
