@@ -172,6 +172,9 @@ struct rsql_pipeline {
     atomic_bool abort_sink; /* a sink failure: fail everything not yet written */
     atomic_bool interrupted;
     atomic_bool xform_done; /* the transform thread ended: nothing new comes to the sink */
+    /* the transform's own records (RSQL_REC_TICK): made (transform thread) and resolved
+       (worker); a state seal made after a tick is written only once that tick is resolved */
+    _Atomic uint64_t ticks_made, ticks_done;
     atomic_bool limit_reached; /* a preview kept its LIMIT (or sql.preview-limit) rows */
     int signal_no; /* the signal that stops the run (set before its op is posted), 0 = none */
     atomic_int_least64_t unreported; /* rows accepted by the sink, not yet delivered */

@@ -221,6 +221,15 @@ typedef struct rsql_state_counts {
     int64_t late;         /* rows a window aggregation dropped as late */
 } rsql_state_counts_t;
 
+/* The positions a state checkpoint saves (rsql_pipeline_conf_t.state_checkpoint): lanes[i] at
+   offs[i], keys[i] the text part or NULL; the state's, valid until state_committed. */
+typedef struct rsql_state_cut {
+    int n;
+    const uint32_t *lanes;
+    const int64_t *offs;
+    const char *const *keys;
+} rsql_state_cut_t;
+
 typedef struct rsql_pipeline_conf {
     const char *id;     /* pipeline id: the offset key in the catalog (copied) */
     const char *sink_id; /* the key of what a sink stores with its rows (positions, applied
@@ -277,14 +286,24 @@ typedef struct rsql_pipeline_conf {
        it transformed a record of the run. @locality the transform thread */
     int64_t (*transform_due)(void *due_opaque);
     void *due_opaque;
-    /* Optional: the statement's state (a deduplication's, engine/rt_state.h), with
-       transform_opaque. state_checkpoint writes into cat the state changes of the records at
-       or before the n positions being saved (lanes[i] at offs[i]), inside the transaction that
-       saves them; state_committed says that transaction committed. With it the run resumes
-       from the catalog's positions only (the state on disk goes with them), not from those an
-       exactly-once sink stored with its rows (which may be further). */
+    /* Optional: the statement's state (engine/rt_state.h), with state_opaque. The
+       transform thread calls state_seen for each record it hands an outcome (not a tick),
+       and state_seal between two batches (force: now, else only when the state wants one;
+       *sealed: it made one, which a checkpoint soon can save):
+       a seal is the state as of the records seen, with their positions (ticks: the ticks made
+       before it). state_checkpoint writes into cat, inside the transaction that saves
+       positions, the seals the records delivered reached (lanes[i] at offs[i], the positions
+       taken now; ticks_done the ticks resolved), and says in *cut which positions to save
+       with them (none: save none now); state_committed says that transaction committed. With
+       it the run resumes from the catalog's positions only (the state on disk goes with them),
+       not from those an exactly-once sink stored with its rows (which may be further). */
+    void *state_opaque;
+    rsql_err_t (*state_seen)(void *opaque, const rsql_record_t *rec);
+    rsql_err_t (*state_seal)(void *opaque, bool force, uint64_t ticks, bool *sealed);
+    void (*state_ask)(void *opaque); /* the worker, every flush interval: a seal is wanted */
     rsql_err_t (*state_checkpoint)(void *opaque, rsql_catalog_t *cat, int n,
                                    const uint32_t *lanes, const int64_t *offs,
+                                   uint64_t ticks_done, rsql_state_cut_t *cut,
                                    rsql_error_t *err);
     void (*state_committed)(void *opaque);
     /* Optional, with the state: state_full says its changes not on disk reached what it may

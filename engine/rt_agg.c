@@ -174,15 +174,14 @@ rsql_err_t rsql_rt_agg_mark_seen(rt_state_t *state, const rsql_buf_t *key, int c
     return rc;
 }
 
-/* Put the marks of the DISTINCT values rec took (seen_before) into the state. */
-static rsql_err_t put_marks(rt_agg_t *g, const rsql_record_t *rec)
+/* Put the marks of the DISTINCT values the record took (seen_before) into the state. */
+static rsql_err_t put_marks(rt_agg_t *g)
 {
     for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) {
         uint32_t n;
         memcpy(&n, g->marks.data + off, sizeof n);
         off += sizeof n;
-        if (rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
-                              rec->offset, g->now) != RSQL_OK) {
+        if (rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, g->now) != RSQL_OK) {
             return RSQL_ERR_NOMEM;
         }
         off += n;
@@ -286,8 +285,8 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
     }
     if ((!gone && !*after) || g->value.oom ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
-                          rec->partition, rec->offset, now) != RSQL_OK ||
-        put_marks(g, rec) != RSQL_OK) {
+                          now) != RSQL_OK ||
+        put_marks(g) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
     g->rows++;

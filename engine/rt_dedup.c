@@ -143,8 +143,7 @@ rsql_err_t rsql_rt_dedup_record(rt_dedup_t *d, rsql_batch_t *batch, rsql_record_
             *keep = false;
             return RSQL_OK;
         }
-        if (rsql_rt_state_put(d->state, d->key.data, d->key.len, NULL, 0, rec->partition,
-                              rec->offset, now) != RSQL_OK) {
+        if (rsql_rt_state_put(d->state, d->key.data, d->key.len, NULL, 0, now) != RSQL_OK) {
             return rsql_error_nomem(err);
         }
         d->kept++;
@@ -187,8 +186,7 @@ rsql_err_t rsql_rt_dedup_record(rt_dedup_t *d, rsql_batch_t *batch, rsql_record_
     rsql_buf_reset(&d->value);
     rsql_value_pack(kept, d->w, &d->value);
     if (d->value.oom || rsql_rt_state_put(d->state, d->key.data, d->key.len, d->value.data,
-                                          d->value.len, rec->partition, rec->offset,
-                                          now) != RSQL_OK) {
+                                          d->value.len, now) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
     rec->n_rows = n;

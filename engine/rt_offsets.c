@@ -223,7 +223,7 @@ static void state_publish(rsql_pipeline_t *p, int64_t ckpt_us)
         return;
     }
     rsql_state_counts_t now = {0}, *was = &p->state_seen;
-    p->conf.state_stats(p->conf.transform_opaque, &now);
+    p->conf.state_stats(p->conf.state_opaque, &now);
     if (ckpt_us >= 0 && now.checkpoints > was->checkpoints) {
         rsql_latency_observe(&st->state_checkpoint, ckpt_us, now.checkpoints - was->checkpoints);
     }
@@ -242,34 +242,57 @@ static void state_publish(rsql_pipeline_t *p, int64_t ckpt_us)
 /*
 ** Save the n positions taken (lanes[i] at offs[i], keys[i] its text part or NULL) and the
 ** state with them in one catalog transaction, then tell the source; *saved says whether it
-** was. A failed save marks the lanes dirty again: RSQL_OK unless final or the error is not
+** was. With a state the positions saved are those its checkpoint says (those of the last seal
+** the deliveries reached, maybe none yet): a lane taken further than that is marked dirty
+** again once the saving ends (redo[0 .. *n_redo), room for n; *n_redo starts at 0: the
+** caller marks them, so that one call's lanes are not taken again by the next in one save).
+** A failed save marks the lanes dirty again: RSQL_OK unless final or the error is not
 ** retriable (err set).
 */
 static rsql_err_t save_taken(rsql_pipeline_t *p, int n, const uint32_t *lanes,
                              const int64_t *offs, char *const *keys, bool final, bool *saved,
-                             rsql_error_t *err)
+                             uint32_t *redo, int *n_redo, rsql_error_t *err)
 {
     rsql_error_t local;
     rsql_error_clear(&local);
     rsql_err_t rc = RSQL_OK;
     *saved = false;
+    /* what is saved: the positions taken, or the state's cut */
+    int m = n;
+    const uint32_t *s_lanes = lanes;
+    const int64_t *s_offs = offs;
+    const char *const *s_keys = (const char *const *)keys;
     if (p->conf.cat) {
         int64_t began_ns = rsql_now_ns(), took_us = 0;
         rc = rsql_catalog_begin(p->conf.cat, &local);
+        if (rc == RSQL_OK && p->conf.state_checkpoint) { /* the state says what goes with it */
+            rsql_state_cut_t cut = {0};
+            rc = p->conf.state_checkpoint(p->conf.state_opaque, p->conf.cat, n, lanes, offs,
+                                          atomic_load(&p->ticks_done), &cut, &local);
+            m = cut.n;
+            s_lanes = cut.lanes;
+            s_offs = cut.offs;
+            s_keys = cut.keys;
+            for (int i = 0; rc == RSQL_OK && i < n; i++) { /* taken further than saved */
+                int j = 0;
+                while (j < m && s_lanes[j] != lanes[i]) {
+                    j++;
+                }
+                if (j == m || s_offs[j] < offs[i]) {
+                    redo[(*n_redo)++] = lanes[i];
+                }
+            }
+        }
         rsql_buf_t val = RSQL_BUF_INIT;
-        for (int i = 0; rc == RSQL_OK && i < n; i++) {
+        for (int i = 0; rc == RSQL_OK && i < m; i++) {
             rsql_buf_reset(&val);
-            rsql_io_position_text(&val, offs[i], keys[i]);
-            const char *name = rsql_pipeline__partition_name(p, lanes[i]);
+            rsql_io_position_text(&val, s_offs[i], s_keys[i]);
+            const char *name = rsql_pipeline__partition_name(p, s_lanes[i]);
             rc = val.oom ? RSQL_ERR_NOMEM
                          : rsql_catalog_offset_put(p->conf.cat, p->id, name, rsql_buf_str(&val),
                                                    &local);
         }
         rsql_buf_deinit(&val);
-        if (rc == RSQL_OK && p->conf.state_checkpoint) { /* the state goes with them */
-            rc = p->conf.state_checkpoint(p->conf.transform_opaque, p->conf.cat, n, lanes, offs,
-                                          &local);
-        }
         if (rc == RSQL_OK) {
             rc = rsql_catalog_commit(p->conf.cat, &local);
             took_us = (rsql_now_ns() - began_ns) / 1000; /* the checkpoint, to its commit */
@@ -277,11 +300,35 @@ static rsql_err_t save_taken(rsql_pipeline_t *p, int n, const uint32_t *lanes,
             rsql_catalog_rollback(p->conf.cat, NULL);
         }
         if (rc == RSQL_OK && p->conf.state_committed) {
-            p->conf.state_committed(p->conf.transform_opaque);
+            /* the source is told below from copies: the cut is the state's until now */
+            enum { MAXC = 64 };
+            uint32_t cl_s[MAXC];
+            int64_t co_s[MAXC];
+            uint32_t *cl = m <= MAXC ? cl_s : rsql_malloc(sizeof *cl * (size_t)m);
+            int64_t *co = m <= MAXC ? co_s : rsql_malloc(sizeof *co * (size_t)m);
+            int k = cl && co ? m : 0; /* no memory for the copies: the source is told later */
+            if (k > 0) {
+                memcpy(cl, s_lanes, sizeof *cl * (size_t)k);
+                memcpy(co, s_offs, sizeof *co * (size_t)k);
+            }
+            p->conf.state_committed(p->conf.state_opaque);
             state_publish(p, took_us);
+            *saved = true;
+            p->positions_saved += m;
+            for (int i = 0; i < k && p->conf.src_ops->committed; i++) {
+                p->conf.src_ops->committed(p->src, cl[i], co[i]);
+            }
+            if (cl != cl_s) {
+                rsql_free(cl);
+            }
+            if (co != co_s) {
+                rsql_free(co);
+            }
+            return RSQL_OK;
         }
     }
     if (rc != RSQL_OK) {
+        *n_redo = 0;
         pthread_mutex_lock(&p->track_lock);
         for (int i = 0; i < n; i++) {
             rsql_offtrack_mark_dirty(p->track, lanes[i]);
@@ -312,25 +359,49 @@ static rsql_err_t save_positions0(rsql_pipeline_t *p, bool final, rsql_error_t *
     uint32_t lanes[MAXL];
     int64_t offs[MAXL];
     char *keys[MAXL];
+    uint32_t *redo = NULL; /* lanes taken further than the state let save: dirty again */
+    int n_redo = 0, cap_redo = 0;
     if (p->conf.preview || p->conf.src_ops->manages_own_positions) {
         return RSQL_OK;
     }
+    rsql_err_t rc = RSQL_OK;
     for (;;) {
+        if (p->conf.state_checkpoint && n_redo + MAXL > cap_redo) {
+            int cap = cap_redo ? 2 * cap_redo : MAXL;
+            uint32_t *g = rsql_realloc(redo, sizeof *g * (size_t)cap);
+            if (!g) {
+                rc = rsql_error_nomem(err); /* none taken: the lanes stay dirty */
+                break;
+            }
+            redo = g;
+            cap_redo = cap;
+        }
         pthread_mutex_lock(&p->track_lock);
         int n = rsql_offtrack_take_dirty(p->track, lanes, offs, keys, MAXL);
         pthread_mutex_unlock(&p->track_lock);
         if (n == 0) {
-            return RSQL_OK;
+            break;
         }
         bool saved;
-        rsql_err_t rc = save_taken(p, n, lanes, offs, keys, final, &saved, err);
+        int added = 0;
+        rc = save_taken(p, n, lanes, offs, keys, final, &saved, redo + n_redo, &added, err);
+        n_redo += added;
         for (int i = 0; i < n; i++) {
             rsql_free(keys[i]);
         }
         if (rc != RSQL_OK || !saved || n < MAXL) {
-            return rc; /* a failed save is tried again at the next interval */
+            break; /* a failed save is tried again at the next interval */
         }
     }
+    if (n_redo > 0) {
+        pthread_mutex_lock(&p->track_lock);
+        for (int i = 0; i < n_redo; i++) {
+            rsql_offtrack_mark_dirty(p->track, redo[i]);
+        }
+        pthread_mutex_unlock(&p->track_lock);
+    }
+    rsql_free(redo);
+    return rc;
 }
 
 /*

@@ -112,6 +112,9 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
             pthread_mutex_unlock(&p->track_lock);
         }
     }
+    if (tick) {
+        atomic_fetch_add(&p->ticks_done, 1); /* whatever its outcome: the seals after it may go */
+    }
     if (--ib->pending == 0) {
         int n = ib->b->n;
         rsql_pipeline__free_inbatch(ib);

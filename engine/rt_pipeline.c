@@ -621,6 +621,9 @@ static void worker_loop(rsql_pipeline_t *p)
         if (now - p->last_flush_ms >= p->conf.flush_interval_ms) {
             rsql_error_t e;
             rsql_error_clear(&e);
+            if (p->conf.state_ask) { /* a seal, for the next checkpoint: soon after this one */
+                p->conf.state_ask(p->conf.state_opaque);
+            }
             if (rsql_pipeline__save_positions(p, false, &e) != RSQL_OK) {
                 rsql_pipeline__fail(p, &e, false);
             }

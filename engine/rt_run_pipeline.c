@@ -333,43 +333,6 @@ static void xform_prefetch(void *opaque, rsql_batch_t *batch)
     rsql_rt_lookup_prefetch(x->lookup, batch, row_of, x, &x->ectx);
 }
 
-/* rsql_pipeline_conf_t.state_checkpoint, _committed, _full, _wait and _stats: the state of
-   the deduplication or aggregation. */
-static rsql_err_t xform_checkpoint(void *opaque, rsql_catalog_t *cat, int n,
-                                   const uint32_t *lanes, const int64_t *offs, rsql_error_t *err)
-{
-    return rsql_rt_state_checkpoint(((xform_t *)opaque)->state, cat, n, lanes, offs, err);
-}
-
-static void xform_committed(void *opaque)
-{
-    rsql_rt_state_committed(((xform_t *)opaque)->state);
-}
-
-static bool xform_state_full(void *opaque)
-{
-    return rsql_rt_state_full(((xform_t *)opaque)->state);
-}
-
-static bool xform_state_wait(void *opaque, int64_t until_ms)
-{
-    return rsql_rt_state_wait(((xform_t *)opaque)->state, until_ms);
-}
-
-static void xform_state_stats(void *opaque, rsql_state_counts_t *out)
-{
-    rt_state_stats_t st;
-    rsql_rt_state_stats(((xform_t *)opaque)->state, &st);
-    *out = (rsql_state_counts_t){.keys = st.keys,
-                                 .bytes = st.bytes,
-                                 .pending = st.pending,
-                                 .checkpoints = st.checkpoints,
-                                 .reads = st.reads,
-                                 .evictions = st.evictions,
-                                 .waits = st.waits,
-                                 .late = rsql_rt_stateful_late(((xform_t *)opaque)->stateful)};
-}
-
 /*
 ** The transform callback (see rsql_transform_cb): decode, filter, project.
 ** @locality transform thread
@@ -918,11 +881,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     conf.transform_due = x.stateful ? rsql_rt_stateful_due : NULL; /* processing-time windows */
     conf.due_opaque = x.stateful;
     if (x.state && !preview) {
-        conf.state_checkpoint = xform_checkpoint;
-        conf.state_committed = xform_committed;
-        conf.state_full = xform_state_full;
-        conf.state_wait = xform_state_wait;
-        conf.state_stats = xform_state_stats;
+        rsql_rt_stateful_conf(x.stateful, &conf);
     }
     conf.cat = cat;
     conf.record_run = !preview;

@@ -267,6 +267,34 @@ static void hand_on(rsql_pipeline_t *p, op_list_t *outs, op_list_t *rows)
 }
 
 /*
+** Seal the state (conf.state_seal) between two batches: when it wants one and no tick of this
+** thread is in flight (a seal after a tick waits for the tick's delivery before it goes to
+** disk; most seals need not), or now (force). False when the run failed (out of memory).
+*/
+static bool seal(rsql_pipeline_t *p, bool force)
+{
+    if (!p->conf.state_seal) {
+        return true;
+    }
+    uint64_t made = atomic_load(&p->ticks_made);
+    if (!force && made != atomic_load(&p->ticks_done)) {
+        return true;
+    }
+    bool sealed = false;
+    if (p->conf.state_seal(p->conf.state_opaque, force, made, &sealed) != RSQL_OK) {
+        rsql_error_t f;
+        rsql_error_clear(&f);
+        rsql_error_nomem(&f);
+        rsql_pipeline__fail(p, &f, false);
+        return false;
+    }
+    if (sealed) {
+        rsql_pipeline__checkpoint_soon(p); /* saved once its records are delivered */
+    }
+    return true;
+}
+
+/*
 ** The state holds as many unsaved changes as it may (conf.state_full), and this thread holds
 ** no rows: ask the worker for a checkpoint as soon as positions can be saved, and wait for
 ** commits until there is room again, or until the time a checkpoint may take (two flush
@@ -275,10 +303,13 @@ static void hand_on(rsql_pipeline_t *p, op_list_t *outs, op_list_t *rows)
 */
 static void wait_for_checkpoint(rsql_pipeline_t *p)
 {
+    if (!seal(p, true)) {
+        return;
+    }
     int64_t until = rsql_now_ms() + 2 * p->conf.flush_interval_ms + 1000;
     do {
         rsql_pipeline__checkpoint_soon(p);
-    } while (!p->conf.state_wait(p->conf.transform_opaque, until) && rsql_now_ms() < until &&
+    } while (!p->conf.state_wait(p->conf.state_opaque, until) && rsql_now_ms() < until &&
              !atomic_load(&p->aborting));
 }
 
@@ -310,6 +341,7 @@ static rt_inbatch_t *tick_new(rsql_pipeline_t *p, const rsql_record_t *last, uin
     ib->pending = 1;
     ib->poll_us = rsql_now_ns() / 1000;
     ib->op.weight = 1;
+    atomic_fetch_add(&p->ticks_made, 1);
     pthread_mutex_lock(&p->lock);
     p->in_flight += 1;
     p->live++;
@@ -417,7 +449,7 @@ void *rsql_pipeline__transform_main(void *arg)
                 continue;
             }
         }
-        if (p->conf.state_full && p->conf.state_full(p->conf.transform_opaque)) {
+        if (p->conf.state_full && p->conf.state_full(p->conf.state_opaque)) {
             /* the state's unsaved changes reached its bound: what is held goes on first */
             hand_on(p, &outs, &rows);
             held = 0;
@@ -440,6 +472,16 @@ void *rsql_pipeline__transform_main(void *arg)
                 seen = true;
             }
             if (atomic_load(&p->aborting)) {
+                oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL, false};
+                continue;
+            }
+            if (p->conf.state_seen && !(rec->flags & RSQL_REC_TICK) &&
+                p->conf.state_seen(p->conf.state_opaque, rec) != RSQL_OK) {
+                /* cannot note its position: the record is aborted and the run fails */
+                rsql_error_t f;
+                rsql_error_clear(&f);
+                rsql_error_nomem(&f);
+                rsql_pipeline__fail(p, &f, false);
                 oo->items[oo->n++] = (rt_item_t){i, RT_ITEM_ABORTED, NULL, NULL, false};
                 continue;
             }
@@ -584,6 +626,7 @@ void *rsql_pipeline__transform_main(void *arg)
                 rsql_pipeline_stop(p);
             }
         }
+        seal(p, false); /* between two batches: a seal's records are whole */
         /* held, handed on above */
         hold_outcomes(&outs, oo);
         if (wb->n > 0) {
@@ -593,6 +636,7 @@ void *rsql_pipeline__transform_main(void *arg)
             rsql_pipeline__free_wbatch(wb);
         }
     }
+    seal(p, true); /* every record seen: the last checkpoint can save where it ended */
     atomic_store(&p->xform_done, true);
     return NULL;
 }

@@ -2,16 +2,15 @@
  * Copyright 2026 The rocketsql authors
  *
  * rt_state: see rt_state.h. The entries are a hash table of key bytes (FNV-1a), each entry one
- * allocation holding its key and value, in a list by use (a clock's approximation of it);
- * past the bound (state.memory) the least recently used whose changes are on disk leave
- * memory, and a key not in memory is read
- * back from the catalog (on a connection of the transform thread's own) unless the catalog
- * cannot hold it: a filter of the keys it may hold (those there at open, and every one evicted)
- * says it is not there, as it says of nearly every key seen for the first time. The changes not
- * yet on disk are a log per lane (a
- * source partition) in the order the records were read, each with the record's position, so
- * the changes of the records before a saved position are a prefix of its lane's log. The log
- * is shared by the transform thread (appends) and the worker (writes and drops a prefix),
+ * allocation holding its key and value (with room to change the value in place), in a list by
+ * use (a clock's approximation of it); past the bound (state.memory) the least recently used
+ * whose changes are on disk leave memory, and a key not in memory is read back from the
+ * catalog (on a connection of the transform thread's own) unless the catalog cannot hold it:
+ * a filter of the keys it may hold (those there at open, and every one evicted) says it is not
+ * there, as it says of nearly every key seen for the first time. The entries changed since the
+ * last seal are in an array (each knows its place there); a seal copies their keys and values
+ * once, however often they changed, with the positions seen. The seals not yet on disk are a
+ * list shared by the transform thread (appends) and the worker (writes and drops a prefix),
  * under a mutex; the table is the transform thread's alone.
  * @locality see rt_state.h
  */
@@ -25,16 +24,16 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#define NO_LANE UINT32_MAX /* an entry read back from the catalog: nothing pending */
-
 typedef struct ent {           /* 56 bytes and the key and value: one for each key held */
     struct ent *next;          /* in its bucket */
     struct ent *newer, *older; /* the use list */
-    uint64_t seq;              /* the number of its last change in its lane */
     int64_t written_ms;
+    uint32_t seal;             /* the seal that holds its last change (0: none this run) */
+    uint32_t dirty;            /* its place in the changed array, from 1 (0: not changed
+                                  since the last seal) */
     uint32_t hash;             /* the low half of hash_bytes' */
-    uint32_t lane;             /* the lane of its last change, NO_LANE: none pending */
     uint32_t key_len;
+    uint32_t cap;              /* room for the value */
     uint32_t value_len : 30;
     uint32_t used : 1; /* read since it last passed the end of the use list (its second chance) */
     uint32_t gone : 1; /* deleted (rsql_rt_state_del): its deletion is not on disk yet, or it
@@ -42,23 +41,35 @@ typedef struct ent {           /* 56 bytes and the key and value: one for each k
     unsigned char bytes[]; /* key, then value */
 } ent_t;
 
-/* A change not yet on disk. */
+/* A change in a seal: key and value at offsets of its bytes. */
 typedef struct change {
-    uint64_t seq; /* its number in its lane, from 1 */
-    int64_t offset;
+    size_t key_off, key_len, value_off, value_len;
     int64_t written_ms;
-    size_t key_len, value_len;
-    bool gone; /* a deletion */
-    unsigned char bytes[];
+    bool gone;
 } change_t;
 
-typedef struct lane {
-    change_t **log;
-    int head, n, cap; /* log[head .. n) pending */
-    int writing;      /* the first this many are in the transaction of the last checkpoint */
-    uint64_t seq;     /* the number of its last change */
-    _Atomic uint64_t committed; /* the number of its last change on disk */
-} lane_t;
+/* A seal not yet on disk: the changes since the one before, and the positions seen up to it
+   (the lanes seen since the one before). */
+typedef struct seal {
+    struct seal *next;
+    uint32_t no;     /* from 1 */
+    uint64_t ticks;  /* the transform's ticks made before it */
+    int n_lanes;
+    uint32_t *lanes;
+    int64_t *offs;
+    char **keys;     /* owned; NULL: none */
+    int n;
+    change_t *ch;
+    unsigned char *bytes;
+    int64_t cost;    /* counted in pending_bytes */
+} seal_t;
+
+/* What the transform thread saw of a lane since the last seal. */
+typedef struct seen {
+    int64_t off;
+    char *key;  /* owned */
+    bool on;    /* seen since the last seal */
+} seen_t;
 
 struct rt_state {
     char *pipeline; /* NULL: in memory only */
@@ -71,18 +82,36 @@ struct rt_state {
     ent_t **buckets;
     size_t n_buckets;
     ent_t *newest, *oldest;
+    /* the transform thread's: the entries changed since the last seal, the lanes seen */
+    ent_t **changed;
+    uint32_t n_changed, cap_changed;
+    int64_t changed_bytes;
+    seen_t *seen;
+    uint32_t n_seen_cap;
+    uint32_t *seen_lanes; /* the lanes seen since the last seal, in the order first seen */
+    uint32_t n_seen_lanes;
+    uint32_t seals;       /* the last seal's number */
     /* the transform thread's, which the worker reads (rsql_rt_state_stats) while it runs:
        atomics of one writer (cnt_add, cnt) */
-    _Atomic int64_t keys, bytes, reads, evictions;
+    _Atomic int64_t keys, bytes, reads, evictions, dirty;
     _Atomic int64_t peak; /* the most bytes + pending_bytes held after a change */
-    pthread_mutex_t lock; /* the lanes */
+    _Atomic bool seal_wanted;       /* the worker asked for a seal */
+    _Atomic uint32_t committed;     /* the number of the last seal on disk */
+    pthread_mutex_t lock; /* the seals */
     pthread_cond_t saved; /* a checkpoint committed (signalled under lock) */
-    lane_t *lanes;
-    uint32_t n_lanes;
+    seal_t *head, **tail; /* the seals not on disk, oldest first */
+    int writing;          /* the first this many are in the transaction of the last checkpoint */
     int64_t pending, checkpoints, last_us, waits;
     int64_t commits; /* checkpoint transactions committed (under lock) */
-    _Atomic int64_t pending_bytes; /* of changes not on disk (changed under lock) */
+    _Atomic int64_t pending_bytes; /* of seals not on disk (changed under lock) */
     bool stalled; /* a wait for a checkpoint timed out: no more until one commits */
+    /* the worker's: the positions delivered, per lane (INT64_MIN: none yet), and the cut */
+    int64_t *deliv;
+    uint32_t n_deliv;
+    uint32_t *cut_lanes;
+    int64_t *cut_offs;
+    const char **cut_keys;
+    int cut_cap;
     rt_state_scan_cb scan; /* rsql_rt_state_open_scan's, during open */
     void *scan_opaque;
 };
@@ -174,10 +203,10 @@ static void use_front(rt_state_t *s, ent_t *e)
 
 static int64_t ent_bytes(const ent_t *e)
 {
-    return (int64_t)(sizeof *e + e->key_len + e->value_len + 1);
+    return (int64_t)(sizeof *e + e->key_len + e->cap + 1);
 }
 
-/* The bytes held: entries, changes not on disk, the filter of keys on disk. */
+/* The bytes held: entries, seals not on disk, the filter of keys on disk. */
 static int64_t held(rt_state_t *s)
 {
     return cnt(&s->bytes) + atomic_load(&s->pending_bytes) +
@@ -187,8 +216,20 @@ static int64_t held(rt_state_t *s)
 /* Is e's last change not on disk yet (so it cannot leave memory)? */
 static bool pending(const rt_state_t *s, const ent_t *e)
 {
-    return e->lane != NO_LANE && e->lane < s->n_lanes &&
-           e->seq > atomic_load_explicit(&s->lanes[e->lane].committed, memory_order_acquire);
+    return e->dirty || e->seal > atomic_load_explicit(&s->committed, memory_order_acquire);
+}
+
+/* Take e out of the changed array (its change is forgotten: it leaves the table). */
+static void unchange(rt_state_t *s, ent_t *e)
+{
+    if (!e->dirty) {
+        return;
+    }
+    ent_t *last = s->changed[--s->n_changed];
+    s->changed[e->dirty - 1] = last;
+    last->dirty = e->dirty;
+    e->dirty = 0;
+    cnt_add(&s->dirty, -1);
 }
 
 /* Drop e from the table (its value stays in the catalog). */
@@ -200,6 +241,7 @@ static void drop(rt_state_t *s, ent_t *e)
     }
     *p = e->next;
     use_unlink(s, e);
+    unchange(s, e);
     cnt_add(&s->keys, -1);
     cnt_add(&s->bytes, -(int64_t)ent_bytes(e));
     rsql_free(e);
@@ -209,9 +251,9 @@ static void drop(rt_state_t *s, ent_t *e)
 ** Past the bound, the least recently used entries whose changes are on disk leave memory
 ** (read back when asked for); keep stays. The list is in order of the last write; an entry
 ** read since it was last at the end goes to the front instead (a second chance, as a clock
-** does: a read only sets a bit). An entry with a change pending stays until its checkpoint (it
-** goes to the front too), so the bound may be exceeded by the entries changed since the last
-** checkpoint.
+** does: a read only sets a bit). An entry with a change not on disk stays until its seal is
+** written (it goes to the front too), so the bound may be exceeded by the entries changed
+** since the last checkpoint.
 */
 static void evict(rt_state_t *s, const ent_t *keep)
 {
@@ -241,46 +283,85 @@ static void evict(rt_state_t *s, const ent_t *keep)
     }
 }
 
-/* Set key's value in the table, its last change lane's number seq (NO_LANE: none). */
+/* Room for a value of n bytes: a little more, so that a value that grows a little (a count's
+   varint, a sum) is changed in place. */
+static size_t value_room(size_t n)
+{
+    return n == 0 ? 0 : (n + 15) & ~(size_t)7;
+}
+
+/*
+** Set key's value in the table: in place when it has room, else in a new entry that takes the
+** old one's places. changed: a change of the run (into the changed array, for the next seal);
+** false: a value read from the catalog.
+*/
 static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, const void *value,
-                            size_t value_len, int64_t written_ms, uint32_t lane, uint64_t seq,
-                            bool gone)
+                            size_t value_len, int64_t written_ms, bool gone, bool changed)
 {
     if (key_len > UINT32_MAX || value_len > (INT32_MAX >> 1)) {
         return RSQL_ERR_NOMEM; /* no row is that large: its packing would have failed first */
     }
+    if (changed && !s->pipeline) {
+        changed = false; /* in memory only: nothing to seal */
+    }
+    if (changed && s->n_changed == s->cap_changed) { /* room first: nothing half done */
+        uint32_t cap = s->cap_changed ? 2 * s->cap_changed : 1024;
+        ent_t **g = rsql_realloc(s->changed, sizeof *g * cap);
+        if (!g) {
+            return RSQL_ERR_NOMEM;
+        }
+        s->changed = g;
+        s->cap_changed = cap;
+    }
     uint64_t h = rsql_rt_state_hash(key, key_len);
     ent_t **p = slot(s, key, key_len, h);
-    ent_t *e = rsql_malloc(sizeof *e + key_len + value_len + 1);
-    if (!e) {
-        return RSQL_ERR_NOMEM;
+    ent_t *e = *p;
+    if (!e || value_len > e->cap) {
+        size_t room = value_room(value_len);
+        ent_t *n = rsql_malloc(sizeof *n + key_len + room + 1);
+        if (!n) {
+            return RSQL_ERR_NOMEM;
+        }
+        n->hash = (uint32_t)h;
+        n->key_len = (uint32_t)key_len;
+        n->cap = (uint32_t)room;
+        n->used = 0;
+        memcpy(n->bytes, key, key_len);
+        if (e) { /* it takes e's places: bucket, changed array, seal */
+            n->next = e->next;
+            n->dirty = e->dirty;
+            n->seal = e->seal;
+            if (e->dirty) {
+                s->changed[e->dirty - 1] = n;
+            }
+            use_unlink(s, e);
+            cnt_add(&s->bytes, -(int64_t)ent_bytes(e));
+            rsql_free(e);
+        } else {
+            n->next = NULL;
+            n->dirty = 0;
+            n->seal = 0;
+            cnt_add(&s->keys, 1);
+        }
+        *p = n;
+        cnt_add(&s->bytes, (int64_t)ent_bytes(n));
+        e = n;
+    } else {
+        use_unlink(s, e);
     }
-    e->hash = (uint32_t)h;
-    e->key_len = (uint32_t)key_len;
     e->value_len = (uint32_t)value_len & (INT32_MAX >> 1);
-    e->used = 0;
-    e->gone = gone;
-    e->written_ms = written_ms;
-    e->lane = lane;
-    e->seq = seq;
-    memcpy(e->bytes, key, key_len);
     if (value_len) {
         memcpy(e->bytes + key_len, value, value_len);
     }
-    if (*p) {
-        ent_t *old = *p;
-        e->next = old->next;
-        use_unlink(s, old);
-        cnt_add(&s->bytes, -(int64_t)ent_bytes(old));
-        rsql_free(old);
-        *p = e;
-    } else {
-        e->next = NULL;
-        *p = e;
-        cnt_add(&s->keys, 1);
+    e->gone = gone;
+    e->written_ms = written_ms;
+    if (changed && !e->dirty) {
+        s->changed[s->n_changed++] = e;
+        e->dirty = s->n_changed;
+        s->changed_bytes += (int64_t)(sizeof(change_t) + key_len + e->cap);
+        cnt_add(&s->dirty, 1);
     }
     use_front(s, e);
-    cnt_add(&s->bytes, (int64_t)ent_bytes(e));
     grow_table(s);
     evict(s, e);
     int64_t now_held = held(s);
@@ -300,14 +381,14 @@ static rsql_err_t on_loaded(void *opaque, const void *key, size_t key_len, const
             return rc;
         }
     }
-    return table_set(s, key, key_len, value, value_len, written_ms, NO_LANE, 0, false);
+    return table_set(s, key, key_len, value, value_len, written_ms, false, false);
 }
 
 /* A key read back (rsql_rt_state_get): not scanned again. */
 static rsql_err_t on_read(void *opaque, const void *key, size_t key_len, const void *value,
                           size_t value_len, int64_t written_ms)
 {
-    return table_set(opaque, key, key_len, value, value_len, written_ms, NO_LANE, 0, false);
+    return table_set(opaque, key, key_len, value, value_len, written_ms, false, false);
 }
 
 static rsql_err_t on_stored(void *opaque, const void *key, size_t key_len, const void *value,
@@ -346,6 +427,7 @@ rsql_err_t rsql_rt_state_open_scan(rsql_catalog_t *cat, const char *pipeline, in
     s->ttl_ms = ttl_ms;
     s->memory = memory;
     s->n_buckets = 1024;
+    s->tail = &s->head;
     s->buckets = rsql_calloc(s->n_buckets, sizeof *s->buckets);
     pthread_mutex_init(&s->lock, NULL);
     rsql_cond_init_monotonic(&s->saved);
@@ -380,6 +462,19 @@ rsql_err_t rsql_rt_state_open_scan(rsql_catalog_t *cat, const char *pipeline, in
     return RSQL_OK;
 }
 
+static void seal_free(seal_t *z)
+{
+    for (int i = 0; i < z->n_lanes; i++) {
+        rsql_free(z->keys[i]);
+    }
+    rsql_free(z->lanes);
+    rsql_free(z->offs);
+    rsql_free(z->keys);
+    rsql_free(z->ch);
+    rsql_free(z->bytes);
+    rsql_free(z);
+}
+
 /* See rt_state.h. */
 void rsql_rt_state_close(rt_state_t *s)
 {
@@ -392,17 +487,24 @@ void rsql_rt_state_close(rt_state_t *s)
             rsql_free(e);
         }
     }
-    for (uint32_t l = 0; l < s->n_lanes; l++) {
-        for (int i = s->lanes[l].head; i < s->lanes[l].n; i++) {
-            rsql_free(s->lanes[l].log[i]);
-        }
-        rsql_free(s->lanes[l].log);
+    for (seal_t *z = s->head, *next; z; z = next) {
+        next = z->next;
+        seal_free(z);
+    }
+    for (uint32_t l = 0; l < s->n_seen_cap; l++) {
+        rsql_free(s->seen[l].key);
     }
     rsql_state_reader_close(s->reader);
     rsql_rt_keyfilter_free(s->on_disk);
     pthread_cond_destroy(&s->saved);
     pthread_mutex_destroy(&s->lock);
-    rsql_free(s->lanes);
+    rsql_free(s->seen);
+    rsql_free(s->seen_lanes);
+    rsql_free(s->changed);
+    rsql_free(s->deliv);
+    rsql_free(s->cut_lanes);
+    rsql_free(s->cut_offs);
+    rsql_free(s->cut_keys);
     rsql_free(s->buckets);
     rsql_free(s->pipeline);
     rsql_free(s);
@@ -438,101 +540,163 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
     return RSQL_OK;
 }
 
-/* Drop key's entry from the table, if it holds one. */
-static void table_forget(rt_state_t *s, const void *key, size_t key_len)
+/* See rt_state.h. */
+rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
+                             size_t value_len, int64_t now_ms)
 {
-    ent_t *e = *slot(s, key, key_len, rsql_rt_state_hash(key, key_len));
-    if (e) {
-        drop(s, e);
-    }
+    return table_set(s, key, key_len, value, value_len, now_ms, false, true);
 }
 
-/* A change of key: its new value, or (gone) its deletion. */
-static rsql_err_t change(rt_state_t *s, const void *key, size_t key_len, const void *value,
-                         size_t value_len, bool gone, uint32_t lane, int64_t offset,
-                         int64_t now_ms)
+/* See rt_state.h. */
+rsql_err_t rsql_rt_state_del(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms)
 {
-    if (!s->pipeline) { /* in memory only */
-        if (gone) {
-            table_forget(s, key, key_len);
-            return RSQL_OK;
+    if (!s->pipeline) { /* in memory only: nothing to write, the entry goes now */
+        ent_t *e = *slot(s, key, key_len, rsql_rt_state_hash(key, key_len));
+        if (e) {
+            drop(s, e);
         }
-        return table_set(s, key, key_len, value, value_len, now_ms, NO_LANE, 0, false);
+        return RSQL_OK;
     }
-    change_t *c = rsql_malloc(sizeof *c + key_len + value_len + 1);
-    if (!c) {
+    return table_set(s, key, key_len, NULL, 0, now_ms, true, true);
+}
+
+/* See rt_state.h. */
+rsql_err_t rsql_rt_state_seen(rt_state_t *s, uint32_t lane, int64_t offset, const char *key)
+{
+    if (!s->pipeline) {
+        return RSQL_OK;
+    }
+    if (lane >= s->n_seen_cap) {
+        uint32_t cap = lane < 8 ? 8 : lane + 1 + lane / 2;
+        seen_t *g = rsql_realloc(s->seen, sizeof *g * cap);
+        uint32_t *gl = g ? rsql_realloc(s->seen_lanes, sizeof *gl * cap) : NULL;
+        if (g) {
+            memset(g + s->n_seen_cap, 0, sizeof *g * (cap - s->n_seen_cap));
+            s->seen = g;
+        }
+        if (!gl) {
+            return RSQL_ERR_NOMEM;
+        }
+        s->seen_lanes = gl;
+        s->n_seen_cap = cap;
+    }
+    seen_t *v = &s->seen[lane];
+    if (key || v->key) { /* the text part of a position (rare: most have none) */
+        if (!key) {
+            rsql_free(v->key);
+            v->key = NULL;
+        } else if (!v->key || strcmp(v->key, key) != 0) {
+            char *k = rsql_strdup(key);
+            if (!k) {
+                return RSQL_ERR_NOMEM;
+            }
+            rsql_free(v->key);
+            v->key = k;
+        }
+    }
+    v->off = offset;
+    if (!v->on) {
+        v->on = true;
+        s->seen_lanes[s->n_seen_lanes++] = lane;
+    }
+    return RSQL_OK;
+}
+
+/* See rt_state.h. */
+bool rsql_rt_state_seal_due(rt_state_t *s)
+{
+    return s->pipeline &&
+           (atomic_load_explicit(&s->seal_wanted, memory_order_relaxed) ||
+            (s->memory > 0 && s->changed_bytes > s->memory / 4));
+}
+
+/* See rt_state.h. */
+void rsql_rt_state_ask_seal(rt_state_t *s)
+{
+    atomic_store_explicit(&s->seal_wanted, true, memory_order_relaxed);
+}
+
+/* See rt_state.h. */
+rsql_err_t rsql_rt_state_seal(rt_state_t *s, uint64_t ticks)
+{
+    if (!s->pipeline || (s->n_changed == 0 && s->n_seen_lanes == 0)) {
+        atomic_store_explicit(&s->seal_wanted, false, memory_order_relaxed);
+        return RSQL_OK;
+    }
+    /* everything it needs first: a failure leaves the state as it was */
+    size_t nbytes = 0;
+    for (uint32_t i = 0; i < s->n_changed; i++) {
+        const ent_t *e = s->changed[i];
+        nbytes += e->key_len + (e->gone ? 0 : e->value_len);
+    }
+    seal_t *z = rsql_calloc(1, sizeof *z);
+    if (z) {
+        z->n_lanes = (int)s->n_seen_lanes;
+        z->lanes = rsql_malloc(sizeof *z->lanes * (s->n_seen_lanes + 1));
+        z->offs = rsql_malloc(sizeof *z->offs * (s->n_seen_lanes + 1));
+        z->keys = rsql_calloc(s->n_seen_lanes + 1, sizeof *z->keys);
+        z->ch = rsql_malloc(sizeof *z->ch * (s->n_changed + 1));
+        z->bytes = rsql_malloc(nbytes + 1);
+    }
+    if (!z || !z->lanes || !z->offs || !z->keys || !z->ch || !z->bytes) {
+        if (z) {
+            z->n_lanes = 0;
+            seal_free(z);
+        }
         return RSQL_ERR_NOMEM;
     }
-    c->offset = offset;
-    c->written_ms = now_ms;
-    c->key_len = key_len;
-    c->value_len = value_len;
-    c->gone = gone;
-    memcpy(c->bytes, key, key_len);
-    if (value_len) {
-        memcpy(c->bytes + key_len, value, value_len);
+    z->no = s->seals + 1;
+    z->ticks = ticks;
+    for (uint32_t i = 0; i < s->n_seen_lanes; i++) {
+        seen_t *v = &s->seen[s->seen_lanes[i]];
+        z->lanes[i] = s->seen_lanes[i];
+        z->offs[i] = v->off;
+        z->keys[i] = v->key; /* taken: the next record of the lane says its own */
+        v->key = NULL;
+        v->on = false;
     }
-    rsql_err_t rc = RSQL_OK;
-    int64_t cost = (int64_t)(sizeof *c + key_len + value_len + 1);
-    pthread_mutex_lock(&s->lock);
-    if (lane >= s->n_lanes) {
-        lane_t *ls = rsql_realloc(s->lanes, sizeof *ls * ((size_t)lane + 1));
-        if (!ls) {
-            rc = RSQL_ERR_NOMEM;
-        } else {
-            memset(ls + s->n_lanes, 0, sizeof *ls * ((size_t)lane + 1 - s->n_lanes));
-            s->lanes = ls;
-            s->n_lanes = lane + 1;
+    s->n_seen_lanes = 0;
+    size_t at = 0;
+    for (uint32_t i = 0; i < s->n_changed; i++) {
+        ent_t *e = s->changed[i];
+        change_t *c = &z->ch[z->n++];
+        c->key_off = at;
+        c->key_len = e->key_len;
+        memcpy(z->bytes + at, e->bytes, e->key_len);
+        at += e->key_len;
+        c->value_off = at;
+        c->value_len = e->gone ? 0 : e->value_len;
+        if (c->value_len) {
+            memcpy(z->bytes + at, e->bytes + e->key_len, c->value_len);
         }
+        at += c->value_len;
+        c->written_ms = e->written_ms;
+        c->gone = e->gone;
+        e->dirty = 0;
+        e->seal = z->no;
     }
-    lane_t *l = rc == RSQL_OK ? &s->lanes[lane] : NULL;
-    if (l && l->n == l->cap) {
-        if (l->head > 0 && l->head >= l->cap / 2) { /* drop the freed prefix */
-            memmove(l->log, l->log + l->head, sizeof *l->log * (size_t)(l->n - l->head));
-            l->n -= l->head;
-            l->head = 0;
-        } else {
-            int cap = l->cap ? 2 * l->cap : 256;
-            change_t **g = rsql_realloc(l->log, sizeof *g * (size_t)cap);
-            if (!g) {
-                rc = RSQL_ERR_NOMEM;
-            } else {
-                l->log = g;
-                l->cap = cap;
+    z->cost = (int64_t)(sizeof *z + nbytes + sizeof *z->ch * (size_t)z->n +
+                        (sizeof *z->lanes + sizeof *z->offs + sizeof *z->keys) *
+                            (size_t)z->n_lanes);
+    if (!s->reader) { /* nothing is read back from disk: a deleted entry can go now */
+        for (uint32_t i = 0; i < s->n_changed; i++) {
+            if (s->changed[i]->gone) {
+                drop(s, s->changed[i]); /* not dirty any more: the array stays as it is */
             }
         }
     }
-    uint64_t seq = 0;
-    if (rc == RSQL_OK) {
-        seq = c->seq = ++l->seq;
-        l->log[l->n++] = c; /* the worker may free it once it is on disk */
-        s->pending++;
-        atomic_fetch_add(&s->pending_bytes, cost);
-    }
+    cnt_add(&s->dirty, -(int64_t)s->n_changed);
+    s->n_changed = 0;
+    s->changed_bytes = 0;
+    s->seals = z->no;
+    atomic_store_explicit(&s->seal_wanted, false, memory_order_relaxed);
+    pthread_mutex_lock(&s->lock);
+    *s->tail = z;
+    s->tail = &z->next;
+    s->pending += z->n;
+    atomic_fetch_add(&s->pending_bytes, z->cost);
     pthread_mutex_unlock(&s->lock);
-    if (rc != RSQL_OK) {
-        rsql_free(c);
-        return rc;
-    }
-    if (gone && !s->reader) { /* nothing is read back from disk: the entry can go now */
-        table_forget(s, key, key_len);
-        return RSQL_OK;
-    }
-    return table_set(s, key, key_len, value, value_len, now_ms, lane, seq, gone);
-}
-
-/* See rt_state.h. */
-rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
-                             size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms)
-{
-    return change(s, key, key_len, value, value_len, false, lane, offset, now_ms);
-}
-
-/* See rt_state.h. */
-rsql_err_t rsql_rt_state_del(rt_state_t *s, const void *key, size_t key_len, uint32_t lane,
-                             int64_t offset, int64_t now_ms)
-{
-    return change(s, key, key_len, NULL, 0, true, lane, offset, now_ms);
+    return RSQL_OK;
 }
 
 /* See rt_state.h. */
@@ -565,84 +729,166 @@ bool rsql_rt_state_wait(rt_state_t *s, int64_t until_ms)
     return room;
 }
 
+/* The worker's positions delivered: lanes[i] at offs[i] from now on. */
+static rsql_err_t note_delivered(rt_state_t *s, int n, const uint32_t *lanes,
+                                 const int64_t *offs, rsql_error_t *err)
+{
+    for (int i = 0; i < n; i++) {
+        if (lanes[i] >= s->n_deliv) {
+            uint32_t cap = lanes[i] + 1 + lanes[i] / 2;
+            int64_t *g = rsql_realloc(s->deliv, sizeof *g * cap);
+            if (!g) {
+                return rsql_error_nomem(err);
+            }
+            for (uint32_t l = s->n_deliv; l < cap; l++) {
+                g[l] = INT64_MIN;
+            }
+            s->deliv = g;
+            s->n_deliv = cap;
+        }
+        if (offs[i] > s->deliv[lanes[i]]) {
+            s->deliv[lanes[i]] = offs[i];
+        }
+    }
+    return RSQL_OK;
+}
+
+/* Whether the deliveries reached seal z's positions and ticks. */
+static bool reached(const rt_state_t *s, const seal_t *z, uint64_t ticks_done)
+{
+    if (ticks_done < z->ticks) {
+        return false;
+    }
+    for (int i = 0; i < z->n_lanes; i++) {
+        if (z->lanes[i] >= s->n_deliv || s->deliv[z->lanes[i]] < z->offs[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The cut of seals head..last: each lane's position in the last of them that has it. */
+static rsql_err_t make_cut(rt_state_t *s, seal_t *head, int k, rt_state_cut_t *cut,
+                           rsql_error_t *err)
+{
+    int n = 0;
+    seal_t *z = head;
+    for (int q = 0; q < k; q++, z = q < k ? z->next : NULL) {
+        for (int i = 0; i < z->n_lanes; i++) {
+            int j = 0;
+            while (j < n && s->cut_lanes[j] != z->lanes[i]) {
+                j++;
+            }
+            if (j == n) {
+                if (n == s->cut_cap) {
+                    int cap = s->cut_cap ? 2 * s->cut_cap : 8;
+                    uint32_t *gl = rsql_realloc(s->cut_lanes, sizeof *gl * (size_t)cap);
+                    if (gl) {
+                        s->cut_lanes = gl;
+                    }
+                    int64_t *go = rsql_realloc(s->cut_offs, sizeof *go * (size_t)cap);
+                    if (go) {
+                        s->cut_offs = go;
+                    }
+                    const char **gk = rsql_realloc(s->cut_keys, sizeof *gk * (size_t)cap);
+                    if (gk) {
+                        s->cut_keys = gk;
+                    }
+                    if (!gl || !go || !gk) {
+                        return rsql_error_nomem(err);
+                    }
+                    s->cut_cap = cap;
+                }
+                s->cut_lanes[n++] = z->lanes[i];
+            }
+            s->cut_offs[j] = z->offs[i];
+            s->cut_keys[j] = z->keys[i];
+        }
+    }
+    cut->n = n;
+    cut->lanes = s->cut_lanes;
+    cut->offs = s->cut_offs;
+    cut->keys = s->cut_keys;
+    return RSQL_OK;
+}
+
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n,
                                     const uint32_t *lanes, const int64_t *offs,
-                                    rsql_error_t *err)
+                                    uint64_t ticks_done, rt_state_cut_t *cut, rsql_error_t *err)
 {
+    *cut = (rt_state_cut_t){0};
+    s->writing = 0;
     if (!s->pipeline) {
         return RSQL_OK;
     }
+    rsql_err_t rc = note_delivered(s, n, lanes, offs, err);
+    if (rc != RSQL_OK) {
+        return rc;
+    }
     int64_t t0 = rsql_now_ns();
-    rsql_state_change_t *ch = NULL;
-    int nch = 0, cap = 0;
-    rsql_err_t rc = RSQL_OK;
+    /* the seals reached, oldest first: the transform thread only appends after them, and
+       none is freed before rsql_rt_state_committed (this thread) */
     pthread_mutex_lock(&s->lock);
-    for (int i = 0; i < n && rc == RSQL_OK; i++) {
-        if (lanes[i] >= s->n_lanes) {
-            continue;
-        }
-        lane_t *l = &s->lanes[lanes[i]];
-        int k = l->head;
-        while (k < l->n && l->log[k]->offset <= offs[i]) {
-            k++;
-        }
-        l->writing = k - l->head;
-        if (nch + l->writing > cap) {
-            int c2 = cap ? cap : 256;
-            while (c2 < nch + l->writing) {
-                c2 *= 2;
-            }
-            rsql_state_change_t *g = rsql_realloc(ch, sizeof *g * (size_t)c2);
-            if (!g) {
-                rc = rsql_error_nomem(err);
-                break;
-            }
-            ch = g;
-            cap = c2;
-        }
-        for (int j = l->head; j < k; j++) {
-            const change_t *c = l->log[j];
-            ch[nch++] = (rsql_state_change_t){c->bytes, c->key_len,
-                                              c->gone ? NULL : c->bytes + c->key_len,
-                                              c->value_len, c->written_ms};
-        }
+    seal_t *head = s->head;
+    int k = 0, nch = 0;
+    for (seal_t *z = head; z && reached(s, z, ticks_done); z = z->next) {
+        k++;
+        nch += z->n;
     }
     pthread_mutex_unlock(&s->lock);
-    /* the changes are not freed before rsql_rt_state_committed (this thread), and the
-       transform thread only appends after them */
-    if (rc == RSQL_OK && (nch > 0 || s->ttl_ms > 0)) {
-        rc = rsql_catalog_state_write(cat, s->pipeline, nch, ch,
-                                      s->ttl_ms > 0 ? rsql_wall_ms() - s->ttl_ms : 0, err);
+    if (k == 0) {
+        return RSQL_OK;
     }
+    rsql_state_change_t *ch = rsql_malloc(sizeof *ch * (size_t)(nch + 1));
+    if (!ch) {
+        return rsql_error_nomem(err);
+    }
+    int m = 0;
+    seal_t *z = head;
+    for (int j = 0; j < k; j++, z = j < k ? z->next : NULL) { /* never the last's next: the
+                                                                transform thread sets it */
+        for (int i = 0; i < z->n; i++) { /* in order: a later seal's change of a key wins */
+            const change_t *c = &z->ch[i];
+            ch[m++] = (rsql_state_change_t){z->bytes + c->key_off, c->key_len,
+                                             c->gone ? NULL : z->bytes + c->value_off,
+                                             c->value_len, c->written_ms};
+        }
+    }
+    rc = rsql_catalog_state_write(cat, s->pipeline, m, ch,
+                                  s->ttl_ms > 0 ? rsql_wall_ms() - s->ttl_ms : 0, err);
     rsql_free(ch);
-    if (nch > 0) {
+    if (rc == RSQL_OK) {
+        rc = make_cut(s, head, k, cut, err);
+    }
+    if (rc != RSQL_OK) {
+        *cut = (rt_state_cut_t){0};
+        return rc;
+    }
+    s->writing = k;
+    if (m > 0) {
         s->checkpoints++;
         s->last_us = (rsql_now_ns() - t0) / 1000;
     }
-    return rc;
+    return RSQL_OK;
 }
 
 /* See rt_state.h. */
 void rsql_rt_state_committed(rt_state_t *s)
 {
     pthread_mutex_lock(&s->lock);
-    for (uint32_t i = 0; i < s->n_lanes; i++) {
-        lane_t *l = &s->lanes[i];
-        for (int j = 0; j < l->writing; j++) {
-            const change_t *c = l->log[l->head + j];
-            atomic_store_explicit(&l->committed, c->seq, memory_order_release);
-            atomic_fetch_sub(&s->pending_bytes,
-                             (int64_t)(sizeof *c + c->key_len + c->value_len + 1));
-            rsql_free(l->log[l->head + j]);
+    for (; s->writing > 0 && s->head; s->writing--) {
+        seal_t *z = s->head;
+        s->head = z->next;
+        if (!s->head) {
+            s->tail = &s->head;
         }
-        l->head += l->writing;
-        s->pending -= l->writing;
-        l->writing = 0;
-        if (l->head == l->n) {
-            l->head = l->n = 0;
-        }
+        atomic_store_explicit(&s->committed, z->no, memory_order_release);
+        atomic_fetch_sub(&s->pending_bytes, z->cost);
+        s->pending -= z->n;
+        seal_free(z);
     }
+    s->writing = 0;
     s->stalled = false;
     s->commits++;
     pthread_cond_broadcast(&s->saved);
@@ -653,7 +899,7 @@ void rsql_rt_state_committed(rt_state_t *s)
 void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out)
 {
     pthread_mutex_lock(&s->lock);
-    out->pending = s->pending;
+    out->pending = s->pending + cnt(&s->dirty);
     out->waits = s->waits;
     pthread_mutex_unlock(&s->lock);
     out->keys = cnt(&s->keys);

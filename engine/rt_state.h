@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rt_state: the keyed state of a stateful statement (a deduplication): bytes by key, in memory
- * for the run, durable in the catalog. Each change is logged with the source position of the
- * record that made it; the worker writes the changes of the records at or before the
- * positions it saves in the same catalog transaction (rsql_rt_state_checkpoint, then
- * rsql_rt_state_committed once it committed), so on disk the state always goes with the
- * positions: a run killed at any moment resumes from positions whose state is exactly the
- * state of the rows before them.
- * @locality get and put on the transform thread; checkpoint and committed on the worker
+ * rt_state: the keyed state of a stateful statement (a deduplication, an aggregation, a
+ * window): bytes by key, in memory for the run, durable in the catalog. The transform thread
+ * changes entries in place and says which records it handed on (rsql_rt_state_seen); now and
+ * then, between two records, it seals the entries changed since the last seal with the
+ * positions of the records seen so far (rsql_rt_state_seal): a seal is the state exactly as
+ * of those positions, in every lane at once. The worker writes every seal whose positions its
+ * deliveries reached, and saves the last one's positions with them in the same catalog
+ * transaction (rsql_rt_state_checkpoint, then rsql_rt_state_committed once it committed).
+ * So on disk the state always goes with the positions beside it, whatever the number of
+ * lanes: a run killed at any moment resumes from positions whose state is exactly that of
+ * the rows before them. A key changed many times between two seals is written once.
+ * @locality get, put, del, seen and seal on the transform thread; checkpoint and committed on
+ * the worker
  */
 #ifndef RSQL_RT_STATE_H
 #define RSQL_RT_STATE_H
@@ -44,32 +49,69 @@ rsql_err_t rsql_rt_state_open_scan(rsql_catalog_t *cat, const char *pipeline, in
 rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
                              const uint8_t **value, size_t *value_len, bool *found,
                              rsql_error_t *err);
-/* Set key's value (copied), made by the record at offset of lane (its position after it). */
+/* Set key's value (copied). The change goes to the catalog with the next seal. */
 rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
-                             size_t value_len, uint32_t lane, int64_t offset, int64_t now_ms);
+                             size_t value_len, int64_t now_ms);
 
-/* Delete key, by the record at offset of lane: as rsql_rt_state_put, but the key has no value
-   after it (get finds nothing) and the catalog forgets it with the positions after it. */
-rsql_err_t rsql_rt_state_del(rt_state_t *s, const void *key, size_t key_len, uint32_t lane,
-                             int64_t offset, int64_t now_ms);
+/* Delete key: as rsql_rt_state_put, but the key has no value after it (get finds nothing) and
+   the catalog forgets it with the next seal. */
+rsql_err_t rsql_rt_state_del(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms);
 
 /*
-** Write into cat (inside the caller's transaction) the changes of the records of lanes[i]
-** at or before offs[i]: the positions being saved. Nothing is forgotten until
+** The transform thread handed on the record at offset of lane (key its position's text part,
+** or NULL): whatever it changed is in the entries. Every record whose outcome completes its
+** position is seen, whether it changed the state or not, so that a seal's positions are
+** those of every record before it.
+*/
+rsql_err_t rsql_rt_state_seen(rt_state_t *s, uint32_t lane, int64_t offset, const char *key);
+
+/* The worker wants a seal (every flush interval), for its next checkpoint. Any thread. */
+void rsql_rt_state_ask_seal(rt_state_t *s);
+
+/*
+** Whether a seal is due: the worker asked for one (rsql_rt_state_ask_seal), or the entries
+** changed since the last seal hold a quarter of the bound (state.memory).
+*/
+bool rsql_rt_state_seal_due(rt_state_t *s);
+
+/*
+** Seal the entries changed since the last seal with the positions seen so far; ticks is the
+** count of the transform's own records (RSQL_REC_TICK) made before it, whose changes (the
+** windows they gave) may go to disk only once that many ticks were delivered. Between two
+** records only. Nothing to seal: nothing done.
+*/
+rsql_err_t rsql_rt_state_seal(rt_state_t *s, uint64_t ticks);
+
+/* The positions a checkpoint saves with the state it wrote: n lanes at offs, keys[i] the
+   position's text part or NULL. The state's: valid until rsql_rt_state_committed or the next
+   checkpoint. */
+typedef struct rt_state_cut {
+    int n;
+    const uint32_t *lanes;
+    const int64_t *offs;
+    const char *const *keys;
+} rt_state_cut_t;
+
+/*
+** Write into cat (inside the caller's transaction) the changes of every seal, oldest first,
+** whose positions the deliveries reached: lanes[i] at offs[i] are the positions of the
+** records delivered (those not given stand where an earlier call said), and ticks_done the
+** ticks delivered. *cut: the positions to save in the same transaction (the last seal
+** written's; n 0 when none is reached yet: then save none). Nothing is forgotten until
 ** rsql_rt_state_committed: a rolled back transaction writes them again next time.
 */
 rsql_err_t rsql_rt_state_checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n,
                                     const uint32_t *lanes, const int64_t *offs,
-                                    rsql_error_t *err);
+                                    uint64_t ticks_done, rt_state_cut_t *cut, rsql_error_t *err);
 /* The transaction of the last checkpoint committed: its changes are on disk. */
 void rsql_rt_state_committed(rt_state_t *s);
 
 /*
-** Whether the changes not on disk passed half the bound (state.memory): the caller should
-** then hand on the rows it holds (their delivery lets their positions, and the changes before
-** them, be saved), have a checkpoint made, and wait for it (rsql_rt_state_wait) before the
-** next put. False with no bound, in memory only, and after a wait that timed out until a
-** checkpoint commits (the sink may hold its rows until the end of the run).
+** Whether the sealed changes not on disk passed half the bound (state.memory): the caller
+** should then seal, hand on the rows it holds (their delivery lets the seals' positions be
+** saved), have a checkpoint made, and wait for it (rsql_rt_state_wait) before the next put.
+** False with no bound, in memory only, and after a wait that timed out until a checkpoint
+** commits (the sink may hold its rows until the end of the run).
 */
 bool rsql_rt_state_full(rt_state_t *s);
 /* Wait until a checkpoint commits or until_ms (rsql_now_ms's clock); true when the changes not

@@ -9,6 +9,7 @@
 #include "engine/rt_agg.h"
 #include "engine/rt_dedup.h"
 #include "engine/rt_window.h"
+#include "engine/rsql_pipeline.h"
 
 struct rt_stateful {
     const rsql_plan_t *plan;
@@ -100,4 +101,78 @@ size_t rsql_rt_stateful_describe(rt_stateful_t *s, char *buf, size_t size)
     return s->window ? rsql_rt_window_describe(s->window, buf, size)
            : s->agg  ? rsql_rt_agg_describe(s->agg, buf, size)
                      : rsql_rt_dedup_describe(s->dedup, buf, size);
+}
+
+/* rsql_pipeline_conf_t.state_seen, _seal, _checkpoint, _committed, _full, _wait and _stats,
+   opaque the stage: its state's. */
+static rsql_err_t st_seen(void *opaque, const rsql_record_t *rec)
+{
+    return rsql_rt_state_seen(rsql_rt_stateful_state(opaque), rec->partition, rec->offset,
+                              rec->pos_key);
+}
+
+static rsql_err_t st_seal(void *opaque, bool force, uint64_t ticks, bool *sealed)
+{
+    rt_state_t *st = rsql_rt_stateful_state(opaque);
+    *sealed = force || rsql_rt_state_seal_due(st);
+    return *sealed ? rsql_rt_state_seal(st, ticks) : RSQL_OK;
+}
+
+static void st_ask(void *opaque)
+{
+    rsql_rt_state_ask_seal(rsql_rt_stateful_state(opaque));
+}
+
+static rsql_err_t st_checkpoint(void *opaque, rsql_catalog_t *cat, int n, const uint32_t *lanes,
+                                const int64_t *offs, uint64_t ticks_done, rsql_state_cut_t *cut,
+                                rsql_error_t *err)
+{
+    rt_state_cut_t c;
+    rsql_err_t rc = rsql_rt_state_checkpoint(rsql_rt_stateful_state(opaque), cat, n, lanes, offs,
+                                             ticks_done, &c, err);
+    *cut = (rsql_state_cut_t){c.n, c.lanes, c.offs, c.keys};
+    return rc;
+}
+
+static void st_committed(void *opaque)
+{
+    rsql_rt_state_committed(rsql_rt_stateful_state(opaque));
+}
+
+static bool st_full(void *opaque)
+{
+    return rsql_rt_state_full(rsql_rt_stateful_state(opaque));
+}
+
+static bool st_wait(void *opaque, int64_t until_ms)
+{
+    return rsql_rt_state_wait(rsql_rt_stateful_state(opaque), until_ms);
+}
+
+static void st_stats(void *opaque, rsql_state_counts_t *out)
+{
+    rt_state_stats_t st;
+    rsql_rt_state_stats(rsql_rt_stateful_state(opaque), &st);
+    *out = (rsql_state_counts_t){.keys = st.keys,
+                                 .bytes = st.bytes,
+                                 .pending = st.pending,
+                                 .checkpoints = st.checkpoints,
+                                 .reads = st.reads,
+                                 .evictions = st.evictions,
+                                 .waits = st.waits,
+                                 .late = rsql_rt_stateful_late(opaque)};
+}
+
+/* See rt_stateful.h. */
+void rsql_rt_stateful_conf(rt_stateful_t *s, rsql_pipeline_conf_t *conf)
+{
+    conf->state_opaque = s;
+    conf->state_seen = st_seen;
+    conf->state_seal = st_seal;
+    conf->state_ask = st_ask;
+    conf->state_checkpoint = st_checkpoint;
+    conf->state_committed = st_committed;
+    conf->state_full = st_full;
+    conf->state_wait = st_wait;
+    conf->state_stats = st_stats;
 }

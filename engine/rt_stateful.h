@@ -41,6 +41,10 @@ rsql_err_t rsql_rt_stateful_record(rt_stateful_t *s, rsql_batch_t *batch, rsql_r
 int64_t rsql_rt_stateful_due(void *opaque);
 
 rt_state_t *rsql_rt_stateful_state(rt_stateful_t *s);
+
+struct rsql_pipeline_conf;
+/* Give conf the stage's state (s has one): its state_* callbacks, state_opaque s. */
+void rsql_rt_stateful_conf(rt_stateful_t *s, struct rsql_pipeline_conf *conf);
 /* Rows a window aggregation dropped as late (0 for the others). */
 int64_t rsql_rt_stateful_late(rt_stateful_t *s);
 /* What it did (the summary's line) into buf; its length. */

@@ -337,22 +337,21 @@ static rsql_err_t add_to(rt_window_t *g, win_t *x, rsql_batch_t *batch, rsql_rec
     rsql_value_pack(acc, a->n_acc, &g->value);
     if (g->value.oom || (!seen && !rsql_rt_window__note(x, g->key.data, g->key.len)) ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
-                          rec->partition, rec->offset, g->now) != RSQL_OK) {
+                          g->now) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
-    return rsql_rt_window__put_marks(g, x, rec) ? RSQL_OK : rsql_error_nomem(err);
+    return rsql_rt_window__put_marks(g, x) ? RSQL_OK : rsql_error_nomem(err);
 }
 
 /* See rt_window_int.h. */
-bool rsql_rt_window__put_marks(rt_window_t *g, win_t *x, const rsql_record_t *rec)
+bool rsql_rt_window__put_marks(rt_window_t *g, win_t *x)
 {
     for (size_t off = 0; off + sizeof(uint32_t) <= g->marks.len;) {
         uint32_t n;
         memcpy(&n, g->marks.data + off, sizeof n);
         off += sizeof n;
         if (!rsql_rt_window__note(x, g->marks.data + off, n) ||
-            rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, rec->partition,
-                              rec->offset, g->now) != RSQL_OK) {
+            rsql_rt_state_put(g->state, g->marks.data + off, n, NULL, 0, g->now) != RSQL_OK) {
             return false;
         }
         off += n;
@@ -504,8 +503,7 @@ static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_v
                                     (unsigned char)(rec->partition >> 24)};
             unsigned char val[8];
             put_u64(val, l->wm);
-            if (rsql_rt_state_put(g->state, key, sizeof key, val, sizeof val, rec->partition,
-                                  rec->offset, g->now) != RSQL_OK) {
+            if (rsql_rt_state_put(g->state, key, sizeof key, val, sizeof val, g->now) != RSQL_OK) {
                 return rsql_error_nomem(err);
             }
             l->saved = sl;
@@ -601,7 +599,7 @@ static rsql_err_t fire(rt_window_t *g, win_t *x, rsql_batch_t *batch, const rsql
             }
             g->results++;
         }
-        if (rsql_rt_state_del(g->state, k, n, rec->partition, rec->offset, g->now) != RSQL_OK) {
+        if (rsql_rt_state_del(g->state, k, n, g->now) != RSQL_OK) {
             return rsql_error_nomem(err);
         }
     }
@@ -713,8 +711,7 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
         g->wm = end - 1;
         unsigned char key[1] = {KEY_END}, val[8];
         put_u64(val, g->wm);
-        if (rsql_rt_state_put(g->state, key, sizeof key, val, sizeof val, rec->partition,
-                              rec->offset, g->now) != RSQL_OK) {
+        if (rsql_rt_state_put(g->state, key, sizeof key, val, sizeof val, g->now) != RSQL_OK) {
             return rsql_error_nomem(err);
         }
     }

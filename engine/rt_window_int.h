@@ -145,7 +145,7 @@ bool rsql_rt_window__note(win_t *x, const void *key, size_t len);
 /* The DISTINCT values the row just added took for the first time (g->marks: each a u32
    length and the value's state key) put in the state and noted in window x; false when out
    of memory. */
-bool rsql_rt_window__put_marks(rt_window_t *g, win_t *x, const rsql_record_t *rec);
+bool rsql_rt_window__put_marks(rt_window_t *g, win_t *x);
 
 /* Row into the rows the record gives (+I; false: out of memory). */
 bool rsql_rt_window__out_add(rt_window_t *g, const rsql_value_t *row);

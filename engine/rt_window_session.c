@@ -198,8 +198,8 @@ static rsql_err_t move_marks(rt_window_t *g, const win_t *ow, const uint8_t *oke
         }
         if (!both) {
             if (!rsql_rt_window__note(nx, g->dkey.data, g->dkey.len) ||
-                rsql_rt_state_put(g->state, g->dkey.data, g->dkey.len, NULL, 0, rec->partition,
-                                  rec->offset, g->now) != RSQL_OK) {
+                rsql_rt_state_put(g->state, g->dkey.data, g->dkey.len, NULL, 0, g->now) !=
+                    RSQL_OK) {
                 return rsql_error_nomem(err);
             }
             continue;
@@ -341,8 +341,7 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
                 return rc;
             }
         }
-        if (!same && rsql_rt_state_del(g->state, g->key.data, g->key.len, rec->partition,
-                                       rec->offset, g->now) != RSQL_OK) {
+        if (!same && rsql_rt_state_del(g->state, g->key.data, g->key.len, g->now) != RSQL_OK) {
             return rsql_error_nomem(err);
         }
     }
@@ -359,10 +358,10 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
     }
     if (g->value.oom || (!same && (!x || !rsql_rt_window__note(x, g->key.data, g->key.len))) ||
         rsql_rt_state_put(g->state, g->key.data, g->key.len, g->value.data, g->value.len,
-                          rec->partition, rec->offset, g->now) != RSQL_OK) {
+                          g->now) != RSQL_OK) {
         return rsql_error_nomem(err);
     }
-    if (!rsql_rt_window__put_marks(g, x, rec)) { /* the row's DISTINCT values */
+    if (!rsql_rt_window__put_marks(g, x)) { /* the row's DISTINCT values */
         return rsql_error_nomem(err);
     }
     if (!same) { /* the merged ones leave the partition's list; the new one joins it */

@@ -19,7 +19,7 @@
 #     late), and its table equals the reference over all lines.
 . "$(dirname "$0")/lib.sh"
 
-N=150000
+N=${E2E_WINDOW_ROWS:-400000}
 SEED=${E2E_SEED:-$$}
 echo "seed $SEED (E2E_SEED=$SEED reproduces the kill delays and the data)"
 # the event times: 2026-01-01 00:00:00 UTC on, about 20 ms apart, 30 % of rows up to 4.9 s
@@ -89,7 +89,10 @@ PY
 }
 reference events.jsonl
 
+# checkpoints (and the sinks' commits) every 100 ms: several in each run, so that the kills
+# below land between two of them and not only after the run's last
 cat >tables.sql <<'SQL'
+SET 'state.flush-interval' = '100ms';
 CREATE TABLE events (id BIGINT, k STRING, ts TIMESTAMP(3), v INT, p INT,
     WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
   WITH ('connector' = 'filesystem', 'path' = 'events.jsonl');

@@ -39,13 +39,15 @@ CREATE JOB fin AS INSERT INTO bh2 SELECT id, k FROM (SELECT *, ROW_NUMBER() OVER
 
 serve_start serve --http "127.0.0.1:$PORT"
 
-# the running job: a % 37 of a sequence, so once more than 37 rows were read, 37 keys
+# the running job: a % 37 of a sequence, so once more than 37 rows were read, 37 keys; a
+# checkpoint writes them once the rows of a seal were delivered (within a flush interval or two)
 held37() {
     http /metrics
     [ "$(metric rocketsql_records_read_total dedup)" -gt 37 ] 2>/dev/null &&
-        [ "$(metric rocketsql_state_keys dedup)" = 37 ]
+        [ "$(metric rocketsql_state_keys dedup)" = 37 ] &&
+        [ "$(metric rocketsql_state_checkpoints_total dedup)" -ge 1 ] 2>/dev/null
 }
-until_true 20 "rocketsql_state_keys{job=\"dedup\"} 37" held37
+until_true 20 "rocketsql_state_keys{job=\"dedup\"} 37, and a checkpoint" held37
 echo "$BODY" >"$T/m1.txt"
 promtool check metrics <"$T/m1.txt" >"$T/p.out" 2>&1 || fail "promtool check metrics: $(cat "$T/p.out")"
 for m in state_keys state_bytes state_pending_changes state_checkpoints_total \

@@ -2,11 +2,13 @@
  * Copyright 2026 The rocketsql authors
  *
  * Unit tests of a statement's keyed state (engine/rt_state.c) over a catalog file: a
- * checkpoint writes exactly the changes of the records at or before the positions saved (per
- * lane), nothing is dropped before its transaction committed (a rolled back one is written
- * again), a state reopened from the catalog holds what was committed and nothing after, the
- * last change of a key wins, state.ttl forgets old entries (read back and in memory), and a
- * state without a catalog (a preview) keeps everything in memory only.
+ * checkpoint writes the seals the deliveries reached, in every lane, and says which positions
+ * go with them (so the state on disk is exactly that of the rows before them), a key changed
+ * many times between seals is written once, nothing is dropped before its transaction
+ * committed (a rolled back one is written again), a state reopened from the catalog holds what
+ * was committed and nothing after, the last change of a key wins, state.ttl forgets old
+ * entries (read back and in memory), and a state without a catalog (a preview) keeps
+ * everything in memory only.
  */
 #include "config.h"
 #include "catalog/rsql_catalog.h"
@@ -47,26 +49,53 @@ static bool has(rt_state_t *s, const char *key, const char *want)
     return want && n == strlen(want) && memcmp(v, want, n) == 0;
 }
 
+/* A record at off of lane that sets key to value. */
 static void put(rt_state_t *s, const char *key, const char *value, uint32_t lane, int64_t off)
 {
-    CU_ASSERT_EQUAL(rsql_rt_state_put(s, key, strlen(key), value, strlen(value), lane, off,
-                                      1000),
-                    RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_rt_state_put(s, key, strlen(key), value, strlen(value), 1000), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_rt_state_seen(s, lane, off, NULL), RSQL_OK);
 }
 
-/* Checkpoint lanes/offs in one catalog transaction, committed or rolled back. */
-static void checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n, const uint32_t *lanes,
-                       const int64_t *offs, bool commit)
+static void seal(rt_state_t *s)
+{
+    CU_ASSERT_EQUAL(rsql_rt_state_seal(s, 0), RSQL_OK);
+}
+
+/* Checkpoint with the positions delivered lanes/offs (and ticks delivered) in one catalog
+   transaction, committed or rolled back; *cut (if asked) the positions it says to save. */
+static void checkpoint_t(rt_state_t *s, rsql_catalog_t *cat, int n, const uint32_t *lanes,
+                         const int64_t *offs, uint64_t ticks, bool commit, rt_state_cut_t *cut)
 {
     rsql_error_t err;
+    rt_state_cut_t c;
     CU_ASSERT_EQUAL_FATAL(rsql_catalog_begin(cat, &err), RSQL_OK);
-    CU_ASSERT_EQUAL(rsql_rt_state_checkpoint(s, cat, n, lanes, offs, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_rt_state_checkpoint(s, cat, n, lanes, offs, ticks, &c, &err), RSQL_OK);
+    if (cut) {
+        *cut = c;
+    }
     if (commit) {
         CU_ASSERT_EQUAL(rsql_catalog_commit(cat, &err), RSQL_OK);
         rsql_rt_state_committed(s);
     } else {
         CU_ASSERT_EQUAL(rsql_catalog_rollback(cat, &err), RSQL_OK);
     }
+}
+
+static void checkpoint(rt_state_t *s, rsql_catalog_t *cat, int n, const uint32_t *lanes,
+                       const int64_t *offs, bool commit)
+{
+    checkpoint_t(s, cat, n, lanes, offs, 0, commit, NULL);
+}
+
+/* The cut's position of lane (INT64_MIN: it has none). */
+static int64_t cut_at(const rt_state_cut_t *c, uint32_t lane)
+{
+    for (int i = 0; i < c->n; i++) {
+        if (c->lanes[i] == lane) {
+            return c->offs[i];
+        }
+    }
+    return INT64_MIN;
 }
 
 static rt_state_t *reopen_bounded(rsql_catalog_t *cat, int64_t ttl, int64_t memory)
@@ -88,57 +117,160 @@ static void test_state_checkpoint_prefix(void)
     rt_state_t *s = reopen(cat, 0);
     put(s, "a", "1", 0, 10);
     put(s, "b", "1", 1, 5);
-    put(s, "a", "2", 0, 20); /* the last change of a wins once both are written */
+    seal(s); /* 1: lane 0 at 10, lane 1 at 5 */
+    put(s, "a", "2", 0, 20);
     put(s, "c", "1", 0, 30);
+    seal(s); /* 2: lane 0 at 30 */
     put(s, "d", "1", 1, 50);
+    put(s, "e", "1", 1, 60); /* not sealed yet */
     CU_ASSERT_TRUE(has(s, "a", "2")); /* in memory: everything */
-    /* lane 0 saved at 20, lane 1 at 4: a (twice) only */
-    checkpoint(s, cat, 2, (uint32_t[]){0, 1}, (int64_t[]){20, 4}, true);
-    rt_state_stats_t st;
-    rsql_rt_state_stats(s, &st);
-    CU_ASSERT_EQUAL(st.pending, 3);
+    /* delivered: lane 0 to 20, lane 1 to 4: seal 1 is not reached (b at 5 is not delivered),
+       so nothing is written and no position is to be saved, though lane 0 went past a */
+    rt_state_cut_t cut;
+    checkpoint_t(s, cat, 2, (uint32_t[]){0, 1}, (int64_t[]){20, 4}, 0, true, &cut);
+    CU_ASSERT_EQUAL(cut.n, 0);
     rt_state_t *r = reopen(cat, 0);
-    CU_ASSERT_TRUE(has(r, "a", "2"));
-    CU_ASSERT_TRUE(has(r, "b", NULL));
+    CU_ASSERT_TRUE(has(r, "a", NULL));
+    rsql_rt_state_close(r);
+    /* lane 1 to 5 (lane 0 stays at 20, said before): seal 1, and only it: a is 1 on disk, as
+       of lane 0 at 10, the position saved with it, though lane 0 was delivered to 20 */
+    checkpoint_t(s, cat, 1, (uint32_t[]){1}, (int64_t[]){5}, 0, true, &cut);
+    CU_ASSERT_EQUAL(cut.n, 2);
+    CU_ASSERT_EQUAL(cut_at(&cut, 0), 10);
+    CU_ASSERT_EQUAL(cut_at(&cut, 1), 5);
+    r = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(r, "a", "1"));
+    CU_ASSERT_TRUE(has(r, "b", "1"));
     CU_ASSERT_TRUE(has(r, "c", NULL));
     rsql_rt_state_close(r);
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.pending, 4); /* seal 2's a and c, and d and e not sealed */
     /* a rolled back transaction drops nothing: the next checkpoint writes it again */
-    checkpoint(s, cat, 1, (uint32_t[]){1}, (int64_t[]){50}, false);
+    seal(s); /* 3: lane 1 at 60 */
+    checkpoint_t(s, cat, 2, (uint32_t[]){0, 1}, (int64_t[]){30, 59}, 0, false, &cut);
+    CU_ASSERT_EQUAL(cut.n, 1); /* seal 2 only: seal 3 needs lane 1 at 60 */
+    CU_ASSERT_EQUAL(cut_at(&cut, 0), 30);
     r = reopen(cat, 0);
-    CU_ASSERT_TRUE(has(r, "b", NULL));
+    CU_ASSERT_TRUE(has(r, "a", "1"));
     rsql_rt_state_close(r);
-    checkpoint(s, cat, 2, (uint32_t[]){1, 0}, (int64_t[]){50, 29}, true);
+    checkpoint_t(s, cat, 1, (uint32_t[]){1}, (int64_t[]){60}, 0, true, &cut);
+    CU_ASSERT_EQUAL(cut.n, 2);
+    CU_ASSERT_EQUAL(cut_at(&cut, 0), 30);
+    CU_ASSERT_EQUAL(cut_at(&cut, 1), 60);
     r = reopen(cat, 0);
-    CU_ASSERT_TRUE(has(r, "b", "1"));
+    CU_ASSERT_TRUE(has(r, "a", "2"));
+    CU_ASSERT_TRUE(has(r, "c", "1"));
     CU_ASSERT_TRUE(has(r, "d", "1"));
-    CU_ASSERT_TRUE(has(r, "c", NULL)); /* lane 0 at 29: c (30) is not before it */
+    CU_ASSERT_TRUE(has(r, "e", "1"));
     rsql_rt_state_close(r);
     rsql_rt_state_stats(s, &st);
-    CU_ASSERT_EQUAL(st.pending, 1);
-    CU_ASSERT_EQUAL(st.keys, 4);
-    CU_ASSERT_EQUAL(st.checkpoints, 3);
+    CU_ASSERT_EQUAL(st.pending, 0);
+    CU_ASSERT_EQUAL(st.keys, 5);
+    CU_ASSERT_EQUAL(st.checkpoints, 3); /* the rolled back one too */
     rsql_rt_state_close(s);
     rsql_catalog_close(cat);
     unlink(path);
 }
 
+/* A key changed many times between two seals is one change; a seal after a tick waits for the
+   tick's delivery; a position's text part is in the cut; a deletion is written as one. */
+static void test_state_seals(void)
+{
+    rsql_catalog_t *cat = fresh();
+    rt_state_t *s = reopen(cat, 0);
+    char v[16];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(v, sizeof v, "%d", i);
+        put(s, i % 2 ? "odd" : "even", v, 0, i);
+    }
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.pending, 2);
+    CU_ASSERT_EQUAL(rsql_rt_state_seen(s, 3, 7, "3:abc,"), RSQL_OK);
+    CU_ASSERT_EQUAL(rsql_rt_state_seal(s, 1), RSQL_OK); /* one tick made before it */
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.pending, 2);
+    rt_state_cut_t cut;
+    checkpoint_t(s, cat, 2, (uint32_t[]){0, 3}, (int64_t[]){999, 7}, 0, true, &cut);
+    CU_ASSERT_EQUAL(cut.n, 0); /* the tick is not delivered */
+    /* the cut's texts are the seals': read before the commit frees them (as the worker does) */
+    checkpoint_t(s, cat, 0, NULL, NULL, 1, false, &cut);
+    CU_ASSERT_EQUAL_FATAL(cut.n, 2);
+    CU_ASSERT_PTR_NULL(cut.keys[cut.lanes[0] == 3 ? 1 : 0]);
+    CU_ASSERT_STRING_EQUAL(cut.keys[cut.lanes[0] == 3 ? 0 : 1], "3:abc,");
+    checkpoint_t(s, cat, 0, NULL, NULL, 1, true, &cut);
+    CU_ASSERT_EQUAL_FATAL(cut.n, 2);
+    CU_ASSERT_EQUAL(cut_at(&cut, 0), 999);
+    CU_ASSERT_EQUAL(cut_at(&cut, 3), 7);
+    rt_state_t *r = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(r, "odd", "999"));
+    CU_ASSERT_TRUE(has(r, "even", "998"));
+    rsql_rt_state_close(r);
+    /* deleted, set again, deleted: the catalog forgets it */
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(rsql_rt_state_del(s, "odd", 3, 1000), RSQL_OK);
+    put(s, "odd", "x", 0, 1000);
+    CU_ASSERT_EQUAL(rsql_rt_state_del(s, "odd", 3, 1000), RSQL_OK);
+    CU_ASSERT_TRUE(has(s, "odd", NULL));
+    seal(s);
+    checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){1000}, true);
+    r = reopen(cat, 0);
+    CU_ASSERT_TRUE(has(r, "odd", NULL));
+    CU_ASSERT_TRUE(has(r, "even", "998"));
+    rsql_rt_state_close(r);
+    /* nothing changed, nothing seen: a seal makes nothing, a checkpoint writes nothing */
+    seal(s);
+    checkpoint_t(s, cat, 1, (uint32_t[]){0}, (int64_t[]){1000}, 1, true, &cut);
+    CU_ASSERT_EQUAL(cut.n, 0);
+    (void)err;
+    rsql_rt_state_close(s);
+    rsql_catalog_close(cat);
+    unlink(path);
+}
+
+/* 20,000 changes over three lanes, sealed every 100 records, checkpointed every 1,000 with
+   the deliveries 500 behind: after each checkpoint the catalog holds exactly the values of the
+   records up to the positions saved, whichever lanes they came from. */
 static void test_state_many(void)
 {
     rsql_catalog_t *cat = fresh();
     rt_state_t *s = reopen(cat, 0);
     char k[32], v[32];
-    for (int i = 0; i < 20000; i++) { /* lanes' logs grow and are dropped as they are saved */
+    int bad = 0;
+    for (int i = 0; i < 20000; i++) {
         snprintf(k, sizeof k, "key%d", i % 5000);
         snprintf(v, sizeof v, "v%d", i);
         put(s, k, v, (uint32_t)(i % 3), i);
+        if (i % 100 == 99) {
+            seal(s);
+        }
         if (i % 1000 == 999) {
-            checkpoint(s, cat, 3, (uint32_t[]){0, 1, 2}, (int64_t[]){i - 500, i - 500, i - 500},
-                       true);
+            rt_state_cut_t cut;
+            checkpoint_t(s, cat, 3, (uint32_t[]){0, 1, 2},
+                         (int64_t[]){i - 500, i - 500, i - 500}, 0, true, &cut);
+            int64_t upto = INT64_MIN; /* the last record the positions saved take in */
+            for (int j = 0; j < cut.n; j++) {
+                upto = cut.offs[j] > upto ? cut.offs[j] : upto;
+            }
+            if (i >= 1999) { /* a seal 500 behind exists from then on */
+                CU_ASSERT(upto > i - 600 && upto <= i - 500);
+            }
+            rt_state_t *r = reopen(cat, 0);
+            for (int j = 0; j < 5000; j += 37) { /* key j's last record at or before upto */
+                int last = (int)upto - (((int)upto - j) % 5000 + 5000) % 5000;
+                snprintf(k, sizeof k, "key%d", j);
+                snprintf(v, sizeof v, "v%d", last);
+                bad += !has(r, k, last >= 0 ? v : NULL);
+            }
+            rsql_rt_state_close(r);
         }
     }
+    CU_ASSERT_EQUAL(bad, 0);
+    seal(s);
     checkpoint(s, cat, 3, (uint32_t[]){0, 1, 2}, (int64_t[]){19999, 19999, 19999}, true);
     rt_state_t *r = reopen(cat, 0);
-    int bad = 0;
+    bad = 0;
     for (int j = 0; j < 5000; j++) {
         snprintf(k, sizeof k, "key%d", j);
         snprintf(v, sizeof v, "v%d", 15000 + j);
@@ -155,8 +287,9 @@ static void test_state_many(void)
 }
 
 /* Keys sharing their first 20 to 60 bytes (a window's keys share their window's 17), each
-   changed four times between checkpoints: the checkpoint's sort (on the keys' first 48 bytes,
-   then the rest) and its choice of each key's last change look past the shared part. */
+   changed four times between checkpoints, in several seals: the checkpoint's sort (on the
+   keys' first 48 bytes, then the rest) and its choice of each key's last change look past
+   the shared part. */
 static void test_state_long_keys(void)
 {
     static const int shared[] = {20, 30, 40, 47, 48, 60};
@@ -169,10 +302,14 @@ static void test_state_long_keys(void)
             snprintf(k, sizeof k, "%0*d%d", pre, 7, i % 1500);
             snprintf(v, sizeof v, "v%d", i);
             put(s, k, v, 0, i);
+            if (i % 250 == 249) {
+                seal(s);
+            }
             if (i % 1000 == 999) {
                 checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){i - 300}, true);
             }
         }
+        seal(s);
         checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){5999}, true);
         rt_state_t *r = reopen(cat, 0);
         int bad = 0;
@@ -194,6 +331,7 @@ static void test_state_ttl_and_memory(void)
     rsql_catalog_t *cat = fresh();
     rt_state_t *s = reopen(cat, 0);
     put(s, "old", "x", 0, 1); /* written at 1000 ms: long ago for the wall clock */
+    seal(s);
     checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){1}, true);
     rsql_rt_state_close(s);
     s = reopen(cat, 60000); /* a ttl of a minute: the entry of 1970 is not read back */
@@ -231,6 +369,9 @@ static void test_state_bounded(void)
         snprintf(k, sizeof k, "key%d", i);
         snprintf(v, sizeof v, "value of %d", i);
         put(s, k, v, 0, i + 1);
+        if (i + 1 == 4000) {
+            seal(s); /* keys 0..3999, at 4000 */
+        }
     }
     rt_state_stats_t st;
     rsql_rt_state_stats(s, &st);
@@ -331,6 +472,7 @@ static void test_state_migrated_from_8(void)
     rt_state_t *s = reopen(cat, 0);
     put(s, "a", "1", 0, 1);
     put(s, "b", "2", 0, 2);
+    seal(s);
     checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){2}, true);
     rsql_rt_state_close(s);
     rsql_catalog_close(cat);
@@ -405,7 +547,9 @@ int main(void)
         return 1;
     }
     CU_pSuite su = CU_add_suite("state", NULL, NULL);
-    CU_add_test(su, "a checkpoint writes the changes before the positions", test_state_checkpoint_prefix);
+    CU_add_test(su, "a checkpoint writes the seals the positions reach",
+                test_state_checkpoint_prefix);
+    CU_add_test(su, "seals: one change a key, ticks, text positions, deletions", test_state_seals);
     CU_add_test(su, "keys sharing a long prefix: the last change of each is written", test_state_long_keys);
     CU_add_test(su, "many changes over three lanes", test_state_many);
     CU_add_test(su, "ttl, and a state in memory only", test_state_ttl_and_memory);
