@@ -54,7 +54,9 @@ struct rt_agg {
     /* DISTINCT calls: a value's mark (dkey), and the marks of the values the row being added
        took ([u32 length][bytes] each), put into the state once the row is taken */
     rsql_buf_t dkey, marks;
-    int64_t now;
+    int64_t now; /* the wall clock when the record's batch came (ms) */
+    const rsql_batch_t *clock_batch; /* the batch it is of, and its first record's seq */
+    uint64_t clock_seq;
     /* mini-batch (plan->agg->mini_batch): the batch whose records' rows were made */
     const rsql_batch_t *mb_batch;
     uint64_t mb_seq;
@@ -239,7 +241,12 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
     if (g->key.oom) {
         return rsql_error_nomem(err);
     }
-    int64_t now = g->now = rsql_wall_ms();
+    if (batch != g->clock_batch || batch->recs[0].seq != g->clock_seq) {
+        g->clock_batch = batch; /* the clock once a batch: its rows came together */
+        g->clock_seq = batch->recs[0].seq;
+        g->now = rsql_wall_ms();
+    }
+    int64_t now = g->now;
     const uint8_t *old = NULL;
     size_t old_len = 0;
     bool seen;

@@ -82,6 +82,8 @@ struct rt_state {
     ent_t **buckets;
     size_t n_buckets;
     ent_t *newest, *oldest;
+    ent_t *last; /* the entry the last get found: a put of its key (most follow one) is not
+                    looked for again */
     /* the transform thread's: the entries changed since the last seal, the lanes seen */
     ent_t **changed;
     uint32_t n_changed, cap_changed;
@@ -242,6 +244,9 @@ static void drop(rt_state_t *s, ent_t *e)
     *p = e->next;
     use_unlink(s, e);
     unchange(s, e);
+    if (s->last == e) {
+        s->last = NULL;
+    }
     cnt_add(&s->keys, -1);
     cnt_add(&s->bytes, -(int64_t)ent_bytes(e));
     rsql_free(e);
@@ -313,21 +318,29 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         s->changed = g;
         s->cap_changed = cap;
     }
-    uint64_t h = rsql_rt_state_hash(key, key_len);
-    ent_t **p = slot(s, key, key_len, h);
-    ent_t *e = *p;
+    ent_t *e = s->last, **p = NULL;
+    uint64_t h = 0;
+    if (!e || e->key_len != key_len || memcmp(e->bytes, key, key_len) != 0) {
+        h = rsql_rt_state_hash(key, key_len);
+        p = slot(s, key, key_len, h);
+        e = *p;
+    }
     if (!e || value_len > e->cap) {
         size_t room = value_room(value_len);
         ent_t *n = rsql_malloc(sizeof *n + key_len + room + 1);
         if (!n) {
             return RSQL_ERR_NOMEM;
         }
-        n->hash = (uint32_t)h;
+        n->hash = (uint32_t)h; /* a new key's (h computed above) */
         n->key_len = (uint32_t)key_len;
         n->cap = (uint32_t)room;
         n->used = 0;
         memcpy(n->bytes, key, key_len);
         if (e) { /* it takes e's places: bucket, changed array, seal */
+            if (!p) { /* found as the last one got: its bucket's link to it */
+                p = slot(s, key, key_len, e->hash);
+            }
+            n->hash = e->hash;
             n->next = e->next;
             n->dirty = e->dirty;
             n->seal = e->seal;
@@ -353,6 +366,7 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
     if (value_len) {
         memcpy(e->bytes + key_len, value, value_len);
     }
+    s->last = e;
     e->gone = gone;
     e->written_ms = written_ms;
     if (changed && !e->dirty) {
@@ -534,6 +548,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
         return RSQL_OK;
     }
     e->used = 1; /* not moved now (that writes to its neighbours too): when it is the oldest */
+    s->last = e;
     *value = e->bytes + e->key_len;
     *value_len = e->value_len;
     *found = true;

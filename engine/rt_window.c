@@ -491,8 +491,7 @@ static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_v
     if (!l) {
         return rsql_error_nomem(err);
     }
-    int64_t now = rsql_now_ms();
-    l->seen_ms = now;
+    l->seen_ms = g->mono_ms;
     if (!v->is_null && (!l->has || v->v.ts > l->wm)) {
         l->wm = v->v.ts;
         int64_t sl = slice_of(g->w, l->wm);
@@ -513,7 +512,7 @@ static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_v
     int64_t idle = g->w->idle_timeout_ms, least = INT64_MAX;
     for (uint32_t i = 0; i < g->n_lanes; i++) {
         const lane_t *x = &g->lanes[i];
-        if (x->has && (idle <= 0 || now - x->seen_ms < idle) && x->wm < least) {
+        if (x->has && (idle <= 0 || g->mono_ms - x->seen_ms < idle) && x->wm < least) {
             least = x->wm;
         }
     }
@@ -634,7 +633,13 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
     if (g->w->rows) {
         return rsql_rt_window__rows(g, batch, rec, ctx, in, keep, err);
     }
-    g->now = rsql_wall_ms();
+    if (batch != g->clock_batch || batch->recs[0].seq != g->clock_seq) {
+        /* the clocks once a batch: its rows came together */
+        g->clock_batch = batch;
+        g->clock_seq = batch->recs[0].seq;
+        g->now = rsql_wall_ms();
+        g->mono_ms = rsql_now_ms();
+    }
     g->n_out = 0;
     bool tick = (rec->flags & RSQL_REC_TICK) != 0; /* no row: the clock reached a window's end */
     int n = tick ? 0 : rec->n_rows > 1 ? rec->n_rows : 1;

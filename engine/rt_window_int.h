@@ -50,7 +50,10 @@ struct rt_window {
     uint32_t n_lanes;
     int64_t wm; /* the statement's watermark; INT64_MIN: none yet */
     int64_t end_wm; /* KEY_END's: a run that saw its input's end gave the windows up to it */
-    int64_t now;
+    int64_t now;     /* the wall clock when the record's batch came (ms) */
+    int64_t mono_ms; /* rsql_now_ms then */
+    const rsql_batch_t *clock_batch; /* the batch those are of, and its first record's seq */
+    uint64_t clock_seq;
     uint64_t rows, windows, results;
     _Atomic int64_t late;
     const rsql_value_t **out; /* the rows a record gives (grown) */

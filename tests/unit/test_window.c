@@ -95,6 +95,10 @@ static rsql_record_t *give_why(feed_t *f, uint32_t lane, int64_t ts_ms, char *ou
     rec->row = row;
     rec->partition = lane;
     rec->offset = ++f->offset;
+    /* each row as if it came in a batch of its own (the window reads the clocks once a batch,
+       by its first record's seq): the sleeps below are between batches */
+    rec->seq = (uint64_t)f->offset;
+    f->batch->recs[0].seq = rec->seq;
     const rsql_value_t *in = row;
     bool keep = true;
     rsql_error_t err;
