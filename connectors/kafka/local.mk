@@ -19,7 +19,8 @@ EXTRA_DIST += tests/kafka/run tests/kafka/t_kill9_relay.sh tests/kafka/t_roundtr
 	tests/kafka/t_txn_sink.sh tests/kafka/t_partitions_added.sh tests/kafka/t_pgcdc_keys.sh \
 	tests/kafka/t_broker_restart.sh \
 	tests/kafka/t_errors.sh tests/kafka/t_exactly_once.sh tests/kafka/t_group.sh \
-	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh tests/kafka/t_backlog.sh
+	tests/kafka/t_fields_include.sh tests/kafka/t_upsert.sh tests/kafka/t_backlog.sh \
+	tests/kafka/t_state_partitions.sh
 # the Kafka -> RocketMQ bridge of the README's tour
 EXTRA_DIST += examples/kafka-to-rocketmq.sql
 # the Kafka <-> RocketMQ bridges with kills (tests/rocketmq/run starts a Kafka for them)
