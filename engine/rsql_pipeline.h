@@ -286,6 +286,10 @@ typedef struct rsql_pipeline_conf {
        it transformed a record of the run. @locality the transform thread */
     int64_t (*transform_due)(void *due_opaque);
     void *due_opaque;
+    /* Optional, with due_opaque: the source has n lanes (rsql_source_ops_t.partition_count),
+       said before the first batch and whenever the count grows; an error fails the run.
+       @locality the transform thread */
+    rsql_err_t (*transform_lanes)(void *due_opaque, uint32_t n);
     /* Optional: the statement's state (engine/rt_state.h), with state_opaque. The
        transform thread calls state_seen for each record it hands an outcome (not a tick),
        and state_seal between two batches (force: now, else only when the state wants one;

@@ -325,6 +325,12 @@ static size_t xform_describe(void *opaque, char *buf, size_t size)
                        : rsql_rt_lookup_describe(x->lookup, buf, size);
 }
 
+/* rsql_pipeline_conf_t.transform_lanes: the window's. */
+static rsql_err_t xform_lanes(void *due_opaque, uint32_t n)
+{
+    return rsql_rt_stateful_lanes(due_opaque, n);
+}
+
 /* rsql_pipeline_conf_t.transform_prefetch: a lookup join's batch waiting behind. */
 static void xform_prefetch(void *opaque, rsql_batch_t *batch)
 {
@@ -880,6 +886,9 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     conf.transform_describe = x.lookup || x.stateful ? xform_describe : NULL;
     conf.transform_due = x.stateful ? rsql_rt_stateful_due : NULL; /* processing-time windows */
     conf.due_opaque = x.stateful;
+    if (x.state && plan->window) { /* each lane of the source holds its watermark back */
+        conf.transform_lanes = xform_lanes;
+    }
     if (x.state && !preview) {
         rsql_rt_stateful_conf(x.stateful, &conf);
     }

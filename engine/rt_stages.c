@@ -387,6 +387,7 @@ void *rsql_pipeline__transform_main(void *arg)
        format refused, under errors.tolerance 'all'): a tick marked last ends the input in
        its place, so that the windows still open are given */
     bool end_due = false;
+    int lanes_told = 0; /* conf.transform_lanes was told this many */
     for (;;) {
         op = NULL;
         rsql_err_t prc;
@@ -458,6 +459,18 @@ void *rsql_pipeline__transform_main(void *arg)
         held++;
         rt_inbatch_t *ib = (rt_inbatch_t *)op;
         int n = ib->b->n;
+        if (p->conf.transform_lanes && p->conf.src_ops->partition_count) {
+            int nl = p->conf.src_ops->partition_count(p->src); /* lanes only join */
+            if (nl > lanes_told) {
+                lanes_told = nl;
+                if (p->conf.transform_lanes(p->conf.due_opaque, (uint32_t)nl) != RSQL_OK) {
+                    rsql_error_t f;
+                    rsql_error_clear(&f);
+                    rsql_error_nomem(&f);
+                    rsql_pipeline__fail(p, &f, false);
+                }
+            }
+        }
         /* allocated ahead by the poll thread (rsql_pipeline__inbatch_new): no memory is
            needed here to hand the records on or to report their outcomes */
         rt_outcomes_op_t *oo = ib->oo;

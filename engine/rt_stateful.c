@@ -75,6 +75,12 @@ rsql_err_t rsql_rt_stateful_record(rt_stateful_t *s, rsql_batch_t *batch, rsql_r
 }
 
 /* See rt_stateful.h. */
+rsql_err_t rsql_rt_stateful_lanes(rt_stateful_t *s, uint32_t n)
+{
+    return s->window ? rsql_rt_window_lanes(s->window, n) : RSQL_OK;
+}
+
+/* See rt_stateful.h. */
 int64_t rsql_rt_stateful_due(void *opaque)
 {
     rt_stateful_t *s = opaque;

@@ -35,6 +35,9 @@ rsql_err_t rsql_rt_stateful_record(rt_stateful_t *s, rsql_batch_t *batch, rsql_r
                                    rsql_eval_ctx_t *ctx, const rsql_value_t **in, bool *keep,
                                    rsql_error_t *err);
 
+/* The source has n lanes (rsql_rt_window_lanes; nothing for the other operators). */
+rsql_err_t rsql_rt_stateful_lanes(rt_stateful_t *s, uint32_t n);
+
 /* rsql_pipeline_conf_t.transform_due, opaque the stage (NULL: none): when a window
    aggregation over processing time has a window to give without a row (its earliest end
    less 1 ms, wall clock), else INT64_MAX. */

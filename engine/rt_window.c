@@ -512,11 +512,16 @@ static rsql_err_t advance(rt_window_t *g, const rsql_record_t *rec, const rsql_v
     int64_t idle = g->w->idle_timeout_ms, least = INT64_MAX;
     for (uint32_t i = 0; i < g->n_lanes; i++) {
         const lane_t *x = &g->lanes[i];
-        if (x->has && (idle <= 0 || g->mono_ms - x->seen_ms < idle) && x->wm < least) {
-            least = x->wm;
+        if (!(x->has || x->known) || (idle > 0 && g->mono_ms - x->seen_ms >= idle)) {
+            continue; /* not a lane of the source yet, or idle */
         }
+        if (!x->has) { /* a lane of the source without a row: no watermark yet */
+            least = INT64_MIN;
+            break;
+        }
+        least = x->wm < least ? x->wm : least;
     }
-    if (least != INT64_MAX && least > g->wm) {
+    if (least != INT64_MAX && least != INT64_MIN && least > g->wm) {
         g->wm = least;
     }
     return RSQL_OK;
@@ -725,6 +730,28 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
         *err = why; /* RSQL_REC_LATE: the record's dead letter says why (rt_window.h) */
     }
     return rc;
+}
+
+/* See rt_window.h. */
+rsql_err_t rsql_rt_window_lanes(rt_window_t *g, uint32_t n)
+{
+    if (g->w->proctime || n == 0 || (n <= g->n_lanes && g->lanes[n - 1].known)) {
+        return RSQL_OK;
+    }
+    if (!lane_of(g, n - 1)) {
+        return RSQL_ERR_NOMEM;
+    }
+    int64_t now = rsql_now_ms();
+    for (uint32_t i = 0; i < n; i++) {
+        lane_t *l = &g->lanes[i];
+        if (!l->known) {
+            l->known = true;
+            if (!l->has) {
+                l->seen_ms = now; /* its idle time counts from now */
+            }
+        }
+    }
+    return RSQL_OK;
 }
 
 /* See rt_window.h. */

@@ -51,6 +51,13 @@ rt_state_t *rsql_rt_window_state(rt_window_t *g);
 /* Rows dropped as late so far (any thread). */
 int64_t rsql_rt_window_late(rt_window_t *g);
 
+/*
+** The source has n lanes (its partitions, numbered 0 .. n-1): each holds the watermark back
+** until its first row, or until table.exec.source.idle-timeout without one, as a lane that
+** gave rows does until its next (an empty partition of a topic, a partition read late).
+** Lanes only ever join: a smaller n than before changes nothing.
+*/
+rsql_err_t rsql_rt_window_lanes(rt_window_t *g, uint32_t n);
 /* "windows: N rows into W windows, G results given, L late rows dropped[ and dead-lettered];
    watermark ...; state: ..." into buf; its length. */
 size_t rsql_rt_window_describe(rt_window_t *g, char *buf, size_t size);

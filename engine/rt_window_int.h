@@ -30,6 +30,8 @@ typedef struct win {
 
 typedef struct lane {
     bool has;        /* a row gave it a watermark */
+    bool known;      /* the source has it (rsql_rt_window_lanes): without a row yet, it holds
+                        the watermark back (until table.exec.source.idle-timeout) */
     int64_t wm;      /* the greatest watermark value of its rows */
     int64_t saved;   /* the slice of the watermark saved in the state */
     int64_t seen_ms; /* when its last row came (rsql_now_ms) */

@@ -19,7 +19,7 @@
 # The source fetches at most 4 KB per partition at a time (properties.max.partition.fetch.bytes;
 # librdkafka's default, 1 MB, hands on long runs of one partition), so that the partitions'
 # records interleave in the pipeline and keys change by rows of several lanes between two
-# seals. So read, the engine before 70daa28 (a change per row, each lane's prefix written)
+# seals. So read, the engine before the state's seals (a change per row, each lane's prefix written)
 # failed the GROUP BY after its kills in 4 runs of 4 (counts counted twice); with 1 MB fetches
 # in none of 6.
 # A fourth job copies (id, partition, offset) into sqlite: the layout is checked (every key in
@@ -33,10 +33,9 @@
 # T_SP_PARTS (default 3) the partitions (with 1 the windows cannot depend on how the
 # partitions' reads interleave), T_SP_BATCH the sinks' sink.batch-size, T_SP_KEEP=1 keeps the
 # working directory.
-# Known to fail at the TUMBLE's uninterrupted run (late rows dropped): the statement's
-# watermark is the least over the lanes that gave a row so far (engine/rt_window.c, advance),
-# so a partition whose first record comes after another partition's times passed a window's
-# end holds nothing back, and its rows for that window are dropped as late.
+# The TUMBLE also needs every partition to hold the watermark from the start: when only the
+# lanes that gave a row counted, a partition whose first record came after another's times
+# passed a window's end had its rows for that window dropped as late.
 # Environment from tests/kafka/run: REPO, KAFKA, KAFKA_BOOTSTRAP; binary
 # $RSQL_BUILDDIR/rocketsql (default <repo>/build). Last line: "PASS t_state_partitions" or
 # "FAIL t_state_partitions: <why>".

@@ -171,6 +171,49 @@ static void test_window_lanes(void)
     }
 }
 
+/* The source's lanes (rsql_rt_window_lanes): one that gave no row yet holds the watermark
+   back until its first row (a partition read later than the others must not find its windows
+   given), or, with table.exec.source.idle-timeout, until it was quiet that long. */
+static void test_window_known_lanes(void)
+{
+    for (int idle = 0; idle < 2; idle++) {
+        rsql_plan_t *plan = plan_of(idle ? "100ms" : NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        feed_t f = {0};
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        CU_ASSERT_EQUAL_FATAL(rsql_rt_window_open(plan, NULL, "test", &f.g, &err), RSQL_OK);
+        f.batch = rsql_batch_new(64);
+        rsql_eval_ctx_init(&f.ctx);
+        CU_ASSERT_EQUAL(rsql_rt_window_lanes(f.g, 3), RSQL_OK); /* lanes 0, 1, 2: no row yet */
+        char got[256];
+        give(&f, 0, 1000, got, sizeof got);
+        give(&f, 1, 2000, got, sizeof got);
+        give(&f, 0, 15000, got, sizeof got);
+        CU_ASSERT_STRING_EQUAL(got, ""); /* lane 2 has no watermark: the statement none */
+        give(&f, 1, 16000, got, sizeof got);
+        CU_ASSERT_STRING_EQUAL(got, "");
+        CU_ASSERT_EQUAL(rsql_rt_window_lanes(f.g, 2), RSQL_OK); /* lanes only join */
+        if (idle) {
+            sleep_ms(250); /* lanes 1 and 2 quiet past the idle timeout */
+            give(&f, 0, 17000, got, sizeof got); /* lane 0 alone: 16 s */
+            CU_ASSERT_STRING_EQUAL(got, "0-10:2");
+        } else {
+            give(&f, 0, 17000, got, sizeof got);
+            CU_ASSERT_STRING_EQUAL(got, "");
+            give(&f, 2, 5000, got, sizeof got); /* lane 2's first row: not late, [0, 10) open */
+            CU_ASSERT_STRING_EQUAL(got, "");
+            give(&f, 2, 18000, got, sizeof got); /* the least now lane 1's 15 s */
+            CU_ASSERT_STRING_EQUAL(got, "0-10:3");
+        }
+        CU_ASSERT_EQUAL(rsql_rt_window_late(f.g), 0);
+        rsql_eval_ctx_deinit(&f.ctx);
+        rsql_batch_destroy(f.batch);
+        rsql_rt_window_close(f.g);
+        rsql_plan_destroy(plan);
+    }
+}
+
 /* A row for a window given already is late: counted; dead-lettered (its record marked, the
    reason given) only under table.exec.late-rows = dead-letter. */
 static void test_window_late(void)
@@ -294,6 +337,7 @@ static void test_window_session_distinct(void)
 
 static CU_TestInfo window_tests[] = {
     {"test_window_lanes", test_window_lanes},
+    {"test_window_known_lanes", test_window_known_lanes},
     {"test_window_late", test_window_late},
     {"test_window_session_distinct", test_window_session_distinct},
     CU_TEST_INFO_NULL,
