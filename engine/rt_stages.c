@@ -415,25 +415,38 @@ void *rsql_pipeline__transform_main(void *arg)
             }
             n_ahead--;
             op->next = NULL;
-        } else if ((prc = rsql_queue_pop(p->q1, held ? 0 : transform_wait_ms(p, may_tick),
-                                         &op)) != RSQL_OK) {
-            op = NULL;
-            if (!held && prc == RSQL_ERR_TIMEOUT) {
-                /* the time a stage waited for came with no batch: a tick carries its rows */
-                rt_inbatch_t *tick = tick_new(p, &last, tick_seq--);
-                if (!tick) {
-                    rsql_error_t f;
-                    rsql_error_clear(&f);
-                    rsql_error_nomem(&f);
-                    rsql_pipeline__fail(p, &f, false);
+        } else {
+            int wait = held ? 0 : transform_wait_ms(p, may_tick);
+            /* with a state, a quiet input still has its changes sealed every flush interval
+               (the worker asks for it), so that their positions are saved while it waits */
+            bool sealing = !held && p->conf.state_seal &&
+                           (wait < 0 || (int64_t)wait > p->conf.flush_interval_ms);
+            if (sealing) {
+                wait = (int)p->conf.flush_interval_ms;
+            }
+            if ((prc = rsql_queue_pop(p->q1, wait, &op)) != RSQL_OK) {
+                op = NULL;
+                if (!held && prc == RSQL_ERR_TIMEOUT && sealing) {
+                    if (!seal(p, false)) {
+                        break;
+                    }
+                } else if (!held && prc == RSQL_ERR_TIMEOUT) {
+                    /* the time a stage waited for came with no batch: a tick carries its rows */
+                    rt_inbatch_t *tick = tick_new(p, &last, tick_seq--);
+                    if (!tick) {
+                        rsql_error_t f;
+                        rsql_error_clear(&f);
+                        rsql_error_nomem(&f);
+                        rsql_pipeline__fail(p, &f, false);
+                        break;
+                    }
+                    op = &tick->op;
+                } else if (!held) {
                     break;
                 }
-                op = &tick->op;
-            } else if (!held) {
-                break;
+            } else if (prefetching) {
+                p->conf.transform_prefetch(p->conf.transform_opaque, ((rt_inbatch_t *)op)->b);
             }
-        } else if (prefetching) {
-            p->conf.transform_prefetch(p->conf.transform_opaque, ((rt_inbatch_t *)op)->b);
         }
         /* the batches already waiting behind it: their work starts now */
         rsql_qop_t *next;

@@ -217,4 +217,31 @@ expect_rc 0 "a preview of a whole-stream aggregate"
 same "$(printf '%s\n' "$OUT" | tail -1 | tr '\t' '|')" \
     "+U|$(sqlite3 -separator '|' ref.db "SELECT COUNT(*), SUM(v), MIN(v), MAX(v) FROM ev WHERE id % 7 <> 0")" \
     "the preview's last row (its kind first)"
+# ---- a quiet input: the state is saved with its positions while the job waits for more
+python3 -c '
+import json
+with open("quiet.jsonl", "w") as f:
+    for i in range(5000):
+        f.write(json.dumps({"id": i, "k": "k%d" % (i % 50)}) + "\n")'
+cat >quiet.sql <<'SQL'
+CREATE TABLE quiet (id BIGINT, k STRING)
+  WITH ('connector' = 'filesystem', 'path' = 'quiet.jsonl', 'scan.follow' = 'true');
+CREATE TABLE quiet_out (k STRING, n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO quiet_out SELECT k, COUNT(*) FROM quiet GROUP BY k;
+SQL
+"$RSQL" --catalog "$CAT" -f quiet.sql >quiet.out 2>quiet.err &
+qpid=$!
+e2e_pids="$qpid"
+size=$(wc -c <quiet.jsonl)
+saved() { # the file's end saved in the catalog, with the 50 keys' state
+    [ "$(sqlite3 "$CAT" "SELECT value FROM offsets WHERE pipeline LIKE 'insert:quiet->%'" 2>/dev/null)" = "$size" ] &&
+        [ "$(sqlite3 "$CAT" "SELECT count(*) FROM state" 2>/dev/null)" -ge 50 ]
+}
+wait_until 20 saved || fail "a quiet job did not save the end of its input with its state: $(sqlite3 "$CAT" "SELECT * FROM offsets" 2>&1 | tail -3)"
+kill -0 "$qpid" 2>/dev/null || fail "the job following quiet.jsonl ended: $(cat quiet.err)"
+kill -INT "$qpid"
+wait "$qpid" || true
+e2e_pids=""
+ok "a GROUP BY waiting on a quiet input saved its state and the input's end ($size) while it waited"
+
 echo PASS
