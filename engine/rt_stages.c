@@ -266,6 +266,15 @@ static void hand_on(rsql_pipeline_t *p, op_list_t *outs, op_list_t *rows)
     op_list_init(rows);
 }
 
+/* Out of memory on the transform thread: the run fails. */
+static void fail_nomem(rsql_pipeline_t *p)
+{
+    rsql_error_t f;
+    rsql_error_clear(&f);
+    rsql_error_nomem(&f);
+    rsql_pipeline__fail(p, &f, false);
+}
+
 /*
 ** Seal the state (conf.state_seal) between two batches: when it wants one and no tick of this
 ** thread is in flight (a seal after a tick waits for the tick's delivery before it goes to
@@ -282,10 +291,7 @@ static bool seal(rsql_pipeline_t *p, bool force)
     }
     bool sealed = false;
     if (p->conf.state_seal(p->conf.state_opaque, force, made, &sealed) != RSQL_OK) {
-        rsql_error_t f;
-        rsql_error_clear(&f);
-        rsql_error_nomem(&f);
-        rsql_pipeline__fail(p, &f, false);
+        fail_nomem(p);
         return false;
     }
     if (sealed) {
@@ -399,10 +405,7 @@ void *rsql_pipeline__transform_main(void *arg)
             end_due = false;
             rt_inbatch_t *tick = tick_new(p, &last, tick_seq--);
             if (!tick) {
-                rsql_error_t f;
-                rsql_error_clear(&f);
-                rsql_error_nomem(&f);
-                rsql_pipeline__fail(p, &f, false);
+                fail_nomem(p);
                 break;
             }
             tick->b->recs[0].flags |= RSQL_REC_LAST;
@@ -434,10 +437,7 @@ void *rsql_pipeline__transform_main(void *arg)
                     /* the time a stage waited for came with no batch: a tick carries its rows */
                     rt_inbatch_t *tick = tick_new(p, &last, tick_seq--);
                     if (!tick) {
-                        rsql_error_t f;
-                        rsql_error_clear(&f);
-                        rsql_error_nomem(&f);
-                        rsql_pipeline__fail(p, &f, false);
+                        fail_nomem(p);
                         break;
                     }
                     op = &tick->op;
@@ -477,10 +477,7 @@ void *rsql_pipeline__transform_main(void *arg)
             if (nl > lanes_told) {
                 lanes_told = nl;
                 if (p->conf.transform_lanes(p->conf.due_opaque, (uint32_t)nl) != RSQL_OK) {
-                    rsql_error_t f;
-                    rsql_error_clear(&f);
-                    rsql_error_nomem(&f);
-                    rsql_pipeline__fail(p, &f, false);
+                    fail_nomem(p);
                 }
             }
         }
