@@ -222,7 +222,8 @@ typedef struct rsql_state_counts {
 } rsql_state_counts_t;
 
 /* The positions a state checkpoint saves (rsql_pipeline_conf_t.state_checkpoint): lanes[i] at
-   offs[i], keys[i] the text part or NULL; the state's, valid until state_committed. */
+   offs[i], keys[i] the text part or NULL; the state's: lanes and offs valid until the next
+   checkpoint, keys until state_committed. */
 typedef struct rsql_state_cut {
     int n;
     const uint32_t *lanes;

@@ -300,31 +300,8 @@ static rsql_err_t save_taken(rsql_pipeline_t *p, int n, const uint32_t *lanes,
             rsql_catalog_rollback(p->conf.cat, NULL);
         }
         if (rc == RSQL_OK && p->conf.state_committed) {
-            /* the source is told below from copies: the cut is the state's until now */
-            enum { MAXC = 64 };
-            uint32_t cl_s[MAXC];
-            int64_t co_s[MAXC];
-            uint32_t *cl = m <= MAXC ? cl_s : rsql_malloc(sizeof *cl * (size_t)m);
-            int64_t *co = m <= MAXC ? co_s : rsql_malloc(sizeof *co * (size_t)m);
-            int k = cl && co ? m : 0; /* no memory for the copies: the source is told later */
-            if (k > 0) {
-                memcpy(cl, s_lanes, sizeof *cl * (size_t)k);
-                memcpy(co, s_offs, sizeof *co * (size_t)k);
-            }
-            p->conf.state_committed(p->conf.state_opaque);
+            p->conf.state_committed(p->conf.state_opaque); /* the cut's lanes and offsets stay */
             state_publish(p, took_us);
-            *saved = true;
-            p->positions_saved += m;
-            for (int i = 0; i < k && p->conf.src_ops->committed; i++) {
-                p->conf.src_ops->committed(p->src, cl[i], co[i]);
-            }
-            if (cl != cl_s) {
-                rsql_free(cl);
-            }
-            if (co != co_s) {
-                rsql_free(co);
-            }
-            return RSQL_OK;
         }
     }
     if (rc != RSQL_OK) {
@@ -343,10 +320,10 @@ static rsql_err_t save_taken(rsql_pipeline_t *p, int n, const uint32_t *lanes,
         return RSQL_OK;
     }
     *saved = true;
-    p->positions_saved += n;
-    for (int i = 0; i < n; i++) {
+    p->positions_saved += m;
+    for (int i = 0; i < m; i++) {
         if (p->conf.src_ops->committed) {
-            p->conf.src_ops->committed(p->src, lanes[i], offs[i]);
+            p->conf.src_ops->committed(p->src, s_lanes[i], s_offs[i]);
         }
     }
     return RSQL_OK;

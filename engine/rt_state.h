@@ -83,8 +83,8 @@ bool rsql_rt_state_seal_due(rt_state_t *s);
 rsql_err_t rsql_rt_state_seal(rt_state_t *s, uint64_t ticks);
 
 /* The positions a checkpoint saves with the state it wrote: n lanes at offs, keys[i] the
-   position's text part or NULL. The state's: valid until rsql_rt_state_committed or the next
-   checkpoint. */
+   position's text part or NULL. The state's: lanes and offs valid until the next checkpoint,
+   keys until rsql_rt_state_committed (they are the seals'). */
 typedef struct rt_state_cut {
     int n;
     const uint32_t *lanes;
