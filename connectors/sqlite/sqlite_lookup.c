@@ -181,7 +181,8 @@ static rsql_err_t sl_open(const rsql_lookup_ctx_t *ctx, rsql_lookup_t **out, rsq
         return rsql_error_nomem(err);
     }
     rsql_err_t code = RSQL_OK;
-    int rc = sqlite3_open_v2(path, &lk->db, SQLITE_OPEN_READONLY, NULL);
+    /* NOMUTEX: a lookup is used by one thread (rsql_io.h) */
+    int rc = sqlite3_open_v2(path, &lk->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         code = rsql_sqlite__error(lk->db, rc, NULL, err, "%s: cannot open %s", lk->what, path);
     } else {
