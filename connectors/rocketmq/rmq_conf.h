@@ -66,7 +66,9 @@ typedef struct rsql_rmq_conf {
     int64_t max_body_bytes;  /* source.max-body-size */
     const char *lite_topics; /* CSV, NULL: every lite topic (wildcard) */
     int64_t lite_clients;    /* source.lite-clients: most client identities (lite mode) */
-    int64_t lite_clients_min; /* source.lite-clients-min: identities at open, the fewest kept */
+    int64_t lite_clients_min; /* source.lite-clients-min: the fewest identities kept */
+    int64_t lite_clients_start; /* source.lite-clients-start: identities at open (clamped to
+                                   [min, max] by rsql_rmq_lite_start) */
     int dead_letter;         /* RSQL_RMQ_DLQ_* */
     bool dead_letter_given;
     int64_t idle_timeout_ms; /* scan.idle-timeout */
@@ -90,6 +92,15 @@ typedef struct rsql_rmq_conf {
     int64_t linger_ms;
     int changelog_order; /* RSQL_RMQ_ORDER_* (a changelog written to the topic) */
 } rsql_rmq_conf_t;
+
+/* The client identities a lite source starts with: source.lite-clients-start within
+   [source.lite-clients-min, source.lite-clients]. */
+static inline int64_t rsql_rmq_lite_start(const rsql_rmq_conf_t *c)
+{
+    int64_t n = c->lite_clients_start;
+    n = n < c->lite_clients_min ? c->lite_clients_min : n;
+    return n > c->lite_clients ? c->lite_clients : n;
+}
 
 /* Descriptor hooks (rmq_explain.c). */
 bool rsql_rmq__bounded(const void *conf, const char **why);

@@ -185,17 +185,19 @@ void rsql_rmq_round_reset(rsql_rmq_round_t *r);
 void rsql_rmq_round_deinit(rsql_rmq_round_t *r);
 
 /*
-** How many identities a lite source should have in use, between min (at open, and the floor)
-** and max (`source.lite-clients`): a full round of any identity raises it to max at once (each
-** identity added waits ~5 s for the broker's next round, so growing a step at a time would cost
-** a round per step); RSQL_RMQ_IDS_SHRINK_MS without a full round lowers it back to min.
+** How many identities a lite source should have in use, between min (the floor) and max
+** (`source.lite-clients`), start at open: a full round of any identity raises it to max at once
+** (each identity added waits ~5 s for the broker's next round, so growing a step at a time would
+** cost a round per step); RSQL_RMQ_IDS_SHRINK_MS without a full round (the start counts as one)
+** lowers it back to min.
 */
 typedef struct rsql_rmq_ids {
     int min, max, target;
     int64_t last_full_ms; /* the latest full round (0: none) */
 } rsql_rmq_ids_t;
 
-void rsql_rmq_ids_init(rsql_rmq_ids_t *d, int min, int max);
+/* start (clamped to [min, max]) in use from now_ms. */
+void rsql_rmq_ids_init(rsql_rmq_ids_t *d, int min, int max, int start, int64_t now_ms);
 /* A full round at now_ms. True when the target changed (it grew). */
 bool rsql_rmq_ids_full(rsql_rmq_ids_t *d, int64_t now_ms);
 /* Time passed to now_ms. True when the target changed (back to min). */

@@ -5,9 +5,12 @@
  * rules). The broker hands each identity at most RSQL_RMQ_ROUND_FULL backlogged lite topics per
  * dispatch round, so an identity that pops that many lite topics in one burst says the backlog
  * is larger than what the identities in use are given per round: the source then runs up to
- * `source.lite-clients` identities, and drops back to its first ones once no round has been
- * full for RSQL_RMQ_IDS_SHRINK_MS. Live traffic over fewer lite topics never fills a round, so
- * it keeps one identity (the fairness of rmq_throttle.c is measured with one).
+ * `source.lite-clients` identities, and drops back to `source.lite-clients-min` once no round
+ * has been full for RSQL_RMQ_IDS_SHRINK_MS. It starts with `source.lite-clients-start`
+ * identities, kept for that quiet time as if a round had been full at the start: the broker's
+ * first round serves only the identities registered by then, so a backlog that several of them
+ * drain in that round would otherwise wait for the next one. Live traffic over fewer lite
+ * topics never fills a round, so it ends up on one identity.
  *
  * Pure state on the caller's clock and storage; the caller (rmq_housekeeping.c) locks, starts
  * and retires the identities.
@@ -73,12 +76,12 @@ void rsql_rmq_round_deinit(rsql_rmq_round_t *r)
 }
 
 /* See rmq_conn_int.h. */
-void rsql_rmq_ids_init(rsql_rmq_ids_t *d, int min, int max)
+void rsql_rmq_ids_init(rsql_rmq_ids_t *d, int min, int max, int start, int64_t now_ms)
 {
     d->min = min < 1 ? 1 : min;
     d->max = max < d->min ? d->min : max;
-    d->target = d->min;
-    d->last_full_ms = 0;
+    d->target = start < d->min ? d->min : start > d->max ? d->max : start;
+    d->last_full_ms = now_ms; /* the start counts as a full round: kept for the quiet time */
 }
 
 /* See rmq_conn_int.h. */

@@ -197,28 +197,36 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "client id, Telemetry stream, heartbeat, lite subscription (the same one) and "
                  "`source.fetch-concurrency` long polls, all over one gRPC connection; a message "
                  "is acked and renewed by the identity that received it, and the internal buffer "
-                 "is 2 x fetch-concurrency x batch-size per identity in use. The source starts "
-                 "with `source.lite-clients-min` (1) and adapts: the broker hands each identity "
-                 "at most 100 backlogged lite topics per dispatch round (5.5.0's "
+                 "is 2 x fetch-concurrency x batch-size per identity in use. The broker hands each "
+                 "identity at most 100 backlogged lite topics per dispatch round (5.5.0's "
                  "`lite.sub.client.max.event.cnt`; a wildcard group's first round comes 5 s after "
-                 "the subscription, the next ones 10 s apart), so when one identity pops 100 lite "
-                 "topics in one burst (a full round: the backlog is larger) the source starts "
-                 "identities up to this number (logged), and when no round has been full for "
-                 "30 s it retires the extra ones again, each once its long polls have come back "
-                 "and its messages are acked or let go. Live traffic over fewer lite topics "
-                 "keeps one identity (the fair throttling is measured with one, "
-                 "docs/ROCKETMQ-NOTES.md). Measured (bench/README.md, 3,000 messages over 300 "
-                 "lite topics, 5.5.0): 26 s with one identity, about 16 s at the defaults (the "
-                 "broker's next round comes 10 s after the first full one, whoever joined since), "
-                 "about 6 s with 4 or more from the start (`source.lite-clients-min`). The "
-                 "identities in use are in the job's detail (`identities`) and the "
+                 "the subscription, the next ones 10 s apart, and only identities registered by "
+                 "then share a round), so the source starts with `source.lite-clients-start` (8) "
+                 "identities, which drain a backlog of up to 800 lite topics in the first round; "
+                 "when fewer were started and one identity pops 100 lite topics in one burst (a "
+                 "full round: the backlog is larger) it starts identities up to this number "
+                 "(logged); when no round has "
+                 "been full for 30 s (from the start, or from the last full one) it retires the "
+                 "extra ones down to `source.lite-clients-min` (1), each once its long polls have "
+                 "come back and its messages are acked or let go, so live traffic runs on one "
+                 "identity. Measured (bench/README.md, 3,000 messages over 300 lite topics, "
+                 "5.5.0): about 6 s at the defaults, 26 s with one identity; 6,000 over 600: about "
+                 "6 s at the defaults, 16 s when 4 start. The identities in "
+                 "use are in the job's detail (`identities`) and the "
                  "`rocketsql_source_lite_identities` metric. 1 keeps one identity.",
                  F(lite_clients, int64_t)),
+    RSQL_OPT_ROW_F("source.lite-clients-start", RSQL_OPT_INT, SRC, "8", 1, 16, NULL,
+                 "Lite mode: client identities started at open, kept at least 30 s (within "
+                 "`source.lite-clients-min` and `source.lite-clients`). Several from the start "
+                 "share the broker's first dispatch round, so a backlog over many lite topics "
+                 "drains in one round instead of two or three; 1 starts with one identity, which "
+                 "grows only after a full round. Live traffic was measured as fair with 1, 4 and "
+                 "8 from the start (tests/rocketmq/t_throttle.sh).",
+                 F(lite_clients_start, int64_t)),
     RSQL_OPT_ROW_F("source.lite-clients-min", RSQL_OPT_INT, SRC, "1", 1, 16, NULL,
-                 "Lite mode: client identities started at open and the fewest the source keeps "
-                 "(at most `source.lite-clients`). More from the start drain a backlog over many "
-                 "lite topics in the broker's first dispatch round instead of its second (for "
-                 "catch-up jobs); equal to `source.lite-clients` fixes the number.",
+                 "Lite mode: the fewest client identities the source keeps (at most "
+                 "`source.lite-clients`): it goes back to this many once no dispatch round has "
+                 "been full for 30 s. Equal to `source.lite-clients` fixes the number.",
                  F(lite_clients_min, int64_t)),
     RSQL_OPT_ROW_FG("source.dead-letter", RSQL_OPT_ENUM, SRC, "none", 0, 0, rsql_rmq_dead_letters,
                  "Where a failed message goes under `errors.tolerance` = `all`. `none`: only to "
@@ -364,8 +372,9 @@ static rsql_err_t rmq_finalize(const rsql_optset_t *set, rsql_error_t *err)
                               "'rocketmq-grpc' (needed with 'source.filter-type' = 'sql92')");
     }
     const char *mode = rsql_optset_str(set, "source.mode");
-    static const char *const lc[] = {"source.lite-clients", "source.lite-clients-min"};
-    for (int k = 0; k < 2; k++) {
+    static const char *const lc[] = {"source.lite-clients", "source.lite-clients-min",
+                                     "source.lite-clients-start"};
+    for (int k = 0; k < 3; k++) {
         int il = rsql_optset_find(set, lc[k]);
         if (il >= 0 && rsql_optset_int(set, lc[k]) > 1 &&
             (!mode || strcasecmp(mode, "lite") != 0)) {

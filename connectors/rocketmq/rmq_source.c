@@ -227,15 +227,19 @@ static rsql_err_t rs_open(const rsql_source_ctx_t *ctx, rsql_source_t **out, rsq
     /* a bounded read polls no longer than its idle timeout (the answer completes it) */
     conf.long_polling_timeout_ms = (int)rsql_rmq_idle_long_poll_ms(c->await_ms, s->idle_ms);
     conf.max_body_bytes = (size_t)c->max_body_bytes;
-    /* lite mode: source.lite-clients-min identities to start with, the first owning the
-       channel, each with its own client id, Telemetry stream, heartbeat and (the same) lite
-       subscription; the housekeeping thread adds more up to source.lite-clients while the
-       broker's dispatch rounds come back full and retires them again (rmq_identity.c) */
+    /* lite mode: source.lite-clients-start identities to start with (all registered before
+       the broker's first dispatch round), the first owning the channel, each with its own
+       client id, Telemetry stream, heartbeat and (the same) lite subscription; the
+       housekeeping thread adds more up to source.lite-clients while the broker's dispatch
+       rounds come back full and retires them down to source.lite-clients-min after a quiet
+       time (rmq_identity.c) */
     int max_clis = s->lite && c->lite_clients > 1 ? (int)c->lite_clients : 1;
     max_clis = max_clis > RMQ_MAX_CLIENTS ? RMQ_MAX_CLIENTS : max_clis;
-    int n_clis = s->lite && c->lite_clients_min > 1 ? (int)c->lite_clients_min : 1;
-    n_clis = n_clis > max_clis ? max_clis : n_clis;
-    rsql_rmq_ids_init(&s->ids, n_clis, max_clis);
+    int min_clis = s->lite && c->lite_clients_min > 1 ? (int)c->lite_clients_min : 1;
+    min_clis = min_clis > max_clis ? max_clis : min_clis;
+    rsql_rmq_ids_init(&s->ids, min_clis, max_clis, s->lite ? (int)rsql_rmq_lite_start(c) : 1,
+                      rsql_now_ms());
+    int n_clis = s->ids.target;
     rsql_err_t rc = RSQL_OK;
     size_t n_lt = 0;
     char **lt = s->lite && c->lite_topics ? split_csv(c->lite_topics, &n_lt) : NULL;

@@ -440,8 +440,9 @@ static void test_fault_source_lite_throttle(void)
     fake_stats_t st;
     fake_rmq_stats(f, &st);
     /* COMPLETE_ADD at start (wildcard group), one per identity started at open
-       (source.lite-clients-min; more come only when the broker's rounds are full) */
-    CU_ASSERT_EQUAL(st.calls[FAKE_SYNC_LITE], (int)x.conf->lite_clients_min);
+       (source.lite-clients-start: 8 at the defaults, all of source.lite-clients) */
+    CU_ASSERT_EQUAL(st.calls[FAKE_SYNC_LITE], (int)rsql_rmq_lite_start(x.conf));
+    CU_ASSERT_EQUAL(st.calls[FAKE_SYNC_LITE], 8);
     polled_t p[2];
     CU_ASSERT_EQUAL_FATAL(src_take(&x, 2, NULL, NULL, p), 2); /* a1 and b1 */
     CU_ASSERT(strcmp(p[0].body, "a2") != 0 && strcmp(p[1].body, "a2") != 0);

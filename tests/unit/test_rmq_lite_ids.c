@@ -107,7 +107,7 @@ static void test_round_storage(void)
 static void test_ids_grow_shrink(void)
 {
     rsql_rmq_ids_t d;
-    rsql_rmq_ids_init(&d, 1, 8);
+    rsql_rmq_ids_init(&d, 1, 8, 1, 0);
     CU_ASSERT_EQUAL(d.target, 1);
     CU_ASSERT_EQUAL(rsql_rmq_ids_next(&d), INT64_MAX);
     CU_ASSERT_FALSE(rsql_rmq_ids_tick(&d, 1000000)); /* never below the minimum */
@@ -129,20 +129,47 @@ static void test_ids_grow_shrink(void)
     CU_ASSERT_EQUAL(d.target, 8);
 }
 
+/* Several identities at the start (source.lite-clients-start) are kept for the quiet time, as
+   after a full round, then go back to the floor; a full round meanwhile grows them to the
+   maximum and starts the quiet time again. */
+static void test_ids_start(void)
+{
+    rsql_rmq_ids_t d;
+    rsql_rmq_ids_init(&d, 1, 8, 4, 5000);
+    CU_ASSERT_EQUAL(d.target, 4);
+    CU_ASSERT_EQUAL(rsql_rmq_ids_next(&d), 5000 + RSQL_RMQ_IDS_SHRINK_MS);
+    CU_ASSERT_FALSE(rsql_rmq_ids_tick(&d, 5000 + RSQL_RMQ_IDS_SHRINK_MS - 1));
+    CU_ASSERT_EQUAL(d.target, 4);
+    CU_ASSERT_TRUE(rsql_rmq_ids_tick(&d, 5000 + RSQL_RMQ_IDS_SHRINK_MS));
+    CU_ASSERT_EQUAL(d.target, 1);
+    CU_ASSERT_EQUAL(rsql_rmq_ids_next(&d), INT64_MAX);
+    /* a backlog larger than the start's identities take in a round */
+    rsql_rmq_ids_init(&d, 1, 8, 4, 5000);
+    CU_ASSERT_TRUE(rsql_rmq_ids_full(&d, 10500));
+    CU_ASSERT_EQUAL(d.target, 8);
+    CU_ASSERT_FALSE(rsql_rmq_ids_tick(&d, 5000 + RSQL_RMQ_IDS_SHRINK_MS));
+    CU_ASSERT_TRUE(rsql_rmq_ids_tick(&d, 10500 + RSQL_RMQ_IDS_SHRINK_MS));
+    CU_ASSERT_EQUAL(d.target, 1);
+    /* a start above the maximum is the maximum */
+    rsql_rmq_ids_init(&d, 1, 2, 4, 0);
+    CU_ASSERT_EQUAL(d.target, 2);
+}
+
 /* A floor above 1 (source.lite-clients-min) and min = max (a fixed number). */
 static void test_ids_bounds(void)
 {
     rsql_rmq_ids_t d;
-    rsql_rmq_ids_init(&d, 4, 4);
+    rsql_rmq_ids_init(&d, 4, 4, 4, 0);
     CU_ASSERT_EQUAL(d.target, 4);
     CU_ASSERT_FALSE(rsql_rmq_ids_full(&d, 1000));
     CU_ASSERT_FALSE(rsql_rmq_ids_tick(&d, 1000000));
     CU_ASSERT_EQUAL(d.target, 4);
-    rsql_rmq_ids_init(&d, 2, 6);
+    rsql_rmq_ids_init(&d, 2, 6, 1, 0); /* a start under the floor is the floor */
+    CU_ASSERT_EQUAL(d.target, 2);
     CU_ASSERT_TRUE(rsql_rmq_ids_full(&d, 1000));
     CU_ASSERT_TRUE(rsql_rmq_ids_tick(&d, 1000 + RSQL_RMQ_IDS_SHRINK_MS));
     CU_ASSERT_EQUAL(d.target, 2);
-    rsql_rmq_ids_init(&d, 5, 3); /* a maximum under the minimum is the minimum */
+    rsql_rmq_ids_init(&d, 5, 3, 9, 0); /* a maximum under the minimum is the minimum */
     CU_ASSERT_EQUAL(d.max, 5);
     CU_ASSERT_EQUAL(d.target, 5);
     rsql_rmq_ids_failed(&d, 0);
@@ -155,6 +182,7 @@ static CU_TestInfo lite_ids_tests[] = {
     {"round_span", test_round_span},
     {"round_storage", test_round_storage},
     {"ids_grow_shrink", test_ids_grow_shrink},
+    {"ids_start", test_ids_start},
     {"ids_bounds", test_ids_bounds},
     CU_TEST_INFO_NULL,
 };
