@@ -94,10 +94,12 @@ typedef struct rsql_rmq_conf {
 } rsql_rmq_conf_t;
 
 /* The client identities a lite source starts with: source.lite-clients-start within
-   [source.lite-clients-min, source.lite-clients]. */
+   [source.lite-clients-min, source.lite-clients] for the wildcard subscription, whose backlog
+   the broker hands out in dispatch rounds to the identities registered by then;
+   source.lite-clients-min with source.lite-topics (an explicit subscription). */
 static inline int64_t rsql_rmq_lite_start(const rsql_rmq_conf_t *c)
 {
-    int64_t n = c->lite_clients_start;
+    int64_t n = c->lite_topics ? c->lite_clients_min : c->lite_clients_start;
     n = n < c->lite_clients_min ? c->lite_clients_min : n;
     return n > c->lite_clients ? c->lite_clients : n;
 }

@@ -216,8 +216,10 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "`rocketsql_source_lite_identities` metric. 1 keeps one identity.",
                  F(lite_clients, int64_t)),
     RSQL_OPT_ROW_F("source.lite-clients-start", RSQL_OPT_INT, SRC, "8", 1, 16, NULL,
-                 "Lite mode: client identities started at open, kept at least 30 s (within "
-                 "`source.lite-clients-min` and `source.lite-clients`). Several from the start "
+                 "Lite mode, every lite topic (no `source.lite-topics`): client identities "
+                 "started at open, kept at least 30 s (within `source.lite-clients-min` and "
+                 "`source.lite-clients`; with `source.lite-topics` the source starts with "
+                 "`source.lite-clients-min`). Several from the start "
                  "share the broker's first dispatch round, so a backlog over many lite topics "
                  "drains in one round instead of two or three; 1 starts with one identity, which "
                  "grows only after a full round. Live traffic was measured as fair with 1, 4 and "

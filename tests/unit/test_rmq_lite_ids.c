@@ -10,7 +10,9 @@
 
 #include <CUnit/CUnit.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "connectors/rocketmq/rmq_conf.h"
 #include "connectors/rocketmq/rmq_conn_int.h"
 
 /* A full round: RSQL_RMQ_ROUND_FULL lite topics popped back to back, each several times. */
@@ -155,6 +157,27 @@ static void test_ids_start(void)
     CU_ASSERT_EQUAL(d.target, 2);
 }
 
+/* The start of the options: lite-clients-start within [min, max] for the wildcard
+   subscription, the floor with explicit lite topics. */
+static void test_ids_start_conf(void)
+{
+    rsql_rmq_conf_t c;
+    memset(&c, 0, sizeof c);
+    c.lite_clients = 8;
+    c.lite_clients_min = 1;
+    c.lite_clients_start = 8;
+    CU_ASSERT_EQUAL(rsql_rmq_lite_start(&c), 8);
+    c.lite_clients = 3;
+    CU_ASSERT_EQUAL(rsql_rmq_lite_start(&c), 3);
+    c.lite_clients = 8;
+    c.lite_clients_min = 2;
+    c.lite_clients_start = 1;
+    CU_ASSERT_EQUAL(rsql_rmq_lite_start(&c), 2);
+    c.lite_clients_start = 8;
+    c.lite_topics = "a,b";
+    CU_ASSERT_EQUAL(rsql_rmq_lite_start(&c), 2);
+}
+
 /* A floor above 1 (source.lite-clients-min) and min = max (a fixed number). */
 static void test_ids_bounds(void)
 {
@@ -183,6 +206,7 @@ static CU_TestInfo lite_ids_tests[] = {
     {"round_storage", test_round_storage},
     {"ids_grow_shrink", test_ids_grow_shrink},
     {"ids_start", test_ids_start},
+    {"ids_start_conf", test_ids_start_conf},
     {"ids_bounds", test_ids_bounds},
     CU_TEST_INFO_NULL,
 };
