@@ -67,25 +67,24 @@ static void source_lines(const rsql_explain_t *x, const rsql_rmq_conf_t *c)
         x->attr(x, "mode", "simple (topic '%s', %s filter '%s')", c->topic,
                 rsql_rmq_filter_types[c->filter_type], c->filter_expression);
     }
+    /* what every identity has, whatever their number */
+    static const char each[] = "(own client id, Telemetry stream, heartbeat, lite subscription "
+                               "and long polls each; one connection)";
     int64_t start = rsql_rmq_lite_start(c);
     if (lite && start == c->lite_clients && c->lite_clients > c->lite_clients_min) {
         x->attr(x, "clients",
                 "%" PRId64 " client identities at first, back to %" PRId64 " after 30s without "
-                "a full dispatch round (own client id, Telemetry stream, heartbeat, lite "
-                "subscription and long polls each; one connection)",
-                start, c->lite_clients_min);
+                "a full dispatch round %s",
+                start, c->lite_clients_min, each);
     } else if (lite && c->lite_clients > c->lite_clients_min) {
         x->attr(x, "clients",
                 "%" PRId64 " client identit%s at first, up to %" PRId64 " while the broker's "
                 "dispatch rounds come back full (a backlog over many lite topics), back to %" PRId64
-                " after 30s without a full round (own client id, Telemetry stream, heartbeat, "
-                "lite subscription and long polls each; one connection)",
-                start, start == 1 ? "y" : "ies", c->lite_clients, c->lite_clients_min);
+                " after 30s without a full round %s",
+                start, start == 1 ? "y" : "ies", c->lite_clients, c->lite_clients_min, each);
     } else if (lite) {
-        x->attr(x, "clients",
-                "%" PRId64 " client identit%s (own client id, Telemetry stream, heartbeat, "
-                "lite subscription and long polls each; one connection)",
-                c->lite_clients, c->lite_clients == 1 ? "y" : "ies");
+        x->attr(x, "clients", "%" PRId64 " client identit%s %s", c->lite_clients,
+                c->lite_clients == 1 ? "y" : "ies", each);
     }
     x->attr(x, "receive",
             "1 to %" PRId64 " concurrent long polls%s (adaptive: doubled while they come back "
