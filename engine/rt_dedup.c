@@ -28,6 +28,9 @@ struct rt_dedup {
     const rsql_tdesc_t **descs;
     rsql_buf_t key, value;
     uint64_t kept, dropped, replaced;
+    int64_t now; /* the wall clock when the record's batch came (ms) */
+    const rsql_batch_t *clock_batch; /* the batch it is of, and its first record's seq */
+    uint64_t clock_seq;
 };
 
 /* See rt_dedup.h. */
@@ -129,7 +132,12 @@ rsql_err_t rsql_rt_dedup_record(rt_dedup_t *d, rsql_batch_t *batch, rsql_record_
     if (d->key.oom) {
         return rsql_error_nomem(err);
     }
-    int64_t now = rsql_wall_ms();
+    if (batch != d->clock_batch || batch->recs[0].seq != d->clock_seq) {
+        d->clock_batch = batch; /* the clock once a batch: its rows came together */
+        d->clock_seq = batch->recs[0].seq;
+        d->now = rsql_wall_ms();
+    }
+    int64_t now = d->now;
     const uint8_t *old = NULL;
     size_t old_len = 0;
     bool seen;

@@ -360,7 +360,7 @@ static rsql_err_t xform_apply(void *opaque, rsql_batch_t *batch, rsql_record_t *
                 return rc;
             }
         }
-        if (x->stateful) { /* a mini-batch's groups at once */
+        if (x->stateful) { /* a mini-batch's groups at once, or its keys prefetched */
             *stage = "eval";
             rsql_err_t rc = rsql_rt_stateful_batch(x->stateful, batch, row_of, x, &x->ectx, err);
             if (rc != RSQL_OK) {

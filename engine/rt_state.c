@@ -1,45 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rt_state: see rt_state.h. The entries are a hash table of key bytes (FNV-1a), each entry one
- * allocation holding its key and value (with room to change the value in place), in a list by
- * use (a clock's approximation of it); past the bound (state.memory) the least recently used
- * whose changes are on disk leave memory, and a key not in memory is read back from the
- * catalog (on a connection of the transform thread's own) unless the catalog cannot hold it:
- * a filter of the keys it may hold (those there at open, and every one evicted) says it is not
- * there, as it says of nearly every key seen for the first time. The entries changed since the
- * last seal are in an array (each knows its place there); a seal copies their keys and values
- * once, however often they changed, with the positions seen. The seals not yet on disk are a
- * list shared by the transform thread (appends) and the worker (writes and drops a prefix),
- * under a mutex; the table is the transform thread's alone.
+ * rt_state: see rt_state.h. The entries are a hash table of key bytes (FNV-1a; open addressing,
+ * rt_state_table.h), each entry one allocation holding its key and value (with room to change the
+ * value in place), in a list by use (a clock's approximation of it); past the bound
+ * (state.memory) the least recently used whose changes are on disk leave memory, and a key not
+ * in memory is read back from the catalog (on a connection of the transform thread's own)
+ * unless the catalog cannot hold it: a filter of the keys it may hold (those there at open, and
+ * every one evicted) says it is not there, as it says of nearly every key seen for the first
+ * time. The entries changed since the last seal are in an array (each knows its place there); a
+ * seal copies their keys and values once, however often they changed, with the positions seen.
+ * The seals not yet on disk are a list shared by the transform thread (appends) and the worker
+ * (writes and drops a prefix), under a mutex; the table is the transform thread's alone.
  * @locality see rt_state.h
  */
 #include "config.h"
 #include "engine/rt_state.h"
 #include "engine/rt_keyfilter.h"
+#include "engine/rt_state_table.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_time.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-
-typedef struct ent {           /* 56 bytes and the key and value: one for each key held */
-    struct ent *next;          /* in its bucket */
-    struct ent *newer, *older; /* the use list */
-    int64_t written_ms;
-    uint32_t seal;             /* the seal that holds its last change (0: none this run) */
-    uint32_t dirty;            /* its place in the changed array, from 1 (0: not changed
-                                  since the last seal) */
-    uint32_t hash;             /* the low half of hash_bytes' */
-    uint32_t key_len;
-    uint32_t cap;              /* room for the value */
-    uint32_t value_len : 30;
-    uint32_t used : 1; /* read since it last passed the end of the use list (its second chance) */
-    uint32_t gone : 1; /* deleted (rsql_rt_state_del): its deletion is not on disk yet, or it
-                          stays until it leaves memory so the value on disk is not read back */
-    unsigned char bytes[]; /* key, then value */
-} ent_t;
 
 /* A change in a seal: key and value at offsets of its bytes. */
 typedef struct change {
@@ -79,8 +63,7 @@ struct rt_state {
     bool store_any;               /* the catalog held state for the pipeline at open */
     bool evicted;                 /* an entry was evicted since */
     rt_keyfilter_t *on_disk;      /* with a reader: the keys the catalog may hold */
-    ent_t **buckets;
-    size_t n_buckets;
+    rt_table_t t;                 /* the entries held, by key */
     ent_t *newest, *oldest;
     ent_t *last; /* the entry the last get found: a put of its key (most follow one) is not
                     looked for again */
@@ -144,38 +127,6 @@ uint64_t rsql_rt_state_hash(const void *p, size_t n)
     return h;
 }
 
-static ent_t **slot(rt_state_t *s, const void *key, size_t key_len, uint64_t h)
-{
-    ent_t **p = &s->buckets[h & (s->n_buckets - 1)];
-    while (*p && ((*p)->hash != (uint32_t)h || (*p)->key_len != key_len ||
-                  memcmp((*p)->bytes, key, key_len) != 0)) {
-        p = &(*p)->next;
-    }
-    return p;
-}
-
-static void grow_table(rt_state_t *s)
-{
-    if ((size_t)cnt(&s->keys) < s->n_buckets) {
-        return;
-    }
-    size_t nb = s->n_buckets * 2;
-    ent_t **b = rsql_calloc(nb, sizeof *b);
-    if (!b) {
-        return; /* longer chains, still right */
-    }
-    for (size_t i = 0; i < s->n_buckets; i++) {
-        for (ent_t *e = s->buckets[i], *next; e; e = next) {
-            next = e->next;
-            e->next = b[e->hash & (nb - 1)];
-            b[e->hash & (nb - 1)] = e;
-        }
-    }
-    rsql_free(s->buckets);
-    s->buckets = b;
-    s->n_buckets = nb;
-}
-
 static void use_unlink(rt_state_t *s, ent_t *e)
 {
     if (e->newer) {
@@ -237,11 +188,7 @@ static void unchange(rt_state_t *s, ent_t *e)
 /* Drop e from the table (its value stays in the catalog). */
 static void drop(rt_state_t *s, ent_t *e)
 {
-    ent_t **p = &s->buckets[e->hash & (s->n_buckets - 1)];
-    while (*p != e) {
-        p = &(*p)->next;
-    }
-    *p = e->next;
+    rt_table_remove(&s->t, rt_table_at(&s->t, e));
     use_unlink(s, e);
     unchange(s, e);
     if (s->last == e) {
@@ -254,9 +201,10 @@ static void drop(rt_state_t *s, ent_t *e)
 
 /*
 ** Past the bound, the least recently used entries whose changes are on disk leave memory
-** (read back when asked for); keep stays. The list is in order of the last write; an entry
-** read since it was last at the end goes to the front instead (a second chance, as a clock
-** does: a read only sets a bit). An entry with a change not on disk stays until its seal is
+** (read back when asked for); keep stays. The list is in order of entry into memory (a new
+** key, a value grown past its room, a key read back); an entry read or changed in place since
+** it was last at the end goes to the front instead (a second chance, as a clock does: a read
+** or a change in place only sets a bit, and touches no neighbour). An entry with a change not on disk stays until its seal is
 ** written (it goes to the front too), so the bound may be exceeded by the entries changed
 ** since the last checkpoint.
 */
@@ -318,12 +266,16 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         s->changed = g;
         s->cap_changed = cap;
     }
-    ent_t *e = s->last, **p = NULL;
+    if (!rt_table_room(&s->t, (size_t)cnt(&s->keys) + 1)) {
+        return RSQL_ERR_NOMEM;
+    }
+    ent_t *e = s->last;
+    size_t at = SIZE_MAX;
     uint64_t h = 0;
     if (!e || e->key_len != key_len || memcmp(e->bytes, key, key_len) != 0) {
         h = rsql_rt_state_hash(key, key_len);
-        p = slot(s, key, key_len, h);
-        e = *p;
+        at = rt_table_find(&s->t, key, key_len, h);
+        e = rt_table_ent(&s->t, s->t.slots[at]);
     }
     if (!e || value_len > e->cap) {
         size_t room = value_room(value_len);
@@ -336,12 +288,12 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         n->cap = (uint32_t)room;
         n->used = 0;
         memcpy(n->bytes, key, key_len);
-        if (e) { /* it takes e's places: bucket, changed array, seal */
-            if (!p) { /* found as the last one got: its bucket's link to it */
-                p = slot(s, key, key_len, e->hash);
+        if (e) { /* it takes e's places: slot (and tag), changed array, seal */
+            if (at == SIZE_MAX) { /* found as the last one got */
+                at = rt_table_at(&s->t, e);
             }
+            rt_table_replace(&s->t, at, n);
             n->hash = e->hash;
-            n->next = e->next;
             n->dirty = e->dirty;
             n->seal = e->seal;
             if (e->dirty) {
@@ -351,16 +303,17 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
             cnt_add(&s->bytes, -(int64_t)ent_bytes(e));
             rsql_free(e);
         } else {
-            n->next = NULL;
+            rt_table_put(&s->t, at, n, h);
             n->dirty = 0;
             n->seal = 0;
             cnt_add(&s->keys, 1);
         }
-        *p = n;
         cnt_add(&s->bytes, (int64_t)ent_bytes(n));
+        use_front(s, n);
         e = n;
     } else {
-        use_unlink(s, e);
+        e->used = 1; /* changed in place: not moved (its neighbours stay untouched), a second
+                        chance when it is the oldest, as a read gives */
     }
     e->value_len = (uint32_t)value_len & (INT32_MAX >> 1);
     if (value_len) {
@@ -375,8 +328,6 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         s->changed_bytes += (int64_t)(sizeof(change_t) + key_len + e->cap);
         cnt_add(&s->dirty, 1);
     }
-    use_front(s, e);
-    grow_table(s);
     evict(s, e);
     int64_t now_held = held(s);
     if (now_held > cnt(&s->peak)) {
@@ -440,12 +391,11 @@ rsql_err_t rsql_rt_state_open_scan(rsql_catalog_t *cat, const char *pipeline, in
     s->scan_opaque = opaque;
     s->ttl_ms = ttl_ms;
     s->memory = memory;
-    s->n_buckets = 1024;
     s->tail = &s->head;
-    s->buckets = rsql_calloc(s->n_buckets, sizeof *s->buckets);
+    bool table = rt_table_init(&s->t, 1024);
     pthread_mutex_init(&s->lock, NULL);
     rsql_cond_init_monotonic(&s->saved);
-    if (!s->buckets || (cat && pipeline && !(s->pipeline = rsql_strdup(pipeline)))) {
+    if (!table || (cat && pipeline && !(s->pipeline = rsql_strdup(pipeline)))) {
         rsql_rt_state_close(s);
         return rsql_error_nomem(err);
     }
@@ -495,11 +445,8 @@ void rsql_rt_state_close(rt_state_t *s)
     if (!s) {
         return;
     }
-    for (size_t i = 0; s->buckets && i < s->n_buckets; i++) {
-        for (ent_t *e = s->buckets[i], *next; e; e = next) {
-            next = e->next;
-            rsql_free(e);
-        }
+    for (size_t i = 0; s->t.slots && i < s->t.n; i++) {
+        rsql_free(rt_table_ent(&s->t, s->t.slots[i]));
     }
     for (seal_t *z = s->head, *next; z; z = next) {
         next = z->next;
@@ -519,7 +466,7 @@ void rsql_rt_state_close(rt_state_t *s)
     rsql_free(s->cut_lanes);
     rsql_free(s->cut_offs);
     rsql_free(s->cut_keys);
-    rsql_free(s->buckets);
+    rt_table_free(&s->t);
     rsql_free(s->pipeline);
     rsql_free(s);
 }
@@ -531,7 +478,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
 {
     *found = false;
     uint64_t h = rsql_rt_state_hash(key, key_len);
-    ent_t *e = *slot(s, key, key_len, h);
+    ent_t *e = rt_table_lookup(&s->t, key, key_len, h);
     if (!e && s->reader && (s->store_any || s->evicted) &&
         rsql_rt_keyfilter_maybe(s->on_disk, h)) { /* it may be on disk only */
         bool on_disk;
@@ -542,7 +489,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
         if (rc != RSQL_OK) {
             return rc;
         }
-        e = on_disk ? *slot(s, key, key_len, h) : NULL;
+        e = on_disk ? rt_table_lookup(&s->t, key, key_len, h) : NULL;
     }
     if (!e || e->gone || (s->ttl_ms > 0 && now_ms - e->written_ms >= s->ttl_ms)) {
         return RSQL_OK;
@@ -556,6 +503,24 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
 }
 
 /* See rt_state.h. */
+void rsql_rt_state_prefetch(const rt_state_t *s, uint64_t h)
+{
+    rt_table_prefetch(&s->t, h);
+}
+
+/* See rt_state.h. */
+void rsql_rt_state_prefetch_entry(const rt_state_t *s, uint64_t h)
+{
+    rt_table_prefetch_entry(&s->t, h);
+}
+
+/* See rt_state.h. */
+void rsql_rt_state__no_tags(rt_state_t *s)
+{
+    rt_table_no_tags(&s->t);
+}
+
+/* See rt_state.h. */
 rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
                              size_t value_len, int64_t now_ms)
 {
@@ -566,7 +531,7 @@ rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, con
 rsql_err_t rsql_rt_state_del(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms)
 {
     if (!s->pipeline) { /* in memory only: nothing to write, the entry goes now */
-        ent_t *e = *slot(s, key, key_len, rsql_rt_state_hash(key, key_len));
+        ent_t *e = rt_table_lookup(&s->t, key, key_len, rsql_rt_state_hash(key, key_len));
         if (e) {
             drop(s, e);
         }

@@ -49,6 +49,15 @@ rsql_err_t rsql_rt_state_open_scan(rsql_catalog_t *cat, const char *pipeline, in
 rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
                              const uint8_t **value, size_t *value_len, bool *found,
                              rsql_error_t *err);
+/*
+** Hints for the keys of a batch, whose memory a row-at-a-time lookup would wait for key by key:
+** rsql_rt_state_prefetch(s, h) for each key (h its rsql_rt_state_hash) fetches its slot's cache
+** line; then rsql_rt_state_prefetch_entry(s, h) for each fetches its entry (the slot read from
+** the cache by then). Neither changes anything, nor reads the catalog.
+*/
+void rsql_rt_state_prefetch(const rt_state_t *s, uint64_t h);
+void rsql_rt_state_prefetch_entry(const rt_state_t *s, uint64_t h);
+
 /* Set key's value (copied). The change goes to the catalog with the next seal. */
 rsql_err_t rsql_rt_state_put(rt_state_t *s, const void *key, size_t key_len, const void *value,
                              size_t value_len, int64_t now_ms);
@@ -136,6 +145,9 @@ void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out);
 /* The hash of the n bytes at p that the state's table uses (FNV-1a with a finalizer, so its
    low bits depend on every byte): for other tables keyed by the same bytes. */
 uint64_t rsql_rt_state_hash(const void *p, size_t n);
+
+/* For tests: the table without its tags, as where an address does not fit below them. */
+void rsql_rt_state__no_tags(rt_state_t *s);
 
 /* "state: K keys in memory (B bytes), C checkpoints" (and the evictions, catalog reads and
    waits when there were any) at buf; the length written (snprintf's, clipped to size). */

@@ -10,12 +10,17 @@
 #include "engine/rt_dedup.h"
 #include "engine/rt_window.h"
 #include "engine/rsql_pipeline.h"
+#include "base/rsql_buf.h"
+#include "base/rsql_value.h"
 
 struct rt_stateful {
     const rsql_plan_t *plan;
     rt_dedup_t *dedup;
     rt_agg_t *agg;
     rt_window_t *window;
+    rsql_buf_t key; /* prefetch's: a record's key, and the hashes of a batch's keys */
+    uint64_t *ph;
+    int ph_cap;
 };
 
 /* See rt_stateful.h. */
@@ -31,6 +36,7 @@ rsql_err_t rsql_rt_stateful_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
         return rsql_error_nomem(err);
     }
     s->plan = plan;
+    rsql_buf_init(&s->key);
     rsql_err_t rc = plan->window ? rsql_rt_window_open(plan, cat, pipeline, &s->window, err)
                     : plan->agg  ? rsql_rt_agg_open(plan, cat, pipeline, &s->agg, err)
                                  : rsql_rt_dedup_open(plan, cat, pipeline, &s->dedup, err);
@@ -51,7 +57,54 @@ void rsql_rt_stateful_close(rt_stateful_t *s)
     rsql_rt_dedup_close(s->dedup);
     rsql_rt_agg_close(s->agg);
     rsql_rt_window_close(s->window);
+    rsql_buf_deinit(&s->key);
+    rsql_free(s->ph);
     rsql_free(s);
+}
+
+/*
+** The state keys of batch's records (a group's, a deduplication's: the form byte 1, then the
+** values of the n exprs over the record's row, packed) hinted to the state
+** (rsql_rt_state_prefetch), so that a key's entry is in the cache when its record comes
+** instead of waited for then. The rows are made by row_of as the records' turns use them; a
+** row or key that cannot be made is left to its record's turn, which says why.
+*/
+static void prefetch(rt_stateful_t *s, rsql_bexpr_t *const *exprs, int n, rsql_batch_t *batch,
+                     rt_row_of_cb row_of, void *opaque, rsql_eval_ctx_t *ctx)
+{
+    rt_state_t *st = rsql_rt_stateful_state(s);
+    if (batch->n > s->ph_cap) {
+        uint64_t *ph = rsql_realloc(s->ph, sizeof *ph * (size_t)batch->n);
+        if (!ph) {
+            return; /* only a hint */
+        }
+        s->ph = ph;
+        s->ph_cap = batch->n;
+    }
+    int m = 0;
+    for (int i = 0; i < batch->n; i++) {
+        rsql_record_t *rec = &batch->recs[i];
+        const rsql_value_t *in, *row;
+        rsql_error_t e;
+        if (rec->n_rows > 1 || !(in = row_of(opaque, batch, rec)) ||
+            rsql_plan_row(s->plan, in, ctx, &row, &e) != RSQL_OK) {
+            continue;
+        }
+        rsql_buf_reset(&s->key);
+        rsql_buf_putc(&s->key, 1);
+        int k = 0;
+        for (rsql_value_t v; k < n && rsql_expr_eval(exprs[k], row, ctx, &v, &e) == RSQL_OK;
+             k++) {
+            rsql_value_pack(&v, 1, &s->key);
+        }
+        if (k == n && !s->key.oom) {
+            s->ph[m] = rsql_rt_state_hash(s->key.data, s->key.len);
+            rsql_rt_state_prefetch(st, s->ph[m++]);
+        }
+    }
+    for (int i = 0; i < m; i++) {
+        rsql_rt_state_prefetch_entry(st, s->ph[i]);
+    }
 }
 
 /* See rt_stateful.h. */
@@ -60,6 +113,11 @@ rsql_err_t rsql_rt_stateful_batch(rt_stateful_t *s, rsql_batch_t *batch, rt_row_
 {
     if (s->agg && s->plan->agg->mini_batch) { /* every record's groups at once */
         return rsql_rt_agg_batch(s->agg, batch, row_of, opaque, ctx, err);
+    }
+    if (s->agg) { /* the entries of the batch's keys fetched together, not one by one */
+        prefetch(s, s->plan->agg->group, s->plan->agg->n_group, batch, row_of, opaque, ctx);
+    } else if (s->dedup) {
+        prefetch(s, s->plan->dedup->keys, s->plan->dedup->n_key, batch, row_of, opaque, ctx);
     }
     return RSQL_OK;
 }

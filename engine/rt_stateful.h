@@ -26,7 +26,8 @@ rsql_err_t rsql_rt_stateful_open(const rsql_plan_t *plan, rsql_catalog_t *cat,
                                  const char *pipeline, rt_stateful_t **out, rsql_error_t *err);
 void rsql_rt_stateful_close(rt_stateful_t *s);
 
-/* A batch about to be transformed (a mini-batch of a group aggregation takes it at once). */
+/* A batch about to be transformed: a mini-batch of a group aggregation takes it at once; a
+   group aggregation or a deduplication without has its keys' entries fetched into the cache. */
 rsql_err_t rsql_rt_stateful_batch(rt_stateful_t *s, rsql_batch_t *batch, rt_row_of_cb row_of,
                                   void *opaque, rsql_eval_ctx_t *ctx, rsql_error_t *err);
 /* rec's rows through the operator (as rsql_rt_dedup_record, rsql_rt_agg_record or

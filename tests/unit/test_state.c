@@ -420,6 +420,98 @@ static void test_state_bounded(void)
     unlink(path);
 }
 
+/* A small deterministic generator (xorshift64*) for the table's random tests. */
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * UINT64_C(2685821657736338717);
+}
+
+/*
+** The table against a reference, in memory only (a deletion drops the entry: the table's
+** clusters close up behind it) and bounded over a catalog (entries leave memory and are read
+** back): random puts of values of 0 to 40 bytes (some grow past their entry's room), deletions
+** and reads over 6,000 keys, every answer checked, all keys checked now and then; with the
+** slots' tags and without them.
+*/
+static void table_random(bool bounded, bool tags)
+{
+    enum { KEYS = 6000, OPS = 120000 };
+    static char ref[KEYS][48];
+    static bool there[KEYS];
+    memset(there, 0, sizeof there);
+    rsql_catalog_t *cat = bounded ? fresh() : NULL;
+    rt_state_t *s = NULL;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL_FATAL(rsql_rt_state_open(cat, cat ? "job@a.b~0" : NULL, 0,
+                                             bounded ? 48 * 1024 : 0, &s, &err), RSQL_OK);
+    if (!tags) {
+        rsql_rt_state__no_tags(s);
+    }
+    uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
+    char k[32];
+    int bad = 0;
+    for (int i = 0; i < OPS; i++) {
+        uint64_t r = rnd(&x);
+        int key = (int)(r % KEYS), op = (int)(r >> 32) % 10;
+        snprintf(k, sizeof k, "k%d", key);
+        if (op < 5) {
+            int len = (int)((r >> 40) % 41);
+            memset(ref[key], 'a' + i % 26, (size_t)len);
+            ref[key][len] = 0;
+            CU_ASSERT_EQUAL(rsql_rt_state_put(s, k, strlen(k), ref[key], (size_t)len, 1000),
+                            RSQL_OK);
+            there[key] = true;
+        } else if (op < 7) {
+            CU_ASSERT_EQUAL(rsql_rt_state_del(s, k, strlen(k), 1000), RSQL_OK);
+            there[key] = false;
+        } else {
+            bad += !has(s, k, there[key] ? ref[key] : NULL);
+        }
+        if (cat) {
+            CU_ASSERT_EQUAL(rsql_rt_state_seen(s, 0, i, NULL), RSQL_OK);
+            if (i % 500 == 499) { /* everything delivered: all of it may go to disk */
+                seal(s);
+                checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){i}, true);
+            }
+        }
+        if (i % 20000 == 19999) {
+            for (int j = 0; j < KEYS; j++) {
+                snprintf(k, sizeof k, "k%d", j);
+                bad += !has(s, k, there[j] ? ref[j] : NULL);
+            }
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    int n = 0;
+    for (int j = 0; j < KEYS; j++) {
+        n += there[j];
+    }
+    if (bounded) {
+        CU_ASSERT(st.evictions > 0);
+        CU_ASSERT(st.reads > 0);
+    } else {
+        CU_ASSERT_EQUAL(st.keys, n); /* deleted ones are gone from memory */
+    }
+    rsql_rt_state_close(s);
+    if (cat) {
+        rsql_catalog_close(cat);
+        unlink(path);
+    }
+}
+
+static void test_state_table(void)
+{
+    table_random(false, true);
+    table_random(false, false);
+    table_random(true, true);
+    table_random(true, false);
+}
+
 /* The filter of keys on disk: no false negatives as it grows by layers, few false positives. */
 static void test_keyfilter(void)
 {
@@ -554,6 +646,7 @@ int main(void)
     CU_add_test(su, "many changes over three lanes", test_state_many);
     CU_add_test(su, "ttl, and a state in memory only", test_state_ttl_and_memory);
     CU_add_test(su, "a bound on memory", test_state_bounded);
+    CU_add_test(su, "the table against a reference, with and without tags", test_state_table);
     CU_add_test(su, "the filter of keys on disk", test_keyfilter);
     CU_add_test(su, "a catalog of schema 8 migrated", test_state_migrated_from_8);
     CU_basic_set_mode(CU_BRM_VERBOSE);
