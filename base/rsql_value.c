@@ -629,6 +629,39 @@ static bool time_at(const char *s, size_t n, size_t *i, int64_t *secs, int *frac
 }
 
 /*
+** The common forms "YYYY-MM-DD HH:MM:SS" and "YYYY-MM-DD HH:MM:SS.mmm" ('T' for the space, ','
+** for the dot) in one pass over fixed places: true with *ms when s is one of them and valid,
+** false to leave it to the general parser (which says what is wrong, if anything).
+*/
+static bool timestamp_fixed(const char *s, size_t n, int64_t *ms)
+{
+    if ((n != 19 && n != 23) || s[4] != '-' || s[7] != '-' ||
+        (s[10] != ' ' && s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' ||
+        (n == 23 && s[19] != '.' && s[19] != ',')) {
+        return false;
+    }
+    static const unsigned char at[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22};
+    int v[sizeof at];
+    size_t k = n == 23 ? sizeof at : sizeof at - 3;
+    for (size_t j = 0; j < k; j++) {
+        if (!is_digit(s[at[j]])) {
+            return false;
+        }
+        v[j] = s[at[j]] - '0';
+    }
+    int64_t y = v[0] * 1000 + v[1] * 100 + v[2] * 10 + v[3];
+    int mo = v[4] * 10 + v[5], d = v[6] * 10 + v[7], h = v[8] * 10 + v[9],
+        mi = v[10] * 10 + v[11], sec = v[12] * 10 + v[13];
+    int frac = n == 23 ? v[14] * 100 + v[15] * 10 + v[16] : 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 ||
+        sec > 59) {
+        return false;
+    }
+    *ms = (days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) * 1000 + frac;
+    return true;
+}
+
+/*
 ** Parse TIMESTAMP text (see rsql_value.h). The result must fit in 64-bit
 ** milliseconds (years up to about 292 million either side of 1970).
 */
@@ -638,6 +671,9 @@ rsql_err_t rsql_value_parse_timestamp(const char *s, size_t n, int64_t *ms, rsql
     int64_t y, secs = 0;
     int mo, d, frac = 0;
     s = trim(s, &n);
+    if (timestamp_fixed(s, n, ms)) {
+        return RSQL_OK;
+    }
     switch (int_scan(s, n, INT64_MIN, INT64_MAX, ms)) { /* epoch milliseconds */
     case INT_OK: return RSQL_OK;
     case INT_RANGE: return out_of_range(err, RSQL_TYPE_TIMESTAMP);

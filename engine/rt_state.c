@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The rocketsql authors
  *
- * rt_state: see rt_state.h. The entries are a hash table of key bytes (FNV-1a; open addressing,
- * rt_state_table.h), each entry one allocation holding its key and value (with room to change the
- * value in place), in a list by use (a clock's approximation of it); past the bound
- * (state.memory) the least recently used whose changes are on disk leave memory, and a key not
- * in memory is read back from the catalog (on a connection of the transform thread's own)
- * unless the catalog cannot hold it: a filter of the keys it may hold (those there at open, and
- * every one evicted) says it is not there, as it says of nearly every key seen for the first
- * time. The entries changed since the last seal are in an array (each knows its place there); a
- * seal copies their keys and values once, however often they changed, with the positions seen.
- * The seals not yet on disk are a list shared by the transform thread (appends) and the worker
- * (writes and drops a prefix), under a mutex; the table is the transform thread's alone.
+ * rt_state: see rt_state.h. The entries are a hash table of key bytes (a word at a time; open
+ * addressing, rt_state_table.h), each entry one allocation holding its key and value (with room
+ * to change the value in place), in a list by use (a clock's approximation of it); past the
+ * bound (state.memory) the least recently used whose changes are on disk leave memory, and a
+ * key not in memory is read back from the catalog (on a connection of the transform thread's
+ * own) unless the catalog cannot hold it: a filter of the keys it may hold (those there at
+ * open, and every one evicted) says it is not there, as it says of nearly every key seen for
+ * the first time. The entries changed since the last seal are in an array (each knows its place
+ * there); a seal copies their keys and values once, however often they changed, with the
+ * positions seen. The seals not yet on disk are a list shared by the transform thread (appends)
+ * and the worker (writes and drops a prefix), under a mutex; the table is the transform
+ * thread's alone.
  * @locality see rt_state.h
  */
 #include "config.h"
@@ -117,12 +118,25 @@ static inline int64_t cnt(_Atomic int64_t *v)
 uint64_t rsql_rt_state_hash(const void *p, size_t n)
 {
     const unsigned char *b = p;
-    uint64_t h = UINT64_C(14695981039346656037);
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n, w;
+    for (; n >= 8; b += 8, n -= 8) { /* a word at a time: one multiply each, not one a byte */
+        memcpy(&w, b, sizeof w);
+        h = (h ^ w) * UINT64_C(0xbf58476d1ce4e5b9);
+        h ^= h >> 31;
     }
-    h ^= h >> 33; /* a finalizer, so that the low bits (the bucket) depend on every byte */
+    if (n) {
+        w = 0;
+        for (size_t i = 0; i < n; i++) {
+            w |= (uint64_t)b[i] << (8 * i);
+        }
+        h = (h ^ w) * UINT64_C(0xbf58476d1ce4e5b9);
+        h ^= h >> 31;
+    }
+    h ^= h >> 33; /* a finalizer, so that every bit (the slot's low ones, the tag's high ones)
+                     depends on every byte */
     h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
     h ^= h >> 33;
     return h;
 }

@@ -142,8 +142,9 @@ typedef struct rt_state_stats {
    each is read as it is, not all at one instant). */
 void rsql_rt_state_stats(rt_state_t *s, rt_state_stats_t *out);
 
-/* The hash of the n bytes at p that the state's table uses (FNV-1a with a finalizer, so its
-   low bits depend on every byte): for other tables keyed by the same bytes. */
+/* The hash of the n bytes at p that the state's table uses (8 bytes a step, with a finalizer,
+   so that all its bits depend on every byte): for other tables keyed by the same bytes. It is
+   never stored: it may differ between builds and machines (byte order). */
 uint64_t rsql_rt_state_hash(const void *p, size_t n);
 
 /* For tests: the table without its tags, as where an address does not fit below them. */
