@@ -47,6 +47,7 @@ typedef struct seal {
     change_t *ch;
     unsigned char *bytes;
     int64_t cost;    /* counted in pending_bytes */
+    int n_gone;      /* its changes that are deletions */
 } seal_t;
 
 /* What the transform thread saw of a lane since the last seal. */
@@ -86,6 +87,8 @@ struct rt_state {
     pthread_mutex_t lock; /* the seals */
     pthread_cond_t saved; /* a checkpoint committed (signalled under lock) */
     seal_t *head, **tail; /* the seals not on disk, oldest first */
+    seal_t *done;         /* committed seals with deletions, for the transform thread to drop
+                             their entries (forget_done) */
     int writing;          /* the first this many are in the transaction of the last checkpoint */
     int64_t pending, checkpoints, last_us, waits;
     int64_t commits; /* checkpoint transactions committed (under lock) */
@@ -466,6 +469,10 @@ void rsql_rt_state_close(rt_state_t *s)
         next = z->next;
         seal_free(z);
     }
+    for (seal_t *z = s->done, *next; z; z = next) {
+        next = z->next;
+        seal_free(z);
+    }
     for (uint32_t l = 0; l < s->n_seen_cap; l++) {
         rsql_free(s->seen[l].key);
     }
@@ -610,9 +617,40 @@ void rsql_rt_state_ask_seal(rt_state_t *s)
     atomic_store_explicit(&s->seal_wanted, true, memory_order_relaxed);
 }
 
+/*
+** The entries deleted by seals now on disk leave memory (the transform thread's table): a
+** deletion on disk is what a lookup in the catalog finds, so holding it in memory (as it was
+** held until then, lest the value before it be read back) serves no more. An entry changed
+** again since, or whose later change is not on disk, stays.
+*/
+static void forget_done(rt_state_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    seal_t *done = s->done;
+    s->done = NULL;
+    pthread_mutex_unlock(&s->lock);
+    for (seal_t *z = done, *next; z; z = next) {
+        next = z->next;
+        for (int i = 0; i < z->n; i++) {
+            const change_t *c = &z->ch[i];
+            if (!c->gone) {
+                continue;
+            }
+            const unsigned char *key = z->bytes + c->key_off;
+            ent_t *e = rt_table_lookup(&s->t, key, c->key_len,
+                                       rsql_rt_state_hash(key, c->key_len));
+            if (e && e->gone && !pending(s, e)) {
+                drop(s, e);
+            }
+        }
+        seal_free(z);
+    }
+}
+
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_seal(rt_state_t *s, uint64_t ticks)
 {
+    forget_done(s);
     if (!s->pipeline || (s->n_changed == 0 && s->n_seen_lanes == 0)) {
         atomic_store_explicit(&s->seal_wanted, false, memory_order_relaxed);
         return RSQL_OK;
@@ -666,6 +704,7 @@ rsql_err_t rsql_rt_state_seal(rt_state_t *s, uint64_t ticks)
         at += c->value_len;
         c->written_ms = e->written_ms;
         c->gone = e->gone;
+        z->n_gone += e->gone;
         e->dirty = 0;
         e->seal = z->no;
     }
@@ -880,7 +919,12 @@ void rsql_rt_state_committed(rt_state_t *s)
         atomic_store_explicit(&s->committed, z->no, memory_order_release);
         atomic_fetch_sub(&s->pending_bytes, z->cost);
         s->pending -= z->n;
-        seal_free(z);
+        if (z->n_gone > 0 && s->reader) { /* its deleted entries can leave memory now */
+            z->next = s->done;
+            s->done = z;
+        } else {
+            seal_free(z);
+        }
     }
     s->writing = 0;
     s->stalled = false;

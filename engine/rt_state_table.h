@@ -32,8 +32,8 @@ typedef struct ent {           /* 48 bytes and the key and value: one for each k
     uint32_t cap;              /* room for the value */
     uint32_t value_len : 30;
     uint32_t used : 1; /* read since it last passed the end of the use list (its second chance) */
-    uint32_t gone : 1; /* deleted (rsql_rt_state_del): its deletion is not on disk yet, or it
-                          stays until it leaves memory so the value on disk is not read back */
+    uint32_t gone : 1; /* deleted (rsql_rt_state_del): held until its deletion is on disk, so
+                          that the value there is not read back */
     unsigned char bytes[]; /* key, then value */
 } ent_t;
 

@@ -420,6 +420,52 @@ static void test_state_bounded(void)
     unlink(path);
 }
 
+/* Bounded: a deleted entry stays in memory until its deletion is on disk (lest the value
+   before it be read back), then leaves at the next seal; one put again after stays. */
+static void test_state_deleted_leave(void)
+{
+    rsql_catalog_t *cat = fresh();
+    rt_state_t *s = reopen_bounded(cat, 0, 1024 * 1024);
+    char k[32];
+    for (int i = 0; i < 100; i++) {
+        snprintf(k, sizeof k, "key%d", i);
+        put(s, k, "v", 0, i);
+    }
+    seal(s);
+    checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){99}, true);
+    for (int i = 0; i < 50; i++) { /* deleted at 100..149 */
+        snprintf(k, sizeof k, "key%d", i);
+        CU_ASSERT_EQUAL(rsql_rt_state_del(s, k, strlen(k), 1000), RSQL_OK);
+        CU_ASSERT_EQUAL(rsql_rt_state_seen(s, 0, 100 + i, NULL), RSQL_OK);
+    }
+    seal(s);
+    rt_state_stats_t st;
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.keys, 100); /* the deletions are not on disk yet */
+    checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){149}, false); /* rolled back */
+    put(s, "key0", "again", 0, 150);
+    seal(s);
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.keys, 100);
+    checkpoint(s, cat, 1, (uint32_t[]){0}, (int64_t[]){150}, true);
+    CU_ASSERT_EQUAL(rsql_rt_state_seen(s, 0, 151, NULL), RSQL_OK);
+    seal(s); /* the deletions committed: their entries go, key0 (put again) stays */
+    rsql_rt_state_stats(s, &st);
+    CU_ASSERT_EQUAL(st.keys, 51);
+    CU_ASSERT_TRUE(has(s, "key0", "again"));
+    CU_ASSERT_TRUE(has(s, "key1", NULL));
+    CU_ASSERT_TRUE(has(s, "key49", NULL));
+    CU_ASSERT_TRUE(has(s, "key50", "v"));
+    rsql_rt_state_close(s);
+    s = reopen_bounded(cat, 0, 1024 * 1024);
+    CU_ASSERT_TRUE(has(s, "key0", "again"));
+    CU_ASSERT_TRUE(has(s, "key1", NULL));
+    CU_ASSERT_TRUE(has(s, "key99", "v"));
+    rsql_rt_state_close(s);
+    rsql_catalog_close(cat);
+    unlink(path);
+}
+
 /* A small deterministic generator (xorshift64*) for the table's random tests. */
 static uint64_t rnd(uint64_t *x)
 {
@@ -647,6 +693,7 @@ int main(void)
     CU_add_test(su, "ttl, and a state in memory only", test_state_ttl_and_memory);
     CU_add_test(su, "a bound on memory", test_state_bounded);
     CU_add_test(su, "the table against a reference, with and without tags", test_state_table);
+    CU_add_test(su, "deleted entries leave memory once on disk", test_state_deleted_leave);
     CU_add_test(su, "the filter of keys on disk", test_keyfilter);
     CU_add_test(su, "a catalog of schema 8 migrated", test_state_migrated_from_8);
     CU_basic_set_mode(CU_BRM_VERBOSE);
