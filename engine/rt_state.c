@@ -62,6 +62,7 @@ struct rt_state {
     int64_t ttl_ms;
     int64_t memory;               /* the bound on bytes held (0: none) */
     rsql_state_reader_t *reader;  /* reads back what was evicted; NULL: everything is held */
+    uint32_t reader_seen;         /* the last seal committed when its reads were refreshed */
     bool store_any;               /* the catalog held state for the pipeline at open */
     bool evicted;                 /* an entry was evicted since */
     rt_keyfilter_t *on_disk;      /* with a reader: the keys the catalog may hold */
@@ -492,6 +493,17 @@ void rsql_rt_state_close(rt_state_t *s)
     rsql_free(s);
 }
 
+/* The reader's reads see every commit made so far: an entry evicted after a commit is read
+   back as that commit wrote it. */
+static void reader_fresh(rt_state_t *s)
+{
+    uint32_t c = atomic_load_explicit(&s->committed, memory_order_acquire);
+    if (s->reader && c != s->reader_seen) {
+        rsql_state_reader_refresh(s->reader);
+        s->reader_seen = c;
+    }
+}
+
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
                              const uint8_t **value, size_t *value_len, bool *found,
@@ -504,6 +516,7 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
         rsql_rt_keyfilter_maybe(s->on_disk, h)) { /* it may be on disk only */
         bool on_disk;
         cnt_add(&s->reads, 1);
+        reader_fresh(s);
         rsql_err_t rc = rsql_state_reader_get(s->reader, key, key_len,
                                               s->ttl_ms > 0 ? rsql_wall_ms() - s->ttl_ms : 0,
                                               on_read, s, &on_disk, err);
@@ -651,6 +664,7 @@ static void forget_done(rt_state_t *s)
 rsql_err_t rsql_rt_state_seal(rt_state_t *s, uint64_t ticks)
 {
     forget_done(s);
+    reader_fresh(s); /* a read transaction is not left open while checkpoints go on */
     if (!s->pipeline || (s->n_changed == 0 && s->n_seen_lanes == 0)) {
         atomic_store_explicit(&s->seal_wanted, false, memory_order_relaxed);
         return RSQL_OK;
