@@ -241,16 +241,10 @@ rsql_err_t rsql_catalog_state_load(rsql_catalog_t *cat, const char *pipeline, in
 typedef struct rsql_state_reader rsql_state_reader_t;
 rsql_err_t rsql_catalog_state_reader(rsql_catalog_t *cat, const char *pipeline,
                                      rsql_state_reader_t **out, bool *any, rsql_error_t *err);
-/* key's entry written at or after since_ms, through cb, *found set; as of the reader's read
-   transaction, which sees what was committed before its first read since it was opened or
-   last refreshed (rsql_state_reader_refresh). */
+/* key's entry written at or after since_ms, through cb, *found set; as committed last. */
 rsql_err_t rsql_state_reader_get(rsql_state_reader_t *r, const void *key, size_t key_len,
                                  int64_t since_ms, rsql_state_entry_cb cb, void *opaque,
                                  bool *found, rsql_error_t *err);
-/* End the reader's read transaction: its next read sees every commit before it. Call it once
-   a commit the reads must see is made, and now and then (an open read keeps the WAL from being
-   reset). */
-void rsql_state_reader_refresh(rsql_state_reader_t *r);
 void rsql_state_reader_close(rsql_state_reader_t *r);
 
 /*

@@ -257,7 +257,6 @@ struct rsql_state_reader {
     sqlite3 *db;
     sqlite3_stmt *get;
     int64_t pipe; /* the pipeline's number in state_pipelines */
-    bool open;    /* a read transaction is open (rsql_state_reader_refresh ends it) */
 };
 
 /* See rsql_catalog.h. */
@@ -321,11 +320,6 @@ rsql_err_t rsql_state_reader_get(rsql_state_reader_t *r, const void *key, size_t
 {
     *found = false;
     sqlite3_reset(r->get);
-    /* one read transaction for many reads, not one each (the WAL's read lock and its index
-       checked once): it sees the commits before its first read */
-    if (!r->open && sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK) {
-        r->open = true;
-    }
     if (sqlite3_bind_int64(r->get, 1, r->pipe) != SQLITE_OK ||
         sqlite3_bind_blob(r->get, 2, key, (int)key_len, SQLITE_STATIC) != SQLITE_OK ||
         sqlite3_bind_int64(r->get, 3, since_ms) != SQLITE_OK) {
@@ -346,19 +340,7 @@ rsql_err_t rsql_state_reader_get(rsql_state_reader_t *r, const void *key, size_t
                             RSQL_NOPOS, "reading the state: %s", sqlite3_errmsg(r->db));
     }
     sqlite3_reset(r->get);
-    if (rc != RSQL_OK) {
-        rsql_state_reader_refresh(r); /* the next read starts afresh */
-    }
     return rc;
-}
-
-/* See rsql_catalog.h. */
-void rsql_state_reader_refresh(rsql_state_reader_t *r)
-{
-    if (r->open) {
-        sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL); /* a read: nothing to lose */
-        r->open = false;
-    }
 }
 
 /* See rsql_catalog.h. */
@@ -369,7 +351,6 @@ void rsql_state_reader_close(rsql_state_reader_t *r)
     }
     sqlite3_finalize(r->get);
     if (r->db) {
-        rsql_state_reader_refresh(r);
         sqlite3_close_v2(r->db);
     }
     rsql_free(r);

@@ -62,7 +62,6 @@ struct rt_state {
     int64_t ttl_ms;
     int64_t memory;               /* the bound on bytes held (0: none) */
     rsql_state_reader_t *reader;  /* reads back what was evicted; NULL: everything is held */
-    uint32_t reader_seen;         /* the last seal committed when its reads were refreshed */
     bool store_any;               /* the catalog held state for the pipeline at open */
     bool evicted;                 /* an entry was evicted since */
     rt_keyfilter_t *on_disk;      /* with a reader: the keys the catalog may hold */
@@ -94,6 +93,7 @@ struct rt_state {
     int64_t pending, checkpoints, last_us, waits;
     int64_t commits; /* checkpoint transactions committed (under lock) */
     _Atomic int64_t pending_bytes; /* of seals not on disk (changed under lock) */
+    _Atomic int64_t done_bytes;    /* of the seals in done (changed under lock) */
     bool stalled; /* a wait for a checkpoint timed out: no more until one commits */
     /* the worker's: the positions delivered, per lane (INT64_MIN: none yet), and the cut */
     int64_t *deliv;
@@ -180,7 +180,7 @@ static int64_t ent_bytes(const ent_t *e)
 /* The bytes held: entries, seals not on disk, the filter of keys on disk. */
 static int64_t held(rt_state_t *s)
 {
-    return cnt(&s->bytes) + atomic_load(&s->pending_bytes) +
+    return cnt(&s->bytes) + atomic_load(&s->pending_bytes) + atomic_load(&s->done_bytes) +
            rsql_rt_keyfilter_bytes(s->on_disk);
 }
 
@@ -284,9 +284,6 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         s->changed = g;
         s->cap_changed = cap;
     }
-    if (!rt_table_room(&s->t, (size_t)cnt(&s->keys) + 1)) {
-        return RSQL_ERR_NOMEM;
-    }
     ent_t *e = s->last;
     size_t at = SIZE_MAX;
     uint64_t h = 0;
@@ -294,6 +291,15 @@ static rsql_err_t table_set(rt_state_t *s, const void *key, size_t key_len, cons
         h = rsql_rt_state_hash(key, key_len);
         at = rt_table_find(&s->t, key, key_len, h);
         e = rt_table_ent(&s->t, s->t.slots[at]);
+        if (!e) { /* a new key: room for it first (a table that grew has other slots) */
+            size_t n = s->t.n;
+            if (!rt_table_room(&s->t, (size_t)cnt(&s->keys) + 1)) {
+                return RSQL_ERR_NOMEM;
+            }
+            if (s->t.n != n) {
+                at = rt_table_find(&s->t, key, key_len, h);
+            }
+        }
     }
     if (!e || value_len > e->cap) {
         size_t room = value_room(value_len);
@@ -493,17 +499,6 @@ void rsql_rt_state_close(rt_state_t *s)
     rsql_free(s);
 }
 
-/* The reader's reads see every commit made so far: an entry evicted after a commit is read
-   back as that commit wrote it. */
-static void reader_fresh(rt_state_t *s)
-{
-    uint32_t c = atomic_load_explicit(&s->committed, memory_order_acquire);
-    if (s->reader && c != s->reader_seen) {
-        rsql_state_reader_refresh(s->reader);
-        s->reader_seen = c;
-    }
-}
-
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int64_t now_ms,
                              const uint8_t **value, size_t *value_len, bool *found,
@@ -516,7 +511,6 @@ rsql_err_t rsql_rt_state_get(rt_state_t *s, const void *key, size_t key_len, int
         rsql_rt_keyfilter_maybe(s->on_disk, h)) { /* it may be on disk only */
         bool on_disk;
         cnt_add(&s->reads, 1);
-        reader_fresh(s);
         rsql_err_t rc = rsql_state_reader_get(s->reader, key, key_len,
                                               s->ttl_ms > 0 ? rsql_wall_ms() - s->ttl_ms : 0,
                                               on_read, s, &on_disk, err);
@@ -642,6 +636,7 @@ static void forget_done(rt_state_t *s)
     seal_t *done = s->done;
     s->done = NULL;
     pthread_mutex_unlock(&s->lock);
+    int64_t freed = 0;
     for (seal_t *z = done, *next; z; z = next) {
         next = z->next;
         for (int i = 0; i < z->n; i++) {
@@ -656,15 +651,16 @@ static void forget_done(rt_state_t *s)
                 drop(s, e);
             }
         }
+        freed += z->cost;
         seal_free(z);
     }
+    atomic_fetch_sub(&s->done_bytes, freed);
 }
 
 /* See rt_state.h. */
 rsql_err_t rsql_rt_state_seal(rt_state_t *s, uint64_t ticks)
 {
     forget_done(s);
-    reader_fresh(s); /* a read transaction is not left open while checkpoints go on */
     if (!s->pipeline || (s->n_changed == 0 && s->n_seen_lanes == 0)) {
         atomic_store_explicit(&s->seal_wanted, false, memory_order_relaxed);
         return RSQL_OK;
@@ -936,6 +932,7 @@ void rsql_rt_state_committed(rt_state_t *s)
         if (z->n_gone > 0 && s->reader) { /* its deleted entries can leave memory now */
             z->next = s->done;
             s->done = z;
+            atomic_fetch_add(&s->done_bytes, z->cost); /* held, but not waited for */
         } else {
             seal_free(z);
         }

@@ -89,7 +89,8 @@ bool rt_table_room(rt_table_t *t, size_t keys)
         return true;
     }
     size_t n = t->n * 2, mask = n - 1;
-    uintptr_t *s = rsql_calloc(n, sizeof *s);
+    /* at most 2^31 slots: a slot's home is the entry's 32 bits of hash */
+    uintptr_t *s = n <= ((size_t)1 << 31) ? rsql_calloc(n, sizeof *s) : NULL;
     if (!s) {
         return keys < t->n; /* fuller, still right */
     }

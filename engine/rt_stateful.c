@@ -86,8 +86,10 @@ static void prefetch(rt_stateful_t *s, rsql_bexpr_t *const *exprs, int n, rsql_b
         rsql_record_t *rec = &batch->recs[i];
         const rsql_value_t *in, *row;
         rsql_error_t e;
+        rsql_error_clear(&e);
         if (rec->n_rows > 1 || !(in = row_of(opaque, batch, rec)) ||
             rsql_plan_row(s->plan, in, ctx, &row, &e) != RSQL_OK) {
+            rsql_eval_ctx_reset(ctx);
             continue;
         }
         rsql_buf_reset(&s->key);
@@ -101,6 +103,7 @@ static void prefetch(rt_stateful_t *s, rsql_bexpr_t *const *exprs, int n, rsql_b
             s->ph[m] = rsql_rt_state_hash(s->key.data, s->key.len);
             rsql_rt_state_prefetch(st, s->ph[m++]);
         }
+        rsql_eval_ctx_reset(ctx); /* the key is in s->key: the values it was made of can go */
     }
     for (int i = 0; i < m; i++) {
         rsql_rt_state_prefetch_entry(st, s->ph[i]);
