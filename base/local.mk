@@ -56,6 +56,11 @@ TESTS += tests/unit/test_value
 tests_unit_test_value_SOURCES = tests/unit/test_value.c
 tests_unit_test_value_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_value_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_value_fixed
+TESTS += tests/unit/test_value_fixed
+tests_unit_test_value_fixed_SOURCES = tests/unit/test_value_fixed.c
+tests_unit_test_value_fixed_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_value_fixed_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 
 if HAVE_CUNIT

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 #include "engine/rt_agg.h"
+#include "engine/rt_key.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_time.h"
 #include "base/rsql_value.h"
@@ -226,20 +227,9 @@ static rsql_err_t update(rt_agg_t *g, rsql_batch_t *batch, rsql_record_t *rec,
     if (!keys || !acc) {
         return rsql_error_nomem(err);
     }
-    rsql_buf_reset(&g->key);
-    rsql_buf_putc(&g->key, 1); /* the form of the key (never empty) */
-    for (int k = 0; k < a->n_group; k++) {
-        rsql_value_t v;
-        if ((rc = rsql_expr_eval(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
-            return rc;
-        }
-        if (rsql_value_copy(&v, batch->arena, &keys[k]) != RSQL_OK) {
-            return rsql_error_nomem(err);
-        }
-        rsql_value_pack(&v, 1, &g->key);
-    }
-    if (g->key.oom) {
-        return rsql_error_nomem(err);
+    if ((rc = rsql_rt_key_make(&g->key, a->group, a->n_group, row, ctx, keys, batch->arena,
+                               err)) != RSQL_OK) {
+        return rc;
     }
     if (batch != g->clock_batch || batch->recs[0].seq != g->clock_seq) {
         g->clock_batch = batch; /* the clock once a batch: its rows came together */

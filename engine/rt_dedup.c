@@ -13,6 +13,7 @@
  */
 #include "config.h"
 #include "engine/rt_dedup.h"
+#include "engine/rt_key.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_time.h"
 #include "base/rsql_value.h"
@@ -120,17 +121,9 @@ rsql_err_t rsql_rt_dedup_record(rt_dedup_t *d, rsql_batch_t *batch, rsql_record_
         *keep = false;
         return rc;
     }
-    rsql_buf_reset(&d->key);
-    rsql_buf_putc(&d->key, 1); /* the form of the key (never empty) */
-    for (int k = 0; k < dd->n_key; k++) {
-        rsql_value_t v;
-        if ((rc = rsql_expr_eval(dd->keys[k], kept, ctx, &v, err)) != RSQL_OK) {
-            return rc;
-        }
-        rsql_value_pack(&v, 1, &d->key);
-    }
-    if (d->key.oom) {
-        return rsql_error_nomem(err);
+    if ((rc = rsql_rt_key_make(&d->key, dd->keys, dd->n_key, kept, ctx, NULL, NULL, err)) !=
+        RSQL_OK) {
+        return rc;
     }
     if (batch != d->clock_batch || batch->recs[0].seq != d->clock_seq) {
         d->clock_batch = batch; /* the clock once a batch: its rows came together */

@@ -8,6 +8,7 @@
 #include "engine/rt_stateful.h"
 #include "engine/rt_agg.h"
 #include "engine/rt_dedup.h"
+#include "engine/rt_key.h"
 #include "engine/rt_window.h"
 #include "engine/rsql_pipeline.h"
 #include "base/rsql_buf.h"
@@ -63,8 +64,7 @@ void rsql_rt_stateful_close(rt_stateful_t *s)
 }
 
 /*
-** The state keys of batch's records (a group's, a deduplication's: the form byte 1, then the
-** values of the n exprs over the record's row, packed) hinted to the state
+** The state keys of batch's records (rsql_rt_key_make's, as the operator makes them) hinted to the state
 ** (rsql_rt_state_prefetch), so that a key's entry is in the cache when its record comes
 ** instead of waited for then. The rows are made by row_of as the records' turns use them; a
 ** row or key that cannot be made is left to its record's turn, which says why.
@@ -92,14 +92,7 @@ static void prefetch(rt_stateful_t *s, rsql_bexpr_t *const *exprs, int n, rsql_b
             rsql_eval_ctx_reset(ctx);
             continue;
         }
-        rsql_buf_reset(&s->key);
-        rsql_buf_putc(&s->key, 1);
-        int k = 0;
-        for (rsql_value_t v; k < n && rsql_expr_eval(exprs[k], row, ctx, &v, &e) == RSQL_OK;
-             k++) {
-            rsql_value_pack(&v, 1, &s->key);
-        }
-        if (k == n && !s->key.oom) {
+        if (rsql_rt_key_make(&s->key, exprs, n, row, ctx, NULL, NULL, &e) == RSQL_OK) {
             s->ph[m] = rsql_rt_state_hash(s->key.data, s->key.len);
             rsql_rt_state_prefetch(st, s->ph[m++]);
         }
