@@ -241,9 +241,9 @@ static const rsql_opt_def_t rmq_opts[] = {
                  "count: while the proxy cannot be reached or long polls fail, the clock stands "
                  "still, so an outage never ends a job as done. Long polls then last at most "
                  "this long (at least 5s, the proxy's minimum), and the end waits for the ones "
-                 "still out. In lite mode keep it above 10s: the broker hands out a lite topic's "
-                 "backlog in dispatch rounds 10s apart, and a shorter timeout can end the read "
-                 "before the last round. Unset: the source runs until it is stopped.",
+                 "still out. In lite mode give it 20s or more: the broker hands out a lite "
+                 "topic's backlog in dispatch rounds 10s apart (later on a busy broker), and a "
+                 "shorter timeout can end the read before the last round. Unset: the source runs until it is stopped.",
                  F(idle_timeout_ms, int64_t), F(idle_timeout_given, bool)),
     RSQL_OPT_ROW_FG("throttle.max-inflight-per-lite-topic", RSQL_OPT_INT, SRC, "0", 0, 1000000, NULL,
                  "Lite mode: most messages of one lite topic in the pipeline at once. A message "
