@@ -92,12 +92,39 @@ static void conf_deinit(fmt_conf_t *c)
     }
     rsql_free(c->names);
     rsql_free(c->name_lens);
+    rsql_free(c->keypats);
     rsql_free(c->types);
     rsql_free(c->descs);
     rsql_free(c->csv_null);
     rsql_fmt__dbz_free(c);
     rsql_fmt__cdc_conf_deinit(c);
     memset(c, 0, sizeof *c);
+}
+
+/* The pattern `"name":` of a column (fmt_int.h), or len 0 when the name is longer than 13
+   bytes or holds a byte JSON escapes in a key ('"', '\\', a control character): such a name
+   written as is would not be that key. */
+static void keypat_init(fmt_keypat_t *k, const char *name, size_t n)
+{
+    memset(k, 0, sizeof *k);
+    if (n + 3 > sizeof k->w) {
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)name[i];
+        if (ch == '"' || ch == '\\' || ch < 0x20) {
+            return;
+        }
+    }
+    unsigned char b[sizeof k->w] = {0}, m[sizeof k->m] = {0};
+    b[0] = '"';
+    memcpy(b + 1, name, n);
+    b[n + 1] = '"';
+    b[n + 2] = ':';
+    memset(m, 0xff, n + 3);
+    memcpy(k->w, b, sizeof b);
+    memcpy(k->m, m, sizeof m);
+    k->len = n + 3;
 }
 
 static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *format_conf,
@@ -135,9 +162,10 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
     c->n = n;
     c->names = rsql_calloc((size_t)n, sizeof *c->names);
     c->name_lens = rsql_calloc((size_t)n, sizeof *c->name_lens);
+    c->keypats = rsql_calloc((size_t)n, sizeof *c->keypats);
     c->types = rsql_calloc((size_t)n, sizeof *c->types);
     c->descs = rsql_calloc((size_t)(n ? n : 1), sizeof *c->descs);
-    if (!c->names || !c->name_lens || !c->types || !c->descs) {
+    if (!c->names || !c->name_lens || !c->keypats || !c->types || !c->descs) {
         goto nomem;
     }
     for (int i = 0; i < n; i++) {
@@ -147,6 +175,7 @@ static rsql_err_t conf_init(fmt_conf_t *c, const char *format, const void *forma
         }
         c->name_lens[i] = strlen(names[i]);
         c->types[i] = types[i];
+        keypat_init(&c->keypats[i], names[i], c->name_lens[i]);
     }
     /* the format's typed configuration; NULL: every option at its default */
     static const rsql_json_conf_t json_default = {false, RSQL_JSON_TS_SQL};

@@ -10,6 +10,8 @@
 #define RSQL_FMT_INT_H
 
 #include "connectors/formats/rsql_format.h"
+#include "base/rsql_mem_int.h"
+#include "base/rsql_value.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -35,12 +37,24 @@ typedef struct fmt_need {
     struct fmt_need *kids;
 } fmt_need_t;
 
+/*
+** A column's key as it most often starts a member of a JSON object: `"name":` (len bytes, at
+** most 16), the bytes in w and the ones that count in m (the rest zero), so a decoder that
+** expects this column next compares two words instead of scanning the key (fmt_json.c).
+** len 0: no such shortcut (a longer name, or one that JSON would write with an escape).
+*/
+typedef struct fmt_keypat {
+    uint64_t w[2], m[2];
+    size_t len;
+} fmt_keypat_t;
+
 /* The table and options a decoder or encoder was made for (owned copies). */
 typedef struct fmt_conf {
     fmt_kind_t kind;
     int n;
     char **names;
     size_t *name_lens;
+    fmt_keypat_t *keypats; /* per column (see fmt_keypat_t) */
     rsql_type_t *types;
     const rsql_tdesc_t **descs; /* per column: DECIMAL/ROW/ARRAY/MAP's full type, or NULL */
     fmt_need_t *needs;          /* per column once rsql_decoder_prune ran, else NULL (all) */
@@ -159,9 +173,9 @@ rsql_err_t jp_unexpected(jp_t *p);
 static inline void jp_ws(jp_t *p)
 {
     while (p->i < p->n) {
-        char c = p->s[p->i];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            break;
+        unsigned char c = (unsigned char)p->s[p->i];
+        if (c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r')) {
+            break; /* one compare for every byte above the space, which no blank is */
         }
         p->i++;
     }
@@ -228,6 +242,130 @@ static inline bool jp_word_is(jp_t *p, const char *w, size_t k)
     return false;
 }
 bool jp_word(jp_t *p, const char *w);
+/*
+** The fast paths of the two commonest numbers, scanned and converted in one
+** pass: [-]digits with no fraction or exponent and at most 18 digits (an
+** integer column), and [-]digits[.digits] with at most 15 digits (a DOUBLE
+** column, rsql_value_double_exact). Each returns true with p->i past the
+** number and *out set; false with p unchanged for anything else (a leading
+** zero before a digit, an exponent, more digits, out of range), which the
+** general path scans and reports as before.
+*/
+static inline bool jp_int_fast(jp_t *p, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *s = p->s;
+    size_t i = p->i, n = p->n, d0;
+    bool neg = i < n && s[i] == '-';
+    uint64_t m = 0;
+    i += neg;
+    for (d0 = i; i < n && i - d0 < 19 && s[i] >= '0' && s[i] <= '9'; i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    size_t nd = i - d0;
+    if (nd == 0 || nd > 18 || (s[d0] == '0' && nd > 1)) {
+        return false;
+    }
+    if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E')) {
+        return false;
+    }
+    int64_t v = neg ? -(int64_t)m : (int64_t)m; /* |m| < 10^18: no overflow */
+    if (v < lo || v > hi) {
+        return false;
+    }
+    *out = v;
+    p->i = i;
+    return true;
+}
+
+static inline bool jp_double_fast(jp_t *p, double *out)
+{
+    const char *s = p->s;
+    size_t i = p->i, n = p->n, d0;
+    bool neg = i < n && s[i] == '-';
+    uint64_t m = 0;
+    int frac = 0;
+    i += neg;
+    for (d0 = i; i < n && i - d0 < 16 && s[i] >= '0' && s[i] <= '9'; i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    size_t nd = i - d0;
+    if (nd == 0 || (s[d0] == '0' && nd > 1)) {
+        return false;
+    }
+    if (i < n && s[i] == '.') {
+        size_t f0 = ++i;
+        for (; i < n && nd < 16 && s[i] >= '0' && s[i] <= '9'; i++, nd++) {
+            m = m * 10 + (uint64_t)(s[i] - '0');
+        }
+        if (i == f0) {
+            return false;
+        }
+        frac = (int)(i - f0);
+    }
+    if (nd > 15 || (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == 'e' || s[i] == 'E'))) {
+        return false;
+    }
+    if (!rsql_value_double_exact(m, frac, neg, out)) {
+        return false;
+    }
+    p->i = i;
+    return true;
+}
+
+/*
+** The commonest scalars without json_scalar's general way: a string without escapes into a
+** VARCHAR, a short number into an INT, BIGINT or DOUBLE (the two fast paths above). True with
+** *v set and p->i past the value; false with p unchanged (anything else, or an arena out of
+** memory), for json_scalar to read, convert or report.
+*/
+static inline __attribute__((always_inline)) bool json_scalar_fast(jp_t *p, rsql_type_t t,
+                                                                   rsql_arena_t *arena,
+                                                                   rsql_value_t *v)
+{
+    if (p->i >= p->n) {
+        return false;
+    }
+    char ch = p->s[p->i];
+    if (ch == '"' && t == RSQL_TYPE_VARCHAR) {
+        size_t at = p->i, n;
+        const char *raw;
+        if (!jp_string_plain(p, &raw, &n)) {
+            return false;
+        }
+        char *cp = rsql_arena__alloc(arena, n + 1);
+        if (!cp) {
+            p->i = at;
+            return false;
+        }
+        memcpy(cp, raw, n);
+        cp[n] = '\0';
+        memset(v, 0, sizeof *v);
+        v->type = t;
+        v->v.s.p = cp;
+        v->v.s.len = n;
+        return true;
+    }
+    if (ch != '-' && (ch < '0' || ch > '9')) {
+        return false;
+    }
+    int64_t i;
+    double d;
+    if ((t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_INT) &&
+        jp_int_fast(p, t == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN,
+                    t == RSQL_TYPE_INT ? INT32_MAX : INT64_MAX, &i)) {
+        memset(v, 0, sizeof *v);
+        v->type = t;
+        v->v.i = i;
+        return true;
+    }
+    if (t == RSQL_TYPE_DOUBLE && jp_double_fast(p, &d)) {
+        memset(v, 0, sizeof *v);
+        v->type = t;
+        v->v.d = d;
+        return true;
+    }
+    return false;
+}
 /* validate and skip any value */
 rsql_err_t jp_skip(jp_t *p, int depth);
 /* a JSON value as scalar type t (fmt_json_value.c) */

@@ -63,6 +63,9 @@ json_field(rsql_decoder_t *dec, jp_t *p, int col, const char *const *names,
         }
         return json_typed(dec, p, d, c->needs ? &c->needs[col] : NULL, name, arena, v, 1);
     }
+    if (json_scalar_fast(p, t, arena, v)) { /* inline: no call for the commonest values */
+        return RSQL_OK;
+    }
     return json_scalar(dec, p, t, name, arena, v);
 }
 
@@ -95,6 +98,30 @@ find_column(const fmt_conf_t *c, const char *key, size_t n, int guess)
 }
 
 /*
+** Whether the member at p->i starts with the column's key pattern k (`"name":`), read as one
+** or two words while that many bytes remain, else byte by byte.
+*/
+static inline __attribute__((always_inline)) bool key_at(const jp_t *p, const fmt_keypat_t *k)
+{
+    size_t left = p->n - p->i;
+    if (k->len == 0 || left < k->len) {
+        return false;
+    }
+    const char *s = p->s + p->i;
+    uint64_t a, b;
+    if (k->len <= 8 && left >= 8) {
+        memcpy(&a, s, 8);
+        return ((a ^ k->w[0]) & k->m[0]) == 0;
+    }
+    if (left >= sizeof k->w) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        return (((a ^ k->w[0]) & k->m[0]) | ((b ^ k->w[1]) & k->m[1])) == 0;
+    }
+    return memcmp(s, k->w, k->len) == 0;
+}
+
+/*
 ** Read the JSON object at p->i (on its '{') into row, p->i past its '}'; names are the
 ** columns' names for error messages (NULL: the column names), e.g. "after.amount" for a
 ** changelog format's object. Columns not in the object are NULL (see the file comment).
@@ -113,39 +140,45 @@ json_object(rsql_decoder_t *dec, jp_t *p, const char *const *names, rsql_arena_t
         p->i++;
     } else {
         for (;;) {
-            const char *key;
-            size_t key_len;
-            bool escaped;
-            jp_ws(p);
-            if (p->i >= p->n) {
-                return jp_unexpected(p);
-            }
-            if (p->s[p->i] != '"') {
-                return jp_fail(p, p->i, "expected a string key");
-            }
-            escaped = false;
-            if (!jp_string_plain(p, &key, &key_len) &&
-                jp_string(p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
-                return RSQL_ERR_DECODE;
-            }
-            if (escaped) {
-                /* rare: unescape the key into scratch, then match */
-                jp_t kp = {p->s, p->n, (size_t)(key - p->s) - 1, p->err};
-                if (jp_string(&kp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+            int col;
+            if (guess < c->n && key_at(p, &c->keypats[guess])) {
+                /* the next column's key, as written without spaces: matched whole */
+                col = guess;
+                p->i += c->keypats[guess].len;
+            } else {
+                const char *key;
+                size_t key_len;
+                bool escaped = false;
+                jp_ws(p);
+                if (p->i >= p->n) {
+                    return jp_unexpected(p);
+                }
+                if (p->s[p->i] != '"') {
+                    return jp_fail(p, p->i, "expected a string key");
+                }
+                if (!jp_string_plain(p, &key, &key_len) &&
+                    jp_string(p, NULL, &key, &key_len, &escaped) != RSQL_OK) {
                     return RSQL_ERR_DECODE;
                 }
-                key = dec->scratch.data ? dec->scratch.data : "";
-                key_len = dec->scratch.len;
+                if (escaped) {
+                    /* rare: unescape the key into scratch, then match */
+                    jp_t kp = {p->s, p->n, (size_t)(key - p->s) - 1, p->err};
+                    if (jp_string(&kp, &dec->scratch, NULL, NULL, NULL) != RSQL_OK) {
+                        return RSQL_ERR_DECODE;
+                    }
+                    key = dec->scratch.data ? dec->scratch.data : "";
+                    key_len = dec->scratch.len;
+                }
+                col = find_column(c, key, key_len, guess);
+                jp_ws(p);
+                if (p->i >= p->n) {
+                    return jp_unexpected(p);
+                }
+                if (p->s[p->i] != ':') {
+                    return jp_fail(p, p->i, "expected ':' after an object key");
+                }
+                p->i++;
             }
-            int col = find_column(c, key, key_len, guess);
-            jp_ws(p);
-            if (p->i >= p->n) {
-                return jp_unexpected(p);
-            }
-            if (p->s[p->i] != ':') {
-                return jp_fail(p, p->i, "expected ':' after an object key");
-            }
-            p->i++;
             jp_ws(p);
             if (col >= 0 && c->needs && !c->needs[col].used) {
                 /* a column the statement does not read: validated and skipped, NULL */

@@ -34,82 +34,15 @@ static rsql_err_t type_error_at(jp_t *p, const char *name, const char *type, con
 
 
 /*
-** The fast paths of the two commonest numbers, scanned and converted in one
-** pass: [-]digits with no fraction or exponent and at most 18 digits (an
-** integer column), and [-]digits[.digits] with at most 15 digits (a DOUBLE
-** column, rsql_value_double_exact). Each returns true with p->i past the
-** number and *out set; false with p unchanged for anything else (a leading
-** zero before a digit, an exponent, more digits, out of range), which the
-** general path scans and reports as before.
-*/
-static bool jp_int_fast(jp_t *p, int64_t lo, int64_t hi, int64_t *out)
-{
-    const char *s = p->s;
-    size_t i = p->i, n = p->n, d0;
-    bool neg = i < n && s[i] == '-';
-    uint64_t m = 0;
-    i += neg;
-    for (d0 = i; i < n && i - d0 < 19 && s[i] >= '0' && s[i] <= '9'; i++) {
-        m = m * 10 + (uint64_t)(s[i] - '0');
-    }
-    size_t nd = i - d0;
-    if (nd == 0 || nd > 18 || (s[d0] == '0' && nd > 1)) {
-        return false;
-    }
-    if (i < n && (s[i] == '.' || s[i] == 'e' || s[i] == 'E')) {
-        return false;
-    }
-    int64_t v = neg ? -(int64_t)m : (int64_t)m; /* |m| < 10^18: no overflow */
-    if (v < lo || v > hi) {
-        return false;
-    }
-    *out = v;
-    p->i = i;
-    return true;
-}
-
-static bool jp_double_fast(jp_t *p, double *out)
-{
-    const char *s = p->s;
-    size_t i = p->i, n = p->n, d0;
-    bool neg = i < n && s[i] == '-';
-    uint64_t m = 0;
-    int frac = 0;
-    i += neg;
-    for (d0 = i; i < n && i - d0 < 16 && s[i] >= '0' && s[i] <= '9'; i++) {
-        m = m * 10 + (uint64_t)(s[i] - '0');
-    }
-    size_t nd = i - d0;
-    if (nd == 0 || (s[d0] == '0' && nd > 1)) {
-        return false;
-    }
-    if (i < n && s[i] == '.') {
-        size_t f0 = ++i;
-        for (; i < n && nd < 16 && s[i] >= '0' && s[i] <= '9'; i++, nd++) {
-            m = m * 10 + (uint64_t)(s[i] - '0');
-        }
-        if (i == f0) {
-            return false;
-        }
-        frac = (int)(i - f0);
-    }
-    if (nd > 15 || (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == 'e' || s[i] == 'E'))) {
-        return false;
-    }
-    if (!rsql_value_double_exact(m, frac, neg, out)) {
-        return false;
-    }
-    p->i = i;
-    return true;
-}
-
-/*
 ** One JSON value as a scalar column of type t (not DECIMAL, DATE or a
 ** nested type); name is the field's path for errors. See the file comment.
 */
 rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *name,
                        rsql_arena_t *arena, rsql_value_t *v)
 {
+    if (json_scalar_fast(p, t, arena, v)) {
+        return RSQL_OK;
+    }
     size_t at = p->i;
     char got[80], q[56];
     memset(v, 0, sizeof *v);
@@ -126,7 +59,7 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
         return RSQL_OK;
     }
     if (ch == '"' && t == RSQL_TYPE_VARCHAR) {
-        /* a string without escapes goes from the input to the arena in one copy */
+        /* escaped (json_scalar_fast took a plain one unless the arena failed): unescaped */
         const char *raw;
         size_t n;
         bool escaped = false;
@@ -240,14 +173,6 @@ rsql_err_t json_scalar(rsql_decoder_t *dec, jp_t *p, rsql_type_t t, const char *
     } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
         bool is_int;
         rsql_err_t rc;
-        if ((t == RSQL_TYPE_BIGINT || t == RSQL_TYPE_INT) &&
-            jp_int_fast(p, t == RSQL_TYPE_INT ? INT32_MIN : INT64_MIN,
-                        t == RSQL_TYPE_INT ? INT32_MAX : INT64_MAX, &v->v.i)) {
-            return RSQL_OK;
-        }
-        if (t == RSQL_TYPE_DOUBLE && jp_double_fast(p, &v->v.d)) {
-            return RSQL_OK;
-        }
         if (jp_number(p, &is_int) != RSQL_OK) {
             return RSQL_ERR_DECODE;
         }

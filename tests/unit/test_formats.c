@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The test table: every type. */
 static const char *const cols[] = {"id", "name", "amount", "ok", "ts", "b", "n"};
@@ -748,6 +749,136 @@ static void test_formats_json_nested(void)
     rsql_encoder_destroy(enc);
 }
 
+/* A small random generator of our own (xorshift), so a failure repeats. */
+static uint64_t kx_state = UINT64_C(0x9e3779b97f4a7c15);
+static unsigned kx_rand(unsigned n)
+{
+    kx_state ^= kx_state << 13;
+    kx_state ^= kx_state >> 7;
+    kx_state ^= kx_state << 17;
+    return (unsigned)(kx_state % n);
+}
+
+/*
+** Keys matched to columns against a model of the rules (an exact name first, else a name equal
+** but for case; the last of duplicate keys wins; escapes unescaped before matching): random
+** objects whose members are the columns' names as they are, in another case, escaped, with
+** blanks around ':' and ',', unknown keys, in any order and repeated, each body in a buffer of
+** exactly its size (so a key near the end is read without a byte past it). Column names of 1
+** to 16 bytes, one with a quote, one with a backslash.
+*/
+static void test_formats_json_keys(void)
+{
+    static const char *const kc[] = {"a", "id", "name", "amount_total", "abcdefghijklm",
+                                     "abcdefghijklmn", "q\"t", "b\\s", "MixedCase", "x"};
+    /* how each name is written in JSON, plainly (the last two escape what they hold) */
+    static const char *const kj[] = {"a", "id", "name", "amount_total", "abcdefghijklm",
+                                     "abcdefghijklmn", "q\\\"t", "b\\\\s", "MixedCase", "x"};
+    enum { KN = 10 };
+    rsql_type_t kt[KN];
+    for (int i = 0; i < KN; i++) {
+        kt[i] = RSQL_TYPE_BIGINT;
+    }
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_decoder_t *d = rsql_decoder_new("json", NULL, KN, kc, kt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    rsql_arena_t *a = rsql_arena_new();
+    rsql_value_t row[KN];
+    for (int round = 0; round < 20000; round++) {
+        char body[2048];
+        size_t o = 0;
+        int64_t want[KN];
+        bool set[KN] = {false};
+        int members = (int)kx_rand(14);
+        body[o++] = kx_rand(4) == 0 ? ' ' : '{';
+        if (body[0] == ' ') {
+            body[o++] = '{';
+        }
+        for (int m = 0; m < members; m++) {
+            int col = (int)kx_rand(KN + 1); /* KN: a key no column has */
+            int64_t v = (int64_t)kx_rand(2000000) - 1000000;
+            const char *ws = kx_rand(5) == 0 ? " " : "";
+            char key[64];
+            int how = (int)kx_rand(4);
+            if (col == KN) {
+                snprintf(key, sizeof key, "zz%u", kx_rand(100));
+            } else if (how == 1) { /* another case: matches unless a column has that exact name */
+                snprintf(key, sizeof key, "%s", kj[col]);
+                for (char *c = key; *c; c++) {
+                    *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+                }
+            } else if (how == 2 && kj[col][0] != '\\') { /* the first byte as \u00XX */
+                snprintf(key, sizeof key, "\\u%04x%s", (unsigned char)kj[col][0], kj[col] + 1);
+            } else {
+                snprintf(key, sizeof key, "%s", kj[col]);
+            }
+            o += (size_t)snprintf(body + o, sizeof body - o, "%s%s\"%s\"%s:%s%lld", m ? "," : "",
+                                  m ? ws : "", key, ws, ws, (long long)v);
+            /* the model: which column the key names */
+            int hit = -1;
+            if (col < KN) {
+                char plain[64];
+                snprintf(plain, sizeof plain, "%s", kc[col]);
+                if (how == 1) {
+                    for (char *c = plain; *c; c++) {
+                        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+                    }
+                }
+                for (int i = 0; i < KN && hit < 0; i++) {
+                    hit = strcmp(kc[i], plain) == 0 ? i : -1;
+                }
+                for (int i = 0; i < KN && hit < 0; i++) {
+                    hit = strcasecmp(kc[i], plain) == 0 ? i : -1;
+                }
+            }
+            if (hit >= 0) {
+                want[hit] = v;
+                set[hit] = true;
+            }
+        }
+        o += (size_t)snprintf(body + o, sizeof body - o, "%s}", kx_rand(5) == 0 ? " " : "");
+        char *exact = malloc(o); /* no byte after the body */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(exact);
+        memcpy(exact, body, o);
+        rsql_error_clear(&err);
+        rsql_err_t rc = rsql_decode(d, (const uint8_t *)exact, o, a, row, &err);
+        free(exact);
+        if (rc != RSQL_OK) {
+            fprintf(stderr, "\n  body: %.*s\n  error: %s\n", (int)o, body, err.msg);
+        }
+        CU_ASSERT_EQUAL_FATAL(rc, RSQL_OK);
+        for (int i = 0; i < KN; i++) {
+            bool ok = set[i] ? !row[i].is_null && row[i].v.i == want[i] : row[i].is_null;
+            if (!ok) {
+                fprintf(stderr, "\n  body: %.*s\n  column %s: want %s%lld\n", (int)o, body,
+                        kc[i], set[i] ? "" : "NULL ", set[i] ? (long long)want[i] : 0LL);
+            }
+            CU_ASSERT_TRUE_FATAL(ok);
+        }
+    }
+    /* a name that holds a quote or a backslash is never matched by its bytes as written,
+       even where its column is the one expected next: `"q"t":` is a key "q" followed by junk,
+       `"b\s"` an invalid escape */
+    static const char *const bad[][2] = {
+        {"{\"abcdefghijklmn\":1,\"q\"t\":1}",
+         "invalid JSON at byte 23: expected ':' after an object key"},
+        {"{\"q\\\"t\":1,\"b\\s\":1}", "invalid JSON at byte 12: invalid escape in string"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rsql_error_clear(&err);
+        CU_ASSERT_EQUAL(rsql_decode(d, (const uint8_t *)bad[i][0], strlen(bad[i][0]), a, row,
+                                    &err),
+                        RSQL_ERR_DECODE);
+        if (strcmp(err.msg, bad[i][1]) != 0) {
+            fprintf(stderr, "\n  body: %s\n  got: %s\n", bad[i][0], err.msg);
+        }
+        CU_ASSERT_STRING_EQUAL(err.msg, bad[i][1]);
+    }
+    rsql_arena_destroy(a);
+    rsql_decoder_destroy(d);
+}
+
 static CU_TestInfo format_tests[] = {
     {"test_formats_json_decode", test_formats_json_decode},
     {"test_formats_json_errors", test_formats_json_errors},
@@ -759,6 +890,7 @@ static CU_TestInfo format_tests[] = {
     {"test_formats_csv_round_trip", test_formats_csv_round_trip},
     {"test_formats_csv_one_rule", test_formats_csv_one_rule},
     {"test_formats_json_nested", test_formats_json_nested},
+    {"test_formats_json_keys", test_formats_json_keys},
     CU_TEST_INFO_NULL,
 };
 
