@@ -87,13 +87,25 @@ typedef struct rt_outcomes_op {
     rt_item_t items[];
 } rt_outcomes_op_t;
 
-/* A delivery report: the sink's results, copied by the delivery callback (any thread). */
+/*
+** A delivery report: the sink's results, copied by the delivery callback (any thread). When
+** every one of the n is written with nothing to say (the common report), all_ok says so and
+** results is not written (nor read): 356 bytes a row less to copy and read back.
+*/
 typedef struct rt_delivery_op {
     rsql_qop_t op;
     void *batch; /* rt_wbatch_t * or rt_dlqbatch_t * */
     int n;
+    bool all_ok;
     rsql_sink_result_t results[];
 } rt_delivery_op_t;
+
+/* The result of row i of report d (i < d->n): results[i], or a written one when all_ok. */
+static inline const rsql_sink_result_t *rt_delivery_result(const rt_delivery_op_t *d, int i)
+{
+    static const rsql_sink_result_t written = {RSQL_OK, "", ""};
+    return d->all_ok ? &written : &d->results[i];
+}
 
 typedef struct rt_write_failed_op {
     rsql_qop_t op;

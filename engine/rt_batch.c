@@ -158,7 +158,7 @@ void rsql_pipeline__wbatch_observe(rsql_pipeline_t *p, const rt_wbatch_t *wb,
     int64_t now_us = rsql_now_ns() / 1000;
     int ok = 0;
     for (int i = 0; i < wb->n && i < d->n; i++) {
-        ok += d->results[i].code == RSQL_OK;
+        ok += rt_delivery_result(d, i)->code == RSQL_OK;
     }
     rsql_latency_observe(&st->send, now_us - wb->write_us, 1);
     rsql_latency_observe(&st->e2e, now_us - wb->ib->poll_us, ok);

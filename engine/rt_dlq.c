@@ -114,6 +114,7 @@ static void dlq_deliver_cb(void *opaque, uint64_t batch_id, int n,
     d->op.type = RT_OP_DLQ_DELIVERY;
     d->batch = db;
     d->n = n < 0 ? 0 : n > db->n ? db->n : n;
+    d->all_ok = false; /* the results are copied whole: few rows, read once */
     if (d->n) {
         memcpy(d->results, results, (size_t)d->n * sizeof(rsql_sink_result_t));
     }
@@ -590,6 +591,7 @@ static void dlq_post_failed(rsql_pipeline_t *p, rt_dlqbatch_t *db, const rsql_er
     d->op.type = RT_OP_DLQ_DELIVERY;
     d->batch = db;
     d->n = db->n;
+    d->all_ok = false;
     for (int i = 0; i < db->n; i++) {
         memset(&d->results[i], 0, sizeof d->results[i]);
         d->results[i].code = e->code;

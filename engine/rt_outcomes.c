@@ -226,7 +226,7 @@ void rsql_pipeline__on_delivery(rsql_pipeline_t *p, rt_delivery_op_t *d)
     rsql_pipeline__wbatch_observe(p, wb, d);
     done_begin(p);
     for (int i = 0; i < n; i++) {
-        const rsql_sink_result_t *r = i < d->n ? &d->results[i] : NULL;
+        const rsql_sink_result_t *r = i < d->n ? rt_delivery_result(d, i) : NULL;
         if (r && r->code == RSQL_OK) {
             rsql_outcome_t o = {RSQL_OUTCOME_WRITTEN, NULL, r->meta[0] ? r->meta : NULL};
             rsql_pipeline__resolve(p, wb->ib, wb->idx[i], &o);
@@ -320,7 +320,13 @@ void rsql_pipeline__deliver_cb(void *opaque, uint64_t batch_id, int n,
     d->op.type = RT_OP_DELIVERY;
     d->batch = wb;
     d->n = n < 0 ? 0 : n > wb->cap ? wb->cap : n;
-    for (int i = 0; i < d->n; i++) {
+    int plain = 0; /* the results before the first that is not written or has a text */
+    while (plain < d->n && results[plain].code == RSQL_OK && !results[plain].meta[0] &&
+           !results[plain].msg[0]) {
+        plain++;
+    }
+    d->all_ok = plain == d->n;
+    for (int i = d->all_ok ? d->n : 0; i < d->n; i++) {
         /* the code and the two texts up to their ends, not 356 bytes a row */
         rsql_sink_result_t *r = &d->results[i];
         r->code = results[i].code;
