@@ -61,6 +61,11 @@ TESTS += tests/unit/test_value_fixed
 tests_unit_test_value_fixed_SOURCES = tests/unit/test_value_fixed.c
 tests_unit_test_value_fixed_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_value_fixed_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+check_PROGRAMS += tests/unit/test_value_bin
+TESTS += tests/unit/test_value_bin
+tests_unit_test_value_bin_SOURCES = tests/unit/test_value_bin.c
+tests_unit_test_value_bin_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_value_bin_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
 
 if HAVE_CUNIT

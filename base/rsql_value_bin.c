@@ -25,10 +25,10 @@
 
 #define NULL_TAG 0x80u
 
-static void put_varint(rsql_buf_t *out, uint64_t v)
+/* v as a varint (LEB128) at b; returns its length (at most 10). */
+static size_t varint_at(unsigned char *b, uint64_t v)
 {
-    unsigned char b[10];
-    int n = 0;
+    size_t n = 0;
     do {
         b[n] = (unsigned char)(v & 0x7f);
         v >>= 7;
@@ -37,78 +37,112 @@ static void put_varint(rsql_buf_t *out, uint64_t v)
         }
         n++;
     } while (v);
-    rsql_buf_append(out, b, (size_t)n);
+    return n;
 }
 
-static void put_le64(rsql_buf_t *out, uint64_t v)
+/* v as 8 bytes, little-endian, at b. */
+static void le64_at(unsigned char *b, uint64_t v)
 {
-    unsigned char b[8];
     for (int i = 0; i < 8; i++) {
         b[i] = (unsigned char)(v >> (8 * i));
     }
-    rsql_buf_append(out, b, 8);
 }
 
-static void pack_one(const rsql_value_t *v, rsql_buf_t *out)
+/* The bytes of a pack gathered before they go to the buffer: a row's few scalars (a per-row
+   accumulator is several) reach it in one append, not one or two a value. */
+typedef struct packer {
+    rsql_buf_t *out;
+    size_t n;
+    unsigned char b[256];
+} packer_t;
+
+static void pk_flush(packer_t *k)
 {
-    unsigned char tag = (unsigned char)v->type;
+    if (k->n) {
+        rsql_buf_append(k->out, k->b, k->n);
+        k->n = 0;
+    }
+}
+
+static void pack_one(packer_t *k, const rsql_value_t *v)
+{
+    if (sizeof k->b - k->n < 1 + 2 + 16) { /* room for a tag and the largest fixed part */
+        pk_flush(k);
+    }
+    unsigned char *b = k->b + k->n;
+    size_t n = 1;
+    b[0] = (unsigned char)v->type;
     if (v->is_null || v->type == RSQL_TYPE_NULL) {
-        rsql_buf_putc(out, (char)(tag | NULL_TAG));
+        b[0] |= NULL_TAG;
+        k->n += 1;
         return;
     }
-    rsql_buf_putc(out, (char)tag);
     switch (v->type) {
-    case RSQL_TYPE_BOOLEAN: rsql_buf_putc(out, v->v.b ? 1 : 0); break;
+    case RSQL_TYPE_BOOLEAN: b[n++] = v->v.b ? 1 : 0; break;
     case RSQL_TYPE_INT:
     case RSQL_TYPE_BIGINT:
     case RSQL_TYPE_DATE:
     case RSQL_TYPE_INTERVAL:
     case RSQL_TYPE_TIMESTAMP: {
         int64_t i = v->type == RSQL_TYPE_TIMESTAMP ? v->v.ts : v->v.i;
-        put_varint(out, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63));
+        n += varint_at(b + n, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63));
         break;
     }
     case RSQL_TYPE_DOUBLE: {
         double d = v->v.d == 0 ? 0.0 : v->v.d;
         uint64_t bits;
         memcpy(&bits, &d, sizeof bits);
-        put_le64(out, bits);
+        le64_at(b + n, bits);
+        n += 8;
         break;
     }
     case RSQL_TYPE_VARCHAR:
     case RSQL_TYPE_BYTES:
-        put_varint(out, v->v.s.len);
-        if (v->v.s.len) {
-            rsql_buf_append(out, v->v.s.p, v->v.s.len);
+        n += varint_at(b + n, v->v.s.len);
+        k->n += n;
+        if (v->v.s.len <= sizeof k->b - k->n) { /* a short string goes with the rest */
+            if (v->v.s.len) {
+                memcpy(k->b + k->n, v->v.s.p, v->v.s.len);
+            }
+            k->n += v->v.s.len;
+        } else {
+            pk_flush(k);
+            rsql_buf_append(k->out, v->v.s.p, v->v.s.len);
         }
-        break;
+        return;
     case RSQL_TYPE_DECIMAL:
-        rsql_buf_putc(out, (char)v->prec);
-        rsql_buf_putc(out, (char)v->scale);
-        put_le64(out, v->v.dec.lo);
-        put_le64(out, (uint64_t)v->v.dec.hi);
+        b[n++] = v->prec;
+        b[n++] = v->scale;
+        le64_at(b + n, v->v.dec.lo);
+        le64_at(b + n + 8, (uint64_t)v->v.dec.hi);
+        n += 16;
         break;
     case RSQL_TYPE_ROW:
     case RSQL_TYPE_ARRAY:
     case RSQL_TYPE_MAP: {
         const rsql_composite_t *c = v->v.c;
-        size_t n = c ? (v->type == RSQL_TYPE_MAP ? 2 * (size_t)c->n : (size_t)c->n) : 0;
-        put_varint(out, c ? c->n : 0);
-        for (size_t i = 0; i < n; i++) {
-            pack_one(&c->items[i], out);
+        size_t m = c ? (v->type == RSQL_TYPE_MAP ? 2 * (size_t)c->n : (size_t)c->n) : 0;
+        k->n += varint_at(b + n, c ? c->n : 0) + n;
+        for (size_t i = 0; i < m; i++) {
+            pack_one(k, &c->items[i]);
         }
-        break;
+        return;
     }
     default: break;
     }
+    k->n += n;
 }
 
 /* See rsql_value.h. */
 void rsql_value_pack(const rsql_value_t *vals, int n, rsql_buf_t *out)
 {
+    packer_t k;
+    k.out = out;
+    k.n = 0;
     for (int i = 0; i < n; i++) {
-        pack_one(&vals[i], out);
+        pack_one(&k, &vals[i]);
     }
+    pk_flush(&k);
 }
 
 /* ---- reading */

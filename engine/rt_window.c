@@ -282,13 +282,17 @@ rsql_err_t rsql_rt_window__key(rt_window_t *g, rsql_value_t *row, int64_t start,
     put_u64(head + 9, start);
     rsql_buf_reset(&g->key);
     rsql_buf_append(&g->key, head, sizeof head);
+    rsql_value_t v[8]; /* packed eight at a time: one append to the key for most */
+    int nv = 0;
     for (int k = 0; k < g->a->n_group; k++) {
-        rsql_value_t v;
-        rsql_err_t rc = rsql_expr_eval(g->a->group[k], row, ctx, &v, err);
+        rsql_err_t rc = rsql_expr_eval_row(g->a->group[k], row, ctx, &v[nv++], err);
         if (rc != RSQL_OK) {
             return rc;
         }
-        rsql_value_pack(&v, 1, &g->key);
+        if (nv == (int)(sizeof v / sizeof v[0]) || k == g->a->n_group - 1) {
+            rsql_value_pack(v, nv, &g->key);
+            nv = 0;
+        }
     }
     return g->key.oom ? rsql_error_nomem(err) : RSQL_OK;
 }
@@ -377,7 +381,7 @@ static rsql_err_t part(rt_window_t *g, int64_t start, int64_t end, rsql_batch_t 
     rsql_err_t rc;
     for (int k = 0; k < a->n_group; k++) {
         rsql_value_t v;
-        if ((rc = rsql_expr_eval(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
+        if ((rc = rsql_expr_eval_row(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
             return rc;
         }
         if (rsql_value_copy(&v, batch->arena, &r[k]) != RSQL_OK) {
@@ -662,19 +666,19 @@ rsql_err_t rsql_rt_window_record(rt_window_t *g, rsql_batch_t *batch, rsql_recor
         }
         rsql_value_t *row = (rsql_value_t *)made; /* ctx's: its window columns are ours */
         rsql_value_t wm, t;
-        if ((rc = rsql_expr_eval(g->w->watermark, row, ctx, &wm, err)) != RSQL_OK) {
+        if ((rc = rsql_expr_eval_row(g->w->watermark, row, ctx, &wm, err)) != RSQL_OK) {
             return rc;
         }
         bool pass = true;
         if (g->a->pre) {
             rsql_value_t v;
-            if ((rc = rsql_expr_eval(g->a->pre, row, ctx, &v, err)) != RSQL_OK) {
+            if ((rc = rsql_expr_eval_row(g->a->pre, row, ctx, &v, err)) != RSQL_OK) {
                 return rc;
             }
             pass = !v.is_null && v.type == RSQL_TYPE_BOOLEAN && v.v.b;
         }
         if (pass) {
-            if ((rc = rsql_expr_eval(g->w->time, row, ctx, &t, err)) != RSQL_OK) {
+            if ((rc = rsql_expr_eval_row(g->w->time, row, ctx, &t, err)) != RSQL_OK) {
                 return rc;
             }
             if (t.is_null) {

@@ -35,7 +35,7 @@ rsql_err_t rsql_rt_window__rows(rt_window_t *g, rsql_batch_t *batch, rsql_record
             return rc;
         }
         rsql_value_t t;
-        if ((rc = rsql_expr_eval(w->time, made, ctx, &t, err)) != RSQL_OK) {
+        if ((rc = rsql_expr_eval_row(w->time, made, ctx, &t, err)) != RSQL_OK) {
             return rc;
         }
         if (t.is_null) {

@@ -238,7 +238,7 @@ rsql_err_t rsql_rt_window__session_add(rt_window_t *g, rsql_batch_t *batch, rsql
     for (int k = 0; k < a->n_group; k++) {
         if (!is_bound(g, k)) {
             rsql_value_t v;
-            if ((rc = rsql_expr_eval(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
+            if ((rc = rsql_expr_eval_row(a->group[k], row, ctx, &v, err)) != RSQL_OK) {
                 return rc;
             }
             rsql_value_pack(&v, 1, &g->pkey);

@@ -48,6 +48,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "catalog/rsql_catalog.h"
 #include "connectors/rsql_connector.h"
@@ -519,6 +520,38 @@ void *rsql_eval_scratch(rsql_eval_ctx_t *ctx, size_t n);
 */
 rsql_err_t rsql_expr_eval(const rsql_bexpr_t *e, const rsql_value_t *row, rsql_eval_ctx_t *ctx,
                           rsql_value_t *out, rsql_error_t *err);
+
+/*
+** rsql_expr_eval with the two commonest per-row forms of a window's expressions inline (no
+** call, no dispatch): a column (a grouping key, DESCRIPTOR(ts)) and a TIMESTAMP column minus
+** a constant INTERVAL (a WATERMARK's `ts - INTERVAL '5' SECOND`), with the evaluator's result
+** (a NULL column gives NULL); anything else, and an overflow (its error), is rsql_expr_eval's.
+*/
+static inline rsql_err_t rsql_expr_eval_row(const rsql_bexpr_t *e, const rsql_value_t *row,
+                                            rsql_eval_ctx_t *ctx, rsql_value_t *out,
+                                            rsql_error_t *err)
+{
+    if (e->kind == RSQL_BX_COLUMN) {
+        *out = row[e->column];
+        out->type = e->type;
+        return RSQL_OK;
+    }
+    if (e->kind == RSQL_BX_BINARY && e->op == RSQL_OP_SUB && e->type == RSQL_TYPE_TIMESTAMP &&
+        e->args[0]->kind == RSQL_BX_COLUMN && e->args[0]->type == RSQL_TYPE_TIMESTAMP &&
+        e->args[1]->kind == RSQL_BX_CONST && e->args[1]->type == RSQL_TYPE_INTERVAL &&
+        !e->args[1]->value.is_null) {
+        const rsql_value_t *x = &row[e->args[0]->column];
+        int64_t r = 0;
+        if (x->is_null || !__builtin_sub_overflow(x->v.ts, e->args[1]->value.v.i, &r)) {
+            memset(out, 0, sizeof *out);
+            out->type = e->type;
+            out->is_null = x->is_null;
+            out->v.ts = r;
+            return RSQL_OK;
+        }
+    }
+    return rsql_expr_eval(e, row, ctx, out, err);
+}
 
 /*
 ** rsql_expr_eval recurses once per level of e: the planner refuses (at bind time) any
