@@ -28,6 +28,7 @@
 #include "config.h"
 #include "engine/rt_window_int.h"
 #include "engine/rt_agg.h"
+#include "engine/rt_key.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_time.h"
 #include "base/rsql_value.h"
@@ -282,19 +283,7 @@ rsql_err_t rsql_rt_window__key(rt_window_t *g, rsql_value_t *row, int64_t start,
     put_u64(head + 9, start);
     rsql_buf_reset(&g->key);
     rsql_buf_append(&g->key, head, sizeof head);
-    rsql_value_t v[8]; /* packed eight at a time: one append to the key for most */
-    int nv = 0;
-    for (int k = 0; k < g->a->n_group; k++) {
-        rsql_err_t rc = rsql_expr_eval_row(g->a->group[k], row, ctx, &v[nv++], err);
-        if (rc != RSQL_OK) {
-            return rc;
-        }
-        if (nv == (int)(sizeof v / sizeof v[0]) || k == g->a->n_group - 1) {
-            rsql_value_pack(v, nv, &g->key);
-            nv = 0;
-        }
-    }
-    return g->key.oom ? rsql_error_nomem(err) : RSQL_OK;
+    return rsql_rt_key_append(&g->key, g->a->group, g->a->n_group, row, ctx, NULL, NULL, err);
 }
 
 /* The row (window_start, window_end and window_time set to window x's) into x's group. */
