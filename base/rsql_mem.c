@@ -147,11 +147,17 @@ void *rsql_arena__alloc_block(rsql_arena_t *a, size_t n)
     }
     b->next = a->blocks;
     a->blocks = b;
+    a->bytes += sizeof(arena_block_t) + size;
     if (!own) {
         a->cur = b->data + n;
         a->left = size - n;
     }
     return b->data;
+}
+
+size_t rsql_arena_bytes(const rsql_arena_t *a)
+{
+    return a ? a->bytes : 0;
 }
 
 void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n)

@@ -38,6 +38,8 @@ void *rsql_arena_alloc_raw(rsql_arena_t *a, size_t n);
 ** registered first. 0, or -1 when out of memory (then fn will not be called).
 */
 int rsql_arena_on_free(rsql_arena_t *a, void (*fn)(void *arg), void *arg);
+/* The bytes of a's blocks (what it holds from the allocator; 0 for NULL). */
+size_t rsql_arena_bytes(const rsql_arena_t *a);
 char *rsql_arena_strndup(rsql_arena_t *a, const char *s, size_t n);
 char *rsql_arena_strdup(rsql_arena_t *a, const char *s);
 

@@ -17,6 +17,7 @@ struct rsql_arena {
     unsigned char *cur; /* the current block's next free byte (16-byte aligned) */
     size_t left;        /* bytes free from cur on */
     void *on_free;      /* rsql_arena_on_free's calls, last registered first (rsql_mem.c) */
+    size_t bytes;       /* the blocks' bytes (rsql_arena_bytes) */
 };
 
 /* rsql_arena__alloc when the current block has no room for n bytes (or n is 0). */

@@ -64,6 +64,12 @@ static const rsql_opt_def_t settings_table[] = {
         "stage in front of it waits. Bounds a pipeline's memory."),
     ROW("pipeline.batch-size", RSQL_OPT_INT, J, "256", 1, 100000, NULL,
         "Most rows handed from one stage to the next, and to a sink, at once."),
+    ROW("pipeline.memory", RSQL_OPT_SIZE, J, "64MB", 0, INT64_C(1) << 40, NULL,
+        "Most bytes of records read and not yet written (their bodies as received, and what "
+        "the source holds for them), next to the rows' bound of 3 x `pipeline.queue-capacity`: "
+        "the source reads fewer records at once as they near it (from the size of the records "
+        "read so far) and waits past it, so large messages do not hold rows' worth of memory. "
+        "A record larger than it still passes when nothing else is in flight. `0`: rows only."),
     ROW("state.flush-interval", RSQL_OPT_DURATION, J, "1s", 10, HOUR, NULL,
         "How often committed source positions (file offsets, rowids) are saved to the catalog "
         "while a job runs; they are also saved when it stops. A crash replays at most this much "

@@ -50,7 +50,7 @@ typedef struct metric_def {
 } metric_def_t;
 
 enum { M_READ, M_WRITTEN, M_FILTERED, M_DLQ, M_FAILED, M_RETRIES, M_RESTARTS, M_RUNS,
-       M_ACKED, M_RENEWED, M_DEFERRED, M_IN_FLIGHT, M_QUEUE, M_HELD, M_UP, N_METRICS };
+       M_ACKED, M_RENEWED, M_DEFERRED, M_IN_FLIGHT, M_IN_FLIGHT_BYTES, M_QUEUE, M_HELD, M_UP, N_METRICS };
 
 static const metric_def_t metric_defs[N_METRICS] = {
     {"rocketsql_records_read_total", "counter", "Records read from the job's source."},
@@ -72,6 +72,9 @@ static const metric_def_t metric_defs[N_METRICS] = {
      "Messages the job's RocketMQ source deferred (fair throttling: made invisible again)."},
     {"rocketsql_records_in_flight", "gauge",
      "Records read whose outcome (written, filtered, failed) is not known yet."},
+    {"rocketsql_records_in_flight_bytes", "gauge",
+     "Bytes of the records in flight as pipeline.memory counts them (bodies as received, "
+     "and what the source holds for them)."},
     {"rocketsql_queue_depth_records", "gauge", "Records waiting between pipeline stages."},
     {"rocketsql_messages_held", "gauge",
      "Messages the job's RocketMQ source received and holds invisible, not resolved yet."},
@@ -265,6 +268,7 @@ static int64_t metric_value0(serve_job_t *j, int m)
     case M_DEFERRED: return atomic_load(&j->st->src.deferred);
     case M_HELD: return atomic_load(&j->st->src.held);
     case M_IN_FLIGHT: return atomic_load(&j->st->in_flight);
+    case M_IN_FLIGHT_BYTES: return atomic_load(&j->st->in_flight_bytes);
     case M_QUEUE: return atomic_load(&j->st->queue_depth);
     case M_UP: return job_up0(j) ? 1 : 0;
     default: return 0;

@@ -3,7 +3,7 @@
 librocketsql_a_SOURCES += \
 	engine/rsql_queue.h engine/rsql_pipeline.h engine/pipeline_int.h \
 	engine/rt_queue.c engine/rt_offsets.c engine/rt_retry.c \
-	engine/rt_pipeline.c engine/rt_batch.c engine/rt_outcomes.c engine/rt_stages.c engine/rt_dlq.c engine/rt_status.c engine/rt_signal.c \
+	engine/rt_pipeline.c engine/rt_batch.c engine/rt_outcomes.c engine/rt_poll.c engine/rt_stages.c engine/rt_dlq.c engine/rt_status.c engine/rt_signal.c \
 	engine/rt_hold.c engine/rt_lookup.h engine/rt_lookup.c engine/rt_lookup_cache.h engine/rt_lookup_cache.c \
 	engine/rt_state.h engine/rt_state.c engine/rt_state_table.h engine/rt_state_table.c engine/rt_keyfilter.h engine/rt_keyfilter.c engine/rt_dedup.h engine/rt_dedup.c engine/rt_agg.h engine/rt_agg.c engine/rt_window.h engine/rt_window_int.h engine/rt_window.c engine/rt_window_rows.c engine/rt_window_session.c engine/rt_stateful.h engine/rt_stateful.c engine/rt_key.h \
 	engine/rt_preview.h engine/rt_preview.c \

@@ -54,6 +54,7 @@ typedef struct rt_inbatch {
        NULL until one comes: transform thread, then the worker's once handed on) */
     int *rows_left; /* RT_ROWS_FAILING: one of its rows failed, its outcome is on its way */
     int pending;       /* records without an outcome */
+    int64_t bytes;     /* counted against max_in_flight_bytes: its bodies and arena at poll */
     int64_t poll_us;   /* when it was polled (rsql_now_ns() / 1000), for the latency stats */
     struct rt_outcomes_op *oo; /* allocated ahead; handed to the worker by transform */
     struct rt_wbatch *wb;      /* allocated ahead; handed to the write thread by transform */
@@ -174,6 +175,13 @@ struct rsql_pipeline {
        most half of max_in_flight), so it wakes once per several batches, not per batch. */
     int64_t credit_resume;
     bool credit_waiting;
+    /* Bytes of the records in live batches (rt_inbatch_t.bytes), and the bytes_resume they
+       must fall to (half of max_in_flight_bytes) before a poll thread waiting for credit
+       goes on; see rsql_pipeline__credit_back. */
+    int64_t in_flight_bytes, bytes_resume;
+    /* poll thread only: bytes and records of the batches read lately (halved as they grow),
+       their ratio the size of a record that the next poll's count is reckoned with */
+    int64_t seen_bytes, seen_recs;
     int64_t live;      /* live batches */
     rsql_error_t err;  /* the first failure */
 
@@ -377,5 +385,33 @@ void rsql_pipeline__log_context(rsql_pipeline_t *p);
 void *rsql_pipeline__poll_main(void *arg);
 void *rsql_pipeline__transform_main(void *arg);
 void *rsql_pipeline__write_main(void *arg);
+
+/*
+** The bytes of the records in flight that count against max_in_flight_bytes: those of the
+** rows the sink holds for their source transaction (sink_waiting) do not, as those rows do not
+** count against max_in_flight (their share, by rows). @locks p->lock held
+*/
+static inline int64_t rsql_pipeline__bytes_counted(const rsql_pipeline_t *p)
+{
+    if (p->sink_waiting <= 0 || p->in_flight <= 0) {
+        return p->in_flight_bytes;
+    }
+    if (p->sink_waiting >= p->in_flight) {
+        return 0;
+    }
+    return (int64_t)((double)p->in_flight_bytes * (double)(p->in_flight - p->sink_waiting) /
+                     (double)p->in_flight);
+}
+
+/*
+** Whether the poll thread, waiting for credit, may go on: the rows counted are down to
+** credit_resume and the bytes counted to bytes_resume. @locks p->lock held
+*/
+static inline bool rsql_pipeline__credit_back(const rsql_pipeline_t *p)
+{
+    return p->in_flight - p->sink_waiting <= p->credit_resume &&
+           (p->conf.max_in_flight_bytes <= 0 ||
+            rsql_pipeline__bytes_counted(p) <= p->bytes_resume);
+}
 
 #endif

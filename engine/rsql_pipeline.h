@@ -150,6 +150,7 @@ typedef struct rsql_pipeline_stats {
     atomic_int_least64_t read, written, filtered, dead_lettered, failed;
     atomic_int_least64_t retries;     /* transient failures retried (poll, write, delivery) */
     atomic_int_least64_t in_flight;   /* records polled whose outcome is not known yet */
+    atomic_int_least64_t in_flight_bytes; /* their bytes as pipeline.memory counts them */
     atomic_int_least64_t queue_depth; /* records waiting in the stage queues */
     atomic_int_least64_t run_id;      /* the run's id in the catalog, 0 before it began */
     atomic_bool open;                 /* the source and the sink are open (connected) */
@@ -241,6 +242,8 @@ typedef struct rsql_pipeline_conf {
     int queue_capacity; /* records per stage queue (pipeline.queue-capacity) */
     int max_in_flight;  /* records polled and not yet resolved; 0 = 3 x queue_capacity
                            (+ flush_rows when that is larger than queue_capacity) */
+    int64_t max_in_flight_bytes; /* bytes of records polled and not yet resolved (their
+                                    bodies and their batch's arena at poll); 0 = no bound */
     int flush_rows;     /* unreported rows that make the writer flush; 0 = queue_capacity
                            (the sink's gather_rows when larger) */
     int poll_timeout_ms;          /* longest single poll wait; 0 = 200 */

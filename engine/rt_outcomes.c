@@ -117,11 +117,13 @@ void rsql_pipeline__resolve(rsql_pipeline_t *p, rt_inbatch_t *ib, int idx,
     }
     if (--ib->pending == 0) {
         int n = ib->b->n;
+        int64_t bytes = ib->bytes;
         rsql_pipeline__free_inbatch(ib);
         pthread_mutex_lock(&p->lock);
         p->in_flight -= n;
+        p->in_flight_bytes -= bytes;
         p->live--;
-        if (p->credit_waiting && p->in_flight <= p->credit_resume) {
+        if (p->credit_waiting && rsql_pipeline__credit_back(p)) {
             pthread_cond_broadcast(&p->credit_cv);
         }
         pthread_mutex_unlock(&p->lock);

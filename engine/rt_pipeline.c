@@ -75,6 +75,7 @@ rsql_pipeline_t *rsql_pipeline_new(const rsql_pipeline_conf_t *conf, rsql_error_
     if (p->conf.max_in_flight < p->conf.batch_size) {
         p->conf.max_in_flight = p->conf.batch_size;
     }
+    p->bytes_resume = p->conf.max_in_flight_bytes / 2;
     p->credit_resume = p->conf.max_in_flight - p->conf.batch_size;
     if (p->credit_resume > p->conf.max_in_flight / 2) {
         p->credit_resume = p->conf.max_in_flight / 2;
@@ -433,6 +434,7 @@ void rsql_pipeline_stats_reset(rsql_pipeline_stats_t *st, bool clear_stop)
     atomic_store(&st->failed, 0);
     atomic_store(&st->retries, 0);
     atomic_store(&st->in_flight, 0);
+    atomic_store(&st->in_flight_bytes, 0);
     atomic_store(&st->queue_depth, 0);
     atomic_store(&st->run_id, 0);
     atomic_store(&st->open, false);
@@ -510,7 +512,7 @@ static void counts_now(rsql_pipeline_t *p, rsql_job_counts_t *c)
 }
 
 /* Publish the counts to conf.stats. @locality worker */
-static void stats_publish(rsql_pipeline_t *p, int64_t in_flight)
+static void stats_publish(rsql_pipeline_t *p, int64_t in_flight, int64_t in_flight_bytes)
 {
     rsql_pipeline_stats_t *st = p->conf.stats;
     if (!st) {
@@ -522,6 +524,7 @@ static void stats_publish(rsql_pipeline_t *p, int64_t in_flight)
     atomic_store(&st->dead_lettered, p->dead_lettered);
     atomic_store(&st->failed, p->failed);
     atomic_store(&st->in_flight, in_flight);
+    atomic_store(&st->in_flight_bytes, in_flight_bytes);
     atomic_store(&st->queue_depth, rsql_queue_weight(p->q1) + rsql_queue_weight(p->q2));
 }
 
@@ -572,9 +575,9 @@ static void worker_loop(rsql_pipeline_t *p)
     for (;;) {
         pthread_mutex_lock(&p->lock);
         bool all_resolved = p->live == 0;
-        int64_t in_flight = p->in_flight;
+        int64_t in_flight = p->in_flight, in_flight_bytes = p->in_flight_bytes;
         pthread_mutex_unlock(&p->lock);
-        stats_publish(p, in_flight);
+        stats_publish(p, in_flight, in_flight_bytes);
         if (p->poll_done && all_resolved && rsql_pipeline__dlq_busy(p) == 0) {
             break;
         }
@@ -776,7 +779,7 @@ rsql_err_t rsql_pipeline_run(rsql_pipeline_t *p, rsql_error_t *err)
         rsql_pipeline__signal_note(p);
     }
     stats_attach(p, false);
-    stats_publish(p, 0);
+    stats_publish(p, 0, 0);
     p->end_ms = rsql_now_ms();
     rsql_pipeline__status_final(p);
     if (p->run_id > 0) {

@@ -815,6 +815,7 @@ static rsql_err_t run_plan(rsql_catalog_t *cat, const rsql_plan_t *plan, const c
     if (plan->queue_capacity > 0) {
         conf.queue_capacity = (int)plan->queue_capacity;
     }
+    conf.max_in_flight_bytes = plan->memory;
     conf.retry_timeout_ms = plan->errors.retry_timeout_ms;
     conf.retry_backoff_max_ms = plan->errors.retry_backoff_max_ms;
     conf.tolerate_all = plan->errors.tolerate_all;

@@ -641,6 +641,7 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
     plan->errors.retry_backoff_max_ms = rsql_settings_int(s, "errors.retry.backoff-max");
     plan->queue_capacity = rsql_settings_int(s, "pipeline.queue-capacity");
     plan->batch_size = rsql_settings_int(s, "pipeline.batch-size");
+    plan->memory = rsql_settings_int(s, "pipeline.memory");
     plan->flush_interval_ms = rsql_settings_int(s, "state.flush-interval");
     if (plan->lookup) {
         plan->lookup->buffer_capacity =

@@ -373,6 +373,7 @@ typedef struct rsql_plan {
     bool limit_from_setting;   /* no LIMIT written: sql.preview-limit applies */
     int64_t queue_capacity;    /* pipeline.queue-capacity: rows per queue between threads */
     int64_t batch_size;        /* pipeline.batch-size */
+    int64_t memory;            /* pipeline.memory: bytes of records in flight; 0 = no bound */
     /* how often source positions (and a statement's state with them) are saved:
        state.flush-interval, or state.checkpoint.interval for a statement with state */
     int64_t flush_interval_ms;

@@ -60,7 +60,7 @@ promtool check metrics <"$T/metrics1.txt" >"$T/promtool.out" 2>&1 ||
     fail "promtool check metrics: $(cat "$T/promtool.out")"
 for m in records_read_total records_written_total records_filtered_total \
     records_dead_lettered_total records_failed_total retries_total job_restarts_total \
-    records_in_flight queue_depth_records job_up; do
+    records_in_flight records_in_flight_bytes queue_depth_records job_up; do
     [ -n "$(metric rocketsql_$m to_file)" ] || fail "no rocketsql_$m for to_file"
 done
 [ "$(metric rocketsql_job_up to_bh)" = 1 ] || fail "to_bh not up"

@@ -78,6 +78,8 @@ typedef struct fake_src {
     int64_t committed[8]; /* last source.committed per partition */
     bool raw;             /* give raw bodies instead of rows */
     bool keyed;           /* each record's position has a text part: "k<offset>" */
+    int body_pad;         /* > 0: each record also carries a raw body of this many bytes */
+    int first_max;        /* the max the first poll asked for */
     int n_resume;
     char resume_names[8][16];
     int64_t resume_offs[8];
@@ -158,6 +160,9 @@ static rsql_err_t fsrc_poll(rsql_source_t *src, rsql_batch_t *b, int max, int ti
     if (s->pause_at > 0 && s->next >= s->pause_at) {
         event_wait(&s->go, 1, EVENT_TIMEOUT_MS);
     }
+    if (s->polled == 0 && s->first_max == 0) {
+        s->first_max = max;
+    }
     for (int k = 0; k < max && !(s->hold > 0 && s->next >= s->hold); k++) {
         if (s->pause_at > 0 && s->next == s->pause_at && k > 0) {
             break; /* the rest once 'go' is signalled */
@@ -199,6 +204,12 @@ static rsql_err_t fsrc_poll(rsql_source_t *src, rsql_batch_t *b, int max, int ti
             v->type = RSQL_TYPE_BIGINT;
             v->v.i = i;
             r->row = v;
+            if (s->body_pad > 0) { /* the body as received, besides the row */
+                uint8_t *body = rsql_arena_alloc(b->arena, (size_t)s->body_pad);
+                memset(body, 'x', (size_t)s->body_pad);
+                r->raw = body;
+                r->raw_len = (size_t)s->body_pad;
+            }
         }
     }
     pthread_mutex_lock(&s->lock);

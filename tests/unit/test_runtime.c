@@ -105,6 +105,45 @@ static void test_pipeline_backpressure_slow_sink(void)
     assert_one_outcome_each(3000);
 }
 
+/* Records of 10 KB under max_in_flight_bytes 200 KB: the poll thread asks for fewer records
+   than a batch, so no more than the bound's worth (and one record) are in flight, where the
+   rows' bound (3 x 128) alone lets the stalled sink's gate of 300 be reached. */
+static void test_pipeline_bytes_in_flight(void)
+{
+    harness_reset(3000, 2, DELIVER_THREAD);
+    src_store.body_pad = 10000;
+    out_store.gate_in_flight = 15; /* the sink's first write waits for 15 in flight */
+    rsql_pipeline_conf_t c;
+    conf_base(&c);
+    c.max_in_flight_bytes = 200000;
+    rsql_job_counts_t k;
+    rsql_error_t err;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(k.read, 3000);
+    CU_ASSERT_EQUAL(k.written + k.filtered, 3000);
+    CU_ASSERT_EQUAL(out_store.rows, k.written);
+    assert_one_outcome_each(3000);
+    CU_ASSERT_EQUAL(src_store.first_max, 16); /* the size of a record is not known yet */
+    CU_ASSERT(src_store.max_in_flight >= 15);
+    CU_ASSERT(src_store.max_in_flight <= 200000 / 10000 + 1);
+    if (src_store.max_in_flight > 200000 / 10000 + 1) {
+        fprintf(stderr, "bytes in flight: %" PRId64 " records of 10 KB\n",
+                src_store.max_in_flight);
+    }
+
+    /* without the bytes' bound: rows only */
+    harness_reset(3000, 2, DELIVER_THREAD);
+    src_store.body_pad = 10000;
+    out_store.gate_in_flight = 300;
+    conf_base(&c);
+    c.max_in_flight_bytes = 0;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(k.written + k.filtered, 3000);
+    CU_ASSERT_EQUAL(src_store.first_max, 64);
+    CU_ASSERT(src_store.max_in_flight >= 300);
+    CU_ASSERT(src_store.max_in_flight <= 3 * 128 + 64);
+}
+
 static void test_pipeline_eval_failure_tolerance_none(void)
 {
     harness_reset(5000, 2, DELIVER_ON_FLUSH);
@@ -921,6 +960,7 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_all_written_on_flush", test_pipeline_all_written_on_flush},
     {"test_runtime_all_written_delivery_thread", test_pipeline_all_written_delivery_thread},
     {"test_runtime_backpressure_slow_sink", test_pipeline_backpressure_slow_sink},
+    {"test_runtime_bytes_in_flight", test_pipeline_bytes_in_flight},
     {"test_runtime_eval_failure_none", test_pipeline_eval_failure_tolerance_none},
     {"test_runtime_tolerance_all_dlq", test_pipeline_tolerance_all_dead_letters},
     {"test_runtime_dlq_row_json", test_pipeline_dlq_row_as_json},

@@ -60,7 +60,7 @@ static void test_settings_set_get_reset(void)
                                     "'errors.tolerance'?); valid settings: errors.tolerance, "
                                     "errors.dlq.table, errors.retry.timeout, "
                                     "errors.retry.backoff-max, pipeline.queue-capacity, "
-                                    "pipeline.batch-size, state.flush-interval, "
+                                    "pipeline.batch-size, pipeline.memory, state.flush-interval, "
                                     "sql.preview-limit, status.interval, restart-strategy, "
                                     "restart-strategy.type, "
                                     "restart-strategy.fixed-delay.attempts, "
@@ -105,14 +105,14 @@ static void test_settings_set_get_reset(void)
                                      "'status.interval'?); ", 67);
 
     /* SHOW SETTINGS */
-    CU_ASSERT_EQUAL(rsql_settings_count(), 31);
+    CU_ASSERT_EQUAL(rsql_settings_count(), 32);
     rsql_setting_info_t info;
     rsql_settings_info(s, 0, &info);
     CU_ASSERT_STRING_EQUAL(info.key, "errors.tolerance");
     CU_ASSERT_STRING_EQUAL(info.value, "all");
     CU_ASSERT_STRING_EQUAL(info.def, "none");
     CU_ASSERT(info.is_set && info.job);
-    rsql_settings_info(s, 7, &info);
+    rsql_settings_info(s, 8, &info);
     CU_ASSERT_STRING_EQUAL(info.key, "sql.preview-limit");
     CU_ASSERT(!info.is_set && !info.job);
 
