@@ -59,16 +59,17 @@ static const rsql_opt_def_t settings_table[] = {
     ROW("errors.retry.backoff-max", RSQL_OPT_DURATION, J, "5s", 10, 10 * MINUTE, NULL,
         "The longest wait between two retries; the wait starts at 100ms and doubles after "
         "each failed attempt, up to this."),
-    ROW("pipeline.queue-capacity", RSQL_OPT_INT, J, "1024", 16, 1000000, NULL,
+    ROW("pipeline.queue-capacity", RSQL_OPT_INT, J, "2048", 16, 1000000, NULL,
         "Rows each queue between two pipeline stages (poll, transform, write) holds before the "
         "stage in front of it waits. Bounds a pipeline's memory."),
-    ROW("pipeline.batch-size", RSQL_OPT_INT, J, "256", 1, 100000, NULL,
+    ROW("pipeline.batch-size", RSQL_OPT_INT, J, "512", 1, 100000, NULL,
         "Most rows handed from one stage to the next, and to a sink, at once."),
     ROW("pipeline.memory", RSQL_OPT_SIZE, J, "64MB", 0, INT64_C(1) << 40, NULL,
-        "Most bytes of records read and not yet written (their bodies as received, and what "
-        "the source holds for them), next to the rows' bound of 3 x `pipeline.queue-capacity`: "
+        "Most bytes of records read and not yet written (their bodies as received, or what the "
+        "source holds for them when that is more), next to the rows' bound of 3 x `pipeline.queue-capacity`: "
         "the source reads fewer records at once as they near it (from the size of the records "
-        "read so far) and waits past it, so large messages do not hold rows' worth of memory. "
+        "read so far; before any, 64 KB each) and waits past it, so large messages do not hold "
+        "rows' worth of memory. "
         "A record larger than it still passes when nothing else is in flight. `0`: rows only."),
     ROW("state.flush-interval", RSQL_OPT_DURATION, J, "1s", 10, HOUR, NULL,
         "How often committed source positions (file offsets, rowids) are saved to the catalog "

@@ -54,7 +54,7 @@ typedef struct rt_inbatch {
        NULL until one comes: transform thread, then the worker's once handed on) */
     int *rows_left; /* RT_ROWS_FAILING: one of its rows failed, its outcome is on its way */
     int pending;       /* records without an outcome */
-    int64_t bytes;     /* counted against max_in_flight_bytes: its bodies and arena at poll */
+    int64_t bytes;     /* counted against max_in_flight_bytes: its bodies or arena at poll */
     int64_t poll_us;   /* when it was polled (rsql_now_ns() / 1000), for the latency stats */
     struct rt_outcomes_op *oo; /* allocated ahead; handed to the worker by transform */
     struct rt_wbatch *wb;      /* allocated ahead; handed to the write thread by transform */

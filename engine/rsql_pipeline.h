@@ -243,7 +243,8 @@ typedef struct rsql_pipeline_conf {
     int max_in_flight;  /* records polled and not yet resolved; 0 = 3 x queue_capacity
                            (+ flush_rows when that is larger than queue_capacity) */
     int64_t max_in_flight_bytes; /* bytes of records polled and not yet resolved (their
-                                    bodies and their batch's arena at poll); 0 = no bound */
+                                    bodies, or their batch's arena at poll when more); 0 = no
+                                    bound */
     int flush_rows;     /* unreported rows that make the writer flush; 0 = queue_capacity
                            (the sink's gather_rows when larger) */
     int poll_timeout_ms;          /* longest single poll wait; 0 = 200 */

@@ -30,8 +30,8 @@
 void rsql_pipeline_conf_init(rsql_pipeline_conf_t *conf)
 {
     memset(conf, 0, sizeof(*conf));
-    conf->batch_size = 256;
-    conf->queue_capacity = 1024;
+    conf->batch_size = 512;
+    conf->queue_capacity = 2048;
     conf->poll_timeout_ms = 200;
     conf->flush_interval_ms = 1000;
     conf->status_interval_ms = 1000;

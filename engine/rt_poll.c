@@ -22,41 +22,46 @@ static void poll_oom(rsql_pipeline_t *p)
     rsql_pipeline__fail(p, &e, false);
 }
 
-/* Records the first poll under a byte bound asks for at most: their size is not known yet. */
-#define POLL_FIRST_MAX 16
+/* The size a record is taken to have before any was read: the first poll asks for at most
+   max_in_flight_bytes / POLL_FIRST_BYTES records (at least one). */
+#define POLL_FIRST_BYTES (64 * 1024)
 
 /* The bytes of a record as the poll thread reckons them: the mean of the records read lately
-   (at least 1; 1 before any). @locality poll thread */
+   (at least 1; POLL_FIRST_BYTES before any). @locality poll thread */
 static int64_t rec_bytes(const rsql_pipeline_t *p)
 {
-    int64_t b = p->seen_recs > 0 ? p->seen_bytes / p->seen_recs : 1;
+    int64_t b = p->seen_recs > 0 ? p->seen_bytes / p->seen_recs : POLL_FIRST_BYTES;
     return b > 0 ? b : 1;
 }
 
 /*
 ** How many records the next poll asks for: the batch size, fewer when the bytes still free
-** under max_in_flight_bytes hold fewer records of the size read lately (at least one), and at
-** most POLL_FIRST_MAX before any record was read. @locks p->lock held @locality poll thread
+** under max_in_flight_bytes hold fewer records of the size read lately (at least one); before
+** any record was read, records of POLL_FIRST_BYTES. @locks p->lock held @locality poll thread
 */
 static int poll_count(const rsql_pipeline_t *p, int bs)
 {
     if (p->conf.max_in_flight_bytes <= 0) {
         return bs;
     }
-    if (p->seen_recs == 0) {
-        return bs < POLL_FIRST_MAX ? bs : POLL_FIRST_MAX;
-    }
     int64_t room = p->conf.max_in_flight_bytes - rsql_pipeline__bytes_counted(p);
     int64_t n = room > 0 ? room / rec_bytes(p) : 0;
     return n < 1 ? 1 : n < bs ? (int)n : bs;
 }
 
-/* Count ib's bytes (its bodies and its arena) and note them for rec_bytes. @locality poll thread */
+/*
+** Count ib's bytes and note them for rec_bytes: its records' bodies or its arena, whichever is
+** more (a source that copies its bodies into the arena holds them once; one that lends them,
+** as the file source its read buffer, holds them besides). @locality poll thread
+*/
 static void count_bytes(rsql_pipeline_t *p, rt_inbatch_t *ib)
 {
-    int64_t bytes = (int64_t)rsql_arena_bytes(ib->b->arena);
+    int64_t bytes = 0, arena = (int64_t)rsql_arena_bytes(ib->b->arena);
     for (int i = 0; i < ib->b->n; i++) {
         bytes += (int64_t)ib->b->recs[i].raw_len;
+    }
+    if (bytes < arena) {
+        bytes = arena;
     }
     ib->bytes = bytes;
     p->seen_bytes += bytes;

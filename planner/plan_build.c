@@ -648,7 +648,7 @@ static rsql_err_t read_settings(rsql_catalog_t *cat, rsql_plan_t *plan,
             rsql_settings_int(s, "table.exec.async-lookup.buffer-capacity");
         plan->lookup->timeout_ms = rsql_settings_int(s, "table.exec.async-lookup.timeout");
         const rsql_lookup_ops_t *ops = plan->lookup->table.conn->lookup;
-        int64_t per = plan->batch_size > 0 ? plan->batch_size : 256;
+        int64_t per = plan->batch_size > 0 ? plan->batch_size : 512;
         int64_t n = plan->lookup->buffer_capacity / per;
         n = n > RSQL_LOOKUP_IN_FLIGHT_MAX ? RSQL_LOOKUP_IN_FLIGHT_MAX : n;
         plan->lookup->in_flight = ops && ops->send && n >= 2 ? (int)n : 0;

@@ -64,7 +64,7 @@ static const rsql_opt_def_t pg_opts[] = {
                    1000000,
                    NULL,
                    "Most rows per transaction. The sink gathers the pipeline's batches "
-                   "(`pipeline.batch-size`, default 256) into one transaction until it holds "
+                   "(`pipeline.batch-size`, default 512) into one transaction until it holds "
                    "this many rows or `sink.buffer-flush.interval` passed, whichever comes "
                    "first, and stores the positions of the source being copied (or the ids of "
                    "the RocketMQ messages applied) in that transaction, so a copy into "

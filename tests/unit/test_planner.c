@@ -376,7 +376,7 @@ static void test_planner_settings_and_dlq(void)
     CU_ASSERT_STRING_EQUAL(plan->errors.dlq.def->name, "dlq");
     CU_ASSERT_STRING_EQUAL(plan->errors.dlq.conn->name, "blackhole");
     CU_ASSERT_EQUAL(plan->errors.retry_timeout_ms, 120000);
-    CU_ASSERT_EQUAL(plan->queue_capacity, 1024);
+    CU_ASSERT_EQUAL(plan->queue_capacity, 2048);
     rsql_plan_destroy(plan);
 
     CU_ASSERT_EQUAL(rsql_settings_set(set, "errors.dlq.table", "s", RSQL_NOPOS, RSQL_NOPOS,
@@ -418,8 +418,8 @@ static void test_planner_explain(void)
         "                    offsets: position committed to the catalog up to the first row "
         "whose outcome is unknown\n"
         "Changelog: append-only (+I) from t; sink s appends the rows\n"
-        "Threads: poll -> queue(1024) -> decode/filter/project/encode -> queue(1024) -> write "
-        "(batches of 256)\n"
+        "Threads: poll -> queue(2048) -> decode/filter/project/encode -> queue(2048) -> write "
+        "(batches of 512)\n"
         "Errors: tolerance none (a failed row stops the job; nothing past it is committed or "
         "acked)\n"
         "Retries: retriable failures retried for up to 30s (backoff from 100ms, doubling, at "

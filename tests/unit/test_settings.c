@@ -36,11 +36,11 @@ static void test_settings_set_get_reset(void)
     CU_ASSERT_STRING_EQUAL(rsql_settings_get(s, "errors.tolerance"), "none");
     CU_ASSERT_PTR_NULL(rsql_settings_get(s, "errors.dlq.table"));
     CU_ASSERT_PTR_NULL(rsql_settings_get(s, "nope"));
-    CU_ASSERT_EQUAL(rsql_settings_int(s, "pipeline.queue-capacity"), 1024);
+    CU_ASSERT_EQUAL(rsql_settings_int(s, "pipeline.queue-capacity"), 2048);
     CU_ASSERT_EQUAL(rsql_settings_int(s, "errors.retry.timeout"), 30000);
     CU_ASSERT_EQUAL(rsql_settings_int(s, "state.flush-interval"), 1000);
     CU_ASSERT_EQUAL(rsql_settings_int(s, "sql.preview-limit"), 100);
-    CU_ASSERT_DOUBLE_EQUAL(rsql_settings_double(s, "pipeline.batch-size"), 256.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(rsql_settings_double(s, "pipeline.batch-size"), 512.0, 1e-9);
     CU_ASSERT_FALSE(setting_is_set(s, "errors.tolerance"));
 
     CU_ASSERT_EQUAL(rsql_settings_set(s, "ERRORS.TOLERANCE", "ALL", RSQL_NOPOS, RSQL_NOPOS, NULL),
