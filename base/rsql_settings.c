@@ -65,12 +65,14 @@ static const rsql_opt_def_t settings_table[] = {
     ROW("pipeline.batch-size", RSQL_OPT_INT, J, "512", 1, 100000, NULL,
         "Most rows handed from one stage to the next, and to a sink, at once."),
     ROW("pipeline.memory", RSQL_OPT_SIZE, J, "64MB", 0, INT64_C(1) << 40, NULL,
-        "Most bytes of records read and not yet written (their bodies as received, or what the "
-        "source holds for them when that is more), next to the rows' bound of 3 x `pipeline.queue-capacity`: "
-        "the source reads fewer records at once as they near it (from the size of the records "
-        "read so far; before any, 64 KB each) and waits past it, so large messages do not hold "
-        "rows' worth of memory. "
-        "A record larger than it still passes when nothing else is in flight. `0`: rows only."),
+        "Most bytes of records read and not yet written, counted when read: their bodies as "
+        "received (or what the source holds for them, when more). Near it the source is asked "
+        "for fewer records (reckoned from the records read so far; 64 KB each before any), "
+        "past it the source waits, next to the rows' bound of 3 x `pipeline.queue-capacity`. "
+        "A poll takes at least one record, so one larger than this still passes. Decoded rows "
+        "and outputs are not counted: a pipeline's memory is typically 2-3 times this. Rows a "
+        "sink holds for the end of their source transaction do not count (nor against the "
+        "rows' bound). `0`: no bound on bytes."),
     ROW("state.flush-interval", RSQL_OPT_DURATION, J, "1s", 10, HOUR, NULL,
         "How often committed source positions (file offsets, rowids) are saved to the catalog "
         "while a job runs; they are also saved when it stops. A crash replays at most this much "

@@ -73,8 +73,8 @@ static const metric_def_t metric_defs[N_METRICS] = {
     {"rocketsql_records_in_flight", "gauge",
      "Records read whose outcome (written, filtered, failed) is not known yet."},
     {"rocketsql_records_in_flight_bytes", "gauge",
-     "Bytes of the records in flight as pipeline.memory counts them (bodies as received, "
-     "or what the source holds for them when more)."},
+     "Bytes of the records in flight as pipeline.memory counts them when read (bodies as "
+     "received, or what the source holds for them when more)."},
     {"rocketsql_queue_depth_records", "gauge", "Records waiting between pipeline stages."},
     {"rocketsql_messages_held", "gauge",
      "Messages the job's RocketMQ source received and holds invisible, not resolved yet."},

@@ -163,7 +163,8 @@ struct rsql_pipeline {
         uint64_t ticket;
     } done[256];
 
-    pthread_mutex_t lock; /* guards in_flight, live, err; credit_cv, sleep_cv */
+    pthread_mutex_t lock; /* guards in_flight, in_flight_bytes, sink_waiting, live, err;
+                             credit_cv, sleep_cv */
     pthread_cond_t credit_cv, sleep_cv;
     int64_t in_flight; /* records in live batches */
     /* rows the sink holds for the end of their source transaction (rsql_sink_ops_t.waiting,
@@ -172,12 +173,13 @@ struct rsql_pipeline {
     int64_t sink_waiting;
     /* Credit hysteresis: once the poll thread waits for credit (credit_waiting), it is woken
        only when in_flight has fallen to credit_resume (<= max_in_flight - batch_size, at
-       most half of max_in_flight), so it wakes once per several batches, not per batch. */
+       most half of max_in_flight) and in_flight_bytes to bytes_resume
+       (rsql_pipeline__credit_back), so it wakes once per several batches, not per batch. */
     int64_t credit_resume;
     bool credit_waiting;
-    /* Bytes of the records in live batches (rt_inbatch_t.bytes), and the bytes_resume they
-       must fall to (half of max_in_flight_bytes) before a poll thread waiting for credit
-       goes on; see rsql_pipeline__credit_back. */
+    /* Bytes of the records in live batches (rt_inbatch_t.bytes; counted whether or not
+       max_in_flight_bytes bounds them, for the gauge), and the bytes_resume they must fall to
+       (half of max_in_flight_bytes) before a poll thread waiting for credit goes on. */
     int64_t in_flight_bytes, bytes_resume;
     /* poll thread only: bytes and records of the batches read lately (halved as they grow),
        their ratio the size of a record that the next poll's count is reckoned with */
@@ -387,20 +389,16 @@ void *rsql_pipeline__transform_main(void *arg);
 void *rsql_pipeline__write_main(void *arg);
 
 /*
-** The bytes of the records in flight that count against max_in_flight_bytes: those of the
-** rows the sink holds for their source transaction (sink_waiting) do not, as those rows do not
-** count against max_in_flight (their share, by rows). @locks p->lock held
+** The bytes of the records in flight that count against max_in_flight_bytes: none while the
+** sink holds rows for the end of their source transaction (sink_waiting), as those rows do
+** not count against max_in_flight: which records are pinned until that end is read (the held
+** rows, the records of their batches filtered out or written before a cut) is not known
+** here, and waiting for them would wait for a record only a poll can bring. The rows' bound
+** still holds then. @locks p->lock held
 */
 static inline int64_t rsql_pipeline__bytes_counted(const rsql_pipeline_t *p)
 {
-    if (p->sink_waiting <= 0 || p->in_flight <= 0) {
-        return p->in_flight_bytes;
-    }
-    if (p->sink_waiting >= p->in_flight) {
-        return 0;
-    }
-    return (int64_t)((double)p->in_flight_bytes * (double)(p->in_flight - p->sink_waiting) /
-                     (double)p->in_flight);
+    return p->sink_waiting > 0 ? 0 : p->in_flight_bytes;
 }
 
 /*

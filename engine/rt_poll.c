@@ -51,8 +51,10 @@ static int poll_count(const rsql_pipeline_t *p, int bs)
 
 /*
 ** Count ib's bytes and note them for rec_bytes: its records' bodies or its arena, whichever is
-** more (a source that copies its bodies into the arena holds them once; one that lends them,
-** as the file source its read buffer, holds them besides). @locality poll thread
+** more. A source that copies its bodies into the arena has them there (the arena is the more);
+** one that lends them, as the file source its read buffer, holds about the bodies' bytes in
+** that buffer and little in the arena (the bodies are the more). Decoded rows and outputs,
+** made later in the same arena, are not counted. @locality poll thread
 */
 static void count_bytes(rsql_pipeline_t *p, rt_inbatch_t *ib)
 {
@@ -177,9 +179,7 @@ void *rsql_pipeline__poll_main(void *arg)
             }
             continue; /* a timeout: the same (empty) batch polls again */
         }
-        if (maxb > 0) {
-            count_bytes(p, ib);
-        }
+        count_bytes(p, ib);
         pthread_mutex_lock(&p->track_lock);
         bool tracked = true;
         for (int i = 0; i < n; i++) {

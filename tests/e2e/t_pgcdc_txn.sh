@@ -11,10 +11,11 @@
 # transactions while the job streams; a 50,000-row transaction, with a slow trigger on the sink
 # table so that its one sink transaction takes a while, and a kill -9 once the job has read it
 # all and the sink has not committed it; small ones while the job is down; a restart, which
-# must make the sink equal to the source (psql EXCEPT both ways). Then a transaction whose
-# last row the job's WHERE drops, so its end never reaches the sink: a stop (SIGTERM) must end
-# the run cleanly, saying its rows were not written, and leave the sink at the boundary before
-# it; the next run, once a later transaction came, writes them.
+# must make the sink equal to the source (psql EXCEPT both ways). The job's pipeline.memory
+# (1MB) is less than the big transaction's bytes, which the sink holds for its end. Then a
+# transaction whose last row the job's WHERE drops, so its end never reaches the sink: a stop
+# (SIGTERM) must end the run cleanly, saying its rows were not written, and leave the sink at
+# the boundary before it; the next run, once a later transaction came, writes them.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 pg_connect
@@ -44,6 +45,9 @@ CREATE TABLE dst (id BIGINT, v STRING, tx INT, PRIMARY KEY (id) NOT ENFORCED)
   WITH ('connector' = 'postgres', 'url' = '$URL', 'table-name' = '$S.copy',
         'sink.buffer-flush.max-rows' = '500');
 SET 'state.flush-interval' = '200ms';
+-- the 50,000-row transaction's bytes pass the bound on bytes in flight: held for its end,
+-- they must not make the source wait for them
+SET 'pipeline.memory' = '1MB';
 CREATE JOB j AS INSERT INTO dst SELECT * FROM src WHERE v <> 'skip';
 SQL
 rsql -f job.sql

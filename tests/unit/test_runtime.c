@@ -107,8 +107,8 @@ static void test_pipeline_backpressure_slow_sink(void)
 
 /* Records of 10 KB under max_in_flight_bytes 200 KB: the poll thread asks for fewer records
    than a batch (the first poll as if records were 64 KB), so no more than the bound's worth
-   (and one record) are in flight, where the
-   rows' bound (3 x 128) alone lets the stalled sink's gate of 300 be reached. */
+   (and one record) are in flight, where the rows' bound (3 x 128) alone lets the stalled
+   sink's gate of 300 be reached; and records larger than the bound pass one at a time. */
 static void test_pipeline_bytes_in_flight(void)
 {
     harness_reset(3000, 2, DELIVER_THREAD);
@@ -144,6 +144,18 @@ static void test_pipeline_bytes_in_flight(void)
     CU_ASSERT_EQUAL(src_store.first_max, 64);
     CU_ASSERT(src_store.max_in_flight >= 300);
     CU_ASSERT(src_store.max_in_flight <= 3 * 128 + 64);
+
+    /* records larger than the bound: one a poll, each still passes */
+    harness_reset(40, 1, DELIVER_THREAD);
+    src_store.body_pad = 300000;
+    conf_base(&c);
+    c.max_in_flight_bytes = 200000;
+    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
+    CU_ASSERT_EQUAL(k.read, 40);
+    CU_ASSERT_EQUAL(k.written + k.filtered, 40);
+    assert_one_outcome_each(40);
+    CU_ASSERT_EQUAL(src_store.first_max, 3);
+    CU_ASSERT(src_store.max_in_flight <= 3);
 }
 
 static void test_pipeline_eval_failure_tolerance_none(void)
