@@ -26,17 +26,14 @@
 #define NULL_TAG 0x80u
 
 /* v as a varint (LEB128) at b; returns its length (at most 10). */
-static size_t varint_at(unsigned char *b, uint64_t v)
+static inline size_t varint_at(unsigned char *b, uint64_t v)
 {
     size_t n = 0;
-    do {
-        b[n] = (unsigned char)(v & 0x7f);
+    while (v >= 0x80) {
+        b[n++] = (unsigned char)(v | 0x80);
         v >>= 7;
-        if (v) {
-            b[n] |= 0x80;
-        }
-        n++;
-    } while (v);
+    }
+    b[n++] = (unsigned char)v;
     return n;
 }
 
@@ -140,7 +137,15 @@ void rsql_value_pack(const rsql_value_t *vals, int n, rsql_buf_t *out)
     k.out = out;
     k.n = 0;
     for (int i = 0; i < n; i++) {
-        pack_one(&k, &vals[i]);
+        const rsql_value_t *v = &vals[i];
+        /* an integer (most accumulators and keys) inline, as pack_one writes it */
+        if (!v->is_null && (v->type == RSQL_TYPE_BIGINT || v->type == RSQL_TYPE_INT) &&
+            sizeof k.b - k.n >= 1 + 10) {
+            k.b[k.n] = (unsigned char)v->type;
+            k.n += 1 + varint_at(k.b + k.n + 1, ((uint64_t)v->v.i << 1) ^ (uint64_t)(v->v.i >> 63));
+            continue;
+        }
+        pack_one(&k, v);
     }
     pk_flush(&k);
 }
@@ -158,8 +163,12 @@ static rsql_err_t bad(rd_t *r, const char *what)
     return rsql_error_set(r->err, RSQL_ERR_DECODE, RSQL_NOPOS, "state: %s", what);
 }
 
-static bool get_varint(rd_t *r, uint64_t *v)
+static inline bool get_varint(rd_t *r, uint64_t *v)
 {
+    if (r->p < r->end && *r->p < 0x80) { /* one byte: most counts, flags, small values */
+        *v = *r->p++;
+        return true;
+    }
     *v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
         if (r->p >= r->end) {
@@ -312,6 +321,59 @@ static rsql_err_t unpack_one(rd_t *r, const rsql_tdesc_t *t, int depth, rsql_val
     }
 }
 
+/*
+** A value of a scalar type t (an integer, a TIMESTAMP, a DOUBLE) read as unpack_one reads it,
+** when its bytes are well formed: true with out set and r past it; else false with r
+** untouched, for unpack_one to read it and say what is wrong.
+*/
+static inline bool unpack_scalar(rd_t *r, rsql_type_t t, rsql_value_t *out)
+{
+    const uint8_t *p = r->p;
+    if (p >= r->end || (*p & ~NULL_TAG) != (uint8_t)t) {
+        return false;
+    }
+    switch (t) {
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT:
+    case RSQL_TYPE_DATE:
+    case RSQL_TYPE_INTERVAL:
+    case RSQL_TYPE_TIMESTAMP:
+    case RSQL_TYPE_DOUBLE: break;
+    default: return false;
+    }
+    memset(out, 0, sizeof *out);
+    out->type = t;
+    if (*p & NULL_TAG) {
+        out->is_null = true;
+        r->p = p + 1;
+        return true;
+    }
+    rd_t q = *r;
+    q.p = p + 1;
+    uint64_t u;
+    if (t == RSQL_TYPE_DOUBLE) {
+        if (!get_le64(&q, &u)) {
+            return false;
+        }
+        memcpy(&out->v.d, &u, sizeof u);
+    } else {
+        if (!get_varint(&q, &u)) {
+            return false;
+        }
+        int64_t i = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+        if (t == RSQL_TYPE_INT && (i < INT32_MIN || i > INT32_MAX)) {
+            return false;
+        }
+        if (t == RSQL_TYPE_TIMESTAMP) {
+            out->v.ts = i;
+        } else {
+            out->v.i = i;
+        }
+    }
+    r->p = q.p;
+    return true;
+}
+
 /* See rsql_value.h. */
 rsql_err_t rsql_value_unpack(const uint8_t *p, size_t len, int n, const rsql_type_t *types,
                              const rsql_tdesc_t *const *descs, rsql_arena_t *a, rsql_value_t *out,
@@ -319,6 +381,9 @@ rsql_err_t rsql_value_unpack(const uint8_t *p, size_t len, int n, const rsql_typ
 {
     rd_t r = {p, p + len, a, err};
     for (int i = 0; i < n; i++) {
+        if (unpack_scalar(&r, types[i], &out[i])) {
+            continue;
+        }
         const rsql_tdesc_t *t = rsql_tdesc_of(types[i], descs ? descs[i] : NULL);
         if (!t) {
             return bad(&r, "a column's type is unknown");

@@ -208,8 +208,81 @@ static void test_value_bin_bytes(void)
     CU_ASSERT_EQUAL(mismatched, 0);
 }
 
+/* Unpack n bytes as one value of type t: the return code, the message in msg (of
+   sizeof err.msg), the value. */
+static rsql_err_t unpack1(const char *bytes, size_t n, rsql_type_t t, char *msg,
+                          rsql_value_t *out)
+{
+    rsql_arena_t *a = rsql_arena_new();
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    rsql_err_t rc = rsql_value_unpack((const uint8_t *)bytes, n, 1, &t, NULL, a, out, &err);
+    snprintf(msg, sizeof err.msg, "%s", rc == RSQL_OK ? "" : err.msg);
+    rsql_arena_destroy(a);
+    return rc;
+}
+
+/* Malformed bytes of the scalar types are refused with what is wrong, well formed ones read:
+   the edges of the integer varints (one byte, ten, eleven, cut short), INT's range, a DOUBLE
+   cut short, the tag of another type, NULL, and bytes left over. */
+static void test_value_bin_malformed(void)
+{
+    char msg[sizeof(((rsql_error_t *)0)->msg)];
+    rsql_value_t v;
+    /* BIGINT (tag 3) -64: zigzag 127, one byte */
+    CU_ASSERT_EQUAL(unpack1("\x03\x7f", 2, RSQL_TYPE_BIGINT, msg, &v), RSQL_OK);
+    CU_ASSERT_TRUE(!v.is_null && v.v.i == -64);
+    /* INT64_MIN: zigzag UINT64_MAX, ten bytes */
+    CU_ASSERT_EQUAL(unpack1("\x03\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11,
+                            RSQL_TYPE_BIGINT, msg, &v),
+                    RSQL_OK);
+    CU_ASSERT_TRUE(v.v.i == INT64_MIN);
+    CU_ASSERT_EQUAL(unpack1("\x03\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11,
+                            RSQL_TYPE_BIGINT, msg, &v),
+                    RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: an integer is cut short");
+    CU_ASSERT_EQUAL(unpack1("\x03\xff\xff\xff\xff\xff\xff\xff\xff\xff\x81\x00", 12,
+                            RSQL_TYPE_BIGINT, msg, &v),
+                    RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: an integer is cut short");
+    CU_ASSERT_EQUAL(unpack1("\x03\x80", 2, RSQL_TYPE_BIGINT, msg, &v), RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: an integer is cut short");
+    CU_ASSERT_EQUAL(unpack1("\x03", 1, RSQL_TYPE_BIGINT, msg, &v), RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: an integer is cut short");
+    /* INT: 2^31 - 1 reads, 2^31 is out of range (zigzag 2^32 = 0x80 0x80 0x80 0x80 0x10) */
+    CU_ASSERT_EQUAL(unpack1("\x02\xfe\xff\xff\xff\x0f", 6, RSQL_TYPE_INT, msg, &v), RSQL_OK);
+    CU_ASSERT_TRUE(v.v.i == INT32_MAX);
+    CU_ASSERT_EQUAL(unpack1("\x02\x80\x80\x80\x80\x10", 6, RSQL_TYPE_INT, msg, &v),
+                    RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: an INT is out of range");
+    /* the tag of another type (BIGINT's for an INT); NULL; bytes left */
+    CU_ASSERT_EQUAL(unpack1("\x03\x02", 2, RSQL_TYPE_INT, msg, &v), RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: a value is not of its column's type");
+    CU_ASSERT_EQUAL(unpack1("\x83", 1, RSQL_TYPE_BIGINT, msg, &v), RSQL_OK);
+    CU_ASSERT_TRUE(v.is_null && v.type == RSQL_TYPE_BIGINT);
+    CU_ASSERT_EQUAL(unpack1("\x03\x02\x00", 3, RSQL_TYPE_BIGINT, msg, &v), RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: bytes are left after the last value");
+    /* DOUBLE: eight bytes, not seven */
+    rsql_buf_t b = RSQL_BUF_INIT;
+    rsql_value_t d = {.type = RSQL_TYPE_DOUBLE, .v.d = -2.5};
+    rsql_value_pack(&d, 1, &b);
+    CU_ASSERT_EQUAL_FATAL(b.len, 9);
+    CU_ASSERT_EQUAL(unpack1(b.data, 9, RSQL_TYPE_DOUBLE, msg, &v), RSQL_OK);
+    CU_ASSERT_TRUE(v.v.d == -2.5);
+    CU_ASSERT_EQUAL(unpack1(b.data, 8, RSQL_TYPE_DOUBLE, msg, &v), RSQL_ERR_DECODE);
+    CU_ASSERT_STRING_EQUAL(msg, "state: a DOUBLE is cut short");
+    rsql_buf_deinit(&b);
+    /* TIMESTAMP into v.ts */
+    rsql_value_t ts = {.type = RSQL_TYPE_TIMESTAMP, .v.ts = INT64_C(1767225600123)};
+    rsql_value_pack(&ts, 1, &b);
+    CU_ASSERT_EQUAL(unpack1(b.data, b.len, RSQL_TYPE_TIMESTAMP, msg, &v), RSQL_OK);
+    CU_ASSERT_TRUE(v.type == RSQL_TYPE_TIMESTAMP && v.v.ts == INT64_C(1767225600123));
+    rsql_buf_deinit(&b);
+}
+
 static CU_TestInfo bin_tests[] = {
     {"test_value_bin_bytes", test_value_bin_bytes},
+    {"test_value_bin_malformed", test_value_bin_malformed},
     CU_TEST_INFO_NULL,
 };
 
