@@ -170,25 +170,66 @@ rsql_err_t rsql_value_parse_int(rsql_type_t t, const char *s, size_t n, int64_t 
                                                       : RSQL_TYPE_BIGINT);
 }
 
+/* "00" "01" ... "99": two digits a division */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                  "25262728293031323334353637383940414243444546474849"
+                                  "50515253545556575859606162636465666768697071727374"
+                                  "75767778798081828384858687888990919293949596979899";
+
+/* The decimal digits of u at buf (no NUL); returns how many (1 to 20). */
+static size_t put_digits(uint64_t u, char *buf)
+{
+    static const uint64_t pow10[20] = {UINT64_C(1),
+                                       UINT64_C(10),
+                                       UINT64_C(100),
+                                       UINT64_C(1000),
+                                       UINT64_C(10000),
+                                       UINT64_C(100000),
+                                       UINT64_C(1000000),
+                                       UINT64_C(10000000),
+                                       UINT64_C(100000000),
+                                       UINT64_C(1000000000),
+                                       UINT64_C(10000000000),
+                                       UINT64_C(100000000000),
+                                       UINT64_C(1000000000000),
+                                       UINT64_C(10000000000000),
+                                       UINT64_C(100000000000000),
+                                       UINT64_C(1000000000000000),
+                                       UINT64_C(10000000000000000),
+                                       UINT64_C(100000000000000000),
+                                       UINT64_C(1000000000000000000),
+                                       UINT64_C(10000000000000000000)};
+    /* the count: t = floor(bits * log10(2)) is it or one less (1233 / 4096 ~ log10(2)) */
+    unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1u);
+    unsigned t = (bits * 1233u) >> 12;
+    size_t n = t + 1 - ((u | 1u) < pow10[t]);
+    /* from the last digit back, two per division (half the dependent divisions) */
+    char *d = buf + n;
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        d -= 2;
+        memcpy(d, digit_pairs + 2 * r, 2);
+    }
+    if (u >= 10) {
+        memcpy(d - 2, digit_pairs + 2 * u, 2);
+    } else {
+        d[-1] = (char)('0' + u);
+    }
+    return n;
+}
+
 /*
 ** The decimal text of i into buf; returns its length.
 */
 size_t rsql_value_format_int(int64_t i, char *buf)
 {
-    /* by hand, not snprintf: this runs per value when rows are encoded */
-    char rev[20];
-    size_t n = 0, k = 0;
+    /* by hand, not snprintf: this runs per value when rows are encoded (and per line for a
+       file's idents) */
     uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i; /* INT64_MIN too */
-    do {
-        rev[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (i < 0) {
-        buf[k++] = '-';
-    }
-    while (n > 0) {
-        buf[k++] = rev[--n];
-    }
+    size_t k = i < 0;
+    buf[0] = '-';
+    k += put_digits(u, buf + k);
     buf[k] = '\0';
     return k;
 }
@@ -443,29 +484,6 @@ static size_t layout(const char *digits, int nd, int e, bool neg, char *buf)
 */
 size_t rsql_value_format_double(double d, char *buf)
 {
-    static const char pairs[] = /* "00" "01" ... "99" */
-        "00010203040506070809101112131415161718192021222324"
-        "25262728293031323334353637383940414243444546474849"
-        "50515253545556575859606162636465666768697071727374"
-        "75767778798081828384858687888990919293949596979899";
-    static const uint64_t p10[] = {1,
-                                   10,
-                                   100,
-                                   1000,
-                                   10000,
-                                   100000,
-                                   1000000,
-                                   10000000,
-                                   100000000,
-                                   1000000000,
-                                   10000000000,
-                                   100000000000,
-                                   1000000000000,
-                                   10000000000000,
-                                   100000000000000,
-                                   1000000000000000,
-                                   10000000000000000,
-                                   100000000000000000};
     char digits[48];
     int nd = 1, e = 0;
     bool neg = signbit(d) != 0;
@@ -481,18 +499,7 @@ size_t rsql_value_format_double(double d, char *buf)
         return layout(digits, 1, 0, neg, buf);
     }
     if (rsql_dtoa_shortest(d, &m, &e)) {
-        int t = (64 - __builtin_clzll(m)) * 1233 >> 12; /* ~ log10(2) x bit length */
-        nd = t + (m >= p10[t]); /* m < 10^17 */
-        char *p = digits + nd;
-        for (; m >= 100; m /= 100) {
-            p -= 2;
-            memcpy(p, pairs + 2 * (m % 100), 2);
-        }
-        if (m >= 10) {
-            memcpy(p - 2, pairs + 2 * m, 2);
-        } else {
-            p[-1] = (char)('0' + m);
-        }
+        nd = (int)put_digits(m, digits);
         return layout(digits, nd, e + nd - 1, neg, buf);
     }
     /* a subnormal has fewer than 15 significant digits of precision: try them all */

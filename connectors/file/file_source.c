@@ -39,6 +39,7 @@
 #include "connectors/file/file_conf.h"
 #include "connectors/formats/rsql_format.h"
 #include "base/rsql_mem_int.h"
+#include "base/rsql_value.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -409,52 +410,8 @@ static bool find_record(rsql_source_t *s, size_t *nl)
 /* "@<off>" into buf (>= 22 bytes) without formatted printing (once per row); its length. */
 static size_t ident_at(char *buf, int64_t off)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-                                "25262728293031323334353637383940414243444546474849"
-                                "50515253545556575859606162636465666768697071727374"
-                                "75767778798081828384858687888990919293949596979899";
-    static const uint64_t pow10[20] = {1u,
-                                       10u,
-                                       100u,
-                                       1000u,
-                                       10000u,
-                                       100000u,
-                                       1000000u,
-                                       10000000u,
-                                       100000000u,
-                                       1000000000u,
-                                       10000000000u,
-                                       100000000000u,
-                                       1000000000000u,
-                                       10000000000000u,
-                                       100000000000000u,
-                                       1000000000000000u,
-                                       10000000000000000u,
-                                       100000000000000000u,
-                                       1000000000000000000u,
-                                       10000000000000000000u};
-    uint64_t u = off < 0 ? 0 : (uint64_t)off; /* a byte offset: never negative */
-    /* its digits: t = floor(bits * log10(2)) is the count or one more (1233 / 4096) */
-    unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1u);
-    unsigned t = (bits * 1233u) >> 12;
-    size_t n = t + 1 - ((u | 1u) < pow10[t]);
-    /* from the last digit back, two per division (half the dependent divisions), in place */
-    char *d = buf + 1 + n;
-    *d = '\0';
-    while (u >= 100) {
-        unsigned r = (unsigned)(u % 100);
-        u /= 100;
-        *--d = pairs[2 * r + 1];
-        *--d = pairs[2 * r];
-    }
-    if (u >= 10) {
-        *--d = pairs[2 * u + 1];
-        *--d = pairs[2 * u];
-    } else {
-        *--d = (char)('0' + u);
-    }
     buf[0] = '@';
-    return 1 + n;
+    return 1 + rsql_value_format_int(off < 0 ? 0 : off, buf + 1); /* a byte offset */
 }
 
 /* Emit buf[s->start, line_end) as a record whose next position is next (a buffer index). */
