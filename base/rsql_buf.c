@@ -79,6 +79,20 @@ void rsql_buf_append(rsql_buf_t *b, const void *p, size_t n)
     b->data[b->len] = '\0';
 }
 
+char *rsql_buf_room(rsql_buf_t *b, size_t n)
+{
+    if (b->oom || (n >= b->cap - b->len && !reserve(b, n))) {
+        return NULL;
+    }
+    return b->data + b->len;
+}
+
+void rsql_buf_added(rsql_buf_t *b, size_t n)
+{
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
 void rsql_buf_puts(rsql_buf_t *b, const char *s)
 {
     rsql_buf_append(b, s, strlen(s));

@@ -26,6 +26,13 @@ void rsql_buf_reset(rsql_buf_t *b); /* len = 0, keeps memory */
 void rsql_buf_append(rsql_buf_t *b, const void *p, size_t n);
 void rsql_buf_puts(rsql_buf_t *b, const char *s);
 void rsql_buf_putc(rsql_buf_t *b, char c);
+/*
+** Writing in place: rsql_buf_room makes room for n more bytes (and the NUL) and returns where
+** they go (NULL when out of memory: oom is set); the caller writes at most n bytes there and
+** then says how many with rsql_buf_added, which ends the text after them.
+*/
+char *rsql_buf_room(rsql_buf_t *b, size_t n);
+void rsql_buf_added(rsql_buf_t *b, size_t n);
 void rsql_buf_printf(rsql_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* rsql_buf_printf with a va_list (ap is consumed). */
 void rsql_buf_vprintf(rsql_buf_t *b, const char *fmt, va_list ap)

@@ -25,11 +25,13 @@ if HAVE_CUNIT
 check_PROGRAMS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
 	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
-	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup tests/unit/test_file_share
+	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup tests/unit/test_file_share \
+	tests/unit/test_json_encode
 TESTS += tests/unit/test_opts tests/unit/test_formats tests/unit/test_connectors_io \
 	tests/unit/test_plugins tests/unit/test_conn_errors tests/unit/test_conn_positions \
 	tests/unit/test_file_csv_header tests/unit/test_fmt_debezium tests/unit/test_conn_changes \
-	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup tests/unit/test_file_share
+	tests/unit/test_conn_gather tests/unit/test_sqlite_lookup tests/unit/test_file_share \
+	tests/unit/test_json_encode
 check_PROGRAMS += tests/unit/test_opts_ref tests/unit/test_settings
 TESTS += tests/unit/test_opts_ref tests/unit/test_settings
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c
@@ -41,6 +43,9 @@ tests_unit_test_opts_ref_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_opts_SOURCES = tests/unit/test_opts.c
 tests_unit_test_opts_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_opts_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+tests_unit_test_json_encode_SOURCES = tests/unit/test_json_encode.c
+tests_unit_test_json_encode_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_json_encode_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 tests_unit_test_formats_SOURCES = tests/unit/test_formats.c
 tests_unit_test_formats_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_formats_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)

@@ -349,35 +349,138 @@ rsql_err_t rsql_fmt__json_decode(rsql_decoder_t *dec, const uint8_t *raw, size_t
 
 /* ---- encode */
 
-/* Append s (n bytes) as a JSON string literal. */
-static void json_string(const char *s, size_t n, rsql_buf_t *out)
+/* Whether none of the 8 bytes of w needs escaping in a JSON string (a control character, a
+   quote or a backslash), tested together: a byte below 0x20, or equal to '"' or '\\' after
+   the XOR, sets its high bit in the result (a byte of 0x80 or more never does). */
+static inline bool word_plain(uint64_t w)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones * 0x80;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs) == 0;
+}
+
+/* s (n bytes) escaped as a JSON string's content at p, which has room for 6n bytes; the end. */
+static char *escape_at(char *p, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     size_t run = 0;
-    rsql_buf_putc(out, '"');
     for (size_t i = 0; i < n; i++) {
+        uint64_t w;
+        while (n - i >= 8 && (memcpy(&w, s + i, 8), word_plain(w))) {
+            i += 8; /* eight bytes that go as they are */
+        }
+        if (i == n) {
+            break;
+        }
         unsigned char ch = (unsigned char)s[i];
         if (ch >= 0x20 && ch != '"' && ch != '\\') {
             continue;
         }
-        rsql_buf_append(out, s + run, i - run);
-        run = i + 1;
-        switch (ch) {
-        case '"': rsql_buf_puts(out, "\\\""); break;
-        case '\\': rsql_buf_puts(out, "\\\\"); break;
-        case '\n': rsql_buf_puts(out, "\\n"); break;
-        case '\r': rsql_buf_puts(out, "\\r"); break;
-        case '\t': rsql_buf_puts(out, "\\t"); break;
-        case '\b': rsql_buf_puts(out, "\\b"); break;
-        case '\f': rsql_buf_puts(out, "\\f"); break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
-            rsql_buf_append(out, u, 6);
+        if (i > run) {
+            memcpy(p, s + run, i - run);
+            p += i - run;
         }
+        run = i + 1;
+        *p++ = '\\';
+        switch (ch) {
+        case '"': *p++ = '"'; break;
+        case '\\': *p++ = '\\'; break;
+        case '\n': *p++ = 'n'; break;
+        case '\r': *p++ = 'r'; break;
+        case '\t': *p++ = 't'; break;
+        case '\b': *p++ = 'b'; break;
+        case '\f': *p++ = 'f'; break;
+        default:
+            memcpy(p, "u00", 3);
+            p[3] = hex[ch >> 4];
+            p[4] = hex[ch & 15];
+            p += 5;
         }
     }
-    rsql_buf_append(out, s + run, n - run);
+    if (n > run) {
+        memcpy(p, s + run, n - run);
+        p += n - run;
+    }
+    return p;
+}
+
+/* Append s (n bytes) as a JSON string literal: escaped in pieces (room for 6 bytes each of a
+   piece, not of a long string at once). */
+static void json_string(const char *s, size_t n, rsql_buf_t *out)
+{
     rsql_buf_putc(out, '"');
+    for (size_t i = 0; i < n;) {
+        size_t k = n - i < 4096 ? n - i : 4096;
+        char *p = rsql_buf_room(out, 6 * k);
+        if (!p) {
+            return;
+        }
+        rsql_buf_added(out, (size_t)(escape_at(p, s + i, k) - p));
+        i += k;
+    }
+    rsql_buf_putc(out, '"');
+}
+
+/* A row of flat values (flat_bound) whose text takes at most this many bytes is written in
+   place, in one piece of room (the keys escaped once, each value by flat_value); any other
+   through the buffer's appends. The same text either way. */
+#define FLAT_MAX 65536
+
+/* The most bytes flat_value writes for v (its text, its quotes, and the text formatters'
+   own room), or 0 when v is not flat: a BYTES, DECIMAL, DATE, nested value, or a TIMESTAMP
+   under another json.timestamp-format than sql. */
+static inline size_t flat_bound(const fmt_conf_t *c, const rsql_value_t *v)
+{
+    if (v->is_null || v->type == RSQL_TYPE_NULL) {
+        return 4;
+    }
+    switch (v->type) {
+    case RSQL_TYPE_VARCHAR: return 6 * v->v.s.len + 2;
+    case RSQL_TYPE_BOOLEAN:
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT:
+    case RSQL_TYPE_DOUBLE: return RSQL_VALUE_TEXT_MAX + 2;
+    case RSQL_TYPE_TIMESTAMP: return c->json_ts_millis || c->json_ts_iso ? 0 : RSQL_VALUE_TEXT_MAX + 2;
+    default: return 0;
+    }
+}
+
+/* v (flat: flat_bound) as JSON at p, with room for flat_bound(v) bytes; the end. */
+static inline char *flat_value(const rsql_value_t *v, char *p)
+{
+    if (v->is_null || v->type == RSQL_TYPE_NULL) {
+        memcpy(p, "null", 4);
+        return p + 4;
+    }
+    switch (v->type) {
+    case RSQL_TYPE_VARCHAR:
+        *p++ = '"';
+        p = escape_at(p, v->v.s.p, v->v.s.len);
+        *p++ = '"';
+        return p;
+    case RSQL_TYPE_BOOLEAN:
+        if (v->v.b) {
+            memcpy(p, "true", 4);
+            return p + 4;
+        }
+        memcpy(p, "false", 5);
+        return p + 5;
+    case RSQL_TYPE_INT:
+    case RSQL_TYPE_BIGINT: return p + rsql_value_format_int(v->v.i, p);
+    case RSQL_TYPE_DOUBLE:
+        if (isfinite(v->v.d)) {
+            return p + rsql_value_format_double(v->v.d, p);
+        }
+        *p = '"'; /* NaN and the infinities as strings, as rsql_value_format writes them */
+        p += 1 + rsql_value_format_double(v->v.d, p + 1);
+        *p++ = '"';
+        return p;
+    default: /* TIMESTAMP, in its sql form */
+        *p = '"';
+        p += 1 + rsql_value_format_timestamp(v->v.ts, p + 1);
+        *p++ = '"';
+        return p;
+    }
 }
 
 /*
@@ -403,6 +506,29 @@ rsql_err_t rsql_fmt__json_encode(rsql_encoder_t *enc, const rsql_value_t *row, r
         if (enc->scratch.oom) {
             rsql_free(enc->key_end);
             enc->key_end = NULL;
+        }
+    }
+    if (enc->key_end) { /* in place, when every value is flat and the text short */
+        size_t bound = enc->scratch.len + 2;
+        int i = 0;
+        for (size_t b; i < c->n && (b = flat_bound(c, &row[i])) > 0; i++) {
+            bound += b;
+        }
+        if (i == c->n && bound <= FLAT_MAX) {
+            char *p0 = rsql_buf_room(out, bound);
+            if (!p0) {
+                return RSQL_OK; /* out->oom says it */
+            }
+            char *p = p0;
+            *p++ = '{';
+            for (i = 0; i < c->n; i++) {
+                size_t from = i ? enc->key_end[i - 1] : 0;
+                memcpy(p, enc->scratch.data + from, enc->key_end[i] - from);
+                p = flat_value(&row[i], p + (enc->key_end[i] - from));
+            }
+            *p++ = '}';
+            rsql_buf_added(out, (size_t)(p - p0));
+            return RSQL_OK;
         }
     }
     rsql_buf_putc(out, '{');
