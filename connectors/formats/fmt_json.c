@@ -427,20 +427,22 @@ static void json_string(const char *s, size_t n, rsql_buf_t *out)
 #define FLAT_MAX 65536
 
 /* The most bytes flat_value writes for v (its text, its quotes, and the text formatters'
-   own room), or 0 when v is not flat: a BYTES, DECIMAL, DATE, nested value, or a TIMESTAMP
-   under another json.timestamp-format than sql. */
+   own room), or 0 when v is not flat: a BYTES, DECIMAL, DATE, nested value, a TIMESTAMP
+   under another json.timestamp-format than sql, or a string too long for FLAT_MAX (so the
+   sum of the bounds cannot wrap). */
 static inline size_t flat_bound(const fmt_conf_t *c, const rsql_value_t *v)
 {
     if (v->is_null || v->type == RSQL_TYPE_NULL) {
         return 4;
     }
     switch (v->type) {
-    case RSQL_TYPE_VARCHAR: return 6 * v->v.s.len + 2;
+    case RSQL_TYPE_VARCHAR: return v->v.s.len <= FLAT_MAX / 6 ? 6 * v->v.s.len + 2 : 0;
     case RSQL_TYPE_BOOLEAN:
     case RSQL_TYPE_INT:
     case RSQL_TYPE_BIGINT:
     case RSQL_TYPE_DOUBLE: return RSQL_VALUE_TEXT_MAX + 2;
-    case RSQL_TYPE_TIMESTAMP: return c->json_ts_millis || c->json_ts_iso ? 0 : RSQL_VALUE_TEXT_MAX + 2;
+    case RSQL_TYPE_TIMESTAMP:
+        return c->json_ts_millis || c->json_ts_iso ? 0 : RSQL_VALUE_TEXT_MAX + 2;
     default: return 0;
     }
 }
@@ -511,7 +513,7 @@ rsql_err_t rsql_fmt__json_encode(rsql_encoder_t *enc, const rsql_value_t *row, r
     if (enc->key_end) { /* in place, when every value is flat and the text short */
         size_t bound = enc->scratch.len + 2;
         int i = 0;
-        for (size_t b; i < c->n && (b = flat_bound(c, &row[i])) > 0; i++) {
+        for (size_t b; i < c->n && bound <= FLAT_MAX && (b = flat_bound(c, &row[i])) > 0; i++) {
             bound += b;
         }
         if (i == c->n && bound <= FLAT_MAX) {

@@ -6,10 +6,13 @@
  * integers at their limits; doubles finite and not; timestamps; NULLs; now and then a string
  * long enough that the row is written through the buffer's appends instead of in place, and a
  * BYTES value, which also is) against a reference encoder written here from the rules of JSON
- * and the format's documented forms, row after row into one buffer as the file sink does.
+ * and the format's documented forms, row after row into one buffer as the file sink does, and
+ * each row alone into exactly the room the in-place writer asks for; and a TIMESTAMP under
+ * each json.timestamp-format.
  */
 #include "config.h"
 #include "connectors/formats/rsql_format.h"
+#include "connectors/rsql_connector.h"
 #include "base/rsql_buf.h"
 #include "base/rsql_mem.h"
 #include "base/rsql_value.h"
@@ -127,6 +130,51 @@ static void rnd_value(rsql_value_t *v, rsql_type_t t)
     }
 }
 
+/*
+** The row encoded alone into a buffer of exactly the room the in-place writer asks for (the
+** keys and braces, 4 for a NULL, 6 a byte and 2 for a string, 50 for another value: the bound
+** the encoder documents), with 16 guard bytes after it: its text must be want, written there
+** (not in a grown buffer) when the row is flat and the room at most 64 KiB, and the guard
+** bytes untouched (an ASan build also sees a write past the block). True when all holds.
+*/
+static bool in_its_room(rsql_encoder_t *enc, int n, const char *const *names,
+                        const rsql_value_t *row, const char *want, size_t want_len)
+{
+    size_t room = 2;
+    bool flat = true;
+    for (int i = 0; i < n; i++) {
+        rsql_buf_t k = RSQL_BUF_INIT;
+        ref_string(&k, names[i], strlen(names[i]));
+        room += (i > 0) + k.len + 1;
+        rsql_buf_deinit(&k);
+        const rsql_value_t *v = &row[i];
+        room += v->is_null                    ? 4
+                : v->type == RSQL_TYPE_VARCHAR ? 6 * v->v.s.len + 2
+                                               : RSQL_VALUE_TEXT_MAX + 2;
+        flat = flat && (v->is_null || v->type != RSQL_TYPE_BYTES);
+    }
+    if (!flat || room > 65536) {
+        return true; /* the appends' way: the buffer grows as it must */
+    }
+    rsql_buf_t b = {rsql_malloc(room + 1 + 16), 0, room + 1, false};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b.data);
+    char *block = b.data;
+    memset(b.data + room + 1, 0xa5, 16);
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    bool ok = rsql_encode(enc, row, &b, &err) == RSQL_OK && b.data == block &&
+              b.len == want_len && memcmp(b.data, want, want_len) == 0;
+    for (int i = 0; i < 16; i++) {
+        ok = ok && (unsigned char)block[room + 1 + i] == 0xa5;
+    }
+    if (!ok) {
+        fprintf(stderr, "\n  a row of room %zu: %s\n", room,
+                b.data != block ? "written into a grown buffer" : "text or guard bytes differ");
+    }
+    rsql_buf_deinit(&b);
+    return ok;
+}
+
 static void test_json_encode_text(void)
 {
     /* every byte: in the first half the special ones often, in the second seldom (long runs
@@ -161,6 +209,7 @@ static void test_json_encode_text(void)
             }
             CU_ASSERT_EQUAL(rsql_encode(enc, row, &got, &err), RSQL_OK);
             rsql_buf_putc(&got, '\n');
+            size_t from = want.len;
             rsql_buf_putc(&want, '{');
             for (int i = 0; i < n; i++) {
                 if (i) {
@@ -171,6 +220,7 @@ static void test_json_encode_text(void)
                 ref_value(&want, &row[i]);
             }
             rsql_buf_puts(&want, "}\n");
+            bad += !in_its_room(enc, n, names, row, want.data + from, want.len - from - 1);
         }
         CU_ASSERT_FALSE_FATAL(got.oom || want.oom);
         if (got.len != want.len || memcmp(got.data, want.data, got.len) != 0) {
@@ -191,8 +241,62 @@ static void test_json_encode_text(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* An encoder of json with json.timestamp-format fmt over the columns (names, types). */
+static rsql_encoder_t *enc_with(const char *fmt, int n, const char *const *names,
+                                const rsql_type_t *types, rsql_optset_t **set)
+{
+    rsql_opt_kv_t kvs[] = {{"connector", "filesystem", RSQL_NOPOS, RSQL_NOPOS},
+                           {"path", "/nonexistent", RSQL_NOPOS, RSQL_NOPOS},
+                           {"format", "json", RSQL_NOPOS, RSQL_NOPOS},
+                           {"json.timestamp-format", fmt, RSQL_NOPOS, RSQL_NOPOS}};
+    rsql_error_t err;
+    rsql_error_clear(&err);
+    const rsql_connector_def_t *conn = NULL;
+    *set = rsql_connector_validate(kvs, 4, names, n, RSQL_NOPOS, &conn, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*set);
+    rsql_encoder_t *enc =
+        rsql_encoder_new("json", rsql_optset_conf(*set, RSQL_CONF_FORMAT), n, names, types, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(enc);
+    return enc;
+}
+
+/* A row of flat values with a TIMESTAMP under json.timestamp-format epoch-millis and
+   iso-8601: written as those forms say (the in-place writer leaves such a timestamp to the
+   appends), and under sql as its text. */
+static void test_json_encode_timestamp_formats(void)
+{
+    static const char *const names[] = {"id", "ts", "name"};
+    static const rsql_type_t types[] = {RSQL_TYPE_BIGINT, RSQL_TYPE_TIMESTAMP, RSQL_TYPE_VARCHAR};
+    rsql_value_t row[3] = {{.type = RSQL_TYPE_BIGINT, .v.i = 7},
+                           {.type = RSQL_TYPE_TIMESTAMP, .v.ts = INT64_C(1714564800250)},
+                           {.type = RSQL_TYPE_VARCHAR, .v.s = {"x", 1}}};
+    static const struct {
+        const char *fmt, *want;
+    } cases[] = {
+        {"epoch-millis", "{\"id\":7,\"ts\":1714564800250,\"name\":\"x\"}"},
+        {"iso-8601", "{\"id\":7,\"ts\":\"2024-05-01T12:00:00.250Z\",\"name\":\"x\"}"},
+        {"sql", "{\"id\":7,\"ts\":\"2024-05-01 12:00:00.250\",\"name\":\"x\"}"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        rsql_optset_t *set;
+        rsql_encoder_t *enc = enc_with(cases[c].fmt, 3, names, types, &set);
+        rsql_buf_t b = RSQL_BUF_INIT;
+        rsql_error_t err;
+        rsql_error_clear(&err);
+        for (int twice = 0; twice < 2; twice++) { /* the keys are escaped on the first row */
+            rsql_buf_reset(&b);
+            CU_ASSERT_EQUAL(rsql_encode(enc, row, &b, &err), RSQL_OK);
+            CU_ASSERT_STRING_EQUAL(rsql_buf_str(&b), cases[c].want);
+        }
+        rsql_buf_deinit(&b);
+        rsql_encoder_destroy(enc);
+        rsql_optset_destroy(set);
+    }
+}
+
 static CU_TestInfo encode_tests[] = {
     {"test_json_encode_text", test_json_encode_text},
+    {"test_json_encode_timestamp_formats", test_json_encode_timestamp_formats},
     CU_TEST_INFO_NULL,
 };
 
