@@ -138,11 +138,14 @@ void rsql_value_pack(const rsql_value_t *vals, int n, rsql_buf_t *out)
     k.n = 0;
     for (int i = 0; i < n; i++) {
         const rsql_value_t *v = &vals[i];
-        /* an integer (most accumulators and keys) inline, as pack_one writes it */
-        if (!v->is_null && (v->type == RSQL_TYPE_BIGINT || v->type == RSQL_TYPE_INT) &&
+        /* an integer or a TIMESTAMP (most accumulators and keys) inline, as pack_one writes it */
+        if (!v->is_null &&
+            (v->type == RSQL_TYPE_BIGINT || v->type == RSQL_TYPE_INT ||
+             v->type == RSQL_TYPE_TIMESTAMP) &&
             sizeof k.b - k.n >= 1 + 10) {
+            int64_t x = v->type == RSQL_TYPE_TIMESTAMP ? v->v.ts : v->v.i;
             k.b[k.n] = (unsigned char)v->type;
-            k.n += 1 + varint_at(k.b + k.n + 1, ((uint64_t)v->v.i << 1) ^ (uint64_t)(v->v.i >> 63));
+            k.n += 1 + varint_at(k.b + k.n + 1, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63));
             continue;
         }
         pack_one(&k, v);
