@@ -160,8 +160,10 @@ bool rsql_offtrack_done(rsql_offtrack_t *t, uint32_t lane, uint64_t ticket)
     bool advanced = false;
     while (l->count && l->ring[l->head].done) {
         l->pos = l->ring[l->head].offset;
-        rsql_free(l->pos_key);
-        l->pos_key = l->ring[l->head].key; /* taken */
+        if (l->pos_key || l->ring[l->head].key) { /* most sources' positions have no text */
+            rsql_free(l->pos_key);
+            l->pos_key = l->ring[l->head].key; /* taken */
+        }
         l->has_pos = true;
         l->head = (l->head + 1) & (l->cap - 1);
         l->count--;
