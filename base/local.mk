@@ -91,3 +91,10 @@ tests_unit_test_dtoa_SOURCES = tests/unit/test_dtoa.c
 tests_unit_test_dtoa_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
 tests_unit_test_dtoa_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
 endif
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/test_value_format
+TESTS += tests/unit/test_value_format
+tests_unit_test_value_format_SOURCES = tests/unit/test_value_format.c
+tests_unit_test_value_format_LDADD = $(RSQL_LIBS) $(CUNIT_LIBS)
+tests_unit_test_value_format_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS)
+endif

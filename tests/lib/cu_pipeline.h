@@ -702,7 +702,7 @@ static void conf_base(rsql_pipeline_conf_t *c)
     c->sql = "INSERT INTO out SELECT v FROM src";
 }
 
-static void with_dlq(rsql_pipeline_conf_t *c)
+__attribute__((unused)) static void with_dlq(rsql_pipeline_conf_t *c)
 {
     c->tolerate_all = true;
     c->dlq_ops = &fake_sink_ops;
@@ -734,7 +734,7 @@ static void assert_one_outcome_each(int64_t polled)
     CU_ASSERT_EQUAL(src_store.resolved, polled);
 }
 
-static int64_t saved_offset(const char *part)
+__attribute__((unused)) static int64_t saved_offset(const char *part)
 {
     char *v = NULL;
     cu_offset_get(g_cat, "job1", part, &v, NULL);
@@ -743,7 +743,7 @@ static int64_t saved_offset(const char *part)
     return o;
 }
 
-static void counts_add_up(const rsql_job_counts_t *c)
+__attribute__((unused)) static void counts_add_up(const rsql_job_counts_t *c)
 {
     CU_ASSERT_EQUAL(c->read, c->written + c->filtered + c->dead_lettered + c->failed);
 }

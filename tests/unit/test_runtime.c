@@ -86,78 +86,6 @@ static void test_pipeline_all_written_delivery_thread(void)
     check_all_written(DELIVER_THREAD);
 }
 
-static void test_pipeline_backpressure_slow_sink(void)
-{
-    harness_reset(3000, 2, DELIVER_THREAD);
-    /* the sink's first write stalls until the poller is 64 records ahead: it must get there
-       (the credit is 3 x 32 records), and it must not get further than the bound */
-    out_store.gate_in_flight = 64;
-    rsql_pipeline_conf_t c;
-    conf_base(&c);
-    c.batch_size = 16;
-    c.queue_capacity = 32;
-    rsql_job_counts_t k;
-    rsql_error_t err;
-    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
-    CU_ASSERT_EQUAL(k.written + k.filtered, 3000);
-    CU_ASSERT(src_store.max_in_flight <= 3 * 32 + 16);
-    CU_ASSERT(src_store.max_in_flight >= 64);
-    assert_one_outcome_each(3000);
-}
-
-/* Records of 10 KB under max_in_flight_bytes 200 KB: the poll thread asks for fewer records
-   than a batch (the first poll as if records were 64 KB), so no more than the bound's worth
-   (and one record) are in flight, where the rows' bound (3 x 128) alone lets the stalled
-   sink's gate of 300 be reached; and records larger than the bound pass one at a time. */
-static void test_pipeline_bytes_in_flight(void)
-{
-    harness_reset(3000, 2, DELIVER_THREAD);
-    src_store.body_pad = 10000;
-    out_store.gate_in_flight = 12; /* the sink's first write waits for 12 in flight */
-    rsql_pipeline_conf_t c;
-    conf_base(&c);
-    c.max_in_flight_bytes = 200000;
-    rsql_job_counts_t k;
-    rsql_error_t err;
-    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
-    CU_ASSERT_EQUAL(k.read, 3000);
-    CU_ASSERT_EQUAL(k.written + k.filtered, 3000);
-    CU_ASSERT_EQUAL(out_store.rows, k.written);
-    assert_one_outcome_each(3000);
-    /* the size of a record is not known yet: taken as 64 KB */
-    CU_ASSERT_EQUAL(src_store.first_max, 200000 / 65536);
-    CU_ASSERT(src_store.max_in_flight >= 12);
-    CU_ASSERT(src_store.max_in_flight <= 200000 / 10000 + 1);
-    if (src_store.max_in_flight > 200000 / 10000 + 1) {
-        fprintf(stderr, "bytes in flight: %" PRId64 " records of 10 KB\n",
-                src_store.max_in_flight);
-    }
-
-    /* without the bytes' bound: rows only */
-    harness_reset(3000, 2, DELIVER_THREAD);
-    src_store.body_pad = 10000;
-    out_store.gate_in_flight = 300;
-    conf_base(&c);
-    c.max_in_flight_bytes = 0;
-    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
-    CU_ASSERT_EQUAL(k.written + k.filtered, 3000);
-    CU_ASSERT_EQUAL(src_store.first_max, 64);
-    CU_ASSERT(src_store.max_in_flight >= 300);
-    CU_ASSERT(src_store.max_in_flight <= 3 * 128 + 64);
-
-    /* records larger than the bound: one a poll, each still passes */
-    harness_reset(40, 1, DELIVER_THREAD);
-    src_store.body_pad = 300000;
-    conf_base(&c);
-    c.max_in_flight_bytes = 200000;
-    CU_ASSERT_EQUAL(run(&c, &k, &err), RSQL_OK);
-    CU_ASSERT_EQUAL(k.read, 40);
-    CU_ASSERT_EQUAL(k.written + k.filtered, 40);
-    assert_one_outcome_each(40);
-    CU_ASSERT_EQUAL(src_store.first_max, 3);
-    CU_ASSERT(src_store.max_in_flight <= 3);
-}
-
 static void test_pipeline_eval_failure_tolerance_none(void)
 {
     harness_reset(5000, 2, DELIVER_ON_FLUSH);
@@ -973,8 +901,6 @@ static CU_TestInfo pipeline_tests[] = {
     {"test_runtime_all_written_sync", test_pipeline_all_written_sync},
     {"test_runtime_all_written_on_flush", test_pipeline_all_written_on_flush},
     {"test_runtime_all_written_delivery_thread", test_pipeline_all_written_delivery_thread},
-    {"test_runtime_backpressure_slow_sink", test_pipeline_backpressure_slow_sink},
-    {"test_runtime_bytes_in_flight", test_pipeline_bytes_in_flight},
     {"test_runtime_eval_failure_none", test_pipeline_eval_failure_tolerance_none},
     {"test_runtime_tolerance_all_dlq", test_pipeline_tolerance_all_dead_letters},
     {"test_runtime_dlq_row_json", test_pipeline_dlq_row_as_json},
